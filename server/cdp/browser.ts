@@ -1,0 +1,124 @@
+// The browser the CDP route drives: launched lazily (the embedded default) or attached with --browser-url.
+// A launched browser that dies is relaunched on next use; an attached one is never closed or killed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { Refusal } from '../routing/refusal.js';
+import { Tab } from './tab.js';
+
+export interface BrowserOptions {
+  browserUrl?: string;
+  chromium?: string;
+  headless?: boolean;
+  userDataDir?: string;
+  log?: (line: string) => void;
+}
+
+/** Flags measured to work as root on this kind of machine (see ARCHITECTURE.md). */
+export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-default-browser-check', '--disable-dev-shm-usage',
+  '--force-renderer-accessibility', '--window-size=1280,800'];
+
+export function findChromium(explicit?: string): string {
+  if (explicit) return explicit;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
+    try { return execFileSync('which', [name], { encoding: 'utf8' }).trim(); } catch { /* next */ }
+  }
+  throw new Refusal('unavailable', 'no Chromium found: install `chromium` or pass --chromium PATH');
+}
+
+export class BrowserHost {
+  private browser: Browser | null = null;
+  private connecting: Promise<Browser> | null = null;
+  private tempProfile: string | null = null;
+  private readonly tabs = new WeakMap<Page, Promise<Tab>>();
+  /** The process id of a browser this host launched (null when attached). */
+  launchedPid: number | null = null;
+
+  constructor(private readonly options: BrowserOptions) {}
+
+  get attached(): boolean { return !!this.options.browserUrl; }
+
+  /** The live browser, launching or attaching on first use, relaunching after a crash. */
+  async get(): Promise<Browser> {
+    if (this.browser?.connected) return this.browser;
+    this.connecting ??= this.open().finally(() => { this.connecting = null; });
+    return this.connecting;
+  }
+
+  private async open(): Promise<Browser> {
+    const log = this.options.log ?? (() => {});
+    let browser: Browser;
+    if (this.options.browserUrl) {
+      log(`attaching to the browser at ${this.options.browserUrl}`);
+      try {
+        browser = await puppeteer.connect({ browserURL: this.options.browserUrl, defaultViewport: null, protocolTimeout: 30_000 });
+      } catch (e) {
+        throw new Refusal('unavailable', `could not attach to the browser at ${this.options.browserUrl}: ${(e as Error).message}`, { retryable: true });
+      }
+    } else {
+      const executablePath = findChromium(this.options.chromium);
+      const headless = this.options.headless ?? !process.env.DISPLAY;
+      if (!this.options.userDataDir) {
+        if (this.tempProfile) rmSync(this.tempProfile, { recursive: true, force: true });
+        this.tempProfile = mkdtempSync(join(tmpdir(), 'verity-profile-'));
+      }
+      log(`launching ${executablePath} (${headless ? 'headless' : 'headful'})`);
+      browser = await puppeteer.launch({
+        executablePath, headless, defaultViewport: null, args: CHROMIUM_FLAGS,
+        userDataDir: this.options.userDataDir ?? this.tempProfile!, protocolTimeout: 30_000,
+        handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+      });
+      this.launchedPid = browser.process()?.pid ?? null;
+    }
+    browser.on('disconnected', () => { if (this.browser === browser) this.browser = null; });
+    this.browser = browser;
+    return browser;
+  }
+
+  /** All page tabs with their Verity contexts. */
+  async tabs_(): Promise<Tab[]> {
+    const browser = await this.get();
+    const pages = await browser.pages();
+    return Promise.all(pages.map((p) => this.tabFor(p)));
+  }
+
+  async tabFor(page: Page): Promise<Tab> {
+    let tab = this.tabs.get(page);
+    if (!tab) {
+      tab = Tab.open(page);
+      this.tabs.set(page, tab);
+      tab.catch(() => this.tabs.delete(page));
+    }
+    return tab;
+  }
+
+  async findTab(tabId: string): Promise<Tab> {
+    const tabs = await this.tabs_();
+    const tab = tabs.find((t) => t.id === tabId);
+    if (!tab) throw new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
+      { tab_ids: tabs.map((t) => t.id) });
+    return tab;
+  }
+
+  async newTab(url?: string): Promise<Tab> {
+    const browser = await this.get();
+    const page = await browser.newPage();
+    const tab = await this.tabFor(page);
+    if (url) await tab.navigate(url);
+    return tab;
+  }
+
+  /** Closes what this host started; an attached browser is only disconnected from. */
+  async close(): Promise<void> {
+    const browser = this.browser;
+    this.browser = null;
+    if (browser) {
+      if (this.attached) await browser.disconnect().catch(() => {});
+      else await browser.close().catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
+    }
+    if (this.tempProfile) { rmSync(this.tempProfile, { recursive: true, force: true }); this.tempProfile = null; }
+  }
+}

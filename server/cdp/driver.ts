@@ -1,0 +1,258 @@
+// The CDP route: actions on browser tabs, each verified by reading the page back from Verity's isolated
+// world. Pointer and key input is trusted input from Input.dispatch*; proof is what the page observed.
+import type { KeyInput } from 'puppeteer-core';
+import type { ActionResult, ClickOptions, Driver, DragOptions, Evidence, ResolvedTarget, ScrollOptions, Snapshot, TypeOptions } from '../routing/driver.js';
+import { Stopwatch } from '../routing/driver.js';
+import { Refusal } from '../routing/refusal.js';
+import type { BrowserHost } from './browser.js';
+import { frameOf, snapshotTab, type TabElementRef } from './snapshot.js';
+import type { Frame, Tab } from './tab.js';
+import { setValueOnTab, typeIntoTab } from './typing.js';
+
+const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
+const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
+
+export interface PointTarget { tab: Tab; frame: Frame; x: number; y: number; target: string; href?: string; snapshotId: string | null; local: number }
+
+export class CdpDriver implements Driver {
+  constructor(readonly host: BrowserHost) {}
+
+  async tab(target: ResolvedTarget): Promise<Tab> {
+    return this.host.findTab(target.key);
+  }
+
+  async snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot> {
+    return snapshotTab(await this.tab(target), snapshotId, options.includeScreenshot);
+  }
+
+  /** The frame and element a target names, with the point to press in top-level CSS pixels (hit-tested). */
+  async aim(target: ResolvedTarget, watchTypes: string[]): Promise<PointTarget> {
+    const tab = await this.tab(target);
+    if (target.element) {
+      const ref = target.element.ref as TabElementRef;
+      const { frame, frames } = await frameOf(tab, ref);
+      const aimed = await tab.call(frame, 'pointFor', target.element.snapshotId, ref.local, watchTypes);
+      if (aimed.refusal) throw aimRefusal(aimed);
+      const origin = await tab.frameOrigin(frame, frames);
+      return { tab, frame, x: origin.x + aimed.x, y: origin.y + aimed.y, target: aimed.target, href: aimed.href, snapshotId: target.element.snapshotId, local: ref.local };
+    }
+    if (target.point) {
+      const frames = await tab.frames();
+      const scale = await this.scaleOf(tab);
+      const x = target.point.x / scale, y = target.point.y / scale;
+      const aimed = await tab.call(frames[0], 'watchPoint', x, y, watchTypes);
+      return { tab, frame: frames[0], x, y, target: aimed.target, snapshotId: null, local: -1 };
+    }
+    throw new Refusal('invalid_arguments', 'this action needs an element_token or x,y on a tab target');
+  }
+
+  private async scaleOf(tab: Tab): Promise<number> {
+    const metrics = await tab.session.send('Page.getLayoutMetrics');
+    return metrics.visualViewport.clientWidth / metrics.cssVisualViewport.clientWidth || 1;
+  }
+
+  async mouseClick(tab: Tab, x: number, y: number, options: ClickOptions): Promise<void> {
+    const modifiers = options.modifiers.reduce((bits, m) => bits | (MODIFIER_BITS[m.toLowerCase()] ?? 0), 0);
+    const send = tab.session.send.bind(tab.session);
+    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers });
+    for (let n = 1; n <= options.count; n++) {
+      await send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: options.button, clickCount: n, modifiers });
+      await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: options.button, clickCount: n, modifiers });
+    }
+  }
+
+  async click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+    const sw = new Stopwatch();
+    const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
+    const aimed = await this.aim(target, ['mousedown', 'mouseup', decisive]);
+    sw.lap('resolve');
+    const urlBefore = aimed.frame.url;
+    await this.mouseClick(aimed.tab, aimed.x, aimed.y, options);
+    sw.lap('deliver');
+    let seen: Watched;
+    try {
+      seen = await aimed.tab.call<Watched>(aimed.frame, 'watched', false);
+    } catch (e) {
+      if (!(e instanceof Refusal) || e.code !== 'dialog_open') throw e;
+      sw.lap('verify');
+      return result('unverifiable', sw, [{ kind: 'dialog', observed: e.message }], { target: aimed.target, escalation: { target: 'page', reason: 'a dialog opened after the click; answer it with page handle_dialog, then read the page' } });
+    }
+    // A link click that navigated replaces the world that was watching; the navigation is the proof.
+    if (seen.fresh) {
+      const url = aimed.tab.page.url();
+      sw.lap('verify');
+      if (aimed.href && url === aimed.href && url !== urlBefore) {
+        return result('confirmed', sw, [{ kind: 'navigation', expected: aimed.href, observed: url }], { target: aimed.target });
+      }
+      return result('unverifiable', sw, [{ kind: 'navigation', observed: url, detail: 'the frame navigated before its events could be read' }],
+        { target: aimed.target, escalation: { target: 'verify', reason: 'call get_window_state to see the new page' } });
+    }
+    sw.lap('verify');
+    return classifyPointerEvents(seen, decisive, sw, aimed.target);
+  }
+
+  async typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+    return typeIntoTab(this, target, text, options);
+  }
+
+  async setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+    return setValueOnTab(this, target, value);
+  }
+
+  /** The frame holding keyboard focus (where keys and inserted text land), or the top frame. */
+  async focusedFrame(tab: Tab): Promise<Frame> {
+    const frames = await tab.frames();
+    for (const frame of frames.slice().reverse()) {
+      try { if (await tab.call<boolean>(frame, 'hasFocus')) return frame; } catch (e) { if (e instanceof Refusal) throw e; }
+    }
+    return frames[0];
+  }
+
+  async pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+    const sw = new Stopwatch();
+    const tab = await this.tab(target);
+    let frame: Frame;
+    if (target.element) {
+      const ref = target.element.ref as TabElementRef;
+      frame = (await frameOf(tab, ref)).frame;
+      await tab.call(frame, 'focusElement', target.element.snapshotId, ref.local);
+    } else {
+      if (target.point) await this.click(target, { button: 'left', count: 1, modifiers: [] });
+      frame = await this.focusedFrame(tab);
+    }
+    const targetName: string = await tab.call(frame, 'watchEvents', null, 0, ['keydown', 'keyup', 'input']);
+    sw.lap('resolve');
+    const keys = [...modifiers.map(normalizeModifier), normalizeKey(key)] as KeyInput[];
+    try {
+      for (const k of keys.slice(0, -1)) await tab.page.keyboard.down(k);
+      await tab.page.keyboard.press(keys[keys.length - 1]);
+    } catch (e) {
+      throw new Refusal('invalid_arguments', `key: ${(e as Error).message}`);
+    } finally {
+      for (const k of keys.slice(0, -1).reverse()) await tab.page.keyboard.up(k).catch(() => {});
+    }
+    sw.lap('deliver');
+    const seen = await tab.call<Watched>(frame, 'watched', false).catch((e) => {
+      if (e instanceof Refusal && e.code === 'dialog_open') return null;
+      throw e;
+    });
+    sw.lap('verify');
+    if (!seen) return result('unverifiable', sw, [{ kind: 'dialog', detail: 'a dialog opened after the key' }], { target: targetName, escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog' } });
+    if (seen.fresh) return result('unverifiable', sw, [{ kind: 'navigation', observed: tab.page.url() }], { target: targetName, escalation: { target: 'verify', reason: 'the page navigated; call get_window_state' } });
+    const down = seen.events.find((e) => e.type === 'keydown' && e.trusted && e.onTarget);
+    const evidence: Evidence[] = [{ kind: 'event', expected: `trusted keydown ${keys.join('+')} at ${seen.target}`, observed: describeEvents(seen) }];
+    return result(down ? 'confirmed' : 'unverifiable', sw, evidence, {
+      target: seen.target,
+      ...(down ? {} : { escalation: { target: 'verify', reason: 'no key event reached the focused element' } }),
+    });
+  }
+
+  async scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
+    const sw = new Stopwatch();
+    const tab = await this.tab(target);
+    let frame: Frame, x: number, y: number, snapshotId: string | null = null, local = -1;
+    if (target.element) {
+      const aimed = await this.aim(target, []);
+      ({ frame, x, y, snapshotId, local } = aimed);
+    } else {
+      const frames = await tab.frames();
+      frame = frames[0];
+      const scale = await this.scaleOf(tab);
+      const viewport = await tab.viewport();
+      x = target.point ? target.point.x / scale : viewport.width / 2;
+      y = target.point ? target.point.y / scale : viewport.height / 2;
+    }
+    const before = await tab.call(frame, 'scrollState', snapshotId, local, x, y);
+    sw.lap('resolve');
+    const viewport = await tab.viewport();
+    const unit = options.by === 'page' ? (options.direction === 'left' || options.direction === 'right' ? viewport.width : viewport.height) * 0.875 : 40;
+    const delta = unit * options.amount;
+    const deltaX = options.direction === 'left' ? -delta : options.direction === 'right' ? delta : 0;
+    const deltaY = options.direction === 'up' ? -delta : options.direction === 'down' ? delta : 0;
+    await tab.session.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY });
+    sw.lap('deliver');
+    const after = await tab.call(frame, 'scrollSettled', snapshotId, local, x, y);
+    sw.lap('verify');
+    const moved = { x: after.x - before.x, y: after.y - before.y };
+    const intended = Math.sign(deltaX) * moved.x > 0 || Math.sign(deltaY) * moved.y > 0;
+    const evidence: Evidence[] = [{ kind: 'scroll_offset', expected: `${options.direction} by about ${Math.round(delta)} px in ${before.target}`, observed: `from (${before.x}, ${before.y}) to (${after.x}, ${after.y}) in ${after.target}` }];
+    if (intended) return result('confirmed', sw, evidence, { target: after.target, observed: { scroll_x: after.x, scroll_y: after.y } });
+    if (moved.x === 0 && moved.y === 0) return result('no_effect', sw, evidence, { target: after.target, observed: { scroll_x: after.x, scroll_y: after.y }, escalation: { target: 'verify', reason: 'nothing scrolled: already at the end, or nothing scrollable under the point' } });
+    return result('mismatch', sw, evidence, { target: after.target, observed: { scroll_x: after.x, scroll_y: after.y } });
+  }
+
+  async drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+    const sw = new Stopwatch();
+    const tab = await this.tab(target);
+    const frames = await tab.frames();
+    const scale = await this.scaleOf(tab);
+    const from = { x: options.from.x / scale, y: options.from.y / scale };
+    const to = { x: options.to.x / scale, y: options.to.y / scale };
+    const source: string = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
+    sw.lap('resolve');
+    const send = tab.session.send.bind(tab.session);
+    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x, y: from.y });
+    await send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: options.button, clickCount: 1 });
+    for (let i = 1; i <= options.steps; i++) {
+      const t = i / options.steps;
+      await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t, button: options.button, buttons: 1 });
+      if (options.durationMs > 0) await new Promise((r) => setTimeout(r, options.durationMs / options.steps));
+    }
+    await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: options.button, clickCount: 1 });
+    sw.lap('deliver');
+    const seen = await tab.call<{ down: string | null; up: string | null; source: string; destination: string; moves: number }>(frames[0], 'dragSeen');
+    sw.lap('verify');
+    const evidence: Evidence[] = [{ kind: 'event', expected: `trusted mousedown at ${seen.source}, mouseup at ${seen.destination}`, observed: `mousedown at ${seen.down ?? 'nothing'}, ${seen.moves} moves, mouseup at ${seen.up ?? 'nothing'}` }];
+    const ok = seen.down === seen.source && seen.up === seen.destination && seen.moves > 0;
+    return result(ok ? 'confirmed' : 'unverifiable', sw, evidence, { target: source, ...(ok ? {} : { escalation: { target: 'verify', reason: 'the drag did not reach both ends; call get_window_state to see the result' } }) });
+  }
+}
+
+export interface Watched { target: string; fresh?: boolean; events: Array<{ type: string; trusted: boolean; onTarget: boolean; prevented: boolean; hit: string }> }
+
+export function describeEvents(seen: Watched): string {
+  if (seen.events.length === 0) return `no event reached ${seen.target}`;
+  return seen.events.map((e) => `${e.type}${e.trusted ? '' : ' (untrusted)'}${e.onTarget ? ` at ${seen.target}` : ` at ${e.hit}`}${e.prevented ? ' (cancelled)' : ''}`).join(', ');
+}
+
+function classifyPointerEvents(seen: Watched, decisive: string, sw: Stopwatch, target: string): ActionResult {
+  const hit = seen.events.find((e) => e.type === decisive && e.trusted && e.onTarget);
+  const evidence: Evidence[] = [{ kind: 'event', expected: `trusted ${decisive} on ${target}`, observed: describeEvents(seen) }];
+  if (hit) return result('confirmed', sw, evidence, { target });
+  const elsewhere = seen.events.find((e) => e.type === decisive && !e.onTarget);
+  if (elsewhere) return result('mismatch', sw, evidence, { target, observed: `the ${decisive} landed on ${elsewhere.hit}` });
+  return result('unverifiable', sw, evidence, { target, escalation: { target: 'verify', reason: `no ${decisive} was observed; call get_window_state to see the page` } });
+}
+
+export function result(effect: ActionResult['effect'], sw: Stopwatch, evidence: Evidence[], extra: Partial<ActionResult> = {}): ActionResult {
+  return { effect, route: 'dom', delivery: { mode: 'background' }, evidence, timings_ms: sw.timings, ...extra };
+}
+
+function aimRefusal(aimed: { refusal: string; detail: string; target?: string }): Refusal {
+  switch (aimed.refusal) {
+    case 'element_covered': return new Refusal('element_covered', `${aimed.target} is covered by ${aimed.detail}; close or scroll away what covers it`, { covering_element: aimed.detail });
+    case 'element_disabled': return new Refusal('element_disabled', `${aimed.detail} is disabled`);
+    case 'not_visible': return new Refusal('not_visible', `${aimed.detail} has no visible area to click`);
+    default: return new Refusal('target_not_found', `${aimed.refusal}: ${aimed.detail}`);
+  }
+}
+
+const MODIFIER_KEYS: Record<string, string> = { ctrl: 'Control', control: 'Control', cmd: 'Meta', command: 'Meta', meta: 'Meta', super: 'Meta', alt: 'Alt', option: 'Alt', shift: 'Shift' };
+const KEY_ALIASES: Record<string, string> = {
+  return: 'Enter', enter: 'Enter', tab: 'Tab', escape: 'Escape', esc: 'Escape', space: ' ', backspace: 'Backspace',
+  delete: 'Delete', del: 'Delete', up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight',
+  home: 'Home', end: 'End', pageup: 'PageUp', pagedown: 'PageDown', insert: 'Insert',
+};
+
+export function normalizeModifier(name: string): string {
+  return MODIFIER_KEYS[name.toLowerCase()] ?? name;
+}
+
+export function normalizeKey(name: string): string {
+  const lower = name.toLowerCase();
+  if (KEY_ALIASES[lower]) return KEY_ALIASES[lower];
+  if (MODIFIER_KEYS[lower]) return MODIFIER_KEYS[lower];
+  if (/^f([1-9]|1[0-2])$/.test(lower)) return lower.toUpperCase();
+  if (lower.startsWith('arrow')) return 'Arrow' + name.slice(5, 6).toUpperCase() + name.slice(6).toLowerCase();
+  return name;
+}

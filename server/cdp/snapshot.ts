@@ -1,0 +1,82 @@
+// get_window_state for a tab: every frame's interactive elements (cross-origin iframes and closed shadow
+// roots included), merged into one list in document order, with frames in screenshot pixels.
+import type { Snapshot, SnapshotElement } from '../routing/driver.js';
+import { Refusal } from '../routing/refusal.js';
+import type { Frame, Tab } from './tab.js';
+
+/** How an element of a tab snapshot is found again: its frame and its index in that frame's list. */
+export interface TabElementRef { sessionId: string; frameId: string; local: number }
+
+type Row = [string, string, string | null, boolean, boolean, number, number, number, number, number, boolean];
+interface FrameSnapshot { frame: Frame; rows: Row[]; origin: { x: number; y: number }; ownerIndex: number }
+
+export async function snapshotTab(tab: Tab, snapshotId: string, includeScreenshot: boolean): Promise<Snapshot> {
+  const frames = await tab.frames();
+  const taken: FrameSnapshot[] = [];
+  for (const frame of frames) {
+    try {
+      await tab.pierceClosedShadowRoots(frame);
+      const { rows } = await tab.call<{ rows: Row[] }>(frame, 'snapshot', snapshotId);
+      taken.push({ frame, rows, origin: { x: 0, y: 0 }, ownerIndex: -1 });
+    } catch (e) {
+      if (e instanceof Refusal || frame === frames[0]) throw e;
+      // A child frame that detached or never committed a document has nothing to list.
+    }
+  }
+  await Promise.all(taken.map(async (f) => {
+    if (!f.frame.ownerSession) return;
+    try {
+      f.origin = await tab.frameOrigin(f.frame, frames);
+      f.ownerIndex = await tab.ownerIndex(f.frame, frames);
+    } catch { f.ownerIndex = -2; } // its <iframe> is gone or hidden: its elements cannot be reached
+  }));
+
+  const viewport = await tab.viewport();
+  const shot = includeScreenshot ? await tab.screenshot() : null;
+  const scale = shot ? shot.width / viewport.width : await devicePixelRatio(tab);
+  const elements: SnapshotElement[] = [];
+  const emit = (f: FrameSnapshot, parentOfRoot: number) => {
+    const globalOf: number[] = [];
+    f.rows.forEach((row, local) => {
+      const [role, label, value, enabled, focused, x, y, w, h, parentLocal, isFrame] = row;
+      const index = elements.length;
+      globalOf[local] = index;
+      const ref: TabElementRef = { sessionId: f.frame.session.id(), frameId: f.frame.frameId, local };
+      elements.push({
+        element_index: index, role, label, ...(value !== null ? { value } : {}), enabled, focused, in_web_content: true,
+        frame: { x: round((f.origin.x + x) * scale), y: round((f.origin.y + y) * scale), w: round(w * scale), h: round(h * scale) },
+        parent_index: parentLocal >= 0 ? globalOf[parentLocal] : (parentOfRoot >= 0 ? parentOfRoot : null), ref,
+      });
+      if (isFrame) {
+        for (const child of taken) {
+          if (child.frame.parentFrameId === f.frame.frameId && child.ownerIndex === local) emit(child, index);
+        }
+      }
+    });
+  };
+  const main = taken.find((f) => !f.frame.parentFrameId);
+  if (main) emit(main, -1);
+  return {
+    target: { kind: 'tab', tab_id: tab.id, url: tab.page.url() },
+    elements,
+    ...(shot ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } } : {}),
+    screenshot_width: shot?.width ?? Math.round(viewport.width * scale),
+    screenshot_height: shot?.height ?? Math.round(viewport.height * scale),
+    scale,
+  };
+}
+
+async function devicePixelRatio(tab: Tab): Promise<number> {
+  const metrics = await tab.session.send('Page.getLayoutMetrics');
+  return metrics.visualViewport.clientWidth / metrics.cssVisualViewport.clientWidth || 1;
+}
+
+function round(n: number): number { return Math.round(n); }
+
+/** Finds the frame an element ref lives in, or refuses if that frame is gone. */
+export async function frameOf(tab: Tab, ref: TabElementRef): Promise<{ frame: Frame; frames: Frame[] }> {
+  const frames = await tab.frames();
+  const frame = frames.find((f) => f.session.id() === ref.sessionId && f.frameId === ref.frameId);
+  if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { detail: 'its frame is gone' });
+  return { frame, frames };
+}

@@ -1,0 +1,223 @@
+// One browser tab as the CDP route sees it: a protocol session to the page, one more per out-of-process
+// iframe, and in every frame an isolated world running the page agent. Coordinates are converted here
+// from a frame's own viewport to the tab's top-level viewport (what Input.dispatchMouseEvent expects).
+import type { CDPSession, Page, Protocol } from 'puppeteer-core';
+import { Refusal, bounded } from '../routing/refusal.js';
+import { installPageAgent } from './page-agent.js';
+
+const AGENT_SOURCE = `(${installPageAgent.toString()})()`;
+const WORLD = 'verity';
+/** Bound on any single question asked of a page (a frozen page or an open dialog must not hang a call). */
+export const PAGE_CALL_TIMEOUT_MS = 10_000;
+
+export interface Frame {
+  session: CDPSession;
+  frameId: string;
+  parentFrameId: string | null;
+  /** The session that holds this frame's <iframe> element (differs from `session` for an OOPIF root). */
+  ownerSession: CDPSession | null;
+  url: string;
+}
+
+export class Tab {
+  private readonly children = new Map<string, { session: CDPSession; parent: CDPSession }>();
+  private readonly worlds = new Map<string, number>();
+  dialog: { type: string; message: string; defaultPrompt?: string } | null = null;
+  private readonly dialogWaiters = new Set<() => void>();
+
+  private constructor(readonly page: Page, readonly session: CDPSession, readonly id: string) {}
+
+  static async open(page: Page): Promise<Tab> {
+    const session = await page.createCDPSession();
+    const { targetInfo } = await session.send('Target.getTargetInfo');
+    const tab = new Tab(page, session, targetInfo.targetId);
+    await tab.watchSession(session);
+    session.on('Page.javascriptDialogOpening', (e: Protocol.Page.JavascriptDialogOpeningEvent) => {
+      tab.dialog = { type: e.type, message: e.message, defaultPrompt: e.defaultPrompt };
+      for (const notify of tab.dialogWaiters) notify();
+    });
+    session.on('Page.javascriptDialogClosed', () => { tab.dialog = null; });
+    await session.send('Page.enable');
+    return tab;
+  }
+
+  /** Follows out-of-process iframes: each one gets its own session, found through auto-attach. */
+  private async watchSession(session: CDPSession): Promise<void> {
+    session.on('sessionattached', (child: CDPSession) => {
+      this.children.set(child.id(), { session: child, parent: session });
+      child.on('sessiondetached', () => this.children.delete(child.id()));
+      void this.watchSession(child).catch(() => {});
+      void child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
+    });
+    session.on('sessiondetached', (child: CDPSession) => this.children.delete(child.id()));
+    await session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: 'iframe' }] });
+  }
+
+  get closed(): boolean { return this.page.isClosed(); }
+
+  async url(): Promise<string> { return this.page.url(); }
+  async title(): Promise<string> { return bounded(this.page.title(), PAGE_CALL_TIMEOUT_MS, 'the tab title'); }
+
+  async navigate(url: string): Promise<void> {
+    this.worlds.clear();
+    try {
+      await this.page.goto(url, { waitUntil: 'load', timeout: 30_000 });
+    } catch (e) {
+      throw new Refusal('target_not_found', `navigation to ${url} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** Every frame of the tab, parents before children, with the session that can talk to it. */
+  async frames(): Promise<Frame[]> {
+    const out: Frame[] = [];
+    const walk = (session: CDPSession, owner: CDPSession | null, tree: Protocol.Page.FrameTree, parentFrameId: string | null) => {
+      out.push({ session, frameId: tree.frame.id, parentFrameId, ownerSession: owner, url: tree.frame.url });
+      for (const child of tree.childFrames ?? []) walk(session, session, child, tree.frame.id);
+    };
+    const { frameTree } = await this.session.send('Page.getFrameTree');
+    walk(this.session, null, frameTree, null);
+    for (const { session, parent } of this.children.values()) {
+      try {
+        const { frameTree: childTree } = await session.send('Page.getFrameTree');
+        walk(session, parent, childTree, childTree.frame.parentId ?? null);
+      } catch { /* the frame went away while listing */ }
+    }
+    return out;
+  }
+
+  private worldKey(frame: Frame): string { return `${frame.session.id()}/${frame.frameId}`; }
+
+  /** The execution context of Verity's isolated world in this frame, with the page agent installed. */
+  async world(frame: Frame): Promise<number> {
+    const key = this.worldKey(frame);
+    const known = this.worlds.get(key);
+    if (known !== undefined) return known;
+    const { executionContextId } = await frame.session.send('Page.createIsolatedWorld', { frameId: frame.frameId, worldName: WORLD, grantUniveralAccess: false });
+    await frame.session.send('Runtime.evaluate', { expression: AGENT_SOURCE, contextId: executionContextId });
+    this.worlds.set(key, executionContextId);
+    return executionContextId;
+  }
+
+  /** Calls `__verity.<method>(...args)` in the frame's isolated world and returns its JSON value. */
+  async call<T = any>(frame: Frame, method: string, ...args: unknown[]): Promise<T> {
+    if (this.dialog) throw new Refusal('dialog_open', `a ${this.dialog.type} dialog is open ("${this.dialog.message}"); answer it with page {action:"handle_dialog"}`);
+    const expression = `globalThis.__verity.${method}(${args.map((a) => JSON.stringify(a ?? null)).join(',')})`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const contextId = await this.world(frame);
+      let reply: Protocol.Runtime.EvaluateResponse;
+      let notify = () => {};
+      // A dialog freezes the page's scripts: stop waiting the moment one opens.
+      const dialogOpened = new Promise<never>((_, reject) => {
+        notify = () => reject(new Refusal('dialog_open', `a ${this.dialog?.type} dialog opened ("${this.dialog?.message}"); answer it with page {action:"handle_dialog"}`));
+      });
+      this.dialogWaiters.add(notify);
+      try {
+        reply = await bounded(Promise.race([
+          frame.session.send('Runtime.evaluate', { expression, contextId, awaitPromise: true, returnByValue: true }), dialogOpened,
+        ]), PAGE_CALL_TIMEOUT_MS, `the page to answer ${method}`);
+      } catch (e) {
+        if (e instanceof Refusal) throw e;
+        if (/context with specified id|Execution context was destroyed/i.test((e as Error).message)) {
+          this.worlds.delete(this.worldKey(frame));
+          continue; // the frame navigated: a fresh world, once
+        }
+        throw e;
+      } finally {
+        this.dialogWaiters.delete(notify);
+      }
+      if (reply.exceptionDetails) {
+        const text = reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text;
+        throw pageError(text);
+      }
+      return reply.result.value as T;
+    }
+    throw new Refusal('target_not_found', 'the frame kept navigating while Verity tried to read it');
+  }
+
+  /** Registers closed shadow roots with the frame's agent so the walker can enter them (CDP pierces them). */
+  async pierceClosedShadowRoots(frame: Frame): Promise<void> {
+    const contextId = await this.world(frame);
+    for (let round = 0; round < 4; round++) { // closed roots nest; each round finds the next level
+      const { result } = await frame.session.send('Runtime.evaluate', { expression: 'globalThis.__verity.closedRootCandidates()', contextId });
+      if (!result.objectId) return;
+      const { result: props } = await frame.session.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true });
+      const hosts = props.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId).map((p) => p.value!.objectId!);
+      await frame.session.send('Runtime.releaseObject', { objectId: result.objectId });
+      if (hosts.length === 0) return;
+      let found = 0;
+      for (const objectId of hosts) {
+        const { node } = await frame.session.send('DOM.describeNode', { objectId, depth: 1, pierce: true });
+        const closed = node.shadowRoots?.find((r) => r.shadowRootType === 'closed');
+        if (!closed) continue;
+        const { object } = await frame.session.send('DOM.resolveNode', { backendNodeId: closed.backendNodeId, executionContextId: contextId });
+        await frame.session.send('Runtime.callFunctionOn', {
+          functionDeclaration: 'function(root) { globalThis.__verity.registerClosedRoot(root); }',
+          executionContextId: contextId, arguments: [{ objectId: object.objectId }],
+        });
+        found++;
+      }
+      if (found === 0) return;
+    }
+  }
+
+  /** Top-left of the frame's viewport in the tab's top-level viewport (CSS pixels). */
+  async frameOrigin(frame: Frame, all: Frame[]): Promise<{ x: number; y: number }> {
+    if (!frame.ownerSession) return { x: 0, y: 0 };
+    const { backendNodeId } = await frame.ownerSession.send('DOM.getFrameOwner', { frameId: frame.frameId });
+    const { model } = await frame.ownerSession.send('DOM.getBoxModel', { backendNodeId });
+    // Box models are relative to the owner session's local root (the top frame, or an OOPIF root).
+    const localRoot = all.find((f) => f.session === frame.ownerSession && f.ownerSession !== f.session);
+    const base = localRoot ? await this.frameOrigin(localRoot, all) : { x: 0, y: 0 };
+    return { x: base.x + model.content[0], y: base.y + model.content[1] };
+  }
+
+  /** The element index, in its frame's latest snapshot, of the <iframe> that holds `frame`. */
+  async ownerIndex(frame: Frame, all: Frame[]): Promise<number> {
+    const parent = all.find((f) => f.frameId === frame.parentFrameId);
+    if (!parent || !frame.ownerSession) return -1;
+    const { backendNodeId } = await frame.ownerSession.send('DOM.getFrameOwner', { frameId: frame.frameId });
+    const contextId = await this.world(parent);
+    const { object } = await parent.session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId });
+    const { result } = await parent.session.send('Runtime.callFunctionOn', {
+      functionDeclaration: 'function() { return globalThis.__verity.indexInLatest(this); }',
+      objectId: object.objectId, returnByValue: true,
+    });
+    return result.value as number;
+  }
+
+  /** Puts files into an <input type=file> and returns the names it now holds (the read-back). */
+  async setInputFiles(element: { snapshotId: string; ref: unknown }, paths: string[]): Promise<string[]> {
+    const ref = element.ref as { sessionId: string; frameId: string; local: number };
+    const frame = (await this.frames()).find((f) => f.session.id() === ref.sessionId && f.frameId === ref.frameId);
+    if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh');
+    const contextId = await this.world(frame);
+    const { result, exceptionDetails } = await frame.session.send('Runtime.evaluate', { expression: `globalThis.__verity.element(${JSON.stringify(element.snapshotId)}, ${ref.local})`, contextId });
+    if (exceptionDetails || !result.objectId) throw pageError(exceptionDetails?.exception?.description ?? 'no element');
+    await frame.session.send('DOM.setFileInputFiles', { files: paths, objectId: result.objectId }).catch((e: Error) => {
+      throw new Refusal('invalid_arguments', `element_token: not a file input, or a path is unreadable (${e.message})`);
+    });
+    const { result: names } = await frame.session.send('Runtime.callFunctionOn', {
+      functionDeclaration: 'function() { return Array.from(this.files || []).map((f) => f.name); }', objectId: result.objectId, returnByValue: true,
+    });
+    return names.value as string[];
+  }
+
+  async screenshot(): Promise<{ data: string; width: number; height: number }> {
+    const { data } = await bounded(this.session.send('Page.captureScreenshot', { format: 'png' }), PAGE_CALL_TIMEOUT_MS, 'a screenshot of the tab');
+    const png = Buffer.from(data, 'base64');
+    return { data, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+  }
+
+  /** CSS size of the layout viewport, to relate screenshot pixels to CSS pixels. */
+  async viewport(): Promise<{ width: number; height: number }> {
+    const metrics = await this.session.send('Page.getLayoutMetrics');
+    return { width: metrics.cssLayoutViewport.clientWidth, height: metrics.cssLayoutViewport.clientHeight };
+  }
+}
+
+function pageError(text: string): Refusal | Error {
+  if (text.includes('verity:stale')) return new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh');
+  if (text.includes('verity:detached')) return new Refusal('target_not_found', 'the element is no longer in the page; call get_window_state again');
+  if (text.includes('verity:out_of_range')) return new Refusal('invalid_element_token', 'element_token names an element the snapshot does not have');
+  return new Error(`the page agent failed: ${text}`);
+}

@@ -1,0 +1,188 @@
+// type_text and set_value on a tab. Text goes in with Input.insertText (trusted input, one commit, the way
+// an IME delivers it); the field is read back at once and again after the page settles, and the result
+// says exactly what landed. A second method is tried only when the read-back proves nothing landed, so
+// text can never arrive twice.
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
+import { Stopwatch } from '../routing/driver.js';
+import { Refusal } from '../routing/refusal.js';
+import type { CdpDriver, Watched } from './driver.js';
+import { describeEvents, result } from './driver.js';
+import { frameOf, type TabElementRef } from './snapshot.js';
+import type { Frame, Tab } from './tab.js';
+
+interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
+interface ReadBack { first: FieldState | null; settled: FieldState | null; events: Watched['events'] }
+
+const NBSP = /\u00a0/g;
+
+export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, text: string, _options: TypeOptions): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  const tab = await driver.tab(target);
+  if (target.point && !target.element) await driver.click(target, { button: 'left', count: 1, modifiers: [] });
+  let frame: Frame;
+  let prepared: { none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean };
+  if (target.element) {
+    const ref = target.element.ref as TabElementRef;
+    frame = (await frameOf(tab, ref)).frame;
+    prepared = await tab.call(frame, 'prepareField', target.element.snapshotId, ref.local);
+  } else {
+    frame = await driver.focusedFrame(tab);
+    prepared = await tab.call(frame, 'prepareField', null, 0);
+  }
+  if (prepared.none) throw new Refusal('target_not_found', 'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field');
+  if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
+  const before = prepared.state!;
+  if (prepared.singleLine && text.includes('\n')) {
+    throw new Refusal('text_not_deliverable', `${before.describe} is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter if you mean to submit`);
+  }
+  sw.lap('resolve');
+
+  await insertText(tab, text, before.kind);
+  sw.lap('deliver');
+  let read = await tab.call<ReadBack>(frame, 'readBack');
+  sw.lap('verify');
+  let method = 'insert_text';
+  let verdict = judge(before, read, text);
+
+  const cancelled = read.events.some((e) => e.type === 'beforeinput' && e.prevented);
+  const anyInput = read.events.some((e) => e.type === 'beforeinput' || e.type === 'input');
+  if (verdict.effect === 'no_effect' && !cancelled && !anyInput) {
+    // Nothing landed and the page did not refuse it: key events are the next rung, and cannot double.
+    await tab.call(frame, 'watchEvents', null, 0, ['beforeinput', 'input', 'keydown']);
+    await typeKeys(tab, text);
+    sw.lap('deliver');
+    read = await tab.call<ReadBack>(frame, 'readBack');
+    sw.lap('verify');
+    method = 'key_events';
+    verdict = judge(before, read, text);
+  }
+  const evidence: Evidence[] = [...verdict.evidence, { kind: 'event', observed: describeEvents({ target: before.describe, events: read.events }) }];
+  if (cancelled && verdict.effect === 'no_effect') evidence.push({ kind: 'beforeinput', observed: 'cancelled by the page (preventDefault)', detail: 'the page refused the input' });
+  return {
+    ...result(verdict.effect, sw, evidence, { target: before.describe, method }),
+    delivery: { mode: 'background', delivered_count: verdict.delivered },
+    ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(read.settled?.text ?? '', 0, 400) }),
+  };
+}
+
+async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Promise<void> {
+  if (kind === 'value') {
+    await tab.session.send('Input.insertText', { text });
+    return;
+  }
+  // Rich editors keep their own document model: a newline there is a paragraph break, i.e. Enter.
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) await pressEnter(tab);
+    if (lines[i]) await tab.session.send('Input.insertText', { text: lines[i] });
+  }
+}
+
+async function pressEnter(tab: Tab): Promise<void> {
+  const key = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
+  await tab.session.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: '\r', unmodifiedText: '\r' });
+  await tab.session.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key });
+}
+
+async function typeKeys(tab: Tab, text: string): Promise<void> {
+  for (const char of text) {
+    if (char === '\n') { await pressEnter(tab); continue; }
+    await tab.session.send('Input.dispatchKeyEvent', { type: 'keyDown', key: char, text: char, unmodifiedText: char });
+    await tab.session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: char });
+  }
+}
+
+interface Verdict { effect: ActionResult['effect']; delivered: number; evidence: Evidence[] }
+
+/** Compares what the field holds with what inserting `text` at the caret should have produced. */
+export function judge(before: FieldState, read: ReadBack, text: string): Verdict {
+  const after = read.settled ?? read.first;
+  if (!after) return { effect: 'unverifiable', delivered: 0, evidence: [{ kind: 'value', detail: 'the field could not be read back' }] };
+  const norm = (s: string) => (before.kind === 'editor' ? s.replace(NBSP, ' ') : s);
+  const inserted = before.kind === 'editor' ? text.replace(/\n/g, '') : text;
+  const start = before.start >= 0 ? before.start : before.text.length;
+  const end = before.end >= 0 ? before.end : start;
+  const head = norm(before.text.slice(0, start)), tail = norm(before.text.slice(end));
+  const expected = head + inserted + tail;
+  const observed = norm(after.text);
+  const evidenceFor = (state: FieldState, label: string): Evidence => ({
+    kind: before.kind === 'value' ? 'field_value' : 'editor_text', detail: label,
+    expected: excerpt(expected, head.length, inserted.length), observed: excerpt(norm(state.text), head.length, inserted.length),
+  });
+  const evidence = [evidenceFor(after, read.settled ? 'read back after the page settled' : 'read back at once')];
+  if (read.first && read.settled && norm(read.first.text) !== observed) {
+    evidence.unshift(evidenceFor(read.first, 'read back at once, before the page rewrote it'));
+  }
+  const newlines = (text.match(/\n+/g) ?? []).length;
+  const breaksLanded = before.kind !== 'editor' || after.lines - before.lines >= newlines;
+  if (observed === expected && breaksLanded) return { effect: 'confirmed', delivered: [...text].length, evidence };
+  if (observed === expected) {
+    evidence.push({ kind: 'line_breaks', expected: newlines, observed: after.lines - before.lines, detail: 'the text landed but its line breaks did not' });
+    return { effect: 'mismatch', delivered: [...text].length - newlines, evidence };
+  }
+  if (observed === norm(before.text)) return { effect: 'no_effect', delivered: 0, evidence };
+  // Some prefix of the text landed at the caret and nothing else changed (maxlength, a full field).
+  if (observed.startsWith(head) && observed.endsWith(tail) && observed.length <= expected.length) {
+    const middle = observed.slice(head.length, observed.length - tail.length);
+    if (middle.length > 0 && inserted.startsWith(middle)) {
+      if (after.maxLength >= 0) evidence.push({ kind: 'max_length', observed: after.maxLength });
+      return { effect: 'partial', delivered: [...middle].length, evidence };
+    }
+  }
+  return { effect: 'mismatch', delivered: 0, evidence };
+}
+
+/** A bounded window of a long text around the insertion, so evidence stays small for 2,000 characters. */
+export function excerpt(text: string, at: number, length: number, context = 40): string {
+  if (text.length <= 2 * context + 120) return text;
+  const from = Math.max(0, at - context), to = Math.min(text.length, at + length + context);
+  const middle = to - from > 2 * context + 120 ? text.slice(from, from + context + 60) + `…(${to - from - 2 * context - 120} chars)…` + text.slice(to - context - 60, to) : text.slice(from, to);
+  return (from > 0 ? '…' : '') + middle + (to < text.length ? '…' : '');
+}
+
+function fieldRefusal(code: string, detail: string): Refusal {
+  switch (code) {
+    case 'element_disabled': return new Refusal('element_disabled', `${detail} is disabled and cannot take text`);
+    case 'element_readonly': return new Refusal('element_readonly', `${detail} is read-only; nothing was typed`);
+    case 'not_editable': return new Refusal('not_editable', `${detail} does not take text; pass the element_token of a text field or editor`);
+    case 'focus_failed': return new Refusal('focus_failed', `${detail} would not take focus, so nothing was typed`);
+    default: return new Refusal('target_not_found', `${code}: ${detail}`);
+  }
+}
+
+export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, value: string): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  if (!target.element) throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
+  const tab = await driver.tab(target);
+  const ref = target.element.ref as TabElementRef;
+  const { frame } = await frameOf(tab, ref);
+  const snapshotId = target.element.snapshotId;
+  const plan = await tab.call(frame, 'setValue', snapshotId, ref.local, value);
+  if (plan.refusal) {
+    if (plan.refusal === 'invalid_arguments') throw new Refusal('invalid_arguments', `value: ${plan.detail}`);
+    if (plan.refusal === 'no_such_option') throw new Refusal('no_such_option', `value: no option matches "${value}"; ${plan.detail}`);
+    throw fieldRefusal(plan.refusal, plan.detail);
+  }
+  sw.lap('resolve');
+  if (plan.kind === 'toggle' && plan.needsClick) {
+    await driver.click(target, { button: 'left', count: 1, modifiers: [] });
+  } else if (plan.kind === 'text') {
+    // Replacing text is what set_value asks for: select it all, then one trusted insertion (or a delete).
+    if (!await tab.call(frame, 'selectAllIn', snapshotId, ref.local)) throw new Refusal('focus_failed', 'the field would not take focus');
+    if (value) await tab.session.send('Input.insertText', { text: value });
+    else {
+      await tab.session.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+      await tab.session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+    }
+  }
+  sw.lap('deliver');
+  const now = await tab.call(frame, 'settledValue', snapshotId, ref.local);
+  sw.lap('verify');
+  const expected = plan.expected;
+  const matches = expected.checked !== null ? now.checked === expected.checked : now.value === expected.value;
+  const show = (v: { value: string; label: string; checked: boolean | null }) => (v.checked !== null ? `checked=${v.checked}` : v.label ? `${v.value} (${v.label})` : v.value);
+  const evidence: Evidence[] = [{ kind: plan.kind === 'toggle' ? 'checked_state' : 'field_value', expected: show(expected), observed: show(now), detail: `before: ${show(plan.before)}` }];
+  const unchanged = show(now) === show(plan.before);
+  const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
+  return { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
+}

@@ -1,0 +1,82 @@
+// The one interface both delivery routes implement. Tools, batches and sessions are written against it;
+// a backend knows nothing of MCP.
+
+export type Effect = 'confirmed' | 'partial' | 'mismatch' | 'no_effect' | 'unverifiable';
+export type Route = 'dom' | 'accessibility' | 'synthetic_events' | 'pixel';
+
+export interface Evidence { kind: string; expected?: unknown; observed?: unknown; detail?: string }
+
+export interface ActionResult {
+  effect: Effect;
+  route: Route;
+  delivery: { mode: 'background' | 'foreground' | 'not_applicable'; delivered_count?: number };
+  evidence: Evidence[];
+  escalation?: { target: 'page' | 'pixel' | 'foreground' | 'chunk' | 'verify'; reason: string };
+  timings_ms: { resolve: number; deliver: number; verify: number };
+  /** Which delivery method produced the effect (type_text: insert_text, key_events, ...). */
+  method?: string;
+  /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
+  observed?: unknown;
+  target?: string;
+}
+
+/** Where an action lands, after the tool layer resolved tokens and targets. */
+export interface ResolvedTarget {
+  kind: 'tab' | 'window' | 'desktop';
+  /** CDP target id for tabs; `${pid}:${windowId}` for windows; the display for the desktop. */
+  key: string;
+  /** The element from a snapshot, when the call named one. */
+  element?: { snapshotId: string; index: number; ref: unknown };
+  /** Screenshot pixels of the target's last snapshot (the px form). */
+  point?: { x: number; y: number };
+}
+
+export interface SnapshotElement {
+  element_index: number;
+  role: string;
+  label: string;
+  value?: string;
+  enabled: boolean;
+  focused: boolean;
+  in_web_content: boolean;
+  frame: { x: number; y: number; w: number; h: number };
+  parent_index: number | null;
+  /** Backend-private handle to find the element again; never leaves the server. */
+  ref: unknown;
+}
+
+export interface Snapshot {
+  target: Record<string, unknown>;
+  elements: SnapshotElement[];
+  screenshot?: { data: string; mimeType: string; width: number; height: number };
+  screenshot_width: number;
+  screenshot_height: number;
+  /** Screenshot pixels per CSS/logical pixel, to map the px form back. */
+  scale: number;
+}
+
+export interface ClickOptions { button: 'left' | 'right' | 'middle'; count: 1 | 2 | 3; modifiers: string[] }
+export interface TypeOptions { delayMs: number; deliveryMode: 'background' | 'foreground' }
+export interface ScrollOptions { direction: 'up' | 'down' | 'left' | 'right'; amount: number; by: 'line' | 'page' }
+export interface DragOptions { from: { x: number; y: number }; to: { x: number; y: number }; durationMs: number; steps: number; button: 'left' | 'right' | 'middle' }
+
+export interface Driver {
+  snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot>;
+  click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult>;
+  typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult>;
+  setValue(target: ResolvedTarget, value: string): Promise<ActionResult>;
+  pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult>;
+  scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult>;
+  drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult>;
+}
+
+/** Measures the three phases every action reports. */
+export class Stopwatch {
+  private last = performance.now();
+  readonly timings = { resolve: 0, deliver: 0, verify: 0 };
+  lap(phase: keyof Stopwatch['timings']): void {
+    const now = performance.now();
+    this.timings[phase] += Math.round((now - this.last) * 100) / 100;
+    this.last = now;
+  }
+}

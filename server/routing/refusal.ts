@@ -1,0 +1,24 @@
+// A refusal: nothing was done, and the caller is told why and what to do next. Tools turn it into the
+// contract's `{status: "refused", refusal: {code, message, ...details}}` with isError.
+
+export type RefusalCode =
+  | 'stale_element_token' | 'invalid_element_token' | 'conflicting_target' | 'target_not_found'
+  | 'element_disabled' | 'element_covered' | 'element_readonly' | 'not_editable' | 'not_visible'
+  | 'type_text_synthesis_budget_exceeded' | 'session_ended' | 'session_unavailable' | 'invalid_arguments'
+  | 'unavailable' | 'not_permitted' | 'approval_required' | 'text_not_deliverable' | 'no_such_option'
+  | 'not_settable' | 'focus_failed' | 'timeout' | 'dialog_open' | 'not_supported';
+
+export class Refusal extends Error {
+  constructor(readonly code: RefusalCode, message: string, readonly details: Record<string, unknown> = {}) {
+    super(message);
+  }
+}
+
+/** Runs `work`, refusing with `timeout` (naming what was awaited) if it takes longer than `ms`. */
+export async function bounded<T>(work: Promise<T>, ms: number, waitingFor: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Refusal('timeout', `gave up after ${ms} ms waiting for ${waitingFor}`, { retryable: true })), ms);
+  });
+  try { return await Promise.race([work, limit]); } finally { clearTimeout(timer); }
+}

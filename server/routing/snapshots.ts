@@ -1,0 +1,60 @@
+// Element tokens. A token names one element of one snapshot; a newer snapshot of the same target makes
+// every older token of that target stale, and a stale token never falls back to anything.
+import type { Snapshot, SnapshotElement } from './driver.js';
+import { Refusal } from './refusal.js';
+
+interface Stored { id: string; kind: 'tab' | 'window' | 'desktop'; key: string; elements: SnapshotElement[]; scale: number }
+
+const TOKEN = /^(s[0-9a-f]{8}):(\d+)$/;
+const KEEP = 64; // snapshots remembered, so an old token is told "stale" rather than "invalid"
+
+export class SnapshotRegistry {
+  private counter = 0;
+  private readonly byId = new Map<string, Stored>();
+  private readonly latest = new Map<string, string>();
+
+  nextId(): string {
+    this.counter++;
+    return 's' + this.counter.toString(16).padStart(8, '0');
+  }
+
+  record(id: string, kind: Stored['kind'], key: string, snapshot: Snapshot): void {
+    this.byId.set(id, { id, kind, key, elements: snapshot.elements, scale: snapshot.scale });
+    this.latest.set(`${kind}:${key}`, id);
+    while (this.byId.size > KEEP) this.byId.delete(this.byId.keys().next().value!);
+  }
+
+  static token(snapshotId: string, index: number): string {
+    return `${snapshotId}:${index}`;
+  }
+
+  /** The element a token names, or the contract's refusal (stale, invalid). */
+  resolve(token: string): { kind: Stored['kind']; key: string; snapshotId: string; index: number; element: SnapshotElement } {
+    const match = TOKEN.exec(token);
+    if (!match) throw new Refusal('invalid_element_token', 'element_token has invalid format');
+    const [, id, indexText] = match;
+    const stored = this.byId.get(id);
+    if (!stored) {
+      throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { current_snapshot_ids: [...this.latest.values()] });
+    }
+    const current = this.latest.get(`${stored.kind}:${stored.key}`);
+    if (current !== id) {
+      throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { current_snapshot_ids: current ? [current] : [] });
+    }
+    const index = Number(indexText);
+    const element = stored.elements[index];
+    if (!element) throw new Refusal('invalid_element_token', `element_token element_index ${index} out of range (snapshot had ${stored.elements.length} elements)`);
+    return { kind: stored.kind, key: stored.key, snapshotId: id, index, element };
+  }
+
+  /** The latest snapshot of a target (for the px form's scale), if any. */
+  latestOf(kind: Stored['kind'], key: string): Stored | undefined {
+    const id = this.latest.get(`${kind}:${key}`);
+    return id ? this.byId.get(id) : undefined;
+  }
+
+  /** Forgets a target's snapshots (its tab closed), so its tokens are refused as stale. */
+  forget(kind: Stored['kind'], key: string): void {
+    this.latest.delete(`${kind}:${key}`);
+  }
+}

@@ -1,0 +1,26 @@
+// The gateway token: generated on first start, kept in the user's config dir with mode 0600.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+export function configDir(): string {
+  return process.env.VERITY_CONFIG_DIR ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'verity');
+}
+
+export function loadOrCreateToken(log: (line: string) => void): string {
+  const dir = configDir();
+  const file = join(dir, 'token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, token + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  log(`generated a gateway token in ${file}`);
+  return token;
+}
+
+export function tokenMatches(given: string, expected: string): boolean {
+  const a = Buffer.from(given), b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

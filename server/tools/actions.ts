@@ -1,0 +1,112 @@
+// Action tools. Each resolves its target, hands it to the route's Driver, and returns the Driver's
+// verified result unchanged; run_actions reuses `actionTools` so a batch step is exactly a single call.
+import { z } from 'zod';
+import { DESTRUCTIVE, actionReply, defineTool, type ToolDef } from './define.js';
+import { actionResult, deliveryMode, targeting } from './schemas.js';
+
+const button = z.enum(['left', 'right', 'middle']).default('left');
+const modifiers = z.array(z.enum(['ctrl', 'control', 'shift', 'alt', 'option', 'meta', 'cmd', 'command'])).max(4).default([]);
+
+function clickTool(name: string, description: string, fixed: { button?: 'right'; count?: 2 }) {
+  return defineTool({
+    name,
+    description,
+    input: z.strictObject({
+      ...targeting,
+      ...(fixed.button ? {} : { button }),
+      modifier: modifiers.describe('Modifier keys held during the click.'),
+      delivery_mode: deliveryMode,
+    }),
+    output: actionResult,
+    annotations: DESTRUCTIVE,
+    async handler(args, core, ctx) {
+      const { target, driver } = await core.resolve(args, ctx);
+      const chosen = fixed.button ?? ((args as { button?: 'left' | 'right' | 'middle' }).button ?? 'left');
+      return actionReply(await driver.click(target, { button: chosen, count: fixed.count ?? 1, modifiers: args.modifier }));
+    },
+  });
+}
+
+export const click = clickTool('click',
+  'Click an element (element_token) or a point (x,y in screenshot pixels). On a browser tab the point is hit-tested at the moment of clicking: a covered element is refused with element_covered naming what covers it; confirmed means the element itself received the trusted click.', {});
+export const doubleClick = clickTool('double_click', 'Double-click an element or a point; confirmed when the element received the trusted dblclick.', { count: 2 });
+export const rightClick = clickTool('right_click', 'Right-click (context menu) an element or a point; confirmed when the element received the trusted contextmenu event.', { button: 'right' });
+
+export const setValue = defineTool({
+  name: 'set_value',
+  description: 'Set the value of a control: choose a <select> option (by value or label), check or uncheck a checkbox ("true"/"false"), select a radio, set a range, date, time, color or number input, or replace the text of a field. Read back after the page settles.',
+  input: z.strictObject({ ...targeting, element_token: targeting.element_token.unwrap(), value: z.string().max(100_000) }),
+  output: actionResult,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  async handler(args, core, ctx) {
+    const { target, driver } = await core.resolve(args, ctx);
+    return actionReply(await driver.setValue(target, args.value));
+  },
+});
+
+export const pressKey = defineTool({
+  name: 'press_key',
+  description: 'Press one key (Enter, Tab, Escape, arrows, Backspace, Delete, Home, End, PageUp, PageDown, F1-F12, a letter or digit) at the focused element, or at element_token\'s element (focused first). Confirmed when the trusted key event reached the intended element.',
+  input: z.strictObject({ ...targeting, key: z.string().min(1).max(32), modifiers: modifiers.describe('Modifier keys held while pressing.'), delivery_mode: deliveryMode }),
+  output: actionResult,
+  annotations: DESTRUCTIVE,
+  async handler(args, core, ctx) {
+    const { target, driver } = await core.resolve(args, ctx);
+    return actionReply(await driver.pressKey(target, args.key, args.modifiers));
+  },
+});
+
+export const hotkey = defineTool({
+  name: 'hotkey',
+  description: 'Press a key combination: modifiers first, one non-modifier key last (e.g. ["ctrl","a"]).',
+  input: z.strictObject({ ...targeting, keys: z.array(z.string().min(1).max(32)).min(2).max(5), delivery_mode: deliveryMode }),
+  output: actionResult,
+  annotations: DESTRUCTIVE,
+  async handler(args, core, ctx) {
+    const { target, driver } = await core.resolve(args, ctx);
+    const keys = args.keys;
+    return actionReply(await driver.pressKey(target, keys[keys.length - 1], keys.slice(0, -1)));
+  },
+});
+
+export const scroll = defineTool({
+  name: 'scroll',
+  description: 'Scroll with real wheel events at an element (its scroll container moves) or a point, or the page. Confirmed when the scroll offset moved the intended way.',
+  input: z.strictObject({
+    ...targeting,
+    direction: z.enum(['up', 'down', 'left', 'right']),
+    amount: z.number().int().min(1).max(50).default(3).describe('How many lines or pages (default 3).'),
+    by: z.enum(['line', 'page']).default('line'),
+    delivery_mode: deliveryMode,
+  }),
+  output: actionResult,
+  annotations: DESTRUCTIVE,
+  async handler(args, core, ctx) {
+    const { target, driver } = await core.resolve(args, ctx);
+    return actionReply(await driver.scroll(target, { direction: args.direction, amount: args.amount, by: args.by }));
+  },
+});
+
+export const drag = defineTool({
+  name: 'drag',
+  description: 'Drag with the mouse from (from_x, from_y) to (to_x, to_y), screenshot pixels of the target\'s last get_window_state. Confirmed when the press reached the element at the start and the release the element at the end.',
+  input: z.strictObject({
+    ...targeting,
+    from_x: z.number().finite(), from_y: z.number().finite(), to_x: z.number().finite(), to_y: z.number().finite(),
+    duration_ms: z.number().int().min(0).max(10_000).default(300),
+    steps: z.number().int().min(1).max(200).default(12),
+    button,
+    delivery_mode: deliveryMode,
+  }),
+  output: actionResult,
+  annotations: DESTRUCTIVE,
+  async handler(args, core, ctx) {
+    const { target, driver } = await core.resolve(args, ctx);
+    return actionReply(await driver.drag(target, {
+      from: { x: args.from_x, y: args.from_y }, to: { x: args.to_x, y: args.to_y },
+      durationMs: args.duration_ms, steps: args.steps, button: args.button,
+    }));
+  },
+});
+
+export const actionTools: ToolDef[] = [click, doubleClick, rightClick, setValue, pressKey, hotkey, scroll, drag];
