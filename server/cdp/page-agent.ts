@@ -404,10 +404,13 @@ export function installPageAgent(): void {
         const f = editable as HTMLInputElement;
         try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
       } else {
+        // Editors restore their own selection when focused (CodeMirror, Lexical): let them, then move
+        // the caret to the end and give them a frame to read it back into their model.
+        await nextFrame();
         const sel = selectionIn(editable);
         if (sel) { sel.selectAllChildren(editable); sel.collapseToEnd(); }
       }
-      await nextFrame(); // editors (ProseMirror, Lexical, ...) sync their model selection on selectionchange
+      await nextFrame();
     }
     const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
     if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };

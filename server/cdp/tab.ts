@@ -38,6 +38,9 @@ export class Tab {
     });
     session.on('Page.javascriptDialogClosed', () => { tab.dialog = null; });
     await session.send('Page.enable');
+    // Background delivery: the tab behaves as focused (document.hasFocus(), focus events, editors that
+    // only track the selection while focused) without raising the window or taking OS focus.
+    await session.send('Emulation.setFocusEmulationEnabled', { enabled: true });
     return tab;
   }
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// Runs every compiled test file (dist/test/**/*.test.js) with Node's own test runner, one file at a time
+// (each file starts its own browsers, displays and buses; two cores do not run two suites well).
+import { readdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const find = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+  e.isDirectory() ? find(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : []);
+const only = process.argv.slice(2);
+const files = find(join(root, 'dist', 'test')).filter((f) => only.length === 0 || only.some((o) => f.includes(o))).sort();
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=240000', ...files], { stdio: 'inherit', cwd: root });
+process.exit(r.status ?? 1);

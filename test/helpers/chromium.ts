@@ -1,0 +1,42 @@
+// A Chromium the test owns (Verity attaches to it with --browser-url), plus a second, independent CDP
+// connection the test uses to read the page's own state (the editor's or framework's model).
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
+
+export interface TestBrowser { browser: Browser; browserUrl: string; pid: number; page(urlPart: string): Promise<Page>; close(): Promise<void> }
+
+export async function launchChromium(): Promise<TestBrowser> {
+  const profile = mkdtempSync(join(tmpdir(), 'verity-test-profile-'));
+  const browser = await puppeteer.launch({
+    executablePath: findChromium(process.env.VERITY_CHROMIUM), headless: true, defaultViewport: null,
+    args: [...CHROMIUM_FLAGS, '--remote-debugging-port=0'], userDataDir: profile,
+    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+  });
+  const pid = browser.process()!.pid!;
+  const port = new URL(browser.wsEndpoint()).port;
+  return {
+    browser, pid, browserUrl: `http://127.0.0.1:${port}`,
+    async page(urlPart) {
+      for (let i = 0; i < 50; i++) {
+        const found = (await browser.pages()).find((p) => p.url().includes(urlPart));
+        if (found) return found;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no tab whose URL contains ${urlPart}`);
+    },
+    async close() {
+      await browser.close().catch(() => {});
+      try { process.kill(pid, 'SIGKILL'); } catch { /* exited */ }
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The page's own model (`window.__model()` in the fixture), parsed when it is JSON. */
+export async function model(page: Page): Promise<any> {
+  const raw = await page.evaluate('window.__model()');
+  try { return JSON.parse(raw as string); } catch { return raw; }
+}
