@@ -5,12 +5,15 @@ import { Verity, type VerityOptions } from './core.js';
 import { createMcpServer } from './mcp/server.js';
 import { McpHttpEndpoint } from './mcp/http.js';
 import { loadOrCreateToken, tokenMatches } from './token.js';
+import { Policy } from './policy.js';
+import { appendFileSync } from 'node:fs';
 
-interface Flags extends VerityOptions { host: string; port: number; token?: string }
+interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
 
 const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] [browser options]
        verity mcp [browser options]
-browser options: --browser-url URL | --chromium PATH | --headless | --headful | --user-data-dir DIR | --allow-javascript`;
+browser options: --browser-url URL | --chromium PATH | --headless | --headful | --user-data-dir DIR | --allow-javascript
+policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)`;
 
 export function parseFlags(argv: string[], env = process.env): Flags {
   const flags: Flags = {
@@ -36,6 +39,7 @@ export function parseFlags(argv: string[], env = process.env): Flags {
       case '--headless': flags.headless = true; break;
       case '--headful': flags.headless = false; break;
       case '--allow-javascript': flags.allowJavascript = true; break;
+      case '--policy': flags.policyFile = value(); break;
       default: throw new Error(`unknown option ${flag}`);
     }
   }
@@ -51,11 +55,18 @@ export async function main(argv: string[]): Promise<void> {
   try {
     if (command !== 'start' && command !== 'mcp') throw new Error(command ? `unknown command ${command}` : 'no command given');
     flags = parseFlags(rest);
+    flags.policy = Policy.load(flags.policyFile);
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     process.exit(2);
   }
-  const core = new Verity({ ...flags, log });
+  const sessionLog = process.env.VERITY_SESSION_LOG;
+  const core = new Verity({
+    ...flags, log,
+    sessionIdleMs: process.env.VERITY_SESSION_IDLE_MS ? Number(process.env.VERITY_SESSION_IDLE_MS) : undefined,
+    // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
+    onSessionEnd: sessionLog ? (session, reason, hook) => appendFileSync(sessionLog, JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n') : undefined,
+  });
   const shutdown = async () => { await core.close(); process.exit(0); };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

@@ -6,12 +6,23 @@ import type { Driver, ResolvedTarget } from './routing/driver.js';
 import { Refusal } from './routing/refusal.js';
 import { SnapshotRegistry } from './routing/snapshots.js';
 import type { Tab } from './cdp/tab.js';
+import { Policy } from './policy.js';
+import { SessionManager, type Session } from './sessions/manager.js';
+import { effectiveMotion, glideDuration, type MotionInput } from './sessions/cursor-config.js';
+import { hideCursor } from './cdp/cursor-overlay.js';
+import type { CursorSettings } from './routing/driver.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configDir } from './token.js';
 
-/** Per-connection state handed to every tool call. */
+/** Per-call state handed to every tool: the connection, and the session the call was admitted to. */
 export interface CallContext {
   connectionId: string;
-  /** The tab this connection drives when a call names none. */
-  currentTabId?: string;
+  session?: Session;
+  /** Capabilities the connection's bound Control UI advertised (the `screen` tool needs ui-commands). */
+  caps?: string[];
+  /** Runs one tool call through the full admission path (run_actions uses it for its steps). */
+  runStep?: (tool: import('./tools/define.js').ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
 }
 
 export interface TargetArgs {
@@ -26,24 +37,65 @@ export interface TargetArgs {
 
 export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
+  policy?: Policy;
+  sessionIdleMs?: number;
+  onSessionEnd?: (session: Session, reason: string, hook: string) => void;
+}
+
+function loadSavedCursorMotion(): MotionInput | undefined {
+  const file = join(configDir(), 'config.json');
+  if (!existsSync(file)) return undefined;
+  try { return JSON.parse(readFileSync(file, 'utf8'))?.cursor?.motion; } catch { return undefined; }
 }
 
 export class Verity {
   readonly browser: BrowserHost;
   readonly cdp: CdpDriver;
   readonly snapshots = new SnapshotRegistry();
+  readonly sessions: SessionManager;
+  readonly policy: Policy;
+  /** cursor.motion.* from <config dir>/config.json: the saved default under every session's settings. */
+  readonly savedCursorMotion: MotionInput | undefined = loadSavedCursorMotion();
+  readonly systemReducedMotion = process.env.VERITY_REDUCED_MOTION === '1';
 
   constructor(readonly options: VerityOptions) {
     this.browser = new BrowserHost(options);
     this.cdp = new CdpDriver(this.browser);
+    this.policy = options.policy ?? new Policy();
+    this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd });
+    // Cleanup every session needs: its cursor leaves the tab it drove.
+    this.sessions.addGlobalHook('cursor', async (session) => {
+      session.cursor.visible = false;
+      if (!session.currentTabId || !this.browser.running) return;
+      const tab = await this.browser.findTab(session.currentTabId).catch(() => null);
+      if (tab) await hideCursor(tab);
+    });
   }
 
-  /** The tab a call without a target acts on: the connection's current tab, else the first, else a new one. */
+  /** The session's effective cursor motion, as the driver needs it. */
+  cursorFor(session: Session | undefined): CursorSettings | undefined {
+    if (!session) return undefined;
+    const motion = effectiveMotion({ saved: this.savedCursorMotion, start: session.cursor.start, set: session.cursor.set }, session.cursor.theme, this.systemReducedMotion);
+    session.cursor.visible = true;
+    return { ...motion, durationFor: (distance: number) => glideDuration(motion, distance) };
+  }
+
+  /** The tab a call without a target acts on: the session's current tab, else the first, else a new one. */
   async currentTab(ctx: CallContext): Promise<Tab> {
     const tabs = await this.browser.tabs_();
-    const current = tabs.find((t) => t.id === ctx.currentTabId) ?? tabs[0] ?? await this.browser.newTab();
-    ctx.currentTabId = current.id;
+    const current = tabs.find((t) => t.id === ctx.session?.currentTabId) ?? tabs[0] ?? await this.browser.newTab();
+    this.setCurrentTab(ctx, current.id);
     return current;
+  }
+
+  setCurrentTab(ctx: CallContext, tabId: string | undefined): void {
+    if (ctx.session) ctx.session.currentTabId = tabId;
+  }
+
+  /** A screenshot of the session's current tab for its recording, if a browser is already running. */
+  async recordingShot(ctx: CallContext): Promise<string | null> {
+    if (!ctx.session?.recordingDir || !this.browser.running) return null;
+    try { return (await (await this.currentTab(ctx)).screenshot()).data; } catch { return null; }
   }
 
   /**
@@ -65,27 +117,30 @@ export class Verity {
     if (args.element_token !== undefined) {
       const found = this.snapshots.resolve(args.element_token);
       if (found.kind !== 'tab') throw new Refusal('unavailable', 'native element tokens need the native route, which this build does not have yet');
-      await this.checkTabOpen(found.key);
-      ctx.currentTabId = found.key;
-      return { target: { kind: 'tab', key: found.key, element: { snapshotId: found.snapshotId, index: found.index, ref: found.element.ref } }, driver: this.cdp };
+      const tab = await this.checkTabOpen(found.key);
+      this.policy.checkUrl(tab.page.url());
+      this.setCurrentTab(ctx, found.key);
+      return { target: { kind: 'tab', key: found.key, element: { snapshotId: found.snapshotId, index: found.index, ref: found.element.ref }, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
     }
     const t = args.target;
     if (t?.kind === 'tab') {
-      await this.browser.findTab(t.tab_id);
-      ctx.currentTabId = t.tab_id;
-      return { target: { kind: 'tab', key: t.tab_id, point }, driver: this.cdp };
+      const tab = await this.browser.findTab(t.tab_id);
+      this.policy.checkUrl(tab.page.url());
+      this.setCurrentTab(ctx, t.tab_id);
+      return { target: { kind: 'tab', key: t.tab_id, point, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
     }
     if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined || t?.kind === 'desktop' || args.scope === 'desktop') {
       throw new Refusal('unavailable', 'native windows and the desktop need the native route, which this build does not have yet; use a tab target');
     }
     void options;
     const tab = await this.currentTab(ctx);
-    return { target: { kind: 'tab', key: tab.id, point }, driver: this.cdp };
+    this.policy.checkUrl(tab.page.url());
+    return { target: { kind: 'tab', key: tab.id, point, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
   }
 
-  private async checkTabOpen(tabId: string): Promise<void> {
+  private async checkTabOpen(tabId: string): Promise<Tab> {
     try {
-      await this.browser.findTab(tabId);
+      return await this.browser.findTab(tabId);
     } catch (e) {
       if (e instanceof Refusal && e.code === 'target_not_found') {
         this.snapshots.forget('tab', tabId);
@@ -96,6 +151,7 @@ export class Verity {
   }
 
   async close(): Promise<void> {
+    await this.sessions.shutdown();
     await this.browser.close();
   }
 }

@@ -34,12 +34,16 @@ export class BrowserHost {
   private connecting: Promise<Browser> | null = null;
   private tempProfile: string | null = null;
   private readonly tabs = new WeakMap<Page, Promise<Tab>>();
+  private readonly byId = new Map<string, Tab>();
   /** The process id of a browser this host launched (null when attached). */
   launchedPid: number | null = null;
 
   constructor(private readonly options: BrowserOptions) {}
 
   get attached(): boolean { return !!this.options.browserUrl; }
+
+  /** Whether a browser is connected now (without launching one). */
+  get running(): boolean { return !!this.browser?.connected; }
 
   /** The live browser, launching or attaching on first use, relaunching after a crash. */
   async get(): Promise<Browser> {
@@ -90,12 +94,15 @@ export class BrowserHost {
     if (!tab) {
       tab = Tab.open(page);
       this.tabs.set(page, tab);
-      tab.catch(() => this.tabs.delete(page));
+      tab.then((t) => { this.byId.set(t.id, t); page.once('close', () => this.byId.delete(t.id)); }, () => this.tabs.delete(page));
     }
     return tab;
   }
 
   async findTab(tabId: string): Promise<Tab> {
+    // Hot path of every action: a tab seen before is answered without asking the browser.
+    const known = this.byId.get(tabId);
+    if (known && !known.closed && this.browser?.connected) return known;
     const tabs = await this.tabs_();
     const tab = tabs.find((t) => t.id === tabId);
     if (!tab) throw new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,

@@ -8,6 +8,7 @@ import type { BrowserHost } from './browser.js';
 import { frameOf, snapshotTab, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 import { setValueOnTab, typeIntoTab } from './typing.js';
+import { showCursor } from './cursor-overlay.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -65,6 +66,7 @@ export class CdpDriver implements Driver {
     const sw = new Stopwatch();
     const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
     const aimed = await this.aim(target, ['mousedown', 'mouseup', decisive]);
+    if (target.cursor) void showCursor(aimed.tab, aimed.x, aimed.y, target.cursor, 'click');
     sw.lap('resolve');
     const urlBefore = aimed.frame.url;
     await this.mouseClick(aimed.tab, aimed.x, aimed.y, options);
@@ -150,19 +152,27 @@ export class CdpDriver implements Driver {
   async scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
     const sw = new Stopwatch();
     const tab = await this.tab(target);
-    let frame: Frame, x: number, y: number, snapshotId: string | null = null, local = -1;
-    if (target.element) {
-      const aimed = await this.aim(target, []);
-      ({ frame, x, y, snapshotId, local } = aimed);
-    } else {
-      const frames = await tab.frames();
-      frame = frames[0];
+    let frame: Frame, x: number, y: number;
+    let before: { x: number; y: number; target: string; refusal?: string; detail?: string };
+    if (target.point && !target.element) {
+      frame = (await tab.frames())[0];
       const scale = await this.scaleOf(tab);
-      const viewport = await tab.viewport();
-      x = target.point ? target.point.x / scale : viewport.width / 2;
-      y = target.point ? target.point.y / scale : viewport.height / 2;
+      x = target.point.x / scale;
+      y = target.point.y / scale;
+      before = await tab.call(frame, 'scrollState', null, -1, x, y);
+    } else {
+      // The wheel goes where the element's scroll container (or the page) is what scrolls; the element
+      // itself is not scrolled into view, which would move the container before the "before" reading.
+      let frames: Frame[];
+      if (target.element) ({ frame, frames } = await frameOf(tab, target.element.ref as TabElementRef));
+      else { frames = await tab.frames(); frame = frames[0]; }
+      const aimed = await tab.call(frame, 'scrollAim', target.element?.snapshotId ?? null, target.element ? (target.element.ref as TabElementRef).local : -1);
+      if (aimed.refusal) throw aimRefusal(aimed);
+      const origin = await tab.frameOrigin(frame, frames);
+      x = origin.x + aimed.x;
+      y = origin.y + aimed.y;
+      before = aimed;
     }
-    const before = await tab.call(frame, 'scrollState', snapshotId, local, x, y);
     sw.lap('resolve');
     const viewport = await tab.viewport();
     const unit = options.by === 'page' ? (options.direction === 'left' || options.direction === 'right' ? viewport.width : viewport.height) * 0.875 : 40;
@@ -171,7 +181,7 @@ export class CdpDriver implements Driver {
     const deltaY = options.direction === 'up' ? -delta : options.direction === 'down' ? delta : 0;
     await tab.session.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY });
     sw.lap('deliver');
-    const after = await tab.call(frame, 'scrollSettled', snapshotId, local, x, y);
+    const after = await tab.call(frame, 'scrollSettled');
     sw.lap('verify');
     const moved = { x: after.x - before.x, y: after.y - before.y };
     const intended = Math.sign(deltaX) * moved.x > 0 || Math.sign(deltaY) * moved.y > 0;

@@ -11,11 +11,15 @@ import { inputSchemaOf, outputSchemaOf, parseArgs, refusalReply, toCallToolResul
 import { getWindowState, listApps, listWindows } from '../tools/inspection.js';
 import { page } from '../tools/page.js';
 import { typeText } from '../tools/typing.js';
+import { sessionTools } from '../tools/sessions.js';
+import { runActions } from '../tools/batch.js';
+import { recordStep } from '../sessions/recording.js';
+import type { Reply } from '../tools/define.js';
 
 export const VERSION = '0.1.0';
 
 export function allTools(): ToolDef[] {
-  return [listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), page];
+  return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), runActions, page];
 }
 
 export function createMcpServer(core: Verity, ctx: CallContext = { connectionId: randomUUID() }): Server {
@@ -37,16 +41,53 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     }
     return runTool(tool, request.params.arguments, core, ctx);
   });
+  // A connection's sessions end with it (cleanup hooks run once).
+  const previousOnClose = server.onclose;
+  server.onclose = () => { previousOnClose?.(); void core.sessions.disconnect(ctx.connectionId); };
   return server;
 }
 
 /** Validates and runs one tool; every failure becomes a refusal, so the server keeps serving. */
 export async function runTool(tool: ToolDef, rawArgs: unknown, core: Verity, ctx: CallContext): Promise<CallToolResult> {
+  return toCallToolResult(await callTool(tool, rawArgs, core, ctx));
+}
+
+/**
+ * The one path every call takes, direct or as a batch step: arguments, the policy's approval list,
+ * admission to a session (which may be ended or another connection's), then the handler, recorded
+ * when the session records.
+ */
+export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, connection: CallContext): Promise<Reply> {
   try {
-    const args = parseArgs(tool, rawArgs);
-    return toCallToolResult(await tool.handler(args, core, ctx));
+    const args = parseArgs(tool, rawArgs) as Record<string, unknown>;
+    core.policy.checkTool(tool.name, typeof args.action === 'string' ? args.action : undefined);
+    if (tool.sessionless) return await tool.handler(args, core, connection);
+    const session = core.sessions.admit(connection.connectionId, args.session as string | undefined);
+    const ctx: CallContext = {
+      ...connection, session,
+      runStep: async (step, stepArgs) => {
+        const reply = await callTool(step, stepArgs, core, connection);
+        return { structured: reply.structured, isError: !!reply.isError, images: reply.images };
+      },
+    };
+    const recorded = !!session.recordingDir && !tool.annotations.readOnlyHint && tool.name !== 'run_actions';
+    session.inFlight++;
+    try {
+      const before = recorded ? await core.recordingShot(ctx) : null;
+      let reply: Reply;
+      try {
+        reply = await tool.handler(args, core, ctx);
+      } catch (e) {
+        reply = refusalReply(asRefusal(e));
+      }
+      if (recorded) recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await core.recordingShot(ctx) });
+      return reply;
+    } finally {
+      session.inFlight--;
+      session.lastActive = Date.now();
+    }
   } catch (e) {
-    return toCallToolResult(refusalReply(asRefusal(e)));
+    return refusalReply(asRefusal(e));
   }
 }
 

@@ -29,6 +29,16 @@ export interface ResolvedTarget {
   element?: { snapshotId: string; index: number; ref: unknown };
   /** Screenshot pixels of the target's last snapshot (the px form). */
   point?: { x: number; y: number };
+  /** How the session's agent cursor moves to the action's point (absent: no cursor). */
+  cursor?: CursorSettings;
+}
+
+/** Effective agent-cursor motion, as the session layer computes it (plain data). */
+export interface CursorSettings {
+  style: string; arc_size: number; arc_flow: number; start_handle: number; end_handle: number; spring: number;
+  dwell_after_click_ms: number; idle_hide_ms: number; reduced_motion: boolean;
+  effects: { trail: boolean; click_ripple: boolean; follow_through: boolean };
+  durationFor(distance: number): number;
 }
 
 export interface SnapshotElement {

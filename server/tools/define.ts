@@ -22,6 +22,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint?: boolean };
   /** Hidden from tools/list unless this says otherwise for the calling connection (the `screen` tool). */
   listed?: (ctx: CallContext) => boolean;
+  /** Session tools manage sessions themselves instead of being admitted to one. */
+  sessionless?: boolean;
   handler(args: z.infer<S>, core: Verity, ctx: CallContext): Promise<Reply>;
 }
 

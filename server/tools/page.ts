@@ -39,7 +39,7 @@ function checkUrl(url: string): string {
 async function tabOf(args: Args, core: Verity, ctx: CallContext): Promise<Tab> {
   if (args.tab_id) {
     const tab = await core.browser.findTab(args.tab_id);
-    ctx.currentTabId = tab.id;
+    core.setCurrentTab(ctx, tab.id);
     return tab;
   }
   return core.currentTab(ctx);
@@ -52,30 +52,33 @@ async function describeTab(tab: Tab) {
 const handlers: Record<(typeof ACTIONS)[number], (args: Args, core: Verity, ctx: CallContext) => Promise<Reply>> = {
   async list_tabs(_args, core, ctx) {
     const tabs = await Promise.all((await core.browser.tabs_()).map(describeTab));
-    return { structured: { tabs, current_tab_id: ctx.currentTabId ?? null }, text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n') };
+    return { structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null }, text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n') };
   },
   async new_tab(args, core, ctx) {
     const url = args.url ? checkUrl(args.url) : undefined;
+    if (url) core.policy.checkUrl(url, 'the new tab\'s URL');
     const tab = await core.browser.newTab(url);
-    ctx.currentTabId = tab.id;
+    core.setCurrentTab(ctx, tab.id);
     return { structured: { tabs: [await describeTab(tab)], ...(await describeTab(tab)) } };
   },
   async select_tab(args, core, ctx) {
     const tab = await core.browser.findTab(need(args, 'tab_id'));
     await tab.page.bringToFront();
-    ctx.currentTabId = tab.id;
+    core.setCurrentTab(ctx, tab.id);
     return { structured: await describeTab(tab) };
   },
   async close_tab(args, core, ctx) {
     const tab = await core.browser.findTab(need(args, 'tab_id'));
     await tab.page.close();
     core.snapshots.forget('tab', tab.id);
-    if (ctx.currentTabId === tab.id) ctx.currentTabId = undefined;
+    if (ctx.session?.currentTabId === tab.id) core.setCurrentTab(ctx, undefined);
     return { structured: { closed: tab.id } };
   },
   async navigate(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
-    await tab.navigate(checkUrl(need(args, 'url')));
+    const url = checkUrl(need(args, 'url'));
+    core.policy.checkUrl(url, 'the URL to navigate to');
+    await tab.navigate(url);
     return { structured: await describeTab(tab) };
   },
   async back(args, core, ctx) { return history(await tabOf(args, core, ctx), (t) => t.page.goBack({ timeout: 30_000 })); },

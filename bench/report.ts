@@ -1,0 +1,75 @@
+// Renders the rows as the markdown table the bench prints and writes to bench/latest.md.
+import type { Cell, Check, Column, Row } from './types.js';
+
+const SHORT_NAME: Record<Column, string> = { verity: 'Verity', floor: 'floor', playwright: 'PW' };
+
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function valueOf(cell: Cell): number | undefined {
+  return cell && 'value' in cell && Number.isFinite(cell.value) ? cell.value : undefined;
+}
+
+function fmt(cell: Cell, unit: Row['unit']): string {
+  if (!cell) return '—';
+  if ('error' in cell) return 'error';
+  return unit === 'ms' ? `${cell.value.toFixed(1)} ms` : `${Math.round(cell.value).toLocaleString('en-US')} B`;
+}
+
+function ratio(row: Row, of: Column, over: Column): number | undefined {
+  const a = valueOf(row.cells[of]);
+  const b = valueOf(row.cells[over]);
+  return a !== undefined && b !== undefined && b > 0 ? a / b : undefined;
+}
+
+function ratios(row: Row): string {
+  const pairs: Array<[Column, Column]> = [['verity', 'floor'], ['verity', 'playwright']];
+  const parts = pairs.map(([of, over]) => {
+    const r = ratio(row, of, over);
+    return r === undefined ? null : `${SHORT_NAME[of]}/${SHORT_NAME[over]} ${r.toFixed(2)}×`;
+  }).filter((x): x is string => x !== null);
+  return parts.length ? parts.join('; ') : '—';
+}
+
+function target(checks: Check[]): string {
+  return checks.length ? checks.map((c) => `${SHORT_NAME[c.of]} ≤ ${c.max}× ${SHORT_NAME[c.over]}`).join('; ') : '— (info)';
+}
+
+export type Verdict = 'PASS' | 'FAIL' | 'NO DATA' | 'info';
+
+export function verdict(row: Row): Verdict {
+  if (!row.checks.length) return 'info';
+  const rs = row.checks.map((c) => ({ c, r: ratio(row, c.of, c.over) }));
+  if (rs.some(({ c, r }) => r !== undefined && r > c.max)) return 'FAIL';
+  if (rs.some(({ r }) => r === undefined)) return 'NO DATA';
+  return 'PASS';
+}
+
+export function cellErrors(rows: Row[]): string[] {
+  const out: string[] = [];
+  for (const row of rows) {
+    for (const [col, cell] of Object.entries(row.cells) as Array<[Column, Cell]>) {
+      if (cell && 'error' in cell) out.push(`${row.metric} / ${SHORT_NAME[col]}: ${cell.error}`);
+    }
+  }
+  return [...new Set(out)];
+}
+
+export function renderMarkdown(rows: Row[], header: string[], notes: string[], sectionErrors: string[]): string {
+  const lines: string[] = [...header, ''];
+  lines.push('| metric | Verity | floor | Playwright MCP | ratio(s) | target | pass/fail |');
+  lines.push('| --- | ---: | ---: | ---: | --- | --- | --- |');
+  for (const row of rows) {
+    lines.push(`| ${esc(row.metric)} | ${fmt(row.cells.verity, row.unit)} | ${fmt(row.cells.floor, row.unit)} | ` +
+      `${fmt(row.cells.playwright, row.unit)} | ${ratios(row)} | ${target(row.checks)} | ${verdict(row)} |`);
+  }
+  const rowNotes = rows.filter((r) => r.note).map((r) => `${r.metric}: ${r.note}`);
+  const allNotes = [...new Set([...rowNotes, ...notes])];
+  if (allNotes.length) lines.push('', 'Notes:', ...allNotes.map((n) => `- ${n}`));
+  const details = rows.flatMap((r) => (Object.entries(r.cells) as Array<[Column, Cell]>)
+    .filter(([, c]) => c && 'value' in c && c.detail)
+    .map(([col, c]) => `${r.metric} / ${SHORT_NAME[col]}: ${(c as { detail: string }).detail}`));
+  if (details.length) lines.push('', 'Spread:', ...[...new Set(details)].map((d) => `- ${d}`));
+  const errors = [...sectionErrors, ...cellErrors(rows)];
+  if (errors.length) lines.push('', 'Errors:', ...errors.map((e) => `- ${esc(e)}`));
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,70 @@
+// Observation size on a 1000-element page: Verity get_window_state vs Playwright MCP browser_snapshot.
+import { closeNewPages, pageIds } from '../drivers/driver.js';
+import { pwOpenTab } from '../drivers/playwright.js';
+import { verityOpenTab, verityState } from '../drivers/verity.js';
+import { textOf, type McpSession, type ToolResult } from '../mcp.js';
+import { failed, ok, type BenchContext, type Cell, type Section } from '../types.js';
+
+export const MANY = 1000;
+
+const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
+
+/** Where the bytes of a CallToolResult go: its content parts and its structuredContent. */
+function breakdown(result: ToolResult): string {
+  const parts = (result.content ?? []).map((c) => `${c.type} ${bytesOf(c).toLocaleString('en-US')} B`);
+  if (result.structuredContent) parts.push(`structuredContent ${bytesOf(result.structuredContent).toLocaleString('en-US')} B`);
+  return parts.join(', ');
+}
+
+async function phase(ctx: BenchContext, label: string, run: () => Promise<Cell>): Promise<Cell> {
+  const before = await pageIds(ctx.browserUrl);
+  try {
+    const cell = await run();
+    ctx.log(`bytes: ${label}: ${cell && 'value' in cell ? cell.value : JSON.stringify(cell)}`);
+    return cell;
+  } catch (e) {
+    ctx.log(`bytes: ${label}: FAILED: ${(e as Error).message}`);
+    return failed(e);
+  } finally {
+    await closeNewPages(ctx.browserUrl, before);
+  }
+}
+
+async function withSession<T>(start: () => Promise<McpSession>, use: (s: McpSession) => Promise<T>): Promise<T> {
+  const s = await start();
+  try {
+    return await use(s);
+  } finally {
+    await s.close().catch(() => undefined);
+  }
+}
+
+export const bytesSection: Section = {
+  name: 'snapshot bytes',
+  async run(ctx) {
+    const verity = await phase(ctx, 'Verity get_window_state', () => withSession(() => ctx.startVerity(), async (s) => {
+      const tab = await verityOpenTab(s, ctx.fixtures.url('/many', 'verity-bytes'));
+      const result = await verityState(tab, { max_elements: 2 * MANY });
+      const sc = (result.structuredContent ?? {}) as { element_count?: number; elements?: unknown[] };
+      const listed = sc.elements?.length ?? 0;
+      ctx.notes.push(`Verity get_window_state on the ${MANY}-element page: element_count ${sc.element_count ?? 'n/a'}, ` +
+        `${listed} elements listed; ${breakdown(result)}.`);
+      return ok(bytesOf(result), `${listed} elements listed`);
+    }));
+
+    const playwright = await phase(ctx, 'Playwright MCP browser_snapshot', () => withSession(() => ctx.startPlaywright(), async (s) => {
+      await pwOpenTab(s, ctx.fixtures.url('/many', 'pw-bytes'));
+      const result = await s.call('browser_snapshot', {});
+      const refs = (textOf(result).match(/\[ref=/g) ?? []).length;
+      ctx.notes.push(`Playwright MCP browser_snapshot on the ${MANY}-element page: ${refs} refs in the YAML; ${breakdown(result)}.`);
+      return ok(bytesOf(result), `${refs} refs`);
+    }));
+
+    return [{
+      metric: `observation bytes, ${MANY}-element page`, unit: 'bytes',
+      cells: { verity, playwright },
+      checks: [{ of: 'verity', over: 'playwright', max: 0.5 }],
+      note: 'Whole CallToolResult as JSON: Verity get_window_state (include_screenshot:false, max_elements:2000) vs Playwright MCP browser_snapshot.',
+    }];
+  },
+};

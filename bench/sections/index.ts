@@ -1,0 +1,7 @@
+// The bench's sections, run in order. Add new ones here (e.g. native AT-SPI).
+import type { Section } from '../types.js';
+import { bytesSection } from './bytes.js';
+import { formSection } from './form.js';
+import { latencySection } from './latency.js';
+
+export const sections: Section[] = [latencySection, bytesSection, formSection];

@@ -1,0 +1,144 @@
+// Lifecycle sessions (seed 000): a lease per connection, an implicit session when none is named, public
+// labels scoped to the connection that owns them, tombstones for ended labels, and cleanup hooks that
+// run exactly once however a session ends (end_session, disconnect, idle timeout, shutdown).
+import { Refusal } from '../routing/refusal.js';
+import type { CursorTheme, MotionInput } from './cursor-config.js';
+
+export type EndReason = 'end_session' | 'disconnect' | 'idle_timeout' | 'shutdown';
+export type CleanupHook = (session: Session, reason: EndReason) => void | Promise<void>;
+
+export interface Session {
+  /** Public label, or null for the connection's implicit session. */
+  label: string | null;
+  connectionId: string;
+  state: 'active' | 'ending' | 'ended';
+  lastActive: number;
+  /** The tab this session drives when a call names none. */
+  currentTabId?: string;
+  cursor: { start?: MotionInput; set?: MotionInput; theme: CursorTheme; visible: boolean };
+  recordingDir: string | null;
+  captureScope: 'auto' | 'window' | 'desktop';
+  /** Hooks registered by whatever the session touched (cursor, recording, config), run once at the end. */
+  hooks: Map<string, CleanupHook>;
+  endedBy?: EndReason;
+  /** Calls in flight: a session cannot expire in the middle of one. */
+  inFlight: number;
+}
+
+export interface SessionManagerOptions { idleMs: number; onEnd?: (session: Session, reason: EndReason, hook: string) => void }
+
+export class SessionManager {
+  private readonly sessions = new Map<string, Session>();
+  /** label -> owning connection, so another connection is refused rather than shown the session. */
+  private readonly labelOwners = new Map<string, string>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly globalHooks = new Map<string, CleanupHook>();
+
+  constructor(private readonly options: SessionManagerOptions) {
+    this.sweeper = setInterval(() => void this.sweepIdle(), Math.max(50, Math.min(5000, options.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  /** A hook every session runs at its end (e.g. hide the agent cursor), besides its own. */
+  addGlobalHook(name: string, hook: CleanupHook): void { this.globalHooks.set(name, hook); }
+
+  private key(connectionId: string, label: string | null): string { return `${connectionId}\u0000${label ?? ''}`; }
+
+  private normalize(label: string | undefined): string | null {
+    const trimmed = label?.trim();
+    return !trimmed || trimmed === 'default' ? null : trimmed;
+  }
+
+  private checkOwner(connectionId: string, label: string | null): void {
+    if (label === null) return;
+    const owner = this.labelOwners.get(label);
+    if (owner && owner !== connectionId) {
+      throw new Refusal('session_unavailable', `session "${label}" is not available to this connection`);
+    }
+  }
+
+  /**
+   * The session an ordinary call runs in: created on first use, refused when its label has ended
+   * (only start_session revives a label) or belongs to another connection.
+   */
+  admit(connectionId: string, rawLabel: string | undefined): Session {
+    const label = this.normalize(rawLabel);
+    this.checkOwner(connectionId, label);
+    const existing = this.sessions.get(this.key(connectionId, label));
+    if (existing?.state === 'ended') {
+      throw new Refusal('session_ended', 'this session has ended; call start_session explicitly to reuse its label');
+    }
+    if (existing?.state === 'ending') throw new Refusal('session_ended', 'this session is ending');
+    const session = existing ?? this.create(connectionId, label);
+    session.lastActive = Date.now();
+    return session;
+  }
+
+  /** start_session: create, return, or revive a session. */
+  start(connectionId: string, rawLabel: string | undefined): { session: Session; revived: boolean } {
+    const label = this.normalize(rawLabel);
+    this.checkOwner(connectionId, label);
+    const existing = this.sessions.get(this.key(connectionId, label));
+    if (existing && existing.state !== 'ended') { existing.lastActive = Date.now(); return { session: existing, revived: false }; }
+    return { session: this.create(connectionId, label), revived: !!existing };
+  }
+
+  /** A session visible to this connection, for get/end, without creating one. */
+  find(connectionId: string, rawLabel: string | undefined): Session | undefined {
+    const label = this.normalize(rawLabel);
+    this.checkOwner(connectionId, label);
+    return this.sessions.get(this.key(connectionId, label));
+  }
+
+  private create(connectionId: string, label: string | null): Session {
+    const session: Session = {
+      label, connectionId, state: 'active', lastActive: Date.now(),
+      cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
+      recordingDir: null, captureScope: 'auto', hooks: new Map(), inFlight: 0,
+    };
+    this.sessions.set(this.key(connectionId, label), session);
+    if (label !== null) this.labelOwners.set(label, connectionId);
+    return session;
+  }
+
+  list(connectionId: string): Session[] {
+    return [...this.sessions.values()].filter((s) => s.connectionId === connectionId);
+  }
+
+  /** Ends a session: the tombstone first, then every hook exactly once. Idempotent. */
+  async end(session: Session, reason: EndReason): Promise<void> {
+    if (session.state !== 'active') return;
+    session.state = 'ending';
+    session.endedBy = reason;
+    const hooks = [...this.globalHooks.entries(), ...session.hooks.entries()];
+    session.hooks.clear();
+    for (const [name, hook] of hooks) {
+      try { await hook(session, reason); } catch { /* a failed hook must not keep the others from running */ }
+      this.options.onEnd?.(session, reason, name);
+    }
+    session.state = 'ended';
+  }
+
+  /** The connection went away: its sessions end, and its labels become free for others. */
+  async disconnect(connectionId: string): Promise<void> {
+    for (const session of this.list(connectionId)) {
+      await this.end(session, 'disconnect');
+      this.sessions.delete(this.key(connectionId, session.label));
+      if (session.label !== null && this.labelOwners.get(session.label) === connectionId) this.labelOwners.delete(session.label);
+    }
+  }
+
+  private async sweepIdle(): Promise<void> {
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      if (session.state === 'active' && now - session.lastActive >= this.options.idleMs && session.inFlight === 0) {
+        await this.end(session, 'idle_timeout');
+      }
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const session of this.sessions.values()) await this.end(session, 'shutdown');
+  }
+}

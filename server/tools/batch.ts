@@ -1,0 +1,74 @@
+// run_actions (seed 001): several action tools in one call, every step validated before the first runs,
+// stopping at the first failure. Each step runs through exactly the path a single call takes.
+import { z } from 'zod';
+import { Refusal } from '../routing/refusal.js';
+import { actionTools } from './actions.js';
+import { DESTRUCTIVE, defineTool, parseArgs, type ToolDef } from './define.js';
+import { getWindowState } from './inspection.js';
+import { session as sessionArg } from './schemas.js';
+import { typeText } from './typing.js';
+
+export const BATCHABLE = ['click', 'double_click', 'right_click', 'set_value', 'type_text', 'press_key', 'hotkey', 'scroll', 'drag'] as const;
+const byName = new Map<string, ToolDef>([...actionTools, typeText].map((t) => [t.name, t]));
+
+/** How a batch runs one step: the same admission, policy and recording as a direct call. */
+export type StepRunner = (tool: ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
+
+export const runActions = defineTool({
+  name: 'run_actions',
+  description: 'Run several action tools in ONE call, in order, and stop at the first failure. Each step is {tool, args} where tool is one of click, double_click, right_click, set_value, type_text, press_key, hotkey, scroll, drag and args are exactly that tool\'s arguments. Every step goes through the same session, permission and approval checks as a direct call. All steps are validated (arguments and element tokens) before the first one runs, so a malformed or stale step 4 changes nothing. Returns per-step status (ok, failed, not_run) with each step\'s result identical to the single call\'s, and, when observe is given, ONE get_window_state after the last executed step (defaults include_screenshot=false, max_elements=200). delay_ms pauses between steps (max 2000). At most 32 steps.',
+  input: z.strictObject({
+    steps: z.array(z.strictObject({ tool: z.enum(BATCHABLE), args: z.record(z.string(), z.unknown()).default({}) })).min(1).max(32),
+    delay_ms: z.number().int().min(0).max(2000).default(0),
+    observe: z.record(z.string(), z.unknown()).optional(),
+    session: sessionArg,
+  }),
+  output: z.object({
+    steps: z.array(z.object({ index: z.number().int(), tool: z.string(), status: z.enum(['ok', 'failed', 'not_run']), result: z.unknown().optional() })),
+    observation: z.unknown().optional(),
+  }),
+  annotations: DESTRUCTIVE,
+  async handler(args, core, ctx) {
+    // 1. Validate everything first: arguments, the session they name, and element tokens.
+    const parsed = args.steps.map((step, index) => {
+      if (step.args.session !== undefined && step.args.session !== args.session) {
+        throw new Refusal('invalid_arguments', `steps.${index}.args.session: a batch uses one session; omit it or repeat the batch's ("${args.session ?? ''}")`);
+      }
+      const tool = byName.get(step.tool)!;
+      try {
+        parseArgs(tool, { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) });
+        if (typeof step.args.element_token === 'string') core.snapshots.resolve(step.args.element_token);
+      } catch (e) {
+        if (e instanceof Refusal) throw new Refusal(e.code, `steps.${index} (${step.tool}): ${e.message}`, { ...e.details, step: index });
+        throw e;
+      }
+      return { tool, args: { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) } };
+    });
+    let observeArgs: Record<string, unknown> | undefined;
+    if (args.observe) {
+      try { observeArgs = parseArgs(getWindowState, { include_screenshot: false, max_elements: 200, ...args.observe }) as Record<string, unknown>; }
+      catch (e) { throw e instanceof Refusal ? new Refusal(e.code, `observe: ${e.message}`) : e; }
+    }
+
+    // 2. Run in order; the first failure stops the batch.
+    const run = ctx.runStep!;
+    const results: Array<{ index: number; tool: string; status: 'ok' | 'failed' | 'not_run'; result?: unknown }> = [];
+    let failed = false;
+    for (const [index, step] of parsed.entries()) {
+      if (failed) { results.push({ index, tool: step.tool.name, status: 'not_run' }); continue; }
+      if (index > 0 && args.delay_ms > 0) await new Promise((r) => setTimeout(r, args.delay_ms));
+      const outcome = await run(step.tool, step.args);
+      failed = outcome.isError;
+      results.push({ index, tool: step.tool.name, status: failed ? 'failed' : 'ok', result: outcome.structured });
+    }
+    const structured: Record<string, unknown> = { steps: results };
+    let images: Array<{ data: string; mimeType: string }> = [];
+    if (observeArgs) {
+      const observation = await run(getWindowState, observeArgs);
+      structured.observation = observation.structured;
+      images = (observation.images ?? []) as typeof images;
+    }
+    const summary = results.map((r) => `${r.index}:${r.tool}=${r.status}${r.result && (r.result as any).effect ? `(${(r.result as any).effect})` : ''}`).join(' ');
+    return { structured, isError: failed, images, text: summary };
+  },
+});

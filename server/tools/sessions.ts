@@ -1,0 +1,172 @@
+// Session tools (seed 000). Sessions carry lifecycle only (cursor, recording, per-session config,
+// cleanup); the connection supplies all authority.
+import { z } from 'zod';
+import type { Verity, CallContext } from '../core.js';
+import { Refusal } from '../routing/refusal.js';
+import { STYLES, TIMINGS, effectiveMotion, type MotionInput } from '../sessions/cursor-config.js';
+import type { Session } from '../sessions/manager.js';
+import { startRecording } from '../sessions/recording.js';
+import { DESTRUCTIVE, READ_ONLY, defineTool } from './define.js';
+import { session as sessionArg } from './schemas.js';
+
+const effectToggle = z.union([z.boolean(), z.literal('default')]);
+/** Numbers are accepted as given and clamped to the seed's ranges (never refused for being out of range). */
+export const cursorMotion = z.strictObject({
+  style: z.enum(STYLES).optional(),
+  timing: z.enum(TIMINGS).optional(),
+  arc_flow: z.number().finite().optional(), arc_size: z.number().finite().optional(),
+  start_handle: z.number().finite().optional(), end_handle: z.number().finite().optional(),
+  spring: z.number().finite().optional(), glide_duration_ms: z.number().finite().optional(),
+  dwell_after_click_ms: z.number().finite().optional(), idle_hide_ms: z.number().finite().optional(),
+  turn_radius: z.number().finite().optional(),
+  effects: z.strictObject({ trail: effectToggle.optional(), click_ripple: effectToggle.optional(), follow_through: effectToggle.optional() }).optional(),
+});
+const cursorTheme = z.strictObject({ theme_id: z.string().min(1).max(200).optional(), reduced_motion: z.enum(['auto', 'on', 'off']).optional() });
+
+export function cursorOf(core: Verity, session: Session) {
+  const motion = effectiveMotion({ saved: core.savedCursorMotion, start: session.cursor.start, set: session.cursor.set }, session.cursor.theme, core.systemReducedMotion);
+  return { visible: session.cursor.visible, motion, theme: session.cursor.theme };
+}
+
+export function sessionSummary(core: Verity, session: Session) {
+  return {
+    session: session.label, implicit: session.label === null, state: session.state,
+    cursor: cursorOf(core, session), recording_active: session.recordingDir !== null,
+    idle_seconds: Math.floor((Date.now() - session.lastActive) / 1000),
+  };
+}
+
+function visible(core: Verity, ctx: CallContext, label: string | undefined): Session {
+  const found = core.sessions.find(ctx.connectionId, label);
+  if (!found) throw new Refusal('target_not_found', label ? `no session "${label}" on this connection; start_session creates it` : 'this connection has no implicit session yet; any action or start_session creates it');
+  return found;
+}
+
+const summaryOutput = z.object({
+  session: z.string().nullable(), implicit: z.boolean(), state: z.enum(['active', 'ending', 'ended']),
+  cursor: z.object({ visible: z.boolean(), motion: z.record(z.string(), z.unknown()), theme: z.record(z.string(), z.unknown()) }),
+  recording_active: z.boolean(), idle_seconds: z.number().int(),
+});
+
+export const startSession = defineTool({
+  name: 'start_session',
+  description: 'Optionally create or return a lifecycle session before acting. For multi-call work, prefer a short public session label and repeat it on every call; an omitted value uses this connection\'s implicit session. Use it to set the initial cursor theme and motion before acting, to start recording (recording_dir), or to revive a label after it ended; ordinary actions never revive ended labels. capture_scope is deprecated compatibility input. Idempotent.',
+  input: z.strictObject({
+    session: sessionArg,
+    capture_scope: z.enum(['auto', 'window', 'desktop']).optional().describe('Deprecated compatibility policy.'),
+    cursor_motion: cursorMotion.optional(),
+    cursor_theme: cursorTheme.optional(),
+    recording_dir: z.string().min(1).max(4096).optional().describe('Record each action (call, result, before/after screenshots) into this folder.'),
+  }),
+  output: summaryOutput.extend({ active: z.boolean(), revived: z.boolean() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  sessionless: true,
+  async handler(args, core, ctx) {
+    const { session, revived } = core.sessions.start(ctx.connectionId, args.session);
+    if (args.cursor_motion) session.cursor.start = args.cursor_motion as MotionInput;
+    if (args.cursor_theme) session.cursor.theme = { ...session.cursor.theme, ...args.cursor_theme };
+    if (args.capture_scope) session.captureScope = args.capture_scope;
+    if (args.recording_dir && session.recordingDir !== args.recording_dir) startRecording(session, args.recording_dir);
+    const text = `Session '${session.label ?? 'implicit'}' is active${revived ? ' (revived)' : ''}.`;
+    return { structured: { ...sessionSummary(core, session), active: true, revived }, text };
+  },
+});
+
+export const escalateSession = defineTool({
+  name: 'escalate_session',
+  description: 'Deprecated compatibility tool for legacy capture-scope sessions. New callers select window or desktop modality on each action. No deescalate_session tool exists.',
+  input: z.strictObject({
+    session: z.string().min(1).max(128),
+    reason: z.enum(['ax_tree_pixel_mismatch', 'background_delivery_failed', 'foreground_ineffective', 'no_window_target', 'other']),
+    detail: z.string().max(500).optional(),
+  }),
+  output: z.object({ session: z.string(), capture_scope: z.string(), effective_scope: z.string(), escalation_reason: z.string(), deprecated: z.boolean() }),
+  annotations: DESTRUCTIVE,
+  async handler(args, _core, ctx) {
+    const session = ctx.session!;
+    session.captureScope = 'desktop';
+    return { structured: { session: args.session, capture_scope: 'desktop', effective_scope: 'desktop', escalation_reason: args.reason, deprecated: true } };
+  },
+});
+
+export const getSession = defineTool({
+  name: 'get_session',
+  description: 'Read content-free lifecycle, cursor, recording, and idle status for one session visible to this connection. Omit session to inspect its implicit session.',
+  input: z.strictObject({ session: sessionArg }),
+  output: summaryOutput,
+  annotations: READ_ONLY,
+  sessionless: true,
+  async handler(args, core, ctx) {
+    return { structured: sessionSummary(core, visible(core, ctx, args.session)) };
+  },
+});
+
+export const getSessionState = defineTool({
+  name: 'get_session_state',
+  description: 'Deprecated compatibility alias that reads a live legacy session\'s capture policy. Use get_session for lifecycle state.',
+  input: z.strictObject({ session: sessionArg }),
+  output: summaryOutput.extend({ capture_scope: z.string(), effective_scope: z.string(), deprecated: z.boolean() }),
+  annotations: READ_ONLY,
+  sessionless: true,
+  async handler(args, core, ctx) {
+    const session = visible(core, ctx, args.session);
+    const scope = session.captureScope === 'auto' ? 'window' : session.captureScope;
+    return { structured: { ...sessionSummary(core, session), capture_scope: session.captureScope, effective_scope: scope, deprecated: true } };
+  },
+});
+
+const listCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
+
+export const listSessions = defineTool({
+  name: 'list_sessions',
+  description: 'List content-free lifecycle summaries of this connection\'s sessions (never another connection\'s). Pages with limit (default 50, max 100) and an opaque cursor.',
+  input: z.strictObject({ cursor: z.string().max(64).optional(), limit: z.number().int().min(0).max(100).default(50) }),
+  output: z.object({ sessions: z.array(summaryOutput), next_cursor: z.string().nullable() }),
+  annotations: READ_ONLY,
+  sessionless: true,
+  async handler(args, core, ctx) {
+    let offset = 0;
+    if (args.cursor !== undefined) {
+      const decoded = /^o:(\d+)$/.exec(Buffer.from(args.cursor, 'base64url').toString());
+      if (!decoded) throw new Refusal('invalid_arguments', 'cursor: not a cursor returned by list_sessions');
+      offset = Number(decoded[1]);
+    }
+    const all = core.sessions.list(ctx.connectionId);
+    const page = all.slice(offset, offset + args.limit).map((s) => sessionSummary(core, s));
+    const next = offset + args.limit < all.length && args.limit > 0 ? listCursor(offset + args.limit) : null;
+    return { structured: { sessions: page, next_cursor: next } };
+  },
+});
+
+export const endSession = defineTool({
+  name: 'end_session',
+  description: 'End one visible lifecycle session and run its cursor, recording, configuration and other cleanup hooks exactly once. Omit session to end this connection\'s implicit session. Idempotent.',
+  input: z.strictObject({ session: sessionArg }),
+  output: z.object({ session: z.string(), active: z.boolean(), cleanup_complete: z.boolean() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  sessionless: true,
+  async handler(args, core, ctx) {
+    const found = core.sessions.find(ctx.connectionId, args.session);
+    if (found) await core.sessions.end(found, 'end_session');
+    const name = found?.label ?? args.session ?? 'implicit';
+    return { structured: { session: name, active: false, cleanup_complete: true }, text: `Session '${name}' ended.` };
+  },
+});
+
+export const setAgentCursorMotion = defineTool({
+  name: 'set_agent_cursor_motion',
+  description: 'Set the agent cursor\'s motion for a session (style, timing, arc, spring, glide, dwell, idle hide, effects). Out-of-range numbers are clamped; this wins over start_session\'s cursor_motion and the saved default; reduced motion always wins. Returns the effective motion.',
+  input: cursorMotion.extend({ session: sessionArg, reduced_motion: z.enum(['auto', 'on', 'off']).optional() }),
+  output: z.object({ session: z.string().nullable(), motion: z.record(z.string(), z.unknown()) }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async handler(args, core, ctx) {
+    const session = ctx.session!;
+    const { session: _label, reduced_motion, ...motion } = args;
+    session.cursor.set = { ...session.cursor.set, ...motion } as MotionInput;
+    if (reduced_motion) session.cursor.theme = { ...session.cursor.theme, reduced_motion };
+    session.hooks.set('config', (s) => { s.cursor.set = undefined; s.cursor.start = undefined; });
+    return { structured: { session: session.label, motion: cursorOf(core, session).motion } };
+  },
+});
+
+export const sessionTools = [startSession, escalateSession, getSession, listSessions, getSessionState, endSession, setAgentCursorMotion];
