@@ -21,6 +21,9 @@ export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run'
   '--disable-component-update', '--disable-sync', '--no-default-browser-check', '--disable-dev-shm-usage',
   '--force-renderer-accessibility', '--window-size=1280,800'];
 
+/** Bound on one CDP command (puppeteer's protocolTimeout): a page that never answers fails the call after this. */
+export const PROTOCOL_TIMEOUT_MS = 30_000;
+
 export function findChromium(explicit?: string): string {
   if (explicit) return explicit;
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -58,7 +61,7 @@ export class BrowserHost {
     if (this.options.browserUrl) {
       log(`attaching to the browser at ${this.options.browserUrl}`);
       try {
-        browser = await puppeteer.connect({ browserURL: this.options.browserUrl, defaultViewport: null, protocolTimeout: 30_000 });
+        browser = await puppeteer.connect({ browserURL: this.options.browserUrl, defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS });
       } catch (e) {
         throw new Refusal('unavailable', `could not attach to the browser at ${this.options.browserUrl}: ${(e as Error).message}`, { retryable: true });
       }
@@ -72,7 +75,7 @@ export class BrowserHost {
       log(`launching ${executablePath} (${headless ? 'headless' : 'headful'})`);
       browser = await puppeteer.launch({
         executablePath, headless, defaultViewport: null, args: CHROMIUM_FLAGS,
-        userDataDir: this.options.userDataDir ?? this.tempProfile!, protocolTimeout: 30_000,
+        userDataDir: this.options.userDataDir ?? this.tempProfile!, protocolTimeout: PROTOCOL_TIMEOUT_MS,
         handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
       });
       this.launchedPid = browser.process()?.pid ?? null;

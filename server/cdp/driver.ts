@@ -153,7 +153,7 @@ export class CdpDriver implements Driver {
     const sw = new Stopwatch();
     const tab = await this.tab(target);
     let frame: Frame, x: number, y: number;
-    let before: { x: number; y: number; target: string; refusal?: string; detail?: string };
+    let before: { x: number; y: number; target: string };
     if (target.point && !target.element) {
       frame = (await tab.frames())[0];
       const scale = await this.scaleOf(tab);
@@ -171,7 +171,7 @@ export class CdpDriver implements Driver {
       const origin = await tab.frameOrigin(frame, frames);
       x = origin.x + aimed.x;
       y = origin.y + aimed.y;
-      before = aimed;
+      before = aimed.offsets;
     }
     sw.lap('resolve');
     const viewport = await tab.viewport();

@@ -306,24 +306,35 @@ export function installPageAgent(): void {
     return armWatch(target, types);
   }
 
-  function armWatch(target: Element, types: string[]) {
-    const record = { target, events: [] as NonNullable<typeof watch>['events'] };
-    for (const type of types) {
-      target.addEventListener(type, (e: Event) => {
-        if (watch !== record) return;
-        record.events.push({ type, trusted: e.isTrusted, onTarget: true, prevented: false, hit: describe(e.composedPath()[0] as Element) });
-      }, { capture: true });
-      // Bubble listener on window: runs after the page's handlers, so it sees a cancelled event.
-      window.addEventListener(type, (e: Event) => {
-        if (watch !== record) return;
-        const seen = record.events.find((r) => r.type === type && r.onTarget && !r.prevented);
-        if (seen) seen.prevented = e.defaultPrevented;
-        else record.events.push({ type, trusted: e.isTrusted, onTarget: false, prevented: e.defaultPrevented, hit: describe(e.composedPath()[0] as Element) });
-      });
+  // Listeners are added once per element and event type (never one per call), and report to whatever
+  // watch is armed now.
+  const armedOn = new WeakMap<Element, Set<string>>();
+  const armedOnWindow = new Set<string>();
+  function onTargetEvent(e: Event) {
+    if (!watch || e.currentTarget !== watch.target) return;
+    watch.events.push({ type: e.type, trusted: e.isTrusted, onTarget: true, prevented: false, hit: describe(e.composedPath()[0] as Element) });
+  }
+  // Bubble listener on window: runs after the page's handlers, so it sees a cancelled event.
+  function onWindowEvent(e: Event) {
+    if (!watch) return;
+    const seen = watch.events.find((r) => r.type === e.type && r.onTarget && !r.prevented);
+    if (seen) seen.prevented = e.defaultPrevented;
+    else if (!watch.events.some((r) => r.type === e.type && r.onTarget)) {
+      watch.events.push({ type: e.type, trusted: e.isTrusted, onTarget: false, prevented: e.defaultPrevented, hit: describe(e.composedPath()[0] as Element) });
     }
-    watch = record;
+  }
+
+  function armWatch(target: Element, types: string[]) {
+    let onTarget = armedOn.get(target);
+    if (!onTarget) armedOn.set(target, onTarget = new Set());
+    for (const type of types) {
+      if (!onTarget.has(type)) { target.addEventListener(type, onTargetEvent, { capture: true }); onTarget.add(type); }
+      if (!armedOnWindow.has(type)) { window.addEventListener(type, onWindowEvent); armedOnWindow.add(type); }
+    }
+    watch = { target, events: [] };
     return describe(target);
   }
+
 
   /** What the armed watch saw. `fresh` means no watch exists here: the frame navigated since it was armed. */
   async function watched(waitFrame: boolean) {
@@ -419,15 +430,14 @@ export function installPageAgent(): void {
   }
 
   /**
-   * Reads the field right after delivery, then again once the page has settled (a frame and a macrotask),
+   * Reads the field right after delivery, then again once the page has settled (the next frame),
    * so a framework that reverts or rewrites the value is caught. One round trip for both.
    */
   async function readBack() {
     const target = watch?.target ?? deepActiveElement();
     if (!target) return { first: null, settled: null, events: [] };
     const first = readField(target);
-    await nextFrame();
-    await new Promise((r) => setTimeout(r, 0));
+    await nextFrame(); // timers and microtasks a framework reverts with run before the next frame
     const events = watch ? watch.events.slice() : [];
     return { first, settled: readField(target), events };
   }
@@ -582,11 +592,11 @@ export function installPageAgent(): void {
       first ??= hit;
       if (owner === container || (isPageScroller(owner) && isPageScroller(container))) {
         scrollWatched = container;
-        return { x: p.x, y: p.y, ...offsetsOf(container) };
+        return { x: p.x, y: p.y, offsets: offsetsOf(container) };
       }
     }
     if (el) return { refusal: 'element_covered', detail: describe(first), target: describe(el) };
-    return { x: points[0].x, y: points[0].y, ...scrollState(null, -1, points[0].x, points[0].y) };
+    return { x: points[0].x, y: points[0].y, offsets: scrollState(null, -1, points[0].x, points[0].y) };
   }
 
   /** Offsets once a (possibly smooth) scroll has stopped moving: bounded to 60 frames. */

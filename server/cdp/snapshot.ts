@@ -80,3 +80,10 @@ export async function frameOf(tab: Tab, ref: TabElementRef): Promise<{ frame: Fr
   if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { detail: 'its frame is gone' });
   return { frame, frames };
 }
+
+/** The frame of an element ref, cheaply (no frame listing); refuses as stale when it is gone. */
+export function quickFrameOf(tab: Tab, ref: TabElementRef): Frame {
+  const frame = tab.frameFor(ref.sessionId, ref.frameId);
+  if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { detail: 'its frame is gone' });
+  return frame;
+}

@@ -88,6 +88,16 @@ export class Tab {
     return out;
   }
 
+  /**
+   * The frame an element ref names, without listing the tab's frames (the hot path of typing): enough
+   * to talk to its world; frameOrigin needs the full list from frames().
+   */
+  frameFor(sessionId: string, frameId: string): Frame | null {
+    const session = sessionId === this.session.id() ? this.session : this.children.get(sessionId)?.session;
+    if (!session) return null;
+    return { session, frameId, parentFrameId: null, ownerSession: null, url: '' };
+  }
+
   private worldKey(frame: Frame): string { return `${frame.session.id()}/${frame.frameId}`; }
 
   /** The execution context of Verity's isolated world in this frame, with the page agent installed. */

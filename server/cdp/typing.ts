@@ -7,7 +7,7 @@ import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import type { CdpDriver, Watched } from './driver.js';
 import { describeEvents, result } from './driver.js';
-import { frameOf, type TabElementRef } from './snapshot.js';
+import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 
 interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
@@ -23,7 +23,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   let prepared: { none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean };
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
-    frame = (await frameOf(tab, ref)).frame;
+    frame = quickFrameOf(tab, ref);
     prepared = await tab.call(frame, 'prepareField', target.element.snapshotId, ref.local);
   } else {
     frame = await driver.focusedFrame(tab);
@@ -155,7 +155,7 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
   if (!target.element) throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
   const tab = await driver.tab(target);
   const ref = target.element.ref as TabElementRef;
-  const { frame } = await frameOf(tab, ref);
+  const frame = quickFrameOf(tab, ref);
   const snapshotId = target.element.snapshotId;
   const plan = await tab.call(frame, 'setValue', snapshotId, ref.local, value);
   if (plan.refusal) {

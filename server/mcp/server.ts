@@ -6,6 +6,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import { randomUUID } from 'node:crypto';
 import type { CallContext, Verity } from '../core.js';
 import { Refusal } from '../routing/refusal.js';
+import { PROTOCOL_TIMEOUT_MS } from '../cdp/browser.js';
 import { actionTools } from '../tools/actions.js';
 import { inputSchemaOf, outputSchemaOf, parseArgs, refusalReply, toCallToolResult, type ToolDef } from '../tools/define.js';
 import { getWindowState, listApps, listWindows } from '../tools/inspection.js';
@@ -100,6 +101,10 @@ export function asRefusal(e: unknown): Refusal {
   }
   if (/Connection closed|WebSocket is not open|Protocol error.*closed|browser has disconnected|socket hang up/i.test(message)) {
     return new Refusal('unavailable', `the browser went away during the call (${message.slice(0, 160)}); a launched browser is relaunched on the next call`, { retryable: true });
+  }
+  const protocol = /^([\w.]+) timed out\. Increase the 'protocolTimeout'/.exec(message);
+  if (protocol) {
+    return new Refusal('timeout', `gave up after ${PROTOCOL_TIMEOUT_MS} ms waiting for the tab to answer ${protocol[1]}; the page is not responding (a script may be stuck)`, { retryable: true, waited_for: protocol[1] });
   }
   if (/timed out/i.test(message)) return new Refusal('timeout', message.slice(0, 300), { retryable: true });
   return new Refusal('unavailable', `internal error: ${message.slice(0, 300)}`);
