@@ -60,5 +60,12 @@ if (!existsSync(built) || statSync(built).mtimeMs < sources) {
   run('npx tsc -p tsconfig.json && touch dist/.built', 'building');
 }
 
-// 4. Test fixtures (the real editor libraries, bundled).
+// 4. The Control UI (Vite), when its sources changed since the last build.
+const uiBuilt = join(root, 'control-ui', 'dist', 'index.html');
+const uiSources = Math.max(newest(join(root, 'control-ui', 'src')), statSync(join(root, 'control-ui', 'index.html')).mtimeMs);
+if (!existsSync(uiBuilt) || statSync(uiBuilt).mtimeMs < uiSources) {
+  run('npx vite build control-ui', 'building the Control UI');
+}
+
+// 5. Test fixtures (the real editor libraries, bundled).
 if (forTests) run('node scripts/build-fixtures.mjs --quiet', 'bundling the test fixtures');

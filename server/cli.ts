@@ -1,10 +1,10 @@
 // `verity start` (the gateway: MCP over HTTP at /mcp for now) and `verity mcp` (MCP over stdio).
-import { createServer } from 'node:http';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Verity, type VerityOptions } from './core.js';
 import { createMcpServer } from './mcp/server.js';
-import { McpHttpEndpoint } from './mcp/http.js';
-import { loadOrCreateToken, tokenMatches } from './token.js';
+import { Gateway } from './gateway/server.js';
+import { loadOrCreateToken } from './token.js';
+import { EXTENSION_ID } from './gateway/extension-id.js';
 import { Policy } from './policy.js';
 import { appendFileSync } from 'node:fs';
 
@@ -40,6 +40,7 @@ export function parseFlags(argv: string[], env = process.env): Flags {
       case '--headful': flags.headless = false; break;
       case '--allow-javascript': flags.allowJavascript = true; break;
       case '--policy': flags.policyFile = value(); break;
+      case '--no-relay': break;
       default: throw new Error(`unknown option ${flag}`);
     }
   }
@@ -70,11 +71,15 @@ export async function main(argv: string[]): Promise<void> {
   const shutdown = async () => { await core.close(); process.exit(0); };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  if (command === 'mcp' && process.env.VERITY_MCP_URL && process.env.VERITY_LINK && process.env.VERITY_TOKEN && !rest.includes('--no-relay')) {
+    return relayToGateway(process.env.VERITY_MCP_URL, process.env.VERITY_LINK, process.env.VERITY_TOKEN);
+  }
   if (command === 'mcp') {
-    const server = createMcpServer(core, { connectionId: 'stdio' });
+    const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });
     const transport = new StdioServerTransport();
     transport.onclose = () => { void shutdown(); };
-    process.stdin.on('end', () => { void shutdown(); });
+    // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
+    process.stdin.on('end', () => { void core.sessions.disconnect('stdio').finally(shutdown); });
     await server.connect(transport);
     log(`MCP on stdio${flags.browserUrl ? `, attached to ${flags.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
@@ -84,30 +89,33 @@ export async function main(argv: string[]): Promise<void> {
 
 async function startGateway(core: Verity, flags: Flags): Promise<void> {
   const token = flags.token ?? loadOrCreateToken(log);
-  const mcp = new McpHttpEndpoint(core);
-  const http = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-    const origin = req.headers.origin;
-    if (origin && origin !== `http://${req.headers.host}`) {
-      res.writeHead(403, { 'content-type': 'text/plain' }).end(`origin ${origin} is not allowed; open the Control UI from http://${req.headers.host}/`);
-      return;
-    }
-    if (url.pathname === '/mcp') {
-      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? url.searchParams.get('token') ?? '';
-      if (!tokenMatches(bearer, token)) {
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'missing or wrong token: send "Authorization: Bearer <token>"; the token is in the URL `verity start` printed' }));
-        return;
-      }
-      void mcp.handle(req, res).catch((e) => { if (!res.headersSent) res.writeHead(500).end(String(e)); });
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: MCP is at /mcp');
-  });
-  await new Promise<void>((resolve, reject) => { http.once('error', reject); http.listen(flags.port, flags.host, resolve); });
-  const address = http.address();
-  const port = typeof address === 'object' && address ? address.port : flags.port;
-  process.stdout.write(`Verity gateway on http://${flags.host}:${port}/?token=${token}\nMCP (Streamable HTTP): http://${flags.host}:${port}/mcp  (Authorization: Bearer ${token})\n`);
-  const close = async () => { await mcp.close(); http.close(); await core.close(); process.exit(0); };
+  const gateway = new Gateway(core, { host: flags.host, port: flags.port, token, log });
+  const port = await gateway.listen();
+  const base = `http://${flags.host}:${port}`;
+  process.stdout.write(`Verity gateway on ${base}/?token=${token}\n` +
+    `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${token})\n` +
+    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${flags.host}:${port}/gateway`)}&token=${token}\n`);
+  // Sessions end as a shutdown before their connections close (which would end them as disconnects).
+  const close = async () => { await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);
+}
+
+/**
+ * `verity mcp` started from the Control UI's terminal: relay stdio to the gateway's /mcp with the
+ * terminal's link, so the agent is bound to that Control UI (and shows up in its session list).
+ */
+async function relayToGateway(url: string, link: string, token: string): Promise<void> {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const up = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-verity-link': link } } });
+  const down = new StdioServerTransport();
+  down.onmessage = (message) => { void up.send(message).catch((e) => log(`relay to ${url} failed: ${(e as Error).message}`)); };
+  up.onmessage = (message) => { void down.send(message); };
+  const stop = () => { void up.close().finally(() => process.exit(0)); };
+  down.onclose = stop;
+  up.onerror = (e) => log(`gateway connection: ${e.message}`);
+  process.stdin.on('end', stop);
+  await up.start();
+  await down.start();
+  log(`MCP on stdio, relayed to the gateway at ${url} (bound to the Control UI that opened this terminal)`);
 }

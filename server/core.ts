@@ -14,13 +14,18 @@ import type { CursorSettings } from './routing/driver.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from './token.js';
+import { Activity, summarizeArgs } from './activity.js';
+import { Approvals } from './approvals.js';
+import type { Reply } from './tools/define.js';
 
 /** Per-call state handed to every tool: the connection, and the session the call was admitted to. */
 export interface CallContext {
   connectionId: string;
   session?: Session;
-  /** Capabilities the connection's bound Control UI advertised (the `screen` tool needs ui-commands). */
-  caps?: string[];
+  /** The Control UI connection this MCP session is bound to (captured when its link was accepted). */
+  uiTarget?: { connId: string; caps: string[] };
+  /** How the client reached us, for the operator's session list. */
+  transport?: 'stdio' | 'http';
   /** Runs one tool call through the full admission path (run_actions uses it for its steps). */
   runStep?: (tool: import('./tools/define.js').ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
 }
@@ -48,6 +53,22 @@ function loadSavedCursorMotion(): MotionInput | undefined {
   try { return JSON.parse(readFileSync(file, 'utf8'))?.cursor?.motion; } catch { return undefined; }
 }
 
+/**
+ * The checks on how a call names its target that need no browser (run_actions runs them for every step
+ * before the first): one way only, and both x and y for the px form.
+ */
+export function checkTargetShape(args: TargetArgs): void {
+  const named = [
+    args.element_token !== undefined && 'element_token',
+    args.target !== undefined && 'target',
+    (args.pid !== undefined || args.window_id !== undefined) && 'pid/window_id',
+    args.scope === 'desktop' && 'scope',
+  ].filter(Boolean) as string[];
+  if (named.length > 1) throw new Refusal('conflicting_target', `name the target one way only; got ${named.join(' and ')}`, { fields: named });
+  if ((args.x === undefined) !== (args.y === undefined)) throw new Refusal('invalid_arguments', `${args.x === undefined ? 'x' : 'y'}: the px form needs both x and y`);
+  if (args.element_token !== undefined && args.x !== undefined) throw new Refusal('conflicting_target', 'pass element_token or x,y, not both');
+}
+
 export class Verity {
   readonly browser: BrowserHost;
   readonly cdp: CdpDriver;
@@ -57,12 +78,18 @@ export class Verity {
   /** cursor.motion.* from <config dir>/config.json: the saved default under every session's settings. */
   readonly savedCursorMotion: MotionInput | undefined = loadSavedCursorMotion();
   readonly systemReducedMotion = process.env.VERITY_REDUCED_MOTION === '1';
+  readonly activity = new Activity();
+  readonly approvals = new Approvals();
+  /** Set by the gateway: delivers a ui.command to one Control UI connection; false when it is gone. */
+  uiRouter?: (connId: string, command: Record<string, unknown>) => boolean;
+  /** MCP connections, for the operator's session list. */
+  readonly connections = new Map<string, { transport: string; client: string; since: string }>();
 
   constructor(readonly options: VerityOptions) {
     this.browser = new BrowserHost(options);
     this.cdp = new CdpDriver(this.browser);
     this.policy = options.policy ?? new Policy();
-    this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd });
+    this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', async (session) => {
       session.cursor.visible = false;
@@ -70,6 +97,21 @@ export class Verity {
       const tab = await this.browser.findTab(session.currentTabId).catch(() => null);
       if (tab) await hideCursor(tab);
     });
+  }
+
+  /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
+  noteAction(ctx: CallContext, tool: string, args: Record<string, unknown>, reply: Reply): void {
+    const structured = reply.structured as { effect?: string; evidence?: unknown[]; refusal?: { code: string; message: string } };
+    const entry = this.activity.record({
+      sessionKey: ctx.session ? this.sessions.keyOf(ctx.session) : ctx.connectionId, tool, summary: summarizeArgs(args),
+      effect: structured.effect ?? null, refusal: structured.refusal ? `${structured.refusal.code}: ${structured.refusal.message}` : null,
+      evidence: (structured.evidence ?? []).slice(0, 4), isError: !!reply.isError,
+    });
+    if (!this.activity.watched || !this.browser.running || !ctx.session?.currentTabId) return;
+    void this.browser.findTab(ctx.session.currentTabId)
+      .then((tab) => tab.session.send('Page.captureScreenshot', { format: 'jpeg', quality: 40, clip: undefined, optimizeForSpeed: true }))
+      .then(({ data }) => this.activity.attachThumbnail(entry, data))
+      .catch(() => { /* a thumbnail is a courtesy */ });
   }
 
   /** The session's effective cursor motion, as the driver needs it. */
@@ -103,15 +145,7 @@ export class Verity {
    * Mixing two ways of naming a target is refused; tokens are checked for staleness here.
    */
   async resolve(args: TargetArgs, ctx: CallContext, options: { needsTarget?: boolean } = {}): Promise<{ target: ResolvedTarget; driver: Driver }> {
-    const named = [
-      args.element_token !== undefined && 'element_token',
-      args.target !== undefined && 'target',
-      (args.pid !== undefined || args.window_id !== undefined) && 'pid/window_id',
-      args.scope === 'desktop' && 'scope',
-    ].filter(Boolean) as string[];
-    if (named.length > 1) throw new Refusal('conflicting_target', `name the target one way only; got ${named.join(' and ')}`, { fields: named });
-    if ((args.x === undefined) !== (args.y === undefined)) throw new Refusal('invalid_arguments', `${args.x === undefined ? 'x' : 'y'}: the px form needs both x and y`);
-    if (args.element_token !== undefined && args.x !== undefined) throw new Refusal('conflicting_target', 'pass element_token or x,y, not both');
+    checkTargetShape(args);
     const point = args.x !== undefined ? { x: args.x, y: args.y! } : undefined;
 
     if (args.element_token !== undefined) {

@@ -22,7 +22,9 @@ export class Policy {
       if (explicit) throw new Error(`policy file ${file} does not exist`);
       return new Policy();
     }
-    const parsed = policySchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    let json: unknown;
+    try { json = JSON.parse(readFileSync(file, 'utf8')); } catch (e) { throw new Error(`policy file ${file}: not valid JSON (${(e as Error).message})`); }
+    const parsed = policySchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new Error(`policy file ${file}: ${issue.path.join('.') || 'root'}: ${issue.message}`);
@@ -30,11 +32,9 @@ export class Policy {
     return new Policy(parsed.data, file);
   }
 
-  /** Tools the policy holds for approval (refused until the Control UI can ask an operator). */
-  checkTool(tool: string, action?: string): void {
-    if (this.rules.require_approval.includes(tool) || (action && this.rules.require_approval.includes(`${tool}.${action}`))) {
-      throw new Refusal('not_permitted', `${tool} needs an operator's approval under the policy (${this.source}); approvals are given in the Control UI`, { needs_approval: true, tool });
-    }
+  /** Whether the policy holds this tool (or page action) for an operator's approval. */
+  needsApproval(tool: string, action?: string): boolean {
+    return this.rules.require_approval.includes(tool) || (!!action && this.rules.require_approval.includes(`${tool}.${action}`));
   }
 
   /** A tab may be acted on only while its page is on an allowed origin. */

@@ -5,10 +5,13 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Verity } from '../core.js';
 import { createMcpServer } from './server.js';
 
+/** Resolves an X-Verity-Link token to the Control UI connection it binds to. */
+export type LinkResolver = (token: string) => { connId: string; caps: string[] } | undefined;
+
 export class McpHttpEndpoint {
   private readonly transports = new Map<string, StreamableHTTPServerTransport>();
 
-  constructor(private readonly core: Verity) {}
+  constructor(private readonly core: Verity, private readonly links?: LinkResolver) {}
 
   get sessionCount(): number { return this.transports.size; }
 
@@ -18,12 +21,19 @@ export class McpHttpEndpoint {
     if (existing) return existing.handleRequest(req, res);
     if (sessionId) return reply(res, 404, 'unknown Mcp-Session-Id; start a new MCP session (initialize) without it');
     if (req.method !== 'POST') return reply(res, 405, 'start an MCP session with a POST of initialize');
+    const linkHeader = req.headers['x-verity-link'];
+    let uiTarget: { connId: string; caps: string[] } | undefined;
+    if (typeof linkHeader === 'string' && linkHeader) {
+      uiTarget = this.links?.(linkHeader);
+      if (!uiTarget) return reply(res, 403, 'X-Verity-Link is unknown or its Control UI has disconnected; copy a fresh link from the open Control UI ("connect an agent")');
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => { this.transports.set(id, transport); },
     });
     transport.onclose = () => { if (transport.sessionId) this.transports.delete(transport.sessionId); };
-    const server = createMcpServer(this.core, { connectionId: `http-${randomUUID()}` });
+    const connectionId = `http-${randomUUID()}`;
+    const server = createMcpServer(this.core, { connectionId, uiTarget, transport: 'http' });
     await server.connect(transport);
     return transport.handleRequest(req, res);
   }

@@ -14,13 +14,15 @@ import { page } from '../tools/page.js';
 import { typeText } from '../tools/typing.js';
 import { sessionTools } from '../tools/sessions.js';
 import { runActions } from '../tools/batch.js';
+import { screen } from '../tools/screen.js';
 import { recordStep } from '../sessions/recording.js';
 import type { Reply } from '../tools/define.js';
+import { summarizeArgs } from '../activity.js';
 
 export const VERSION = '0.1.0';
 
 export function allTools(): ToolDef[] {
-  return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), runActions, page];
+  return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), runActions, page, screen];
 }
 
 export function createMcpServer(core: Verity, ctx: CallContext = { connectionId: randomUUID() }): Server {
@@ -42,9 +44,18 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     }
     return runTool(tool, request.params.arguments, core, ctx);
   });
+  server.oninitialized = () => {
+    const client = server.getClientVersion();
+    core.connections.set(ctx.connectionId, { transport: ctx.transport ?? 'stdio', client: client ? `${client.name} ${client.version}` : 'unknown', since: new Date().toISOString() });
+    core.activity.emit('sessions');
+  };
   // A connection's sessions end with it (cleanup hooks run once).
   const previousOnClose = server.onclose;
-  server.onclose = () => { previousOnClose?.(); void core.sessions.disconnect(ctx.connectionId); };
+  server.onclose = () => {
+    previousOnClose?.();
+    core.connections.delete(ctx.connectionId);
+    void core.sessions.disconnect(ctx.connectionId);
+  };
   return server;
 }
 
@@ -61,9 +72,12 @@ export async function runTool(tool: ToolDef, rawArgs: unknown, core: Verity, ctx
 export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, connection: CallContext): Promise<Reply> {
   try {
     const args = parseArgs(tool, rawArgs) as Record<string, unknown>;
-    core.policy.checkTool(tool.name, typeof args.action === 'string' ? args.action : undefined);
     if (tool.sessionless) return await tool.handler(args, core, connection);
     const session = core.sessions.admit(connection.connectionId, args.session as string | undefined);
+    const sessionKey = core.sessions.keyOf(session);
+    if (core.policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
+      await core.approvals.request(tool.name, summarizeArgs(args), sessionKey);
+    }
     const ctx: CallContext = {
       ...connection, session,
       runStep: async (step, stepArgs) => {
@@ -82,6 +96,7 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
         reply = refusalReply(asRefusal(e));
       }
       if (recorded) recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await core.recordingShot(ctx) });
+      if (!tool.annotations.readOnlyHint) core.noteAction(ctx, tool.name, args, reply);
       return reply;
     } finally {
       session.inFlight--;

@@ -1,0 +1,69 @@
+// The browser panel: a live screencast of the focused session's tab; the operator's clicks, wheel and
+// keys are forwarded to that tab as trusted input.
+import { LitElement, html } from 'lit';
+import type { GatewayClient } from './gateway.js';
+
+export class BrowserPanel extends LitElement {
+  static properties = { client: { attribute: false }, active: { type: Boolean }, sessionKey: { attribute: false }, tabId: { attribute: false }, status: { state: true }, frames: { state: true } };
+  client!: GatewayClient;
+  active = false;
+  sessionKey: string | null = null;
+  tabId: string | null = null;
+  status = '';
+  frames = 0;
+  private streaming: string | null = null;
+  private size = { width: 1, height: 1 };
+  private onFrame = (e: Event) => {
+    const frame = (e as CustomEvent).detail;
+    const img = this.querySelector('img.screen') as HTMLImageElement | null;
+    if (!img) return;
+    img.src = `data:image/jpeg;base64,${frame.data}`;
+    this.size = { width: frame.width, height: frame.height };
+    this.frames++;
+    img.dataset.frames = String(this.frames);
+  };
+
+  createRenderRoot() { return this; }
+
+  connectedCallback(): void { super.connectedCallback(); this.client?.addEventListener('browser.frame', this.onFrame); }
+  disconnectedCallback(): void { super.disconnectedCallback(); this.client?.removeEventListener('browser.frame', this.onFrame); }
+
+  render() {
+    return html`<div class="panel-head"><strong>Browser</strong> <small class="muted" data-browser-status>${this.status}</small></div>
+      <div class="screen-host" tabindex="0" @keydown=${this.key}>
+        <img class="screen" alt="the session's tab" data-frames="0" @click=${this.click} @wheel=${this.wheel}>
+      </div>`;
+  }
+
+  updated(): void {
+    this.client?.removeEventListener('browser.frame', this.onFrame);
+    this.client?.addEventListener('browser.frame', this.onFrame);
+    const want = this.active ? `${this.tabId ?? ''}|${this.sessionKey ?? ''}` : null;
+    if (want === this.streaming) return;
+    this.streaming = want;
+    if (!want) { void this.client?.request('browser.screencast.stop').catch(() => {}); return; }
+    this.status = 'starting the screencast…';
+    void this.client.request('browser.screencast.start', { ...(this.tabId ? { tab_id: this.tabId } : {}), ...(this.sessionKey ? { sessionKey: this.sessionKey } : {}) })
+      .then((r) => { this.status = r.url; this.tabId = r.tab_id; }, (e) => { this.status = e.message; this.streaming = null; });
+  }
+
+  private point(e: MouseEvent) {
+    const img = e.currentTarget as HTMLImageElement;
+    const rect = img.getBoundingClientRect();
+    return { x: (e.clientX - rect.left) * (this.size.width / rect.width), y: (e.clientY - rect.top) * (this.size.height / rect.height) };
+  }
+
+  private send(input: Record<string, unknown>): void {
+    if (!this.tabId) return;
+    void this.client.request('browser.input', { tab_id: this.tabId, ...input }).catch((e) => { this.status = e.message; });
+  }
+
+  private click = (e: MouseEvent) => { (this.querySelector('.screen-host') as HTMLElement).focus(); this.send({ type: 'click', ...this.point(e) }); };
+  private wheel = (e: WheelEvent) => { e.preventDefault(); this.send({ type: 'wheel', ...this.point(e), deltaY: e.deltaY }); };
+  private key = (e: KeyboardEvent) => {
+    e.preventDefault();
+    if (e.key.length === 1 && !e.ctrlKey && !e.metaKey) this.send({ type: 'text', text: e.key });
+    else this.send({ type: 'key', key: e.key });
+  };
+}
+customElements.define('verity-browser', BrowserPanel);

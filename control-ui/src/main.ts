@@ -1,0 +1,178 @@
+// The Control UI: sessions, split panes with live action logs, a terminal and a browser panel, and the
+// approvals queue. Agent commands (ui.command) and the operator's clicks both go through `command()`.
+import { LitElement, html, nothing } from 'lit';
+import { GatewayClient, type ConnState } from './gateway.js';
+import { apply, loadLayout, saveLayout, type Layout, type UiCommand } from './layout.js';
+import './terminal-panel.js';
+import './browser-panel.js';
+import './styles.css';
+
+interface SessionRow { sessionKey: string; session: string | null; implicit: boolean; state: string; transport: string; client: string; recording_active: boolean; idle_seconds: number; tab_id: string | null }
+interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string }
+interface Approval { id: string; tool: string; summary: string; sessionKey: string; requestedAt: string }
+
+/** Where the gateway is and the token: from the URL (then removed from the address bar) or storage. */
+function connection(): { url: string; token: string } {
+  const params = new URLSearchParams(location.search);
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token') ?? hash.get('token') ?? localStorage.getItem('verity.token') ?? '';
+  const url = hash.get('gateway') ?? localStorage.getItem('verity.gateway') ?? `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway`;
+  if (token) localStorage.setItem('verity.token', token);
+  if (params.has('token')) history.replaceState(null, '', location.pathname);
+  return { url, token };
+}
+
+export class VerityApp extends LitElement {
+  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true } };
+  layout: Layout = loadLayout();
+  sessions: SessionRow[] = [];
+  actions = new Map<string, ActionRow[]>();
+  approvals: Approval[] = [];
+  conn: ConnState = 'connecting';
+  link: { mcp_url: string; link_token: string } | null = null;
+  error = '';
+  client!: GatewayClient;
+
+  createRenderRoot() { return this; } // light DOM: the data-* hooks are plain to find
+
+  connectedCallback(): void {
+    super.connectedCallback();
+    const { url, token } = connection();
+    this.client = new GatewayClient({ url, token, caps: ['ui-commands'], scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'], clientId: 'verity-control-ui' });
+    this.client.addEventListener('state', (e) => {
+      const { state, error } = (e as CustomEvent).detail;
+      this.conn = state;
+      this.error = state === 'unauthorized' ? error : state === 'closed' ? (error || 'disconnected; reconnecting…') : '';
+    });
+    this.client.addEventListener('hello', () => void this.refresh());
+    this.client.addEventListener('ui.command', (e) => this.command((e as CustomEvent).detail.command));
+    this.client.addEventListener('sessions.changed', (e) => { this.sessions = (e as CustomEvent).detail.sessions; });
+    this.client.addEventListener('action', (e) => this.addAction((e as CustomEvent).detail));
+    this.client.addEventListener('approval.requested', (e) => { this.approvals = [...this.approvals, (e as CustomEvent).detail]; });
+    this.client.addEventListener('approval.resolved', (e) => { this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id); });
+    if (!token) { this.conn = 'unauthorized'; this.error = 'no gateway token: open the Control UI with the URL `verity start` printed (it ends in ?token=…)'; return; }
+    this.client.start();
+  }
+
+  private async refresh(): Promise<void> {
+    const [sessions, actions, approvals, link] = await Promise.all([
+      this.client.request('sessions.list'), this.client.request('actions.list'),
+      this.client.request('approvals.list').catch(() => ({ approvals: [] })), this.client.request('agent.link'),
+    ]);
+    this.sessions = sessions.sessions;
+    this.actions = new Map();
+    for (const a of actions.actions as ActionRow[]) this.addAction(a);
+    this.approvals = approvals.approvals;
+    this.link = link;
+  }
+
+  private addAction(entry: ActionRow): void {
+    const list = [...(this.actions.get(entry.sessionKey) ?? [])];
+    const at = list.findIndex((a) => a.id === entry.id);
+    if (at >= 0) list[at] = entry; else list.push(entry);
+    this.actions = new Map(this.actions).set(entry.sessionKey, list.slice(-100));
+  }
+
+  /** The one way the layout changes: an agent's ui.command or the operator's own click. */
+  command(command: UiCommand): void {
+    this.layout = apply(this.layout, command, this.layout.focused);
+    saveLayout(this.layout);
+  }
+
+  private resolveApproval(id: string, approve: boolean): void {
+    void this.client.request('approvals.resolve', { id, approve }).catch((e) => { this.error = e.message; });
+  }
+
+  private title(key: string): string {
+    const s = this.sessions.find((row) => row.sessionKey === key);
+    return s ? (s.session ?? `implicit (${s.transport})`) : key;
+  }
+
+  render() {
+    const { layout } = this;
+    const focusedSession = this.sessions.find((s) => s.sessionKey === layout.focused);
+    return html`
+      <header class="bar">
+        <button class="icon" title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}>☰</button>
+        <strong>Verity</strong>
+        <span class="conn ${this.conn}" data-connection=${this.conn}>${this.conn}</span>
+        ${this.error ? html`<span class="error" role="alert">${this.error}</span>` : nothing}
+        <span class="spacer"></span>
+        ${this.link ? html`<details class="agent-link" data-agent-link data-link-token=${this.link.link_token} data-mcp-url=${this.link.mcp_url}>
+          <summary>connect an agent</summary>
+          <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;token&gt;</code> and
+          <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
+        </details>` : nothing}
+        <button @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
+        <button @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
+      </header>
+      <div class="body">
+        <aside data-sidebar data-visible=${String(layout.sidebar)} ?hidden=${!layout.sidebar}>
+          <h2>Sessions <small>${this.sessions.length}</small></h2>
+          ${this.sessions.length === 0 ? html`<p class="muted">No MCP sessions yet. Connect an agent (stdio or HTTP); it shows up here live.</p>` : nothing}
+          <ul class="sessions">${this.sessions.map((s) => html`
+            <li class=${s.sessionKey === layout.focused ? 'current' : ''} data-session-key=${s.sessionKey}>
+              <button class="link" @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${s.session ?? 'implicit'}</button>
+              <small>${s.transport} · ${s.state}${s.recording_active ? ' · ⏺' : ''}</small>
+              <span class="row-actions">
+                <button title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}>⇥</button>
+                <button title="Split down" @click=${() => this.command({ kind: 'split', direction: 'down', sessionKey: s.sessionKey })}>⤓</button>
+              </span>
+            </li>`)}</ul>
+          <h2>Approvals <small>${this.approvals.length}</small></h2>
+          <ul class="approvals" data-approvals>${this.approvals.map((a) => html`
+            <li data-approval=${a.id}><strong>${a.tool}</strong> <small>${this.title(a.sessionKey)}</small><div class="muted">${a.summary}</div>
+              <button class="approve" @click=${() => this.resolveApproval(a.id, true)}>Approve</button>
+              <button class="deny" @click=${() => this.resolveApproval(a.id, false)}>Deny</button></li>`)}</ul>
+        </aside>
+        <main class="work dock-${layout.panels.terminal.open ? layout.panels.terminal.dock : 'none'}-t dock-${layout.panels.browser.open ? layout.panels.browser.dock : 'none'}-b">
+          <section class="panes">
+            ${layout.columns.length === 0 ? html`<p class="empty muted">Pick a session in the sidebar to watch it here.</p>` : nothing}
+            ${layout.columns.map((column) => html`<div class="column">${column.map((key) => this.renderPane(key))}</div>`)}
+          </section>
+          <verity-terminal data-panel="terminal" data-open=${String(layout.panels.terminal.open)} data-dock=${layout.panels.terminal.dock}
+            class="panel dock-${layout.panels.terminal.dock}" ?hidden=${!layout.panels.terminal.open} .client=${this.client} .active=${layout.panels.terminal.open && this.conn === 'connected'}></verity-terminal>
+          <verity-browser data-panel="browser" data-open=${String(layout.panels.browser.open)} data-dock=${layout.panels.browser.dock}
+            class="panel dock-${layout.panels.browser.dock}" ?hidden=${!layout.panels.browser.open} .client=${this.client}
+            .active=${layout.panels.browser.open && this.conn === 'connected'} .sessionKey=${layout.focused} .tabId=${focusedSession?.tab_id ?? null}></verity-browser>
+        </main>
+      </div>`;
+  }
+
+  private renderPane(key: string) {
+    const focused = key === this.layout.focused;
+    const actions = this.actions.get(key) ?? [];
+    const session = this.sessions.find((s) => s.sessionKey === key);
+    return html`
+      <article class="pane ${focused ? 'focused' : ''}" data-pane-session=${key} ?data-focused=${focused} @click=${() => { if (!focused) this.command({ kind: 'focus', sessionKey: key }); }}>
+        <header>
+          <strong>${this.title(key)}</strong>
+          <small>${session ? `${session.state} · ${session.client}` : 'ended'}</small>
+          <span class="spacer"></span>
+          <button title="Split right" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'right', sessionKey: key }); }}>⇥</button>
+          <button title="Split down" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'down', sessionKey: key }); }}>⤓</button>
+          <button title="Close pane" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'close-pane', sessionKey: key }); }}>✕</button>
+        </header>
+        <ol class="log" data-action-log>
+          ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
+          ${actions.slice().reverse().map((a) => html`
+            <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-tool=${a.tool} data-effect=${badge(a)}>
+              ${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}
+              <div>
+                <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small></div>
+                <div class="muted">${a.summary}</div>
+                ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
+                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.observed !== undefined ? JSON.stringify(ev.observed) : ev.detail ?? ''}</div>`)}
+              </div>
+            </li>`)}
+        </ol>
+      </article>`;
+  }
+}
+
+/** An action's badge: its effect, "refused", or "ok" for tools that report no effect (page, screen). */
+function badge(a: ActionRow): string {
+  return a.effect ?? (a.refusal ? 'refused' : a.isError ? 'failed' : 'ok');
+}
+
+customElements.define('verity-app', VerityApp);

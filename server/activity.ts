@@ -1,0 +1,53 @@
+// What operators watch: every action as it happens (tool, effect, evidence) and the sessions that exist.
+// The gateway subscribes; nothing here knows about WebSockets.
+import { EventEmitter } from 'node:events';
+
+export interface ActionEntry {
+  id: number;
+  at: string;
+  sessionKey: string;
+  tool: string;
+  /** A short, content-light description of the arguments (text is truncated). */
+  summary: string;
+  effect: string | null;
+  refusal: string | null;
+  evidence: unknown[];
+  isError: boolean;
+  thumbnail?: string;
+}
+
+export class Activity extends EventEmitter {
+  private readonly recent: ActionEntry[] = [];
+  private nextId = 1;
+
+  record(entry: Omit<ActionEntry, 'id' | 'at'>): ActionEntry {
+    const full: ActionEntry = { ...entry, id: this.nextId++, at: new Date().toISOString() };
+    this.recent.push(full);
+    if (this.recent.length > 500) this.recent.shift();
+    this.emit('action', full);
+    return full;
+  }
+
+  /** Adds a thumbnail to an entry after the fact (it is taken after the reply went out). */
+  attachThumbnail(entry: ActionEntry, thumbnail: string): void {
+    entry.thumbnail = thumbnail;
+    this.emit('thumbnail', entry);
+  }
+
+  list(sessionKey?: string): ActionEntry[] {
+    return this.recent.filter((e) => !sessionKey || e.sessionKey === sessionKey).slice(-200);
+  }
+
+  get watched(): boolean { return this.listenerCount('action') > 0; }
+}
+
+export function summarizeArgs(args: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (key === 'session' || value === undefined) continue;
+    let shown = typeof value === 'string' ? value : JSON.stringify(value);
+    if (shown.length > 60) shown = shown.slice(0, 57) + '…';
+    parts.push(`${key}=${shown}`);
+  }
+  return parts.join(' ');
+}

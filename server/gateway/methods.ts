@@ -1,0 +1,122 @@
+// The gateway's method table: each method names its scope, its params schema and its handler. Methods
+// not in this table are refused; scopes are checked before params are even read.
+import { z } from 'zod';
+import type { Gateway } from './server.js';
+import type { GatewayConnection } from './connection.js';
+import { GatewayError, type Scope } from './protocol.js';
+import { openTerminal } from './terminal.js';
+import { forwardInput, startScreencast } from './screencast.js';
+import { sessionSummary } from '../tools/sessions.js';
+
+export interface MethodSpec<P extends z.ZodType = z.ZodType> {
+  scope: Scope;
+  params: P;
+  handler(params: z.infer<P>, conn: GatewayConnection, gw: Gateway): Promise<unknown> | unknown;
+}
+
+function method<P extends z.ZodType>(spec: MethodSpec<P>): MethodSpec { return spec as unknown as MethodSpec; }
+
+export const uiCommand = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('split'), direction: z.enum(['right', 'down']), sessionKey: z.string().max(512).optional() }),
+  z.strictObject({ kind: z.enum(['close-pane', 'focus', 'navigate']), sessionKey: z.string().max(512).optional() }),
+  z.strictObject({ kind: z.literal('sidebar'), visible: z.boolean() }),
+  z.strictObject({ kind: z.literal('panel'), panel: z.enum(['terminal', 'browser']), open: z.boolean(), dock: z.enum(['bottom', 'right']).optional() }),
+]);
+export type UiCommand = z.infer<typeof uiCommand>;
+
+const none = z.strictObject({}).optional();
+
+export const METHODS: Record<string, MethodSpec> = {
+  'sessions.list': method({
+    scope: 'operator.read', params: none,
+    handler: (_p, _c, gw) => ({ sessions: gw.sessionList() }),
+  }),
+  'actions.list': method({
+    scope: 'operator.read', params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
+    handler: (p, _c, gw) => ({ actions: gw.core.activity.list(p?.sessionKey) }),
+  }),
+  'ui.command': method({
+    scope: 'operator.write', params: z.strictObject({ command: uiCommand }),
+    // A command a Control UI sends for itself comes back only to itself: one code path for both.
+    handler: (p, conn, gw) => {
+      if (!gw.dispatchUiCommand(conn.connId, p.command)) throw new GatewayError('UNAVAILABLE', 'that Control UI is no longer connected');
+      return { ok: true };
+    },
+  }),
+  'agent.link': method({
+    scope: 'operator.write', params: none,
+    handler: (_p, conn, gw) => gw.links.mint(conn),
+  }),
+  'approvals.list': method({
+    scope: 'operator.approvals', params: none,
+    handler: (_p, _c, gw) => ({ approvals: gw.core.approvals.list() }),
+  }),
+  'approvals.resolve': method({
+    scope: 'operator.approvals', params: z.strictObject({ id: z.string().min(1).max(64), approve: z.boolean() }),
+    handler: (p, _c, gw) => {
+      if (!gw.core.approvals.resolve(p.id, p.approve)) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
+      return { ok: true };
+    },
+  }),
+  'terminal.open': method({
+    scope: 'operator.admin', params: z.strictObject({ cols: z.number().int().min(10).max(500).default(100), rows: z.number().int().min(4).max(200).default(30) }),
+    handler: (p, conn, gw) => {
+      const link = gw.links.mint(conn);
+      const term = openTerminal({
+        cols: p.cols, rows: p.rows,
+        env: { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.token },
+        onData: (data) => conn.event('terminal.data', { terminalId: term.id, data }),
+        onExit: (code) => { conn.event('terminal.exit', { terminalId: term.id, code }); gw.terminals.delete(term.id); },
+      });
+      gw.terminals.set(term.id, { term, owner: conn.connId });
+      conn.disposers.add(() => { try { term.pty.kill(); } catch { /* exited */ } gw.terminals.delete(term.id); });
+      return { terminalId: term.id, pid: term.pty.pid };
+    },
+  }),
+  'terminal.input': method({
+    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string(), data: z.string().max(65536) }),
+    handler: (p, conn, gw) => { gw.ownTerminal(p.terminalId, conn).pty.write(p.data); return { ok: true }; },
+  }),
+  'terminal.resize': method({
+    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string(), cols: z.number().int().min(10).max(500), rows: z.number().int().min(4).max(200) }),
+    handler: (p, conn, gw) => { gw.ownTerminal(p.terminalId, conn).pty.resize(p.cols, p.rows); return { ok: true }; },
+  }),
+  'terminal.close': method({
+    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string() }),
+    handler: (p, conn, gw) => { gw.ownTerminal(p.terminalId, conn).pty.kill(); gw.terminals.delete(p.terminalId); return { ok: true }; },
+  }),
+  'browser.tabs': method({
+    scope: 'operator.read', params: none,
+    handler: async (_p, _c, gw) => {
+      if (!gw.core.browser.running) return { tabs: [] };
+      const tabs = await gw.core.browser.tabs_();
+      return { tabs: tabs.map((t) => ({ tab_id: t.id, url: t.page.url() })) };
+    },
+  }),
+  'browser.screencast.start': method({
+    scope: 'operator.read', params: z.strictObject({ tab_id: z.string().optional(), sessionKey: z.string().max(512).optional() }),
+    handler: async (p, conn, gw) => {
+      const tab = await gw.tabFor(p.tab_id, p.sessionKey);
+      gw.stopScreencast(conn);
+      const stop = await startScreencast(tab, (frame) => conn.event('browser.frame', frame));
+      gw.screencasts.set(conn.connId, stop);
+      conn.disposers.add(() => gw.stopScreencast(conn));
+      return { tab_id: tab.id, url: tab.page.url() };
+    },
+  }),
+  'browser.screencast.stop': method({
+    scope: 'operator.read', params: none,
+    handler: (_p, conn, gw) => { gw.stopScreencast(conn); return { ok: true }; },
+  }),
+  'browser.input': method({
+    scope: 'operator.write',
+    params: z.strictObject({
+      tab_id: z.string(), type: z.enum(['click', 'wheel', 'key', 'text']),
+      x: z.number().finite().optional(), y: z.number().finite().optional(), deltaY: z.number().finite().optional(),
+      key: z.string().max(32).optional(), text: z.string().max(10_000).optional(),
+    }),
+    handler: async (p, _c, gw) => { await forwardInput(await gw.core.browser.findTab(p.tab_id), p); return { ok: true }; },
+  }),
+};
+
+export { sessionSummary };

@@ -1,0 +1,57 @@
+// The gateway's wire protocol (contract section 4): JSON text frames, the connect handshake, scopes,
+// and errors that tell a person what to do next.
+import { z } from 'zod';
+
+export const SCOPES = ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Frames larger than this are refused (before connect: much smaller). */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+export const MAX_PRECONNECT_BYTES = 64 * 1024;
+
+export const requestFrame = z.strictObject({
+  type: z.literal('req'),
+  id: z.union([z.string().min(1).max(128), z.number().int()]),
+  method: z.string().min(1).max(128),
+  params: z.unknown().optional(),
+});
+export type RequestFrame = z.infer<typeof requestFrame>;
+
+export const connectParams = z.strictObject({
+  client: z.strictObject({ id: z.string().min(1).max(128), version: z.string().max(64), mode: z.string().min(1).max(32), displayName: z.string().max(128).optional() }),
+  caps: z.array(z.string().max(64)).max(64).default([]),
+  role: z.literal('operator'),
+  scopes: z.array(z.enum(SCOPES)).max(8),
+  auth: z.strictObject({ token: z.string().min(1).max(512) }),
+});
+export type ConnectParams = z.infer<typeof connectParams>;
+
+export type ErrorCode = 'INVALID_REQUEST' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'UNAVAILABLE' | 'NOT_FOUND' | 'TOO_LARGE';
+
+export class GatewayError extends Error {
+  constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) { super(message); }
+}
+
+/** Whether granted scopes satisfy a required one: admin satisfies everything, write satisfies read. */
+export function hasScope(granted: readonly string[], required: Scope): boolean {
+  if (granted.includes('operator.admin')) return true;
+  if (required === 'operator.read' && granted.includes('operator.write')) return true;
+  return granted.includes(required);
+}
+
+export function missingScope(method: string, required: Scope): GatewayError {
+  return new GatewayError('FORBIDDEN', `${method} needs the ${required} scope; reconnect with "${required}" in connect.scopes (the Control UI asks for it when you open it with the gateway token)`, { missingScope: required, requiredScopes: [required] });
+}
+
+/** Which scope each event needs: a connection only hears what its scopes allow. */
+export const EVENT_SCOPES: Record<string, Scope | null> = {
+  'sessions.changed': 'operator.read',
+  'action': 'operator.read',
+  'approval.requested': 'operator.approvals',
+  'approval.resolved': 'operator.approvals',
+  'ui.command': 'operator.write',
+  'terminal.data': 'operator.admin',
+  'terminal.exit': 'operator.admin',
+  'browser.frame': 'operator.read',
+  'tick': null,
+};
