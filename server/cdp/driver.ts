@@ -1,6 +1,6 @@
 // The CDP route: actions on browser tabs, each verified by reading the page back from Verity's isolated
 // world. Pointer and key input is trusted input from Input.dispatch*; proof is what the page observed.
-import type { KeyInput } from 'puppeteer-core';
+import type { KeyInput, Protocol } from 'puppeteer-core';
 import type { ActionResult, ClickOptions, Driver, DragOptions, Evidence, ResolvedTarget, ScrollOptions, Snapshot, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
@@ -52,14 +52,16 @@ export class CdpDriver implements Driver {
     return metrics.visualViewport.clientWidth / metrics.cssVisualViewport.clientWidth || 1;
   }
 
-  async mouseClick(tab: Tab, x: number, y: number, options: ClickOptions): Promise<void> {
+  /** Presses and releases; stops at 'dialog' when a handler opened one (nothing more is sent then). */
+  async mouseClick(tab: Tab, x: number, y: number, options: ClickOptions): Promise<'sent' | 'dialog'> {
     const modifiers = options.modifiers.reduce((bits, m) => bits | (MODIFIER_BITS[m.toLowerCase()] ?? 0), 0);
-    const send = tab.session.send.bind(tab.session);
-    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers });
+    const send = (params: Protocol.Input.DispatchMouseEventRequest) => tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
+    if (await send({ type: 'mouseMoved', x, y, modifiers }) === 'dialog') return 'dialog';
     for (let n = 1; n <= options.count; n++) {
-      await send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: options.button, clickCount: n, modifiers });
-      await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: options.button, clickCount: n, modifiers });
+      if (await send({ type: 'mousePressed', x, y, button: options.button, clickCount: n, modifiers }) === 'dialog') return 'dialog';
+      if (await send({ type: 'mouseReleased', x, y, button: options.button, clickCount: n, modifiers }) === 'dialog') return 'dialog';
     }
+    return 'sent';
   }
 
   async click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
@@ -125,13 +127,20 @@ export class CdpDriver implements Driver {
     const targetName: string = await tab.call(frame, 'watchEvents', null, 0, ['keydown', 'keyup', 'input']);
     sw.lap('resolve');
     const keys = [...modifiers.map(normalizeModifier), normalizeKey(key)] as KeyInput[];
+    const held: KeyInput[] = [];
+    const deliver = async () => {
+      try {
+        for (const k of keys.slice(0, -1)) { await tab.page.keyboard.down(k); held.push(k); }
+        await tab.page.keyboard.press(keys[keys.length - 1]);
+      } finally {
+        for (const k of held.reverse()) await tab.page.keyboard.up(k).catch(() => {});
+      }
+    };
     try {
-      for (const k of keys.slice(0, -1)) await tab.page.keyboard.down(k);
-      await tab.page.keyboard.press(keys[keys.length - 1]);
+      // A key handler that opens a dialog holds the key's acknowledgement until the dialog is answered.
+      await tab.unlessDialog(deliver());
     } catch (e) {
       throw new Refusal('invalid_arguments', `key: ${(e as Error).message}`);
-    } finally {
-      for (const k of keys.slice(0, -1).reverse()) await tab.page.keyboard.up(k).catch(() => {});
     }
     sw.lap('deliver');
     const seen = await tab.call<Watched>(frame, 'watched', false).catch((e) => {
@@ -179,8 +188,9 @@ export class CdpDriver implements Driver {
     const delta = unit * options.amount;
     const deltaX = options.direction === 'left' ? -delta : options.direction === 'right' ? delta : 0;
     const deltaY = options.direction === 'up' ? -delta : options.direction === 'down' ? delta : 0;
-    await tab.session.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY });
+    const wheeled = await tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY }));
     sw.lap('deliver');
+    if (wheeled === 'dialog') return dialogResult(sw, before.target, 'the wheel');
     const after = await tab.call(frame, 'scrollSettled');
     sw.lap('verify');
     const moved = { x: after.x - before.x, y: after.y - before.y };
@@ -200,15 +210,20 @@ export class CdpDriver implements Driver {
     const to = { x: options.to.x / scale, y: options.to.y / scale };
     const source: string = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
     sw.lap('resolve');
-    const send = tab.session.send.bind(tab.session);
-    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x, y: from.y });
-    await send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: options.button, clickCount: 1 });
+    const send = (params: Protocol.Input.DispatchMouseEventRequest) => tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
+    const steps: Protocol.Input.DispatchMouseEventRequest[] = [
+      { type: 'mouseMoved', x: from.x, y: from.y },
+      { type: 'mousePressed', x: from.x, y: from.y, button: options.button, clickCount: 1 },
+    ];
     for (let i = 1; i <= options.steps; i++) {
       const t = i / options.steps;
-      await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t, button: options.button, buttons: 1 });
-      if (options.durationMs > 0) await new Promise((r) => setTimeout(r, options.durationMs / options.steps));
+      steps.push({ type: 'mouseMoved', x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t, button: options.button, buttons: 1 });
     }
-    await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: options.button, clickCount: 1 });
+    steps.push({ type: 'mouseReleased', x: to.x, y: to.y, button: options.button, clickCount: 1 });
+    for (const step of steps) {
+      if (await send(step) === 'dialog') { sw.lap('deliver'); return dialogResult(sw, source, 'the drag'); }
+      if (step.type === 'mouseMoved' && step.buttons && options.durationMs > 0) await new Promise((r) => setTimeout(r, options.durationMs / options.steps));
+    }
     sw.lap('deliver');
     const seen = await tab.call<{ down: string | null; up: string | null; source: string; destination: string; moves: number }>(frames[0], 'dragSeen');
     sw.lap('verify');
@@ -236,6 +251,12 @@ function classifyPointerEvents(seen: Watched, decisive: string, sw: Stopwatch, t
 
 export function result(effect: ActionResult['effect'], sw: Stopwatch, evidence: Evidence[], extra: Partial<ActionResult> = {}): ActionResult {
   return { effect, route: 'dom', delivery: { mode: 'background' }, evidence, timings_ms: sw.timings, ...extra };
+}
+
+/** Input was delivered but a dialog opened before anything could be read back. */
+function dialogResult(sw: Stopwatch, target: string, what: string): ActionResult {
+  sw.lap('verify');
+  return result('unverifiable', sw, [{ kind: 'dialog', detail: `a dialog opened during ${what}` }], { target, escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog, then read the page' } });
 }
 
 function aimRefusal(aimed: { refusal: string; detail: string; target?: string }): Refusal {

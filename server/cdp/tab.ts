@@ -37,6 +37,9 @@ export class Tab {
       for (const notify of tab.dialogWaiters) notify();
     });
     session.on('Page.javascriptDialogClosed', () => { tab.dialog = null; });
+    // A navigation (history back/forward and bfcache restores included) replaces the frame's isolated
+    // world: forget the cached context so the next question builds a fresh one.
+    session.on('Page.frameNavigated', (e: Protocol.Page.FrameNavigatedEvent) => { tab.worlds.delete(`${session.id()}/${e.frame.id}`); });
     await session.send('Page.enable');
     // Background delivery: the tab behaves as focused (document.hasFocus(), focus events, editors that
     // only track the selection while focused) without raising the window or taking OS focus.
@@ -58,6 +61,24 @@ export class Tab {
 
   get closed(): boolean { return this.page.isClosed(); }
 
+  /**
+   * Awaits input that was just sent (Input.dispatch*), or stops waiting the moment a JavaScript dialog
+   * opens: the renderer does not acknowledge the input until the dialog is answered, so waiting for the
+   * send would hang the call. Returns 'dialog' then; the send settles on its own once the dialog is closed.
+   */
+  async unlessDialog(sent: Promise<unknown>): Promise<'sent' | 'dialog'> {
+    let notify = () => {};
+    const opened = new Promise<'dialog'>((resolve) => { notify = () => resolve('dialog'); });
+    this.dialogWaiters.add(notify);
+    try {
+      if (this.dialog) return 'dialog';
+      return await Promise.race([sent.then(() => 'sent' as const), opened]);
+    } finally {
+      this.dialogWaiters.delete(notify);
+      sent.catch(() => {}); // a send still pending behind the dialog must not become an unhandled rejection
+    }
+  }
+
   async url(): Promise<string> { return this.page.url(); }
   async title(): Promise<string> { return bounded(this.page.title(), PAGE_CALL_TIMEOUT_MS, 'the tab title'); }
 
@@ -72,6 +93,7 @@ export class Tab {
 
   /** Every frame of the tab, parents before children, with the session that can talk to it. */
   async frames(): Promise<Frame[]> {
+    this.refuseIfDialog(); // even the frame tree is answered by the page's renderer, frozen by a dialog
     const out: Frame[] = [];
     const walk = (session: CDPSession, owner: CDPSession | null, tree: Protocol.Page.FrameTree, parentFrameId: string | null) => {
       out.push({ session, frameId: tree.frame.id, parentFrameId, ownerSession: owner, url: tree.frame.url });
@@ -113,7 +135,7 @@ export class Tab {
 
   /** Calls `__verity.<method>(...args)` in the frame's isolated world and returns its JSON value. */
   async call<T = any>(frame: Frame, method: string, ...args: unknown[]): Promise<T> {
-    if (this.dialog) throw new Refusal('dialog_open', `a ${this.dialog.type} dialog is open ("${this.dialog.message}"); answer it with page {action:"handle_dialog"}`);
+    this.refuseIfDialog();
     const expression = `globalThis.__verity.${method}(${args.map((a) => JSON.stringify(a ?? null)).join(',')})`;
     for (let attempt = 0; attempt < 2; attempt++) {
       const contextId = await this.world(frame);
@@ -147,8 +169,14 @@ export class Tab {
     throw new Refusal('target_not_found', 'the frame kept navigating while Verity tried to read it');
   }
 
+  /** An open dialog freezes the page's scripts: anything evaluated there would wait until it is answered. */
+  private refuseIfDialog(): void {
+    if (this.dialog) throw new Refusal('dialog_open', `a ${this.dialog.type} dialog is open ("${this.dialog.message}"); answer it with page {action:"handle_dialog"}`);
+  }
+
   /** Registers closed shadow roots with the frame's agent so the walker can enter them (CDP pierces them). */
   async pierceClosedShadowRoots(frame: Frame): Promise<void> {
+    this.refuseIfDialog();
     const contextId = await this.world(frame);
     for (let round = 0; round < 4; round++) { // closed roots nest; each round finds the next level
       const { result } = await frame.session.send('Runtime.evaluate', { expression: 'globalThis.__verity.closedRootCandidates()', contextId });

@@ -25,7 +25,12 @@ export interface Session {
   inFlight: number;
 }
 
-export interface SessionManagerOptions { idleMs: number; onEnd?: (session: Session, reason: EndReason, hook: string) => void }
+export interface SessionManagerOptions {
+  idleMs: number;
+  onEnd?: (session: Session, reason: EndReason, hook: string) => void;
+  /** Sessions appeared, ended or went away (the Control UI's list stays live). */
+  onChange?: () => void;
+}
 
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
@@ -33,6 +38,8 @@ export class SessionManager {
   private readonly labelOwners = new Map<string, string>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly globalHooks = new Map<string, CleanupHook>();
+  /** Sessions whose cleanup hooks are running now, and when they finish. */
+  private readonly endings = new Map<Session, Promise<void>>();
 
   constructor(private readonly options: SessionManagerOptions) {
     this.sweeper = setInterval(() => void this.sweepIdle(), Math.max(50, Math.min(5000, options.idleMs / 4)));
@@ -98,8 +105,16 @@ export class SessionManager {
     };
     this.sessions.set(this.key(connectionId, label), session);
     if (label !== null) this.labelOwners.set(label, connectionId);
+    this.options.onChange?.();
     return session;
   }
+
+  /** A stable key naming a session across the server (the Control UI's sessionKey). */
+  keyOf(session: Session): string {
+    return `${session.connectionId}/${session.label ?? 'implicit'}`;
+  }
+
+  all(): Session[] { return [...this.sessions.values()]; }
 
   list(connectionId: string): Session[] {
     return [...this.sessions.values()].filter((s) => s.connectionId === connectionId);
@@ -107,16 +122,26 @@ export class SessionManager {
 
   /** Ends a session: the tombstone first, then every hook exactly once. Idempotent. */
   async end(session: Session, reason: EndReason): Promise<void> {
+    // A second end while the hooks run waits for them (shutdown must not exit in the middle of a disconnect's).
+    if (session.state === 'ending') return this.endings.get(session);
     if (session.state !== 'active') return;
     session.state = 'ending';
     session.endedBy = reason;
     const hooks = [...this.globalHooks.entries(), ...session.hooks.entries()];
     session.hooks.clear();
-    for (const [name, hook] of hooks) {
-      try { await hook(session, reason); } catch { /* a failed hook must not keep the others from running */ }
-      this.options.onEnd?.(session, reason, name);
+    let finished!: () => void;
+    this.endings.set(session, new Promise<void>((resolve) => { finished = resolve; }));
+    try {
+      for (const [name, hook] of hooks) {
+        try { await hook(session, reason); } catch { /* a failed hook must not keep the others from running */ }
+        this.options.onEnd?.(session, reason, name);
+      }
+    } finally {
+      session.state = 'ended';
+      this.endings.delete(session);
+      finished();
     }
-    session.state = 'ended';
+    this.options.onChange?.();
   }
 
   /** The connection went away: its sessions end, and its labels become free for others. */
@@ -126,6 +151,7 @@ export class SessionManager {
       this.sessions.delete(this.key(connectionId, session.label));
       if (session.label !== null && this.labelOwners.get(session.label) === connectionId) this.labelOwners.delete(session.label);
     }
+    this.options.onChange?.();
   }
 
   private async sweepIdle(): Promise<void> {

@@ -1,6 +1,7 @@
 // run_actions (seed 001): several action tools in one call, every step validated before the first runs,
 // stopping at the first failure. Each step runs through exactly the path a single call takes.
 import { z } from 'zod';
+import { checkTargetShape, type TargetArgs } from '../core.js';
 import { Refusal } from '../routing/refusal.js';
 import { actionTools } from './actions.js';
 import { DESTRUCTIVE, defineTool, parseArgs, type ToolDef } from './define.js';
@@ -36,7 +37,8 @@ export const runActions = defineTool({
       }
       const tool = byName.get(step.tool)!;
       try {
-        parseArgs(tool, { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) });
+        const stepArgs = parseArgs(tool, { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) });
+        checkTargetShape(stepArgs as TargetArgs);
         if (typeof step.args.element_token === 'string') core.snapshots.resolve(step.args.element_token);
       } catch (e) {
         if (e instanceof Refusal) throw new Refusal(e.code, `steps.${index} (${step.tool}): ${e.message}`, { ...e.details, step: index });

@@ -36,6 +36,23 @@ export function sessionSummary(core: Verity, session: Session) {
   };
 }
 
+/**
+ * The summary with `cursor.visible` read back from the tab the session drives: true only while the agent
+ * cursor is really drawn there (not merely because an action resolved a target, and not after it idled out).
+ */
+async function summaryRead(core: Verity, session: Session) {
+  const summary = sessionSummary(core, session);
+  summary.cursor.visible = false;
+  if (session.cursor.visible && session.state === 'active' && session.currentTabId && core.browser.running) {
+    try {
+      const tab = await core.browser.findTab(session.currentTabId);
+      const [frame] = await tab.frames();
+      summary.cursor.visible = (await tab.call<boolean>(frame, 'cursorVisible')) === true;
+    } catch { /* a closed tab or a busy page shows no cursor */ }
+  }
+  return summary;
+}
+
 function visible(core: Verity, ctx: CallContext, label: string | undefined): Session {
   const found = core.sessions.find(ctx.connectionId, label);
   if (!found) throw new Refusal('target_not_found', label ? `no session "${label}" on this connection; start_session creates it` : 'this connection has no implicit session yet; any action or start_session creates it');
@@ -68,7 +85,7 @@ export const startSession = defineTool({
     if (args.capture_scope) session.captureScope = args.capture_scope;
     if (args.recording_dir && session.recordingDir !== args.recording_dir) startRecording(session, args.recording_dir);
     const text = `Session '${session.label ?? 'implicit'}' is active${revived ? ' (revived)' : ''}.`;
-    return { structured: { ...sessionSummary(core, session), active: true, revived }, text };
+    return { structured: { ...(await summaryRead(core, session)), active: true, revived }, text };
   },
 });
 
@@ -97,7 +114,7 @@ export const getSession = defineTool({
   annotations: READ_ONLY,
   sessionless: true,
   async handler(args, core, ctx) {
-    return { structured: sessionSummary(core, visible(core, ctx, args.session)) };
+    return { structured: await summaryRead(core, visible(core, ctx, args.session)) };
   },
 });
 
@@ -111,7 +128,7 @@ export const getSessionState = defineTool({
   async handler(args, core, ctx) {
     const session = visible(core, ctx, args.session);
     const scope = session.captureScope === 'auto' ? 'window' : session.captureScope;
-    return { structured: { ...sessionSummary(core, session), capture_scope: session.captureScope, effective_scope: scope, deprecated: true } };
+    return { structured: { ...(await summaryRead(core, session)), capture_scope: session.captureScope, effective_scope: scope, deprecated: true } };
   },
 });
 
@@ -132,7 +149,7 @@ export const listSessions = defineTool({
       offset = Number(decoded[1]);
     }
     const all = core.sessions.list(ctx.connectionId);
-    const page = all.slice(offset, offset + args.limit).map((s) => sessionSummary(core, s));
+    const page = await Promise.all(all.slice(offset, offset + args.limit).map((s) => summaryRead(core, s)));
     const next = offset + args.limit < all.length && args.limit > 0 ? listCursor(offset + args.limit) : null;
     return { structured: { sessions: page, next_cursor: next } };
   },
