@@ -103,8 +103,8 @@ export class VerityApp extends LitElement {
           <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;token&gt;</code> and
           <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
         </details>` : nothing}
-        <button @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
-        <button @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
+        <button data-toggle="terminal" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
+        <button data-toggle="browser" @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
       </header>
       <div class="body">
         <aside data-sidebar data-visible=${String(layout.sidebar)} ?hidden=${!layout.sidebar}>

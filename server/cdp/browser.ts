@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { Refusal } from '../routing/refusal.js';
-import { Tab } from './tab.js';
+import puppeteer, { type Browser, type Page, type Target } from 'puppeteer-core';
+import { Refusal, bounded } from '../routing/refusal.js';
+import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
 
 export interface BrowserOptions {
   browserUrl?: string;
@@ -37,6 +37,7 @@ export class BrowserHost {
   private connecting: Promise<Browser> | null = null;
   private tempProfile: string | null = null;
   private readonly tabs = new WeakMap<Page, Promise<Tab>>();
+  private readonly unanswered = new WeakSet<Target>();
   private readonly byId = new Map<string, Tab>();
   /** The process id of a browser this host launched (null when attached). */
   launchedPid: number | null = null;
@@ -85,11 +86,24 @@ export class BrowserHost {
     return browser;
   }
 
-  /** All page tabs with their Verity contexts. */
+  /**
+   * All page tabs with their Verity contexts. A tab whose renderer never answers (a script stuck in a loop
+   * before Verity first saw it) is left out after a bound, rather than failing every call while it is open.
+   */
   async tabs_(): Promise<Tab[]> {
     const browser = await this.get();
-    const pages = await browser.pages();
-    return Promise.all(pages.map((p) => this.tabFor(p)));
+    const targets = browser.targets().filter((t) => t.type() === 'page');
+    const tabs = await Promise.all(targets.map(async (target) => {
+      if (this.unanswered.has(target)) return null;
+      const tab = target.page().then((page) => (page ? this.tabFor(page) : null));
+      return bounded(tab, PAGE_CALL_TIMEOUT_MS, `tab ${target.url()} to answer`).catch((e) => {
+        if (!browser.connected) throw e;
+        this.unanswered.add(target); // not waited for again unless it answers after all
+        tab.then(() => this.unanswered.delete(target), () => {});
+        return null;
+      });
+    }));
+    return tabs.filter((tab): tab is Tab => tab !== null);
   }
 
   async tabFor(page: Page): Promise<Tab> {

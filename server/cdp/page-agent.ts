@@ -659,8 +659,9 @@ export function installPageAgent(): void {
   function cursorElement() {
     if (cursor && cursor.host.isConnected) return cursor;
     const host = document.createElement('div');
-    // Fixed, zero-size, no pointer events: it cannot change layout or receive a click.
-    host.style.cssText = 'all: initial; position: fixed; left: 0; top: 0; width: 0; height: 0; pointer-events: none; z-index: 2147483647; contain: strict;';
+    // Fixed, zero-size, no pointer events: it cannot change layout or receive a click. No paint (or size)
+    // containment: on a zero-size host it would clip the arrow away entirely.
+    host.style.cssText = 'all: initial; position: fixed; left: 0; top: 0; width: 0; height: 0; pointer-events: none; z-index: 2147483647; contain: layout style;';
     const root = host.attachShadow({ mode: 'closed' });
     root.innerHTML = '<style>.a{position:fixed;left:0;top:0;width:22px;height:22px;pointer-events:none;transition:opacity .25s;will-change:transform}' +
       '.r{position:fixed;width:28px;height:28px;margin:-14px 0 0 -14px;border-radius:50%;border:2px solid #6d5dfc;pointer-events:none;opacity:0}</style>' +

@@ -109,6 +109,8 @@ export class Gateway {
       this.connections.set(conn.connId, conn);
       const timer = setTimeout(() => { if (!conn.hello) ws.close(4008, 'connect timeout: send a connect request first'); }, CONNECT_TIMEOUT_MS);
       ws.on('message', (data, isBinary) => void this.onFrame(conn, data, isBinary));
+      // Oversized or malformed frames surface here (ws closes with 1009/1002); they must not crash the gateway.
+      ws.on('error', (e) => this.options.log(`gateway connection ${conn.connId}: ${e.message}`));
       ws.on('close', () => {
         clearTimeout(timer);
         this.connections.delete(conn.connId);

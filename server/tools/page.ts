@@ -1,4 +1,5 @@
 // The `page` tool: tabs, navigation and page-level reads of the browser route.
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { Refusal } from '../routing/refusal.js';
 import type { Verity, CallContext } from '../core.js';
@@ -128,8 +129,11 @@ const handlers: Record<(typeof ACTIONS)[number], (args: Args, core: Verity, ctx:
     const found = core.snapshots.resolve(need(args, 'element_token'));
     const { target } = await core.resolve({ element_token: args.element_token }, ctx);
     const tab = await core.browser.findTab(found.key);
-    const names = await tab.setInputFiles(target.element!, need(args, 'paths'));
-    return { structured: { files: names, effect: names.length === args.paths!.length ? 'confirmed' : 'mismatch' } };
+    const paths = need(args, 'paths');
+    const names = await tab.setInputFiles(target.element!, paths);
+    const expected = paths.map((p) => basename(p));
+    const same = names.length === expected.length && names.every((n, i) => n === expected[i]);
+    return { structured: { files: names, expected, effect: same ? 'confirmed' : 'mismatch' }, isError: !same };
   },
   async execute_javascript(args, core, ctx) {
     if (!core.options.allowJavascript) throw new Refusal('not_permitted', 'execute_javascript is off; the operator can enable it with --allow-javascript');

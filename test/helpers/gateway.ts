@@ -1,0 +1,106 @@
+// `verity start` as one process with several MCP clients over Streamable HTTP (each client is its own
+// connection), plus small helpers the session tests share: bounded waits, the session audit log, refusals.
+// Every process started here is ended by its PID.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ROOT } from './fixtures.js';
+import type { ToolResult } from './mcp.js';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+export function killPid(pid: number | null | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (pid) try { process.kill(pid, signal); } catch { /* gone */ }
+}
+
+/** Polls `check` (bounded; the wait itself is never asserted as a duration) until it returns a truthy value. */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, tries = 100, everyMs = 100): Promise<NonNullable<T>> {
+  let last: T | undefined;
+  for (let i = 0; i < tries; i++) {
+    last = await check();
+    if (last) return last as NonNullable<T>;
+    await sleep(everyMs);
+  }
+  throw new Error(`gave up waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+export interface HookLine { session: string; connection: string; reason: string; hook: string }
+
+/** The VERITY_SESSION_LOG lines: one per cleanup hook run. */
+export function hookLines(file: string): HookLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+export function refusalOf(r: ToolResult): { code: string; message: string; [k: string]: unknown } {
+  assert.equal(r.isError, true, r.text);
+  assert.equal(r.structured?.status, 'refused', r.text);
+  return r.structured.refusal;
+}
+
+export interface Connection { client: Client; transport: StreamableHTTPClientTransport; call(name: string, args?: Record<string, unknown>): Promise<ToolResult>; disconnect(): Promise<void> }
+
+export interface Gateway { pid: number; proc: ChildProcess; base: string; token: string; stderr(): string; connect(): Promise<Connection>; stop(): Promise<number | null>; close(): Promise<void> }
+
+export function wrap(client: Client) {
+  return async (name: string, args: Record<string, unknown> = {}): Promise<ToolResult> => {
+    const result = await client.callTool({ name, arguments: args });
+    const content = result.content as Array<{ type: string; text?: string }>;
+    return {
+      isError: !!result.isError, structured: result.structuredContent,
+      text: content.filter((c) => c.type === 'text').map((c) => c.text).join('\n'),
+      images: content.filter((c) => c.type === 'image').length,
+    };
+  };
+}
+
+/** Spawns `verity start --port 0 --token T --headless [args]` and waits for the URL it prints. */
+export async function startGateway(args: string[], env: Record<string, string | undefined> = {}): Promise<Gateway> {
+  const token = 'session-tests-token';
+  const childEnv = { ...process.env, ...env } as Record<string, string>;
+  for (const [k, val] of Object.entries(env)) if (val === undefined) delete childEnv[k];
+  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--token', token, '--headless', ...args],
+    { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  proc.stdout!.on('data', (c) => { out += c; });
+  proc.stderr!.on('data', (c) => { err += c; });
+  const pid = proc.pid!;
+  const exit = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  for (let i = 0; i < 150 && !/\?token=\S+/.test(out) && proc.exitCode === null; i++) await sleep(100);
+  const m = /(http:\/\/[^\s/]+)\/\?token=(\S+)/.exec(out);
+  if (!m) { killPid(pid); throw new Error(`verity start printed no URL.\nstdout: ${out}\nstderr: ${err}`); }
+  const base = m[1];
+  const clients: Client[] = [];
+  return {
+    pid, proc, base, token, stderr: () => err,
+    async connect() {
+      const client = new Client({ name: `sessions-test-${clients.length}`, version: '1' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+      await client.connect(transport);
+      clients.push(client);
+      return {
+        client, transport, call: wrap(client),
+        async disconnect() { await transport.terminateSession().catch(() => {}); await client.close().catch(() => {}); },
+      };
+    },
+    /** SIGTERM, then the exit code once it has exited (null when it had to be killed). */
+    async stop() {
+      killPid(pid, 'SIGTERM');
+      const code = await Promise.race([exit, sleep(15_000).then(() => 'hung' as const)]);
+      if (code === 'hung') { killPid(pid); return null; }
+      return code;
+    },
+    async close() {
+      for (const c of clients) await c.close().catch(() => {});
+      if (alive(pid)) { killPid(pid, 'SIGTERM'); for (let i = 0; i < 50 && alive(pid); i++) await sleep(100); }
+      killPid(pid);
+    },
+  };
+}
