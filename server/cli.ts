@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Verity, type VerityOptions } from './core.js';
 import { createMcpServer } from './mcp/server.js';
 import { Gateway } from './gateway/server.js';
-import { loadOrCreateToken } from './token.js';
+import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
 import { EXTENSION_ID } from './gateway/extension-id.js';
 import { Policy } from './policy.js';
 import { appendFileSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { appendFileSync } from 'node:fs';
 interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
 
 const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] [browser options]
-       verity mcp [browser options]
+       verity mcp [--gateway] [browser options]   (--gateway: relay to the running 'verity start', so the
+                                                  session shares its browser and shows in its Control UI)
 browser options: --browser-url URL | --chromium PATH | --headless | --headful | --user-data-dir DIR | --allow-javascript
 policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)`;
 
@@ -40,7 +41,7 @@ export function parseFlags(argv: string[], env = process.env): Flags {
       case '--headful': flags.headless = false; break;
       case '--allow-javascript': flags.allowJavascript = true; break;
       case '--policy': flags.policyFile = value(); break;
-      case '--no-relay': break;
+      case '--no-relay': case '--gateway': break;
       default: throw new Error(`unknown option ${flag}`);
     }
   }
@@ -74,6 +75,11 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'mcp' && process.env.VERITY_MCP_URL && process.env.VERITY_LINK && process.env.VERITY_TOKEN && !rest.includes('--no-relay')) {
     return relayToGateway(process.env.VERITY_MCP_URL, process.env.VERITY_LINK, process.env.VERITY_TOKEN);
   }
+  if (command === 'mcp' && rest.includes('--gateway')) {
+    const running = readGatewayFile();
+    if (!running) { process.stderr.write('verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n'); process.exit(2); }
+    return relayToGateway(running.mcp_url, null, running.token);
+  }
   if (command === 'mcp') {
     const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });
     const transport = new StdioServerTransport();
@@ -96,7 +102,8 @@ async function startGateway(core: Verity, flags: Flags): Promise<void> {
     `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${token})\n` +
     `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${flags.host}:${port}/gateway`)}&token=${token}\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
-  const close = async () => { await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
+  writeGatewayFile({ mcp_url: `${base}/mcp`, token, pid: process.pid });
+  const close = async () => { removeGatewayFile(); await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);
 }
@@ -105,9 +112,10 @@ async function startGateway(core: Verity, flags: Flags): Promise<void> {
  * `verity mcp` started from the Control UI's terminal: relay stdio to the gateway's /mcp with the
  * terminal's link, so the agent is bound to that Control UI (and shows up in its session list).
  */
-async function relayToGateway(url: string, link: string, token: string): Promise<void> {
+async function relayToGateway(url: string, link: string | null, token: string): Promise<void> {
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const up = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-verity-link': link } } });
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(link ? { 'x-verity-link': link } : {}) };
+  const up = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const down = new StdioServerTransport();
   down.onmessage = (message) => { void up.send(message).catch((e) => log(`relay to ${url} failed: ${(e as Error).message}`)); };
   up.onmessage = (message) => { void down.send(message); };
@@ -117,5 +125,5 @@ async function relayToGateway(url: string, link: string, token: string): Promise
   process.stdin.on('end', stop);
   await up.start();
   await down.start();
-  log(`MCP on stdio, relayed to the gateway at ${url} (bound to the Control UI that opened this terminal)`);
+  log(`MCP on stdio, relayed to the gateway at ${url}${link ? ' (bound to the Control UI that opened this terminal)' : ''}`);
 }
