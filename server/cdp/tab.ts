@@ -99,7 +99,7 @@ export class Tab {
       out.push({ session, frameId: tree.frame.id, parentFrameId, ownerSession: owner, url: tree.frame.url });
       for (const child of tree.childFrames ?? []) walk(session, session, child, tree.frame.id);
     };
-    const { frameTree } = await this.session.send('Page.getFrameTree');
+    const { frameTree } = await bounded(this.session.send('Page.getFrameTree'), PAGE_CALL_TIMEOUT_MS, "the tab's frame tree (the page is not responding)");
     walk(this.session, null, frameTree, null);
     for (const { session, parent } of this.children.values()) {
       try {
