@@ -1,6 +1,6 @@
 // Recording: each action of a recording session appends to its trajectory folder: the call, its result
 // (effect, evidence) and before/after screenshots, numbered in order.
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Session } from './manager.js';
 
@@ -18,7 +18,9 @@ const counters = new WeakMap<Session, number>();
 export function startRecording(session: Session, dir: string): void {
   mkdirSync(dir, { recursive: true });
   session.recordingDir = dir;
-  counters.set(session, 0);
+  // A folder that already holds a recording (a revived session's) is appended to, never overwritten.
+  const numbered = readdirSync(dir).map((f) => /^(\d{4,})-/.exec(f)?.[1]).filter((n): n is string => !!n).map(Number);
+  counters.set(session, Math.max(0, ...numbered));
   appendFileSync(join(dir, 'trajectory.jsonl'), JSON.stringify({ event: 'start', session: session.label ?? 'implicit', at: new Date().toISOString() }) + '\n');
   session.hooks.set('recording', (s, reason) => stopRecording(s, reason));
 }
