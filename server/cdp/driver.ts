@@ -182,6 +182,7 @@ export class CdpDriver implements Driver {
       y = origin.y + aimed.y;
       before = aimed.offsets;
     }
+    if (target.cursor) void showCursor(tab, x, y, target.cursor, 'scroll');
     sw.lap('resolve');
     const viewport = await tab.viewport();
     const unit = options.by === 'page' ? (options.direction === 'left' || options.direction === 'right' ? viewport.width : viewport.height) * 0.875 : 40;
@@ -209,6 +210,7 @@ export class CdpDriver implements Driver {
     const from = { x: options.from.x / scale, y: options.from.y / scale };
     const to = { x: options.to.x / scale, y: options.to.y / scale };
     const source: string = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
+    if (target.cursor) void showCursor(tab, from.x, from.y, target.cursor, 'drag');
     sw.lap('resolve');
     const send = (params: Protocol.Input.DispatchMouseEventRequest) => tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
     const steps: Protocol.Input.DispatchMouseEventRequest[] = [

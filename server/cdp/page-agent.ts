@@ -426,7 +426,8 @@ export function installPageAgent(): void {
     const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
     if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };
     watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
-    return { state: readField(editable), singleLine: editable.localName === 'input' };
+    const box = editable.getBoundingClientRect();
+    return { state: readField(editable), singleLine: editable.localName === 'input', center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
   }
 
   /**

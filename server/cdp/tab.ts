@@ -23,6 +23,8 @@ export class Tab {
   private readonly children = new Map<string, { session: CDPSession; parent: CDPSession }>();
   private readonly worlds = new Map<string, number>();
   dialog: { type: string; message: string; defaultPrompt?: string } | null = null;
+  /** The top frame's id (stable across navigations of the tab). */
+  mainFrameId = '';
   private readonly dialogWaiters = new Set<() => void>();
 
   private constructor(readonly page: Page, readonly session: CDPSession, readonly id: string) {}
@@ -41,6 +43,7 @@ export class Tab {
     // world: forget the cached context so the next question builds a fresh one.
     session.on('Page.frameNavigated', (e: Protocol.Page.FrameNavigatedEvent) => { tab.worlds.delete(`${session.id()}/${e.frame.id}`); });
     await session.send('Page.enable');
+    tab.mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
     // Background delivery: the tab behaves as focused (document.hasFocus(), focus events, editors that
     // only track the selection while focused) without raising the window or taking OS focus.
     await session.send('Emulation.setFocusEmulationEnabled', { enabled: true });

@@ -9,6 +9,7 @@ import type { CdpDriver, Watched } from './driver.js';
 import { describeEvents, result } from './driver.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
+import { showCursor } from './cursor-overlay.js';
 
 interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
 interface ReadBack { first: FieldState | null; settled: FieldState | null; events: Watched['events'] }
@@ -20,7 +21,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   const tab = await driver.tab(target);
   if (target.point && !target.element) await driver.click(target, { button: 'left', count: 1, modifiers: [] });
   let frame: Frame;
-  let prepared: { none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean };
+  let prepared: { none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean; center?: { x: number; y: number } };
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
     frame = quickFrameOf(tab, ref);
@@ -34,6 +35,10 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   const before = prepared.state!;
   if (prepared.singleLine && text.includes('\n')) {
     throw new Refusal('text_not_deliverable', `${before.describe} is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter if you mean to submit`);
+  }
+  // The cursor glides to the field; in the top frame its viewport is the tab's (iframes are skipped).
+  if (target.cursor && prepared.center && frame.session === tab.session && frame.frameId === tab.mainFrameId) {
+    void showCursor(tab, prepared.center.x, prepared.center.y, target.cursor, 'type');
   }
   sw.lap('resolve');
 
