@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
-import { startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
+import { operatorSocket, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 
 let gw: Gateway;
 const dir = mkdtempSync(join(tmpdir(), 'verity-approvals-'));
@@ -16,17 +15,7 @@ before(async () => {
 });
 after(async () => { await gw?.close(); rmSync(dir, { recursive: true, force: true }); });
 
-async function operator(scopes: string[]) {
-  const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
-  const events: any[] = [];
-  const waiters = new Map<number, (f: any) => void>();
-  let id = 0;
-  ws.on('message', (d) => { const f = JSON.parse(String(d)); if (f.type === 'event') events.push(f); else waiters.get(f.id)?.(f); });
-  await new Promise((r) => ws.on('open', r));
-  const request = (method: string, params?: unknown) => new Promise<any>((resolve) => { const n = ++id; waiters.set(n, resolve); ws.send(JSON.stringify({ type: 'req', id: n, method, params })); });
-  assert.equal((await request('connect', { client: { id: 'approver', version: '1', mode: 'ui' }, caps: [], role: 'operator', scopes, auth: { token: gw.token } })).ok, true);
-  return { ws, events, request };
-}
+const operator = (scopes: string[]) => operatorSocket(gw, scopes);
 
 test('with no approver connected, a held tool is refused at once, saying why', async () => {
   const agent = await gw.connect();

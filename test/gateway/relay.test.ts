@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from '../helpers/fixtures.js';
-import { startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
+import { operatorSocket, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 
 let gw: Gateway;
 const configDir = mkdtempSync(join(tmpdir(), 'verity-relay-config-'));
@@ -17,18 +16,7 @@ before(async () => { gw = await startGateway([], { VERITY_CONFIG_DIR: configDir 
 after(async () => { await gw?.close(); rmSync(configDir, { recursive: true, force: true }); });
 
 /** A Control UI-like gateway connection (ui-commands) that records its events. */
-async function controlUi(): Promise<{ ws: WebSocket; events: any[]; request(method: string, params?: unknown): Promise<any> }> {
-  const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
-  const events: any[] = [];
-  const waiters = new Map<number, (f: any) => void>();
-  let id = 0;
-  ws.on('message', (d) => { const f = JSON.parse(String(d)); if (f.type === 'event') events.push(f); else waiters.get(f.id)?.(f); });
-  await new Promise((r) => ws.on('open', r));
-  const request = (method: string, params?: unknown) => new Promise<any>((resolve) => { const n = ++id; waiters.set(n, resolve); ws.send(JSON.stringify({ type: 'req', id: n, method, params })); });
-  const hello = await request('connect', { client: { id: 'relay-test', version: '1', mode: 'ui' }, caps: ['ui-commands'], role: 'operator', scopes: ['operator.read', 'operator.write'], auth: { token: gw.token } });
-  assert.equal(hello.ok, true);
-  return { ws, events, request };
-}
+const controlUi = () => operatorSocket(gw, ['operator.read', 'operator.write'], ['ui-commands']);
 
 async function stdioClient(args: string[], env: Record<string, string>) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin', 'verity.js'), 'mcp', ...args], env: { ...process.env as Record<string, string>, ...env }, stderr: 'pipe' });

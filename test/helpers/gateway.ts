@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROOT } from './fixtures.js';
@@ -103,4 +104,20 @@ export async function startGateway(args: string[], env: Record<string, string | 
       killPid(pid);
     },
   };
+}
+
+export interface OperatorSocket { ws: WebSocket; events: any[]; request(method: string, params?: unknown): Promise<any> }
+
+/** A gateway WebSocket connection that has done the connect handshake, recording the events it hears. */
+export async function operatorSocket(gw: Gateway, scopes: string[], caps: string[] = []): Promise<OperatorSocket> {
+  const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
+  const events: any[] = [];
+  const waiters = new Map<number, (f: any) => void>();
+  let id = 0;
+  ws.on('message', (d) => { const f = JSON.parse(String(d)); if (f.type === 'event') events.push(f); else waiters.get(f.id)?.(f); });
+  await new Promise((r) => ws.on('open', r));
+  const request = (method: string, params?: unknown) => new Promise<any>((resolve) => { const n = ++id; waiters.set(n, resolve); ws.send(JSON.stringify({ type: 'req', id: n, method, params })); });
+  const hello = await request('connect', { client: { id: 'test-operator', version: '1', mode: 'ui' }, caps, role: 'operator', scopes, auth: { token: gw.token } });
+  assert.equal(hello.ok, true, JSON.stringify(hello));
+  return { ws, events, request };
 }

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'node:path';
 import { ROOT } from './fixtures.js';
+import { wrap } from './gateway.js';
 
 export interface Verity {
   client: Client;
@@ -25,15 +26,7 @@ export async function startVerity(args: string[] = [], env: Record<string, strin
   const pid = transport.pid!;
   return {
     client, pid,
-    async call(name, callArgs = {}) {
-      const result = await client.callTool({ name, arguments: callArgs });
-      const content = result.content as Array<{ type: string; text?: string }>;
-      return {
-        isError: !!result.isError, structured: result.structuredContent,
-        text: content.filter((c) => c.type === 'text').map((c) => c.text).join('\n'),
-        images: content.filter((c) => c.type === 'image').length,
-      };
-    },
+    call: wrap(client),
     async close() {
       await client.close().catch(() => {});
       // The server closes its own browser when stdin ends; make sure by PID.
