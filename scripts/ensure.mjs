@@ -24,7 +24,7 @@ const dpkgHas = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { 
 // 1. System packages: Chromium always; the native test stack for tests.
 const wanted = [['chromium', () => has('chromium') || has('chromium-browser') || has('google-chrome') || !!process.env.VERITY_CHROMIUM]];
 if (forTests) {
-  for (const pkg of ['xvfb', 'dbus', 'dbus-x11', 'at-spi2-core', 'libxtst6', 'openbox', 'python3-gi', 'gir1.2-gtk-3.0', 'xdotool', 'fonts-noto-color-emoji', 'fonts-noto-cjk']) {
+  for (const pkg of ['xvfb', 'dbus', 'dbus-x11', 'at-spi2-core', 'libxtst6', 'openbox', 'python3-gi', 'gir1.2-gtk-3.0', 'xdotool', 'x11-utils', 'fonts-noto-color-emoji', 'fonts-noto-cjk']) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }
 }
@@ -65,6 +65,12 @@ const uiBuilt = join(root, 'control-ui', 'dist', 'index.html');
 const uiSources = Math.max(newest(join(root, 'control-ui', 'src')), statSync(join(root, 'control-ui', 'index.html')).mtimeMs);
 if (!existsSync(uiBuilt) || statSync(uiBuilt).mtimeMs < uiSources) {
   run('npx vite build control-ui', 'building the Control UI');
+}
+
+// 4b. The extension: the Control UI and webextension-polyfill copied in, when older than the UI build.
+const extBuilt = join(root, 'extension', 'ui', 'index.html');
+if (!existsSync(extBuilt) || !existsSync(join(root, 'extension', 'browser-polyfill.min.js')) || statSync(extBuilt).mtimeMs < statSync(uiBuilt).mtimeMs) {
+  run('node scripts/build-extension.mjs --quiet', 'readying the extension');
 }
 
 // 5. Test fixtures (the real editor libraries, bundled).

@@ -14,6 +14,8 @@ import type { CursorSettings } from './routing/driver.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from './token.js';
+import { NativeDriver, type NativeTarget } from './native/driver.js';
+import { describeWindow, descendsFrom } from './native/x11.js';
 import { Activity, summarizeArgs } from './activity.js';
 import { Approvals } from './approvals.js';
 import type { Reply } from './tools/define.js';
@@ -38,6 +40,7 @@ export interface TargetArgs {
   scope?: 'window' | 'desktop';
   x?: number;
   y?: number;
+  delivery_mode?: 'background' | 'foreground';
 }
 
 export interface VerityOptions extends BrowserOptions {
@@ -72,6 +75,7 @@ export function checkTargetShape(args: TargetArgs): void {
 export class Verity {
   readonly browser: BrowserHost;
   readonly cdp: CdpDriver;
+  readonly native: NativeDriver;
   readonly snapshots = new SnapshotRegistry();
   readonly sessions: SessionManager;
   readonly policy: Policy;
@@ -88,6 +92,7 @@ export class Verity {
   constructor(readonly options: VerityOptions) {
     this.browser = new BrowserHost(options);
     this.cdp = new CdpDriver(this.browser);
+    this.native = new NativeDriver({ drivenBrowserPid: () => this.drivenBrowserPid() });
     this.policy = options.policy ?? new Policy();
     this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.
@@ -148,13 +153,18 @@ export class Verity {
     checkTargetShape(args);
     const point = args.x !== undefined ? { x: args.x, y: args.y! } : undefined;
 
+    const deliveryMode = args.delivery_mode ?? 'background';
     if (args.element_token !== undefined) {
       const found = this.snapshots.resolve(args.element_token);
-      if (found.kind !== 'tab') throw new Refusal('unavailable', 'native element tokens need the native route, which this build does not have yet');
+      const element = { snapshotId: found.snapshotId, index: found.index, ref: found.element.ref };
+      if (found.kind !== 'tab') {
+        const target: NativeTarget = { kind: found.kind, key: found.key, element, deliveryMode };
+        return { target, driver: this.native };
+      }
       const tab = await this.checkTabOpen(found.key);
       this.policy.checkUrl(tab.page.url());
       this.setCurrentTab(ctx, found.key);
-      return { target: { kind: 'tab', key: found.key, element: { snapshotId: found.snapshotId, index: found.index, ref: found.element.ref }, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
+      return { target: { kind: 'tab', key: found.key, element, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
     }
     const t = args.target;
     if (t?.kind === 'tab') {
@@ -163,13 +173,68 @@ export class Verity {
       this.setCurrentTab(ctx, t.tab_id);
       return { target: { kind: 'tab', key: t.tab_id, point, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
     }
-    if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined || t?.kind === 'desktop' || args.scope === 'desktop') {
-      throw new Refusal('unavailable', 'native windows and the desktop need the native route, which this build does not have yet; use a tab target');
+    if (t?.kind === 'desktop' || args.scope === 'desktop') {
+      const target: NativeTarget = { kind: 'desktop', key: 'primary', point, deliveryMode };
+      return { target, driver: this.native };
+    }
+    if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
+      const { pid, windowId } = await this.windowOf(t?.kind === 'window' ? t.pid : args.pid, t?.kind === 'window' ? t.window_id : args.window_id);
+      // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
+      const tab = await this.tabOfWindow(pid, windowId);
+      if (tab) {
+        this.policy.checkUrl(tab.page.url());
+        this.setCurrentTab(ctx, tab.id);
+        return { target: { kind: 'tab', key: tab.id, point, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
+      }
+      const target: NativeTarget = { kind: 'window', key: `${pid}:${windowId}`, point, deliveryMode };
+      return { target, driver: this.native };
     }
     void options;
     const tab = await this.currentTab(ctx);
     this.policy.checkUrl(tab.page.url());
     return { target: { kind: 'tab', key: tab.id, point, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
+  }
+
+  /** The pid of the browser driven over CDP: the launched one, or (attached) the one CDP reports. */
+  private attachedPid: number | null = null;
+  async drivenBrowserPid(): Promise<number | null> {
+    if (this.browser.launchedPid) return this.browser.running ? this.browser.launchedPid : null;
+    if (!this.browser.attached) return null;
+    if (this.attachedPid) return this.attachedPid;
+    const browser = await this.browser.get().catch(() => null);
+    if (!browser) return null;
+    const session = await browser.target().createCDPSession();
+    try {
+      const info = await session.send('SystemInfo.getProcessInfo') as { processInfo: Array<{ type: string; id: number }> };
+      this.attachedPid = info.processInfo.find((p) => p.type === 'browser')?.id ?? null;
+    } catch { /* older browsers: no process info */ } finally { await session.detach().catch(() => undefined); }
+    return this.attachedPid;
+  }
+
+  /** A window target's pid and window id; either may be left out when the other names one window. */
+  private async windowOf(pid: number | undefined, windowId: number | undefined): Promise<{ pid: number; windowId: number }> {
+    if (windowId !== undefined && pid !== undefined) return { pid, windowId };
+    const windows = await this.native.host.windows();
+    const found = windows.find((w) => (windowId === undefined || w.id === windowId) && (pid === undefined || w.pid === pid));
+    if (!found) throw new Refusal('target_not_found', `no window ${windowId ?? ''}${pid !== undefined ? ` of pid ${pid}` : ''}; call list_windows`);
+    return { pid: found.pid ?? 0, windowId: found.id };
+  }
+
+  /** The active tab of an X11 window of the driven browser (null when the window is not the driven browser's). */
+  async tabOfWindow(pid: number, windowId: number): Promise<Tab | null> {
+    const browserPid = await this.drivenBrowserPid().catch(() => null);
+    if (!browserPid || !pid || !descendsFrom(pid, browserPid)) return null;
+    const win = await describeWindow(windowId);
+    const tabs = await this.browser.tabs_();
+    const facts = await Promise.all(tabs.map(async (tab) => ({
+      tab,
+      title: await tab.title().catch(() => ''),
+      visible: await tab.page.evaluate('document.visibilityState').then((v) => v === 'visible').catch(() => false),
+    })));
+    const titled = (f: (typeof facts)[number]) => !!f.title && win.title.startsWith(f.title);
+    const pick = facts.find((f) => f.visible && titled(f)) ?? facts.find(titled) ?? facts.find((f) => f.visible) ?? facts[0];
+    if (!pick) throw new Refusal('target_not_found', `window ${windowId} belongs to the driven browser but it has no tab`);
+    return pick.tab;
   }
 
   private async checkTabOpen(tabId: string): Promise<Tab> {
@@ -187,5 +252,6 @@ export class Verity {
   async close(): Promise<void> {
     await this.sessions.shutdown();
     await this.browser.close();
+    this.native.host.close();
   }
 }

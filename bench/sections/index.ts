@@ -3,5 +3,6 @@ import type { Section } from '../types.js';
 import { bytesSection } from './bytes.js';
 import { formSection } from './form.js';
 import { latencySection } from './latency.js';
+import { nativeSection } from './native.js';
 
-export const sections: Section[] = [latencySection, bytesSection, formSection];
+export const sections: Section[] = [latencySection, bytesSection, formSection, nativeSection];

@@ -1,6 +1,8 @@
 // Inspection tools: what is there to act on.
 import { z } from 'zod';
 import { SnapshotRegistry } from '../routing/snapshots.js';
+import { Refusal } from '../routing/refusal.js';
+import { descendsFrom } from '../native/x11.js';
 import { READ_ONLY, defineTool } from './define.js';
 import { elementSchema, session, target } from './schemas.js';
 
@@ -49,34 +51,86 @@ export const getWindowState = defineTool({
 
 export const listApps = defineTool({
   name: 'list_apps',
-  description: 'List the running apps Verity can act on, with their pids. The browser Verity drives over CDP is marked driven.',
+  description: 'List the running apps Verity can act on, with their pids: the browser Verity drives over CDP (marked driven_over_cdp; listed first) and the apps on the AT-SPI accessibility bus (the native route). `native` says why native apps are missing when the native route is unavailable (no display, no session bus, no AT-SPI bus).',
   input: z.strictObject({ session }),
-  output: z.object({ apps: z.array(z.object({ name: z.string(), pid: z.number().int().nullable(), driven_over_cdp: z.boolean() })) }),
+  output: z.object({
+    apps: z.array(z.object({ name: z.string(), pid: z.number().int().nullable(), driven_over_cdp: z.boolean(), accessibility: z.boolean().optional() })),
+    native: z.string().optional(),
+  }),
   annotations: READ_ONLY,
   async handler(_args, core) {
-    const browser = await core.browser.get();
-    const version = await browser.version();
-    const apps = [{ name: version, pid: core.browser.launchedPid, driven_over_cdp: true }];
-    return { structured: { apps }, text: apps.map((a) => `${a.name} pid=${a.pid ?? 'attached'}`).join('\n') };
+    const apps: Array<{ name: string; pid: number | null; driven_over_cdp: boolean; accessibility?: boolean }> = [];
+    let browserPid: number | null = null;
+    if (core.browser.running || core.browser.attached) {
+      const browser = await core.browser.get();
+      browserPid = await core.drivenBrowserPid().catch(() => null);
+      apps.push({ name: await browser.version(), pid: core.browser.launchedPid ?? browserPid, driven_over_cdp: true });
+    }
+    let native: string | undefined;
+    try {
+      for (const app of await core.native.host.apps()) {
+        const driven = !!app.pid && !!browserPid && descendsFrom(app.pid, browserPid);
+        if (driven && apps[0]) { apps[0].accessibility = true; continue; }
+        apps.push({ name: app.name, pid: app.pid, driven_over_cdp: false, accessibility: true });
+      }
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      native = `native apps are not listed: ${e.message}`;
+    }
+    return {
+      structured: { apps, ...(native ? { native } : {}) },
+      text: [...apps.map((a) => `${a.name} pid=${a.pid ?? 'attached'}${a.driven_over_cdp ? ' (driven over CDP)' : ''}`), ...(native ? [native] : [])].join('\n'),
+    };
   },
 });
 
+const tabSchema = z.object({ tab_id: z.string(), url: z.string(), title: z.string() });
+
 export const listWindows = defineTool({
   name: 'list_windows',
-  description: 'List windows with their ids, bounds and, for a browser Verity drives, its tabs (tab_id for tab targets).',
+  description: 'List top-level windows: X11 windows with window_id, pid, title and bounds (native targets: {kind:"window", pid, window_id}), and for the browser Verity drives, each window\'s tabs (tab_id for tab targets; a window target of that browser acts on its active tab over CDP). `native` says why X11 windows are missing when the native route is unavailable.',
   input: z.strictObject({ pid: z.number().int().positive().optional(), session }),
-  output: z.object({ windows: z.array(z.looseObject({ window_id: z.number().int(), tabs: z.array(z.object({ tab_id: z.string(), url: z.string(), title: z.string() })) })) }),
+  output: z.object({
+    windows: z.array(z.looseObject({ window_id: z.number().int(), pid: z.number().int().nullable().optional(), title: z.string().optional(), tabs: z.array(tabSchema) })),
+    native: z.string().optional(),
+  }),
   annotations: READ_ONLY,
-  async handler(_args, core) {
-    const tabs = await core.browser.tabs_();
-    const windows = new Map<number, { window_id: number; pid: number | null; bounds: unknown; tabs: Array<{ tab_id: string; url: string; title: string }> }>();
-    for (const tab of tabs) {
-      const { windowId, bounds } = await tab.session.send('Browser.getWindowForTarget', {}).catch(() => ({ windowId: 0, bounds: {} }));
-      const entry = windows.get(windowId) ?? { window_id: windowId, pid: core.browser.launchedPid, bounds, tabs: [] };
-      entry.tabs.push({ tab_id: tab.id, url: tab.page.url(), title: await tab.title().catch(() => '') });
-      windows.set(windowId, entry);
+  async handler(args, core) {
+    type Entry = { window_id: number; pid: number | null; title?: string; bounds: unknown; driven_over_cdp?: boolean; cdp_window_id?: number; tabs: Array<z.infer<typeof tabSchema>> };
+    const list: Entry[] = [];
+    let native: string | undefined;
+    let browserPid: number | null = null;
+    if (core.browser.running || core.browser.attached) browserPid = await core.drivenBrowserPid().catch(() => null);
+    try {
+      for (const w of await core.native.host.windows()) {
+        list.push({ window_id: w.id, pid: w.pid, title: w.title, bounds: w.bounds, driven_over_cdp: !!w.pid && !!browserPid && descendsFrom(w.pid, browserPid), tabs: [] });
+      }
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      native = `X11 windows are not listed: ${e.message}`;
     }
-    const list = [...windows.values()];
-    return { structured: { windows: list }, text: list.map((w) => `window ${w.window_id}: ${w.tabs.map((t) => t.title || t.url).join(' | ')}`).join('\n') };
+    if (core.browser.running || core.browser.attached) {
+      const byCdpWindow = new Map<number, { bounds: unknown; tabs: Entry['tabs']; titles: string[] }>();
+      for (const tab of await core.browser.tabs_()) {
+        const { windowId, bounds } = await tab.session.send('Browser.getWindowForTarget', {}).catch(() => ({ windowId: 0, bounds: {} }));
+        const entry = byCdpWindow.get(windowId) ?? { bounds, tabs: [], titles: [] };
+        const title = await tab.title().catch(() => '');
+        entry.tabs.push({ tab_id: tab.id, url: tab.page.url(), title });
+        entry.titles.push(title);
+        byCdpWindow.set(windowId, entry);
+      }
+      const browserWindows = list.filter((w) => w.driven_over_cdp);
+      for (const [cdpId, entry] of byCdpWindow) {
+        // The X11 window of a CDP window: its title starts with one of the window's tab titles.
+        const x = browserWindows.find((w) => !w.tabs.length && entry.titles.some((t) => t && w.title?.startsWith(t)))
+          ?? (browserWindows.length === 1 && byCdpWindow.size === 1 ? browserWindows[0] : undefined);
+        if (x) { x.tabs = entry.tabs; x.cdp_window_id = cdpId; } else list.push({ window_id: cdpId, pid: core.browser.launchedPid ?? browserPid, bounds: entry.bounds, driven_over_cdp: true, cdp_window_id: cdpId, tabs: entry.tabs });
+      }
+    }
+    const windows = args.pid === undefined ? list : list.filter((w) => w.pid === args.pid);
+    return {
+      structured: { windows, ...(native ? { native } : {}) },
+      text: [...windows.map((w) => `window ${w.window_id} pid=${w.pid ?? '?'} ${JSON.stringify(w.title ?? '')}${w.tabs.length ? `: ${w.tabs.map((t) => t.title || t.url).join(' | ')}` : ''}`), ...(native ? [native] : [])].join('\n'),
+    };
   },
 });

@@ -1,0 +1,173 @@
+// The native route (Linux, AT-SPI + XTest) on one GTK field, side by side in one run: Verity's verified
+// type_text over MCP, the raw AT-SPI floor (one InsertText + one GetText on a bare dbus-next connection),
+// XTest keystrokes (nut-js) and `xdotool type`, each keystroke route timed until its text is read back;
+// and get_window_state of a ~500-node window against a bare walk of the same tree. Skips itself (a note)
+// where Xvfb / AT-SPI / GTK are missing.
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import dbus from 'dbus-next';
+import { startMcp, REPO_ROOT, type McpSession } from '../mcp.js';
+import { describe, measure } from '../stats.js';
+import { failed, ok, type BenchContext, type Cell, type Row, type Section } from '../types.js';
+import { missingTools, startApp, startDesktop, type Desktop } from '../../test/native/desktop.js';
+
+const TEXT = Array.from({ length: 100 }, (_, i) => 'abcdefghij klmnopqrstuvwxyz0123456789'[i % 37]).join('');
+const { Message } = dbus;
+
+/** A child that types TEXT through nut-js (XTest) on each "type" line, answering "ok". */
+const TYPIST = `
+import { createRequire } from 'node:module';
+const require = createRequire(${JSON.stringify(join(REPO_ROOT, 'package.json'))});
+const { keyboard } = require('@nut-tree-fork/nut-js');
+keyboard.config.autoDelayMs = 0;
+import { createInterface } from 'node:readline';
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === 'type') await keyboard.type(${JSON.stringify(TEXT)});
+  process.stdout.write('ok\\n');
+}
+`;
+
+interface Ref { bus: string; path: string }
+
+async function timeIt(ctx: BenchContext, label: string, reset: () => Promise<void>, run: () => Promise<void>): Promise<Cell> {
+  try {
+    const s = await measure(ctx.config, { prepare: reset, act: run });
+    ctx.log(`native: ${label}: ${s.median.toFixed(1)} ms (${describe(s)})`);
+    return ok(s.median, describe(s));
+  } catch (e) {
+    ctx.log(`native: ${label}: FAILED: ${(e as Error).message}`);
+    return failed(e);
+  }
+}
+
+export const nativeSection: Section = {
+  name: 'native',
+  async run(ctx) {
+    const missing = missingTools();
+    if (missing) {
+      ctx.notes.push(`native section skipped: ${missing} (needs xvfb, openbox, dbus, at-spi2-core, xdotool, x11-utils, python3-gi + gir1.2-gtk-3.0)`);
+      return [];
+    }
+    let desktop: Desktop | null = null;
+    let verity: McpSession | null = null;
+    let bare: dbus.MessageBus | null = null;
+    try {
+      desktop = await startDesktop();
+      const d = desktop;
+      const app = await startApp(d, 'Bench Form', ['--many', '150']);
+      const windowId = app.windowId();
+      d.x('xdotool', ['windowactivate', '--sync', String(windowId)]);
+
+      // Verity's MCP server on this desktop: its environment is taken from ours at spawn time.
+      const saved = { ...process.env };
+      Object.assign(process.env, d.env);
+      try {
+        verity = await startMcp(ctx.procs, { name: 'verity-native', command: process.execPath, args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'], cwd: REPO_ROOT });
+      } finally {
+        for (const k of Object.keys(d.env)) { if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k]; }
+      }
+      const v = verity;
+      const target = { kind: 'window', pid: app.pid, window_id: windowId };
+
+      // The bare connection: the floor's own view of the same field and tree.
+      bare = dbus.sessionBus({ busAddress: d.env.AT_SPI_BUS_ADDRESS });
+      const b = bare;
+      const call = async (ref: Ref, iface: string, member: string, signature = '', body: unknown[] = []) =>
+        (await b.call(new Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body })))?.body ?? [];
+      await call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 'sass', ['object:children-changed', [], '']);
+      const [apps] = await call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/accessible/root' }, 'org.a11y.atspi.Accessible', 'GetChildren');
+      let appBus = '';
+      for (const [bus] of apps as Array<[string, string]>) {
+        const [pid] = await call({ bus: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus' }, 'org.freedesktop.DBus', 'GetConnectionUnixProcessID', 's', [bus]);
+        if (Number(pid) === app.pid) appBus = bus;
+      }
+      const items = (await call({ bus: appBus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems'))[0] as any[];
+      const field: Ref = (() => { const row = items.find((r) => r[6] === 'Name' && r[7] === 61); return { bus: row[0][0], path: row[0][1] }; })();
+      const frameRow = items.find((r) => r[6] === 'Bench Form' && r[7] === 23);
+      const frame: Ref = { bus: frameRow[0][0], path: frameRow[0][1] };
+      const getText = async () => String((await call(field, 'org.a11y.atspi.Text', 'GetText', 'ii', [0, -1]))[0]);
+      const clear = async () => { await call(field, 'org.a11y.atspi.EditableText', 'SetTextContents', 's', ['']); };
+      const landed = async (what: string) => {
+        const deadline = performance.now() + 10_000;
+        while ((await getText()) !== TEXT) {
+          if (performance.now() > deadline) throw new Error(`${what}: the field never held the text (holds ${JSON.stringify((await getText()).slice(0, 40))})`);
+          await new Promise((r) => setTimeout(r, 1));
+        }
+      };
+
+      // Verity: the token of the same field, then verified type_text.
+      const snap = await v.call('get_window_state', { target, include_screenshot: false, max_elements: 5000 });
+      const sc = snap.structuredContent as { elements: Array<{ label: string; role: string; element_token: string }>; element_count: number };
+      const token = sc.elements.find((e) => e.label === 'Name' && e.role === 'text')!.element_token;
+      const verityType = await timeIt(ctx, 'Verity type_text', clear, async () => {
+        const { result } = await v.timed('type_text', { element_token: token, text: TEXT });
+        const s = result.structuredContent as { effect?: string } | undefined;
+        if (s?.effect !== 'confirmed') throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+        if ((await getText()) !== TEXT) throw new Error('the field does not hold the text after Verity typed it');
+      });
+      const floorType = await timeIt(ctx, 'AT-SPI floor', clear, async () => {
+        await call(field, 'org.a11y.atspi.EditableText', 'InsertText', 'isi', [0, TEXT, Buffer.byteLength(TEXT)]);
+        if ((await getText()) !== TEXT) throw new Error('the floor insertion did not land');
+      });
+      // Keystrokes go to the focused widget: the field, focused once (the window has focus).
+      await call(field, 'org.a11y.atspi.Component', 'GrabFocus');
+      // nut-js runs in a child process: its X connection would end this process when Xvfb stops.
+      const typist = spawn(process.execPath, ['--input-type=module', '-e', TYPIST], { env: { ...process.env, ...d.env }, stdio: ['pipe', 'pipe', 'inherit'] });
+      ctx.procs.addProcess(typist.pid!, 'nut-js typist');
+      const lines = createInterface({ input: typist.stdout! });
+      const replies: Array<(line: string) => void> = [];
+      lines.on('line', (line) => replies.shift()?.(line));
+      const ask = (line: string) => new Promise<string>((resolve) => { replies.push(resolve); typist.stdin!.write(line + '\n'); });
+      await ask('ready');
+      const xtest = await timeIt(ctx, 'XTest keystrokes', clear, async () => { await ask('type'); await landed('XTest'); });
+      typist.stdin!.end();
+      await new Promise((r) => typist.once('exit', r));
+      ctx.procs.forgetProcess(typist.pid!);
+      const xdotool = await timeIt(ctx, 'xdotool type', clear, async () => {
+        const r = spawnSync('xdotool', ['type', '--delay', '0', TEXT], { env: { ...process.env, ...d.env } });
+        if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
+        await landed('xdotool');
+      });
+
+      // get_window_state of the ~500-node window vs a bare walk: the cache, then every node's extents.
+      const subtreeOf = (rows: any[]) => {
+        const byParent = new Map<string, any[]>();
+        for (const r of rows) { const k = r[2][1]; byParent.set(k, [...(byParent.get(k) ?? []), r]); }
+        const out: any[] = [];
+        const visit = (r: any) => { out.push(r); for (const c of byParent.get(r[0][1]) ?? []) visit(c); };
+        visit(rows.find((r) => r[0][1] === frame.path));
+        return out;
+      };
+      let nodes = 0;
+      const bareWalk = await timeIt(ctx, 'bare tree walk', async () => {}, async () => {
+        const rows = (await call({ bus: appBus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems'))[0] as any[];
+        const tree = subtreeOf(rows);
+        nodes = tree.length;
+        await Promise.all(tree.map((r) => call({ bus: r[0][0], path: r[0][1] }, 'org.a11y.atspi.Component', 'GetExtents', 'u', [0]).catch(() => null)));
+      });
+      let returned = 0;
+      const verityState = await timeIt(ctx, 'Verity get_window_state', async () => {}, async () => {
+        const { result } = await v.timed('get_window_state', { target, include_screenshot: false, max_elements: 5000 });
+        if (result.isError) throw new Error(`get_window_state refused: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+        returned = (result.structuredContent as { element_count: number }).element_count;
+      });
+      ctx.notes.push(`native: the GTK window has ${nodes} accessible nodes (bare walk = Cache.GetItems + Component.GetExtents of each, pipelined); Verity lists ${returned} of them (unnamed containers folded) with values and tokens.`);
+
+      return [
+        { metric: 'native verified type_text, 100 chars (AT-SPI)', unit: 'ms', cells: { verity: verityType, floor: floorType }, checks: [{ of: 'verity', over: 'floor', max: 2 }],
+          note: 'floor = one EditableText.InsertText + one Text.GetText on a bare dbus-next connection; Verity = the MCP type_text round trip, confirmed by its read-back.' },
+        { metric: 'native type_text vs XTest keystrokes (nut-js), 100 chars', unit: 'ms', cells: { verity: verityType, floor: xtest }, checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
+          note: 'floor column here = nut-js keyboard.type (XTest, autoDelay 0) until the field reads back the text.' },
+        { metric: 'native type_text vs `xdotool type`, 100 chars', unit: 'ms', cells: { verity: verityType, floor: xdotool }, checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
+          note: 'floor column here = `xdotool type --delay 0` until the field reads back the text.' },
+        { metric: `native get_window_state, ${nodes} nodes`, unit: 'ms', cells: { verity: verityState, floor: bareWalk }, checks: [{ of: 'verity', over: 'floor', max: 1.5 }],
+          note: 'floor = a bare walk of the same window tree; Verity without the screenshot (include_screenshot false).' },
+      ] satisfies Row[];
+    } finally {
+      try { bare?.disconnect(); } catch { /* closed */ }
+      await verity?.close().catch(() => undefined);
+      await desktop?.close();
+    }
+  },
+};

@@ -1,0 +1,132 @@
+// Turning a resolved native target into what an action needs: the window (checked to exist), the element
+// (fresh states), the screen point, and the foreground/background delivery around the action.
+import type { ActionResult, Evidence, ResolvedTarget } from '../routing/driver.js';
+import { Stopwatch } from '../routing/driver.js';
+import { Refusal } from '../routing/refusal.js';
+import { IFACE, type Atspi, type CacheItem } from './atspi.js';
+import { completeTree, subtree, type NativeHost, type WindowInfo } from './host.js';
+import { ROLE, STATE, has } from './roles.js';
+import type { NativeRef } from './tree.js';
+import { activate, activeWindow } from './x11.js';
+
+export interface Aim {
+  atspi: Atspi;
+  win: WindowInfo;
+  /** The element the call named (token), found at the px point, or null. */
+  element: NativeRef | null;
+  states: [number, number];
+  /** The px form's point in screen pixels. */
+  screenPoint: { x: number; y: number } | null;
+}
+
+export function parseWindowKey(key: string): { pid: number | undefined; windowId: number } {
+  const [pid, windowId] = key.split(':').map(Number);
+  return { pid: pid || undefined, windowId };
+}
+
+/** Finds the window and element of a target; refuses target_not_found when either is gone. */
+export async function aim(host: NativeHost, target: ResolvedTarget): Promise<Aim> {
+  const atspi = await host.atspi();
+  const element = target.element ? target.element.ref as NativeRef : null;
+  let win: WindowInfo;
+  // An element's window is the one of its snapshot: if it closed since, the element's own calls say so.
+  if (element) win = element.win;
+  else if (target.kind === 'window') { const { pid, windowId } = parseWindowKey(target.key); win = await host.window(pid, windowId); } else {
+    const active = await activeWindow();
+    if (!active) throw new Refusal('target_not_found', 'no window has focus on the desktop; name a window target (list_windows)');
+    win = await host.window(undefined, active);
+  }
+  let states: [number, number] = [0, 0];
+  if (element) {
+    states = await atspi.states(element);
+    if (has(states, STATE.defunct)) throw new Refusal('target_not_found', `the element "${element.name}" is gone (defunct); call get_window_state again`);
+  }
+  let screenPoint: Aim['screenPoint'] = null;
+  if (target.point) {
+    // Desktop screenshots are the whole screen; window screenshots start at the window's client origin.
+    screenPoint = target.kind === 'desktop' ? { ...target.point } : { x: win.bounds.x + target.point.x, y: win.bounds.y + target.point.y };
+  }
+  return { atspi, win, element, states, screenPoint };
+}
+
+/** The element that has keyboard focus inside a window (AT-SPI FOCUSED state), if any. */
+export async function focusedIn(atspi: Atspi, win: WindowInfo): Promise<{ item: CacheItem; web: boolean } | null> {
+  if (!win.frame || !win.app) return null;
+  const items = await completeTree(atspi, await atspi.itemsFor(win.app.bus, win.frame), win.frame);
+  let found: { item: CacheItem; web: boolean } | null = null;
+  const webOf = new Map<CacheItem, boolean>();
+  for (const { item, parent } of subtree(items, win.frame)) {
+    const web = item.role === ROLE.documentWeb || (parent ? webOf.get(parent) ?? false : false);
+    webOf.set(item, web);
+    if (has(item.states, STATE.focused)) found = { item, web };
+  }
+  if (!found) return null;
+  // The cache's states can lag a moment behind; read the found element's live states.
+  found.item.states = await atspi.states(found.item.ref).catch(() => found!.item.states);
+  return found;
+}
+
+/** A NativeRef for an element found at run time (focused, or under the px point). */
+export async function refFor(atspi: Atspi, win: WindowInfo, ref: { bus: string; path: string }, web: boolean | null): Promise<{ ref: NativeRef; states: [number, number] }> {
+  const item = await atspi.describe(ref, ref);
+  const box = item.interfaces.includes(IFACE.component) ? await atspi.extents(ref).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : { x: 0, y: 0, w: 0, h: 0 };
+  const isWeb = web ?? await underWebDocument(atspi, ref);
+  return { ref: { ...ref, role: item.role, name: item.name, interfaces: item.interfaces, web: isWeb, windowId: win.id, pid: win.pid, box, win }, states: item.states };
+}
+
+/** Walks up the parents looking for a `document web` ancestor. */
+async function underWebDocument(atspi: Atspi, ref: { bus: string; path: string }): Promise<boolean> {
+  let current = ref;
+  for (let i = 0; i < 64; i++) {
+    const [[role]] = [await atspi.call(current, IFACE.accessible, 'GetRole')];
+    if (Number(role) === ROLE.documentWeb) return true;
+    const parent = await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null) as [string, string] | null;
+    if (!parent || parent[1] === '/org/a11y/atspi/null' || parent[1] === '/org/a11y/atspi/accessible/root') return false;
+    current = { bus: parent[0], path: parent[1] };
+  }
+  return false;
+}
+
+/**
+ * Runs `work` with the delivery the call asked for: in the background as is, or in the foreground with the
+ * window raised and focused first and the previously focused window given focus back afterwards.
+ */
+export async function deliver<T>(mode: 'background' | 'foreground', win: WindowInfo, work: () => Promise<T>): Promise<T> {
+  if (mode === 'background') return work();
+  const previous = await activeWindow();
+  if (previous !== win.id) await activate(win.id);
+  try {
+    return await work();
+  } finally {
+    if (previous && previous !== win.id) await activate(previous).catch(() => undefined);
+  }
+}
+
+/** What to do instead when web content was reached through the native route. */
+export function webEscalation(win: WindowInfo, pixelAlready: boolean): NonNullable<ActionResult['escalation']> {
+  if (win.driven) {
+    return { target: 'page', reason: 'this is web content of the browser Verity drives over CDP; act on it through its tab (the window target routes there, or use a tab target / the page tool) for verified DOM effects' };
+  }
+  return pixelAlready
+    ? { target: 'foreground', reason: 'web content cannot be proven through accessibility; retry with delivery_mode "foreground" and check the screenshot' }
+    : { target: 'pixel', reason: 'web content cannot be proven through accessibility; use the px form (x, y from the screenshot) and check the screenshot' };
+}
+
+/** The contract's result for the native route. */
+export function nativeResult(effect: ActionResult['effect'], route: ActionResult['route'], sw: Stopwatch, evidence: Evidence[], mode: 'background' | 'foreground', extra: Partial<ActionResult> = {}): ActionResult {
+  return { effect, route, delivery: { mode }, evidence, timings_ms: sw.timings, ...extra };
+}
+
+/** Refuses an element that is disabled. */
+export function checkEnabled(element: NativeRef, states: [number, number]): void {
+  if (!has(states, STATE.sensitive) && !has(states, STATE.enabled)) throw new Refusal('element_disabled', `"${element.name || 'the element'}" is disabled`);
+}
+
+/** Keystrokes land in the focused window only: in the background the target window must already have focus. */
+export async function requireKeyboardFocus(win: WindowInfo, mode: 'background' | 'foreground'): Promise<void> {
+  if (mode === 'foreground') return;
+  const active = await activeWindow();
+  if (active !== win.id) {
+    throw new Refusal('focus_failed', `keystrokes reach only the focused window, and window ${win.id} ("${win.title}") does not have focus; nothing was sent. Call again with delivery_mode "foreground" (raises it, acts, gives focus back)`, { escalation: 'foreground', focused_window_id: active || null });
+  }
+}

@@ -1,0 +1,253 @@
+// AT-SPI2 over dbus-next, with raw message calls (its proxy objects introspect every object first, which
+// costs a round trip per element and fails on toolkits that answer introspection sparsely). One connection
+// to the accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
+import dbus from 'dbus-next';
+import { Refusal } from '../routing/refusal.js';
+import { busSocketExists, sessionBusAddress } from './env.js';
+
+const { Message, Variant } = dbus;
+type Bus = dbus.MessageBus;
+
+/** One accessible object: the app's unique bus name and the object path. */
+export interface AccRef { bus: string; path: string }
+
+/** One row of org.a11y.atspi.Cache.GetItems: a((so)(so)(so)iiassusau). */
+export interface CacheItem {
+  ref: AccRef;
+  parent: AccRef;
+  indexInParent: number;
+  childCount: number;
+  interfaces: string[];
+  name: string;
+  role: number;
+  states: [number, number];
+}
+
+export const IFACE = {
+  accessible: 'org.a11y.atspi.Accessible', component: 'org.a11y.atspi.Component', text: 'org.a11y.atspi.Text',
+  editable: 'org.a11y.atspi.EditableText', action: 'org.a11y.atspi.Action', value: 'org.a11y.atspi.Value',
+  selection: 'org.a11y.atspi.Selection', application: 'org.a11y.atspi.Application',
+} as const;
+
+const CALL_TIMEOUT_MS = 5000;
+const ROOT_PATH = '/org/a11y/atspi/accessible/root';
+const GONE = /ServiceUnknown|UnknownObject|UnknownMethod.*doesn't exist|NoReply|Disconnected|NameHasNoOwner|no such object/i;
+
+/** The error an AT-SPI call ends with when its object or app went away. */
+export class Gone extends Refusal {
+  constructor(what: string) { super('target_not_found', `${what} is gone (its window or app closed, or the element was removed); call list_windows and get_window_state again`); }
+}
+
+export class Atspi {
+  private constructor(private readonly bus: Bus, readonly address: string) {}
+
+  /**
+   * Connects to the AT-SPI bus: AT_SPI_BUS_ADDRESS when set, else org.a11y.Bus.GetAddress on the session
+   * bus. Turns accessibility on (org.a11y.Status.IsEnabled) and registers one event listener, without
+   * which toolkits do not serve their object cache.
+   */
+  static async connect(): Promise<Atspi> {
+    let address = process.env.AT_SPI_BUS_ADDRESS;
+    const sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS;
+    if (!address || sessionAddress) {
+      const session = await open(sessionBusAddress(), 'the session D-Bus');
+      try {
+        if (!address) {
+          const reply = await session.call(new Message({ destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.a11y.Bus', member: 'GetAddress' }))
+            .catch((e: Error) => { throw new Refusal('unavailable', `the native route needs the AT-SPI bus: org.a11y.Bus.GetAddress failed on the session bus (${e.message.trim()}); install at-spi2-core or start at-spi-bus-launcher`); });
+          address = String(reply?.body[0] ?? '');
+          if (!address) throw new Refusal('unavailable', 'the native route needs the AT-SPI bus: org.a11y.Bus returned no address');
+        }
+        await session.call(new Message({
+          destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.freedesktop.DBus.Properties', member: 'Set',
+          signature: 'ssv', body: ['org.a11y.Status', 'IsEnabled', new Variant('b', true)],
+        })).catch(() => undefined);
+      } finally {
+        session.disconnect();
+      }
+    }
+    const bus = await open(address, 'the AT-SPI bus');
+    const client = new Atspi(bus, address);
+    bus.on('error', () => { client.connected = false; });
+    await client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 'sass', ['object:children-changed', [], ''])
+      .catch(() => client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 's', ['object:children-changed']))
+      .catch((e) => { bus.disconnect(); throw new Refusal('unavailable', `the AT-SPI registry (at-spi2-registryd) does not answer: ${(e as Error).message}`); });
+    return client;
+  }
+
+  /** False once the bus connection dropped (the AT-SPI bus went away): the next use reconnects. */
+  connected = true;
+
+  disconnect(): void { this.connected = false; this.bus.disconnect(); }
+
+  /** A raw method call; its reply body. An object that went away is `Gone` (target_not_found). */
+  async call(ref: AccRef, iface: string, member: string, signature = '', body: unknown[] = [], what = 'the element'): Promise<any[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Refusal('timeout', `the app did not answer ${iface.split('.').pop()}.${member} within ${CALL_TIMEOUT_MS} ms`, { retryable: true })), CALL_TIMEOUT_MS);
+    });
+    try {
+      const reply = await Promise.race([this.bus.call(new Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body })), timeout]);
+      return reply?.body ?? [];
+    } catch (e) {
+      if (e instanceof Refusal) throw e;
+      const err = e as { type?: string; message?: string; text?: string };
+      if (GONE.test(`${err.type ?? ''} ${err.text ?? err.message ?? ''}`) && !/UnknownMethod/.test(err.type ?? '')) throw new Gone(what);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async prop(ref: AccRef, iface: string, name: string): Promise<any> {
+    const [variant] = await this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]);
+    return (variant as dbus.Variant).value;
+  }
+
+  async setProp(ref: AccRef, iface: string, name: string, signature: string, value: unknown): Promise<void> {
+    await this.call(ref, 'org.freedesktop.DBus.Properties', 'Set', 'ssv', [iface, name, new Variant(signature, value)]);
+  }
+
+  /** The apps registered on the bus, each with its name and process id. */
+  async apps(): Promise<Array<{ ref: AccRef; name: string; pid: number | null }>> {
+    const [children] = await this.call({ bus: 'org.a11y.atspi.Registry', path: ROOT_PATH }, IFACE.accessible, 'GetChildren');
+    const apps = await Promise.all((children as Array<[string, string]>).map(async ([bus, path]) => {
+      const ref = { bus, path };
+      const [name, pid] = await Promise.all([
+        this.prop(ref, IFACE.accessible, 'Name').catch(() => null),
+        this.pidOf(bus),
+      ]);
+      return name === null ? null : { ref, name: String(name), pid };
+    }));
+    return apps.filter((a): a is NonNullable<typeof a> => a !== null);
+  }
+
+  async pidOf(bus: string): Promise<number | null> {
+    try {
+      const [pid] = await this.call({ bus: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus' }, 'org.freedesktop.DBus', 'GetConnectionUnixProcessID', 's', [bus]);
+      return Number(pid);
+    } catch { return null; }
+  }
+
+  /** Every object an app exposes, in one call (the toolkit's own cache). */
+  async cacheItems(bus: string): Promise<CacheItem[]> {
+    const [items] = await this.call({ bus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems', '', [], 'the app');
+    return (items as any[]).map((row) => ({
+      ref: { bus: row[0][0], path: row[0][1] },
+      parent: { bus: row[2][0], path: row[2][1] },
+      indexInParent: row[3], childCount: row[4], interfaces: row[5], name: row[6], role: row[7],
+      states: [row[9][0] ?? 0, row[9][1] ?? 0],
+    }));
+  }
+
+  /**
+   * The objects of an app, for a walk from `root`: its cache, or (a toolkit without one) just the root,
+   * which completeTree then grows by reading children directly.
+   */
+  async itemsFor(bus: string, root: AccRef): Promise<CacheItem[]> {
+    try {
+      return await this.cacheItems(bus);
+    } catch (e) {
+      if (e instanceof Refusal) throw e;
+      const parent = await this.prop(root, IFACE.accessible, 'Parent').catch(() => [bus, ROOT_PATH]) as [string, string];
+      return [await this.describe(root, { bus: parent[0], path: parent[1] })];
+    }
+  }
+
+  /** One object read the slow way (apps without a cache, or a fresh read of one element). */
+  async describe(ref: AccRef, parent: AccRef): Promise<CacheItem> {
+    const [[role], [states], [interfaces], name, index] = await Promise.all([
+      this.call(ref, IFACE.accessible, 'GetRole'), this.call(ref, IFACE.accessible, 'GetState'),
+      this.call(ref, IFACE.accessible, 'GetInterfaces'), this.prop(ref, IFACE.accessible, 'Name'),
+      this.call(ref, IFACE.accessible, 'GetIndexInParent').then(([i]) => Number(i)).catch(() => -1),
+    ]);
+    const childCount = Number(await this.prop(ref, IFACE.accessible, 'ChildCount').catch(() => 0));
+    return { ref, parent, indexInParent: index, childCount, interfaces, name: String(name), role: Number(role), states: [states[0] ?? 0, states[1] ?? 0] };
+  }
+
+  async children(ref: AccRef): Promise<AccRef[]> {
+    const [children] = await this.call(ref, IFACE.accessible, 'GetChildren');
+    return (children as Array<[string, string]>).map(([bus, path]) => ({ bus, path }));
+  }
+
+  async states(ref: AccRef): Promise<[number, number]> {
+    const [states] = await this.call(ref, IFACE.accessible, 'GetState');
+    return [states[0] ?? 0, states[1] ?? 0];
+  }
+
+  /** Screen-coordinate extents (x, y, w, h). */
+  async extents(ref: AccRef): Promise<{ x: number; y: number; w: number; h: number }> {
+    const [[x, y, w, h]] = await this.call(ref, IFACE.component, 'GetExtents', 'u', [0]);
+    return { x, y, w, h };
+  }
+
+  /** The whole text of a Text object (AT-SPI counts characters as code points). */
+  async text(ref: AccRef): Promise<string> {
+    const [text] = await this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]);
+    return String(text);
+  }
+
+  async caret(ref: AccRef): Promise<number> { return Number(await this.prop(ref, IFACE.text, 'CaretOffset')); }
+
+  async setCaret(ref: AccRef, offset: number): Promise<boolean> {
+    const [ok] = await this.call(ref, IFACE.text, 'SetCaretOffset', 'i', [offset]);
+    return !!ok;
+  }
+
+  /** EditableText.InsertText; `length` is the text's UTF-8 byte length (what GTK and Qt both accept). */
+  async insertText(ref: AccRef, position: number, text: string): Promise<boolean> {
+    const [ok] = await this.call(ref, IFACE.editable, 'InsertText', 'isi', [position, text, Buffer.byteLength(text, 'utf8')]);
+    return !!ok;
+  }
+
+  async setTextContents(ref: AccRef, text: string): Promise<boolean> {
+    const [ok] = await this.call(ref, IFACE.editable, 'SetTextContents', 's', [text]);
+    return !!ok;
+  }
+
+  async grabFocus(ref: AccRef): Promise<boolean> {
+    const [ok] = await this.call(ref, IFACE.component, 'GrabFocus');
+    return !!ok;
+  }
+
+  async actions(ref: AccRef): Promise<string[]> {
+    const [list] = await this.call(ref, IFACE.action, 'GetActions');
+    return (list as Array<[string, string, string]>).map(([name]) => name);
+  }
+
+  async doAction(ref: AccRef, index: number): Promise<boolean> {
+    const [ok] = await this.call(ref, IFACE.action, 'DoAction', 'i', [index]);
+    return !!ok;
+  }
+
+  async selectChild(ref: AccRef, index: number): Promise<boolean> {
+    const [ok] = await this.call(ref, IFACE.selection, 'SelectChild', 'i', [index]);
+    return !!ok;
+  }
+
+  /** The deepest child at a screen point, starting from `ref` (Component.GetAccessibleAtPoint, repeated). */
+  async at(ref: AccRef, x: number, y: number): Promise<AccRef> {
+    let current = ref;
+    for (let depth = 0; depth < 64; depth++) {
+      const [[bus, path]] = await this.call(current, IFACE.component, 'GetAccessibleAtPoint', 'iiu', [Math.round(x), Math.round(y), 0]).catch(() => [['', '']]);
+      if (!bus || path === '/org/a11y/atspi/null' || (bus === current.bus && path === current.path)) return current;
+      current = { bus, path };
+    }
+    return current;
+  }
+}
+
+async function open(address: string, what: string): Promise<Bus> {
+  if (!busSocketExists(address)) throw new Refusal('unavailable', `the native route needs ${what}: nothing listens at ${address}`);
+  const bus = dbus.sessionBus({ busAddress: address });
+  return new Promise<Bus>((resolve, reject) => {
+    const fail = (e: Error) => { try { bus.disconnect(); } catch { /* closed */ } reject(new Refusal('unavailable', `the native route needs ${what}: could not connect to ${address} (${e.message})`)); };
+    bus.once('error', fail);
+    bus.once('connect', () => {
+      bus.off('error', fail);
+      bus.on('error', () => { /* a dropped connection fails the next call instead */ });
+      resolve(bus);
+    });
+    setTimeout(() => fail(new Error('no answer within 5 s')), 5000).unref();
+  });
+}

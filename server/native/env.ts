@@ -1,0 +1,59 @@
+// What the native route needs from the machine: an X display (nut-js crashes the process without one, so
+// it is checked before nut-js is ever loaded), a session D-Bus, and the AT-SPI bus behind it. Each missing
+// piece is a refusal naming it; nothing here throws anything else.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { Refusal } from '../routing/refusal.js';
+
+const run = promisify(execFile);
+
+/** Runs a helper binary (xdotool, xprop) against the configured display; stdout, trimmed. */
+export async function x11Tool(bin: string, args: string[], timeoutMs = 5000): Promise<string> {
+  try {
+    const { stdout } = await run(bin, args, { timeout: timeoutMs, encoding: 'utf8', env: process.env });
+    return stdout.trim();
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException & { stderr?: string; code?: unknown };
+    if (err.code === 'ENOENT') throw new Refusal('unavailable', `${bin} is not installed (apt-get install ${bin === 'xprop' ? 'x11-utils' : bin})`);
+    throw Object.assign(new Error(`${bin} ${args.join(' ')}: ${(err.stderr ?? err.message).trim()}`), { x11: true, stderr: err.stderr ?? '' });
+  }
+}
+
+let displayChecked: Promise<void> | null = null;
+let displayFor: string | undefined;
+
+/** Refuses unless DISPLAY names an X server that answers. Cached per DISPLAY value. */
+export function requireDisplay(): Promise<void> {
+  const display = process.env.DISPLAY;
+  if (!display) return Promise.reject(new Refusal('unavailable', 'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)'));
+  if (displayChecked && displayFor === display) return displayChecked;
+  displayFor = display;
+  displayChecked = (async () => {
+    const local = /^:(\d+)/.exec(display);
+    if (local && !existsSync(`/tmp/.X11-unix/X${local[1]}`)) {
+      throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} has no X server (no /tmp/.X11-unix/X${local[1]})`);
+    }
+    try {
+      await x11Tool('xdotool', ['getdisplaygeometry'], 3000);
+    } catch (e) {
+      if (e instanceof Refusal) throw e;
+      throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} does not answer (${(e as Error).message.split('\n')[0]})`);
+    }
+  })();
+  displayChecked.catch(() => { displayChecked = null; });
+  return displayChecked;
+}
+
+/** The session bus address, or the refusal naming that it is missing. */
+export function sessionBusAddress(): string {
+  const address = process.env.DBUS_SESSION_BUS_ADDRESS;
+  if (!address) throw new Refusal('unavailable', 'the native route needs a session D-Bus: DBUS_SESSION_BUS_ADDRESS is not set (start dbus-daemon --session or dbus-launch)');
+  return address;
+}
+
+/** Whether a `unix:path=` D-Bus address points at a socket that exists (abstract sockets are assumed to). */
+export function busSocketExists(address: string): boolean {
+  const path = /unix:path=([^,;]+)/.exec(address)?.[1];
+  return !path || existsSync(path);
+}

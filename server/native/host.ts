@@ -1,0 +1,190 @@
+// The native route's view of the desktop: one AT-SPI connection (made on first use, remade when the bus
+// dropped), X11 windows matched to their AT-SPI frames, and which windows belong to the browser Verity
+// drives over CDP.
+import { Refusal } from '../routing/refusal.js';
+import { Atspi, type AccRef, type CacheItem } from './atspi.js';
+import { requireDisplay, sessionBusAddress } from './env.js';
+import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
+import { describeWindow, descendsFrom, listWindows, processName, windowGone, type XWindow } from './x11.js';
+
+export interface NativeHostOptions {
+  /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
+  drivenBrowserPid(): Promise<number | null>;
+}
+
+/** A window as the native route acts on it: X11 facts plus its AT-SPI frame, when the app exposes one. */
+export interface WindowInfo extends XWindow {
+  frame: AccRef | null;
+  app: { bus: string; name: string } | null;
+  /** Owned by the browser Verity drives over CDP. */
+  driven: boolean;
+  /** A browser or Electron app (web content there is never confirmed natively). */
+  browserLike: boolean;
+}
+
+const BROWSER_NAMES = /chrom|electron|firefox|brave|msedge|opera|vivaldi|code|slack|discord|teams|signal|obsidian/i;
+
+export class NativeHost {
+  private client: Promise<Atspi> | null = null;
+  /** X11 window id → its AT-SPI frame, kept while the frame is still shown by the same process. */
+  private readonly frames = new Map<number, { pid: number | null; frame: AccRef; app: { bus: string; name: string } }>();
+
+  constructor(readonly options: NativeHostOptions) {}
+
+  /** The AT-SPI connection; refuses naming what is missing (display, session bus, AT-SPI bus). */
+  async atspi(): Promise<Atspi> {
+    await requireDisplay();
+    sessionBusAddress();
+    if (this.client) {
+      const existing = await this.client.catch(() => null);
+      if (existing?.connected) return existing;
+      this.client = null;
+    }
+    this.client = Atspi.connect();
+    this.client.catch(() => { this.client = null; });
+    return this.client;
+  }
+
+  /** Drops the AT-SPI connection (the server is shutting down). */
+  close(): void {
+    const client = this.client;
+    this.client = null;
+    void client?.then((c) => c.disconnect(), () => undefined);
+  }
+
+  /** AT-SPI apps with name and pid. */
+  async apps(): Promise<Array<{ ref: AccRef; name: string; pid: number | null }>> {
+    return (await this.atspi()).apps();
+  }
+
+  async isDriven(pid: number | null): Promise<boolean> {
+    if (!pid) return false;
+    const browser = await this.options.drivenBrowserPid().catch(() => null);
+    return !!browser && descendsFrom(pid, browser);
+  }
+
+  async windows(): Promise<WindowInfo[]> {
+    const windows = await listWindows();
+    const atspi = await this.atspi().catch(() => null);
+    const apps = atspi ? await atspi.apps().catch(() => []) : [];
+    return Promise.all(windows.map((w) => this.enrich(w, apps, atspi)));
+  }
+
+  /** The window `pid`/`windowId` names, refused with target_not_found when it is gone or not that pid's. */
+  async window(pid: number | undefined, windowId: number): Promise<WindowInfo> {
+    const x = await describeWindow(windowId);
+    if (!x.viewable) throw new Refusal('target_not_found', `window ${windowId} is not shown (unmapped or closed); call list_windows`);
+    if (pid !== undefined && x.pid !== null && x.pid !== pid) {
+      throw new Refusal('target_not_found', `window ${windowId} belongs to pid ${x.pid}, not ${pid}; call list_windows`, { window_id: windowId, pid: x.pid });
+    }
+    const atspi = await this.atspi();
+    const known = this.frames.get(windowId);
+    if (known && known.pid === x.pid) {
+      const states = await atspi.states(known.frame).catch(() => null);
+      if (states && has(states, STATE.showing) && !has(states, STATE.defunct)) {
+        const driven = await this.isDriven(x.pid);
+        return { ...x, frame: known.frame, app: known.app, driven, browserLike: driven || (x.pid !== null && BROWSER_NAMES.test(processName(x.pid))) };
+      }
+    }
+    return this.enrich(x, await atspi.apps(), atspi);
+  }
+
+  /** Checks that a window still exists (between delivery and read-back). */
+  async stillThere(windowId: number): Promise<void> {
+    const x = await describeWindow(windowId).catch((e) => { if (e instanceof Refusal) throw e; throw windowGone(windowId); });
+    if (!x.viewable) throw windowGone(windowId);
+  }
+
+  private async enrich(w: XWindow, apps: Array<{ ref: AccRef; name: string; pid: number | null }>, atspi: Atspi | null): Promise<WindowInfo> {
+    const driven = await this.isDriven(w.pid);
+    const browserLike = driven || (w.pid !== null && BROWSER_NAMES.test(processName(w.pid)));
+    const info: WindowInfo = { ...w, frame: null, app: null, driven, browserLike };
+    if (!atspi || w.pid === null) return info;
+    for (const app of apps.filter((a) => a.pid === w.pid)) {
+      const frame = await this.frameIn(atspi, app.ref.bus, w).catch(() => null);
+      if (frame) {
+        this.frames.set(w.id, { pid: w.pid, frame, app: { bus: app.ref.bus, name: app.name } });
+        return { ...info, frame, app: { bus: app.ref.bus, name: app.name } };
+      }
+    }
+    return info;
+  }
+
+  /** The app's top-level accessible for an X window: same title, else the one whose extents fit it best. */
+  private async frameIn(atspi: Atspi, bus: string, w: XWindow): Promise<AccRef | null> {
+    const tops = await atspi.children({ bus, path: '/org/a11y/atspi/accessible/root' });
+    const candidates = await Promise.all(tops.map(async (ref) => {
+      const [[role], name, states, box] = await Promise.all([
+        atspi.call(ref, 'org.a11y.atspi.Accessible', 'GetRole'), atspi.prop(ref, 'org.a11y.atspi.Accessible', 'Name'),
+        atspi.states(ref), atspi.extents(ref).catch(() => null),
+      ]);
+      return { ref, role: Number(role), name: String(name), states, box };
+    }));
+    const tops2 = candidates.filter((c) => TOP_LEVEL_ROLES.has(c.role) && has(c.states, STATE.showing));
+    const score = (c: (typeof tops2)[number]) => {
+      let s = c.name === w.title ? 100 : 0;
+      if (c.box) s -= Math.abs(c.box.x + c.box.w / 2 - (w.bounds.x + w.bounds.w / 2)) / 10 + Math.abs(c.box.w - w.bounds.w) / 10;
+      if (has(c.states, STATE.active)) s += 5;
+      return s;
+    };
+    tops2.sort((a, b) => score(b) - score(a));
+    return tops2[0]?.ref ?? null;
+  }
+}
+
+/** Cache rows of one top-level's subtree, in document order (depth first, children by index). */
+export function subtree(items: CacheItem[], root: AccRef): Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> {
+  const key = (r: AccRef) => `${r.bus}${r.path}`;
+  const children = new Map<string, CacheItem[]>();
+  let rootItem: CacheItem | undefined;
+  for (const item of items) {
+    if (key(item.ref) === key(root)) rootItem = item;
+    const list = children.get(key(item.parent));
+    if (list) list.push(item); else children.set(key(item.parent), [item]);
+  }
+  if (!rootItem) return [];
+  for (const list of children.values()) list.sort((a, b) => a.indexInParent - b.indexInParent);
+  const out: Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> = [];
+  const seen = new Set<string>();
+  const visit = (item: CacheItem, depth: number, parent: CacheItem | null) => {
+    if (seen.has(key(item.ref)) || depth > 200) return;
+    seen.add(key(item.ref));
+    out.push({ item, depth, parent });
+    for (const child of children.get(key(item.ref)) ?? []) visit(child, depth + 1, item);
+  };
+  visit(rootItem, 0, null);
+  return out;
+}
+
+/**
+ * Adds what the app's cache left out (objects created lazily, never announced): wherever a node has more
+ * children than the cache lists, its children are read directly, recursively.
+ */
+export async function completeTree(atspi: Atspi, items: CacheItem[], root: AccRef): Promise<CacheItem[]> {
+  const key = (r: AccRef) => `${r.bus}${r.path}`;
+  const known = new Map(items.map((i) => [key(i.ref), i]));
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item.parent), (counts.get(key(item.parent)) ?? 0) + 1);
+  const inTree = new Set(subtree(items, root).map((r) => r.item));
+  let pending = [...inTree].filter((i) => i.childCount > (counts.get(key(i.ref)) ?? 0));
+  const added: CacheItem[] = [];
+  for (let round = 0; pending.length && round < 20; round++) {
+    const next: CacheItem[] = [];
+    await Promise.all(pending.map(async (parent) => {
+      const children = await atspi.children(parent.ref).catch(() => []);
+      await Promise.all(children.map(async (ref, index) => {
+        if (known.has(key(ref))) return;
+        const item = await atspi.describe(ref, parent.ref).catch(() => null);
+        if (!item) return;
+        if (item.indexInParent < 0) item.indexInParent = index;
+        known.set(key(ref), item);
+        added.push(item);
+        if (item.childCount > 0) next.push(item);
+      }));
+    }));
+    pending = next;
+  }
+  return added.length ? [...items, ...added] : items;
+}
+
+export const isWebDocument = (role: number) => role === ROLE.documentWeb;

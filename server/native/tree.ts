@@ -1,0 +1,115 @@
+// get_window_state for native windows: the AT-SPI tree of the window's frame (one Cache.GetItems call for
+// the whole app, then extents and values of the kept elements in parallel), with frames in the pixels of
+// the window's screenshot.
+import type { Snapshot, SnapshotElement } from '../routing/driver.js';
+import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
+import { completeTree, subtree, type WindowInfo } from './host.js';
+import { capture } from './input.js';
+import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, has, roleName } from './roles.js';
+
+/** Closed menus and popups report VISIBLE without being shown; they are listed only while open. */
+const POPUP_ROLES: ReadonlySet<number> = new Set([ROLE.menu, ROLE.menuItem, ROLE.checkMenuItem, ROLE.radioMenuItem, 41 /* popup menu */, 64 /* tool tip */]);
+
+/** What a native element token carries (server-side only). */
+export interface NativeRef extends AccRef {
+  role: number;
+  name: string;
+  interfaces: string[];
+  web: boolean;
+  windowId: number;
+  pid: number | null;
+  /** Screen extents at snapshot time. */
+  box: { x: number; y: number; w: number; h: number };
+  /** The window as it was at snapshot time (its id, pid, frame, and whether it is the driven browser's). */
+  win: WindowInfo;
+}
+
+export interface WindowTree { elements: SnapshotElement[]; hasWebDocument: boolean; nodes: number }
+
+/** The elements of one window, frames relative to `origin` (the screenshot's top-left in screen pixels). */
+export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x: number; y: number }, firstIndex = 0): Promise<WindowTree> {
+  if (!win.frame || !win.app) return { elements: [], hasWebDocument: false, nodes: 0 };
+  const items = await completeTree(atspi, await atspi.itemsFor(win.app.bus, win.frame), win.frame);
+  const rows = subtree(items, win.frame);
+  const kept: Array<{ item: CacheItem; parentIndex: number | null; web: boolean }> = [];
+  const indexOf = new Map<CacheItem, number>();
+  const webOf = new Map<CacheItem, boolean>();
+  const hidden = new Set<CacheItem>();
+  const scrolledOf = new Map<CacheItem, boolean>();
+  let hasWebDocument = false;
+  for (const { item, parent } of rows) {
+    const web = item.role === ROLE.documentWeb || (parent ? webOf.get(parent) ?? false : false);
+    webOf.set(item, web);
+    if (item.role === ROLE.documentWeb) hasWebDocument = true;
+    // Hidden subtrees (other tabs' pages, unmapped widgets) are left out with everything under them;
+    // visible ones scrolled out of view stay listed.
+    // Visible content scrolled out of a viewport is still listed; anything else unshown is not.
+    const scrolled = item.role === 68 /* viewport */ || (parent ? scrolledOf.get(parent) ?? false : false);
+    scrolledOf.set(item, scrolled);
+    const shown = has(item.states, STATE.showing) || (scrolled && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role));
+    if ((parent && hidden.has(parent)) || (parent && !shown)) { hidden.add(item); continue; }
+    // Unnamed structural containers are skipped; their children attach to the nearest kept ancestor.
+    const parentIndex = parent ? indexOf.get(parent) ?? null : null;
+    if (parent && STRUCTURAL_ROLES.has(item.role) && !item.name) {
+      if (parentIndex !== null) indexOf.set(item, parentIndex);
+      continue;
+    }
+    const index = firstIndex + kept.length;
+    indexOf.set(item, index);
+    kept.push({ item, parentIndex, web });
+  }
+  const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item)));
+  const elements: SnapshotElement[] = kept.map(({ item, parentIndex, web }, i) => {
+    const { box, value } = details[i];
+    const ref: NativeRef = { ...item.ref, role: item.role, name: item.name, interfaces: item.interfaces, web, windowId: win.id, pid: win.pid, box, win };
+    return {
+      element_index: firstIndex + i, role: roleName(item.role), label: item.name,
+      ...(value !== undefined ? { value } : {}),
+      enabled: has(item.states, STATE.sensitive) || has(item.states, STATE.enabled),
+      focused: has(item.states, STATE.focused), in_web_content: web,
+      frame: { x: box.x - origin.x, y: box.y - origin.y, w: box.w, h: box.h },
+      parent_index: parentIndex, ref,
+    };
+  });
+  return { elements, hasWebDocument, nodes: rows.length };
+}
+
+async function readDetails(atspi: Atspi, item: CacheItem): Promise<{ box: NativeRef['box']; value?: string }> {
+  const ifaces = item.interfaces;
+  const [box, value] = await Promise.all([
+    ifaces.includes(IFACE.component) ? atspi.extents(item.ref).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : Promise.resolve({ x: 0, y: 0, w: 0, h: 0 }),
+    valueOf(atspi, item).catch(() => undefined),
+  ]);
+  return { box, value };
+}
+
+/** A control's value as text: its text, its number, its checked state, or a combo box's selection. */
+export async function valueOf(atspi: Atspi, item: Pick<CacheItem, 'ref' | 'interfaces' | 'role' | 'states'>): Promise<string | undefined> {
+  if (item.interfaces.includes(IFACE.text) && (item.interfaces.includes(IFACE.editable) || item.role === ROLE.text || item.role === ROLE.entry || item.role === ROLE.terminal || item.role === ROLE.passwordText)) {
+    if (item.role === ROLE.passwordText) return undefined;
+    return atspi.text(item.ref);
+  }
+  if (TOGGLE_ROLES.has(item.role)) return String(has(item.states, STATE.checked));
+  if (item.interfaces.includes(IFACE.value)) return String(await atspi.prop(item.ref, IFACE.value, 'CurrentValue'));
+  if (item.role === ROLE.comboBox && item.interfaces.includes(IFACE.selection)) {
+    const [[bus, path]] = await atspi.call(item.ref, IFACE.selection, 'GetSelectedChild', 'i', [0]);
+    if (!bus || path === '/org/a11y/atspi/null') return undefined;
+    return String(await atspi.prop({ bus, path }, 'org.a11y.atspi.Accessible', 'Name'));
+  }
+  return undefined;
+}
+
+/** A window's snapshot: its tree and (optionally) its screenshot, frames in that screenshot's pixels. */
+export async function snapshotWindow(atspi: Atspi, win: WindowInfo, includeScreenshot: boolean): Promise<Snapshot & { tree: WindowTree }> {
+  const origin = { x: win.bounds.x, y: win.bounds.y };
+  const [tree, shot] = await Promise.all([
+    windowElements(atspi, win, origin),
+    includeScreenshot ? capture(win.bounds) : Promise.resolve(null),
+  ]);
+  return {
+    target: { kind: 'window', pid: win.pid, window_id: win.id, title: win.title, ...(win.frame ? {} : { accessibility: 'this window exposes no AT-SPI tree' }) },
+    elements: tree.elements,
+    ...(shot ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } } : {}),
+    screenshot_width: win.bounds.w, screenshot_height: win.bounds.h, scale: 1, tree,
+  };
+}

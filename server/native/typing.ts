@@ -1,0 +1,257 @@
+// type_text and set_value on native targets. AT-SPI EditableText insertion at the caret, read back through
+// Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted, ASCII only) read back
+// through Text where the element has it. Web content is delivered but never confirmed here.
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
+import { Stopwatch } from '../routing/driver.js';
+import { Refusal } from '../routing/refusal.js';
+import { IFACE } from './atspi.js';
+import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, type Aim } from './aim.js';
+import type { NativeHost } from './host.js';
+import { TYPABLE, clickAt, moveTo, typeKeys } from './input.js';
+import { ROLE, STATE, TOGGLE_ROLES, has } from './roles.js';
+import type { NativeRef } from './tree.js';
+import { activeWindow } from './x11.js';
+
+/** How long a synthesized keystroke route may take in one call (the transport's budget), and per-key cost. */
+export const SYNTHESIS_BUDGET_MS = 10_000;
+export const PER_KEY_OVERHEAD_MS = 4;
+
+export function maxChunkChars(delayMs: number): number {
+  return Math.max(1, Math.floor(SYNTHESIS_BUDGET_MS / (delayMs + PER_KEY_OVERHEAD_MS)));
+}
+
+const cp = (s: string) => Array.from(s);
+
+/** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
+async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promise<{ el: NativeRef; states: [number, number]; clicked: boolean }> {
+  if (a.element) return { el: a.element, states: a.states, clicked: false };
+  if (a.screenPoint) {
+    await moveTo(a.screenPoint.x, a.screenPoint.y);
+    await clickAt('left', 1, []);
+    await new Promise((r) => setTimeout(r, 60));
+    const focused = await focusedIn(a.atspi, a.win);
+    const at = focused?.item.ref ?? (a.win.frame ? await a.atspi.at(a.win.frame, a.screenPoint.x, a.screenPoint.y) : null);
+    if (!at) throw new Refusal('target_not_found', 'nothing at that point takes text');
+    const found = await refFor(a.atspi, a.win, at, focused?.web ?? null);
+    return { el: found.ref, states: found.states, clicked: true };
+  }
+  void host; void target;
+  const focused = await focusedIn(a.atspi, a.win);
+  if (!focused) {
+    throw new Refusal('target_not_found', `nothing in window ${a.win.id} ("${a.win.title}") reports keyboard focus${a.win.browserLike ? ' (a browser without a renderer accessibility tree shows none)' : ''}; pass an element_token from get_window_state, or x,y of the field`);
+  }
+  const found = await refFor(a.atspi, a.win, focused.item.ref, focused.web);
+  return { el: found.ref, states: found.states, clicked: false };
+}
+
+export async function typeNative(host: NativeHost, target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  const a = await aim(host, target);
+  const mode = options.deliveryMode;
+  return deliver(mode, a.win, async () => {
+    const { el, states, clicked } = await fieldOf(host, target, a);
+    checkEnabled(el, states);
+    const editable = el.interfaces.includes(IFACE.editable) && has(states, STATE.editable) && !has(states, STATE.readOnly);
+    const readable = el.interfaces.includes(IFACE.text);
+    if (el.interfaces.includes(IFACE.editable) && !has(states, STATE.editable)) throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
+    if (has(states, STATE.singleLine) && text.includes('\n')) {
+      throw new Refusal('text_not_deliverable', `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`);
+    }
+    if (editable) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked);
+    return keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
+  });
+}
+
+async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [number, number], text: string, mode: TypeOptions['deliveryMode'], sw: Stopwatch, fromToken: boolean): Promise<ActionResult> {
+  const { atspi } = a;
+  const wasFocused = has(states, STATE.focused);
+  // GTK's GrabFocus also presents the window: in the background it is used only when the window already
+  // has focus, and otherwise the text goes in at the field's end without moving focus.
+  if (fromToken && !wasFocused && (mode === 'foreground' || await activeWindow() === a.win.id)) await atspi.grabFocus(el).catch(() => false);
+  const [before, caret] = await Promise.all([atspi.text(el), atspi.caret(el).catch(() => -1)]);
+  // A token's field that did not have focus takes the text at its end; a focused one at its caret.
+  const position = fromToken && !wasFocused ? cp(before).length : caret >= 0 ? Math.min(caret, cp(before).length) : cp(before).length;
+  sw.lap('resolve');
+  const accepted = await atspi.insertText(el, position, text);
+  sw.lap('deliver');
+  const after = await atspi.text(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
+  // The caret follows the text (the next call appends after it); calls on one connection stay in order.
+  if (after !== before) void atspi.setCaret(el, position + cp(text).length).catch(() => false);
+  sw.lap('verify');
+  const verdict = judgeText(before, after, position, text);
+  const evidence: Evidence[] = [{ kind: 'field_value', expected: verdict.expected, observed: after, detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}` }];
+  const label = `${el.name || 'field'} (${roleLabel(el.role)})`;
+  if (el.web) {
+    evidence.push({ kind: 'web_content', detail: 'the field is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
+    return { ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', escalation: webEscalation(a.win, false) }), delivery: { mode, delivered_count: verdict.delivered } };
+  }
+  return {
+    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }),
+    delivery: { mode, delivered_count: verdict.delivered },
+  };
+}
+
+async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], readable: boolean, text: string, options: TypeOptions, sw: Stopwatch, fromToken: boolean): Promise<ActionResult> {
+  const { atspi } = a;
+  const mode = options.deliveryMode;
+  const chars = cp(text).length;
+  if (!TYPABLE.test(text)) {
+    const odd = [...new Set(cp(text).filter((c) => !TYPABLE.test(c)))].slice(0, 10).join(' ');
+    throw new Refusal('text_not_deliverable', `"${el.name || 'this element'}" has no accessible text insertion, and synthesized keystrokes cannot type ${odd}; nothing was typed. Send the ASCII parts separately, or target a field with EditableText`, { characters: odd });
+  }
+  const limit = maxChunkChars(options.delayMs);
+  if (chars > limit) {
+    throw new Refusal('type_text_synthesis_budget_exceeded', `"${el.name || 'this element'}" takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`, { max_chunk_chars: limit, delay_ms: options.delayMs, chars });
+  }
+  await requireKeyboardFocus(a.win, mode);
+  if (fromToken && !has(states, STATE.focused)) {
+    const ok = el.interfaces.includes(IFACE.component) && await atspi.grabFocus(el).catch(() => false);
+    if (!ok) throw new Refusal('focus_failed', `"${el.name || 'the element'}" would not take focus, so nothing was typed; use the px form (x, y) to click it first`);
+  }
+  const before = readable ? await atspi.text(el).catch(() => null) : null;
+  sw.lap('resolve');
+  await typeKeys(text, options.delayMs);
+  sw.lap('deliver');
+  await new Promise((r) => setTimeout(r, 30));
+  const after = readable ? await atspi.text(el).catch(() => null) : null;
+  sw.lap('verify');
+  const label = `${el.name || 'element'} (${roleLabel(el.role)})`;
+  const base = { target: label, method: 'key_events' };
+  if (before === null || after === null) {
+    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: el.web ? webEscalation(a.win, true) : { target: 'verify', reason: 'call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
+  }
+  // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
+  const caretGuess = cp(after).length - chars >= 0 && after.startsWith(before) ? cp(before).length : -1;
+  const verdict = judgeText(before, after, caretGuess >= 0 ? caretGuess : cp(before).length, text);
+  const evidence: Evidence[] = [{ kind: 'text', expected: verdict.expected, observed: after, detail: 'AT-SPI Text read back after XTest keystrokes' }];
+  if (el.web) {
+    evidence.push({ kind: 'web_content', detail: 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
+    return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation: webEscalation(a.win, true) }), delivery: { mode, delivered_count: chars } };
+  }
+  return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }), delivery: { mode, delivered_count: verdict.delivered } };
+}
+
+/** Compares a field's text with what inserting `text` at `position` (code points) should give. */
+export function judgeText(before: string, after: string, position: number, text: string): { effect: ActionResult['effect']; delivered: number; expected: string } {
+  const b = cp(before);
+  const head = b.slice(0, position).join(''), tail = b.slice(position).join('');
+  const expected = head + text + tail;
+  if (after === expected) return { effect: 'confirmed', delivered: cp(text).length, expected };
+  if (after === before) return { effect: 'no_effect', delivered: 0, expected };
+  if (after.startsWith(head) && after.endsWith(tail) && after.length < expected.length) {
+    const middle = after.slice(head.length, after.length - tail.length);
+    if (middle && text.startsWith(middle)) return { effect: 'partial', delivered: cp(middle).length, expected };
+  }
+  return { effect: 'mismatch', delivered: 0, expected };
+}
+
+function roleLabel(role: number): string {
+  return role === ROLE.text || role === ROLE.entry ? 'text' : role === ROLE.terminal ? 'terminal' : `role ${role}`;
+}
+
+/** set_value: a Value (number), a toggle (true/false), a combo box or list selection, or a text's contents. */
+export async function setValueNative(host: NativeHost, target: ResolvedTarget, value: string, mode: 'background' | 'foreground' = 'background'): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  if (!target.element) throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
+  const a = await aim(host, target);
+  const el = a.element!;
+  const { atspi } = a;
+  checkEnabled(el, a.states);
+  return deliver(mode, a.win, async () => {
+    let evidence: Evidence[];
+    let effect: ActionResult['effect'];
+    const show = (v: unknown) => String(v);
+    if (TOGGLE_ROLES.has(el.role)) {
+      if (value !== 'true' && value !== 'false') throw new Refusal('invalid_arguments', `value: "${el.name}" is a ${el.role === ROLE.radioButton ? 'radio button' : 'check box'}; pass "true" or "false"`);
+      const want = value === 'true';
+      const was = has(a.states, STATE.checked);
+      sw.lap('resolve');
+      if (was !== want) await pressFirstAction(atspi, el);
+      sw.lap('deliver');
+      const now = has(await waitStates(atspi, el, (s) => has(s, STATE.checked) === want), STATE.checked);
+      sw.lap('verify');
+      evidence = [{ kind: 'checked_state', expected: `checked=${want}`, observed: `checked=${now}`, detail: `before: checked=${was}` }];
+      effect = now === want ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+    } else if (el.interfaces.includes(IFACE.value) && !el.interfaces.includes(IFACE.editable)) {
+      const number = Number(value);
+      if (!Number.isFinite(number)) throw new Refusal('invalid_arguments', `value: "${el.name}" takes a number`);
+      const was = Number(await atspi.prop(el, IFACE.value, 'CurrentValue'));
+      sw.lap('resolve');
+      await atspi.setProp(el, IFACE.value, 'CurrentValue', 'd', number);
+      sw.lap('deliver');
+      const now = Number(await atspi.prop(el, IFACE.value, 'CurrentValue'));
+      sw.lap('verify');
+      evidence = [{ kind: 'value', expected: show(number), observed: show(now), detail: `before: ${was}` }];
+      effect = now === number ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+    } else if ((el.role === ROLE.comboBox || el.role === ROLE.list || el.role === ROLE.listBox || el.role === ROLE.pageTabList) && el.interfaces.includes(IFACE.selection)) {
+      const options = await optionsOf(atspi, el);
+      const index = options.findIndex((o) => o.name === value);
+      if (index < 0) throw new Refusal('no_such_option', `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`, { options: options.map((o) => o.name) });
+      const was = await selectedName(atspi, el);
+      sw.lap('resolve');
+      await atspi.selectChild(el, index);
+      sw.lap('deliver');
+      await new Promise((r) => setTimeout(r, 20));
+      const now = await selectedName(atspi, el);
+      sw.lap('verify');
+      evidence = [{ kind: 'selection', expected: value, observed: now, detail: `before: ${was}` }];
+      effect = now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+    } else if (el.interfaces.includes(IFACE.editable)) {
+      if (!has(a.states, STATE.editable)) throw new Refusal('element_readonly', `"${el.name}" is read-only`);
+      const was = await atspi.text(el);
+      sw.lap('resolve');
+      await atspi.setTextContents(el, value);
+      sw.lap('deliver');
+      const now = await atspi.text(el);
+      sw.lap('verify');
+      evidence = [{ kind: 'field_value', expected: value, observed: now, detail: `before: ${was}` }];
+      effect = now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+    } else {
+      throw new Refusal('not_settable', `"${el.name || 'the element'}" (${el.role}) has no value AT-SPI can set (no Value, selection, toggle or EditableText)`);
+    }
+    if (el.web && effect === 'confirmed') {
+      evidence.push({ kind: 'web_content', detail: 'under a "document web" ancestor: accessibility state is not proof of what the page holds' });
+      return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: el.name, escalation: webEscalation(a.win, false) });
+    }
+    const observed = evidence[0].observed;
+    return nativeResult(effect, 'accessibility', sw, evidence, mode, { target: el.name, ...(effect === 'confirmed' ? {} : { observed }) });
+  });
+}
+
+/** The selectable options of a combo box (its popup menu's items) or list. */
+async function optionsOf(atspi: Aim['atspi'], el: NativeRef): Promise<Array<{ name: string }>> {
+  let children = await atspi.children(el);
+  if (el.role === ROLE.comboBox && children.length === 1) {
+    const [[role]] = [await atspi.call(children[0], IFACE.accessible, 'GetRole')];
+    if (Number(role) === ROLE.menu || Number(role) === ROLE.list) children = await atspi.children(children[0]);
+  }
+  return Promise.all(children.map(async (c) => ({ name: String(await atspi.prop(c, IFACE.accessible, 'Name').catch(() => '')) })));
+}
+
+async function selectedName(atspi: Aim['atspi'], el: NativeRef): Promise<string | null> {
+  const [[bus, path]] = await atspi.call(el, IFACE.selection, 'GetSelectedChild', 'i', [0]).catch(() => [['', '']]);
+  if (!bus || path === '/org/a11y/atspi/null') return null;
+  return String(await atspi.prop({ bus, path }, IFACE.accessible, 'Name'));
+}
+
+/** Runs the element's first action (click / press / toggle / activate). */
+export async function pressFirstAction(atspi: Aim['atspi'], el: NativeRef): Promise<string> {
+  const names = await atspi.actions(el);
+  const wanted = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];
+  let index = names.findIndex((n) => wanted.includes(n.toLowerCase()));
+  if (index < 0) index = 0;
+  if (!names.length) throw new Refusal('not_supported', `"${el.name}" offers no AT-SPI action`);
+  const ok = await atspi.doAction(el, index);
+  if (!ok) throw new Refusal('not_supported', `"${el.name}" refused its "${names[index]}" action`);
+  return names[index];
+}
+
+/** Reads an element's states until `done` holds or ~500 ms passed (toolkits apply actions on idle). */
+export async function waitStates(atspi: Aim['atspi'], el: NativeRef, done: (s: [number, number]) => boolean): Promise<[number, number]> {
+  let states = await atspi.states(el);
+  for (let i = 0; i < 25 && !done(states); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    states = await atspi.states(el);
+  }
+  return states;
+}

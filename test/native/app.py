@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+# A small GTK3 app for the native route's tests: an entry, a multi-line text view, a checkbox, a button,
+# a combo box, and a "terminal" (a widget that takes keystrokes and exposes AT-SPI Text but no
+# EditableText). It reports its own state as one JSON line on stdout on every change, so tests assert
+# what the app itself holds, not what Verity says.
+#   app.py TITLE            the form
+#   app.py TITLE --many N   the form plus N rows of labelled buttons (for the ~500-node benchmark)
+import json
+import sys
+
+import gi
+gi.require_version('Gtk', '3.0')
+gi.require_version('Atk', '1.0')
+gi.require_version('Gdk', '3.0')
+from gi.repository import Atk, Gdk, GLib, Gtk  # noqa: E402
+
+title = sys.argv[1] if len(sys.argv) > 1 else 'Verity test app'
+many = int(sys.argv[sys.argv.index('--many') + 1]) if '--many' in sys.argv else 0
+
+
+class TermAccessible(Gtk.WidgetAccessible, Atk.Text):
+    """Text without EditableText: what a terminal offers to AT-SPI."""
+
+    def do_get_text(self, start, end):
+        text = self.get_widget().text if self.get_widget() else ''
+        return text[start:] if end < 0 else text[start:end]
+
+    def do_get_character_count(self):
+        return len(self.get_widget().text) if self.get_widget() else 0
+
+    def do_get_caret_offset(self):
+        return self.do_get_character_count()
+
+
+class Term(Gtk.EventBox):
+    def __init__(self):
+        super().__init__()
+        self.text = ''
+        self.label = Gtk.Label(label='$ ')
+        self.label.set_xalign(0)
+        self.add(self.label)
+        self.set_can_focus(True)
+        self.set_size_request(300, 30)
+        self.connect('key-press-event', self.on_key)
+        self.connect('button-press-event', lambda *_: self.grab_focus())
+        self._acc = None
+
+    def do_get_accessible(self):
+        if self._acc is None:
+            self._acc = TermAccessible()
+            self._acc.set_widget(self)
+            self._acc.set_role(Atk.Role.TERMINAL)
+            self._acc.set_name('Term')
+        return self._acc
+
+    def on_key(self, _widget, event):
+        ch = None
+        code = Gdk.keyval_to_unicode(event.keyval)
+        if event.keyval == Gdk.KEY_Return:
+            ch = '\n'
+        elif event.keyval == Gdk.KEY_BackSpace:
+            self.text = self.text[:-1]
+            self.label.set_text('$ ' + self.text[-40:])
+            changed()
+            return True
+        elif code:
+            ch = chr(code)
+        if ch:
+            self.text += ch
+            self.label.set_text('$ ' + self.text[-40:])
+            changed()
+            return True
+        return False
+
+
+win = Gtk.Window(title=title)
+win.set_default_size(520, 420)
+box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6)
+box.set_border_width(8)
+win.add(box)
+
+entry = Gtk.Entry()
+entry.get_accessible().set_name('Name')
+box.pack_start(entry, False, False, 0)
+
+scroll = Gtk.ScrolledWindow()
+scroll.set_size_request(-1, 90)
+view = Gtk.TextView()
+view.get_accessible().set_name('Notes')
+scroll.add(view)
+box.pack_start(scroll, False, False, 0)
+
+check = Gtk.CheckButton(label='Subscribe')
+box.pack_start(check, False, False, 0)
+
+clicks = {'n': 0}
+button = Gtk.Button(label='Press me')
+box.pack_start(button, False, False, 0)
+
+combo = Gtk.ComboBoxText()
+combo.get_accessible().set_name('Colour')
+for colour in ['Red', 'Green', 'Blue']:
+    combo.append_text(colour)
+combo.set_active(0)
+box.pack_start(combo, False, False, 0)
+
+term = Term()
+box.pack_start(term, False, False, 0)
+
+if many:
+    rows = Gtk.ScrolledWindow()
+    rows.set_size_request(-1, 120)
+    grid = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+    for i in range(many):
+        row = Gtk.Box(orientation=Gtk.Orientation.HORIZONTAL)
+        row.pack_start(Gtk.Label(label=f'Row {i}'), False, False, 0)
+        row.pack_start(Gtk.Button(label=f'Open {i}'), False, False, 0)
+        grid.pack_start(row, False, False, 0)
+    rows.add(grid)
+    box.pack_start(rows, True, True, 0)
+
+
+def state():
+    buf = view.get_buffer()
+    return {
+        'entry': entry.get_text(),
+        'notes': buf.get_text(buf.get_start_iter(), buf.get_end_iter(), True),
+        'checked': check.get_active(),
+        'clicks': clicks['n'],
+        'combo': combo.get_active_text(),
+        'term': term.text,
+        'focus': (win.get_focus().get_accessible().get_name() if win.get_focus() else None),
+        'active': win.is_active(),
+    }
+
+
+last = {'s': None}
+
+
+def changed(*_):
+    s = json.dumps(state())
+    if s != last['s']:
+        last['s'] = s
+        print(s, flush=True)
+    return False
+
+
+def on_click(*_):
+    clicks['n'] += 1
+    changed()
+
+
+button.connect('clicked', on_click)
+entry.connect('changed', changed)
+view.get_buffer().connect('changed', changed)
+check.connect('toggled', changed)
+combo.connect('changed', changed)
+win.connect('set-focus', lambda *_: GLib.idle_add(changed))
+win.connect('notify::is-active', changed)
+win.connect('destroy', Gtk.main_quit)
+win.show_all()
+GLib.idle_add(changed)
+Gtk.main()

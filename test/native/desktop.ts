@@ -1,0 +1,177 @@
+// A private desktop for native tests (and the native bench): Xvfb on a free display, openbox, a session
+// D-Bus and the AT-SPI bus, all started here and stopped by PID in order (apps and Chromium first, then
+// the buses, then the window manager and Xvfb). Plus the GTK test app, which reports its own state.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', import.meta.url));
+
+export interface Desktop {
+  display: string;
+  env: Record<string, string>;
+  /** Starts a process on this desktop; it is stopped (by PID) before the buses and Xvfb. */
+  spawn(command: string, args: string[], extraEnv?: Record<string, string>): ChildProcess;
+  /** Runs xdotool/xprop-style helpers against this display. */
+  x(command: string, args: string[]): string;
+  close(): Promise<void>;
+}
+
+export interface AppState { entry: string; notes: string; checked: boolean; clicks: number; combo: string; term: string; focus: string | null; active: boolean }
+
+export interface GtkApp { pid: number; title: string; state(): AppState; waitFor(pred: (s: AppState) => boolean, what: string, ms?: number): Promise<AppState>; windowId(): number; kill(): Promise<void> }
+
+/** Whether this machine can run native tests (and why not). */
+export function missingTools(): string | null {
+  for (const bin of ['/usr/bin/Xvfb', '/usr/bin/openbox', '/usr/bin/dbus-daemon', '/usr/libexec/at-spi-bus-launcher', '/usr/bin/python3', '/usr/bin/xdotool', '/usr/bin/xprop', '/usr/bin/xwininfo']) {
+    if (!existsSync(bin)) return `${bin} is missing`;
+  }
+  const gi = spawnSync('/usr/bin/python3', ['-c', "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"], { stdio: 'ignore' });
+  if (gi.status !== 0) return 'python3-gi with GTK 3 (gir1.2-gtk-3.0) is missing';
+  return null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(probe: () => T | null | undefined | Promise<T | null | undefined>, what: string, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+async function stop(pid: number | undefined): Promise<void> {
+  if (!pid || !alive(pid)) return;
+  try { process.kill(pid, 'SIGTERM'); } catch { return; }
+  for (let i = 0; i < 60 && alive(pid); i++) await sleep(50);
+  if (alive(pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+}
+
+/** Child pids of a process we started (the AT-SPI launcher's own bus daemon). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout.split('\n')) {
+    const n = Number(entry.trim());
+    if (n > 0) out.push(n);
+  }
+  return out;
+}
+
+export async function startDesktop(): Promise<Desktop> {
+  const started: ChildProcess[] = [];
+  try {
+    return await startAll(started);
+  } catch (e) {
+    for (const child of started.reverse()) {
+      const kids = child.pid ? childrenOf(child.pid) : [];
+      await stop(child.pid);
+      for (const pid of kids) await stop(pid);
+    }
+    throw e;
+  }
+}
+
+async function startAll(started: ChildProcess[]): Promise<Desktop> {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-desktop-'));
+  const apps: ChildProcess[] = [];
+  const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  started.push(xvfb);
+  let fdOut = '';
+  xvfb.stdio[3]!.on('data', (d) => { fdOut += String(d); });
+  const number = await until(() => /^(\d+)\n/.exec(fdOut)?.[1], 'Xvfb to pick a display');
+  const display = `:${number}`;
+  const dbus = spawn('/usr/bin/dbus-daemon', ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(dir, 'bus')}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  started.push(dbus);
+  let busOut = '';
+  dbus.stdout!.on('data', (d) => { busOut += String(d); });
+  const address = await until(() => /^(unix:\S+)\n/.exec(busOut)?.[1], 'the session D-Bus');
+  const env: Record<string, string> = { DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: address, ACCESSIBILITY_ENABLED: '1', NO_AT_BRIDGE: '0' };
+  const fullEnv = () => ({ ...process.env, ...env, AT_SPI_BUS_ADDRESS: '' });
+  const launcher = spawn('/usr/libexec/at-spi-bus-launcher', ['--launch-immediately', '--a11y=1'], { env: fullEnv(), stdio: 'ignore' });
+  started.push(launcher);
+  const a11yAddress = await until(() => {
+    const r = spawnSync('dbus-send', ['--session', '--print-reply=literal', '--dest=org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus.GetAddress'], { env: fullEnv(), encoding: 'utf8' });
+    return r.status === 0 ? r.stdout.trim() : null;
+  }, 'the AT-SPI bus', 30_000);
+  env.AT_SPI_BUS_ADDRESS = a11yAddress;
+  const wm = spawn('/usr/bin/openbox', ['--sm-disable'], { env: fullEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  started.push(wm);
+  let wmErr = '';
+  wm.stderr!.on('data', (d) => { wmErr += String(d); });
+  wm.on('exit', (code, signal) => { wmErr += ` [openbox exited: ${code ?? signal}]`; });
+  await until(() => spawnSync('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env: fullEnv(), encoding: 'utf8' }).stdout.includes('window id'), `openbox (${wmErr.trim()})`, 30_000);
+
+  return {
+    display, env,
+    spawn(command, args, extraEnv = {}) {
+      const child = spawn(command, args, { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+      apps.push(child);
+      return child;
+    },
+    x(command, args) {
+      const r = spawnSync(command, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout.trim();
+    },
+    async close() {
+      for (const app of apps.reverse()) await stop(app.pid);
+      const a11yDaemon = launcher.pid ? childrenOf(launcher.pid) : [];
+      await stop(launcher.pid);
+      for (const pid of a11yDaemon) await stop(pid);
+      await stop(dbus.pid);
+      await stop(wm.pid);
+      await stop(xvfb.pid);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the GTK test app and waits for its window and first state line. */
+export async function startApp(desktop: Desktop, title: string, extraArgs: string[] = []): Promise<GtkApp> {
+  const child = desktop.spawn('/usr/bin/python3', [APP_PY, title, ...extraArgs]);
+  let latest: AppState | null = null;
+  let buffer = '';
+  const waiters = new Set<() => void>();
+  child.stdout!.on('data', (d) => {
+    buffer += String(d);
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      try { latest = JSON.parse(line); } catch { continue; }
+      for (const w of waiters) w();
+    }
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => { stderr += String(d); });
+  await until(() => latest, `the app "${title}" to report its state (${stderr.trim()})`, 15_000);
+  let id = 0;
+  const app: GtkApp = {
+    pid: child.pid!, title,
+    state: () => latest!,
+    async waitFor(pred, what, ms = 3000) {
+      if (pred(latest!)) return latest!;
+      return new Promise((resolve, reject) => {
+        const check = () => { if (pred(latest!)) { clearTimeout(timer); waiters.delete(check); resolve(latest!); } };
+        const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`the app never reported ${what}; last state ${JSON.stringify(latest)}`)); }, ms);
+        waiters.add(check);
+      });
+    },
+    windowId() {
+      if (!id) id = Number(desktop.x('xdotool', ['search', '--sync', '--onlyvisible', '--pid', String(child.pid), '--name', `^${title}$`]).split('\n')[0]);
+      return id;
+    },
+    async kill() { await stop(child.pid); },
+  };
+  await until(() => { try { return app.windowId(); } catch { return 0; } }, `the window of "${title}"`);
+  return app;
+}

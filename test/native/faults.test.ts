@@ -1,0 +1,72 @@
+// The native route without its parts: no display, no session bus, no AT-SPI bus. Each is a refusal that
+// names what is missing, and the server stays up (nut-js is never loaded without a display).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startVerity, type Verity } from '../helpers/mcp.js';
+import { missingTools, startDesktop, type Desktop } from './desktop.js';
+
+const missing = missingTools();
+let d: Desktop;
+const servers: Verity[] = [];
+before(async () => { if (!missing) d = await startDesktop(); });
+after(async () => {
+  for (const v of servers) await v.close();
+  await d?.close();
+});
+
+async function verity(env: Record<string, string>): Promise<Verity> {
+  const v = await startVerity([], env);
+  servers.push(v);
+  return v;
+}
+
+async function stillServes(v: Verity): Promise<void> {
+  const r = await v.call('get_session', {});
+  assert.equal(r.isError, false, `the server still answers: ${r.text}`);
+}
+
+describe('native route faults', { skip: missing ?? false }, () => {
+  test('no DISPLAY: window, desktop and px targets are refused as unavailable naming DISPLAY', async () => {
+    const v = await verity({ DISPLAY: '', DBUS_SESSION_BUS_ADDRESS: d.env.DBUS_SESSION_BUS_ADDRESS });
+    for (const args of [{ target: { kind: 'window', pid: 1, window_id: 1 } }, { target: { kind: 'desktop' } }]) {
+      const r = await v.call('get_window_state', args);
+      assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
+      assert.match(r.structured.refusal.message, /DISPLAY/);
+    }
+    const click = await v.call('click', { target: { kind: 'desktop' }, x: 10, y: 10 });
+    assert.equal(click.structured.refusal?.code, 'unavailable', click.text);
+    const windows = await v.call('list_windows');
+    assert.equal(windows.isError, false, windows.text);
+    assert.match(windows.structured.native, /DISPLAY/);
+    await stillServes(v);
+  });
+
+  test('a DISPLAY with no X server behind it is refused, not a crash', async () => {
+    const v = await verity({ DISPLAY: ':987', DBUS_SESSION_BUS_ADDRESS: d.env.DBUS_SESSION_BUS_ADDRESS });
+    const r = await v.call('type_text', { target: { kind: 'desktop' }, text: 'x' });
+    assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
+    assert.match(r.structured.refusal.message, /:987/);
+    await stillServes(v);
+  });
+
+  test('no session bus: refused naming the session D-Bus', async () => {
+    const v = await verity({ DISPLAY: d.display, DBUS_SESSION_BUS_ADDRESS: '', AT_SPI_BUS_ADDRESS: '' });
+    const r = await v.call('get_window_state', { target: { kind: 'desktop' } });
+    assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
+    assert.match(r.structured.refusal.message, /session D-Bus/);
+    const apps = await v.call('list_apps');
+    assert.match(apps.structured.native, /session D-Bus/);
+    await stillServes(v);
+  });
+
+  test('a session bus without the AT-SPI bus: refused naming the AT-SPI bus', async () => {
+    const lonely = d.spawn('/usr/bin/dbus-daemon', ['--session', '--nofork', '--print-address=1', '--address=unix:tmpdir=/tmp'], { XDG_DATA_DIRS: '/nonexistent', XDG_DATA_HOME: '/nonexistent' });
+    const address = await new Promise<string>((resolve) => lonely.stdout!.once('data', (b) => resolve(String(b).trim())));
+    // The bus has no org.a11y.Bus service to activate: point the AT-SPI lookup at nothing.
+    const v = await verity({ DISPLAY: d.display, DBUS_SESSION_BUS_ADDRESS: address, AT_SPI_BUS_ADDRESS: '', XDG_DATA_DIRS: '/nonexistent' });
+    const r = await v.call('get_window_state', { target: { kind: 'desktop' } });
+    assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
+    assert.match(r.structured.refusal.message, /AT-SPI/);
+    await stillServes(v);
+  });
+});

@@ -1,0 +1,225 @@
+// The native route on a real GTK app under Xvfb + openbox + AT-SPI: every case asserts what the app itself
+// reports (its own JSON state) and the effect Verity reported.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startVerity, type Verity } from '../helpers/mcp.js';
+import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
+
+const missing = missingTools();
+let d: Desktop;
+let v: Verity;
+let app: GtkApp;
+
+before(async () => {
+  if (missing) return;
+  d = await startDesktop();
+  app = await startApp(d, 'Verity Form');
+  v = await startVerity([], d.env);
+});
+after(async () => {
+  await v?.close();
+  await d?.close();
+});
+
+const win = () => ({ kind: 'window', pid: app.pid, window_id: app.windowId() });
+
+async function snap(extra: Record<string, unknown> = {}) {
+  const r = await v.call('get_window_state', { target: win(), include_screenshot: false, ...extra });
+  assert.equal(r.isError, false, r.text);
+  const elements = r.structured.elements as Array<{ element_token: string; role: string; label: string; value?: string; frame: { x: number; y: number; w: number; h: number }; in_web_content: boolean; focused: boolean }>;
+  const find = (label: string) => {
+    const e = elements.find((x) => x.label === label);
+    assert.ok(e, `no element "${label}" in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`);
+    return e;
+  };
+  return { r, elements, find, token: (label: string) => find(label).element_token };
+}
+
+describe('native route: inspection', { skip: missing ?? false }, () => {
+  test('list_apps and list_windows show the app with its pid, title and bounds', async () => {
+    const apps = await v.call('list_apps');
+    assert.equal(apps.isError, false, apps.text);
+    assert.ok(apps.structured.apps.some((a: any) => a.pid === app.pid && a.accessibility), apps.text);
+    const windows = await v.call('list_windows');
+    const w = windows.structured.windows.find((x: any) => x.window_id === app.windowId());
+    assert.ok(w, windows.text);
+    assert.equal(w.pid, app.pid);
+    assert.equal(w.title, 'Verity Form');
+    assert.ok(w.bounds.w >= 300 && w.bounds.h >= 200, JSON.stringify(w.bounds));
+  });
+
+  test('get_window_state: the AT-SPI tree with tokens, values, frames inside the screenshot, and the PNG', async () => {
+    const r = await v.call('get_window_state', { target: win() });
+    assert.equal(r.isError, false, r.text);
+    assert.equal(r.images, 1);
+    const s = r.structured;
+    assert.equal(s.target.window_id, app.windowId());
+    const byLabel = (l: string) => s.elements.find((e: any) => e.label === l);
+    assert.equal(byLabel('Name').role, 'text');
+    assert.equal(byLabel('Subscribe').role, 'check box');
+    assert.equal(byLabel('Subscribe').value, String(app.state().checked));
+    assert.equal(byLabel('Press me').role, 'push button');
+    assert.equal(byLabel('Colour').value, app.state().combo);
+    for (const e of s.elements.filter((x: any) => x.role !== 'frame')) {
+      assert.equal(e.in_web_content, false);
+      assert.ok(e.frame.x >= 0 && e.frame.y >= 0 && e.frame.x + e.frame.w <= s.screenshot_width && e.frame.y + e.frame.h <= s.screenshot_height, `${e.label} ${JSON.stringify(e.frame)} inside ${s.screenshot_width}x${s.screenshot_height}`);
+    }
+    // The flat legacy form names the same window.
+    const flat = await v.call('get_window_state', { pid: app.pid, window_id: app.windowId(), include_screenshot: false, query: 'subscribe' });
+    assert.equal(flat.isError, false, flat.text);
+    assert.deepEqual(flat.structured.elements.map((e: any) => e.label), ['Subscribe']);
+    // The older snapshot's tokens are stale now.
+    const stale = await v.call('click', { element_token: byLabel('Press me').element_token });
+    assert.equal(stale.structured.refusal.code, 'stale_element_token');
+  });
+});
+
+describe('native route: typing and values', { skip: missing ?? false }, () => {
+  test('type_text: Unicode goes in exactly through AT-SPI insertion and is confirmed; a second call appends', async () => {
+    const s = await snap();
+    const text = 'héllo 👋🏽 世界 مرحبا';
+    const r = await v.call('type_text', { element_token: s.token('Name'), text });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.route, 'accessibility');
+    assert.ok(r.structured.evidence.some((e: any) => e.observed === text), r.text);
+    await app.waitFor((st) => st.entry === text, 'the entry holding the text');
+    const again = await v.call('type_text', { element_token: (await snap()).token('Name'), text: '!' });
+    assert.equal(again.structured.effect, 'confirmed', again.text);
+    assert.equal((await app.waitFor((st) => st.entry === text + '!', 'the appended text')).entry, text + '!');
+  });
+
+  test('type_text: a multi-line text view keeps newlines; a single-line entry refuses one before typing', async () => {
+    const s = await snap();
+    const r = await v.call('type_text', { element_token: s.token('Notes'), text: 'one\ntwo\n\nfour' });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    await app.waitFor((st) => st.notes === 'one\ntwo\n\nfour', 'the notes');
+    const before = app.state().entry;
+    const refused = await v.call('type_text', { element_token: (await snap()).token('Name'), text: 'a\nb' });
+    assert.equal(refused.structured.refusal.code, 'text_not_deliverable', refused.text);
+    assert.equal(app.state().entry, before);
+  });
+
+  test('set_value: combo box selection, check box state and text replacement, each read back', async () => {
+    let s = await snap();
+    const combo = await v.call('set_value', { element_token: s.token('Colour'), value: 'Blue' });
+    assert.equal(combo.structured.effect, 'confirmed', combo.text);
+    await app.waitFor((st) => st.combo === 'Blue', 'combo = Blue');
+    const none = await v.call('set_value', { element_token: s.token('Colour'), value: 'Purple' });
+    assert.equal(none.structured.refusal.code, 'no_such_option', none.text);
+    const check = await v.call('set_value', { element_token: s.token('Subscribe'), value: String(!app.state().checked) });
+    assert.equal(check.structured.effect, 'confirmed', check.text);
+    s = await snap();
+    const wanted = app.state().checked;
+    await app.waitFor((st) => st.checked === wanted, 'the check box state');
+    const replaced = await v.call('set_value', { element_token: s.token('Name'), value: 'replaced ✓' });
+    assert.equal(replaced.structured.effect, 'confirmed', replaced.text);
+    await app.waitFor((st) => st.entry === 'replaced ✓', 'the replaced entry');
+  });
+});
+
+describe('native route: clicks', { skip: missing ?? false }, () => {
+  test('click uses the AT-SPI action and proves it: the check box toggles, the button is pressed once', async () => {
+    const s = await snap();
+    const was = app.state().checked;
+    const r = await v.call('click', { element_token: s.token('Subscribe') });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.route, 'accessibility');
+    assert.ok(r.structured.evidence.some((e: any) => e.kind === 'checked_state' && e.observed === `checked=${!was}`), r.text);
+    await app.waitFor((st) => st.checked === !was, 'the toggled check box');
+    const clicks = app.state().clicks;
+    const b = await v.call('click', { element_token: s.token('Press me') });
+    assert.equal(b.structured.effect, 'confirmed', b.text);
+    await app.waitFor((st) => st.clicks === clicks + 1, 'one more click');
+  });
+
+  test('the px form: a pixel click on the check box is proven by its state; on the button it stays unverifiable', async () => {
+    const s = await snap();
+    const box = s.find('Subscribe').frame;
+    const was = app.state().checked;
+    const r = await v.call('click', { target: win(), x: box.x + 10, y: box.y + box.h / 2, delivery_mode: 'foreground' });
+    assert.equal(r.structured.route, 'pixel', r.text);
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    await app.waitFor((st) => st.checked === !was, 'the check box toggled by a pixel click');
+    const button = s.find('Press me').frame;
+    const clicks = app.state().clicks;
+    const b = await v.call('click', { target: win(), x: button.x + button.w / 2, y: button.y + button.h / 2, delivery_mode: 'foreground' });
+    assert.equal(b.structured.effect, 'unverifiable', b.text);
+    assert.equal(b.structured.escalation.target, 'verify');
+    await app.waitFor((st) => st.clicks === clicks + 1, 'the pixel click on the button');
+  });
+});
+
+describe('native route: keystrokes and the synthesis budget', { skip: missing ?? false }, () => {
+  test('no EditableText: XTest keystrokes, read back through Text and confirmed (px form focuses the field)', async () => {
+    const s = await snap();
+    const term = s.find('Term').frame;
+    const before = app.state().term;
+    const r = await v.call('type_text', { target: win(), x: term.x + 20, y: term.y + term.h / 2, text: 'ls -la', delivery_mode: 'foreground', delay_ms: 0 });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.route, 'synthetic_events');
+    await app.waitFor((st) => st.term === before + 'ls -la', 'the terminal text');
+  });
+
+  test('a keystroke route longer than the budget is refused before the first character, with max_chunk_chars', async () => {
+    const s = await snap();
+    const before = app.state().term;
+    const r = await v.call('type_text', { element_token: s.token('Term'), text: 'x'.repeat(5000), delay_ms: 30, delivery_mode: 'foreground' });
+    assert.equal(r.isError, true);
+    assert.equal(r.structured.refusal.code, 'type_text_synthesis_budget_exceeded', r.text);
+    const max = r.structured.refusal.max_chunk_chars;
+    assert.ok(Number.isInteger(max) && max > 0 && max < 5000, r.text);
+    const faster = await v.call('type_text', { element_token: s.token('Term'), text: 'x'.repeat(5000), delay_ms: 0, delivery_mode: 'foreground' });
+    assert.equal(faster.structured.refusal?.code, 'type_text_synthesis_budget_exceeded', faster.text);
+    assert.ok(faster.structured.refusal.max_chunk_chars > max, 'a smaller delay_ms allows a larger chunk');
+    assert.equal(app.state().term, before, 'nothing was typed');
+  });
+
+  test('non-ASCII text on a keystroke route is reported not deliverable, and nothing is typed', async () => {
+    const s = await snap();
+    const before = app.state().term;
+    const r = await v.call('type_text', { element_token: s.token('Term'), text: 'ok é', delivery_mode: 'foreground' });
+    assert.equal(r.structured.refusal.code, 'text_not_deliverable', r.text);
+    assert.equal(app.state().term, before);
+  });
+});
+
+describe('native route: a window without focus', { skip: missing ?? false }, () => {
+  test('background insertion lands in the unfocused window and leaves focus where it was; keystrokes need foreground', async () => {
+    const other = await startApp(d, 'Other Window');
+    const otherId = other.windowId();
+    d.x('xdotool', ['windowactivate', '--sync', String(otherId)]);
+    await other.waitFor((st) => st.active, 'the other window to take focus', 5000);
+    assert.equal(Number(d.x('xdotool', ['getactivewindow'])), otherId);
+    const s = await snap();
+    const before = app.state().entry;
+    const r = await v.call('type_text', { element_token: s.token('Name'), text: ' bg' });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.delivery.mode, 'background');
+    await app.waitFor((st) => st.entry.endsWith(' bg') && st.entry.length === before.length + 3, 'the background text');
+    assert.equal(Number(d.x('xdotool', ['getactivewindow'])), otherId, 'focus did not move');
+    assert.equal(other.state().entry, '', 'nothing went to the focused window');
+
+    const refused = await v.call('type_text', { element_token: s.token('Term'), text: 'k' });
+    assert.equal(refused.structured.refusal.code, 'focus_failed', refused.text);
+    const termBefore = app.state().term;
+    const fg = await v.call('type_text', { element_token: s.token('Term'), text: 'fg', delivery_mode: 'foreground', delay_ms: 0 });
+    assert.equal(fg.structured.effect, 'confirmed', fg.text);
+    assert.equal(fg.structured.delivery.mode, 'foreground');
+    await app.waitFor((st) => st.term === termBefore + 'fg', 'the foreground keystrokes');
+    await other.waitFor((st) => st.active, 'focus given back to the other window', 5000);
+    assert.equal(Number(d.x('xdotool', ['getactivewindow'])), otherId, 'focus was restored');
+    await other.kill();
+  });
+
+  test('a window that closed is target_not_found', async () => {
+    const doomed = await startApp(d, 'Doomed Window');
+    const r = await v.call('get_window_state', { target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() }, include_screenshot: false });
+    assert.equal(r.isError, false, r.text);
+    const token = r.structured.elements.find((e: any) => e.label === 'Name').element_token;
+    await doomed.kill();
+    const typed = await v.call('type_text', { element_token: token, text: 'too late' });
+    assert.equal(typed.structured.refusal.code, 'target_not_found', typed.text);
+    const snapGone = await v.call('get_window_state', { target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() } });
+    assert.equal(snapGone.structured.refusal.code, 'target_not_found', snapGone.text);
+  });
+});
