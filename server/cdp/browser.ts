@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import puppeteer, { type Browser, type Page, type Target } from 'puppeteer-core';
+import puppeteer, { type Browser, type ConnectionTransport, type Page, type Target } from 'puppeteer-core';
 import { Refusal, bounded } from '../routing/refusal.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
 
@@ -14,6 +14,10 @@ export interface BrowserOptions {
   headless?: boolean;
   userDataDir?: string;
   log?: (line: string) => void;
+  /** Connect over this transport instead (an emulated endpoint, e.g. the extension relay's shared tabs). */
+  transport?: () => Promise<ConnectionTransport>;
+  /** For a peer source: whether it has tabs to offer now (not asked otherwise). */
+  available?: () => boolean;
 }
 
 /** Flags measured to work as root on this kind of machine (see ARCHITECTURE.md). */
@@ -39,12 +43,16 @@ export class BrowserHost {
   private readonly tabs = new WeakMap<Page, Promise<Tab>>();
   private readonly unanswered = new WeakSet<Target>();
   private readonly byId = new Map<string, Tab>();
+  /** More sources of tabs searched by tabs_() and findTab() (the extension relay's shared tabs). */
+  private readonly peers: BrowserHost[] = [];
   /** The process id of a browser this host launched (null when attached). */
   launchedPid: number | null = null;
 
   constructor(private readonly options: BrowserOptions) {}
 
-  get attached(): boolean { return !!this.options.browserUrl; }
+  get attached(): boolean { return !!this.options.browserUrl || !!this.options.transport; }
+
+  addPeer(peer: BrowserHost): void { this.peers.push(peer); }
 
   /** Whether a browser is connected now (without launching one). */
   get running(): boolean { return !!this.browser?.connected; }
@@ -59,7 +67,9 @@ export class BrowserHost {
   private async open(): Promise<Browser> {
     const log = this.options.log ?? (() => {});
     let browser: Browser;
-    if (this.options.browserUrl) {
+    if (this.options.transport) {
+      browser = await puppeteer.connect({ transport: await this.options.transport(), defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS });
+    } else if (this.options.browserUrl) {
       log(`attaching to the browser at ${this.options.browserUrl}`);
       try {
         browser = await puppeteer.connect({ browserURL: this.options.browserUrl, defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS });
@@ -91,6 +101,12 @@ export class BrowserHost {
    * before Verity first saw it) is left out after a bound, rather than failing every call while it is open.
    */
   async tabs_(): Promise<Tab[]> {
+    const own = await this.ownTabs();
+    const shared = await Promise.all(this.peers.filter((p) => p.options.available?.() ?? true).map((p) => p.ownTabs().catch(() => [])));
+    return [...own, ...shared.flat()];
+  }
+
+  private async ownTabs(): Promise<Tab[]> {
     const browser = await this.get();
     const targets = browser.targets().filter((t) => t.type() === 'page');
     const tabs = await Promise.all(targets.map(async (target) => {
@@ -118,8 +134,10 @@ export class BrowserHost {
 
   async findTab(tabId: string): Promise<Tab> {
     // Hot path of every action: a tab seen before is answered without asking the browser.
-    const known = this.byId.get(tabId);
-    if (known && !known.closed && this.browser?.connected) return known;
+    for (const host of [this, ...this.peers]) {
+      const known = host.byId.get(tabId);
+      if (known && !known.closed && host.browser?.connected) return known;
+    }
     const tabs = await this.tabs_();
     const tab = tabs.find((t) => t.id === tabId);
     if (!tab) throw new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,

@@ -1,2 +1,3 @@
-// The companion extension's fixed id (its manifest carries a `key`; see extension/manifest.json).
-export const EXTENSION_ID = process.env.VERITY_EXTENSION_ID ?? 'pending-extension-key';
+// The companion extension's fixed id: derived from the public key in extension/manifest.json (`key`),
+// as Chrome does: the first 32 hex digits of sha256(DER public key), each mapped 0-f to a-p.
+export const EXTENSION_ID = process.env.VERITY_EXTENSION_ID ?? 'aehmmekdcffbjdehcemegbhmemnbmdmh';

@@ -26,6 +26,11 @@ export type UiCommand = z.infer<typeof uiCommand>;
 
 const none = z.strictObject({}).optional();
 
+const sharedTab = z.strictObject({
+  targetId: z.string().min(1).max(128), tabId: z.number().int(), url: z.string().max(8192), title: z.string().max(1024),
+  attachId: z.number().int(),
+});
+
 export const METHODS: Record<string, MethodSpec> = {
   'sessions.list': method({
     scope: 'operator.read', params: none,
@@ -107,6 +112,21 @@ export const METHODS: Record<string, MethodSpec> = {
   'browser.screencast.stop': method({
     scope: 'operator.read', params: none,
     handler: (_p, conn, gw) => { gw.stopScreencast(conn); return { ok: true }; },
+  }),
+  // The extension relay (cap tab-relay; see relay.ts): shared tabs, command results, debugger events.
+  'relay.tabs': method({
+    scope: 'operator.write', params: z.strictObject({ tabs: z.array(sharedTab).max(500) }),
+    handler: (p, conn, gw) => gw.relay.announce(conn, p.tabs),
+  }),
+  'relay.result': method({
+    scope: 'operator.write',
+    params: z.strictObject({ id: z.string().min(1).max(128), result: z.unknown().optional(), error: z.string().max(65536).optional() }),
+    handler: (p, conn, gw) => gw.relay.result(conn, p.id, p.result, p.error),
+  }),
+  'relay.event': method({
+    scope: 'operator.write',
+    params: z.strictObject({ targetId: z.string().min(1).max(128), sessionId: z.string().max(128).optional(), method: z.string().min(1).max(128), params: z.unknown().optional() }),
+    handler: (p, conn, gw) => gw.relay.event(conn, p.targetId, p.sessionId, p.method, p.params),
   }),
   'browser.input': method({
     scope: 'operator.write',

@@ -53,5 +53,7 @@ export const EVENT_SCOPES: Record<string, Scope | null> = {
   'terminal.data': 'operator.admin',
   'terminal.exit': 'operator.admin',
   'browser.frame': 'operator.read',
+  // Sent only to the extension's relay connection (cap tab-relay), never broadcast.
+  'relay.command': 'operator.write',
   'tick': null,
 };

@@ -17,7 +17,8 @@ import { Links } from './links.js';
 import { METHODS, type UiCommand } from './methods.js';
 import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame } from './protocol.js';
 import type { Terminal } from './terminal.js';
-import { loadAllowedOrigins } from './origins.js';
+import { allowOrigin, loadAllowedOrigins } from './origins.js';
+import { Relay } from './relay.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
@@ -33,11 +34,15 @@ export class Gateway {
   readonly screencasts = new Map<string, () => void>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly mcp: McpHttpEndpoint;
+  /** Tabs shared from the operator's Chrome by the extension: a second source of tabs for the CDP route. */
+  readonly relay: Relay;
   port = 0;
 
   constructor(readonly core: Verity, private readonly options: GatewayOptions) {
     this.links = new Links(() => `http://${this.options.host}:${this.port}/mcp`);
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token));
+    this.relay = new Relay(options.log);
+    core.browser.addPeer(this.relay.host);
     this.http = createServer((req, res) => this.onHttp(req, res));
     this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket as import('node:net').Socket, head));
     core.uiRouter = (connId, command) => this.dispatchUiCommand(connId, command as UiCommand);
@@ -68,6 +73,8 @@ export class Gateway {
 
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://gateway');
+    // Pairing comes from an extension origin that is not on the allow-list yet: the token decides.
+    if (url.pathname === '/pair') { void this.pair(req, res); return; }
     if (!this.originAllowed(req)) {
       res.writeHead(403, { 'content-type': 'text/plain' }).end(`origin ${req.headers.origin} is not allowed; open the Control UI from ${this.ownOrigin(req)}/ or pair the extension with the link \`verity start\` printed`);
       return;
@@ -82,6 +89,32 @@ export class Gateway {
       return;
     }
     this.serveStatic(url.pathname, res);
+  }
+
+  /**
+   * POST /pair {token} from the extension's pairing page: with the gateway token, the request's
+   * chrome-extension:// origin goes on the allow-list (so its pages and service worker may connect).
+   */
+  private async pair(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const origin = req.headers.origin ?? '';
+    const answer = (status: number, body: Record<string, unknown>) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+      if (/^chrome-extension:\/\/[a-p]{32}$/.test(origin)) { headers['access-control-allow-origin'] = origin; headers['access-control-allow-headers'] = 'content-type'; headers.vary = 'origin'; }
+      res.writeHead(status, headers).end(JSON.stringify(body));
+    };
+    if (req.method === 'OPTIONS') return answer(204, {});
+    if (req.method !== 'POST') return answer(405, { error: 'pairing is POST /pair {"token": "<gateway token>"} from the Verity extension\'s pairing page' });
+    if (!/^chrome-extension:\/\/[a-p]{32}$/.test(origin)) return answer(400, { error: 'pairing is for the Verity Chrome extension: open the pairing link `verity start` printed in Chrome' });
+    let body = '';
+    for await (const chunk of req) { body += chunk; if (body.length > 4096) return answer(413, { error: 'pairing request too large' }); }
+    let token = '';
+    try { token = String((JSON.parse(body) as { token?: unknown }).token ?? ''); } catch { /* answered below */ }
+    if (!token || !tokenMatches(token, this.options.token)) {
+      return answer(401, { error: 'wrong or stale pairing token: copy a fresh pairing link from `verity start` (the line "Pair the Chrome extension: chrome-extension://…") and open it again' });
+    }
+    allowOrigin(origin);
+    this.options.log(`paired the extension ${origin}`);
+    return answer(200, { ok: true, origin, gateway: `ws://${req.headers.host ?? `${this.options.host}:${this.port}`}/gateway` });
   }
 
   private serveStatic(pathname: string, res: ServerResponse): void {
