@@ -220,10 +220,15 @@ export class Verity {
     return { pid: found.pid ?? 0, windowId: found.id };
   }
 
+  /** Whether a process belongs to the browser driven over CDP (the browser or one of its children). */
+  belongsToDrivenBrowser(pid: number | null | undefined, browserPid: number | null): boolean {
+    return !!pid && !!browserPid && descendsFrom(pid, browserPid);
+  }
+
   /** The active tab of an X11 window of the driven browser (null when the window is not the driven browser's). */
   async tabOfWindow(pid: number, windowId: number): Promise<Tab | null> {
     const browserPid = await this.drivenBrowserPid().catch(() => null);
-    if (!browserPid || !pid || !descendsFrom(pid, browserPid)) return null;
+    if (!this.belongsToDrivenBrowser(pid, browserPid)) return null;
     const win = await describeWindow(windowId);
     const tabs = await this.browser.tabs_();
     const facts = await Promise.all(tabs.map(async (tab) => ({

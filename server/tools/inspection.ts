@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import { Refusal } from '../routing/refusal.js';
-import { descendsFrom } from '../native/x11.js';
 import { READ_ONLY, defineTool } from './define.js';
 import { elementSchema, session, target } from './schemas.js';
 
@@ -69,7 +68,7 @@ export const listApps = defineTool({
     let native: string | undefined;
     try {
       for (const app of await core.native.host.apps()) {
-        const driven = !!app.pid && !!browserPid && descendsFrom(app.pid, browserPid);
+        const driven = core.belongsToDrivenBrowser(app.pid, browserPid);
         if (driven && apps[0]) { apps[0].accessibility = true; continue; }
         apps.push({ name: app.name, pid: app.pid, driven_over_cdp: false, accessibility: true });
       }
@@ -103,7 +102,7 @@ export const listWindows = defineTool({
     if (core.browser.running || core.browser.attached) browserPid = await core.drivenBrowserPid().catch(() => null);
     try {
       for (const w of await core.native.host.windows()) {
-        list.push({ window_id: w.id, pid: w.pid, title: w.title, bounds: w.bounds, driven_over_cdp: !!w.pid && !!browserPid && descendsFrom(w.pid, browserPid), tabs: [] });
+        list.push({ window_id: w.id, pid: w.pid, title: w.title, bounds: w.bounds, driven_over_cdp: core.belongsToDrivenBrowser(w.pid, browserPid), tabs: [] });
       }
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
