@@ -13,6 +13,8 @@ export function installPageAgent(): void {
   let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
   let watch: { target: Element; events: Array<{ type: string; trusted: boolean; onTarget: boolean; prevented: boolean; hit: string }> } | null = null;
 
+  const EDITOR_SELECTION_SYNC_MS = 120;
+  const EDITOR_SETTLE_MS = 250;
   const TEXT_INPUT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
   const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox',
     'listbox', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider',
@@ -416,10 +418,12 @@ export function installPageAgent(): void {
         try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
       } else {
         // Editors restore their own selection when focused (CodeMirror, Lexical): let them, then move
-        // the caret to the end and give them a frame to read it back into their model.
+        // the caret to the end and give them time to read it back into their model (Slate throttles
+        // its selectionchange handler to 100 ms; typing before that lands at its stale selection).
         await nextFrame();
         const sel = selectionIn(editable);
         if (sel) { sel.selectAllChildren(editable); sel.collapseToEnd(); }
+        await new Promise((r) => setTimeout(r, EDITOR_SELECTION_SYNC_MS));
         await nextFrame();
       }
     }
@@ -439,8 +443,20 @@ export function installPageAgent(): void {
     if (!target) return { first: null, settled: null, events: [] };
     const first = readField(target);
     await nextFrame(); // timers and microtasks a framework reverts with run before the next frame
+    let settled = readField(target);
+    if (settled.kind === 'editor') {
+      // Rich editors reconcile their DOM with their own model asynchronously (a render after the
+      // input): wait until the text has held still for two frames, bounded.
+      const deadline = performance.now() + EDITOR_SETTLE_MS;
+      for (let still = 0; still < 2 && performance.now() < deadline;) {
+        await nextFrame();
+        const next = readField(target);
+        still = next.text === settled.text ? still + 1 : 0;
+        settled = next;
+      }
+    }
     const events = watch ? watch.events.slice() : [];
-    return { first, settled: readField(target), events };
+    return { first, settled, events };
   }
 
   async function settledValue(snapshotId: string, index: number) {
