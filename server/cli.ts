@@ -22,6 +22,7 @@ export function parseFlags(argv: string[], env = process.env): Flags {
     browserUrl: env.VERITY_BROWSER_URL, chromium: env.VERITY_CHROMIUM, userDataDir: env.VERITY_USER_DATA_DIR,
     headless: env.VERITY_HEADLESS === undefined ? undefined : env.VERITY_HEADLESS !== '0',
     allowJavascript: env.VERITY_ALLOW_JAVASCRIPT === '1',
+    cursor: env.VERITY_CURSOR !== 'off',
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];

@@ -48,6 +48,8 @@ export interface VerityOptions extends BrowserOptions {
   policy?: Policy;
   sessionIdleMs?: number;
   onSessionEnd?: (session: Session, reason: string, hook: string) => void;
+  /** The agent cursor in driven tabs (default on; VERITY_CURSOR=off turns it off). */
+  cursor?: boolean;
 }
 
 function loadSavedCursorMotion(): MotionInput | undefined {
@@ -121,7 +123,7 @@ export class Verity {
 
   /** The session's effective cursor motion, as the driver needs it. */
   cursorFor(session: Session | undefined): CursorSettings | undefined {
-    if (!session) return undefined;
+    if (!session || this.options.cursor === false) return undefined;
     const motion = effectiveMotion({ saved: this.savedCursorMotion, start: session.cursor.start, set: session.cursor.set }, session.cursor.theme, this.systemReducedMotion);
     session.cursor.visible = true;
     return { ...motion, durationFor: (distance: number) => glideDuration(motion, distance) };

@@ -106,7 +106,9 @@ export const formSection: Section = {
 
     return [
       { metric: `${FORM_FIELDS}-field form: one batch call (run_actions / browser_fill_form)`, unit: 'ms', cells: { verity: batch, playwright: fill }, checks: [] },
-      { metric: `${FORM_FIELDS}-field form: ${FORM_FIELDS} single type_text calls`, unit: 'ms', cells: { verity: singles }, checks: [] },
+      // The ratio the issue asks for: one run_actions call against the same 20 fields as single calls
+      // (shown in the floor column; the batch must at least not be slower).
+      { metric: `${FORM_FIELDS}-field form: run_actions (Verity) vs ${FORM_FIELDS} single type_text calls (floor column)`, unit: 'ms', cells: { verity: batch, floor: singles }, checks: [{ of: 'verity', over: 'floor', max: 1 }] },
     ];
   },
 };

@@ -34,7 +34,7 @@ export async function showCursor(tab: Tab, x: number, y: number, settings: Curso
   lastPoint.set(tab, { x, y });
   const distance = Math.hypot(x - from.x, y - from.y);
   const path = glidePath(from, { x, y }, settings);
-  const [frame] = await tab.frames();
+  const frame = tab.topFrame();
   await tab.call(frame, 'cursorShow', path, Math.round(settings.durationFor(distance)), kind, {
     ripple: settings.effects.click_ripple && kind === 'click', trail: settings.effects.trail,
     dwell: settings.dwell_after_click_ms, idleHide: settings.idle_hide_ms, overshoot: settings.effects.follow_through && !settings.reduced_motion,
@@ -43,6 +43,6 @@ export async function showCursor(tab: Tab, x: number, y: number, settings: Curso
 
 export async function hideCursor(tab: Tab): Promise<void> {
   lastPoint.delete(tab);
-  const [frame] = await tab.frames();
+  const frame = tab.topFrame();
   await tab.call(frame, 'cursorHide').catch(() => {});
 }

@@ -123,6 +123,11 @@ export class Tab {
     return { session, frameId, parentFrameId: null, ownerSession: null, url: '' };
   }
 
+  /** The top frame, without asking the browser (its id is stable across navigations). */
+  topFrame(): Frame {
+    return { session: this.session, frameId: this.mainFrameId, parentFrameId: null, ownerSession: null, url: '' };
+  }
+
   private worldKey(frame: Frame): string { return `${frame.session.id()}/${frame.frameId}`; }
 
   /** The execution context of Verity's isolated world in this frame, with the page agent installed. */

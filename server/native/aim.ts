@@ -5,7 +5,7 @@ import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi, type CacheItem } from './atspi.js';
 import { completeTree, subtree, type NativeHost, type WindowInfo } from './host.js';
-import { ROLE, STATE, has } from './roles.js';
+import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { activate, activeWindow } from './x11.js';
 
@@ -100,6 +100,17 @@ export async function deliver<T>(mode: 'background' | 'foreground', win: WindowI
   } finally {
     if (previous && previous !== win.id) await activate(previous).catch(() => undefined);
   }
+}
+
+/**
+ * Whether an element may stand for web content: it is under a `document web` ancestor, or it is what a
+ * browser window shows where its page is drawn without a renderer tree (the frame itself, an unnamed
+ * container, or nothing AT-SPI knows), so a point there lands in the page whatever the tree says.
+ */
+export function webLike(win: WindowInfo, el: { web: boolean; role: number } | null | undefined): boolean {
+  if (el?.web) return true;
+  if (!win.browserLike) return false;
+  return !el || TOP_LEVEL_ROLES.has(el.role) || STRUCTURAL_ROLES.has(el.role) || el.role === ROLE.documentFrame;
 }
 
 /** What to do instead when web content was reached through the native route. */

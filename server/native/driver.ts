@@ -4,7 +4,7 @@ import type { ActionResult, ClickOptions, Driver, DragOptions, Evidence, Resolve
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE } from './atspi.js';
-import { aim, deliver, focusedIn, nativeResult, parseWindowKey, requireKeyboardFocus, webEscalation } from './aim.js';
+import { aim, deliver, focusedIn, nativeResult, parseWindowKey, requireKeyboardFocus, webEscalation, webLike } from './aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';
 import { capture, nut, pressKeys } from './input.js';
 import { clickNative, dragNative, scrollNative } from './pointer.js';
@@ -78,8 +78,8 @@ export class NativeDriver implements Driver {
         const ok = a.element.interfaces.includes(IFACE.component) && await a.atspi.grabFocus(a.element).catch(() => false);
         if (!ok) throw new Refusal('focus_failed', `"${a.element.name}" would not take focus, so no key was pressed`);
       }
-      const focused = a.element ? { ref: a.element, web: a.element.web, name: a.element.name, text: a.element.interfaces.includes(IFACE.text) }
-        : await focusedIn(a.atspi, a.win).then((f) => f && { ref: f.item.ref, web: f.web, name: f.item.name, text: f.item.interfaces.includes(IFACE.text) });
+      const focused = a.element ? { ref: a.element, web: a.element.web, role: a.element.role, name: a.element.name, text: a.element.interfaces.includes(IFACE.text) }
+        : await focusedIn(a.atspi, a.win).then((f) => f && { ref: f.item.ref, web: f.web, role: f.item.role, name: f.item.name, text: f.item.interfaces.includes(IFACE.text) });
       const before = focused?.text ? await a.atspi.text(focused.ref).catch(() => null) : null;
       sw.lap('resolve');
       await pressKeys([...modifiers, key]);
@@ -90,7 +90,7 @@ export class NativeDriver implements Driver {
       sw.lap('verify');
       const evidence: Evidence[] = [{ kind: 'key_event', detail: `XTest ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}` }];
       if (before !== null && after !== null) evidence.push({ kind: 'text', observed: before === after ? 'the focused element\'s text did not change' : `text changed from ${JSON.stringify(before.slice(-60))} to ${JSON.stringify(after.slice(-60))}` });
-      const escalation = focused?.web || (a.win.browserLike && !focused) ? webEscalation(a.win, true) : { target: 'verify' as const, reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did' };
+      const escalation = webLike(a.win, focused) ? webEscalation(a.win, true) : { target: 'verify' as const, reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did' };
       return nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { target: focused?.name ?? `window ${a.win.id}`, escalation });
     });
   }

@@ -5,7 +5,7 @@ import type { ActionResult, ClickOptions, DragOptions, Evidence, ResolvedTarget,
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi } from './atspi.js';
-import { aim, checkEnabled, deliver, nativeResult, refFor, webEscalation, type Aim } from './aim.js';
+import { aim, checkEnabled, deliver, nativeResult, refFor, webEscalation, webLike, type Aim } from './aim.js';
 import { completeTree, subtree, type NativeHost } from './host.js';
 import { clickAt, dragPath, moveTo, wheel } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
@@ -96,7 +96,7 @@ async function pixelClick(a: Aim, options: ClickOptions, sw: Stopwatch, mode: 'b
   const label = hit ? `${hit.name || 'element'} (${roleName(hit.role)})` : `window ${a.win.id}`;
   const evidence: Evidence[] = [{ kind: 'pixel_event', detail: `XTest ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}` }];
   if (hit && before && after) evidence.push({ kind: 'states', observed: `before: ${describeStates(before)}; after: ${describeStates(after)}` });
-  const web = hit?.web || (a.win.browserLike && !hit);
+  const web = webLike(a.win, hit);
   if (web) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click', escalation: webEscalation(a.win, true) });
   if (hit && before && after && TOGGLE_ROLES.has(hit.role) && options.button === 'left' && options.count === 1 && has(after, STATE.checked) !== has(before, STATE.checked)) {
     evidence.push({ kind: 'checked_state', expected: `checked=${!has(before, STATE.checked)}`, observed: `checked=${has(after, STATE.checked)}` });

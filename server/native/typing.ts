@@ -5,7 +5,7 @@ import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../rou
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE } from './atspi.js';
-import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, type Aim } from './aim.js';
+import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
 import { TYPABLE, clickAt, moveTo, typeKeys } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has } from './roles.js';
@@ -118,14 +118,14 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const label = `${el.name || 'element'} (${roleLabel(el.role)})`;
   const base = { target: label, method: 'key_events' };
   if (before === null || after === null) {
-    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: el.web ? webEscalation(a.win, true) : { target: 'verify', reason: 'call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
+    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: webLike(a.win, el) ? webEscalation(a.win, true) : { target: 'verify', reason: 'call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
   }
   // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
   const caretGuess = cp(after).length - chars >= 0 && after.startsWith(before) ? cp(before).length : -1;
   const verdict = judgeText(before, after, caretGuess >= 0 ? caretGuess : cp(before).length, text);
   const evidence: Evidence[] = [{ kind: 'text', expected: verdict.expected, observed: after, detail: 'AT-SPI Text read back after XTest keystrokes' }];
-  if (el.web) {
-    evidence.push({ kind: 'web_content', detail: 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
+  if (webLike(a.win, el)) {
+    evidence.push({ kind: 'web_content', detail: el.web ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds' });
     return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation: webEscalation(a.win, true) }), delivery: { mode, delivered_count: chars } };
   }
   return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }), delivery: { mode, delivered_count: verdict.delivered } };
