@@ -9,7 +9,7 @@ import type { Tab } from './cdp/tab.js';
 import { Policy } from './policy.js';
 import { SessionManager, type Session } from './sessions/manager.js';
 import { effectiveMotion, glideDuration, type MotionInput } from './sessions/cursor-config.js';
-import { hideCursor } from './cdp/cursor-overlay.js';
+import { flushCursors, hideCursor } from './cdp/cursor-overlay.js';
 import type { CursorSettings } from './routing/driver.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -104,6 +104,11 @@ export class Verity {
       const tab = await this.browser.findTab(session.currentTabId).catch(() => null);
       if (tab) await hideCursor(tab);
     });
+  }
+
+  /** After an action's result is in: visual aids that waited for it (the agent cursor's glide). */
+  afterAction(): void {
+    flushCursors();
   }
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */

@@ -41,6 +41,21 @@ export async function showCursor(tab: Tab, x: number, y: number, settings: Curso
   }).catch(() => { /* a visual aid never fails an action */ });
 }
 
+/**
+ * Actions queue their glide here and the call path flushes it once the result is in: the glide then
+ * never competes with delivery or read-back for the page's main thread.
+ */
+const pending = new Map<Tab, { x: number; y: number; settings: CursorSettings; kind: Parameters<typeof showCursor>[4] }>();
+
+export function queueCursor(tab: Tab, x: number, y: number, settings: CursorSettings, kind: Parameters<typeof showCursor>[4]): void {
+  pending.set(tab, { x, y, settings, kind });
+}
+
+export function flushCursors(): void {
+  for (const [tab, glide] of pending) void showCursor(tab, glide.x, glide.y, glide.settings, glide.kind);
+  pending.clear();
+}
+
 export async function hideCursor(tab: Tab): Promise<void> {
   lastPoint.delete(tab);
   const frame = tab.topFrame();

@@ -8,7 +8,7 @@ import type { BrowserHost } from './browser.js';
 import { frameOf, snapshotTab, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 import { setValueOnTab, typeIntoTab } from './typing.js';
-import { showCursor } from './cursor-overlay.js';
+import { queueCursor } from './cursor-overlay.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -68,7 +68,7 @@ export class CdpDriver implements Driver {
     const sw = new Stopwatch();
     const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
     const aimed = await this.aim(target, ['mousedown', 'mouseup', decisive]);
-    if (target.cursor) void showCursor(aimed.tab, aimed.x, aimed.y, target.cursor, 'click');
+    if (target.cursor) queueCursor(aimed.tab, aimed.x, aimed.y, target.cursor, 'click');
     sw.lap('resolve');
     const urlBefore = aimed.frame.url;
     await this.mouseClick(aimed.tab, aimed.x, aimed.y, options);
@@ -182,7 +182,7 @@ export class CdpDriver implements Driver {
       y = origin.y + aimed.y;
       before = aimed.offsets;
     }
-    if (target.cursor) void showCursor(tab, x, y, target.cursor, 'scroll');
+    if (target.cursor) queueCursor(tab, x, y, target.cursor, 'scroll');
     sw.lap('resolve');
     const viewport = await tab.viewport();
     const unit = options.by === 'page' ? (options.direction === 'left' || options.direction === 'right' ? viewport.width : viewport.height) * 0.875 : 40;
@@ -210,7 +210,7 @@ export class CdpDriver implements Driver {
     const from = { x: options.from.x / scale, y: options.from.y / scale };
     const to = { x: options.to.x / scale, y: options.to.y / scale };
     const source: string = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
-    if (target.cursor) void showCursor(tab, from.x, from.y, target.cursor, 'drag');
+    if (target.cursor) queueCursor(tab, from.x, from.y, target.cursor, 'drag');
     sw.lap('resolve');
     const send = (params: Protocol.Input.DispatchMouseEventRequest) => tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
     const steps: Protocol.Input.DispatchMouseEventRequest[] = [

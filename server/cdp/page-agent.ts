@@ -208,9 +208,27 @@ export function installPageAgent(): void {
     if (el.id) s += '#' + el.id;
     const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
     if (cls.length) s += '.' + cls.join('.');
-    const label = labelOf(el);
+    const label = quickLabel(el);
     if (label) s += ` "${label.slice(0, 40)}"`;
     return s;
+  }
+
+  /**
+   * A label for descriptions in evidence, from attributes and textContent only: it runs inside event
+   * listeners and right after input, where innerText would force a layout on every call.
+   */
+  function quickLabel(el: Element): string {
+    const aria = el.getAttribute('aria-label');
+    if (aria) return aria.trim();
+    const labels = (el as HTMLInputElement).labels;
+    if (labels && labels.length) return (labels[0].textContent ?? '').replace(/\s+/g, ' ').trim();
+    const input = el as HTMLInputElement;
+    if (el.localName === 'input' || el.localName === 'textarea') {
+      if (['button', 'submit', 'reset'].includes(input.type) && input.value) return input.value;
+      return input.placeholder || el.getAttribute('title') || input.name || '';
+    }
+    if ((el as HTMLElement).isContentEditable) return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
+    return (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60) || el.getAttribute('title') || el.getAttribute('alt') || '';
   }
 
   function nextFrame(): Promise<void> {

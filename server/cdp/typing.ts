@@ -9,7 +9,7 @@ import type { CdpDriver, Watched } from './driver.js';
 import { describeEvents, result } from './driver.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
-import { showCursor } from './cursor-overlay.js';
+import { queueCursor } from './cursor-overlay.js';
 
 interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
 interface ReadBack { first: FieldState | null; settled: FieldState | null; events: Watched['events'] }
@@ -38,7 +38,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   }
   // The cursor glides to the field; in the top frame its viewport is the tab's (iframes are skipped).
   if (target.cursor && prepared.center && frame.session === tab.session && frame.frameId === tab.mainFrameId) {
-    void showCursor(tab, prepared.center.x, prepared.center.y, target.cursor, 'type');
+    queueCursor(tab, prepared.center.x, prepared.center.y, target.cursor, 'type');
   }
   sw.lap('resolve');
 

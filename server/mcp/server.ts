@@ -95,6 +95,7 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
       } catch (e) {
         reply = refusalReply(asRefusal(e));
       }
+      core.afterAction();
       if (recorded) recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await core.recordingShot(ctx) });
       if (!tool.annotations.readOnlyHint) core.noteAction(ctx, tool.name, args, reply);
       return reply;

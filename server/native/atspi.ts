@@ -69,6 +69,8 @@ export class Atspi {
     const bus = await open(address, 'the AT-SPI bus');
     const client = new Atspi(bus, address);
     bus.on('error', () => { client.connected = false; });
+    // A connection the bus closed says so only by refusing the next send: mark it, so the next use reconnects.
+    (bus as unknown as { _connection?: { stream?: NodeJS.EventEmitter } })._connection?.stream?.once('close', () => { client.connected = false; });
     await client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 'sass', ['object:children-changed', [], ''])
       .catch(() => client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 's', ['object:children-changed']))
       .catch((e) => { bus.disconnect(); throw new Refusal('unavailable', `the AT-SPI registry (at-spi2-registryd) does not answer: ${(e as Error).message}`); });
@@ -92,6 +94,10 @@ export class Atspi {
     } catch (e) {
       if (e instanceof Refusal) throw e;
       const err = e as { type?: string; message?: string; text?: string };
+      if (/stream is closed|closed stream/i.test(err.message ?? '')) {
+        this.connected = false;
+        throw new Refusal('unavailable', `the connection to the AT-SPI bus closed before ${iface.split('.').pop()}.${member} could be sent; call get_window_state again (a new connection is made)`, { retryable: true });
+      }
       if (GONE.test(`${err.type ?? ''} ${err.text ?? err.message ?? ''}`) && !/UnknownMethod/.test(err.type ?? '')) throw new Gone(what);
       throw e;
     } finally {
