@@ -1,0 +1,203 @@
+// The page agent's text-field and value part: focusing a field with the caret where it belongs, reading
+// fields and rich editors back, and setting control values. Serialized like page-agent.ts (self-
+// contained; shared helpers come from the core agent's `internal`).
+
+export function installFieldAgent(): void {
+  const v = (globalThis as any).__verity;
+  if (!v || v.prepareField) return;
+  const { element, describe, isEnabled, deepActiveElement, nextFrame, watchEvents, valueOf, currentWatch, TEXT_INPUT_TYPES } = v.internal as {
+    element(snapshotId: string, index: number): Element; describe(el: Element | null): string; isEnabled(el: Element): boolean;
+    deepActiveElement(): Element | null; nextFrame(): Promise<void>; watchEvents(snapshotId: string | null, index: number, types: string[]): string;
+    valueOf(el: Element): string | undefined; currentWatch(): { target: Element; events: unknown[] } | null; TEXT_INPUT_TYPES: Set<string>;
+  };
+  const EDITOR_SELECTION_SYNC_MS = 120;
+  const EDITOR_SETTLE_MS = 250;
+
+  // ---------- text fields ----------
+
+  type FieldState = { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number };
+
+  function editableOf(el: Element | null): Element | null {
+    if (!el) return null;
+    if (el.localName === 'textarea') return el;
+    if (el.localName === 'input') return TEXT_INPUT_TYPES.has((el as HTMLInputElement).type) ? el : null;
+    const h = el as HTMLElement;
+    if (h.isContentEditable) {
+      let host: HTMLElement = h;
+      while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+      return host;
+    }
+    return null;
+  }
+
+  function selectionIn(host: Element): Selection | null {
+    const root = host.getRootNode() as any;
+    const sel: Selection | null = typeof root.getSelection === 'function' ? root.getSelection() : document.getSelection();
+    return sel;
+  }
+
+  /** Text before the caret, measured the same way as the whole text (innerText) so offsets agree. */
+  function editorOffsets(host: HTMLElement): { start: number; end: number } {
+    const sel = selectionIn(host);
+    if (!sel || sel.rangeCount === 0) return { start: -1, end: -1 };
+    const range = sel.getRangeAt(0);
+    if (!host.contains(range.startContainer)) return { start: -1, end: -1 };
+    const measure = (node: Node, offset: number) => {
+      const r = document.createRange();
+      r.setStart(host, 0);
+      r.setEnd(node, offset);
+      return r.toString().length; // compare against textContent-based length (see readField)
+    };
+    return { start: measure(range.startContainer, range.startOffset), end: measure(range.endContainer, range.endOffset) };
+  }
+
+  function readField(el: Element): FieldState {
+    const editable = editableOf(el) ?? el;
+    const focused = deepActiveElement() === editable || (editable as HTMLElement).contains?.(deepActiveElement());
+    if (editable.localName === 'input' || editable.localName === 'textarea') {
+      const f = editable as HTMLInputElement;
+      let start = -1, end = -1;
+      try { start = f.selectionStart ?? -1; end = f.selectionEnd ?? -1; } catch { /* number inputs have none */ }
+      return { kind: 'value', text: f.value, start, end, maxLength: f.maxLength, focused, describe: describe(f), lines: 0 };
+    }
+    const host = editable as HTMLElement;
+    const { start, end } = editorOffsets(host);
+    // Line breaks live in the block structure, not in textContent: count them from innerText.
+    const lines = (host.innerText.match(/\n+/g) ?? []).length;
+    return { kind: 'editor', text: host.textContent ?? '', start, end, maxLength: -1, focused, describe: describe(host), lines };
+  }
+
+  /**
+   * Resolves the field to type into: the token's element (focused first, caret at the end unless it was
+   * already focused) or the focused element. Reports why a field cannot take text instead of guessing.
+   */
+  async function prepareField(snapshotId: string | null, index: number) {
+    let el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
+    if (!el || el === document.body) return { none: true };
+    const editable = editableOf(el);
+    if (!editable) return { refusal: 'not_editable', detail: describe(el) };
+    if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
+    if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
+    const wasFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
+    if (!wasFocused) {
+      (editable as HTMLElement).focus({ preventScroll: false });
+      if (editable.localName === 'input' || editable.localName === 'textarea') {
+        const f = editable as HTMLInputElement;
+        try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
+      } else {
+        // Editors restore their own selection when focused (CodeMirror, Lexical): let them, then move
+        // the caret to the end and give them time to read it back into their model (Slate throttles
+        // its selectionchange handler to 100 ms; typing before that lands at its stale selection).
+        await nextFrame();
+        const sel = selectionIn(editable);
+        if (sel) { sel.selectAllChildren(editable); sel.collapseToEnd(); }
+        await new Promise((r) => setTimeout(r, EDITOR_SELECTION_SYNC_MS));
+        await nextFrame();
+      }
+    }
+    const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
+    if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };
+    watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
+    const box = editable.getBoundingClientRect();
+    return { state: readField(editable), singleLine: editable.localName === 'input', center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
+  }
+
+  /**
+   * Reads the field right after delivery, then again once the page has settled (the next frame),
+   * so a framework that reverts or rewrites the value is caught. One round trip for both.
+   */
+  async function readBack() {
+    const target = currentWatch()?.target ?? deepActiveElement();
+    if (!target) return { first: null, settled: null, events: [] };
+    const first = readField(target);
+    await nextFrame(); // timers and microtasks a framework reverts with run before the next frame
+    let settled = readField(target);
+    if (settled.kind === 'editor') {
+      // Rich editors reconcile their DOM with their own model asynchronously (a render after the
+      // input): wait until the text has held still for two frames, bounded.
+      const deadline = performance.now() + EDITOR_SETTLE_MS;
+      for (let still = 0; still < 2 && performance.now() < deadline;) {
+        await nextFrame();
+        const next = readField(target);
+        still = next.text === settled.text ? still + 1 : 0;
+        settled = next;
+      }
+    }
+    const events = currentWatch()?.events.slice() ?? [];
+    return { first, settled, events };
+  }
+
+  async function settledValue(snapshotId: string, index: number) {
+    await nextFrame();
+    await new Promise((r) => setTimeout(r, 0));
+    return readValue(element(snapshotId, index));
+  }
+
+  // ---------- values (select, checkbox, range, date, ...) ----------
+
+  function nativeSetValue(el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, value: string) {
+    // Use the prototype's setter so frameworks that track the value (React) see a real change.
+    const proto = Object.getPrototypeOf(el);
+    const setter = Object.getOwnPropertyDescriptor(proto, 'value')?.set;
+    if (setter) setter.call(el, value); else (el as any).value = value;
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  function readValue(el: Element) {
+    const tag = el.localName;
+    if (tag === 'select') {
+      const sel = el as HTMLSelectElement;
+      return { value: sel.value, label: sel.selectedOptions[0]?.label ?? '', checked: null };
+    }
+    if (tag === 'input' || tag === 'textarea') {
+      const input = el as HTMLInputElement;
+      return { value: input.value, label: '', checked: input.type === 'checkbox' || input.type === 'radio' ? input.checked : null };
+    }
+    return { value: valueOf(el) ?? '', label: '', checked: el.getAttribute('aria-checked') };
+  }
+
+  function setValue(snapshotId: string, index: number, value: string) {
+    const el = element(snapshotId, index);
+    if (!isEnabled(el)) return { refusal: 'element_disabled', detail: describe(el) };
+    if ((el as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(el) };
+    const before = readValue(el);
+    const tag = el.localName;
+    if (tag === 'select') {
+      const sel = el as HTMLSelectElement;
+      const want = value.trim().toLowerCase();
+      const option = Array.from(sel.options).find((o) => o.value === value) ??
+        Array.from(sel.options).find((o) => o.label.trim().toLowerCase() === want || o.text.trim().toLowerCase() === want);
+      if (!option) return { refusal: 'no_such_option', detail: `options: ${Array.from(sel.options).map((o) => `${o.value} (${o.label})`).join(', ')}` };
+      nativeSetValue(sel, option.value);
+      return { before, expected: { value: option.value, label: option.label, checked: null }, kind: 'select' };
+    }
+    if (tag === 'input') {
+      const input = el as HTMLInputElement;
+      if (input.type === 'checkbox' || input.type === 'radio') {
+        const want = /^(true|1|on|yes|checked)$/i.test(value.trim());
+        if (!want && input.type === 'radio') return { refusal: 'invalid_arguments', detail: 'a radio button can only be selected (value "true"); select another one to clear it' };
+        return { before, expected: { value: input.value, label: '', checked: want }, kind: 'toggle', needsClick: input.checked !== want };
+      }
+      if (TEXT_INPUT_TYPES.has(input.type) && input.type !== 'number') return { before, expected: { value, label: '', checked: null }, kind: 'text' };
+      nativeSetValue(input, value);
+      return { before, expected: { value, label: '', checked: null }, kind: 'value' };
+    }
+    if (tag === 'textarea') return { before, expected: { value, label: '', checked: null }, kind: 'text' };
+    return { refusal: 'not_settable', detail: describe(el) };
+  }
+
+  /** Selects the whole content of a text field so the next insertion replaces it (set_value on text). */
+  function selectAllIn(snapshotId: string, index: number) {
+    const el = element(snapshotId, index) as HTMLInputElement;
+    el.focus();
+    el.select();
+    return deepActiveElement() === el;
+  }
+
+  function readElementValue(snapshotId: string, index: number) {
+    return readValue(element(snapshotId, index));
+  }
+
+  Object.assign(v, { prepareField, readBack, settledValue, setValue, selectAllIn, readElementValue });
+}
