@@ -12,6 +12,8 @@ export class BrowserPanel extends LitElement {
   status = '';
   frames = 0;
   private streaming: string | null = null;
+  /** The tab the screencast actually shows (the one input goes to), as the gateway answered. */
+  private shownTab: string | null = null;
   private size = { width: 1, height: 1 };
   private onFrame = (e: Event) => {
     const frame = (e as CustomEvent).detail;
@@ -44,7 +46,7 @@ export class BrowserPanel extends LitElement {
     if (!want) { void this.client?.request('browser.screencast.stop').catch(() => {}); return; }
     this.status = 'starting the screencast…';
     void this.client.request('browser.screencast.start', { ...(this.tabId ? { tab_id: this.tabId } : {}), ...(this.sessionKey ? { sessionKey: this.sessionKey } : {}) })
-      .then((r) => { this.status = r.url; this.tabId = r.tab_id; }, (e) => { this.status = e.message; this.streaming = null; });
+      .then((r) => { this.status = r.url; this.shownTab = r.tab_id; }, (e) => { this.status = e.message; this.streaming = null; });
   }
 
   private point(e: MouseEvent) {
@@ -54,8 +56,8 @@ export class BrowserPanel extends LitElement {
   }
 
   private send(input: Record<string, unknown>): void {
-    if (!this.tabId) return;
-    void this.client.request('browser.input', { tab_id: this.tabId, ...input }).catch((e) => { this.status = e.message; });
+    if (!this.shownTab) return;
+    void this.client.request('browser.input', { tab_id: this.shownTab, ...input }).catch((e) => { this.status = e.message; });
   }
 
   private click = (e: MouseEvent) => { (this.querySelector('.screen-host') as HTMLElement).focus(); this.send({ type: 'click', ...this.point(e) }); };

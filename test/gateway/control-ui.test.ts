@@ -15,7 +15,8 @@ import { startGateway, wrap, type Gateway } from '../helpers/gateway.js';
 let gw: Gateway;
 let chrome: TestBrowser;
 before(async () => {
-  gw = await startGateway([]);
+  // The terminal's shell is the user's $SHELL; a plain sh keeps the test independent of this host's rc files.
+  gw = await startGateway([], { SHELL: '/bin/sh' });
   chrome = await launchChromium();
 });
 after(async () => { await chrome?.close(); await gw?.close(); });
@@ -126,10 +127,12 @@ describe('live state', () => {
     try {
       await page.click('header.bar button[data-toggle="terminal"]');
       await page.waitForSelector('[data-panel="terminal"][data-open="true"] .xterm', { timeout: 10_000 });
-      await page.waitForFunction(() => /pid \d+/.test(document.querySelector('[data-terminal-status]')?.textContent ?? ''), { timeout: 10_000 });
+      await page.waitForFunction(() => /pid \d+/.test(document.querySelector('[data-terminal-status]')?.textContent ?? ''), { timeout: 30_000 });
+      // Wait for the shell's prompt, so the line is typed into a shell that is reading.
+      await page.waitForFunction(() => /[$#]\s*$/.test((document.querySelector('[data-panel="terminal"] .xterm-rows')?.textContent ?? '').trim()), { timeout: 30_000 });
       await page.click('[data-panel="terminal"] .xterm');
       await page.keyboard.type('echo verity-$((6*7)) $VERITY_LINK\n');
-      await page.waitForFunction(() => /verity-42 \S+/.test(document.querySelector('[data-panel="terminal"] .xterm-rows')?.textContent ?? ''), { timeout: 10_000 });
+      await page.waitForFunction(() => /verity-42 \S+/.test(document.querySelector('[data-panel="terminal"] .xterm-rows')?.textContent ?? ''), { timeout: 30_000 });
     } finally { await page.close(); }
   });
 
@@ -150,6 +153,31 @@ describe('live state', () => {
       const dir = join(ROOT, 'docs');
       mkdirSync(dir, { recursive: true });
       await page.screenshot({ path: join(dir, 'control-ui.png') as `${string}.png` });
+    } finally { await agent.close(); await page.close(); }
+  });
+
+  test('the operator\'s clicks and keys in the browser panel reach the driven tab', async () => {
+    const page = await openUi();
+    const agent = await bindAgent(page);
+    try {
+      await agent.call('start_session', { session: 'hands-on' });
+      // A field filling the top-left of the tab, so a click near the panel's top-left lands in it.
+      await agent.call('page', { action: 'navigate', session: 'hands-on', url: 'data:text/html,<input id=f style="position:fixed;left:0;top:0;width:600px;height:300px;font:40px sans-serif">' });
+      await agent.call('screen', { action: 'navigate', session: 'hands-on' });
+      await agent.call('screen', { action: 'browser_show', dock: 'right', session: 'hands-on' });
+      await page.waitForFunction(() => Number(document.querySelector('[data-panel="browser"] img.screen')?.getAttribute('data-frames') ?? 0) > 0, { timeout: 15_000 });
+      const box = (await (await page.$('[data-panel="browser"] img.screen'))!.boundingBox())!;
+      await page.mouse.click(box.x + 20, box.y + 20);
+      await page.keyboard.type('op');
+      const typed = async () => (await agent.call('page', { action: 'query_dom', css_selector: '#f', attributes: ['id'], session: 'hands-on' })).structured;
+      // The field's value is read through the tab itself (execute_javascript is off): get_window_state.
+      let value = '';
+      for (let i = 0; i < 150 && value !== 'op'; i++) {
+        const snap = await agent.call('get_window_state', { include_screenshot: false, session: 'hands-on' });
+        value = snap.structured.elements.find((e: any) => e.role === 'textbox')?.value ?? '';
+        if (value !== 'op') await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(value, 'op', JSON.stringify(await typed()) + ' panel status: ' + await page.$eval('[data-browser-status]', (e) => e.textContent));
     } finally { await agent.close(); await page.close(); }
   });
 });
