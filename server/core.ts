@@ -143,7 +143,9 @@ export class Verity {
   }
 
   setCurrentTab(ctx: CallContext, tabId: string | undefined): void {
-    if (ctx.session) ctx.session.currentTabId = tabId;
+    if (!ctx.session || ctx.session.currentTabId === tabId) return;
+    ctx.session.currentTabId = tabId;
+    this.activity.emit('sessions'); // the operator's view follows the session to its new tab
   }
 
   /** A screenshot of the session's current tab for its recording, if a browser is already running. */
