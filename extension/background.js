@@ -58,7 +58,14 @@ async function pairing() {
 
 // ---- the badge: connected, sharing (count) or needs-attention ----
 
-async function badge() {
+let badging = Promise.resolve();
+/** Updates are serialized: interleaved, one update's text and another's title could stay on the badge. */
+function badge() {
+  badging = badging.then(badgeNow, badgeNow);
+  return badging;
+}
+
+async function badgeNow() {
   const p = await pairing();
   let text = '', color = '#2e7d32', title;
   if (!p) {
@@ -251,6 +258,11 @@ async function reconcileNow() {
   const tabs = groups.size ? (await chrome.tabs.query({})).filter((t) => groups.has(t.groupId)) : [];
   const want = new Map(tabs.map((t) => [t.id, t]));
   let changed = false;
+  // The debugger can go away without an onDetach (detached by this extension's own code, or while the
+  // worker slept): a tab whose debugger is no longer attached is attached again (a new attachId, so the
+  // gateway starts a fresh page session for it).
+  const live = new Set((await chrome.debugger.getTargets()).filter((t) => t.attached && t.tabId !== undefined).map((t) => t.tabId));
+  for (const [tabId, a] of [...attached]) if (!a.stale && want.has(tabId) && !live.has(tabId)) { attached.delete(tabId); changed = true; }
   for (const tabId of [...attached.keys()]) if (!want.has(tabId)) { await detach(tabId); changed = true; }
   for (const [tabId, tab] of want) {
     // Known from before a worker restart: attach again (attach() accepts a debugger still attached).
@@ -287,8 +299,11 @@ async function runCommand(command) {
     answer({ result: result ?? {} });
   } catch (e) {
     const message = e?.message ?? String(e);
-    answer({ error: message });
-    if (/not attached/i.test(message)) { attached.delete(tabId); void reconcile(); }
+    if (/not attached/i.test(message)) {
+      // Never reached the page: refused (not resent); the tab is attached again while it stays in the group.
+      answer({ error: `the debugger was detached from tab ${targetId}, so ${method} was not delivered; it is being re-attached (${message})` });
+      attached.delete(tabId); void reconcile();
+    } else answer({ error: message });
   }
 }
 
@@ -299,7 +314,10 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   post('relay.event', { targetId: a.targetId, ...(source.sessionId ? { sessionId: source.sessionId } : {}), method, ...(params !== undefined ? { params } : {}) });
 });
 
-chrome.debugger.onDetach.addListener((source, reason) => {
+chrome.debugger.onDetach.addListener((source, reason) => { void onDetach(source, reason); });
+
+/** The debugger left a shared tab: banner dismissed → sharing revoked; anything else → attached again. */
+async function onDetach(source, reason) {
   const tabId = source.tabId;
   if (tabId === undefined || !attached.has(tabId)) return;
   attached.delete(tabId);
@@ -307,7 +325,8 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   void announce();
   if (reason === 'canceled_by_user') {
     // The operator dismissed the "is being debugged" banner: that revokes sharing.
-    void chrome.tabs.ungroup(tabId).catch(() => {}).then(() => reconcile());
+    await chrome.tabs.ungroup(tabId).catch(() => {});
+    await reconcile();
     return;
   }
   // Navigation or a renderer swap: re-attach while the tab stays in the group (a few tries).
@@ -317,7 +336,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
     if (!attached.has(tabId) && (await inVerityGroup(tabId)) && ++tries < 5) retry();
   }, 200 * (tries + 1));
   retry();
-});
+}
 
 // ---- what makes the shared set change ----
 
@@ -355,11 +374,13 @@ function setupMenus() {
   });
 }
 
-chrome.contextMenus.onClicked.addListener((info, tab) => {
+/** The context menu (page and toolbar button): share or stop sharing the tab it was opened on. */
+async function onMenuClicked(info, tab) {
   if (!tab?.id) return;
-  if (info.menuItemId === 'verity-share') void shareTab(tab);
-  if (info.menuItemId === 'verity-unshare') void unshareTab(tab);
-});
+  if (info.menuItemId === 'verity-share') await shareTab(tab);
+  if (info.menuItemId === 'verity-unshare') await unshareTab(tab);
+}
+chrome.contextMenus.onClicked.addListener((info, tab) => { void onMenuClicked(info, tab); });
 
 // ---- lifecycle ----
 
@@ -389,7 +410,7 @@ browser.runtime.onMessage.addListener((message) => {
 });
 
 // Exposed for the tests and for debugging from the service worker console.
-self.verity = { reconcile, shareTab, status: () => ({ connected: helloOk, shared: [...attached].map(([tabId, a]) => ({ tabId, ...a })), attention: [...attention.values()] }) };
+self.verity = { reconcile, shareTab, onMenuClicked, onDetach, status: () => ({ connected: helloOk, shared: [...attached].map(([tabId, a]) => ({ tabId, ...a })), attention: [...attention.values()] }) };
 
 void connect();
 void reconcile();

@@ -70,9 +70,12 @@ export class Relay {
   private drop(link: Link, why: string): void {
     for (const [id, waiter] of link.pending) waiter.reject(new Error(`${why} before answering relay command ${id}; its result is unknown and it is not resent: check the page and retry if needed`));
     link.pending.clear();
-    link.transport?.close();
+    // Those refusals reach puppeteer (and the tool that waits on them) before the emulated browser closes;
+    // closed first, the caller would only see "connection closed", which reads as safe to retry.
+    const transport = link.transport;
     link.transport = null;
     link.tabs.clear();
+    if (transport) setTimeout(() => transport.close(), 0);
   }
 
   private own(conn: GatewayConnection): Link {

@@ -112,6 +112,14 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
 export function asRefusal(e: unknown): Refusal {
   if (e instanceof Refusal) return e;
   const message = e instanceof Error ? e.message : String(e);
+  if (/its result is unknown and it is not resent/.test(message)) {
+    // The extension relay dropped with this command in flight: it may have reached the page. Not retryable
+    // blindly (that could do it twice): the caller reads the page first.
+    return new Refusal('unavailable', `the link to the shared tab dropped while the command was in flight, so whether it reached the page is unknown and it was not resent; read the page (get_window_state) before retrying (${message.slice(0, 200)})`, { retryable: false, delivery: 'unknown' });
+  }
+  if (/the debugger was detached from tab .* was not delivered/.test(message)) {
+    return new Refusal('unavailable', `the shared tab's debugger was detached, so nothing was sent to the page; the extension is attaching it again: retry (${message.slice(0, 200)})`, { retryable: true, delivery: 'none' });
+  }
   if (/Target closed|Session closed|No target with given id|Target.detachedFromTarget|frame was detached|No frame for given id/i.test(message)) {
     return new Refusal('target_not_found', `the tab or frame closed during the call (${message.slice(0, 160)})`);
   }

@@ -5,138 +5,17 @@
 // Every process is ended by its PID.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import puppeteer, { type Browser, type Page, type WebWorker } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import WebSocket from 'ws';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
 import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
-import { ROOT, serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
-import { alive, killPid, sleep, waitFor, wrap } from '../helpers/gateway.js';
+import { alive, waitFor } from '../helpers/gateway.js';
+import {
+  ORIGIN, TOKEN, allowList, chrome, findWorker, fx, gw, inWorker, launch, mcp, port, share, sharedTabId, startGw, stopGw,
+  targetIdOf, teardown, typeInto, worker, workerRunning, workerStatus,
+} from './setup.js';
 
-const EXT = join(ROOT, 'extension');
-const TOKEN = 'extension-tests-token';
-const configDir = mkdtempSync(join(tmpdir(), 'verity-ext-config-'));
-const profile = mkdtempSync(join(tmpdir(), 'verity-ext-profile-'));
-const allowList = () => (existsSync(join(configDir, 'allowed-origins.json')) ? JSON.parse(readFileSync(join(configDir, 'allowed-origins.json'), 'utf8')) as string[] : []);
-const ORIGIN = `chrome-extension://${EXTENSION_ID}`;
-
-interface Gw { pid: number; proc: ChildProcess; base: string; pairLink: string; stdout(): string; stderr(): string }
-let port = 0;
-let gw: Gw | null = null;
-let fx: FixtureServer;
-let chrome: Browser;
-let chromePid = 0;
-let worker: WebWorker;
-const clients: Client[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const p = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return p;
-}
-
-/** `verity start` on a fixed port (so a restart is the same gateway address), with a private config dir. */
-async function startGw(): Promise<Gw> {
-  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', String(port), '--token', TOKEN, '--headless'],
-    { env: { ...process.env, VERITY_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
-  proc.stdout!.on('data', (c) => { out += c; });
-  proc.stderr!.on('data', (c) => { err += c; });
-  const link = await waitFor(() => /Pair the Chrome extension: (\S+)/.exec(out)?.[1] ?? (proc.exitCode !== null ? 'exited' : null), 'the pairing link', 150);
-  if (link === 'exited') throw new Error(`verity start exited.\nstdout: ${out}\nstderr: ${err}`);
-  return { pid: proc.pid!, proc, base: `http://127.0.0.1:${port}`, pairLink: link, stdout: () => out, stderr: () => err };
-}
-
-async function stopGw(): Promise<void> {
-  if (!gw) return;
-  const { pid, proc } = gw;
-  gw = null;
-  const exited = new Promise((r) => { if (proc.exitCode !== null) r(null); else proc.once('exit', r); });
-  killPid(pid, 'SIGTERM');
-  await Promise.race([exited, sleep(15_000)]);
-  killPid(pid);
-}
-
-async function mcp(link?: string) {
-  const headers: Record<string, string> = { Authorization: `Bearer ${TOKEN}`, ...(link ? { 'X-Verity-Link': link } : {}) };
-  const client = new Client({ name: `extension-test-${clients.length}`, version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${gw!.base}/mcp`), { requestInit: { headers } }));
-  clients.push(client);
-  return { client, call: wrap(client) };
-}
-
-/** Runs a function in the extension's service worker. */
-async function inWorker<T>(fn: string): Promise<T> {
-  return worker.evaluate(fn) as Promise<T>;
-}
-
-const workerStatus = () => inWorker<{ connected: boolean; shared: Array<{ tabId: number; targetId: string; url: string }>; attention: string[] }>('self.verity.status()');
-
-async function targetIdOf(page: Page): Promise<string> {
-  const session = await page.createCDPSession();
-  try { return (await session.send('Target.getTargetInfo')).targetInfo.targetId; } finally { await session.detach().catch(() => {}); }
-}
-
-/** Puts the tab whose URL starts with `url` in a "Verity" tab group (as the operator would), from the worker. */
-async function share(url: string): Promise<number> {
-  return inWorker<number>(`(async () => {
-    const tab = (await chrome.tabs.query({})).find((t) => (t.url ?? '').startsWith(${JSON.stringify(url)}));
-    const groupId = await chrome.tabs.group({ tabIds: [tab.id] });
-    await chrome.tabGroups.update(groupId, { title: 'Verity' });
-    await self.verity.reconcile();
-    return tab.id;
-  })()`);
-}
-
-async function sharedTabId(call: ReturnType<typeof wrap>, urlPart: string): Promise<string> {
-  const tab = await waitFor(async () => {
-    const r = await call('page', { action: 'list_tabs' });
-    return r.isError ? undefined : (r.structured.tabs as Array<{ tab_id: string; url: string }>).find((t) => t.url.includes(urlPart));
-  }, `a tab at ${urlPart} in list_tabs`, 100, 200);
-  return tab.tab_id;
-}
-
-/** get_window_state of the tab, then type_text into the labelled field: the driver's verdict. */
-async function typeInto(call: ReturnType<typeof wrap>, tabId: string, label: string, text: string) {
-  const state = await call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
-  assert.equal(state.isError, false, state.text);
-  const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find((e) => e.label === label && e.role === 'textbox');
-  assert.ok(field, `a textbox labelled ${label}`);
-  return call('type_text', { element_token: field.element_token, text });
-}
-
-before(async () => {
-  port = await freePort();
-  fx = await serveFixtures();
-  gw = await startGw();
-  chrome = await puppeteer.launch({
-    executablePath: findChromium(process.env.VERITY_CHROMIUM), headless: true, defaultViewport: null,
-    args: [...CHROMIUM_FLAGS, `--load-extension=${EXT}`, `--disable-extensions-except=${EXT}`],
-    ignoreDefaultArgs: ['--disable-extensions'], userDataDir: profile,
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
-  });
-  chromePid = chrome.process()!.pid!;
-  const target = await chrome.waitForTarget((t) => t.type() === 'service_worker' && t.url() === `${ORIGIN}/background.js`, { timeout: 20_000 });
-  worker = (await target.worker())!;
-});
-
-after(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-  await chrome?.close().catch(() => {});
-  killPid(chromePid);
-  await stopGw();
-  await fx?.close();
-  rmSync(configDir, { recursive: true, force: true });
-  rmSync(profile, { recursive: true, force: true });
-});
+before(launch);
+after(teardown);
 
 test('the printed pairing link names the extension\'s fixed id; the gateway refuses the extension until it is paired', async () => {
   assert.match(gw!.pairLink, new RegExp(`^chrome-extension://${EXTENSION_ID}/pair\\.html#gateway=ws%3A%2F%2F127\\.0\\.0\\.1%3A${port}%2Fgateway&token=${TOKEN}$`));
@@ -215,7 +94,7 @@ test('a tab in the "Verity" group is driven from MCP with type_text confirmed ag
 test('after the gateway restarts, the extension reconnects and the tab is driven again', async () => {
   await stopGw();
   await waitFor(async () => !(await workerStatus()).connected, 'the extension noticing the gateway is gone');
-  gw = await startGw();
+  await startGw();
   await waitFor(async () => (await workerStatus()).connected, 'the extension reconnected', 150, 200);
   const { call } = await mcp();
   assert.equal(await sharedTabId(call, 'plain.html'), tabId, 'the same tab_id after the restart');
@@ -254,15 +133,14 @@ test('a stopped service worker, woken again, re-attaches the shared tab and reco
   const { call } = await mcp();
   chromeTabId = await share(fx.crossUrl('plain.html'));
   assert.equal(await sharedTabId(call, 'after=navigation'), tabId);
-  const isWorker = (t: { type(): string; url(): string }) => t.type() === 'service_worker' && t.url() === `${ORIGIN}/background.js`;
   await worker.close();
-  await waitFor(() => !chrome.targets().some(isWorker), 'the service worker to stop');
+  await waitFor(() => !workerRunning(), 'the service worker to stop');
   await waitFor(async () => !(await call('page', { action: 'list_tabs' })).structured.tabs.some((t: { tab_id: string }) => t.tab_id === tabId), 'the gateway to drop the tab of the stopped worker');
   // Anything that wakes the worker (here a message from an extension page) brings sharing back.
   const page = await chrome.newPage();
   await page.goto(`${ORIGIN}/pair.html`);
   await page.evaluate(() => (globalThis as any).browser.runtime.sendMessage({ type: 'status' }));
-  worker = (await (await chrome.waitForTarget(isWorker, { timeout: 20_000 })).worker())!;
+  await findWorker();
   await waitFor(async () => { const s = await workerStatus(); return s.connected && s.shared.length === 1; }, 'the woken worker re-attached and reconnected', 150, 200);
   assert.equal(await sharedTabId(call, 'after=navigation'), tabId);
   const r = await typeInto(call, tabId, 'Area', 'after wake');
