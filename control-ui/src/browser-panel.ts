@@ -14,6 +14,7 @@ export class BrowserPanel extends LitElement {
   private streaming: string | null = null;
   /** The tab the screencast actually shows (the one input goes to), as the gateway answered. */
   private shownTab: string | null = null;
+  private inputQueue: Promise<unknown> = Promise.resolve();
   private size = { width: 1, height: 1 };
   private onFrame = (e: Event) => {
     const frame = (e as CustomEvent).detail;
@@ -40,13 +41,17 @@ export class BrowserPanel extends LitElement {
   updated(): void {
     this.client?.removeEventListener('browser.frame', this.onFrame);
     this.client?.addEventListener('browser.frame', this.onFrame);
-    const want = this.active ? `${this.tabId ?? ''}|${this.sessionKey ?? ''}` : null;
+    const want = this.active ? `${this.tabId ?? this.shownTab ?? ''}|${this.sessionKey ?? ''}` : null;
     if (want === this.streaming) return;
     this.streaming = want;
     if (!want) { void this.client?.request('browser.screencast.stop').catch(() => {}); return; }
     this.status = 'starting the screencast…';
     void this.client.request('browser.screencast.start', { ...(this.tabId ? { tab_id: this.tabId } : {}), ...(this.sessionKey ? { sessionKey: this.sessionKey } : {}) })
-      .then((r) => { this.status = r.url; this.shownTab = r.tab_id; }, (e) => { this.status = e.message; this.streaming = null; });
+      .then((r) => {
+        this.status = r.url;
+        this.shownTab = r.tab_id;
+        this.streaming = `${r.tab_id}|${this.sessionKey ?? ''}`; // learning the tab's id is not a reason to restart
+      }, (e) => { this.status = e.message; this.streaming = null; });
   }
 
   private point(e: MouseEvent) {
@@ -57,7 +62,9 @@ export class BrowserPanel extends LitElement {
 
   private send(input: Record<string, unknown>): void {
     if (!this.shownTab) return;
-    void this.client.request('browser.input', { tab_id: this.shownTab, ...input }).catch((e) => { this.status = e.message; });
+    const tab = this.shownTab;
+    // One at a time, in order: a key typed right after a click must not overtake the click's focus.
+    this.inputQueue = this.inputQueue.then(() => this.client.request('browser.input', { tab_id: tab, ...input })).catch((e) => { this.status = e.message; });
   }
 
   private click = (e: MouseEvent) => { (this.querySelector('.screen-host') as HTMLElement).focus(); this.send({ type: 'click', ...this.point(e) }); };
