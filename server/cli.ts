@@ -11,8 +11,9 @@ import { appendFileSync } from 'node:fs';
 interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
 
 const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] [browser options]
-       verity mcp [--gateway] [browser options]   (--gateway: relay to the running 'verity start', so the
-                                                  session shares its browser and shows in its Control UI)
+       verity mcp [--gateway | --standalone] [browser options]
+         with no options it relays to a running 'verity start' (sharing its browser, shown in its Control UI),
+         else runs on its own; --gateway requires the gateway, --standalone never uses it
 browser options: --browser-url URL | --chromium PATH | --headless | --headful | --user-data-dir DIR | --allow-javascript
 policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)`;
 
@@ -42,7 +43,7 @@ export function parseFlags(argv: string[], env = process.env): Flags {
       case '--headful': flags.headless = false; break;
       case '--allow-javascript': flags.allowJavascript = true; break;
       case '--policy': flags.policyFile = value(); break;
-      case '--no-relay': case '--gateway': break;
+      case '--no-relay': case '--gateway': case '--standalone': break;
       default: throw new Error(`unknown option ${flag}`);
     }
   }
@@ -80,6 +81,13 @@ export async function main(argv: string[]): Promise<void> {
     const running = readGatewayFile();
     if (!running) { process.stderr.write('verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n'); process.exit(2); }
     return relayToGateway(running.mcp_url, null, running.token);
+  }
+  // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
+  // and shares its browser; any browser or policy option (or --standalone) keeps it on its own.
+  const ownBrowserFromEnv = ['VERITY_BROWSER_URL', 'VERITY_CHROMIUM', 'VERITY_HEADLESS', 'VERITY_USER_DATA_DIR', 'VERITY_POLICY'].some((k) => process.env[k]);
+  if (command === 'mcp' && rest.length === 0 && !ownBrowserFromEnv && process.env.VERITY_STANDALONE !== '1') {
+    const running = readGatewayFile();
+    if (running) return relayToGateway(running.mcp_url, null, running.token);
   }
   if (command === 'mcp') {
     const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });

@@ -36,6 +36,19 @@ test('verity mcp --gateway shows up live in the gateway\'s session list', async 
   } finally { await agent.close(); ui.ws.close(); }
 });
 
+test('a plain verity mcp joins the running gateway; --standalone stays on its own', async () => {
+  const ui = await controlUi();
+  const joined = await stdioClient([], { VERITY_CONFIG_DIR: configDir });
+  const alone = await stdioClient(['--standalone', '--headless'], { VERITY_CONFIG_DIR: configDir });
+  try {
+    await joined.client.callTool({ name: 'start_session', arguments: { session: 'joined' } });
+    await alone.client.callTool({ name: 'start_session', arguments: { session: 'alone' } });
+    await waitFor(async () => (await ui.request('sessions.list')).payload.sessions.find((s: any) => s.session === 'joined'), 'the joined session');
+    const names = (await ui.request('sessions.list')).payload.sessions.map((s: any) => s.session);
+    assert.ok(!names.includes('alone'), JSON.stringify(names));
+  } finally { await joined.close(); await alone.close(); ui.ws.close(); }
+});
+
 test('an agent started in a Control UI terminal is bound to it and can arrange only it', async () => {
   const ui = await controlUi();
   const link = (await ui.request('agent.link')).payload;
