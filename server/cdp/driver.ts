@@ -256,7 +256,7 @@ export function result(effect: ActionResult['effect'], sw: Stopwatch, evidence: 
 }
 
 /** Input was delivered but a dialog opened before anything could be read back. */
-function dialogResult(sw: Stopwatch, target: string, what: string): ActionResult {
+export function dialogResult(sw: Stopwatch, target: string, what: string): ActionResult {
   sw.lap('verify');
   return result('unverifiable', sw, [{ kind: 'dialog', detail: `a dialog opened during ${what}` }], { target, escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog, then read the page' } });
 }

@@ -6,7 +6,7 @@ import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../rou
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import type { CdpDriver, Watched } from './driver.js';
-import { describeEvents, result } from './driver.js';
+import { describeEvents, dialogResult, result } from './driver.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 import { queueCursor } from './cursor-overlay.js';
@@ -42,7 +42,12 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   }
   sw.lap('resolve');
 
-  await insertText(tab, text, before.kind);
+  try {
+    await insertText(tab, text, before.kind);
+  } catch (e) {
+    if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, before.describe, 'typing'); }
+    throw e;
+  }
   sw.lap('deliver');
   let read = await tab.call<ReadBack>(frame, 'readBack');
   sw.lap('verify');
@@ -54,7 +59,12 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   if (verdict.effect === 'no_effect' && !cancelled && !anyInput) {
     // Nothing landed and the page did not refuse it: key events are the next rung, and cannot double.
     await tab.call(frame, 'watchEvents', null, 0, ['beforeinput', 'input', 'keydown']);
-    await typeKeys(tab, text);
+    try {
+      await typeKeys(tab, text);
+    } catch (e) {
+      if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, before.describe, 'typing'); }
+      throw e;
+    }
     sw.lap('deliver');
     read = await tab.call<ReadBack>(frame, 'readBack');
     sw.lap('verify');
@@ -72,29 +82,36 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
 
 async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Promise<void> {
   if (kind === 'value') {
-    await tab.session.send('Input.insertText', { text });
+    await send(tab, 'Input.insertText', { text });
     return;
   }
   // Rich editors keep their own document model: a newline there is a paragraph break, i.e. Enter.
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     if (i > 0) await pressEnter(tab);
-    if (lines[i]) await tab.session.send('Input.insertText', { text: lines[i] });
+    if (lines[i]) await send(tab, 'Input.insertText', { text: lines[i] });
   }
 }
 
 async function pressEnter(tab: Tab): Promise<void> {
   const key = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
-  await tab.session.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: '\r', unmodifiedText: '\r' });
-  await tab.session.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key });
+  await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: '\r', unmodifiedText: '\r' });
+  await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', ...key });
 }
 
 async function typeKeys(tab: Tab, text: string): Promise<void> {
   for (const char of text) {
     if (char === '\n') { await pressEnter(tab); continue; }
-    await tab.session.send('Input.dispatchKeyEvent', { type: 'keyDown', key: char, text: char, unmodifiedText: char });
-    await tab.session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: char });
+    await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: char, text: char, unmodifiedText: char });
+    await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: char });
   }
+}
+
+/** A dialog opened while input was being delivered: the page is frozen until it is answered. */
+class DialogOpened extends Error {}
+
+async function send(tab: Tab, method: 'Input.insertText' | 'Input.dispatchKeyEvent', params: Record<string, unknown>): Promise<void> {
+  if (await tab.unlessDialog(tab.session.send(method as 'Input.insertText', params as never)) === 'dialog') throw new DialogOpened();
 }
 
 interface Verdict { effect: ActionResult['effect']; delivered: number; evidence: Evidence[] }
@@ -174,10 +191,15 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
   } else if (plan.kind === 'text') {
     // Replacing text is what set_value asks for: select it all, then one trusted insertion (or a delete).
     if (!await tab.call(frame, 'selectAllIn', snapshotId, ref.local)) throw new Refusal('focus_failed', 'the field would not take focus');
-    if (value) await tab.session.send('Input.insertText', { text: value });
-    else {
-      await tab.session.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
-      await tab.session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+    try {
+      if (value) await send(tab, 'Input.insertText', { text: value });
+      else {
+        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+      }
+    } catch (e) {
+      if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, 'the field', 'setting its value'); }
+      throw e;
     }
   }
   sw.lap('deliver');

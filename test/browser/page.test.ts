@@ -183,6 +183,17 @@ describe('dialogs', () => {
     assert.equal(none.structured.refusal?.code, 'target_not_found', none.text);
   });
 
+  test('typing into a field whose input handler opens a dialog returns unverifiable instead of hanging', async () => {
+    const page = await s.open('dialogs.html');
+    const snap = await s.snapshot(s.v);
+    const r = await s.v.call('type_text', { element_token: snap.token('Alerts on input'), text: 'x' });
+    assert.equal(r.structured.effect, 'unverifiable', r.text);
+    assert.equal(r.structured.escalation?.target, 'page');
+    const handled = await s.v.call('page', { action: 'handle_dialog', accept: true });
+    assert.equal(handled.structured.handled, 'alert', handled.text);
+    assert.equal((await s.model(page)).typed, 'x');
+  });
+
   test('alert accepted and confirm dismissed; the page carries on each time', async () => {
     const page = await s.open('dialogs.html');
     let snap = await s.snapshot(s.v);
