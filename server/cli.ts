@@ -1,7 +1,8 @@
 // `verity start` (the gateway: MCP over HTTP at /mcp for now) and `verity mcp` (MCP over stdio).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Verity, type VerityOptions } from './core.js';
-import { createMcpServer } from './mcp/server.js';
+import { allTools, createMcpServer } from './mcp/server.js';
+import { PAGE_ACTIONS } from './tools/page.js';
 import { Gateway } from './gateway/server.js';
 import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
 import { EXTENSION_ID } from './gateway/extension-id.js';
@@ -60,6 +61,7 @@ export async function main(argv: string[]): Promise<void> {
     if (command !== 'start' && command !== 'mcp') throw new Error(command ? `unknown command ${command}` : 'no command given');
     flags = parseFlags(rest);
     flags.policy = Policy.load(flags.policyFile);
+    flags.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     process.exit(2);

@@ -100,9 +100,11 @@ export class Verity {
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', async (session) => {
       session.cursor.visible = false;
-      if (!session.currentTabId || !this.browser.running) return;
-      const tab = await this.browser.findTab(session.currentTabId).catch(() => null);
-      if (tab) await hideCursor(tab);
+      if (!this.browser.running) return;
+      for (const tabId of session.tabs) {
+        const tab = await this.browser.findTab(tabId).catch(() => null);
+        if (tab) await hideCursor(tab);
+      }
     });
   }
 
@@ -145,6 +147,7 @@ export class Verity {
   setCurrentTab(ctx: CallContext, tabId: string | undefined): void {
     if (!ctx.session || ctx.session.currentTabId === tabId) return;
     ctx.session.currentTabId = tabId;
+    if (tabId) ctx.session.tabs.add(tabId);
     this.activity.emit('sessions'); // the operator's view follows the session to its new tab
   }
 

@@ -32,6 +32,14 @@ export class Policy {
     return new Policy(parsed.data, file);
   }
 
+  /** Refuses a policy whose require_approval names no tool (a typo would silently let the tool through). */
+  checkNames(known: string[]): void {
+    const unknown = this.rules.require_approval.filter((name) => !known.includes(name));
+    if (unknown.length) {
+      throw new Error(`policy file ${this.source}: require_approval: unknown tool ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${known.join(', ')}`);
+    }
+  }
+
   /** Whether the policy holds this tool (or page action) for an operator's approval. */
   needsApproval(tool: string, action?: string): boolean {
     return this.rules.require_approval.includes(tool) || (!!action && this.rules.require_approval.includes(`${tool}.${action}`));

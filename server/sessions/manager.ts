@@ -15,6 +15,8 @@ export interface Session {
   lastActive: number;
   /** The tab this session drives when a call names none. */
   currentTabId?: string;
+  /** Every tab the session has driven (its cursor may be in any of them). */
+  tabs: Set<string>;
   cursor: { start?: MotionInput; set?: MotionInput; theme: CursorTheme; visible: boolean };
   recordingDir: string | null;
   captureScope: 'auto' | 'window' | 'desktop';
@@ -101,7 +103,7 @@ export class SessionManager {
     const session: Session = {
       label, connectionId, state: 'active', lastActive: Date.now(),
       cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
-      recordingDir: null, captureScope: 'auto', hooks: new Map(), inFlight: 0,
+      recordingDir: null, captureScope: 'auto', hooks: new Map(), inFlight: 0, tabs: new Set(),
     };
     this.sessions.set(this.key(connectionId, label), session);
     if (label !== null) this.labelOwners.set(label, connectionId);

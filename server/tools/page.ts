@@ -7,11 +7,11 @@ import type { Tab } from '../cdp/tab.js';
 import { DESTRUCTIVE, defineTool, type Reply } from './define.js';
 import { elementToken, session } from './schemas.js';
 
-const ACTIONS = ['list_tabs', 'new_tab', 'select_tab', 'close_tab', 'navigate', 'back', 'forward', 'reload', 'get_text',
+export const PAGE_ACTIONS = ['list_tabs', 'new_tab', 'select_tab', 'close_tab', 'navigate', 'back', 'forward', 'reload', 'get_text',
   'query_dom', 'wait_for', 'screenshot', 'handle_dialog', 'set_input_files', 'execute_javascript'] as const;
 
 const input = z.strictObject({
-  action: z.enum(ACTIONS),
+  action: z.enum(PAGE_ACTIONS),
   tab_id: z.string().min(1).optional().describe('Tab to act on; defaults to the session\'s current tab.'),
   url: z.string().min(1).max(8192).optional().describe('new_tab, navigate: the URL; wait_for: a substring the URL must contain.'),
   css_selector: z.string().min(1).max(1000).optional(),
@@ -50,7 +50,7 @@ async function describeTab(tab: Tab) {
   return { tab_id: tab.id, url: tab.page.url(), title: await tab.title().catch(() => '') };
 }
 
-const handlers: Record<(typeof ACTIONS)[number], (args: Args, core: Verity, ctx: CallContext) => Promise<Reply>> = {
+const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity, ctx: CallContext) => Promise<Reply>> = {
   async list_tabs(_args, core, ctx) {
     const tabs = await Promise.all((await core.browser.tabs_()).map(describeTab));
     return { structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null }, text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n') };

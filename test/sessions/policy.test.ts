@@ -162,6 +162,7 @@ describe('a malformed policy file', () => {
     ['empty-origin', { allowed_origins: [''] }, /allowed_origins/],
     ['misspelt-field', { allowed_origin: ['http://127.0.0.1:*'] }, /allowed_origin\b/],
     ['not-json', '{"allowed_origins": [', /not-json\.json/],
+    ['misspelt-tool', { require_approval: ['type_txt'] }, /unknown tool "type_txt"/],
   ];
   for (const [name, body, names] of cases) {
     test(`verity mcp --policy ${name}.json exits non-zero naming the problem`, () => {
