@@ -114,9 +114,12 @@ export function webLike(win: WindowInfo, el: { web: boolean; role: number } | nu
 }
 
 /** What to do instead when web content was reached through the native route. */
-export function webEscalation(win: WindowInfo, pixelAlready: boolean): NonNullable<ActionResult['escalation']> {
+export function webEscalation(win: WindowInfo, pixelAlready: boolean, mode: 'background' | 'foreground'): NonNullable<ActionResult['escalation']> {
   if (win.driven) {
     return { target: 'page', reason: 'this is web content of the browser Verity drives over CDP; act on it through its tab (the window target routes there, or use a tab target / the page tool) for verified DOM effects' };
+  }
+  if (pixelAlready && mode === 'foreground') {
+    return { target: 'verify', reason: 'web content cannot be proven through accessibility, and this was already delivered in the foreground; check the screenshot from get_window_state' };
   }
   return pixelAlready
     ? { target: 'foreground', reason: 'web content cannot be proven through accessibility; retry with delivery_mode "foreground" and check the screenshot' }

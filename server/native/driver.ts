@@ -90,7 +90,7 @@ export class NativeDriver implements Driver {
       sw.lap('verify');
       const evidence: Evidence[] = [{ kind: 'key_event', detail: `XTest ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}` }];
       if (before !== null && after !== null) evidence.push({ kind: 'text', observed: before === after ? 'the focused element\'s text did not change' : `text changed from ${JSON.stringify(before.slice(-60))} to ${JSON.stringify(after.slice(-60))}` });
-      const escalation = webLike(a.win, focused) ? webEscalation(a.win, true) : { target: 'verify' as const, reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did' };
+      const escalation = webLike(a.win, focused) ? webEscalation(a.win, true, mode) : { target: 'verify' as const, reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did' };
       return nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { target: focused?.name ?? `window ${a.win.id}`, escalation });
     });
   }

@@ -45,7 +45,7 @@ async function actionClick(a: Aim, el: NativeRef, index: number, name: string, s
   const label = `${el.name || 'element'} (${roleName(el.role)})`;
   const evidence: Evidence[] = [{ kind: 'accessibility_action', expected: `"${name}" performed by ${label}`, observed: ok ? `DoAction("${name}") accepted by the element's toolkit` : `DoAction("${name}") refused`, detail: `states before: ${describeStates(before)}; after: ${describeStates(after)}` }];
   if (!ok) return nativeResult('no_effect', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_action' });
-  if (el.web) return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_action', escalation: webEscalation(a.win, false) });
+  if (el.web) return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_action', escalation: webEscalation(a.win, false, mode) });
   if (toggles) {
     const changed = has(after, STATE.checked) !== has(before, STATE.checked);
     evidence.push({ kind: 'checked_state', expected: `checked=${!has(before, STATE.checked)}`, observed: `checked=${has(after, STATE.checked)}` });
@@ -97,7 +97,7 @@ async function pixelClick(a: Aim, options: ClickOptions, sw: Stopwatch, mode: 'b
   const evidence: Evidence[] = [{ kind: 'pixel_event', detail: `XTest ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}` }];
   if (hit && before && after) evidence.push({ kind: 'states', observed: `before: ${describeStates(before)}; after: ${describeStates(after)}` });
   const web = webLike(a.win, hit);
-  if (web) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click', escalation: webEscalation(a.win, true) });
+  if (web) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click', escalation: webEscalation(a.win, true, mode) });
   if (hit && before && after && TOGGLE_ROLES.has(hit.role) && options.button === 'left' && options.count === 1 && has(after, STATE.checked) !== has(before, STATE.checked)) {
     evidence.push({ kind: 'checked_state', expected: `checked=${!has(before, STATE.checked)}`, observed: `checked=${has(after, STATE.checked)}` });
     return nativeResult('confirmed', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click' });
@@ -135,7 +135,7 @@ export async function scrollNative(host: NativeHost, target: ResolvedTarget, opt
     const moved = [...after].filter(([k, v]) => before.has(k) && v !== before.get(k));
     const evidence: Evidence[] = [{ kind: 'scroll_bars', expected: `a scroll bar moves ${options.direction}`, observed: moved.length ? moved.map(([k, v]) => `${k}: ${before.get(k)} → ${v}`).join('; ') : `no scroll bar moved (${after.size} in the window)` }];
     const web = a.element?.web || a.win.browserLike;
-    if (web) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { escalation: webEscalation(a.win, true) });
+    if (web) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { escalation: webEscalation(a.win, true, mode) });
     if (moved.some(([k, v]) => Math.sign(v - before.get(k)!) === sign)) return nativeResult('confirmed', 'pixel', sw, evidence, mode);
     return nativeResult(after.size ? 'no_effect' : 'unverifiable', 'pixel', sw, evidence, mode, after.size ? {} : { escalation: { target: 'verify', reason: 'nothing here reports a scroll position; check the screenshot' } });
   });
@@ -154,7 +154,7 @@ export async function dragNative(host: NativeHost, target: ResolvedTarget, optio
     sw.lap('deliver');
     sw.lap('verify');
     return nativeResult('unverifiable', 'pixel', sw, [{ kind: 'pixel_event', detail: `XTest drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps` }], mode,
-      { escalation: a.win.browserLike ? webEscalation(a.win, true) : { target: 'verify', reason: 'a drag leaves nothing AT-SPI can prove; call get_window_state and check the screenshot' } });
+      { escalation: a.win.browserLike ? webEscalation(a.win, true, mode) : { target: 'verify', reason: 'a drag leaves nothing AT-SPI can prove; call get_window_state and check the screenshot' } });
   });
 }
 

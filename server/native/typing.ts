@@ -83,7 +83,7 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   const label = `${el.name || 'field'} (${roleLabel(el.role)})`;
   if (el.web) {
     evidence.push({ kind: 'web_content', detail: 'the field is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
-    return { ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', escalation: webEscalation(a.win, false) }), delivery: { mode, delivered_count: verdict.delivered } };
+    return { ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', escalation: webEscalation(a.win, false, mode) }), delivery: { mode, delivered_count: verdict.delivered } };
   }
   return {
     ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }),
@@ -118,7 +118,7 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const label = `${el.name || 'element'} (${roleLabel(el.role)})`;
   const base = { target: label, method: 'key_events' };
   if (before === null || after === null) {
-    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: webLike(a.win, el) ? webEscalation(a.win, true) : { target: 'verify', reason: 'call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
+    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: webLike(a.win, el) ? webEscalation(a.win, true, mode) : { target: 'verify', reason: 'call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
   }
   // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
   const caretGuess = cp(after).length - chars >= 0 && after.startsWith(before) ? cp(before).length : -1;
@@ -126,7 +126,7 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const evidence: Evidence[] = [{ kind: 'text', expected: verdict.expected, observed: after, detail: 'AT-SPI Text read back after XTest keystrokes' }];
   if (webLike(a.win, el)) {
     evidence.push({ kind: 'web_content', detail: el.web ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds' });
-    return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation: webEscalation(a.win, true) }), delivery: { mode, delivered_count: chars } };
+    return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation: webEscalation(a.win, true, mode) }), delivery: { mode, delivered_count: chars } };
   }
   return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }), delivery: { mode, delivered_count: verdict.delivered } };
 }
@@ -211,7 +211,7 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
     }
     if (el.web && effect === 'confirmed') {
       evidence.push({ kind: 'web_content', detail: 'under a "document web" ancestor: accessibility state is not proof of what the page holds' });
-      return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: el.name, escalation: webEscalation(a.win, false) });
+      return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: el.name, escalation: webEscalation(a.win, false, mode) });
     }
     const observed = evidence[0].observed;
     return nativeResult(effect, 'accessibility', sw, evidence, mode, { target: el.name, ...(effect === 'confirmed' ? {} : { observed }) });
