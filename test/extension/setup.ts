@@ -71,7 +71,6 @@ export async function findWorker(): Promise<WebWorker> {
   worker = (await (await chrome.waitForTarget(isWorker, { timeout: 20_000 })).worker())!;
   return worker;
 }
-export const workerRunning = () => chrome.targets().some(isWorker);
 
 /** Fixtures, the gateway and Chromium with the unpacked extension; `teardown` ends them by PID. */
 export async function launch(): Promise<void> {
