@@ -5,7 +5,7 @@ import type { ActionResult, ClickOptions, Driver, DragOptions, Evidence, Resolve
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import type { BrowserHost } from './browser.js';
-import { frameOf, snapshotTab, type TabElementRef } from './snapshot.js';
+import { frameOf, quickFrameOf, snapshotTab, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 import { setValueOnTab, typeIntoTab } from './typing.js';
 import { queueCursor } from './cursor-overlay.js';
@@ -118,7 +118,7 @@ export class CdpDriver implements Driver {
     let frame: Frame;
     if (target.element) {
       const ref = target.element.ref as TabElementRef;
-      frame = (await frameOf(tab, ref)).frame;
+      frame = quickFrameOf(tab, ref);
       await tab.call(frame, 'focusElement', target.element.snapshotId, ref.local);
     } else {
       if (target.point) await this.click(target, { button: 'left', count: 1, modifiers: [] });

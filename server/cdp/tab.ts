@@ -127,7 +127,7 @@ export class Tab {
 
   /** The top frame, without asking the browser (its id is stable across navigations). */
   topFrame(): Frame {
-    return { session: this.session, frameId: this.mainFrameId, parentFrameId: null, ownerSession: null, url: '' };
+    return this.frameFor(this.session.id(), this.mainFrameId)!;
   }
 
   private worldKey(frame: Frame): string { return `${frame.session.id()}/${frame.frameId}`; }
@@ -239,7 +239,7 @@ export class Tab {
   /** Puts files into an <input type=file> and returns the names it now holds (the read-back). */
   async setInputFiles(element: { snapshotId: string; ref: unknown }, paths: string[]): Promise<string[]> {
     const ref = element.ref as { sessionId: string; frameId: string; local: number };
-    const frame = (await this.frames()).find((f) => f.session.id() === ref.sessionId && f.frameId === ref.frameId);
+    const frame = this.frameFor(ref.sessionId, ref.frameId);
     if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh');
     const contextId = await this.world(frame);
     const { result, exceptionDetails } = await frame.session.send('Runtime.evaluate', { expression: `globalThis.__verity.element(${JSON.stringify(element.snapshotId)}, ${ref.local})`, contextId });
