@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
-import { missingTools, startDesktop, type Desktop } from './desktop.js';
+import { missingTools, startDesktop, until as untilOnDesktop, type Desktop } from './desktop.js';
 
 const missing = missingTools() ?? (() => { try { findChromium(process.env.VERITY_CHROMIUM); return null; } catch { return 'no Chromium'; } })();
 
@@ -39,16 +39,8 @@ async function stop(pid: number | undefined): Promise<void> {
   if (alive(pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
 }
 
-/** Polls `probe` until it returns something, within a bound (AT-SPI and X11 settle asynchronously). */
-async function until<T>(probe: () => Promise<T | null | undefined>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try { const value = await probe(); if (value) return value; } catch (e) { last = e; }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await sleep(250);
-  }
-}
+/** The desktop's bounded poll, at a gentler pace and a longer bound for a browser's accessibility tree. */
+const until = <T>(probe: () => Promise<T | null | undefined>, what: string, ms = 20_000) => untilOnDesktop(probe, what, ms, 250);
 
 /** The page's own state, read back over CDP by the page tool (not through accessibility). */
 async function pageText(): Promise<string> {

@@ -35,13 +35,14 @@ export function missingTools(): string | null {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(probe: () => T | null | undefined | Promise<T | null | undefined>, what: string, ms = 10_000): Promise<T> {
+/** Polls `probe` until it returns something, within a bound (X11, D-Bus and AT-SPI settle asynchronously). */
+export async function until<T>(probe: () => T | null | undefined | Promise<T | null | undefined>, what: string, ms = 10_000, everyMs = 50): Promise<T> {
   const deadline = Date.now() + ms;
+  let last: unknown;
   for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
+    try { const value = await probe(); if (value) return value; } catch (e) { last = e; }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await sleep(everyMs);
   }
 }
 
