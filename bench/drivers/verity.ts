@@ -61,7 +61,7 @@ export async function verityToken(tab: VerityTab, role: RegExp, label: string): 
   return hit.element_token;
 }
 
-type Timings = { resolve?: number; deliver?: number; verify?: number };
+export type Timings = { resolve?: number; deliver?: number; verify?: number };
 
 function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
   assertOk('verity', tool, result);
@@ -70,7 +70,7 @@ function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
   if (s.timings_ms && typeof s.timings_ms === 'object') timings.push(s.timings_ms as Timings);
 }
 
-function timingNote(what: string, timings: Timings[]): string {
+export function timingNote(what: string, timings: Timings[]): string {
   const m = (k: keyof Timings) => {
     const xs = timings.map((t) => t[k]).filter((x): x is number => typeof x === 'number');
     return xs.length ? median(xs).toFixed(1) : 'n/a';

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import dbus from 'dbus-next';
 import { startMcp, REPO_ROOT, type McpSession } from '../mcp.js';
 import { describe, measure } from '../stats.js';
+import { timingNote, type Timings } from '../drivers/verity.js';
 import { failed, ok, type BenchContext, type Cell, type Row, type Section } from '../types.js';
 import { missingTools, startApp, startDesktop, type Desktop } from '../../test/native/desktop.js';
 
@@ -30,9 +31,10 @@ for await (const line of createInterface({ input: process.stdin })) {
 
 interface Ref { bus: string; path: string }
 
-async function timeIt(ctx: BenchContext, label: string, reset: () => Promise<void>, run: () => Promise<void>): Promise<Cell> {
+/** Times `run` after an untimed `reset`; `check` (untimed) proves each run did what it claims. */
+async function timeIt<T>(ctx: BenchContext, label: string, reset: () => Promise<void>, run: () => Promise<T>, check?: (result: T) => Promise<void>): Promise<Cell> {
   try {
-    const s = await measure(ctx.config, { prepare: reset, act: run });
+    const s = await measure(ctx.config, { prepare: reset, act: run, check });
     ctx.log(`native: ${label}: ${s.median.toFixed(1)} ms (${describe(s)})`);
     return ok(s.median, describe(s));
   } catch (e) {
@@ -100,11 +102,17 @@ export const nativeSection: Section = {
       const snap = await v.call('get_window_state', { target, include_screenshot: false, max_elements: 5000 });
       const sc = snap.structuredContent as { elements: Array<{ label: string; role: string; element_token: string }>; element_count: number };
       const token = sc.elements.find((e) => e.label === 'Name' && e.role === 'text')!.element_token;
-      const verityType = await timeIt(ctx, 'Verity type_text', clear, async () => {
-        const { result } = await v.timed('type_text', { element_token: token, text: TEXT });
-        const s = result.structuredContent as { effect?: string } | undefined;
+      const serverTimings: Timings[] = [];
+      const verityType = await timeIt(ctx, 'Verity type_text', clear, async () => (await v.timed('type_text', { element_token: token, text: TEXT })).result, async (result) => {
+        const s = result.structuredContent as { effect?: string; timings_ms?: Record<string, number> } | undefined;
         if (s?.effect !== 'confirmed') throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+        // Checked independently, outside the timed part, as the floor's own read-back is inside its own.
         if ((await getText()) !== TEXT) throw new Error('the field does not hold the text after Verity typed it');
+        if (s.timings_ms) serverTimings.push(s.timings_ms);
+      });
+      ctx.notes.push(timingNote('native type_text (100 chars)', serverTimings));
+      const hop = await timeIt(ctx, 'MCP round trip of list_sessions', async () => {}, async () => (await v.timed('list_sessions', {})).result, async (result) => {
+        if (result.isError) throw new Error('list_sessions refused');
       });
       const floorType = await timeIt(ctx, 'AT-SPI floor', clear, async () => {
         await call(field, 'org.a11y.atspi.EditableText', 'InsertText', 'isi', [0, TEXT, Buffer.byteLength(TEXT)]);
@@ -157,6 +165,8 @@ export const nativeSection: Section = {
       return [
         { metric: 'native verified type_text, 100 chars (AT-SPI)', unit: 'ms', cells: { verity: verityType, floor: floorType }, checks: [{ of: 'verity', over: 'floor', max: 2 }],
           note: 'floor = one EditableText.InsertText + one Text.GetText on a bare dbus-next connection; Verity = the MCP type_text round trip, confirmed by its read-back.' },
+        { metric: 'MCP round trip of a no-op tool (list_sessions), stdio', unit: 'ms', cells: { verity: hop }, checks: [],
+          note: 'what any MCP tool call costs before it does anything: the part of the Verity column no server work can remove.' },
         { metric: 'native type_text vs XTest keystrokes (nut-js), 100 chars', unit: 'ms', cells: { verity: verityType, floor: xtest }, checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
           note: 'floor column here = nut-js keyboard.type (XTest, autoDelay 0) until the field reads back the text.' },
         { metric: 'native type_text vs `xdotool type`, 100 chars', unit: 'ms', cells: { verity: verityType, floor: xdotool }, checks: [{ of: 'verity', over: 'floor', max: 0.1 }],

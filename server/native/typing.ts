@@ -4,7 +4,7 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import { IFACE } from './atspi.js';
+import { IFACE, type Atspi } from './atspi.js';
 import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
 import { TYPABLE, clickAt, moveTo, typeKeys } from './input.js';
@@ -46,6 +46,9 @@ async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promis
 
 export async function typeNative(host: NativeHost, target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
+  // A token's field: its text and caret are asked for right behind its states (one round trip, not two).
+  const early = target.element ? textAndCaret(await host.atspi(), target.element.ref as NativeRef) : null;
+  early?.catch(() => undefined); // a gone element is reported by aim's own read
   const a = await aim(host, target);
   const mode = options.deliveryMode;
   return deliver(mode, a.win, async () => {
@@ -57,24 +60,37 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
     if (has(states, STATE.singleLine) && text.includes('\n')) {
       throw new Refusal('text_not_deliverable', `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`);
     }
-    if (editable) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked);
+    if (editable) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
     return keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
   });
 }
 
-async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [number, number], text: string, mode: TypeOptions['deliveryMode'], sw: Stopwatch, fromToken: boolean): Promise<ActionResult> {
+function textAndCaret(atspi: Atspi, el: NativeRef): Promise<[string, number]> {
+  return Promise.all([atspi.text(el), atspi.caret(el).catch(() => -1)]);
+}
+
+async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [number, number], text: string, mode: TypeOptions['deliveryMode'], sw: Stopwatch, fromToken: boolean, early: Promise<[string, number]> | null): Promise<ActionResult> {
   const { atspi } = a;
   const wasFocused = has(states, STATE.focused);
   // GTK's GrabFocus also presents the window: in the background it is used only when the window already
   // has focus, and otherwise the text goes in at the field's end without moving focus.
-  if (fromToken && !wasFocused && (mode === 'foreground' || await activeWindow() === a.win.id)) await atspi.grabFocus(el).catch(() => false);
-  const [before, caret] = await Promise.all([atspi.text(el), atspi.caret(el).catch(() => -1)]);
+  const grabbed = fromToken && !wasFocused && (mode === 'foreground' || await activeWindow() === a.win.id) && await atspi.grabFocus(el).catch(() => false);
+  // Taking focus may move the caret or selection: read again then.
+  const [before, caret] = early && !grabbed ? await early : await textAndCaret(atspi, el);
   // A token's field that did not have focus takes the text at its end; a focused one at its caret.
   const position = fromToken && !wasFocused ? cp(before).length : caret >= 0 ? Math.min(caret, cp(before).length) : cp(before).length;
   sw.lap('resolve');
-  const accepted = await atspi.insertText(el, position, text);
+  // The read-back is sent right behind the insertion on the same connection: the app answers calls in
+  // order, so it reads the field after the insertion was handled. An app that applies text later is read
+  // once more before anything short of confirmed is reported.
+  const inserting = atspi.insertText(el, position, text);
+  const readingBack = atspi.text(el);
+  readingBack.catch(() => undefined);
+  const accepted = await inserting;
   sw.lap('deliver');
-  const after = await atspi.text(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
+  const readAfter = () => atspi.text(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
+  let after = await readingBack.catch(readAfter);
+  if (judgeText(before, after, position, text).effect !== 'confirmed') after = await readAfter();
   // The caret follows the text (the next call appends after it); calls on one connection stay in order.
   if (after !== before) void atspi.setCaret(el, position + cp(text).length).catch(() => false);
   sw.lap('verify');
