@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { Refusal } from '../routing/refusal.js';
+import { XConnection } from './xproto.js';
 
 const run = promisify(execFile);
 
@@ -20,29 +21,45 @@ export async function x11Tool(bin: string, args: string[], timeoutMs = 5000): Pr
   }
 }
 
-let displayChecked: Promise<void> | null = null;
-let displayFor: string | undefined;
+let connection: Promise<XConnection> | null = null;
+let connectionFor: string | undefined;
 
-/** Refuses unless DISPLAY names an X server that answers. Cached per DISPLAY value. */
-export function requireDisplay(): Promise<void> {
+/**
+ * The X server of DISPLAY, connected once and reconnected after it dropped; refuses naming what is missing
+ * (DISPLAY unset, no server behind it, a server that does not answer or refuses us).
+ */
+export async function xServer(): Promise<XConnection> {
   const display = process.env.DISPLAY;
-  if (!display) return Promise.reject(new Refusal('unavailable', 'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)'));
-  if (displayChecked && displayFor === display) return displayChecked;
-  displayFor = display;
-  displayChecked = (async () => {
-    const local = /^:(\d+)/.exec(display);
+  if (!display) throw new Refusal('unavailable', 'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)');
+  if (connection && connectionFor === display) {
+    const existing = await connection.catch(() => null);
+    if (existing && !existing.closed) return existing;
+  }
+  connectionFor = display;
+  connection = (async () => {
+    const local = /^(?:unix)?:(\d+)/.exec(display);
     if (local && !existsSync(`/tmp/.X11-unix/X${local[1]}`)) {
       throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} has no X server (no /tmp/.X11-unix/X${local[1]})`);
     }
     try {
-      await x11Tool('xdotool', ['getdisplaygeometry'], 3000);
+      return await XConnection.open(display);
     } catch (e) {
-      if (e instanceof Refusal) throw e;
       throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} does not answer (${(e as Error).message.split('\n')[0]})`);
     }
   })();
-  displayChecked.catch(() => { displayChecked = null; });
-  return displayChecked;
+  connection.catch(() => { connection = null; });
+  return connection;
+}
+
+/** Refuses unless DISPLAY names an X server that answers. */
+export async function requireDisplay(): Promise<void> {
+  await xServer();
+}
+
+/** Drops the X connection (the server is shutting down). */
+export function closeXServer(): void {
+  void connection?.then((c) => c.close(), () => undefined);
+  connection = null;
 }
 
 /** The session bus address, or the refusal naming that it is missing. */

@@ -3,7 +3,7 @@
 // drives over CDP.
 import { Refusal } from '../routing/refusal.js';
 import { Atspi, type AccRef, type CacheItem } from './atspi.js';
-import { requireDisplay, sessionBusAddress } from './env.js';
+import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
 import { describeWindow, descendsFrom, listWindows, processName, windowGone, type XWindow } from './x11.js';
 
@@ -50,6 +50,7 @@ export class NativeHost {
     const client = this.client;
     this.client = null;
     void client?.then((c) => c.disconnect(), () => undefined);
+    closeXServer();
   }
 
   /** AT-SPI apps with name and pid. */

@@ -1,8 +1,10 @@
 // X11 top-level windows: which there are, whose they are (pid), where they are, which one has focus, and
-// raising/focusing one. No Node library speaks EWMH for us, so these are xprop / xwininfo / xdotool queries.
+// raising/focusing one. The queries go over Verity's own X connection (xproto.ts); raising a window is
+// left to xdotool, which knows each window manager's EWMH dance.
 import { readFileSync } from 'node:fs';
 import { Refusal } from '../routing/refusal.js';
-import { requireDisplay, x11Tool } from './env.js';
+import { x11Tool, xServer } from './env.js';
+import { isBadWindow, type XConnection, type XProperty } from './xproto.js';
 
 export interface XWindow { id: number; pid: number | null; title: string; bounds: { x: number; y: number; w: number; h: number }; viewable: boolean }
 
@@ -22,44 +24,48 @@ async function tool(bin: string, args: string[], windowId?: number): Promise<str
   }
 }
 
+const windowList = (p: XProperty | null) => {
+  if (!p || p.format !== 32) return [];
+  const ids: number[] = [];
+  for (let at = 0; at + 4 <= p.data.length; at += 4) ids.push(p.data.readUInt32LE(at));
+  return ids.filter((n) => n > 0);
+};
+
 /** Top-level client windows: the window manager's _NET_CLIENT_LIST, else visible named windows. */
 export async function windowIds(): Promise<number[]> {
-  await requireDisplay();
-  const root = await tool('xprop', ['-root', '-notype', '_NET_CLIENT_LIST']);
-  const listed = /#\s*(.+)$/m.exec(root)?.[1];
-  if (listed) return listed.split(',').map((s) => parseInt(s.trim(), 16)).filter((n) => n > 0);
+  const x = await xServer();
+  const listed = windowList(await x.property(x.root, '_NET_CLIENT_LIST'));
+  if (listed.length) return listed;
   const found = await tool('xdotool', ['search', '--onlyvisible', '--maxdepth', '2', '--name', '.']).catch(() => '');
   return found.split('\n').filter(Boolean).map(Number);
 }
 
 /** One window's pid, title and absolute bounds (of the client area, i.e. what its screenshot shows). */
 export async function describeWindow(id: number): Promise<XWindow> {
-  await requireDisplay();
-  const [info, props] = await Promise.all([
-    tool('xwininfo', ['-id', String(id)], id),
-    tool('xprop', ['-id', String(id), '-notype', '_NET_WM_PID', '_NET_WM_NAME', 'WM_NAME'], id),
-  ]);
-  const num = (label: string) => Number(new RegExp(`${label}:\\s*(-?\\d+)`).exec(info)?.[1] ?? 0);
-  const pid = /_NET_WM_PID = (\d+)/.exec(props)?.[1];
-  const title = parseXString(/_NET_WM_NAME = (".*")/.exec(props)?.[1] ?? /WM_NAME = (".*")/.exec(props)?.[1] ?? '""');
-  return {
-    id, pid: pid ? Number(pid) : null, title,
-    bounds: { x: num('Absolute upper-left X'), y: num('Absolute upper-left Y'), w: num('Width'), h: num('Height') },
-    viewable: /Map State:\s*IsViewable/.test(info),
-  };
+  const x = await xServer();
+  try {
+    // Pipelined on one connection: one round trip for all six answers.
+    const [geometry, corner, mapState, pid, netName, wmName] = await Promise.all([
+      x.geometry(id), x.toRoot(id, 0, 0), x.mapState(id),
+      x.property(id, '_NET_WM_PID', 1), x.property(id, '_NET_WM_NAME'), x.property(id, 'WM_NAME'),
+    ]);
+    return {
+      id, pid: pid?.format === 32 && pid.data.length >= 4 ? pid.data.readUInt32LE(0) : null,
+      title: await titleOf(x, netName ?? wmName),
+      // Like xwininfo's "Absolute upper-left": the outer corner, border included.
+      bounds: { x: corner.x - geometry.border, y: corner.y - geometry.border, w: geometry.w, h: geometry.h },
+      viewable: mapState === 2,
+    };
+  } catch (e) {
+    if (isBadWindow(e)) throw windowGone(id);
+    throw e;
+  }
 }
 
-/** xprop prints strings C-escaped (\" and \\, and octal for bytes it deems unprintable). */
-function parseXString(quoted: string): string {
-  const body = quoted.slice(1, -1);
-  const bytes: number[] = [];
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '\\' && /[0-7]{3}/.test(body.slice(i + 1, i + 4))) { bytes.push(parseInt(body.slice(i + 1, i + 4), 8)); i += 3; continue; }
-    if (c === '\\') { i++; bytes.push(...Buffer.from(body[i] ?? '', 'utf8')); continue; }
-    bytes.push(...Buffer.from(c, 'utf8'));
-  }
-  return Buffer.from(bytes).toString('utf8');
+/** _NET_WM_NAME is UTF-8; WM_NAME is Latin-1 when typed STRING (else, in practice, UTF-8 too). */
+async function titleOf(x: XConnection, name: XProperty | null): Promise<string> {
+  if (!name || name.format !== 8) return '';
+  return name.data.toString(name.type === await x.atom('STRING') ? 'latin1' : 'utf8');
 }
 
 export async function listWindows(): Promise<XWindow[]> {
@@ -68,11 +74,13 @@ export async function listWindows(): Promise<XWindow[]> {
   return all.filter((w): w is XWindow => !!w && w.viewable && w.bounds.w > 1 && w.bounds.h > 1);
 }
 
-/** The window that has keyboard focus (0 when none). */
+/** The window that has keyboard focus (0 when none): the window manager's active window, else the X focus. */
 export async function activeWindow(): Promise<number> {
-  await requireDisplay();
-  const out = await tool('xdotool', ['getactivewindow']).catch(() => tool('xdotool', ['getwindowfocus', '-f']).catch(() => '0'));
-  return Number(out.split('\n')[0]) || 0;
+  const x = await xServer();
+  const active = await x.property(x.root, '_NET_ACTIVE_WINDOW', 1);
+  if (active?.format === 32 && active.data.length >= 4) return active.data.readUInt32LE(0);
+  const focus = await x.inputFocus();
+  return focus > 1 ? focus : 0; // 0 None, 1 PointerRoot
 }
 
 /** Raises and focuses a window, waiting until the window manager says it is active. */
@@ -89,10 +97,9 @@ export async function activate(id: number): Promise<void> {
  * null when there is no window manager to say what is on top.
  */
 export async function topWindowAt(x: number, y: number): Promise<XWindow | null> {
-  const root = await tool('xprop', ['-root', '-notype', '_NET_CLIENT_LIST_STACKING']);
-  const listed = /#\s*(.+)$/m.exec(root)?.[1];
-  if (!listed) return null;
-  const ids = listed.split(',').map((s) => parseInt(s.trim(), 16)).filter((n) => n > 0).reverse();
+  const server = await xServer();
+  const ids = windowList(await server.property(server.root, '_NET_CLIENT_LIST_STACKING')).reverse();
+  if (!ids.length) return null;
   for (const id of ids) {
     const w = await describeWindow(id).catch(() => null);
     if (w?.viewable && x >= w.bounds.x && y >= w.bounds.y && x < w.bounds.x + w.bounds.w && y < w.bounds.y + w.bounds.h) return w;

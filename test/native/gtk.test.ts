@@ -46,6 +46,26 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
     assert.equal(w.pid, app.pid);
     assert.equal(w.title, 'Verity Form');
     assert.ok(w.bounds.w >= 300 && w.bounds.h >= 200, JSON.stringify(w.bounds));
+    // Verity reads windows over its own X connection: the same facts xwininfo reads on its own.
+    const info = d.x('xwininfo', ['-id', String(app.windowId())]);
+    const num = (label: string) => Number(new RegExp(`${label}:\\s*(-?\\d+)`).exec(info)?.[1]);
+    assert.deepEqual(w.bounds, { x: num('Absolute upper-left X'), y: num('Absolute upper-left Y'), w: num('Width'), h: num('Height') });
+  });
+
+  test('a window title in UTF-8 is read exactly, and a closed window is gone from list_windows', async () => {
+    const title = 'Fenêtre 窓 ✓ 🙂';
+    const other = await startApp(d, title);
+    const listed = await v.call('list_windows');
+    const w = listed.structured.windows.find((x: any) => x.window_id === other.windowId());
+    assert.ok(w, listed.text);
+    assert.equal(w.title, title);
+    assert.equal(w.pid, other.pid);
+    const id = other.windowId();
+    await other.kill();
+    const after = await v.call('list_windows');
+    assert.ok(!after.structured.windows.some((x: any) => x.window_id === id), after.text);
+    const gone = await v.call('get_window_state', { target: { kind: 'window', pid: other.pid, window_id: id }, include_screenshot: false });
+    assert.equal(gone.structured.refusal?.code, 'target_not_found', gone.text);
   });
 
   test('get_window_state: the AT-SPI tree with tokens, values, frames inside the screenshot, and the PNG', async () => {
