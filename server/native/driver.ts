@@ -1,4 +1,4 @@
-// The native route (Linux): AT-SPI2 for the tree, writes and read-back; XTest (nut-js) for keys, pointer
+// The native route (Linux): AT-SPI2 for the tree, writes and read-back; XTest for keys, pointer
 // and screen capture; X11 queries for windows. Implements the same Driver as the CDP route.
 import type { ActionResult, ClickOptions, Driver, DragOptions, Evidence, ResolvedTarget, ScrollOptions, Snapshot, SnapshotElement, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
@@ -6,7 +6,7 @@ import { Refusal } from '../routing/refusal.js';
 import { IFACE } from './atspi.js';
 import { aim, deliver, focusedIn, nativeResult, parseWindowKey, requireKeyboardFocus, webEscalation, webLike } from './aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';
-import { capture, nut, pressKeys } from './input.js';
+import { capture, pressKeys, screenSize } from './input.js';
 import { clickNative, dragNative, scrollNative } from './pointer.js';
 import { has, STATE } from './roles.js';
 import { snapshotWindow, windowElements } from './tree.js';
@@ -45,8 +45,7 @@ export class NativeDriver implements Driver {
       const tree = await windowElements(atspi, win, { x: 0, y: 0 }, elements.length).catch(() => null);
       if (tree) elements.push(...tree.elements);
     }
-    const n = await nut();
-    const width = await n.screen.width(), height = await n.screen.height();
+    const { width, height } = await screenSize();
     const shot = includeScreenshot ? await capture({ x: 0, y: 0, w: width, h: height }) : null;
     return {
       target: { kind: 'desktop', display_id: 'primary', windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })) },

@@ -1,6 +1,6 @@
-// What the native route needs from the machine: an X display (nut-js crashes the process without one, so
-// it is checked before nut-js is ever loaded), a session D-Bus, and the AT-SPI bus behind it. Each missing
-// piece is a refusal naming it; nothing here throws anything else.
+// What the native route needs from the machine: an X display (one connection, xproto.ts, for window queries,
+// XTest input and capture), a session D-Bus, and the AT-SPI bus behind it. Each missing piece is a refusal
+// naming it; nothing here throws anything else.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';

@@ -1,124 +1,248 @@
-// XTest keyboard and mouse, and screen capture, through nut-js. nut-js is loaded only after the display
-// answered (its native module segfaults the whole process without one), and only on first use.
+// XTest keyboard and mouse, and screen capture, over Verity's own X connection (xproto.ts). No Xlib is
+// loaded into the process, so an X server that goes away fails the call in flight instead of exiting
+// the process. Characters without a key on the keyboard map are typed the way xdotool does it: a spare
+// keycode is mapped to their keysym for the keystroke and unmapped afterwards.
 import { PNG } from 'pngjs';
 import { Refusal } from '../routing/refusal.js';
-import { requireDisplay } from './env.js';
+import { xServer } from './env.js';
+import type { XConnection } from './xproto.js';
 
-type Nut = typeof import('@nut-tree-fork/nut-js');
-let loading: Promise<Nut> | null = null;
+const KEY_PRESS = 2, KEY_RELEASE = 3, BUTTON_PRESS = 4, BUTTON_RELEASE = 5, MOTION = 6;
+const XK = {
+  Enter: 0xff0d, Tab: 0xff09, Escape: 0xff1b, Backspace: 0xff08, Delete: 0xffff, Home: 0xff50, Left: 0xff51,
+  Up: 0xff52, Right: 0xff53, Down: 0xff54, PageUp: 0xff55, PageDown: 0xff56, End: 0xff57, Insert: 0xff63,
+  Space: 0x20, Control: 0xffe3, Shift: 0xffe1, Alt: 0xffe9, Super: 0xffeb, F1: 0xffbe,
+} as const;
 
-export async function nut(): Promise<Nut> {
-  await requireDisplay();
-  loading ??= import('@nut-tree-fork/nut-js').then((m) => {
-    const n = ((m as unknown as { default?: Nut }).default ?? m) as Nut;
-    n.keyboard.config.autoDelayMs = 0;
-    n.mouse.config.autoDelayMs = 0;
-    n.mouse.config.mouseSpeed = 100_000;
-    return n;
-  }, (e) => { loading = null; throw new Refusal('unavailable', `nut-js (XTest input) could not be loaded: ${(e as Error).message}`); });
-  return loading;
+const KEY_NAMES: Record<string, number> = {
+  return: XK.Enter, enter: XK.Enter, esc: XK.Escape, escape: XK.Escape, del: XK.Delete, delete: XK.Delete,
+  backspace: XK.Backspace, tab: XK.Tab, space: XK.Space, ' ': XK.Space, up: XK.Up, down: XK.Down, left: XK.Left,
+  right: XK.Right, arrowup: XK.Up, arrowdown: XK.Down, arrowleft: XK.Left, arrowright: XK.Right, home: XK.Home,
+  end: XK.End, pageup: XK.PageUp, pagedown: XK.PageDown, insert: XK.Insert, ctrl: XK.Control, control: XK.Control,
+  shift: XK.Shift, alt: XK.Alt, option: XK.Alt, meta: XK.Super, cmd: XK.Super, command: XK.Super, super: XK.Super,
+};
+
+/** The keysym for a key name (Enter, Tab, F5, a, 7, ctrl, ...), or invalid_arguments. */
+export function keyFor(name: string): number {
+  const lower = name.toLowerCase();
+  const named = KEY_NAMES[lower];
+  if (named !== undefined) return named;
+  const f = /^f([1-9]|1[0-9]|2[0-4])$/.exec(lower);
+  if (f) return XK.F1 + Number(f[1]) - 1;
+  if (/^[a-z0-9]$/.test(lower)) return lower.charCodeAt(0);
+  throw new Refusal('invalid_arguments', `key: "${name}" is not a key this route can press (Enter, Tab, Escape, arrows, Backspace, Delete, Home, End, PageUp, PageDown, F1-F24, a-z, 0-9)`);
 }
+
+/** Characters keystrokes can type: newline, tab, and anything printable (control characters are not). */
+export const TYPABLE = /^[^\p{Cc}\p{Cs}]*$/u;
+const typable = (c: string) => c === '\n' || c === '\t' || TYPABLE.test(c);
+
+/** The keysym of one character: Latin-1 as is, the rest as Unicode keysyms (0x01000000 + code point). */
+function charKeysym(c: string): number {
+  if (c === '\n') return XK.Enter;
+  if (c === '\t') return XK.Tab;
+  const cp = c.codePointAt(0)!;
+  return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff) ? cp : 0x01000000 + cp;
+}
+
+/** How long apps get to take in a keyboard map change before keys that rely on it are sent, and after. */
+const KEYMAP_SETTLE_MS = 50;
+
+interface KeyMap { perKeycode: number; keysyms: Uint32Array }
+
+/** The XTEST extension on the connection, the root window, and (for keys) the keyboard map as it is now. */
+class Synth {
+  private constructor(private readonly x: XConnection, private readonly xtest: number, private readonly map: KeyMap | null) {}
+
+  static async open(keyboard: boolean): Promise<Synth> {
+    const x = await xServer();
+    const xtest = await x.extension('XTEST');
+    if (xtest === null) throw new Refusal('unavailable', 'the X server has no XTEST extension, so keystrokes and pointer events cannot be synthesized');
+    return new Synth(x, xtest, keyboard ? await x.keyboardMapping() : null);
+  }
+
+  fake(type: number, detail: number, x = 0, y = 0): void {
+    const body = Buffer.alloc(32);
+    body[0] = type;
+    body[1] = detail;
+    body.writeUInt32LE(this.x.root, 8);
+    body.writeInt16LE(Math.round(x), 20);
+    body.writeInt16LE(Math.round(y), 22);
+    this.x.send(this.xtest, 2, body); // XTEST FakeInput
+  }
+
+  sync(): Promise<void> {
+    return this.x.sync();
+  }
+
+  /** The keycode producing `keysym`, and whether Shift is needed for it. */
+  keycodeOf(keysym: number): { keycode: number; shift: boolean } | null {
+    const { perKeycode, keysyms } = this.map!;
+    for (const level of [0, 1]) {
+      for (let i = 0; i * perKeycode < keysyms.length; i++) {
+        if (keysyms[i * perKeycode + level] === keysym) return { keycode: this.x.setup.minKeycode + i, shift: level === 1 };
+      }
+    }
+    return null;
+  }
+
+  /** Keycodes with no keysym at all, free to borrow (highest first, away from the real keys). */
+  private spareKeycodes(): number[] {
+    const { perKeycode, keysyms } = this.map!;
+    const spare: number[] = [];
+    for (let i = 0; i * perKeycode < keysyms.length; i++) {
+      if (keysyms.subarray(i * perKeycode, (i + 1) * perKeycode).every((k) => k === 0)) spare.push(this.x.setup.minKeycode + i);
+    }
+    return spare.reverse();
+  }
+
+  /**
+   * Runs `use` with a keycode for every keysym: the keyboard's own, or a spare keycode mapped to it for the
+   * duration. All borrowing happens before the first key and is undone after the last, with time for
+   * apps to take in each map change, so no keystroke is read with a stale map.
+   */
+  async withKeys<T>(wanted: number[], use: (codeOf: (keysym: number) => { keycode: number; shift: boolean }) => Promise<T>): Promise<T> {
+    const missing = [...new Set(wanted)].filter((k) => !this.keycodeOf(k));
+    const spare = this.spareKeycodes();
+    if (missing.length > spare.length) {
+      throw new Refusal('text_not_deliverable', `${missing.length} different characters are not on the keyboard map and only ${spare.length} keycodes are free to borrow for them; nothing was typed. Send fewer different non-ASCII characters per call`, { free_keycodes: spare.length });
+    }
+    const borrowed = new Map(missing.map((k, i) => [k, spare[i]!]));
+    const fill = (k: number) => new Array(this.map!.perKeycode).fill(k);
+    for (const [keysym, keycode] of borrowed) this.x.changeKeyboardMapping(keycode, fill(keysym));
+    if (borrowed.size) { await this.sync(); await sleep(KEYMAP_SETTLE_MS); }
+    try {
+      return await use((k) => this.keycodeOf(k) ?? { keycode: borrowed.get(k)!, shift: false });
+    } finally {
+      if (borrowed.size) {
+        await this.sync().catch(() => undefined);
+        await sleep(KEYMAP_SETTLE_MS);
+        for (const keycode of borrowed.values()) this.x.changeKeyboardMapping(keycode, fill(0));
+        await this.sync().catch(() => undefined);
+      }
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A PNG of a screen region (absolute pixels), base64. */
 export async function capture(region: { x: number; y: number; w: number; h: number }): Promise<{ data: string; width: number; height: number }> {
-  const n = await nut();
-  const screenSize = { w: await n.screen.width(), h: await n.screen.height() };
-  const x = Math.max(0, region.x), y = Math.max(0, region.y);
-  const w = Math.max(1, Math.min(region.w - (x - region.x), screenSize.w - x));
-  const h = Math.max(1, Math.min(region.h - (y - region.y), screenSize.h - y));
-  const image = await n.screen.grabRegion(new n.Region(x, y, w, h));
-  const png = new PNG({ width: image.width, height: image.height });
-  const src = image.data, dst = png.data;
-  const bgr = image.colorMode === n.ColorMode.BGR;
+  const x = await xServer();
+  const { width: sw, height: sh, bitsPerPixel, imageByteOrder } = x.setup;
+  if (bitsPerPixel !== 32) throw new Refusal('unavailable', `screen capture needs a 24- or 32-bit display; this one has ${bitsPerPixel} bits per pixel`);
+  const left = Math.max(0, Math.round(region.x)), top = Math.max(0, Math.round(region.y));
+  const w = Math.max(1, Math.min(Math.round(region.w) - (left - Math.round(region.x)), sw - left));
+  const h = Math.max(1, Math.min(Math.round(region.h) - (top - Math.round(region.y)), sh - top));
+  const { data } = await x.image(left, top, w, h);
+  const png = new PNG({ width: w, height: h });
+  const dst = png.data;
+  // LSBFirst depth-24 pixels are B, G, R, X in memory; MSBFirst ones X, R, G, B.
+  const [r, g, b] = imageByteOrder === 0 ? [2, 1, 0] : [1, 2, 3];
   for (let i = 0; i < dst.length; i += 4) {
-    dst[i] = src[i + (bgr ? 2 : 0)];
-    dst[i + 1] = src[i + 1];
-    dst[i + 2] = src[i + (bgr ? 0 : 2)];
+    dst[i] = data[i + r];
+    dst[i + 1] = data[i + g];
+    dst[i + 2] = data[i + b];
     dst[i + 3] = 255;
   }
-  return { data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64'), width: image.width, height: image.height };
+  return { data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64'), width: w, height: h };
 }
 
-const KEY_NAMES: Record<string, string> = {
-  return: 'Enter', enter: 'Enter', esc: 'Escape', escape: 'Escape', del: 'Delete', delete: 'Delete', backspace: 'Backspace',
-  tab: 'Tab', space: 'Space', up: 'Up', down: 'Down', left: 'Left', right: 'Right', arrowup: 'Up', arrowdown: 'Down',
-  arrowleft: 'Left', arrowright: 'Right', home: 'Home', end: 'End', pageup: 'PageUp', pagedown: 'PageDown', insert: 'Insert',
-  ctrl: 'LeftControl', control: 'LeftControl', shift: 'LeftShift', alt: 'LeftAlt', option: 'LeftAlt', meta: 'LeftSuper',
-  cmd: 'LeftSuper', command: 'LeftSuper', super: 'LeftSuper', ' ': 'Space',
-};
-
-/** nut-js Key for a key name (Enter, Tab, F5, a, 7, ctrl, ...), or invalid_arguments. */
-export function keyFor(n: Nut, name: string): number {
-  const lower = name.toLowerCase();
-  let keyName = KEY_NAMES[lower];
-  if (!keyName && /^f([1-9]|1[0-9]|2[0-4])$/.test(lower)) keyName = lower.toUpperCase();
-  if (!keyName && /^[a-z]$/.test(lower)) keyName = lower.toUpperCase();
-  if (!keyName && /^[0-9]$/.test(lower)) keyName = `Num${lower}`;
-  const key = keyName ? (n.Key as unknown as Record<string, number>)[keyName] : undefined;
-  if (key === undefined) throw new Refusal('invalid_arguments', `key: "${name}" is not a key this route can press (Enter, Tab, Escape, arrows, Backspace, Delete, Home, End, PageUp, PageDown, F1-F24, a-z, 0-9)`);
-  return key;
+/** The size of the screen in pixels. */
+export async function screenSize(): Promise<{ width: number; height: number }> {
+  const { width, height } = (await xServer()).setup;
+  return { width, height };
 }
 
 export async function pressKeys(names: string[]): Promise<void> {
-  const n = await nut();
-  const keys = names.map((k) => keyFor(n, k));
-  await n.keyboard.pressKey(...keys);
-  await n.keyboard.releaseKey(...keys.slice().reverse());
+  const keysyms = names.map(keyFor);
+  const synth = await Synth.open(true);
+  await synth.withKeys(keysyms, async (codeOf) => {
+    const codes = keysyms.map((k) => codeOf(k).keycode);
+    for (const c of codes) synth.fake(KEY_PRESS, c);
+    for (const c of codes.slice().reverse()) synth.fake(KEY_RELEASE, c);
+    await synth.sync();
+  });
 }
 
-/** Characters XTest can type through nut-js: printable ASCII, newline and tab (it drops the rest). */
-export const TYPABLE = /^[\x20-\x7e\n\t]*$/;
-
+/**
+ * Types text key by key, `delayMs` apart. A character that needs Shift gets it; one the keyboard map
+ * lacks gets a borrowed keycode (see withKeys).
+ */
 export async function typeKeys(text: string, delayMs: number): Promise<void> {
-  const n = await nut();
-  n.keyboard.config.autoDelayMs = delayMs;
-  try {
-    for (const line of text.split(/(\n)/)) {
-      if (line === '\n') await n.keyboard.type(n.Key.Enter);
-      else if (line) await n.keyboard.type(line);
+  const odd = Array.from(text).find((c) => !typable(c));
+  if (odd !== undefined) throw new Refusal('text_not_deliverable', `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is a control character and has no keystroke; nothing was typed`);
+  const synth = await Synth.open(true);
+  const keysyms = Array.from(text, charKeysym);
+  const shift = synth.keycodeOf(XK.Shift)?.keycode;
+  await synth.withKeys(keysyms, async (codeOf) => {
+    for (const [i, keysym] of keysyms.entries()) {
+      if (i > 0 && delayMs > 0) await sleep(delayMs);
+      const { keycode, shift: shifted } = codeOf(keysym);
+      const withShift = shifted && shift !== undefined;
+      if (withShift) synth.fake(KEY_PRESS, shift);
+      synth.fake(KEY_PRESS, keycode);
+      synth.fake(KEY_RELEASE, keycode);
+      if (withShift) synth.fake(KEY_RELEASE, shift);
+      if (delayMs > 0) await synth.sync();
     }
-  } finally {
-    n.keyboard.config.autoDelayMs = 0;
-  }
+    await synth.sync();
+  });
 }
 
-const BUTTON: Record<string, number> = { left: 0, middle: 1, right: 2 };
+const BUTTON: Record<string, number> = { left: 1, middle: 2, right: 3 };
 
 export async function moveTo(x: number, y: number): Promise<void> {
-  const n = await nut();
-  await n.mouse.setPosition(new n.Point(Math.round(x), Math.round(y)));
+  const synth = await Synth.open(false);
+  synth.fake(MOTION, 0, x, y);
+  await synth.sync();
 }
 
 export async function clickAt(button: 'left' | 'right' | 'middle', count: number, modifiers: string[]): Promise<void> {
-  const n = await nut();
-  const mods = modifiers.map((m) => keyFor(n, m));
-  if (mods.length) await n.keyboard.pressKey(...mods);
-  try {
-    for (let i = 0; i < count; i++) await n.mouse.click(BUTTON[button] as never);
-  } finally {
-    if (mods.length) await n.keyboard.releaseKey(...mods.slice().reverse());
-  }
+  const mods = modifiers.map(keyFor);
+  const synth = await Synth.open(mods.length > 0);
+  const press = async (modCodes: number[]) => {
+    for (const c of modCodes) synth.fake(KEY_PRESS, c);
+    try {
+      for (let i = 0; i < count; i++) {
+        synth.fake(BUTTON_PRESS, BUTTON[button]);
+        synth.fake(BUTTON_RELEASE, BUTTON[button]);
+      }
+    } finally {
+      for (const c of modCodes.slice().reverse()) synth.fake(KEY_RELEASE, c);
+      await synth.sync();
+    }
+  };
+  if (!mods.length) return press([]);
+  await synth.withKeys(mods, (codeOf) => press(mods.map((k) => codeOf(k).keycode)));
 }
 
+/** Wheel clicks: X buttons 4 (up), 5 (down), 6 (left), 7 (right). */
 export async function wheel(direction: 'up' | 'down' | 'left' | 'right', steps: number): Promise<void> {
-  const n = await nut();
-  if (direction === 'up') await n.mouse.scrollUp(steps);
-  else if (direction === 'down') await n.mouse.scrollDown(steps);
-  else if (direction === 'left') await n.mouse.scrollLeft(steps);
-  else await n.mouse.scrollRight(steps);
+  const synth = await Synth.open(false);
+  const b = { up: 4, down: 5, left: 6, right: 7 }[direction];
+  for (let i = 0; i < steps; i++) {
+    synth.fake(BUTTON_PRESS, b);
+    synth.fake(BUTTON_RELEASE, b);
+  }
+  await synth.sync();
 }
 
 export async function dragPath(from: { x: number; y: number }, to: { x: number; y: number }, steps: number, durationMs: number, button: 'left' | 'right' | 'middle'): Promise<void> {
-  const n = await nut();
-  await moveTo(from.x, from.y);
-  await n.mouse.pressButton(BUTTON[button] as never);
+  const synth = await Synth.open(false);
+  synth.fake(MOTION, 0, from.x, from.y);
+  synth.fake(BUTTON_PRESS, BUTTON[button]);
   try {
     for (let i = 1; i <= steps; i++) {
       const t = i / steps;
-      await moveTo(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t);
-      if (durationMs > 0) await new Promise((r) => setTimeout(r, durationMs / steps));
+      if (durationMs > 0) {
+        await synth.sync();
+        await new Promise((r) => setTimeout(r, durationMs / steps));
+      }
+      synth.fake(MOTION, 0, from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t);
     }
   } finally {
-    await n.mouse.releaseButton(BUTTON[button] as never);
+    synth.fake(BUTTON_RELEASE, BUTTON[button]);
+    await synth.sync();
   }
 }

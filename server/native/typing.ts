@@ -1,5 +1,5 @@
 // type_text and set_value on native targets. AT-SPI EditableText insertion at the caret, read back through
-// Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted, ASCII only) read back
+// Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted; characters the keymap lacks on borrowed keycodes) read back
 // through Text where the element has it. Web content is delivered but never confirmed here.
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
@@ -111,9 +111,9 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const { atspi } = a;
   const mode = options.deliveryMode;
   const chars = cp(text).length;
-  if (!TYPABLE.test(text)) {
-    const odd = [...new Set(cp(text).filter((c) => !TYPABLE.test(c)))].slice(0, 10).join(' ');
-    throw new Refusal('text_not_deliverable', `"${el.name || 'this element'}" has no accessible text insertion, and synthesized keystrokes cannot type ${odd}; nothing was typed. Send the ASCII parts separately, or target a field with EditableText`, { characters: odd });
+  if (!TYPABLE.test(text.replace(/[\n\t]/g, ''))) {
+    const odd = [...new Set(cp(text).filter((c) => !TYPABLE.test(c) && c !== '\n' && c !== '\t'))].slice(0, 10).map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+    throw new Refusal('text_not_deliverable', `"${el.name || 'this element'}" has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`, { characters: odd });
   }
   const limit = maxChunkChars(options.delayMs);
   if (chars > limit) {

@@ -30,8 +30,10 @@ export class XConnection {
   private buffer: Buffer = Buffer.alloc(0);
   private readonly atoms = new Map<string, Promise<number>>();
   closed = false;
+  readonly root: number;
 
-  private constructor(private readonly socket: Socket, readonly root: number) {
+  private constructor(private readonly socket: Socket, readonly setup: XSetup) {
+    this.root = setup.root;
     socket.unref(); // an idle X connection must not keep the process alive; a pending request's timer does
     socket.on('data', (chunk) => this.receive(chunk));
     socket.on('close', () => this.fail(new Error('the X server closed the connection')));
@@ -46,8 +48,7 @@ export class XConnection {
     const local = !host || host === 'unix';
     const socket = local ? connect(`/tmp/.X11-unix/X${number}`) : connect(6000 + Number(number), host);
     const setup = await handshake(socket, cookieFor(local ? hostname() : host, number));
-    const root = rootOfScreen(setup, Number(screenText ?? 0));
-    return new XConnection(socket, root);
+    return new XConnection(socket, parseSetup(setup, Number(screenText ?? 0)));
   }
 
   close(): void {
@@ -108,21 +109,81 @@ export class XConnection {
     return (await this.request(43, 0, Buffer.alloc(0), 'GetInputFocus')).readUInt32LE(8);
   }
 
-  private request(opcode: number, data: number, body: Buffer, name: string, about = 0): Promise<Buffer> {
-    if (this.closed) return Promise.reject(new Error('the X connection is closed'));
+  /** Waits until the server has handled everything sent before (XSync): requests without replies included. */
+  async sync(): Promise<void> {
+    await this.inputFocus();
+  }
+
+  /** An extension's major opcode, or null when the server does not have it. */
+  async extension(name: string): Promise<number | null> {
+    const bytes = Buffer.from(name, 'latin1');
+    const body = Buffer.alloc(4 + bytes.length + pad4(bytes.length));
+    body.writeUInt16LE(bytes.length, 0);
+    bytes.copy(body, 4);
+    const r = await this.request(98, 0, body, `QueryExtension ${name}`);
+    return r[8] ? r[9] : null;
+  }
+
+  /** Keysyms of every keycode from min to max keycode, `perKeycode` per keycode. */
+  async keyboardMapping(): Promise<{ perKeycode: number; keysyms: Uint32Array }> {
+    const { minKeycode, maxKeycode } = this.setup;
+    const body = Buffer.alloc(4);
+    body[0] = minKeycode;
+    body[1] = maxKeycode - minKeycode + 1;
+    const r = await this.request(101, 0, body, 'GetKeyboardMapping');
+    const perKeycode = r[1], count = (r.length - 32) / 4;
+    const keysyms = new Uint32Array(count);
+    for (let i = 0; i < count; i++) keysyms[i] = r.readUInt32LE(32 + 4 * i);
+    return { perKeycode, keysyms };
+  }
+
+  /** Sets one keycode's keysyms (no reply: sync before relying on it). */
+  changeKeyboardMapping(keycode: number, keysyms: number[]): void {
+    const body = Buffer.alloc(4 + 4 * keysyms.length);
+    body[0] = keycode;
+    body[1] = keysyms.length;
+    keysyms.forEach((k, i) => body.writeUInt32LE(k, 4 + 4 * i));
+    this.send(100, 1, body);
+  }
+
+  /** A rectangle of the root window as 32-bit pixels in the server's byte order (ZPixmap). */
+  async image(x: number, y: number, w: number, h: number): Promise<{ depth: number; data: Buffer }> {
+    const body = Buffer.alloc(16);
+    body.writeUInt32LE(this.root, 0);
+    body.writeInt16LE(x, 4);
+    body.writeInt16LE(y, 6);
+    body.writeUInt16LE(w, 8);
+    body.writeUInt16LE(h, 10);
+    body.writeUInt32LE(0xffffffff, 12);
+    const r = await this.request(73, 2, body, 'GetImage');
+    return { depth: r[1], data: r.subarray(32) };
+  }
+
+  /** A request with no reply, e.g. XTEST FakeInput (errors for it are not waited for). */
+  send(opcode: number, data: number, body: Buffer): void {
+    if (this.closed) throw new Error('the X connection is closed');
+    this.write(opcode, data, body);
+  }
+
+  private write(opcode: number, data: number, body: Buffer): number {
     const header = Buffer.alloc(4);
     header[0] = opcode;
     header[1] = data;
     header.writeUInt16LE(1 + body.length / 4, 2);
     this.seq = (this.seq + 1) & 0xffff;
-    const seq = this.seq;
+    this.socket.write(body.length ? Buffer.concat([header, body]) : header);
+    return this.seq;
+  }
+
+  private request(opcode: number, data: number, body: Buffer, name: string, about = 0): Promise<Buffer> {
+    if (this.closed) return Promise.reject(new Error('the X connection is closed'));
+    const seq = this.write(opcode, data, body);
     return new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
         reject(new Error(`the X server did not answer ${name} within ${REQUEST_TIMEOUT_MS} ms`));
       }, REQUEST_TIMEOUT_MS);
       this.pending.set(seq, { name: `${name}${about ? ` 0x${about.toString(16)}` : ''}`, resolve, reject, timer });
-      this.socket.write(Buffer.concat([header, body]));
     });
   }
 
@@ -206,15 +267,34 @@ function handshake(socket: Socket, cookie: Buffer | null): Promise<Buffer> {
   });
 }
 
-/** The root window of screen `index`, read from the setup block (vendor, pixmap formats, then screens). */
-function rootOfScreen(setup: Buffer, index: number): number {
-  const vendorLength = setup.readUInt16LE(16), screens = setup[20], formats = setup[21];
+export interface XSetup {
+  root: number;
+  width: number;
+  height: number;
+  minKeycode: number;
+  maxKeycode: number;
+  /** Bits per pixel of the root window's depth (32 for the usual depth 24). */
+  bitsPerPixel: number;
+  /** 0 LSBFirst (BGRX for depth 24), 1 MSBFirst. */
+  imageByteOrder: number;
+}
+
+/** What the server's setup block says about screen `index` (vendor, pixmap formats, then screens). */
+function parseSetup(setup: Buffer, index: number): XSetup {
+  const vendorLength = setup.readUInt16LE(16), screens = setup[20], formatCount = setup[21];
   if (index >= screens) throw new Error(`the X server has ${screens} screen(s), not screen ${index}`);
-  let at = 32 + vendorLength + pad4(vendorLength) + 8 * formats;
+  const formatsAt = 32 + vendorLength + pad4(vendorLength);
+  let at = formatsAt + 8 * formatCount;
   for (let s = 0; s < index; s++) {
     const depths = setup[at + 39];
     at += 40;
     for (let d = 0; d < depths; d++) at += 8 + 24 * setup.readUInt16LE(at + 2);
   }
-  return setup.readUInt32LE(at);
+  const depth = setup[at + 38];
+  let bitsPerPixel = 0;
+  for (let f = 0; f < formatCount; f++) if (setup[formatsAt + 8 * f] === depth) bitsPerPixel = setup[formatsAt + 8 * f + 1];
+  return {
+    root: setup.readUInt32LE(at), width: setup.readUInt16LE(at + 20), height: setup.readUInt16LE(at + 22),
+    minKeycode: setup[26], maxKeycode: setup[27], bitsPerPixel, imageByteOrder: setup[22],
+  };
 }

@@ -1,9 +1,9 @@
 // The native route without its parts: no display, no session bus, no AT-SPI bus. Each is a refusal that
-// names what is missing, and the server stays up (nut-js is never loaded without a display).
+// names what is missing, and the server stays up, also when the X server goes away under it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { missingTools, startDesktop, type Desktop } from './desktop.js';
+import { missingTools, startApp, startDesktop, type Desktop } from './desktop.js';
 
 const missing = missingTools();
 let d: Desktop;
@@ -47,6 +47,28 @@ describe('native route faults', { skip: missing ?? false }, () => {
     assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
     assert.match(r.structured.refusal.message, /:987/);
     await stillServes(v);
+  });
+
+  test('the X server going away mid-session is a refusal, and the server keeps serving', async () => {
+    const doomed = await startDesktop();
+    try {
+      const app = await startApp(doomed, 'Doomed Form');
+      const v = await verity(doomed.env);
+      const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
+      const shot = await v.call('get_window_state', { target });
+      assert.equal(shot.isError, false, shot.text);
+      assert.equal(shot.images, 1, 'the window was captured over the X connection');
+      const click = await v.call('click', { target, x: 5, y: 5, delivery_mode: 'foreground' });
+      assert.notEqual(click.structured.status, 'refused', click.text);
+      await doomed.close();
+      for (const [tool, args] of [['get_window_state', { target: { kind: 'desktop' } }], ['click', { target, x: 5, y: 5 }], ['press_key', { target, key: 'a' }]] as const) {
+        const r = await v.call(tool, args);
+        assert.equal(r.structured.refusal?.code, 'unavailable', `${tool}: ${r.text}`);
+      }
+      await stillServes(v);
+    } finally {
+      await doomed.close();
+    }
   });
 
   test('no session bus: refused naming the session D-Bus', async () => {

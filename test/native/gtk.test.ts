@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
+import { XConnection } from '../../server/native/xproto.js';
 
 const missing = missingTools();
 let d: Desktop;
@@ -194,12 +195,25 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
     assert.equal(app.state().term, before, 'nothing was typed');
   });
 
-  test('non-ASCII text on a keystroke route is reported not deliverable, and nothing is typed', async () => {
+  test('non-ASCII text on a keystroke route goes in exactly through borrowed keycodes; a control character is refused first', async () => {
     const s = await snap();
     const before = app.state().term;
-    const r = await v.call('type_text', { element_token: s.token('Term'), text: 'ok é', delivery_mode: 'foreground' });
-    assert.equal(r.structured.refusal.code, 'text_not_deliverable', r.text);
-    assert.equal(app.state().term, before);
+    const keymap = async () => {
+      const x = await XConnection.open(d.env.DISPLAY!);
+      try { return Array.from((await x.keyboardMapping()).keysyms); } finally { x.close(); }
+    };
+    const mapBefore = await keymap();
+    const text = 'Ok é ß → 世界 🙂 ÉÀ';
+    const r = await v.call('type_text', { element_token: s.token('Term'), text, delivery_mode: 'foreground', delay_ms: 0 });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.route, 'synthetic_events');
+    assert.equal((await app.waitFor((st) => st.term === before + text, 'the terminal holding the text')).term, before + text);
+    // The borrowed keycodes are given back: the keyboard map is as it was.
+    assert.deepEqual(await keymap(), mapBefore);
+    const refused = await v.call('type_text', { element_token: s.token('Term'), text: 'a\u0007b', delivery_mode: 'foreground' });
+    assert.equal(refused.structured.refusal.code, 'text_not_deliverable', refused.text);
+    assert.match(refused.structured.refusal.message, /U\+0007/);
+    assert.equal(app.state().term, before + text, 'nothing more was typed');
   });
 });
 
