@@ -25,7 +25,12 @@ export class SnapshotRegistry {
   }
 
   static token(snapshotId: string, index: number): string {
-    return `${snapshotId}:${index}`;
+    return `${SnapshotRegistry.tokenPrefix(snapshotId)}${index}`;
+  }
+
+  /** What every token of a snapshot starts with: the compact get_window_state lists indices only. */
+  static tokenPrefix(snapshotId: string): string {
+    return `${snapshotId}:`;
   }
 
   /** The element a token names, or the contract's refusal (stale, invalid). */

@@ -36,7 +36,14 @@ export const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true, idempot
 
 /** `{type:"object", anyOf:[<success>, <refusal>]}`, so strict clients accept refusals too. */
 export function outputSchemaOf(def: ToolDef): Record<string, unknown> {
-  return { type: 'object', anyOf: [jsonSchema(def.output), jsonSchema(refusalSchema)] };
+  return { type: 'object', anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)] };
+}
+
+/** A success that has several forms (a union of objects) is still advertised as an object. */
+function objectSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const branches = schema.anyOf as Array<Record<string, unknown>> | undefined;
+  if (schema.type !== undefined || !branches?.every((b) => b.type === 'object')) return schema;
+  return { type: 'object', ...schema };
 }
 
 export function inputSchemaOf(def: ToolDef): Record<string, unknown> {

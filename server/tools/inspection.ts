@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import { Refusal } from '../routing/refusal.js';
 import { READ_ONLY, defineTool } from './define.js';
+import { encodeOutline, legendOf, webNormOf } from './outline.js';
 import { elementSchema, session, target } from './schemas.js';
 
 export const getWindowState = defineTool({
@@ -15,13 +16,19 @@ export const getWindowState = defineTool({
     include_screenshot: z.boolean().default(true).describe('Attach a PNG screenshot (default true).'),
     max_elements: z.number().int().min(0).max(5000).default(400).describe('Most elements to return (default 400).'),
     query: z.string().max(200).optional().describe('Case-insensitive filter over role, label and value; indices stay those of the full list.'),
+    format: z.enum(['full', 'compact']).default('full').describe('"full" (default): elements[] of objects. "compact": the same elements as an outline, one text line each (several times fewer bytes), with token_prefix (element_token = token_prefix + index), roles (role codes) and a legend of the line grammar; use it on large pages to save context.'),
     session,
   }),
-  output: z.object({
+  output: z.union([z.object({
     snapshot_id: z.string(), target: z.record(z.string(), z.unknown()), elements: z.array(elementSchema),
     element_count: z.number().int(), returned_element_count: z.number().int(), elements_complete: z.boolean(),
     screenshot_width: z.number().int(), screenshot_height: z.number().int(),
-  }),
+  }), z.object({
+    snapshot_id: z.string(), target: z.record(z.string(), z.unknown()), format: z.literal('compact'),
+    element_count: z.number().int(), returned_element_count: z.number().int(), elements_complete: z.boolean(),
+    screenshot_width: z.number().int(), screenshot_height: z.number().int(),
+    token_prefix: z.string(), roles: z.record(z.string(), z.string()), legend: z.string(), outline: z.string(),
+  })]),
   annotations: READ_ONLY,
   async handler(args, core, ctx) {
     const { target: resolved, driver } = await core.resolve({ target: args.target, pid: args.pid, window_id: args.window_id }, ctx);
@@ -32,6 +39,24 @@ export const getWindowState = defineTool({
     const matching = needle
       ? snap.elements.filter((e) => `${e.role} ${e.label} ${e.value ?? ''}`.toLowerCase().includes(needle))
       : snap.elements;
+    const images = snap.screenshot ? [{ data: snap.screenshot.data, mimeType: snap.screenshot.mimeType }] : [];
+    const header = (returned: number) => `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}`;
+    if (args.format === 'compact') {
+      const returned = matching.slice(0, args.max_elements);
+      const webNorm = webNormOf(snap.target.kind);
+      const { roles, outline } = encodeOutline(returned, webNorm);
+      const tokenPrefix = SnapshotRegistry.tokenPrefix(snapshotId);
+      const legend = legendOf(webNorm);
+      const structured = {
+        snapshot_id: snapshotId, target: snap.target, format: 'compact',
+        element_count: snap.elements.length, returned_element_count: returned.length,
+        elements_complete: returned.length === matching.length,
+        screenshot_width: snap.screenshot_width, screenshot_height: snap.screenshot_height,
+        token_prefix: tokenPrefix, roles, legend, outline,
+      };
+      const codes = Object.entries(roles).map(([code, role]) => `${code}=${JSON.stringify(role)}`).join(' ');
+      return { structured, images, text: `${header(returned.length)} token_prefix=${tokenPrefix} roles: ${codes} | ${legend}\n${outline}` };
+    }
     const returned = matching.slice(0, args.max_elements).map(({ ref: _ref, ...e }) => ({ ...e, element_token: SnapshotRegistry.token(snapshotId, e.element_index) }));
     const structured = {
       snapshot_id: snapshotId, target: snap.target, elements: returned,
@@ -40,11 +65,7 @@ export const getWindowState = defineTool({
       screenshot_width: snap.screenshot_width, screenshot_height: snap.screenshot_height,
     };
     const lines = returned.map((e) => `[${e.element_index}] ${e.role} "${e.label}"${e.value !== undefined ? ` = "${e.value}"` : ''}${e.enabled ? '' : ' (disabled)'}${e.focused ? ' (focused)' : ''}`);
-    return {
-      structured,
-      images: snap.screenshot ? [{ data: snap.screenshot.data, mimeType: snap.screenshot.mimeType }] : [],
-      text: `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned.length}\n${lines.join('\n')}`,
-    };
+    return { structured, images, text: `${header(returned.length)}\n${lines.join('\n')}` };
   },
 });
 

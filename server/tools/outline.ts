@@ -1,0 +1,134 @@
+// The compact form of get_window_state: one text line per element instead of one JSON object, because
+// clients hand structuredContent to the model as JSON and the contract's element objects cost ~210 B each.
+// Every field of the full form survives, so decodeOutline gives back exactly the full form's elements.
+//
+// Line: `index role x,y,wxh [=value] [^parent] [!disabled] [*focused] [+web|-web] label`
+// - role is a short code looked up in `roles`: role names repeat on every line and were the biggest cost
+//   after the frame.
+// - y is left empty when it is the y of the line above (`86,,48x19`): elements in a row share it.
+// - Strings that need it are 'single-quoted' with JSON escapes: a double quote would be escaped again when
+//   the outline itself is JSON-encoded, so each one would cost two bytes more.
+// - The label is the rest of the line, so it needs no quotes unless it could be read as something else.
+
+export interface OutlineElement {
+  element_index: number;
+  role: string;
+  label: string;
+  value?: string;
+  enabled: boolean;
+  focused: boolean;
+  in_web_content: boolean;
+  frame: { x: number; y: number; w: number; h: number };
+  parent_index: number | null;
+}
+
+/** What in_web_content is unless a line says otherwise: tabs are all web content, native windows mostly not. */
+export function webNormOf(targetKind: unknown): boolean {
+  return targetKind === 'tab';
+}
+
+export function legendOf(webNorm: boolean): string {
+  const web = webNorm ? '-web: not in web content' : '+web: in web content';
+  return `index role x,y,wxh [=value] [^parent_index] [!disabled] [*focused] [${webNorm ? '-' : '+'}web] label` +
+    ` | role: code in roles; x,y,wxh: frame in screenshot px, empty y = y of the line above; ${web}; label: rest of line;` +
+    ` 'quoted' strings use JSON escapes; element_token = token_prefix + index`;
+}
+
+/** Short role codes, the most frequent roles first, so they get the shortest codes. */
+function roleCodes(elements: readonly OutlineElement[]): Map<string, string> {
+  const counts = new Map<string, number>();
+  for (const e of elements) counts.set(e.role, (counts.get(e.role) ?? 0) + 1);
+  const byUse = [...counts.keys()].sort((a, b) => counts.get(b)! - counts.get(a)!); // stable: ties keep first appearance
+  const taken = new Set<string>();
+  const codes = new Map<string, string>();
+  for (const role of byUse) {
+    // A prefix of the role's own name keeps the code guessable (b for button).
+    const stem = role.toLowerCase().replace(/[^a-z0-9]/g, '') || 'r';
+    let code = '';
+    for (let n = 1; n <= stem.length && !code; n++) if (!taken.has(stem.slice(0, n))) code = stem.slice(0, n);
+    for (let i = 2; !code; i++) if (!taken.has(stem + i)) code = stem + i;
+    taken.add(code);
+    codes.set(role, code);
+  }
+  return codes;
+}
+
+export function encodeOutline(elements: readonly OutlineElement[], webNorm: boolean): { roles: Record<string, string>; outline: string } {
+  const codes = roleCodes(elements);
+  let lastY: number | undefined;
+  const lines = elements.map((e) => {
+    const f = e.frame;
+    const parts = [String(e.element_index), codes.get(e.role)!, `${f.x},${f.y === lastY ? '' : f.y},${f.w}x${f.h}`];
+    lastY = f.y;
+    if (e.value !== undefined) parts.push(`=${BARE_VALUE.test(e.value) ? e.value : quote(e.value)}`);
+    if (e.parent_index !== null) parts.push(`^${e.parent_index}`);
+    if (!e.enabled) parts.push('!disabled');
+    if (e.focused) parts.push('*focused');
+    if (e.in_web_content !== webNorm) parts.push(e.in_web_content ? '+web' : '-web');
+    if (e.label !== '') parts.push(BARE_LABEL.test(e.label) ? e.label : quote(e.label));
+    return parts.join(' ');
+  });
+  return { roles: Object.fromEntries([...codes].map(([role, code]) => [code, role])), outline: lines.join('\n') };
+}
+
+// A bare value ends at the first space; a bare label runs to the end of the line but must not start like a
+// field. Neither may hold a line break or another control character.
+const BARE_VALUE = /^(?!')[^\s\x00-\x1f\x7f\u0085\u2028\u2029]*$/;
+const BARE_LABEL = /^(?![\s'=^!*+-])[^\x00-\x1f\x7f\u0085\u2028\u2029]*(?<!\s)$/;
+
+function quote(s: string): string {
+  // Every `"` in JSON.stringify's output is escaped, so each `\"` match is one escape, never half of `\\`.
+  // JSON leaves U+0085/2028/2029 raw, and some readers break lines there.
+  return `'${JSON.stringify(s).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")
+    .replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}'`;
+}
+
+/** Reads a quoted string at `at` (which holds the opening quote); returns it and the index after it. */
+function unquote(line: string, at: number): [string, number] {
+  let json = '"';
+  for (let i = at + 1; i < line.length; i++) {
+    const c = line[i];
+    if (c === "'") return [JSON.parse(json + '"') as string, i + 1];
+    if (c === '"') json += '\\"';
+    else if (c === '\\') {
+      const next = line[++i];
+      json += next === "'" ? "'" : `\\${next ?? ''}`;
+    } else json += c;
+  }
+  throw new Error(`unterminated quoted string in outline line: ${line}`);
+}
+
+/** The elements an outline describes; throws on a line that does not follow the grammar. */
+export function decodeOutline(outline: string, roles: Record<string, string>, webNorm: boolean): OutlineElement[] {
+  if (outline === '') return [];
+  let lastY: number | undefined;
+  return outline.split('\n').map((line) => {
+    const head = /^(\d+) (\S+) ([^\s,x]+),([^\s,x]*),([^\s,x]+)x([^\s,x]+)(?= |$)/.exec(line);
+    const role = head ? roles[head[2]] : undefined;
+    if (!head || role === undefined) throw new Error(`outline line does not start with index, role code and frame: ${line}`);
+    const y = head[4] === '' ? lastY : Number(head[4]);
+    if (y === undefined) throw new Error(`outline line leaves y empty with no line above: ${line}`);
+    lastY = y;
+    const e: OutlineElement = {
+      element_index: Number(head[1]), role, label: '', enabled: true, focused: false, in_web_content: webNorm,
+      frame: { x: Number(head[3]), y, w: Number(head[5]), h: Number(head[6]) }, parent_index: null,
+    };
+    let at = head[0].length;
+    while (at < line.length) {
+      at++; // the space before each field
+      const c = line[at];
+      const word = /^\S*/.exec(line.slice(at))![0];
+      if (c === '=' && line[at + 1] === "'") [e.value, at] = unquote(line, at + 1);
+      else if (c === '=') { e.value = word.slice(1); at += word.length; }
+      else if (c === '^' && /^\^\d+$/.test(word)) { e.parent_index = Number(word.slice(1)); at += word.length; }
+      else if (word === '!disabled') { e.enabled = false; at += word.length; }
+      else if (word === '*focused') { e.focused = true; at += word.length; }
+      else if (word === '+web' || word === '-web') { e.in_web_content = word === '+web'; at += word.length; }
+      else if (c === "'") {
+        [e.label, at] = unquote(line, at);
+        if (at !== line.length) throw new Error(`text after a quoted label in outline line: ${line}`);
+      } else { e.label = line.slice(at); at = line.length; }
+    }
+    return e;
+  });
+}
