@@ -1,4 +1,5 @@
-// Observation size on a 1000-element page: Verity get_window_state vs Playwright MCP browser_snapshot.
+// Observation size on a 1000-element page: Verity get_window_state, in its default (contract) form and in
+// its opt-in compact form, vs Playwright MCP browser_snapshot.
 import { closeNewPages, pageIds } from '../drivers/driver.js';
 import { pwOpenTab } from '../drivers/playwright.js';
 import { verityOpenTab, verityState } from '../drivers/verity.js';
@@ -9,10 +10,13 @@ export const MANY = 1000;
 
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
-/** Where the bytes of a CallToolResult go: its content parts and its structuredContent. */
+const B = (n: number) => `${n.toLocaleString('en-US')} B`;
+
+/** Where the bytes of a CallToolResult go: its content parts, its structuredContent, and the whole. */
 function breakdown(result: ToolResult): string {
-  const parts = (result.content ?? []).map((c) => `${c.type} ${bytesOf(c).toLocaleString('en-US')} B`);
-  if (result.structuredContent) parts.push(`structuredContent ${bytesOf(result.structuredContent).toLocaleString('en-US')} B`);
+  const parts = (result.content ?? []).map((c) => `${c.type} ${B(bytesOf(c))}`);
+  if (result.structuredContent) parts.push(`structuredContent ${B(bytesOf(result.structuredContent))}`);
+  parts.push(`whole result ${B(bytesOf(result))}`);
   return parts.join(', ');
 }
 
@@ -47,9 +51,21 @@ export const bytesSection: Section = {
       const result = await verityState(tab, { max_elements: 2 * MANY });
       const sc = (result.structuredContent ?? {}) as { element_count?: number; elements?: unknown[] };
       const listed = sc.elements?.length ?? 0;
-      ctx.notes.push(`Verity get_window_state on the ${MANY}-element page: element_count ${sc.element_count ?? 'n/a'}, ` +
+      ctx.notes.push(`Verity get_window_state (default form) on the ${MANY}-element page: element_count ${sc.element_count ?? 'n/a'}, ` +
         `${listed} elements listed; ${breakdown(result)}.`);
       return ok(bytesOf(result), `${listed} elements listed`);
+    }));
+
+    const compact = await phase(ctx, 'Verity get_window_state format compact', () => withSession(() => ctx.startVerity(), async (s) => {
+      const tab = await verityOpenTab(s, ctx.fixtures.url('/many', 'verity-bytes-compact'));
+      const result = await verityState(tab, { max_elements: 2 * MANY, format: 'compact' });
+      const sc = (result.structuredContent ?? {}) as { element_count?: number; format?: string; outline?: string };
+      if (sc.format !== 'compact' || typeof sc.outline !== 'string') throw new Error('get_window_state returned no compact outline');
+      const listed = sc.outline === '' ? 0 : sc.outline.split('\n').length;
+      // The outline is in the text item and in structuredContent alike; a client shows the model one of them.
+      ctx.notes.push(`Verity get_window_state format "compact" on the ${MANY}-element page: element_count ${sc.element_count ?? 'n/a'}, ` +
+        `${listed} outline lines; ${breakdown(result)}.`);
+      return ok(bytesOf(result), `${listed} outline lines`);
     }));
 
     const playwright = await phase(ctx, 'Playwright MCP browser_snapshot', () => withSession(() => ctx.startPlaywright(), async (s) => {
@@ -61,10 +77,16 @@ export const bytesSection: Section = {
     }));
 
     return [{
-      metric: `observation bytes, ${MANY}-element page`, unit: 'bytes',
+      metric: `observation bytes, ${MANY}-element page, default (contract) form`, unit: 'bytes',
       cells: { verity, playwright },
       checks: [{ of: 'verity', over: 'playwright', max: 0.5 }],
       note: 'Whole CallToolResult as JSON: Verity get_window_state (include_screenshot:false, max_elements:2000) vs Playwright MCP browser_snapshot.',
+    }, {
+      metric: `observation bytes, ${MANY}-element page, compact form`, unit: 'bytes',
+      cells: { verity: compact, playwright },
+      checks: [{ of: 'verity', over: 'playwright', max: 0.5 }],
+      note: 'Whole CallToolResult as JSON: Verity get_window_state (format:"compact", include_screenshot:false, max_elements:2000), ' +
+        'whose outline is both in the text item and in structuredContent, vs Playwright MCP browser_snapshot.',
     }];
   },
 };
