@@ -3,6 +3,7 @@
 // Every field of the full form survives, so decodeOutline gives back exactly the full form's elements.
 //
 // Line: `index role x,y,wxh [=value] [^parent] [!disabled] [*focused] [+web|-web] label`
+// - a value of "true"/"false" (a checked state) is written =1 / =0.
 // - role is a short code looked up in `roles`: role names repeat on every line and were the biggest cost
 //   after the frame.
 // - y is left empty when it is the y of the line above (`86,,48x19`): elements in a row share it.
@@ -30,7 +31,7 @@ export function webNormOf(targetKind: unknown): boolean {
 export function legendOf(webNorm: boolean): string {
   const web = webNorm ? '-web: not in web content' : '+web: in web content';
   return `index role x,y,wxh [=value] [^parent_index] [!disabled] [*focused] [${webNorm ? '-' : '+'}web] label` +
-    ` | role: code in roles; x,y,wxh: frame in screenshot px, empty y = y of the line above; ${web}; label: rest of line;` +
+    ` | role: code in roles; x,y,wxh: frame in screenshot px, empty y = y of the line above; =1/=0: true/false; ${web}; label: rest of line;` +
     ` 'quoted' strings use JSON escapes; element_token = token_prefix + index`;
 }
 
@@ -60,7 +61,7 @@ export function encodeOutline(elements: readonly OutlineElement[], webNorm: bool
     const f = e.frame;
     const parts = [String(e.element_index), codes.get(e.role)!, `${f.x},${f.y === lastY ? '' : f.y},${f.w}x${f.h}`];
     lastY = f.y;
-    if (e.value !== undefined) parts.push(`=${BARE_VALUE.test(e.value) ? e.value : quote(e.value)}`);
+    if (e.value !== undefined) parts.push(`=${valueText(e.value)}`);
     if (e.parent_index !== null) parts.push(`^${e.parent_index}`);
     if (!e.enabled) parts.push('!disabled');
     if (e.focused) parts.push('*focused');
@@ -69,6 +70,15 @@ export function encodeOutline(elements: readonly OutlineElement[], webNorm: bool
     return parts.join(' ');
   });
   return { roles: Object.fromEntries([...codes].map(([role, code]) => [code, role])), outline: lines.join('\n') };
+}
+
+/**
+ * A value as written: checked states ("true"/"false", a quarter of a form's values) as bare 1/0, so a
+ * value that really is "1" or "0" is quoted; other values bare when they can be.
+ */
+function valueText(value: string): string {
+  if (value === 'true' || value === 'false') return value === 'true' ? '1' : '0';
+  return BARE_VALUE.test(value) && value !== '1' && value !== '0' ? value : quote(value);
 }
 
 // A bare value ends at the first space; a bare label runs to the end of the line but must not start like a
@@ -119,7 +129,7 @@ export function decodeOutline(outline: string, roles: Record<string, string>, we
       const c = line[at];
       const word = /^\S*/.exec(line.slice(at))![0];
       if (c === '=' && line[at + 1] === "'") [e.value, at] = unquote(line, at + 1);
-      else if (c === '=') { e.value = word.slice(1); at += word.length; }
+      else if (c === '=') { const bare = word.slice(1); e.value = bare === '1' ? 'true' : bare === '0' ? 'false' : bare; at += word.length; }
       else if (c === '^' && /^\^\d+$/.test(word)) { e.parent_index = Number(word.slice(1)); at += word.length; }
       else if (word === '!disabled') { e.enabled = false; at += word.length; }
       else if (word === '*focused') { e.focused = true; at += word.length; }

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { decodeOutline, webNormOf, type OutlineElement } from '../../server/tools/outline.js';
+import { decodeOutline, encodeOutline, webNormOf, type OutlineElement } from '../../server/tools/outline.js';
 import { refusalOf } from '../helpers/gateway.js';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
@@ -53,6 +53,19 @@ async function both(args: Record<string, unknown> = {}) {
 }
 
 describe('get_window_state format "compact"', () => {
+  test('values that look like the short forms survive: checked states are =1/=0, a literal "1" or "0" is quoted', () => {
+    const values = ['true', 'false', '1', '0', '', ' lead', "it's", 'a\nb', '=x', 'true ', '10'];
+    const elements: OutlineElement[] = values.map((value, i) => ({
+      element_index: i, role: i % 2 ? 'checkbox' : 'textbox', label: `L${i}`, value, enabled: true, focused: false,
+      in_web_content: true, frame: { x: i, y: 0, w: 1, h: 1 }, parent_index: null,
+    }));
+    const { roles, outline } = encodeOutline(elements, true);
+    assert.deepEqual(decodeOutline(outline, roles, true), elements);
+    assert.match(outline, /^0 \S+ 0,0,1x1 =1 L0$/m);
+    assert.match(outline, /^2 \S+ 2,,1x1 ='1' L2$/m);
+  });
+
+
   test('decodes to exactly the full form\'s elements: values, disabled, focused, frames', async () => {
     const page = await s.open('plain.html');
     await page.focus('#area');
