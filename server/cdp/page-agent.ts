@@ -286,7 +286,9 @@ export function installPageAgent(): void {
     for (let i = 0; i < 20 && !stable; i++) { // up to 20 frames for animations to settle
       await nextFrame();
       const next = el.getBoundingClientRect();
-      stable = next.x === rect.x && next.y === rect.y && next.width === rect.width && next.height === rect.height;
+      // A transition that just started can show the same box two frames running (its first frame is at
+      // progress 0): a box is stable only when nothing finite still animates it or its ancestors.
+      stable = next.x === rect.x && next.y === rect.y && next.width === rect.width && next.height === rect.height && !animated(el);
       rect = next;
     }
     const left = Math.max(rect.left, 0), right = Math.min(rect.right, innerWidth);
@@ -298,6 +300,16 @@ export function installPageAgent(): void {
     if (watchTypes.length) watchEvents(snapshotId, index, watchTypes);
     const href = el.localName === 'a' ? (el as HTMLAnchorElement).href : undefined;
     return { x, y, stable, target: describe(el), href };
+  }
+
+  /** Whether a finite animation or transition is running (or about to) on the element or an ancestor. */
+  function animated(el: Element): boolean {
+    for (let n: Element | null = el; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host ?? null)) {
+      for (const a of n.getAnimations()) {
+        if ((a.playState === 'running' || a.pending) && a.effect?.getComputedTiming().endTime !== Infinity) return true;
+      }
+    }
+    return false;
   }
 
   /** Arms a watch on whatever is hit at (x, y) (the px form). */
