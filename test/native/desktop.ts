@@ -2,7 +2,7 @@
 // D-Bus and the AT-SPI bus, all started here and stopped by PID in order (apps and Chromium first, then
 // the buses, then the window manager and Xvfb). Plus the GTK test app, which reports its own state.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,12 +104,29 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
     return r.status === 0 ? r.stdout.trim() : null;
   }, 'the AT-SPI bus', 30_000);
   env.AT_SPI_BUS_ADDRESS = a11yAddress;
-  const wm = spawn('/usr/bin/openbox', ['--sm-disable'], { env: fullEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
-  started.push(wm);
-  let wmErr = '';
-  wm.stderr!.on('data', (d) => { wmErr += String(d); });
-  wm.on('exit', (code, signal) => { wmErr += ` [openbox exited: ${code ?? signal}]`; });
-  await until(() => spawnSync('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env: fullEnv(), encoding: 'utf8' }).stdout.includes('window id'), `openbox (${wmErr.trim()})`, 30_000);
+  // openbox has twice (of hundreds of starts) come up without ever claiming the display, under load: it is
+  // given 15 s, then replaced once, and a second failure says what it was doing.
+  const wmReady = () => spawnSync('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env: fullEnv(), encoding: 'utf8' });
+  let wm: ChildProcess;
+  for (let attempt = 1; ; attempt++) {
+    wm = spawn('/usr/bin/openbox', ['--sm-disable'], { env: fullEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    started.push(wm);
+    let wmErr = '';
+    wm.stderr!.on('data', (d) => { wmErr += String(d); });
+    wm.on('exit', (code, signal) => { wmErr += ` [openbox exited: ${code ?? signal}]`; });
+    try {
+      await until(() => wmReady().stdout.includes('window id'), 'openbox', 15_000);
+      break;
+    } catch (e) {
+      const probe = wmReady();
+      let state = '';
+      try { state = readFileSync(`/proc/${wm!.pid}/wchan`, 'utf8'); } catch { state = 'gone'; }
+      const detail = `${(e as Error).message} (attempt ${attempt}; openbox stderr: ${wmErr.trim() || 'none'}; openbox waits in: ${state}; xprop: ${(probe.stdout + probe.stderr).trim().slice(0, 200)})`;
+      await stop(wm.pid);
+      if (attempt >= 2) throw new Error(detail);
+      process.stderr.write(`desktop: ${detail}; starting openbox again\n`);
+    }
+  }
 
   return {
     display, env,
