@@ -10,18 +10,10 @@
 // - Strings that need it are 'single-quoted' with JSON escapes: a double quote would be escaped again when
 //   the outline itself is JSON-encoded, so each one would cost two bytes more.
 // - The label is the rest of the line, so it needs no quotes unless it could be read as something else.
+import type { SnapshotElement } from '../routing/driver.js';
 
-export interface OutlineElement {
-  element_index: number;
-  role: string;
-  label: string;
-  value?: string;
-  enabled: boolean;
-  focused: boolean;
-  in_web_content: boolean;
-  frame: { x: number; y: number; w: number; h: number };
-  parent_index: number | null;
-}
+/** An element as the full form lists it, without its token (token_prefix + index gives that). */
+export type OutlineElement = Omit<SnapshotElement, 'ref'>;
 
 /** What in_web_content is unless a line says otherwise: tabs are all web content, native windows mostly not. */
 export function webNormOf(targetKind: unknown): boolean {

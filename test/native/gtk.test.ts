@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
 import { XConnection } from '../../server/native/xproto.js';
+import { decodeOutline, webNormOf } from '../../server/tools/outline.js';
 
 const missing = missingTools();
 let d: Desktop;
@@ -255,5 +256,29 @@ describe('native route: a window without focus', { skip: missing ?? false }, () 
     assert.equal(typed.structured.refusal.code, 'target_not_found', typed.text);
     const snapGone = await v.call('get_window_state', { target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() } });
     assert.equal(snapGone.structured.refusal.code, 'target_not_found', snapGone.text);
+  });
+});
+
+describe('native route: get_window_state format "compact"', { skip: missing ?? false }, () => {
+  test('decodes to the full form\'s elements (roles with spaces, parents, in_web_content false by default), and token_prefix + index clicks through AT-SPI', async () => {
+    await v.client.listTools(); // so the SDK client validates structuredContent against the outputSchema
+    const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
+    const full = await v.call('get_window_state', { target, include_screenshot: false });
+    assert.equal(full.isError, false, full.text);
+    const compact = await v.call('get_window_state', { target, include_screenshot: false, format: 'compact' });
+    assert.equal(compact.isError, false, compact.text);
+    const st = compact.structured;
+    assert.equal(webNormOf(st.target.kind), false);
+    const elements = decodeOutline(st.outline, st.roles, false);
+    assert.deepEqual(elements, full.structured.elements.map(({ element_token: _t, ...e }: any) => e));
+    assert.ok(Object.values(st.roles).includes('push button'), JSON.stringify(st.roles));
+    assert.ok(elements.some((e) => e.parent_index !== null));
+
+    const was = app.state().checked;
+    const subscribe = elements.find((e) => e.label === 'Subscribe')!;
+    const r = await v.call('click', { element_token: st.token_prefix + subscribe.element_index });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.route, 'accessibility');
+    await app.waitFor((s) => s.checked === !was, 'the toggled check box');
   });
 });
