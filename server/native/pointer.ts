@@ -1,6 +1,6 @@
 // click / double / right, scroll and drag on native targets. An element's own AT-SPI action comes first
 // (verified by reading its state back); pixel events through XTest otherwise, reported unverifiable unless
-// a read-back proves them.
+// a read-back proves them (a toggled check box, a moved scroll bar, a dragged slider or text selection).
 import type { ActionResult, ClickOptions, DragOptions, Evidence, ResolvedTarget, ScrollOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
@@ -141,6 +141,22 @@ export async function scrollNative(host: NativeHost, target: ResolvedTarget, opt
   });
 }
 
+/**
+ * What a drag can change on the element it grabs, as AT-SPI reports it: a value (a slider, a scroll bar)
+ * or a text selection. Null when the element offers neither.
+ */
+async function dragState(atspi: Atspi, el: NativeRef | null): Promise<string | null> {
+  if (!el) return null;
+  const parts: string[] = [];
+  if (el.interfaces.includes(IFACE.value)) parts.push(`value ${Number(await atspi.prop(el, IFACE.value, 'CurrentValue'))}`);
+  if (el.interfaces.includes(IFACE.text)) {
+    const [count] = await atspi.call(el, IFACE.text, 'GetNSelections');
+    const range = Number(count) > 0 ? await atspi.call(el, IFACE.text, 'GetSelection', 'i', [0]) : null;
+    parts.push(range ? `selection ${range[0]}-${range[1]}` : 'no selection');
+  }
+  return parts.length ? parts.join(', ') : null;
+}
+
 export async function dragNative(host: NativeHost, target: ResolvedTarget, options: DragOptions, mode: 'background' | 'foreground'): Promise<ActionResult> {
   const sw = new Stopwatch();
   const a = await aim(host, target);
@@ -149,12 +165,22 @@ export async function dragNative(host: NativeHost, target: ResolvedTarget, optio
     const from = { x: origin.x + options.from.x, y: origin.y + options.from.y };
     const to = { x: origin.x + options.to.x, y: origin.y + options.to.y };
     await checkUncovered(a, from);
+    const grabbed = a.win.frame && target.kind !== 'desktop' ? (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, from.x, from.y), null)).ref : null;
+    const before = await dragState(a.atspi, grabbed).catch(() => null);
     sw.lap('resolve');
     await dragPath(from, to, options.steps, options.durationMs, options.button);
     sw.lap('deliver');
+    await new Promise((r) => setTimeout(r, 50));
+    const after = await dragState(a.atspi, grabbed).catch(() => null);
     sw.lap('verify');
-    return nativeResult('unverifiable', 'pixel', sw, [{ kind: 'pixel_event', detail: `XTest drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps` }], mode,
-      { escalation: a.win.browserLike ? webEscalation(a.win, true, mode) : { target: 'verify', reason: 'a drag leaves nothing AT-SPI can prove; call get_window_state and check the screenshot' } });
+    const label = grabbed ? `${grabbed.name || 'element'} (${roleName(grabbed.role)})` : `window ${a.win.id}`;
+    const evidence: Evidence[] = [{ kind: 'pixel_event', detail: `XTest drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps over ${label}` }];
+    if (before !== null && after !== null) evidence.push({ kind: 'drag_state', expected: 'the grabbed element\'s value or selection changes', observed: `before: ${before}; after: ${after}` });
+    if (webLike(a.win, grabbed)) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag', escalation: webEscalation(a.win, true, mode) });
+    // The grabbed element's own value or selection moved: the drag acted on it. Anything else (a drop
+    // elsewhere, a window moved) leaves nothing AT-SPI can prove.
+    if (before !== null && after !== null && after !== before) return nativeResult('confirmed', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag' });
+    return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag', escalation: { target: 'verify', reason: before === null ? 'a drag leaves nothing AT-SPI can prove here; call get_window_state and check the screenshot' : 'the grabbed element\'s value and selection did not change; call get_window_state and check the screenshot for what else moved' } });
   });
 }
 

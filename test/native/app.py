@@ -107,6 +107,12 @@ box.pack_start(combo, False, False, 0)
 term = Term()
 box.pack_start(term, False, False, 0)
 
+volume = Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 100, 1)
+volume.set_draw_value(False)
+volume.set_value(10)
+volume.get_accessible().set_name('Volume')
+box.pack_start(volume, False, False, 0)
+
 if many:
     rows = Gtk.ScrolledWindow()
     rows.set_size_request(-1, 120)
@@ -129,6 +135,8 @@ def state():
         'clicks': clicks['n'],
         'combo': combo.get_active_text(),
         'term': term.text,
+        'volume': volume.get_value(),
+        'selection': list(entry.get_selection_bounds()),
         'focus': (win.get_focus().get_accessible().get_name() if win.get_focus() else None),
         'active': win.is_active(),
     }
@@ -155,6 +163,9 @@ entry.connect('changed', changed)
 view.get_buffer().connect('changed', changed)
 check.connect('toggled', changed)
 combo.connect('changed', changed)
+volume.connect('value-changed', changed)
+entry.connect('notify::selection-bound', changed)
+entry.connect('notify::cursor-position', changed)
 win.connect('set-focus', lambda *_: GLib.idle_add(changed))
 win.connect('notify::is-active', changed)
 win.connect('destroy', Gtk.main_quit)

@@ -19,7 +19,7 @@ export interface Desktop {
   close(): Promise<void>;
 }
 
-export interface AppState { entry: string; notes: string; checked: boolean; clicks: number; combo: string; term: string; focus: string | null; active: boolean }
+export interface AppState { entry: string; notes: string; checked: boolean; clicks: number; combo: string; term: string; volume: number; selection: number[]; focus: string | null; active: boolean }
 
 export interface GtkApp { pid: number; title: string; state(): AppState; waitFor(pred: (s: AppState) => boolean, what: string, ms?: number): Promise<AppState>; windowId(): number; kill(): Promise<void> }
 

@@ -171,6 +171,38 @@ describe('native route: clicks', { skip: missing ?? false }, () => {
   });
 });
 
+describe('native route: drag', { skip: missing ?? false }, () => {
+  test('dragging a slider is proven by its value; dragging across a field by its selection; elsewhere unverifiable', async () => {
+    let s = await snap();
+    const volume = s.find('Volume').frame;
+    const wasVolume = app.state().volume;
+    const y = volume.y + volume.h / 2;
+    const slid = await v.call('drag', { target: win(), from_x: volume.x + volume.w * 0.1, from_y: y, to_x: volume.x + volume.w * 0.8, to_y: y, delivery_mode: 'foreground' });
+    assert.equal(slid.structured.effect, 'confirmed', slid.text);
+    const moved = await app.waitFor((st) => st.volume > wasVolume, 'the slider to move');
+    assert.ok(slid.structured.evidence.some((e: any) => e.kind === 'drag_state' && e.observed.includes(`after: value ${moved.volume}`)), slid.text);
+
+    const set = await v.call('set_value', { element_token: s.token('Name'), value: 'select me please' });
+    assert.equal(set.structured.effect, 'confirmed', set.text);
+    s = await snap();
+    const name = s.find('Name').frame;
+    // GTK takes the first press into an unfocused entry as focusing it, not as a selection: click it first.
+    await v.call('click', { target: win(), x: name.x + name.w - 10, y: name.y + name.h / 2, delivery_mode: 'foreground' });
+    await app.waitFor((x) => x.focus === 'Name', 'the entry to take focus');
+    const selected = await v.call('drag', { target: win(), from_x: name.x + 20, from_y: name.y + name.h / 2, to_x: name.x + 120, to_y: name.y + name.h / 2, delivery_mode: 'foreground' });
+    assert.equal(selected.structured.effect, 'confirmed', selected.text);
+    const st = await app.waitFor((x) => x.selection.length === 2 && x.selection[1] > x.selection[0], 'a selection in the entry');
+    assert.ok(selected.structured.evidence.some((e: any) => e.kind === 'drag_state' && e.observed.includes(`after: selection ${st.selection[0]}-${st.selection[1]}`)), selected.text);
+
+    const button = s.find('Press me').frame;
+    const clicksBefore = app.state().clicks;
+    const nothing = await v.call('drag', { target: win(), from_x: button.x + 5, from_y: button.y + button.h / 2, to_x: button.x + 5, to_y: button.y + button.h / 2 + 2, delivery_mode: 'foreground' });
+    assert.equal(nothing.structured.effect, 'unverifiable', nothing.text);
+    assert.equal(nothing.structured.escalation?.target, 'verify', nothing.text);
+    await app.waitFor((x) => x.clicks >= clicksBefore, 'the app to settle');
+  });
+});
+
 describe('native route: keystrokes and the synthesis budget', { skip: missing ?? false }, () => {
   test('no EditableText: XTest keystrokes, read back through Text and confirmed (px form focuses the field)', async () => {
     const s = await snap();
