@@ -113,6 +113,15 @@ volume.set_value(10)
 volume.get_accessible().set_name('Volume')
 box.pack_start(volume, False, False, 0)
 
+# A block of one known colour: screenshots must show it where its frame says, in the right channels.
+swatch = Gtk.Label(label='Swatch')
+swatch.set_name('swatch')
+swatch.get_accessible().set_name('Swatch')
+css = Gtk.CssProvider()
+css.load_from_data(b'#swatch { background-color: #e01b24; color: #e01b24; padding: 6px; }')
+Gtk.StyleContext.add_provider_for_screen(Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
+box.pack_start(swatch, False, False, 0)
+
 if many:
     rows = Gtk.ScrolledWindow()
     rows.set_size_request(-1, 120)

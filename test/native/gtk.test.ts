@@ -6,6 +6,7 @@ import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
 import { XConnection } from '../../server/native/xproto.js';
 import { decodeOutline, webNormOf } from '../../server/tools/outline.js';
+import { PNG } from 'pngjs';
 
 const missing = missingTools();
 let d: Desktop;
@@ -86,6 +87,14 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
       assert.equal(e.in_web_content, false);
       assert.ok(e.frame.x >= 0 && e.frame.y >= 0 && e.frame.x + e.frame.w <= s.screenshot_width && e.frame.y + e.frame.h <= s.screenshot_height, `${e.label} ${JSON.stringify(e.frame)} inside ${s.screenshot_width}x${s.screenshot_height}`);
     }
+    // The screenshot shows the red swatch where its frame says (channels in order, frames in its pixels).
+    const raw = await v.client.callTool({ name: 'get_window_state', arguments: { target: win() } }) as { content: Array<{ type: string; data?: string }>; structuredContent: any };
+    const png = PNG.sync.read(Buffer.from(raw.content.find((c) => c.type === 'image')!.data!, 'base64'));
+    assert.deepEqual([png.width, png.height], [raw.structuredContent.screenshot_width, raw.structuredContent.screenshot_height]);
+    const swatch = raw.structuredContent.elements.find((e: any) => e.label === 'Swatch').frame;
+    const at = 4 * (Math.round(swatch.y + swatch.h / 2) * png.width + Math.round(swatch.x + swatch.w / 2));
+    const [red, green, blue] = [png.data[at], png.data[at + 1], png.data[at + 2]];
+    assert.ok(red > 180 && green < 90 && blue < 90, `the swatch's centre is rgb(${red}, ${green}, ${blue}), not #e01b24`);
     // The flat legacy form names the same window.
     const flat = await v.call('get_window_state', { pid: app.pid, window_id: app.windowId(), include_screenshot: false, query: 'subscribe' });
     assert.equal(flat.isError, false, flat.text);
