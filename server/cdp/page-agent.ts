@@ -59,6 +59,12 @@ export function installPageAgent(): void {
     return (el as HTMLElement).onclick != null;
   }
 
+  /** A pointer-cursor element worth listing: not the page itself, not a label standing for its control. */
+  function pointerTarget(el: Element): boolean {
+    if (el.localName === 'html' || el.localName === 'body') return false;
+    return !(el.localName === 'label' && (el as HTMLLabelElement).control);
+  }
+
   function textOf(node: Element | null, max = 80): string {
     if (!node) return '';
     const t = ((node as HTMLElement).innerText ?? node.textContent ?? '').replace(/\s+/g, ' ').trim();
@@ -162,10 +168,13 @@ export function installPageAgent(): void {
     const rows: unknown[][] = [];
     const active = deepActiveElement();
     const indexOf = new Map<Element, number>();
-    const visit = (root: Document | ShadowRoot | Element, parentIndex: number) => {
+    const visit = (root: Document | ShadowRoot | Element, parentIndex: number, parentPointer: boolean) => {
       for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
         let myIndex = parentIndex;
-        if (isInteractive(child)) {
+        // Frameworks attach click handlers where the DOM cannot see them (React delegates to the root):
+        // the outermost element showing a pointer cursor is listed as clickable too.
+        const pointer = getComputedStyle(child).cursor === 'pointer';
+        if (isInteractive(child) || (pointer && !parentPointer && pointerTarget(child))) {
           const rect = child.getBoundingClientRect();
           const visible = rect.width > 0 && rect.height > 0 &&
             (child as HTMLElement).checkVisibility?.({ visibilityProperty: true } as any) !== false;
@@ -179,11 +188,11 @@ export function installPageAgent(): void {
           }
         }
         const shadow = shadowOf(child);
-        if (shadow) visit(shadow, myIndex);
-        if (child.localName !== 'iframe') visit(child, myIndex);
+        if (shadow) visit(shadow, myIndex, pointer);
+        if (child.localName !== 'iframe') visit(child, myIndex, pointer);
       }
     };
-    visit(document, -1);
+    visit(document, -1, false);
     latest = { id: snapshotId, elements };
     return { rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
   }

@@ -38,6 +38,17 @@ describe('click', () => {
     assert.equal(m.overlayClicks, 0);
   });
 
+  test('an element clickable only through a delegated listener (a pointer cursor) is listed once and clicked', async () => {
+    const page = await s.open('clicks.html');
+    const snap = await s.snapshot(s.v);
+    const cards = snap.elements.filter((e) => /Add/.test(e.label));
+    assert.equal(cards.length, 1, JSON.stringify(cards));
+    assert.match(cards[0].label, /Add to cart/);
+    const r = await s.v.call('click', { element_token: cards[0].element_token });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal((await s.model(page)).card, 1);
+  });
+
   test('a button moved by a CSS transition after the snapshot is re-resolved and clicked', async () => {
     const page = await s.open('clicks.html');
     const snap = await s.snapshot(s.v);
