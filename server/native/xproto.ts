@@ -47,7 +47,9 @@ export class XConnection {
     const [, host, number, screenText] = m;
     const local = !host || host === 'unix';
     const socket = local ? connect(`/tmp/.X11-unix/X${number}`) : connect(6000 + Number(number), host);
-    const setup = await handshake(socket, cookieFor(local ? hostname() : host, number));
+    // Like Xlib, a display on this machine reached over TCP (ssh's localhost:10) uses the local host's cookie.
+    const here = local || host === 'localhost' || host === '127.0.0.1' || host === hostname();
+    const setup = await handshake(socket, cookieFor(here ? hostname() : host, number));
     return new XConnection(socket, parseSetup(setup, Number(screenText ?? 0)));
   }
 

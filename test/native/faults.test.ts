@@ -6,7 +6,7 @@ import { startVerity, type Verity } from '../helpers/mcp.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { missingTools, startApp, startDesktop, until, type Desktop } from './desktop.js';
 
@@ -79,10 +79,12 @@ describe('native route faults', { skip: missing ?? false }, () => {
   test('an X server that wants a cookie: read from XAUTHORITY; without it, refused saying the server refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'verity-xauth-'));
     const auth = join(dir, 'Xauthority');
-    // One FamilyWild MIT-MAGIC-COOKIE-1 entry (the Xauthority format: big-endian lengths before each field).
+    // One MIT-MAGIC-COOKIE-1 entry for this host (FamilyLocal; the Xauthority format puts big-endian lengths
+    // before each field), as a desktop session's file has it.
     const field = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 255]), b]);
-    writeFileSync(auth, Buffer.concat([Buffer.from([0xff, 0xff]), field(Buffer.alloc(0)), field(Buffer.alloc(0)), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
-    const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-auth', auth, '-screen', '0', '640x480x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    writeFileSync(auth, Buffer.concat([Buffer.from([1, 0]), field(Buffer.from(hostname())), field(Buffer.alloc(0)), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
+    // Listening on TCP too: a display reached as localhost:N (ssh's forwarding) takes the local cookie.
+    const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-auth', auth, '-screen', '0', '640x480x24', '-listen', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
     try {
       let fdOut = '';
       xvfb.stdio[3]!.on('data', (b) => { fdOut += String(b); });
@@ -90,9 +92,11 @@ describe('native route faults', { skip: missing ?? false }, () => {
       const refusedByServer = spawnSync('xdotool', ['getdisplaygeometry'], { env: { ...process.env, DISPLAY: display, XAUTHORITY: join(dir, 'none') }, encoding: 'utf8' });
       assert.notEqual(refusedByServer.status, 0, 'the server really wants the cookie');
       const bus = d.env.DBUS_SESSION_BUS_ADDRESS;
-      const withCookie = await verity({ DISPLAY: display, XAUTHORITY: auth, DBUS_SESSION_BUS_ADDRESS: bus });
-      const listed = await withCookie.call('list_windows');
-      assert.equal(listed.structured.native, undefined, listed.text);
+      for (const via of [display, `localhost${display}`]) {
+        const withCookie = await verity({ DISPLAY: via, XAUTHORITY: auth, DBUS_SESSION_BUS_ADDRESS: bus });
+        const listed = await withCookie.call('list_windows');
+        assert.equal(listed.structured.native, undefined, `DISPLAY=${via}: ${listed.text}`);
+      }
       const without = await verity({ DISPLAY: display, XAUTHORITY: join(dir, 'none'), DBUS_SESSION_BUS_ADDRESS: bus });
       const refused = await without.call('list_windows');
       assert.match(String(refused.structured.native), new RegExp(`DISPLAY=${display} does not answer \\(the X server refused the connection`), refused.text);
