@@ -185,6 +185,9 @@ describe('the embedded browser', () => {
     if (next.isError) {
       assert.ok(['unavailable', 'target_not_found', 'stale_element_token'].includes(refusalOf(next).code), next.text);
       assert.ok(next.structured.refusal.message.length > 10, next.text);
+      // The call that saw the browser die was refused; the next use launches a new one.
+      const relaunched = await v.call('get_window_state', { include_screenshot: false });
+      assert.equal(relaunched.isError, false, relaunched.text);
     } else {
       assert.ok(Array.isArray(next.structured.elements), next.text);
     }
