@@ -382,32 +382,11 @@ export function installPageAgent(): void {
     return { target: describe(watch.target), events: watch.events.slice() };
   }
 
-  // ---------- page text ----------
-
-  function pageText(max: number) {
-    const text = (document.body?.innerText ?? '').slice(0, max);
-    return { text, truncated: (document.body?.innerText.length ?? 0) > max, title: document.title, url: location.href };
-  }
-
-  function queryDom(selector: string, attributes: string[], limit: number) {
-    let found: Element[];
-    try { found = Array.from(document.querySelectorAll(selector)); } catch (e) { return { error: (e as Error).message }; }
-    const matches = found.slice(0, limit).map((el) => ({
-      tag: el.localName, text: textOf(el, 200),
-      attributes: Object.fromEntries(attributes.map((a) => [a, el.getAttribute(a)])),
-    }));
-    return { count: found.length, matches };
-  }
-
-  function pageHas(text: string | null, selector: string | null): boolean {
-    if (selector) { try { return !!document.querySelector(selector); } catch { return false; } }
-    return !!text && (document.body?.innerText ?? '').includes(text);
-  }
-
   g.__verity = {
-    queryDom, pageHas, snapshot, closedRootCandidates, registerClosedRoot, pointFor, watchEvents, watched,
-    watchPoint, hasFocus, focusElement, pageText, element, describe, indexInLatest,
-    // Shared with the other installers (page-agent-fields.ts, page-agent-motion.ts), not called over CDP.
-    internal: { element, describe, isEnabled, deepActiveElement, nextFrame, watchEvents, hitAt, valueOf, isWithin, currentWatch: () => watch, TEXT_INPUT_TYPES },
+    snapshot, closedRootCandidates, registerClosedRoot, pointFor, watchEvents, watched,
+    watchPoint, hasFocus, focusElement, element, describe, indexInLatest,
+    // Shared with the other installers (page-agent-fields.ts, page-agent-motion.ts, page-agent-text.ts),
+    // not called over CDP.
+    internal: { element, describe, isEnabled, deepActiveElement, nextFrame, watchEvents, hitAt, valueOf, isWithin, textOf, currentWatch: () => watch, TEXT_INPUT_TYPES },
   };
 }

@@ -6,8 +6,9 @@ import { Refusal, bounded } from '../routing/refusal.js';
 import { installPageAgent } from './page-agent.js';
 import { installFieldAgent } from './page-agent-fields.js';
 import { installMotionAgent } from './page-agent-motion.js';
+import { installTextAgent } from './page-agent-text.js';
 
-const AGENT_SOURCE = [installPageAgent, installFieldAgent, installMotionAgent].map((install) => `(${install.toString()})();`).join('\n');
+const AGENT_SOURCE = [installPageAgent, installFieldAgent, installMotionAgent, installTextAgent].map((install) => `(${install.toString()})();`).join('\n');
 const WORLD = 'verity';
 /** Bound on any single question asked of a page (a frozen page or an open dialog must not hang a call). */
 export const PAGE_CALL_TIMEOUT_MS = 10_000;

@@ -1,0 +1,31 @@
+// The page agent's reads for the page tool: the page's text, a CSS query, and whether a text or selector
+// is there yet (wait_for). Serialized like page-agent.ts (self-contained; shared helpers come from the
+// core agent's `internal`).
+
+export function installTextAgent(): void {
+  const v = (globalThis as any).__verity;
+  if (!v || v.pageText) return;
+  const { textOf } = v.internal as { textOf(node: Element | null, max?: number): string };
+
+  function pageText(max: number) {
+    const text = (document.body?.innerText ?? '').slice(0, max);
+    return { text, truncated: (document.body?.innerText.length ?? 0) > max, title: document.title, url: location.href };
+  }
+
+  function queryDom(selector: string, attributes: string[], limit: number) {
+    let found: Element[];
+    try { found = Array.from(document.querySelectorAll(selector)); } catch (e) { return { error: (e as Error).message }; }
+    const matches = found.slice(0, limit).map((el) => ({
+      tag: el.localName, text: textOf(el, 200),
+      attributes: Object.fromEntries(attributes.map((a) => [a, el.getAttribute(a)])),
+    }));
+    return { count: found.length, matches };
+  }
+
+  function pageHas(text: string | null, selector: string | null): boolean {
+    if (selector) { try { return !!document.querySelector(selector); } catch { return false; } }
+    return !!text && (document.body?.innerText ?? '').includes(text);
+  }
+
+  Object.assign(v, { pageText, queryDom, pageHas });
+}
