@@ -11,7 +11,7 @@ export function installFieldAgent(): void {
     valueOf(el: Element): string | undefined; currentWatch(): { target: Element; events: unknown[] } | null; TEXT_INPUT_TYPES: Set<string>;
   };
   const EDITOR_SELECTION_SYNC_MS = 120;
-  const EDITOR_SETTLE_MS = 250;
+  const EDITOR_SETTLE_MS = 400;
 
   // ---------- text fields ----------
 
@@ -67,6 +67,29 @@ export function installFieldAgent(): void {
     return { kind: 'editor', text: host.textContent ?? '', start, end, maxLength: -1, focused, describe: describe(host), lines };
   }
 
+  function caretAtEnd(host: HTMLElement): boolean {
+    const { start, end } = editorOffsets(host);
+    return start === end && end === (host.textContent ?? '').length;
+  }
+
+  /**
+   * Moves the caret to the editor's end and gives the editor time to read it into its model. Its
+   * throttle (Slate: 100 ms) starts when selectionchange is dispatched, which a busy page can delay:
+   * wait for the event (bounded), then for the throttle, then a frame for a render it causes.
+   */
+  async function caretToEnd(editable: Element): Promise<void> {
+    const sel = selectionIn(editable);
+    const changed = new Promise<void>((resolve) => {
+      const done = () => { clearTimeout(timer); document.removeEventListener('selectionchange', done); resolve(); };
+      const timer = setTimeout(done, EDITOR_SELECTION_SYNC_MS);
+      document.addEventListener('selectionchange', done);
+    });
+    if (sel) { sel.selectAllChildren(editable); sel.collapseToEnd(); }
+    await changed;
+    await new Promise((r) => setTimeout(r, EDITOR_SELECTION_SYNC_MS));
+    await nextFrame();
+  }
+
   /**
    * Resolves the field to type into: the token's element (focused first, caret at the end unless it was
    * already focused) or the focused element. Reports why a field cannot take text instead of guessing.
@@ -88,11 +111,11 @@ export function installFieldAgent(): void {
         // Editors restore their own selection when focused (CodeMirror, Lexical): let them, then move
         // the caret to the end and give them time to read it back into their model (Slate throttles
         // its selectionchange handler to 100 ms; typing before that lands at its stale selection).
+        // An editor that re-renders on focus (Slate) can also put its model's selection back into the
+        // DOM afterwards: place the caret again until it stays at the end, bounded.
         await nextFrame();
-        const sel = selectionIn(editable);
-        if (sel) { sel.selectAllChildren(editable); sel.collapseToEnd(); }
-        await new Promise((r) => setTimeout(r, EDITOR_SELECTION_SYNC_MS));
-        await nextFrame();
+        for (let attempt = 0; attempt < 3 && !caretAtEnd(editable as HTMLElement); attempt++) await caretToEnd(editable);
+        if (!caretAtEnd(editable as HTMLElement)) return { refusal: 'caret_not_placed', detail: describe(editable) };
       }
     }
     const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
@@ -114,10 +137,11 @@ export function installFieldAgent(): void {
     let settled = readField(target);
     if (settled.kind === 'editor') {
       // Rich editors reconcile their DOM with their own model asynchronously (a render after the
-      // input): wait until the text has held still for two frames, bounded.
+      // input, which a busy page can push past a few frames): wait until the text has held still for
+      // two frames and then through an idle period, bounded.
       const deadline = performance.now() + EDITOR_SETTLE_MS;
-      for (let still = 0; still < 2 && performance.now() < deadline;) {
-        await nextFrame();
+      for (let still = 0; still < 3 && performance.now() < deadline;) {
+        await (still === 2 ? idle(deadline - performance.now()) : nextFrame());
         const next = readField(target);
         still = next.text === settled.text ? still + 1 : 0;
         settled = next;
@@ -125,6 +149,14 @@ export function installFieldAgent(): void {
     }
     const events = currentWatch()?.events.slice() ?? [];
     return { first, settled, events };
+  }
+
+  /** Resolves once the page's pending tasks (a framework's scheduled render) have run, or after `ms`. */
+  function idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: Math.max(1, ms) });
+      else setTimeout(resolve, 0);
+    });
   }
 
   async function settledValue(snapshotId: string, index: number) {
