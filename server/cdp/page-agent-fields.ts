@@ -105,8 +105,18 @@ export function installFieldAgent(): void {
     if (!wasFocused) {
       (editable as HTMLElement).focus({ preventScroll: false });
       if (editable.localName === 'input' || editable.localName === 'textarea') {
+        // A page may select the whole value a moment after focus (select-on-focus): typing then would
+        // replace it. Put the caret back at the end until it stays there, bounded.
         const f = editable as HTMLInputElement;
-        try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
+        const atEnd = () => { try { return f.selectionStart === f.value.length && f.selectionEnd === f.value.length; } catch { return true; } };
+        for (let attempt = 0; attempt < 3; attempt++) {
+          try { f.setSelectionRange(f.value.length, f.value.length); } catch { break; /* type without selection */ }
+          // A timer the focus handlers set (the usual deferred select()) runs before this one. Not a frame:
+          // that would add one to every call into a field that was not focused.
+          await new Promise((r) => setTimeout(r, 0));
+          if (atEnd()) break;
+        }
+        if (!atEnd()) return { refusal: 'caret_not_placed', detail: describe(editable) };
       } else {
         // Editors restore their own selection when focused (CodeMirror, Lexical): let them, then move
         // the caret to the end and give them time to read it back into their model (Slate throttles

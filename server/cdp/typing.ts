@@ -168,7 +168,7 @@ function fieldRefusal(code: string, detail: string): Refusal {
     case 'element_readonly': return new Refusal('element_readonly', `${detail} is read-only; nothing was typed`);
     case 'not_editable': return new Refusal('not_editable', `${detail} does not take text; pass the element_token of a text field or editor`);
     case 'focus_failed': return new Refusal('focus_failed', `${detail} would not take focus, so nothing was typed`);
-    case 'caret_not_placed': return new Refusal('focus_failed', `${detail} kept moving its caret away from the end after it was focused, so nothing was typed; click where the text should go, then type_text without an element_token`, { retryable: true });
+    case 'caret_not_placed': return new Refusal('focus_failed', `${detail} kept moving its caret or selection away from the end after it was focused (typing would have landed elsewhere or replaced a selection), so nothing was typed; click where the text should go, then type_text without an element_token`, { retryable: true });
     default: return new Refusal('target_not_found', `${code}: ${detail}`);
   }
 }
