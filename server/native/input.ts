@@ -33,9 +33,11 @@ export function keyFor(name: string): number {
   throw new Refusal('invalid_arguments', `key: "${name}" is not a key this route can press (Enter, Tab, Escape, arrows, Backspace, Delete, Home, End, PageUp, PageDown, F1-F24, a-z, 0-9)`);
 }
 
-/** Characters keystrokes can type: newline, tab, and anything printable (control characters are not). */
-export const TYPABLE = /^[^\p{Cc}\p{Cs}]*$/u;
-const typable = (c: string) => c === '\n' || c === '\t' || TYPABLE.test(c);
+/** The characters of `text` no keystroke can type, as U+XXXX: control characters other than newline and tab. */
+export function untypable(text: string): string[] {
+  const odd = new Set(Array.from(text).filter((c) => c !== '\n' && c !== '\t' && /[\p{Cc}\p{Cs}]/u.test(c)));
+  return [...odd].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+}
 
 /** The keysym of one character: Latin-1 as is, the rest as Unicode keysyms (0x01000000 + code point). */
 function charKeysym(c: string): number {
@@ -166,12 +168,10 @@ export async function pressKeys(names: string[]): Promise<void> {
 }
 
 /**
- * Types text key by key, `delayMs` apart. A character that needs Shift gets it; one the keyboard map
- * lacks gets a borrowed keycode (see withKeys).
+ * Types text key by key, `delayMs` apart (callers refuse `untypable` text first). A character that needs
+ * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys).
  */
 export async function typeKeys(text: string, delayMs: number): Promise<void> {
-  const odd = Array.from(text).find((c) => !typable(c));
-  if (odd !== undefined) throw new Refusal('text_not_deliverable', `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is a control character and has no keystroke; nothing was typed`);
   const synth = await Synth.open(true);
   const keysyms = Array.from(text, charKeysym);
   const shift = synth.keycodeOf(XK.Shift)?.keycode;

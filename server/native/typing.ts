@@ -7,7 +7,7 @@ import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi } from './atspi.js';
 import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
-import { TYPABLE, clickAt, moveTo, typeKeys } from './input.js';
+import { clickAt, moveTo, typeKeys, untypable } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { activeWindow } from './x11.js';
@@ -111,8 +111,8 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const { atspi } = a;
   const mode = options.deliveryMode;
   const chars = cp(text).length;
-  if (!TYPABLE.test(text.replace(/[\n\t]/g, ''))) {
-    const odd = [...new Set(cp(text).filter((c) => !TYPABLE.test(c) && c !== '\n' && c !== '\t'))].slice(0, 10).map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+  const odd = untypable(text).slice(0, 10).join(' ');
+  if (odd) {
     throw new Refusal('text_not_deliverable', `"${el.name || 'this element'}" has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`, { characters: odd });
   }
   const limit = maxChunkChars(options.delayMs);

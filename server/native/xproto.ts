@@ -30,10 +30,9 @@ export class XConnection {
   private buffer: Buffer = Buffer.alloc(0);
   private readonly atoms = new Map<string, Promise<number>>();
   closed = false;
-  readonly root: number;
+  private readonly extensions = new Map<string, Promise<number | null>>();
 
   private constructor(private readonly socket: Socket, readonly setup: XSetup) {
-    this.root = setup.root;
     socket.unref(); // an idle X connection must not keep the process alive; a pending request's timer does
     socket.on('data', (chunk) => this.receive(chunk));
     socket.on('close', () => this.fail(new Error('the X server closed the connection')));
@@ -53,23 +52,15 @@ export class XConnection {
     return new XConnection(socket, parseSetup(setup, Number(screenText ?? 0)));
   }
 
+  get root(): number { return this.setup.root; }
+
   close(): void {
     this.socket.destroy();
     this.fail(new Error('the X connection was closed'));
   }
 
-  async atom(name: string): Promise<number> {
-    let atom = this.atoms.get(name);
-    if (!atom) {
-      const bytes = Buffer.from(name, 'latin1');
-      const body = Buffer.alloc(4 + bytes.length + pad4(bytes.length));
-      body.writeUInt16LE(bytes.length, 0);
-      bytes.copy(body, 4);
-      atom = this.request(16, 0, body, `InternAtom ${name}`).then((r) => r.readUInt32LE(8));
-      atom.catch(() => this.atoms.delete(name));
-      this.atoms.set(name, atom);
-    }
-    return atom;
+  atom(name: string): Promise<number> {
+    return this.once(this.atoms, name, () => this.request(16, 0, nameBody(name), `InternAtom ${name}`).then((r) => r.readUInt32LE(8)));
   }
 
   /** A property's raw value (type 0 = any type); null when the window does not have it. */
@@ -117,13 +108,19 @@ export class XConnection {
   }
 
   /** An extension's major opcode, or null when the server does not have it. */
-  async extension(name: string): Promise<number | null> {
-    const bytes = Buffer.from(name, 'latin1');
-    const body = Buffer.alloc(4 + bytes.length + pad4(bytes.length));
-    body.writeUInt16LE(bytes.length, 0);
-    bytes.copy(body, 4);
-    const r = await this.request(98, 0, body, `QueryExtension ${name}`);
-    return r[8] ? r[9] : null;
+  extension(name: string): Promise<number | null> {
+    return this.once(this.extensions, name, () => this.request(98, 0, nameBody(name), `QueryExtension ${name}`).then((r) => (r[8] ? r[9] : null)));
+  }
+
+  /** Asked once per key for the connection's life (atoms, extension opcodes); a failed answer is asked again. */
+  private once<T>(cache: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
+    let answer = cache.get(key);
+    if (!answer) {
+      answer = ask();
+      answer.catch(() => cache.delete(key));
+      cache.set(key, answer);
+    }
+    return answer;
   }
 
   /** Keysyms of every keycode from min to max keycode, `perKeycode` per keycode. */
@@ -216,6 +213,15 @@ export class XConnection {
 }
 
 const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n, 0); return b; };
+
+/** A request body that is a name: its length, two unused bytes, the name padded to four. */
+function nameBody(name: string): Buffer {
+  const bytes = Buffer.from(name, 'latin1');
+  const body = Buffer.alloc(4 + bytes.length + pad4(bytes.length));
+  body.writeUInt16LE(bytes.length, 0);
+  bytes.copy(body, 4);
+  return body;
+}
 
 /** The MIT-MAGIC-COOKIE-1 for this display from the Xauthority file, if it has one. */
 function cookieFor(host: string, display: string): Buffer | null {
