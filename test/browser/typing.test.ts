@@ -55,7 +55,7 @@ describe('plain fields', () => {
   test('a field that selects its value a moment after focus keeps it: the text goes after it', async () => {
     const page = await s.open('plain.html');
     const snap = await s.snapshot(s.v);
-    const r = await s.v.call('type_text', { element_token: snap.token('Selects all'), text: ' and more' });
+    const r = await s.v.call('type_text', { element_token: snap.token('Highlights its value'), text: ' and more' });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal((await s.model(page)).selall, 'keep me and more');
   });
