@@ -1,6 +1,7 @@
 // type_text and set_value on native targets. AT-SPI EditableText insertion at the caret, read back through
-// Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted; characters the keymap lacks on borrowed keycodes) read back
-// through Text where the element has it. Web content is delivered but never confirmed here.
+// Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted; characters the keymap
+// lacks on borrowed keycodes), read back through Text where the element has it. Web content is delivered
+// but never confirmed here.
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
