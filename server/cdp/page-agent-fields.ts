@@ -90,6 +90,12 @@ export function installFieldAgent(): void {
     await nextFrame();
   }
 
+  /** Places the caret again (at most three times) until it stays at the end; false if the page keeps moving it. */
+  async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>): Promise<boolean> {
+    for (let attempt = 0; attempt < 3 && !atEnd(); attempt++) await place();
+    return atEnd();
+  }
+
   /**
    * Resolves the field to type into: the token's element (focused first, caret at the end unless it was
    * already focused) or the focused element. Reports why a field cannot take text instead of guessing.
@@ -104,29 +110,28 @@ export function installFieldAgent(): void {
     const wasFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
     if (!wasFocused) {
       (editable as HTMLElement).focus({ preventScroll: false });
+      let placed: boolean;
       if (editable.localName === 'input' || editable.localName === 'textarea') {
         // A page may select the whole value a moment after focus (select-on-focus): typing then would
-        // replace it. Put the caret back at the end until it stays there, bounded.
+        // replace it. Place the caret once in any case, then until it stays at the end.
         const f = editable as HTMLInputElement;
-        const atEnd = () => { try { return f.selectionStart === f.value.length && f.selectionEnd === f.value.length; } catch { return true; } };
-        for (let attempt = 0; attempt < 3; attempt++) {
-          try { f.setSelectionRange(f.value.length, f.value.length); } catch { break; /* type without selection */ }
-          // A timer the focus handlers set (the usual deferred select()) runs before this one. Not a frame:
-          // that would add one to every call into a field that was not focused.
+        const place = async () => {
+          try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
+          // A timer the focus handlers set (the usual deferred select()) runs before this one. Not a
+          // frame: that would add one to every call into a field that was not focused.
           await new Promise((r) => setTimeout(r, 0));
-          if (atEnd()) break;
-        }
-        if (!atEnd()) return { refusal: 'caret_not_placed', detail: describe(editable) };
+        };
+        await place();
+        placed = await keepCaretAtEnd(() => { try { return f.selectionStart === f.value.length && f.selectionEnd === f.value.length; } catch { return true; } }, place);
       } else {
         // Editors restore their own selection when focused (CodeMirror, Lexical): let them, then move
         // the caret to the end and give them time to read it back into their model (Slate throttles
         // its selectionchange handler to 100 ms; typing before that lands at its stale selection).
-        // An editor that re-renders on focus (Slate) can also put its model's selection back into the
-        // DOM afterwards: place the caret again until it stays at the end, bounded.
+        // An editor that re-renders on focus (Slate) can also put its model's selection back afterwards.
         await nextFrame();
-        for (let attempt = 0; attempt < 3 && !caretAtEnd(editable as HTMLElement); attempt++) await caretToEnd(editable);
-        if (!caretAtEnd(editable as HTMLElement)) return { refusal: 'caret_not_placed', detail: describe(editable) };
+        placed = await keepCaretAtEnd(() => caretAtEnd(editable as HTMLElement), () => caretToEnd(editable));
       }
+      if (!placed) return { refusal: 'caret_not_placed', detail: describe(editable) };
     }
     const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
     if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };

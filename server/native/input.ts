@@ -77,15 +77,21 @@ class Synth {
     return this.x.sync();
   }
 
-  /** The keycode producing `keysym`, and whether Shift is needed for it. */
+  private byKeysym: Map<number, { keycode: number; shift: boolean }> | null = null;
+
+  /** The keycode producing `keysym`, and whether Shift is needed for it (unshifted keys win). */
   keycodeOf(keysym: number): { keycode: number; shift: boolean } | null {
-    const { perKeycode, keysyms } = this.map!;
-    for (const level of [0, 1]) {
-      for (let i = 0; i * perKeycode < keysyms.length; i++) {
-        if (keysyms[i * perKeycode + level] === keysym) return { keycode: this.x.setup.minKeycode + i, shift: level === 1 };
+    if (!this.byKeysym) {
+      const { perKeycode, keysyms } = this.map!;
+      this.byKeysym = new Map();
+      for (const level of [0, 1]) {
+        for (let i = 0; i * perKeycode < keysyms.length; i++) {
+          const k = keysyms[i * perKeycode + level];
+          if (k && !this.byKeysym.has(k)) this.byKeysym.set(k, { keycode: this.x.setup.minKeycode + i, shift: level === 1 });
+        }
       }
     }
-    return null;
+    return this.byKeysym.get(keysym) ?? null;
   }
 
   /** Keycodes with no keysym at all, free to borrow (highest first, away from the real keys). */

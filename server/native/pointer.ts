@@ -70,6 +70,12 @@ function pointOf(a: Aim): { x: number; y: number } {
   return { x: a.win.bounds.x + a.win.bounds.w / 2, y: a.win.bounds.y + a.win.bounds.h / 2 };
 }
 
+/** The deepest element of the window at a screen point (what a pixel event there reaches), if AT-SPI knows. */
+async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef | null> {
+  if (!a.win.frame) return null;
+  return (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, p.x, p.y), null)).ref;
+}
+
 /** Refuses a pointer event that would land on another window covering the point. */
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
   const top = await topWindowAt(p.x, p.y);
@@ -84,7 +90,7 @@ async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void
 async function pixelClick(a: Aim, options: ClickOptions, sw: Stopwatch, mode: 'background' | 'foreground'): Promise<ActionResult> {
   const p = pointOf(a);
   await checkUncovered(a, p);
-  const hit = a.element ?? (a.win.frame ? (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, p.x, p.y), null)).ref : null);
+  const hit = a.element ?? await elementAt(a, p);
   const before = hit ? await a.atspi.states(hit).catch(() => [0, 0] as [number, number]) : null;
   sw.lap('resolve');
   await moveTo(p.x, p.y);
@@ -165,7 +171,7 @@ export async function dragNative(host: NativeHost, target: ResolvedTarget, optio
     const from = { x: origin.x + options.from.x, y: origin.y + options.from.y };
     const to = { x: origin.x + options.to.x, y: origin.y + options.to.y };
     await checkUncovered(a, from);
-    const grabbed = a.win.frame && target.kind !== 'desktop' ? (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, from.x, from.y), null)).ref : null;
+    const grabbed = target.kind !== 'desktop' ? await elementAt(a, from) : null;
     const before = await dragState(a.atspi, grabbed).catch(() => null);
     sw.lap('resolve');
     await dragPath(from, to, options.steps, options.durationMs, options.button);

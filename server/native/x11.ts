@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Refusal } from '../routing/refusal.js';
 import { x11Tool, xServer } from './env.js';
-import { isBadWindow, type XConnection, type XProperty } from './xproto.js';
+import { cardinals, isBadWindow, type XConnection, type XProperty } from './xproto.js';
 
 export interface XWindow { id: number; pid: number | null; title: string; bounds: { x: number; y: number; w: number; h: number }; viewable: boolean }
 
@@ -24,12 +24,7 @@ async function tool(bin: string, args: string[], windowId?: number): Promise<str
   }
 }
 
-const windowList = (p: XProperty | null) => {
-  if (!p || p.format !== 32) return [];
-  const ids: number[] = [];
-  for (let at = 0; at + 4 <= p.data.length; at += 4) ids.push(p.data.readUInt32LE(at));
-  return ids.filter((n) => n > 0);
-};
+const windowList = (p: XProperty | null) => cardinals(p).filter((n) => n > 0);
 
 /** Top-level client windows: the window manager's _NET_CLIENT_LIST, else visible named windows. */
 export async function windowIds(): Promise<number[]> {
@@ -50,7 +45,7 @@ export async function describeWindow(id: number): Promise<XWindow> {
       x.property(id, '_NET_WM_PID', 1), x.property(id, '_NET_WM_NAME'), x.property(id, 'WM_NAME'),
     ]);
     return {
-      id, pid: pid?.format === 32 && pid.data.length >= 4 ? pid.data.readUInt32LE(0) : null,
+      id, pid: cardinals(pid)[0] ?? null,
       title: await titleOf(x, netName ?? wmName),
       // Like xwininfo's "Absolute upper-left": the outer corner, border included.
       bounds: { x: corner.x - geometry.border, y: corner.y - geometry.border, w: geometry.w, h: geometry.h },
@@ -77,8 +72,8 @@ export async function listWindows(): Promise<XWindow[]> {
 /** The window that has keyboard focus (0 when none): the window manager's active window, else the X focus. */
 export async function activeWindow(): Promise<number> {
   const x = await xServer();
-  const active = await x.property(x.root, '_NET_ACTIVE_WINDOW', 1);
-  if (active?.format === 32 && active.data.length >= 4) return active.data.readUInt32LE(0);
+  const [active] = cardinals(await x.property(x.root, '_NET_ACTIVE_WINDOW', 1));
+  if (active !== undefined) return active;
   const focus = await x.inputFocus();
   return focus > 1 ? focus : 0; // 0 None, 1 PointerRoot
 }

@@ -24,6 +24,14 @@ interface Pending { name: string; resolve: (reply: Buffer) => void; reject: (e: 
 
 export interface XProperty { type: number; format: number; data: Buffer }
 
+/** A 32-bit property's values (CARDINAL, WINDOW lists); none for a missing or differently typed one. */
+export function cardinals(p: XProperty | null): number[] {
+  if (!p || p.format !== 32) return [];
+  const values: number[] = [];
+  for (let at = 0; at + 4 <= p.data.length; at += 4) values.push(p.data.readUInt32LE(at));
+  return values;
+}
+
 export class XConnection {
   private seq = 0;
   private readonly pending = new Map<number, Pending>();

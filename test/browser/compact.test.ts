@@ -65,7 +65,6 @@ describe('get_window_state format "compact"', () => {
     assert.match(outline, /^2 \S+ 2,,1x1 ='1' L2$/m);
   });
 
-
   test('decodes to exactly the full form\'s elements: values, disabled, focused, frames', async () => {
     const page = await s.open('plain.html');
     await page.focus('#area');
