@@ -1,12 +1,9 @@
-// AT-SPI2 over dbus-next, with raw message calls (its proxy objects introspect every object first, which
-// costs a round trip per element and fails on toolkits that answer introspection sparsely). One connection
-// to the accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
-import dbus from 'dbus-next';
+// AT-SPI2 over raw D-Bus method calls (dbus.ts): no proxy objects, which would introspect every object
+// first (a round trip per element, and toolkits answer introspection sparsely). One connection to the
+// accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
 import { Refusal } from '../routing/refusal.js';
+import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from './dbus.js';
 import { busSocketExists, sessionBusAddress } from './env.js';
-
-const { Message, Variant } = dbus;
-type Bus = dbus.MessageBus;
 
 /** One accessible object: the app's unique bus name and the object path. */
 export interface AccRef { bus: string; path: string }
@@ -30,8 +27,10 @@ export const IFACE = {
 } as const;
 
 const CALL_TIMEOUT_MS = 5000;
+/** Asking an app for its own socket and connecting to it: a slow answer just means the bus is used. */
+const PEER_TIMEOUT_MS = 2000;
 const ROOT_PATH = '/org/a11y/atspi/accessible/root';
-const GONE = /ServiceUnknown|UnknownObject|UnknownMethod.*doesn't exist|NoReply|Disconnected|NameHasNoOwner|no such object/i;
+const GONE = /ServiceUnknown|UnknownObject|NoReply|Disconnected|NameHasNoOwner|no such object/i;
 
 /** The error an AT-SPI call ends with when its object or app went away. */
 export class Gone extends Refusal {
@@ -39,7 +38,7 @@ export class Gone extends Refusal {
 }
 
 export class Atspi {
-  private constructor(private readonly bus: Bus, readonly address: string) {}
+  private constructor(private readonly bus: DBusConnection, readonly address: string) {}
 
   /**
    * Connects to the AT-SPI bus: AT_SPI_BUS_ADDRESS when set, else org.a11y.Bus.GetAddress on the session
@@ -53,61 +52,92 @@ export class Atspi {
       const session = await open(sessionBusAddress(), 'the session D-Bus');
       try {
         if (!address) {
-          const reply = await session.call(new Message({ destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.a11y.Bus', member: 'GetAddress' }))
+          const reply = await session.call({ destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.a11y.Bus', member: 'GetAddress' })
             .catch((e: Error) => { throw new Refusal('unavailable', `the native route needs the AT-SPI bus: org.a11y.Bus.GetAddress failed on the session bus (${e.message.trim()}); install at-spi2-core or start at-spi-bus-launcher`); });
-          address = String(reply?.body[0] ?? '');
+          address = String(reply[0] ?? '');
           if (!address) throw new Refusal('unavailable', 'the native route needs the AT-SPI bus: org.a11y.Bus returned no address');
         }
-        await session.call(new Message({
+        await session.call({
           destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.freedesktop.DBus.Properties', member: 'Set',
           signature: 'ssv', body: ['org.a11y.Status', 'IsEnabled', new Variant('b', true)],
-        })).catch(() => undefined);
+        }).catch(() => undefined);
       } finally {
-        session.disconnect();
+        session.close();
       }
     }
     const bus = await open(address, 'the AT-SPI bus');
     const client = new Atspi(bus, address);
-    bus.on('error', () => { client.connected = false; });
-    // A connection the bus closed says so only by refusing the next send: mark it, so the next use reconnects.
-    (bus as unknown as { _connection?: { stream?: NodeJS.EventEmitter } })._connection?.stream?.once('close', () => { client.connected = false; });
+    bus.onClose(() => { client.connected = false; });
     await client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 'sass', ['object:children-changed', [], ''])
       .catch(() => client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 's', ['object:children-changed']))
-      .catch((e) => { bus.disconnect(); throw new Refusal('unavailable', `the AT-SPI registry (at-spi2-registryd) does not answer: ${(e as Error).message}`); });
+      .catch((e) => { bus.close(); throw new Refusal('unavailable', `the AT-SPI registry (at-spi2-registryd) does not answer: ${(e as Error).message}`); });
     return client;
   }
 
   /** False once the bus connection dropped (the AT-SPI bus went away): the next use reconnects. */
   connected = true;
+  /** Each app's own socket (or null: it offers none), keyed by its unique bus name. */
+  private readonly peers = new Map<string, Promise<DBusConnection | null>>();
 
-  disconnect(): void { this.connected = false; this.bus.disconnect(); }
+  disconnect(): void {
+    this.connected = false;
+    this.bus.close();
+    for (const peer of this.peers.values()) void peer.then((c) => c?.close());
+    this.peers.clear();
+  }
+
+  /**
+   * The connection an app's calls take. Like libatspi, an app that offers its own socket
+   * (Application.GetApplicationBusAddress, at-spi2-atk does) is called on it directly: no bus daemon in
+   * between, which takes about a fifth off every round trip. Until that is known, the app's calls wait,
+   * so all of them stay on one connection and in order.
+   */
+  private connectionFor(bus: string): Promise<DBusConnection | null> | null {
+    // Well-known names (the registry, the bus itself) are on the bus; VERITY_ATSPI_DIRECT=0 keeps all there.
+    if (!bus.startsWith(':') || process.env.VERITY_ATSPI_DIRECT === '0') return null;
+    let peer = this.peers.get(bus);
+    if (!peer) {
+      peer = this.openPeer(bus);
+      this.peers.set(bus, peer);
+    }
+    return peer;
+  }
+
+  private async openPeer(bus: string): Promise<DBusConnection | null> {
+    try {
+      const [address] = await this.bus.call({ destination: bus, path: ROOT_PATH, interface: IFACE.application, member: 'GetApplicationBusAddress' }, PEER_TIMEOUT_MS);
+      if (typeof address !== 'string' || !address) return null;
+      const peer = await DBusConnection.open(address, { timeoutMs: PEER_TIMEOUT_MS, peer: true });
+      // Closed (the app exited): forget it, so a later call asks the bus, which says whether the app is gone.
+      peer.onClose(() => this.peers.delete(bus));
+      return peer;
+    } catch {
+      return null;
+    }
+  }
 
   /** A raw method call; its reply body. An object that went away is `Gone` (target_not_found). */
   async call(ref: AccRef, iface: string, member: string, signature = '', body: unknown[] = [], what = 'the element'): Promise<any[]> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Refusal('timeout', `the app did not answer ${iface.split('.').pop()}.${member} within ${CALL_TIMEOUT_MS} ms`, { retryable: true })), CALL_TIMEOUT_MS);
-    });
+    const peer = await this.connectionFor(ref.bus);
     try {
-      const reply = await Promise.race([this.bus.call(new Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body })), timeout]);
-      return reply?.body ?? [];
+      return await (peer ?? this.bus).call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, CALL_TIMEOUT_MS);
     } catch (e) {
-      if (e instanceof Refusal) throw e;
-      const err = e as { type?: string; message?: string; text?: string };
-      if (/stream is closed|closed stream/i.test(err.message ?? '')) {
+      const name = `${iface.split('.').pop()}.${member}`;
+      if (e instanceof DBusTimeout) throw new Refusal('timeout', `the app did not answer ${name} within ${CALL_TIMEOUT_MS} ms`, { retryable: true });
+      if (e instanceof DBusClosed && peer) throw new Gone(what); // the app's own socket closed: the app exited
+      if (e instanceof DBusClosed) {
         this.connected = false;
-        throw new Refusal('unavailable', `the connection to the AT-SPI bus closed before ${iface.split('.').pop()}.${member} could be sent; call get_window_state again (a new connection is made)`, { retryable: true });
+        throw new Refusal('unavailable', `the connection to the AT-SPI bus closed before ${name} was answered; call get_window_state again (a new connection is made)`, { retryable: true });
       }
-      if (GONE.test(`${err.type ?? ''} ${err.text ?? err.message ?? ''}`) && !/UnknownMethod/.test(err.type ?? '')) throw new Gone(what);
+      // UnknownMethod says the object lacks that interface (not that it is gone): the caller handles it.
+      if (e instanceof DBusError && GONE.test(`${e.type} ${e.text}`) && !/UnknownMethod/.test(e.type)) throw new Gone(what);
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
   async prop(ref: AccRef, iface: string, name: string): Promise<any> {
     const [variant] = await this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]);
-    return (variant as dbus.Variant).value;
+    return (variant as Variant).value;
   }
 
   async setProp(ref: AccRef, iface: string, name: string, signature: string, value: unknown): Promise<void> {
@@ -243,17 +273,11 @@ export class Atspi {
   }
 }
 
-async function open(address: string, what: string): Promise<Bus> {
+async function open(address: string, what: string): Promise<DBusConnection> {
   if (!busSocketExists(address)) throw new Refusal('unavailable', `the native route needs ${what}: nothing listens at ${address}`);
-  const bus = dbus.sessionBus({ busAddress: address });
-  return new Promise<Bus>((resolve, reject) => {
-    const fail = (e: Error) => { try { bus.disconnect(); } catch { /* closed */ } reject(new Refusal('unavailable', `the native route needs ${what}: could not connect to ${address} (${e.message})`)); };
-    bus.once('error', fail);
-    bus.once('connect', () => {
-      bus.off('error', fail);
-      bus.on('error', () => { /* a dropped connection fails the next call instead */ });
-      resolve(bus);
-    });
-    setTimeout(() => fail(new Error('no answer within 5 s')), 5000).unref();
-  });
+  try {
+    return await DBusConnection.open(address);
+  } catch (e) {
+    throw new Refusal('unavailable', `the native route needs ${what}: could not connect to ${address} (${(e as Error).message})`);
+  }
 }

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
 import { XConnection } from '../../server/native/xproto.js';
+import { DBusConnection } from '../../server/native/dbus.js';
+import { readFileSync } from 'node:fs';
 import { decodeOutline, webNormOf } from '../../server/tools/outline.js';
 import { PNG } from 'pngjs';
 
@@ -254,6 +256,44 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
     assert.equal(refused.structured.refusal.code, 'text_not_deliverable', refused.text);
     assert.match(refused.structured.refusal.message, /U\+0007/);
     assert.equal(app.state().term, before + text, 'nothing more was typed');
+  });
+});
+
+describe('native route: how it reaches the app', { skip: missing ?? false }, () => {
+  /** The app's own AT-SPI socket (Application.GetApplicationBusAddress), asked over a connection of the test's. */
+  async function appSocketPath(): Promise<string> {
+    const bus = await DBusConnection.open(d.env.AT_SPI_BUS_ADDRESS);
+    try {
+      const call = (destination: string, path: string, iface: string, member: string, signature = '', body: unknown[] = []) => bus.call({ destination, path, interface: iface, member, signature, body });
+      const [apps] = await call('org.a11y.atspi.Registry', '/org/a11y/atspi/accessible/root', 'org.a11y.atspi.Accessible', 'GetChildren') as [Array<[string, string]>];
+      for (const [name] of apps) {
+        const [pid] = await call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetConnectionUnixProcessID', 's', [name]);
+        if (pid !== app.pid) continue;
+        const [address] = await call(name, '/org/a11y/atspi/accessible/root', 'org.a11y.atspi.Application', 'GetApplicationBusAddress') as [string];
+        return /unix:path=([^,;]+)/.exec(address)?.[1] ?? assert.fail(`the app offers no socket path: ${address}`);
+      }
+      return assert.fail('the app is not on the AT-SPI bus');
+    } finally { bus.close(); }
+  }
+  /** Connections the app accepted on that socket (connected unix sockets bound to its path). */
+  const accepted = (path: string) => readFileSync('/proc/net/unix', 'utf8').split('\n').filter((l) => l.endsWith(` ${path}`) && l.trim().split(/\s+/)[5] === '03').length;
+
+  test('over the app\'s own socket, as libatspi does; with VERITY_ATSPI_DIRECT=0 over the bus, confirmed the same', async () => {
+    await snap();
+    const path = await appSocketPath();
+    assert.ok(accepted(path) >= 1, `Verity is connected to ${path}`);
+    const viaBus = await startVerity([], { ...d.env, VERITY_ATSPI_DIRECT: '0' });
+    try {
+      const before = accepted(path);
+      const r = await viaBus.call('get_window_state', { target: win(), include_screenshot: false });
+      assert.equal(r.isError, false, r.text);
+      const token = r.structured.elements.find((e: any) => e.label === 'Name').element_token;
+      const was = app.state().entry;
+      const typed = await viaBus.call('type_text', { element_token: token, text: ' bus' });
+      assert.equal(typed.structured.effect, 'confirmed', typed.text);
+      await app.waitFor((st) => st.entry === was + ' bus', 'the text typed over the bus');
+      assert.equal(accepted(path), before, 'no connection to the app\'s socket was made');
+    } finally { await viaBus.close(); }
   });
 });
 

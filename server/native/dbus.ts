@@ -1,0 +1,259 @@
+// A small D-Bus client: one socket, EXTERNAL authentication, method calls with their replies. The native
+// route makes several calls per action on the accessibility bus, so this path is kept short: a message is
+// marshalled straight into one buffer (dbus-wire.ts), the calls of one tick leave in one write, and there
+// is no proxy layer, no introspection and no native addon. Calls to us are answered UnknownMethod (Ping
+// gets its reply); signals are ignored, since nothing here subscribes to any.
+import { createRequire } from 'node:module';
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { decodeMessage, encodeMessage, FLAG_NO_REPLY_EXPECTED, MESSAGE, messageLength, type Message } from './dbus-wire.js';
+
+export { Variant } from './dbus-wire.js';
+
+/** An error reply: its D-Bus error name (`type`) and message (`text`). */
+export class DBusError extends Error {
+  constructor(readonly type: string, readonly text: string, call: string) {
+    super(`${call}: ${type}${text ? `: ${text}` : ''}`);
+  }
+}
+
+/** A call that could not be answered because the connection closed (before or while it was pending). */
+export class DBusClosed extends Error {}
+
+/** A call that got no answer within its bound. */
+export class DBusTimeout extends Error {}
+
+export interface MethodCall {
+  destination: string;
+  path: string;
+  interface: string;
+  member: string;
+  signature?: string;
+  body?: readonly unknown[];
+}
+
+interface Pending { resolve: (body: unknown[]) => void; reject: (e: Error) => void; deadline: number; what: string; timeoutMs: number }
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+export class DBusConnection {
+  /** The name the bus gave this connection (Hello). */
+  uniqueName = '';
+  closed = false;
+  private serial = 0;
+  private readonly pending = new Map<number, Pending>();
+  private received: Buffer = Buffer.alloc(0);
+  /** Messages of this tick, written together on the next. */
+  private outbox: Buffer[] = [];
+  /** One timer for every pending call's bound, set for the earliest deadline (a snapshot makes hundreds of calls). */
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  private deadlineAt = Infinity;
+  private readonly closeListeners: Array<() => void> = [];
+
+  private constructor(private readonly socket: Duplex & { unref?(): void }) {
+    socket.unref?.(); // an idle connection must not keep the process alive; a pending call's timer does
+    socket.on('data', (chunk) => this.receive(chunk));
+    socket.on('close', () => this.fail(new DBusClosed('the D-Bus connection closed')));
+    socket.on('error', (e) => this.fail(new DBusClosed(`the D-Bus connection failed: ${e.message}`)));
+  }
+
+  /**
+   * Connects to an address (unix:path=, unix:abstract=, tcp:host=,port=; the first that answers). A bus is
+   * said Hello to; a peer (`peer: true`, an app's own socket) has no bus to greet.
+   */
+  static async open(address: string, { timeoutMs = DEFAULT_TIMEOUT_MS, peer = false } = {}): Promise<DBusConnection> {
+    const failures: string[] = [];
+    for (const entry of address.split(';').filter(Boolean)) {
+      let socket: Duplex;
+      try {
+        socket = await socketFor(entry, timeoutMs);
+        await authenticate(socket, timeoutMs);
+      } catch (e) {
+        failures.push(`${entry}: ${(e as Error).message}`);
+        continue;
+      }
+      const bus = new DBusConnection(socket);
+      if (peer) return bus;
+      [bus.uniqueName] = await bus.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }, timeoutMs) as [string];
+      return bus;
+    }
+    throw new Error(failures.join('; ') || `no usable address in "${address}"`);
+  }
+
+  /** Runs `listener` once when the connection closes (or failed). */
+  onClose(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  /** A method call; resolves with the reply's body, rejects with DBusError, DBusClosed or DBusTimeout. */
+  call(m: MethodCall, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<unknown[]> {
+    const what = `${m.interface}.${m.member}`;
+    if (this.closed) return Promise.reject(new DBusClosed(`the D-Bus connection is closed; ${what} was not sent`));
+    const serial = this.nextSerial();
+    let bytes: Buffer;
+    try {
+      bytes = encodeMessage({ type: MESSAGE.methodCall, flags: 0, serial, ...m });
+    } catch (e) {
+      return Promise.reject(new TypeError(`${what}: ${(e as Error).message}`));
+    }
+    return new Promise<unknown[]>((resolve, reject) => {
+      const deadline = performance.now() + timeoutMs;
+      this.pending.set(serial, { resolve, reject, deadline, what, timeoutMs });
+      this.watch(deadline);
+      this.write(bytes);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+    this.fail(new DBusClosed('the D-Bus connection was closed'));
+  }
+
+  private nextSerial(): number {
+    this.serial = this.serial >= 0xffffffff ? 1 : this.serial + 1;
+    return this.serial;
+  }
+
+  /** The messages of one tick (a pipelined batch of calls) leave in one write. */
+  private write(bytes: Buffer): void {
+    this.outbox.push(bytes);
+    if (this.outbox.length > 1) return;
+    process.nextTick(() => {
+      const batch = this.outbox;
+      this.outbox = [];
+      if (!this.closed) this.socket.write(batch.length === 1 ? batch[0] : Buffer.concat(batch));
+    });
+  }
+
+  /** Makes sure the deadline timer fires by `deadline`; it holds the process open only while calls are pending. */
+  private watch(deadline: number): void {
+    if (this.deadlineTimer && deadline >= this.deadlineAt) {
+      this.deadlineTimer.ref();
+      return;
+    }
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineAt = deadline;
+    this.deadlineTimer = setTimeout(() => this.expire(), Math.max(0, deadline - performance.now()));
+  }
+
+  /** Rejects the calls past their deadline and watches the earliest of the rest. */
+  private expire(): void {
+    this.deadlineTimer = null;
+    this.deadlineAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [serial, p] of this.pending) {
+      if (p.deadline <= now) {
+        this.pending.delete(serial);
+        p.reject(new DBusTimeout(`no answer to ${p.what} within ${p.timeoutMs} ms`));
+      } else next = Math.min(next, p.deadline);
+    }
+    if (next < Infinity) this.watch(next);
+  }
+
+  private receive(chunk: Buffer): void {
+    this.received = this.received.length ? Buffer.concat([this.received, chunk]) : chunk;
+    for (;;) {
+      const length = messageLength(this.received);
+      if (!length || this.received.length < length) return;
+      const bytes = this.received.subarray(0, length);
+      this.received = this.received.subarray(length);
+      let message: Message;
+      try {
+        message = decodeMessage(bytes);
+      } catch (e) {
+        // The stream cannot be resynchronised after a message it cannot read.
+        this.socket.destroy();
+        this.fail(new DBusClosed(`the D-Bus connection sent a message this client cannot read (${(e as Error).message})`));
+        return;
+      }
+      this.dispatch(message);
+    }
+  }
+
+  private dispatch(m: Message): void {
+    if (m.type === MESSAGE.methodReturn || m.type === MESSAGE.error) {
+      const pending = m.replySerial === undefined ? undefined : this.pending.get(m.replySerial);
+      if (!pending) return;
+      this.pending.delete(m.replySerial!);
+      if (!this.pending.size) this.deadlineTimer?.unref();
+      if (m.type === MESSAGE.methodReturn) pending.resolve(m.body);
+      else pending.reject(new DBusError(m.errorName ?? 'org.freedesktop.DBus.Error.Failed', typeof m.body[0] === 'string' ? m.body[0] : '', pending.what));
+    } else if (m.type === MESSAGE.methodCall && !(m.flags & FLAG_NO_REPLY_EXPECTED) && m.sender) {
+      const ping = m.interface === 'org.freedesktop.DBus.Peer' && m.member === 'Ping';
+      this.write(encodeMessage(ping
+        ? { type: MESSAGE.methodReturn, flags: FLAG_NO_REPLY_EXPECTED, serial: this.nextSerial(), replySerial: m.serial, destination: m.sender }
+        : { type: MESSAGE.error, flags: FLAG_NO_REPLY_EXPECTED, serial: this.nextSerial(), replySerial: m.serial, destination: m.sender, errorName: 'org.freedesktop.DBus.Error.UnknownMethod', signature: 's', body: [`this connection serves no ${m.interface}.${m.member}`] }));
+    }
+  }
+
+  private fail(e: Error): void {
+    if (!this.closed) {
+      this.closed = true;
+      for (const listener of this.closeListeners.splice(0)) listener();
+    }
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+    this.deadlineAt = Infinity;
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+  }
+}
+
+/**
+ * A connected socket for one address entry (values percent-decoded, as the D-Bus spec says). Node pads an
+ * abstract socket name to the whole sun_path and so cannot reach the exact-length names dbus-daemon binds:
+ * those go through usocket.
+ */
+function socketFor(entry: string, timeoutMs: number): Promise<Duplex> {
+  const colon = entry.indexOf(':');
+  const transport = entry.slice(0, colon);
+  const params = new Map(entry.slice(colon + 1).split(',').map((kv) => {
+    const eq = kv.indexOf('=');
+    return [kv.slice(0, eq), decodeURIComponent(kv.slice(eq + 1))] as [string, string];
+  }));
+  let socket: Duplex, connected: string;
+  if (transport === 'unix' && params.has('path')) [socket, connected] = [connect(params.get('path')!), 'connect'];
+  else if (transport === 'tcp' && params.has('port')) [socket, connected] = [connect(Number(params.get('port')), params.get('host') ?? 'localhost'), 'connect'];
+  else if (transport === 'unix' && params.has('abstract')) {
+    const { USocket } = createRequire(import.meta.url)('usocket') as { USocket: new (options: { path: string }) => Duplex };
+    [socket, connected] = [new USocket({ path: `\0${params.get('abstract')}` }), 'connected'];
+  } else {
+    return Promise.reject(new Error('unsupported D-Bus address (this client speaks unix:path=, unix:abstract= and tcp:)'));
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
+    const fail = (e: Error) => { clearTimeout(timer); socket.destroy(); reject(new Error(`cannot connect: ${e.message}`)); };
+    socket.once('error', fail);
+    socket.once(connected, () => { clearTimeout(timer); socket.off('error', fail); resolve(socket); });
+  });
+}
+
+/** The SASL exchange: EXTERNAL with our uid, then BEGIN. */
+function authenticate(socket: Duplex, timeoutMs: number): Promise<void> {
+  const uid = Buffer.from(String(process.getuid?.() ?? 0)).toString('hex');
+  return new Promise((resolve, reject) => {
+    let got = '';
+    const timer = setTimeout(() => done(new Error(`no answer to authentication within ${timeoutMs} ms`)), timeoutMs);
+    const done = (e: Error | null) => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('error', onError);
+      if (e) { socket.destroy(); reject(e); } else resolve();
+    };
+    const onError = (e: Error) => done(new Error(`the connection failed during authentication: ${e.message}`));
+    const onData = (chunk: Buffer) => {
+      got += chunk.toString('latin1');
+      const end = got.indexOf('\r\n');
+      if (end < 0) return;
+      const line = got.slice(0, end);
+      if (!line.startsWith('OK ')) return done(new Error(`the bus refused EXTERNAL authentication (${line})`));
+      socket.write(Buffer.from('BEGIN\r\n', 'latin1'));
+      done(null);
+    };
+    socket.on('data', onData);
+    socket.once('error', onError);
+    socket.write(Buffer.from(`\0AUTH EXTERNAL ${uid}\r\n`, 'latin1'));
+  });
+}
