@@ -1,7 +1,7 @@
 // `verity start` (the gateway: MCP over HTTP at /mcp for now) and `verity mcp` (MCP over stdio).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Verity, type VerityOptions } from './core.js';
-import { allTools, createMcpServer } from './mcp/server.js';
+import { allTools, connectMcp, createMcpServer } from './mcp/server.js';
 import { PAGE_ACTIONS } from './tools/page.js';
 import { Gateway } from './gateway/server.js';
 import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
@@ -97,7 +97,7 @@ export async function main(argv: string[]): Promise<void> {
     transport.onclose = () => { void shutdown(); };
     // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
     process.stdin.on('end', () => { void core.sessions.disconnect('stdio').finally(shutdown); });
-    await server.connect(transport);
+    await connectMcp(server, transport);
     log(`MCP on stdio${flags.browserUrl ? `, attached to ${flags.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
   }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Verity } from '../core.js';
-import { createMcpServer } from './server.js';
+import { connectMcp, createMcpServer } from './server.js';
 
 /** Resolves an X-Verity-Link token to the Control UI connection it binds to. */
 export type LinkResolver = (token: string) => { connId: string; caps: string[] } | undefined;
@@ -34,7 +34,7 @@ export class McpHttpEndpoint {
     transport.onclose = () => { if (transport.sessionId) this.transports.delete(transport.sessionId); };
     const connectionId = `http-${randomUUID()}`;
     const server = createMcpServer(this.core, { connectionId, uiTarget, transport: 'http' });
-    await server.connect(transport);
+    await connectMcp(server, transport);
     return transport.handleRequest(req, res);
   }
 
