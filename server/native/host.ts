@@ -136,22 +136,26 @@ export class NativeHost {
 /** Cache rows of one top-level's subtree, in document order (depth first, children by index). */
 export function subtree(items: CacheItem[], root: AccRef): Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> {
   const key = (r: AccRef) => `${r.bus}${r.path}`;
+  const rootKey = key(root);
   const children = new Map<string, CacheItem[]>();
+  const keys = new Map<CacheItem, string>();
   let rootItem: CacheItem | undefined;
   for (const item of items) {
-    if (key(item.ref) === key(root)) rootItem = item;
-    const list = children.get(key(item.parent));
-    if (list) list.push(item); else children.set(key(item.parent), [item]);
+    const own = key(item.ref), parent = key(item.parent);
+    keys.set(item, own);
+    if (own === rootKey) rootItem = item;
+    const list = children.get(parent);
+    if (list) list.push(item); else children.set(parent, [item]);
   }
   if (!rootItem) return [];
-  for (const list of children.values()) list.sort((a, b) => a.indexInParent - b.indexInParent);
+  for (const list of children.values()) if (list.length > 1) list.sort((a, b) => a.indexInParent - b.indexInParent);
   const out: Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> = [];
-  const seen = new Set<string>();
+  const seen = new Set<CacheItem>();
   const visit = (item: CacheItem, depth: number, parent: CacheItem | null) => {
-    if (seen.has(key(item.ref)) || depth > 200) return;
-    seen.add(key(item.ref));
+    if (seen.has(item) || depth > 200) return;
+    seen.add(item);
     out.push({ item, depth, parent });
-    for (const child of children.get(key(item.ref)) ?? []) visit(child, depth + 1, item);
+    for (const child of children.get(keys.get(item)!) ?? []) visit(child, depth + 1, item);
   };
   visit(rootItem, 0, null);
   return out;
@@ -163,11 +167,12 @@ export function subtree(items: CacheItem[], root: AccRef): Array<{ item: CacheIt
  */
 export async function completeTree(atspi: Atspi, items: CacheItem[], root: AccRef): Promise<CacheItem[]> {
   const key = (r: AccRef) => `${r.bus}${r.path}`;
-  const known = new Map(items.map((i) => [key(i.ref), i]));
   const counts = new Map<string, number>();
-  for (const item of items) counts.set(key(item.parent), (counts.get(key(item.parent)) ?? 0) + 1);
-  const inTree = new Set(subtree(items, root).map((r) => r.item));
-  let pending = [...inTree].filter((i) => i.childCount > (counts.get(key(i.ref)) ?? 0));
+  for (const item of items) { const parent = key(item.parent); counts.set(parent, (counts.get(parent) ?? 0) + 1); }
+  const short = (i: CacheItem) => i.childCount > (counts.get(key(i.ref)) ?? 0);
+  if (!items.some(short)) return items; // the usual case: the cache is complete, no subtree walk needed
+  const known = new Map(items.map((i) => [key(i.ref), i]));
+  let pending = subtree(items, root).map((r) => r.item).filter(short);
   const added: CacheItem[] = [];
   for (let round = 0; pending.length && round < 20; round++) {
     const next: CacheItem[] = [];

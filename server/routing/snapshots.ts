@@ -19,6 +19,10 @@ export class SnapshotRegistry {
   }
 
   record(id: string, kind: Stored['kind'], key: string, snapshot: Snapshot): void {
+    // The target's previous snapshot is now stale: only its identity is kept (to say so), not its elements,
+    // which on a large page or window are most of the memory a long session holds.
+    const previous = this.byId.get(this.latest.get(`${kind}:${key}`) ?? '');
+    if (previous) previous.elements = [];
     this.byId.set(id, { id, kind, key, elements: snapshot.elements, scale: snapshot.scale });
     this.latest.set(`${kind}:${key}`, id);
     while (this.byId.size > KEEP) this.byId.delete(this.byId.keys().next().value!);
