@@ -84,7 +84,7 @@ describe('native route faults', { skip: missing ?? false }, () => {
     const field = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 255]), b]);
     writeFileSync(auth, Buffer.concat([Buffer.from([1, 0]), field(Buffer.from(hostname())), field(Buffer.alloc(0)), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
     // Listening on TCP too: a display reached as localhost:N (ssh's forwarding) takes the local cookie.
-    const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-auth', auth, '-screen', '0', '640x480x24', '-listen', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-noreset', '-auth', auth, '-screen', '0', '640x480x24', '-listen', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
     try {
       let fdOut = '';
       xvfb.stdio[3]!.on('data', (b) => { fdOut += String(b); });
