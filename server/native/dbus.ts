@@ -180,7 +180,8 @@ export class DBusConnection {
       if (!this.pending.size) this.deadlineTimer?.unref();
       if (m.type === MESSAGE.methodReturn) pending.resolve(m.body);
       else pending.reject(new DBusError(m.errorName ?? 'org.freedesktop.DBus.Error.Failed', typeof m.body[0] === 'string' ? m.body[0] : '', pending.what));
-    } else if (m.type === MESSAGE.methodCall && !(m.flags & FLAG_NO_REPLY_EXPECTED) && m.sender) {
+    } else if (m.type === MESSAGE.methodCall && !(m.flags & FLAG_NO_REPLY_EXPECTED)) {
+      // On a bus the reply goes to the caller by name; on a peer connection there is no name (nor need for one).
       const ping = m.interface === 'org.freedesktop.DBus.Peer' && m.member === 'Ping';
       this.write(encodeMessage(ping
         ? { type: MESSAGE.methodReturn, flags: FLAG_NO_REPLY_EXPECTED, serial: this.nextSerial(), replySerial: m.serial, destination: m.sender }
