@@ -74,8 +74,13 @@ export class DBusConnection {
       }
       const bus = new DBusConnection(socket);
       if (peer) return bus;
-      [bus.uniqueName] = await bus.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }, timeoutMs) as [string];
-      return bus;
+      try {
+        [bus.uniqueName] = await bus.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }, timeoutMs) as [string];
+        return bus;
+      } catch (e) {
+        bus.close();
+        failures.push(`${entry}: Hello: ${(e as Error).message}`);
+      }
     }
     throw new Error(failures.join('; ') || `no usable address in "${address}"`);
   }
