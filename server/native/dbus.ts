@@ -223,7 +223,12 @@ function socketFor(entry: string, timeoutMs: number): Promise<Duplex> {
   if (transport === 'unix' && params.has('path')) [socket, connected] = [connect(params.get('path')!), 'connect'];
   else if (transport === 'tcp' && params.has('port')) [socket, connected] = [connect(Number(params.get('port')), params.get('host') ?? 'localhost'), 'connect'];
   else if (transport === 'unix' && params.has('abstract')) {
-    const { USocket } = createRequire(import.meta.url)('usocket') as { USocket: new (options: { path: string }) => Duplex };
+    let USocket: new (options: { path: string }) => Duplex;
+    try {
+      ({ USocket } = createRequire(import.meta.url)('usocket'));
+    } catch {
+      return Promise.reject(new Error('a unix:abstract= address needs the optional usocket package, which is not installed (npm install usocket)'));
+    }
     [socket, connected] = [new USocket({ path: `\0${params.get('abstract')}` }), 'connected'];
   } else {
     return Promise.reject(new Error('unsupported D-Bus address (this client speaks unix:path=, unix:abstract= and tcp:)'));
