@@ -124,9 +124,10 @@ export class Writer {
       case 'g': this.signature(String(v)); return;
       case 'v': {
         if (!(v instanceof Variant)) throw new TypeError('a D-Bus variant takes a Variant(signature, value)');
+        const types = parseSignature(v.signature);
+        if (types.length !== 1) throw new TypeError(`a D-Bus variant holds one complete type, not "${v.signature}"`);
         this.signature(v.signature);
-        const [inner] = parseSignature(v.signature);
-        this.value(inner, v.value);
+        this.value(types[0], v.value);
         return;
       }
       case '(': case '{': {

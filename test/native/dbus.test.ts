@@ -126,6 +126,8 @@ describe('D-Bus client', { skip: missing ?? false }, () => {
     assert.ok(bare instanceof TypeError && /Variant/.test(bare.message), String(bare));
     const odd = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Echo', signature: '(i', body: [[1]] }).catch((e) => e);
     assert.ok(odd instanceof TypeError && /unclosed/.test(odd.message), String(odd));
+    const two = await echo('Echo', new Variant('ii', [1, 2])).catch((e) => e);
+    assert.ok(two instanceof TypeError && /one complete type/.test(two.message), String(two));
     const [back] = await echo('Echo', new Variant('i', 7)) as [Variant];
     assert.equal(back.value, 7);
   });
