@@ -6,7 +6,7 @@ import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi, type CacheItem } from './atspi.js';
 import { completeTree, subtree, type NativeHost, type WindowInfo } from './host.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';
-import type { NativeRef } from './tree.js';
+import { nativeRef, type NativeRef } from './tree.js';
 import { activate, activeWindow } from './x11.js';
 
 export interface Aim {
@@ -71,7 +71,7 @@ export async function refFor(atspi: Atspi, win: WindowInfo, ref: { bus: string; 
   const item = await atspi.describe(ref, ref);
   const box = item.interfaces.includes(IFACE.component) ? await atspi.extents(ref).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : { x: 0, y: 0, w: 0, h: 0 };
   const isWeb = web ?? await underWebDocument(atspi, ref);
-  return { ref: { ...ref, role: item.role, name: item.name, interfaces: item.interfaces, web: isWeb, windowId: win.id, pid: win.pid, box, win }, states: item.states };
+  return { ref: nativeRef(ref, item, isWeb, win, box), states: item.states };
 }
 
 /** Walks up the parents looking for a `document web` ancestor. */
