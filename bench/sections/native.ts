@@ -12,7 +12,7 @@ import { startMcp, REPO_ROOT, type McpSession } from '../mcp.js';
 import { describe, measure } from '../stats.js';
 import { timingNote, type Timings } from '../drivers/verity.js';
 import { failed, ok, type BenchContext, type Cell, type Row, type Section } from '../types.js';
-import { missingTools, startApp, startDesktop, type Desktop } from '../../test/native/desktop.js';
+import { appBusName, missingTools, startApp, startDesktop, type Desktop } from '../../test/native/desktop.js';
 
 const TEXT = Array.from({ length: 100 }, (_, i) => 'abcdefghij klmnopqrstuvwxyz0123456789'[i % 37]).join('');
 
@@ -89,12 +89,8 @@ export const nativeSection: Section = {
         c.call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
       const call = viaBus(bare);
       await call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 'sass', ['object:children-changed', [], '']);
-      const [apps] = await call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/accessible/root' }, 'org.a11y.atspi.Accessible', 'GetChildren');
-      let appBus = '';
-      for (const [bus] of apps as Array<[string, string]>) {
-        const [pid] = await call({ bus: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus' }, 'org.freedesktop.DBus', 'GetConnectionUnixProcessID', 's', [bus]);
-        if (Number(pid) === app.pid) appBus = bus;
-      }
+      const appBus = await appBusName(bare, app.pid);
+      if (!appBus) throw new Error('the GTK app is not on the AT-SPI bus');
       const items = (await call({ bus: appBus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems'))[0] as any[];
       const field: Ref = (() => { const row = items.find((r) => r[6] === 'Name' && r[7] === 61); return { bus: row[0][0], path: row[0][1] }; })();
       const frameRow = items.find((r) => r[6] === 'Bench Form' && r[7] === 23);

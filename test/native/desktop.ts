@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DBusConnection } from '../../server/native/dbus.js';
 
 export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', import.meta.url));
 
@@ -22,6 +23,16 @@ export interface Desktop {
 export interface AppState { entry: string; notes: string; checked: boolean; clicks: number; combo: string; term: string; volume: number; selection: number[]; focus: string | null; active: boolean }
 
 export interface GtkApp { pid: number; title: string; state(): AppState; waitFor(pred: (s: AppState) => boolean, what: string, ms?: number): Promise<AppState>; windowId(): number; kill(): Promise<void> }
+
+/** The unique name on the AT-SPI bus of the app with process `pid` (as the registry lists it), or null. */
+export async function appBusName(bus: DBusConnection, pid: number): Promise<string | null> {
+  const [apps] = await bus.call({ destination: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/accessible/root', interface: 'org.a11y.atspi.Accessible', member: 'GetChildren' }) as [Array<[string, string]>];
+  for (const [name] of apps) {
+    const [owner] = await bus.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'GetConnectionUnixProcessID', signature: 's', body: [name] });
+    if (owner === pid) return name;
+  }
+  return null;
+}
 
 /** Whether this machine can run native tests (and why not). */
 export function missingTools(): string | null {

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
+import { appBusName, missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
 import { XConnection } from '../../server/native/xproto.js';
 import { DBusConnection } from '../../server/native/dbus.js';
 import { readFileSync } from 'node:fs';
@@ -264,15 +264,9 @@ describe('native route: how it reaches the app', { skip: missing ?? false }, () 
   async function appSocketPath(): Promise<string> {
     const bus = await DBusConnection.open(d.env.AT_SPI_BUS_ADDRESS);
     try {
-      const call = (destination: string, path: string, iface: string, member: string, signature = '', body: unknown[] = []) => bus.call({ destination, path, interface: iface, member, signature, body });
-      const [apps] = await call('org.a11y.atspi.Registry', '/org/a11y/atspi/accessible/root', 'org.a11y.atspi.Accessible', 'GetChildren') as [Array<[string, string]>];
-      for (const [name] of apps) {
-        const [pid] = await call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetConnectionUnixProcessID', 's', [name]);
-        if (pid !== app.pid) continue;
-        const [address] = await call(name, '/org/a11y/atspi/accessible/root', 'org.a11y.atspi.Application', 'GetApplicationBusAddress') as [string];
-        return /unix:path=([^,;]+)/.exec(address)?.[1] ?? assert.fail(`the app offers no socket path: ${address}`);
-      }
-      return assert.fail('the app is not on the AT-SPI bus');
+      const name = await appBusName(bus, app.pid) ?? assert.fail('the app is not on the AT-SPI bus');
+      const [address] = await bus.call({ destination: name, path: '/org/a11y/atspi/accessible/root', interface: 'org.a11y.atspi.Application', member: 'GetApplicationBusAddress' }) as [string];
+      return /unix:path=([^,;]+)/.exec(address)?.[1] ?? assert.fail(`the app offers no socket path: ${address}`);
     } finally { bus.close(); }
   }
   /** Connections the app accepted on that socket (connected unix sockets bound to its path). */
