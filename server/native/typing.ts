@@ -22,6 +22,9 @@ export function maxChunkChars(delayMs: number): number {
 }
 
 const cp = (s: string) => Array.from(s);
+/** Strings without surrogates (nearly all) count and cut by UTF-16 units, without splitting into an array. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+const codePoints = (s: string) => (SURROGATE.test(s) ? cp(s).length : s.length);
 
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
 async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promise<{ el: NativeRef; states: [number, number]; clicked: boolean }> {
@@ -79,7 +82,8 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   // Taking focus may move the caret or selection: read again then.
   const [before, caret] = early && !grabbed ? await early : await textAndCaret(atspi, el);
   // A token's field that did not have focus takes the text at its end; a focused one at its caret.
-  const position = fromToken && !wasFocused ? cp(before).length : caret >= 0 ? Math.min(caret, cp(before).length) : cp(before).length;
+  const length = codePoints(before);
+  const position = fromToken && !wasFocused ? length : caret >= 0 ? Math.min(caret, length) : length;
   sw.lap('resolve');
   // The read-back is sent right behind the insertion on the same connection: the app answers calls in
   // order, so it reads the field after the insertion was handled. An app that applies text later is read
@@ -87,15 +91,21 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   const inserting = atspi.insertText(el, position, text);
   const readingBack = atspi.text(el);
   readingBack.catch(() => undefined);
+  const caretAfter = atspi.caret(el).catch(() => -1);
   const accepted = await inserting;
   sw.lap('deliver');
   const readAfter = () => atspi.text(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
   let after = await readingBack.catch(readAfter);
-  if (judgeText(before, after, position, text).effect !== 'confirmed') after = await readAfter();
-  // The caret follows the text (the next call appends after it); calls on one connection stay in order.
-  if (after !== before) void atspi.setCaret(el, position + cp(text).length).catch(() => false);
+  let verdict = judgeText(before, after, position, text);
+  if (verdict.effect !== 'confirmed') {
+    after = await readAfter();
+    verdict = judgeText(before, after, position, text);
+  }
+  // The caret follows the text (the next call appends after it). GTK's entries move it themselves, so it
+  // is read with the text and set only where it stayed behind; calls on one connection stay in order.
+  const end = position + codePoints(text);
+  if (after !== before && await caretAfter !== end) void atspi.setCaret(el, end).catch(() => false);
   sw.lap('verify');
-  const verdict = judgeText(before, after, position, text);
   const evidence: Evidence[] = [{ kind: 'field_value', expected: verdict.expected, observed: after, detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}` }];
   const label = `${el.name || 'field'} (${roleLabel(el.role)})`;
   if (el.web) {
@@ -111,7 +121,7 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
 async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], readable: boolean, text: string, options: TypeOptions, sw: Stopwatch, fromToken: boolean): Promise<ActionResult> {
   const { atspi } = a;
   const mode = options.deliveryMode;
-  const chars = cp(text).length;
+  const chars = codePoints(text);
   const odd = untypable(text).slice(0, 10).join(' ');
   if (odd) {
     throw new Refusal('text_not_deliverable', `"${el.name || 'this element'}" has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`, { characters: odd });
@@ -138,8 +148,8 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
     return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: webLike(a.win, el) ? webEscalation(a.win, true, mode) : { target: 'verify', reason: 'call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
   }
   // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
-  const caretGuess = cp(after).length - chars >= 0 && after.startsWith(before) ? cp(before).length : -1;
-  const verdict = judgeText(before, after, caretGuess >= 0 ? caretGuess : cp(before).length, text);
+  const caretGuess = codePoints(after) - chars >= 0 && after.startsWith(before) ? codePoints(before) : -1;
+  const verdict = judgeText(before, after, caretGuess >= 0 ? caretGuess : codePoints(before), text);
   const evidence: Evidence[] = [{ kind: 'text', expected: verdict.expected, observed: after, detail: 'AT-SPI Text read back after XTest keystrokes' }];
   if (webLike(a.win, el)) {
     evidence.push({ kind: 'web_content', detail: el.web ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds' });
@@ -150,14 +160,19 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
 
 /** Compares a field's text with what inserting `text` at `position` (code points) should give. */
 export function judgeText(before: string, after: string, position: number, text: string): { effect: ActionResult['effect']; delivered: number; expected: string } {
-  const b = cp(before);
-  const head = b.slice(0, position).join(''), tail = b.slice(position).join('');
+  let head: string, tail: string;
+  if (SURROGATE.test(before)) {
+    const b = cp(before);
+    head = b.slice(0, position).join(''); tail = b.slice(position).join('');
+  } else {
+    head = before.slice(0, position); tail = before.slice(position);
+  }
   const expected = head + text + tail;
-  if (after === expected) return { effect: 'confirmed', delivered: cp(text).length, expected };
+  if (after === expected) return { effect: 'confirmed', delivered: codePoints(text), expected };
   if (after === before) return { effect: 'no_effect', delivered: 0, expected };
   if (after.startsWith(head) && after.endsWith(tail) && after.length < expected.length) {
     const middle = after.slice(head.length, after.length - tail.length);
-    if (middle && text.startsWith(middle)) return { effect: 'partial', delivered: cp(middle).length, expected };
+    if (middle && text.startsWith(middle)) return { effect: 'partial', delivered: codePoints(middle), expected };
   }
   return { effect: 'mismatch', delivered: 0, expected };
 }
