@@ -78,12 +78,17 @@ export class Atspi {
   connected = true;
   /** Each app's own socket (or null: it offers none), keyed by its unique bus name. */
   private readonly peers = new Map<string, Promise<DBusConnection | null>>();
+  /** The same, once known: most calls find their connection here without waiting on a promise. */
+  private readonly knownPeers = new Map<string, DBusConnection | null>();
+  /** VERITY_ATSPI_DIRECT=0 keeps every call on the bus (read once: the environment is slow to ask). */
+  private readonly direct = process.env.VERITY_ATSPI_DIRECT !== '0';
 
   disconnect(): void {
     this.connected = false;
     this.bus.close();
     for (const peer of this.peers.values()) void peer.then((c) => c?.close());
     this.peers.clear();
+    this.knownPeers.clear();
   }
 
   /**
@@ -94,11 +99,12 @@ export class Atspi {
    */
   private connectionFor(bus: string): Promise<DBusConnection | null> | null {
     // Well-known names (the registry, the bus itself) are on the bus; VERITY_ATSPI_DIRECT=0 keeps all there.
-    if (!bus.startsWith(':') || process.env.VERITY_ATSPI_DIRECT === '0') return null;
+    if (!bus.startsWith(':') || !this.direct) return null;
     let peer = this.peers.get(bus);
     if (!peer) {
       peer = this.openPeer(bus);
       this.peers.set(bus, peer);
+      void peer.then((c) => { if (this.peers.get(bus) === peer) this.knownPeers.set(bus, c); });
     }
     return peer;
   }
@@ -109,35 +115,45 @@ export class Atspi {
       if (typeof address !== 'string' || !address) return null;
       const peer = await DBusConnection.open(address, { timeoutMs: PEER_TIMEOUT_MS, peer: true });
       // Closed (the app exited): forget it, so a later call asks the bus, which says whether the app is gone.
-      peer.onClose(() => this.peers.delete(bus));
+      peer.onClose(() => { this.peers.delete(bus); this.knownPeers.delete(bus); });
       return peer;
     } catch {
       return null;
     }
   }
 
-  /** A raw method call; its reply body. An object that went away is `Gone` (target_not_found). */
-  async call(ref: AccRef, iface: string, member: string, signature = '', body: unknown[] = [], what = 'the element'): Promise<any[]> {
-    const peer = await this.connectionFor(ref.bus);
-    try {
-      return await (peer ?? this.bus).call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, CALL_TIMEOUT_MS);
-    } catch (e) {
-      const name = `${iface.split('.').pop()}.${member}`;
-      if (e instanceof DBusTimeout) throw new Refusal('timeout', `the app did not answer ${name} within ${CALL_TIMEOUT_MS} ms`, { retryable: true });
-      if (e instanceof DBusClosed && peer) throw new Gone(what); // the app's own socket closed: the app exited
-      if (e instanceof DBusClosed) {
-        this.connected = false;
-        throw new Refusal('unavailable', `the connection to the AT-SPI bus closed before ${name} was answered; call get_window_state again (a new connection is made)`, { retryable: true });
-      }
-      // UnknownMethod says the object lacks that interface (not that it is gone): the caller handles it.
-      if (e instanceof DBusError && GONE.test(`${e.type} ${e.text}`) && !/UnknownMethod/.test(e.type)) throw new Gone(what);
-      throw e;
-    }
+  /**
+   * A raw method call; its reply body. An object that went away is `Gone` (target_not_found). Promise
+   * chains rather than async functions here and in the readers below: every native action makes several
+   * of these calls, and each async layer adds its own turns of the microtask queue.
+   */
+  call(ref: AccRef, iface: string, member: string, signature = '', body: unknown[] = [], what = 'the element'): Promise<any[]> {
+    const known = this.knownPeers.get(ref.bus);
+    if (known !== undefined) return this.callOn(known, ref, iface, member, signature, body, what);
+    const peer = this.connectionFor(ref.bus);
+    return peer ? peer.then((c) => this.callOn(c, ref, iface, member, signature, body, what)) : this.callOn(null, ref, iface, member, signature, body, what);
   }
 
-  async prop(ref: AccRef, iface: string, name: string): Promise<any> {
-    const [variant] = await this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]);
-    return (variant as Variant).value;
+  private callOn(peer: DBusConnection | null, ref: AccRef, iface: string, member: string, signature: string, body: unknown[], what: string): Promise<any[]> {
+    return (peer ?? this.bus).call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, CALL_TIMEOUT_MS)
+      .catch((e) => { throw this.explain(e, peer !== null, `${iface.split('.').pop()}.${member}`, what); });
+  }
+
+  /** A failed call as what it means here: a timeout, an app or element gone, or the bus gone. */
+  private explain(e: unknown, onPeer: boolean, name: string, what: string): unknown {
+    if (e instanceof DBusTimeout) return new Refusal('timeout', `the app did not answer ${name} within ${CALL_TIMEOUT_MS} ms`, { retryable: true });
+    if (e instanceof DBusClosed && onPeer) return new Gone(what); // the app's own socket closed: the app exited
+    if (e instanceof DBusClosed) {
+      this.connected = false;
+      return new Refusal('unavailable', `the connection to the AT-SPI bus closed before ${name} was answered; call get_window_state again (a new connection is made)`, { retryable: true });
+    }
+    // UnknownMethod says the object lacks that interface (not that it is gone): the caller handles it.
+    if (e instanceof DBusError && GONE.test(`${e.type} ${e.text}`) && !/UnknownMethod/.test(e.type)) return new Gone(what);
+    return e;
+  }
+
+  prop(ref: AccRef, iface: string, name: string): Promise<any> {
+    return this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]).then(([variant]) => (variant as Variant).value);
   }
 
   async setProp(ref: AccRef, iface: string, name: string, signature: string, value: unknown): Promise<void> {
@@ -206,9 +222,8 @@ export class Atspi {
     return (children as Array<[string, string]>).map(([bus, path]) => ({ bus, path }));
   }
 
-  async states(ref: AccRef): Promise<[number, number]> {
-    const [states] = await this.call(ref, IFACE.accessible, 'GetState');
-    return [states[0] ?? 0, states[1] ?? 0];
+  states(ref: AccRef): Promise<[number, number]> {
+    return this.call(ref, IFACE.accessible, 'GetState').then(([states]) => [states[0] ?? 0, states[1] ?? 0]);
   }
 
   /** Screen-coordinate extents (x, y, w, h). */
@@ -218,12 +233,11 @@ export class Atspi {
   }
 
   /** The whole text of a Text object (AT-SPI counts characters as code points). */
-  async text(ref: AccRef): Promise<string> {
-    const [text] = await this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]);
-    return String(text);
+  text(ref: AccRef): Promise<string> {
+    return this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]).then(([text]) => String(text));
   }
 
-  async caret(ref: AccRef): Promise<number> { return Number(await this.prop(ref, IFACE.text, 'CaretOffset')); }
+  caret(ref: AccRef): Promise<number> { return this.prop(ref, IFACE.text, 'CaretOffset').then(Number); }
 
   async setCaret(ref: AccRef, offset: number): Promise<boolean> {
     const [ok] = await this.call(ref, IFACE.text, 'SetCaretOffset', 'i', [offset]);
@@ -231,9 +245,8 @@ export class Atspi {
   }
 
   /** EditableText.InsertText; `length` is the text's UTF-8 byte length (what GTK and Qt both accept). */
-  async insertText(ref: AccRef, position: number, text: string): Promise<boolean> {
-    const [ok] = await this.call(ref, IFACE.editable, 'InsertText', 'isi', [position, text, Buffer.byteLength(text, 'utf8')]);
-    return !!ok;
+  insertText(ref: AccRef, position: number, text: string): Promise<boolean> {
+    return this.call(ref, IFACE.editable, 'InsertText', 'isi', [position, text, Buffer.byteLength(text, 'utf8')]).then(([ok]) => !!ok);
   }
 
   async setTextContents(ref: AccRef, text: string): Promise<boolean> {

@@ -23,6 +23,8 @@ export async function x11Tool(bin: string, args: string[], timeoutMs = 5000): Pr
 
 let connection: Promise<XConnection> | null = null;
 let connectionFor: string | undefined;
+/** The same connection once made: every native call asks for it, most without waiting on a promise. */
+let established: { display: string; x: XConnection } | null = null;
 
 /**
  * The X server of DISPLAY, connected once and reconnected after it dropped; refuses naming what is missing
@@ -31,6 +33,7 @@ let connectionFor: string | undefined;
 export async function xServer(): Promise<XConnection> {
   const display = process.env.DISPLAY;
   if (!display) throw new Refusal('unavailable', 'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)');
+  if (established && established.display === display && !established.x.closed) return established.x;
   if (connection && connectionFor === display) {
     const existing = await connection.catch(() => null);
     if (existing && !existing.closed) return existing;
@@ -47,8 +50,9 @@ export async function xServer(): Promise<XConnection> {
       throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} does not answer (${(e as Error).message.split('\n')[0]})`);
     }
   })();
-  connection.catch(() => { connection = null; });
-  return connection;
+  const pending = connection;
+  pending.then((x) => { if (connection === pending) established = { display, x }; }, () => { if (connection === pending) connection = null; });
+  return pending;
 }
 
 /** Refuses unless DISPLAY names an X server that answers. */
@@ -60,6 +64,7 @@ export async function requireDisplay(): Promise<void> {
 export function closeXServer(): void {
   void connection?.then((c) => c.close(), () => undefined);
   connection = null;
+  established = null;
 }
 
 /** The session bus address, or the refusal naming that it is missing. */

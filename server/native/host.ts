@@ -26,6 +26,8 @@ const BROWSER_NAMES = /chrom|electron|firefox|brave|msedge|opera|vivaldi|code|sl
 
 export class NativeHost {
   private client: Promise<Atspi> | null = null;
+  /** The same client once connected, for the calls that find it ready. */
+  private connected: Atspi | null = null;
   /** X11 window id → its AT-SPI frame, kept while the frame is still shown by the same process. */
   private readonly frames = new Map<number, { pid: number | null; frame: AccRef; app: { bus: string; name: string } }>();
 
@@ -35,20 +37,23 @@ export class NativeHost {
   async atspi(): Promise<Atspi> {
     await requireDisplay();
     sessionBusAddress();
+    if (this.connected?.connected) return this.connected;
     if (this.client) {
       const existing = await this.client.catch(() => null);
       if (existing?.connected) return existing;
       this.client = null;
     }
-    this.client = Atspi.connect();
-    this.client.catch(() => { this.client = null; });
-    return this.client;
+    const connecting = Atspi.connect();
+    this.client = connecting;
+    connecting.then((c) => { if (this.client === connecting) this.connected = c; }, () => { if (this.client === connecting) this.client = null; });
+    return connecting;
   }
 
   /** Drops the AT-SPI connection (the server is shutting down). */
   close(): void {
     const client = this.client;
     this.client = null;
+    this.connected = null;
     void client?.then((c) => c.disconnect(), () => undefined);
     closeXServer();
   }
