@@ -79,6 +79,7 @@ export class Writer {
   }
 
   u8(v: number): void { this.room(1); this.buf[this.at++] = v; }
+  bytes(b: Buffer): void { this.room(b.length); b.copy(this.buf, this.at); this.at += b.length; }
   u32(v: number): void { this.align(4); this.room(4); this.buf.writeUInt32LE(v >>> 0, this.at); this.at += 4; }
   patchU32(offset: number, v: number): void { this.buf.writeUInt32LE(v, offset); }
 
@@ -227,8 +228,40 @@ export function encodeMessage(m: Omit<Message, 'body'> & { body?: readonly unkno
   w.u8(1);
   w.u32(0); // body length, patched below
   w.u32(m.serial);
-  const fieldsAt = w.at;
-  w.u32(0); // header fields' length, patched below
+  w.bytes(m.type === MESSAGE.methodCall ? callFields(m) : headerFields(m));
+  const bodyAt = w.at;
+  if (m.signature) w.values(m.signature, m.body ?? []);
+  w.patchU32(4, w.at - bodyAt);
+  return w.result();
+}
+
+/**
+ * A method call's header fields, encoded once per destination, object, method and signature: an action
+ * calls the same few methods on the same element again and again. Bounded; cleared when full.
+ */
+const callFieldCache = new Map<string, Buffer>();
+const CALL_FIELDS_KEPT = 2048;
+
+function callFields(m: Omit<Message, 'body'>): Buffer {
+  const key = `${m.destination}\n${m.path}\n${m.interface}\n${m.member}\n${m.signature}`;
+  let fields = callFieldCache.get(key);
+  if (!fields) {
+    if (callFieldCache.size >= CALL_FIELDS_KEPT) callFieldCache.clear();
+    fields = headerFields(m);
+    callFieldCache.set(key, fields);
+  }
+  return fields;
+}
+
+/**
+ * The header fields array (its length first) and the padding after it, as they sit from byte 12 of a
+ * message: alignment counts from the message start, and byte 16 is 8-aligned, so the bytes do not
+ * depend on anything before them.
+ */
+function headerFields(m: Omit<Message, 'body'>): Buffer {
+  const w = new Writer();
+  w.bytes(Buffer.alloc(12));
+  w.u32(0); // the array's length, patched below
   const field = (code: number, type: string, value: unknown) => {
     if (value === undefined) return;
     w.align(8);
@@ -243,12 +276,9 @@ export function encodeMessage(m: Omit<Message, 'body'> & { body?: readonly unkno
   field(FIELD.replySerial, 'u', m.replySerial);
   field(FIELD.destination, 's', m.destination);
   field(FIELD.signature, 'g', m.signature || undefined);
-  w.patchU32(fieldsAt, w.at - fieldsAt - 4);
+  w.patchU32(12, w.at - 16);
   w.align(8);
-  const bodyAt = w.at;
-  if (m.signature) w.values(m.signature, m.body ?? []);
-  w.patchU32(4, w.at - bodyAt);
-  return w.result();
+  return Buffer.from(w.result().subarray(12));
 }
 
 /** The length of the message at the start of `buf`, or 0 when its fixed header has not all arrived. */
