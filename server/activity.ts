@@ -16,14 +16,22 @@ export interface ActionEntry {
   thumbnail?: string;
 }
 
+/** How many recent actions are kept for operators who open the Control UI later. */
+const KEPT = 500;
+
 export class Activity extends EventEmitter {
   private readonly recent: ActionEntry[] = [];
   private nextId = 1;
 
   record(entry: Omit<ActionEntry, 'id' | 'at'>): ActionEntry {
-    const full: ActionEntry = { ...entry, id: this.nextId++, at: new Date().toISOString() };
+    // Built field by field: a spread takes V8's slow path, and this runs on every action.
+    const full: ActionEntry = {
+      id: this.nextId++, at: new Date().toISOString(), sessionKey: entry.sessionKey, tool: entry.tool, summary: entry.summary,
+      effect: entry.effect, refusal: entry.refusal, evidence: entry.evidence, isError: entry.isError,
+    };
     this.recent.push(full);
-    if (this.recent.length > 500) this.recent.shift();
+    // Trimmed in steps of 100: shifting a 500-entry array on every action would move all of it each time.
+    if (this.recent.length > KEPT + 100) this.recent.splice(0, this.recent.length - KEPT);
     this.emit('action', full);
     return full;
   }

@@ -52,6 +52,7 @@ export function queueCursor(tab: Tab, x: number, y: number, settings: CursorSett
 }
 
 export function flushCursors(): void {
+  if (!pending.size) return;
   for (const [tab, glide] of pending) void showCursor(tab, glide.x, glide.y, glide.settings, glide.kind);
   pending.clear();
 }

@@ -2,7 +2,7 @@
 // The low-level Server is used so that argument errors become the contract's refusals and the advertised
 // outputSchema is exactly `{type: "object", anyOf: [success, refusal]}`.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, isJSONRPCRequest, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import type { CallContext, Verity } from '../core.js';
@@ -63,17 +63,19 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
 /**
  * Connects a server to its transport, with requests handed straight to the SDK's request dispatcher. The
  * SDK's message router first tries every incoming message against both response schemas, and each failed
- * zod parse builds an error: about 70 µs per call, a third of a whole native round trip. Requests (checked
- * with the SDK's own schema) skip that; responses and notifications take the SDK's path. Should an SDK
- * release drop the dispatcher, everything takes the SDK's path.
+ * zod parse builds an error: about 70 µs per call, a third of a whole native round trip. Requests skip
+ * that; responses and notifications take the SDK's path. Should an SDK release drop the dispatcher,
+ * everything takes the SDK's path.
  */
 export async function connectMcp(server: Server, transport: Transport): Promise<void> {
   await server.connect(transport);
   const dispatchRequest = (server as unknown as { _onrequest?: (request: unknown, extra: unknown) => void })._onrequest;
   const route = transport.onmessage;
   if (typeof dispatchRequest !== 'function' || !route) return;
+  // The transport has already checked the message against the SDK's JSON-RPC schema, so the one kind with
+  // both a method and an id is a request (the SDK's own request check is another zod parse per call).
   transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
-    if (isJSONRPCRequest(message)) dispatchRequest.call(server, message, extra);
+    if ('method' in message && 'id' in message) dispatchRequest.call(server, message, extra);
     else route.call(transport, message, extra as never);
   };
 }
@@ -116,7 +118,8 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
       }
       core.afterAction();
       if (recorded) recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await core.recordingShot(ctx) });
-      if (!tool.annotations.readOnlyHint) core.noteAction(ctx, tool.name, args, reply);
+      // The operators' log hears of it once the reply is on its way: it never delays the caller.
+      if (!tool.annotations.readOnlyHint) setImmediate(() => core.noteAction(ctx, tool.name, args, reply));
       return reply;
     } finally {
       session.inFlight--;
