@@ -97,7 +97,7 @@ export async function main(argv: string[]): Promise<void> {
     transport.onclose = () => { void shutdown(); };
     // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
     process.stdin.on('end', () => { void core.sessions.disconnect('stdio').finally(shutdown); });
-    await connectMcp(server, transport);
+    await connectMcp(server, transport, core);
     log(`MCP on stdio${flags.browserUrl ? `, attached to ${flags.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
   }

@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from './token.js';
 import { NativeDriver, type NativeTarget } from './native/driver.js';
+import type { AccRef } from './native/atspi.js';
 import { describeWindow, descendsFrom } from './native/x11.js';
 import { Activity, summarizeArgs } from './activity.js';
 import { Approvals } from './approvals.js';
@@ -155,6 +156,22 @@ export class Verity {
   async recordingShot(ctx: CallContext): Promise<string | null> {
     if (!ctx.session?.recordingDir || !this.browser.running) return null;
     try { return (await (await this.currentTab(ctx)).screenshot()).data; } catch { return null; }
+  }
+
+  /**
+   * A request as it arrives, before the SDK and the call path have checked it: a type_text for a native
+   * element starts the reads its insertion will need (the field's states, text and caret), so that they
+   * overlap with that checking. Only that call can use them (see NativeHost.prefetchField); anything
+   * unexpected here just means no head start.
+   */
+  anticipate(request: { method: string; params?: Record<string, unknown> }): void {
+    if (request.method !== 'tools/call' || request.params?.name !== 'type_text') return;
+    const token = (request.params.arguments as { element_token?: unknown } | undefined)?.element_token;
+    if (typeof token !== 'string') return;
+    try {
+      const found = this.snapshots.resolve(token);
+      if (found.kind !== 'tab') this.native.host.prefetchField(found.element.ref as AccRef);
+    } catch { /* a stale or invalid token is refused by the call itself */ }
   }
 
   /**

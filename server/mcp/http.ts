@@ -34,7 +34,7 @@ export class McpHttpEndpoint {
     transport.onclose = () => { if (transport.sessionId) this.transports.delete(transport.sessionId); };
     const connectionId = `http-${randomUUID()}`;
     const server = createMcpServer(this.core, { connectionId, uiTarget, transport: 'http' });
-    await connectMcp(server, transport);
+    await connectMcp(server, transport, this.core);
     return transport.handleRequest(req, res);
   }
 

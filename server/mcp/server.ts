@@ -65,9 +65,9 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
  * SDK's message router first tries every incoming message against both response schemas, and each failed
  * zod parse builds an error: about 70 µs per call, a third of a whole native round trip. Requests skip
  * that; responses and notifications take the SDK's path. Should an SDK release drop the dispatcher,
- * everything takes the SDK's path.
+ * everything takes the SDK's path. With `core`, each request is shown to `Verity.anticipate` as it arrives.
  */
-export async function connectMcp(server: Server, transport: Transport): Promise<void> {
+export async function connectMcp(server: Server, transport: Transport, core?: Verity): Promise<void> {
   await server.connect(transport);
   const dispatchRequest = (server as unknown as { _onrequest?: (request: unknown, extra: unknown) => void })._onrequest;
   const route = transport.onmessage;
@@ -75,8 +75,10 @@ export async function connectMcp(server: Server, transport: Transport): Promise<
   // The transport has already checked the message against the SDK's JSON-RPC schema, so the one kind with
   // both a method and an id is a request (the SDK's own request check is another zod parse per call).
   transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
-    if ('method' in message && 'id' in message) dispatchRequest.call(server, message, extra);
-    else route.call(transport, message, extra as never);
+    if ('method' in message && 'id' in message) {
+      core?.anticipate(message);
+      dispatchRequest.call(server, message, extra);
+    } else route.call(transport, message, extra as never);
   };
 }
 

@@ -24,8 +24,8 @@ export function parseWindowKey(key: string): { pid: number | undefined; windowId
   return { pid: pid || undefined, windowId };
 }
 
-/** Finds the window and element of a target; refuses target_not_found when either is gone. */
-export async function aim(host: NativeHost, target: ResolvedTarget): Promise<Aim> {
+/** Finds the window and element of a target (its states already being read, or read now); refuses target_not_found when either is gone. */
+export async function aim(host: NativeHost, target: ResolvedTarget, statesRead?: Promise<[number, number]>): Promise<Aim> {
   const atspi = await host.atspi();
   const element = target.element ? target.element.ref as NativeRef : null;
   let win: WindowInfo;
@@ -38,7 +38,7 @@ export async function aim(host: NativeHost, target: ResolvedTarget): Promise<Aim
   }
   let states: [number, number] = [0, 0];
   if (element) {
-    states = await atspi.states(element);
+    states = await (statesRead ?? atspi.states(element));
     if (has(states, STATE.defunct)) throw new Refusal('target_not_found', `the element "${element.name}" is gone (defunct); call get_window_state again`);
   }
   let screenPoint: Aim['screenPoint'] = null;

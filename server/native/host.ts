@@ -13,6 +13,9 @@ export interface NativeHostOptions {
 }
 
 /** A window as the native route acts on it: X11 facts plus its AT-SPI frame, when the app exposes one. */
+/** A field's states, and its text and caret, read together before text goes in. */
+export interface FieldReads { states: Promise<[number, number]>; textAndCaret: Promise<[string, number]> }
+
 export interface WindowInfo extends XWindow {
   frame: AccRef | null;
   app: { bus: string; name: string } | null;
@@ -32,6 +35,33 @@ export class NativeHost {
   private readonly frames = new Map<number, { pid: number | null; frame: AccRef; app: { bus: string; name: string } }>();
 
   constructor(readonly options: NativeHostOptions) {}
+
+  /** Reads started for one field as its type_text call arrived (prefetchField), until that call takes them. */
+  private early: { ref: AccRef; reads: FieldReads } | null = null;
+
+  /**
+   * Starts reading a field's states, text and caret for a call that is still being checked (see
+   * Verity.anticipate). Only that call may use them, so they are dropped when this turn of the event loop
+   * ends: its handler runs in the same turn, and one that waits on anything longer reads afresh.
+   */
+  prefetchField(ref: AccRef): void {
+    const atspi = this.connected;
+    if (!atspi?.connected) return;
+    const reads: FieldReads = { states: atspi.states(ref), textAndCaret: Promise.all([atspi.text(ref), atspi.caret(ref).catch(() => -1)]) };
+    reads.states.catch(() => undefined); // a gone element is reported by the call's own use of them
+    reads.textAndCaret.catch(() => undefined);
+    const early = { ref, reads };
+    this.early = early;
+    setImmediate(() => { if (this.early === early) this.early = null; });
+  }
+
+  /** The reads prefetchField started for `ref` in this turn, once. */
+  takeField(ref: AccRef): FieldReads | null {
+    const early = this.early;
+    if (!early || early.ref !== ref) return null;
+    this.early = null;
+    return early.reads;
+  }
 
   /** The AT-SPI connection; refuses naming what is missing (display, session bus, AT-SPI bus). */
   async atspi(): Promise<Atspi> {

@@ -50,10 +50,13 @@ async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promis
 
 export async function typeNative(host: NativeHost, target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
-  // A token's field: its text and caret are asked for right behind its states (one round trip, not two).
-  const early = target.element ? textAndCaret(await host.atspi(), target.element.ref as NativeRef) : null;
+  // A token's field: its text and caret are asked for right behind its states (one round trip, not two),
+  // or were asked for already as the call arrived.
+  const ref = target.element ? target.element.ref as NativeRef : null;
+  const prefetched = ref ? host.takeField(ref) : null;
+  const early = prefetched ? prefetched.textAndCaret : ref ? textAndCaret(await host.atspi(), ref) : null;
   early?.catch(() => undefined); // a gone element is reported by aim's own read
-  const a = await aim(host, target);
+  const a = await aim(host, target, prefetched?.states);
   const mode = options.deliveryMode;
   return deliver(mode, a.win, async () => {
     const { el, states, clicked } = await fieldOf(host, target, a);

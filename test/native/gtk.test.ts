@@ -291,6 +291,38 @@ describe('native route: how it reaches the app', { skip: missing ?? false }, () 
   });
 });
 
+describe('native route: reads started as a call arrives', { skip: missing ?? false }, () => {
+  /** Replaces the Name entry's text from outside Verity: over the test's own AT-SPI connection. */
+  async function setNameFromOutside(text: string): Promise<void> {
+    const bus = await DBusConnection.open(d.env.AT_SPI_BUS_ADDRESS);
+    try {
+      const name = await appBusName(bus, app.pid) ?? assert.fail('the app is not on the AT-SPI bus');
+      const [items] = await bus.call({ destination: name, path: '/org/a11y/atspi/cache', interface: 'org.a11y.atspi.Cache', member: 'GetItems' }) as [any[]];
+      const row = items.find((r) => r[6] === 'Name' && r[7] === 61) ?? assert.fail('no Name entry in the app\'s cache');
+      await bus.call({ destination: row[0][0], path: row[0][1], interface: 'org.a11y.atspi.EditableText', member: 'SetTextContents', signature: 's', body: [text] });
+    } finally { bus.close(); }
+    await app.waitFor((st) => st.entry === text, 'the entry set from outside');
+  }
+
+  test('serve only that call: after a refused type_text, a batch typing into the same field reads it afresh', async () => {
+    const token = (await snap()).token('Name');
+    await setNameFromOutside('old text');
+    // Refused by its arguments, after its field's reads were started (the token is valid).
+    const refused = await v.call('type_text', { element_token: token, text: '' });
+    assert.equal(refused.structured.refusal.code, 'invalid_arguments', refused.text);
+    await setNameFromOutside('fresh');
+    // A batch's steps start no reads of their own as the call arrives: had the refused call's reads been
+    // kept, this step would take them, judge against "old text" and report a mismatch.
+    const r = await v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: token, text: '!' } }] });
+    const step = r.structured.steps[0];
+    assert.equal(step.result.effect, 'confirmed', r.text);
+    const held = app.state().entry;
+    assert.equal(held.length, 'fresh!'.length, held);
+    assert.ok(held.includes('fresh') && held.includes('!'), held);
+    assert.equal(step.result.evidence[0].observed, held);
+  });
+});
+
 describe('native route: a window without focus', { skip: missing ?? false }, () => {
   test('background insertion lands in the unfocused window and leaves focus where it was; keystrokes need foreground', async () => {
     const other = await startApp(d, 'Other Window');
