@@ -43,3 +43,48 @@ export async function measure<T>(
 export function describe(s: Sample): string {
   return `median of ${s.n}, min ${s.min.toFixed(1)}, max ${s.max.toFixed(1)}`;
 }
+
+/** One side of a measurement taken in turns (see `measureInTurns`). */
+export interface Side<T = unknown> {
+  prepare?: () => Promise<void>;
+  act: () => Promise<T>;
+  check?: (result: T) => Promise<void>;
+}
+
+export interface TurnsResult {
+  /** Per side, over the warm iterations. */
+  samples: Sample[];
+  /** Per side, the median of each block of `block` calls from the first: how it warmed up. */
+  curve: number[][];
+  /** Per side, the median of the first `block` calls. */
+  cold: number[];
+}
+
+/**
+ * Times several sides in turns, one call of each per round, so that every side sees the same machine at
+ * the same moment (a shared VM's speed drifts by a fifth over seconds; blocks run one after another would
+ * put that drift into the ratio). Warm-up rounds first, then the measured rounds.
+ */
+export async function measureInTurns(config: BenchConfig, sides: Side<any>[], block = 100): Promise<TurnsResult> {
+  const all: number[][] = sides.map(() => []);
+  const total = config.warmup + config.iterations;
+  for (let i = 0; i < total; i++) {
+    for (const [k, side] of sides.entries()) {
+      if (side.prepare) await side.prepare();
+      const t0 = performance.now();
+      const result = await side.act();
+      all[k]!.push(performance.now() - t0);
+      if (side.check) await side.check(result);
+    }
+  }
+  const samples = all.map((times) => {
+    const warm = times.slice(config.warmup);
+    return { median: median(warm), min: Math.min(...warm), max: Math.max(...warm), n: warm.length };
+  });
+  const curve = all.map((times) => {
+    const medians: number[] = [];
+    for (let at = 0; at < times.length; at += block) medians.push(median(times.slice(at, at + block)));
+    return medians;
+  });
+  return { samples, curve, cold: all.map((times) => median(times.slice(0, block))) };
+}
