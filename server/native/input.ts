@@ -47,8 +47,20 @@ function charKeysym(c: string): number {
   return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff) ? cp : 0x01000000 + cp;
 }
 
-/** How long apps get to take in a keyboard map change before keys that rely on it are sent, and after. */
+/** How long apps get to read keys on borrowed keycodes before the map goes back, when nothing proves they did. */
 const KEYMAP_SETTLE_MS = 50;
+/** How long the proof that keys were read (the caller's `landed`) is waited for. */
+const LANDED_WAIT_MS = 1000;
+
+/** Polls `probe` until it says yes, within `ms`; false when the time ran out or the probe failed. */
+export async function pollUntil(probe: () => Promise<boolean>, ms: number, everyMs = 5): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    if (await probe().catch(() => false)) return true;
+    if (performance.now() >= deadline) return false;
+    await sleep(everyMs);
+  }
+}
 
 interface KeyMap { perKeycode: number; keysyms: Uint32Array }
 
@@ -106,10 +118,13 @@ class Synth {
 
   /**
    * Runs `use` with a keycode for every keysym: the keyboard's own, or a spare keycode mapped to it for the
-   * duration. All borrowing happens before the first key and is undone after the last, with time for
-   * apps to take in each map change, so no keystroke is read with a stale map.
+   * duration. All borrowing happens before the first key and is undone after the last. No wait is needed
+   * before the keys: an app hears of the map change before it gets them, and GDK and Xlib alike read the
+   * map as they take in the change or translate the first key after it, while the borrowed map is still
+   * in place. The map goes back only once the app has read the keys: proven by `landed` (the caller's
+   * read-back of the text), or, without that, after a settle.
    */
-  async withKeys<T>(wanted: number[], use: (codeOf: (keysym: number) => { keycode: number; shift: boolean }) => Promise<T>): Promise<T> {
+  async withKeys<T>(wanted: number[], use: (codeOf: (keysym: number) => { keycode: number; shift: boolean }) => Promise<T>, landed?: () => Promise<boolean>): Promise<T> {
     const missing = [...new Set(wanted)].filter((k) => !this.keycodeOf(k));
     const spare = this.spareKeycodes();
     if (missing.length > spare.length) {
@@ -118,13 +133,13 @@ class Synth {
     const borrowed = new Map(missing.map((k, i) => [k, spare[i]!]));
     const fill = (k: number) => new Array(this.map!.perKeycode).fill(k);
     for (const [keysym, keycode] of borrowed) this.x.changeKeyboardMapping(keycode, fill(keysym));
-    if (borrowed.size) { await this.sync(); await sleep(KEYMAP_SETTLE_MS); }
+    if (borrowed.size) await this.sync();
     try {
       return await use((k) => this.keycodeOf(k) ?? { keycode: borrowed.get(k)!, shift: false });
     } finally {
       if (borrowed.size) {
         await this.sync().catch(() => undefined);
-        await sleep(KEYMAP_SETTLE_MS);
+        if (!landed || !await pollUntil(landed, LANDED_WAIT_MS)) await sleep(KEYMAP_SETTLE_MS);
         for (const keycode of borrowed.values()) this.x.changeKeyboardMapping(keycode, fill(0));
         await this.sync().catch(() => undefined);
       }
@@ -175,9 +190,9 @@ export async function pressKeys(names: string[]): Promise<void> {
 
 /**
  * Types text key by key, `delayMs` apart (callers refuse `untypable` text first). A character that needs
- * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys).
+ * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys, and `landed` there).
  */
-export async function typeKeys(text: string, delayMs: number): Promise<void> {
+export async function typeKeys(text: string, delayMs: number, landed?: () => Promise<boolean>): Promise<void> {
   const synth = await Synth.open(true);
   const keysyms = Array.from(text, charKeysym);
   const shift = synth.keycodeOf(XK.Shift)?.keycode;
@@ -193,7 +208,7 @@ export async function typeKeys(text: string, delayMs: number): Promise<void> {
       if (delayMs > 0) await synth.sync();
     }
     await synth.sync();
-  });
+  }, landed);
 }
 
 const BUTTON: Record<string, number> = { left: 1, middle: 2, right: 3 };

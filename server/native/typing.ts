@@ -8,7 +8,7 @@ import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi } from './atspi.js';
 import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
-import { clickAt, moveTo, typeKeys, untypable } from './input.js';
+import { clickAt, moveTo, pollUntil, typeKeys, untypable } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { activeWindow } from './x11.js';
@@ -16,6 +16,8 @@ import { activeWindow } from './x11.js';
 /** How long a synthesized keystroke route may take in one call (the transport's budget), and per-key cost. */
 export const SYNTHESIS_BUDGET_MS = 10_000;
 export const PER_KEY_OVERHEAD_MS = 4;
+/** How long typed keys get to show in the element's text before what it holds is judged. */
+const KEYS_LANDED_WAIT_MS = 1000;
 
 export function maxChunkChars(delayMs: number): number {
   return Math.max(1, Math.floor(SYNTHESIS_BUDGET_MS / (delayMs + PER_KEY_OVERHEAD_MS)));
@@ -140,9 +142,13 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   }
   const before = readable ? await atspi.text(el).catch(() => null) : null;
   sw.lap('resolve');
-  await typeKeys(text, options.delayMs);
+  // Keys are read by the app in its own time: its text, read back until it has grown by all of them
+  // (bounded), proves when; without a text to read, it gets a moment.
+  const landed = before === null ? undefined : async () => codePoints(await atspi.text(el)) >= codePoints(before) + chars;
+  await typeKeys(text, options.delayMs, landed);
   sw.lap('deliver');
-  await new Promise((r) => setTimeout(r, 30));
+  if (landed) await pollUntil(landed, KEYS_LANDED_WAIT_MS);
+  else await new Promise((r) => setTimeout(r, 30));
   const after = readable ? await atspi.text(el).catch(() => null) : null;
   sw.lap('verify');
   const label = `${el.name || 'element'} (${roleLabel(el.role)})`;
