@@ -16,6 +16,9 @@ import { appBusName, missingTools, startApp, startDesktop, type Desktop } from '
 
 const TEXT = Array.from({ length: 100 }, (_, i) => 'abcdefghij klmnopqrstuvwxyz0123456789'[i % 37]).join('');
 
+/** For the keystroke-only widget: characters the keyboard map lacks (borrowed keycodes) among ones it has. */
+const NON_ASCII = 'é ß → 世界 ΩÀ';
+
 /** A child that types TEXT through nut-js (XTest) on each "type" line, answering "ok". */
 const TYPIST = `
 import { createRequire } from 'node:module';
@@ -176,6 +179,43 @@ export const nativeSection: Section = {
         await landed('xdotool');
       });
 
+      // Non-ASCII text where only keystrokes go in (the "terminal": Text, no EditableText), on keycodes
+      // borrowed for the characters the keyboard map lacks: Verity's type_text against `xdotool type`,
+      // which borrows keycodes too. Each is timed until the terminal's text has grown by the whole text.
+      const termRow = items.find((r) => r[6] === 'Term');
+      const term: Ref = { bus: termRow[0][0], path: termRow[0][1] };
+      const termText = async () => String((await call(term, 'org.a11y.atspi.Text', 'GetText', 'ii', [0, -1]))[0]);
+      /** Waits until the terminal has as many new characters as the text has; returns what they are. */
+      const grownBy = async (before: string, what: string): Promise<string> => {
+        const deadline = performance.now() + 10_000;
+        const want = Array.from(before + NON_ASCII).length;
+        for (;;) {
+          const now = await termText();
+          if (Array.from(now).length >= want) return now.slice(before.length);
+          if (performance.now() > deadline) throw new Error(`${what}: the terminal never took ${Array.from(NON_ASCII).length} characters (holds ${JSON.stringify(now.slice(before.length))})`);
+          await new Promise((r) => setTimeout(r, 1));
+        }
+      };
+      const termToken = sc.elements.find((e) => e.label === 'Term')!.element_token;
+      let termBefore = '';
+      const verityNonAscii = await timeIt(ctx, 'Verity type_text, non-ASCII keystrokes', async () => { termBefore = await termText(); }, async () => {
+        const { result } = await v.timed('type_text', { element_token: termToken, text: NON_ASCII, delivery_mode: 'foreground', delay_ms: 0 });
+        return { result, landed: await grownBy(termBefore, 'Verity') };
+      }, async ({ result, landed }) => {
+        const s = result.structuredContent as { effect?: string } | undefined;
+        if (s?.effect !== 'confirmed') throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+        if (landed !== NON_ASCII) throw new Error(`Verity's keys landed as ${JSON.stringify(landed)}`);
+      });
+      await call(term, 'org.a11y.atspi.Component', 'GrabFocus');
+      const xdotoolLanded = new Set<string>();
+      const xdotoolNonAscii = await timeIt(ctx, 'xdotool type, non-ASCII', async () => { termBefore = await termText(); }, async () => {
+        const r = spawnSync('xdotool', ['type', NON_ASCII], { env: { ...process.env, ...d.env } });
+        if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
+        return grownBy(termBefore, 'xdotool');
+      }, async (landed) => { xdotoolLanded.add(landed); });
+      const wrong = [...xdotoolLanded].filter((t) => t !== NON_ASCII);
+      ctx.notes.push(`native: \`xdotool type\` (its default 12 ms delay; at 0 it dropped the borrowed characters) typed ${JSON.stringify(NON_ASCII)} as ${[...xdotoolLanded].map((t) => JSON.stringify(t)).join(' or ')}${wrong.length ? ': not exactly' : ''}; Verity's text landed exactly every time.`);
+
       // get_window_state of the ~500-node window vs a bare walk: the cache, then every node's extents.
       const subtreeOf = (rows: any[]) => {
         const byParent = new Map<string, any[]>();
@@ -212,6 +252,8 @@ export const nativeSection: Section = {
           note: 'floor column here = nut-js keyboard.type (XTest, autoDelay 0) until the field reads back the text.' },
         { metric: 'native type_text vs `xdotool type`, 100 chars', unit: 'ms', cells: { verity: verityType, floor: xdotool }, checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
           note: 'floor column here = `xdotool type --delay 0` until the field reads back the text.' },
+        { metric: `native type_text by keystrokes, non-ASCII (${Array.from(NON_ASCII).length} chars) vs \`xdotool type\``, unit: 'ms', cells: { verity: verityNonAscii, floor: xdotoolNonAscii }, checks: [],
+          note: `text = ${JSON.stringify(NON_ASCII)} into a widget with AT-SPI Text but no EditableText (a terminal), so both send keystrokes and borrow keycodes for the characters the keyboard map lacks; Verity confirmed by its read-back, both timed until the widget's text has grown by the whole text.` },
         { metric: `native get_window_state, ${nodes} nodes`, unit: 'ms', cells: { verity: verityState, floor: bareWalk }, checks: [{ of: 'verity', over: 'floor', max: 1.5 }],
           note: 'floor = a bare walk of the same window tree; Verity without the screenshot (include_screenshot false).' },
       ] satisfies Row[];
