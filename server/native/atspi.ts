@@ -152,6 +152,12 @@ export class Atspi {
     return e;
   }
 
+  /** Sends the calls to `ref`'s app made so far in this tick now (see DBusConnection.flush). */
+  flush(ref: AccRef): void {
+    const peer = this.knownPeers.get(ref.bus);
+    if (peer !== undefined) (peer ?? this.bus).flush();
+  }
+
   prop(ref: AccRef, iface: string, name: string): Promise<any> {
     return this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]).then(([variant]) => (variant as Variant).value);
   }

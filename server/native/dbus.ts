@@ -123,12 +123,15 @@ export class DBusConnection {
   /** The messages of one tick (a pipelined batch of calls) leave in one write. */
   private write(bytes: Buffer): void {
     this.outbox.push(bytes);
-    if (this.outbox.length > 1) return;
-    process.nextTick(() => {
-      const batch = this.outbox;
-      this.outbox = [];
-      if (!this.closed) this.socket.write(batch.length === 1 ? batch[0] : Buffer.concat(batch));
-    });
+    if (this.outbox.length === 1) process.nextTick(() => this.flush());
+  }
+
+  /** Sends the messages of this tick so far now, in one write, rather than when the tick ends. */
+  flush(): void {
+    if (!this.outbox.length) return;
+    const batch = this.outbox;
+    this.outbox = [];
+    if (!this.closed) this.socket.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch));
   }
 
   /** Makes sure the deadline timer fires by `deadline`; it holds the process open only while calls are pending. */

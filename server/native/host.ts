@@ -50,6 +50,7 @@ export class NativeHost {
     const reads: FieldReads = { states: atspi.states(ref), textAndCaret: Promise.all([atspi.text(ref), atspi.caret(ref).catch(() => -1)]) };
     reads.states.catch(() => undefined); // a gone element is reported by the call's own use of them
     reads.textAndCaret.catch(() => undefined);
+    atspi.flush(ref); // now, not after the SDK's own work on the request in this tick
     const early = { ref, reads };
     this.early = early;
     setImmediate(() => { if (this.early === early) this.early = null; });
