@@ -185,14 +185,16 @@ export const nativeSection: Section = {
       const termRow = items.find((r) => r[6] === 'Term');
       const term: Ref = { bus: termRow[0][0], path: termRow[0][1] };
       const termText = async () => String((await call(term, 'org.a11y.atspi.Text', 'GetText', 'ii', [0, -1]))[0]);
-      /** Waits until the terminal has as many new characters as the text has; returns what they are. */
-      const grownBy = async (before: string, what: string): Promise<string> => {
-        const deadline = performance.now() + 10_000;
+      /**
+       * Waits until the terminal has as many new characters as the text has, and returns them; after
+       * `boundMs` without that, what it got (an xdotool run that dropped a character ends there).
+       */
+      const grownBy = async (before: string, boundMs: number): Promise<string> => {
+        const deadline = performance.now() + boundMs;
         const want = Array.from(before + NON_ASCII).length;
         for (;;) {
           const now = await termText();
-          if (Array.from(now).length >= want) return now.slice(before.length);
-          if (performance.now() > deadline) throw new Error(`${what}: the terminal never took ${Array.from(NON_ASCII).length} characters (holds ${JSON.stringify(now.slice(before.length))})`);
+          if (Array.from(now).length >= want || performance.now() > deadline) return now.slice(before.length);
           await new Promise((r) => setTimeout(r, 1));
         }
       };
@@ -200,21 +202,21 @@ export const nativeSection: Section = {
       let termBefore = '';
       const verityNonAscii = await timeIt(ctx, 'Verity type_text, non-ASCII keystrokes', async () => { termBefore = await termText(); }, async () => {
         const { result } = await v.timed('type_text', { element_token: termToken, text: NON_ASCII, delivery_mode: 'foreground', delay_ms: 0 });
-        return { result, landed: await grownBy(termBefore, 'Verity') };
+        return { result, landed: await grownBy(termBefore, 10_000) };
       }, async ({ result, landed }) => {
         const s = result.structuredContent as { effect?: string } | undefined;
         if (s?.effect !== 'confirmed') throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
         if (landed !== NON_ASCII) throw new Error(`Verity's keys landed as ${JSON.stringify(landed)}`);
       });
       await call(term, 'org.a11y.atspi.Component', 'GrabFocus');
-      const xdotoolLanded = new Set<string>();
+      const xdotoolLanded: string[] = [];
       const xdotoolNonAscii = await timeIt(ctx, 'xdotool type, non-ASCII', async () => { termBefore = await termText(); }, async () => {
         const r = spawnSync('xdotool', ['type', NON_ASCII], { env: { ...process.env, ...d.env } });
         if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
-        return grownBy(termBefore, 'xdotool');
-      }, async (landed) => { xdotoolLanded.add(landed); });
-      const wrong = [...xdotoolLanded].filter((t) => t !== NON_ASCII);
-      ctx.notes.push(`native: \`xdotool type\` (its default 12 ms delay; at 0 it dropped the borrowed characters) typed ${JSON.stringify(NON_ASCII)} as ${[...xdotoolLanded].map((t) => JSON.stringify(t)).join(' or ')}${wrong.length ? ': not exactly' : ''}; Verity's text landed exactly every time.`);
+        return grownBy(termBefore, 1000);
+      }, async (landed) => { xdotoolLanded.push(landed); });
+      const shown = [...new Set(xdotoolLanded)].map((t) => `${JSON.stringify(t)}${xdotoolLanded.length > 1 ? ` (${xdotoolLanded.filter((x) => x === t).length} of ${xdotoolLanded.length} runs)` : ''}`);
+      ctx.notes.push(`native: \`xdotool type\` (its default 12 ms delay; at 0 it dropped the borrowed characters) typed ${JSON.stringify(NON_ASCII)} as ${shown.join(', ')}; a run that dropped characters is timed until 1 s had passed. Verity's text landed exactly every time (checked in each run).`);
 
       // get_window_state of the ~500-node window vs a bare walk: the cache, then every node's extents.
       const subtreeOf = (rows: any[]) => {
