@@ -47,9 +47,12 @@ const STEADY = { warmup: 200, iterations: 60 };
  * server's call runs a long chain of small functions once each, so V8 needs well over a thousand calls to
  * optimise them all: measured on this VM, Verity's median per 100 calls falls from about 0.85 ms to 0.5 ms
  * by call 1500-2000 (with the floor's loop from 0.37 to 0.29 ms). The warm-up curve and the first 100
- * calls of each side are reported next to the result.
+ * calls of each side are reported next to the result. The median is over 1000 rounds (2-3 s): Verity's
+ * call passes through three processes on two cores, and how the scheduler happens to place them shifts
+ * its median per 100 calls by up to a fifth for a quarter of a second at a time (the floor's, two
+ * processes, stays within a few percent).
  */
-const TURNS = { warmup: 2000, iterations: 200 };
+const TURNS = { warmup: 2000, iterations: 1000 };
 
 /** Times `run` after an untimed `reset`; `check` (untimed) proves each run did what it claims. */
 async function timeIt<T>(ctx: BenchContext, label: string, reset: () => Promise<void>, run: () => Promise<T>, check?: (result: T) => Promise<void>, at: Partial<BenchContext['config']> = {}): Promise<Cell> {
