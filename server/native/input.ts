@@ -191,8 +191,11 @@ export async function pressKeys(names: string[]): Promise<void> {
 /**
  * Types text key by key, `delayMs` apart (callers refuse `untypable` text first). A character that needs
  * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys, and `landed` there).
+ * Returns what `landed` last said, if borrowing asked it (undefined: not asked, the caller may wait).
  */
-export async function typeKeys(text: string, delayMs: number, landed?: () => Promise<boolean>): Promise<void> {
+export async function typeKeys(text: string, delayMs: number, landed?: () => Promise<boolean>): Promise<boolean | undefined> {
+  let proven: boolean | undefined;
+  const probe = landed && (async () => (proven = await landed()));
   const synth = await Synth.open(true);
   const keysyms = Array.from(text, charKeysym);
   const shift = synth.keycodeOf(XK.Shift)?.keycode;
@@ -208,7 +211,8 @@ export async function typeKeys(text: string, delayMs: number, landed?: () => Pro
       if (delayMs > 0) await synth.sync();
     }
     await synth.sync();
-  }, landed);
+  }, probe);
+  return proven;
 }
 
 const BUTTON: Record<string, number> = { left: 1, middle: 2, right: 3 };

@@ -145,10 +145,11 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   // Keys are read by the app in its own time: its text, read back until it has grown by all of them
   // (bounded), proves when; without a text to read, it gets a moment.
   const landed = before === null ? undefined : async () => codePoints(await atspi.text(el)) >= codePoints(before) + chars;
-  await typeKeys(text, options.delayMs, landed);
+  const proven = await typeKeys(text, options.delayMs, landed);
   sw.lap('deliver');
-  if (landed) await pollUntil(landed, KEYS_LANDED_WAIT_MS);
-  else await new Promise((r) => setTimeout(r, 30));
+  // Borrowed keycodes were given back only after the same wait: it is not made twice.
+  if (landed && proven === undefined) await pollUntil(landed, KEYS_LANDED_WAIT_MS);
+  else if (!landed) await new Promise((r) => setTimeout(r, 30));
   const after = readable ? await atspi.text(el).catch(() => null) : null;
   sw.lap('verify');
   const label = `${el.name || 'element'} (${roleLabel(el.role)})`;
