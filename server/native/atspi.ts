@@ -245,6 +245,11 @@ export class Atspi {
 
   caret(ref: AccRef): Promise<number> { return this.prop(ref, IFACE.text, 'CaretOffset').then(Number); }
 
+  /** The text and the caret (-1: none), asked for together. */
+  textAndCaret(ref: AccRef): Promise<[string, number]> {
+    return Promise.all([this.text(ref), this.caret(ref).catch(() => -1)]);
+  }
+
   async setCaret(ref: AccRef, offset: number): Promise<boolean> {
     const [ok] = await this.call(ref, IFACE.text, 'SetCaretOffset', 'i', [offset]);
     return !!ok;

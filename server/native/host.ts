@@ -12,10 +12,10 @@ export interface NativeHostOptions {
   drivenBrowserPid(): Promise<number | null>;
 }
 
-/** A window as the native route acts on it: X11 facts plus its AT-SPI frame, when the app exposes one. */
 /** A field's states, and its text and caret, read together before text goes in. */
 export interface FieldReads { states: Promise<[number, number]>; textAndCaret: Promise<[string, number]> }
 
+/** A window as the native route acts on it: X11 facts plus its AT-SPI frame, when the app exposes one. */
 export interface WindowInfo extends XWindow {
   frame: AccRef | null;
   app: { bus: string; name: string } | null;
@@ -33,11 +33,10 @@ export class NativeHost {
   private connected: Atspi | null = null;
   /** X11 window id → its AT-SPI frame, kept while the frame is still shown by the same process. */
   private readonly frames = new Map<number, { pid: number | null; frame: AccRef; app: { bus: string; name: string } }>();
-
-  constructor(readonly options: NativeHostOptions) {}
-
   /** Reads started for one field as its type_text call arrived (prefetchField), until that call takes them. */
   private early: { ref: AccRef; reads: FieldReads } | null = null;
+
+  constructor(readonly options: NativeHostOptions) {}
 
   /**
    * Starts reading a field's states, text and caret for a call that is still being checked (see
@@ -47,7 +46,7 @@ export class NativeHost {
   prefetchField(ref: AccRef): void {
     const atspi = this.connected;
     if (!atspi?.connected) return;
-    const reads: FieldReads = { states: atspi.states(ref), textAndCaret: Promise.all([atspi.text(ref), atspi.caret(ref).catch(() => -1)]) };
+    const reads: FieldReads = { states: atspi.states(ref), textAndCaret: atspi.textAndCaret(ref) };
     reads.states.catch(() => undefined); // a gone element is reported by the call's own use of them
     reads.textAndCaret.catch(() => undefined);
     atspi.flush(ref); // now, not after the SDK's own work on the request in this tick

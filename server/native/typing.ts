@@ -5,7 +5,7 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import { IFACE, type Atspi } from './atspi.js';
+import { IFACE } from './atspi.js';
 import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
 import { clickAt, moveTo, pollUntil, typeKeys, untypable } from './input.js';
@@ -56,7 +56,7 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
   // or were asked for already as the call arrived.
   const ref = target.element ? target.element.ref as NativeRef : null;
   const prefetched = ref ? host.takeField(ref) : null;
-  const early = prefetched ? prefetched.textAndCaret : ref ? textAndCaret(await host.atspi(), ref) : null;
+  const early = prefetched ? prefetched.textAndCaret : ref ? (await host.atspi()).textAndCaret(ref) : null;
   early?.catch(() => undefined); // a gone element is reported by aim's own read
   const a = await aim(host, target, prefetched?.states);
   const mode = options.deliveryMode;
@@ -74,10 +74,6 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
   });
 }
 
-function textAndCaret(atspi: Atspi, el: NativeRef): Promise<[string, number]> {
-  return Promise.all([atspi.text(el), atspi.caret(el).catch(() => -1)]);
-}
-
 async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [number, number], text: string, mode: TypeOptions['deliveryMode'], sw: Stopwatch, fromToken: boolean, early: Promise<[string, number]> | null): Promise<ActionResult> {
   const { atspi } = a;
   const wasFocused = has(states, STATE.focused);
@@ -85,7 +81,7 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   // has focus, and otherwise the text goes in at the field's end without moving focus.
   const grabbed = fromToken && !wasFocused && (mode === 'foreground' || await activeWindow() === a.win.id) && await atspi.grabFocus(el).catch(() => false);
   // Taking focus may move the caret or selection: read again then.
-  const [before, caret] = early && !grabbed ? await early : await textAndCaret(atspi, el);
+  const [before, caret] = early && !grabbed ? await early : await atspi.textAndCaret(el);
   // A token's field that did not have focus takes the text at its end; a focused one at its caret.
   const length = codePoints(before);
   const position = fromToken && !wasFocused ? length : caret >= 0 ? Math.min(caret, length) : length;
