@@ -56,8 +56,6 @@ export interface TurnsResult {
   samples: Sample[];
   /** Per side, the median of each block of `block` calls from the first: how it warmed up. */
   curve: number[][];
-  /** Per side, the median of the first `block` calls. */
-  cold: number[];
 }
 
 /**
@@ -86,5 +84,5 @@ export async function measureInTurns(config: BenchConfig, sides: Side<any>[], bl
     for (let at = 0; at < times.length; at += block) medians.push(median(times.slice(at, at + block)));
     return medians;
   });
-  return { samples, curve, cold: all.map((times) => median(times.slice(0, block))) };
+  return { samples, curve };
 }

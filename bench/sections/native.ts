@@ -149,10 +149,10 @@ export const nativeSection: Section = {
         ctx.log(`native: Verity type_text and the AT-SPI floors in turns: ${TURNS.warmup} warm-up rounds, then ${TURNS.iterations} measured`);
         const turns = await measureInTurns(TURNS, [verityCall, { prepare: clear, act: floorOn(callDirect) }, { prepare: clear, act: floorOn(call) }]);
         [verityType, floorType, floorViaBus] = turns.samples.map((sample) => ok(sample.median, describe(sample)));
-        ['Verity type_text', 'AT-SPI floor (app socket)', 'AT-SPI floor (through the bus)'].forEach((label, k) => ctx.log(`native: ${label}: ${turns.samples[k]!.median.toFixed(2)} ms (${describe(turns.samples[k]!)}); first 100 calls ${turns.cold[k]!.toFixed(2)} ms`));
+        ['Verity type_text', 'AT-SPI floor (app socket)', 'AT-SPI floor (through the bus)'].forEach((label, k) => ctx.log(`native: ${label}: ${turns.samples[k]!.median.toFixed(2)} ms (${describe(turns.samples[k]!)}); first 100 calls ${turns.curve[k]![0]!.toFixed(2)} ms`));
         const curve = (k: number) => turns.curve[k]!.map((ms) => ms.toFixed(2)).join(' ');
         ctx.notes.push(`native type_text warm-up, median of each 100 calls in ms: Verity ${curve(0)}; floor (app socket) ${curve(1)}.`);
-        coldRow = { metric: 'native type_text, first 100 calls of each side (info)', unit: 'ms', cells: { verity: ok(turns.cold[0]!), floor: ok(turns.cold[1]!) }, checks: [],
+        coldRow = { metric: 'native type_text, first 100 calls of each side (info)', unit: 'ms', cells: { verity: ok(turns.curve[0]![0]!), floor: ok(turns.curve[1]![0]!) }, checks: [],
           note: 'the same turns before anything was warm: Verity\'s server (one get_window_state before) and the floor\'s loop in this process, both before V8 optimised their code.' };
       } catch (e) {
         ctx.log(`native: type_text in turns: FAILED: ${(e as Error).message}`);
