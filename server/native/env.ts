@@ -21,10 +21,8 @@ export async function x11Tool(bin: string, args: string[], timeoutMs = 5000): Pr
   }
 }
 
-let connection: Promise<XConnection> | null = null;
-let connectionFor: string | undefined;
-/** The same connection once made: every native call asks for it, most without waiting on a promise. */
-let established: { display: string; x: XConnection } | null = null;
+/** The X connection of one DISPLAY: while it is being made, then (`ready`) once made, read without waiting. */
+let current: { display: string; connecting: Promise<XConnection>; ready: XConnection | null } | null = null;
 
 /**
  * The X server of DISPLAY, connected once and reconnected after it dropped; refuses naming what is missing
@@ -33,13 +31,14 @@ let established: { display: string; x: XConnection } | null = null;
 export async function xServer(): Promise<XConnection> {
   const display = process.env.DISPLAY;
   if (!display) throw new Refusal('unavailable', 'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)');
-  if (established && established.display === display && !established.x.closed) return established.x;
-  if (connection && connectionFor === display) {
-    const existing = await connection.catch(() => null);
-    if (existing && !existing.closed) return existing;
+  if (current?.display === display) {
+    if (current.ready && !current.ready.closed) return current.ready;
+    if (!current.ready) {
+      const existing = await current.connecting.catch(() => null);
+      if (existing && !existing.closed) return existing;
+    }
   }
-  connectionFor = display;
-  connection = (async () => {
+  const connecting = (async () => {
     const local = /^(?:unix)?:(\d+)/.exec(display);
     if (local && !existsSync(`/tmp/.X11-unix/X${local[1]}`)) {
       throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} has no X server (no /tmp/.X11-unix/X${local[1]})`);
@@ -50,9 +49,10 @@ export async function xServer(): Promise<XConnection> {
       throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} does not answer (${(e as Error).message.split('\n')[0]})`);
     }
   })();
-  const pending = connection;
-  pending.then((x) => { if (connection === pending) established = { display, x }; }, () => { if (connection === pending) connection = null; });
-  return pending;
+  const entry: NonNullable<typeof current> = { display, connecting, ready: null };
+  current = entry;
+  connecting.then((x) => { entry.ready = x; }, () => { if (current === entry) current = null; });
+  return connecting;
 }
 
 /** Refuses unless DISPLAY names an X server that answers. */
@@ -62,9 +62,8 @@ export async function requireDisplay(): Promise<void> {
 
 /** Drops the X connection (the server is shutting down). */
 export function closeXServer(): void {
-  void connection?.then((c) => c.close(), () => undefined);
-  connection = null;
-  established = null;
+  void current?.connecting.then((c) => c.close(), () => undefined);
+  current = null;
 }
 
 /** The session bus address, or the refusal naming that it is missing. */
