@@ -1,9 +1,10 @@
 // The native route (Linux, AT-SPI + XTest) on one GTK field, side by side in one run: Verity's verified
 // type_text over MCP, the raw AT-SPI floor (one InsertText + one GetText on a bare D-Bus connection to the
-// app's own socket, the route Verity takes; and through the bus daemon, for comparison), XTest keystrokes
-// (nut-js) and `xdotool type`, each keystroke route timed until its text is read back; and
-// get_window_state of a ~500-node window against a bare walk of the same tree. Skips itself (a note)
-// where Xvfb / AT-SPI / GTK are missing.
+// app's own socket, the route Verity takes; and through the bus daemon, for comparison), taken in turns;
+// XTest keystrokes (nut-js) and `xdotool type`, each keystroke route timed until its text is read back;
+// non-ASCII text by keystrokes (borrowed keycodes), Verity against `xdotool type`; and get_window_state of
+// a ~500-node window against a bare walk of the same tree. Skips itself (a note) where Xvfb / AT-SPI / GTK
+// are missing.
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -53,6 +54,16 @@ const STEADY = { warmup: 200, iterations: 60 };
  * processes, stays within a few percent).
  */
 const TURNS = { warmup: 2000, iterations: 1000 };
+
+/** Reads `read` every millisecond until `done` holds of it or `boundMs` passed; the last value read. */
+async function readUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, boundMs: number): Promise<T> {
+  const deadline = performance.now() + boundMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || performance.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
 
 /** Times `run` after an untimed `reset`; `check` (untimed) proves each run did what it claims. */
 async function timeIt<T>(ctx: BenchContext, label: string, reset: () => Promise<void>, run: () => Promise<T>, check?: (result: T) => Promise<void>, at: Partial<BenchContext['config']> = {}): Promise<Cell> {
@@ -116,11 +127,8 @@ export const nativeSection: Section = {
       const getText = async () => String((await call(field, 'org.a11y.atspi.Text', 'GetText', 'ii', [0, -1]))[0]);
       const clear = async () => { await call(field, 'org.a11y.atspi.EditableText', 'SetTextContents', 's', ['']); };
       const landed = async (what: string) => {
-        const deadline = performance.now() + 10_000;
-        while ((await getText()) !== TEXT) {
-          if (performance.now() > deadline) throw new Error(`${what}: the field never held the text (holds ${JSON.stringify((await getText()).slice(0, 40))})`);
-          await new Promise((r) => setTimeout(r, 1));
-        }
+        const held = await readUntil(getText, (t) => t === TEXT, 10_000);
+        if (held !== TEXT) throw new Error(`${what}: the field never held the text (holds ${JSON.stringify(held.slice(0, 40))})`);
       };
 
       // Verity: the token of the same field, then verified type_text.
@@ -193,13 +201,8 @@ export const nativeSection: Section = {
        * `boundMs` without that, what it got (an xdotool run that dropped a character ends there).
        */
       const grownBy = async (before: string, boundMs: number): Promise<string> => {
-        const deadline = performance.now() + boundMs;
         const want = Array.from(before + NON_ASCII).length;
-        for (;;) {
-          const now = await termText();
-          if (Array.from(now).length >= want || performance.now() > deadline) return now.slice(before.length);
-          await new Promise((r) => setTimeout(r, 1));
-        }
+        return (await readUntil(termText, (t) => Array.from(t).length >= want, boundMs)).slice(before.length);
       };
       const termToken = sc.elements.find((e) => e.label === 'Term')!.element_token;
       let termBefore = '';
