@@ -140,6 +140,8 @@ async function connect() {
       await reconcile();
       await announce();
     } catch (e) {
+      // A link that dropped during the hello is not a refusal: onclose has said so (lost / cannot reach).
+      if (ws !== socket || socket.readyState !== WebSocket.OPEN) return;
       needs('gateway', `the gateway at ${p.gateway} refused the connection (${e.message}). Pair again: open the link \`verity start\` prints.`);
       socket.close();
     }
