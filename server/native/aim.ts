@@ -69,9 +69,27 @@ export async function focusedIn(atspi: Atspi, win: WindowInfo): Promise<{ item: 
 /** A NativeRef for an element found at run time (focused, or under the px point). */
 export async function refFor(atspi: Atspi, win: WindowInfo, ref: { bus: string; path: string }, web: boolean | null): Promise<{ ref: NativeRef; states: [number, number] }> {
   const item = await atspi.describe(ref, ref);
-  const box = item.interfaces.includes(IFACE.component) ? await atspi.extents(ref).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : { x: 0, y: 0, w: 0, h: 0 };
+  const box = item.interfaces.includes(IFACE.component) ? await atspi.extents(ref, win.bounds).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : { x: 0, y: 0, w: 0, h: 0 };
   const isWeb = web ?? await underWebDocument(atspi, ref);
   return { ref: nativeRef(ref, item, isWeb, win, box), states: item.states };
+}
+
+/**
+ * The element a point in a text field lands on may be an inner part of it (a Qt text edit's viewport):
+ * the nearest of `ref` and its ancestors (up to the window) that has Text, or `ref` itself when none has.
+ */
+export async function textAncestor(atspi: Atspi, ref: { bus: string; path: string }): Promise<{ bus: string; path: string }> {
+  let current = ref;
+  for (let i = 0; i < 8; i++) {
+    const [interfaces] = await atspi.call(current, IFACE.accessible, 'GetInterfaces').catch(() => [[]]);
+    if ((interfaces as string[]).includes(IFACE.text)) return current;
+    const [[role]] = [await atspi.call(current, IFACE.accessible, 'GetRole').catch(() => [0])];
+    if (TOP_LEVEL_ROLES.has(Number(role)) || Number(role) === ROLE.application) return ref;
+    const parent = await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null) as [string, string] | null;
+    if (!parent || parent[1] === '/org/a11y/atspi/null' || parent[1] === '/org/a11y/atspi/accessible/root') return ref;
+    current = { bus: parent[0], path: parent[1] };
+  }
+  return ref;
 }
 
 /** Walks up the parents looking for a `document web` ancestor. */

@@ -20,6 +20,18 @@ export interface CacheItem {
   states: [number, number];
 }
 
+/**
+ * What an app's toolkit means by an offset or a length (Application.ToolkitName and Version, asked once
+ * per app). Qt counts UTF-16 units in every Text and EditableText offset, count and length (InsertText's
+ * length cuts or pads the string with NULs to that many units); GTK and other ATK toolkits count code
+ * points, except InsertText's length, which is in UTF-8 bytes (GTK 4 ignores it). GTK 4 on X11 answers
+ * screen extents relative to its window ("Screen coordinates not supported").
+ */
+export interface Toolkit { name: string; utf16: boolean; windowRelative: boolean; atk: boolean }
+const SURROGATES = /[\uD800-\uDFFF]/;
+/** Code points of a string (most strings have no surrogates and count by UTF-16 units without an array). */
+export const codePoints = (s: string) => (SURROGATES.test(s) ? Array.from(s).length : s.length);
+
 export const IFACE = {
   accessible: 'org.a11y.atspi.Accessible', component: 'org.a11y.atspi.Component', text: 'org.a11y.atspi.Text',
   editable: 'org.a11y.atspi.EditableText', action: 'org.a11y.atspi.Action', value: 'org.a11y.atspi.Value',
@@ -27,6 +39,8 @@ export const IFACE = {
 } as const;
 
 const CALL_TIMEOUT_MS = 5000;
+/** Children read one by one (an app without GetChildren): at most this many per object. */
+const MAX_CHILDREN = 2000;
 /** Asking an app for its own socket and connecting to it: a slow answer just means the bus is used. */
 const PEER_TIMEOUT_MS = 2000;
 const ROOT_PATH = '/org/a11y/atspi/accessible/root';
@@ -80,6 +94,9 @@ export class Atspi {
   private readonly peers = new Map<string, Promise<DBusConnection | null>>();
   /** The same, once known: most calls find their connection here without waiting on a promise. */
   private readonly knownPeers = new Map<string, DBusConnection | null>();
+  /** Each app's toolkit, keyed by unique bus name (see Toolkit). */
+  private readonly toolkits = new Map<string, Promise<Toolkit>>();
+  private readonly knownToolkits = new Map<string, Toolkit>();
   /** VERITY_ATSPI_DIRECT=0 keeps every call on the bus (read once: the environment is slow to ask). */
   private readonly direct = process.env.VERITY_ATSPI_DIRECT !== '0';
 
@@ -152,6 +169,34 @@ export class Atspi {
     return e;
   }
 
+  /** The toolkit of the app on `bus`, asked once (an app that does not say is taken as an ATK one). */
+  toolkit(bus: string): Promise<Toolkit> {
+    let known = this.toolkits.get(bus);
+    if (!known) {
+      const root = { bus, path: ROOT_PATH };
+      known = Promise.all([this.prop(root, IFACE.application, 'ToolkitName').catch(() => ''), this.prop(root, IFACE.application, 'Version').catch(() => '')])
+        .then(([name, version]) => {
+          const n = String(name), major = Number(/^(\d+)/.exec(String(version))?.[1] ?? 0);
+          const gtk4 = /^gtk$/i.test(n) && major >= 4;
+          const toolkit: Toolkit = { name: `${n} ${version}`.trim(), utf16: /^qt/i.test(n), windowRelative: gtk4, atk: !/^qt/i.test(n) && !gtk4 };
+          this.knownToolkits.set(bus, toolkit);
+          return toolkit;
+        });
+      this.toolkits.set(bus, known);
+    }
+    return known;
+  }
+
+  /** The toolkit of `bus` if already asked (toolkit()); ATK's conventions otherwise. */
+  knownToolkit(bus: string): Toolkit {
+    return this.knownToolkits.get(bus) ?? { name: '', utf16: false, windowRelative: false, atk: true };
+  }
+
+  /** A string's length in the unit the app on `bus` counts offsets in (UTF-16 units for Qt, else code points). */
+  units(bus: string, s: string): number {
+    return this.knownToolkit(bus).utf16 ? s.length : codePoints(s);
+  }
+
   /** Sends the calls to `ref`'s app made so far in this tick now (see DBusConnection.flush). */
   flush(ref: AccRef): void {
     const peer = this.knownPeers.get(ref.bus);
@@ -203,13 +248,17 @@ export class Atspi {
    * which completeTree then grows by reading children directly.
    */
   async itemsFor(bus: string, root: AccRef): Promise<CacheItem[]> {
+    let items: CacheItem[];
     try {
-      return await this.cacheItems(bus);
+      items = await this.cacheItems(bus);
     } catch (e) {
       if (e instanceof Refusal) throw e;
-      const parent = await this.prop(root, IFACE.accessible, 'Parent').catch(() => [bus, ROOT_PATH]) as [string, string];
-      return [await this.describe(root, { bus: parent[0], path: parent[1] })];
+      items = [];
     }
+    // Qt 5 answers GetItems with no rows at all: without the root among them, the walk starts at the root.
+    if (items.some((i) => i.ref.bus === root.bus && i.ref.path === root.path)) return items;
+    const parent = await this.prop(root, IFACE.accessible, 'Parent').catch(() => [bus, ROOT_PATH]) as [string, string];
+    return [...items, await this.describe(root, { bus: parent[0], path: parent[1] })];
   }
 
   /** One object read the slow way (apps without a cache, or a fresh read of one element). */
@@ -223,24 +272,54 @@ export class Atspi {
     return { ref, parent, indexInParent: index, childCount, interfaces, name: String(name), role: Number(role), states: [states[0] ?? 0, states[1] ?? 0] };
   }
 
+  /** An object's children: GetChildren, or one GetChildAtIndex each where an app lacks it (bounded). */
   async children(ref: AccRef): Promise<AccRef[]> {
-    const [children] = await this.call(ref, IFACE.accessible, 'GetChildren');
-    return (children as Array<[string, string]>).map(([bus, path]) => ({ bus, path }));
+    try {
+      const [children] = await this.call(ref, IFACE.accessible, 'GetChildren');
+      return (children as Array<[string, string]>).map(([bus, path]) => ({ bus, path }));
+    } catch (e) {
+      if (!(e instanceof DBusError)) throw e;
+      const count = Math.min(MAX_CHILDREN, Number(await this.prop(ref, IFACE.accessible, 'ChildCount')));
+      const refs = await Promise.all(Array.from({ length: count }, (_, i) => this.call(ref, IFACE.accessible, 'GetChildAtIndex', 'i', [i]).then(([[bus, path]]) => ({ bus: String(bus), path: String(path) }), () => null)));
+      return refs.filter((r): r is AccRef => r !== null && r.path !== '/org/a11y/atspi/null');
+    }
   }
 
   states(ref: AccRef): Promise<[number, number]> {
     return this.call(ref, IFACE.accessible, 'GetState').then(([states]) => [states[0] ?? 0, states[1] ?? 0]);
   }
 
-  /** Screen-coordinate extents (x, y, w, h). */
-  async extents(ref: AccRef): Promise<{ x: number; y: number; w: number; h: number }> {
+  /**
+   * Screen extents (x, y, w, h). A toolkit that answers relative to its window (GTK 4 on X11) gets the
+   * window's client origin added (`origin`: the X window's top-left on the screen).
+   */
+  async extents(ref: AccRef, origin?: { x: number; y: number }): Promise<{ x: number; y: number; w: number; h: number }> {
     const [[x, y, w, h]] = await this.call(ref, IFACE.component, 'GetExtents', 'u', [0]);
+    if (origin && this.knownToolkit(ref.bus).windowRelative) return { x: x + origin.x, y: y + origin.y, w, h };
     return { x, y, w, h };
   }
 
-  /** The whole text of a Text object (AT-SPI counts characters as code points). */
+  /**
+   * The whole text of a Text object, checked against the app's own CharacterCount (asked in the same
+   * flush). GTK 4.8 answers GetText(0, -1) with "" whatever the field holds: a count above what was read
+   * is read again with the count as the end. `whole` is false when the count still disagrees (Qt holding
+   * NULs, which D-Bus cannot carry): the text read is then not all the field holds.
+   */
+  textChecked(ref: AccRef): Promise<{ text: string; count: number; whole: boolean }> {
+    const reading = this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]);
+    const counting = this.prop(ref, IFACE.text, 'CharacterCount').then(Number, () => -1);
+    return reading.then(async ([raw]) => {
+      let text = String(raw);
+      const count = await counting;
+      if (count < 0) return { text, count, whole: true };
+      if (count > this.units(ref.bus, text)) text = String((await this.call(ref, IFACE.text, 'GetText', 'ii', [0, count]))[0]);
+      return { text, count, whole: count === this.units(ref.bus, text) };
+    });
+  }
+
+  /** The whole text of a Text object (see textChecked). */
   text(ref: AccRef): Promise<string> {
-    return this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]).then(([text]) => String(text));
+    return this.textChecked(ref).then((t) => t.text);
   }
 
   caret(ref: AccRef): Promise<number> { return this.prop(ref, IFACE.text, 'CaretOffset').then(Number); }
@@ -255,9 +334,14 @@ export class Atspi {
     return !!ok;
   }
 
-  /** EditableText.InsertText; `length` is the text's UTF-8 byte length (what GTK and Qt both accept). */
+  /**
+   * EditableText.InsertText at `position` (in the app's unit, see units()). `length` is what the toolkit
+   * reads it as: UTF-16 units for Qt (which cuts or pads the text to that many, NULs included), UTF-8
+   * bytes for ATK toolkits (GTK 3 cuts to that many bytes; GTK 4 ignores it).
+   */
   insertText(ref: AccRef, position: number, text: string): Promise<boolean> {
-    return this.call(ref, IFACE.editable, 'InsertText', 'isi', [position, text, Buffer.byteLength(text, 'utf8')]).then(([ok]) => !!ok);
+    const length = this.knownToolkit(ref.bus).utf16 ? text.length : Buffer.byteLength(text, 'utf8');
+    return this.call(ref, IFACE.editable, 'InsertText', 'isi', [position, text, length]).then(([ok]) => !!ok);
   }
 
   async setTextContents(ref: AccRef, text: string): Promise<boolean> {
@@ -285,9 +369,13 @@ export class Atspi {
     return !!ok;
   }
 
-  /** The deepest child at a screen point, starting from `ref` (Component.GetAccessibleAtPoint, repeated). */
-  async at(ref: AccRef, x: number, y: number): Promise<AccRef> {
+  /**
+   * The deepest child at a screen point, starting from `ref` (Component.GetAccessibleAtPoint, repeated).
+   * A toolkit that counts from its window (GTK 4) is asked in window coordinates (`origin`: the window's).
+   */
+  async at(ref: AccRef, x: number, y: number, origin?: { x: number; y: number }): Promise<AccRef> {
     let current = ref;
+    if (origin && this.knownToolkit(ref.bus).windowRelative) { x -= origin.x; y -= origin.y; }
     for (let depth = 0; depth < 64; depth++) {
       const [[bus, path]] = await this.call(current, IFACE.component, 'GetAccessibleAtPoint', 'iiu', [Math.round(x), Math.round(y), 0]).catch(() => [['', '']]);
       if (!bus || path === '/org/a11y/atspi/null' || (bus === current.bus && path === current.path)) return current;

@@ -118,6 +118,7 @@ export class NativeHost {
     if (known && known.pid === x.pid) {
       const states = await atspi.states(known.frame).catch(() => null);
       if (states && has(states, STATE.showing) && !has(states, STATE.defunct)) {
+        await atspi.toolkit(known.app.bus);
         const driven = await this.isDriven(x.pid);
         return { ...x, frame: known.frame, app: known.app, driven, browserLike: driven || (x.pid !== null && BROWSER_NAMES.test(processName(x.pid))) };
       }
@@ -139,6 +140,7 @@ export class NativeHost {
     for (const app of apps.filter((a) => a.pid === w.pid)) {
       const frame = await this.frameIn(atspi, app.ref.bus, w).catch(() => null);
       if (frame) {
+        await atspi.toolkit(app.ref.bus); // its units and coordinates, known before any element is used
         this.frames.set(w.id, { pid: w.pid, frame, app: { bus: app.ref.bus, name: app.name } });
         return { ...info, frame, app: { bus: app.ref.bus, name: app.name } };
       }
@@ -156,7 +158,8 @@ export class NativeHost {
       ]);
       return { ref, role: Number(role), name: String(name), states, box };
     }));
-    const tops2 = candidates.filter((c) => TOP_LEVEL_ROLES.has(c.role) && has(c.states, STATE.showing));
+    // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window.
+    const tops2 = candidates.filter((c) => (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) && has(c.states, STATE.showing));
     const score = (c: (typeof tops2)[number]) => {
       let s = c.name === w.title ? 100 : 0;
       if (c.box) s -= Math.abs(c.box.x + c.box.w / 2 - (w.bounds.x + w.bounds.w / 2)) / 10 + Math.abs(c.box.w - w.bounds.w) / 10;

@@ -73,7 +73,7 @@ function pointOf(a: Aim): { x: number; y: number } {
 /** The deepest element of the window at a screen point (what a pixel event there reaches), if AT-SPI knows. */
 async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef | null> {
   if (!a.win.frame) return null;
-  return (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, p.x, p.y), null)).ref;
+  return (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, p.x, p.y, a.win.bounds), null)).ref;
 }
 
 /** Refuses a pointer event that would land on another window covering the point. */
@@ -97,7 +97,10 @@ async function pixelClick(a: Aim, options: ClickOptions, sw: Stopwatch, mode: 'b
   await clickAt(options.button, options.count, options.modifiers);
   sw.lap('deliver');
   await new Promise((r) => setTimeout(r, 50));
-  const after = hit ? await a.atspi.states(hit).catch(() => null) : null;
+  // A toggle (GTK 4's check boxes offer no action, so their clicks come here) gets the same bounded wait
+  // for its state as an action's.
+  const toggle = hit && before && TOGGLE_ROLES.has(hit.role) && options.button === 'left' && options.count === 1;
+  const after = hit ? await (toggle ? waitStates(a.atspi, hit, (s) => has(s, STATE.checked) !== has(before!, STATE.checked)) : a.atspi.states(hit)).catch(() => null) : null;
   sw.lap('verify');
   const label = hit ? `${hit.name || 'element'} (${roleName(hit.role)})` : `window ${a.win.id}`;
   const evidence: Evidence[] = [{ kind: 'pixel_event', detail: `XTest ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}` }];

@@ -4,6 +4,7 @@
 import type { Snapshot, SnapshotElement } from '../routing/driver.js';
 import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
 import { completeTree, subtree, type WindowInfo } from './host.js';
+import { dropDownValue } from './typing.js';
 import { capture } from './input.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, has, roleName } from './roles.js';
 
@@ -42,6 +43,9 @@ export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x:
   const hidden = new Set<CacheItem>();
   const scrolledOf = new Map<CacheItem, boolean>();
   let hasWebDocument = false;
+  // GTK 4 marks its widgets `visible` but never `showing`: where no element below the window says
+  // `showing`, `visible` is what says it is shown.
+  const showingKnown = rows.some(({ item, parent }) => parent && has(item.states, STATE.showing));
   for (const { item, parent } of rows) {
     const web = item.role === ROLE.documentWeb || (parent ? webOf.get(parent) ?? false : false);
     webOf.set(item, web);
@@ -51,7 +55,7 @@ export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x:
     // Visible content scrolled out of a viewport is still listed; anything else unshown is not.
     const scrolled = item.role === 68 /* viewport */ || (parent ? scrolledOf.get(parent) ?? false : false);
     scrolledOf.set(item, scrolled);
-    const shown = has(item.states, STATE.showing) || (scrolled && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role));
+    const shown = has(item.states, STATE.showing) || (!showingKnown && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role)) || (scrolled && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role));
     if ((parent && hidden.has(parent)) || (parent && !shown)) { hidden.add(item); continue; }
     // Unnamed structural containers are skipped; their children attach to the nearest kept ancestor.
     const parentIndex = parent ? indexOf.get(parent) ?? null : null;
@@ -63,7 +67,7 @@ export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x:
     indexOf.set(item, index);
     kept.push({ item, parentIndex, web });
   }
-  const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item)));
+  const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item, win.bounds)));
   const elements: SnapshotElement[] = kept.map(({ item, parentIndex, web }, i) => {
     const { box, value } = details[i];
     const ref = nativeRef(item.ref, item, web, win, box);
@@ -79,10 +83,10 @@ export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x:
   return { elements, hasWebDocument, nodes: rows.length };
 }
 
-async function readDetails(atspi: Atspi, item: CacheItem): Promise<{ box: NativeRef['box']; value?: string }> {
+async function readDetails(atspi: Atspi, item: CacheItem, origin: { x: number; y: number }): Promise<{ box: NativeRef['box']; value?: string }> {
   const ifaces = item.interfaces;
   const [box, value] = await Promise.all([
-    ifaces.includes(IFACE.component) ? atspi.extents(item.ref).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : Promise.resolve({ x: 0, y: 0, w: 0, h: 0 }),
+    ifaces.includes(IFACE.component) ? atspi.extents(item.ref, origin).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : Promise.resolve({ x: 0, y: 0, w: 0, h: 0 }),
     valueOf(atspi, item).catch(() => undefined),
   ]);
   return { box, value };
@@ -101,6 +105,10 @@ export async function valueOf(atspi: Atspi, item: Pick<CacheItem, 'ref' | 'inter
     if (!bus || path === '/org/a11y/atspi/null') return undefined;
     return String(await atspi.prop({ bus, path }, 'org.a11y.atspi.Accessible', 'Name'));
   }
+  // A GTK 4 drop-down offers no Selection: what it shows is a label inside its button.
+  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).windowRelative) return (await dropDownValue(atspi, item.ref)) ?? undefined;
+  // A Qt combo box offers no Selection: its name is its current text.
+  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).utf16) return String(await atspi.prop(item.ref, IFACE.accessible, 'Name'));
   return undefined;
 }
 

@@ -5,10 +5,10 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import { IFACE } from './atspi.js';
-import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, webEscalation, webLike, type Aim } from './aim.js';
+import { IFACE, codePoints } from './atspi.js';
+import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, textAncestor, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
-import { clickAt, moveTo, pollUntil, typeKeys, untypable } from './input.js';
+import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { activeWindow } from './x11.js';
@@ -24,9 +24,8 @@ export function maxChunkChars(delayMs: number): number {
 }
 
 const cp = (s: string) => Array.from(s);
-/** Strings without surrogates (nearly all) count and cut by UTF-16 units, without splitting into an array. */
+/** Strings without surrogates (nearly all) cut by UTF-16 units, without splitting into an array. */
 const SURROGATE = /[\uD800-\uDFFF]/;
-const codePoints = (s: string) => (SURROGATE.test(s) ? cp(s).length : s.length);
 
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
 async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promise<{ el: NativeRef; states: [number, number]; clicked: boolean }> {
@@ -35,9 +34,18 @@ async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promis
     await moveTo(a.screenPoint.x, a.screenPoint.y);
     await clickAt('left', 1, []);
     await new Promise((r) => setTimeout(r, 60));
-    const focused = await focusedIn(a.atspi, a.win);
-    const at = focused?.item.ref ?? (a.win.frame ? await a.atspi.at(a.win.frame, a.screenPoint.x, a.screenPoint.y) : null);
-    if (!at) throw new Refusal('target_not_found', 'nothing at that point takes text');
+    let focused = await focusedIn(a.atspi, a.win);
+    // The focused element is what the keys reach, if it is where the click was: Qt leaves `focused` on an
+    // item of a closed combo box popup.
+    if (focused) {
+      const box = await a.atspi.extents(focused.item.ref, a.win.bounds).catch(() => null);
+      const p = a.screenPoint;
+      if (box && box.w > 0 && (p.x < box.x || p.y < box.y || p.x >= box.x + box.w || p.y >= box.y + box.h)) focused = null;
+    }
+    const hit = focused?.item.ref ?? (a.win.frame ? await a.atspi.at(a.win.frame, a.screenPoint.x, a.screenPoint.y, a.win.bounds) : null);
+    if (!hit) throw new Refusal('target_not_found', 'nothing at that point takes text');
+    // A point in a Qt text edit lands on its viewport: the text edit above it is what takes the text.
+    const at = focused?.item.interfaces.includes(IFACE.text) ? hit : await textAncestor(a.atspi, hit);
     const found = await refFor(a.atspi, a.win, at, focused?.web ?? null);
     return { el: found.ref, states: found.states, clicked: true };
   }
@@ -63,15 +71,24 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
   return deliver(mode, a.win, async () => {
     const { el, states, clicked } = await fieldOf(host, target, a);
     checkEnabled(el, states);
-    const editable = el.interfaces.includes(IFACE.editable) && has(states, STATE.editable) && !has(states, STATE.readOnly);
+    const editable = el.interfaces.includes(IFACE.editable) && acceptsEdits(a.atspi.knownToolkit(el.bus).atk, states);
     const readable = el.interfaces.includes(IFACE.text);
-    if (el.interfaces.includes(IFACE.editable) && !has(states, STATE.editable)) throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
+    if (el.interfaces.includes(IFACE.editable) && !editable) throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
     if (has(states, STATE.singleLine) && text.includes('\n')) {
       throw new Refusal('text_not_deliverable', `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`);
     }
     if (editable) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
     return keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
   });
+}
+
+/**
+ * Whether an element with EditableText takes edits. ATK toolkits (GTK 3) say `editable` and leave a
+ * read-only field without it; Qt never says `editable` on some (spin boxes) and says `read only` instead.
+ */
+export function acceptsEdits(atk: boolean, states: [number, number]): boolean {
+  if (has(states, STATE.readOnly)) return false;
+  return has(states, STATE.editable) || !atk;
 }
 
 async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [number, number], text: string, mode: TypeOptions['deliveryMode'], sw: Stopwatch, fromToken: boolean, early: Promise<[string, number]> | null): Promise<ActionResult> {
@@ -82,39 +99,45 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   const grabbed = fromToken && !wasFocused && (mode === 'foreground' || await activeWindow() === a.win.id) && await atspi.grabFocus(el).catch(() => false);
   // Taking focus may move the caret or selection: read again then.
   const [before, caret] = early && !grabbed ? await early : await atspi.textAndCaret(el);
-  // A token's field that did not have focus takes the text at its end; a focused one at its caret.
-  const length = codePoints(before);
+  // A token's field that did not have focus takes the text at its end; a focused one at its caret. Both
+  // in the app's own unit (UTF-16 units for Qt, code points elsewhere).
+  const utf16 = atspi.knownToolkit(el.bus).utf16;
+  const length = atspi.units(el.bus, before);
   const position = fromToken && !wasFocused ? length : caret >= 0 ? Math.min(caret, length) : length;
   sw.lap('resolve');
   // The read-back is sent right behind the insertion on the same connection: the app answers calls in
   // order, so it reads the field after the insertion was handled. An app that applies text later is read
   // once more before anything short of confirmed is reported.
+  // The read-back is the whole text and the app's own character count: a toolkit that padded the text
+  // with NULs (which D-Bus cannot carry) holds more than it reads back, and the count shows it.
   const inserting = atspi.insertText(el, position, text);
-  const readingBack = atspi.text(el);
+  const readingBack = atspi.textChecked(el);
   readingBack.catch(() => undefined);
   const caretAfter = atspi.caret(el).catch(() => -1);
   const accepted = await inserting;
   sw.lap('deliver');
-  const readAfter = () => atspi.text(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
-  let after = await readingBack.catch(readAfter);
-  let verdict = judgeText(before, after, position, text);
+  const readAfter = () => atspi.textChecked(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
+  let read = await readingBack.catch(readAfter);
+  let verdict = judgeRead(before, read, position, text, utf16);
   if (verdict.effect !== 'confirmed') {
-    after = await readAfter();
-    verdict = judgeText(before, after, position, text);
+    read = await readAfter();
+    verdict = judgeRead(before, read, position, text, utf16);
   }
+  const after = read.text;
   // The caret follows the text (the next call appends after it). GTK's entries move it themselves, so it
   // is read with the text and set only where it stayed behind; calls on one connection stay in order.
-  const end = position + codePoints(text);
+  const end = position + atspi.units(el.bus, text);
   if (after !== before && await caretAfter !== end) void atspi.setCaret(el, end).catch(() => false);
   sw.lap('verify');
-  const evidence: Evidence[] = [{ kind: 'field_value', expected: verdict.expected, observed: after, detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}` }];
+  const evidence: Evidence[] = [{ kind: 'field_value', expected: verdict.expected, observed: after, detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}${read.whole ? '' : `; the app counts ${read.count} characters where ${atspi.units(el.bus, after)} read back: it holds characters the read-back cannot carry (NULs)`}` }];
   const label = `${el.name || 'field'} (${roleLabel(el.role)})`;
   if (el.web) {
     evidence.push({ kind: 'web_content', detail: 'the field is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
     return { ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', escalation: webEscalation(a.win, false, mode) }), delivery: { mode, delivered_count: verdict.delivered } };
   }
   return {
-    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }),
+    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: after }),
+      ...(verdict.effect === 'unverifiable' ? { escalation: { target: 'verify', reason: 'the field\'s text cannot be read back whole through AT-SPI; call get_window_state and check the screenshot before typing again' } } : {}) }),
     delivery: { mode, delivered_count: verdict.delivered },
   };
 }
@@ -164,10 +187,22 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }), delivery: { mode, delivered_count: verdict.delivered } };
 }
 
-/** Compares a field's text with what inserting `text` at `position` (code points) should give. */
-export function judgeText(before: string, after: string, position: number, text: string): { effect: ActionResult['effect']; delivered: number; expected: string } {
+/**
+ * judgeText on a read-back checked against the app's character count: text that reads back exactly but
+ * is not all the field holds is a mismatch, and a read that cannot be whole proves no "nothing changed".
+ */
+export function judgeRead(before: string, read: { text: string; whole: boolean }, position: number, text: string, utf16 = false): ReturnType<typeof judgeText> {
+  const verdict = judgeText(before, read.text, position, text, utf16);
+  if (read.whole) return verdict;
+  if (verdict.effect === 'confirmed') return { ...verdict, effect: 'mismatch', delivered: 0 };
+  if (verdict.effect === 'no_effect') return { ...verdict, effect: 'unverifiable' };
+  return verdict;
+}
+
+/** Compares a field's text with what inserting `text` at `position` (code points; UTF-16 units when `utf16`) should give. */
+export function judgeText(before: string, after: string, position: number, text: string, utf16 = false): { effect: ActionResult['effect']; delivered: number; expected: string } {
   let head: string, tail: string;
-  if (SURROGATE.test(before)) {
+  if (!utf16 && SURROGATE.test(before)) {
     const b = cp(before);
     head = b.slice(0, position).join(''); tail = b.slice(position).join('');
   } else {
@@ -195,6 +230,11 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
   const el = a.element!;
   const { atspi } = a;
   checkEnabled(el, a.states);
+  // A Qt combo box is set by keys, which reach only the focused window: set_value takes no delivery_mode,
+  // so it is delivered in the foreground (raised, set, focus given back), and says so.
+  const qtCombo = el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).utf16;
+  const dropDown = el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).windowRelative;
+  if (qtCombo || dropDown) mode = 'foreground';
   return deliver(mode, a.win, async () => {
     let evidence: Evidence[];
     let effect: ActionResult['effect'];
@@ -210,14 +250,17 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       sw.lap('verify');
       evidence = [{ kind: 'checked_state', expected: `checked=${want}`, observed: `checked=${now}`, detail: `before: checked=${was}` }];
       effect = now === want ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
-    } else if (el.interfaces.includes(IFACE.value) && !el.interfaces.includes(IFACE.editable)) {
+    } else if (el.interfaces.includes(IFACE.value) && (!el.interfaces.includes(IFACE.editable) || (value.trim() !== '' && Number.isFinite(Number(value))))) {
+      // A number for a spin box goes through Value too (its text is the toolkit's formatting of it).
       const number = Number(value);
-      if (!Number.isFinite(number)) throw new Refusal('invalid_arguments', `value: "${el.name}" takes a number`);
+      if (!Number.isFinite(number) || value.trim() === '') throw new Refusal('invalid_arguments', `value: "${el.name}" takes a number`);
       const was = Number(await atspi.prop(el, IFACE.value, 'CurrentValue'));
       sw.lap('resolve');
       await atspi.setProp(el, IFACE.value, 'CurrentValue', 'd', number);
       sw.lap('deliver');
-      const now = Number(await atspi.prop(el, IFACE.value, 'CurrentValue'));
+      const readValue = () => atspi.prop(el, IFACE.value, 'CurrentValue').then(Number);
+      let now = await readValue();
+      for (let i = 0; i < 25 && now !== number; i++) { await new Promise((r) => setTimeout(r, 20)); now = await readValue(); }
       sw.lap('verify');
       evidence = [{ kind: 'value', expected: show(number), observed: show(now), detail: `before: ${was}` }];
       effect = now === number ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
@@ -234,8 +277,12 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       sw.lap('verify');
       evidence = [{ kind: 'selection', expected: value, observed: now, detail: `before: ${was}` }];
       effect = now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+    } else if (qtCombo) {
+      ({ effect, evidence } = await qtComboKeys(a, el, value, mode, sw));
+    } else if (dropDown) {
+      ({ effect, evidence } = await gtk4DropDown(a, el, value, sw));
     } else if (el.interfaces.includes(IFACE.editable)) {
-      if (!has(a.states, STATE.editable)) throw new Refusal('element_readonly', `"${el.name}" is read-only`);
+      if (!acceptsEdits(atspi.knownToolkit(el.bus).atk, a.states)) throw new Refusal('element_readonly', `"${el.name}" is read-only`);
       const was = await atspi.text(el);
       sw.lap('resolve');
       await atspi.setTextContents(el, value);
@@ -254,6 +301,105 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
     const observed = evidence[0].observed;
     return nativeResult(effect, 'accessibility', sw, evidence, mode, { target: el.name, ...(effect === 'confirmed' ? {} : { observed }) });
   });
+}
+
+/**
+ * A Qt combo box offers no Selection, and its options' own actions select them in the closed popup's view
+ * only. Keys do what a user does: focus it, Home, then Down to the option; its name (Qt names a combo box
+ * by its current text) proves the result. Keys need the window's keyboard focus.
+ */
+async function qtComboKeys(a: Aim, el: NativeRef, value: string, mode: 'background' | 'foreground', sw: Stopwatch): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
+  const { atspi } = a;
+  const options = await optionsOf(atspi, el);
+  const index = options.findIndex((o) => o.name === value);
+  if (index < 0) throw new Refusal('no_such_option', `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`, { options: options.map((o) => o.name) });
+  await requireKeyboardFocus(a.win, mode);
+  const name = () => atspi.prop(el, IFACE.accessible, 'Name').then(String);
+  const was = await name();
+  // Qt's GrabFocus answers false for a combo box; a click opens its popup with the keyboard in it.
+  const open = !has(a.states, STATE.focused) && !await atspi.grabFocus(el).catch(() => false);
+  sw.lap('resolve');
+  if (open) {
+    await moveTo(el.box.x + el.box.w / 2, el.box.y + el.box.h / 2);
+    await clickAt('left', 1, []);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  await pressKeys(['Home']);
+  for (let i = 0; i < index; i++) await pressKeys(['Down']);
+  if (open) await pressKeys(['Enter']);
+  sw.lap('deliver');
+  let now = await name();
+  for (let i = 0; i < 25 && now !== value; i++) { await new Promise((r) => setTimeout(r, 20)); now = await name(); }
+  sw.lap('verify');
+  const evidence: Evidence[] = [{ kind: 'selection', expected: value, observed: now, detail: `${open ? 'clicked open, ' : ''}XTest Home and Down x${index}${open ? ', Enter' : ''}; before: ${was}` }];
+  return { effect: now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch', evidence };
+}
+
+/**
+ * A GTK 4 drop-down offers no Selection, no action and no focus call; its options exist only while its
+ * popup is open. So as a user would: click it open, read the options of its list, Home and Down to the
+ * one asked for, Enter; the label it shows afterwards proves the result.
+ */
+async function gtk4DropDown(a: Aim, el: NativeRef, value: string, sw: Stopwatch): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
+  const { atspi } = a;
+  const was = await dropDownValue(atspi, el);
+  sw.lap('resolve');
+  await moveTo(el.box.x + el.box.w / 2, el.box.y + el.box.h / 2);
+  await clickAt('left', 1, []);
+  let options: string[] = [];
+  await pollUntil(async () => (options = await dropDownOptions(atspi, el)).length > 0, 1000);
+  const index = options.indexOf(value);
+  if (index < 0) {
+    await pressKeys(['Escape']);
+    if (!options.length) throw new Refusal('not_settable', `"${el.name}" showed no list of options when clicked open; nothing was chosen`);
+    throw new Refusal('no_such_option', `value: no option of "${el.name}" is named "${value}"; options: ${options.join(', ')}`, { options });
+  }
+  await pressKeys(['Home']);
+  for (let i = 0; i < index; i++) await pressKeys(['Down']);
+  await pressKeys(['Enter']);
+  sw.lap('deliver');
+  let now = await dropDownValue(atspi, el);
+  for (let i = 0; i < 25 && now !== value; i++) { await new Promise((r) => setTimeout(r, 20)); now = await dropDownValue(atspi, el); }
+  sw.lap('verify');
+  const evidence: Evidence[] = [{ kind: 'selection', expected: value, observed: now ?? '(none)', detail: `clicked open, XTest Home, Down x${index}, Enter; the label the drop-down shows, before: ${was}` }];
+  return { effect: now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch', evidence };
+}
+
+/** Labels under `ref` in document order (bounded walk). */
+async function labelsUnder(atspi: Aim['atspi'], ref: NativeRef | { bus: string; path: string }, limit = 200): Promise<Array<{ ref: { bus: string; path: string }; role: number; name: string }>> {
+  const out: Array<{ ref: { bus: string; path: string }; role: number; name: string }> = [];
+  const visit = async (r: { bus: string; path: string }, depth: number): Promise<void> => {
+    if (out.length >= limit || depth > 12) return;
+    for (const child of await atspi.children(r).catch(() => [])) {
+      const [[role]] = [await atspi.call(child, IFACE.accessible, 'GetRole').catch(() => [0])];
+      out.push({ ref: child, role: Number(role), name: String(await atspi.prop(child, IFACE.accessible, 'Name').catch(() => '')) });
+      await visit(child, depth + 1);
+    }
+  };
+  await visit(ref, 0);
+  return out;
+}
+
+/** What a GTK 4 drop-down shows: the last label of its button (the first is its "(None)" placeholder). */
+export async function dropDownValue(atspi: Aim['atspi'], el: { bus: string; path: string }): Promise<string | null> {
+  const [button] = await atspi.children(el);
+  if (!button) return null;
+  const labels = (await labelsUnder(atspi, button)).filter((n) => n.role === ROLE.label);
+  return labels.length ? labels[labels.length - 1].name : null;
+}
+
+/** The options of an open GTK 4 drop-down: the first label of each item of its popup's list. */
+async function dropDownOptions(atspi: Aim['atspi'], el: NativeRef): Promise<string[]> {
+  const children = await atspi.children(el);
+  for (const popup of children.slice(1)) {
+    const nodes = await labelsUnder(atspi, popup);
+    const list = nodes.find((n) => n.role === ROLE.list);
+    if (!list) continue;
+    const items = await atspi.children(list.ref);
+    const names = await Promise.all(items.map(async (item) => (await labelsUnder(atspi, item, 10)).find((n) => n.role === ROLE.label)?.name ?? ''));
+    return names;
+  }
+  return [];
 }
 
 /** The selectable options of a combo box (its popup menu's items) or list. */

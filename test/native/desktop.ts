@@ -10,6 +10,23 @@ import type { DBusConnection } from '../../server/native/dbus.js';
 
 export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', import.meta.url));
 
+/** The test apps, one per toolkit; each reports its own widgets' state as JSON lines on stdout. */
+export type Toolkit = 'gtk3' | 'gtk4' | 'qt';
+const APPS: Record<Toolkit, { script: string; env: Record<string, string>; probe: string; needs: string }> = {
+  gtk3: { script: APP_PY, env: {}, probe: "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk", needs: 'python3-gi with GTK 3 (gir1.2-gtk-3.0)' },
+  gtk4: { script: fileURLToPath(new URL('../../../test/native/app_gtk4.py', import.meta.url)), env: {}, probe: "import gi; gi.require_version('Gtk', '4.0'); from gi.repository import Gtk", needs: 'python3-gi with GTK 4 (gir1.2-gtk-4.0)' },
+  // Qt turns its AT-SPI bridge on only when asked (no desktop session here says a screen reader runs).
+  qt: { script: fileURLToPath(new URL('../../../test/native/app_qt.py', import.meta.url)), env: { QT_ACCESSIBILITY: '1', QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1' }, probe: 'import PyQt5.QtWidgets', needs: 'python3-pyqt5' },
+};
+
+/** Whether the test app of `toolkit` can run here (and why not). */
+export function missingToolkit(toolkit: Toolkit): string | null {
+  const base = missingTools();
+  if (base) return base;
+  const r = spawnSync('/usr/bin/python3', ['-c', APPS[toolkit].probe], { stdio: 'ignore' });
+  return r.status === 0 ? null : `${APPS[toolkit].needs} is missing`;
+}
+
 export interface Desktop {
   display: string;
   env: Record<string, string>;
@@ -20,7 +37,7 @@ export interface Desktop {
   close(): Promise<void>;
 }
 
-export interface AppState { entry: string; notes: string; checked: boolean; clicks: number; combo: string; term: string; volume: number; selection: number[]; focus: string | null; active: boolean }
+export interface AppState { entry: string; notes: string; checked: boolean; clicks: number; combo: string; term: string; volume: number; selection: number[]; focus: string | null; active: boolean; count?: number }
 
 export interface GtkApp { pid: number; title: string; state(): AppState; waitFor(pred: (s: AppState) => boolean, what: string, ms?: number): Promise<AppState>; windowId(): number; kill(): Promise<void> }
 
@@ -101,7 +118,7 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   started.push(xvfb);
   let fdOut = '';
   xvfb.stdio[3]!.on('data', (d) => { fdOut += String(d); });
-  const number = await until(() => /^(\d+)\n/.exec(fdOut)?.[1], 'Xvfb to pick a display');
+  const number = await until(() => /^(\d+)\n/.exec(fdOut)?.[1], 'Xvfb to pick a display', 30_000);
   const display = `:${number}`;
   const dbus = spawn('/usr/bin/dbus-daemon', ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(dir, 'bus')}`], { stdio: ['ignore', 'pipe', 'ignore'] });
   started.push(dbus);
@@ -166,9 +183,9 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   };
 }
 
-/** Starts the GTK test app and waits for its window and first state line. */
-export async function startApp(desktop: Desktop, title: string, extraArgs: string[] = []): Promise<GtkApp> {
-  const child = desktop.spawn('/usr/bin/python3', [APP_PY, title, ...extraArgs]);
+/** Starts the test app of `toolkit` (GTK 3 unless said) and waits for its window and first state line. */
+export async function startApp(desktop: Desktop, title: string, extraArgs: string[] = [], toolkit: Toolkit = 'gtk3'): Promise<GtkApp> {
+  const child = desktop.spawn('/usr/bin/python3', [APPS[toolkit].script, title, ...extraArgs], APPS[toolkit].env);
   let latest: AppState | null = null;
   let buffer = '';
   const waiters = new Set<() => void>();

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+# A small Qt 5 app for the native route's tests (the Qt counterpart of app.py): a line edit, a multi-line
+# text edit, a check box, a button, a combo box, a spin box and a slider. It reports its own state as one
+# JSON line on stdout on every change, so tests assert what the app itself holds, not what Verity says.
+# Run with QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (desktop.ts's startApp does).
+#   app_qt.py TITLE
+import json
+import sys
+
+from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLineEdit, QPushButton, QSlider, QSpinBox,
+                             QTextEdit, QVBoxLayout, QWidget)
+from PyQt5.QtCore import Qt
+
+title = sys.argv[1] if len(sys.argv) > 1 else 'Verity Qt app'
+app = QApplication(sys.argv[:1])
+win = QWidget()
+win.setWindowTitle(title)
+win.resize(520, 420)
+box = QVBoxLayout(win)
+
+
+def named(widget, name):
+    widget.setAccessibleName(name)
+    box.addWidget(widget)
+    return widget
+
+
+entry = named(QLineEdit(), 'Name')
+notes = named(QTextEdit(), 'Notes')
+notes.setAcceptRichText(False)
+check = named(QCheckBox('Subscribe'), 'Subscribe')
+button = named(QPushButton('Press me'), 'Press me')
+combo = named(QComboBox(), 'Colour')
+combo.addItems(['Red', 'Green', 'Blue'])
+count = named(QSpinBox(), 'Count')
+count.setRange(0, 1000)
+count.setValue(3)
+volume = named(QSlider(Qt.Horizontal), 'Volume')
+volume.setRange(0, 100)
+volume.setValue(10)
+clicks = {'n': 0}
+
+
+def state():
+    focus = app.focusWidget()
+    return {
+        'entry': entry.text(),
+        'notes': notes.toPlainText(),
+        'checked': check.isChecked(),
+        'clicks': clicks['n'],
+        'combo': combo.currentText(),
+        'count': count.value(),
+        'volume': volume.value(),
+        'focus': focus.accessibleName() if focus else None,
+        'active': win.isActiveWindow(),
+    }
+
+
+last = {'s': None}
+
+
+def changed(*_):
+    s = json.dumps(state())
+    if s != last['s']:
+        last['s'] = s
+        print(s, flush=True)
+
+
+def on_click(*_):
+    clicks['n'] += 1
+    changed()
+
+
+button.clicked.connect(on_click)
+entry.textChanged.connect(changed)
+notes.textChanged.connect(changed)
+check.toggled.connect(changed)
+combo.currentIndexChanged.connect(changed)
+count.valueChanged.connect(changed)
+volume.valueChanged.connect(changed)
+app.focusChanged.connect(changed)
+win.show()
+changed()
+sys.exit(app.exec_())
