@@ -13,7 +13,7 @@ import { startMcp, REPO_ROOT, type McpSession, type ToolResult } from '../mcp.js
 import { describe, measure, measureInTurns, type Side } from '../stats.js';
 import { timingNote, type Timings } from '../drivers/verity.js';
 import { failed, ok, type BenchContext, type Cell, type Row, type Section } from '../types.js';
-import { appBusName, missingTools, startApp, startDesktop, type Desktop } from '../../test/native/desktop.js';
+import { appBusName, missingToolkit, missingTools, startApp, startDesktop, until, type Desktop, type Toolkit } from '../../test/native/desktop.js';
 
 const TEXT = Array.from({ length: 100 }, (_, i) => 'abcdefghij klmnopqrstuvwxyz0123456789'[i % 37]).join('');
 
@@ -248,7 +248,10 @@ export const nativeSection: Section = {
       }, undefined, STEADY);
       ctx.notes.push(`native: the GTK window has ${nodes} accessible nodes (bare walk = Cache.GetItems + Component.GetExtents of each, pipelined, on the app's socket); Verity lists ${returned} of them (unnamed containers folded) with values and tokens.`);
 
+      const toolkitRows = await perToolkit(ctx, d, v);
+
       return [
+        ...toolkitRows,
         { metric: 'native verified type_text, 100 chars (AT-SPI)', unit: 'ms', cells: { verity: verityType, floor: floorType }, checks: [{ of: 'verity', over: 'floor', max: 2 }],
           note: `floor = one EditableText.InsertText + one Text.GetText on a bare D-Bus connection to the app's own socket (Application.GetApplicationBusAddress, the route Verity and libatspi take); Verity = the MCP type_text round trip, confirmed by its read-back. Taken in turns (Verity, floor, floor through the bus: one call each per round), median of ${TURNS.iterations} rounds after ${TURNS.warmup} warm-up rounds.` },
         ...(coldRow ? [coldRow] : []),
@@ -273,3 +276,87 @@ export const nativeSection: Section = {
     }
   },
 };
+
+/** The same text for every toolkit's multi-line field: accents, an emoji, CJK, RTL and newlines. */
+const MIXED = 'Grüße café 😀\n世界 مرحبا\nend of it';
+const TOOLKIT_NAMES: Record<Toolkit, string> = { gtk3: 'GTK 3', gtk4: 'GTK 4', qt: 'Qt 5' };
+
+/** Characters of `want` missing from `got` (code points; want's length minus their longest common subsequence). */
+export function charactersLost(want: string, got: string): number {
+  const a = Array.from(want), b = Array.from(got);
+  let prev = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    const row = new Array<number>(b.length + 1).fill(0);
+    for (let j = 1; j <= b.length; j++) row[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, row[j - 1]!);
+    prev = row;
+  }
+  return a.length - prev[b.length]!;
+}
+
+/**
+ * Verified native typing per toolkit (GTK 3, GTK 4, Qt 5) against `xdotool type` (its default 12 ms per
+ * key), on the same multi-line text into each app's own multi-line field. Both are timed until the app
+ * holds the text (a run that lost characters: until 1 s had passed), and the characters each lost are
+ * counted from the app's own report of what its field holds.
+ */
+async function perToolkit(ctx: BenchContext, d: Desktop, v: McpSession): Promise<Row[]> {
+  const rows: Row[] = [];
+  const runs = Math.min(5, Math.max(1, ctx.config.iterations));
+  for (const toolkit of ['gtk3', 'gtk4', 'qt'] as Toolkit[]) {
+    const why = missingToolkit(toolkit);
+    const name = TOOLKIT_NAMES[toolkit];
+    if (why) { ctx.notes.push(`native ${name} row skipped: ${why}`); continue; }
+    const app = await startApp(d, `Bench ${name}`, [], toolkit);
+    try {
+      const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
+      d.x('xdotool', ['windowactivate', '--sync', String(app.windowId())]);
+      const info = d.x('xwininfo', ['-id', String(app.windowId())]);
+      const origin = { x: Number(/Absolute upper-left X:\s*(-?\d+)/.exec(info)?.[1]), y: Number(/Absolute upper-left Y:\s*(-?\d+)/.exec(info)?.[1]) };
+      const field = await until(async () => {
+        const r = await v.timed('get_window_state', { target, include_screenshot: false });
+        const els = ((r.result.structuredContent ?? {}) as { elements?: Array<{ label: string; element_token: string; frame: { x: number; y: number; w: number; h: number } }> }).elements ?? [];
+        return els.find((e) => e.label === 'Notes');
+      }, `the Notes field of the ${name} app`, 15_000, 200);
+      const clear = async () => {
+        const r = await v.timed('set_value', { element_token: field.element_token, value: '' });
+        if ((r.result.structuredContent as { effect?: string } | undefined)?.effect !== 'confirmed') throw new Error(`clearing the field: ${JSON.stringify(r.result.structuredContent).slice(0, 200)}`);
+        await app.waitFor((st) => st.notes === '', 'the cleared field');
+      };
+      /** What the app holds once it holds MIXED, or after 1 s without it. */
+      const held = async () => { await app.waitFor((st) => st.notes === MIXED, 'the text', 1000).catch(() => undefined); return app.state().notes; };
+      const lost = { verity: [] as number[], xdotool: [] as number[] };
+      const verity = await timeIt(ctx, `${name}: Verity type_text, mixed text`, clear, async () => {
+        const { result } = await v.timed('type_text', { element_token: field.element_token, text: MIXED });
+        return { result, holds: await held() };
+      }, async ({ result, holds }) => {
+        const effect = (result.structuredContent as { effect?: string } | undefined)?.effect;
+        lost.verity.push(charactersLost(MIXED, holds));
+        // Never a confirmation the app's own state contradicts.
+        if (effect === 'confirmed' && holds !== MIXED) throw new Error(`FALSE CONFIRMATION: the app holds ${JSON.stringify(holds)}`);
+        if (effect !== 'confirmed') throw new Error(`type_text was ${effect}: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+      }, { warmup: 1, iterations: runs });
+      const xdotool = await timeIt(ctx, `${name}: xdotool type, mixed text`, async () => {
+        await clear();
+        // Keys go where the pointer's click put the focus: the field.
+        d.x('xdotool', ['mousemove', String(origin.x + field.frame.x + field.frame.w / 2), String(origin.y + field.frame.y + field.frame.h / 2), 'click', '1']);
+        await new Promise((r) => setTimeout(r, 100));
+      }, async () => {
+        const r = spawnSync('xdotool', ['type', MIXED], { env: { ...process.env, ...d.env } });
+        if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
+        return held();
+      }, async (holds) => { lost.xdotool.push(charactersLost(MIXED, holds)); }, { warmup: 1, iterations: runs });
+      const total = (xs: number[]) => `${xs.reduce((a, b) => a + b, 0)} of ${xs.length * Array.from(MIXED).length} characters lost in ${xs.length} runs`;
+      ctx.log(`native ${name}: Verity ${total(lost.verity)}; xdotool ${total(lost.xdotool)}`);
+      rows.push({
+        metric: `native ${name} multi-line field, ${Array.from(MIXED).length} chars with non-ASCII and newlines: type_text vs \`xdotool type\``, unit: 'ms', cells: { verity, floor: xdotool }, checks: [],
+        note: `text ${JSON.stringify(MIXED)}; the app's own state is the truth. Verity (verified type_text): ${total(lost.verity)}; \`xdotool type\` (default delay): ${total(lost.xdotool)}. Both timed until the app holds the text, a lossy run until 1 s had passed.`,
+      });
+    } catch (e) {
+      ctx.log(`native ${name}: FAILED: ${(e as Error).message}`);
+      rows.push({ metric: `native ${name} multi-line field: type_text vs \`xdotool type\``, unit: 'ms', cells: { verity: failed(e) }, checks: [] });
+    } finally {
+      await app.kill();
+    }
+  }
+  return rows;
+}

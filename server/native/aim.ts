@@ -141,7 +141,7 @@ export function webEscalation(win: WindowInfo, pixelAlready: boolean, mode: 'bac
   }
   return pixelAlready
     ? { target: 'foreground', reason: 'web content cannot be proven through accessibility; retry with delivery_mode "foreground" and check the screenshot' }
-    : { target: 'pixel', reason: 'web content cannot be proven through accessibility; use the px form (x, y from the screenshot) and check the screenshot' };
+    : { target: 'pixel', reason: 'web content cannot be proven through accessibility; use the px form (x, y from the screenshot): it sends XTest pointer events and, for type_text, XTest keystrokes, as a user would; then check the screenshot' };
 }
 
 /** The contract's result for the native route. */

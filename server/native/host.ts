@@ -138,9 +138,10 @@ export class NativeHost {
     const info: WindowInfo = { ...w, frame: null, app: null, driven, browserLike };
     if (!atspi || w.pid === null) return info;
     for (const app of apps.filter((a) => a.pid === w.pid)) {
+      const toolkit = atspi.toolkit(app.ref.bus); // its units and coordinates, known before any element is used
       const frame = await this.frameIn(atspi, app.ref.bus, w).catch(() => null);
       if (frame) {
-        await atspi.toolkit(app.ref.bus); // its units and coordinates, known before any element is used
+        await toolkit;
         this.frames.set(w.id, { pid: w.pid, frame, app: { bus: app.ref.bus, name: app.name } });
         return { ...info, frame, app: { bus: app.ref.bus, name: app.name } };
       }

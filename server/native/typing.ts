@@ -77,7 +77,11 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
     if (has(states, STATE.singleLine) && text.includes('\n')) {
       throw new Refusal('text_not_deliverable', `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`);
     }
-    if (editable) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
+    // Web content of a browser Verity does not drive: its accessibility insertion does not reach the page
+    // (Firefox takes it and shows nothing), so it gets keystrokes, as a user's typing would, judged
+    // honestly (never confirmed from accessibility text).
+    const undrivenWeb = webLike(a.win, el) && !a.win.driven;
+    if (editable && !undrivenWeb) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
     return keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
   });
 }
@@ -174,7 +178,7 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const label = `${el.name || 'element'} (${roleLabel(el.role)})`;
   const base = { target: label, method: 'key_events' };
   if (before === null || after === null) {
-    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: webLike(a.win, el) ? webEscalation(a.win, true, mode) : { target: 'verify', reason: 'call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
+    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: webLike(a.win, el) && a.win.driven ? webEscalation(a.win, true, mode) : { target: 'verify', reason: 'the keys were sent (sending them again would type them twice); call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
   }
   // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
   const caretGuess = codePoints(after) - chars >= 0 && after.startsWith(before) ? codePoints(before) : -1;
@@ -182,7 +186,9 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const evidence: Evidence[] = [{ kind: 'text', expected: verdict.expected, observed: after, detail: 'AT-SPI Text read back after XTest keystrokes' }];
   if (webLike(a.win, el)) {
     evidence.push({ kind: 'web_content', detail: el.web ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds' });
-    return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation: webEscalation(a.win, true, mode) }), delivery: { mode, delivered_count: chars } };
+    // The keys were sent: retrying (in the foreground or by pixels) would type them twice. Look instead.
+    const escalation = a.win.driven ? webEscalation(a.win, true, mode) : { target: 'verify' as const, reason: 'the keys went by XTest to the focused field of a browser Verity does not drive, whose page cannot be proven through accessibility; check the screenshot from get_window_state before typing again' };
+    return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation }), delivery: { mode, delivered_count: chars } };
   }
   return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }), delivery: { mode, delivered_count: verdict.delivered } };
 }

@@ -177,7 +177,7 @@ describe('native route: a Chromium Verity does not drive, without a renderer tre
     const win = await until(async () => {
       const r = await v.call('list_windows');
       return r.structured.windows.find((w: any) => w.pid === other!.pid && /Verity Web Form/.test(w.title ?? ''));
-    }, 'the other Chromium\'s window');
+    }, 'the other Chromium\'s window', 30_000); // a Chromium starting on a loaded machine takes a while
     assert.equal(win.driven_over_cdp, false, JSON.stringify(win));
     assert.deepEqual(win.tabs, []);
     const target = { kind: 'window', pid: win.pid, window_id: win.window_id };
