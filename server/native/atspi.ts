@@ -25,9 +25,10 @@ export interface CacheItem {
  * per app). Qt counts UTF-16 units in every Text and EditableText offset, count and length (InsertText's
  * length cuts or pads the string with NULs to that many units); GTK and other ATK toolkits count code
  * points, except InsertText's length, which is in UTF-8 bytes (GTK 4 ignores it). GTK 4 on X11 answers
- * screen extents relative to its window ("Screen coordinates not supported").
+ * screen extents relative to its window ("Screen coordinates not supported"). GTK 3's GetText(0, -1) is
+ * its whole text (its insertion takes the exact UTF-8 bytes and cannot pad): its reads need no count.
  */
-export interface Toolkit { name: string; utf16: boolean; windowRelative: boolean; atk: boolean }
+export interface Toolkit { name: string; utf16: boolean; windowRelative: boolean; atk: boolean; wholeText: boolean }
 const SURROGATES = /[\uD800-\uDFFF]/;
 /** Code points of a string (most strings have no surrogates and count by UTF-16 units without an array). */
 export const codePoints = (s: string) => (SURROGATES.test(s) ? Array.from(s).length : s.length);
@@ -178,7 +179,7 @@ export class Atspi {
         .then(([name, version]) => {
           const n = String(name), major = Number(/^(\d+)/.exec(String(version))?.[1] ?? 0);
           const gtk4 = /^gtk$/i.test(n) && major >= 4;
-          const toolkit: Toolkit = { name: `${n} ${version}`.trim(), utf16: /^qt/i.test(n), windowRelative: gtk4, atk: !/^qt/i.test(n) && !gtk4 };
+          const toolkit: Toolkit = { name: `${n} ${version}`.trim(), utf16: /^qt/i.test(n), windowRelative: gtk4, atk: !/^qt/i.test(n) && !gtk4, wholeText: /^(gtk|gail)$/i.test(n) && major === 3 };
           this.knownToolkits.set(bus, toolkit);
           return toolkit;
         });
@@ -187,9 +188,12 @@ export class Atspi {
     return known;
   }
 
+  /** Whether the toolkit of `bus` is known yet (toolkit() answered). */
+  knowsToolkit(bus: string): boolean { return this.knownToolkits.has(bus); }
+
   /** The toolkit of `bus` if already asked (toolkit()); ATK's conventions otherwise. */
   knownToolkit(bus: string): Toolkit {
-    return this.knownToolkits.get(bus) ?? { name: '', utf16: false, windowRelative: false, atk: true };
+    return this.knownToolkits.get(bus) ?? { name: '', utf16: false, windowRelative: false, atk: true, wholeText: false };
   }
 
   /** A string's length in the unit the app on `bus` counts offsets in (UTF-16 units for Qt, else code points). */
@@ -307,6 +311,8 @@ export class Atspi {
    */
   textChecked(ref: AccRef): Promise<{ text: string; count: number; whole: boolean }> {
     const reading = this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]);
+    // GTK 3 (the common case, and the fast path the bench holds to the floor) is read whole without it.
+    if (this.knownToolkit(ref.bus).wholeText) return reading.then(([raw]) => ({ text: String(raw), count: -1, whole: true }));
     const counting = this.prop(ref, IFACE.text, 'CharacterCount').then(Number, () => -1);
     return reading.then(async ([raw]) => {
       let text = String(raw);

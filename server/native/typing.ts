@@ -71,6 +71,9 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
   return deliver(mode, a.win, async () => {
     const { el, states, clicked } = await fieldOf(host, target, a);
     checkEnabled(el, states);
+    // Its units decide offsets and lengths: known since its window was listed, unless the AT-SPI
+    // connection was made anew since.
+    if (!a.atspi.knowsToolkit(el.bus)) await a.atspi.toolkit(el.bus);
     const editable = el.interfaces.includes(IFACE.editable) && acceptsEdits(a.atspi.knownToolkit(el.bus).atk, states);
     const readable = el.interfaces.includes(IFACE.text);
     if (el.interfaces.includes(IFACE.editable) && !editable) throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
