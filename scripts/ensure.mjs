@@ -24,7 +24,7 @@ const dpkgHas = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { 
 // 1. System packages: Chromium always; the native test stack for tests.
 const wanted = [['chromium', () => has('chromium') || has('chromium-browser') || has('google-chrome') || !!process.env.VERITY_CHROMIUM]];
 if (forTests) {
-  for (const pkg of ['xvfb', 'dbus', 'dbus-x11', 'at-spi2-core', 'libxtst6', 'openbox', 'python3-gi', 'gir1.2-gtk-3.0', 'gir1.2-gtk-4.0', 'python3-pyqt5', 'xdotool', 'x11-utils', 'fonts-noto-color-emoji', 'fonts-noto-cjk']) {
+  for (const pkg of ['xvfb', 'dbus', 'dbus-x11', 'at-spi2-core', 'libxtst6', 'openbox', 'python3-gi', 'gir1.2-gtk-3.0', 'gir1.2-gtk-4.0', 'python3-pyqt5', 'firefox-esr', 'xdotool', 'x11-utils', 'fonts-noto-color-emoji', 'fonts-noto-cjk']) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }
 }

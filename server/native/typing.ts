@@ -76,14 +76,15 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
     if (!a.atspi.knowsToolkit(el.bus)) await a.atspi.toolkit(el.bus);
     const editable = el.interfaces.includes(IFACE.editable) && acceptsEdits(a.atspi.knownToolkit(el.bus).atk, states);
     const readable = el.interfaces.includes(IFACE.text);
-    if (el.interfaces.includes(IFACE.editable) && !editable) throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
+    // Web content of a browser Verity does not drive: its accessibility insertion does not reach the page
+    // (Firefox takes it and shows nothing), so it gets keystrokes, as a user's typing would, judged
+    // honestly (never confirmed from accessibility text). Its states do not say what the page accepts
+    // (Firefox's document offers EditableText without `editable`): the keys go where its focus is.
+    const undrivenWeb = webLike(a.win, el) && !a.win.driven;
+    if (el.interfaces.includes(IFACE.editable) && !editable && !undrivenWeb) throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
     if (has(states, STATE.singleLine) && text.includes('\n')) {
       throw new Refusal('text_not_deliverable', `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`);
     }
-    // Web content of a browser Verity does not drive: its accessibility insertion does not reach the page
-    // (Firefox takes it and shows nothing), so it gets keystrokes, as a user's typing would, judged
-    // honestly (never confirmed from accessibility text).
-    const undrivenWeb = webLike(a.win, el) && !a.win.driven;
     if (editable && !undrivenWeb) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
     return keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
   });
