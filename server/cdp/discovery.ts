@@ -124,8 +124,8 @@ export function findBrowser(opts: FindOptions = {}): string {
     }
   }
   const what = opts.channel ? `no ${opts.channel} browser found` : 'no Chromium-family browser found';
-  const places = [commands.length ? `${commands.join(', ')} on ${pathText}` : '', looked.length ? looked.join(', ') : '']
-    .filter(Boolean).join('; and at ');
-  const where = places ? `looked for ${places}` : `there is no ${opts.channel} build for ${platform}`;
+  const places = [commands.length ? `on ${pathText} for ${commands.join(', ')}` : '', looked.length ? `at ${looked.join(', ')}` : '']
+    .filter(Boolean).join('; ');
+  const where = places ? `looked ${places}` : `there is no ${opts.channel} build for ${platform}`;
   throw new Refusal('unavailable', `${what}: ${where}. ${installHint(platform)[0].toUpperCase()}${installHint(platform).slice(1)}, pass --channel NAME (${CHANNELS.join(', ')}), or --chromium PATH (VERITY_CHROMIUM)`);
 }

@@ -112,6 +112,6 @@ describe('no browser found', () => {
     const v = await startVerity(['--channel', 'msedge'], { VERITY_CHROMIUM: '', PATH: '/nonexistent' });
     started.push(v);
     const refusal = refusalOf(await v.call('page', { action: 'new_tab' }));
-    assert.match(refusal.message, /^no msedge browser found: looked for microsoft-edge, microsoft-edge-stable on PATH \(\/nonexistent\); and at \/opt\/microsoft\/msedge\/msedge\./);
+    assert.match(refusal.message, /^no msedge browser found: looked on PATH \(\/nonexistent\) for microsoft-edge, microsoft-edge-stable; at \/opt\/microsoft\/msedge\/msedge\./);
   });
 });

@@ -83,7 +83,7 @@ describe('findBrowser', () => {
     assert.match(linux.message, /apt-get install chromium/);
 
     const mac = refusal(() => findBrowser({ platform: 'darwin', env: { PATH: '/usr/bin:/opt/homebrew/bin', HOME: '/Users/a' }, channel: 'chrome', probe: installed() }));
-    assert.match(mac.message, /^no chrome browser found: looked for .*\/Applications\/Google Chrome\.app\/Contents\/MacOS\/Google Chrome/);
+    assert.match(mac.message, /^no chrome browser found: looked at \/Applications\/Google Chrome\.app\/Contents\/MacOS\/Google Chrome/);
     assert.match(mac.message, /\/Users\/a\/Applications\/Google Chrome\.app/);
     assert.doesNotMatch(mac.message, /apt-get/);
     assert.match(mac.message, /brew install --cask chromium/);
