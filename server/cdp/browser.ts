@@ -129,7 +129,17 @@ export class BrowserHost {
       this.launchedPid = child?.pid ?? null;
       if (this.launchedPid) this.watchdog = startWatchdog(this.launchedPid, this.options.userDataDir ? null : this.tempProfile);
     }
-    browser.on('disconnected', () => { if (this.browser === browser) this.browser = null; });
+    const watchdog = this.watchdog;
+    browser.on('disconnected', () => {
+      if (this.browser === browser) this.browser = null;
+      if (this.attached) return;
+      // A launched browser we lost the pipe to is of no more use: make sure it is gone, then let its
+      // watchdog go (it must never act later on a pid the system may have given to another process).
+      const child = browser.process();
+      if (child && child.exitCode === null && child.signalCode === null) try { child.kill('SIGKILL'); } catch { /* gone */ }
+      watchdog?.release();
+      if (this.watchdog === watchdog) this.watchdog = null;
+    });
     this.browser = browser;
     return browser;
   }
