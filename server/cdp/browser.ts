@@ -121,6 +121,11 @@ export class BrowserHost {
         pipe: true,
         userDataDir: this.options.userDataDir ?? this.tempProfile!, protocolTimeout: PROTOCOL_TIMEOUT_MS,
         handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+      }).catch((e: Error) => {
+        // Where user namespaces are off (some containers), Chromium's sandbox cannot start as a normal user.
+        const hint = !sandbox.length && /sandbox|namespace/i.test(e.message)
+          ? ' (its sandbox could not start here: fix the host\'s user namespaces, or pass --browser-arg --no-sandbox knowing what it turns off)' : '';
+        throw new Refusal('unavailable', `could not launch ${executablePath}${hint}: ${e.message.split('\n').slice(0, 6).join(' ')}`, { retryable: true });
       });
       const child = browser.process();
       // Nobody reads Chromium's output over the pipe transport: drain it, or a full stderr pipe blocks Chromium.

@@ -108,6 +108,15 @@ describe('no browser found', () => {
     assert.equal((await v.call('page', { action: 'list_tabs' })).isError, true, 'still refused, and the server still answers');
   });
 
+  test('a browser that fails to start is refused naming it, and the server still answers', async () => {
+    const v = await startVerity(['--chromium', '/bin/false']);
+    started.push(v);
+    const refusal = refusalOf(await v.call('page', { action: 'new_tab' }));
+    assert.equal(refusal.code, 'unavailable');
+    assert.match(refusal.message, /^could not launch \/bin\/false: /);
+    assert.ok((await v.client.listTools()).tools.length > 0, 'the server still answers');
+  });
+
   test('with --channel, only that channel\'s places', async () => {
     const v = await startVerity(['--channel', 'msedge'], { VERITY_CHROMIUM: '', PATH: '/nonexistent' });
     started.push(v);
