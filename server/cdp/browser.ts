@@ -42,6 +42,9 @@ export const CHROMIUM_FLAGS = [...sandboxArgs(), ...BASE_FLAGS];
 /** The root-on-Linux notice is said once per process, not at every relaunch. */
 let saidNoSandbox = false;
 
+/** Bound on closing a launched browser; one that takes longer is killed. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
 /** Bound on one CDP command (puppeteer's protocolTimeout): a page that never answers fails the call after this. */
 export const PROTOCOL_TIMEOUT_MS = 30_000;
 
@@ -206,13 +209,23 @@ export class BrowserHost {
     return tab;
   }
 
-  /** Closes what this host started; an attached browser is only disconnected from. */
-  async close(): Promise<void> {
+  private closing: Promise<void> | null = null;
+
+  /**
+   * Closes what this host started; an attached browser is only disconnected from. A second close while the
+   * first is under way (a SIGTERM after stdin ended) waits for it, so the profile goes only after Chromium did.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow().finally(() => { this.closing = null; });
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     const browser = this.browser;
     this.browser = null;
     if (browser) {
       if (this.attached) await browser.disconnect().catch(() => {});
-      else await browser.close().catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
+      else await bounded(browser.close(), CLOSE_TIMEOUT_MS, 'the browser to close').catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
     }
     this.watchdog?.release();
     this.watchdog = null;

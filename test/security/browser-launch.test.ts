@@ -106,6 +106,10 @@ describe('the launched browser', { skip }, () => {
     // Everything still works over the pipe.
     const text = await v.call('page', { action: 'get_text', tab_id: r.structured.tab_id });
     assert.match(text.text, /only mine/);
+    // A server that ends normally takes its browser and profile with it.
+    await v.close();
+    await waitFor(() => b.chromium.every((p) => !running(p.pid)), 'the browser to end with its server', 300);
+    await waitFor(() => !existsSync(b.profile), `${b.profile} to be removed`, 100);
   });
 
   test('as root on Linux: --no-sandbox, said once on stderr even across a relaunch', { skip: process.getuid?.() !== 0 ? 'not root: the sandbox stays on (unit-tested)' : false }, async () => {
