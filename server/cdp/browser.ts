@@ -227,8 +227,9 @@ export class BrowserHost {
       if (this.attached) await browser.disconnect().catch(() => {});
       else await bounded(browser.close(), CLOSE_TIMEOUT_MS, 'the browser to close').catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
     }
+    if (this.tempProfile) { rmSync(this.tempProfile, { recursive: true, force: true }); this.tempProfile = null; }
+    // Only now: a server killed while removing the profile (a SIGKILL after a slow SIGTERM) leaves the rest to the watchdog.
     this.watchdog?.release();
     this.watchdog = null;
-    if (this.tempProfile) { rmSync(this.tempProfile, { recursive: true, force: true }); this.tempProfile = null; }
   }
 }
