@@ -140,7 +140,8 @@ export class BrowserHost {
     const watchdog = this.watchdog;
     browser.on('disconnected', () => {
       if (this.browser === browser) this.browser = null;
-      if (this.attached) return;
+      // Closing on purpose: closeNow() ends the process and lets the watchdog go after the profile is gone.
+      if (this.attached || this.closing) return;
       // A launched browser we lost the pipe to is of no more use: make sure it is gone, then let its
       // watchdog go (it must never act later on a pid the system may have given to another process).
       const child = browser.process();
