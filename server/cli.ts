@@ -8,6 +8,7 @@ import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile
 import { EXTENSION_ID } from './gateway/extension-id.js';
 import { Policy } from './policy.js';
 import { appendFileSync } from 'node:fs';
+import { CHANNELS, isChannel } from './cdp/discovery.js';
 
 interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
 
@@ -15,7 +16,9 @@ const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] 
        verity mcp [--gateway | --standalone] [browser options]
          with no options it relays to a running 'verity start' (sharing its browser, shown in its Control UI),
          else runs on its own; --gateway requires the gateway, --standalone never uses it
-browser options: --browser-url URL | --chromium PATH | --headless | --headful | --user-data-dir DIR | --allow-javascript
+browser options: --browser-url URL | --chromium PATH | --channel NAME | --headless | --headful | --user-data-dir DIR | --allow-javascript
+  --viewport WxH | --proxy-server URL | --ignore-https-errors | --browser-arg ARG (repeatable)
+  channels: ${CHANNELS.join(', ')}
 policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)`;
 
 export function parseFlags(argv: string[], env = process.env): Flags {
@@ -25,6 +28,11 @@ export function parseFlags(argv: string[], env = process.env): Flags {
     headless: env.VERITY_HEADLESS === undefined ? undefined : env.VERITY_HEADLESS !== '0',
     allowJavascript: env.VERITY_ALLOW_JAVASCRIPT === '1',
     cursor: env.VERITY_CURSOR !== 'off',
+    channel: env.VERITY_CHANNEL === undefined ? undefined : channelOf(env.VERITY_CHANNEL, 'VERITY_CHANNEL'),
+    viewport: env.VERITY_VIEWPORT === undefined ? undefined : viewportOf(env.VERITY_VIEWPORT, 'VERITY_VIEWPORT'),
+    proxyServer: env.VERITY_PROXY_SERVER === undefined ? undefined : proxyOf(env.VERITY_PROXY_SERVER, 'VERITY_PROXY_SERVER'),
+    ignoreHttpsErrors: env.VERITY_IGNORE_HTTPS_ERRORS === '1',
+    browserArgs: env.VERITY_BROWSER_ARGS === undefined ? undefined : browserArgsOf(env.VERITY_BROWSER_ARGS),
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -44,12 +52,57 @@ export function parseFlags(argv: string[], env = process.env): Flags {
       case '--headful': flags.headless = false; break;
       case '--allow-javascript': flags.allowJavascript = true; break;
       case '--policy': flags.policyFile = value(); break;
+      case '--channel': flags.channel = channelOf(value(), flag); break;
+      case '--viewport': flags.viewport = viewportOf(value(), flag); break;
+      case '--proxy-server': flags.proxyServer = proxyOf(value(), flag); break;
+      case '--ignore-https-errors': flags.ignoreHttpsErrors = true; break;
+      // Its value may itself start with "--" (it is a Chromium flag), so it is taken as is.
+      case '--browser-arg': {
+        const arg = argv[++i];
+        if (arg === undefined || arg === '') throw new Error(`${flag} needs a value`);
+        (flags.browserArgs ??= []).push(arg);
+        break;
+      }
       case '--no-relay': case '--gateway': case '--standalone': break;
       default: throw new Error(`unknown option ${flag}`);
     }
   }
   if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65535) throw new Error(`--port must be 0..65535, got ${flags.port}`);
+  if (flags.browserUrl) {
+    const launchOnly = [flags.channel && '--channel', flags.proxyServer && '--proxy-server', flags.browserArgs?.length && '--browser-arg'].filter(Boolean);
+    if (launchOnly.length) throw new Error(`${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`);
+  }
   return flags;
+}
+
+function channelOf(v: string, what: string) {
+  if (!isChannel(v)) throw new Error(`${what} must be one of ${CHANNELS.join(', ')}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** WxH in CSS pixels, each side 1..10000. */
+export function viewportOf(v: string, what: string): { width: number; height: number } {
+  const m = /^(\d{1,5})x(\d{1,5})$/.exec(v.trim());
+  const [width, height] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (!m || width < 1 || height < 1 || width > 10000 || height > 10000) throw new Error(`${what} must be WIDTHxHEIGHT in pixels (1..10000 each), e.g. 1280x800; got ${JSON.stringify(v)}`);
+  return { width, height };
+}
+
+/** What Chromium's --proxy-server takes: [scheme://]host:port (or a per-scheme list); checked for shape only. */
+function proxyOf(v: string, what: string): string {
+  if (!v || /\s/.test(v)) throw new Error(`${what} must be a proxy like http://host:port or socks5://host:port; got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** VERITY_BROWSER_ARGS: a JSON array of strings, or arguments separated by whitespace. */
+function browserArgsOf(v: string): string[] {
+  if (v.trim().startsWith('[')) {
+    let parsed: unknown;
+    try { parsed = JSON.parse(v); } catch { parsed = null; }
+    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error('VERITY_BROWSER_ARGS must be a JSON array of strings or whitespace-separated arguments');
+    return parsed;
+  }
+  return v.split(/\s+/).filter(Boolean);
 }
 
 const log = (line: string) => process.stderr.write(`verity: ${line}\n`);
@@ -86,7 +139,8 @@ export async function main(argv: string[]): Promise<void> {
   }
   // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
   // and shares its browser; any browser or policy option (or --standalone) keeps it on its own.
-  const ownBrowserFromEnv = ['VERITY_BROWSER_URL', 'VERITY_CHROMIUM', 'VERITY_HEADLESS', 'VERITY_USER_DATA_DIR', 'VERITY_POLICY'].some((k) => process.env[k]);
+  const ownBrowserFromEnv = ['VERITY_BROWSER_URL', 'VERITY_CHROMIUM', 'VERITY_HEADLESS', 'VERITY_USER_DATA_DIR', 'VERITY_POLICY',
+    'VERITY_CHANNEL', 'VERITY_VIEWPORT', 'VERITY_PROXY_SERVER', 'VERITY_IGNORE_HTTPS_ERRORS', 'VERITY_BROWSER_ARGS'].some((k) => process.env[k]);
   if (command === 'mcp' && rest.length === 0 && !ownBrowserFromEnv && process.env.VERITY_STANDALONE !== '1') {
     const running = readGatewayFile();
     if (running) return relayToGateway(running.mcp_url, null, running.token);

@@ -1,12 +1,13 @@
 // The browser the CDP route drives: launched lazily (the embedded default) or attached with --browser-url.
 // A launched browser that dies is relaunched on next use; an attached one is never closed or killed.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+// A launched browser is Verity's alone: DevTools over a pipe (no TCP port another local process could
+// drive), the sandbox on unless running as root on Linux, and it ends with the server (see lifetime.ts).
+import { rmSync } from 'node:fs';
 import puppeteer, { type Browser, type ConnectionTransport, type Page, type Target } from 'puppeteer-core';
 import { Refusal, bounded } from '../routing/refusal.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
+import { findBrowser, type Channel } from './discovery.js';
+import { cleanStaleProfiles, newProfile, sandboxArgs, startWatchdog, type Watchdog } from './lifetime.js';
 
 export interface BrowserOptions {
   browserUrl?: string;
@@ -18,28 +19,46 @@ export interface BrowserOptions {
   transport?: () => Promise<ConnectionTransport>;
   /** For a peer source: whether it has tabs to offer now (not asked otherwise). */
   available?: () => boolean;
+  /** Which installed browser to launch (discovery.ts); --chromium wins over it. */
+  channel?: Channel;
+  /** Every page's viewport in CSS pixels (emulated); without it the window's own size. */
+  viewport?: { width: number; height: number };
+  /** Chromium's --proxy-server for a launched browser. */
+  proxyServer?: string;
+  /** Accept invalid or self-signed TLS certificates. */
+  ignoreHttpsErrors?: boolean;
+  /** More command-line arguments for a launched browser, after Verity's own. */
+  browserArgs?: string[];
 }
 
-/** Flags measured to work as root on this kind of machine (see ARCHITECTURE.md). */
-export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+/** Flags measured to work on this kind of machine (see ARCHITECTURE.md); the sandbox flag is decided apart. */
+export const BASE_FLAGS = ['--disable-gpu', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-default-browser-check', '--disable-dev-shm-usage',
   '--force-renderer-accessibility', '--window-size=1280,800'];
+
+/** The flags for a Chromium launched by this process (tests launching their own use these too). */
+export const CHROMIUM_FLAGS = [...sandboxArgs(), ...BASE_FLAGS];
+
+/** The root-on-Linux notice is said once per process, not at every relaunch. */
+let saidNoSandbox = false;
+
+/** Bound on closing a launched browser; one that takes longer is killed. */
+const CLOSE_TIMEOUT_MS = 10_000;
 
 /** Bound on one CDP command (puppeteer's protocolTimeout): a page that never answers fails the call after this. */
 export const PROTOCOL_TIMEOUT_MS = 30_000;
 
-export function findChromium(explicit?: string): string {
-  if (explicit) return explicit;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    try { return execFileSync('which', [name], { encoding: 'utf8' }).trim(); } catch { /* next */ }
-  }
-  throw new Refusal('unavailable', 'no Chromium found: install `chromium` or pass --chromium PATH');
+export function findChromium(explicit?: string, channel?: Channel): string {
+  return findBrowser({ explicit, channel });
 }
 
 export class BrowserHost {
   private browser: Browser | null = null;
   private connecting: Promise<Browser> | null = null;
   private tempProfile: string | null = null;
+  private watchdog: Watchdog | null = null;
+  /** Profiles left by crashed servers, removed before this host launches (started at construction). */
+  private readonly staleCleaned: Promise<unknown>;
   private readonly tabs = new WeakMap<Page, Promise<Tab>>();
   private readonly unanswered = new WeakSet<Target>();
   private readonly byId = new Map<string, Tab>();
@@ -48,7 +67,9 @@ export class BrowserHost {
   /** The process id of a browser this host launched (null when attached). */
   launchedPid: number | null = null;
 
-  constructor(private readonly options: BrowserOptions) {}
+  constructor(private readonly options: BrowserOptions) {
+    this.staleCleaned = this.attached ? Promise.resolve() : cleanStaleProfiles(undefined, options.log).catch(() => {});
+  }
 
   get attached(): boolean { return !!this.options.browserUrl || !!this.options.transport; }
 
@@ -67,31 +88,67 @@ export class BrowserHost {
   private async open(): Promise<Browser> {
     const log = this.options.log ?? (() => {});
     let browser: Browser;
+    const defaultViewport = this.options.viewport ?? null;
+    const acceptInsecureCerts = !!this.options.ignoreHttpsErrors;
     if (this.options.transport) {
       browser = await puppeteer.connect({ transport: await this.options.transport(), defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS });
     } else if (this.options.browserUrl) {
       log(`attaching to the browser at ${this.options.browserUrl}`);
       try {
-        browser = await puppeteer.connect({ browserURL: this.options.browserUrl, defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS });
+        browser = await puppeteer.connect({ browserURL: this.options.browserUrl, defaultViewport, acceptInsecureCerts, protocolTimeout: PROTOCOL_TIMEOUT_MS });
       } catch (e) {
         throw new Refusal('unavailable', `could not attach to the browser at ${this.options.browserUrl}: ${(e as Error).message}`, { retryable: true });
       }
     } else {
-      const executablePath = findChromium(this.options.chromium);
+      const executablePath = findChromium(this.options.chromium, this.options.channel);
       const headless = this.options.headless ?? !process.env.DISPLAY;
+      await this.staleCleaned;
+      this.watchdog?.release();
+      this.watchdog = null;
       if (!this.options.userDataDir) {
         if (this.tempProfile) rmSync(this.tempProfile, { recursive: true, force: true });
-        this.tempProfile = mkdtempSync(join(tmpdir(), 'verity-profile-'));
+        this.tempProfile = newProfile();
       }
+      const sandbox = sandboxArgs();
+      if (sandbox.length && !saidNoSandbox) {
+        saidNoSandbox = true;
+        log('running as root: Chromium runs without its sandbox (--no-sandbox); run Verity as a normal user to keep it');
+      }
+      const args = [...sandbox, ...BASE_FLAGS,
+        ...(this.options.proxyServer ? [`--proxy-server=${this.options.proxyServer}`] : []), ...(this.options.browserArgs ?? [])];
       log(`launching ${executablePath} (${headless ? 'headless' : 'headful'})`);
       browser = await puppeteer.launch({
-        executablePath, headless, defaultViewport: null, args: CHROMIUM_FLAGS,
+        executablePath, headless, defaultViewport, acceptInsecureCerts, args,
+        // The pipe: DevTools on fds 3/4 only, no TCP port for another local process to drive; and
+        // Chromium exits when the pipe closes, i.e. when this process dies however it dies.
+        pipe: true,
         userDataDir: this.options.userDataDir ?? this.tempProfile!, protocolTimeout: PROTOCOL_TIMEOUT_MS,
         handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+      }).catch((e: Error) => {
+        // Where user namespaces are off (some containers), Chromium's sandbox cannot start as a normal user.
+        const hint = !sandbox.length && /sandbox|namespace/i.test(e.message)
+          ? ' (its sandbox could not start here: fix the host\'s user namespaces, or pass --browser-arg --no-sandbox knowing what it turns off)' : '';
+        throw new Refusal('unavailable', `could not launch ${executablePath}${hint}: ${e.message.split('\n').slice(0, 6).join(' ')}`, { retryable: true });
       });
-      this.launchedPid = browser.process()?.pid ?? null;
+      const child = browser.process();
+      // Nobody reads Chromium's output over the pipe transport: drain it, or a full stderr pipe blocks Chromium.
+      child?.stdout?.resume();
+      child?.stderr?.resume();
+      this.launchedPid = child?.pid ?? null;
+      if (this.launchedPid) this.watchdog = startWatchdog(this.launchedPid, this.options.userDataDir ? null : this.tempProfile);
     }
-    browser.on('disconnected', () => { if (this.browser === browser) this.browser = null; });
+    const watchdog = this.watchdog;
+    browser.on('disconnected', () => {
+      if (this.browser === browser) this.browser = null;
+      // Closing on purpose: closeNow() ends the process and lets the watchdog go after the profile is gone.
+      if (this.attached || this.closing) return;
+      // A launched browser we lost the pipe to is of no more use: make sure it is gone, then let its
+      // watchdog go (it must never act later on a pid the system may have given to another process).
+      const child = browser.process();
+      if (child && child.exitCode === null && child.signalCode === null) try { child.kill('SIGKILL'); } catch { /* gone */ }
+      watchdog?.release();
+      if (this.watchdog === watchdog) this.watchdog = null;
+    });
     this.browser = browser;
     return browser;
   }
@@ -153,14 +210,27 @@ export class BrowserHost {
     return tab;
   }
 
-  /** Closes what this host started; an attached browser is only disconnected from. */
-  async close(): Promise<void> {
+  private closing: Promise<void> | null = null;
+
+  /**
+   * Closes what this host started; an attached browser is only disconnected from. A second close while the
+   * first is under way (a SIGTERM after stdin ended) waits for it, so the profile goes only after Chromium did.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow().finally(() => { this.closing = null; });
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     const browser = this.browser;
     this.browser = null;
     if (browser) {
       if (this.attached) await browser.disconnect().catch(() => {});
-      else await browser.close().catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
+      else await bounded(browser.close(), CLOSE_TIMEOUT_MS, 'the browser to close').catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
     }
     if (this.tempProfile) { rmSync(this.tempProfile, { recursive: true, force: true }); this.tempProfile = null; }
+    // Only now: a server killed while removing the profile (a SIGKILL after a slow SIGTERM) leaves the rest to the watchdog.
+    this.watchdog?.release();
+    this.watchdog = null;
   }
 }

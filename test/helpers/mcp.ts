@@ -8,6 +8,8 @@ import { wrap } from './gateway.js';
 export interface Verity {
   client: Client;
   pid: number;
+  /** What the server wrote on stderr so far. */
+  stderr(): string;
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
 }
@@ -26,6 +28,7 @@ export async function startVerity(args: string[] = [], env: Record<string, strin
   const pid = transport.pid!;
   return {
     client, pid,
+    stderr: () => stderr.join(''),
     call: wrap(client),
     async close() {
       await client.close().catch(() => {});
