@@ -124,12 +124,25 @@ export async function startMcp(
   return session;
 }
 
-export function startVerity(procs: ProcessRegistry, browserUrl: string): Promise<McpSession> {
+export function startVerity(procs: ProcessRegistry, browserUrl: string, extraArgs: string[] = []): Promise<McpSession> {
   return startMcp(procs, {
     name: 'verity',
     command: process.execPath,
-    args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--browser-url', browserUrl],
+    args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--browser-url', browserUrl, ...extraArgs],
     cwd: REPO_ROOT,
+  });
+}
+
+/** Chrome DevTools MCP (chrome-devtools-mcp) attached to the shared Chromium, when it is installed. */
+export function startDevtools(procs: ProcessRegistry, browserUrl: string, extraArgs: string[] = []): Promise<McpSession> {
+  const work = mkdtempSync(join(tmpdir(), 'verity-bench-devtools-'));
+  procs.addDir(work);
+  return startMcp(procs, {
+    name: 'devtools-mcp',
+    command: process.execPath,
+    args: [join(REPO_ROOT, 'node_modules', 'chrome-devtools-mcp', 'build', 'src', 'bin', 'chrome-devtools-mcp.js'),
+      '--browserUrl', browserUrl, '--usageStatistics', 'false', '--performanceCrux', 'false', ...extraArgs],
+    cwd: work,
   });
 }
 

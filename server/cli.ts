@@ -19,7 +19,8 @@ const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] 
 browser options: --browser-url URL | --chromium PATH | --channel NAME | --headless | --headful | --user-data-dir DIR | --allow-javascript
   --viewport WxH | --proxy-server URL | --ignore-https-errors | --browser-arg ARG (repeatable)
   channels: ${CHANNELS.join(', ')}
-policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)`;
+policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)
+tools: --tools default|full (VERITY_TOOLS): full also lists the deprecated tools and every seed argument`;
 
 export function parseFlags(argv: string[], env = process.env): Flags {
   const flags: Flags = {
@@ -33,6 +34,7 @@ export function parseFlags(argv: string[], env = process.env): Flags {
     proxyServer: env.VERITY_PROXY_SERVER === undefined ? undefined : proxyOf(env.VERITY_PROXY_SERVER, 'VERITY_PROXY_SERVER'),
     ignoreHttpsErrors: env.VERITY_IGNORE_HTTPS_ERRORS === '1',
     browserArgs: env.VERITY_BROWSER_ARGS === undefined ? undefined : browserArgsOf(env.VERITY_BROWSER_ARGS),
+    tools: env.VERITY_TOOLS === 'full' ? 'full' : 'default',
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -61,6 +63,12 @@ export function parseFlags(argv: string[], env = process.env): Flags {
         const arg = argv[++i];
         if (arg === undefined || arg === '') throw new Error(`${flag} needs a value`);
         (flags.browserArgs ??= []).push(arg);
+        break;
+      }
+      case '--tools': {
+        const v = value();
+        if (v !== 'default' && v !== 'full') throw new Error(`--tools must be default or full, got ${v}`);
+        flags.tools = v;
         break;
       }
       case '--no-relay': case '--gateway': case '--standalone': break;

@@ -51,6 +51,8 @@ export interface VerityOptions extends BrowserOptions {
   onSessionEnd?: (session: Session, reason: string, hook: string) => void;
   /** The agent cursor in driven tabs (default on; VERITY_CURSOR=off turns it off). */
   cursor?: boolean;
+  /** Which tool definitions tools/list sends: the lean default, or `full` (--tools full, VERITY_TOOLS). */
+  tools?: 'default' | 'full';
 }
 
 function loadSavedCursorMotion(): MotionInput | undefined {

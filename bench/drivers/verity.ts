@@ -52,7 +52,7 @@ export async function verityState(tab: VerityTab, extra: Record<string, unknown>
 }
 
 export async function verityToken(tab: VerityTab, role: RegExp, label: string): Promise<string> {
-  const elements = (structured(await verityState(tab)).elements ?? []) as VerityElement[];
+  const elements = (structured(await verityState(tab, { format: 'full' })).elements ?? []) as VerityElement[];
   const hit = elements.find((e) => e.label === label && role.test(e.role)) ?? elements.find((e) => e.label === label);
   if (!hit) {
     const seen = elements.slice(0, 10).map((e) => `${e.role}:${JSON.stringify(e.label)}`).join(', ');

@@ -19,7 +19,7 @@ async function checkAll(ctx: BenchContext, url: string, want: string[], who: str
 }
 
 async function formTokens(tab: VerityTab): Promise<string[]> {
-  const els = ((await verityState(tab)).structuredContent?.elements ?? []) as VerityElement[];
+  const els = ((await verityState(tab, { format: 'full' })).structuredContent?.elements ?? []) as VerityElement[];
   return Array.from({ length: FORM_FIELDS }, (_, k) => {
     const e = els.find((x) => x.label === `Question ${k + 1}`);
     if (!e) throw new Error(`get_window_state has no element labelled "Question ${k + 1}"`);

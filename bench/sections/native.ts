@@ -132,7 +132,7 @@ export const nativeSection: Section = {
       };
 
       // Verity: the token of the same field, then verified type_text.
-      const snap = await v.call('get_window_state', { target, include_screenshot: false, max_elements: 5000 });
+      const snap = await v.call('get_window_state', { target, include_screenshot: false, max_elements: 5000, format: 'full' });
       const sc = snap.structuredContent as { elements: Array<{ label: string; role: string; element_token: string }>; element_count: number };
       const token = sc.elements.find((e) => e.label === 'Name' && e.role === 'text')!.element_token;
       // Verity's verified type_text and the two floors, in turns (see TURNS).

@@ -31,9 +31,11 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
   const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new Server({ name: 'verity', version: VERSION }, { capabilities: { tools: { listChanged: true } } });
 
+  // The default surface leaves out deprecated tools and advanced arguments; `--tools full` lists everything.
+  const surface = core.options.tools === 'full' ? 'full' : 'default';
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.filter((t) => !t.listed || t.listed(ctx)).map((t) => ({
-      name: t.name, description: t.description, inputSchema: inputSchemaOf(t) as any, outputSchema: outputSchemaOf(t) as any,
+    tools: tools.filter((t) => (!t.listed || t.listed(ctx)) && (surface === 'full' || !t.deprecated)).map((t) => ({
+      name: t.name, description: t.description, inputSchema: inputSchemaOf(t, surface) as any, outputSchema: outputSchemaOf(t) as any,
       annotations: t.annotations,
     })),
   }));

@@ -14,11 +14,12 @@ function clickTool(name: string, description: string, fixed: { button?: 'right';
     input: z.strictObject({
       ...targeting,
       ...(fixed.button ? {} : { button }),
-      modifier: modifiers.describe('Modifier keys held during the click.'),
+      modifier: modifiers,
       delivery_mode: deliveryMode,
     }),
     output: actionResult,
     annotations: DESTRUCTIVE,
+    advanced: ['modifier'],
     async handler(args, core, ctx) {
       const { target, driver } = await core.resolve(args, ctx);
       const chosen = fixed.button ?? ((args as { button?: 'left' | 'right' | 'middle' }).button ?? 'left');
@@ -28,13 +29,13 @@ function clickTool(name: string, description: string, fixed: { button?: 'right';
 }
 
 export const click = clickTool('click',
-  'Click an element (element_token) or a point (x,y in screenshot pixels). On a browser tab the point is hit-tested at the moment of clicking: a covered element is refused with element_covered naming what covers it; confirmed means the element itself received the trusted click.', {});
-export const doubleClick = clickTool('double_click', 'Double-click an element or a point; confirmed when the element received the trusted dblclick.', { count: 2 });
-export const rightClick = clickTool('right_click', 'Right-click (context menu) an element or a point; confirmed when the element received the trusted contextmenu event.', { button: 'right' });
+  'Click element_token\'s element or a point (x,y). confirmed: the element itself got the trusted click.', {});
+export const doubleClick = clickTool('double_click', 'Double-click an element or a point.', { count: 2 });
+export const rightClick = clickTool('right_click', 'Right-click (context menu) an element or a point.', { button: 'right' });
 
 export const setValue = defineTool({
   name: 'set_value',
-  description: 'Set the value of a control: choose a <select> option (by value or label), check or uncheck a checkbox ("true"/"false"), select a radio, set a range, date, time, color or number input, or replace the text of a field. Read back after the page settles.',
+  description: 'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text. Read back.',
   input: z.strictObject({ ...targeting, element_token: targeting.element_token.unwrap(), value: z.string().max(100_000) }),
   output: actionResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -46,8 +47,8 @@ export const setValue = defineTool({
 
 export const pressKey = defineTool({
   name: 'press_key',
-  description: 'Press one key (Enter, Tab, Escape, arrows, Backspace, Delete, Home, End, PageUp, PageDown, F1-F12, a letter or digit) at the focused element, or at element_token\'s element (focused first). Confirmed when the trusted key event reached the intended element.',
-  input: z.strictObject({ ...targeting, key: z.string().min(1).max(32), modifiers: modifiers.describe('Modifier keys held while pressing.'), delivery_mode: deliveryMode }),
+  description: 'Press one key (Enter, Tab, Escape, arrows, F1-F12, a character) at the focused element or element_token\'s.',
+  input: z.strictObject({ ...targeting, key: z.string().min(1).max(32), modifiers, delivery_mode: deliveryMode }),
   output: actionResult,
   annotations: DESTRUCTIVE,
   async handler(args, core, ctx) {
@@ -58,7 +59,7 @@ export const pressKey = defineTool({
 
 export const hotkey = defineTool({
   name: 'hotkey',
-  description: 'Press a key combination: modifiers first, one non-modifier key last (e.g. ["ctrl","a"]).',
+  description: 'Press a key combination, modifiers first: ["ctrl","a"].',
   input: z.strictObject({ ...targeting, keys: z.array(z.string().min(1).max(32)).min(2).max(5), delivery_mode: deliveryMode }),
   output: actionResult,
   annotations: DESTRUCTIVE,
@@ -71,11 +72,11 @@ export const hotkey = defineTool({
 
 export const scroll = defineTool({
   name: 'scroll',
-  description: 'Scroll with real wheel events at an element (its scroll container moves) or a point, or the page. Confirmed when the scroll offset moved the intended way.',
+  description: 'Scroll with wheel events at an element, a point or the page; confirmed when it moved.',
   input: z.strictObject({
     ...targeting,
     direction: z.enum(['up', 'down', 'left', 'right']),
-    amount: z.number().int().min(1).max(50).default(3).describe('How many lines or pages (default 3).'),
+    amount: z.number().int().min(1).max(50).default(3).describe('Lines or pages.'),
     by: z.enum(['line', 'page']).default('line'),
     delivery_mode: deliveryMode,
   }),
@@ -89,7 +90,7 @@ export const scroll = defineTool({
 
 export const drag = defineTool({
   name: 'drag',
-  description: 'Drag with the mouse from (from_x, from_y) to (to_x, to_y), screenshot pixels of the target\'s last get_window_state. Confirmed when the press reached the element at the start and the release the element at the end.',
+  description: 'Drag from (from_x,from_y) to (to_x,to_y) in screenshot px.',
   input: z.strictObject({
     ...targeting,
     from_x: z.number().finite(), from_y: z.number().finite(), to_x: z.number().finite(), to_y: z.number().finite(),
@@ -100,6 +101,7 @@ export const drag = defineTool({
   }),
   output: actionResult,
   annotations: DESTRUCTIVE,
+  advanced: ['duration_ms', 'steps', 'button'],
   async handler(args, core, ctx) {
     const { target, driver } = await core.resolve(args, ctx);
     return actionReply(await driver.drag(target, {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { checkTargetShape, type TargetArgs } from '../core.js';
 import { Refusal } from '../routing/refusal.js';
 import { actionTools } from './actions.js';
-import { DESTRUCTIVE, defineTool, parseArgs, type ToolDef } from './define.js';
+import { DESTRUCTIVE, defineTool, parseArgs, textOfStructured, type ToolDef } from './define.js';
 import { getWindowState } from './inspection.js';
 import { session as sessionArg } from './schemas.js';
 import { typeText } from './typing.js';
@@ -17,7 +17,7 @@ export type StepRunner = (tool: ToolDef, args: Record<string, unknown>) => Promi
 
 export const runActions = defineTool({
   name: 'run_actions',
-  description: 'Run several action tools in ONE call, in order, and stop at the first failure. Each step is {tool, args} where tool is one of click, double_click, right_click, set_value, type_text, press_key, hotkey, scroll, drag and args are exactly that tool\'s arguments. Every step goes through the same session, permission and approval checks as a direct call. All steps are validated (arguments and element tokens) before the first one runs, so a malformed or stale step 4 changes nothing. Returns per-step status (ok, failed, not_run) with each step\'s result identical to the single call\'s, and, when observe is given, ONE get_window_state after the last executed step (defaults include_screenshot=false, max_elements=200). delay_ms pauses between steps (max 2000). At most 32 steps.',
+  description: 'Run up to 32 action steps {tool, args} in order, all validated first; stops at the first failure. observe: get_window_state arguments, to observe after.',
   input: z.strictObject({
     steps: z.array(z.strictObject({ tool: z.enum(BATCHABLE), args: z.record(z.string(), z.unknown()).default({}) })).min(1).max(32),
     delay_ms: z.number().int().min(0).max(2000).default(0),
@@ -71,6 +71,9 @@ export const runActions = defineTool({
       images = (observation.images ?? []) as typeof images;
     }
     const summary = results.map((r) => `${r.index}:${r.tool}=${r.status}${r.result && (r.result as any).effect ? `(${(r.result as any).effect})` : ''}`).join(' ');
-    return { structured, isError: failed, images, text: summary };
+    // On an error the text is all a client shows the model: the failed step's result in full.
+    const failure = results.find((r) => r.status === 'failed');
+    const detail = failure ? `\nstep ${failure.index} (${failure.tool}): ${textOfStructured(failure.result as Record<string, unknown>)}` : '';
+    return { structured, isError: failed, images, text: summary + detail };
   },
 });

@@ -24,6 +24,10 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   listed?: (ctx: CallContext) => boolean;
   /** Session tools manage sessions themselves instead of being admitted to one. */
   sessionless?: boolean;
+  /** Deprecated seed tools: callable always, listed only on the complete surface (`--tools full`). */
+  deprecated?: boolean;
+  /** Arguments accepted but advertised only on the complete surface (besides SEED_ONLY). */
+  advanced?: readonly string[];
   handler(args: z.infer<S>, core: Verity, ctx: CallContext): Promise<Reply>;
 }
 
@@ -46,8 +50,57 @@ function objectSchema(schema: Record<string, unknown>): Record<string, unknown> 
   return { type: 'object', ...schema };
 }
 
-export function inputSchemaOf(def: ToolDef): Record<string, unknown> {
-  return jsonSchema(def.input, 'input');
+/**
+ * Which tool definitions tools/list sends. Clients send every definition to the model on every turn, so
+ * the default surface is lean: no deprecated tools, no legacy or rarely needed arguments (still accepted),
+ * no length bounds (the server checks them and refuses naming the field). `full` advertises everything.
+ */
+export type Surface = 'default' | 'full';
+
+/** Arguments of the seeds every tool accepts that the default surface does not advertise. */
+const SEED_ONLY = ['pid', 'window_id', 'scope', 'session', 'delivery_mode'];
+const BOUNDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
+
+export function inputSchemaOf(def: ToolDef, surface: Surface = 'full'): Record<string, unknown> {
+  const schema = lean(jsonSchema(def.input, 'input')) as Record<string, unknown>;
+  if (surface === 'full') return schema;
+  // Session tools keep `session`: it is what they are about.
+  const hidden = new Set([...(def.sessionless ? [] : SEED_ONLY), ...(def.advanced ?? [])]);
+  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, unknown>).filter(([k]) => !hidden.has(k)));
+  // The target's shape is spelled out once, on get_window_state; actions take the same (rarely: a token
+  // carries its target, and the default is the current tab).
+  if (properties.target && def.name !== 'get_window_state') properties.target = { type: 'object', description: 'As in get_window_state; default: the current tab.' };
+  const required = (schema.required as string[] | undefined)?.filter((k) => !hidden.has(k));
+  return { ...schema, properties, ...(required?.length ? { required } : {}) };
+}
+
+/**
+ * A JSON schema without what costs bytes and tells a model little: length and range bounds (zod's
+ * safe-integer bound 9007199254740991 among them), `additionalProperties: false`, a string type beside an
+ * enum, empty defaults, a record's "string keys, any values". The server still checks all of it and
+ * refuses naming the field. A union of objects told apart by `kind` (a target) becomes one object whose
+ * `kind` is an enum.
+ */
+function lean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(lean);
+  if (!node || typeof node !== 'object') return node;
+  const o = { ...(node as Record<string, any>) };
+  const branches = (o.oneOf ?? o.anyOf) as Array<Record<string, any>> | undefined;
+  if (branches?.length && branches.every((b) => b.type === 'object' && b.properties?.kind?.const !== undefined)) {
+    const properties: Record<string, unknown> = { kind: { enum: branches.map((b) => b.properties.kind.const) } };
+    for (const b of branches) for (const [k, v] of Object.entries(b.properties)) if (k !== 'kind') properties[k] ??= v;
+    delete o.oneOf; delete o.anyOf;
+    Object.assign(o, { type: 'object', properties, required: ['kind'] });
+  }
+  for (const k of BOUNDS) delete o[k];
+  if (o.additionalProperties === false || (typeof o.additionalProperties === 'object' && !Object.keys(o.additionalProperties).length)) delete o.additionalProperties;
+  if (o.propertyNames?.type === 'string' && Object.keys(o.propertyNames).length === 1) delete o.propertyNames;
+  if (o.default && typeof o.default === 'object' && !Object.keys(o.default).length) delete o.default;
+  if (o.enum && o.type === 'string') delete o.type;
+  // A field with one possible value (a target's display_id) says nothing.
+  if (o.properties) o.properties = Object.fromEntries(Object.entries(o.properties as Record<string, any>).filter(([, v]) => v?.const === undefined || v.default === undefined));
+  for (const [k, v] of Object.entries(o)) if (typeof v === 'object' && k !== 'default' && k !== 'const' && k !== 'enum') o[k] = lean(v);
+  return o;
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
@@ -70,18 +123,61 @@ export function actionReply(result: ActionResult): Reply {
   return { structured: result as unknown as Record<string, unknown>, isError: failed, text: summarize(result) };
 }
 
-function summarize(result: ActionResult): string {
-  const head = `${result.effect}${result.method ? ` (${result.method})` : ''}${result.target ? ` on ${result.target}` : ''}`;
-  const proof = (result.evidence ?? []).map((e) => `${e.kind}: ${e.observed !== undefined ? JSON.stringify(e.observed) : e.detail ?? ''}`).join('; ');
-  const next = result.escalation ? ` Next: ${result.escalation.target}: ${result.escalation.reason}` : '';
-  return `${head}. ${proof}${next}`.slice(0, 2000);
+/**
+ * The text of an action's result. On isError (partial, mismatch, no_effect) clients show the model this
+ * text and nothing else, so it carries every field of the result but the timings: what was delivered
+ * (delivered_count), each piece of evidence with expected and observed, what the target holds now, and
+ * what to try next. Long strings are cut (TEXT_FIELD_MAX) and say how long they were.
+ */
+export function summarize(result: ActionResult): string {
+  const head = `${result.effect}${result.method ? ` (${result.method})` : ''}${result.target ? ` on ${result.target}` : ''}, route ${result.route}`;
+  const lines = [head];
+  const { mode, delivered_count } = result.delivery;
+  lines.push(`delivery: ${mode}${delivered_count !== undefined ? `, delivered_count ${delivered_count}` : ''}`);
+  for (const e of result.evidence ?? []) {
+    const parts = [e.expected !== undefined ? `expected ${show(e.expected)}` : '', e.observed !== undefined ? `observed ${show(e.observed)}` : '', e.detail ?? ''].filter(Boolean);
+    lines.push(`evidence ${e.kind}: ${parts.join(', ')}`);
+  }
+  if (result.observed !== undefined) lines.push(`holds now: ${show(result.observed)}`);
+  if (result.escalation) lines.push(`next: ${result.escalation.target}: ${result.escalation.reason}`);
+  const known = new Set(['effect', 'method', 'target', 'route', 'delivery', 'evidence', 'observed', 'escalation', 'timings_ms']);
+  for (const [k, v] of Object.entries(result)) if (!known.has(k) && v !== undefined) lines.push(`${k}: ${show(v)}`);
+  return lines.join('\n');
+}
+
+const TEXT_FIELD_MAX = 2000;
+
+/** A value as one line of a result's text: strings quoted (JSON), anything else as JSON, long ones cut. */
+function show(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > TEXT_FIELD_MAX ? `${json.slice(0, TEXT_FIELD_MAX)}… (${json.length} chars in all)` : json;
+}
+
+/**
+ * A refusal: the code and message, then every detail (current_snapshot_ids, max_chunk_chars,
+ * covering_element, retryable, ...) one per line, because on an error the text is all the model sees.
+ */
+export function refusalText(refusal: Refusal): string {
+  const lines = [`refused: ${refusal.code}: ${refusal.message}`];
+  for (const [k, v] of Object.entries(refusal.details)) if (v !== undefined) lines.push(`${k}: ${typeof v === 'string' ? v : show(v)}`);
+  return lines.join('\n');
+}
+
+/** The text of a result known only by its structuredContent (a batch step's): a refusal's or an action's. */
+export function textOfStructured(structured: Record<string, any>): string {
+  if (structured?.status === 'refused' && structured.refusal) {
+    const { code, message, ...details } = structured.refusal;
+    return refusalText(new Refusal(code, message, details));
+  }
+  if (typeof structured?.effect === 'string' && structured.delivery) return summarize(structured as ActionResult);
+  return JSON.stringify(structured);
 }
 
 export function refusalReply(refusal: Refusal): Reply {
   return {
     structured: { status: 'refused', refusal: { code: refusal.code, message: refusal.message, ...refusal.details } },
     isError: true,
-    text: `refused (${refusal.code}): ${refusal.message}`,
+    text: refusalText(refusal),
   };
 }
 

@@ -3,23 +3,30 @@ import { z } from 'zod';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import { Refusal } from '../routing/refusal.js';
 import { READ_ONLY, defineTool } from './define.js';
-import { encodeOutline, legendOf, webNormOf } from './outline.js';
+import { encodeOutline, legendOf, renderOutline, tokenHint, webNormOf } from './outline.js';
 import { elementSchema, session, target } from './schemas.js';
+
+const MAX_ELEMENTS = 5000;
 
 export const getWindowState = defineTool({
   name: 'get_window_state',
-  description: 'Snapshot a target: its interactive elements (with element_token handles for actions, frames in screenshot pixels; iframes, cross-origin ones included, and open and closed shadow roots are listed) and a screenshot. For a browser tab the elements come from the DOM. A newer snapshot of the same target makes older tokens stale. Use query to filter the returned elements (indices stay stable) and max_elements to bound the answer.',
+  description: 'Observe a tab or window: its interactive elements as an outline of role, name, value, states and [t=N] (element_token "<snapshot_id>:N"). A newer observation makes older tokens stale.',
   input: z.strictObject({
     target: target.optional(),
-    pid: z.number().int().positive().optional(),
-    window_id: z.number().int().nonnegative().optional(),
-    include_screenshot: z.boolean().default(true).describe('Attach a PNG screenshot (default true).'),
-    max_elements: z.number().int().min(0).max(5000).default(400).describe('Most elements to return (default 400).'),
-    query: z.string().max(200).optional().describe('Case-insensitive filter over role, label and value; indices stay those of the full list.'),
-    format: z.enum(['full', 'compact']).default('full').describe('"full" (default): elements[] of objects. "compact": the same elements as an outline, one text line each (several times fewer bytes), with token_prefix (element_token = token_prefix + index), roles (role codes) and a legend of the line grammar; use it on large pages to save context.'),
+    pid: z.number().int().positive().max(2 ** 31).optional(),
+    window_id: z.number().int().nonnegative().max(2 ** 32).optional(),
+    include_screenshot: z.boolean().optional().describe('Attach a PNG (default: windows yes, tabs no).'),
+    max_elements: z.number().int().min(0).max(MAX_ELEMENTS).default(MAX_ELEMENTS),
+    query: z.string().max(200).optional().describe('Keep elements whose role, name or value contains this.'),
+    format: z.enum(['outline', 'full', 'compact']).default('outline').describe('"full": element objects with frames, for programs.'),
     session,
   }),
   output: z.union([z.object({
+    snapshot_id: z.string(), target: z.record(z.string(), z.unknown()), format: z.literal('outline'),
+    element_count: z.number().int(), returned_element_count: z.number().int(), elements_complete: z.boolean(),
+    tokens: z.string(), outline: z.string(), cut: z.string().optional(),
+    screenshot_width: z.number().int().optional(), screenshot_height: z.number().int().optional(),
+  }), z.object({
     snapshot_id: z.string(), target: z.record(z.string(), z.unknown()), elements: z.array(elementSchema),
     element_count: z.number().int(), returned_element_count: z.number().int(), elements_complete: z.boolean(),
     screenshot_width: z.number().int(), screenshot_height: z.number().int(),
@@ -33,7 +40,10 @@ export const getWindowState = defineTool({
   async handler(args, core, ctx) {
     const { target: resolved, driver } = await core.resolve({ target: args.target, pid: args.pid, window_id: args.window_id }, ctx);
     const snapshotId = core.snapshots.nextId();
-    const snap = await driver.snapshot(resolved, snapshotId, { includeScreenshot: args.include_screenshot });
+    // A tab's outline names what a screenshot would show, at a fraction of its cost (README: What the
+    // model reads); a native window may have nothing better than pixels, so it keeps its screenshot.
+    const includeScreenshot = args.include_screenshot ?? resolved.kind !== 'tab';
+    const snap = await driver.snapshot(resolved, snapshotId, { includeScreenshot });
     core.snapshots.record(snapshotId, resolved.kind, resolved.key, snap);
     const needle = args.query?.toLowerCase();
     const matching = needle
@@ -41,6 +51,27 @@ export const getWindowState = defineTool({
       : snap.elements;
     const images = snap.screenshot ? [{ data: snap.screenshot.data, mimeType: snap.screenshot.mimeType }] : [];
     const header = (returned: number) => `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}`;
+    if (args.format === 'outline') {
+      const returned = matching.slice(0, args.max_elements);
+      const webNorm = webNormOf(snap.target.kind);
+      const outline = renderOutline(returned, (i) => snap.elements[i]?.parent_index ?? null, webNorm);
+      const complete = returned.length === matching.length;
+      const cut = complete ? undefined
+        : `listed ${returned.length} of ${matching.length} elements${needle ? ' matching the query' : ''} (max_elements ${args.max_elements}); pass query (a word of the role, name or value) to list the ones you need`;
+      const tokens = tokenHint(snapshotId);
+      const structured = {
+        snapshot_id: snapshotId, target: snap.target, format: 'outline',
+        element_count: snap.elements.length, returned_element_count: returned.length, elements_complete: complete,
+        ...(cut ? { cut } : {}), tokens, outline,
+        ...(snap.screenshot ? { screenshot_width: snap.screenshot_width, screenshot_height: snap.screenshot_height } : {}),
+      };
+      const where = Object.entries(snap.target).filter(([k]) => k !== 'kind').map(([k, v]) => `${k}=${v}`).join(' ');
+      const counted = needle
+        ? `${matching.length} of ${snap.elements.length} elements match ${JSON.stringify(args.query)}`
+        : `${snap.elements.length} elements`;
+      const head = `Snapshot ${snapshotId} of ${snap.target.kind} ${where}: ${counted}${cut ? `; ${cut}` : ''}. ${tokens}.`;
+      return { structured, images, text: `${head}\n${outline}` };
+    }
     if (args.format === 'compact') {
       const returned = matching.slice(0, args.max_elements);
       const webNorm = webNormOf(snap.target.kind);
@@ -71,7 +102,7 @@ export const getWindowState = defineTool({
 
 export const listApps = defineTool({
   name: 'list_apps',
-  description: 'List the running apps Verity can act on, with their pids: the browser Verity drives over CDP (marked driven_over_cdp; listed first) and the apps on the AT-SPI accessibility bus (the native route). `native` says why native apps are missing when the native route is unavailable (no display, no session bus, no AT-SPI bus).',
+  description: 'Running apps with pids: the browser driven over CDP and AT-SPI apps.',
   input: z.strictObject({ session }),
   output: z.object({
     apps: z.array(z.object({ name: z.string(), pid: z.number().int().nullable(), driven_over_cdp: z.boolean(), accessibility: z.boolean().optional() })),
@@ -108,7 +139,7 @@ const tabSchema = z.object({ tab_id: z.string(), url: z.string(), title: z.strin
 
 export const listWindows = defineTool({
   name: 'list_windows',
-  description: 'List top-level windows: X11 windows with window_id, pid, title and bounds (native targets: {kind:"window", pid, window_id}), and for the browser Verity drives, each window\'s tabs (tab_id for tab targets; a window target of that browser acts on its active tab over CDP). `native` says why X11 windows are missing when the native route is unavailable.',
+  description: 'Top-level windows (window_id, pid, title) and the driven browser\'s tabs (tab_id).',
   input: z.strictObject({ pid: z.number().int().positive().optional(), session }),
   output: z.object({
     windows: z.array(z.looseObject({ window_id: z.number().int(), pid: z.number().int().nullable().optional(), title: z.string().optional(), tabs: z.array(tabSchema) })),

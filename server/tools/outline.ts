@@ -134,3 +134,61 @@ export function decodeOutline(outline: string, roles: Record<string, string>, we
     return e;
   });
 }
+
+// The default form of get_window_state: an indented outline a model reads without a legend, one line per
+// element, e.g. `- textbox 'Email' value='a@b.c' [focused] [t=12]`. Role words, names and states are
+// spelled out; frames are left to format "full" (the px form needs the screenshot anyway). Names are
+// single-quoted because structuredContent reaches the model as JSON, where every double quote costs an
+// escape; a name holding a quote or a control character is written as a JSON string instead.
+
+/** What one `[t=N]` stands for, said once per observation. */
+export function tokenHint(snapshotId: string): string {
+  return `[t=N] is element_token "${snapshotId}:N"`;
+}
+
+const VALUE_MAX = 300; // a long field's text is cut here; page get_text reads a page's whole text
+
+function quoted(s: string): string {
+  return /^[^'\\\x00-\x1f\x7f\u0085\u2028\u2029]*$/.test(s) ? `'${s}'` : JSON.stringify(s);
+}
+
+const CHECKABLE = /^(checkbox|radio|switch|menuitemcheckbox|menuitemradio|toggle ?button|check ?box|radio ?button|check menu item|radio menu item)$/i;
+
+/** One element's line, without indentation. */
+export function outlineLine(e: OutlineElement, webNorm: boolean): string {
+  let line = `- ${e.role || 'generic'}`;
+  if (e.label !== '') line += ` ${quoted(e.label)}`;
+  const states: string[] = [];
+  if (e.value !== undefined && e.value !== '') {
+    if (e.value === 'true' && CHECKABLE.test(e.role)) states.push('checked');
+    else if (e.value === 'mixed' && CHECKABLE.test(e.role)) states.push('checked=mixed');
+    else if (!(e.value === 'false' && CHECKABLE.test(e.role))) {
+      const v = e.value.length > VALUE_MAX ? `${e.value.slice(0, VALUE_MAX)}…` : e.value;
+      line += ` value=${quoted(v)}${e.value.length > VALUE_MAX ? ` (${e.value.length} chars)` : ''}`;
+    }
+  }
+  if (!e.enabled) states.push('disabled');
+  if (e.focused) states.push('focused');
+  if (e.in_web_content !== webNorm) states.push(e.in_web_content ? 'web content' : 'not web content');
+  for (const s of states) line += ` [${s}]`;
+  return `${line} [t=${e.element_index}]`;
+}
+
+/**
+ * The outline of the returned elements: a child is indented under its nearest listed ancestor, so a
+ * filtered list (query) still nests what it can. `parentOf` gives any element's parent index (the
+ * snapshot's whole list, which a filtered list skips parts of).
+ */
+export function renderOutline(elements: readonly OutlineElement[], parentOf: (index: number) => number | null, webNorm: boolean): string {
+  const depthOf = new Map<number, number>();
+  return elements.map((e) => {
+    let depth = 0;
+    // Parents come before their children in document order, so a listed ancestor already has its depth.
+    for (let p = e.parent_index, hops = 0; p !== null && hops < 256; p = parentOf(p), hops++) {
+      const d = depthOf.get(p);
+      if (d !== undefined) { depth = d + 1; break; }
+    }
+    depthOf.set(e.element_index, depth);
+    return '  '.repeat(Math.min(depth, 16)) + outlineLine(e, webNorm);
+  }).join('\n');
+}

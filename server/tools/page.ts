@@ -12,11 +12,11 @@ export const PAGE_ACTIONS = ['list_tabs', 'new_tab', 'select_tab', 'close_tab', 
 
 const input = z.strictObject({
   action: z.enum(PAGE_ACTIONS),
-  tab_id: z.string().min(1).optional().describe('Tab to act on; defaults to the session\'s current tab.'),
-  url: z.string().min(1).max(8192).optional().describe('new_tab, navigate: the URL; wait_for: a substring the URL must contain.'),
+  tab_id: z.string().min(1).optional(),
+  url: z.string().min(1).max(8192).optional().describe('wait_for: a part of the URL.'),
   css_selector: z.string().min(1).max(1000).optional(),
-  attributes: z.array(z.string().max(100)).max(20).optional().describe('query_dom: attributes to return per match.'),
-  text: z.string().min(1).max(1000).optional().describe('wait_for: text that must appear in the page.'),
+  attributes: z.array(z.string().max(100)).max(20).optional().describe('query_dom: attributes to return.'),
+  text: z.string().min(1).max(1000).optional(),
   timeout_ms: z.number().int().min(0).max(60_000).default(5000),
   accept: z.boolean().optional(),
   prompt_text: z.string().max(10_000).optional(),
@@ -151,7 +151,7 @@ async function history(tab: Tab, go: (t: Tab) => Promise<unknown>): Promise<Repl
 
 export const page = defineTool({
   name: 'page',
-  description: 'Browser tabs and pages: list_tabs, new_tab {url}, select_tab {tab_id}, close_tab {tab_id}, navigate {url}, back, forward, reload, get_text, query_dom {css_selector, attributes?}, wait_for {text | css_selector | url, timeout_ms}, screenshot, handle_dialog {accept, prompt_text?}, set_input_files {element_token, paths}, execute_javascript {code} (off unless the operator enables it). tab_id defaults to the session\'s current tab.',
+  description: 'Tabs and pages (tab_id: default the current tab). Actions take: new_tab/navigate url, select_tab/close_tab tab_id, query_dom css_selector, wait_for text|css_selector|url, handle_dialog accept, set_input_files element_token paths, execute_javascript code.',
   input,
   output: z.looseObject({}),
   annotations: DESTRUCTIVE,

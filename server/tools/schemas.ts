@@ -2,31 +2,30 @@
 import { z } from 'zod';
 
 export const session = z.string().max(128).optional()
-  .describe('Optional public session label; omit to use this connection\'s implicit session.');
+  .describe('Omit for the implicit session.');
 
-export const elementToken = z.string().min(1).max(64)
-  .describe('Opaque element handle from the latest get_window_state of the target (structuredContent.elements[].element_token).');
+export const elementToken = z.string().min(1).max(64);
 
 export const target = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('tab'), tab_id: z.string().min(1).describe('CDP target id of a browser tab (page list_tabs).') }),
+  z.strictObject({ kind: z.literal('tab'), tab_id: z.string().min(1) }),
   z.strictObject({ kind: z.literal('window'), pid: z.number().int().positive(), window_id: z.number().int().nonnegative() }),
   z.strictObject({ kind: z.literal('desktop'), display_id: z.literal('primary').default('primary') }),
-]).describe('Per-call target: a browser tab, a native window, or the primary desktop.');
+]).describe('Default: the current tab.');
 
 /** Every way an action can name what it acts on (section 2 of the contract). */
 export const targeting = {
   element_token: elementToken.optional(),
   target: target.optional(),
-  pid: z.number().int().positive().optional().describe('Legacy flat target: process id of a native window.'),
-  window_id: z.number().int().nonnegative().optional().describe('Legacy flat target: X11 window id.'),
-  scope: z.enum(['window', 'desktop']).optional().describe('Legacy: "desktop" targets the primary desktop.'),
-  x: z.number().finite().optional().describe('Screenshot-pixel X in the target\'s last get_window_state image (the px form).'),
-  y: z.number().finite().optional().describe('Screenshot-pixel Y (see x).'),
+  pid: z.number().int().positive().optional().describe('Legacy: a window\'s pid.'),
+  window_id: z.number().int().nonnegative().optional().describe('Legacy: its X11 window id.'),
+  scope: z.enum(['window', 'desktop']).optional().describe('Legacy: "desktop".'),
+  x: z.number().finite().optional().describe('Screenshot px.'),
+  y: z.number().finite().optional(),
   session,
 };
 
 export const deliveryMode = z.enum(['background', 'foreground']).default('background')
-  .describe('"background" (default) acts without stealing focus; "foreground" raises and focuses the window, acts, then restores focus.');
+  .describe('foreground: raise the window first.');
 
 export const evidence = z.object({ kind: z.string(), expected: z.unknown().optional(), observed: z.unknown().optional(), detail: z.string().optional() });
 

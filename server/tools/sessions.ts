@@ -55,8 +55,21 @@ async function summaryRead(core: Verity, session: Session) {
 
 function visible(core: Verity, ctx: CallContext, label: string | undefined): Session {
   const found = core.sessions.find(ctx.connectionId, label);
-  if (!found) throw new Refusal('target_not_found', label ? `no session "${label}" on this connection; start_session creates it` : 'this connection has no implicit session yet; any action or start_session creates it');
-  return found;
+  if (found) return found;
+  if (label !== undefined && !['', 'default'].includes(label.trim())) throw new Refusal('target_not_found', `no session "${label}" on this connection; start_session creates it`);
+  return notYetStarted(ctx.connectionId);
+}
+
+/**
+ * A connection's implicit session as it is before its first action creates it (seed 000: "omit session to
+ * inspect its implicit session"). Reading it creates nothing, so list_sessions stays as it was.
+ */
+function notYetStarted(connectionId: string): Session {
+  return {
+    label: null, connectionId, state: 'active', lastActive: Date.now(),
+    cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
+    recordingDir: null, captureScope: 'auto', hooks: new Map(), inFlight: 0, tabs: new Set(),
+  };
 }
 
 const summaryOutput = z.object({
@@ -67,7 +80,7 @@ const summaryOutput = z.object({
 
 export const startSession = defineTool({
   name: 'start_session',
-  description: 'Optionally create or return a lifecycle session before acting. For multi-call work, prefer a short public session label and repeat it on every call; an omitted value uses this connection\'s implicit session. Use it to set the initial cursor theme and motion before acting, to start recording (recording_dir), or to revive a label after it ended; ordinary actions never revive ended labels. capture_scope is deprecated compatibility input. Idempotent.',
+  description: 'Start or revive a session label (every tool takes session; omitted: the implicit one); recording_dir records each action.',
   input: z.strictObject({
     session: sessionArg,
     capture_scope: z.enum(['auto', 'window', 'desktop']).optional().describe('Deprecated compatibility policy.'),
@@ -78,6 +91,7 @@ export const startSession = defineTool({
   output: summaryOutput.extend({ active: z.boolean(), revived: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   sessionless: true,
+  advanced: ['capture_scope', 'cursor_motion', 'cursor_theme'],
   async handler(args, core, ctx) {
     const { session, revived } = core.sessions.start(ctx.connectionId, args.session);
     if (args.cursor_motion) session.cursor.start = args.cursor_motion as MotionInput;
@@ -91,7 +105,7 @@ export const startSession = defineTool({
 
 export const escalateSession = defineTool({
   name: 'escalate_session',
-  description: 'Deprecated compatibility tool for legacy capture-scope sessions. New callers select window or desktop modality on each action. No deescalate_session tool exists.',
+  description: 'Deprecated: legacy capture scope.',
   input: z.strictObject({
     session: z.string().min(1).max(128),
     reason: z.enum(['ax_tree_pixel_mismatch', 'background_delivery_failed', 'foreground_ineffective', 'no_window_target', 'other']),
@@ -99,6 +113,7 @@ export const escalateSession = defineTool({
   }),
   output: z.object({ session: z.string(), capture_scope: z.string(), effective_scope: z.string(), escalation_reason: z.string(), deprecated: z.boolean() }),
   annotations: DESTRUCTIVE,
+  deprecated: true,
   async handler(args, _core, ctx) {
     const session = ctx.session!;
     session.captureScope = 'desktop';
@@ -108,7 +123,7 @@ export const escalateSession = defineTool({
 
 export const getSession = defineTool({
   name: 'get_session',
-  description: 'Read content-free lifecycle, cursor, recording, and idle status for one session visible to this connection. Omit session to inspect its implicit session.',
+  description: 'A session\'s state, cursor, recording and idle time. Omit session for the implicit one.',
   input: z.strictObject({ session: sessionArg }),
   output: summaryOutput,
   annotations: READ_ONLY,
@@ -120,11 +135,12 @@ export const getSession = defineTool({
 
 export const getSessionState = defineTool({
   name: 'get_session_state',
-  description: 'Deprecated compatibility alias that reads a live legacy session\'s capture policy. Use get_session for lifecycle state.',
+  description: 'Deprecated alias of get_session with the legacy capture scope.',
   input: z.strictObject({ session: sessionArg }),
   output: summaryOutput.extend({ capture_scope: z.string(), effective_scope: z.string(), deprecated: z.boolean() }),
   annotations: READ_ONLY,
   sessionless: true,
+  deprecated: true,
   async handler(args, core, ctx) {
     const session = visible(core, ctx, args.session);
     const scope = session.captureScope === 'auto' ? 'window' : session.captureScope;
@@ -136,7 +152,7 @@ const listCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base
 
 export const listSessions = defineTool({
   name: 'list_sessions',
-  description: 'List content-free lifecycle summaries of this connection\'s sessions (never another connection\'s). Pages with limit (default 50, max 100) and an opaque cursor.',
+  description: 'This connection\'s sessions, paged by limit and cursor.',
   input: z.strictObject({ cursor: z.string().max(64).optional(), limit: z.number().int().min(0).max(100).default(50) }),
   output: z.object({ sessions: z.array(summaryOutput), next_cursor: z.string().nullable() }),
   annotations: READ_ONLY,
@@ -157,7 +173,7 @@ export const listSessions = defineTool({
 
 export const endSession = defineTool({
   name: 'end_session',
-  description: 'End one visible lifecycle session and run its cursor, recording, configuration and other cleanup hooks exactly once. Omit session to end this connection\'s implicit session. Idempotent.',
+  description: 'End a session and run its cleanup once. Omit session for the implicit one.',
   input: z.strictObject({ session: sessionArg }),
   output: z.object({ session: z.string(), active: z.boolean(), cleanup_complete: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -172,10 +188,11 @@ export const endSession = defineTool({
 
 export const setAgentCursorMotion = defineTool({
   name: 'set_agent_cursor_motion',
-  description: 'Set the agent cursor\'s motion for a session (style, timing, arc, spring, glide, dwell, idle hide, effects). Out-of-range numbers are clamped; this wins over start_session\'s cursor_motion and the saved default; reduced motion always wins. Returns the effective motion.',
+  description: 'Set the agent cursor\'s motion: style, timing, reduced_motion; numbers (clamped) arc_flow, arc_size, start_handle, end_handle, spring, glide_duration_ms, dwell_after_click_ms, idle_hide_ms, turn_radius; effects.',
   input: cursorMotion.extend({ session: sessionArg, reduced_motion: z.enum(['auto', 'on', 'off']).optional() }),
   output: z.object({ session: z.string().nullable(), motion: z.record(z.string(), z.unknown()) }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  advanced: ['arc_flow', 'arc_size', 'start_handle', 'end_handle', 'spring', 'glide_duration_ms', 'dwell_after_click_ms', 'idle_hide_ms', 'turn_radius', 'effects'],
   async handler(args, core, ctx) {
     const session = ctx.session!;
     const { session: _label, reduced_motion, ...motion } = args;

@@ -20,7 +20,7 @@ after(async () => { await s?.close(); });
 const TOP_LEVEL = ['snapshot_id', 'target', 'element_count', 'returned_element_count', 'elements_complete', 'screenshot_width', 'screenshot_height'];
 
 async function full(args: Record<string, unknown> = {}) {
-  const r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 2000, ...args });
+  const r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 2000, format: 'full', ...args });
   assert.equal(r.isError, false, r.text);
   return r.structured;
 }
@@ -143,7 +143,8 @@ describe('get_window_state format "compact"', () => {
     const none = await both({ query: 'no such element anywhere' });
     assert.deepEqual([none.c.st.outline, none.c.elements, none.c.st.returned_element_count], ['', [], 0]);
 
-    const shot = await s.v.call('get_window_state', { format: 'compact', max_elements: 1 });
+    // The contract changed: a tab attaches no screenshot unless asked (in every form).
+    const shot = await s.v.call('get_window_state', { format: 'compact', max_elements: 1, include_screenshot: true });
     assert.equal(shot.images, 1, 'the screenshot is attached as in the full form');
   });
 
@@ -176,16 +177,18 @@ describe('get_window_state format "compact"', () => {
 });
 
 describe('the advertised schemas', () => {
-  test('format is advertised with its default; the full form stays the first success branch', () => {
+  // The contract changed: the default form is the legible outline; full and compact are on request.
+  test('format is advertised with its default; the outline, full and compact forms are the success branches', () => {
     const gws = tools.find((t) => t.name === 'get_window_state')!;
-    assert.deepEqual(gws.inputSchema.properties.format.enum, ['full', 'compact']);
-    assert.equal(gws.inputSchema.properties.format.default, 'full');
-    assert.match(gws.inputSchema.properties.format.description, /compact/);
+    assert.deepEqual(gws.inputSchema.properties.format.enum, ['outline', 'full', 'compact']);
+    assert.equal(gws.inputSchema.properties.format.default, 'outline');
+    assert.match(gws.inputSchema.properties.format.description, /full/);
     const success = gws.outputSchema.anyOf[0];
     assert.equal(success.type, 'object');
-    assert.equal(success.anyOf.length, 2);
-    assert.ok(success.anyOf[0].required.includes('elements'));
-    assert.ok(success.anyOf[1].required.includes('outline'));
+    assert.equal(success.anyOf.length, 3);
+    assert.ok(success.anyOf[0].required.includes('tokens') && success.anyOf[0].required.includes('outline'));
+    assert.ok(success.anyOf[1].required.includes('elements'));
+    assert.ok(success.anyOf[2].required.includes('legend'));
   });
 
   test('both forms validate against the advertised outputSchema; a compact result missing a field does not', async () => {

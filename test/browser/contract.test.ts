@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
+import { startVerity } from '../helpers/mcp.js';
 
 let s: Suite;
 let tools: Array<{ name: string; inputSchema: any; outputSchema?: any; annotations?: any }>;
@@ -79,19 +80,27 @@ describe('tools/list', () => {
     for (const name of ['click', 'type_text', 'drag', 'set_value']) assert.equal(tools.find((t) => t.name === name)!.annotations.readOnlyHint, false, name);
   });
 
-  test('type_text advertises the seed 003 arguments', () => {
-    const props = tools.find((t) => t.name === 'type_text')!.inputSchema.properties;
-    for (const arg of ['text', 'element_token', 'pid', 'window_id', 'x', 'y', 'scope', 'target', 'session', 'delivery_mode', 'delay_ms']) {
-      assert.ok(props[arg], `type_text.${arg}`);
+  // The contract changed: the default surface is lean (seed arguments accepted, not advertised); the
+  // complete surface (--tools full) advertises every seed 003 argument.
+  test('type_text advertises the seed 003 arguments on the complete surface (--tools full)', async () => {
+    const full = await startVerity(['--tools', 'full', '--browser-url', s.chrome.browserUrl]);
+    try {
+      const fullTools = (await full.client.listTools()).tools as typeof tools;
+      const props = fullTools.find((t) => t.name === 'type_text')!.inputSchema.properties;
+      for (const arg of ['text', 'element_token', 'pid', 'window_id', 'x', 'y', 'scope', 'target', 'session', 'delivery_mode', 'delay_ms']) {
+        assert.ok(props[arg], `type_text.${arg}`);
+      }
+      assert.deepEqual(fullTools.find((t) => t.name === 'type_text')!.inputSchema.required, ['text']);
+    } finally {
+      await full.close();
     }
-    assert.deepEqual(tools.find((t) => t.name === 'type_text')!.inputSchema.required, ['text']);
   });
 });
 
 describe('get_window_state', () => {
   test('structured fields, elements and the screenshot as an image content item', async () => {
     await s.open('plain.html');
-    const raw = await s.v.client.callTool({ name: 'get_window_state', arguments: {} });
+    const raw = await s.v.client.callTool({ name: 'get_window_state', arguments: { format: 'full', include_screenshot: true } });
     assert.ok(!raw.isError, JSON.stringify(raw.content));
     const st = raw.structuredContent as any;
     assert.match(st.snapshot_id, /\S/);
@@ -131,17 +140,17 @@ describe('get_window_state', () => {
 
   test('include_screenshot:false sends no image but still the screenshot size', async () => {
     await s.open('plain.html');
-    const r = await s.v.call('get_window_state', { include_screenshot: false });
+    const r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.images, 0);
     assert.ok(r.structured.screenshot_width > 0 && r.structured.screenshot_height > 0);
-    const shot = await s.v.call('get_window_state', {});
+    const shot = await s.v.call('get_window_state', { format: 'full', include_screenshot: true });
     assert.equal(shot.images, 1);
   });
 
   test('max_elements caps the answer and marks it incomplete', async () => {
     await s.open('plain.html');
-    const r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 3 });
+    const r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false, max_elements: 3 });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.structured.elements.length, 3);
     assert.equal(r.structured.returned_element_count, 3);
@@ -153,7 +162,7 @@ describe('get_window_state', () => {
     await s.open('plain.html');
     const full = await s.snapshot(s.v);
     const byIndex = new Map(full.elements.map((e: any) => [e.element_index, e]));
-    const r = await s.v.call('get_window_state', { include_screenshot: false, query: 'radio' });
+    const r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false, query: 'radio' });
     assert.equal(r.isError, false, r.text);
     const els = r.structured.elements as any[];
     assert.ok(els.length >= 2, r.text);
@@ -177,10 +186,10 @@ describe('get_window_state', () => {
     await s.open(`frames.html?cross=${encodeURIComponent(s.fx.crossUrl('frame-child.html'))}`);
     const frame = await s.chrome.page('frames.html');
     await frame.waitForFunction('document.getElementById("cross").contentWindow && document.querySelectorAll("iframe").length === 2');
-    let r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 2000 });
+    let r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false, max_elements: 2000 });
     for (let i = 0; i < 20 && r.structured.elements.filter((e: any) => e.label === 'Inner').length < 2; i++) {
       await new Promise((done) => setTimeout(done, 250)); // the cross-origin child may still be loading
-      r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 2000 });
+      r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false, max_elements: 2000 });
     }
     const st = r.structured;
     const inner = st.elements.filter((e: any) => e.label === 'Inner');
@@ -198,7 +207,7 @@ describe('get_window_state', () => {
 
   test('elements in open and closed shadow roots are listed, with frames inside the screenshot', async () => {
     await s.open('shadow.html');
-    const r = await s.v.call('get_window_state', { include_screenshot: false });
+    const r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false });
     const st = r.structured;
     for (const label of ['Open', 'Closed', 'Closed button']) {
       const e = st.elements.find((el: any) => el.label === label);
@@ -213,15 +222,16 @@ describe('get_window_state', () => {
 
   test('many.html?n=1000 lists every element when max_elements allows', async () => {
     await s.open('many.html?n=1000');
-    const r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 5000 });
+    const r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false, max_elements: 5000 });
     assert.equal(r.isError, false, r.text.slice(0, 500));
     assert.ok(r.structured.element_count >= 1000, `element_count ${r.structured.element_count}`);
     assert.equal(r.structured.returned_element_count, r.structured.element_count);
     assert.equal(r.structured.elements_complete, true);
     assert.ok(r.structured.elements.some((e: any) => e.label.includes('Option 999')), 'the last element is listed');
-    const capped = await s.v.call('get_window_state', { include_screenshot: false });
-    assert.equal(capped.structured.returned_element_count, 400, 'max_elements defaults to 400');
-    assert.equal(capped.structured.elements_complete, false);
+    // The contract changed: max_elements defaults to its cap (5,000), not 400.
+    const all = await s.v.call('get_window_state', { format: 'full', include_screenshot: false });
+    assert.equal(all.structured.returned_element_count, all.structured.element_count, 'max_elements defaults to 5000');
+    assert.equal(all.structured.elements_complete, true);
   });
 });
 
@@ -277,14 +287,14 @@ describe('element tokens', () => {
 describe('malformed calls are refused, naming the field, and the server keeps serving', () => {
   const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
     ['wrong type', 'click', { element_token: 42 }, /element_token/],
-    ['wrong type (nested)', 'get_window_state', { include_screenshot: 'yes' }, /include_screenshot/],
+    ['wrong type (nested)', 'get_window_state', { format: 'full', include_screenshot: 'yes' }, /include_screenshot/],
     ['unknown field', 'click', { bogus_field: 1 }, /bogus_field/],
     ['unknown field (type_text)', 'type_text', { text: 'x', colour: 'red' }, /colour/],
     ['delay_ms out of range', 'type_text', { text: 'x', delay_ms: 500 }, /delay_ms/],
     ['negative delay_ms', 'type_text', { text: 'x', delay_ms: -1 }, /delay_ms/],
     ['missing text', 'type_text', {}, /text/],
     ['empty text', 'type_text', { text: '' }, /text/],
-    ['max_elements out of range', 'get_window_state', { max_elements: -5 }, /max_elements/],
+    ['max_elements out of range', 'get_window_state', { format: 'full', max_elements: -5 }, /max_elements/],
     ['bad enum', 'scroll', { direction: 'sideways' }, /direction/],
     ['bad target kind', 'click', { target: { kind: 'planet', id: 1 } }, /target/],
     ['page action missing', 'page', {}, /action/],
@@ -323,12 +333,12 @@ describe('malformed calls are refused, naming the field, and the server keeps se
   test('an unknown tab_id is target_not_found', async () => {
     await s.open('plain.html');
     const target = { kind: 'tab', tab_id: 'NO-SUCH-TAB-0000' };
-    const snap = await s.v.call('get_window_state', { target, include_screenshot: false });
+    const snap = await s.v.call('get_window_state', { format: 'full', target, include_screenshot: false });
     assert.match(refused(snap, 'target_not_found').message, /NO-SUCH-TAB-0000/);
     refused(await s.v.call('click', { target, x: 10, y: 10 }), 'target_not_found');
     refused(await s.v.call('page', { action: 'navigate', tab_id: 'NO-SUCH-TAB-0000', url: s.fx.url('plain.html') }), 'target_not_found');
     await stillServing();
-    const ok = await s.v.call('get_window_state', { target: { kind: 'tab', tab_id: await currentTabId() }, include_screenshot: false });
+    const ok = await s.v.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: await currentTabId() }, include_screenshot: false });
     assert.equal(ok.isError, false, ok.text);
   });
 });

@@ -51,7 +51,7 @@ describe('an attached browser', () => {
     assert.ok(['target_not_found', 'stale_element_token'].includes(refusalOf(r).code), r.text);
     const typed = await s.v.call('type_text', { element_token: snap.token('Text'), text: 'x' });
     assert.ok(['target_not_found', 'stale_element_token'].includes(refusalOf(typed).code), typed.text);
-    const byId = await s.v.call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+    const byId = await s.v.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
     assert.equal(refusalOf(byId).code, 'target_not_found', byId.text);
     const tabs = await s.v.call('page', { action: 'list_tabs' });
     assert.equal(tabs.isError, false, tabs.text);
@@ -70,7 +70,7 @@ describe('an attached browser', () => {
     assert.equal(closed.isError, false, closed.text);
     const r = await s.v.call('set_value', { element_token: snap.token('Text'), value: 'x' });
     assert.ok(['target_not_found', 'stale_element_token'].includes(refusalOf(r).code), r.text);
-    const next = await s.v.call('get_window_state', { include_screenshot: false });
+    const next = await s.v.call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(next.isError, false, next.text);
   });
 
@@ -91,7 +91,7 @@ describe('an attached browser', () => {
       assert.equal(refusal.code, 'timeout', r.text);
       assert.match(refusal.message, /waiting for|waited for/, `the message names what it waited for: ${r.text}`);
       // A fresh snapshot of the frozen tab (no token: the frame tree itself must be asked for) is refused too.
-      const look = await s.v.call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+      const look = await s.v.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
       assert.equal(refusalOf(look).code, 'timeout', look.text);
       assert.match(look.structured.refusal.message, /waiting for|waited for/, look.text);
       // The server keeps serving, and other tabs still work (read through Verity only: the test's own
@@ -125,7 +125,7 @@ describe('an attached browser', () => {
       assert.equal(tabs.isError, false, tabs.text);
       const home = tabs.structured.tabs.find((t: any) => t.url.includes('plain.html'));
       assert.ok(home, `the responsive tab is listed: ${tabs.text}`);
-      const snap = await late.call('get_window_state', { target: { kind: 'tab', tab_id: home.tab_id }, include_screenshot: false });
+      const snap = await late.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: home.tab_id }, include_screenshot: false });
       assert.equal(snap.isError, false, snap.text);
       const again = await late.call('page', { action: 'list_tabs' });
       assert.equal(again.isError, false, again.text);
@@ -176,17 +176,17 @@ describe('the embedded browser', () => {
     const nav = await v.call('page', { action: 'navigate', url: fx.url('plain.html') });
     assert.equal(nav.isError, false, nav.text);
     const first = await browserPid();
-    const snap = await v.call('get_window_state', { include_screenshot: false });
+    const snap = await v.call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(snap.isError, false, snap.text);
     process.kill(first, 'SIGKILL');
     assert.ok(await exited(first), 'the launched Chromium died');
 
-    const next = await v.call('get_window_state', { include_screenshot: false });
+    const next = await v.call('get_window_state', { format: 'full', include_screenshot: false });
     if (next.isError) {
       assert.ok(['unavailable', 'target_not_found', 'stale_element_token'].includes(refusalOf(next).code), next.text);
       assert.ok(next.structured.refusal.message.length > 10, next.text);
       // The call that saw the browser die was refused; the next use launches a new one.
-      const relaunched = await v.call('get_window_state', { include_screenshot: false });
+      const relaunched = await v.call('get_window_state', { format: 'full', include_screenshot: false });
       assert.equal(relaunched.isError, false, relaunched.text);
     } else {
       assert.ok(Array.isArray(next.structured.elements), next.text);
@@ -196,7 +196,7 @@ describe('the embedded browser', () => {
     assert.ok(alive(second));
     const again = await v.call('page', { action: 'navigate', url: fx.url('plain.html') });
     assert.equal(again.isError, false, again.text);
-    const fresh = await v.call('get_window_state', { include_screenshot: false });
+    const fresh = await v.call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(fresh.isError, false, fresh.text);
     const increment = fresh.structured.elements.find((e: any) => e.label === 'Increment');
     const click = await v.call('click', { element_token: increment.element_token });
@@ -278,14 +278,14 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
     const nav = await call('page', { action: 'navigate', url: fx.url('plain.html') });
     assert.equal(nav.isError, false, nav.text);
     launched = (await call('list_apps', {})).structured.apps[0].pid;
-    const snap = await call('get_window_state', { include_screenshot: false });
+    const snap = await call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(snap.isError, false, snap.text);
     const token = snap.structured.elements.find((e: any) => e.label === 'Text').element_token;
     const typed = await call('type_text', { element_token: token, text: 'over http' });
     assert.equal(typed.structured.effect, 'confirmed', typed.text);
     const read = await call('page', { action: 'query_dom', css_selector: '#text', attributes: ['id'] });
     assert.equal(read.isError, false, read.text);
-    const fresh = await call('get_window_state', { include_screenshot: false, query: 'Text' });
+    const fresh = await call('get_window_state', { format: 'full', include_screenshot: false, query: 'Text' });
     assert.equal(fresh.structured.elements.find((e: any) => e.label === 'Text').value, 'over http');
   });
 

@@ -172,7 +172,7 @@ describe('dialogs', () => {
     assert.equal(r.structured.escalation?.target, 'page');
     assert.ok(r.structured.evidence.some((e: any) => e.kind === 'dialog'), r.text);
     // While the dialog is open, reading the page is refused at once rather than hanging.
-    const blocked = await s.v.call('get_window_state', { include_screenshot: false });
+    const blocked = await s.v.call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(blocked.structured.refusal?.code, 'dialog_open', blocked.text);
     const handled = await s.v.call('page', { action: 'handle_dialog', accept: true, prompt_text: 'Ada' });
     assert.equal(handled.isError, false, handled.text);

@@ -115,7 +115,7 @@ test('after the shared tab navigates (to another site), it is driven again', asy
 
 test('a tab taken out of the group is detached at once and the next command is refused', async () => {
   const { call } = await mcp();
-  const state = await call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
   const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find((e) => e.label === 'Text' && e.role === 'textbox')!;
   await inWorker(`chrome.tabs.ungroup(${chromeTabId})`);
   const r = await call('type_text', { element_token: field.element_token, text: ' more' });

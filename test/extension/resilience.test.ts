@@ -112,7 +112,7 @@ test('"Share this tab with Verity" from the menu puts it in the "Verity" group a
   assert.equal(typed.structured.effect, 'confirmed', typed.text);
   assert.equal(await valueOf(plain, '#text'), 'from the menu');
 
-  const state = await call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
   const field = (state.structured.elements as Array<{ element_token: string; label: string }>).find((e) => e.label === 'Text')!;
   await menu('verity-unshare', fx.url('plain.html?menu'));
   assert.equal(await groupOf(plainTab), null, 'the tab left the group');
@@ -173,7 +173,7 @@ test('a shared tab whose debugger goes away is re-attached while in the group; t
   const { call } = await mcp();
   const tabId = await sharedTabId(call, 'plain.html?menu');
   const before = (await workerStatus()).shared.find((s) => s.tabId === plainTab)!;
-  const state = await call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
   const field = (state.structured.elements as Array<{ element_token: string; label: string }>).find((e) => e.label === 'Area')!;
   await inWorker(`chrome.debugger.detach({ tabId: ${plainTab} })`);
   // The next command is refused (nothing typed) or confirmed (typed once): never typed unconfirmed.

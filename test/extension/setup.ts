@@ -141,7 +141,7 @@ export async function sharedTabId(call: Call, urlPart: string): Promise<string> 
 
 /** get_window_state of the tab, then type_text into the labelled field: the driver's verdict. */
 export async function typeInto(call: Call, tabId: string, label: string, text: string) {
-  const state = await call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
   assert.equal(state.isError, false, state.text);
   const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find((e) => e.label === label && e.role === 'textbox');
   assert.ok(field, `a textbox labelled ${label}`);

@@ -112,7 +112,7 @@ describe('live state', () => {
       await page.click(`[data-session-key="${key}"] button.link`);
       await page.waitForSelector(`[data-pane-session="${key}"]`);
       await agent.call('page', { action: 'navigate', url: 'data:text/html,<button onclick="this.textContent=\'done\'">Press me</button>', session: 'logged' });
-      const snap = await agent.call('get_window_state', { include_screenshot: false, session: 'logged' });
+      const snap = await agent.call('get_window_state', { format: 'full', include_screenshot: false, session: 'logged' });
       const button = snap.structured.elements.find((e: any) => e.role === 'button');
       const clicked = await agent.call('click', { element_token: button.element_token, session: 'logged' });
       assert.equal(clicked.structured.effect, 'confirmed');
@@ -142,7 +142,7 @@ describe('live state', () => {
     try {
       await agent.call('start_session', { session: 'shown' });
       await agent.call('page', { action: 'navigate', url: 'data:text/html,<h1 style="font:48px sans-serif">Hello from the driven tab</h1><input placeholder="name">', session: 'shown' });
-      const snap = await agent.call('get_window_state', { include_screenshot: false, session: 'shown' });
+      const snap = await agent.call('get_window_state', { format: 'full', include_screenshot: false, session: 'shown' });
       await agent.call('type_text', { element_token: snap.structured.elements[0].element_token, text: 'Ada', session: 'shown' });
       await agent.call('screen', { action: 'navigate', session: 'shown' });
       await agent.call('screen', { action: 'browser_show', dock: 'right', session: 'shown' });
@@ -173,7 +173,7 @@ describe('live state', () => {
       // The field's value is read through the tab itself (execute_javascript is off): get_window_state.
       let value = '';
       for (let i = 0; i < 150 && value !== 'op'; i++) {
-        const snap = await agent.call('get_window_state', { include_screenshot: false, session: 'hands-on' });
+        const snap = await agent.call('get_window_state', { format: 'full', include_screenshot: false, session: 'hands-on' });
         value = snap.structured.elements.find((e: any) => e.role === 'textbox')?.value ?? '';
         if (value !== 'op') await new Promise((r) => setTimeout(r, 100));
       }

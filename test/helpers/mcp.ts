@@ -41,7 +41,7 @@ export async function startVerity(args: string[] = [], env: Record<string, strin
 
 /** get_window_state of the current tab, and a lookup of tokens by a label/role substring. */
 export async function snapshot(v: Verity, args: Record<string, unknown> = {}) {
-  const r = await v.call('get_window_state', { include_screenshot: false, max_elements: 2000, ...args });
+  const r = await v.call('get_window_state', { format: 'full', include_screenshot: false, max_elements: 2000, ...args });
   if (r.isError) throw new Error(`get_window_state refused: ${r.text}`);
   const elements = r.structured.elements as Array<{ element_token: string; role: string; label: string; value?: string; frame: any }>;
   const find = (pred: (e: (typeof elements)[number]) => boolean, what: string) => {

@@ -82,7 +82,7 @@ async function drivenWindow(): Promise<{ window_id: number; pid: number; title: 
 
 /** A desktop snapshot's elements: the native route's view of every window. */
 async function desktopElements(): Promise<El[]> {
-  const r = await v.call('get_window_state', { target: { kind: 'desktop' }, include_screenshot: false, max_elements: 5000 });
+  const r = await v.call('get_window_state', { format: 'full', target: { kind: 'desktop' }, include_screenshot: false, max_elements: 5000 });
   assert.equal(r.isError, false, r.text);
   return r.structured.elements;
 }
@@ -110,7 +110,7 @@ describe('native route: the Chromium Verity drives', { skip: missing ?? false },
   test('a window target routes to the CDP route of its visible tab; type_text there is confirmed in the DOM', async () => {
     const w = await drivenWindow();
     const target = { kind: 'window', pid: w.pid, window_id: w.window_id };
-    const r = await v.call('get_window_state', { target, include_screenshot: false });
+    const r = await v.call('get_window_state', { format: 'full', target, include_screenshot: false });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.structured.target.kind, 'tab', r.text);
     assert.equal(r.structured.target.tab_id, w.tabs.find((t) => t.url === url)!.tab_id, r.text);
@@ -183,7 +183,7 @@ describe('native route: a Chromium Verity does not drive, without a renderer tre
     const target = { kind: 'window', pid: win.pid, window_id: win.window_id };
     // A Chromium that just started may not answer AT-SPI yet (its first Cache.GetItems): poll with a bound.
     const snap = await until(async () => {
-      const r = await v.call('get_window_state', { target, include_screenshot: false, max_elements: 5000 });
+      const r = await v.call('get_window_state', { format: 'full', target, include_screenshot: false, max_elements: 5000 });
       return r.isError ? null : r;
     }, 'a native snapshot of the other Chromium\'s window', 30_000);
     assert.equal(snap.structured.target.kind, 'window', snap.text);

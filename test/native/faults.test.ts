@@ -60,13 +60,13 @@ describe('native route faults', { skip: missing ?? false }, () => {
       const app = await startApp(doomed, 'Doomed Form');
       const v = await verity(doomed.env);
       const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
-      const shot = await v.call('get_window_state', { target });
+      const shot = await v.call('get_window_state', { format: 'full', target });
       assert.equal(shot.isError, false, shot.text);
       assert.equal(shot.images, 1, 'the window was captured over the X connection');
       const click = await v.call('click', { target, x: 5, y: 5, delivery_mode: 'foreground' });
       assert.notEqual(click.structured.status, 'refused', click.text);
       await doomed.close();
-      for (const [tool, args] of [['get_window_state', { target: { kind: 'desktop' } }], ['click', { target, x: 5, y: 5 }], ['press_key', { target, key: 'a' }]] as const) {
+      for (const [tool, args] of [['get_window_state', { format: 'full', target: { kind: 'desktop' } }], ['click', { target, x: 5, y: 5 }], ['press_key', { target, key: 'a' }]] as const) {
         const r = await v.call(tool, args);
         assert.equal(r.structured.refusal?.code, 'unavailable', `${tool}: ${r.text}`);
       }
@@ -109,7 +109,7 @@ describe('native route faults', { skip: missing ?? false }, () => {
 
   test('no session bus: refused naming the session D-Bus', async () => {
     const v = await verity({ DISPLAY: d.display, DBUS_SESSION_BUS_ADDRESS: '', AT_SPI_BUS_ADDRESS: '' });
-    const r = await v.call('get_window_state', { target: { kind: 'desktop' } });
+    const r = await v.call('get_window_state', { format: 'full', target: { kind: 'desktop' } });
     assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
     assert.match(r.structured.refusal.message, /session D-Bus/);
     const apps = await v.call('list_apps');
@@ -122,7 +122,7 @@ describe('native route faults', { skip: missing ?? false }, () => {
     const address = await new Promise<string>((resolve) => lonely.stdout!.once('data', (b) => resolve(String(b).trim())));
     // The bus has no org.a11y.Bus service to activate: point the AT-SPI lookup at nothing.
     const v = await verity({ DISPLAY: d.display, DBUS_SESSION_BUS_ADDRESS: address, AT_SPI_BUS_ADDRESS: '', XDG_DATA_DIRS: '/nonexistent' });
-    const r = await v.call('get_window_state', { target: { kind: 'desktop' } });
+    const r = await v.call('get_window_state', { format: 'full', target: { kind: 'desktop' } });
     assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
     assert.match(r.structured.refusal.message, /AT-SPI/);
     await stillServes(v);

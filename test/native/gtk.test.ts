@@ -29,7 +29,7 @@ after(async () => {
 const win = () => ({ kind: 'window', pid: app.pid, window_id: app.windowId() });
 
 async function snap(extra: Record<string, unknown> = {}) {
-  const r = await v.call('get_window_state', { target: win(), include_screenshot: false, ...extra });
+  const r = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false, ...extra });
   assert.equal(r.isError, false, r.text);
   const elements = r.structured.elements as Array<{ element_token: string; role: string; label: string; value?: string; frame: { x: number; y: number; w: number; h: number }; in_web_content: boolean; focused: boolean }>;
   const find = (label: string) => {
@@ -69,12 +69,12 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
     await other.kill();
     const after = await v.call('list_windows');
     assert.ok(!after.structured.windows.some((x: any) => x.window_id === id), after.text);
-    const gone = await v.call('get_window_state', { target: { kind: 'window', pid: other.pid, window_id: id }, include_screenshot: false });
+    const gone = await v.call('get_window_state', { format: 'full', target: { kind: 'window', pid: other.pid, window_id: id }, include_screenshot: false });
     assert.equal(gone.structured.refusal?.code, 'target_not_found', gone.text);
   });
 
   test('get_window_state: the AT-SPI tree with tokens, values, frames inside the screenshot, and the PNG', async () => {
-    const r = await v.call('get_window_state', { target: win() });
+    const r = await v.call('get_window_state', { format: 'full', target: win() });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.images, 1);
     const s = r.structured;
@@ -90,7 +90,7 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
       assert.ok(e.frame.x >= 0 && e.frame.y >= 0 && e.frame.x + e.frame.w <= s.screenshot_width && e.frame.y + e.frame.h <= s.screenshot_height, `${e.label} ${JSON.stringify(e.frame)} inside ${s.screenshot_width}x${s.screenshot_height}`);
     }
     // The screenshot shows the red swatch where its frame says (channels in order, frames in its pixels).
-    const raw = await v.client.callTool({ name: 'get_window_state', arguments: { target: win() } }) as { content: Array<{ type: string; data?: string }>; structuredContent: any };
+    const raw = await v.client.callTool({ name: 'get_window_state', arguments: { target: win(), format: 'full' } }) as { content: Array<{ type: string; data?: string }>; structuredContent: any };
     const png = PNG.sync.read(Buffer.from(raw.content.find((c) => c.type === 'image')!.data!, 'base64'));
     assert.deepEqual([png.width, png.height], [raw.structuredContent.screenshot_width, raw.structuredContent.screenshot_height]);
     const swatch = raw.structuredContent.elements.find((e: any) => e.label === 'Swatch').frame;
@@ -98,7 +98,7 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
     const [red, green, blue] = [png.data[at], png.data[at + 1], png.data[at + 2]];
     assert.ok(red > 180 && green < 90 && blue < 90, `the swatch's centre is rgb(${red}, ${green}, ${blue}), not #e01b24`);
     // The flat legacy form names the same window.
-    const flat = await v.call('get_window_state', { pid: app.pid, window_id: app.windowId(), include_screenshot: false, query: 'subscribe' });
+    const flat = await v.call('get_window_state', { format: 'full', pid: app.pid, window_id: app.windowId(), include_screenshot: false, query: 'subscribe' });
     assert.equal(flat.isError, false, flat.text);
     assert.deepEqual(flat.structured.elements.map((e: any) => e.label), ['Subscribe']);
     // The older snapshot's tokens are stale now.
@@ -279,7 +279,7 @@ describe('native route: how it reaches the app', { skip: missing ?? false }, () 
     const viaBus = await startVerity([], { ...d.env, VERITY_ATSPI_DIRECT: '0' });
     try {
       const before = accepted(path);
-      const r = await viaBus.call('get_window_state', { target: win(), include_screenshot: false });
+      const r = await viaBus.call('get_window_state', { format: 'full', target: win(), include_screenshot: false });
       assert.equal(r.isError, false, r.text);
       const token = r.structured.elements.find((e: any) => e.label === 'Name').element_token;
       const was = app.state().entry;
@@ -353,13 +353,13 @@ describe('native route: a window without focus', { skip: missing ?? false }, () 
 
   test('a window that closed is target_not_found', async () => {
     const doomed = await startApp(d, 'Doomed Window');
-    const r = await v.call('get_window_state', { target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() }, include_screenshot: false });
+    const r = await v.call('get_window_state', { format: 'full', target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() }, include_screenshot: false });
     assert.equal(r.isError, false, r.text);
     const token = r.structured.elements.find((e: any) => e.label === 'Name').element_token;
     await doomed.kill();
     const typed = await v.call('type_text', { element_token: token, text: 'too late' });
     assert.equal(typed.structured.refusal.code, 'target_not_found', typed.text);
-    const snapGone = await v.call('get_window_state', { target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() } });
+    const snapGone = await v.call('get_window_state', { format: 'full', target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() } });
     assert.equal(snapGone.structured.refusal.code, 'target_not_found', snapGone.text);
   });
 });
@@ -368,7 +368,7 @@ describe('native route: get_window_state format "compact"', { skip: missing ?? f
   test('decodes to the full form\'s elements (roles with spaces, parents, in_web_content false by default), and token_prefix + index clicks through AT-SPI', async () => {
     await v.client.listTools(); // so the SDK client validates structuredContent against the outputSchema
     const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
-    const full = await v.call('get_window_state', { target, include_screenshot: false });
+    const full = await v.call('get_window_state', { format: 'full', target, include_screenshot: false });
     assert.equal(full.isError, false, full.text);
     const compact = await v.call('get_window_state', { target, include_screenshot: false, format: 'compact' });
     assert.equal(compact.isError, false, compact.text);

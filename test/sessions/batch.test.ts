@@ -186,7 +186,7 @@ describe('run_actions: running', () => {
     assert.equal(plain.isError, false, plain.text);
     assert.equal(plain.structured.observation, undefined, 'without observe nothing is read');
     assert.equal(plain.images, 0);
-    const r = await s.v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: snap.token('Text'), text: '!' } }], observe: {} });
+    const r = await s.v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: snap.token('Text'), text: '!' } }], observe: { format: 'full' } });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.images, 0, 'no screenshot by default');
     const obs = r.structured.observation;
@@ -202,7 +202,7 @@ describe('run_actions: running', () => {
     assert.equal(shot.structured.observation.returned_element_count, 3);
     // After a failure the observation still reads the page as the last executed step left it.
     const ro = (await s.snapshot(s.v)).token('Read-only');
-    const failed = await s.v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: ro, text: 'x' } }, { tool: 'press_key', args: { key: 'a' } }], observe: { query: 'Read-only' } });
+    const failed = await s.v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: ro, text: 'x' } }, { tool: 'press_key', args: { key: 'a' } }], observe: { query: 'Read-only', format: 'full' } });
     assert.deepEqual(failed.structured.steps.map((st: any) => st.status), ['failed', 'not_run']);
     assert.equal(failed.structured.observation.elements[0].value, 'fixed');
     assert.equal((await state(page)).clicks, 1);

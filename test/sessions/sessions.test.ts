@@ -54,7 +54,11 @@ describe('sessions over two HTTP connections at once', () => {
   after(async () => { await gw?.close(); });
 
   test('an ordinary action creates the implicit session; get_session reports its fields', async () => {
-    assert.equal(refusalOf(await a.call('get_session')).code, 'target_not_found', 'no implicit session before any action');
+    // Seed 000: "omit session to inspect its implicit session" (the contract: not a refusal), and reading
+    // it creates nothing.
+    const before = await a.call('get_session');
+    assert.equal(before.isError, false, before.text);
+    assert.deepEqual([before.structured.session, before.structured.implicit, before.structured.state], [null, true, 'active']);
     assert.deepEqual(labels(await a.call('list_sessions')), []);
     const clicked = await a.call('click', { x: 3, y: 3 });
     assert.equal(clicked.structured?.status, undefined, clicked.text);
@@ -68,16 +72,17 @@ describe('sessions over two HTTP connections at once', () => {
     assert.deepEqual(s.cursor.theme, { theme_id: 'default', reduced_motion: 'auto' });
     assert.deepEqual(labels(await a.call('list_sessions')), [null]);
     // B's implicit session is its own.
-    assert.equal(refusalOf(await b.call('get_session')).code, 'target_not_found');
+    assert.equal((await b.call('get_session')).structured.implicit, true);
+    assert.deepEqual(labels(await b.call('list_sessions')), [], 'B\'s read created nothing');
   });
 
   test('a label belongs to its connection: the other one is refused and never shown it', async () => {
     const started = await a.call('start_session', { session: 'alpha' });
     assert.equal(started.isError, false, started.text);
     assert.equal(started.structured.revived, false);
-    assert.equal((await a.call('get_window_state', { session: 'alpha', include_screenshot: false })).isError, false);
+    assert.equal((await a.call('get_window_state', { format: 'full', session: 'alpha', include_screenshot: false })).isError, false);
     for (const [tool, args] of [
-      ['get_window_state', { include_screenshot: false }], ['click', { x: 3, y: 3 }], ['get_session', {}],
+      ['get_window_state', { format: 'full', include_screenshot: false }], ['click', { x: 3, y: 3 }], ['get_session', {}],
       ['start_session', {}], ['end_session', {}], ['set_agent_cursor_motion', { spring: 0.3 }],
       ['run_actions', { steps: [{ tool: 'press_key', args: { key: 'Tab' } }] }],
     ] as const) {
@@ -112,7 +117,7 @@ describe('sessions over two HTTP connections at once', () => {
     assert.equal(revived.structured.revived, true);
     const s = (await a.call('get_session', { session: 'gamma' })).structured;
     assert.deepEqual([s.state, s.recording_active, s.cursor.motion.spring], ['active', false, 0.72], 'a revived session starts fresh');
-    assert.equal((await a.call('get_window_state', { session: 'gamma', include_screenshot: false })).isError, false);
+    assert.equal((await a.call('get_window_state', { format: 'full', session: 'gamma', include_screenshot: false })).isError, false);
     assert.equal((await a.call('start_session', { session: 'gamma' })).structured.revived, false);
   });
 
@@ -147,7 +152,7 @@ describe('sessions over two HTTP connections at once', () => {
   test('cleanup hooks run exactly once: end_session, disconnect, then shutdown (SIGTERM)', async () => {
     await prepare(a.call, 'by-end');
     await prepare(b.call, 'by-disconnect');
-    assert.equal((await b.call('get_window_state', { include_screenshot: false })).isError, false, 'B\'s implicit session');
+    assert.equal((await b.call('get_window_state', { format: 'full', include_screenshot: false })).isError, false, 'B\'s implicit session');
     await prepare(c.call, 'by-shutdown-c');
     await prepare(a.call, 'by-shutdown-a');
     await a.call('end_session', { session: 'by-end' });
@@ -203,7 +208,7 @@ describe('ends that come from outside: idle timeout and a stdio client that goes
     const v = await startVerity(['--browser-url', chrome.browserUrl], { VERITY_SESSION_LOG: log, VERITY_CONFIG_DIR: dir('cfg-stdio') });
     try {
       await prepare(v.call, 'stdio-run');
-      assert.equal((await v.call('get_window_state', { include_screenshot: false })).isError, false);
+      assert.equal((await v.call('get_window_state', { format: 'full', include_screenshot: false })).isError, false);
       await v.client.close();
       await waitFor(() => !alive(v.pid), 'verity mcp to exit after its client left');
       const lines = hookLines(log);
