@@ -37,6 +37,7 @@ export function installPageAgent(): void {
     if (tag === 'a') return 'link';
     if (tag === 'iframe' || tag === 'frame') return 'iframe';
     if ((el as HTMLElement).isContentEditable) return 'textbox';
+    if ((el as any).editContext) return 'textbox'; // an EditContext editor (Monaco): Chrome calls it generic
     return 'generic';
   }
 
@@ -183,8 +184,10 @@ export function installPageAgent(): void {
             indexOf.set(child, myIndex);
             elements.push(child);
             const role = child.getAttribute('role') || implicitRole(child);
-            rows.push([role, labelOf(child), valueOf(child) ?? null, isEnabled(child), child === active,
-              rect.x, rect.y, rect.width, rect.height, parentIndex, child.localName === 'iframe' || child.localName === 'frame']);
+            const label = labelOf(child);
+            rows.push([role, label, valueOf(child) ?? null, isEnabled(child), child === active,
+              rect.x, rect.y, rect.width, rect.height, parentIndex, child.localName === 'iframe' || child.localName === 'frame',
+              needsAccessibilityTree(child, role, label)]);
           }
         }
         const shadow = shadowOf(child);
@@ -195,6 +198,21 @@ export function installPageAgent(): void {
     visit(document, -1, false);
     latest = { id: snapshotId, elements };
     return { rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
+  }
+
+  /**
+   * Where the DOM alone cannot tell the name or role Chrome computes: names by reference (aria-labelledby,
+   * which may point across roots), no name found, a role the DOM does not show (ElementInternals on a
+   * custom element), an EditContext editor. The CDP side asks the accessibility tree.
+   */
+  function needsAccessibilityTree(el: Element, role: string, label: string): boolean {
+    return label === '' || el.hasAttribute('aria-labelledby') || !!(el as any).editContext ||
+      (el.localName.includes('-') && !el.hasAttribute('role'));
+  }
+
+  /** Elements of the latest snapshot by index (for the accessibility tree's names); empty when stale. */
+  function elementsAt(snapshotId: string, indices: number[]): Element[] {
+    return latest.id === snapshotId ? indices.map((i) => latest.elements[i]).filter(Boolean) : [];
   }
 
   function element(snapshotId: string, index: number): Element {
@@ -384,7 +402,7 @@ export function installPageAgent(): void {
 
   g.__verity = {
     snapshot, closedRootCandidates, registerClosedRoot, pointFor, watchEvents, watched,
-    watchPoint, hasFocus, focusElement, element, describe, indexInLatest,
+    watchPoint, hasFocus, focusElement, element, describe, indexInLatest, elementsAt,
     // Shared with the other installers (page-agent-fields.ts, page-agent-motion.ts, page-agent-text.ts),
     // not called over CDP.
     internal: { element, describe, isEnabled, deepActiveElement, nextFrame, watchEvents, hitAt, valueOf, isWithin, textOf, currentWatch: () => watch, TEXT_INPUT_TYPES },

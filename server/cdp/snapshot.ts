@@ -7,7 +7,10 @@ import type { Frame, Tab } from './tab.js';
 /** How an element of a tab snapshot is found again: its frame and its index in that frame's list. */
 export interface TabElementRef { sessionId: string; frameId: string; local: number }
 
-type Row = [string, string, string | null, boolean, boolean, number, number, number, number, number, boolean];
+type Row = [string, string, string | null, boolean, boolean, number, number, number, number, number, boolean, boolean];
+
+/** Most elements of one frame whose name and role are asked of the accessibility tree, per snapshot. */
+const AX_LOOKUPS_MAX = 500;
 interface FrameSnapshot { frame: Frame; rows: Row[]; origin: { x: number; y: number }; ownerIndex: number }
 
 export async function snapshotTab(tab: Tab, snapshotId: string, includeScreenshot: boolean): Promise<Snapshot> {
@@ -17,6 +20,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
     try {
       await tab.pierceClosedShadowRoots(frame);
       const { rows } = await tab.call<{ rows: Row[] }>(frame, 'snapshot', snapshotId);
+      await withAccessibleNames(tab, frame, snapshotId, rows);
       taken.push({ frame, rows, origin: { x: 0, y: 0 }, ownerIndex: -1 });
     } catch (e) {
       if (e instanceof Refusal || frame === frames[0]) throw e;
@@ -64,6 +68,44 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
     screenshot_height: shot?.height ?? Math.round(viewport.height * scale),
     scale,
   };
+}
+
+/**
+ * Names and roles as Chrome computes them, for the elements the page agent flagged (aria-labelledby,
+ * ElementInternals, EditContext, no name or a generic role): each element's node of the accessibility
+ * tree (Accessibility.getPartialAXTree on the agent's own handle, so no DOM walk matches them up). The
+ * rest keep the agent's names, which follow the same rules for native controls and labels. A frame whose
+ * tree cannot be read keeps the agent's names: the snapshot never fails for it.
+ */
+async function withAccessibleNames(tab: Tab, frame: Frame, snapshotId: string, rows: Row[]): Promise<void> {
+  const flagged = rows.flatMap((row, local) => (row[11] ? [local] : [])).slice(0, AX_LOOKUPS_MAX);
+  if (flagged.length === 0) return;
+  const contextId = await tab.world(frame);
+  const { result } = await frame.session.send('Runtime.evaluate', {
+    expression: `globalThis.__verity.elementsAt(${JSON.stringify(snapshotId)}, ${JSON.stringify(flagged)})`, contextId,
+  });
+  if (!result.objectId) return;
+  try {
+    const { result: props } = await frame.session.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true });
+    const handles = new Map(props.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId).map((p) => [Number(p.name), p.value!.objectId!]));
+    await Promise.all(flagged.map(async (local, i) => {
+      const objectId = handles.get(i);
+      if (!objectId) return;
+      const { nodes } = await frame.session.send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false }).catch(() => ({ nodes: [] as any[] }));
+      const node = nodes.find((n: any) => !n.ignored) ?? nodes[0];
+      const role = node?.role?.value;
+      const name = node?.name?.value;
+      const row = rows[local];
+      if (typeof name === 'string' && name.trim() !== '') row[1] = name.replace(/\s+/g, ' ').trim().slice(0, 200);
+      // A checked state only the tree knows (ElementInternals.ariaChecked) becomes the value, as aria-checked would.
+      const checked = node?.properties?.find((p: any) => p.name === 'checked')?.value?.value;
+      if (row[2] === null && checked !== undefined) row[2] = String(checked);
+      // Chrome's role unless it says less than the agent's ("generic", or none).
+      if (typeof role === 'string' && role && !/^(generic|none|GenericContainer|Unknown)$/i.test(role)) row[0] = role;
+    }));
+  } catch { /* the agent's names stand */ } finally {
+    await frame.session.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => undefined);
+  }
 }
 
 async function devicePixelRatio(tab: Tab): Promise<number> {

@@ -105,7 +105,19 @@ function lean(node: unknown): unknown {
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+  return withoutSafeIntegerBounds(rest) as Record<string, unknown>;
+}
+
+/** zod's z.int() bounds every integer by ±9007199254740991: bytes that say nothing. */
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return node;
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
+    o[k] = withoutSafeIntegerBounds(v);
+  }
+  return o;
 }
 
 /** Validates arguments; a bad one is refused with `invalid_arguments` naming the field. */
