@@ -313,7 +313,7 @@ async function perToolkit(ctx: BenchContext, d: Desktop, v: McpSession): Promise
       const info = d.x('xwininfo', ['-id', String(app.windowId())]);
       const origin = { x: Number(/Absolute upper-left X:\s*(-?\d+)/.exec(info)?.[1]), y: Number(/Absolute upper-left Y:\s*(-?\d+)/.exec(info)?.[1]) };
       const field = await until(async () => {
-        const r = await v.timed('get_window_state', { target, include_screenshot: false });
+        const r = await v.timed('get_window_state', { target, include_screenshot: false, format: 'full' });
         const els = ((r.result.structuredContent ?? {}) as { elements?: Array<{ label: string; element_token: string; frame: { x: number; y: number; w: number; h: number } }> }).elements ?? [];
         return els.find((e) => e.label === 'Notes');
       }, `the Notes field of the ${name} app`, 15_000, 200);

@@ -40,7 +40,7 @@ describe('native route: an undriven Firefox', { skip: missing ?? false }, () => 
     const target = { kind: 'window', pid: win.pid, window_id: win.window_id };
     // Firefox builds its page's tree a moment after its window shows: poll for the snapshot.
     const snap = await until(async () => {
-      const r = await v.call('get_window_state', { target, include_screenshot: false, max_elements: 5000 });
+      const r = await v.call('get_window_state', { format: 'full', target, include_screenshot: false, max_elements: 5000 });
       return r.isError ? null : r;
     }, 'a snapshot of the Firefox window', 30_000, 500);
     const field = (snap.structured.elements as any[]).find((e) => e.in_web_content && /entry|text/.test(e.role));

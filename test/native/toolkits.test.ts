@@ -34,10 +34,10 @@ for (const toolkit of toolkits) {
     const win = () => ({ kind: 'window', pid: app().pid, window_id: app().windowId() });
     async function snap(extra: Record<string, unknown> = {}) {
       // Qt and GTK 4 build their trees as the window shows: the first snapshot may come before.
-      let r = await v.call('get_window_state', { target: win(), include_screenshot: false, ...extra });
+      let r = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false, ...extra });
       for (let i = 0; i < 20 && !r.isError && (r.structured.elements as El[]).length < 8; i++) {
         await new Promise((res) => setTimeout(res, 250));
-        r = await v.call('get_window_state', { target: win(), include_screenshot: false, ...extra });
+        r = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false, ...extra });
       }
       assert.equal(r.isError, false, r.text);
       const elements = r.structured.elements as El[];
@@ -115,7 +115,7 @@ describe('native route on qt: what Qt says differently', { skip: missingToolkit(
   const win = () => ({ kind: 'window', pid: app().pid, window_id: app().windowId() });
 
   test('a spin box (EditableText without the editable state) takes typed text; a point in a text edit types into it', async () => {
-    const r0 = await v.call('get_window_state', { target: win(), include_screenshot: false });
+    const r0 = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false });
     const els = r0.structured.elements as El[];
     const spin = els.find((e) => e.role === 'spin button')!;
     const was = app().state().count!;
