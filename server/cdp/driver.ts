@@ -9,6 +9,7 @@ import { frameOf, quickFrameOf, snapshotTab, type TabElementRef } from './snapsh
 import type { Frame, Tab } from './tab.js';
 import { setValueOnTab, typeIntoTab } from './typing.js';
 import { queueCursor } from './cursor-overlay.js';
+import { judgePointer } from '../routing/verdicts.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -243,12 +244,9 @@ export function describeEvents(seen: Watched): string {
 }
 
 function classifyPointerEvents(seen: Watched, decisive: string, sw: Stopwatch, target: string): ActionResult {
-  const hit = seen.events.find((e) => e.type === decisive && e.trusted && e.onTarget);
   const evidence: Evidence[] = [{ kind: 'event', expected: `trusted ${decisive} on ${target}`, observed: describeEvents(seen) }];
-  if (hit) return result('confirmed', sw, evidence, { target });
-  const elsewhere = seen.events.find((e) => e.type === decisive && !e.onTarget);
-  if (elsewhere) return result('mismatch', sw, evidence, { target, observed: `the ${decisive} landed on ${elsewhere.hit}` });
-  return result('unverifiable', sw, evidence, { target, escalation: { target: 'verify', reason: `no ${decisive} was observed; call get_window_state to see the page` } });
+  const v = judgePointer(seen.events, decisive);
+  return result(v.effect, sw, evidence, { target, ...(v.observed ? { observed: v.observed } : {}), ...(v.escalation ? { escalation: v.escalation } : {}) });
 }
 
 export function result(effect: ActionResult['effect'], sw: Stopwatch, evidence: Evidence[], extra: Partial<ActionResult> = {}): ActionResult {

@@ -12,6 +12,12 @@ export function installFieldAgent(): void {
   };
   const EDITOR_SELECTION_SYNC_MS = 120;
   const EDITOR_SETTLE_MS = 400;
+  // Inputs that hold one value and have no caret to insert at: type_text sets the whole value.
+  const VALUE_INPUT_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  const VALUE_FORMS: Record<string, string> = {
+    date: 'yyyy-mm-dd', time: 'hh:mm or hh:mm:ss', 'datetime-local': 'yyyy-mm-ddThh:mm', month: 'yyyy-mm',
+    week: 'yyyy-Www', color: '#rrggbb (lower case)', range: 'a number within its min, max and step',
+  };
 
   // ---------- text fields ----------
 
@@ -30,6 +36,29 @@ export function installFieldAgent(): void {
     return null;
   }
 
+  /** email, number and others have no selection API: selectionStart reads null (or throws). */
+  function hasSelectionApi(f: HTMLInputElement | HTMLTextAreaElement): boolean {
+    try { return f.selectionStart !== null; } catch { return false; }
+  }
+
+  /**
+   * Placeholders some editors render inside their editable DOM (CodeMirror's cm-placeholder widget):
+   * not part of the document, so left out of the text and the caret offsets.
+   */
+  function placeholdersIn(host: Element): Element[] {
+    return Array.from(host.querySelectorAll('[contenteditable="false"][class*="placeholder" i], [aria-hidden="true"][class*="placeholder" i]'));
+  }
+
+  function editorText(host: HTMLElement): string {
+    const text = host.textContent ?? '';
+    const holders = placeholdersIn(host);
+    if (!holders.length) return text;
+    let cut = 0;
+    for (const h of holders) cut += (h.textContent ?? '').length;
+    // Placeholders show only in an empty document: what remains is the document's text.
+    return cut >= text.length ? '' : text.replace(holders.map((h) => h.textContent ?? '').join(''), '');
+  }
+
   function selectionIn(host: Element): Selection | null {
     const root = host.getRootNode() as any;
     const sel: Selection | null = typeof root.getSelection === 'function' ? root.getSelection() : document.getSelection();
@@ -46,7 +75,9 @@ export function installFieldAgent(): void {
       const r = document.createRange();
       r.setStart(host, 0);
       r.setEnd(node, offset);
-      return r.toString().length; // compare against textContent-based length (see readField)
+      let length = r.toString().length; // compare against textContent-based length (see readField)
+      for (const h of placeholdersIn(host)) if (r.intersectsNode(h)) length -= Math.min(length, (h.textContent ?? '').length);
+      return length;
     };
     return { start: measure(range.startContainer, range.startOffset), end: measure(range.endContainer, range.endOffset) };
   }
@@ -57,19 +88,22 @@ export function installFieldAgent(): void {
     if (editable.localName === 'input' || editable.localName === 'textarea') {
       const f = editable as HTMLInputElement;
       let start = -1, end = -1;
+      // email, number, ...: no selection API (start -1); the caret was put at the end with the End key.
       try { start = f.selectionStart ?? -1; end = f.selectionEnd ?? -1; } catch { /* number inputs have none */ }
       return { kind: 'value', text: f.value, start, end, maxLength: f.maxLength, focused, describe: describe(f), lines: 0 };
     }
     const host = editable as HTMLElement;
     const { start, end } = editorOffsets(host);
     // Line breaks live in the block structure, not in textContent: count them from innerText.
-    const lines = (host.innerText.match(/\n+/g) ?? []).length;
-    return { kind: 'editor', text: host.textContent ?? '', start, end, maxLength: -1, focused, describe: describe(host), lines };
+    // A blank editor is one empty block (`<p><br></p>`, innerText "\n"): that is no line break.
+    const text = editorText(host);
+    const lines = text === '' && !host.querySelector('br + br, p + p, div + div') ? 0 : (host.innerText.match(/\n+/g) ?? []).length;
+    return { kind: 'editor', text, start, end, maxLength: -1, focused, describe: describe(host), lines };
   }
 
   function caretAtEnd(host: HTMLElement): boolean {
     const { start, end } = editorOffsets(host);
-    return start === end && end === (host.textContent ?? '').length;
+    return start === end && end === editorText(host).length;
   }
 
   /**
@@ -103,6 +137,7 @@ export function installFieldAgent(): void {
   async function prepareField(snapshotId: string | null, index: number) {
     let el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
     if (!el || el === document.body) return { none: true };
+    if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type)) return prepareValueInput(el as HTMLInputElement);
     const editable = editableOf(el);
     if (!editable) return { refusal: 'not_editable', detail: describe(el) };
     if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
@@ -115,6 +150,12 @@ export function installFieldAgent(): void {
         // A page may select the whole value a moment after focus (select-on-focus): typing then would
         // replace it. Place the caret once in any case, then until it stays at the end.
         const f = editable as HTMLInputElement;
+        if (!hasSelectionApi(f)) {
+          // No selection API (email, number): the caret cannot be read or placed from here; the
+          // End key (sent by the driver) puts it at the end. A deferred select() runs first.
+          await new Promise((r) => setTimeout(r, 0));
+          return finishPrepare(editable, true);
+        }
         const place = async () => {
           try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
           // A timer the focus handlers set (the usual deferred select()) runs before this one. Not a
@@ -133,11 +174,51 @@ export function installFieldAgent(): void {
       }
       if (!placed) return { refusal: 'caret_not_placed', detail: describe(editable) };
     }
+    // Already focused: the text goes where the user's caret is, so the caret is left alone.
+    return finishPrepare(editable, false);
+  }
+
+  function finishPrepare(editable: Element, pressEnd: boolean) {
     const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
     if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };
     watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
     const box = editable.getBoundingClientRect();
-    return { state: readField(editable), singleLine: editable.localName === 'input', center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
+    const type = editable.localName === 'input' ? (editable as HTMLInputElement).type : '';
+    return { state: readField(editable), singleLine: editable.localName === 'input', pressEnd, inputType: type, center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
+  }
+
+  /** Checks `text` against what the field would store, without touching the field (a detached probe). */
+  function probeValue(f: HTMLInputElement, text: string): string {
+    const probe = document.createElement('input');
+    probe.type = f.type;
+    for (const a of ['min', 'max', 'step']) { const v = f.getAttribute(a); if (v !== null) probe.setAttribute(a, v); }
+    probe.value = text;
+    return probe.value;
+  }
+
+  let valueTarget: HTMLInputElement | null = null;
+  /** date, time, color, range...: one value and no caret. type_text sets it whole (refused if the field would store something else). */
+  function prepareValueInput(f: HTMLInputElement) {
+    if (!isEnabled(f)) return { refusal: 'element_disabled', detail: describe(f) };
+    if (f.readOnly) return { refusal: 'element_readonly', detail: describe(f) };
+    valueTarget = f;
+    watchEvents(null, 0, []);
+    return { valueInput: true, inputType: f.type, form: VALUE_FORMS[f.type] ?? '', state: readField(f), describe: describe(f) };
+  }
+
+  /** Sets the value-type input prepared last to `text` and reads it back after the page settled. */
+  async function assignPreparedValue(text: string) {
+    const f = valueTarget;
+    if (!f || !f.isConnected) return { refusal: 'target_not_found', detail: 'the field left the page' };
+    const stored = probeValue(f, text);
+    if (stored !== text) return { refusal: 'value_rejected', detail: describe(f), stored };
+    const before = f.value;
+    f.focus();
+    nativeSetValue(f, text);
+    const first = f.value;
+    await nextFrame();
+    await new Promise((r) => setTimeout(r, 0));
+    return { before, first, settled: f.value };
   }
 
   /**
@@ -246,5 +327,5 @@ export function installFieldAgent(): void {
     return readValue(element(snapshotId, index));
   }
 
-  Object.assign(v, { prepareField, readBack, settledValue, setValue, selectAllIn, readElementValue });
+  Object.assign(v, { prepareField, assignPreparedValue, readBack, settledValue, setValue, selectAllIn, readElementValue });
 }
