@@ -46,17 +46,20 @@ export function installFieldAgent(): void {
    * not part of the document, so left out of the text and the caret offsets.
    */
   function placeholdersIn(host: Element): Element[] {
-    return Array.from(host.querySelectorAll('[contenteditable="false"][class*="placeholder" i], [aria-hidden="true"][class*="placeholder" i]'));
+    return Array.from(host.querySelectorAll('[contenteditable="false"][class*="placeholder" i], [aria-hidden="true"][class*="placeholder" i], [data-slate-placeholder]'));
   }
 
+  // Zero-width characters editors keep as caret anchors in empty blocks (Slate's U+FEFF): not text.
+  const ANCHORS = /\uFEFF/g;
+
   function editorText(host: HTMLElement): string {
-    const text = host.textContent ?? '';
+    const text = (host.textContent ?? '').replace(ANCHORS, '');
     const holders = placeholdersIn(host);
     if (!holders.length) return text;
     let cut = 0;
     for (const h of holders) cut += (h.textContent ?? '').length;
     // Placeholders show only in an empty document: what remains is the document's text.
-    return cut >= text.length ? '' : text.replace(holders.map((h) => h.textContent ?? '').join(''), '');
+    return cut >= text.length ? '' : text.replace(holders.map((h) => (h.textContent ?? '').replace(ANCHORS, '')).join(''), '');
   }
 
   function selectionIn(host: Element): Selection | null {
@@ -75,7 +78,7 @@ export function installFieldAgent(): void {
       const r = document.createRange();
       r.setStart(host, 0);
       r.setEnd(node, offset);
-      let length = r.toString().length; // compare against textContent-based length (see readField)
+      let length = r.toString().replace(ANCHORS, '').length; // compare against editorText (see readField)
       for (const h of placeholdersIn(host)) if (r.intersectsNode(h)) length -= Math.min(length, (h.textContent ?? '').length);
       return length;
     };
