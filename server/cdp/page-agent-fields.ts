@@ -187,7 +187,7 @@ export function installFieldAgent(): void {
     watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
     const box = editable.getBoundingClientRect();
     const type = editable.localName === 'input' ? (editable as HTMLInputElement).type : '';
-    return { state: readField(editable), singleLine: editable.localName === 'input', pressEnd, inputType: type, center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
+    return { state: readField(editable), singleLine: editable.localName === 'input', pressEnd, inputType: type, combobox: isCombobox(editable), center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
   }
 
   /** Checks `text` against what the field would store, without touching the field (a detached probe). */
@@ -288,10 +288,104 @@ export function installFieldAgent(): void {
     return { value: valueOf(el) ?? '', label: '', checked: el.getAttribute('aria-checked') };
   }
 
+  // ---------- select-like comboboxes (react-select, Downshift, ARIA 1.2 comboboxes) ----------
+
+  const isCombobox = (el: Element) => el.getAttribute('role') === 'combobox' && el.localName !== 'select';
+
+  /** Text of `root` without its listboxes, live regions, visually hidden helper text and labels. */
+  function shownText(root: Element): string {
+    let out = '';
+    const walk = (n: Node) => {
+      if (n.nodeType === Node.TEXT_NODE) { out += n.textContent; return; }
+      if (!(n instanceof Element)) return;
+      const role = n.getAttribute('role');
+      if (role === 'listbox' || role === 'log' || role === 'status' || n.hasAttribute('aria-live') || n.localName === 'label' || n.localName === 'script' || n.localName === 'style') return;
+      if (n.localName === 'input') { out += ' ' + (n as HTMLInputElement).value + ' '; return; }
+      for (const c of Array.from(n.childNodes)) walk(c);
+      out += ' ';
+    };
+    walk(root);
+    return out.replace(/\s+/g, ' ').trim();
+  }
+
+  /** What a combobox shows as chosen: its own text and value, or the nearest ancestor (3 levels) that shows any. */
+  function comboboxShows(el: Element): string {
+    const own = el.localName === 'input' ? (el as HTMLInputElement).value.trim() : shownText(el);
+    let context = '';
+    let node: Element | null = el;
+    for (let depth = 0; depth < 3 && node?.parentElement && !context; depth++) {
+      node = node.parentElement;
+      if (node.querySelectorAll('[role="combobox"]').length > 1) break;
+      context = shownText(node);
+    }
+    return [own, context].filter(Boolean).join(' | ');
+  }
+
+  function listboxOf(el: Element): Element | null {
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      const id = el.getAttribute(attr);
+      const found = id ? (el.getRootNode() as Document).getElementById?.(id) ?? document.getElementById(id) : null;
+      if (found) return found;
+    }
+    return null;
+  }
+
+  let optionClicks = 0;
+  const countClick = (e: Event) => { if (e.isTrusted) optionClicks++; };
+
+  /**
+   * Waits (bounded) for the combobox's listbox to list an option whose text is `value` (case and spaces
+   * aside), and returns where to click it. Lists what it offers when none matches.
+   */
+  async function findOption(snapshotId: string, index: number, value: string) {
+    const el = element(snapshotId, index);
+    const want = value.trim().toLowerCase();
+    const deadline = performance.now() + 1500;
+    let offered: string[] = [];
+    while (true) {
+      const box = listboxOf(el);
+      const opts = box ? Array.from(box.querySelectorAll('[role="option"]')) : [];
+      offered = opts.map((o) => (o.textContent ?? '').trim());
+      const match = opts.find((o) => (o.textContent ?? '').trim().toLowerCase() === want);
+      if (match) {
+        if (match.getAttribute('aria-disabled') === 'true') return { refusal: 'element_disabled', detail: describe(match) };
+        (match as HTMLElement).scrollIntoView({ block: 'nearest' });
+        await nextFrame();
+        const r = match.getBoundingClientRect();
+        optionClicks = 0;
+        match.addEventListener('click', countClick);
+        return { found: true, x: r.x + r.width / 2, y: r.y + r.height / 2, label: (match.textContent ?? '').trim(), describe: describe(match) };
+      }
+      if (performance.now() > deadline) return { found: false, offered: offered.slice(0, 30) };
+      await nextFrame();
+    }
+  }
+
+  /** The options the combobox's listbox lists now (after a render), for a refusal that says what it offers. */
+  async function offeredOptions(snapshotId: string, index: number): Promise<string[]> {
+    const el = element(snapshotId, index);
+    for (let i = 0; i < 3; i++) await nextFrame();
+    const box = listboxOf(el);
+    return box ? Array.from(box.querySelectorAll('[role="option"]')).map((o) => (o.textContent ?? '').trim()).slice(0, 30) : [];
+  }
+
+  /** After the option was clicked: whether it got the trusted click, and what the combobox shows now (settled). */
+  async function comboboxAfter(snapshotId: string, index: number) {
+    const el = element(snapshotId, index);
+    for (let i = 0; i < 3; i++) await nextFrame();
+    await new Promise((r) => setTimeout(r, 0));
+    return { clicked: optionClicks, expanded: el.getAttribute('aria-expanded') === 'true', shows: comboboxShows(el), describe: describe(el) };
+  }
+
   function setValue(snapshotId: string, index: number, value: string) {
     const el = element(snapshotId, index);
     if (!isEnabled(el)) return { refusal: 'element_disabled', detail: describe(el) };
     if ((el as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(el) };
+    if (isCombobox(el)) {
+      // Choosing is the only way to set a select-like combobox: its search text is not its value.
+      const shows = comboboxShows(el);
+      return { kind: 'combobox', typeable: el.localName === 'input', before: { value: shows, label: '', checked: null }, expected: { value, label: '', checked: null }, describe: describe(el) };
+    }
     const before = readValue(el);
     const tag = el.localName;
     if (tag === 'select') {
@@ -330,5 +424,5 @@ export function installFieldAgent(): void {
     return readValue(element(snapshotId, index));
   }
 
-  Object.assign(v, { prepareField, assignPreparedValue, readBack, settledValue, setValue, selectAllIn, readElementValue });
+  Object.assign(v, { prepareField, assignPreparedValue, findOption, offeredOptions, comboboxAfter, readBack, settledValue, setValue, selectAllIn, readElementValue });
 }

@@ -24,7 +24,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   let frame: Frame;
   let prepared: {
     none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean; center?: { x: number; y: number };
-    pressEnd?: boolean; inputType?: string; valueInput?: boolean; form?: string; describe?: string;
+    pressEnd?: boolean; inputType?: string; valueInput?: boolean; form?: string; describe?: string; combobox?: boolean;
   };
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
@@ -84,6 +84,9 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
     verdict = judge(before, read, text);
   }
   const evidence: Evidence[] = [...verdict.evidence, { kind: 'event', observed: describeEvents({ target: before.describe, events: read.events }) }];
+  if (prepared.combobox) {
+    evidence.push({ kind: 'combobox', detail: 'this field is a combobox: the text is its search text and filters its options; nothing is chosen until an option is (set_value with the option\'s text, or click the option)' });
+  }
   if (cancelled && verdict.effect === 'no_effect') evidence.push({ kind: 'beforeinput', observed: 'cancelled by the page (preventDefault)', detail: 'the page refused the input' });
   return {
     ...result(verdict.effect, sw, evidence, { target: before.describe, method }),
@@ -179,6 +182,7 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
     if (plan.refusal === 'no_such_option') throw new Refusal('no_such_option', `value: no option matches "${value}"; ${plan.detail}`);
     throw fieldRefusal(plan.refusal, plan.detail);
   }
+  if (plan.kind === 'combobox') return chooseOption(driver, tab, frame, target, sw, value, plan);
   sw.lap('resolve');
   if (plan.kind === 'toggle' && plan.needsClick) {
     await driver.click(target, { button: 'left', count: 1, modifiers: [] });
@@ -206,4 +210,55 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
   const unchanged = show(now) === show(plan.before);
   const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
   return { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
+}
+
+interface ComboboxPlan { typeable: boolean; before: { value: string }; describe: string }
+
+/**
+ * set_value on a select-like combobox (react-select, Downshift...): its search text is not its value, so
+ * the option itself is chosen, as a user does: type the value to filter (or open the list), click the
+ * option with a trusted click, then read back that the option got the click, the list closed and the
+ * combobox shows the option. Typing alone is never reported as a selection.
+ */
+async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: ResolvedTarget, sw: Stopwatch, value: string, plan: ComboboxPlan): Promise<ActionResult> {
+  const snapshotId = target.element!.snapshotId;
+  const local = (target.element!.ref as TabElementRef).local;
+  sw.lap('resolve');
+  try {
+    if (plan.typeable) {
+      if (!await tab.call(frame, 'selectAllIn', snapshotId, local)) throw new Refusal('focus_failed', `${plan.describe} would not take focus; nothing was chosen`);
+      await send(tab, 'Input.insertText', { text: value }); // the search text filters the options
+    } else {
+      await driver.click(target, { button: 'left', count: 1, modifiers: [] }); // opens the list
+    }
+    const option = await tab.call<{ found?: boolean; refusal?: string; detail?: string; offered?: string[]; x: number; y: number; label: string; describe: string }>(frame, 'findOption', snapshotId, local, value);
+    if (option.refusal) throw fieldRefusal(option.refusal, option.detail ?? '');
+    if (!option.found) {
+      // Leave the widget as it was found: the search text cleared, the list closed.
+      if (plan.typeable && await tab.call(frame, 'selectAllIn', snapshotId, local)) {
+        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+        // With the search text gone the list shows everything it offers.
+        const all = await tab.call<string[]>(frame, 'offeredOptions', snapshotId, local);
+        if (all.length) option.offered = all;
+      }
+      await pressNamedKey(tab, 'Escape', 27);
+      throw new Refusal('no_such_option', `value: ${plan.describe} lists no option "${value}" (it lists: ${option.offered?.length ? option.offered.join(', ') : 'nothing'}); nothing was chosen${plan.typeable ? ' and the search text was cleared' : ''}`);
+    }
+    if (await driver.mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] }) === 'dialog') return dialogResult(sw, plan.describe, 'choosing an option');
+    sw.lap('deliver');
+    const after = await tab.call<{ clicked: number; expanded: boolean; shows: string; describe: string }>(frame, 'comboboxAfter', snapshotId, local);
+    sw.lap('verify');
+    const shown = after.shows.includes(option.label);
+    const chosen = after.clicked > 0 && !after.expanded && shown;
+    const evidence: Evidence[] = [
+      { kind: 'event', expected: `trusted click on ${option.describe}`, observed: after.clicked > 0 ? `the option received the trusted click` : 'no click reached the option' },
+      { kind: 'selection', expected: option.label, observed: after.shows, detail: `before: ${plan.before.value || '(nothing shown)'}; the list is ${after.expanded ? 'still open' : 'closed'}` },
+    ];
+    const effect = chosen ? 'confirmed' : after.shows === plan.before.value ? 'no_effect' : 'mismatch';
+    return { ...result(effect, sw, evidence, { target: plan.describe, method: 'choose_option' }), ...(chosen ? {} : { observed: after.shows }) };
+  } catch (e) {
+    if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, plan.describe, 'choosing an option'); }
+    throw e;
+  }
 }
