@@ -74,7 +74,8 @@ function summarize(result: ActionResult): string {
   const head = `${result.effect}${result.method ? ` (${result.method})` : ''}${result.target ? ` on ${result.target}` : ''}`;
   const proof = (result.evidence ?? []).map((e) => `${e.kind}: ${e.observed !== undefined ? JSON.stringify(e.observed) : e.detail ?? ''}`).join('; ');
   const next = result.escalation ? ` Next: ${result.escalation.target}: ${result.escalation.reason}` : '';
-  return `${head}. ${proof}${next}`.slice(0, 2000);
+  const also = (result.side_effects ?? []).map((e) => e.kind === 'tab_opened' ? ` Opened tab ${e.tab_id} (${e.url}).` : e.kind === 'download' ? ` Downloaded ${e.file} to ${e.path} (${e.state}).` : ` A ${e.type} dialog is open ("${e.message}"); answer it with page handle_dialog.`).join('');
+  return `${head}. ${proof}${next}${also}`.slice(0, 2000);
 }
 
 export function refusalReply(refusal: Refusal): Reply {
