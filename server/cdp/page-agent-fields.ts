@@ -142,7 +142,8 @@ export function installFieldAgent(): void {
     if (!el || el === document.body) return { none: true };
     if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type)) return prepareValueInput(el as HTMLInputElement);
     const editable = editableOf(el);
-    if (!editable) return { refusal: 'not_editable', detail: describe(el) };
+    // An inline-edit widget (task boards): a role=textbox element that becomes an <input> when clicked.
+    if (!editable) return { refusal: 'not_editable', detail: describe(el), inline: el.getAttribute('role') === 'textbox' };
     if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
     if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
     const wasFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());

@@ -24,7 +24,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   let frame: Frame;
   let prepared: {
     none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean; center?: { x: number; y: number };
-    pressEnd?: boolean; inputType?: string; valueInput?: boolean; form?: string; describe?: string; combobox?: boolean;
+    pressEnd?: boolean; inputType?: string; valueInput?: boolean; form?: string; describe?: string; combobox?: boolean; inline?: boolean;
   };
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
@@ -33,6 +33,14 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   } else {
     frame = await driver.focusedFrame(tab);
     prepared = await tab.call(frame, 'prepareField', null, 0);
+  }
+  if (prepared.refusal === 'not_editable' && prepared.inline && target.element) {
+    // Clicked as a user would, an inline-edit widget swaps itself for a field and focuses it: type there.
+    const described = prepared.detail ?? 'the element';
+    await driver.click(target, { button: 'left', count: 1, modifiers: [] });
+    frame = await driver.focusedFrame(tab);
+    prepared = await tab.call(frame, 'prepareField', null, 0);
+    if (prepared.none || prepared.refusal) throw new Refusal('not_editable', `${described} is a textbox without a field, and a click on it focused no field (${prepared.refusal ? `${prepared.refusal}: ${prepared.detail}` : 'nothing focused'}); nothing was typed`);
   }
   if (prepared.none) throw new Refusal('target_not_found', 'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field');
   if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
