@@ -61,3 +61,19 @@ describe('a verdict that says mismatch is one', () => {
     assert.equal(await s.model(page), '');
   });
 });
+
+describe('CodeMirror 6 inside a shadow root', () => {
+  for (const [query, start] of [['?blank', ''], ['', 'Hello world']] as const) {
+    test(`${start ? 'filled' : 'blank'}, by token: text and a line break land once, confirmed`, async () => {
+      const page = await s.open(`codemirror-shadow.html${query}`);
+      const snap = await s.snapshot(s.v, { format: 'full' });
+      const field = snap.find((e) => e.role === 'textbox', 'the editor');
+      const r = await s.v.call('type_text', { element_token: field.element_token, text: 'Hi 世界' });
+      assert.equal(r.structured.effect, 'confirmed', r.text);
+      assert.equal(await s.model(page), start + 'Hi 世界');
+      const r2 = await s.v.call('type_text', { text: '\nnext' });
+      assert.equal(r2.structured.effect, 'confirmed', r2.text);
+      assert.equal(await s.model(page), start + 'Hi 世界\nnext');
+    });
+  }
+});
