@@ -104,6 +104,8 @@ async function main() {
       __VUE_OPTIONS_API__: 'true',
       __VUE_PROD_DEVTOOLS__: 'false',
       __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
+      // draft-js (through fbjs) reads Node's `global`.
+      global: 'globalThis',
     },
   });
 

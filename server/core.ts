@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from './token.js';
 import { NativeDriver, type NativeTarget } from './native/driver.js';
+import { queuedDriver, TargetQueue, type WaitHook } from './routing/queue.js';
 import type { AccRef } from './native/atspi.js';
 import { describeWindow, descendsFrom } from './native/x11.js';
 import { Activity, summarizeArgs } from './activity.js';
@@ -31,6 +32,8 @@ export interface CallContext {
   transport?: 'stdio' | 'http';
   /** Runs one tool call through the full admission path (run_actions uses it for its steps). */
   runStep?: (tool: import('./tools/define.js').ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
+  /** Told when an action waits for earlier ones on its target (e.g. to send an MCP progress notification). */
+  onQueued?: WaitHook;
 }
 
 export interface TargetArgs {
@@ -181,6 +184,14 @@ export class Verity {
    * Mixing two ways of naming a target is refused; tokens are checked for staleness here.
    */
   async resolve(args: TargetArgs, ctx: CallContext, options: { needsTarget?: boolean } = {}): Promise<{ target: ResolvedTarget; driver: Driver }> {
+    const { target, driver } = await this.route(args, ctx, options);
+    // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
+    return { target, driver: queuedDriver(this.actionQueue, driver, target, ctx.onQueued) };
+  }
+
+  readonly actionQueue = new TargetQueue();
+
+  private async route(args: TargetArgs, ctx: CallContext, options: { needsTarget?: boolean }): Promise<{ target: ResolvedTarget; driver: Driver }> {
     checkTargetShape(args);
     const point = args.x !== undefined ? { x: args.x, y: args.y! } : undefined;
 

@@ -9,6 +9,8 @@ import { frameOf, quickFrameOf, snapshotTab, type TabElementRef } from './snapsh
 import type { Frame, Tab } from './tab.js';
 import { setValueOnTab, typeIntoTab } from './typing.js';
 import { queueCursor } from './cursor-overlay.js';
+import { judgePointer } from '../routing/verdicts.js';
+import { SideEffectWatch } from './side-effects.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -16,7 +18,30 @@ const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, met
 export interface PointTarget { tab: Tab; frame: Frame; x: number; y: number; target: string; href?: string; snapshotId: string | null; local: number }
 
 export class CdpDriver implements Driver {
-  constructor(readonly host: BrowserHost) {}
+  private readonly sideEffects: SideEffectWatch;
+  constructor(readonly host: BrowserHost) { this.sideEffects = new SideEffectWatch(host); }
+
+  /**
+   * Runs one action and adds to its result what else it caused (a tab opened, a download, a dialog now
+   * blocking the page) as `side_effects`; absent when there was nothing.
+   */
+  private async withSideEffects(target: ResolvedTarget, run: () => Promise<ActionResult>): Promise<ActionResult> {
+    const watch = await this.sideEffects.begin(target.key);
+    let r: ActionResult | undefined;
+    try {
+      r = await run();
+    } finally {
+      const dialog = target.kind === 'tab' ? (await this.host.findTab(target.key).catch(() => null))?.dialog ?? null : null;
+      const effects = await watch.end(r ? dialog : null);
+      // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
+      for (const e of effects) {
+        if (e.kind !== 'tab_opened') continue;
+        for (let i = 0; i < 20 && !(await this.host.findTab(e.tab_id).then(() => true, () => false)); i++) await new Promise((res) => setTimeout(res, 100));
+      }
+      if (r && effects.length) r = { ...r, side_effects: effects };
+    }
+    return r!; // run() returned (a throw leaves above)
+  }
 
   async tab(target: ResolvedTarget): Promise<Tab> {
     return this.host.findTab(target.key);
@@ -64,7 +89,11 @@ export class CdpDriver implements Driver {
     return 'sent';
   }
 
-  async click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+  click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+    return this.withSideEffects(target, () => this.deliverClick(target, options));
+  }
+
+  private async deliverClick(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
     const sw = new Stopwatch();
     const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
     const aimed = await this.aim(target, ['mousedown', 'mouseup', decisive]);
@@ -95,11 +124,19 @@ export class CdpDriver implements Driver {
     return classifyPointerEvents(seen, decisive, sw, aimed.target);
   }
 
-  async typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+  typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+    return this.withSideEffects(target, () => this.deliverTypeText(target, text, options));
+  }
+
+  private async deliverTypeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
     return typeIntoTab(this, target, text, options);
   }
 
-  async setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+  setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+    return this.withSideEffects(target, () => this.deliverSetValue(target, value));
+  }
+
+  private async deliverSetValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
     return setValueOnTab(this, target, value);
   }
 
@@ -112,7 +149,11 @@ export class CdpDriver implements Driver {
     return frames[0];
   }
 
-  async pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+  pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+    return this.withSideEffects(target, () => this.deliverPressKey(target, key, modifiers));
+  }
+
+  private async deliverPressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
     const sw = new Stopwatch();
     const tab = await this.tab(target);
     let frame: Frame;
@@ -158,7 +199,11 @@ export class CdpDriver implements Driver {
     });
   }
 
-  async scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
+  scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
+    return this.withSideEffects(target, () => this.deliverScroll(target, options));
+  }
+
+  private async deliverScroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
     const sw = new Stopwatch();
     const tab = await this.tab(target);
     let frame: Frame, x: number, y: number;
@@ -202,7 +247,11 @@ export class CdpDriver implements Driver {
     return result('mismatch', sw, evidence, { target: after.target, observed: { scroll_x: after.x, scroll_y: after.y } });
   }
 
-  async drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+  drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+    return this.withSideEffects(target, () => this.deliverDrag(target, options));
+  }
+
+  private async deliverDrag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
     const sw = new Stopwatch();
     const tab = await this.tab(target);
     const frames = await tab.frames();
@@ -243,12 +292,9 @@ export function describeEvents(seen: Watched): string {
 }
 
 function classifyPointerEvents(seen: Watched, decisive: string, sw: Stopwatch, target: string): ActionResult {
-  const hit = seen.events.find((e) => e.type === decisive && e.trusted && e.onTarget);
   const evidence: Evidence[] = [{ kind: 'event', expected: `trusted ${decisive} on ${target}`, observed: describeEvents(seen) }];
-  if (hit) return result('confirmed', sw, evidence, { target });
-  const elsewhere = seen.events.find((e) => e.type === decisive && !e.onTarget);
-  if (elsewhere) return result('mismatch', sw, evidence, { target, observed: `the ${decisive} landed on ${elsewhere.hit}` });
-  return result('unverifiable', sw, evidence, { target, escalation: { target: 'verify', reason: `no ${decisive} was observed; call get_window_state to see the page` } });
+  const v = judgePointer(seen.events, decisive);
+  return result(v.effect, sw, evidence, { target, ...(v.observed ? { observed: v.observed } : {}), ...(v.escalation ? { escalation: v.escalation } : {}) });
 }
 
 export function result(effect: ActionResult['effect'], sw: Stopwatch, evidence: Evidence[], extra: Partial<ActionResult> = {}): ActionResult {

@@ -12,6 +12,12 @@ export function installFieldAgent(): void {
   };
   const EDITOR_SELECTION_SYNC_MS = 120;
   const EDITOR_SETTLE_MS = 400;
+  // Inputs that hold one value and have no caret to insert at: type_text sets the whole value.
+  const VALUE_INPUT_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  const VALUE_FORMS: Record<string, string> = {
+    date: 'yyyy-mm-dd', time: 'hh:mm or hh:mm:ss', 'datetime-local': 'yyyy-mm-ddThh:mm', month: 'yyyy-mm',
+    week: 'yyyy-Www', color: '#rrggbb (lower case)', range: 'a number within its min, max and step',
+  };
 
   // ---------- text fields ----------
 
@@ -30,6 +36,32 @@ export function installFieldAgent(): void {
     return null;
   }
 
+  /** email, number and others have no selection API: selectionStart reads null (or throws). */
+  function hasSelectionApi(f: HTMLInputElement | HTMLTextAreaElement): boolean {
+    try { return f.selectionStart !== null; } catch { return false; }
+  }
+
+  /**
+   * Placeholders some editors render inside their editable DOM (CodeMirror's cm-placeholder widget):
+   * not part of the document, so left out of the text and the caret offsets.
+   */
+  function placeholdersIn(host: Element): Element[] {
+    return Array.from(host.querySelectorAll('[contenteditable="false"][class*="placeholder" i], [aria-hidden="true"][class*="placeholder" i], [data-slate-placeholder]'));
+  }
+
+  // Zero-width characters editors keep as caret anchors in empty blocks (Slate's U+FEFF): not text.
+  const ANCHORS = /\uFEFF/g;
+
+  function editorText(host: HTMLElement): string {
+    const text = (host.textContent ?? '').replace(ANCHORS, '');
+    const holders = placeholdersIn(host);
+    if (!holders.length) return text;
+    let cut = 0;
+    for (const h of holders) cut += (h.textContent ?? '').length;
+    // Placeholders show only in an empty document: what remains is the document's text.
+    return cut >= text.length ? '' : text.replace(holders.map((h) => (h.textContent ?? '').replace(ANCHORS, '')).join(''), '');
+  }
+
   function selectionIn(host: Element): Selection | null {
     const root = host.getRootNode() as any;
     const sel: Selection | null = typeof root.getSelection === 'function' ? root.getSelection() : document.getSelection();
@@ -46,7 +78,9 @@ export function installFieldAgent(): void {
       const r = document.createRange();
       r.setStart(host, 0);
       r.setEnd(node, offset);
-      return r.toString().length; // compare against textContent-based length (see readField)
+      let length = r.toString().replace(ANCHORS, '').length; // compare against editorText (see readField)
+      for (const h of placeholdersIn(host)) if (r.intersectsNode(h)) length -= Math.min(length, (h.textContent ?? '').length);
+      return length;
     };
     return { start: measure(range.startContainer, range.startOffset), end: measure(range.endContainer, range.endOffset) };
   }
@@ -57,19 +91,22 @@ export function installFieldAgent(): void {
     if (editable.localName === 'input' || editable.localName === 'textarea') {
       const f = editable as HTMLInputElement;
       let start = -1, end = -1;
+      // email, number, ...: no selection API (start -1); the caret was put at the end with the End key.
       try { start = f.selectionStart ?? -1; end = f.selectionEnd ?? -1; } catch { /* number inputs have none */ }
       return { kind: 'value', text: f.value, start, end, maxLength: f.maxLength, focused, describe: describe(f), lines: 0 };
     }
     const host = editable as HTMLElement;
     const { start, end } = editorOffsets(host);
     // Line breaks live in the block structure, not in textContent: count them from innerText.
-    const lines = (host.innerText.match(/\n+/g) ?? []).length;
-    return { kind: 'editor', text: host.textContent ?? '', start, end, maxLength: -1, focused, describe: describe(host), lines };
+    // A blank editor is one empty block (`<p><br></p>`, innerText "\n"): that is no line break.
+    const text = editorText(host);
+    const lines = text === '' && !host.querySelector('br + br, p + p, div + div') ? 0 : (host.innerText.match(/\n+/g) ?? []).length;
+    return { kind: 'editor', text, start, end, maxLength: -1, focused, describe: describe(host), lines };
   }
 
   function caretAtEnd(host: HTMLElement): boolean {
     const { start, end } = editorOffsets(host);
-    return start === end && end === (host.textContent ?? '').length;
+    return start === end && end === editorText(host).length;
   }
 
   /**
@@ -103,8 +140,10 @@ export function installFieldAgent(): void {
   async function prepareField(snapshotId: string | null, index: number) {
     let el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
     if (!el || el === document.body) return { none: true };
+    if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type)) return prepareValueInput(el as HTMLInputElement);
     const editable = editableOf(el);
-    if (!editable) return { refusal: 'not_editable', detail: describe(el) };
+    // An inline-edit widget (task boards): a role=textbox element that becomes an <input> when clicked.
+    if (!editable) return { refusal: 'not_editable', detail: describe(el), inline: el.getAttribute('role') === 'textbox' };
     if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
     if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
     const wasFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
@@ -115,6 +154,12 @@ export function installFieldAgent(): void {
         // A page may select the whole value a moment after focus (select-on-focus): typing then would
         // replace it. Place the caret once in any case, then until it stays at the end.
         const f = editable as HTMLInputElement;
+        if (!hasSelectionApi(f)) {
+          // No selection API (email, number): the caret cannot be read or placed from here; the
+          // End key (sent by the driver) puts it at the end. A deferred select() runs first.
+          await new Promise((r) => setTimeout(r, 0));
+          return finishPrepare(editable, true);
+        }
         const place = async () => {
           try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
           // A timer the focus handlers set (the usual deferred select()) runs before this one. Not a
@@ -133,11 +178,51 @@ export function installFieldAgent(): void {
       }
       if (!placed) return { refusal: 'caret_not_placed', detail: describe(editable) };
     }
+    // Already focused: the text goes where the user's caret is, so the caret is left alone.
+    return finishPrepare(editable, false);
+  }
+
+  function finishPrepare(editable: Element, pressEnd: boolean) {
     const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
     if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };
     watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
     const box = editable.getBoundingClientRect();
-    return { state: readField(editable), singleLine: editable.localName === 'input', center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
+    const type = editable.localName === 'input' ? (editable as HTMLInputElement).type : '';
+    return { state: readField(editable), singleLine: editable.localName === 'input', pressEnd, inputType: type, combobox: isCombobox(editable), center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
+  }
+
+  /** Checks `text` against what the field would store, without touching the field (a detached probe). */
+  function probeValue(f: HTMLInputElement, text: string): string {
+    const probe = document.createElement('input');
+    probe.type = f.type;
+    for (const a of ['min', 'max', 'step']) { const v = f.getAttribute(a); if (v !== null) probe.setAttribute(a, v); }
+    probe.value = text;
+    return probe.value;
+  }
+
+  let valueTarget: HTMLInputElement | null = null;
+  /** date, time, color, range...: one value and no caret. type_text sets it whole (refused if the field would store something else). */
+  function prepareValueInput(f: HTMLInputElement) {
+    if (!isEnabled(f)) return { refusal: 'element_disabled', detail: describe(f) };
+    if (f.readOnly) return { refusal: 'element_readonly', detail: describe(f) };
+    valueTarget = f;
+    watchEvents(null, 0, []);
+    return { valueInput: true, inputType: f.type, form: VALUE_FORMS[f.type] ?? '', state: readField(f), describe: describe(f) };
+  }
+
+  /** Sets the value-type input prepared last to `text` and reads it back after the page settled. */
+  async function assignPreparedValue(text: string) {
+    const f = valueTarget;
+    if (!f || !f.isConnected) return { refusal: 'target_not_found', detail: 'the field left the page' };
+    const stored = probeValue(f, text);
+    if (stored !== text) return { refusal: 'value_rejected', detail: describe(f), stored };
+    const before = f.value;
+    f.focus();
+    nativeSetValue(f, text);
+    const first = f.value;
+    await nextFrame();
+    await new Promise((r) => setTimeout(r, 0));
+    return { before, first, settled: f.value };
   }
 
   /**
@@ -204,10 +289,104 @@ export function installFieldAgent(): void {
     return { value: valueOf(el) ?? '', label: '', checked: el.getAttribute('aria-checked') };
   }
 
+  // ---------- select-like comboboxes (react-select, Downshift, ARIA 1.2 comboboxes) ----------
+
+  const isCombobox = (el: Element) => el.getAttribute('role') === 'combobox' && el.localName !== 'select';
+
+  /** Text of `root` without its listboxes, live regions, visually hidden helper text and labels. */
+  function shownText(root: Element): string {
+    let out = '';
+    const walk = (n: Node) => {
+      if (n.nodeType === Node.TEXT_NODE) { out += n.textContent; return; }
+      if (!(n instanceof Element)) return;
+      const role = n.getAttribute('role');
+      if (role === 'listbox' || role === 'log' || role === 'status' || n.hasAttribute('aria-live') || n.localName === 'label' || n.localName === 'script' || n.localName === 'style') return;
+      if (n.localName === 'input') { out += ' ' + (n as HTMLInputElement).value + ' '; return; }
+      for (const c of Array.from(n.childNodes)) walk(c);
+      out += ' ';
+    };
+    walk(root);
+    return out.replace(/\s+/g, ' ').trim();
+  }
+
+  /** What a combobox shows as chosen: its own text and value, or the nearest ancestor (3 levels) that shows any. */
+  function comboboxShows(el: Element): string {
+    const own = el.localName === 'input' ? (el as HTMLInputElement).value.trim() : shownText(el);
+    let context = '';
+    let node: Element | null = el;
+    for (let depth = 0; depth < 3 && node?.parentElement && !context; depth++) {
+      node = node.parentElement;
+      if (node.querySelectorAll('[role="combobox"]').length > 1) break;
+      context = shownText(node);
+    }
+    return [own, context].filter(Boolean).join(' | ');
+  }
+
+  function listboxOf(el: Element): Element | null {
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      const id = el.getAttribute(attr);
+      const found = id ? (el.getRootNode() as Document).getElementById?.(id) ?? document.getElementById(id) : null;
+      if (found) return found;
+    }
+    return null;
+  }
+
+  let optionClicks = 0;
+  const countClick = (e: Event) => { if (e.isTrusted) optionClicks++; };
+
+  /**
+   * Waits (bounded) for the combobox's listbox to list an option whose text is `value` (case and spaces
+   * aside), and returns where to click it. Lists what it offers when none matches.
+   */
+  async function findOption(snapshotId: string, index: number, value: string) {
+    const el = element(snapshotId, index);
+    const want = value.trim().toLowerCase();
+    const deadline = performance.now() + 1500;
+    let offered: string[] = [];
+    while (true) {
+      const box = listboxOf(el);
+      const opts = box ? Array.from(box.querySelectorAll('[role="option"]')) : [];
+      offered = opts.map((o) => (o.textContent ?? '').trim());
+      const match = opts.find((o) => (o.textContent ?? '').trim().toLowerCase() === want);
+      if (match) {
+        if (match.getAttribute('aria-disabled') === 'true') return { refusal: 'element_disabled', detail: describe(match) };
+        (match as HTMLElement).scrollIntoView({ block: 'nearest' });
+        await nextFrame();
+        const r = match.getBoundingClientRect();
+        optionClicks = 0;
+        match.addEventListener('click', countClick);
+        return { found: true, x: r.x + r.width / 2, y: r.y + r.height / 2, label: (match.textContent ?? '').trim(), describe: describe(match) };
+      }
+      if (performance.now() > deadline) return { found: false, offered: offered.slice(0, 30) };
+      await nextFrame();
+    }
+  }
+
+  /** The options the combobox's listbox lists now (after a render), for a refusal that says what it offers. */
+  async function offeredOptions(snapshotId: string, index: number): Promise<string[]> {
+    const el = element(snapshotId, index);
+    for (let i = 0; i < 3; i++) await nextFrame();
+    const box = listboxOf(el);
+    return box ? Array.from(box.querySelectorAll('[role="option"]')).map((o) => (o.textContent ?? '').trim()).slice(0, 30) : [];
+  }
+
+  /** After the option was clicked: whether it got the trusted click, and what the combobox shows now (settled). */
+  async function comboboxAfter(snapshotId: string, index: number) {
+    const el = element(snapshotId, index);
+    for (let i = 0; i < 3; i++) await nextFrame();
+    await new Promise((r) => setTimeout(r, 0));
+    return { clicked: optionClicks, expanded: el.getAttribute('aria-expanded') === 'true', shows: comboboxShows(el), describe: describe(el) };
+  }
+
   function setValue(snapshotId: string, index: number, value: string) {
     const el = element(snapshotId, index);
     if (!isEnabled(el)) return { refusal: 'element_disabled', detail: describe(el) };
     if ((el as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(el) };
+    if (isCombobox(el)) {
+      // Choosing is the only way to set a select-like combobox: its search text is not its value.
+      const shows = comboboxShows(el);
+      return { kind: 'combobox', typeable: el.localName === 'input', before: { value: shows, label: '', checked: null }, expected: { value, label: '', checked: null }, describe: describe(el) };
+    }
     const before = readValue(el);
     const tag = el.localName;
     if (tag === 'select') {
@@ -246,5 +425,5 @@ export function installFieldAgent(): void {
     return readValue(element(snapshotId, index));
   }
 
-  Object.assign(v, { prepareField, readBack, settledValue, setValue, selectAllIn, readElementValue });
+  Object.assign(v, { prepareField, assignPreparedValue, findOption, offeredOptions, comboboxAfter, readBack, settledValue, setValue, selectAllIn, readElementValue });
 }

@@ -90,10 +90,17 @@ export class Tab {
 
   async navigate(url: string): Promise<void> {
     this.worlds.clear();
+    let outcome: 'sent' | 'dialog';
     try {
-      await this.page.goto(url, { waitUntil: 'load', timeout: 30_000 });
+      // A beforeunload handler that asks holds the navigation until its dialog is answered: say so at once.
+      outcome = await this.unlessDialog(this.page.goto(url, { waitUntil: 'load', timeout: 30_000 }));
     } catch (e) {
       throw new Refusal('target_not_found', `navigation to ${url} failed: ${(e as Error).message}`);
+    }
+    if (outcome === 'dialog') {
+      const d = this.dialog;
+      throw new Refusal('dialog_open', `a ${d?.type ?? 'JavaScript'} dialog opened ("${d?.message ?? ''}") and holds the navigation to ${url}; answer it with page {action:"handle_dialog", accept:true} to leave the page (the navigation then goes on) or accept:false to stay`,
+        { dialog: { type: d?.type ?? null, message: d?.message ?? '' } });
     }
   }
 

@@ -5,23 +5,27 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import type { CdpDriver, Watched } from './driver.js';
+import type { CdpDriver } from './driver.js';
 import { describeEvents, dialogResult, result } from './driver.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 import { queueCursor } from './cursor-overlay.js';
+import { excerpt, judgeText, numberFieldRejects, type FieldReadBack, type FieldState } from '../routing/verdicts.js';
 
-interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
-interface ReadBack { first: FieldState | null; settled: FieldState | null; events: Watched['events'] }
-
-const NBSP = /\u00a0/g;
+type ReadBack = FieldReadBack;
+// The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
+export { excerpt, judgeText as judge };
+const judge = judgeText;
 
 export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, text: string, _options: TypeOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
   const tab = await driver.tab(target);
   if (target.point && !target.element) await driver.click(target, { button: 'left', count: 1, modifiers: [] });
   let frame: Frame;
-  let prepared: { none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean; center?: { x: number; y: number } };
+  let prepared: {
+    none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean; center?: { x: number; y: number };
+    pressEnd?: boolean; inputType?: string; valueInput?: boolean; form?: string; describe?: string; combobox?: boolean; inline?: boolean;
+  };
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
     frame = quickFrameOf(tab, ref);
@@ -30,9 +34,22 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
     frame = await driver.focusedFrame(tab);
     prepared = await tab.call(frame, 'prepareField', null, 0);
   }
+  if (prepared.refusal === 'not_editable' && prepared.inline && target.element) {
+    // Clicked as a user would, an inline-edit widget swaps itself for a field and focuses it: type there.
+    const described = prepared.detail ?? 'the element';
+    await driver.click(target, { button: 'left', count: 1, modifiers: [] });
+    frame = await driver.focusedFrame(tab);
+    prepared = await tab.call(frame, 'prepareField', null, 0);
+    if (prepared.none || prepared.refusal) throw new Refusal('not_editable', `${described} is a textbox without a field, and a click on it focused no field (${prepared.refusal ? `${prepared.refusal}: ${prepared.detail}` : 'nothing focused'}); nothing was typed`);
+  }
   if (prepared.none) throw new Refusal('target_not_found', 'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field');
   if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
+  if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared as { inputType: string; form: string; describe: string });
   const before = prepared.state!;
+  const dropped = prepared.inputType === 'number' ? numberFieldRejects(text) : null;
+  if (dropped) {
+    throw new Refusal('text_not_deliverable', `${before.describe} is a number field: it accepts only digits, a sign, a decimal point and an exponent, and would drop "${dropped}"; nothing was typed`);
+  }
   if (prepared.singleLine && text.includes('\n')) {
     throw new Refusal('text_not_deliverable', `${before.describe} is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter if you mean to submit`);
   }
@@ -43,6 +60,9 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   sw.lap('resolve');
 
   try {
+    // A field without a selection API (email, number) cannot have its caret placed from the page:
+    // the End key puts it after the value, where the text belongs.
+    if (prepared.pressEnd) await pressNamedKey(tab, 'End', 35);
     await insertText(tab, text, before.kind);
   } catch (e) {
     if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, before.describe, 'typing'); }
@@ -72,6 +92,9 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
     verdict = judge(before, read, text);
   }
   const evidence: Evidence[] = [...verdict.evidence, { kind: 'event', observed: describeEvents({ target: before.describe, events: read.events }) }];
+  if (prepared.combobox) {
+    evidence.push({ kind: 'combobox', detail: 'this field is a combobox: the text is its search text and filters its options; nothing is chosen until an option is (set_value with the option\'s text, or click the option)' });
+  }
   if (cancelled && verdict.effect === 'no_effect') evidence.push({ kind: 'beforeinput', observed: 'cancelled by the page (preventDefault)', detail: 'the page refused the input' });
   return {
     ...result(verdict.effect, sw, evidence, { target: before.describe, method }),
@@ -93,6 +116,35 @@ async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Pro
   }
 }
 
+async function pressNamedKey(tab: Tab, key: string, code: number): Promise<void> {
+  await send(tab, 'Input.dispatchKeyEvent', { type: 'rawKeyDown', key, code: key, windowsVirtualKeyCode: code, nativeVirtualKeyCode: code });
+  await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key, code: key, windowsVirtualKeyCode: code, nativeVirtualKeyCode: code });
+}
+
+/**
+ * date, time, color, range...: a field that holds one value and has no caret. The text becomes its whole
+ * value, checked first against what the field would store (nothing is done when it would store
+ * something else), then read back after the page settled.
+ */
+async function typeIntoValueInput(tab: Tab, frame: Frame, sw: Stopwatch, text: string, prepared: { inputType: string; form: string; describe: string }): Promise<ActionResult> {
+  sw.lap('resolve');
+  const r = await tab.call<{ refusal?: string; detail?: string; stored?: string; before?: string; first?: string; settled?: string }>(frame, 'assignPreparedValue', text);
+  if (r.refusal === 'value_rejected') {
+    throw new Refusal('text_not_deliverable', `${prepared.describe} is a ${prepared.inputType} field holding one value in the form ${prepared.form}; "${text}" is not one (the field would store "${r.stored}"); nothing was set`);
+  }
+  if (r.refusal) throw new Refusal('target_not_found', `${r.refusal}: ${r.detail}`);
+  sw.lap('deliver');
+  sw.lap('verify');
+  const evidence: Evidence[] = [{ kind: 'field_value', expected: text, observed: r.settled, detail: `a ${prepared.inputType} field has no caret: the text was set as its whole value (before: "${r.before}")` }];
+  if (r.first !== r.settled) evidence.unshift({ kind: 'field_value', observed: r.first, detail: 'read back at once, before the page rewrote it' });
+  const effect = r.settled === text ? 'confirmed' : r.settled === r.before ? 'no_effect' : 'mismatch';
+  return {
+    ...result(effect, sw, evidence, { target: prepared.describe, method: 'set_value' }),
+    delivery: { mode: 'background', delivered_count: effect === 'confirmed' ? [...text].length : 0 },
+    ...(effect === 'confirmed' ? {} : { observed: r.settled }),
+  };
+}
+
 async function pressEnter(tab: Tab): Promise<void> {
   const key = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
   await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: '\r', unmodifiedText: '\r' });
@@ -112,54 +164,6 @@ class DialogOpened extends Error {}
 
 async function send(tab: Tab, method: 'Input.insertText' | 'Input.dispatchKeyEvent', params: Record<string, unknown>): Promise<void> {
   if (await tab.unlessDialog(tab.session.send(method as 'Input.insertText', params as never)) === 'dialog') throw new DialogOpened();
-}
-
-interface Verdict { effect: ActionResult['effect']; delivered: number; evidence: Evidence[] }
-
-/** Compares what the field holds with what inserting `text` at the caret should have produced. */
-export function judge(before: FieldState, read: ReadBack, text: string): Verdict {
-  const after = read.settled ?? read.first;
-  if (!after) return { effect: 'unverifiable', delivered: 0, evidence: [{ kind: 'value', detail: 'the field could not be read back' }] };
-  const norm = (s: string) => (before.kind === 'editor' ? s.replace(NBSP, ' ') : s);
-  const inserted = before.kind === 'editor' ? text.replace(/\n/g, '') : text;
-  const start = before.start >= 0 ? before.start : before.text.length;
-  const end = before.end >= 0 ? before.end : start;
-  const head = norm(before.text.slice(0, start)), tail = norm(before.text.slice(end));
-  const expected = head + inserted + tail;
-  const observed = norm(after.text);
-  const evidenceFor = (state: FieldState, label: string): Evidence => ({
-    kind: before.kind === 'value' ? 'field_value' : 'editor_text', detail: label,
-    expected: excerpt(expected, head.length, inserted.length), observed: excerpt(norm(state.text), head.length, inserted.length),
-  });
-  const evidence = [evidenceFor(after, read.settled ? 'read back after the page settled' : 'read back at once')];
-  if (read.first && read.settled && norm(read.first.text) !== observed) {
-    evidence.unshift(evidenceFor(read.first, 'read back at once, before the page rewrote it'));
-  }
-  const newlines = (text.match(/\n+/g) ?? []).length;
-  const breaksLanded = before.kind !== 'editor' || after.lines - before.lines >= newlines;
-  if (observed === expected && breaksLanded) return { effect: 'confirmed', delivered: [...text].length, evidence };
-  if (observed === expected) {
-    evidence.push({ kind: 'line_breaks', expected: newlines, observed: after.lines - before.lines, detail: 'the text landed but its line breaks did not' });
-    return { effect: 'mismatch', delivered: [...text].length - newlines, evidence };
-  }
-  if (observed === norm(before.text)) return { effect: 'no_effect', delivered: 0, evidence };
-  // Some prefix of the text landed at the caret and nothing else changed (maxlength, a full field).
-  if (observed.startsWith(head) && observed.endsWith(tail) && observed.length <= expected.length) {
-    const middle = observed.slice(head.length, observed.length - tail.length);
-    if (middle.length > 0 && inserted.startsWith(middle)) {
-      if (after.maxLength >= 0) evidence.push({ kind: 'max_length', observed: after.maxLength });
-      return { effect: 'partial', delivered: [...middle].length, evidence };
-    }
-  }
-  return { effect: 'mismatch', delivered: 0, evidence };
-}
-
-/** A bounded window of a long text around the insertion, so evidence stays small for 2,000 characters. */
-export function excerpt(text: string, at: number, length: number, context = 40): string {
-  if (text.length <= 2 * context + 120) return text;
-  const from = Math.max(0, at - context), to = Math.min(text.length, at + length + context);
-  const middle = to - from > 2 * context + 120 ? text.slice(from, from + context + 60) + `…(${to - from - 2 * context - 120} chars)…` + text.slice(to - context - 60, to) : text.slice(from, to);
-  return (from > 0 ? '…' : '') + middle + (to < text.length ? '…' : '');
 }
 
 function fieldRefusal(code: string, detail: string): Refusal {
@@ -186,6 +190,7 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
     if (plan.refusal === 'no_such_option') throw new Refusal('no_such_option', `value: no option matches "${value}"; ${plan.detail}`);
     throw fieldRefusal(plan.refusal, plan.detail);
   }
+  if (plan.kind === 'combobox') return chooseOption(driver, tab, frame, target, sw, value, plan);
   sw.lap('resolve');
   if (plan.kind === 'toggle' && plan.needsClick) {
     await driver.click(target, { button: 'left', count: 1, modifiers: [] });
@@ -213,4 +218,55 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
   const unchanged = show(now) === show(plan.before);
   const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
   return { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
+}
+
+interface ComboboxPlan { typeable: boolean; before: { value: string }; describe: string }
+
+/**
+ * set_value on a select-like combobox (react-select, Downshift...): its search text is not its value, so
+ * the option itself is chosen, as a user does: type the value to filter (or open the list), click the
+ * option with a trusted click, then read back that the option got the click, the list closed and the
+ * combobox shows the option. Typing alone is never reported as a selection.
+ */
+async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: ResolvedTarget, sw: Stopwatch, value: string, plan: ComboboxPlan): Promise<ActionResult> {
+  const snapshotId = target.element!.snapshotId;
+  const local = (target.element!.ref as TabElementRef).local;
+  sw.lap('resolve');
+  try {
+    if (plan.typeable) {
+      if (!await tab.call(frame, 'selectAllIn', snapshotId, local)) throw new Refusal('focus_failed', `${plan.describe} would not take focus; nothing was chosen`);
+      await send(tab, 'Input.insertText', { text: value }); // the search text filters the options
+    } else {
+      await driver.click(target, { button: 'left', count: 1, modifiers: [] }); // opens the list
+    }
+    const option = await tab.call<{ found?: boolean; refusal?: string; detail?: string; offered?: string[]; x: number; y: number; label: string; describe: string }>(frame, 'findOption', snapshotId, local, value);
+    if (option.refusal) throw fieldRefusal(option.refusal, option.detail ?? '');
+    if (!option.found) {
+      // Leave the widget as it was found: the search text cleared, the list closed.
+      if (plan.typeable && await tab.call(frame, 'selectAllIn', snapshotId, local)) {
+        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+        // With the search text gone the list shows everything it offers.
+        const all = await tab.call<string[]>(frame, 'offeredOptions', snapshotId, local);
+        if (all.length) option.offered = all;
+      }
+      await pressNamedKey(tab, 'Escape', 27);
+      throw new Refusal('no_such_option', `value: ${plan.describe} lists no option "${value}" (it lists: ${option.offered?.length ? option.offered.join(', ') : 'nothing'}); nothing was chosen${plan.typeable ? ' and the search text was cleared' : ''}`);
+    }
+    if (await driver.mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] }) === 'dialog') return dialogResult(sw, plan.describe, 'choosing an option');
+    sw.lap('deliver');
+    const after = await tab.call<{ clicked: number; expanded: boolean; shows: string; describe: string }>(frame, 'comboboxAfter', snapshotId, local);
+    sw.lap('verify');
+    const shown = after.shows.includes(option.label);
+    const chosen = after.clicked > 0 && !after.expanded && shown;
+    const evidence: Evidence[] = [
+      { kind: 'event', expected: `trusted click on ${option.describe}`, observed: after.clicked > 0 ? `the option received the trusted click` : 'no click reached the option' },
+      { kind: 'selection', expected: option.label, observed: after.shows, detail: `before: ${plan.before.value || '(nothing shown)'}; the list is ${after.expanded ? 'still open' : 'closed'}` },
+    ];
+    const effect = chosen ? 'confirmed' : after.shows === plan.before.value ? 'no_effect' : 'mismatch';
+    return { ...result(effect, sw, evidence, { target: plan.describe, method: 'choose_option' }), ...(chosen ? {} : { observed: after.shows }) };
+  } catch (e) {
+    if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, plan.describe, 'choosing an option'); }
+    throw e;
+  }
 }

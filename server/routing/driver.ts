@@ -18,6 +18,8 @@ export interface ActionResult {
   /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
   observed?: unknown;
   target?: string;
+  /** What else the action caused: a tab opened, a download, a dialog now blocking the page. */
+  side_effects?: Array<{ kind: 'tab_opened'; tab_id: string; url: string } | { kind: 'download'; file: string; path: string; state: string } | { kind: 'dialog'; type: string; message: string }>;
 }
 
 /** Where an action lands, after the tool layer resolved tokens and targets. */

@@ -1,0 +1,87 @@
+// Actions on one tab or window run one at a time. MCP lets a client send calls concurrently (and two
+// clients can drive one tab): interleaved, two clicks share one event watch in the page and each reports
+// the other's events, and six type_texts focus six fields while the first one's text is still on its
+// way. Serialized per target, each call's delivery and read-back are its own, so its verdict is about its
+// own effect. Reads (get_window_state, page get_text) do not wait: they change nothing.
+import type { Driver, ResolvedTarget } from './driver.js';
+import { Refusal } from './refusal.js';
+
+export interface QueueLimits {
+  /** Calls that may wait for one target at a time; one more is refused `target_busy`. */
+  maxWaiting: number;
+  /** How long a call waits for its turn before it is refused `target_busy` (nothing was done). */
+  maxWaitMs: number;
+}
+
+export const DEFAULT_QUEUE_LIMITS: QueueLimits = { maxWaiting: 32, maxWaitMs: 120_000 };
+
+/** Told when a call has to wait, with its place in line (1 = next); e.g. for an MCP progress notification. */
+export type WaitHook = (info: { key: string; position: number; message: string }) => void;
+
+interface Waiter { go(): void }
+interface Lane { busy: boolean; waiting: Waiter[] }
+
+export class TargetQueue {
+  private readonly lanes = new Map<string, Lane>();
+
+  constructor(private readonly limits: QueueLimits = DEFAULT_QUEUE_LIMITS) {}
+
+  /** Calls waiting for `key` now (not counting the one running). */
+  waiting(key: string): number {
+    return this.lanes.get(key)?.waiting.length ?? 0;
+  }
+
+  /** Runs `work` once every earlier call on `key` has finished; refuses when the line is full or too slow. */
+  async run<T>(key: string, work: () => Promise<T>, onWait?: WaitHook): Promise<T> {
+    let lane = this.lanes.get(key);
+    if (!lane) { lane = { busy: false, waiting: [] }; this.lanes.set(key, lane); }
+    if (lane.busy) {
+      if (lane.waiting.length >= this.limits.maxWaiting) {
+        throw new Refusal('target_busy', `${lane.waiting.length} actions are already waiting for ${key} (at most ${this.limits.maxWaiting}); nothing was done; retry once they have finished`, { retryable: true, waiting: lane.waiting.length });
+      }
+      const position = lane.waiting.length + 1;
+      onWait?.({ key, position, message: `waiting for ${position === 1 ? 'the action' : `${position} actions`} ahead on ${key}` });
+      await this.turn(lane, key);
+    }
+    lane.busy = true;
+    try {
+      return await work();
+    } finally {
+      const next = lane.waiting.shift();
+      if (next) next.go(); // the lane stays busy: handed straight to the next caller
+      else { lane.busy = false; this.lanes.delete(key); }
+    }
+  }
+
+  private turn(lane: Lane, key: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { go: () => { clearTimeout(timer); resolve(); } };
+      const timer = setTimeout(() => {
+        const at = lane.waiting.indexOf(waiter);
+        if (at >= 0) lane.waiting.splice(at, 1);
+        reject(new Refusal('target_busy', `waited ${this.limits.maxWaitMs} ms for the actions ahead on ${key} to finish; nothing was done; retry`, { retryable: true }));
+      }, this.limits.maxWaitMs);
+      lane.waiting.push(waiter);
+    });
+  }
+}
+
+const ACTIONS = new Set<keyof Driver>(['click', 'typeText', 'setValue', 'pressKey', 'scroll', 'drag']);
+
+/** The key actions on `target` queue under: one per tab, one per native window, one for the desktop. */
+export function queueKey(target: ResolvedTarget): string {
+  return target.kind === 'desktop' ? 'desktop' : `${target.kind} ${target.key}`;
+}
+
+/** `driver` with its actions on `target` run through `queue`; snapshot and anything else pass straight through. */
+export function queuedDriver(queue: TargetQueue, driver: Driver, target: ResolvedTarget, onWait?: WaitHook): Driver {
+  const key = queueKey(target);
+  return new Proxy(driver, {
+    get(d, prop, receiver) {
+      const value = Reflect.get(d, prop, receiver);
+      if (typeof value !== 'function') return value;
+      if (!ACTIONS.has(prop as keyof Driver)) return value.bind(d);
+      return (...args: unknown[]) => queue.run(key, () => value.apply(d, args), onWait);
+    },
+  });
+}

@@ -1,0 +1,108 @@
+// The pure part of the browser route's verdicts: what a text field or editor should hold after an insertion,
+// and what a click's observed events prove. No CDP here, so the rules are unit-tested in-process
+// (test/unit/verdicts.test.ts) with the same code the driver runs.
+import type { ActionResult, Evidence } from './driver.js';
+
+export interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
+export interface WatchedEvent { type: string; trusted: boolean; onTarget: boolean; prevented: boolean; hit: string }
+export interface FieldReadBack { first: FieldState | null; settled: FieldState | null; events: WatchedEvent[] }
+export interface TextVerdict { effect: ActionResult['effect']; delivered: number; evidence: Evidence[] }
+
+const NBSP = /\u00a0/g;
+
+/** Line breaks before the insertion: a blank editor (one empty block, innerText "\n") has none. */
+function linesBefore(state: FieldState): number {
+  return state.kind === 'editor' && state.text === '' ? 0 : state.lines;
+}
+
+/** Compares what the field holds with what inserting `text` at the caret should have produced. */
+export function judgeText(before: FieldState, read: FieldReadBack, text: string): TextVerdict {
+  const after = read.settled ?? read.first;
+  if (!after) return { effect: 'unverifiable', delivered: 0, evidence: [{ kind: 'value', detail: 'the field could not be read back' }] };
+  const norm = (s: string) => (before.kind === 'editor' ? s.replace(NBSP, ' ') : s);
+  const inserted = before.kind === 'editor' ? text.replace(/\n/g, '') : text;
+  // A field without a selection API (email, number) cannot say where its caret was: the end is assumed,
+  // and any single insertion of the whole text elsewhere is the caret being there (see below).
+  const start = before.start >= 0 ? Math.min(before.start, before.text.length) : before.text.length;
+  const end = before.end >= 0 ? Math.min(Math.max(before.end, start), before.text.length) : start;
+  const head = norm(before.text.slice(0, start)), tail = norm(before.text.slice(end));
+  const expected = head + inserted + tail;
+  const observed = norm(after.text);
+  const evidenceFor = (state: FieldState, label: string): Evidence => ({
+    kind: before.kind === 'value' ? 'field_value' : 'editor_text', detail: label,
+    expected: excerpt(expected, head.length, inserted.length), observed: excerpt(norm(state.text), head.length, inserted.length),
+  });
+  const evidence = [evidenceFor(after, read.settled ? 'read back after the page settled' : 'read back at once')];
+  if (read.first && read.settled && norm(read.first.text) !== observed) {
+    evidence.unshift(evidenceFor(read.first, 'read back at once, before the page rewrote it'));
+  }
+  const newlines = (text.match(/\n+/g) ?? []).length;
+  // Only asked-for breaks are checked: text without a newline cannot have lost one (a blank editor's
+  // empty block going away when the first character lands is not a lost break).
+  const breaksLanded = before.kind !== 'editor' || newlines === 0 || after.lines - linesBefore(before) >= newlines;
+  if (observed === expected && breaksLanded) return { effect: 'confirmed', delivered: [...text].length, evidence };
+  if (observed === expected) {
+    evidence.push({ kind: 'line_breaks', expected: newlines, observed: after.lines - linesBefore(before), detail: 'the text landed but its line breaks did not' });
+    return { effect: 'mismatch', delivered: [...text].length - newlines, evidence };
+  }
+  if (observed === norm(before.text)) return { effect: 'no_effect', delivered: 0, evidence };
+  if (before.kind === 'value' && before.start < 0) {
+    for (let k = before.text.length - 1; k >= 0; k--) {
+      if (observed === before.text.slice(0, k) + text + before.text.slice(k)) {
+        evidence.push({ kind: 'caret', observed: k, detail: 'the field has no selection API; the text landed whole at offset ' + k + ', where its caret was' });
+        return { effect: 'confirmed', delivered: [...text].length, evidence };
+      }
+    }
+  }
+  // Some prefix of the text landed at the caret and nothing else changed (maxlength, a full field).
+  if (observed.startsWith(head) && observed.endsWith(tail) && observed.length <= expected.length) {
+    const middle = observed.slice(head.length, observed.length - tail.length);
+    if (middle.length > 0 && inserted.startsWith(middle)) {
+      if (after.maxLength >= 0) evidence.push({ kind: 'max_length', observed: after.maxLength });
+      return { effect: 'partial', delivered: [...middle].length, evidence };
+    }
+  }
+  return { effect: 'mismatch', delivered: 0, evidence };
+}
+
+/** A bounded window of a long text around the insertion, so evidence stays small for 2,000 characters. */
+export function excerpt(text: string, at: number, length: number, context = 40): string {
+  if (text.length <= 2 * context + 120) return text;
+  const from = Math.max(0, at - context), to = Math.min(text.length, at + length + context);
+  const middle = to - from > 2 * context + 120 ? text.slice(from, from + context + 60) + `…(${to - from - 2 * context - 120} chars)…` + text.slice(to - context - 60, to) : text.slice(from, to);
+  return (from > 0 ? '…' : '') + middle + (to < text.length ? '…' : '');
+}
+
+/**
+ * The characters of `text` a `<input type=number>` would drop (Chrome keeps only digits, signs, a decimal
+ * separator and an exponent), or null when it takes all of them.
+ */
+export function numberFieldRejects(text: string): string | null {
+  const bad = [...new Set(text.replace(/[0-9eE+\-.,]/g, ''))];
+  return bad.length ? bad.join('') : null;
+}
+
+export interface PointerVerdict { effect: ActionResult['effect']; observed?: string; escalation?: ActionResult['escalation'] }
+
+/**
+ * What a click's observed events prove. The decisive event (click, dblclick, contextmenu) on the target
+ * is the proof; on another element it is a mismatch. When the press itself reached the target as a
+ * trusted event and no decisive event followed anywhere, the page saw the press and did nothing with it:
+ * no_effect. With no event at all there is nothing to reason from: unverifiable.
+ */
+export function judgePointer(events: WatchedEvent[], decisive: string): PointerVerdict {
+  if (events.some((e) => e.type === decisive && e.trusted && e.onTarget)) return { effect: 'confirmed' };
+  const elsewhere = events.find((e) => e.type === decisive && !e.onTarget);
+  if (elsewhere) return { effect: 'mismatch', observed: `the ${decisive} landed on ${elsewhere.hit}` };
+  const pressed = events.some((e) => e.type === 'mousedown' && e.trusted && e.onTarget);
+  if (pressed && !events.some((e) => e.type === decisive)) {
+    const released = events.some((e) => e.type === 'mouseup' && e.trusted);
+    return {
+      effect: 'no_effect',
+      observed: released
+        ? `the press and release reached the target but no ${decisive} followed (the element changed or moved under the pointer between them)`
+        : `mousedown only: the press reached the target, no mouseup or ${decisive} was observed`,
+    };
+  }
+  return { effect: 'unverifiable', escalation: { target: 'verify', reason: `no ${decisive} was observed; call get_window_state to see the page` } };
+}

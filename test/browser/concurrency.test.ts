@@ -1,0 +1,99 @@
+// Concurrent actions on one tab, from one MCP client and from two (over the gateway's HTTP transport):
+// each call's delivery and read-back are its own (server/routing/queue.ts), so every verdict matches
+// what the page itself recorded.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchChromium, model, type TestBrowser } from '../helpers/chromium.js';
+import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
+import { startVerity, type ToolResult, type Verity } from '../helpers/mcp.js';
+import { startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+type Call = (name: string, args?: Record<string, unknown>) => Promise<ToolResult>;
+
+let fx: FixtureServer;
+let chrome: TestBrowser;
+before(async () => { fx = await serveFixtures(); chrome = await launchChromium(); });
+after(async () => { await chrome?.close(); await fx?.close(); });
+
+async function tokens(call: Call, tabId?: string): Promise<Record<string, string>> {
+  const r = await call('get_window_state', { include_screenshot: false, format: 'full', ...(tabId ? { target: { kind: 'tab', tab_id: tabId } } : {}) });
+  assert.equal(r.isError, false, r.text);
+  return Object.fromEntries((r.structured.elements as Array<{ label: string; element_token: string }>).map((e) => [e.label, e.element_token]));
+}
+
+async function openFixture(call: Call): Promise<{ tabId: string; page: any }> {
+  const url = fx.url('concurrency.html');
+  const r = await call('page', { action: 'navigate', url });
+  assert.equal(r.isError, false, r.text);
+  const tabs = await call('page', { action: 'list_tabs' });
+  const tab = (tabs.structured.tabs as Array<{ tab_id: string; url: string }>).find((t) => t.url === url)!;
+  const page = await chrome.page(url);
+  return { tabId: tab.tab_id, page };
+}
+
+/** The three scenarios, each checked against the page's own record. */
+function scenarios(callers: () => Call[], opened: () => { tabId: string; page: any }) {
+  test('concurrent clicks on one button: the page counted exactly the confirmed ones', async () => {
+    const { page, tabId } = opened();
+    const calls = callers();
+    const t = await tokens(calls[0], tabId);
+    const before = (await model(page)).clicks.count;
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => calls[i % calls.length]('click', { element_token: t.Count })));
+    for (const r of results) assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal((await model(page)).clicks.count - before, results.length);
+  });
+
+  test('concurrent clicks on three buttons: each confirmed, each counted once', async () => {
+    const { page, tabId } = opened();
+    const calls = callers();
+    const t = await tokens(calls[0], tabId);
+    const before = (await model(page)).clicks;
+    const names = ['One', 'Two', 'Three'];
+    const results = await Promise.all(names.map((n, i) => calls[i % calls.length]('click', { element_token: t[n] })));
+    results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `${names[i]}: ${r.text}`));
+    const now = (await model(page)).clicks;
+    for (const id of ['one', 'two', 'three']) assert.equal(now[id] - before[id], 1, id);
+  });
+
+  test('six concurrent type_text into six fields by token: each text in its own field', async () => {
+    const { page, tabId } = opened();
+    const calls = callers();
+    const t = await tokens(calls[0], tabId);
+    const start = (await model(page)).fields as string[];
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      calls[i % calls.length]('type_text', { element_token: t[`Field ${i}`], text: `v${i}` })));
+    results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `field ${i}: ${r.text}`));
+    const now = (await model(page)).fields as string[];
+    now.forEach((v, i) => assert.equal(v, start[i] + `v${i}`, `field ${i}`));
+  });
+}
+
+describe('one client (stdio)', () => {
+  let v: Verity;
+  let opened: { tabId: string; page: any };
+  before(async () => {
+    v = await startVerity(['--browser-url', chrome.browserUrl]);
+    opened = await openFixture(v.call);
+  });
+  after(async () => { await v?.close(); });
+  scenarios(() => [v.call], () => opened);
+});
+
+describe('two clients over HTTP on one tab', () => {
+  let gw: Gateway;
+  let a: Connection, b: Connection;
+  let opened: { tabId: string; page: any };
+  const dir = mkdtempSync(join(tmpdir(), 'verity-concurrency-'));
+  before(async () => {
+    gw = await startGateway(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: join(dir, 'cfg') });
+    [a, b] = [await gw.connect(), await gw.connect()];
+    opened = await openFixture(a.call);
+    // B addresses A's tab by its id, with tokens from its own snapshot.
+    await tokens(b.call, opened.tabId);
+  });
+  after(async () => { await gw?.close(); rmSync(dir, { recursive: true, force: true }); });
+  scenarios(() => [a.call, b.call], () => opened);
+});
