@@ -103,8 +103,6 @@ export class Verity {
     this.native = new NativeDriver({ drivenBrowserPid: () => this.drivenBrowserPid() });
     this.policy = options.policy ?? new Policy();
     this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
-    // Every tab Verity drives (its own, attached ones, shared ones) gets the browser-level request guard.
-    this.browser.onTab = (tab) => guardRequests(tab, this.policy);
     this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', async (session) => {
@@ -171,8 +169,21 @@ export class Verity {
   }
 
   private async mayUse(tab: Tab, ctx: CallContext): Promise<boolean> {
+    // A tab on the gateway's own origin (an operator's Control UI in an attached browser) does not exist for agents.
+    if (this.policy.isGateway(tab.page.url())) return false;
     const owner = await this.ownerOf(tab);
     return owner === undefined || owner === ctx.connectionId;
+  }
+
+  /**
+   * The browser-level request guard, installed on a tab the first time a session drives it (not on every tab
+   * Verity merely lists: an operator's own tabs in an attached browser keep loading what they like).
+   */
+  private readonly guarded = new WeakMap<Tab, Promise<void>>();
+  private guard(tab: Tab): Promise<void> {
+    let done = this.guarded.get(tab);
+    if (!done) { done = guardRequests(tab, this.policy).catch(() => {}); this.guarded.set(tab, done); }
+    return done;
   }
 
   /** The tabs this call's connection may see: its own and the operator's unclaimed ones. */
@@ -192,18 +203,19 @@ export class Verity {
       throw e;
     }
     if (!(await this.mayUse(tab, ctx))) throw await notFound();
-    this.claim(tab, ctx);
+    await this.claim(tab, ctx);
     return tab;
   }
 
-  private claim(tab: Tab, ctx: CallContext): void {
+  private async claim(tab: Tab, ctx: CallContext): Promise<void> {
     if (!this.tabOwners.has(tab.id)) this.tabOwners.set(tab.id, ctx.connectionId);
+    await this.guard(tab);
   }
 
-  /** A new tab, owned by this call's connection from its first moment (before it loads anything). */
+  /** A new tab, owned by this call's connection and guarded from its first moment (before it loads anything). */
   async openTab(ctx: CallContext): Promise<Tab> {
     const tab = await this.browser.newTab();
-    this.tabOwners.set(tab.id, ctx.connectionId);
+    await this.claim(tab, ctx);
     return tab;
   }
 
@@ -215,7 +227,7 @@ export class Verity {
     const tabs = await this.tabsFor(ctx);
     const current = tabs.find((t) => t.id === ctx.session?.currentTabId) ?? tabs.find((t) => this.tabOwners.get(t.id) === ctx.connectionId)
       ?? tabs[0] ?? await this.openTab(ctx);
-    this.claim(current, ctx);
+    await this.claim(current, ctx);
     this.setCurrentTab(ctx, current.id);
     return current;
   }
@@ -343,7 +355,7 @@ export class Verity {
     const titled = (f: (typeof facts)[number]) => !!f.title && win.title.startsWith(f.title);
     const pick = facts.find((f) => f.visible && titled(f)) ?? facts.find(titled) ?? facts.find((f) => f.visible) ?? facts[0];
     if (!pick) throw new Refusal('target_not_found', `window ${windowId} belongs to the driven browser but it has no tab this session may drive`);
-    this.claim(pick.tab, ctx);
+    await this.claim(pick.tab, ctx);
     return pick.tab;
   }
 

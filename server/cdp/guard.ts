@@ -1,4 +1,4 @@
-// The browser-level half of the origin policy: every tab Verity drives has its requests checked by the
+// The browser-level half of the origin policy: every tab a session drives has its requests checked by the
 // browser before they leave (CDP Fetch interception on the tab's session and on each out-of-process
 // iframe's session). Requests to the gateway's own origin, and (when the policy lists origins) to any
 // origin the policy refuses, fail with BlockedByClient: a redirect or a link cannot reach them either.

@@ -298,6 +298,9 @@ describe('the agent cursor in a driven tab, and recording', () => {
     const r = await v.call('page', { action: 'navigate', url: fx.url('plain.html'), session });
     assert.equal(r.isError, false, r.text);
     page = await chrome.page(fx.url('plain.html'));
+    // Sessions of the earlier suites own tabs of their own in this browser now; a headless background tab
+    // never paints, so the test's own screenshots need this one in front.
+    await page.bringToFront();
     await page.waitForFunction('window.__ready === true && document.readyState === "complete"');
   };
   /** Children of <html> other than head and body: where the cursor host lives. */
