@@ -146,8 +146,9 @@ export class Verity {
   /**
    * Tab ownership (sessions apart): tab id -> the MCP connection that opened it, claimed it, or was given it
    * (tabs.assign). A popup belongs to its opener's owner. A tab nobody owns yet (the launched browser's
-   * first tab, tabs already open in an attached browser, tabs shared by the extension) is the operator's:
-   * any session may see it, and the first one that acts on it claims it. Another connection's tab is
+   * first tab, tabs already open in an attached browser) is the operator's: any session may see it, and
+   * the first one that acts on it claims it. Tabs the operator shares through the extension's group are
+   * given to every session and never claimed (unless assigned to one). Another connection's tab is
    * refused as if it did not exist. Labels of one connection share its tabs (the connection is the authority).
    */
   private readonly tabOwners = new Map<string, string>();
@@ -208,7 +209,7 @@ export class Verity {
   }
 
   private async claim(tab: Tab, ctx: CallContext): Promise<void> {
-    if (!this.tabOwners.has(tab.id)) this.tabOwners.set(tab.id, ctx.connectionId);
+    if (!this.tabOwners.has(tab.id) && !this.browser.isShared(tab.id)) this.tabOwners.set(tab.id, ctx.connectionId);
     await this.guard(tab);
   }
 

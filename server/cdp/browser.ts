@@ -64,8 +64,6 @@ export class BrowserHost {
   private readonly byId = new Map<string, Tab>();
   /** More sources of tabs searched by tabs_() and findTab() (the extension relay's shared tabs). */
   private readonly peers: BrowserHost[] = [];
-  /** Runs once for each tab as Verity first sees it (the request guard); peers inherit it. */
-  onTab?: (tab: Tab) => Promise<void>;
   /** The process id of a browser this host launched (null when attached). */
   launchedPid: number | null = null;
 
@@ -75,7 +73,10 @@ export class BrowserHost {
 
   get attached(): boolean { return !!this.options.browserUrl || !!this.options.transport; }
 
-  addPeer(peer: BrowserHost): void { peer.onTab ??= this.onTab; this.peers.push(peer); }
+  addPeer(peer: BrowserHost): void { this.peers.push(peer); }
+
+  /** Whether a tab comes from a peer source (a tab the operator shared through the extension). */
+  isShared(tabId: string): boolean { return this.peers.some((p) => p.byId.has(tabId)); }
 
   /** Whether a browser is connected now (without launching one). */
   get running(): boolean { return !!this.browser?.connected; }
@@ -184,7 +185,7 @@ export class BrowserHost {
   async tabFor(page: Page): Promise<Tab> {
     let tab = this.tabs.get(page);
     if (!tab) {
-      tab = Tab.open(page).then(async (t) => { await this.onTab?.(t); return t; });
+      tab = Tab.open(page);
       this.tabs.set(page, tab);
       tab.then((t) => { this.byId.set(t.id, t); page.once('close', () => this.byId.delete(t.id)); }, () => this.tabs.delete(page));
     }
