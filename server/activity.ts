@@ -49,12 +49,13 @@ export class Activity extends EventEmitter {
   get watched(): boolean { return this.listenerCount('action') > 0; }
 }
 
-export function summarizeArgs(args: Record<string, unknown>): string {
+/** `key=value` per argument; each value cut at `max` characters (the action log), or whole (approvals: max = Infinity). */
+export function summarizeArgs(args: Record<string, unknown>, max = 60): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(args)) {
     if (key === 'session' || value === undefined) continue;
     let shown = typeof value === 'string' ? value : JSON.stringify(value);
-    if (shown.length > 60) shown = shown.slice(0, 57) + '…';
+    if (shown.length > max) shown = shown.slice(0, max - 3) + '…';
     parts.push(`${key}=${shown}`);
   }
   return parts.join(' ');

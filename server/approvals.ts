@@ -3,7 +3,8 @@
 import { EventEmitter } from 'node:events';
 import { Refusal } from './routing/refusal.js';
 
-export interface ApprovalRequest { id: string; tool: string; summary: string; sessionKey: string; requestedAt: string }
+/** What an approver sees: the tool, a one-line summary, and the call's arguments whole (never cut). */
+export interface ApprovalRequest { id: string; tool: string; summary: string; arguments: Record<string, unknown>; sessionKey: string; requestedAt: string }
 
 export const APPROVAL_TIMEOUT_MS = 120_000;
 
@@ -15,11 +16,11 @@ export class Approvals extends EventEmitter {
 
   list(): ApprovalRequest[] { return [...this.pending.values()].map((p) => p.request); }
 
-  async request(tool: string, summary: string, sessionKey: string, timeoutMs = APPROVAL_TIMEOUT_MS): Promise<void> {
+  async request(tool: string, summary: string, sessionKey: string, args: Record<string, unknown> = {}, timeoutMs = APPROVAL_TIMEOUT_MS): Promise<void> {
     if (this.approvers === 0) {
       throw new Refusal('not_permitted', `${tool} needs an operator's approval under the policy, and no Control UI with the operator.approvals scope is connected; open the Control UI and call again`, { needs_approval: true, tool });
     }
-    const request: ApprovalRequest = { id: `ap-${++this.counter}`, tool, summary, sessionKey, requestedAt: new Date().toISOString() };
+    const request: ApprovalRequest = { id: `ap-${++this.counter}`, tool, summary, arguments: args, sessionKey, requestedAt: new Date().toISOString() };
     const approved = await new Promise<boolean | null>((resolve) => {
       const timer = setTimeout(() => { this.pending.delete(request.id); this.emit('resolved', { id: request.id, approved: false, reason: 'timeout' }); resolve(null); }, timeoutMs);
       this.pending.set(request.id, { request, decide: (ok) => { clearTimeout(timer); resolve(ok); } });

@@ -9,6 +9,7 @@ import { EXTENSION_ID } from './gateway/extension-id.js';
 import { Policy } from './policy.js';
 import { appendFileSync } from 'node:fs';
 import { CHANNELS, isChannel } from './cdp/discovery.js';
+import { delimiter } from 'node:path';
 
 interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
 
@@ -20,7 +21,8 @@ browser options: --browser-url URL | --chromium PATH | --channel NAME | --headle
   --viewport WxH | --proxy-server URL | --ignore-https-errors | --browser-arg ARG (repeatable)
   channels: ${CHANNELS.join(', ')}
 policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)
-tools: --tools default|full (VERITY_TOOLS): full also lists the deprecated tools and every seed argument`;
+tools: --tools default|full (VERITY_TOOLS): full also lists the deprecated tools and every seed argument
+reach: --allow-url-schemes file,javascript,chrome (beyond http, https, data, about:blank) | --upload-root DIR (repeatable; set_input_files reads only there)`;
 
 export function parseFlags(argv: string[], env = process.env): Flags {
   const flags: Flags = {
@@ -35,6 +37,8 @@ export function parseFlags(argv: string[], env = process.env): Flags {
     ignoreHttpsErrors: env.VERITY_IGNORE_HTTPS_ERRORS === '1',
     browserArgs: env.VERITY_BROWSER_ARGS === undefined ? undefined : browserArgsOf(env.VERITY_BROWSER_ARGS),
     tools: env.VERITY_TOOLS === 'full' ? 'full' : 'default',
+    allowUrlSchemes: env.VERITY_ALLOW_URL_SCHEMES ? env.VERITY_ALLOW_URL_SCHEMES.split(',') : [],
+    uploadRoots: env.VERITY_UPLOAD_ROOTS ? env.VERITY_UPLOAD_ROOTS.split(delimiter).filter(Boolean) : [],
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -71,6 +75,8 @@ export function parseFlags(argv: string[], env = process.env): Flags {
         flags.tools = v;
         break;
       }
+      case '--allow-url-schemes': flags.allowUrlSchemes!.push(...value().split(',')); break;
+      case '--upload-root': flags.uploadRoots!.push(value()); break;
       case '--no-relay': case '--gateway': case '--standalone': break;
       default: throw new Error(`unknown option ${flag}`);
     }
@@ -154,6 +160,9 @@ export async function main(argv: string[]): Promise<void> {
     if (running) return relayToGateway(running.mcp_url, null, running.token);
   }
   if (command === 'mcp') {
+    // A gateway running beside this standalone server is still never driven by its agent.
+    const running = readGatewayFile();
+    if (running) try { const u = new URL(running.mcp_url); core.policy.setGatewayOrigin(u.hostname, Number(u.port)); } catch { /* no gateway */ }
     const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });
     const transport = new StdioServerTransport();
     transport.onclose = () => { void shutdown(); };
@@ -170,6 +179,7 @@ async function startGateway(core: Verity, flags: Flags): Promise<void> {
   const token = flags.token ?? loadOrCreateToken(log);
   const gateway = new Gateway(core, { host: flags.host, port: flags.port, token, log });
   const port = await gateway.listen();
+  core.policy.setGatewayOrigin(flags.host, port); // agents never drive the gateway's own origin
   const base = `http://${flags.host}:${port}`;
   process.stdout.write(`Verity gateway on ${base}/?token=${token}\n` +
     `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${token})\n` +

@@ -21,6 +21,7 @@ import { describeWindow, descendsFrom } from './native/x11.js';
 import { Activity, summarizeArgs } from './activity.js';
 import { Approvals } from './approvals.js';
 import type { Reply } from './tools/define.js';
+import { guardRequests } from './cdp/guard.js';
 
 /** Per-call state handed to every tool: the connection, and the session the call was admitted to. */
 export interface CallContext {
@@ -56,6 +57,10 @@ export interface VerityOptions extends BrowserOptions {
   cursor?: boolean;
   /** Which tool definitions tools/list sends: the lean default, or `full` (--tools full, VERITY_TOOLS). */
   tools?: 'default' | 'full';
+  /** URL schemes beyond http, https, data and about:blank that agents may open (--allow-url-schemes). */
+  allowUrlSchemes?: string[];
+  /** Folders set_input_files may read from (--upload-root); none = uploads refused. */
+  uploadRoots?: string[];
 }
 
 function loadSavedCursorMotion(): MotionInput | undefined {
@@ -102,6 +107,7 @@ export class Verity {
     this.cdp = new CdpDriver(this.browser);
     this.native = new NativeDriver({ drivenBrowserPid: () => this.drivenBrowserPid() });
     this.policy = options.policy ?? new Policy();
+    this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
     this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', async (session) => {
@@ -142,10 +148,92 @@ export class Verity {
     return { ...motion, durationFor: (distance: number) => glideDuration(motion, distance) };
   }
 
-  /** The tab a call without a target acts on: the session's current tab, else the first, else a new one. */
-  async currentTab(ctx: CallContext): Promise<Tab> {
+  /**
+   * Tab ownership (sessions apart): tab id -> the MCP connection that opened it, claimed it, or was given it
+   * (tabs.assign). A popup belongs to its opener's owner. A tab nobody owns yet (the launched browser's
+   * first tab, tabs already open in an attached browser) is the operator's: any session may see it, and
+   * the first one that acts on it claims it. Tabs the operator shares through the extension's group are
+   * given to every session and never claimed (unless assigned to one). Another connection's tab is
+   * refused as if it did not exist. Labels of one connection share its tabs (the connection is the authority).
+   */
+  private readonly tabOwners = new Map<string, string>();
+  private readonly openers = new WeakMap<Tab, string | null>();
+
+  private async ownerOf(tab: Tab, depth = 0): Promise<string | undefined> {
+    const owner = this.tabOwners.get(tab.id);
+    if (owner !== undefined || depth > 3) return owner;
+    let openerId = this.openers.get(tab);
+    if (openerId === undefined) {
+      openerId = await tab.session.send('Target.getTargetInfo').then(({ targetInfo }) => targetInfo.openerId ?? null, () => null);
+      this.openers.set(tab, openerId);
+    }
+    if (!openerId) return undefined;
+    const opener = await this.browser.findTab(openerId).catch(() => null);
+    const inherited = opener ? await this.ownerOf(opener, depth + 1) : this.tabOwners.get(openerId);
+    if (inherited !== undefined) this.tabOwners.set(tab.id, inherited);
+    return inherited;
+  }
+
+  private async mayUse(tab: Tab, ctx: CallContext): Promise<boolean> {
+    // A tab on the gateway's own origin (an operator's Control UI in an attached browser) does not exist for agents.
+    if (this.policy.isGateway(tab.page.url())) return false;
+    const owner = await this.ownerOf(tab);
+    return owner === undefined || owner === ctx.connectionId;
+  }
+
+  /**
+   * The browser-level request guard, installed on a tab the first time a session drives it (not on every tab
+   * Verity merely lists: an operator's own tabs in an attached browser keep loading what they like).
+   */
+  private readonly guarded = new WeakMap<Tab, Promise<void>>();
+  private guard(tab: Tab): Promise<void> {
+    let done = this.guarded.get(tab);
+    if (!done) { done = guardRequests(tab, this.policy).catch(() => {}); this.guarded.set(tab, done); }
+    return done;
+  }
+
+  /** The tabs this call's connection may see: its own and the operator's unclaimed ones. */
+  async tabsFor(ctx: CallContext): Promise<Tab[]> {
     const tabs = await this.browser.tabs_();
-    const current = tabs.find((t) => t.id === ctx.session?.currentTabId) ?? tabs[0] ?? await this.browser.newTab();
+    const usable = await Promise.all(tabs.map((t) => this.mayUse(t, ctx)));
+    return tabs.filter((_, i) => usable[i]);
+  }
+
+  /** A tab by id for this call: refused as not found when it is another connection's; claimed when unowned. */
+  async tabFor(ctx: CallContext, tabId: string): Promise<Tab> {
+    const notFound = async () => new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
+      { tab_ids: (await this.tabsFor(ctx).catch(() => [])).map((t) => t.id) });
+    let tab: Tab;
+    try { tab = await this.browser.findTab(tabId); } catch (e) {
+      if (e instanceof Refusal && e.code === 'target_not_found') throw await notFound();
+      throw e;
+    }
+    if (!(await this.mayUse(tab, ctx))) throw await notFound();
+    await this.claim(tab, ctx);
+    return tab;
+  }
+
+  private async claim(tab: Tab, ctx: CallContext): Promise<void> {
+    if (!this.tabOwners.has(tab.id) && !this.browser.isShared(tab.id)) this.tabOwners.set(tab.id, ctx.connectionId);
+    await this.guard(tab);
+  }
+
+  /** A new tab, owned by this call's connection and guarded from its first moment (before it loads anything). */
+  async openTab(ctx: CallContext): Promise<Tab> {
+    const tab = await this.browser.newTab();
+    await this.claim(tab, ctx);
+    return tab;
+  }
+
+  /** The operator gives a tab to a session's connection (gateway method tabs.assign). */
+  assignTab(tabId: string, connectionId: string): void { this.tabOwners.set(tabId, connectionId); }
+
+  /** The tab a call without a target acts on: the session's current tab, else its own, else the operator's first, else a new one. */
+  async currentTab(ctx: CallContext): Promise<Tab> {
+    const tabs = await this.tabsFor(ctx);
+    const current = tabs.find((t) => t.id === ctx.session?.currentTabId) ?? tabs.find((t) => this.tabOwners.get(t.id) === ctx.connectionId)
+      ?? tabs[0] ?? await this.openTab(ctx);
+    await this.claim(current, ctx);
     this.setCurrentTab(ctx, current.id);
     return current;
   }
@@ -203,14 +291,14 @@ export class Verity {
         const target: NativeTarget = { kind: found.kind, key: found.key, element, deliveryMode };
         return { target, driver: this.native };
       }
-      const tab = await this.checkTabOpen(found.key);
+      const tab = await this.checkTabOpen(found.key, ctx);
       this.policy.checkUrl(tab.page.url());
       this.setCurrentTab(ctx, found.key);
       return { target: { kind: 'tab', key: found.key, element, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
     }
     const t = args.target;
     if (t?.kind === 'tab') {
-      const tab = await this.browser.findTab(t.tab_id);
+      const tab = await this.tabFor(ctx, t.tab_id);
       this.policy.checkUrl(tab.page.url());
       this.setCurrentTab(ctx, t.tab_id);
       return { target: { kind: 'tab', key: t.tab_id, point, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
@@ -222,7 +310,7 @@ export class Verity {
     if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
       const { pid, windowId } = await this.windowOf(t?.kind === 'window' ? t.pid : args.pid, t?.kind === 'window' ? t.window_id : args.window_id);
       // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
-      const tab = await this.tabOfWindow(pid, windowId);
+      const tab = await this.tabOfWindow(pid, windowId, ctx);
       if (tab) {
         this.policy.checkUrl(tab.page.url());
         this.setCurrentTab(ctx, tab.id);
@@ -268,11 +356,11 @@ export class Verity {
   }
 
   /** The active tab of an X11 window of the driven browser (null when the window is not the driven browser's). */
-  async tabOfWindow(pid: number, windowId: number): Promise<Tab | null> {
+  async tabOfWindow(pid: number, windowId: number, ctx: CallContext): Promise<Tab | null> {
     const browserPid = await this.drivenBrowserPid().catch(() => null);
     if (!this.belongsToDrivenBrowser(pid, browserPid)) return null;
     const win = await describeWindow(windowId);
-    const tabs = await this.browser.tabs_();
+    const tabs = await this.tabsFor(ctx); // another connection's tabs are not this session's to drive
     const facts = await Promise.all(tabs.map(async (tab) => ({
       tab,
       title: await tab.title().catch(() => ''),
@@ -280,20 +368,19 @@ export class Verity {
     })));
     const titled = (f: (typeof facts)[number]) => !!f.title && win.title.startsWith(f.title);
     const pick = facts.find((f) => f.visible && titled(f)) ?? facts.find(titled) ?? facts.find((f) => f.visible) ?? facts[0];
-    if (!pick) throw new Refusal('target_not_found', `window ${windowId} belongs to the driven browser but it has no tab`);
+    if (!pick) throw new Refusal('target_not_found', `window ${windowId} belongs to the driven browser but it has no tab this session may drive`);
+    await this.claim(pick.tab, ctx);
     return pick.tab;
   }
 
-  private async checkTabOpen(tabId: string): Promise<Tab> {
-    try {
-      return await this.browser.findTab(tabId);
-    } catch (e) {
-      if (e instanceof Refusal && e.code === 'target_not_found') {
-        this.snapshots.forget('tab', tabId);
-        throw new Refusal('target_not_found', `the tab of this element_token (${tabId}) is closed; call page list_tabs and get_window_state`);
-      }
-      throw e;
+  private async checkTabOpen(tabId: string, ctx: CallContext): Promise<Tab> {
+    const exists = await this.browser.findTab(tabId).then(() => true, (e) => { if (e instanceof Refusal && e.code === 'target_not_found') return false; throw e; });
+    if (!exists) {
+      this.snapshots.forget('tab', tabId);
+      throw new Refusal('target_not_found', `the tab of this element_token (${tabId}) is closed; call page list_tabs and get_window_state`);
     }
+    // Another connection's tab: refused like a tab that does not exist (its snapshots stay its owner's).
+    return this.tabFor(ctx, tabId);
   }
 
   async close(): Promise<void> {

@@ -8,14 +8,82 @@ import { configDir } from './token.js';
 
 const policySchema = z.strictObject({
   allowed_origins: z.array(z.string().min(1)).optional().describe('Origins (scheme://host[:port], "*" wildcards) tabs may be on; omitted = any.'),
+  blocked_origins: z.array(z.string().min(1)).optional().describe('Origins (same patterns) tabs may never be on; wins over allowed_origins.'),
   allowed_apps: z.array(z.string().min(1)).optional().describe('Native app names (or pids as strings) that may be driven; omitted = any.'),
   require_approval: z.array(z.string().min(1)).default([]).describe('Tools (or page actions as "page.<action>") that need an operator\'s approval before they run.'),
 });
 export type PolicyFile = z.infer<typeof policySchema>;
 
+/** URL schemes an agent may navigate to with no option; everything else needs --allow-url-schemes. */
+export const DEFAULT_SCHEMES = ['http', 'https', 'data', 'about'];
+/** The browser's own pages: one option word ("chrome") opens them all. */
+const CHROME_SCHEMES = ['chrome', 'chrome-extension', 'chrome-untrusted', 'chrome-search', 'devtools', 'view-source'];
+/** Schemes a tab can show on its own without an agent having navigated there (not reachable by navigation). */
+const PASSIVE_SCHEMES = ['chrome-error', 'blob'];
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]', '0.0.0.0'];
+
 export class Policy {
+  /** Schemes beyond DEFAULT_SCHEMES the operator allowed (--allow-url-schemes / VERITY_ALLOW_URL_SCHEMES). */
+  private extraSchemes = new Set<string>();
+  /** The gateway's own origins (every loopback spelling of its port): never driven by an agent. */
+  private gateway: { host: string; port: number } | null = null;
+
   constructor(readonly rules: PolicyFile = { require_approval: [] }, readonly source = 'built-in (everything allowed)') {}
 
+  /** Schemes the operator allows beyond the defaults ("chrome" stands for every chrome-ish scheme). */
+  allowSchemes(schemes: string[]): this {
+    for (const raw of schemes) {
+      const scheme = raw.trim().toLowerCase().replace(/:$/, '');
+      if (!scheme) continue;
+      for (const s of scheme === 'chrome' ? CHROME_SCHEMES : [scheme]) this.extraSchemes.add(s);
+    }
+    return this;
+  }
+
+  schemeAllowed(scheme: string): boolean { return DEFAULT_SCHEMES.includes(scheme) || this.extraSchemes.has(scheme); }
+
+  /** Called once by the gateway when it listens: its origin joins the origins no agent may drive. */
+  setGatewayOrigin(host: string, port: number): void { this.gateway = { host: host.toLowerCase(), port }; }
+
+  /** Whether a URL is on the gateway's own HTTP address (any loopback spelling of its port). */
+  isGateway(url: string): boolean {
+    if (!this.gateway) return false;
+    let parsed: URL;
+    try { parsed = new URL(url); } catch { return false; }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:' && parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') return false;
+    const port = Number(parsed.port || (parsed.protocol === 'https:' || parsed.protocol === 'wss:' ? 443 : 80));
+    if (port !== this.gateway.port) return false;
+    const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
+    const gwHost = this.gateway.host.includes(':') && !this.gateway.host.startsWith('[') ? `[${this.gateway.host}]` : this.gateway.host;
+    return host === gwHost || LOOPBACK_NAMES.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host) || host.endsWith('.localhost');
+  }
+
+  /** The Fetch URL patterns of the gateway's origins (what the browser must never load). */
+  gatewayPatterns(): string[] {
+    if (!this.gateway) return [];
+    const hosts = new Set([...LOOPBACK_NAMES, this.gateway.host.includes(':') && !this.gateway.host.startsWith('[') ? `[${this.gateway.host}]` : this.gateway.host]);
+    return [...hosts].map((h) => `*://${h}:${this.gateway!.port}/*`);
+  }
+
+  /** Whether the browser must see every request (an origin list is set) or only the gateway's. */
+  get filtersOrigins(): boolean { return !!this.rules.allowed_origins || !!this.rules.blocked_origins?.length; }
+
+  /**
+   * A URL an agent asked to go to (navigate, new_tab): its scheme must be allowed, and then it must pass
+   * the same checks as a tab's current URL. javascript: is refused here, before anything runs.
+   */
+  checkNavigation(url: string, what = 'the URL'): void {
+    const scheme = schemeOf(url);
+    if (!this.schemeAllowed(scheme) || PASSIVE_SCHEMES.includes(scheme) && !this.extraSchemes.has(scheme)) {
+      throw new Refusal('not_permitted', `${what} uses the ${scheme}: scheme, which agents may not open unless the operator allows it (verity start --allow-url-schemes ${optionWord(scheme)}, or VERITY_ALLOW_URL_SCHEMES=${optionWord(scheme)}); allowed: ${[...DEFAULT_SCHEMES, ...this.extraSchemes].map((s) => `${s}:`).join(', ')}`, { scheme, option: '--allow-url-schemes' });
+    }
+    if (scheme === 'about' && !/^about:blank([?#]|$)/i.test(url) && !this.extraSchemes.has('about')) {
+      throw new Refusal('not_permitted', `${what} is ${url}; of about: URLs agents may open about:blank only`, { scheme });
+    }
+    if (scheme === 'view-source') this.checkNavigation(url.slice('view-source:'.length), what);
+    if (scheme === 'javascript') return; // runs in the tab's current page, which the caller checks
+    this.checkUrl(url, what);
+  }
   static load(explicit?: string): Policy {
     const file = explicit ?? process.env.VERITY_POLICY ?? join(configDir(), 'policy.json');
     if (!existsSync(file)) {
@@ -45,15 +113,38 @@ export class Policy {
     return this.rules.require_approval.includes(tool) || (!!action && this.rules.require_approval.includes(`${tool}.${action}`));
   }
 
-  /** A tab may be acted on only while its page is on an allowed origin. */
+  /**
+   * A tab may be acted on only while its page (its CURRENT url, after redirects and clicks) is on a scheme
+   * the operator allows, not on the gateway's own origin, and on an origin the policy allows.
+   */
   checkUrl(url: string, what = 'the tab'): void {
-    const allowed = this.rules.allowed_origins;
-    if (!allowed || url === 'about:blank' || url === '') return;
-    let origin: string;
-    try { origin = new URL(url).origin; } catch { origin = url; }
-    if (!allowed.some((pattern) => matches(pattern, origin))) {
-      throw new Refusal('not_permitted', `${what} is on ${origin}, which the policy (${this.source}) does not allow; allowed: ${allowed.join(', ')}`, { origin });
+    if (url === '' || /^about:blank([?#]|$)/i.test(url)) return;
+    if (this.isGateway(url)) {
+      throw new Refusal('not_permitted', `${what} is on the Verity gateway's own address (${originOf(url)}); agents never drive the Control UI or the gateway`, { origin: originOf(url), gateway: true });
     }
+    const scheme = schemeOf(url);
+    if (!this.schemeAllowed(scheme) && !PASSIVE_SCHEMES.includes(scheme) && scheme !== 'javascript') {
+      throw new Refusal('not_permitted', `${what} is on a ${scheme}: URL, which agents may not act on unless the operator allows it (--allow-url-schemes ${optionWord(scheme)} or VERITY_ALLOW_URL_SCHEMES)`, { scheme, option: '--allow-url-schemes' });
+    }
+    const why = this.originRefusal(url);
+    if (why) throw new Refusal('not_permitted', `${what} is on ${originOf(url)}, which ${why}`, { origin: originOf(url) });
+  }
+
+  /** Why the origin lists refuse this URL (null when they allow it). */
+  private originRefusal(url: string): string | null {
+    const { allowed_origins: allowed, blocked_origins: blocked } = this.rules;
+    if (!allowed && !blocked?.length) return null;
+    const origin = originOf(url);
+    if (blocked?.some((pattern) => matches(pattern, origin))) return `the policy (${this.source}) blocks; blocked: ${blocked.join(', ')}`;
+    if (allowed && !allowed.some((pattern) => matches(pattern, origin))) return `the policy (${this.source}) does not allow; allowed: ${allowed.join(', ')}`;
+    return null;
+  }
+
+  /** Whether the browser may load this request at all (the Fetch interception asks for every request it sees). */
+  requestAllowed(url: string): boolean {
+    if (this.isGateway(url)) return false;
+    if (!/^(https?|wss?):/i.test(url)) return true; // data:, blob: and the like carry no origin of their own to fetch from
+    return this.originRefusal(url) === null;
   }
 
   checkApp(name: string, pid: number): void {
@@ -69,3 +160,18 @@ function matches(pattern: string, origin: string): boolean {
   const regex = new RegExp('^' + pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('[^/]*') + '$');
   return regex.test(origin);
 }
+
+function schemeOf(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim());
+  return m ? m[1].toLowerCase() : '';
+}
+
+function originOf(url: string): string {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? `${schemeOf(url)}:` : origin;
+  } catch { return url.slice(0, 200); }
+}
+
+/** The word an operator passes to --allow-url-schemes to allow this scheme. */
+function optionWord(scheme: string): string { return CHROME_SCHEMES.includes(scheme) ? 'chrome' : scheme; }

@@ -9,7 +9,7 @@ import './styles.css';
 
 interface SessionRow { sessionKey: string; session: string | null; implicit: boolean; state: string; transport: string; client: string; recording_active: boolean; idle_seconds: number; tab_id: string | null }
 interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string }
-interface Approval { id: string; tool: string; summary: string; sessionKey: string; requestedAt: string }
+interface Approval { id: string; tool: string; summary: string; arguments?: Record<string, unknown>; sessionKey: string; requestedAt: string }
 
 /** Where the gateway is and the token: from the URL (then removed from the address bar) or storage. */
 function connection(): { url: string; token: string } {
@@ -121,7 +121,7 @@ export class VerityApp extends LitElement {
             </li>`)}</ul>
           <h2>Approvals <small>${this.approvals.length}</small></h2>
           <ul class="approvals" data-approvals>${this.approvals.map((a) => html`
-            <li data-approval=${a.id}><strong>${a.tool}</strong> <small>${this.title(a.sessionKey)}</small><div class="muted">${a.summary}</div>
+            <li data-approval=${a.id}><strong>${a.tool}</strong> <small>${this.title(a.sessionKey)}</small><pre class="approval-args" data-approval-args tabindex="0">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
               <button class="approve" @click=${() => this.resolveApproval(a.id, true)}>Approve</button>
               <button class="deny" @click=${() => this.resolveApproval(a.id, false)}>Deny</button></li>`)}</ul>
         </aside>
@@ -160,7 +160,7 @@ export class VerityApp extends LitElement {
               ${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small></div>
-                <div class="muted">${a.summary}</div>
+                <pre class="approval-args" data-approval-args tabindex="0">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
                 ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.observed !== undefined ? JSON.stringify(ev.observed) : ev.detail ?? ''}</div>`)}
               </div>

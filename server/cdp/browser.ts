@@ -75,6 +75,9 @@ export class BrowserHost {
 
   addPeer(peer: BrowserHost): void { this.peers.push(peer); }
 
+  /** Whether a tab comes from a peer source (a tab the operator shared through the extension). */
+  isShared(tabId: string): boolean { return this.peers.some((p) => p.byId.has(tabId)); }
+
   /** Whether a browser is connected now (without launching one). */
   get running(): boolean { return !!this.browser?.connected; }
 

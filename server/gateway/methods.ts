@@ -98,6 +98,18 @@ export const METHODS: Record<string, MethodSpec> = {
       return { tabs: tabs.map((t) => ({ tab_id: t.id, url: t.page.url() })) };
     },
   }),
+  // The operator gives a tab (one an agent may not otherwise reach: another session's, or an orphan of a
+  // session that ended) to one session: from then it is that session's connection's alone.
+  'tabs.assign': method({
+    scope: 'operator.write', params: z.strictObject({ tabId: z.string().min(1).max(128), sessionKey: z.string().min(1).max(512) }),
+    handler: async (p, _c, gw) => {
+      const session = gw.core.sessions.all().find((s) => s.state === 'active' && gw.core.sessions.keyOf(s) === p.sessionKey);
+      if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
+      await gw.core.browser.findTab(p.tabId).catch(() => { throw new GatewayError('NOT_FOUND', `no tab ${p.tabId}; browser.tabs lists them`); });
+      gw.core.assignTab(p.tabId, session.connectionId);
+      return { ok: true, tabId: p.tabId, sessionKey: p.sessionKey };
+    },
+  }),
   'browser.screencast.start': method({
     scope: 'operator.read', params: z.strictObject({ tab_id: z.string().optional(), sessionKey: z.string().max(512).optional() }),
     handler: async (p, conn, gw) => {

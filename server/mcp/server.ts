@@ -97,12 +97,14 @@ export async function runTool(tool: ToolDef, rawArgs: unknown, core: Verity, ctx
 export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, connection: CallContext): Promise<Reply> {
   try {
     const args = parseArgs(tool, rawArgs) as Record<string, unknown>;
+    // Every tool the policy holds waits for an operator, the session tools included: the check comes
+    // before anything of the call runs, and the operator is shown the arguments whole.
+    if (core.policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
+      const label = typeof args.session === 'string' && args.session.trim() && args.session.trim() !== 'default' ? args.session.trim() : 'implicit';
+      await core.approvals.request(tool.name, summarizeArgs(args, Infinity), `${connection.connectionId}/${label}`, args);
+    }
     if (tool.sessionless) return await tool.handler(args, core, connection);
     const session = core.sessions.admit(connection.connectionId, args.session as string | undefined);
-    const sessionKey = core.sessions.keyOf(session);
-    if (core.policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
-      await core.approvals.request(tool.name, summarizeArgs(args), sessionKey);
-    }
     const ctx: CallContext = {
       ...connection, session,
       runStep: async (step, stepArgs) => {

@@ -1,8 +1,26 @@
 // Recording: each action of a recording session appends to its trajectory folder: the call, its result
 // (effect, evidence) and before/after screenshots, numbered in order.
 import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import { Refusal } from '../routing/refusal.js';
+import { configDir } from '../token.js';
 import type { Session } from './manager.js';
+
+/** Where every recording goes: recording_dir names a folder under it, never a path elsewhere. */
+export function recordingsRoot(): string { return join(configDir(), 'recordings'); }
+
+/**
+ * The folder a recording_dir names: a relative name under <config dir>/recordings/. Absolute paths and `..`
+ * are refused (an agent must not write files where it likes).
+ */
+export function recordingPath(name: string): string {
+  if (isAbsolute(name) || /^[a-z]:/i.test(name)) throw new Refusal('invalid_arguments', `recording_dir: must be a relative folder name (it is created under ${recordingsRoot()}), not an absolute path`);
+  if (name.split(/[\\/]/).includes('..')) throw new Refusal('invalid_arguments', 'recording_dir: ".." is not allowed; recordings stay under <config dir>/recordings');
+  const root = recordingsRoot();
+  const dir = resolve(root, name);
+  if (dir !== root && !dir.startsWith(root + sep)) throw new Refusal('invalid_arguments', `recording_dir: must stay under ${root}`);
+  return dir;
+}
 
 export interface RecordedStep {
   tool: string;

@@ -146,7 +146,7 @@ export const listWindows = defineTool({
     native: z.string().optional(),
   }),
   annotations: READ_ONLY,
-  async handler(args, core) {
+  async handler(args, core, ctx) {
     type Entry = { window_id: number; pid: number | null; title?: string; bounds: unknown; driven_over_cdp?: boolean; cdp_window_id?: number; tabs: Array<z.infer<typeof tabSchema>> };
     const list: Entry[] = [];
     let native: string | undefined;
@@ -162,7 +162,7 @@ export const listWindows = defineTool({
     }
     if (core.browser.running || core.browser.attached) {
       const byCdpWindow = new Map<number, { bounds: unknown; tabs: Entry['tabs']; titles: string[] }>();
-      for (const tab of await core.browser.tabs_()) {
+      for (const tab of await core.tabsFor(ctx)) { // another connection's tabs are not listed
         const { windowId, bounds } = await tab.session.send('Browser.getWindowForTarget', {}).catch(() => ({ windowId: 0, bounds: {} }));
         const entry = byCdpWindow.get(windowId) ?? { bounds, tabs: [], titles: [] };
         const title = await tab.title().catch(() => '');

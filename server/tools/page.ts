@@ -1,5 +1,6 @@
 // The `page` tool: tabs, navigation and page-level reads of the browser route.
-import { basename } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { basename, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { Refusal } from '../routing/refusal.js';
 import type { Verity, CallContext } from '../core.js';
@@ -37,13 +38,55 @@ function checkUrl(url: string): string {
   try { return new URL(url).href; } catch { throw new Refusal('invalid_arguments', `url: "${url}" is not an absolute URL`); }
 }
 
-async function tabOf(args: Args, core: Verity, ctx: CallContext): Promise<Tab> {
-  if (args.tab_id) {
-    const tab = await core.browser.findTab(args.tab_id);
-    core.setCurrentTab(ctx, tab.id);
-    return tab;
+/**
+ * The tab an action works on (tab_id, else the session's current tab): another connection's tab is not
+ * found, and the origin policy holds on the tab's CURRENT url (after redirects, clicks, history moves).
+ * `leaving` actions (navigate away, close) may start from a refused page: they do not read it.
+ */
+async function tabOf(args: Args, core: Verity, ctx: CallContext, leaving = false): Promise<Tab> {
+  const tab = args.tab_id ? await core.tabFor(ctx, args.tab_id) : await core.currentTab(ctx);
+  if (!leaving) core.policy.checkUrl(tab.page.url());
+  if (args.tab_id) core.setCurrentTab(ctx, tab.id);
+  return tab;
+}
+
+/** Goes to a URL the policy allowed; a redirect the browser blocked is the policy's refusal, not a failed load. */
+async function go(core: Verity, tab: Tab, url: string): Promise<void> {
+  if (url.toLowerCase().startsWith('javascript:')) {
+    // Allowed by the operator (--allow-url-schemes javascript): it runs in the page, as a typed URL would.
+    core.policy.checkUrl(tab.page.url());
+    await tab.session.send('Runtime.evaluate', { expression: `location.href = ${JSON.stringify(url)}`, timeout: 10_000 });
+    return;
   }
-  return core.currentTab(ctx);
+  try {
+    await tab.navigate(url);
+  } catch (e) {
+    if (!/ERR_BLOCKED_BY_CLIENT/.test((e as Error).message)) throw e;
+    core.policy.checkUrl(tab.page.url(), 'the page the navigation led to');
+    throw new Refusal('not_permitted', `the navigation to ${url} was redirected to an address the policy does not allow, and the browser blocked it`);
+  }
+  core.policy.checkUrl(tab.page.url(), 'the page the navigation led to');
+}
+
+/**
+ * The files set_input_files may hand to the page: each under a root the operator allowed (--upload-root),
+ * symlinks resolved first, an existing regular file. Relative paths are taken from the first root.
+ */
+function uploadPaths(paths: string[], roots: string[] | undefined): string[] {
+  if (!roots?.length) {
+    throw new Refusal('not_permitted', 'set_input_files is off: the operator allows uploads from chosen folders with --upload-root DIR (repeatable) or VERITY_UPLOAD_ROOTS', { option: '--upload-root' });
+  }
+  const realRoots = roots.map((r) => { try { return realpathSync(r); } catch { return resolvePath(r); } });
+  return paths.map((path, i) => {
+    const asked = isAbsolute(path) ? path : resolvePath(realRoots[0], path);
+    let real: string;
+    try { real = realpathSync(asked); } catch { throw new Refusal('invalid_arguments', `paths[${i}]: ${path} does not exist`); }
+    if (!realRoots.some((root) => { const rel = relative(root, real); return rel === '' ? false : !rel.startsWith('..') && !isAbsolute(rel); })) {
+      throw new Refusal('not_permitted', `paths[${i}]: ${path} is not under an upload root the operator allowed (${roots.join(', ')}); symlinks are resolved before the check`, { option: '--upload-root' });
+    }
+    if (!statSync(real).isFile()) throw new Refusal('invalid_arguments', `paths[${i}]: ${path} is not a file`);
+    return real;
+  });
 }
 
 async function describeTab(tab: Tab) {
@@ -52,39 +95,39 @@ async function describeTab(tab: Tab) {
 
 const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity, ctx: CallContext) => Promise<Reply>> = {
   async list_tabs(_args, core, ctx) {
-    const tabs = await Promise.all((await core.browser.tabs_()).map(describeTab));
+    const tabs = await Promise.all((await core.tabsFor(ctx)).map(describeTab));
     return { structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null }, text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n') };
   },
   async new_tab(args, core, ctx) {
     const url = args.url ? checkUrl(args.url) : undefined;
-    if (url) core.policy.checkUrl(url, 'the new tab\'s URL');
-    const tab = await core.browser.newTab(url);
+    if (url) core.policy.checkNavigation(url, 'the new tab\'s URL');
+    const tab = await core.openTab(ctx);
     core.setCurrentTab(ctx, tab.id);
+    if (url) await go(core, tab, url);
     return { structured: { tabs: [await describeTab(tab)], ...(await describeTab(tab)) } };
   },
   async select_tab(args, core, ctx) {
-    const tab = await core.browser.findTab(need(args, 'tab_id'));
+    const tab = await tabOf({ ...args, tab_id: need(args, 'tab_id') }, core, ctx);
     await tab.page.bringToFront();
-    core.setCurrentTab(ctx, tab.id);
     return { structured: await describeTab(tab) };
   },
   async close_tab(args, core, ctx) {
-    const tab = await core.browser.findTab(need(args, 'tab_id'));
+    const tab = await core.tabFor(ctx, need(args, 'tab_id'));
     await tab.page.close();
     core.snapshots.forget('tab', tab.id);
     if (ctx.session?.currentTabId === tab.id) core.setCurrentTab(ctx, undefined);
     return { structured: { closed: tab.id } };
   },
   async navigate(args, core, ctx) {
-    const tab = await tabOf(args, core, ctx);
     const url = checkUrl(need(args, 'url'));
-    core.policy.checkUrl(url, 'the URL to navigate to');
-    await tab.navigate(url);
+    core.policy.checkNavigation(url, 'the URL to navigate to');
+    const tab = await tabOf(args, core, ctx, true);
+    await go(core, tab, url);
     return { structured: await describeTab(tab) };
   },
-  async back(args, core, ctx) { return history(await tabOf(args, core, ctx), (t) => t.page.goBack({ timeout: 30_000 })); },
-  async forward(args, core, ctx) { return history(await tabOf(args, core, ctx), (t) => t.page.goForward({ timeout: 30_000 })); },
-  async reload(args, core, ctx) { return history(await tabOf(args, core, ctx), (t) => t.page.reload({ timeout: 30_000 })); },
+  async back(args, core, ctx) { return history(core, await tabOf(args, core, ctx), (t) => t.page.goBack({ timeout: 30_000 })); },
+  async forward(args, core, ctx) { return history(core, await tabOf(args, core, ctx), (t) => t.page.goForward({ timeout: 30_000 })); },
+  async reload(args, core, ctx) { return history(core, await tabOf(args, core, ctx), (t) => t.page.reload({ timeout: 30_000 })); },
   async get_text(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
     const [frame] = await tab.frames();
@@ -127,9 +170,10 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
   },
   async set_input_files(args, core, ctx) {
     const found = core.snapshots.resolve(need(args, 'element_token'));
-    const { target } = await core.resolve({ element_token: args.element_token }, ctx);
-    const tab = await core.browser.findTab(found.key);
-    const paths = need(args, 'paths');
+    const paths = uploadPaths(need(args, 'paths'), core.options.uploadRoots);
+    const { target } = await core.resolve({ element_token: args.element_token }, ctx); // ownership and origin policy
+    if (found.kind !== 'tab') throw new Refusal('invalid_arguments', 'element_token: set_input_files needs an element of a browser tab');
+    const tab = await core.tabFor(ctx, found.key);
     const names = await tab.setInputFiles(target.element!, paths);
     const expected = paths.map((p) => basename(p));
     const same = names.length === expected.length && names.every((n, i) => n === expected[i]);
@@ -144,8 +188,9 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
   },
 };
 
-async function history(tab: Tab, go: (t: Tab) => Promise<unknown>): Promise<Reply> {
-  await go(tab).catch((e) => { throw new Refusal('timeout', `the tab did not finish navigating: ${(e as Error).message}`); });
+async function history(core: Verity, tab: Tab, move: (t: Tab) => Promise<unknown>): Promise<Reply> {
+  await move(tab).catch((e) => { throw new Refusal('timeout', `the tab did not finish navigating: ${(e as Error).message}`); });
+  core.policy.checkUrl(tab.page.url(), 'the page the history move led to');
   return { structured: await describeTab(tab) };
 }
 

@@ -5,7 +5,7 @@ import type { Verity, CallContext } from '../core.js';
 import { Refusal } from '../routing/refusal.js';
 import { STYLES, TIMINGS, effectiveMotion, type MotionInput } from '../sessions/cursor-config.js';
 import type { Session } from '../sessions/manager.js';
-import { startRecording } from '../sessions/recording.js';
+import { recordingPath, startRecording } from '../sessions/recording.js';
 import { DESTRUCTIVE, READ_ONLY, defineTool } from './define.js';
 import { session as sessionArg } from './schemas.js';
 
@@ -86,20 +86,21 @@ export const startSession = defineTool({
     capture_scope: z.enum(['auto', 'window', 'desktop']).optional().describe('Deprecated compatibility policy.'),
     cursor_motion: cursorMotion.optional(),
     cursor_theme: cursorTheme.optional(),
-    recording_dir: z.string().min(1).max(4096).optional().describe('Record each action (call, result, before/after screenshots) into this folder.'),
+    recording_dir: z.string().min(1).max(4096).optional().describe('Record each action (call, result, before/after screenshots) into this folder: a relative name, created under <config dir>/recordings/.'),
   }),
-  output: summaryOutput.extend({ active: z.boolean(), revived: z.boolean() }),
+  output: summaryOutput.extend({ active: z.boolean(), revived: z.boolean(), recording_path: z.string().optional() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   sessionless: true,
   advanced: ['capture_scope', 'cursor_motion', 'cursor_theme'],
   async handler(args, core, ctx) {
+    const recordTo = args.recording_dir ? recordingPath(args.recording_dir) : undefined; // refused before anything changes
     const { session, revived } = core.sessions.start(ctx.connectionId, args.session);
     if (args.cursor_motion) session.cursor.start = args.cursor_motion as MotionInput;
     if (args.cursor_theme) session.cursor.theme = { ...session.cursor.theme, ...args.cursor_theme };
     if (args.capture_scope) session.captureScope = args.capture_scope;
-    if (args.recording_dir && session.recordingDir !== args.recording_dir) startRecording(session, args.recording_dir);
-    const text = `Session '${session.label ?? 'implicit'}' is active${revived ? ' (revived)' : ''}.`;
-    return { structured: { ...(await summaryRead(core, session)), active: true, revived }, text };
+    if (recordTo && session.recordingDir !== recordTo) startRecording(session, recordTo);
+    const text = `Session '${session.label ?? 'implicit'}' is active${revived ? ' (revived)' : ''}.${recordTo ? ` Recording into ${recordTo}.` : ''}`;
+    return { structured: { ...(await summaryRead(core, session)), active: true, revived, ...(recordTo ? { recording_path: recordTo } : {}) }, text };
   },
 });
 

@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+// set_input_files reads only under a root the operator allowed (the contract: paths only under allowed roots).
+const uploads = mkdtempSync(join(tmpdir(), 'verity-upload-'));
+before(async () => { s = await browserSuite(['--upload-root', uploads]); });
+after(async () => { await s?.close(); rmSync(uploads, { recursive: true, force: true }); });
 
 /** The browser's own list of page targets (asked afresh, not a connection's cached view). */
 async function pageTargets(): Promise<Array<{ targetId: string; url: string }>> {
@@ -213,7 +215,7 @@ describe('dialogs', () => {
 
 describe('file inputs and scripts', () => {
   test('set_input_files: the page sees the file, its name and its content', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'verity-upload-'));
+    const dir = mkdtempSync(join(uploads, 'case-'));
     try {
       const file = join(dir, 'hello.txt');
       writeFileSync(file, 'hi there');
@@ -236,7 +238,8 @@ describe('file inputs and scripts', () => {
   test('set_input_files on an element that is not a file input is refused', async () => {
     await s.open('plain.html');
     const snap = await s.snapshot(s.v);
-    const r = await s.v.call('page', { action: 'set_input_files', element_token: snap.token('Text'), paths: ['/etc/hostname'] });
+    writeFileSync(join(uploads, 'any.txt'), 'x');
+    const r = await s.v.call('page', { action: 'set_input_files', element_token: snap.token('Text'), paths: [join(uploads, 'any.txt')] });
     assert.equal(r.isError, true);
     assert.equal(r.structured.refusal?.code, 'invalid_arguments', r.text);
   });

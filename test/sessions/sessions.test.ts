@@ -22,7 +22,7 @@ after(async () => { await chrome?.close(); await fx?.close(); rmSync(tmp, { recu
 
 /** A session with all three kinds of cleanup hook registered: cursor (always), recording, config. */
 async function prepare(call: Connection['call'], label: string): Promise<void> {
-  const started = await call('start_session', { session: label, recording_dir: dir(`rec-${label}`) });
+  const started = await call('start_session', { session: label, recording_dir: `rec-${label}` }); // under <config dir>/recordings
   assert.equal(started.isError, false, started.text);
   const set = await call('set_agent_cursor_motion', { session: label, spring: 0.5 });
   assert.equal(set.isError, false, set.text);
@@ -179,7 +179,7 @@ describe('sessions over two HTTP connections at once', () => {
     assert.equal(lines.filter((l) => l.session.startsWith('page-')).length, 57, 'every listed session ended with the server');
     assertNoHookRanTwice(lines);
     for (const label of ['by-end', 'by-disconnect', 'by-shutdown-c', 'by-shutdown-a']) {
-      const trajectory = readFileSync(join(dir(`rec-${label}`), 'trajectory.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const trajectory = readFileSync(join(dir('cfg-gw'), 'recordings', `rec-${label}`, 'trajectory.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
       assert.equal(trajectory.filter((e) => e.event === 'end').length, 1, `${label}: one end line`);
     }
   });
@@ -303,6 +303,9 @@ describe('the agent cursor in a driven tab, and recording', () => {
     const r = await v.call('page', { action: 'navigate', url: fx.url('plain.html'), session });
     assert.equal(r.isError, false, r.text);
     page = await chrome.page(fx.url('plain.html'));
+    // Sessions of the earlier suites own tabs of their own in this browser now; a headless background tab
+    // never paints, so the test's own screenshots need this one in front.
+    await page.bringToFront();
     await page.waitForFunction('window.__ready === true && document.readyState === "complete"');
   };
   /** Children of <html> other than head and body: where the cursor host lives. */
@@ -353,8 +356,10 @@ describe('the agent cursor in a driven tab, and recording', () => {
   });
 
   test('recording: each action appends NNNN-<tool>.json and before/after PNGs; one end line', async () => {
-    const rec = dir('recording');
-    const started = await v.call('start_session', { session: 'rec', recording_dir: rec });
+    // recording_dir is a name under <config dir>/recordings/ (absolute paths are refused).
+    const rec = join(dir('cfg-cursor'), 'recordings', 'recording');
+    const started = await v.call('start_session', { session: 'rec', recording_dir: 'recording' });
+    assert.equal(started.structured.recording_path, rec, started.text);
     assert.equal(started.isError, false, started.text);
     assert.equal((await v.call('get_session', { session: 'rec' })).structured.recording_active, true);
     await open('rec');
@@ -389,7 +394,7 @@ describe('the agent cursor in a driven tab, and recording', () => {
     assert.equal((await v.call('get_session', { session: 'rec' })).structured.recording_active, false);
     // Revived into the same folder: it appends after what is there and overwrites nothing.
     const kept = readFileSync(join(rec, clickFile), 'utf8');
-    assert.equal((await v.call('start_session', { session: 'rec', recording_dir: rec })).structured.revived, true);
+    assert.equal((await v.call('start_session', { session: 'rec', recording_dir: 'recording' })).structured.revived, true);
     const again = await v.call('click', { element_token: (await snapshot(v, { session: 'rec' })).token('Increment'), session: 'rec' });
     assert.equal(again.structured.effect, 'confirmed', again.text);
     const added = readdirSync(rec).filter((f) => /^\d{4}-[a-z_]+\.json$/.test(f) && !steps.includes(f));
