@@ -1,4 +1,12 @@
-// `verity start` (the gateway: MCP over HTTP at /mcp for now) and `verity mcp` (MCP over stdio).
+// The command line: `verity start` (the gateway) and `verity mcp` (MCP over stdio).
+//
+// Every option is one row of OPTIONS: its flag (also its key in a --config file), the commands that take
+// it and its help line; its environment variable is VERITY_ and the flag in capitals (--browser-url is
+// VERITY_BROWSER_URL). A value comes from the command line, else the environment, else the --config file
+// (JSON), else the default. node:util's parseArgs reads the command line; an option the command does not
+// take, an unknown one, or a value that does not parse is refused with exit code 2, naming it.
+import { parseArgs } from 'node:util';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Verity, type VerityOptions } from './core.js';
 import { allTools, connectMcp, createMcpServer } from './mcp/server.js';
@@ -7,144 +15,279 @@ import { Gateway } from './gateway/server.js';
 import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
 import { EXTENSION_ID } from './gateway/extension-id.js';
 import { Policy } from './policy.js';
-import { appendFileSync } from 'node:fs';
-import { CHANNELS, isChannel } from './cdp/discovery.js';
+import { PACKAGE_NAME, VERSION } from './version.js';
 
-interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
+export type Command = 'start' | 'mcp';
+/** string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive integer. */
+type Kind = 'string' | 'boolean' | 'port' | 'positive';
+type Value = string | boolean | number;
 
-const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] [browser options]
-       verity mcp [--gateway | --standalone] [browser options]
-         with no options it relays to a running 'verity start' (sharing its browser, shown in its Control UI),
-         else runs on its own; --gateway requires the gateway, --standalone never uses it
-browser options: --browser-url URL | --chromium PATH | --channel NAME | --headless | --headful | --user-data-dir DIR | --allow-javascript
-  --viewport WxH | --proxy-server URL | --ignore-https-errors | --browser-arg ARG (repeatable)
-  channels: ${CHANNELS.join(', ')}
-policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)`;
+export interface OptionSpec {
+  /** The flag without its dashes; also the option's key in a --config file. */
+  name: string;
+  kind: Kind;
+  commands: readonly Command[];
+  help: string;
+  /** The value's placeholder in --help. */
+  arg?: string;
+  /** What applies when the option is not given (for --help and the README). */
+  default?: string;
+  /** The VerityOptions field the value goes to (the others are read by name below). */
+  key?: keyof VerityOptions;
+  /** Read from process.env by the module that uses it: the CLI writes the resolved value there. */
+  exportEnv?: true;
+  /** Configures a server of its own: `verity mcp` given it (any way) does not join a running gateway. */
+  own?: true;
+}
 
-export function parseFlags(argv: string[], env = process.env): Flags {
-  const flags: Flags = {
-    host: env.VERITY_HOST ?? '127.0.0.1', port: Number(env.VERITY_PORT ?? 7317), token: env.VERITY_TOKEN,
-    browserUrl: env.VERITY_BROWSER_URL, chromium: env.VERITY_CHROMIUM, userDataDir: env.VERITY_USER_DATA_DIR,
-    headless: env.VERITY_HEADLESS === undefined ? undefined : env.VERITY_HEADLESS !== '0',
-    allowJavascript: env.VERITY_ALLOW_JAVASCRIPT === '1',
-    cursor: env.VERITY_CURSOR !== 'off',
-    channel: env.VERITY_CHANNEL === undefined ? undefined : channelOf(env.VERITY_CHANNEL, 'VERITY_CHANNEL'),
-    viewport: env.VERITY_VIEWPORT === undefined ? undefined : viewportOf(env.VERITY_VIEWPORT, 'VERITY_VIEWPORT'),
-    proxyServer: env.VERITY_PROXY_SERVER === undefined ? undefined : proxyOf(env.VERITY_PROXY_SERVER, 'VERITY_PROXY_SERVER'),
-    ignoreHttpsErrors: env.VERITY_IGNORE_HTTPS_ERRORS === '1',
-    browserArgs: env.VERITY_BROWSER_ARGS === undefined ? undefined : browserArgsOf(env.VERITY_BROWSER_ARGS),
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--host': flags.host = value(); break;
-      case '--port': flags.port = Number(value()); break;
-      case '--token': flags.token = value(); break;
-      case '--browser-url': flags.browserUrl = value(); break;
-      case '--chromium': flags.chromium = value(); break;
-      case '--user-data-dir': flags.userDataDir = value(); break;
-      case '--headless': flags.headless = true; break;
-      case '--headful': flags.headless = false; break;
-      case '--allow-javascript': flags.allowJavascript = true; break;
-      case '--policy': flags.policyFile = value(); break;
-      case '--channel': flags.channel = channelOf(value(), flag); break;
-      case '--viewport': flags.viewport = viewportOf(value(), flag); break;
-      case '--proxy-server': flags.proxyServer = proxyOf(value(), flag); break;
-      case '--ignore-https-errors': flags.ignoreHttpsErrors = true; break;
-      // Its value may itself start with "--" (it is a Chromium flag), so it is taken as is.
-      case '--browser-arg': {
-        const arg = argv[++i];
-        if (arg === undefined || arg === '') throw new Error(`${flag} needs a value`);
-        (flags.browserArgs ??= []).push(arg);
-        break;
-      }
-      case '--no-relay': case '--gateway': case '--standalone': break;
-      default: throw new Error(`unknown option ${flag}`);
+const BOTH = ['start', 'mcp'] as const;
+const START = ['start'] as const;
+const MCP = ['mcp'] as const;
+
+/** Every option, one line each. Adding a flag: add its line here (and to the README's table). */
+export const OPTIONS: readonly OptionSpec[] = [
+  { name: 'config', kind: 'string', commands: BOTH, arg: 'FILE', help: 'read options from a JSON file whose keys are the option names, e.g. {"port": 7317, "headless": true}' },
+  { name: 'host', kind: 'string', commands: START, arg: 'ADDR', default: '127.0.0.1', help: 'the address the gateway listens on' },
+  { name: 'port', kind: 'port', commands: START, arg: 'N', default: '7317', help: 'the gateway\'s port (0: any free port)' },
+  { name: 'token', kind: 'string', commands: START, arg: 'T', default: 'generated once into <config dir>/token', help: 'the gateway token' },
+  { name: 'gateway', kind: 'boolean', commands: MCP, help: 'relay to the running `verity start` (its browser, its Control UI); exit when none runs' },
+  { name: 'standalone', kind: 'boolean', commands: MCP, help: 'run on its own even when a `verity start` is running' },
+  { name: 'relay', kind: 'boolean', commands: MCP, default: 'on', help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets' },
+  { name: 'browser-url', key: 'browserUrl', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed' },
+  { name: 'chromium', key: 'chromium', own: true, kind: 'string', commands: BOTH, arg: 'PATH', default: 'chromium on PATH', help: 'the Chromium to launch (on the first call that needs a tab)' },
+  { name: 'headless', key: 'headless', own: true, kind: 'boolean', commands: BOTH, default: 'headless without DISPLAY', help: 'launch Chromium headless; --headful (or --no-headless) with a window' },
+  { name: 'user-data-dir', key: 'userDataDir', own: true, kind: 'string', commands: BOTH, arg: 'DIR', default: 'a fresh temporary profile', help: 'the profile of the launched Chromium' },
+  { name: 'allow-javascript', key: 'allowJavascript', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'enable `page execute_javascript`' },
+  { name: 'policy', own: true, kind: 'string', commands: BOTH, arg: 'FILE', default: '<config dir>/policy.json', help: 'the permission policy (see policy.sample.json)' },
+  { name: 'cursor', key: 'cursor', own: true, kind: 'boolean', commands: BOTH, default: 'on', help: 'the agent cursor in driven tabs (--no-cursor: off)' },
+  { name: 'reduced-motion', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'the agent cursor jumps instead of gliding' },
+  { name: 'session-idle-ms', key: 'sessionIdleMs', own: true, kind: 'positive', commands: BOTH, arg: 'MS', default: '300000', help: 'a session idle this long ends (its cleanup hooks run)' },
+  { name: 'session-log', own: true, kind: 'string', commands: BOTH, arg: 'FILE', help: 'append one JSON line per session cleanup hook run (an audit trail)' },
+  { name: 'atspi-direct', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'on', help: 'call native apps on their own AT-SPI socket when they offer one (--no-atspi-direct: always through the bus)' },
+  { name: 'config-dir', exportEnv: true, kind: 'string', commands: BOTH, arg: 'DIR', default: '$XDG_CONFIG_HOME/verity or ~/.config/verity', help: 'where the token, policy.json, config.json and the running gateway\'s address are kept' },
+];
+
+/** Variables read from the environment that are not options (set by Verity itself, or for development). */
+export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
+  { env: 'VERITY_MCP_URL', help: 'set in the Control UI terminal\'s shells: the gateway\'s /mcp, so `verity mcp` started there relays to it' },
+  { env: 'VERITY_LINK', help: 'set in the Control UI terminal\'s shells: binds an agent started there to that Control UI' },
+  { env: 'VERITY_TOKEN', help: 'set in the Control UI terminal\'s shells (the gateway token for the relay); for `verity start`, the same as --token' },
+  { env: 'VERITY_EXTENSION_ID', help: 'the companion extension\'s id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)' },
+];
+
+export const envName = (option: OptionSpec) => `VERITY_${option.name.toUpperCase().replace(/-/g, '_')}`;
+const byName = new Map(OPTIONS.map((o) => [o.name, o]));
+/** Flags that are another spelling of an option: --headful is --no-headless. */
+const ALIASES: Record<string, { name: string; value: boolean }> = { headful: { name: 'headless', value: false } };
+
+export const COMMANDS: Record<Command, { short: string; long: string }> = {
+  mcp: {
+    short: 'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code, Codex)',
+    long: 'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code,\n' +
+      'Codex). With a `verity start` running and no option that configures a server of its own, it joins\n' +
+      'that gateway (its browser, its Control UI); --standalone keeps it apart.',
+  },
+  start: {
+    short: 'the gateway: the Control UI, MCP over Streamable HTTP at /mcp, the extension\'s WebSocket',
+    long: 'The gateway, on one loopback port: the Control UI at /, MCP over Streamable HTTP at /mcp (with a\n' +
+      'Bearer token), the companion extension\'s WebSocket at /gateway. It prints the URLs, the token and\n' +
+      'an entry for HTTP MCP clients.',
+  },
+};
+
+/** A command line that cannot run: the message names what is wrong; exit code 2. */
+export class UsageError extends Error {}
+
+export type Parsed =
+  | { kind: 'help'; command?: Command }
+  | { kind: 'version' }
+  | { kind: 'run'; command: Command; values: Record<string, Value>; /** which options were given, and how */ sources: Record<string, 'flag' | 'env' | 'config'> };
+
+function convert(option: OptionSpec, raw: unknown, from: string): Value {
+  const bad = (why: string) => new UsageError(`${from}: ${why}, got ${JSON.stringify(raw)}`);
+  switch (option.kind) {
+    case 'string':
+      if (typeof raw !== 'string' || raw === '') throw bad('expected a non-empty string');
+      return raw;
+    case 'boolean': {
+      if (typeof raw === 'boolean') return raw;
+      const word = String(raw).toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+      if (['0', 'false', 'no', 'off'].includes(word)) return false;
+      throw bad('expected 1/0, true/false, yes/no or on/off');
+    }
+    case 'port':
+    case 'positive': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (option.kind === 'port' && (!Number.isInteger(n) || n < 0 || n > 65535)) throw bad('expected a port, 0..65535');
+      if (option.kind === 'positive' && (!Number.isSafeInteger(n) || n < 1)) throw bad('expected a positive integer');
+      return n;
     }
   }
-  if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65535) throw new Error(`--port must be 0..65535, got ${flags.port}`);
-  if (flags.browserUrl) {
-    const launchOnly = [flags.channel && '--channel', flags.proxyServer && '--proxy-server', flags.browserArgs?.length && '--browser-arg'].filter(Boolean);
-    if (launchOnly.length) throw new Error(`${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`);
+}
+
+const flagOf = (option: OptionSpec) => `--${option.name}`;
+
+function refuseForCommand(option: OptionSpec, command: Command, via: string): never {
+  const others = option.commands.map((c) => `verity ${c}`).join(' and ');
+  throw new UsageError(`verity ${command} does not take ${via} (an option of ${others})`);
+}
+
+/** Reads the command line, the environment and the config file into one value per given option. */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
+  for (const o of OPTIONS) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string' };
+  for (const alias of Object.keys(ALIASES)) options[alias] = { type: 'boolean' };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, allowNegative: true, strict: true, tokens: true });
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    const unknown = /Unknown option '([^']+)'/.exec(err.message)?.[1];
+    if (unknown) throw new UsageError(`unknown option ${unknown}`);
+    const missing = /Option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing/.exec(err.message)?.[1];
+    if (missing) throw new UsageError(`${missing} needs a value`);
+    throw new UsageError(err.message.split('.')[0]);
   }
-  return flags;
-}
-
-function channelOf(v: string, what: string) {
-  if (!isChannel(v)) throw new Error(`${what} must be one of ${CHANNELS.join(', ')}, got ${JSON.stringify(v)}`);
-  return v;
-}
-
-/** WxH in CSS pixels, each side 1..10000. */
-export function viewportOf(v: string, what: string): { width: number; height: number } {
-  const m = /^(\d{1,5})x(\d{1,5})$/.exec(v.trim());
-  const [width, height] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-  if (!m || width < 1 || height < 1 || width > 10000 || height > 10000) throw new Error(`${what} must be WIDTHxHEIGHT in pixels (1..10000 each), e.g. 1280x800; got ${JSON.stringify(v)}`);
-  return { width, height };
-}
-
-/** What Chromium's --proxy-server takes: [scheme://]host:port (or a per-scheme list); checked for shape only. */
-function proxyOf(v: string, what: string): string {
-  if (!v || /\s/.test(v)) throw new Error(`${what} must be a proxy like http://host:port or socks5://host:port; got ${JSON.stringify(v)}`);
-  return v;
-}
-
-/** VERITY_BROWSER_ARGS: a JSON array of strings, or arguments separated by whitespace. */
-function browserArgsOf(v: string): string[] {
-  if (v.trim().startsWith('[')) {
-    let parsed: unknown;
-    try { parsed = JSON.parse(v); } catch { parsed = null; }
-    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error('VERITY_BROWSER_ARGS must be a JSON array of strings or whitespace-separated arguments');
-    return parsed;
+  const [command, ...extra] = parsed.positionals;
+  const tokens = parsed.tokens!.filter((t) => t.kind === 'option');
+  // `verity help [command]` is `--help`.
+  if (command === 'help') {
+    if (extra[0] !== undefined && !(extra[0] in COMMANDS)) throw new UsageError(`unknown command ${extra[0]}`);
+    return { kind: 'help', command: extra[0] as Command | undefined };
   }
-  return v.split(/\s+/).filter(Boolean);
+  if (command !== undefined && !(command in COMMANDS)) throw new UsageError(`unknown command ${command}`);
+  if (parsed.values.help) return { kind: 'help', command: command as Command | undefined };
+  if (parsed.values.version) return { kind: 'version' };
+  if (command === undefined) throw new UsageError(tokens.length ? `${tokens[0].rawName} needs a command before it` : 'no command given');
+  const cmd = command as Command;
+  if (extra.length) throw new UsageError(`verity ${cmd} takes no argument ${JSON.stringify(extra[0])} (options start with --)`);
+
+  const values: Record<string, Value> = {};
+  const sources: Record<string, 'flag' | 'env' | 'config'> = {};
+  // 1. The command line.
+  for (const t of tokens) {
+    const alias = ALIASES[t.name];
+    const option = byName.get(alias?.name ?? t.name)!;
+    if (!option.commands.includes(cmd)) refuseForCommand(option, cmd, t.rawName);
+    const name = option.name;
+    const negated = t.rawName.startsWith('--no-');
+    // The last of repeated flags wins, as in most CLIs.
+    values[name] = alias ? (negated ? !alias.value : alias.value) : option.kind === 'boolean' ? !negated : convert(option, t.value, t.rawName);
+    sources[name] = 'flag';
+  }
+  // 2. The environment (empty means unset; variables of the other command's options are not this command's concern).
+  for (const option of OPTIONS) {
+    const raw = env[envName(option)];
+    if (sources[option.name] || raw === undefined || raw === '' || !option.commands.includes(cmd)) continue;
+    values[option.name] = convert(option, raw, envName(option));
+    sources[option.name] = 'env';
+  }
+  // 3. The config file.
+  const configFile = values.config as string | undefined;
+  if (configFile !== undefined) {
+    let config: unknown;
+    try {
+      config = JSON.parse(readFileSync(configFile, 'utf8'));
+    } catch (e) {
+      throw new UsageError(`--config ${configFile}: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (!config || typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`--config ${configFile}: expected a JSON object whose keys are option names`);
+    for (const [key, raw] of Object.entries(config)) {
+      const option = byName.get(key);
+      if (!option || key === 'config') throw new UsageError(`--config ${configFile}: unknown option "${key}" (keys are the options' names without dashes, as in --help)`);
+      if (!option.commands.includes(cmd)) refuseForCommand(option, cmd, `"${key}" (in --config ${configFile})`);
+      if (sources[key]) continue;
+      values[key] = convert(option, raw, `--config ${configFile}: "${key}"`);
+      sources[key] = 'config';
+    }
+  }
+  if (values.gateway === true && values.standalone === true) throw new UsageError('--gateway and --standalone exclude each other');
+  return { kind: 'run', command: cmd, values, sources };
+}
+
+/** `verity --help` and `verity <command> --help`. */
+export function helpText(command?: Command): string {
+  if (!command) {
+    return [
+      `${PACKAGE_NAME} ${VERSION}: a computer-use driver for AI agents that proves what its actions did`,
+      '',
+      'usage: verity <command> [options]',
+      `       npx -y ${PACKAGE_NAME} <command> [options]`,
+      '',
+      'commands:',
+      ...Object.entries(COMMANDS).map(([name, what]) => `  ${name.padEnd(7)}${what.short}`),
+      '',
+      'options:',
+      '  -h, --help   this help; `verity <command> --help` lists the options of a command',
+      '  --version    print the version',
+      '',
+      'Every option is also an environment variable, VERITY_ and the option\'s name in capitals (--browser-url:',
+      'VERITY_BROWSER_URL), and a key of a --config file (JSON). The command line wins over the environment,',
+      'the environment over the config file. Booleans: --x / --no-x; in the environment 1/0, true/false, on/off.',
+    ].join('\n');
+  }
+  const lines = [`usage: verity ${command} [options]`, '', COMMANDS[command].long, '', 'options (environment variable in brackets):'];
+  for (const o of OPTIONS.filter((x) => x.commands.includes(command))) {
+    const flag = `${flagOf(o)}${o.arg ? ` ${o.arg}` : o.kind === 'boolean' && o.default === 'on' ? ` / --no-${o.name}` : ''}${o.name === 'headless' ? ' / --headful' : ''}`;
+    lines.push(`  ${flag}  [${envName(o)}]`, `      ${o.help}${o.default ? ` (default: ${o.default})` : ''}`);
+  }
+  lines.push('  -h, --help', '      this help');
+  lines.push('', 'environment only:', ...ENV_ONLY.map((v) => `  ${v.env}: ${v.help}`));
+  return lines.join('\n');
 }
 
 const log = (line: string) => process.stderr.write(`verity: ${line}\n`);
 
 export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  let flags: Flags;
+  let parsed: Parsed;
   try {
-    if (command !== 'start' && command !== 'mcp') throw new Error(command ? `unknown command ${command}` : 'no command given');
-    flags = parseFlags(rest);
-    flags.policy = Policy.load(flags.policyFile);
-    flags.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
+    parsed = parseCommandLine(argv);
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    if (!(e instanceof UsageError)) throw e;
+    const command = argv.find((a) => a in COMMANDS);
+    process.stderr.write(`verity: ${e.message}\nrun \`verity ${command ? `${command} ` : ''}--help\` for the ${command ? 'options' : 'commands and options'}\n`);
     process.exit(2);
   }
-  const sessionLog = process.env.VERITY_SESSION_LOG;
-  const core = new Verity({
-    ...flags, log,
-    sessionIdleMs: process.env.VERITY_SESSION_IDLE_MS ? Number(process.env.VERITY_SESSION_IDLE_MS) : undefined,
-    // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
-    onSessionEnd: sessionLog ? (session, reason, hook) => appendFileSync(sessionLog, JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n') : undefined,
-  });
+  if (parsed.kind === 'help') { process.stdout.write(helpText(parsed.command) + '\n'); return; }
+  if (parsed.kind === 'version') { process.stdout.write(`${VERSION}\n`); return; }
+  const { command, values, sources } = parsed;
+  for (const o of OPTIONS) if (o.exportEnv && values[o.name] !== undefined) process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);
+  const options: VerityOptions = { log };
+  for (const o of OPTIONS) if (o.key && values[o.name] !== undefined) (options as Record<string, unknown>)[o.key] = values[o.name];
+  try {
+    options.policy = Policy.load(values.policy as string | undefined);
+    options.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
+  } catch (e) {
+    process.stderr.write(`verity: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const sessionLog = values['session-log'] as string | undefined;
+  // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
+  if (sessionLog) options.onSessionEnd = (session, reason, hook) => appendFileSync(sessionLog, JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n');
+
+  if (command === 'mcp') {
+    const env = process.env;
+    if (values.relay !== false && env.VERITY_MCP_URL && env.VERITY_LINK && env.VERITY_TOKEN) {
+      return relayToGateway(env.VERITY_MCP_URL, env.VERITY_LINK, env.VERITY_TOKEN);
+    }
+    if (values.gateway) {
+      const running = readGatewayFile();
+      if (!running) { process.stderr.write('verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n'); process.exit(2); }
+      return relayToGateway(running.mcp_url, null, running.token);
+    }
+    // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
+    // and shares its browser; an option that configures a server of its own (or --standalone) keeps it apart.
+    const own = OPTIONS.some((o) => o.own && sources[o.name]);
+    if (!own && !values.standalone) {
+      const running = readGatewayFile();
+      if (running) return relayToGateway(running.mcp_url, null, running.token);
+    }
+  }
+  const core = new Verity(options);
   const shutdown = async () => { await core.close(); process.exit(0); };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  if (command === 'mcp' && process.env.VERITY_MCP_URL && process.env.VERITY_LINK && process.env.VERITY_TOKEN && !rest.includes('--no-relay')) {
-    return relayToGateway(process.env.VERITY_MCP_URL, process.env.VERITY_LINK, process.env.VERITY_TOKEN);
-  }
-  if (command === 'mcp' && rest.includes('--gateway')) {
-    const running = readGatewayFile();
-    if (!running) { process.stderr.write('verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n'); process.exit(2); }
-    return relayToGateway(running.mcp_url, null, running.token);
-  }
-  // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
-  // and shares its browser; any browser or policy option (or --standalone) keeps it on its own.
-  const ownBrowserFromEnv = ['VERITY_BROWSER_URL', 'VERITY_CHROMIUM', 'VERITY_HEADLESS', 'VERITY_USER_DATA_DIR', 'VERITY_POLICY',
-    'VERITY_CHANNEL', 'VERITY_VIEWPORT', 'VERITY_PROXY_SERVER', 'VERITY_IGNORE_HTTPS_ERRORS', 'VERITY_BROWSER_ARGS'].some((k) => process.env[k]);
-  if (command === 'mcp' && rest.length === 0 && !ownBrowserFromEnv && process.env.VERITY_STANDALONE !== '1') {
-    const running = readGatewayFile();
-    if (running) return relayToGateway(running.mcp_url, null, running.token);
-  }
   if (command === 'mcp') {
     const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });
     const transport = new StdioServerTransport();
@@ -152,22 +295,27 @@ export async function main(argv: string[]): Promise<void> {
     // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
     process.stdin.on('end', () => { void core.sessions.disconnect('stdio').finally(shutdown); });
     await connectMcp(server, transport, core);
-    log(`MCP on stdio${flags.browserUrl ? `, attached to ${flags.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
+    log(`MCP on stdio${options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
   }
-  await startGateway(core, flags);
+  await startGateway(core, values.host as string ?? '127.0.0.1', values.port as number ?? 7317, values.token as string | undefined);
 }
 
-async function startGateway(core: Verity, flags: Flags): Promise<void> {
-  const token = flags.token ?? loadOrCreateToken(log);
-  const gateway = new Gateway(core, { host: flags.host, port: flags.port, token, log });
+async function startGateway(core: Verity, host: string, wantedPort: number, givenToken: string | undefined): Promise<void> {
+  const token = givenToken ?? loadOrCreateToken(log);
+  const gateway = new Gateway(core, { host, port: wantedPort, token, log });
   const port = await gateway.listen();
-  const base = `http://${flags.host}:${port}`;
+  const base = `http://${host}:${port}`;
+  const mcpUrl = `${base}/mcp`;
+  // The entry an HTTP client takes as it is (the same credential as the Bearer line above it).
+  const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } };
   process.stdout.write(`Verity gateway on ${base}/?token=${token}\n` +
-    `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${token})\n` +
-    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${flags.host}:${port}/gateway`)}&token=${token}\n`);
+    `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: Bearer ${token})\n` +
+    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${host}:${port}/gateway`)}&token=${token}\n` +
+    `HTTP client entry (Claude Desktop, Cursor, VS Code: "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
+    `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: Bearer ${token}"\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
-  writeGatewayFile({ mcp_url: `${base}/mcp`, token, pid: process.pid });
+  writeGatewayFile({ mcp_url: mcpUrl, token, pid: process.pid });
   const close = async () => { removeGatewayFile(); await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);

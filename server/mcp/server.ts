@@ -19,8 +19,9 @@ import { screen } from '../tools/screen.js';
 import { recordStep } from '../sessions/recording.js';
 import type { Reply } from '../tools/define.js';
 import { summarizeArgs } from '../activity.js';
+import { VERSION } from '../version.js';
 
-export const VERSION = '0.1.0';
+export { VERSION };
 
 export function allTools(): ToolDef[] {
   return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), runActions, page, screen];
