@@ -5,17 +5,16 @@
 // VERITY_BROWSER_URL). A value comes from the command line, else the environment, else the --config file
 // (JSON), else the default. node:util's parseArgs reads the command line; an option the command does not
 // take, an unknown one, or a value that does not parse is refused with exit code 2, naming it.
+//
+// Only the parser is loaded up front: --help, --version and a refused command line answer at once; the
+// server's modules (the SDK, puppeteer, the tools) are imported once a command runs.
 import { parseArgs } from 'node:util';
 import { appendFileSync, readFileSync } from 'node:fs';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { Verity, type VerityOptions } from './core.js';
-import { allTools, connectMcp, createMcpServer } from './mcp/server.js';
-import { PAGE_ACTIONS } from './tools/page.js';
-import { Gateway } from './gateway/server.js';
-import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
-import { EXTENSION_ID } from './gateway/extension-id.js';
-import { Policy } from './policy.js';
+import type { Verity, VerityOptions } from './core.js';
+import { readGatewayFile } from './token.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
+import { currentProgress } from './progress.js';
+import { broadcastLog } from './mcp/notify.js';
 
 export type Command = 'start' | 'mcp';
 /** string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive integer. */
@@ -237,7 +236,12 @@ export function helpText(command?: Command): string {
   return lines.join('\n');
 }
 
-const log = (line: string) => process.stderr.write(`verity: ${line}\n`);
+/** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
+const log = (line: string) => {
+  process.stderr.write(`verity: ${line}\n`);
+  currentProgress()?.(line);
+  broadcastLog('info', line);
+};
 
 export async function main(argv: string[]): Promise<void> {
   let parsed: Parsed;
@@ -255,6 +259,7 @@ export async function main(argv: string[]): Promise<void> {
   for (const o of OPTIONS) if (o.exportEnv && values[o.name] !== undefined) process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);
   const options: VerityOptions = { log };
   for (const o of OPTIONS) if (o.key && values[o.name] !== undefined) (options as Record<string, unknown>)[o.key] = values[o.name];
+  const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([import('./policy.js'), import('./mcp/server.js'), import('./tools/page.js')]);
   try {
     options.policy = Policy.load(values.policy as string | undefined);
     options.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
@@ -284,11 +289,13 @@ export async function main(argv: string[]): Promise<void> {
       if (running) return relayToGateway(running.mcp_url, null, running.token);
     }
   }
+  const { Verity } = await import('./core.js');
   const core = new Verity(options);
   const shutdown = async () => { await core.close(); process.exit(0); };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   if (command === 'mcp') {
+    const [{ StdioServerTransport }, { connectMcp, createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')]);
     const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });
     const transport = new StdioServerTransport();
     transport.onclose = () => { void shutdown(); };
@@ -302,6 +309,7 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 async function startGateway(core: Verity, host: string, wantedPort: number, givenToken: string | undefined): Promise<void> {
+  const [{ Gateway }, { EXTENSION_ID }, { loadOrCreateToken, removeGatewayFile, writeGatewayFile }] = await Promise.all([import('./gateway/server.js'), import('./gateway/extension-id.js'), import('./token.js')]);
   const token = givenToken ?? loadOrCreateToken(log);
   const gateway = new Gateway(core, { host, port: wantedPort, token, log });
   const port = await gateway.listen();
@@ -312,7 +320,7 @@ async function startGateway(core: Verity, host: string, wantedPort: number, give
   process.stdout.write(`Verity gateway on ${base}/?token=${token}\n` +
     `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: Bearer ${token})\n` +
     `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${host}:${port}/gateway`)}&token=${token}\n` +
-    `HTTP client entry (Claude Desktop, Cursor, VS Code: "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
+    `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
     `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: Bearer ${token}"\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
   writeGatewayFile({ mcp_url: mcpUrl, token, pid: process.pid });
@@ -326,7 +334,7 @@ async function startGateway(core: Verity, host: string, wantedPort: number, give
  * terminal's link, so the agent is bound to that Control UI (and shows up in its session list).
  */
 async function relayToGateway(url: string, link: string | null, token: string): Promise<void> {
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const [{ StreamableHTTPClientTransport }, { StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/client/streamableHttp.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(link ? { 'x-verity-link': link } : {}) };
   const up = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const down = new StdioServerTransport();
