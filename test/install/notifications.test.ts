@@ -50,7 +50,7 @@ describe('MCP logging and progress', () => {
 
   test('a slow navigation reports progress while it waits, the browser launch first (also as a log line)', async () => {
     const { result, early } = await callWithProgress('page', { action: 'navigate', url: `${base}/slow` });
-    assert.equal(result.isError, false, JSON.stringify(result.structuredContent));
+    assert.ok(!result.isError, JSON.stringify(result.structuredContent));
     const messages = early.map((p) => p.message ?? '');
     assert.ok(messages.some((m) => /^launching .*\((headless|headful)\)/.test(m)), `the launch was reported: ${JSON.stringify(messages)}`);
     const navigating = messages.filter((m) => m.startsWith(`navigating to ${base}/slow`));
@@ -78,7 +78,7 @@ describe('MCP logging and progress', () => {
       { tool: 'type_text', args: { element_token: token('First'), text: 'one' } },
       { tool: 'type_text', args: { element_token: token('Second'), text: 'two' } },
     ] });
-    assert.equal(result.isError, false, JSON.stringify(result.structuredContent));
+    assert.ok(!result.isError, JSON.stringify(result.structuredContent));
     assert.deepEqual(early.map((p) => p.message), ['step 1 of 2: type_text', 'step 2 of 2: type_text']);
   });
 
