@@ -17,9 +17,13 @@ import { currentProgress } from './progress.js';
 import { broadcastLog } from './mcp/notify.js';
 
 export type Command = 'start' | 'mcp';
-/** string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive integer. */
-type Kind = 'string' | 'boolean' | 'port' | 'positive';
-type Value = string | boolean | number;
+/**
+ * string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive
+ * integer; list (the flag may repeat, each value split at `split`; the environment variable is split the same
+ * way; a config value is an array or a string).
+ */
+type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'list';
+type Value = string | boolean | number | string[] | unknown;
 
 export interface OptionSpec {
   /** The flag without its dashes; also the option's key in a --config file. */
@@ -37,6 +41,14 @@ export interface OptionSpec {
   exportEnv?: true;
   /** Configures a server of its own: `verity mcp` given it (any way) does not join a running gateway. */
   own?: true;
+  /** The environment variable, when it is not VERITY_ and the name in capitals. */
+  env?: string;
+  /** list: where a value is split into several (e.g. ','). */
+  split?: string;
+  /** Checks and converts one value (string or list item); throws an Error saying what is wrong. */
+  parse?: (raw: string) => unknown;
+  /** Not taken: refused with this message wherever it is given (e.g. a secret that would show in `ps`). */
+  refused?: string;
 }
 
 const BOTH = ['start', 'mcp'] as const;
@@ -74,7 +86,7 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
   { env: 'VERITY_EXTENSION_ID', help: 'the companion extension\'s id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)' },
 ];
 
-export const envName = (option: OptionSpec) => `VERITY_${option.name.toUpperCase().replace(/-/g, '_')}`;
+export const envName = (option: OptionSpec) => option.env ?? `VERITY_${option.name.toUpperCase().replace(/-/g, '_')}`;
 const byName = new Map(OPTIONS.map((o) => [o.name, o]));
 /** Flags that are another spelling of an option: --headful is --no-headless. */
 const ALIASES: Record<string, { name: string; value: boolean }> = { headful: { name: 'headless', value: false } };
@@ -104,10 +116,20 @@ export type Parsed =
 
 function convert(option: OptionSpec, raw: unknown, from: string): Value {
   const bad = (why: string) => new UsageError(`${from}: ${why}, got ${JSON.stringify(raw)}`);
+  const custom = (one: string) => {
+    if (!option.parse) return one;
+    try { return option.parse(one); } catch (e) { throw new UsageError(`${from}: ${(e as Error).message}`); }
+  };
+  if (option.refused) throw new UsageError(`${from}: ${option.refused}`);
   switch (option.kind) {
     case 'string':
       if (typeof raw !== 'string' || raw === '') throw bad('expected a non-empty string');
-      return raw;
+      return custom(raw);
+    case 'list': {
+      const items = Array.isArray(raw) ? raw : [raw];
+      if (items.some((i) => typeof i !== 'string')) throw bad('expected a string or a list of strings');
+      return (items as string[]).flatMap((i) => (option.split ? i.split(option.split) : [i])).map((i) => i.trim()).filter(Boolean).map(custom);
+    }
     case 'boolean': {
       if (typeof raw === 'boolean') return raw;
       const word = String(raw).toLowerCase();
@@ -134,8 +156,8 @@ function refuseForCommand(option: OptionSpec, command: Command, via: string): ne
 
 /** Reads the command line, the environment and the config file into one value per given option. */
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
-  for (const o of OPTIONS) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string' };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
+  for (const o of OPTIONS) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.kind === 'list' ? { multiple: true } : {}) };
   for (const alias of Object.keys(ALIASES)) options[alias] = { type: 'boolean' };
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -171,8 +193,11 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     if (!option.commands.includes(cmd)) refuseForCommand(option, cmd, t.rawName);
     const name = option.name;
     const negated = t.rawName.startsWith('--no-');
-    // The last of repeated flags wins, as in most CLIs.
-    values[name] = alias ? (negated ? !alias.value : alias.value) : option.kind === 'boolean' ? !negated : convert(option, t.value, t.rawName);
+    if (option.refused) throw new UsageError(`${t.rawName}: ${option.refused}`);
+    // The last of repeated flags wins, except a list's, which add up.
+    values[name] = alias ? (negated ? !alias.value : alias.value) : option.kind === 'boolean' ? !negated
+      : option.kind === 'list' ? [...(values[name] as unknown[] | undefined ?? []), ...(convert(option, t.value, t.rawName) as unknown[])]
+      : convert(option, t.value, t.rawName);
     sources[name] = 'flag';
   }
   // 2. The environment (empty means unset; variables of the other command's options are not this command's concern).
@@ -229,7 +254,8 @@ export function helpText(command?: Command): string {
   const lines = [`usage: verity ${command} [options]`, '', COMMANDS[command].long, '', 'options (environment variable in brackets):'];
   for (const o of OPTIONS.filter((x) => x.commands.includes(command))) {
     const flag = `${flagOf(o)}${o.arg ? ` ${o.arg}` : o.kind === 'boolean' && o.default === 'on' ? ` / --no-${o.name}` : ''}${o.name === 'headless' ? ' / --headful' : ''}`;
-    lines.push(`  ${flag}  [${envName(o)}]`, `      ${o.help}${o.default ? ` (default: ${o.default})` : ''}`);
+    const repeat = o.kind === 'list' ? ` (may repeat${o.split ? `, or ${JSON.stringify(o.split)}-separated` : ''})` : '';
+    lines.push(`  ${flag}  [${envName(o)}]`, `      ${o.refused ? `not taken: ${o.refused}` : `${o.help}${repeat}${o.default ? ` (default: ${o.default})` : ''}`}`);
   }
   lines.push('  -h, --help', '      this help');
   lines.push('', 'environment only:', ...ENV_ONLY.map((v) => `  ${v.env}: ${v.help}`));
