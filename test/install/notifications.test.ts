@@ -5,7 +5,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startVerity, type Verity } from '../helpers/mcp.js';
+import { operatorSocket, startGateway, waitFor } from '../helpers/gateway.js';
 
 const SLOW_MS = 2500;
 let http: Server;
@@ -93,6 +97,30 @@ describe('MCP logging and progress', () => {
       assert.equal(stray, 0);
     } finally {
       transport.onmessage = route;
+    }
+  });
+
+  test('over HTTP, a call held for an operator\'s approval reports that it waits for one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-progress-approval-'));
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify({ require_approval: ['press_key'] }));
+    const gw = await startGateway(['--policy', join(dir, 'policy.json')], { VERITY_CONFIG_DIR: dir });
+    const approver = await operatorSocket(gw, ['operator.approvals']);
+    const agent = await gw.connect();
+    try {
+      await agent.call('page', { action: 'navigate', url: 'data:text/html,<input autofocus>' });
+      const heard: Progress[] = [];
+      const pending = agent.client.callTool({ name: 'press_key', arguments: { key: 'Tab' } }, undefined, { onprogress: (p) => heard.push(p), timeout: 120_000 });
+      const requested = await waitFor(() => approver.events.find((e) => e.event === 'approval.requested'), 'the approval request');
+      await waitFor(() => heard.length > 0, 'progress while the approval is pending');
+      assert.equal(heard[0].message, 'waiting for an operator to approve press_key');
+      await approver.request('approvals.resolve', { id: requested.payload.id, approve: true });
+      const done = await pending;
+      assert.ok(!done.isError, JSON.stringify(done.structuredContent));
+    } finally {
+      await agent.disconnect();
+      approver.ws.close();
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
