@@ -87,7 +87,6 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
 ];
 
 export const envName = (option: OptionSpec) => option.env ?? `VERITY_${option.name.toUpperCase().replace(/-/g, '_')}`;
-const byName = new Map(OPTIONS.map((o) => [o.name, o]));
 /** Flags that are another spelling of an option: --headful is --no-headless. */
 const ALIASES: Record<string, { name: string; value: boolean }> = { headful: { name: 'headless', value: false } };
 
@@ -155,9 +154,10 @@ function refuseForCommand(option: OptionSpec, command: Command, via: string): ne
 }
 
 /** Reads the command line, the environment and the config file into one value per given option. */
-export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env, table: readonly OptionSpec[] = OPTIONS): Parsed {
+  const byName = new Map(table.map((o) => [o.name, o]));
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
-  for (const o of OPTIONS) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.kind === 'list' ? { multiple: true } : {}) };
+  for (const o of table) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.kind === 'list' ? { multiple: true } : {}) };
   for (const alias of Object.keys(ALIASES)) options[alias] = { type: 'boolean' };
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -201,9 +201,10 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     sources[name] = 'flag';
   }
   // 2. The environment (empty means unset; variables of the other command's options are not this command's concern).
-  for (const option of OPTIONS) {
+  for (const option of table) {
     const raw = env[envName(option)];
-    if (sources[option.name] || raw === undefined || raw === '' || !option.commands.includes(cmd)) continue;
+    // A refused option's variable may be read elsewhere (a credential is taken from the environment, never argv).
+    if (sources[option.name] || raw === undefined || raw === '' || !option.commands.includes(cmd) || option.refused) continue;
     values[option.name] = convert(option, raw, envName(option));
     sources[option.name] = 'env';
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ENV_ONLY, OPTIONS, UsageError, envName, helpText, parseCommandLine } from '../../server/cli.js';
+import { ENV_ONLY, OPTIONS, UsageError, envName, helpText, parseCommandLine, type OptionSpec } from '../../server/cli.js';
 import { nativeUnavailable } from '../../server/core.js';
 import { ROOT } from '../helpers/fixtures.js';
 
@@ -98,4 +98,19 @@ test('one README table documents every option and every VERITY_* variable the se
   scan(join(ROOT, 'server'));
   const undocumented = [...read].filter((v) => !rows.some((r) => r.includes(`\`${v}\``)));
   assert.deepEqual(undocumented, [], 'every VERITY_* variable under server/ is in the README table');
+});
+
+test('the table\'s other kinds: repeatable lists, checked values, another variable name, a refused option', () => {
+  const table = [
+    { name: 'upload-root', kind: 'list', split: ':', env: 'VERITY_UPLOAD_ROOTS', commands: ['mcp'], help: 'h' },
+    { name: 'viewport', kind: 'string', commands: ['mcp'], help: 'h', parse: (v: string) => { const m = /^(\d+)x(\d+)$/.exec(v); if (!m) throw new Error(`expected WxH, got ${JSON.stringify(v)}`); return { width: +m[1], height: +m[2] }; } },
+    { name: 'token', kind: 'string', commands: ['mcp'], help: 'h', refused: 'not on the command line (it shows in `ps`): set VERITY_TOKEN' },
+  ] as const satisfies readonly OptionSpec[];
+  const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseCommandLine(argv, env, table as unknown as OptionSpec[]) as Extract<ReturnType<typeof parseCommandLine>, { kind: 'run' }>;
+  assert.deepEqual(parse(['mcp', '--upload-root', '/a:/b', '--upload-root=/c']).values, { 'upload-root': ['/a', '/b', '/c'] });
+  assert.deepEqual(parse(['mcp'], { VERITY_UPLOAD_ROOTS: '/x:/y' }).values, { 'upload-root': ['/x', '/y'] });
+  assert.deepEqual(parse(['mcp', '--viewport=800x600']).values, { viewport: { width: 800, height: 600 } });
+  assert.throws(() => parse(['mcp', '--viewport', 'big']), (e: unknown) => e instanceof UsageError && /^--viewport: expected WxH, got "big"$/.test(e.message));
+  assert.deepEqual(parse(['mcp'], { VERITY_TOKEN: 's3cret' }).values, {}, 'its variable is left to whoever reads it');
+  assert.throws(() => parse(['mcp', '--token', 's3cret']), (e: unknown) => e instanceof UsageError && /--token: not on the command line/.test(e.message) && !e.message.includes('s3cret'));
 });
