@@ -13,6 +13,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from './core.js';
 import { readGatewayFile } from './token.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
+import { CHANNELS, isChannel } from './cdp/discovery.js';
 import { currentProgress } from './progress.js';
 import { broadcastLog } from './mcp/notify.js';
 
@@ -45,8 +46,12 @@ export interface OptionSpec {
   env?: string;
   /** list: where a value is split into several (e.g. ','). */
   split?: string;
-  /** Checks and converts one value (string or list item); throws an Error saying what is wrong. */
-  parse?: (raw: string) => unknown;
+  /** Checks and converts one value (string or list item); throws an Error naming `from` and what is wrong. */
+  parse?: (raw: string, from: string) => unknown;
+  /** list: reads the whole environment variable (instead of splitting it at `split`). */
+  envParse?: (raw: string, from: string) => unknown[];
+  /** Its value may itself start with "--" (a Chromium flag): `--browser-arg --lang=fr` takes the next word as is. */
+  dashValue?: true;
   /** Not taken: refused with this message wherever it is given (e.g. a secret that would show in `ps`). */
   refused?: string;
 }
@@ -65,7 +70,12 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'standalone', kind: 'boolean', commands: MCP, help: 'run on its own even when a `verity start` is running' },
   { name: 'relay', kind: 'boolean', commands: MCP, default: 'on', help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets' },
   { name: 'browser-url', key: 'browserUrl', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed' },
-  { name: 'chromium', key: 'chromium', own: true, kind: 'string', commands: BOTH, arg: 'PATH', default: 'chromium on PATH', help: 'the Chromium to launch (on the first call that needs a tab)' },
+  { name: 'chromium', key: 'chromium', own: true, kind: 'string', commands: BOTH, arg: 'PATH', default: 'see --channel', help: 'the browser to launch on the first call that needs a tab (a path, or a command on PATH); wins over --channel' },
+  { name: 'channel', key: 'channel', own: true, kind: 'string', commands: BOTH, arg: 'NAME', default: 'Chromium, then Chrome, then Edge, then previews', help: `the browser to launch, found at the usual install paths of Linux, macOS and Windows and on PATH: ${CHANNELS.join(', ')}`, parse: channelOf },
+  { name: 'viewport', key: 'viewport', own: true, kind: 'string', commands: BOTH, arg: 'WxH', default: 'the window\'s own size', help: 'every page\'s viewport in CSS pixels (e.g. 1280x800)', parse: viewportOf },
+  { name: 'proxy-server', key: 'proxyServer', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'the launched Chromium\'s proxy (http://host:port, socks5://host:port)', parse: proxyOf },
+  { name: 'ignore-https-errors', key: 'ignoreHttpsErrors', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'accept self-signed and invalid certificates' },
+  { name: 'browser-arg', key: 'browserArgs', own: true, kind: 'list', env: 'VERITY_BROWSER_ARGS', dashValue: true, envParse: browserArgsOf, commands: BOTH, arg: 'ARG', help: 'one more argument for the launched Chromium (`--browser-arg --lang=fr`); the variable is a JSON array, or arguments separated by spaces' },
   { name: 'headless', key: 'headless', own: true, kind: 'boolean', commands: BOTH, default: 'headless without DISPLAY', help: 'launch Chromium headless; --headful (or --no-headless) with a window' },
   { name: 'user-data-dir', key: 'userDataDir', own: true, kind: 'string', commands: BOTH, arg: 'DIR', default: 'a fresh temporary profile', help: 'the profile of the launched Chromium' },
   { name: 'allow-javascript', key: 'allowJavascript', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'enable `page execute_javascript`' },
@@ -117,7 +127,7 @@ function convert(option: OptionSpec, raw: unknown, from: string): Value {
   const bad = (why: string) => new UsageError(`${from}: ${why}, got ${JSON.stringify(raw)}`);
   const custom = (one: string) => {
     if (!option.parse) return one;
-    try { return option.parse(one); } catch (e) { throw new UsageError(`${from}: ${(e as Error).message}`); }
+    try { return option.parse(one, from); } catch (e) { throw new UsageError((e as Error).message); }
   };
   if (option.refused) throw new UsageError(`${from}: ${option.refused}`);
   switch (option.kind) {
@@ -125,6 +135,9 @@ function convert(option: OptionSpec, raw: unknown, from: string): Value {
       if (typeof raw !== 'string' || raw === '') throw bad('expected a non-empty string');
       return custom(raw);
     case 'list': {
+      if (option.envParse && typeof raw === 'string' && from === envName(option)) {
+        try { return option.envParse(raw, from); } catch (e) { throw new UsageError((e as Error).message); }
+      }
       const items = Array.isArray(raw) ? raw : [raw];
       if (items.some((i) => typeof i !== 'string')) throw bad('expected a string or a list of strings');
       return (items as string[]).flatMap((i) => (option.split ? i.split(option.split) : [i])).map((i) => i.trim()).filter(Boolean).map(custom);
@@ -159,9 +172,16 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
   for (const o of table) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.kind === 'list' ? { multiple: true } : {}) };
   for (const alias of Object.keys(ALIASES)) options[alias] = { type: 'boolean' };
+  // `--browser-arg --lang=fr`: parseArgs would take --lang=fr for an option; it is the value.
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const dashed = table.find((o) => o.dashValue && argv[i] === `--${o.name}`);
+    if (dashed && i + 1 < argv.length) args.push(`--${dashed.name}=${argv[++i]}`);
+    else args.push(argv[i]);
+  }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, allowNegative: true, strict: true, tokens: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, allowNegative: true, strict: true, tokens: true });
   } catch (e) {
     const err = e as Error & { code?: string };
     const unknown = /Unknown option '([^']+)'/.exec(err.message)?.[1];
@@ -228,7 +248,50 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     }
   }
   if (values.gateway === true && values.standalone === true) throw new UsageError('--gateway and --standalone exclude each other');
+  if (values['browser-url'] !== undefined) {
+    const launchOnly = ['channel', 'proxy-server', 'browser-arg'].filter((n) => values[n] !== undefined && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0)).map((n) => `--${n}`);
+    if (launchOnly.length) throw new UsageError(`${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`);
+  }
   return { kind: 'run', command: cmd, values, sources };
+}
+
+function channelOf(v: string, what: string) {
+  if (!isChannel(v)) throw new Error(`${what} must be one of ${CHANNELS.join(', ')}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** WxH in CSS pixels, each side 1..10000. */
+export function viewportOf(v: string, what: string): { width: number; height: number } {
+  const m = /^(\d{1,5})x(\d{1,5})$/.exec(v.trim());
+  const [width, height] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (!m || width < 1 || height < 1 || width > 10000 || height > 10000) throw new Error(`${what} must be WIDTHxHEIGHT in pixels (1..10000 each), e.g. 1280x800; got ${JSON.stringify(v)}`);
+  return { width, height };
+}
+
+/** What Chromium's --proxy-server takes: [scheme://]host:port (or a per-scheme list); checked for shape only. */
+function proxyOf(v: string, what: string): string {
+  if (!v || /\s/.test(v)) throw new Error(`${what} must be a proxy like http://host:port or socks5://host:port; got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** VERITY_BROWSER_ARGS: a JSON array of strings, or arguments separated by whitespace. */
+function browserArgsOf(v: string): string[] {
+  if (v.trim().startsWith('[')) {
+    let parsed: unknown;
+    try { parsed = JSON.parse(v); } catch { parsed = null; }
+    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error('VERITY_BROWSER_ARGS must be a JSON array of strings or whitespace-separated arguments');
+    return parsed;
+  }
+  return v.split(/\s+/).filter(Boolean);
+}
+
+/** The options of `verity mcp` as VerityOptions (for tests of single flags); refusals throw UsageError. */
+export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): VerityOptions & { ignoreHttpsErrors: boolean } {
+  const parsed = parseCommandLine(['mcp', ...argv], env);
+  if (parsed.kind !== 'run') throw new UsageError('expected options, not --help or --version');
+  const options: Record<string, unknown> = {};
+  for (const o of OPTIONS) if (o.key && parsed.values[o.name] !== undefined) options[o.key] = parsed.values[o.name];
+  return { ...options, ignoreHttpsErrors: options.ignoreHttpsErrors === true } as VerityOptions & { ignoreHttpsErrors: boolean };
 }
 
 /** `verity --help` and `verity <command> --help`. */

@@ -103,7 +103,7 @@ test('one README table documents every option and every VERITY_* variable the se
 test('the table\'s other kinds: repeatable lists, checked values, another variable name, a refused option', () => {
   const table = [
     { name: 'upload-root', kind: 'list', split: ':', env: 'VERITY_UPLOAD_ROOTS', commands: ['mcp'], help: 'h' },
-    { name: 'viewport', kind: 'string', commands: ['mcp'], help: 'h', parse: (v: string) => { const m = /^(\d+)x(\d+)$/.exec(v); if (!m) throw new Error(`expected WxH, got ${JSON.stringify(v)}`); return { width: +m[1], height: +m[2] }; } },
+    { name: 'viewport', kind: 'string', commands: ['mcp'], help: 'h', parse: (v: string, from: string) => { const m = /^(\d+)x(\d+)$/.exec(v); if (!m) throw new Error(`${from}: expected WxH, got ${JSON.stringify(v)}`); return { width: +m[1], height: +m[2] }; } },
     { name: 'token', kind: 'string', commands: ['mcp'], help: 'h', refused: 'not on the command line (it shows in `ps`): set VERITY_TOKEN' },
   ] as const satisfies readonly OptionSpec[];
   const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseCommandLine(argv, env, table as unknown as OptionSpec[]) as Extract<ReturnType<typeof parseCommandLine>, { kind: 'run' }>;
