@@ -11,11 +11,24 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const forTests = process.argv.includes('--test');
 const say = (line) => process.stderr.write(`ensure: ${line}\n`);
+const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+const begun = Date.now();
 
-function run(command, what) {
-  say(`${what}: ${command}`);
-  const r = spawnSync(command, { shell: true, stdio: ['ignore', 'inherit', 'inherit'], cwd: root, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (r.status !== 0) { say(`failed (${r.status}): ${what}`); process.exit(r.status ?? 1); }
+// Each step says what it does and the command, lets the command's own output through (apt and npm at
+// their quiet-but-not-silent levels), then says how long it took; a step with nothing to do says so.
+let stepNo = 0;
+const STEPS = forTests ? 6 : 5;
+function step(what, needed, commands) {
+  stepNo++;
+  if (!needed) { say(`[${stepNo}/${STEPS}] ${what}: up to date`); return; }
+  const started = Date.now();
+  say(`[${stepNo}/${STEPS}] ${what}…`);
+  for (const command of commands) {
+    say(`  $ ${command}`);
+    const r = spawnSync(command, { shell: true, stdio: ['ignore', 'inherit', 'inherit'], cwd: root, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    if (r.status !== 0) { say(`[${stepNo}/${STEPS}] ${what}: failed (exit ${r.status ?? r.signal}) after ${seconds(started)}`); process.exit(r.status ?? 1); }
+  }
+  say(`[${stepNo}/${STEPS}] ${what}: done in ${seconds(started)}`);
 }
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
@@ -29,20 +42,17 @@ if (forTests) {
   }
 }
 const missing = wanted.filter(([, present]) => !present()).map(([pkg]) => pkg);
-if (missing.length) {
-  if (process.getuid?.() !== 0 || !has('apt-get')) {
-    say(`missing system packages: ${missing.join(' ')}; install them (apt-get install ${missing.join(' ')}) and run again`);
-    process.exit(1);
-  }
-  run('apt-get update -qq', 'refreshing the package lists');
-  run(`apt-get install -y -qq --no-install-recommends ${missing.join(' ')} >/dev/null`, `installing ${missing.join(' ')}`);
+if (missing.length && (process.getuid?.() !== 0 || !has('apt-get'))) {
+  say(`missing system packages: ${missing.join(' ')}; install them (apt-get install ${missing.join(' ')}) and run again`);
+  process.exit(1);
 }
+// -q: apt's log-friendly output (a line per package fetched and set up), without progress bars.
+step(missing.length ? `system packages (${missing.join(' ')})` : 'system packages', missing.length > 0,
+  ['apt-get update -q', `apt-get install -y -q --no-install-recommends ${missing.join(' ')}`]);
 
 // 2. npm dependencies, when absent or older than the lock file.
 const stamp = join(root, 'node_modules', '.package-lock.json');
-if (!existsSync(stamp) || statSync(stamp).mtimeMs < statSync(join(root, 'package-lock.json')).mtimeMs) {
-  run('npm ci --no-audit --no-fund', 'installing npm dependencies');
-}
+step('npm dependencies', !existsSync(stamp) || statSync(stamp).mtimeMs < statSync(join(root, 'package-lock.json')).mtimeMs, ['npm ci --no-audit --no-fund']);
 
 // 3. The build, when any source is newer than the last one.
 const newest = (dir) => {
@@ -56,22 +66,17 @@ const newest = (dir) => {
 };
 const built = join(root, 'dist', '.built');
 const sources = Math.max(...['server', 'test', 'bench'].map((d) => newest(join(root, d))), statSync(join(root, 'tsconfig.json')).mtimeMs);
-if (!existsSync(built) || statSync(built).mtimeMs < sources) {
-  run('npx tsc -p tsconfig.json && touch dist/.built', 'building');
-}
+step('the TypeScript build (dist/)', !existsSync(built) || statSync(built).mtimeMs < sources, ['npx tsc -p tsconfig.json', 'node -e "require(\'fs\').writeFileSync(\'dist/.built\', \'\')"']);
 
 // 4. The Control UI (Vite), when its sources changed since the last build.
 const uiBuilt = join(root, 'control-ui', 'dist', 'index.html');
 const uiSources = Math.max(newest(join(root, 'control-ui', 'src')), statSync(join(root, 'control-ui', 'index.html')).mtimeMs);
-if (!existsSync(uiBuilt) || statSync(uiBuilt).mtimeMs < uiSources) {
-  run('npx vite build control-ui', 'building the Control UI');
-}
+step('the Control UI (control-ui/dist)', !existsSync(uiBuilt) || statSync(uiBuilt).mtimeMs < uiSources, ['npx vite build control-ui']);
 
 // 4b. The extension: the Control UI and webextension-polyfill copied in, when older than the UI build.
 const extBuilt = join(root, 'extension', 'ui', 'index.html');
-if (!existsSync(extBuilt) || !existsSync(join(root, 'extension', 'browser-polyfill.min.js')) || statSync(extBuilt).mtimeMs < statSync(uiBuilt).mtimeMs) {
-  run('node scripts/build-extension.mjs --quiet', 'readying the extension');
-}
+step('the extension (extension/ui)', !existsSync(extBuilt) || !existsSync(join(root, 'extension', 'browser-polyfill.min.js')) || statSync(extBuilt).mtimeMs < statSync(uiBuilt).mtimeMs, ['node scripts/build-extension.mjs --quiet']);
 
 // 5. Test fixtures (the real editor libraries, bundled).
-if (forTests) run('node scripts/build-fixtures.mjs --quiet', 'bundling the test fixtures');
+if (forTests) step('the test fixtures (bundled editors)', true, ['node scripts/build-fixtures.mjs --quiet']);
+say(`ready in ${seconds(begun)}`);

@@ -1,92 +1,263 @@
-// `verity start` (the gateway: MCP over HTTP at /mcp for now) and `verity mcp` (MCP over stdio).
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { Verity, type VerityOptions } from './core.js';
-import { allTools, connectMcp, createMcpServer } from './mcp/server.js';
-import { PAGE_ACTIONS } from './tools/page.js';
-import { Gateway } from './gateway/server.js';
-import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
-import { EXTENSION_ID } from './gateway/extension-id.js';
-import { Policy } from './policy.js';
-import { appendFileSync } from 'node:fs';
-import { CHANNELS, isChannel } from './cdp/discovery.js';
+// The command line: `verity start` (the gateway) and `verity mcp` (MCP over stdio).
+//
+// Every option is one row of OPTIONS: its flag (also its key in a --config file), the commands that take
+// it and its help line; its environment variable is VERITY_ and the flag in capitals (--browser-url is
+// VERITY_BROWSER_URL). A value comes from the command line, else the environment, else the --config file
+// (JSON), else the default. node:util's parseArgs reads the command line; an option the command does not
+// take, an unknown one, or a value that does not parse is refused with exit code 2, naming it.
+//
+// Only the parser is loaded up front: --help, --version and a refused command line answer at once; the
+// server's modules (the SDK, puppeteer, the tools) are imported once a command runs.
+import { parseArgs } from 'node:util';
 import { delimiter } from 'node:path';
+import { appendFileSync, readFileSync } from 'node:fs';
+import type { Verity, VerityOptions } from './core.js';
+import { readGatewayFile } from './token.js';
+import { PACKAGE_NAME, VERSION } from './version.js';
+import { CHANNELS, isChannel } from './cdp/discovery.js';
+import { currentProgress } from './progress.js';
+import { broadcastLog } from './mcp/notify.js';
 
-interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
+export type Command = 'start' | 'mcp';
+/**
+ * string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive
+ * integer; list (the flag may repeat, each value split at `split`; the environment variable is split the same
+ * way; a config value is an array or a string).
+ */
+type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'list';
+type Value = string | boolean | number | string[] | unknown;
 
-const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] [browser options]
-       verity mcp [--gateway | --standalone] [browser options]
-         with no options it relays to a running 'verity start' (sharing its browser, shown in its Control UI),
-         else runs on its own; --gateway requires the gateway, --standalone never uses it
-browser options: --browser-url URL | --chromium PATH | --channel NAME | --headless | --headful | --user-data-dir DIR | --allow-javascript
-  --viewport WxH | --proxy-server URL | --ignore-https-errors | --browser-arg ARG (repeatable)
-  channels: ${CHANNELS.join(', ')}
-policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see policy.sample.json)
-tools: --tools default|full (VERITY_TOOLS): full also lists the deprecated tools and every seed argument
-reach: --allow-url-schemes file,javascript,chrome (beyond http, https, data, about:blank) | --upload-root DIR (repeatable; set_input_files reads only there)`;
+export interface OptionSpec {
+  /** The flag without its dashes; also the option's key in a --config file. */
+  name: string;
+  kind: Kind;
+  commands: readonly Command[];
+  help: string;
+  /** The value's placeholder in --help. */
+  arg?: string;
+  /** What applies when the option is not given (for --help and the README). */
+  default?: string;
+  /** The VerityOptions field the value goes to (the others are read by name below). */
+  key?: keyof VerityOptions;
+  /** Read from process.env by the module that uses it: the CLI writes the resolved value there. */
+  exportEnv?: true;
+  /** Configures a server of its own: `verity mcp` given it (any way) does not join a running gateway. */
+  own?: true;
+  /** The environment variable, when it is not VERITY_ and the name in capitals. */
+  env?: string;
+  /** list: where a value is split into several (e.g. ','). */
+  split?: string;
+  /** Checks and converts one value (string or list item); throws an Error naming `from` and what is wrong. */
+  parse?: (raw: string, from: string) => unknown;
+  /** list: reads the whole environment variable (instead of splitting it at `split`). */
+  envParse?: (raw: string, from: string) => unknown[];
+  /** Its value may itself start with "--" (a Chromium flag): `--browser-arg --lang=fr` takes the next word as is. */
+  dashValue?: true;
+  /** Not taken: refused with this message wherever it is given (e.g. a secret that would show in `ps`). */
+  refused?: string;
+}
 
-export function parseFlags(argv: string[], env = process.env): Flags {
-  const flags: Flags = {
-    host: env.VERITY_HOST ?? '127.0.0.1', port: Number(env.VERITY_PORT ?? 7317), token: env.VERITY_TOKEN,
-    browserUrl: env.VERITY_BROWSER_URL, chromium: env.VERITY_CHROMIUM, userDataDir: env.VERITY_USER_DATA_DIR,
-    headless: env.VERITY_HEADLESS === undefined ? undefined : env.VERITY_HEADLESS !== '0',
-    allowJavascript: env.VERITY_ALLOW_JAVASCRIPT === '1',
-    cursor: env.VERITY_CURSOR !== 'off',
-    channel: env.VERITY_CHANNEL === undefined ? undefined : channelOf(env.VERITY_CHANNEL, 'VERITY_CHANNEL'),
-    viewport: env.VERITY_VIEWPORT === undefined ? undefined : viewportOf(env.VERITY_VIEWPORT, 'VERITY_VIEWPORT'),
-    proxyServer: env.VERITY_PROXY_SERVER === undefined ? undefined : proxyOf(env.VERITY_PROXY_SERVER, 'VERITY_PROXY_SERVER'),
-    ignoreHttpsErrors: env.VERITY_IGNORE_HTTPS_ERRORS === '1',
-    browserArgs: env.VERITY_BROWSER_ARGS === undefined ? undefined : browserArgsOf(env.VERITY_BROWSER_ARGS),
-    tools: env.VERITY_TOOLS === 'full' ? 'full' : 'default',
-    allowUrlSchemes: env.VERITY_ALLOW_URL_SCHEMES ? env.VERITY_ALLOW_URL_SCHEMES.split(',') : [],
-    uploadRoots: env.VERITY_UPLOAD_ROOTS ? env.VERITY_UPLOAD_ROOTS.split(delimiter).filter(Boolean) : [],
+const BOTH = ['start', 'mcp'] as const;
+const START = ['start'] as const;
+const MCP = ['mcp'] as const;
+
+/** Every option, one line each. Adding a flag: add its line here (and to the README's table). */
+export const OPTIONS: readonly OptionSpec[] = [
+  { name: 'config', kind: 'string', commands: BOTH, arg: 'FILE', help: 'read options from a JSON file whose keys are the option names, e.g. {"port": 7317, "headless": true}' },
+  { name: 'host', kind: 'string', commands: START, arg: 'ADDR', default: '127.0.0.1', help: 'the address the gateway listens on' },
+  { name: 'port', kind: 'port', commands: START, arg: 'N', default: '7317', help: 'the gateway\'s port (0: any free port)' },
+  { name: 'token', kind: 'string', commands: START, arg: 'T', default: 'generated once into <config dir>/token', help: 'the gateway token' },
+  { name: 'gateway', kind: 'boolean', commands: MCP, help: 'relay to the running `verity start` (its browser, its Control UI); exit when none runs' },
+  { name: 'standalone', kind: 'boolean', commands: MCP, help: 'run on its own even when a `verity start` is running' },
+  { name: 'relay', kind: 'boolean', commands: MCP, default: 'on', help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets' },
+  { name: 'browser-url', key: 'browserUrl', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed' },
+  { name: 'chromium', key: 'chromium', own: true, kind: 'string', commands: BOTH, arg: 'PATH', default: 'see --channel', help: 'the browser to launch on the first call that needs a tab (a path, or a command on PATH); wins over --channel' },
+  { name: 'channel', key: 'channel', own: true, kind: 'string', commands: BOTH, arg: 'NAME', default: 'Chromium, then Chrome, then Edge, then previews', help: `the browser to launch, found at the usual install paths of Linux, macOS and Windows and on PATH: ${CHANNELS.join(', ')}`, parse: channelOf },
+  { name: 'viewport', key: 'viewport', own: true, kind: 'string', commands: BOTH, arg: 'WxH', default: 'the window\'s own size', help: 'every page\'s viewport in CSS pixels (e.g. 1280x800)', parse: viewportOf },
+  { name: 'proxy-server', key: 'proxyServer', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'the launched Chromium\'s proxy (http://host:port, socks5://host:port)', parse: proxyOf },
+  { name: 'ignore-https-errors', key: 'ignoreHttpsErrors', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'accept self-signed and invalid certificates' },
+  { name: 'browser-arg', key: 'browserArgs', own: true, kind: 'list', env: 'VERITY_BROWSER_ARGS', dashValue: true, envParse: browserArgsOf, commands: BOTH, arg: 'ARG', help: 'one more argument for the launched Chromium (`--browser-arg --lang=fr`); the variable is a JSON array, or arguments separated by spaces' },
+  { name: 'headless', key: 'headless', own: true, kind: 'boolean', commands: BOTH, default: 'headless without DISPLAY', help: 'launch Chromium headless; --headful (or --no-headless) with a window' },
+  { name: 'user-data-dir', key: 'userDataDir', own: true, kind: 'string', commands: BOTH, arg: 'DIR', default: 'a fresh temporary profile', help: 'the profile of the launched Chromium' },
+  { name: 'allow-javascript', key: 'allowJavascript', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'enable `page execute_javascript`' },
+  { name: 'allow-url-schemes', key: 'allowUrlSchemes', own: true, kind: 'list', split: ',', commands: BOTH, arg: 'LIST', default: 'none', help: 'URL schemes agents may open beyond http, https, data and about:blank: file, javascript, chrome' },
+  { name: 'upload-root', key: 'uploadRoots', own: true, kind: 'list', env: 'VERITY_UPLOAD_ROOTS', split: delimiter, commands: BOTH, arg: 'DIR', default: 'none (uploads refused)', help: `a folder page set_input_files may read from (repeatable; the variable is ${delimiter}-separated)` },
+  { name: 'tools', key: 'tools', own: true, kind: 'string', commands: BOTH, arg: 'SET', default: 'default', help: 'what tools/list sends: default (lean) or full (also the deprecated tools and every seed argument)', parse: toolsOf },
+  { name: 'download-dir', own: true, exportEnv: true, kind: 'string', commands: BOTH, arg: 'DIR', default: '<config dir>/downloads', help: 'where files a driven tab downloads are saved (results name them)' },
+  { name: 'policy', own: true, kind: 'string', commands: BOTH, arg: 'FILE', default: '<config dir>/policy.json', help: 'the permission policy (see policy.sample.json)' },
+  { name: 'cursor', key: 'cursor', own: true, kind: 'boolean', commands: BOTH, default: 'on', help: 'the agent cursor in driven tabs (--no-cursor: off)' },
+  { name: 'reduced-motion', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'the agent cursor jumps instead of gliding' },
+  { name: 'session-idle-ms', key: 'sessionIdleMs', own: true, kind: 'positive', commands: BOTH, arg: 'MS', default: '300000', help: 'a session idle this long ends (its cleanup hooks run)' },
+  { name: 'session-log', own: true, kind: 'string', commands: BOTH, arg: 'FILE', help: 'append one JSON line per session cleanup hook run (an audit trail)' },
+  { name: 'atspi-direct', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'on', help: 'call native apps on their own AT-SPI socket when they offer one (--no-atspi-direct: always through the bus)' },
+  { name: 'config-dir', exportEnv: true, kind: 'string', commands: BOTH, arg: 'DIR', default: '$XDG_CONFIG_HOME/verity or ~/.config/verity', help: 'where the token, policy.json, config.json and the running gateway\'s address are kept' },
+];
+
+/** Variables read from the environment that are not options (set by Verity itself, or for development). */
+export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
+  { env: 'VERITY_MCP_URL', help: 'set in the Control UI terminal\'s shells: the gateway\'s /mcp, so `verity mcp` started there relays to it' },
+  { env: 'VERITY_LINK', help: 'set in the Control UI terminal\'s shells: binds an agent started there to that Control UI' },
+  { env: 'VERITY_TOKEN', help: 'set in the Control UI terminal\'s shells (the gateway token for the relay); for `verity start`, the same as --token' },
+  { env: 'VERITY_EXTENSION_ID', help: 'the companion extension\'s id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)' },
+];
+
+export const envName = (option: OptionSpec) => option.env ?? `VERITY_${option.name.toUpperCase().replace(/-/g, '_')}`;
+/** Flags that are another spelling of an option: --headful is --no-headless. */
+const ALIASES: Record<string, { name: string; value: boolean }> = { headful: { name: 'headless', value: false } };
+
+export const COMMANDS: Record<Command, { short: string; long: string }> = {
+  mcp: {
+    short: 'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code, Codex)',
+    long: 'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code,\n' +
+      'Codex). With a `verity start` running and no option that configures a server of its own, it joins\n' +
+      'that gateway (its browser, its Control UI); --standalone keeps it apart.',
+  },
+  start: {
+    short: 'the gateway: the Control UI, MCP over Streamable HTTP at /mcp, the extension\'s WebSocket',
+    long: 'The gateway, on one loopback port: the Control UI at /, MCP over Streamable HTTP at /mcp (with a\n' +
+      'Bearer token), the companion extension\'s WebSocket at /gateway. It prints the URLs, the token and\n' +
+      'an entry for HTTP MCP clients.',
+  },
+};
+
+/** A command line that cannot run: the message names what is wrong; exit code 2. */
+export class UsageError extends Error {}
+
+export type Parsed =
+  | { kind: 'help'; command?: Command }
+  | { kind: 'version' }
+  | { kind: 'run'; command: Command; values: Record<string, Value>; /** which options were given, and how */ sources: Record<string, 'flag' | 'env' | 'config'> };
+
+function convert(option: OptionSpec, raw: unknown, from: string): Value {
+  const bad = (why: string) => new UsageError(`${from}: ${why}, got ${JSON.stringify(raw)}`);
+  const custom = (one: string) => {
+    if (!option.parse) return one;
+    try { return option.parse(one, from); } catch (e) { throw new UsageError((e as Error).message); }
   };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--host': flags.host = value(); break;
-      case '--port': flags.port = Number(value()); break;
-      case '--token': flags.token = value(); break;
-      case '--browser-url': flags.browserUrl = value(); break;
-      case '--chromium': flags.chromium = value(); break;
-      case '--user-data-dir': flags.userDataDir = value(); break;
-      case '--headless': flags.headless = true; break;
-      case '--headful': flags.headless = false; break;
-      case '--allow-javascript': flags.allowJavascript = true; break;
-      case '--policy': flags.policyFile = value(); break;
-      case '--channel': flags.channel = channelOf(value(), flag); break;
-      case '--viewport': flags.viewport = viewportOf(value(), flag); break;
-      case '--proxy-server': flags.proxyServer = proxyOf(value(), flag); break;
-      case '--ignore-https-errors': flags.ignoreHttpsErrors = true; break;
-      // Its value may itself start with "--" (it is a Chromium flag), so it is taken as is.
-      case '--browser-arg': {
-        const arg = argv[++i];
-        if (arg === undefined || arg === '') throw new Error(`${flag} needs a value`);
-        (flags.browserArgs ??= []).push(arg);
-        break;
+  if (option.refused) throw new UsageError(`${from}: ${option.refused}`);
+  switch (option.kind) {
+    case 'string':
+      if (typeof raw !== 'string' || raw === '') throw bad('expected a non-empty string');
+      return custom(raw);
+    case 'list': {
+      if (option.envParse && typeof raw === 'string' && from === envName(option)) {
+        try { return option.envParse(raw, from); } catch (e) { throw new UsageError((e as Error).message); }
       }
-      case '--tools': {
-        const v = value();
-        if (v !== 'default' && v !== 'full') throw new Error(`--tools must be default or full, got ${v}`);
-        flags.tools = v;
-        break;
-      }
-      case '--allow-url-schemes': flags.allowUrlSchemes!.push(...value().split(',')); break;
-      case '--upload-root': flags.uploadRoots!.push(value()); break;
-      case '--no-relay': case '--gateway': case '--standalone': break;
-      default: throw new Error(`unknown option ${flag}`);
+      const items = Array.isArray(raw) ? raw : [raw];
+      if (items.some((i) => typeof i !== 'string')) throw bad('expected a string or a list of strings');
+      return (items as string[]).flatMap((i) => (option.split ? i.split(option.split) : [i])).map((i) => i.trim()).filter(Boolean).map(custom);
+    }
+    case 'boolean': {
+      if (typeof raw === 'boolean') return raw;
+      const word = String(raw).toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+      if (['0', 'false', 'no', 'off'].includes(word)) return false;
+      throw bad('expected 1/0, true/false, yes/no or on/off');
+    }
+    case 'port':
+    case 'positive': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (option.kind === 'port' && (!Number.isInteger(n) || n < 0 || n > 65535)) throw bad('expected a port, 0..65535');
+      if (option.kind === 'positive' && (!Number.isSafeInteger(n) || n < 1)) throw bad('expected a positive integer');
+      return n;
     }
   }
-  if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65535) throw new Error(`--port must be 0..65535, got ${flags.port}`);
-  if (flags.browserUrl) {
-    const launchOnly = [flags.channel && '--channel', flags.proxyServer && '--proxy-server', flags.browserArgs?.length && '--browser-arg'].filter(Boolean);
-    if (launchOnly.length) throw new Error(`${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`);
+}
+
+const flagOf = (option: OptionSpec) => `--${option.name}`;
+
+function refuseForCommand(option: OptionSpec, command: Command, via: string): never {
+  const others = option.commands.map((c) => `verity ${c}`).join(' and ');
+  throw new UsageError(`verity ${command} does not take ${via} (an option of ${others})`);
+}
+
+/** Reads the command line, the environment and the config file into one value per given option. */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env, table: readonly OptionSpec[] = OPTIONS): Parsed {
+  const byName = new Map(table.map((o) => [o.name, o]));
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
+  for (const o of table) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.kind === 'list' ? { multiple: true } : {}) };
+  for (const alias of Object.keys(ALIASES)) options[alias] = { type: 'boolean' };
+  // `--browser-arg --lang=fr`: parseArgs would take --lang=fr for an option; it is the value.
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const dashed = table.find((o) => o.dashValue && argv[i] === `--${o.name}`);
+    if (dashed && i + 1 < argv.length) args.push(`--${dashed.name}=${argv[++i]}`);
+    else args.push(argv[i]);
   }
-  return flags;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, allowNegative: true, strict: true, tokens: true });
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    const unknown = /Unknown option '([^']+)'/.exec(err.message)?.[1];
+    if (unknown) throw new UsageError(`unknown option ${unknown}`);
+    const missing = /Option '(?:-\w, )?(--[\w-]+)(?: <value>)?' argument missing/.exec(err.message)?.[1];
+    if (missing) throw new UsageError(`${missing} needs a value`);
+    throw new UsageError(err.message.split('.')[0]);
+  }
+  const [command, ...extra] = parsed.positionals;
+  const tokens = parsed.tokens!.filter((t) => t.kind === 'option');
+  // `verity help [command]` is `--help`.
+  if (command === 'help') {
+    if (extra[0] !== undefined && !(extra[0] in COMMANDS)) throw new UsageError(`unknown command ${extra[0]}`);
+    return { kind: 'help', command: extra[0] as Command | undefined };
+  }
+  if (command !== undefined && !(command in COMMANDS)) throw new UsageError(`unknown command ${command}`);
+  if (parsed.values.help) return { kind: 'help', command: command as Command | undefined };
+  if (parsed.values.version) return { kind: 'version' };
+  if (command === undefined) throw new UsageError(tokens.length ? `${tokens[0].rawName} needs a command before it` : 'no command given');
+  const cmd = command as Command;
+  if (extra.length) throw new UsageError(`verity ${cmd} takes no argument ${JSON.stringify(extra[0])} (options start with --)`);
+
+  const values: Record<string, Value> = {};
+  const sources: Record<string, 'flag' | 'env' | 'config'> = {};
+  // 1. The command line.
+  for (const t of tokens) {
+    const alias = ALIASES[t.name];
+    const option = byName.get(alias?.name ?? t.name)!;
+    if (!option.commands.includes(cmd)) refuseForCommand(option, cmd, t.rawName);
+    const name = option.name;
+    const negated = t.rawName.startsWith('--no-');
+    if (option.refused) throw new UsageError(`${t.rawName}: ${option.refused}`);
+    // The last of repeated flags wins, except a list's, which add up.
+    values[name] = alias ? (negated ? !alias.value : alias.value) : option.kind === 'boolean' ? !negated
+      : option.kind === 'list' ? [...(values[name] as unknown[] | undefined ?? []), ...(convert(option, t.value, t.rawName) as unknown[])]
+      : convert(option, t.value, t.rawName);
+    sources[name] = 'flag';
+  }
+  // 2. The environment (empty means unset; variables of the other command's options are not this command's concern).
+  for (const option of table) {
+    const raw = env[envName(option)];
+    // A refused option's variable may be read elsewhere (a credential is taken from the environment, never argv).
+    if (sources[option.name] || raw === undefined || raw === '' || !option.commands.includes(cmd) || option.refused) continue;
+    values[option.name] = convert(option, raw, envName(option));
+    sources[option.name] = 'env';
+  }
+  // 3. The config file.
+  const configFile = values.config as string | undefined;
+  if (configFile !== undefined) {
+    let config: unknown;
+    try {
+      config = JSON.parse(readFileSync(configFile, 'utf8'));
+    } catch (e) {
+      throw new UsageError(`--config ${configFile}: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (!config || typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`--config ${configFile}: expected a JSON object whose keys are option names`);
+    for (const [key, raw] of Object.entries(config)) {
+      const option = byName.get(key);
+      if (!option || key === 'config') throw new UsageError(`--config ${configFile}: unknown option "${key}" (keys are the options' names without dashes, as in --help)`);
+      if (!option.commands.includes(cmd)) refuseForCommand(option, cmd, `"${key}" (in --config ${configFile})`);
+      if (sources[key]) continue;
+      values[key] = convert(option, raw, `--config ${configFile}: "${key}"`);
+      sources[key] = 'config';
+    }
+  }
+  if (values.gateway === true && values.standalone === true) throw new UsageError('--gateway and --standalone exclude each other');
+  if (values['browser-url'] !== undefined) {
+    const launchOnly = ['channel', 'proxy-server', 'browser-arg'].filter((n) => values[n] !== undefined && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0)).map((n) => `--${n}`);
+    if (launchOnly.length) throw new UsageError(`${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`);
+  }
+  return { kind: 'run', command: cmd, values, sources };
 }
 
 function channelOf(v: string, what: string) {
@@ -119,47 +290,107 @@ function browserArgsOf(v: string): string[] {
   return v.split(/\s+/).filter(Boolean);
 }
 
-const log = (line: string) => process.stderr.write(`verity: ${line}\n`);
+/** The options of `verity mcp` as VerityOptions (for tests of single flags); refusals throw UsageError. */
+export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): VerityOptions & { ignoreHttpsErrors: boolean } {
+  const parsed = parseCommandLine(['mcp', ...argv], env);
+  if (parsed.kind !== 'run') throw new UsageError('expected options, not --help or --version');
+  const options: Record<string, unknown> = {};
+  for (const o of OPTIONS) if (o.key && parsed.values[o.name] !== undefined) options[o.key] = parsed.values[o.name];
+  return { ...options, ignoreHttpsErrors: options.ignoreHttpsErrors === true } as VerityOptions & { ignoreHttpsErrors: boolean };
+}
+
+/** `verity --help` and `verity <command> --help`. */
+export function helpText(command?: Command): string {
+  if (!command) {
+    return [
+      `${PACKAGE_NAME} ${VERSION}: a computer-use driver for AI agents that proves what its actions did`,
+      '',
+      'usage: verity <command> [options]',
+      `       npx -y ${PACKAGE_NAME} <command> [options]`,
+      '',
+      'commands:',
+      ...Object.entries(COMMANDS).map(([name, what]) => `  ${name.padEnd(7)}${what.short}`),
+      '',
+      'options:',
+      '  -h, --help   this help; `verity <command> --help` lists the options of a command',
+      '  --version    print the version',
+      '',
+      'Every option is also an environment variable, VERITY_ and the option\'s name in capitals (--browser-url:',
+      'VERITY_BROWSER_URL), and a key of a --config file (JSON). The command line wins over the environment,',
+      'the environment over the config file. Booleans: --x / --no-x; in the environment 1/0, true/false, on/off.',
+    ].join('\n');
+  }
+  const lines = [`usage: verity ${command} [options]`, '', COMMANDS[command].long, '', 'options (environment variable in brackets):'];
+  for (const o of OPTIONS.filter((x) => x.commands.includes(command))) {
+    const flag = `${flagOf(o)}${o.arg ? ` ${o.arg}` : o.kind === 'boolean' && o.default === 'on' ? ` / --no-${o.name}` : ''}${o.name === 'headless' ? ' / --headful' : ''}`;
+    const repeat = o.kind === 'list' ? ` (may repeat${o.split ? `, or ${JSON.stringify(o.split)}-separated` : ''})` : '';
+    lines.push(`  ${flag}  [${envName(o)}]`, `      ${o.refused ? `not taken: ${o.refused}` : `${o.help}${repeat}${o.default ? ` (default: ${o.default})` : ''}`}`);
+  }
+  lines.push('  -h, --help', '      this help');
+  lines.push('', 'environment only:', ...ENV_ONLY.map((v) => `  ${v.env}: ${v.help}`));
+  return lines.join('\n');
+}
+
+/** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
+const log = (line: string) => {
+  process.stderr.write(`verity: ${line}\n`);
+  currentProgress()?.(line);
+  broadcastLog('info', line);
+};
 
 export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  let flags: Flags;
+  let parsed: Parsed;
   try {
-    if (command !== 'start' && command !== 'mcp') throw new Error(command ? `unknown command ${command}` : 'no command given');
-    flags = parseFlags(rest);
-    flags.policy = Policy.load(flags.policyFile);
-    flags.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
+    parsed = parseCommandLine(argv);
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    if (!(e instanceof UsageError)) throw e;
+    const command = argv.find((a) => a in COMMANDS);
+    process.stderr.write(`verity: ${e.message}\nrun \`verity ${command ? `${command} ` : ''}--help\` for the ${command ? 'options' : 'commands and options'}\n`);
     process.exit(2);
   }
-  const sessionLog = process.env.VERITY_SESSION_LOG;
-  const core = new Verity({
-    ...flags, log,
-    sessionIdleMs: process.env.VERITY_SESSION_IDLE_MS ? Number(process.env.VERITY_SESSION_IDLE_MS) : undefined,
-    // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
-    onSessionEnd: sessionLog ? (session, reason, hook) => appendFileSync(sessionLog, JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n') : undefined,
-  });
+  if (parsed.kind === 'help') { process.stdout.write(helpText(parsed.command) + '\n'); return; }
+  if (parsed.kind === 'version') { process.stdout.write(`${VERSION}\n`); return; }
+  const { command, values, sources } = parsed;
+  for (const o of OPTIONS) if (o.exportEnv && values[o.name] !== undefined) process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);
+  const options: VerityOptions = { log };
+  for (const o of OPTIONS) if (o.key && values[o.name] !== undefined) (options as Record<string, unknown>)[o.key] = values[o.name];
+  const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([import('./policy.js'), import('./mcp/server.js'), import('./tools/page.js')]);
+  try {
+    options.policy = Policy.load(values.policy as string | undefined);
+    options.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
+  } catch (e) {
+    process.stderr.write(`verity: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const sessionLog = values['session-log'] as string | undefined;
+  // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
+  if (sessionLog) options.onSessionEnd = (session, reason, hook) => appendFileSync(sessionLog, JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n');
+
+  if (command === 'mcp') {
+    const env = process.env;
+    if (values.relay !== false && env.VERITY_MCP_URL && env.VERITY_LINK && env.VERITY_TOKEN) {
+      return relayToGateway(env.VERITY_MCP_URL, env.VERITY_LINK, env.VERITY_TOKEN);
+    }
+    if (values.gateway) {
+      const running = readGatewayFile();
+      if (!running) { process.stderr.write('verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n'); process.exit(2); }
+      return relayToGateway(running.mcp_url, null, running.token);
+    }
+    // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
+    // and shares its browser; an option that configures a server of its own (or --standalone) keeps it apart.
+    const own = OPTIONS.some((o) => o.own && sources[o.name]);
+    if (!own && !values.standalone) {
+      const running = readGatewayFile();
+      if (running) return relayToGateway(running.mcp_url, null, running.token);
+    }
+  }
+  const { Verity } = await import('./core.js');
+  const core = new Verity(options);
   const shutdown = async () => { await core.close(); process.exit(0); };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  if (command === 'mcp' && process.env.VERITY_MCP_URL && process.env.VERITY_LINK && process.env.VERITY_TOKEN && !rest.includes('--no-relay')) {
-    return relayToGateway(process.env.VERITY_MCP_URL, process.env.VERITY_LINK, process.env.VERITY_TOKEN);
-  }
-  if (command === 'mcp' && rest.includes('--gateway')) {
-    const running = readGatewayFile();
-    if (!running) { process.stderr.write('verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n'); process.exit(2); }
-    return relayToGateway(running.mcp_url, null, running.token);
-  }
-  // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
-  // and shares its browser; any browser or policy option (or --standalone) keeps it on its own.
-  const ownBrowserFromEnv = ['VERITY_BROWSER_URL', 'VERITY_CHROMIUM', 'VERITY_HEADLESS', 'VERITY_USER_DATA_DIR', 'VERITY_POLICY',
-    'VERITY_CHANNEL', 'VERITY_VIEWPORT', 'VERITY_PROXY_SERVER', 'VERITY_IGNORE_HTTPS_ERRORS', 'VERITY_BROWSER_ARGS'].some((k) => process.env[k]);
-  if (command === 'mcp' && rest.length === 0 && !ownBrowserFromEnv && process.env.VERITY_STANDALONE !== '1') {
-    const running = readGatewayFile();
-    if (running) return relayToGateway(running.mcp_url, null, running.token);
-  }
   if (command === 'mcp') {
+    const [{ StdioServerTransport }, { connectMcp, createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')]);
     // A gateway running beside this standalone server is still never driven by its agent.
     const running = readGatewayFile();
     if (running) try { const u = new URL(running.mcp_url); core.policy.setGatewayOrigin(u.hostname, Number(u.port)); } catch { /* no gateway */ }
@@ -169,23 +400,29 @@ export async function main(argv: string[]): Promise<void> {
     // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
     process.stdin.on('end', () => { void core.sessions.disconnect('stdio').finally(shutdown); });
     await connectMcp(server, transport, core);
-    log(`MCP on stdio${flags.browserUrl ? `, attached to ${flags.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
+    log(`MCP on stdio${options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
   }
-  await startGateway(core, flags);
+  await startGateway(core, values.host as string ?? '127.0.0.1', values.port as number ?? 7317, values.token as string | undefined);
 }
 
-async function startGateway(core: Verity, flags: Flags): Promise<void> {
-  const token = flags.token ?? loadOrCreateToken(log);
-  const gateway = new Gateway(core, { host: flags.host, port: flags.port, token, log });
+async function startGateway(core: Verity, host: string, wantedPort: number, givenToken: string | undefined): Promise<void> {
+  const [{ Gateway }, { EXTENSION_ID }, { loadOrCreateToken, removeGatewayFile, writeGatewayFile }] = await Promise.all([import('./gateway/server.js'), import('./gateway/extension-id.js'), import('./token.js')]);
+  const token = givenToken ?? loadOrCreateToken(log);
+  const gateway = new Gateway(core, { host, port: wantedPort, token, log });
   const port = await gateway.listen();
-  core.policy.setGatewayOrigin(flags.host, port); // agents never drive the gateway's own origin
-  const base = `http://${flags.host}:${port}`;
+  core.policy.setGatewayOrigin(host, port); // agents never drive the gateway's own origin
+  const base = `http://${host}:${port}`;
+  const mcpUrl = `${base}/mcp`;
+  // The entry an HTTP client takes as it is (the same credential as the Bearer line above it).
+  const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } };
   process.stdout.write(`Verity gateway on ${base}/?token=${token}\n` +
-    `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${token})\n` +
-    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${flags.host}:${port}/gateway`)}&token=${token}\n`);
+    `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: Bearer ${token})\n` +
+    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${host}:${port}/gateway`)}&token=${token}\n` +
+    `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
+    `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: Bearer ${token}"\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
-  writeGatewayFile({ mcp_url: `${base}/mcp`, token, pid: process.pid });
+  writeGatewayFile({ mcp_url: mcpUrl, token, pid: process.pid });
   const close = async () => { removeGatewayFile(); await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);
@@ -196,7 +433,7 @@ async function startGateway(core: Verity, flags: Flags): Promise<void> {
  * terminal's link, so the agent is bound to that Control UI (and shows up in its session list).
  */
 async function relayToGateway(url: string, link: string | null, token: string): Promise<void> {
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const [{ StreamableHTTPClientTransport }, { StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/client/streamableHttp.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(link ? { 'x-verity-link': link } : {}) };
   const up = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const down = new StdioServerTransport();
@@ -209,4 +446,9 @@ async function relayToGateway(url: string, link: string | null, token: string): 
   await up.start();
   await down.start();
   log(`MCP on stdio, relayed to the gateway at ${url}${link ? ' (bound to the Control UI that opened this terminal)' : ''}`);
+}
+
+function toolsOf(raw: string, from: string): 'default' | 'full' {
+  if (raw !== 'default' && raw !== 'full') throw new Error(`${from}: must be default or full, got ${JSON.stringify(raw)}`);
+  return raw;
 }

@@ -14,10 +14,10 @@ import type { CursorSettings } from './routing/driver.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from './token.js';
-import { NativeDriver, type NativeTarget } from './native/driver.js';
 import { queuedDriver, TargetQueue, type WaitHook } from './routing/queue.js';
+// The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
+import type { NativeDriver, NativeTarget } from './native/driver.js';
 import type { AccRef } from './native/atspi.js';
-import { describeWindow, descendsFrom } from './native/x11.js';
 import { Activity, summarizeArgs } from './activity.js';
 import { Approvals } from './approvals.js';
 import type { Reply } from './tools/define.js';
@@ -29,6 +29,8 @@ export interface CallContext {
   session?: Session;
   /** The Control UI connection this MCP session is bound to (captured when its link was accepted). */
   uiTarget?: { connId: string; caps: string[] };
+  /** Reports how the call is getting on (MCP notifications/progress), when the client asked for it. */
+  progress?: (message: string) => void;
   /** How the client reached us, for the operator's session list. */
   transport?: 'stdio' | 'http';
   /** Runs one tool call through the full admission path (run_actions uses it for its steps). */
@@ -85,10 +87,23 @@ export function checkTargetShape(args: TargetArgs): void {
   if (args.element_token !== undefined && args.x !== undefined) throw new Refusal('conflicting_target', 'pass element_token or x,y, not both');
 }
 
+/**
+ * Why the native route cannot run here, or null when it may: it needs Linux with an X display (and, found
+ * on its first call, a session D-Bus with AT-SPI). Nothing of it is loaded while this says no.
+ */
+export function nativeUnavailable(platform: string = process.platform, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (platform !== 'linux') return `the native route needs Linux with X11 and AT-SPI; this is ${platform} (the browser route works here)`;
+  if (!env.DISPLAY) return `the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session${env.WAYLAND_DISPLAY ? '; a Wayland session needs XWayland' : ''})`;
+  return null;
+}
+
 export class Verity {
   readonly browser: BrowserHost;
   readonly cdp: CdpDriver;
-  readonly native: NativeDriver;
+  /** The native route's driver and its X11 helpers, once nativeRoute() loaded them. */
+  private native: NativeDriver | null = null;
+  private x11: typeof import('./native/x11.js') | null = null;
+  private nativeLoading: Promise<NativeDriver> | null = null;
   readonly snapshots = new SnapshotRegistry();
   readonly sessions: SessionManager;
   readonly policy: Policy;
@@ -105,7 +120,6 @@ export class Verity {
   constructor(readonly options: VerityOptions) {
     this.browser = new BrowserHost(options);
     this.cdp = new CdpDriver(this.browser);
-    this.native = new NativeDriver({ drivenBrowserPid: () => this.drivenBrowserPid() });
     this.policy = options.policy ?? new Policy();
     this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
     this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
@@ -118,6 +132,18 @@ export class Verity {
         if (tab) await hideCursor(tab);
       }
     });
+  }
+
+  /** The native route's driver, imported on the first native call; refused `unavailable` where it cannot run. */
+  async nativeRoute(): Promise<NativeDriver> {
+    if (this.native) return this.native;
+    const missing = nativeUnavailable();
+    if (missing) throw new Refusal('unavailable', missing);
+    this.nativeLoading ??= Promise.all([import('./native/driver.js'), import('./native/x11.js')]).then(([{ NativeDriver }, x11]) => {
+      this.x11 = x11;
+      return (this.native = new NativeDriver({ drivenBrowserPid: () => this.drivenBrowserPid() }));
+    });
+    return this.nativeLoading;
   }
 
   /** After an action's result is in: visual aids that waited for it (the agent cursor's glide). */
@@ -263,7 +289,7 @@ export class Verity {
     if (typeof token !== 'string') return;
     try {
       const found = this.snapshots.resolve(token);
-      if (found.kind !== 'tab') this.native.host.prefetchField(found.element.ref as AccRef);
+      if (found.kind !== 'tab') this.native?.host.prefetchField(found.element.ref as AccRef);
     } catch { /* a stale or invalid token is refused by the call itself */ }
   }
 
@@ -289,7 +315,7 @@ export class Verity {
       const element = { snapshotId: found.snapshotId, index: found.index, ref: found.element.ref };
       if (found.kind !== 'tab') {
         const target: NativeTarget = { kind: found.kind, key: found.key, element, deliveryMode };
-        return { target, driver: this.native };
+        return { target, driver: await this.nativeRoute() };
       }
       const tab = await this.checkTabOpen(found.key, ctx);
       this.policy.checkUrl(tab.page.url());
@@ -305,9 +331,10 @@ export class Verity {
     }
     if (t?.kind === 'desktop' || args.scope === 'desktop') {
       const target: NativeTarget = { kind: 'desktop', key: 'primary', point, deliveryMode };
-      return { target, driver: this.native };
+      return { target, driver: await this.nativeRoute() };
     }
     if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
+      const native = await this.nativeRoute(); // a window is an X11 window: none without the native route
       const { pid, windowId } = await this.windowOf(t?.kind === 'window' ? t.pid : args.pid, t?.kind === 'window' ? t.window_id : args.window_id);
       // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
       const tab = await this.tabOfWindow(pid, windowId, ctx);
@@ -317,7 +344,7 @@ export class Verity {
         return { target: { kind: 'tab', key: tab.id, point, cursor: this.cursorFor(ctx.session) }, driver: this.cdp };
       }
       const target: NativeTarget = { kind: 'window', key: `${pid}:${windowId}`, point, deliveryMode };
-      return { target, driver: this.native };
+      return { target, driver: native };
     }
     void options;
     const tab = await this.currentTab(ctx);
@@ -344,7 +371,7 @@ export class Verity {
   /** A window target's pid and window id; either may be left out when the other names one window. */
   private async windowOf(pid: number | undefined, windowId: number | undefined): Promise<{ pid: number; windowId: number }> {
     if (windowId !== undefined && pid !== undefined) return { pid, windowId };
-    const windows = await this.native.host.windows();
+    const windows = await (await this.nativeRoute()).host.windows();
     const found = windows.find((w) => (windowId === undefined || w.id === windowId) && (pid === undefined || w.pid === pid));
     if (!found) throw new Refusal('target_not_found', `no window ${windowId ?? ''}${pid !== undefined ? ` of pid ${pid}` : ''}; call list_windows`);
     return { pid: found.pid ?? 0, windowId: found.id };
@@ -352,14 +379,14 @@ export class Verity {
 
   /** Whether a process belongs to the browser driven over CDP (the browser or one of its children). */
   belongsToDrivenBrowser(pid: number | null | undefined, browserPid: number | null): boolean {
-    return !!pid && !!browserPid && descendsFrom(pid, browserPid);
+    return !!pid && !!browserPid && !!this.x11?.descendsFrom(pid, browserPid);
   }
 
   /** The active tab of an X11 window of the driven browser (null when the window is not the driven browser's). */
   async tabOfWindow(pid: number, windowId: number, ctx: CallContext): Promise<Tab | null> {
     const browserPid = await this.drivenBrowserPid().catch(() => null);
     if (!this.belongsToDrivenBrowser(pid, browserPid)) return null;
-    const win = await describeWindow(windowId);
+    const win = await this.x11!.describeWindow(windowId);
     const tabs = await this.tabsFor(ctx); // another connection's tabs are not this session's to drive
     const facts = await Promise.all(tabs.map(async (tab) => ({
       tab,
@@ -386,6 +413,6 @@ export class Verity {
   async close(): Promise<void> {
     await this.sessions.shutdown();
     await this.browser.close();
-    this.native.host.close();
+    this.native?.host.close();
   }
 }

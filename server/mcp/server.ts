@@ -19,8 +19,13 @@ import { screen } from '../tools/screen.js';
 import { recordStep } from '../sessions/recording.js';
 import type { Reply } from '../tools/define.js';
 import { summarizeArgs } from '../activity.js';
+import { VERSION } from '../version.js';
+import { listen, logTo, progressOf, unlisten } from './notify.js';
+import { reportWhile, runWithProgress } from '../progress.js';
 
-export const VERSION = '0.1.0';
+export { VERSION };
+
+const LOGGED_REFUSALS = new Set(['unavailable', 'not_permitted', 'timeout']);
 
 export function allTools(): ToolDef[] {
   return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), runActions, page, screen];
@@ -29,7 +34,7 @@ export function allTools(): ToolDef[] {
 export function createMcpServer(core: Verity, ctx: CallContext = { connectionId: randomUUID() }): Server {
   const tools = allTools();
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const server = new Server({ name: 'verity', version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server({ name: 'verity', version: VERSION }, { capabilities: { tools: { listChanged: true }, logging: {} } });
 
   // The default surface leaves out deprecated tools and advanced arguments; `--tools full` lists everything.
   const surface = core.options.tools === 'full' ? 'full' : 'default';
@@ -40,14 +45,21 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool || (tool.listed && !tool.listed(ctx))) {
       return toCallToolResult(refusalReply(new Refusal('invalid_arguments', `name: no tool named "${request.params.name}"`)));
     }
-    return runTool(tool, request.params.arguments, core, ctx);
+    // Progress only when the client asked for it (a progressToken); deep code finds it through runWithProgress.
+    const progress = progressOf(extra);
+    const result = progress ? await runWithProgress(progress, () => runTool(tool, request.params.arguments, core, { ...ctx, progress })) : await runTool(tool, request.params.arguments, core, ctx);
+    // Refusals an operator of the client would want in its log: the environment failed, not the arguments.
+    const refusal = (result.structuredContent as { refusal?: { code: string; message: string } } | undefined)?.refusal;
+    if (refusal && LOGGED_REFUSALS.has(refusal.code)) logTo(server, 'warning', `${tool.name} refused (${refusal.code}): ${refusal.message}`);
+    return result;
   });
   server.oninitialized = () => {
+    listen(server);
     const client = server.getClientVersion();
     core.connections.set(ctx.connectionId, { transport: ctx.transport ?? 'stdio', client: client ? `${client.name} ${client.version}` : 'unknown', since: new Date().toISOString() });
     core.activity.emit('sessions');
@@ -56,6 +68,7 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
   const previousOnClose = server.onclose;
   server.onclose = () => {
     previousOnClose?.();
+    unlisten(server);
     core.connections.delete(ctx.connectionId);
     void core.sessions.disconnect(ctx.connectionId);
   };
@@ -69,11 +82,11 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
  * that; responses and notifications take the SDK's path. Should an SDK release drop the dispatcher,
  * everything takes the SDK's path. With `core`, each request is shown to `Verity.anticipate` as it arrives.
  */
-export async function connectMcp(server: Server, transport: Transport, core?: Verity): Promise<void> {
+export async function connectMcp(server: Server, transport: Transport, core?: Verity): Promise<boolean> {
   await server.connect(transport);
   const dispatchRequest = (server as unknown as { _onrequest?: (request: unknown, extra: unknown) => void })._onrequest;
   const route = transport.onmessage;
-  if (typeof dispatchRequest !== 'function' || !route) return;
+  if (typeof dispatchRequest !== 'function' || !route) return false;
   // The transport has already checked the message against the SDK's JSON-RPC schema, so the one kind with
   // both a method and an id is a request (the SDK's own request check is another zod parse per call).
   transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
@@ -82,6 +95,7 @@ export async function connectMcp(server: Server, transport: Transport, core?: Ve
       dispatchRequest.call(server, message, extra);
     } else route.call(transport, message, extra as never);
   };
+  return true;
 }
 
 /** Validates and runs one tool; every failure becomes a refusal, so the server keeps serving. */
@@ -101,7 +115,7 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
     // before anything of the call runs, and the operator is shown the arguments whole.
     if (core.policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
       const label = typeof args.session === 'string' && args.session.trim() && args.session.trim() !== 'default' ? args.session.trim() : 'implicit';
-      await core.approvals.request(tool.name, summarizeArgs(args, Infinity), `${connection.connectionId}/${label}`, args);
+      await reportWhile(connection.progress, `waiting for an operator to approve ${tool.name}`, core.approvals.request(tool.name, summarizeArgs(args, Infinity), `${connection.connectionId}/${label}`, args));
     }
     if (tool.sessionless) return await tool.handler(args, core, connection);
     const session = core.sessions.admit(connection.connectionId, args.session as string | undefined);

@@ -59,6 +59,7 @@ export const runActions = defineTool({
     for (const [index, step] of parsed.entries()) {
       if (failed) { results.push({ index, tool: step.tool.name, status: 'not_run' }); continue; }
       if (index > 0 && args.delay_ms > 0) await new Promise((r) => setTimeout(r, args.delay_ms));
+      ctx.progress?.(`step ${index + 1} of ${parsed.length}: ${step.tool.name}`);
       const outcome = await run(step.tool, step.args);
       failed = outcome.isError;
       results.push({ index, tool: step.tool.name, status: failed ? 'failed' : 'ok', result: outcome.structured });

@@ -119,7 +119,7 @@ export const listApps = defineTool({
     }
     let native: string | undefined;
     try {
-      for (const app of await core.native.host.apps()) {
+      for (const app of await (await core.nativeRoute()).host.apps()) {
         const driven = core.belongsToDrivenBrowser(app.pid, browserPid);
         if (driven && apps[0]) { apps[0].accessibility = true; continue; }
         apps.push({ name: app.name, pid: app.pid, driven_over_cdp: false, accessibility: true });
@@ -153,7 +153,7 @@ export const listWindows = defineTool({
     let browserPid: number | null = null;
     if (core.browser.running || core.browser.attached) browserPid = await core.drivenBrowserPid().catch(() => null);
     try {
-      for (const w of await core.native.host.windows()) {
+      for (const w of await (await core.nativeRoute()).host.windows()) {
         list.push({ window_id: w.id, pid: w.pid, title: w.title, bounds: w.bounds, driven_over_cdp: core.belongsToDrivenBrowser(w.pid, browserPid), tabs: [] });
       }
     } catch (e) {

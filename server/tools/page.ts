@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { Refusal } from '../routing/refusal.js';
 import type { Verity, CallContext } from '../core.js';
 import type { Tab } from '../cdp/tab.js';
+import { reportWhile } from '../progress.js';
 import { DESTRUCTIVE, defineTool, type Reply } from './define.js';
 import { elementToken, session } from './schemas.js';
 
@@ -122,7 +123,7 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
     const url = checkUrl(need(args, 'url'));
     core.policy.checkNavigation(url, 'the URL to navigate to');
     const tab = await tabOf(args, core, ctx, true);
-    await go(core, tab, url);
+    await reportWhile(ctx.progress, `navigating to ${url}`, go(core, tab, url));
     return { structured: await describeTab(tab) };
   },
   async back(args, core, ctx) { return history(core, await tabOf(args, core, ctx), (t) => t.page.goBack({ timeout: 30_000 })); },
@@ -147,6 +148,7 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
     const what = args.text ? `text "${args.text}"` : args.css_selector ? `an element matching ${args.css_selector}` : `a URL containing ${args.url}`;
     const deadline = Date.now() + args.timeout_ms;
     for (;;) {
+      ctx.progress?.(`waiting for ${what}`);
       const [frame] = await tab.frames();
       const found = args.url ? tab.page.url().includes(args.url)
         : await tab.call<boolean>(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => { if (e instanceof Refusal) throw e; return false; });

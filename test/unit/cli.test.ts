@@ -1,0 +1,116 @@
+// The command line (server/cli.ts): parseArgs, an environment variable and a --config key per option,
+// refusals naming the option, and one README table that documents every option and every VERITY_* variable.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ENV_ONLY, OPTIONS, UsageError, envName, helpText, parseCommandLine, type OptionSpec } from '../../server/cli.js';
+import { nativeUnavailable } from '../../server/core.js';
+import { ROOT } from '../helpers/fixtures.js';
+
+const run = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+  const parsed = parseCommandLine(argv, env);
+  assert.equal(parsed.kind, 'run');
+  return parsed as Extract<typeof parsed, { kind: 'run' }>;
+};
+const refused = (argv: string[], message: RegExp, env: NodeJS.ProcessEnv = {}) =>
+  assert.throws(() => parseCommandLine(argv, env), (e: unknown) => e instanceof UsageError && message.test(e.message));
+
+test('--flag=value and --flag value are the same; booleans take --no-; --headful is --no-headless', () => {
+  assert.deepEqual(run(['start', '--port=8000', '--host', '127.0.0.2']).values, { port: 8000, host: '127.0.0.2' });
+  assert.deepEqual(run(['mcp', '--no-cursor', '--headful']).values, { cursor: false, headless: false });
+  assert.deepEqual(run(['mcp', '--headless', '--allow-javascript']).values, { headless: true, 'allow-javascript': true });
+});
+
+test('help and version, for the program and for each command', () => {
+  assert.deepEqual(parseCommandLine(['--help'], {}), { kind: 'help', command: undefined });
+  assert.deepEqual(parseCommandLine(['-h'], {}), { kind: 'help', command: undefined });
+  assert.deepEqual(parseCommandLine(['mcp', '--help'], {}), { kind: 'help', command: 'mcp' });
+  assert.deepEqual(parseCommandLine(['help', 'start'], {}), { kind: 'help', command: 'start' });
+  assert.deepEqual(parseCommandLine(['--version'], {}), { kind: 'version' });
+  for (const command of ['start', 'mcp'] as const) {
+    const help = helpText(command).split('\n').filter((l) => l.startsWith('  --')).join('\n');
+    for (const o of OPTIONS.filter((x) => x.commands.includes(command))) assert.match(help, new RegExp(`--${o.name}\\b.*\\[${envName(o)}\\]`), `${command} --help lists --${o.name}`);
+    for (const o of OPTIONS.filter((x) => !x.commands.includes(command))) assert.doesNotMatch(help, new RegExp(`--${o.name}\\b`), `${command} --help leaves out --${o.name}`);
+  }
+});
+
+test('the command line wins over the environment, the environment over --config', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-cli-'));
+  try {
+    const config = join(dir, 'verity.json');
+    writeFileSync(config, JSON.stringify({ port: 9000, headless: false, 'browser-url': 'http://127.0.0.1:9222' }));
+    const fromAll = run(['start', '--config', config, '--port', '9100'], { VERITY_PORT: '9200', VERITY_HEADLESS: 'on', VERITY_HOST: '' });
+    assert.deepEqual(fromAll.values, { config, port: 9100, headless: true, 'browser-url': 'http://127.0.0.1:9222' });
+    assert.deepEqual(fromAll.sources, { config: 'flag', port: 'flag', headless: 'env', 'browser-url': 'config' });
+    assert.deepEqual(run(['start'], { VERITY_CONFIG: config }).values.port, 9000, 'VERITY_CONFIG names the file too');
+    writeFileSync(config, JSON.stringify({ prot: 1 }));
+    refused(['start', '--config', config], /"prot"/);
+    writeFileSync(config, JSON.stringify({ host: '0.0.0.0' }));
+    refused(['mcp', '--config', config], /verity mcp does not take "host".*an option of verity start/);
+    writeFileSync(config, '{"port": ');
+    refused(['start', '--config', config], /verity\.json/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('refusals name the option: another command\'s, unknown, a bad value, a missing value, a stray argument', () => {
+  refused(['mcp', '--port', '1'], /verity mcp does not take --port \(an option of verity start\)/);
+  refused(['start', '--gateway'], /verity start does not take --gateway/);
+  refused(['start', '--bogus'], /unknown option --bogus/);
+  refused(['start', '--port', '70000'], /--port: expected a port/);
+  refused(['start'], /VERITY_PORT: expected a port/, { VERITY_PORT: 'x' });
+  refused(['mcp'], /VERITY_HEADLESS: expected 1\/0/, { VERITY_HEADLESS: 'maybe' });
+  refused(['start', '--host'], /--host needs a value/);
+  refused(['mcp', 'extra'], /takes no argument "extra"/);
+  refused(['stop'], /unknown command stop/);
+  refused([], /no command given/);
+  refused(['mcp', '--gateway', '--standalone'], /exclude each other/);
+  assert.equal(run(['mcp'], { VERITY_PORT: 'x' }).values.port, undefined, 'another command\'s variable is not this one\'s concern');
+});
+
+test('the native route says where it cannot run, before anything of it is loaded', () => {
+  assert.match(nativeUnavailable('darwin', { DISPLAY: ':0' })!, /needs Linux .* this is darwin/);
+  assert.match(nativeUnavailable('win32', {})!, /this is win32/);
+  assert.match(nativeUnavailable('linux', {})!, /DISPLAY is not set/);
+  assert.match(nativeUnavailable('linux', { WAYLAND_DISPLAY: 'wayland-0' })!, /XWayland/);
+  assert.equal(nativeUnavailable('linux', { DISPLAY: ':0' }), null);
+});
+
+test('one README table documents every option and every VERITY_* variable the server reads', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const table = /<!-- options:start -->([\s\S]*?)<!-- options:end -->/.exec(readme)?.[1];
+  assert.ok(table, 'README.md has the options table between <!-- options:start --> and <!-- options:end -->');
+  const rows = table.split('\n').filter((l) => l.startsWith('| ') && l.includes('`VERITY_'));
+  for (const o of OPTIONS) {
+    assert.ok(rows.some((r) => r.includes(`\`--${o.name}`) && r.includes(`\`${envName(o)}\``)), `a README row for --${o.name} with ${envName(o)}`);
+  }
+  for (const v of ENV_ONLY) assert.ok(rows.some((r) => r.includes(`\`${v.env}\``)), `a README row for ${v.env}`);
+  const read = new Set<string>();
+  const scan = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) scan(join(dir, e.name));
+      else if (e.name.endsWith('.ts')) for (const m of readFileSync(join(dir, e.name), 'utf8').matchAll(/\bVERITY_[A-Z_]+/g)) read.add(m[0]);
+    }
+  };
+  scan(join(ROOT, 'server'));
+  const undocumented = [...read].filter((v) => !rows.some((r) => r.includes(`\`${v}\``)));
+  assert.deepEqual(undocumented, [], 'every VERITY_* variable under server/ is in the README table');
+});
+
+test('the table\'s other kinds: repeatable lists, checked values, another variable name, a refused option', () => {
+  const table = [
+    { name: 'upload-root', kind: 'list', split: ':', env: 'VERITY_UPLOAD_ROOTS', commands: ['mcp'], help: 'h' },
+    { name: 'viewport', kind: 'string', commands: ['mcp'], help: 'h', parse: (v: string, from: string) => { const m = /^(\d+)x(\d+)$/.exec(v); if (!m) throw new Error(`${from}: expected WxH, got ${JSON.stringify(v)}`); return { width: +m[1], height: +m[2] }; } },
+    { name: 'token', kind: 'string', commands: ['mcp'], help: 'h', refused: 'not on the command line (it shows in `ps`): set VERITY_TOKEN' },
+  ] as const satisfies readonly OptionSpec[];
+  const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseCommandLine(argv, env, table as unknown as OptionSpec[]) as Extract<ReturnType<typeof parseCommandLine>, { kind: 'run' }>;
+  assert.deepEqual(parse(['mcp', '--upload-root', '/a:/b', '--upload-root=/c']).values, { 'upload-root': ['/a', '/b', '/c'] });
+  assert.deepEqual(parse(['mcp'], { VERITY_UPLOAD_ROOTS: '/x:/y' }).values, { 'upload-root': ['/x', '/y'] });
+  assert.deepEqual(parse(['mcp', '--viewport=800x600']).values, { viewport: { width: 800, height: 600 } });
+  assert.throws(() => parse(['mcp', '--viewport', 'big']), (e: unknown) => e instanceof UsageError && /^--viewport: expected WxH, got "big"$/.test(e.message));
+  assert.deepEqual(parse(['mcp'], { VERITY_TOKEN: 's3cret' }).values, {}, 'its variable is left to whoever reads it');
+  assert.throws(() => parse(['mcp', '--token', 's3cret']), (e: unknown) => e instanceof UsageError && /--token: not on the command line/.test(e.message) && !e.message.includes('s3cret'));
+});

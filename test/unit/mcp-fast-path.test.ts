@@ -1,0 +1,51 @@
+// server/mcp/server.ts hands requests straight to the SDK's private request dispatcher
+// (Protocol._onrequest), skipping the SDK's message router (about 70 µs of failed zod parses per call).
+// This fails the day an SDK release renames or drops that hook, or the fast path stops being taken.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Verity } from '../../server/core.js';
+import { connectMcp, createMcpServer } from '../../server/mcp/server.js';
+
+test('requests take the fast path into the SDK\'s _onrequest; notifications take the SDK\'s router', async () => {
+  const core = new Verity({});
+  const server = createMcpServer(core, { connectionId: 'fast-path-test' });
+  const hook = (server as unknown as { _onrequest?: (...args: unknown[]) => unknown })._onrequest;
+  assert.equal(typeof hook, 'function', 'the MCP SDK no longer has Protocol._onrequest: server/mcp/server.ts connectMcp must move to the public API (Server.connect alone)');
+  const dispatched: string[] = [];
+  (server as unknown as { _onrequest: (...args: unknown[]) => unknown })._onrequest = function (this: unknown, message: unknown, extra: unknown) {
+    dispatched.push((message as { method: string }).method);
+    return hook!.call(this, message, extra);
+  };
+
+  // The router the SDK installs on the transport (the first onmessage assigned), counted.
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const routed: string[] = [];
+  let onmessage: ((m: JSONRPCMessage, extra?: unknown) => void) | undefined;
+  let assignments = 0;
+  Object.defineProperty(serverSide, 'onmessage', {
+    configurable: true,
+    get: () => onmessage,
+    set(fn: (m: JSONRPCMessage, extra?: unknown) => void) {
+      onmessage = ++assignments === 1 ? (m, extra) => { routed.push('method' in m ? m.method : 'response'); fn(m, extra); } : fn;
+    },
+  });
+
+  const fast = await connectMcp(server, serverSide, core);
+  assert.equal(fast, true, 'connectMcp installed the fast path');
+  const client = new Client({ name: 'fast-path-test', version: '1' });
+  try {
+    await client.connect(clientSide);
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(tools.includes('type_text'), tools.join(', '));
+    const called = await client.callTool({ name: 'list_sessions', arguments: {} });
+    assert.ok(!called.isError, JSON.stringify(called));
+    assert.deepEqual(dispatched, ['initialize', 'tools/list', 'tools/call'], 'every request reached _onrequest');
+    assert.deepEqual(routed, ['notifications/initialized'], 'no request went through the SDK\'s router; the notification did');
+  } finally {
+    await client.close();
+    await core.close();
+  }
+});
