@@ -4,15 +4,16 @@ import { Verity, type VerityOptions } from './core.js';
 import { allTools, connectMcp, createMcpServer } from './mcp/server.js';
 import { PAGE_ACTIONS } from './tools/page.js';
 import { Gateway } from './gateway/server.js';
-import { loadOrCreateToken, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
+import { checkCredential, loadOrCreateCredential, readCredentialFile, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
 import { EXTENSION_ID } from './gateway/extension-id.js';
 import { Policy } from './policy.js';
 import { appendFileSync } from 'node:fs';
 import { CHANNELS, isChannel } from './cdp/discovery.js';
 
-interface Flags extends VerityOptions { host: string; port: number; token?: string; policyFile?: string }
+interface Flags extends VerityOptions { host: string; port: number; tokenFile?: string; agentTokenFile?: string; allowedHosts: string[]; policyFile?: string }
 
-const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token T] [browser options]
+const USAGE = `usage: verity start [--host 127.0.0.1] [--port 7317] [--token-file F] [--agent-token-file F] [--allowed-hosts a,b] [browser options]
+         credentials: VERITY_TOKEN (operator) and VERITY_AGENT_TOKEN (agent) or the files; else generated in the config dir
        verity mcp [--gateway | --standalone] [browser options]
          with no options it relays to a running 'verity start' (sharing its browser, shown in its Control UI),
          else runs on its own; --gateway requires the gateway, --standalone never uses it
@@ -23,7 +24,9 @@ policy: --policy FILE (default: VERITY_POLICY or <config dir>/policy.json; see p
 
 export function parseFlags(argv: string[], env = process.env): Flags {
   const flags: Flags = {
-    host: env.VERITY_HOST ?? '127.0.0.1', port: Number(env.VERITY_PORT ?? 7317), token: env.VERITY_TOKEN,
+    host: env.VERITY_HOST ?? '127.0.0.1', port: Number(env.VERITY_PORT ?? 7317),
+    tokenFile: env.VERITY_TOKEN_FILE, agentTokenFile: env.VERITY_AGENT_TOKEN_FILE,
+    allowedHosts: (env.VERITY_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
     browserUrl: env.VERITY_BROWSER_URL, chromium: env.VERITY_CHROMIUM, userDataDir: env.VERITY_USER_DATA_DIR,
     headless: env.VERITY_HEADLESS === undefined ? undefined : env.VERITY_HEADLESS !== '0',
     allowJavascript: env.VERITY_ALLOW_JAVASCRIPT === '1',
@@ -44,7 +47,11 @@ export function parseFlags(argv: string[], env = process.env): Flags {
     switch (flag) {
       case '--host': flags.host = value(); break;
       case '--port': flags.port = Number(value()); break;
-      case '--token': flags.token = value(); break;
+      // A credential on the command line is readable by every local user (`ps`): never taken there.
+      case '--token': throw new Error('--token is not accepted (the command line shows in `ps`): set VERITY_TOKEN (operator) / VERITY_AGENT_TOKEN (agent) in the environment, or use --token-file FILE / --agent-token-file FILE');
+      case '--token-file': flags.tokenFile = value(); break;
+      case '--agent-token-file': flags.agentTokenFile = value(); break;
+      case '--allowed-hosts': flags.allowedHosts = value().split(',').map((h) => h.trim()).filter(Boolean); break;
       case '--browser-url': flags.browserUrl = value(); break;
       case '--chromium': flags.chromium = value(); break;
       case '--user-data-dir': flags.userDataDir = value(); break;
@@ -158,16 +165,35 @@ export async function main(argv: string[]): Promise<void> {
   await startGateway(core, flags);
 }
 
+/**
+ * The two credentials: from the environment, else a file named by a flag, else the config dir (generated
+ * on first start). Read once, then dropped from this process's environment, so the browser, the
+ * terminal's shells and any other child never inherit the operator's.
+ */
+function credentials(flags: Flags): { operator: string; agent: string } {
+  const operator = process.env.VERITY_TOKEN ? checkCredential(process.env.VERITY_TOKEN, 'VERITY_TOKEN')
+    : flags.tokenFile ? readCredentialFile(flags.tokenFile, '--token-file') : loadOrCreateCredential('operator', log);
+  const agent = process.env.VERITY_AGENT_TOKEN ? checkCredential(process.env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
+    : flags.agentTokenFile ? readCredentialFile(flags.agentTokenFile, '--agent-token-file') : loadOrCreateCredential('agent', log);
+  if (operator === agent) throw new Error('the operator and agent credentials must differ (VERITY_TOKEN / VERITY_AGENT_TOKEN or their files)');
+  delete process.env.VERITY_TOKEN; delete process.env.VERITY_AGENT_TOKEN;
+  return { operator, agent };
+}
+
 async function startGateway(core: Verity, flags: Flags): Promise<void> {
-  const token = flags.token ?? loadOrCreateToken(log);
-  const gateway = new Gateway(core, { host: flags.host, port: flags.port, token, log });
+  let creds: { operator: string; agent: string };
+  try { creds = credentials(flags); } catch (e) { process.stderr.write(`verity start: ${(e as Error).message}\n`); process.exit(2); }
+  const gateway = new Gateway(core, { host: flags.host, port: flags.port, operatorToken: creds.operator, agentToken: creds.agent, allowedHosts: flags.allowedHosts, log });
   const port = await gateway.listen();
   const base = `http://${flags.host}:${port}`;
-  process.stdout.write(`Verity gateway on ${base}/?token=${token}\n` +
-    `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${token})\n` +
-    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${flags.host}:${port}/gateway`)}&token=${token}\n`);
+  // The extension pairs only with a loopback gateway (extension/pair.js).
+  const loopback = flags.host === '::1' ? '[::1]' : ['127.0.0.1', 'localhost'].includes(flags.host) ? flags.host : '127.0.0.1';
+  // Contract section 1: the Control UI URL carries the operator credential; the /mcp line the agent's.
+  process.stdout.write(`Verity gateway on ${base}/?token=${creds.operator}\n` +
+    `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${creds.agent})\n` +
+    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
-  writeGatewayFile({ mcp_url: `${base}/mcp`, token, pid: process.pid });
+  writeGatewayFile({ mcp_url: `${base}/mcp`, token: creds.agent, pid: process.pid });
   const close = async () => { removeGatewayFile(); await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);

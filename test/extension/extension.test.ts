@@ -156,7 +156,8 @@ test('a screen command reaches the extension-hosted Control UI only when it is t
   const extUi = await chrome.newPage();
   await extUi.goto(`${ORIGIN}/app.html`);
   await extUi.waitForSelector('[data-agent-link][data-link-token]', { timeout: 20_000 });
-  assert.ok(extUi.url().startsWith(`${ORIGIN}/ui/index.html#gateway=`), extUi.url());
+  // The hosted UI takes its gateway from the extension's pairing storage, never from its URL.
+  assert.equal(extUi.url(), `${ORIGIN}/ui/index.html`);
   const otherUi = await chrome.newPage();
   await otherUi.goto(`${gw!.base}/?token=${TOKEN}`);
   await otherUi.waitForSelector('[data-agent-link][data-link-token]', { timeout: 20_000 });
@@ -178,6 +179,8 @@ test('a screen command reaches the extension-hosted Control UI only when it is t
 });
 
 test('relay methods need the tab-relay cap and operator.write', async () => {
+  // The relay's credential is its pairing's relay secret (from the extension's storage); others use the operator's.
+  const relaySecret = await inWorker<string>('chrome.storage.local.get("pairing").then((s) => s.pairing.relaySecret)');
   const open = async (caps: string[], scopes: string[]) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/gateway`);
     const waiters = new Map<number, (f: any) => void>();
@@ -185,7 +188,7 @@ test('relay methods need the tab-relay cap and operator.write', async () => {
     ws.on('message', (d) => { const f = JSON.parse(String(d)); if (f.type === 'res') waiters.get(f.id)?.(f); });
     await new Promise((r) => ws.on('open', r));
     const request = (method: string, params?: unknown) => new Promise<any>((resolve) => { const id = ++n; waiters.set(id, resolve); ws.send(JSON.stringify({ type: 'req', id, method, params })); });
-    const hello = await request('connect', { client: { id: 'relay-probe', version: '1', mode: 'test' }, caps, role: 'operator', scopes, auth: { token: TOKEN } });
+    const hello = await request('connect', { client: { id: 'relay-probe', version: '1', mode: 'test' }, caps, role: 'operator', scopes, auth: { token: caps.includes('tab-relay') ? relaySecret : TOKEN } });
     assert.equal(hello.ok, true);
     return { ws, request };
   };
