@@ -127,7 +127,7 @@ export class VerityApp extends LitElement {
         <span class="spacer"></span>
         ${this.link ? html`<details class="agent-link" data-agent-link data-link-token=${this.link.link_token} data-mcp-url=${this.link.mcp_url}>
           <summary>connect an agent</summary>
-          <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;token&gt;</code> and
+          <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;agent credential&gt;</code> (the <code>/mcp</code> line <code>verity start</code> printed) and
           <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
         </details>` : nothing}
         <button data-toggle="terminal" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>

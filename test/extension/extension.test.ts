@@ -207,3 +207,35 @@ test('relay methods need the tab-relay cap and operator.write', async () => {
   assert.equal(result.error.code, 'FORBIDDEN');
   reader.ws.close();
 });
+
+test('the pairing page pairs only a gateway on this computer: a link naming another host sends it nothing', async () => {
+  const before = await inWorker<{ gateway: string; pairingId: string; relaySecret: string }>('chrome.storage.local.get("pairing").then((s) => s.pairing)');
+  assert.equal(typeof before.relaySecret, 'string', 'the pairing keeps its relay secret in the extension\'s storage');
+  const pairingsBefore = allowList();
+  const page = await chrome.newPage();
+  for (const host of ['evil.example', '192.0.2.1', '127.0.0.1.evil.example']) {
+    await page.goto(gw!.pairLink.replace(`127.0.0.1%3A${port}`, `${host}%3A${port}`));
+    await page.waitForSelector('#status[data-state="error"]');
+    assert.match(await page.$eval('#status', (e) => e.textContent ?? ''), /only a gateway on this computer/, host);
+  }
+  await page.close();
+  assert.deepEqual(await inWorker('chrome.storage.local.get("pairing").then((s) => s.pairing)'), before, 'the stored pairing is untouched');
+  assert.deepEqual(allowList(), pairingsBefore);
+});
+
+test('the operator revokes the pairing from the Control UI: the relay is cut and the extension is refused', async () => {
+  await waitFor(async () => (await workerStatus()).connected, 'the extension connected');
+  const ui = await chrome.newPage();
+  await ui.goto(`${gw!.base}/?token=${TOKEN}`);
+  const revoke = await ui.waitForSelector('[data-pairings] [data-revoke]', { timeout: 20_000 });
+  assert.equal((await ui.$$('[data-pairings] [data-pairing]')).length, 1);
+  await revoke!.click();
+  await ui.waitForSelector('[data-pairings]:not(:has([data-pairing]))', { timeout: 20_000 });
+  assert.deepEqual(allowList(), []);
+  await waitFor(async () => !(await workerStatus()).connected, 'the extension\'s relay was cut');
+  // Its origin is refused before the upgrade now, and its relay secret opens nothing.
+  const status = await fetch(`${gw!.base}/`, { headers: { origin: ORIGIN } }).then((r) => r.status);
+  assert.equal(status, 403);
+  await ui.close();
+  assert.ok(alive(gw!.pid));
+});
