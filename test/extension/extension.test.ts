@@ -227,7 +227,10 @@ test('the operator revokes the pairing from the Control UI: the relay is cut and
   await waitFor(async () => (await workerStatus()).connected, 'the extension connected');
   const ui = await chrome.newPage();
   await ui.goto(`${gw!.base}/?token=${TOKEN}`);
-  const revoke = await ui.waitForSelector('[data-pairings] [data-revoke]', { timeout: 20_000 });
+  await ui.waitForSelector('[data-pairings] [data-revoke]', { timeout: 20_000 });
+  // An earlier test's agent hid this origin's sidebar (the layout is kept): the operator shows it again.
+  if (await ui.$eval('[data-sidebar]', (e) => e.getAttribute('data-visible')) === 'false') await ui.click('button[title="Toggle the sidebar"]');
+  const revoke = await ui.waitForSelector('[data-sidebar][data-visible="true"] [data-pairings] [data-revoke]', { visible: true });
   assert.equal((await ui.$$('[data-pairings] [data-pairing]')).length, 1);
   await revoke!.click();
   await ui.waitForSelector('[data-pairings]:not(:has([data-pairing]))', { timeout: 20_000 });
