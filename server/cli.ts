@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Verity, type VerityOptions } from './core.js';
 import { allTools, connectMcp, createMcpServer } from './mcp/server.js';
 import { PAGE_ACTIONS } from './tools/page.js';
-import { Gateway } from './gateway/server.js';
+import { Gateway, urlHost } from './gateway/server.js';
 import { checkCredential, loadOrCreateCredential, readCredentialFile, readGatewayFile, removeGatewayFile, writeGatewayFile } from './token.js';
 import { EXTENSION_ID } from './gateway/extension-id.js';
 import { Policy } from './policy.js';
@@ -185,9 +185,9 @@ async function startGateway(core: Verity, flags: Flags): Promise<void> {
   try { creds = credentials(flags); } catch (e) { process.stderr.write(`verity start: ${(e as Error).message}\n`); process.exit(2); }
   const gateway = new Gateway(core, { host: flags.host, port: flags.port, operatorToken: creds.operator, agentToken: creds.agent, allowedHosts: flags.allowedHosts, log });
   const port = await gateway.listen();
-  const base = `http://${flags.host}:${port}`;
+  const base = `http://${urlHost(flags.host)}:${port}`;
   // The extension pairs only with a loopback gateway (extension/pair.js).
-  const loopback = flags.host === '::1' ? '[::1]' : ['127.0.0.1', 'localhost'].includes(flags.host) ? flags.host : '127.0.0.1';
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(urlHost(flags.host)) ? urlHost(flags.host) : '127.0.0.1';
   // Contract section 1: the Control UI URL carries the operator credential; the /mcp line the agent's.
   process.stdout.write(`Verity gateway on ${base}/?token=${creds.operator}\n` +
     `MCP (Streamable HTTP): ${base}/mcp  (Authorization: Bearer ${creds.agent})\n` +

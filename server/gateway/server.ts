@@ -46,6 +46,15 @@ const BASE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': '
 export const CONTROL_UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
+/**
+ * The host to put in URLs for a bound address: a wildcard bind is reached (and accepted, see fixNames) as
+ * 127.0.0.1, never as 0.0.0.0; IPv6 literals get their brackets.
+ */
+export function urlHost(bound: string): string {
+  if (bound === '0.0.0.0' || bound === '::' || bound === '[::]') return '127.0.0.1';
+  return bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound;
+}
+
 export class Gateway {
   readonly http: Server;
   readonly links: Links;
@@ -63,7 +72,7 @@ export class Gateway {
   private origins = new Set<string>();
 
   constructor(readonly core: Verity, private readonly options: GatewayOptions) {
-    this.links = new Links(() => `http://${this.options.host}:${this.port}/mcp`);
+    this.links = new Links(() => `http://${urlHost(this.options.host)}:${this.port}/mcp`);
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token));
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
@@ -95,9 +104,8 @@ export class Gateway {
    */
   private fixNames(): void {
     const port = this.port;
-    const bound = this.options.host.includes(':') && !this.options.host.startsWith('[') ? `[${this.options.host}]` : this.options.host;
-    const names = [...LOOPBACK_NAMES];
-    if (!['0.0.0.0', '[::]'].includes(bound)) names.push(bound.toLowerCase());
+    const bound = urlHost(this.options.host).toLowerCase();
+    const names = [...new Set([...LOOPBACK_NAMES, bound])];
     for (const name of names) { this.hosts.add(`${name}:${port}`); this.origins.add(`http://${name}:${port}`); }
     for (const raw of this.options.allowedHosts ?? []) {
       const name = raw.trim().toLowerCase();

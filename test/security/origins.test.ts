@@ -67,6 +67,23 @@ describe('Host names (DNS rebinding)', () => {
   });
 });
 
+describe('bound elsewhere: configured names', () => {
+  test('--host 0.0.0.0 --allowed-hosts NAME answers to NAME and loopback, prints 127.0.0.1, refuses others', async () => {
+    const wide = await startGateway(['--host', '0.0.0.0', '--allowed-hosts', 'verity.test'], { VERITY_CONFIG_DIR: join(dir, 'wide') });
+    try {
+      const p = new URL(wide.base).port;
+      assert.equal(new URL(wide.base).hostname, '127.0.0.1', 'the printed URL is reachable and accepted');
+      for (const host of [`verity.test:${p}`, 'verity.test', `127.0.0.1:${p}`]) assert.equal((await raw(wide, '/', { headers: { host } })).status, 200, host);
+      for (const host of [`0.0.0.0:${p}`, `evil.example:${p}`, `sub.verity.test:${p}`]) assert.equal((await raw(wide, '/', { headers: { host } })).status, 403, host);
+      const s = await connectAs(wide, wide.token, ['operator.read'], [], { host: `verity.test:${p}`, origin: `http://verity.test:${p}` });
+      assert.equal(s.reply.ok, true);
+      s.ws.close();
+      await assert.rejects(openSocket(wide, { host: `verity.test:${p}`, origin: 'http://evil.example' }), (e: any) => e.status === 403);
+      await stillServing(wide);
+    } finally { await wide.close(); }
+  });
+});
+
 describe('headers of the Control UI', () => {
   test('CSP default-src \'self\' with frame-ancestors \'none\', nosniff, on the page and its assets', async () => {
     const page = await raw(gw, '/');

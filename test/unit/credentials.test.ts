@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseFlags } from '../../server/cli.js';
 import { checkCredential } from '../../server/token.js';
 import { MAX_PAIRINGS, Pairings } from '../../server/gateway/origins.js';
+import { urlHost } from '../../server/gateway/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-unit-creds-'));
 const saved = process.env.VERITY_CONFIG_DIR;
@@ -49,4 +50,8 @@ test('pairings: the secret is returned once and stored hashed; replace, revoke a
   assert.deepEqual(store.origins(), []);
   for (let i = 0; i < MAX_PAIRINGS; i++) assert.ok(store.add(origin));
   assert.equal(store.add(origin), null, 'more than the cap is refused');
+});
+
+test('urlHost: a wildcard bind is reached as 127.0.0.1, IPv6 literals get brackets', () => {
+  assert.deepEqual(['0.0.0.0', '::', '127.0.0.1', '::1', 'box.lan'].map(urlHost), ['127.0.0.1', '127.0.0.1', '127.0.0.1', '[::1]', 'box.lan']);
 });
