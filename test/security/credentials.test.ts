@@ -91,7 +91,7 @@ describe('the agent credential against the gateway', () => {
     await stillServing(gw);
   });
 
-  test('the attack chain\'s last step: the agent credential in a real Control UI gets no terminal', async () => {
+  test('the attack chain\'s last step: the agent credential used as the Control UI\'s gets no terminal', async () => {
     // Even with the credential in the URL, the gateway refuses it: the UI never reaches terminal.open.
     const s = await connectAs(gw, gw.agentToken, ['operator.admin']);
     assert.equal(s.reply.ok, false);

@@ -107,6 +107,18 @@ describe('the Control UI in a real browser', () => {
   before(async () => { chrome = await launchChromium(); });
   after(async () => { await chrome?.close(); });
 
+  test('opened with the agent credential (the issue\'s attack chain), the Control UI is refused: no terminal, no sessions', async () => {
+    const context = await chrome.browser.createBrowserContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${gw.base}/?token=${gw.agentToken}`);
+      await page.waitForSelector('[data-connection="unauthorized"]', { timeout: 20_000 });
+      assert.match(await page.$eval('[role="alert"]', (e) => e.textContent ?? ''), /agent credential/);
+      assert.equal(await page.$('[data-agent-link]'), null, 'no agent link was minted');
+    } finally { await context.close(); }
+    await stillServing(gw);
+  });
+
   test('a #gateway= fragment does not move it: it connects to its own origin only, and no CSP violation is reported', async () => {
     // The attacker's gateway: records whoever connects and what they send first.
     const seen: string[] = [];
