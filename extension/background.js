@@ -131,7 +131,9 @@ async function connect() {
   helloOk = false;
   socket.onopen = async () => {
     try {
-      await request('connect', { client: CLIENT, caps: ['tab-relay'], role: 'operator', scopes: ['operator.read', 'operator.write'], auth: { token: p.token } });
+      // The relay presents its pairing's relay secret (not the operator credential): only it may relay.
+      if (!p.relaySecret) throw new Error('this pairing has no relay secret (made by an older Verity)');
+      await request('connect', { client: CLIENT, caps: ['tab-relay'], role: 'operator', scopes: ['operator.read', 'operator.write'], auth: { token: p.relaySecret } });
       helloOk = true;
       backoffMs = 250;
       needs('gateway', null);

@@ -14,6 +14,8 @@ async function open() {
     status.textContent = 'The Control UI is not built into the extension: run `npm start` (or `node scripts/build-extension.mjs`) in the Verity checkout, then reload the extension.';
     return;
   }
-  location.replace(`ui/index.html#gateway=${encodeURIComponent(pairing.gateway)}&token=${encodeURIComponent(pairing.token)}`);
+  // The Control UI reads the gateway and credential from this extension's pairing storage itself: nothing
+  // in its URL decides where it connects.
+  location.replace('ui/index.html');
 }
 open().catch((e) => { document.getElementById('status').textContent = `Could not open the Control UI: ${e.message}`; });

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { delimiter } from 'node:path';
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from './core.js';
-import { readGatewayFile } from './token.js';
+import { checkCredential, loadOrCreateCredential, readCredentialFile, readGatewayFile } from './token.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
 import { CHANNELS, isChannel } from './cdp/discovery.js';
 import { currentProgress } from './progress.js';
@@ -66,7 +66,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'config', kind: 'string', commands: BOTH, arg: 'FILE', help: 'read options from a JSON file whose keys are the option names, e.g. {"port": 7317, "headless": true}' },
   { name: 'host', kind: 'string', commands: START, arg: 'ADDR', default: '127.0.0.1', help: 'the address the gateway listens on' },
   { name: 'port', kind: 'port', commands: START, arg: 'N', default: '7317', help: 'the gateway\'s port (0: any free port)' },
-  { name: 'token', kind: 'string', commands: START, arg: 'T', default: 'generated once into <config dir>/token', help: 'the gateway token' },
+  // A credential on the command line is readable by every local user (`ps`): never taken there.
+  { name: 'token', kind: 'string', commands: START, arg: 'T', help: 'refused: a credential on the command line shows in `ps`; use VERITY_TOKEN or --token-file', refused: '--token is not accepted (the command line shows in `ps`): set VERITY_TOKEN (operator) / VERITY_AGENT_TOKEN (agent) in the environment, or use --token-file FILE / --agent-token-file FILE' },
+  { name: 'token-file', kind: 'string', commands: START, arg: 'FILE', default: 'VERITY_TOKEN, else <config dir>/token (generated once)', help: 'a file holding the operator credential (the Control UI, the gateway WebSocket, pairing)' },
+  { name: 'agent-token-file', kind: 'string', commands: START, arg: 'FILE', default: 'VERITY_AGENT_TOKEN, else <config dir>/agent-token (generated once)', help: 'a file holding the agent credential (MCP at /mcp only)' },
+  { name: 'allowed-hosts', kind: 'list', split: ',', commands: START, arg: 'LIST', default: 'loopback names only', help: 'more Host names (NAME or NAME:PORT) the gateway answers to, when bound beyond loopback' },
   { name: 'gateway', kind: 'boolean', commands: MCP, help: 'relay to the running `verity start` (its browser, its Control UI); exit when none runs' },
   { name: 'standalone', kind: 'boolean', commands: MCP, help: 'run on its own even when a `verity start` is running' },
   { name: 'relay', kind: 'boolean', commands: MCP, default: 'on', help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets' },
@@ -97,7 +101,8 @@ export const OPTIONS: readonly OptionSpec[] = [
 export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
   { env: 'VERITY_MCP_URL', help: 'set in the Control UI terminal\'s shells: the gateway\'s /mcp, so `verity mcp` started there relays to it' },
   { env: 'VERITY_LINK', help: 'set in the Control UI terminal\'s shells: binds an agent started there to that Control UI' },
-  { env: 'VERITY_TOKEN', help: 'set in the Control UI terminal\'s shells (the gateway token for the relay); for `verity start`, the same as --token' },
+  { env: 'VERITY_TOKEN', help: 'for `verity start`: the operator credential (else --token-file or the config dir); in the Control UI terminal\'s shells: the agent credential for the relay' },
+  { env: 'VERITY_AGENT_TOKEN', help: 'for `verity start`: the agent credential (else --agent-token-file or the config dir)' },
   { env: 'VERITY_EXTENSION_ID', help: 'the companion extension\'s id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)' },
 ];
 
@@ -403,26 +408,47 @@ export async function main(argv: string[]): Promise<void> {
     log(`MCP on stdio${options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
   }
-  await startGateway(core, values.host as string ?? '127.0.0.1', values.port as number ?? 7317, values.token as string | undefined);
+  let creds: { operator: string; agent: string };
+  try { creds = credentials(values); } catch (e) { process.stderr.write(`verity start: ${(e as Error).message}\n`); process.exit(2); }
+  await startGateway(core, values.host as string ?? '127.0.0.1', values.port as number ?? 7317, creds, (values['allowed-hosts'] as string[] | undefined) ?? []);
 }
 
-async function startGateway(core: Verity, host: string, wantedPort: number, givenToken: string | undefined): Promise<void> {
-  const [{ Gateway }, { EXTENSION_ID }, { loadOrCreateToken, removeGatewayFile, writeGatewayFile }] = await Promise.all([import('./gateway/server.js'), import('./gateway/extension-id.js'), import('./token.js')]);
-  const token = givenToken ?? loadOrCreateToken(log);
-  const gateway = new Gateway(core, { host, port: wantedPort, token, log });
+/**
+ * The two credentials: from the environment, else a file named by a flag, else the config dir (generated
+ * on first start). Read once, then dropped from this process's environment, so the browser, the
+ * terminal's shells and any other child never inherit the operator's.
+ */
+function credentials(values: Record<string, Value>): { operator: string; agent: string } {
+  const tokenFile = values['token-file'] as string | undefined, agentTokenFile = values['agent-token-file'] as string | undefined;
+  const operator = process.env.VERITY_TOKEN ? checkCredential(process.env.VERITY_TOKEN, 'VERITY_TOKEN')
+    : tokenFile ? readCredentialFile(tokenFile, '--token-file') : loadOrCreateCredential('operator', log);
+  const agent = process.env.VERITY_AGENT_TOKEN ? checkCredential(process.env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
+    : agentTokenFile ? readCredentialFile(agentTokenFile, '--agent-token-file') : loadOrCreateCredential('agent', log);
+  if (operator === agent) throw new Error('the operator and agent credentials must differ (VERITY_TOKEN / VERITY_AGENT_TOKEN or their files)');
+  delete process.env.VERITY_TOKEN; delete process.env.VERITY_AGENT_TOKEN;
+  return { operator, agent };
+}
+
+async function startGateway(core: Verity, host: string, wantedPort: number, creds: { operator: string; agent: string }, allowedHosts: string[]): Promise<void> {
+  const [{ Gateway, urlHost }, { EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] = await Promise.all([import('./gateway/server.js'), import('./gateway/extension-id.js'), import('./token.js')]);
+  const gateway = new Gateway(core, { host, port: wantedPort, operatorToken: creds.operator, agentToken: creds.agent, allowedHosts, log });
   const port = await gateway.listen();
   core.policy.setGatewayOrigin(host, port); // agents never drive the gateway's own origin
-  const base = `http://${host}:${port}`;
+  const base = `http://${urlHost(host)}:${port}`;
   const mcpUrl = `${base}/mcp`;
-  // The entry an HTTP client takes as it is (the same credential as the Bearer line above it).
-  const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } };
-  process.stdout.write(`Verity gateway on ${base}/?token=${token}\n` +
-    `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: Bearer ${token})\n` +
-    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${host}:${port}/gateway`)}&token=${token}\n` +
+  // The extension pairs only with a loopback gateway (extension/pair.js).
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(urlHost(host)) ? urlHost(host) : '127.0.0.1';
+  // Contract section 1: the Control UI URL carries the operator credential; the /mcp line the agent's,
+  // and so does the entry an HTTP client takes as it is.
+  const bearer = `Bearer ${creds.agent}`;
+  const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: bearer } } } };
+  process.stdout.write(`Verity gateway on ${base}/?token=${creds.operator}\n` +
+    `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
+    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
     `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
-    `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: Bearer ${token}"\n`);
+    `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
-  writeGatewayFile({ mcp_url: mcpUrl, token, pid: process.pid });
+  writeGatewayFile({ mcp_url: mcpUrl, token: creds.agent, pid: process.pid });
   const close = async () => { removeGatewayFile(); await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);

@@ -1,4 +1,8 @@
-// The gateway token: generated on first start, kept in the user's config dir with mode 0600.
+// The gateway's credentials, each generated on first start and kept in the user's config dir (mode 0600):
+// - the operator credential (`token`): the Control UI, the gateway WebSocket, pairing the extension;
+// - the agent credential (`agent-token`): MCP over HTTP at /mcp, and nothing else.
+// They are two secrets, not one secret with a flag, so handing an agent its credential never hands it the
+// operator's. Neither is ever taken from the command line (`ps` shows argv to every local user).
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -8,16 +12,35 @@ export function configDir(): string {
   return process.env.VERITY_CONFIG_DIR ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'verity');
 }
 
-export function loadOrCreateToken(log: (line: string) => void): string {
-  const dir = configDir();
-  const file = join(dir, 'token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const token = randomBytes(24).toString('base64url');
+export type CredentialKind = 'operator' | 'agent';
+const FILES: Record<CredentialKind, string> = { operator: 'token', agent: 'agent-token' };
+
+export function credentialFile(kind: CredentialKind): string { return join(configDir(), FILES[kind]); }
+
+/** A credential must fit in a URL and a header as printed: no whitespace, bounded (connect allows 512). */
+export function checkCredential(value: string, where: string): string {
+  if (!/^[\x21-\x7e]{8,512}$/.test(value)) throw new Error(`${where}: a credential is 8..512 printable characters without spaces`);
+  return value;
+}
+
+export function newSecret(): string { return randomBytes(24).toString('base64url'); }
+
+export function loadOrCreateCredential(kind: CredentialKind, log: (line: string) => void): string {
+  const file = credentialFile(kind);
+  if (existsSync(file)) return checkCredential(readFileSync(file, 'utf8').trim(), file);
+  mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+  const token = newSecret();
   writeFileSync(file, token + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
-  log(`generated a gateway token in ${file}`);
+  log(`generated the ${kind} credential in ${file}`);
   return token;
+}
+
+/** Reads a credential from a file named by --token-file / --agent-token-file (trimmed). */
+export function readCredentialFile(file: string, flag: string): string {
+  let text: string;
+  try { text = readFileSync(file, 'utf8'); } catch (e) { throw new Error(`${flag} ${file}: ${(e as Error).message}`); }
+  return checkCredential(text.trim(), `${flag} ${file}`);
 }
 
 export function tokenMatches(given: string, expected: string): boolean {
@@ -25,7 +48,10 @@ export function tokenMatches(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Where a running gateway can be found by `verity mcp --gateway` (mode 0600: it holds the token). */
+/**
+ * Where a running gateway can be found by `verity mcp` (mode 0600). It holds the agent credential only:
+ * whatever reads it joins as an agent, never as the operator.
+ */
 interface GatewayFile { mcp_url: string; token: string; pid: number }
 const gatewayFile = () => join(configDir(), 'gateway.json');
 

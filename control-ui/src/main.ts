@@ -11,23 +11,37 @@ interface SessionRow { sessionKey: string; session: string | null; implicit: boo
 interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string }
 interface Approval { id: string; tool: string; summary: string; arguments?: Record<string, unknown>; sessionKey: string; requestedAt: string }
 
-/** Where the gateway is and the token: from the URL (then removed from the address bar) or storage. */
-function connection(): { url: string; token: string } {
+interface PairingRow { id: string; origin: string; createdAt: string; connected: boolean }
+
+/**
+ * Where the gateway is and the operator credential. Served by the gateway, the UI connects only to its
+ * own origin (never to an address from the URL: a link could send the credential elsewhere); the token
+ * comes from the URL (then removed from the address bar) or storage. Hosted by the extension, both come
+ * from the extension's own pairing storage.
+ */
+async function connection(): Promise<{ url: string; token: string }> {
+  const ext = (globalThis as { chrome?: { storage?: { local?: { get(key: string): Promise<Record<string, any>> } } } }).chrome;
+  if (location.protocol === 'chrome-extension:' && ext?.storage?.local) {
+    const { pairing } = await ext.storage.local.get('pairing');
+    return { url: pairing?.gateway ?? '', token: pairing?.token ?? '' };
+  }
   const params = new URLSearchParams(location.search);
   const hash = new URLSearchParams(location.hash.slice(1));
   const token = params.get('token') ?? hash.get('token') ?? localStorage.getItem('verity.token') ?? '';
-  const url = hash.get('gateway') ?? localStorage.getItem('verity.gateway') ?? `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway`;
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway`;
   if (token) localStorage.setItem('verity.token', token);
-  if (params.has('token')) history.replaceState(null, '', location.pathname);
+  if (params.has('token') || hash.has('token')) history.replaceState(null, '', location.pathname);
   return { url, token };
 }
 
 export class VerityApp extends LitElement {
-  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true } };
+  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true } };
   layout: Layout = loadLayout();
   sessions: SessionRow[] = [];
   actions = new Map<string, ActionRow[]>();
   approvals: Approval[] = [];
+  /** Paired extensions (listed only to a connection holding operator.admin). */
+  pairings: PairingRow[] | null = null;
   conn: ConnState = 'connecting';
   link: { mcp_url: string; link_token: string } | null = null;
   error = '';
@@ -37,7 +51,10 @@ export class VerityApp extends LitElement {
 
   connectedCallback(): void {
     super.connectedCallback();
-    const { url, token } = connection();
+    void connection().then(({ url, token }) => this.start(url, token), (e) => { this.conn = 'unauthorized'; this.error = `cannot read the gateway pairing: ${(e as Error).message}`; });
+  }
+
+  private start(url: string, token: string): void {
     this.client = new GatewayClient({ url, token, caps: ['ui-commands'], scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'], clientId: 'verity-control-ui' });
     this.client.addEventListener('state', (e) => {
       const { state, error } = (e as CustomEvent).detail;
@@ -50,7 +67,7 @@ export class VerityApp extends LitElement {
     this.client.addEventListener('action', (e) => this.addAction((e as CustomEvent).detail));
     this.client.addEventListener('approval.requested', (e) => { this.approvals = [...this.approvals, (e as CustomEvent).detail]; });
     this.client.addEventListener('approval.resolved', (e) => { this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id); });
-    if (!token) { this.conn = 'unauthorized'; this.error = 'no gateway token: open the Control UI with the URL `verity start` printed (it ends in ?token=…)'; return; }
+    if (!token || !url) { this.conn = 'unauthorized'; this.error = 'no gateway token: open the Control UI with the URL `verity start` printed (it ends in ?token=…)'; return; }
     this.client.start();
   }
 
@@ -64,6 +81,16 @@ export class VerityApp extends LitElement {
     for (const a of actions.actions as ActionRow[]) this.addAction(a);
     this.approvals = approvals.approvals;
     this.link = link;
+    await this.refreshPairings();
+  }
+
+  private async refreshPairings(): Promise<void> {
+    if (!this.client.hello?.methods.includes('pairings.list')) { this.pairings = null; return; }
+    this.pairings = (await this.client.request('pairings.list').catch(() => ({ pairings: [] }))).pairings;
+  }
+
+  private revokePairing(id: string): void {
+    void this.client.request('pairings.revoke', { id }).then(() => this.refreshPairings(), (e) => { this.error = e.message; });
   }
 
   private addAction(entry: ActionRow): void {
@@ -100,7 +127,7 @@ export class VerityApp extends LitElement {
         <span class="spacer"></span>
         ${this.link ? html`<details class="agent-link" data-agent-link data-link-token=${this.link.link_token} data-mcp-url=${this.link.mcp_url}>
           <summary>connect an agent</summary>
-          <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;token&gt;</code> and
+          <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;agent credential&gt;</code> (the <code>/mcp</code> line <code>verity start</code> printed) and
           <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
         </details>` : nothing}
         <button data-toggle="terminal" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
@@ -124,6 +151,10 @@ export class VerityApp extends LitElement {
             <li data-approval=${a.id}><strong>${a.tool}</strong> <small>${this.title(a.sessionKey)}</small><pre class="approval-args" data-approval-args tabindex="0">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
               <button class="approve" @click=${() => this.resolveApproval(a.id, true)}>Approve</button>
               <button class="deny" @click=${() => this.resolveApproval(a.id, false)}>Deny</button></li>`)}</ul>
+          ${this.pairings ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
+          <ul class="pairings" data-pairings>${this.pairings.map((p) => html`
+            <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
+              <button class="deny" data-revoke=${p.id} @click=${() => this.revokePairing(p.id)}>Revoke</button></li>`)}</ul>` : nothing}
         </aside>
         <main class="work dock-${layout.panels.terminal.open ? layout.panels.terminal.dock : 'none'}-t dock-${layout.panels.browser.open ? layout.panels.browser.dock : 'none'}-b">
           <section class="panes">

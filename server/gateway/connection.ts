@@ -2,11 +2,15 @@
 // sequence numbers.
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { EVENT_SCOPES, GatewayError, hasScope, type ConnectParams, type Scope } from './protocol.js';
+import { EVENT_SCOPES, GatewayError, hasScope, type ConnectParams, type Role, type Scope } from './protocol.js';
 
 export class GatewayConnection {
   readonly connId = randomUUID();
   hello: ConnectParams | null = null;
+  /** Set at connect from the credential presented (never from the request). */
+  role: Role | null = null;
+  /** The extension pairing whose relay secret this connection presented (revoking it closes this). */
+  pairingId: string | null = null;
   private seq = 0;
   /** Resources this connection owns (terminals, screencasts), released when it closes. */
   readonly disposers = new Set<() => void>();

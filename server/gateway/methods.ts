@@ -58,7 +58,10 @@ export const METHODS: Record<string, MethodSpec> = {
   }),
   'approvals.resolve': method({
     scope: 'operator.approvals', params: z.strictObject({ id: z.string().min(1).max(64), approve: z.boolean() }),
-    handler: (p, _c, gw) => {
+    // Only the operator credential holds operator.approvals, and calls come only over /mcp or stdio, which
+    // never take it: no caller can approve its own call. The role check says so again, explicitly.
+    handler: (p, conn, gw) => {
+      if (conn.role !== 'operator') throw new GatewayError('FORBIDDEN', 'approvals are accepted only from a connection with the operator credential', { missingScope: 'operator.approvals' });
       if (!gw.core.approvals.resolve(p.id, p.approve)) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
       return { ok: true };
     },
@@ -69,7 +72,7 @@ export const METHODS: Record<string, MethodSpec> = {
       const link = gw.links.mint(conn);
       const term = openTerminal({
         cols: p.cols, rows: p.rows,
-        env: { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.token },
+        env: { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.agentToken },
         onData: (data) => conn.event('terminal.data', { terminalId: term.id, data }),
         onExit: (code) => { conn.event('terminal.exit', { terminalId: term.id, code }); gw.terminals.delete(term.id); },
       });
@@ -89,6 +92,23 @@ export const METHODS: Record<string, MethodSpec> = {
   'terminal.close': method({
     scope: 'operator.admin', params: z.strictObject({ terminalId: z.string() }),
     handler: (p, conn, gw) => { gw.ownTerminal(p.terminalId, conn).pty.kill(); gw.terminals.delete(p.terminalId); return { ok: true }; },
+  }),
+  // Pairings of the extension: listed and revoked by the operator (the Control UI's "Paired extensions").
+  'pairings.list': method({
+    scope: 'operator.admin', params: none,
+    handler: (_p, _c, gw) => {
+      gw.pairings.load();
+      const live = new Set([...gw.connections.values()].map((c) => c.pairingId).filter(Boolean));
+      return { pairings: gw.pairings.all().map((p) => ({ ...p, connected: live.has(p.id) })) };
+    },
+  }),
+  'pairings.revoke': method({
+    scope: 'operator.admin', params: z.strictObject({ id: z.string().min(1).max(64) }),
+    handler: (p, _c, gw) => {
+      gw.pairings.load();
+      if (!gw.revokePairing(p.id)) throw new GatewayError('NOT_FOUND', `no pairing ${p.id}; pairings.list shows the current ones`);
+      return { ok: true };
+    },
   }),
   'browser.tabs': method({
     scope: 'operator.read', params: none,

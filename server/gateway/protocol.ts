@@ -5,6 +5,18 @@ import { z } from 'zod';
 export const SCOPES = ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * Who a credential is, and the scopes it holds (the server grants the intersection with what connect
+ * asks for). The agent credential holds none here: it reaches /mcp only and is refused at the gateway.
+ * A relay is a paired extension presenting its pairing's relay secret.
+ */
+export type Role = 'operator' | 'relay';
+export const ROLE_SCOPES: Record<Role | 'agent', readonly Scope[]> = {
+  operator: SCOPES,
+  relay: ['operator.read', 'operator.write'],
+  agent: [],
+};
+
 /** Frames larger than this are refused (before connect: much smaller). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 export const MAX_PRECONNECT_BYTES = 64 * 1024;
@@ -40,7 +52,7 @@ export function hasScope(granted: readonly string[], required: Scope): boolean {
 }
 
 export function missingScope(method: string, required: Scope): GatewayError {
-  return new GatewayError('FORBIDDEN', `${method} needs the ${required} scope; reconnect with "${required}" in connect.scopes (the Control UI asks for it when you open it with the gateway token)`, { missingScope: required, requiredScopes: [required] });
+  return new GatewayError('FORBIDDEN', `${method} needs the ${required} scope; reconnect with "${required}" in connect.scopes (the Control UI asks for it; scopes come from the credential: operator.admin and operator.approvals only from the operator credential)`, { missingScope: required, requiredScopes: [required] });
 }
 
 /** Which scope each event needs: a connection only hears what its scopes allow. */

@@ -1,7 +1,9 @@
 // `verity start`: one loopback port serving the Control UI (/), MCP over HTTP (/mcp) and the gateway
-// WebSocket (/gateway). Origins are checked before the upgrade; the first frame must be `connect` with
-// the token; every method's scope is checked; events go only to connections whose scopes allow them,
-// and a ui.command only ever to the one Control UI connection it targets.
+// WebSocket (/gateway). Every request and upgrade must name this gateway in its Host (DNS rebinding) and
+// come from its own origin, a paired extension, or no browser at all; the first frame must be `connect`
+// with a credential, and the scopes come from that credential, not from the request; every method's scope
+// is checked; events go only to connections whose scopes allow them, and a ui.command only ever to the
+// one Control UI connection it targets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
@@ -10,21 +12,48 @@ import { WebSocketServer, type RawData } from 'ws';
 import type { Verity } from '../core.js';
 import { McpHttpEndpoint } from '../mcp/http.js';
 import { tokenMatches } from '../token.js';
+import { EXTENSION_ID } from './extension-id.js';
 import { sessionSummary } from '../tools/sessions.js';
 import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
 import { METHODS, type UiCommand } from './methods.js';
-import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame } from './protocol.js';
+import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame, ROLE_SCOPES, type Role } from './protocol.js';
 import type { Terminal } from './terminal.js';
-import { allowOrigin, loadAllowedOrigins } from './origins.js';
+import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export interface GatewayOptions { host: string; port: number; token: string; log: (line: string) => void }
+export interface GatewayOptions {
+  host: string; port: number;
+  /** The operator credential (Control UI, gateway, pairing) and the agent credential (/mcp only). */
+  operatorToken: string; agentToken: string;
+  /** Host names (besides loopback) this gateway answers to when bound elsewhere: --allowed-hosts. */
+  allowedHosts?: string[];
+  log: (line: string) => void;
+}
+
+/** Response headers of every HTTP answer; the Control UI's pages add the CSP below. */
+const BASE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+/**
+ * The Control UI loads only its own scripts, styles and sockets; images are its own, data: (thumbnails,
+ * screencast frames, the icon) and blob:; inline styles are needed by Lit/xterm's runtime style elements.
+ * It is never framed (clickjacking the Approve button).
+ */
+export const CONTROL_UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The host to put in URLs for a bound address: a wildcard bind is reached (and accepted, see fixNames) as
+ * 127.0.0.1, never as 0.0.0.0; IPv6 literals get their brackets.
+ */
+export function urlHost(bound: string): string {
+  if (bound === '0.0.0.0' || bound === '::' || bound === '[::]') return '127.0.0.1';
+  return bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound;
+}
 
 export class Gateway {
   readonly http: Server;
@@ -36,10 +65,14 @@ export class Gateway {
   private readonly mcp: McpHttpEndpoint;
   /** Tabs shared from the operator's Chrome by the extension: a second source of tabs for the CDP route. */
   readonly relay: Relay;
+  readonly pairings = new Pairings();
   port = 0;
+  /** Host header values (lowercase) and origins this gateway answers to; fixed once it listens. */
+  private hosts = new Set<string>();
+  private origins = new Set<string>();
 
   constructor(readonly core: Verity, private readonly options: GatewayOptions) {
-    this.links = new Links(() => `http://${this.options.host}:${this.port}/mcp`);
+    this.links = new Links(() => `http://${urlHost(this.options.host)}:${this.port}/mcp`);
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token));
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
@@ -53,36 +86,87 @@ export class Gateway {
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
   }
 
-  get token(): string { return this.options.token; }
+  /** The agent credential: what the terminal's shells carry, never the operator's. */
+  get agentToken(): string { return this.options.agentToken; }
 
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => { this.http.once('error', reject); this.http.listen(this.options.port, this.options.host, resolve); });
     this.port = (this.http.address() as { port: number }).port;
+    this.fixNames();
     return this.port;
   }
 
-  private ownOrigin(req: IncomingMessage): string { return `http://${req.headers.host ?? `${this.options.host}:${this.port}`}`; }
+  /**
+   * Which Host values and origins are this gateway's: the loopback names on the bound port, the bound
+   * address itself when it is a specific one, and the names configured with --allowed-hosts (with or
+   * without the port, since a reverse proxy may drop it; http and https origins). Built from the
+   * configuration only: a Host header never decides what counts as our own origin.
+   */
+  private fixNames(): void {
+    const port = this.port;
+    const bound = urlHost(this.options.host).toLowerCase();
+    const names = [...new Set([...LOOPBACK_NAMES, bound])];
+    for (const name of names) { this.hosts.add(`${name}:${port}`); this.origins.add(`http://${name}:${port}`); }
+    for (const raw of this.options.allowedHosts ?? []) {
+      const name = raw.trim().toLowerCase();
+      if (!name) continue;
+      for (const h of [name, `${name}:${port}`]) { this.hosts.add(h); this.origins.add(`http://${h}`); this.origins.add(`https://${h}`); }
+    }
+  }
 
-  /** Browsers send Origin; non-browser clients (CLI, tests, agents) do not and pass on the token alone. */
+  /** The first own origin (loopback): what messages tell a person to open. */
+  private get home(): string { return `http://127.0.0.1:${this.port}`; }
+
+  private hostAllowed(req: IncomingMessage): boolean {
+    return typeof req.headers.host === 'string' && this.hosts.has(req.headers.host.toLowerCase());
+  }
+
+  /**
+   * Browsers send Origin; non-browser clients (CLI, tests, agents) do not and pass on the credential
+   * alone. A browser origin must be one of ours, or the fixed extension's while it is paired.
+   */
   private originAllowed(req: IncomingMessage): boolean {
     const origin = req.headers.origin;
-    if (!origin) return true;
-    if (origin === this.ownOrigin(req)) return true;
-    return origin.startsWith('chrome-extension://') && loadAllowedOrigins().includes(origin);
+    if (origin === undefined) return true;
+    if (this.origins.has(origin.toLowerCase())) return true;
+    return origin === `chrome-extension://${EXTENSION_ID}` && this.pairings.origins().includes(origin);
+  }
+
+  private hostRefusal(req: IncomingMessage): string {
+    return `Host ${JSON.stringify(req.headers.host ?? '')} is not this gateway's (a DNS-rebinding guard): open ${this.home}/, or start it with --allowed-hosts NAME to answer to another name`;
+  }
+
+  /** Which role a credential holds: the operator's, a paired extension's relay secret, the agent's, or none. */
+  private roleOf(token: string): { role: Role | 'agent'; pairingId?: string } | null {
+    if (tokenMatches(token, this.options.operatorToken)) return { role: 'operator' };
+    if (tokenMatches(token, this.options.agentToken)) return { role: 'agent' };
+    const pairing = this.pairings.bySecret(token);
+    return pairing ? { role: 'relay', pairingId: pairing.id } : null;
   }
 
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://gateway');
-    // Pairing comes from an extension origin that is not on the allow-list yet: the token decides.
+    if (!this.hostAllowed(req)) {
+      res.writeHead(403, { 'content-type': 'text/plain', ...BASE_HEADERS }).end(this.hostRefusal(req));
+      return;
+    }
+    // Pairing comes from the extension's origin before it is on the allow-list: the credential decides.
     if (url.pathname === '/pair') { void this.pair(req, res); return; }
     if (!this.originAllowed(req)) {
-      res.writeHead(403, { 'content-type': 'text/plain' }).end(`origin ${req.headers.origin} is not allowed; open the Control UI from ${this.ownOrigin(req)}/ or pair the extension with the link \`verity start\` printed`);
+      res.writeHead(403, { 'content-type': 'text/plain', ...BASE_HEADERS }).end(`origin ${req.headers.origin} is not allowed; open the Control UI from ${this.home}/ or pair the extension with the link \`verity start\` printed`);
       return;
     }
     if (url.pathname === '/mcp') {
+      // /mcp takes the agent credential only. The operator's is refused here on purpose: a client that
+      // holds it could also open /gateway and approve its own calls, so it must not end up in agent configs.
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      if (!tokenMatches(bearer, this.options.token)) {
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'missing or wrong token: send "Authorization: Bearer <token>"; the token is in the URL `verity start` printed' }));
+      if (!tokenMatches(bearer, this.options.agentToken)) {
+        const operator = bearer !== '' && tokenMatches(bearer, this.options.operatorToken);
+        res.writeHead(401, { 'content-type': 'application/json', ...BASE_HEADERS }).end(JSON.stringify({
+          error: operator
+            ? 'that is the operator credential (for the Control UI); MCP clients use the agent credential: the "Authorization: Bearer …" on the /mcp line `verity start` printed, or the agent-token file in the config dir'
+            : 'missing or wrong credential: send "Authorization: Bearer <agent credential>"; it is on the /mcp line `verity start` printed (and in the agent-token file in the config dir)',
+        }));
         return;
       }
       void this.mcp.handle(req, res).catch((e) => { if (!res.headersSent) res.writeHead(500).end(String(e)); });
@@ -92,29 +176,54 @@ export class Gateway {
   }
 
   /**
-   * POST /pair {token} from the extension's pairing page: with the gateway token, the request's
-   * chrome-extension:// origin goes on the allow-list (so its pages and service worker may connect).
+   * POST /pair {token, replaces?} from the extension's pairing page: with the operator credential, and
+   * only from the fixed extension id's origin, a pairing is made: the origin goes on the allow-list and
+   * the answer carries the pairing's relay secret (the extension presents it to connect as the relay).
+   * `replaces` names the extension's previous pairing, so pairing again does not pile pairings up.
    */
   private async pair(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const origin = req.headers.origin ?? '';
+    const ours = `chrome-extension://${EXTENSION_ID}`;
     const answer = (status: number, body: Record<string, unknown>) => {
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-      if (/^chrome-extension:\/\/[a-p]{32}$/.test(origin)) { headers['access-control-allow-origin'] = origin; headers['access-control-allow-headers'] = 'content-type'; headers.vary = 'origin'; }
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store', ...BASE_HEADERS };
+      if (origin === ours) { headers['access-control-allow-origin'] = origin; headers['access-control-allow-headers'] = 'content-type'; headers.vary = 'origin'; }
       res.writeHead(status, headers).end(JSON.stringify(body));
     };
     if (req.method === 'OPTIONS') return answer(204, {});
-    if (req.method !== 'POST') return answer(405, { error: 'pairing is POST /pair {"token": "<gateway token>"} from the Verity extension\'s pairing page' });
-    if (!/^chrome-extension:\/\/[a-p]{32}$/.test(origin)) return answer(400, { error: 'pairing is for the Verity Chrome extension: open the pairing link `verity start` printed in Chrome' });
+    if (req.method !== 'POST') return answer(405, { error: 'pairing is POST /pair {"token": "<operator credential>"} from the Verity extension\'s pairing page' });
+    if (origin !== ours) return answer(403, { error: `pairing is only for the Verity Chrome extension (${ours}); open the pairing link \`verity start\` printed in Chrome` });
     let body = '';
     for await (const chunk of req) { body += chunk; if (body.length > 4096) return answer(413, { error: 'pairing request too large' }); }
-    let token = '';
-    try { token = String((JSON.parse(body) as { token?: unknown }).token ?? ''); } catch { /* answered below */ }
-    if (!token || !tokenMatches(token, this.options.token)) {
+    let token = '', replaces: string | undefined;
+    try {
+      const parsed = JSON.parse(body) as { token?: unknown; replaces?: unknown };
+      token = String(parsed.token ?? '');
+      if (typeof parsed.replaces === 'string' && parsed.replaces.length <= 64) replaces = parsed.replaces;
+    } catch { /* answered below */ }
+    if (!token || !tokenMatches(token, this.options.operatorToken)) {
       return answer(401, { error: 'wrong or stale pairing token: copy a fresh pairing link from `verity start` (the line "Pair the Chrome extension: chrome-extension://…") and open it again' });
     }
-    allowOrigin(origin);
-    this.options.log(`paired the extension ${origin}`);
-    return answer(200, { ok: true, origin, gateway: `ws://${req.headers.host ?? `${this.options.host}:${this.port}`}/gateway` });
+    this.pairings.load();
+    if (replaces) this.revokePairing(replaces);
+    const made = this.pairings.add(origin);
+    if (!made) return answer(409, { error: 'too many pairings: revoke old ones in the Control UI (Paired extensions), then pair again', code: 'too_many_pairings' });
+    this.options.log(`paired the extension ${origin} (pairing ${made.pairing.id})`);
+    return answer(200, { ok: true, origin, gateway: `ws://127.0.0.1:${this.port}/gateway`, pairing_id: made.pairing.id, relay_secret: made.secret });
+  }
+
+  /**
+   * Revokes a pairing: its relay secret stops working at once (its connections are closed), and when it
+   * was the last pairing the extension's origin leaves the allow-list (its pages are disconnected too).
+   */
+  revokePairing(id: string): boolean {
+    const removed = this.pairings.remove(id);
+    if (!removed) return false;
+    const originGone = !this.pairings.origins().includes(removed.origin);
+    for (const conn of this.connections.values()) {
+      if (conn.pairingId === id || (originGone && conn.origin === removed.origin)) conn.socket.close(4003, 'pairing revoked');
+    }
+    this.options.log(`revoked the extension pairing ${id}`);
+    return true;
   }
 
   private serveStatic(pathname: string, res: ServerResponse): void {
@@ -122,11 +231,14 @@ export class Gateway {
     let file = join(UI_DIR, safe === '/' ? 'index.html' : safe);
     if (!file.startsWith(UI_DIR) || !existsSync(file) || statSync(file).isDirectory()) file = join(UI_DIR, 'index.html');
     if (!existsSync(file)) {
-      res.writeHead(503, { 'content-type': 'text/plain' }).end('the Control UI is not built; run `npm start` (or `npx vite build control-ui`)');
+      res.writeHead(503, { 'content-type': 'text/plain', ...BASE_HEADERS }).end('the Control UI is not built; run `npm start` (or `npx vite build control-ui`)');
       return;
     }
     const immutable = file.includes(`${join(UI_DIR, 'assets')}`);
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': immutable ? 'max-age=31536000, immutable' : 'no-cache' });
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': immutable ? 'max-age=31536000, immutable' : 'no-cache',
+      'content-security-policy': CONTROL_UI_CSP, 'x-frame-options': 'DENY', ...BASE_HEADERS,
+    });
     res.end(readFileSync(file));
   }
 
@@ -135,8 +247,9 @@ export class Gateway {
     const refuse = (status: number, message: string) => {
       socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Not Found'}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
     };
+    if (!this.hostAllowed(req)) return refuse(403, this.hostRefusal(req));
     if (url.pathname !== '/gateway') return refuse(404, 'the gateway WebSocket is at /gateway');
-    if (!this.originAllowed(req)) return refuse(403, `origin ${req.headers.origin} is not allowed; open the Control UI from ${this.ownOrigin(req)}/, or pair the extension so its origin is on the allow-list`);
+    if (!this.originAllowed(req)) return refuse(403, `origin ${req.headers.origin} is not allowed; open the Control UI from ${this.home}/, or pair the extension so its origin is on the allow-list`);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = new GatewayConnection(ws, req.headers.origin ?? null);
       this.connections.set(conn.connId, conn);
@@ -188,11 +301,30 @@ export class Gateway {
       const issue = parsed.error.issues[0];
       throw new GatewayError('INVALID_REQUEST', `connect: ${issue.path.join('.') || 'params'}: ${issue.message}`);
     }
-    if (!tokenMatches(parsed.data.auth.token, this.options.token)) {
+    const who = this.roleOf(parsed.data.auth.token);
+    if (!who) {
       setTimeout(() => conn.socket.close(4001, 'wrong token'), 50);
-      throw new GatewayError('UNAUTHORIZED', 'wrong gateway token: open the Control UI with the URL `verity start` printed (it carries ?token=), or read the token from ~/.config/verity/token', { recommendedNextStep: 'update_auth_credentials' });
+      throw new GatewayError('UNAUTHORIZED', 'wrong gateway token: open the Control UI with the URL `verity start` printed (it carries ?token=), or read the operator credential from the token file in the config dir (~/.config/verity/token)', { recommendedNextStep: 'update_auth_credentials' });
     }
-    conn.hello = parsed.data;
+    // The agent credential reaches /mcp only: at the gateway it would read every session and drive tabs.
+    if (who.role === 'agent') {
+      setTimeout(() => conn.socket.close(4003, 'agent credential'), 50);
+      throw new GatewayError('FORBIDDEN', 'that is the agent credential: it reaches MCP at /mcp only; the gateway (Control UI) needs the operator credential', { credential: 'agent' });
+    }
+    // Only a paired extension, with its pairing's relay secret, may stand in as the tab relay.
+    // and a relay secret is good for nothing else.
+    const wantsRelay = parsed.data.caps.includes('tab-relay');
+    if (wantsRelay !== (who.role === 'relay')) {
+      setTimeout(() => conn.socket.close(4003, wantsRelay ? 'tab-relay needs a pairing' : 'relay secret'), 50);
+      throw new GatewayError('FORBIDDEN', wantsRelay
+        ? 'the tab-relay cap needs the relay secret of an extension pairing (the extension presents it); pair the extension with the link `verity start` prints'
+        : 'that is an extension pairing\'s relay secret: it connects only with the tab-relay cap; the Control UI needs the operator credential', { cap: 'tab-relay' });
+    }
+    // Scopes are what the credential holds, intersected with what the client asked for.
+    const held = ROLE_SCOPES[who.role];
+    conn.role = who.role;
+    conn.pairingId = who.pairingId ?? null;
+    conn.hello = { ...parsed.data, scopes: parsed.data.scopes.filter((s) => held.includes(s)) };
     this.updateApprovers();
     return {
       type: 'hello-ok', connId: conn.connId, scopes: conn.scopes,
@@ -207,7 +339,7 @@ export class Gateway {
   }
 
   private updateApprovers(): void {
-    this.core.approvals.approvers = [...this.connections.values()].filter((c) => c.hello && c.can('operator.approvals')).length;
+    this.core.approvals.approvers = [...this.connections.values()].filter((c) => c.hello && c.role === 'operator' && c.can('operator.approvals')).length;
   }
 
   /** Sends an event to every connection whose scopes allow it (the connection checks). */

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ROOT, serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { startVerity, type ToolResult, type Verity } from '../helpers/mcp.js';
 import { browserSuite, type Suite } from '../helpers/suite.js';
+import { printedCredentials } from '../helpers/gateway.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -214,7 +215,7 @@ describe('the embedded browser', () => {
   });
 });
 
-interface Gateway { proc: ChildProcess; pid: number; base: string; token: string; stdout: () => string; close(): Promise<void> }
+interface Gateway { proc: ChildProcess; pid: number; base: string; token: string; agentToken: string; stdout: () => string; close(): Promise<void> }
 
 /** Spawns `verity start` and waits for the URL it prints. */
 async function startGateway(args: string[], env: Record<string, string | undefined>): Promise<Gateway> {
@@ -226,11 +227,11 @@ async function startGateway(args: string[], env: Record<string, string | undefin
   proc.stdout!.on('data', (c) => { out += c; });
   proc.stderr!.on('data', (c) => { err += c; });
   const pid = proc.pid!;
-  for (let i = 0; i < 150 && !/\?token=\S+/.test(out) && proc.exitCode === null; i++) await sleep(100);
-  const m = /(http:\/\/[^\s/]+)\/\?token=(\S+)/.exec(out);
+  for (let i = 0; i < 150 && !printedCredentials(out) && proc.exitCode === null; i++) await sleep(100);
+  const m = printedCredentials(out);
   if (!m) { killPid(pid); throw new Error(`verity start printed no URL.\nstdout: ${out}\nstderr: ${err}`); }
   return {
-    proc, pid, base: m[1], token: decodeURIComponent(m[2]), stdout: () => out,
+    proc, pid, base: m.base, token: m.token, agentToken: m.agentToken, stdout: () => out,
     async close() {
       if (proc.exitCode === null) try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
       if (!(await exited(pid, 50))) killPid(pid);
@@ -265,10 +266,12 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
   });
 
   test('with the bearer token: tools/list and a real, verified action', async () => {
-    gw = await startGateway(['--token', 'T0ken-for-tests'], { VERITY_CONFIG_DIR: dir, VERITY_TOKEN: undefined, VERITY_BROWSER_URL: undefined });
+    // Credentials come from the environment (never the command line, which `ps` shows).
+    gw = await startGateway([], { VERITY_CONFIG_DIR: dir, VERITY_TOKEN: 'T0ken-for-tests', VERITY_AGENT_TOKEN: 'Ag3nt-t0ken-for-tests', VERITY_BROWSER_URL: undefined });
     assert.equal(gw.token, 'T0ken-for-tests');
+    assert.equal(gw.agentToken, 'Ag3nt-t0ken-for-tests');
     client = new Client({ name: 'verity-http-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.token}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } } }));
     const { tools } = await client.listTools();
     for (const name of ['get_window_state', 'click', 'type_text', 'page']) assert.ok(tools.some((t) => t.name === name), name);
     const call = async (name: string, args: Record<string, unknown>) => {
@@ -294,20 +297,20 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
     const url = `${gw.base}/mcp`;
     assert.equal(await rawPost(url, {}), 401);
     assert.equal(await rawPost(url, { authorization: 'Bearer wrong-token' }), 401);
-    assert.equal(await rawPost(url, { authorization: `Bearer ${gw.token}x` }), 401);
-    assert.equal(await rawPost(url, { authorization: `Bearer ${gw.token}`, origin: 'http://evil.example' }), 403);
+    assert.equal(await rawPost(url, { authorization: `Bearer ${gw.agentToken}x` }), 401);
+    assert.equal(await rawPost(url, { authorization: `Bearer ${gw.agentToken}`, origin: 'http://evil.example' }), 403);
     assert.equal(await rawPost(url, { authorization: 'Bearer wrong-token', origin: 'http://evil.example' }) >= 400, true);
     const stranger = new Client({ name: 'stranger', version: '1' });
     await assert.rejects(stranger.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer nope' } } })));
     await stranger.close().catch(() => {});
-    assert.equal(await rawPost(url, { authorization: `Bearer ${gw.token}` }), 200);
+    assert.equal(await rawPost(url, { authorization: `Bearer ${gw.agentToken}` }), 200);
     const { tools } = await client!.listTools();
     assert.ok(tools.length > 0);
   });
 
   test('without --token a token is generated into VERITY_CONFIG_DIR with mode 0600, and reused', async () => {
     const config = join(dir, 'nested', 'verity');
-    const first = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_BROWSER_URL: undefined });
+    const first = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_AGENT_TOKEN: undefined, VERITY_BROWSER_URL: undefined });
     try {
       const file = join(config, 'token');
       assert.equal(statSync(file).mode & 0o777, 0o600);
@@ -315,7 +318,7 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
       assert.ok(first.token.length >= 16, 'a token of some strength');
       assert.equal(await rawPost(`${first.base}/mcp`, { authorization: 'Bearer wrong-token' }), 401);
     } finally { await first.close(); }
-    const second = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_BROWSER_URL: undefined });
+    const second = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_AGENT_TOKEN: undefined, VERITY_BROWSER_URL: undefined });
     try {
       assert.equal(second.token, first.token, 'the kept token is reused');
     } finally { await second.close(); }

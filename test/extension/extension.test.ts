@@ -156,7 +156,8 @@ test('a screen command reaches the extension-hosted Control UI only when it is t
   const extUi = await chrome.newPage();
   await extUi.goto(`${ORIGIN}/app.html`);
   await extUi.waitForSelector('[data-agent-link][data-link-token]', { timeout: 20_000 });
-  assert.ok(extUi.url().startsWith(`${ORIGIN}/ui/index.html#gateway=`), extUi.url());
+  // The hosted UI takes its gateway from the extension's pairing storage, never from its URL.
+  assert.equal(extUi.url(), `${ORIGIN}/ui/index.html`);
   const otherUi = await chrome.newPage();
   await otherUi.goto(`${gw!.base}/?token=${TOKEN}`);
   await otherUi.waitForSelector('[data-agent-link][data-link-token]', { timeout: 20_000 });
@@ -178,6 +179,8 @@ test('a screen command reaches the extension-hosted Control UI only when it is t
 });
 
 test('relay methods need the tab-relay cap and operator.write', async () => {
+  // The relay's credential is its pairing's relay secret (from the extension's storage); others use the operator's.
+  const relaySecret = await inWorker<string>('chrome.storage.local.get("pairing").then((s) => s.pairing.relaySecret)');
   const open = async (caps: string[], scopes: string[]) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/gateway`);
     const waiters = new Map<number, (f: any) => void>();
@@ -185,7 +188,7 @@ test('relay methods need the tab-relay cap and operator.write', async () => {
     ws.on('message', (d) => { const f = JSON.parse(String(d)); if (f.type === 'res') waiters.get(f.id)?.(f); });
     await new Promise((r) => ws.on('open', r));
     const request = (method: string, params?: unknown) => new Promise<any>((resolve) => { const id = ++n; waiters.set(id, resolve); ws.send(JSON.stringify({ type: 'req', id, method, params })); });
-    const hello = await request('connect', { client: { id: 'relay-probe', version: '1', mode: 'test' }, caps, role: 'operator', scopes, auth: { token: TOKEN } });
+    const hello = await request('connect', { client: { id: 'relay-probe', version: '1', mode: 'test' }, caps, role: 'operator', scopes, auth: { token: caps.includes('tab-relay') ? relaySecret : TOKEN } });
     assert.equal(hello.ok, true);
     return { ws, request };
   };
@@ -203,4 +206,39 @@ test('relay methods need the tab-relay cap and operator.write', async () => {
   const result = await reader.request('relay.result', { id: 'never-sent', result: {} });
   assert.equal(result.error.code, 'FORBIDDEN');
   reader.ws.close();
+});
+
+test('the pairing page pairs only a gateway on this computer: a link naming another host sends it nothing', async () => {
+  const before = await inWorker<{ gateway: string; pairingId: string; relaySecret: string }>('chrome.storage.local.get("pairing").then((s) => s.pairing)');
+  assert.equal(typeof before.relaySecret, 'string', 'the pairing keeps its relay secret in the extension\'s storage');
+  const pairingsBefore = allowList();
+  const page = await chrome.newPage();
+  for (const host of ['evil.example', '192.0.2.1', '127.0.0.1.evil.example']) {
+    await page.goto(gw!.pairLink.replace(`127.0.0.1%3A${port}`, `${host}%3A${port}`));
+    await page.waitForSelector('#status[data-state="error"]');
+    assert.match(await page.$eval('#status', (e) => e.textContent ?? ''), /only a gateway on this computer/, host);
+  }
+  await page.close();
+  assert.deepEqual(await inWorker('chrome.storage.local.get("pairing").then((s) => s.pairing)'), before, 'the stored pairing is untouched');
+  assert.deepEqual(allowList(), pairingsBefore);
+});
+
+test('the operator revokes the pairing from the Control UI: the relay is cut and the extension is refused', async () => {
+  await waitFor(async () => (await workerStatus()).connected, 'the extension connected');
+  const ui = await chrome.newPage();
+  await ui.goto(`${gw!.base}/?token=${TOKEN}`);
+  await ui.waitForSelector('[data-pairings] [data-revoke]', { timeout: 20_000 });
+  // An earlier test's agent hid this origin's sidebar (the layout is kept): the operator shows it again.
+  if (await ui.$eval('[data-sidebar]', (e) => e.getAttribute('data-visible')) === 'false') await ui.click('button[title="Toggle the sidebar"]');
+  const revoke = await ui.waitForSelector('[data-sidebar][data-visible="true"] [data-pairings] [data-revoke]', { visible: true });
+  assert.equal((await ui.$$('[data-pairings] [data-pairing]')).length, 1);
+  await revoke!.click();
+  await ui.waitForSelector('[data-pairings]:not(:has([data-pairing]))', { timeout: 20_000 });
+  assert.deepEqual(allowList(), []);
+  await waitFor(async () => !(await workerStatus()).connected, 'the extension\'s relay was cut');
+  // Its origin is refused before the upgrade now, and its relay secret opens nothing.
+  const status = await fetch(`${gw!.base}/`, { headers: { origin: ORIGIN } }).then((r) => r.status);
+  assert.equal(status, 403);
+  await ui.close();
+  assert.ok(alive(gw!.pid));
 });

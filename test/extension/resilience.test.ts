@@ -11,7 +11,7 @@ import { createServer as createHttp, type Server as HttpServer } from 'node:http
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Page } from 'puppeteer-core';
 import { waitFor } from '../helpers/gateway.js';
-import { chrome, fx, gw, inWorker, launch, mcp, port, sharedTabId, listedTabs, teardown, typeInto, workerStatus } from './setup.js';
+import { chrome, fx, gw, gwEnv, inWorker, launch, mcp, port, sharedTabId, listedTabs, teardown, typeInto, workerStatus } from './setup.js';
 
 /** A TCP relay from the extension to the gateway; `cut` resets every connection through it, `close` stops it. */
 class LinkProxy {
@@ -72,8 +72,10 @@ const badgeIs = (text: string, title: RegExp) => waitFor(async () => { const b =
 const valueOf = (page: Page, sel: string) => page.$eval(sel, (e) => (e as HTMLInputElement).value);
 
 before(async () => {
-  await launch();
+  // The gateway answers only to Host names it knows (DNS rebinding): the relay's address is configured.
   await proxy.listen();
+  gwEnv.VERITY_ALLOWED_HOSTS = `127.0.0.1:${proxy.port}`;
+  await launch();
   slowServer = createHttp((req, res) => {
     if (req.url === '/started') { proxy.cut(); onStarted?.(); res.end('ok'); return; }
     res.writeHead(200, { 'content-type': 'text/html' }).end(SLOW);

@@ -18,10 +18,13 @@ import { killPid, sleep, waitFor, wrap } from '../helpers/gateway.js';
 
 export const EXT = join(ROOT, 'extension');
 export const TOKEN = 'extension-tests-token';
+/** The agent credential (/mcp); TOKEN is the operator's (Control UI, pairing). */
+export const AGENT_TOKEN = 'extension-tests-agent-token';
 export const ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 export const configDir = mkdtempSync(join(tmpdir(), 'verity-ext-config-'));
 export const profile = mkdtempSync(join(tmpdir(), 'verity-ext-profile-'));
-export const allowList = () => (existsSync(join(configDir, 'allowed-origins.json')) ? JSON.parse(readFileSync(join(configDir, 'allowed-origins.json'), 'utf8')) as string[] : []);
+/** The origins the gateway allows: those of its pairings (<config dir>/pairings.json). */
+export const allowList = () => (existsSync(join(configDir, 'pairings.json')) ? [...new Set((JSON.parse(readFileSync(join(configDir, 'pairings.json'), 'utf8')) as Array<{ origin: string }>).map((p) => p.origin))] : []);
 
 export interface Gw { pid: number; proc: ChildProcess; base: string; pairLink: string; stdout(): string; stderr(): string }
 export type Call = ReturnType<typeof wrap>;
@@ -32,6 +35,8 @@ export let chrome: Browser;
 export let chromePid = 0;
 export let worker: WebWorker;
 export const clients: Client[] = [];
+/** Extra environment for `verity start` (e.g. VERITY_ALLOWED_HOSTS for a relay in front of it). */
+export const gwEnv: Record<string, string> = {};
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -43,8 +48,8 @@ export async function freePort(): Promise<number> {
 
 /** `verity start` on a fixed port (so a restart is the same gateway address), with a private config dir. */
 export async function startGw(): Promise<Gw> {
-  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', String(port), '--token', TOKEN, '--headless'],
-    { env: { ...process.env, VERITY_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', String(port), '--headless'],
+    { env: { ...process.env, VERITY_CONFIG_DIR: configDir, VERITY_TOKEN: TOKEN, VERITY_AGENT_TOKEN: AGENT_TOKEN, ...gwEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   proc.stdout!.on('data', (c) => { out += c; });
   proc.stderr!.on('data', (c) => { err += c; });
@@ -98,7 +103,7 @@ export async function teardown(): Promise<void> {
 }
 
 export async function mcp(link?: string) {
-  const headers: Record<string, string> = { Authorization: `Bearer ${TOKEN}`, ...(link ? { 'X-Verity-Link': link } : {}) };
+  const headers: Record<string, string> = { Authorization: `Bearer ${AGENT_TOKEN}`, ...(link ? { 'X-Verity-Link': link } : {}) };
   const client = new Client({ name: `extension-test-${clients.length}`, version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${gw!.base}/mcp`), { requestInit: { headers } }));
   clients.push(client);

@@ -34,7 +34,7 @@ async function openUi(): Promise<Page> {
 
 /** An MCP client bound to a Control UI through the link it shows ("connect an agent"). */
 async function bindAgent(page: Page | null) {
-  const headers: Record<string, string> = { Authorization: `Bearer ${gw.token}` };
+  const headers: Record<string, string> = { Authorization: `Bearer ${gw.agentToken}` };
   if (page) headers['X-Verity-Link'] = await page.$eval('[data-agent-link]', (el) => (el as HTMLElement).dataset.linkToken!);
   const client = new Client({ name: 'bound-agent', version: '1' });
   const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers } });

@@ -52,7 +52,7 @@ test('a plain verity mcp joins the running gateway; --standalone stays on its ow
 test('an agent started in a Control UI terminal is bound to it and can arrange only it', async () => {
   const ui = await controlUi();
   const link = (await ui.request('agent.link')).payload;
-  const agent = await stdioClient([], { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.token });
+  const agent = await stdioClient([], { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.agentToken });
   try {
     const tools = (await agent.client.listTools()).tools.map((t) => t.name);
     assert.ok(tools.includes('screen'));

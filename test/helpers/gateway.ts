@@ -48,7 +48,8 @@ export function refusalOf(r: ToolResult): { code: string; message: string; [k: s
 
 export interface Connection { client: Client; transport: StreamableHTTPClientTransport; call(name: string, args?: Record<string, unknown>): Promise<ToolResult>; disconnect(): Promise<void> }
 
-export interface Gateway { pid: number; proc: ChildProcess; base: string; token: string; stderr(): string; connect(): Promise<Connection>; stop(): Promise<number | null>; close(): Promise<void> }
+/** `token` is the operator credential (Control UI, gateway); `agentToken` the agent's (/mcp). */
+export interface Gateway { pid: number; proc: ChildProcess; base: string; token: string; agentToken: string; stdout(): string; stderr(): string; connect(): Promise<Connection>; stop(): Promise<number | null>; close(): Promise<void> }
 
 export function wrap(client: Client) {
   return async (name: string, args: Record<string, unknown> = {}): Promise<ToolResult> => {
@@ -62,28 +63,38 @@ export function wrap(client: Client) {
   };
 }
 
-/** Spawns `verity start --port 0 --token T --headless [args]` and waits for the URL it prints. */
+/** The credentials `verity start` prints (contract section 1): the Control UI URL and the /mcp line. */
+export function printedCredentials(out: string): { base: string; token: string; agentToken: string } | null {
+  const ui = /(http:\/\/[^\s/]+)\/\?token=(\S+)/.exec(out);
+  const agent = /\/mcp\b.*Bearer ([^\s)]+)/.exec(out);
+  return ui && agent ? { base: ui[1], token: decodeURIComponent(ui[2]), agentToken: agent[1] } : null;
+}
+
+/**
+ * Spawns `verity start --port 0 --headless [args]` and waits for the lines it prints. The credentials go
+ * in the environment (VERITY_TOKEN, VERITY_AGENT_TOKEN), never on the command line; pass either as
+ * undefined in `env` to have the gateway generate (or reuse) it in its config dir.
+ */
 export async function startGateway(args: string[], env: Record<string, string | undefined> = {}): Promise<Gateway> {
-  const token = 'session-tests-token';
-  const childEnv = { ...process.env, ...env } as Record<string, string>;
+  const childEnv = { ...process.env, VERITY_TOKEN: 'session-tests-token', VERITY_AGENT_TOKEN: 'session-tests-agent-token', ...env } as Record<string, string>;
   for (const [k, val] of Object.entries(env)) if (val === undefined) delete childEnv[k];
-  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--token', token, '--headless', ...args],
+  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--headless', ...args],
     { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   proc.stdout!.on('data', (c) => { out += c; });
   proc.stderr!.on('data', (c) => { err += c; });
   const pid = proc.pid!;
   const exit = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  for (let i = 0; i < 150 && !/\?token=\S+/.test(out) && proc.exitCode === null; i++) await sleep(100);
-  const m = /(http:\/\/[^\s/]+)\/\?token=(\S+)/.exec(out);
-  if (!m) { killPid(pid); throw new Error(`verity start printed no URL.\nstdout: ${out}\nstderr: ${err}`); }
-  const base = m[1];
+  for (let i = 0; i < 150 && !printedCredentials(out) && proc.exitCode === null; i++) await sleep(100);
+  const printed = printedCredentials(out);
+  if (!printed) { killPid(pid); throw new Error(`verity start printed no URL.\nstdout: ${out}\nstderr: ${err}`); }
+  const { base, token, agentToken } = printed;
   const clients: Client[] = [];
   return {
-    pid, proc, base, token, stderr: () => err,
+    pid, proc, base, token, agentToken, stdout: () => out, stderr: () => err,
     async connect() {
       const client = new Client({ name: `sessions-test-${clients.length}`, version: '1' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${agentToken}` } } });
       await client.connect(transport);
       clients.push(client);
       return {
