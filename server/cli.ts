@@ -166,6 +166,9 @@ export async function main(argv: string[]): Promise<void> {
   await startGateway(core, flags);
 }
 
+/** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */
+const SHUTDOWN_BOUND_MS = 8_000;
+
 async function startGateway(core: Verity, flags: Flags): Promise<void> {
   const token = flags.token ?? loadOrCreateToken(log);
   const gateway = new Gateway(core, { host: flags.host, port: flags.port, token, log });
@@ -176,7 +179,26 @@ async function startGateway(core: Verity, flags: Flags): Promise<void> {
     `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${flags.host}:${port}/gateway`)}&token=${token}\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
   writeGatewayFile({ mcp_url: `${base}/mcp`, token, pid: process.pid });
-  const close = async () => { removeGatewayFile(); await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
+  // SIGTERM/SIGINT: stop accepting first (the port is free for a restart, kept-alive sockets closed),
+  // end the sessions (hooks bounded), close every socket, close Chromium, exit. A watchdog makes sure the
+  // process exits within a bound even if a step hangs, killing the Chromium it launched on the way.
+  let closing = false;
+  const close = async () => {
+    if (closing) return;
+    closing = true;
+    const watchdog = setTimeout(() => {
+      log('shutdown took too long; exiting now');
+      if (core.browser.launchedPid) try { process.kill(core.browser.launchedPid, 'SIGKILL'); } catch { /* gone */ }
+      process.exit(1);
+    }, SHUTDOWN_BOUND_MS);
+    watchdog.unref();
+    removeGatewayFile();
+    gateway.stopAccepting();
+    await Promise.race([core.sessions.shutdown(), new Promise((r) => setTimeout(r, SHUTDOWN_BOUND_MS / 2).unref())]);
+    await gateway.close();
+    await core.close();
+    process.exit(0);
+  };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);
 }
