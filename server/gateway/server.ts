@@ -46,7 +46,7 @@ export class Gateway {
 
   constructor(readonly core: Verity, private readonly options: GatewayOptions) {
     this.links = new Links(() => `http://${this.options.host}:${this.port}/mcp`);
-    this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token));
+    this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
     this.http = createServer((req, res) => this.onHttp(req, res));

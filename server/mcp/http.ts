@@ -23,7 +23,7 @@ export class McpHttpEndpoint {
   private readonly reaped = new Set<string>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly core: Verity, private readonly links?: LinkResolver) {
+  constructor(private readonly core: Verity, private readonly links?: LinkResolver, private readonly log: (line: string) => void = () => {}) {
     const idleMs = core.sessions.idleMs;
     this.sweeper = setInterval(() => this.reap(idleMs), Math.max(50, Math.min(5000, idleMs / 4)));
     this.sweeper.unref();
@@ -79,6 +79,7 @@ export class McpHttpEndpoint {
       if (entry.inFlight > 0 || now - entry.lastSeen < idleMs) continue;
       if (this.core.sessions.list(entry.connectionId).some((s) => s.inFlight > 0)) continue;
       this.sessions.delete(id);
+      this.log(`closed the idle MCP session ${id} (${this.core.connections.get(entry.connectionId)?.client ?? 'unknown client'}): no request for ${Math.round(idleMs / 1000)} s`);
       this.reaped.add(id);
       if (this.reaped.size > REAPED_REMEMBERED) this.reaped.delete(this.reaped.values().next().value!);
       void entry.transport.close().catch(() => {});
