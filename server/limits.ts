@@ -26,6 +26,11 @@ export const LIMITS = {
   sessions: fromEnv('VERITY_MAX_SESSIONS', 1024),
   /** MCP sessions over HTTP at once (each holds an MCP server until it ends or idles out). */
   httpMcpSessions: fromEnv('VERITY_MAX_HTTP_SESSIONS', 256),
+  /**
+   * An HTTP MCP session with no request for this long is closed (null: twice the session idle time, at
+   * least a minute, so an idled-out session's tombstone stays readable to a client that comes back).
+   */
+  httpSessionIdleMs: process.env.VERITY_HTTP_SESSION_IDLE_MS ? fromEnv('VERITY_HTTP_SESSION_IDLE_MS', 60_000) : null as number | null,
   /** Tool calls waiting for an operator's approval at once. */
   pendingApprovals: fromEnv('VERITY_MAX_PENDING_APPROVALS', 64),
   /** How long sessions.changed deltas are gathered before one is sent. */

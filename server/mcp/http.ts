@@ -1,6 +1,7 @@
 // MCP over Streamable HTTP at /mcp, one MCP server per HTTP session, behind the gateway token.
-// An HTTP client can vanish without ending its session (no DELETE), so a session with no request for the
-// session idle time (VERITY_SESSION_IDLE_MS: its Verity sessions have idled out by then) is closed here:
+// An HTTP client can vanish without ending its session (no DELETE), so an MCP session with no request for
+// VERITY_HTTP_SESSION_IDLE_MS (default twice VERITY_SESSION_IDLE_MS, at least a minute: its Verity sessions
+// have idled out by then, and their "ended" state stayed readable for a while) is closed here:
 // its sessions end as a disconnect and its entries go. The ids of the last reaped sessions are kept
 // (bounded) only to tell a returning client why its id is unknown.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,9 +23,11 @@ export class McpHttpEndpoint {
   /** Recently reaped session ids (oldest first), so a late client hears why; bounded. */
   private readonly reaped = new Set<string>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly idleMs: number;
 
   constructor(private readonly core: Verity, private readonly links?: LinkResolver, private readonly log: (line: string) => void = () => {}) {
-    const idleMs = core.sessions.idleMs;
+    const idleMs = LIMITS.httpSessionIdleMs ?? Math.max(2 * core.sessions.idleMs, 60_000);
+    this.idleMs = idleMs;
     this.sweeper = setInterval(() => this.reap(idleMs), Math.max(50, Math.min(5000, idleMs / 4)));
     this.sweeper.unref();
   }
@@ -36,7 +39,7 @@ export class McpHttpEndpoint {
     const existing = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     if (existing) return this.serve(existing, req, res);
     if (typeof sessionId === 'string' && this.reaped.has(sessionId)) {
-      return reply(res, 404, `this MCP session was closed after ${Math.round(this.core.sessions.idleMs / 1000)} s without a request (VERITY_SESSION_IDLE_MS); start a new MCP session (initialize) without Mcp-Session-Id`);
+      return reply(res, 404, `this MCP session was closed after ${Math.round(this.idleMs / 1000)} s without a request (VERITY_HTTP_SESSION_IDLE_MS); start a new MCP session (initialize) without Mcp-Session-Id`);
     }
     if (sessionId) return reply(res, 404, 'unknown Mcp-Session-Id; start a new MCP session (initialize) without it');
     if (req.method !== 'POST') return reply(res, 405, 'start an MCP session with a POST of initialize');

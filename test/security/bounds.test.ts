@@ -221,7 +221,7 @@ describe('caps with named refusals', () => {
 
 describe('abandoned HTTP MCP sessions', () => {
   test('are closed when their sessions idle out: their sessions leave the list, nothing "ended" stays, a late call is told why', async () => {
-    const gw = await gateway({ VERITY_SESSION_IDLE_MS: '1500' });
+    const gw = await gateway({ VERITY_SESSION_IDLE_MS: '1000', VERITY_HTTP_SESSION_IDLE_MS: '2000' });
     const ui = await operatorSocket(gw, ['operator.read']);
     // Abandoned: a session started, then the client goes silent (no DELETE).
     const client = new Client({ name: 'abandoned', version: '1' });
