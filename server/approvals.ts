@@ -2,6 +2,7 @@
 // operator.approvals scope to approve or deny it. With no operator connected it is refused at once.
 import { EventEmitter } from 'node:events';
 import { Refusal } from './routing/refusal.js';
+import { LIMITS } from './limits.js';
 
 /** What an approver sees: the tool, a one-line summary, and the call's arguments whole (never cut). */
 export interface ApprovalRequest { id: string; tool: string; summary: string; arguments: Record<string, unknown>; sessionKey: string; requestedAt: string }
@@ -19,6 +20,9 @@ export class Approvals extends EventEmitter {
   async request(tool: string, summary: string, sessionKey: string, args: Record<string, unknown> = {}, timeoutMs = APPROVAL_TIMEOUT_MS): Promise<void> {
     if (this.approvers === 0) {
       throw new Refusal('not_permitted', `${tool} needs an operator's approval under the policy, and no Control UI with the operator.approvals scope is connected; open the Control UI and call again`, { needs_approval: true, tool });
+    }
+    if (this.pending.size >= LIMITS.pendingApprovals) {
+      throw new Refusal('too_many_approvals', `${LIMITS.pendingApprovals} calls already wait for an operator's approval (VERITY_MAX_PENDING_APPROVALS); call again once some are decided`, { needs_approval: true, tool, limit: LIMITS.pendingApprovals, retryable: true });
     }
     const request: ApprovalRequest = { id: `ap-${++this.counter}`, tool, summary, arguments: args, sessionKey, requestedAt: new Date().toISOString() };
     const approved = await new Promise<boolean | null>((resolve) => {

@@ -429,6 +429,9 @@ function credentials(values: Record<string, Value>): { operator: string; agent: 
   return { operator, agent };
 }
 
+/** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */
+const SHUTDOWN_BOUND_MS = 8_000;
+
 async function startGateway(core: Verity, host: string, wantedPort: number, creds: { operator: string; agent: string }, allowedHosts: string[]): Promise<void> {
   const [{ Gateway, urlHost }, { EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] = await Promise.all([import('./gateway/server.js'), import('./gateway/extension-id.js'), import('./token.js')]);
   const gateway = new Gateway(core, { host, port: wantedPort, operatorToken: creds.operator, agentToken: creds.agent, allowedHosts, log });
@@ -449,7 +452,26 @@ async function startGateway(core: Verity, host: string, wantedPort: number, cred
     `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`);
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
   writeGatewayFile({ mcp_url: mcpUrl, token: creds.agent, pid: process.pid });
-  const close = async () => { removeGatewayFile(); await core.sessions.shutdown(); await gateway.close(); await core.close(); process.exit(0); };
+  // SIGTERM/SIGINT: stop accepting first (the port is free for a restart, kept-alive sockets closed),
+  // end the sessions (hooks bounded), close every socket, close Chromium, exit. A watchdog makes sure the
+  // process exits within a bound even if a step hangs, killing the Chromium it launched on the way.
+  let closing = false;
+  const close = async () => {
+    if (closing) return;
+    closing = true;
+    const watchdog = setTimeout(() => {
+      log('shutdown took too long; exiting now');
+      if (core.browser.launchedPid) try { process.kill(core.browser.launchedPid, 'SIGKILL'); } catch { /* gone */ }
+      process.exit(1);
+    }, SHUTDOWN_BOUND_MS);
+    watchdog.unref();
+    removeGatewayFile();
+    gateway.stopAccepting();
+    await Promise.race([core.sessions.shutdown(), new Promise((r) => setTimeout(r, SHUTDOWN_BOUND_MS / 2).unref())]);
+    await gateway.close();
+    await core.close();
+    process.exit(0);
+  };
   process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
   process.on('SIGINT', close); process.on('SIGTERM', close);
 }

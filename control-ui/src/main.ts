@@ -34,6 +34,18 @@ async function connection(): Promise<{ url: string; token: string }> {
   return { url, token };
 }
 
+/**
+ * sessions.changed carries a delta {added, updated, removed (sessionKeys)}, not the whole list; the full
+ * list comes from sessions.list on (re)connect. Rows are keyed by sessionKey, so a delta that overlaps
+ * the list fetched at connect applies cleanly.
+ */
+export function applySessionsDelta(rows: SessionRow[], delta: { added?: SessionRow[]; updated?: SessionRow[]; removed?: string[] }): SessionRow[] {
+  const byKey = new Map(rows.map((r) => [r.sessionKey, r]));
+  for (const key of delta.removed ?? []) byKey.delete(key);
+  for (const row of [...(delta.added ?? []), ...(delta.updated ?? [])]) byKey.set(row.sessionKey, row);
+  return [...byKey.values()];
+}
+
 export class VerityApp extends LitElement {
   static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true } };
   layout: Layout = loadLayout();
@@ -63,7 +75,7 @@ export class VerityApp extends LitElement {
     });
     this.client.addEventListener('hello', () => void this.refresh());
     this.client.addEventListener('ui.command', (e) => this.command((e as CustomEvent).detail.command));
-    this.client.addEventListener('sessions.changed', (e) => { this.sessions = (e as CustomEvent).detail.sessions; });
+    this.client.addEventListener('sessions.changed', (e) => { this.sessions = applySessionsDelta(this.sessions, (e as CustomEvent).detail); });
     this.client.addEventListener('action', (e) => this.addAction((e as CustomEvent).detail));
     this.client.addEventListener('approval.requested', (e) => { this.approvals = [...this.approvals, (e as CustomEvent).detail]; });
     this.client.addEventListener('approval.resolved', (e) => { this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id); });

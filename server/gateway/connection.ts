@@ -3,6 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { EVENT_SCOPES, GatewayError, hasScope, type ConnectParams, type Role, type Scope } from './protocol.js';
+import { LIMITS } from '../limits.js';
+
+/** The close code for a consumer that does not read what it is sent (4000-4999: the application's own). */
+export const CLOSE_TOO_SLOW = 4010;
 
 export class GatewayConnection {
   readonly connId = randomUUID();
@@ -15,7 +19,10 @@ export class GatewayConnection {
   /** Resources this connection owns (terminals, screencasts), released when it closes. */
   readonly disposers = new Set<() => void>();
 
-  constructor(readonly socket: WebSocket, readonly origin: string | null) {}
+  /** Why the gateway closed this connection, when it did (e.g. a consumer too slow to read). */
+  closedBecause: string | null = null;
+
+  constructor(readonly socket: WebSocket, readonly origin: string | null, private readonly log: (line: string) => void = () => {}) {}
 
   get scopes(): readonly string[] { return this.hello?.scopes ?? []; }
   get caps(): readonly string[] { return this.hello?.caps ?? []; }
@@ -41,8 +48,22 @@ export class GatewayConnection {
     return true;
   }
 
+  /**
+   * Every frame the gateway sends goes through here. A consumer that stops reading would otherwise make
+   * the gateway buffer without end (events, screencast frames, terminal output); over the bound it is
+   * closed with 4010 and a reason saying why. The close frame queues behind the unread data, and ws
+   * destroys the socket if the close handshake does not finish: nothing more is queued meanwhile.
+   */
   private send(frame: unknown): void {
-    if (this.open) this.socket.send(JSON.stringify(frame));
+    if (!this.open) return;
+    const text = JSON.stringify(frame);
+    if (this.socket.bufferedAmount + text.length > LIMITS.sendBufferBytes) {
+      this.closedBecause = `too slow: send buffer over ${LIMITS.sendBufferBytes} bytes`;
+      this.log(`closed gateway connection ${this.connId} (${this.hello?.client.id ?? 'before connect'}): ${this.closedBecause}`);
+      this.socket.close(CLOSE_TOO_SLOW, this.closedBecause);
+      return;
+    }
+    this.socket.send(text);
   }
 
   dispose(): void {

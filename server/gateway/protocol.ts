@@ -38,7 +38,8 @@ export const connectParams = z.strictObject({
 });
 export type ConnectParams = z.infer<typeof connectParams>;
 
-export type ErrorCode = 'INVALID_REQUEST' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'UNAVAILABLE' | 'NOT_FOUND' | 'TOO_LARGE';
+/** TOO_MANY: a bound on a table a client grows (links, connections, ...) was reached; details.limit says which. */
+export type ErrorCode = 'INVALID_REQUEST' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'UNAVAILABLE' | 'NOT_FOUND' | 'TOO_LARGE' | 'TOO_MANY';
 
 export class GatewayError extends Error {
   constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) { super(message); }

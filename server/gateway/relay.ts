@@ -258,7 +258,13 @@ class EmulatedBrowser implements ConnectionTransport {
         const alias = this.sessions.get(params.sessionId);
         if (alias?.kind === 'child') forwardParams = { ...params, sessionId: alias.child };
       }
-      const result = await this.relay.command(this.link, s.targetId, s.kind === 'child' ? s.child : undefined, method, forwardParams);
+      const child = s.kind === 'child' ? s.child : undefined;
+      // The extension's debugger session outlives this emulated browser (a gateway restart, a dropped link):
+      // its Runtime domain is then already enabled, and enabling it again reports no execution contexts, so
+      // puppeteer would wait for a main world that is never announced (every page.title() of a shared tab
+      // ran into its 10 s bound after a restart). Disabling first makes Chrome announce them again.
+      if (method === 'Runtime.enable') await this.relay.command(this.link, s.targetId, child, 'Runtime.disable', {});
+      const result = await this.relay.command(this.link, s.targetId, child, method, forwardParams);
       return this.reply(id, sessionId, result);
     }
     switch (method) {

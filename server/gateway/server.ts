@@ -22,10 +22,13 @@ import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONN
 import type { Terminal } from './terminal.js';
 import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
+import { LIMITS } from '../limits.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
 const CONNECT_TIMEOUT_MS = 10_000;
+
+export type SessionRow = ReturnType<typeof sessionSummary> & { sessionKey: string; transport: string; client: string; tab_id: string | null };
 
 export interface GatewayOptions {
   host: string; port: number;
@@ -63,6 +66,9 @@ export class Gateway {
   readonly screencasts = new Map<string, () => void>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly mcp: McpHttpEndpoint;
+  /** The session rows as last sent in sessions.changed (key -> row without idle_seconds), for the next delta. */
+  private sentSessions = new Map<string, string>();
+  private sessionsTimer: NodeJS.Timeout | null = null;
   /** Tabs shared from the operator's Chrome by the extension: a second source of tabs for the CDP route. */
   readonly relay: Relay;
   readonly pairings = new Pairings();
@@ -73,7 +79,7 @@ export class Gateway {
 
   constructor(readonly core: Verity, private readonly options: GatewayOptions) {
     this.links = new Links(() => `http://${urlHost(this.options.host)}:${this.port}/mcp`);
-    this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token));
+    this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
     this.http = createServer((req, res) => this.onHttp(req, res));
@@ -81,7 +87,7 @@ export class Gateway {
     core.uiRouter = (connId, command) => this.dispatchUiCommand(connId, command as UiCommand);
     core.activity.on('action', (entry) => this.broadcast('action', entry));
     core.activity.on('thumbnail', (entry) => this.broadcast('action', entry));
-    core.activity.on('sessions', () => this.broadcast('sessions.changed', { sessions: this.sessionList() }));
+    core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
   }
@@ -145,6 +151,10 @@ export class Gateway {
   }
 
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
+    if (this.stopping) {
+      res.writeHead(503, { 'content-type': 'text/plain', connection: 'close' }).end('the gateway is shutting down; connect again once `verity start` is back');
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (!this.hostAllowed(req)) {
       res.writeHead(403, { 'content-type': 'text/plain', ...BASE_HEADERS }).end(this.hostRefusal(req));
@@ -250,8 +260,12 @@ export class Gateway {
     if (!this.hostAllowed(req)) return refuse(403, this.hostRefusal(req));
     if (url.pathname !== '/gateway') return refuse(404, 'the gateway WebSocket is at /gateway');
     if (!this.originAllowed(req)) return refuse(403, `origin ${req.headers.origin} is not allowed; open the Control UI from ${this.home}/, or pair the extension so its origin is on the allow-list`);
+    if (this.connections.size >= LIMITS.gatewayConnections) {
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nTOO_MANY: the gateway already has ${LIMITS.gatewayConnections} connections (VERITY_MAX_GATEWAY_CONNECTIONS); close a Control UI tab and retry`);
+      return;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new GatewayConnection(ws, req.headers.origin ?? null);
+      const conn = new GatewayConnection(ws, req.headers.origin ?? null, this.options.log);
       this.connections.set(conn.connId, conn);
       const timer = setTimeout(() => { if (!conn.hello) ws.close(4008, 'connect timeout: send a connect request first'); }, CONNECT_TIMEOUT_MS);
       ws.on('message', (data, isBinary) => void this.onFrame(conn, data, isBinary));
@@ -347,6 +361,36 @@ export class Gateway {
     for (const conn of this.connections.values()) conn.event(event, payload);
   }
 
+  /**
+   * Session changes are gathered for a moment, then sent as one delta: rows added, rows updated, keys
+   * removed. Sending the whole list on every change cost O(n) per change and O(n^2) bytes per burst
+   * (600 labels pushed 110 MB to one Control UI); `sessions.list` still returns the full list.
+   */
+  private sessionsChanged(): void {
+    if (this.sessionsTimer) return;
+    this.sessionsTimer = setTimeout(() => {
+      this.sessionsTimer = null;
+      const delta = this.sessionsDelta();
+      if (delta) this.broadcast('sessions.changed', delta);
+    }, LIMITS.sessionsDebounceMs);
+  }
+
+  private sessionsDelta(): { added: SessionRow[]; updated: SessionRow[]; removed: string[] } | null {
+    const now = new Map<string, string>();
+    const added: SessionRow[] = [], updated: SessionRow[] = [];
+    for (const row of this.sessionList()) {
+      // idle_seconds changes every second by itself: it is not a change worth a frame.
+      const { idle_seconds: _idle, ...compared } = row;
+      const text = JSON.stringify(compared);
+      now.set(row.sessionKey, text);
+      const before = this.sentSessions.get(row.sessionKey);
+      if (before === undefined) added.push(row); else if (before !== text) updated.push(row);
+    }
+    const removed = [...this.sentSessions.keys()].filter((key) => !now.has(key));
+    this.sentSessions = now;
+    return added.length || updated.length || removed.length ? { added, updated, removed } : null;
+  }
+
   /** A ui.command goes to exactly one Control UI connection, or nowhere. Never a broadcast. */
   dispatchUiCommand(connId: string, command: UiCommand): boolean {
     const conn = this.connections.get(connId);
@@ -354,7 +398,7 @@ export class Gateway {
     return conn.event('ui.command', { command });
   }
 
-  sessionList() {
+  sessionList(): SessionRow[] {
     return this.core.sessions.all().filter((s) => s.state !== 'ended').map((s) => ({
       sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core, s),
       transport: this.core.connections.get(s.connectionId)?.transport ?? 'unknown',
@@ -382,9 +426,28 @@ export class Gateway {
     if (stop) { this.screencasts.delete(conn.connId); stop(); }
   }
 
+  /** The gateway is shutting down: requests that still arrive on kept-alive sockets are answered 503. */
+  private stopping = false;
+
+  /**
+   * Stops accepting: the listening socket closes at once (a restarted gateway can bind the port) and idle
+   * kept-alive sockets are closed, so no client sends its next request to this process.
+   */
+  stopAccepting(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.http.close();
+    this.http.closeIdleConnections();
+  }
+
   async close(): Promise<void> {
+    this.stopAccepting();
+    if (this.sessionsTimer) { clearTimeout(this.sessionsTimer); this.sessionsTimer = null; }
     for (const conn of this.connections.values()) { conn.dispose(); conn.socket.close(1012, 'gateway shutting down'); }
     await this.mcp.close();
-    await new Promise((r) => this.http.close(r));
+    // Whatever is still open (a long-lived MCP stream, a socket mid-request) is cut, and WebSockets whose
+    // close handshake has not finished (a client that does not read) are ended, so the process can exit.
+    this.http.closeAllConnections();
+    for (const conn of this.connections.values()) conn.socket.terminate();
   }
 }

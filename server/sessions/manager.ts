@@ -2,6 +2,7 @@
 // labels scoped to the connection that owns them, tombstones for ended labels, and cleanup hooks that
 // run exactly once however a session ends (end_session, disconnect, idle timeout, shutdown).
 import { Refusal } from '../routing/refusal.js';
+import { LIMITS } from '../limits.js';
 import type { CursorTheme, MotionInput } from './cursor-config.js';
 
 export type EndReason = 'end_session' | 'disconnect' | 'idle_timeout' | 'shutdown';
@@ -48,6 +49,9 @@ export class SessionManager {
     this.sweeper.unref();
   }
 
+  /** How long a session may go without a call before it ends as idle_timeout. */
+  get idleMs(): number { return this.options.idleMs; }
+
   /** A hook every session runs at its end (e.g. hide the agent cursor), besides its own. */
   addGlobalHook(name: string, hook: CleanupHook): void { this.globalHooks.set(name, hook); }
 
@@ -78,7 +82,7 @@ export class SessionManager {
       throw new Refusal('session_ended', 'this session has ended; call start_session explicitly to reuse its label');
     }
     if (existing?.state === 'ending') throw new Refusal('session_ended', 'this session is ending');
-    const session = existing ?? this.create(connectionId, label);
+    const session = existing ?? this.create(connectionId, label, false);
     session.lastActive = Date.now();
     return session;
   }
@@ -89,7 +93,7 @@ export class SessionManager {
     this.checkOwner(connectionId, label);
     const existing = this.sessions.get(this.key(connectionId, label));
     if (existing && existing.state !== 'ended') { existing.lastActive = Date.now(); return { session: existing, revived: false }; }
-    return { session: this.create(connectionId, label), revived: !!existing };
+    return { session: this.create(connectionId, label, !!existing), revived: !!existing };
   }
 
   /** A session visible to this connection, for get/end, without creating one. */
@@ -99,7 +103,21 @@ export class SessionManager {
     return this.sessions.get(this.key(connectionId, label));
   }
 
-  private create(connectionId: string, label: string | null): Session {
+  /** Refuses a new session over the bounds (a revived label takes no new room). Ended labels count until their connection goes. */
+  private checkRoom(connectionId: string, label: string | null): void {
+    if (this.sessions.size >= LIMITS.sessions) {
+      throw new Refusal('too_many_sessions', `the server already holds ${LIMITS.sessions} sessions (VERITY_MAX_SESSIONS); end sessions you no longer need, or disconnect idle clients`, { limit: LIMITS.sessions, retryable: true });
+    }
+    if (label === null) return;
+    let labels = 0;
+    for (const s of this.sessions.values()) if (s.connectionId === connectionId && s.label !== null) labels++;
+    if (labels >= LIMITS.labelsPerConnection) {
+      throw new Refusal('too_many_sessions', `this connection already has ${LIMITS.labelsPerConnection} session labels (VERITY_MAX_LABELS_PER_CONNECTION; ended ones count until the connection closes); reuse a label (start_session revives an ended one) or reconnect`, { limit: LIMITS.labelsPerConnection });
+    }
+  }
+
+  private create(connectionId: string, label: string | null, revive: boolean): Session {
+    if (!revive) this.checkRoom(connectionId, label);
     const session: Session = {
       label, connectionId, state: 'active', lastActive: Date.now(),
       cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },

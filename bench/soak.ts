@@ -1,0 +1,213 @@
+// The soak (`npm run soak`; not part of `npm test`): one `verity start` on loopback takes 10,000 tool calls
+// and 1,000 session churns (an MCP client connects, starts a labelled session, calls, ends it, leaves) over
+// 5 minutes, with one gateway reader connected that reads nothing. The server's RSS and open fds
+// (/proc/PID/status, /proc/PID/fd) are sampled throughout; after the load and a settle window both must be
+// back within 10% of the baseline taken after a warm-up, the server must not have crashed, and it must
+// exit cleanly on SIGTERM. The figures go into the "Soak" section of bench/latest.md (the rest of the file
+// is left as it is). SOAK_SECONDS, SOAK_CALLS and SOAK_CHURNS shorten it for a quick look.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Socket } from 'node:net';
+import WebSocket from 'ws';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { REPO_ROOT } from './mcp.js';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
+const CALLS = Number(process.env.SOAK_CALLS ?? 10_000);
+const CHURNS = Number(process.env.SOAK_CHURNS ?? 1_000);
+const WORKERS = 8;
+/** The load stops here even if the counts are not reached (a slow machine): bounded in time. */
+const HARD_STOP_FACTOR = 3;
+const SETTLE_MS = 30_000;
+const TOLERANCE = 0.10;
+const TOKEN = 'soak-token';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (line: string) => process.stderr.write(`soak: ${line}\n`);
+
+function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+async function agent(base: string, name: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name, version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function main(): Promise<number> {
+  const configDir = mkdtempSync(join(tmpdir(), 'verity-soak-'));
+  const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--token', TOKEN, '--headless'],
+    { env: { ...process.env, VERITY_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pid = proc.pid!;
+  let out = '', err = '';
+  proc.stdout!.on('data', (c) => { out += c; });
+  proc.stderr!.on('data', (c) => { err += c; if (err.length > 1e6) err = err.slice(-5e5); });
+  let exitCode: number | null | 'running' = 'running';
+  proc.once('exit', (code) => { exitCode = code; });
+  try {
+    for (let i = 0; i < 300 && !/\?token=/.test(out) && exitCode === 'running'; i++) await sleep(100);
+    const base = /(http:\/\/[^\s/]+)\/\?token=/.exec(out)?.[1];
+    if (!base) throw new Error(`verity start printed no URL: ${err}`);
+    log(`gateway pid ${pid} at ${base}`);
+
+    // The slow reader: connects with operator.read (it hears every action event), then reads nothing.
+    const slow = new WebSocket(`${base.replace('http', 'ws')}/gateway`);
+    await new Promise((r) => slow.once('open', r));
+    slow.send(JSON.stringify({ type: 'req', id: 1, method: 'connect', params: { client: { id: 'soak-slow-reader', version: '1', mode: 'test' }, caps: [], role: 'operator', scopes: ['operator.read'], auth: { token: TOKEN } } }));
+    await new Promise((r) => slow.once('message', r));
+    (slow as unknown as { _socket: Socket })._socket.pause();
+
+    // Workers: each has its own MCP session and its own tab (a small page), for the whole run.
+    const page = `data:text/html,${encodeURIComponent('<title>soak</title><h1>Soak</h1><p>Some text to read back.</p><input aria-label="Field">')}`;
+    const workers = await Promise.all(Array.from({ length: WORKERS }, (_, i) => agent(base, `soak-worker-${i}`)));
+    for (const w of workers) {
+      const r = await w.client.callTool({ name: 'page', arguments: { action: 'new_tab', url: page } });
+      if (r.isError) throw new Error(`new_tab refused: ${JSON.stringify(r.content)}`);
+    }
+    const counts = { calls: 0, callErrors: 0, churns: 0, churnErrors: 0 };
+    const errors: string[] = [];
+    const note = (e: unknown) => { if (errors.length < 10) errors.push((e as Error).message ?? String(e)); };
+    const CALL_KINDS: Array<{ name: string; arguments: Record<string, unknown> }> = [
+      { name: 'list_sessions', arguments: {} },
+      { name: 'page', arguments: { action: 'list_tabs' } },
+      { name: 'list_sessions', arguments: {} },
+      { name: 'get_session', arguments: {} },
+      { name: 'list_sessions', arguments: {} },
+      { name: 'page', arguments: { action: 'get_text' } },
+      { name: 'list_sessions', arguments: {} },
+      { name: 'get_session', arguments: {} },
+    ];
+    let deadline = Infinity;
+    const callLoop = async (w: (typeof workers)[number], share: number, spreadMs: number, tally: boolean) => {
+      const t0 = Date.now();
+      for (let i = 0; i < share && Date.now() < deadline; i++) {
+        const call = CALL_KINDS[i % CALL_KINDS.length];
+        try {
+          const r = await w.client.callTool(call);
+          if (r.isError) { if (tally) counts.callErrors++; note(new Error(`${call.name}: ${JSON.stringify(r.structuredContent ?? r.content).slice(0, 200)}`)); }
+        } catch (e) { if (tally) counts.callErrors++; note(e); }
+        if (tally) counts.calls++;
+        const ahead = t0 + ((i + 1) * spreadMs) / share - Date.now();
+        if (ahead > 0) await sleep(ahead);
+      }
+    };
+    const churnLoop = async (n: number, spreadMs: number, tally: boolean) => {
+      const t0 = Date.now();
+      for (let i = 0; i < n && Date.now() < deadline; i++) {
+        let a: Awaited<ReturnType<typeof agent>> | null = null;
+        try {
+          a = await agent(base, `soak-churn-${i}`);
+          const label = `churn-${i}`;
+          const started = await a.client.callTool({ name: 'start_session', arguments: { session: label } });
+          if (started.isError) throw new Error(`start_session: ${JSON.stringify(started.structuredContent)}`);
+          await a.client.callTool({ name: 'list_sessions', arguments: {} });
+          await a.client.callTool({ name: 'end_session', arguments: { session: label } });
+          await a.transport.terminateSession();
+        } catch (e) { if (tally) counts.churnErrors++; note(e); }
+        await a?.client.close().catch(() => {});
+        if (tally) counts.churns++;
+        const ahead = t0 + ((i + 1) * spreadMs) / n - Date.now();
+        if (ahead > 0) await sleep(ahead);
+      }
+    };
+
+    // Warm-up (not counted), then a settle window, then the baseline.
+    log('warming up');
+    await Promise.all([...workers.map((w) => callLoop(w, 50, 5_000, false)), churnLoop(20, 5_000, false)]);
+    await sleep(10_000);
+    const baseline = { rss: rssKb(pid), fds: fds(pid) };
+    log(`baseline: RSS ${(baseline.rss / 1024).toFixed(1)} MB, ${baseline.fds} fds`);
+
+    const samples: Array<{ rss: number; fds: number }> = [];
+    let sampling = true;
+    const sampler = (async () => { while (sampling && alive(pid)) { samples.push({ rss: rssKb(pid), fds: fds(pid) }); await sleep(1000); } })();
+    const t0 = Date.now();
+    const progress = setInterval(() => log(`${Math.round((Date.now() - t0) / 1000)} s: ${counts.calls} calls, ${counts.churns} churns`), 30_000);
+    const spread = SECONDS * 1000;
+    deadline = t0 + spread * HARD_STOP_FACTOR;
+    await Promise.all([
+      ...workers.map((w, i) => callLoop(w, Math.floor(CALLS / WORKERS) + (i < CALLS % WORKERS ? 1 : 0), spread, true)),
+      churnLoop(CHURNS, spread, true),
+    ]);
+    clearInterval(progress);
+    const loadSeconds = (Date.now() - t0) / 1000;
+    log(`load done in ${loadSeconds.toFixed(0)} s; settling ${SETTLE_MS / 1000} s`);
+    await sleep(SETTLE_MS);
+    sampling = false;
+    await sampler;
+    const crashed = !alive(pid);
+    const after = crashed ? { rss: NaN, fds: NaN } : { rss: rssKb(pid), fds: fds(pid) };
+    const peak = { rss: Math.max(...samples.map((s) => s.rss)), fds: Math.max(...samples.map((s) => s.fds)) };
+    const slowClosed = /closed gateway connection \S+ \(soak-slow-reader\): (.*)/.exec(err)?.[1] ?? null;
+
+    log(`after: RSS ${(after.rss / 1024).toFixed(1)} MB, ${after.fds} fds; closing`);
+    const within = <T>(p: Promise<T>) => Promise.race([p, sleep(5000)]);
+    for (const w of workers) { await within(w.transport.terminateSession().catch(() => {})); await within(w.client.close().catch(() => {})); }
+    slow.terminate();
+    const exitStart = Date.now();
+    process.kill(pid, 'SIGTERM');
+    while (exitCode === 'running' && Date.now() - exitStart < 15_000) await sleep(100);
+    const exited = exitCode as number | null | 'running';
+
+    const rssChange = (after.rss - baseline.rss) / baseline.rss;
+    const fdChange = (after.fds - baseline.fds) / baseline.fds;
+    const pass = !crashed && counts.calls === CALLS && counts.churns === CHURNS && counts.callErrors === 0 && counts.churnErrors === 0
+      && Math.abs(rssChange) <= TOLERANCE && Math.abs(fdChange) <= TOLERANCE && exited === 0;
+    const mb = (kb: number) => (kb / 1024).toFixed(1);
+    const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+    const section = [
+      '## Soak',
+      '',
+      `${new Date().toISOString()}, Node ${process.version}, \`npm run soak\`: one \`verity start\` (headless Chromium) on loopback; ` +
+        `${CALLS} tool calls from ${WORKERS} MCP clients over HTTP (list_sessions, get_session, page list_tabs, page get_text in turn) and ` +
+        `${CHURNS} session churns (connect, start_session, list_sessions, end_session, DELETE) spread over ${SECONDS} s, with one gateway ` +
+        `reader (operator.read) that reads nothing (the load stops at ${HARD_STOP_FACTOR}x that time if the counts are not reached). Baseline after a warm-up and 10 s settle; "after" is ${SETTLE_MS / 1000} s after the load ended. ` +
+        `Bound: after within ${TOLERANCE * 100}% of baseline.`,
+      '',
+      '| figure | value |',
+      '| --- | --- |',
+      `| verdict | ${pass ? 'PASS' : 'FAIL'} |`,
+      `| tool calls (errors) | ${counts.calls} (${counts.callErrors}) in ${loadSeconds.toFixed(0)} s, ${(counts.calls / loadSeconds).toFixed(1)}/s |`,
+      `| session churns (errors) | ${counts.churns} (${counts.churnErrors}) |`,
+      `| RSS baseline / peak / after | ${mb(baseline.rss)} / ${mb(peak.rss)} / ${mb(after.rss)} MB (${pct(rssChange)}) |`,
+      `| open fds baseline / peak / after | ${baseline.fds} / ${peak.fds} / ${after.fds} (${pct(fdChange)}) |`,
+      `| slow reader | ${slowClosed ? `closed by the gateway: ${slowClosed}` : 'still connected at the end (its send buffer stayed under the bound)'} |`,
+      `| crash | ${crashed ? 'yes' : 'none'} |`,
+      `| exit on SIGTERM | ${exited === 'running' ? 'did not exit within 15 s' : `code ${exited}`} |`,
+      ...(errors.length ? ['', `First errors: ${errors.map((e) => `\`${e.replace(/`/g, "'").slice(0, 160)}\``).join('; ')}`] : []),
+      '',
+    ].join('\n');
+    process.stdout.write(`${section}\n`);
+    if (process.env.SOAK_WRITE !== '0') writeSection(section);
+    return pass ? 0 : 1;
+  } finally {
+    if (alive(pid)) { process.kill(pid, 'SIGTERM'); for (let i = 0; i < 100 && alive(pid); i++) await sleep(100); }
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(configDir, { recursive: true, force: true });
+  }
+}
+
+/** Puts the section into bench/latest.md in place of an earlier "## Soak" section, or at the end. */
+function writeSection(section: string): void {
+  const file = join(REPO_ROOT, 'bench', 'latest.md');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const start = text.indexOf('\n## Soak\n');
+  let next: string;
+  if (start < 0) next = `${text.replace(/\n*$/, '\n')}\n${section}`;
+  else {
+    const end = text.indexOf('\n## ', start + 1);
+    next = `${text.slice(0, start + 1)}${section}${end < 0 ? '' : text.slice(end)}`;
+  }
+  writeFileSync(file, next);
+  log(`wrote the Soak section of ${file}`);
+}
+
+main().then((code) => process.exit(code), (e) => { process.stderr.write(`soak failed: ${(e as Error).stack}\n`); process.exit(1); });

@@ -1,0 +1,38 @@
+// Every table a client can grow has a bound here, and every bound has a named refusal where it is hit.
+// The defaults hold for an operator with a few Control UIs and dozens of agents; each can be changed by
+// an environment variable (read once, at start), mainly so tests can reach a bound quickly.
+
+function fromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1) return n;
+  process.stderr.write(`verity: ${name} must be a positive integer, got ${JSON.stringify(raw)}; using ${fallback}\n`);
+  return fallback;
+}
+
+export const LIMITS = {
+  /** Bytes a gateway socket may have queued but unsent; a consumer over it is closed with 4010. */
+  sendBufferBytes: fromEnv('VERITY_MAX_SEND_BUFFER_BYTES', 4 * 1024 * 1024),
+  /** Gateway WebSocket connections at once (Control UIs, the extension, CLI clients). */
+  gatewayConnections: fromEnv('VERITY_MAX_GATEWAY_CONNECTIONS', 32),
+  /** Live agent links (`agent.link` and terminal links) per Control UI connection, and in all. */
+  linksPerConnection: fromEnv('VERITY_MAX_LINKS_PER_CONNECTION', 32),
+  links: fromEnv('VERITY_MAX_LINKS', 256),
+  /** A link binds new MCP sessions for this long after it was minted (and while its Control UI is open). */
+  linkTtlMs: fromEnv('VERITY_LINK_TTL_MS', 24 * 60 * 60_000),
+  /** Labelled sessions one MCP connection may hold (live or ended), and sessions in the whole server. */
+  labelsPerConnection: fromEnv('VERITY_MAX_LABELS_PER_CONNECTION', 64),
+  sessions: fromEnv('VERITY_MAX_SESSIONS', 1024),
+  /** MCP sessions over HTTP at once (each holds an MCP server until it ends or idles out). */
+  httpMcpSessions: fromEnv('VERITY_MAX_HTTP_SESSIONS', 256),
+  /**
+   * An HTTP MCP session with no request for this long is closed (null: twice the session idle time, at
+   * least a minute, so an idled-out session's tombstone stays readable to a client that comes back).
+   */
+  httpSessionIdleMs: process.env.VERITY_HTTP_SESSION_IDLE_MS ? fromEnv('VERITY_HTTP_SESSION_IDLE_MS', 60_000) : null as number | null,
+  /** Tool calls waiting for an operator's approval at once. */
+  pendingApprovals: fromEnv('VERITY_MAX_PENDING_APPROVALS', 64),
+  /** How long sessions.changed deltas are gathered before one is sent. */
+  sessionsDebounceMs: 100,
+};
