@@ -23,7 +23,9 @@ const WORKERS = 8;
 const HARD_STOP_FACTOR = 3;
 const SETTLE_MS = 30_000;
 const TOLERANCE = 0.10;
-const TOKEN = 'soak-token';
+/** The operator credential (the slow gateway reader) and the agent credential (the MCP clients), given in the environment, never argv. */
+const TOKEN = 'soak-operator-token';
+const AGENT_TOKEN = 'soak-agent-token';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`soak: ${line}\n`);
@@ -37,15 +39,15 @@ const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catc
 
 async function agent(base: string, name: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name, version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${AGENT_TOKEN}` } } });
   await client.connect(transport);
   return { client, transport };
 }
 
 async function main(): Promise<number> {
   const configDir = mkdtempSync(join(tmpdir(), 'verity-soak-'));
-  const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--token', TOKEN, '--headless'],
-    { env: { ...process.env, VERITY_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--headless'],
+    { env: { ...process.env, VERITY_CONFIG_DIR: configDir, VERITY_TOKEN: TOKEN, VERITY_AGENT_TOKEN: AGENT_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = proc.pid!;
   let out = '', err = '';
   proc.stdout!.on('data', (c) => { out += c; });
