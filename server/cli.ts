@@ -103,6 +103,17 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
   { env: 'VERITY_LINK', help: 'set in the Control UI terminal\'s shells: binds an agent started there to that Control UI' },
   { env: 'VERITY_TOKEN', help: 'for `verity start`: the operator credential (else --token-file or the config dir); in the Control UI terminal\'s shells: the agent credential for the relay' },
   { env: 'VERITY_AGENT_TOKEN', help: 'for `verity start`: the agent credential (else --agent-token-file or the config dir)' },
+  // Bounds (server/limits.ts): each has a named refusal when reached.
+  { env: 'VERITY_MAX_SEND_BUFFER_BYTES', help: 'unsent bytes a gateway socket may hold before it is closed 4010 "too slow" (default 4194304)' },
+  { env: 'VERITY_MAX_GATEWAY_CONNECTIONS', help: 'gateway WebSocket connections at once; more are refused 503 TOO_MANY (default 32)' },
+  { env: 'VERITY_MAX_LINKS_PER_CONNECTION', help: 'agent links (agent.link) one Control UI connection may hold; more are refused TOO_MANY (default 32)' },
+  { env: 'VERITY_MAX_LINKS', help: 'agent links in all (default 256)' },
+  { env: 'VERITY_LINK_TTL_MS', help: 'how long an agent link lasts (default 86400000, 24 h)' },
+  { env: 'VERITY_MAX_LABELS_PER_CONNECTION', help: 'session labels one MCP connection may hold; more are refused too_many_sessions (default 64)' },
+  { env: 'VERITY_MAX_SESSIONS', help: 'sessions in all; more are refused too_many_sessions (default 1024)' },
+  { env: 'VERITY_MAX_HTTP_SESSIONS', help: 'MCP sessions over HTTP at once; more are refused 503 too_many_sessions (default 256)' },
+  { env: 'VERITY_HTTP_SESSION_IDLE_MS', help: 'an HTTP MCP session idle this long is closed (default twice the session idle time, at least 60 s)' },
+  { env: 'VERITY_MAX_PENDING_APPROVALS', help: 'calls waiting for an operator at once; more are refused too_many_approvals (default 64)' },
   { env: 'VERITY_EXTENSION_ID', help: 'the companion extension\'s id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)' },
 ];
 

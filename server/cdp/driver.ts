@@ -10,7 +10,7 @@ import type { Frame, Tab } from './tab.js';
 import { setValueOnTab, typeIntoTab } from './typing.js';
 import { queueCursor } from './cursor-overlay.js';
 import { judgePointer } from '../routing/verdicts.js';
-import { SideEffectWatch } from './side-effects.js';
+import { INPUT_SETTLE_MS, SideEffectWatch } from './side-effects.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -23,20 +23,26 @@ export class CdpDriver implements Driver {
 
   /**
    * Runs one action and adds to its result what else it caused (a tab opened, a download, a dialog now
-   * blocking the page) as `side_effects`; absent when there was nothing.
+   * blocking the page) as `side_effects`; absent when there was nothing. `settleMs`: how long to keep
+   * listening after the action, for input that commonly opens tabs or starts downloads (clicks, keys,
+   * drops); typing, set_value and scrolling report what arrived during the action and add no wait.
    */
-  private async withSideEffects(target: ResolvedTarget, run: () => Promise<ActionResult>): Promise<ActionResult> {
+  private async withSideEffects(target: ResolvedTarget, run: () => Promise<ActionResult>, settleMs = 0): Promise<ActionResult> {
     const watch = await this.sideEffects.begin(target.key);
     let r: ActionResult | undefined;
     try {
       r = await run();
     } finally {
       const dialog = target.kind === 'tab' ? (await this.host.findTab(target.key).catch(() => null))?.dialog ?? null : null;
-      const effects = await watch.end(r ? dialog : null);
+      const effects = await watch.end(r ? dialog : null, settleMs);
       // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
       for (const e of effects) {
         if (e.kind !== 'tab_opened') continue;
-        for (let i = 0; i < 20 && !(await this.host.findTab(e.tab_id).then(() => true, () => false)); i++) await new Promise((res) => setTimeout(res, 100));
+        for (let i = 0; i < 20; i++) {
+          const tab = await this.host.findTab(e.tab_id).catch(() => null);
+          if (tab) { if (!e.url) e.url = tab.page.url(); break; }
+          await new Promise((res) => setTimeout(res, 100));
+        }
       }
       if (r && effects.length) r = { ...r, side_effects: effects };
     }
@@ -90,7 +96,7 @@ export class CdpDriver implements Driver {
   }
 
   click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
-    return this.withSideEffects(target, () => this.deliverClick(target, options));
+    return this.withSideEffects(target, () => this.deliverClick(target, options), INPUT_SETTLE_MS);
   }
 
   private async deliverClick(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
@@ -150,7 +156,7 @@ export class CdpDriver implements Driver {
   }
 
   pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
-    return this.withSideEffects(target, () => this.deliverPressKey(target, key, modifiers));
+    return this.withSideEffects(target, () => this.deliverPressKey(target, key, modifiers), INPUT_SETTLE_MS);
   }
 
   private async deliverPressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
@@ -248,7 +254,7 @@ export class CdpDriver implements Driver {
   }
 
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
-    return this.withSideEffects(target, () => this.deliverDrag(target, options));
+    return this.withSideEffects(target, () => this.deliverDrag(target, options), INPUT_SETTLE_MS);
   }
 
   private async deliverDrag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {

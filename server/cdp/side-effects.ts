@@ -17,6 +17,8 @@ export function downloadDir(): string {
   return process.env.VERITY_DOWNLOAD_DIR ?? join(configDir(), 'downloads');
 }
 
+/** The browser reports a new target or download a moment after the input that caused it: how long a click's result listens on. */
+export const INPUT_SETTLE_MS = 50;
 /** How long a result waits for a download that began to finish (bounded; reported in_progress past it). */
 const DOWNLOAD_WAIT_MS = 3_000;
 /** Events of one action window are kept up to this many (a page that opens popups in a loop). */
@@ -75,15 +77,14 @@ export class SideEffectWatch {
   }
 
   /** Starts hearing what an action on `tabId` causes; `end` returns it. Never fails the action. */
-  async begin(tabId: string): Promise<{ end(dialog: { type: string; message: string } | null): Promise<SideEffect[]> }> {
+  async begin(tabId: string): Promise<{ end(dialog: { type: string; message: string } | null, settleMs: number): Promise<SideEffect[]> }> {
     await this.attach().catch(() => {});
     const w: Window = { tabId, effects: [], downloads: new Map() };
     this.windows.add(w);
     return {
-      end: async (dialog) => {
+      end: async (dialog, settleMs) => {
         try {
-          // The browser reports a new target or download a moment after the input that caused it.
-          await new Promise((r) => setTimeout(r, 50));
+          if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
           const pending = [...w.downloads.values()].map((d) => d.done);
           if (pending.length) await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, DOWNLOAD_WAIT_MS))]);
           if (dialog) push(w, { kind: 'dialog', type: dialog.type, message: dialog.message });

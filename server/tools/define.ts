@@ -153,9 +153,9 @@ export function summarize(result: ActionResult): string {
   if (result.observed !== undefined) lines.push(`holds now: ${show(result.observed)}`);
   if (result.escalation) lines.push(`next: ${result.escalation.target}: ${result.escalation.reason}`);
   for (const e of result.side_effects ?? []) {
-    lines.push(e.kind === 'tab_opened' ? `also: opened tab ${e.tab_id} (${e.url})`
-      : e.kind === 'download' ? `also: downloaded ${e.file} to ${e.path} (${e.state})`
-        : `also: a ${e.type} dialog is open (${show(e.message)}); answer it with page handle_dialog`);
+    lines.push(e.kind === 'tab_opened' ? `Opened tab ${e.tab_id} (${e.url || 'its URL not known yet'}); drive it with its tab_id`
+      : e.kind === 'download' ? `Downloaded ${e.file} to ${e.path} (${e.state})`
+        : `A ${e.type} dialog is open (${show(e.message)}); answer it with page handle_dialog`);
   }
   const known = new Set(['effect', 'method', 'target', 'route', 'delivery', 'evidence', 'observed', 'escalation', 'side_effects', 'timings_ms']);
   for (const [k, v] of Object.entries(result)) if (!known.has(k) && v !== undefined) lines.push(`${k}: ${show(v)}`);

@@ -1,4 +1,5 @@
-// Concurrent actions on one tab, from one MCP client and from two (over the gateway's HTTP transport):
+// Concurrent actions on one tab from one MCP client, and from two clients at once on their own tabs (over
+// the gateway's HTTP transport):
 // each call's delivery and read-back are its own (server/routing/queue.ts), so every verdict matches
 // what the page itself recorded.
 import { after, before, describe, test } from 'node:test';
@@ -24,8 +25,8 @@ async function tokens(call: Call, tabId?: string): Promise<Record<string, string
   return Object.fromEntries((r.structured.elements as Array<{ label: string; element_token: string }>).map((e) => [e.label, e.element_token]));
 }
 
-async function openFixture(call: Call): Promise<{ tabId: string; page: any }> {
-  const url = fx.url('concurrency.html');
+async function openFixture(call: Call, lane = 'a'): Promise<{ tabId: string; page: any }> {
+  const url = fx.url(`concurrency.html?lane=${lane}`);
   const r = await call('page', { action: 'navigate', url });
   assert.equal(r.isError, false, r.text);
   const tabs = await call('page', { action: 'list_tabs' });
@@ -34,40 +35,42 @@ async function openFixture(call: Call): Promise<{ tabId: string; page: any }> {
   return { tabId: tab.tab_id, page };
 }
 
-/** The three scenarios, each checked against the page's own record. */
-function scenarios(callers: () => Call[], opened: () => { tabId: string; page: any }) {
+/** A client and the tab it drives; the scenarios fire their calls in every lane at the same time. */
+interface Lane { call: Call; opened: { tabId: string; page: any } }
+
+/** The three scenarios, each checked against each page's own record. */
+function scenarios(lanes: () => Lane[]) {
   test('concurrent clicks on one button: the page counted exactly the confirmed ones', async () => {
-    const { page, tabId } = opened();
-    const calls = callers();
-    const t = await tokens(calls[0], tabId);
-    const before = (await model(page)).clicks.count;
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => calls[i % calls.length]('click', { element_token: t.Count })));
-    for (const r of results) assert.equal(r.structured.effect, 'confirmed', r.text);
-    assert.equal((await model(page)).clicks.count - before, results.length);
+    await Promise.all(lanes().map(async ({ call, opened: { page, tabId } }) => {
+      const t = await tokens(call, tabId);
+      const before = (await model(page)).clicks.count;
+      const results = await Promise.all(Array.from({ length: 6 }, () => call('click', { element_token: t.Count })));
+      for (const r of results) assert.equal(r.structured.effect, 'confirmed', r.text);
+      assert.equal((await model(page)).clicks.count - before, results.length);
+    }));
   });
 
   test('concurrent clicks on three buttons: each confirmed, each counted once', async () => {
-    const { page, tabId } = opened();
-    const calls = callers();
-    const t = await tokens(calls[0], tabId);
-    const before = (await model(page)).clicks;
-    const names = ['One', 'Two', 'Three'];
-    const results = await Promise.all(names.map((n, i) => calls[i % calls.length]('click', { element_token: t[n] })));
-    results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `${names[i]}: ${r.text}`));
-    const now = (await model(page)).clicks;
-    for (const id of ['one', 'two', 'three']) assert.equal(now[id] - before[id], 1, id);
+    await Promise.all(lanes().map(async ({ call, opened: { page, tabId } }) => {
+      const t = await tokens(call, tabId);
+      const before = (await model(page)).clicks;
+      const names = ['One', 'Two', 'Three'];
+      const results = await Promise.all(names.map((n) => call('click', { element_token: t[n] })));
+      results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `${names[i]}: ${r.text}`));
+      const now = (await model(page)).clicks;
+      for (const id of ['one', 'two', 'three']) assert.equal(now[id] - before[id], 1, id);
+    }));
   });
 
   test('six concurrent type_text into six fields by token: each text in its own field', async () => {
-    const { page, tabId } = opened();
-    const calls = callers();
-    const t = await tokens(calls[0], tabId);
-    const start = (await model(page)).fields as string[];
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      calls[i % calls.length]('type_text', { element_token: t[`Field ${i}`], text: `v${i}` })));
-    results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `field ${i}: ${r.text}`));
-    const now = (await model(page)).fields as string[];
-    now.forEach((v, i) => assert.equal(v, start[i] + `v${i}`, `field ${i}`));
+    await Promise.all(lanes().map(async ({ call, opened: { page, tabId } }, lane) => {
+      const t = await tokens(call, tabId);
+      const start = (await model(page)).fields as string[];
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => call('type_text', { element_token: t[`Field ${i}`], text: `v${lane}${i}` })));
+      results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `field ${i}: ${r.text}`));
+      const now = (await model(page)).fields as string[];
+      now.forEach((v, i) => assert.equal(v, start[i] + `v${lane}${i}`, `field ${i}`));
+    }));
   });
 }
 
@@ -79,21 +82,28 @@ describe('one client (stdio)', () => {
     opened = await openFixture(v.call);
   });
   after(async () => { await v?.close(); });
-  scenarios(() => [v.call], () => opened);
+  scenarios(() => [{ call: v.call, opened }]);
 });
 
-describe('two clients over HTTP on one tab', () => {
+// Two clients never share a tab (sessions apart: another connection's tab does not exist for it), so the
+// two-client case is both clients firing at their own tabs at the same time, through one gateway and one
+// browser: no call's caret, delivery or verdict may leak into the other client's tab.
+describe('two clients over HTTP, each on its own tab, at the same time', () => {
   let gw: Gateway;
   let a: Connection, b: Connection;
-  let opened: { tabId: string; page: any };
+  let openedA: { tabId: string; page: any }, openedB: { tabId: string; page: any };
   const dir = mkdtempSync(join(tmpdir(), 'verity-concurrency-'));
   before(async () => {
     gw = await startGateway(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: join(dir, 'cfg') });
     [a, b] = [await gw.connect(), await gw.connect()];
-    opened = await openFixture(a.call);
-    // B addresses A's tab by its id, with tokens from its own snapshot.
-    await tokens(b.call, opened.tabId);
+    openedA = await openFixture(a.call, 'a');
+    openedB = await openFixture(b.call, 'b');
   });
   after(async () => { await gw?.close(); rmSync(dir, { recursive: true, force: true }); });
-  scenarios(() => [a.call, b.call], () => opened);
+  test("B cannot address A's tab", async () => {
+    const r = await b.call('get_window_state', { target: { kind: 'tab', tab_id: openedA.tabId } });
+    assert.equal(r.isError, true, r.text);
+    assert.equal(r.structured.refusal.code, 'target_not_found', r.text);
+  });
+  scenarios(() => [{ call: a.call, opened: openedA }, { call: b.call, opened: openedB }]);
 });

@@ -8,35 +8,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttp, type Server as HttpServer } from 'node:http';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'puppeteer-core';
 import { waitFor } from '../helpers/gateway.js';
-import { chrome, fx, gw, gwEnv, inWorker, launch, mcp, port, sharedTabId, listedTabs, teardown, typeInto, workerStatus } from './setup.js';
+import { chrome, fx, gw, gwEnv, inWorker, launch, LinkProxy, mcp, port, sharedTabId, listedTabs, teardown, typeInto, workerStatus } from './setup.js';
 
-/** A TCP relay from the extension to the gateway; `cut` resets every connection through it, `close` stops it. */
-class LinkProxy {
-  port = 0;
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  async listen(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(port, '127.0.0.1');
-      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); s.on('error', () => {}); }
-      client.pipe(upstream); upstream.pipe(client);
-      client.on('close', () => upstream.destroy()); upstream.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(this.port, '127.0.0.1', () => resolve()); });
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-  cut(): void { for (const s of this.sockets) s.resetAndDestroy(); }
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    this.cut();
-    if (server) await new Promise((r) => server.close(r));
-  }
-}
 
 // A page whose field answers its first input slowly: it tells the test (a synchronous request) that the
 // input reached it, and the test cuts the link right then, while the command is still in flight.

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page, type WebWorker } from 'puppeteer-core';
@@ -151,4 +151,29 @@ export async function typeInto(call: Call, tabId: string, label: string, text: s
   const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find((e) => e.label === label && e.role === 'textbox');
   assert.ok(field, `a textbox labelled ${label}`);
   return call('type_text', { element_token: field.element_token, text });
+}
+
+/** A TCP relay from the extension to the gateway; `cut` resets every connection through it, `close` stops it. */
+export class LinkProxy {
+  port = 0;
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  async listen(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(port, '127.0.0.1');
+      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); s.on('error', () => {}); }
+      client.pipe(upstream); upstream.pipe(client);
+      client.on('close', () => upstream.destroy()); upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(this.port, '127.0.0.1', () => resolve()); });
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+  cut(): void { for (const s of this.sockets) s.resetAndDestroy(); }
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    this.cut();
+    if (server) await new Promise((r) => server.close(r));
+  }
 }

@@ -32,7 +32,8 @@ test('verity mcp --gateway shows up live in the gateway\'s session list', async 
     await agent.client.callTool({ name: 'start_session', arguments: { session: 'from-stdio' } });
     const listed = await waitFor(async () => (await ui.request('sessions.list')).payload.sessions.find((s: any) => s.session === 'from-stdio'), 'the stdio session in sessions.list');
     assert.equal(listed.state, 'active');
-    assert.ok(ui.events.some((e) => e.event === 'sessions.changed'), 'the list changed live');
+    // sessions.changed is gathered for a moment (deltas, server/gateway/server.ts): wait for it, bounded.
+    await waitFor(() => ui.events.some((e) => e.event === 'sessions.changed' && e.payload.added?.some((r: any) => r.session === 'from-stdio')), 'the list changed live');
   } finally { await agent.close(); ui.ws.close(); }
 });
 

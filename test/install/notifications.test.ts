@@ -76,7 +76,7 @@ describe('MCP logging and progress', () => {
   test('a run_actions batch reports each step as it starts', async () => {
     const nav = await v.call('page', { action: 'navigate', url: `${base}/form` });
     assert.equal(nav.isError, false, nav.text);
-    const shot = await v.call('get_window_state', { include_screenshot: false });
+    const shot = await v.call('get_window_state', { include_screenshot: false, format: 'full' });
     const token = (label: string) => shot.structured.elements.find((e: { label: string }) => e.label.includes(label)).element_token;
     const { result, early } = await callWithProgress('run_actions', { steps: [
       { tool: 'type_text', args: { element_token: token('First'), text: 'one' } },

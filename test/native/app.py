@@ -5,8 +5,9 @@
 # what the app itself holds, not what Verity says.
 #   app.py TITLE            the form
 #   app.py TITLE --many N   the form plus N rows of labelled buttons (for the ~500-node benchmark)
-import json
 import sys
+
+from truth import click_counter, reporter  # noqa: E402 (beside this script)
 
 import gi
 gi.require_version('Gtk', '3.0')
@@ -151,20 +152,8 @@ def state():
     }
 
 
-last = {'s': None}
-
-
-def changed(*_):
-    s = json.dumps(state())
-    if s != last['s']:
-        last['s'] = s
-        print(s, flush=True)
-    return False
-
-
-def on_click(*_):
-    clicks['n'] += 1
-    changed()
+changed = reporter(state)
+on_click = click_counter(clicks, changed)
 
 
 button.connect('clicked', on_click)

@@ -3,8 +3,9 @@
 # multi-line text view, a check box, a button, a combo box, a spin button and a slider. It reports its own
 # state as one JSON line on stdout on every change, so tests assert what the app itself holds.
 #   app_gtk4.py TITLE
-import json
 import sys
+
+from truth import click_counter, reporter  # noqa: E402 (beside this script)
 
 import gi
 gi.require_version('Gtk', '4.0')
@@ -59,20 +60,8 @@ def state():
     }
 
 
-last = {'s': None}
-
-
-def changed(*_):
-    s = json.dumps(state())
-    if s != last['s']:
-        last['s'] = s
-        print(s, flush=True)
-    return False
-
-
-def on_click(*_):
-    clicks['n'] += 1
-    changed()
+changed = reporter(state)
+on_click = click_counter(clicks, changed)
 
 
 button.connect('clicked', on_click)

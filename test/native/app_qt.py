@@ -4,8 +4,9 @@
 # JSON line on stdout on every change, so tests assert what the app itself holds, not what Verity says.
 # Run with QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (desktop.ts's startApp does).
 #   app_qt.py TITLE
-import json
 import sys
+
+from truth import click_counter, reporter  # noqa: E402 (beside this script)
 
 from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLineEdit, QPushButton, QSlider, QSpinBox,
                              QTextEdit, QVBoxLayout, QWidget)
@@ -56,19 +57,8 @@ def state():
     }
 
 
-last = {'s': None}
-
-
-def changed(*_):
-    s = json.dumps(state())
-    if s != last['s']:
-        last['s'] = s
-        print(s, flush=True)
-
-
-def on_click(*_):
-    clicks['n'] += 1
-    changed()
+changed = reporter(state)
+on_click = click_counter(clicks, changed)
 
 
 button.clicked.connect(on_click)

@@ -200,7 +200,7 @@ describe('caps with named refusals', () => {
     await sleep(1600);
     const res = await fetch(`${gw.base}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${gw.token}`, 'x-verity-link': first.payload.link_token, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { authorization: `Bearer ${gw.agentToken}`, 'x-verity-link': first.payload.link_token, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
     });
     assert.equal(res.status, 403);
@@ -225,7 +225,7 @@ describe('abandoned HTTP MCP sessions', () => {
     const ui = await operatorSocket(gw, ['operator.read']);
     // Abandoned: a session started, then the client goes silent (no DELETE).
     const client = new Client({ name: 'abandoned', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } } });
     await client.connect(transport);
     const started = await client.callTool({ name: 'start_session', arguments: { session: 'abandoned' } });
     assert.ok(!started.isError);
@@ -233,7 +233,7 @@ describe('abandoned HTTP MCP sessions', () => {
     assert.equal((await listed()).length, 1);
     // A client that only initialized (no session of its own yet) is closed the same way.
     const quiet = new Client({ name: 'quiet', version: '1' });
-    const quietTransport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.token}` } } });
+    const quietTransport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } } });
     await quiet.connect(quietTransport);
 
     await waitFor(() => /closed the idle MCP session \S+ \(abandoned 1\)/.test(gw.stderr()) && /closed the idle MCP session \S+ \(quiet 1\)/.test(gw.stderr()), 'both idle MCP sessions closed', 100, 200);

@@ -152,7 +152,7 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
     // A link click to the gateway: the click is delivered, the Control UI never loads, and the tab is not driven there.
     const back = await agent.call('page', { action: 'navigate', url: site.allowed('/home?case=gw-link'), tab_id: tabId });
     assert.equal(back.isError, false, back.text);
-    const snap = await agent.call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+    const snap = await agent.call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false, format: 'full' });
     const link = snap.structured.elements.find((e: any) => e.label === 'control');
     assert.ok(link, snap.text);
     await agent.call('click', { element_token: link.element_token });
@@ -166,7 +166,7 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
   test('set_input_files with no upload root is refused naming --upload-root; the page gets no file', async () => {
     const opened = await agent.call('page', { action: 'new_tab', url: site.allowed('/upload.html?case=noroot') });
     const page = await pageOf(opened.structured.tab_id);
-    const snap = await agent.call('get_window_state', { include_screenshot: false });
+    const snap = await agent.call('get_window_state', { include_screenshot: false, format: 'full' });
     const input = snap.structured.elements.find((e: any) => /Attachment/.test(e.label));
     assert.ok(input, snap.text);
     refused(await agent.call('page', { action: 'set_input_files', element_token: input.element_token, paths: ['/etc/hostname'] }), 'not_permitted', /--upload-root/);
@@ -222,7 +222,7 @@ describe('an origin policy and upload roots', () => {
 
     const home = await agent.call('page', { action: 'navigate', url: site.allowed('/home?case=link') });
     assert.equal(home.isError, false, home.text);
-    const snap = await agent.call('get_window_state', { include_screenshot: false });
+    const snap = await agent.call('get_window_state', { include_screenshot: false, format: 'full' });
     const away = snap.structured.elements.find((e: any) => e.label === 'away');
     assert.ok(away, snap.text);
     await agent.call('click', { element_token: away.element_token });
@@ -280,7 +280,7 @@ describe('an origin policy and upload roots', () => {
     const opened = await agent.call('page', { action: 'new_tab', url: site.allowed('/upload.html?case=roots') });
     const page = await pageOf(opened.structured.tab_id);
     const token = async () => {
-      const snap = await agent.call('get_window_state', { include_screenshot: false });
+      const snap = await agent.call('get_window_state', { include_screenshot: false, format: 'full' });
       return snap.structured.elements.find((e: any) => /Attachment/.test(e.label)).element_token as string;
     };
     const model = async () => JSON.parse(await page.evaluate('window.__model()') as string);

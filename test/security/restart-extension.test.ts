@@ -5,39 +5,17 @@
 // holds closed, so "still reconnecting" is a fact of the test, not a race. Every process is ended by PID.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { waitFor } from '../helpers/gateway.js';
-import { chrome, fx, gw, launch, mcp, port, share, startGw, stopGw, teardown, workerStatus } from '../extension/setup.js';
+import { chrome, fx, gw, gwEnv, launch, LinkProxy, mcp, port, share, startGw, stopGw, teardown, workerStatus } from '../extension/setup.js';
 
-/** A TCP proxy from the extension to the gateway that the test opens and closes. */
-class LinkProxy {
-  port = 0;
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  async listen(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(port, '127.0.0.1');
-      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); s.on('error', () => {}); }
-      client.pipe(upstream); upstream.pipe(client);
-      client.on('close', () => upstream.destroy()); upstream.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(this.port, '127.0.0.1', () => resolve()); });
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const s of this.sockets) s.resetAndDestroy();
-    if (server) await new Promise((r) => server.close(r));
-  }
-}
 
 const proxy = new LinkProxy();
 
 before(async () => {
-  await launch();
+  // The gateway answers only to Host names it knows (DNS rebinding): the proxy's address is configured.
   await proxy.listen();
+  gwEnv.VERITY_ALLOWED_HOSTS = `127.0.0.1:${proxy.port}`;
+  await launch();
   const page = await chrome.newPage();
   await page.goto(gw!.pairLink.replace(`127.0.0.1%3A${port}`, `127.0.0.1%3A${proxy.port}`));
   await page.waitForSelector('#status[data-state="paired"]');

@@ -43,7 +43,7 @@ describe('two MCP clients of one verity start', () => {
     const opened = await a.call('page', { action: 'new_tab', url: SECRET_URL() });
     assert.equal(opened.isError, false, opened.text);
     aTab = opened.structured.tab_id;
-    const snap = await a.call('get_window_state', { include_screenshot: false });
+    const snap = await a.call('get_window_state', { include_screenshot: false, format: 'full' });
     aToken = snap.structured.elements.find((e: any) => e.role === 'button').element_token;
 
     const listed = await b.call('page', { action: 'list_tabs' });
