@@ -121,6 +121,8 @@ export class Verity {
     this.browser = new BrowserHost(options);
     this.cdp = new CdpDriver(this.browser);
     this.policy = options.policy ?? new Policy();
+    // An owner entry lives as long as its tab: the map is bounded by the tabs open now.
+    this.browser.closedListeners.add((tabId) => this.tabOwners.delete(tabId));
     this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
     this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.

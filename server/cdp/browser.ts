@@ -62,6 +62,8 @@ export class BrowserHost {
   private readonly tabs = new WeakMap<Page, Promise<Tab>>();
   private readonly unanswered = new WeakSet<Target>();
   private readonly byId = new Map<string, Tab>();
+  /** Told the id of each tab that closes (bookkeeping kept per tab elsewhere, e.g. tab ownership, goes with it). */
+  readonly closedListeners = new Set<(tabId: string) => void>();
   /** More sources of tabs searched by tabs_() and findTab() (the extension relay's shared tabs). */
   private readonly peers: BrowserHost[] = [];
   /** The process id of a browser this host launched (null when attached). */
@@ -187,7 +189,7 @@ export class BrowserHost {
     if (!tab) {
       tab = Tab.open(page);
       this.tabs.set(page, tab);
-      tab.then((t) => { this.byId.set(t.id, t); page.once('close', () => this.byId.delete(t.id)); }, () => this.tabs.delete(page));
+      tab.then((t) => { this.byId.set(t.id, t); page.once('close', () => { this.byId.delete(t.id); for (const listener of this.closedListeners) listener(t.id); }); }, () => this.tabs.delete(page));
     }
     return tab;
   }
