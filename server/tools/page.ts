@@ -151,7 +151,7 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
       ctx.progress?.(`waiting for ${what}`);
       const [frame] = await tab.frames();
       const found = args.url ? tab.page.url().includes(args.url)
-        : await tab.call<boolean>(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => { if (e instanceof Refusal) throw e; return false; });
+        : await tab.call(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => { if (e instanceof Refusal) throw e; return false; });
       if (found) return { structured: { found: true, waited_for: what, url: tab.page.url() } };
       if (Date.now() >= deadline) throw new Refusal('timeout', `gave up after ${args.timeout_ms} ms waiting for ${what}`, { retryable: true });
       await new Promise((r) => setTimeout(r, 100));

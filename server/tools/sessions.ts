@@ -47,7 +47,7 @@ async function summaryRead(core: Verity, session: Session) {
     try {
       const tab = await core.browser.findTab(session.currentTabId);
       const [frame] = await tab.frames();
-      summary.cursor.visible = (await tab.call<boolean>(frame, 'cursorVisible')) === true;
+      summary.cursor.visible = (await tab.call(frame, 'cursorVisible')) === true;
     } catch { /* a closed tab or a busy page shows no cursor */ }
   }
   return summary;
