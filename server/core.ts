@@ -18,10 +18,13 @@ import { queuedDriver, TargetQueue, type WaitHook } from './routing/queue.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
 import type { NativeDriver, NativeTarget } from './native/driver.js';
 import type { AccRef } from './native/atspi.js';
-import { Activity, summarizeArgs } from './activity.js';
+import { Activity } from './activity.js';
 import { Approvals } from './approvals.js';
 import type { Reply } from './tools/define.js';
 import { guardRequests } from './cdp/guard.js';
+import { Brake } from './sessions/brake.js';
+import { AuditStore } from './audit/store.js';
+import { labelledSummary, noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
 
 /** Per-call state handed to every tool: the connection, and the session the call was admitted to. */
 export interface CallContext {
@@ -37,6 +40,8 @@ export interface CallContext {
   runStep?: (tool: import('./tools/define.js').ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
   /** Told when an action waits for earlier ones on its target (e.g. to send an MCP progress notification). */
   onQueued?: WaitHook;
+  /** Fires when the operator stops the agent or ends the session (sessions/brake.ts): waits give up. */
+  signal?: AbortSignal;
 }
 
 export interface TargetArgs {
@@ -112,6 +117,10 @@ export class Verity {
   readonly systemReducedMotion = process.env.VERITY_REDUCED_MOTION === '1';
   readonly activity = new Activity();
   readonly approvals = new Approvals();
+  /** The operator's brake on each agent (stop, pause, resume): sessions/brake.ts. */
+  readonly brake = new Brake();
+  /** Every call, approval, brake and operator input: durable under the gateway (audit/store.ts), in memory otherwise. */
+  audit: AuditStore = new AuditStore(null);
   /** Set by the gateway: delivers a ui.command to one Control UI connection; false when it is gone. */
   uiRouter?: (connId: string, command: Record<string, unknown>) => boolean;
   /** MCP connections, for the operator's session list. */
@@ -124,6 +133,8 @@ export class Verity {
     // An owner entry lives as long as its tab: the map is bounded by the tabs open now.
     this.browser.closedListeners.add((tabId) => this.tabOwners.delete(tabId));
     this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
+    this.approvals.on('requested', (request) => noteApprovalRequested(this.audit, request));
+    this.approvals.on('resolved', (outcome) => noteApprovalResolved(this.audit, outcome));
     this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', async (session) => {
@@ -154,10 +165,11 @@ export class Verity {
   }
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
-  noteAction(ctx: CallContext, tool: string, args: Record<string, unknown>, reply: Reply): void {
+  noteAction(ctx: CallContext, tool: string, args: Record<string, unknown>, reply: Reply, extra: { labels?: Record<string, string>; approval?: { id: string; by?: string } } = {}): void {
     const structured = reply.structured as { effect?: string; evidence?: unknown[]; refusal?: { code: string; message: string } };
     const entry = this.activity.record({
-      sessionKey: ctx.session ? this.sessions.keyOf(ctx.session) : ctx.connectionId, tool, summary: summarizeArgs(args),
+      sessionKey: ctx.session ? this.sessions.keyOf(ctx.session) : ctx.connectionId, tool, summary: labelledSummary(args, extra.labels),
+      ...(extra.labels ? { labels: extra.labels } : {}), ...(extra.approval ? { approval: extra.approval } : {}),
       effect: structured.effect ?? null, refusal: structured.refusal ? `${structured.refusal.code}: ${structured.refusal.message}` : null,
       evidence: (structured.evidence ?? []).slice(0, 4), isError: !!reply.isError,
     });
@@ -302,7 +314,7 @@ export class Verity {
   async resolve(args: TargetArgs, ctx: CallContext, options: { needsTarget?: boolean } = {}): Promise<{ target: ResolvedTarget; driver: Driver }> {
     const { target, driver } = await this.route(args, ctx, options);
     // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
-    return { target, driver: queuedDriver(this.actionQueue, driver, target, ctx.onQueued) };
+    return { target, driver: queuedDriver(this.actionQueue, driver, target, ctx.onQueued, ctx.signal) };
   }
 
   readonly actionQueue = new TargetQueue();
@@ -414,6 +426,7 @@ export class Verity {
 
   async close(): Promise<void> {
     await this.sessions.shutdown();
+    this.audit.close();
     await this.browser.close();
     this.native?.host.close();
   }

@@ -7,6 +7,7 @@ import { GatewayError, type Scope } from './protocol.js';
 import { openTerminal } from './terminal.js';
 import { forwardInput, startScreencast } from './screencast.js';
 import { sessionSummary } from '../tools/sessions.js';
+import { BRAKE_METHODS, logOperatorInput, operatorName } from './brake-methods.js';
 
 export interface MethodSpec<P extends z.ZodType = z.ZodType> {
   scope: Scope;
@@ -62,7 +63,7 @@ export const METHODS: Record<string, MethodSpec> = {
     // never take it: no caller can approve its own call. The role check says so again, explicitly.
     handler: (p, conn, gw) => {
       if (conn.role !== 'operator') throw new GatewayError('FORBIDDEN', 'approvals are accepted only from a connection with the operator credential', { missingScope: 'operator.approvals' });
-      if (!gw.core.approvals.resolve(p.id, p.approve)) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
+      if (!gw.core.approvals.resolve(p.id, p.approve, operatorName(conn))) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
       return { ok: true };
     },
   }),
@@ -167,8 +168,9 @@ export const METHODS: Record<string, MethodSpec> = {
       x: z.number().finite().optional(), y: z.number().finite().optional(), deltaY: z.number().finite().optional(),
       key: z.string().max(32).optional(), text: z.string().max(10_000).optional(),
     }),
-    handler: async (p, _c, gw) => { await forwardInput(await gw.core.browser.findTab(p.tab_id), p); return { ok: true }; },
+    handler: async (p, conn, gw) => { await forwardInput(await gw.core.browser.findTab(p.tab_id), p); logOperatorInput(gw, conn, p); return { ok: true }; },
   }),
+  ...BRAKE_METHODS,
 };
 
 export { sessionSummary };

@@ -23,12 +23,14 @@ import type { Terminal } from './terminal.js';
 import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
+import { serveAuditExport } from './brake-methods.js';
+import type { BrakeStatus } from '../sessions/brake.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export type SessionRow = ReturnType<typeof sessionSummary> & { sessionKey: string; transport: string; client: string; tab_id: string | null };
+export type SessionRow = ReturnType<typeof sessionSummary> & { sessionKey: string; transport: string; client: string; tab_id: string | null; brake: BrakeStatus };
 
 export interface GatewayOptions {
   host: string; port: number;
@@ -90,6 +92,8 @@ export class Gateway {
     core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
+    core.brake.on('changed', () => this.sessionsChanged());
+    core.audit.on('entry', (entry) => this.broadcast('audit.entry', entry));
   }
 
   /** The agent credential: what the terminal's shells carry, never the operator's. */
@@ -182,6 +186,7 @@ export class Gateway {
       void this.mcp.handle(req, res).catch((e) => { if (!res.headersSent) res.writeHead(500).end(String(e)); });
       return;
     }
+    if (url.pathname === '/audit/export') return serveAuditExport(this, url, res, BASE_HEADERS);
     this.serveStatic(url.pathname, res);
   }
 
@@ -403,6 +408,7 @@ export class Gateway {
       sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core, s),
       transport: this.core.connections.get(s.connectionId)?.transport ?? 'unknown',
       client: this.core.connections.get(s.connectionId)?.client ?? '', tab_id: s.currentTabId ?? null,
+      brake: this.core.brake.status(s.connectionId),
     }));
   }
 

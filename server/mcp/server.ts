@@ -22,6 +22,8 @@ import { summarizeArgs } from '../activity.js';
 import { VERSION } from '../version.js';
 import { listen, logTo, progressOf, unlisten } from './notify.js';
 import { reportWhile, runWithProgress } from '../progress.js';
+import { abandonOnAbort } from '../sessions/brake.js';
+import { labelsOf, noteCall } from '../audit/trail.js';
 
 export { VERSION };
 
@@ -70,6 +72,7 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     previousOnClose?.();
     unlisten(server);
     core.connections.delete(ctx.connectionId);
+    core.brake.forget(ctx.connectionId);
     void core.sessions.disconnect(ctx.connectionId);
   };
   return server;
@@ -104,23 +107,46 @@ export async function runTool(tool: ToolDef, rawArgs: unknown, core: Verity, ctx
 }
 
 /**
- * The one path every call takes, direct or as a batch step: arguments, the policy's approval list,
- * admission to a session (which may be ended or another connection's), then the handler, recorded
- * when the session records.
+ * The one path every call takes, direct or as a batch step: the operator's brake, arguments, the
+ * policy's approval list, admission to a session (which may be ended or another connection's), then the
+ * handler, recorded when the session records. Every call, refused or not, goes into the audit trail.
  */
 export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, connection: CallContext): Promise<Reply> {
+  const started = performance.now();
+  const raw = (rawArgs && typeof rawArgs === 'object' ? rawArgs : {}) as Record<string, unknown>;
+  const sessionKey = `${connection.connectionId}/${sessionLabelOf(raw.session)}`;
+  // Labels are read before the call runs: its own snapshot would make the tokens stale.
+  const labels = labelsOf(core.snapshots, raw);
+  const trace: { approval?: { id: string; by?: string }; recording?: { dir: string; step: number; before?: string; after?: string } } = {};
+  const reply = await admitAndRun(tool, rawArgs, core, connection, sessionKey, labels, trace);
+  setImmediate(() => noteCall(core.audit, { sessionKey, tool: tool.name, args: raw, reply, labels, approval: trace.approval, durationMs: performance.now() - started, recording: trace.recording }));
+  return reply;
+}
+
+/** The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none). */
+function sessionLabelOf(session: unknown): string {
+  const label = typeof session === 'string' ? session.trim() : '';
+  return label && label !== 'default' ? label : 'implicit';
+}
+
+async function admitAndRun(tool: ToolDef, rawArgs: unknown, core: Verity, connection: CallContext, sessionKey: string, labels: Record<string, string> | undefined,
+  trace: { approval?: { id: string; by?: string }; recording?: { dir: string; step: number; before?: string; after?: string } }): Promise<Reply> {
+  let running: AbortController | undefined;
   try {
+    // The brake comes first: a stopped agent is refused whatever it sends; a paused one waits here.
+    await core.brake.admit(connection.connectionId, connection.progress);
     const args = parseArgs(tool, rawArgs) as Record<string, unknown>;
+    running = core.brake.begin(sessionKey);
+    const signal = running.signal;
     // Every tool the policy holds waits for an operator, the session tools included: the check comes
     // before anything of the call runs, and the operator is shown the arguments whole.
     if (core.policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
-      const label = typeof args.session === 'string' && args.session.trim() && args.session.trim() !== 'default' ? args.session.trim() : 'implicit';
-      await reportWhile(connection.progress, `waiting for an operator to approve ${tool.name}`, core.approvals.request(tool.name, summarizeArgs(args, Infinity), `${connection.connectionId}/${label}`, args));
+      trace.approval = await reportWhile(connection.progress, `waiting for an operator to approve ${tool.name}`, core.approvals.request(tool.name, summarizeArgs(args, Infinity), sessionKey, args, { signal, labels }));
     }
-    if (tool.sessionless) return await tool.handler(args, core, connection);
+    if (tool.sessionless) return await abandonOnAbort(tool.handler(args, core, { ...connection, signal }), signal);
     const session = core.sessions.admit(connection.connectionId, args.session as string | undefined);
     const ctx: CallContext = {
-      ...connection, session,
+      ...connection, session, signal,
       runStep: async (step, stepArgs) => {
         const reply = await callTool(step, stepArgs, core, connection);
         return { structured: reply.structured, isError: !!reply.isError, images: reply.images };
@@ -132,14 +158,14 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
       const before = recorded ? await core.recordingShot(ctx) : null;
       let reply: Reply;
       try {
-        reply = await tool.handler(args, core, ctx);
+        reply = await abandonOnAbort(tool.handler(args, core, ctx), signal);
       } catch (e) {
         reply = refusalReply(asRefusal(e));
       }
       core.afterAction();
-      if (recorded) recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await core.recordingShot(ctx) });
+      if (recorded) trace.recording = recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await core.recordingShot(ctx) });
       // The operators' log hears of it once the reply is on its way: it never delays the caller.
-      if (!tool.annotations.readOnlyHint) setImmediate(() => core.noteAction(ctx, tool.name, args, reply));
+      if (!tool.annotations.readOnlyHint) setImmediate(() => core.noteAction(ctx, tool.name, args, reply, { labels, approval: trace.approval }));
       return reply;
     } finally {
       session.inFlight--;
@@ -147,6 +173,8 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
     }
   } catch (e) {
     return refusalReply(asRefusal(e));
+  } finally {
+    if (running) core.brake.finish(sessionKey, running);
   }
 }
 

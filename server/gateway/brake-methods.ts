@@ -1,0 +1,146 @@
+// Gateway methods of the brake (sessions.stop/pause/resume/end, scope operator.write) and of the audit
+// trail (audit.*, scope operator.read), and the one-time download route of an export (GET /audit/export).
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { ServerResponse } from 'node:http';
+import type { Gateway } from './server.js';
+import type { GatewayConnection } from './connection.js';
+import type { MethodSpec } from './methods.js';
+import { auditExportParams, auditImageParams, auditQueryParams, brakeParams, GatewayError, type AuditExportParams } from './protocol.js';
+import { connectionOfKey } from '../sessions/brake.js';
+import { Refusal } from '../routing/refusal.js';
+import { exportJsonl, exportZip, noteBrake, noteOperatorInput, recordingImage } from '../audit/trail.js';
+
+const spec = <P extends z.ZodType>(m: MethodSpec<P>): MethodSpec => m as unknown as MethodSpec;
+
+/** Who did it, for the audit trail and the cards: the client's name and a short connection id (two UIs apart). */
+export function operatorName(conn: GatewayConnection): string {
+  const client = conn.hello?.client;
+  return `${client?.displayName || client?.id || 'operator'} #${conn.connId.slice(0, 4)}`;
+}
+
+/** The agent (MCP connection) a session row belongs to; NOT_FOUND when it is gone. */
+function agentOf(gw: Gateway, sessionKey: string): string {
+  const connectionId = connectionOfKey(sessionKey);
+  if (!gw.core.connections.has(connectionId) && !gw.core.sessions.list(connectionId).length) {
+    throw new GatewayError('NOT_FOUND', `no agent connection for ${sessionKey}; sessions.list names the current sessions`);
+  }
+  return connectionId;
+}
+
+function parseTime(value: string | number | undefined, field: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(ms)) throw new GatewayError('INVALID_REQUEST', `audit.query: ${field}: not a time (an ISO date or epoch milliseconds)`);
+  return ms;
+}
+
+/** One-time export downloads: unguessable, valid for a minute, at most a few at once. */
+const EXPORT_TTL_MS = 60_000;
+const EXPORT_TICKETS_MAX = 16;
+const tickets = new Map<string, { params: AuditExportParams; expires: number }>();
+
+export const BRAKE_METHODS: Record<string, MethodSpec> = {
+  'sessions.stop': spec({
+    scope: 'operator.write', params: brakeParams,
+    handler: (p, conn, gw) => {
+      const agent = agentOf(gw, p.sessionKey);
+      const by = operatorName(conn);
+      gw.core.brake.stop(agent, by);
+      noteBrake(gw.core.audit, p.sessionKey, 'stop', by);
+      return gw.core.brake.status(agent);
+    },
+  }),
+  'sessions.pause': spec({
+    scope: 'operator.write', params: brakeParams,
+    handler: (p, conn, gw) => {
+      const agent = agentOf(gw, p.sessionKey);
+      const by = operatorName(conn);
+      if (gw.core.brake.status(agent).state === 'stopped') throw new GatewayError('INVALID_REQUEST', `${p.sessionKey} is stopped; sessions.resume lets it run again`);
+      gw.core.brake.pause(agent, by);
+      noteBrake(gw.core.audit, p.sessionKey, 'pause', by);
+      return gw.core.brake.status(agent);
+    },
+  }),
+  'sessions.resume': spec({
+    scope: 'operator.write', params: brakeParams,
+    handler: (p, conn, gw) => {
+      const agent = agentOf(gw, p.sessionKey);
+      if (gw.core.brake.resume(agent)) noteBrake(gw.core.audit, p.sessionKey, 'resume', operatorName(conn));
+      return gw.core.brake.status(agent);
+    },
+  }),
+  // As if the agent had called end_session: its cleanup hooks run once, its label is a tombstone (the next
+  // call is refused session_ended), and what its running calls wait for is cancelled.
+  'sessions.end': spec({
+    scope: 'operator.write', params: brakeParams,
+    handler: async (p, conn, gw) => {
+      const session = gw.core.sessions.all().find((s) => s.state === 'active' && gw.core.sessions.keyOf(s) === p.sessionKey);
+      if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
+      const by = operatorName(conn);
+      gw.core.brake.cancelSession(p.sessionKey, new Refusal('session_ended', `an operator (${by}) ended this session`, { by }));
+      await gw.core.sessions.end(session, 'end_session');
+      noteBrake(gw.core.audit, p.sessionKey, 'end', by);
+      return { ok: true, sessionKey: p.sessionKey };
+    },
+  }),
+  'audit.query': spec({
+    scope: 'operator.read', params: auditQueryParams,
+    handler: (p, _c, gw) => gw.core.audit.query({
+      sessionKey: p?.sessionKey, tool: p?.tool || undefined, verdict: p?.verdict || undefined, kind: p?.kind, text: p?.text,
+      from: parseTime(p?.from, 'from'), to: parseTime(p?.to, 'to'), before: p?.before, limit: p?.limit ?? 100,
+    }),
+  }),
+  'audit.sessions': spec({
+    scope: 'operator.read', params: z.strictObject({}).optional(),
+    handler: (_p, _c, gw) => ({ sessions: gw.core.audit.sessions(), bytes: gw.core.audit.bytes, dir: gw.core.audit.dir }),
+  }),
+  'audit.image': spec({
+    scope: 'operator.read', params: auditImageParams,
+    handler: (p, _c, gw) => {
+      const entry = gw.core.audit.get(p.id);
+      if (!entry) throw new GatewayError('NOT_FOUND', `no audit entry ${p.id} (retention may have removed it)`);
+      const png = recordingImage(entry, p.which);
+      if (!png) throw new GatewayError('NOT_FOUND', `entry ${p.id} has no ${p.which} image: only calls of a recording session (start_session recording_dir) keep before/after images`);
+      return { mimeType: 'image/png', data: png.toString('base64') };
+    },
+  }),
+  'audit.export': spec({
+    scope: 'operator.read', params: auditExportParams,
+    handler: (p) => {
+      const now = Date.now();
+      for (const [t, v] of tickets) if (v.expires < now) tickets.delete(t);
+      if (tickets.size >= EXPORT_TICKETS_MAX) throw new GatewayError('TOO_MANY', `${EXPORT_TICKETS_MAX} exports wait to be downloaded; download them or wait a minute`, { limit: 'audit exports' });
+      const ticket = randomBytes(24).toString('base64url');
+      tickets.set(ticket, { params: p, expires: now + EXPORT_TTL_MS });
+      return { url: `/audit/export?ticket=${ticket}`, filename: exportName(p), expiresInMs: EXPORT_TTL_MS };
+    },
+  }),
+};
+
+function exportName(p: AuditExportParams): string {
+  return `verity-${p.sessionKey.replace(/[^\w.-]+/g, '_').slice(0, 80)}.${p.format}`;
+}
+
+/** GET /audit/export?ticket=…: the ticket is the credential (one use, a minute), so a plain link downloads it. */
+export function serveAuditExport(gw: Gateway, url: URL, res: ServerResponse, headers: Record<string, string>): void {
+  const ticket = url.searchParams.get('ticket') ?? '';
+  const found = tickets.get(ticket);
+  tickets.delete(ticket);
+  if (!found || found.expires < Date.now()) {
+    res.writeHead(404, { 'content-type': 'text/plain', ...headers }).end('no such export, or it expired (a download link works once, for a minute): export again from the Control UI (audit.export)');
+    return;
+  }
+  const entries = gw.core.audit.sessionEntries(found.params.sessionKey);
+  const body = found.params.format === 'zip' ? exportZip(entries, found.params.sessionKey) : Buffer.from(exportJsonl(entries, found.params.sessionKey));
+  res.writeHead(200, {
+    'content-type': found.params.format === 'zip' ? 'application/zip' : 'application/x-ndjson',
+    'content-disposition': `attachment; filename="${exportName(found.params)}"`, 'cache-control': 'no-store', ...headers,
+  }).end(body);
+}
+
+/** Logs the operator's input in the browser panel under the session that drives that tab (or `operator`). */
+export function logOperatorInput(gw: Gateway, conn: GatewayConnection, input: { tab_id: string; type: string; x?: number; y?: number; key?: string; text?: string; deltaY?: number }): void {
+  const owner = gw.core.sessions.all().find((s) => s.state === 'active' && s.tabs.has(input.tab_id));
+  noteOperatorInput(gw.core.audit, owner ? gw.core.sessions.keyOf(owner) : 'operator', input, operatorName(conn));
+}
