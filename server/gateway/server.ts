@@ -93,7 +93,8 @@ export class Gateway {
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
     core.brake.on('changed', () => this.sessionsChanged());
-    core.audit.on('entry', (entry) => this.broadcast('audit.entry', entry));
+    // The live log needs the line, not the whole result (audit.query has it): events stay small.
+    core.audit.on('entry', (entry) => this.broadcast('audit.entry', { ...entry, result: undefined }));
   }
 
   /** The agent credential: what the terminal's shells carry, never the operator's. */
