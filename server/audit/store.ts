@@ -131,7 +131,8 @@ export class AuditStore extends EventEmitter {
       const seg = this.rows[start + i].seg;
       let chunk = '';
       while (i < lines.length && this.rows[start + i].seg === seg) chunk += lines[i++];
-      try { appendFileSync(join(this.dir, seg.file), chunk, { mode: 0o600 }); } catch (e) { this.emit('error', e); }
+      // A full disk must not take the gateway down: the failure is said once per flush, on stderr.
+      try { appendFileSync(join(this.dir, seg.file), chunk, { mode: 0o600 }); } catch (e) { process.stderr.write(`verity: the audit trail could not be written to ${this.dir}: ${(e as Error).message}\n`); }
     }
   }
 

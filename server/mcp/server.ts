@@ -119,7 +119,10 @@ export async function callTool(tool: ToolDef, rawArgs: unknown, core: Verity, co
   const labels = labelsOf(core.snapshots, raw);
   const trace: { approval?: { id: string; by?: string }; recording?: { dir: string; step: number; before?: string; after?: string } } = {};
   const reply = await admitAndRun(tool, rawArgs, core, connection, sessionKey, labels, trace);
-  setImmediate(() => noteCall(core.audit, { sessionKey, tool: tool.name, args: raw, reply, labels, approval: trace.approval, durationMs: performance.now() - started, recording: trace.recording }));
+  // After the reply is on its way; a failure to log must never reach the caller or the process.
+  setImmediate(() => {
+    try { noteCall(core.audit, { sessionKey, tool: tool.name, args: raw, reply, labels, approval: trace.approval, durationMs: performance.now() - started, recording: trace.recording }); } catch (e) { process.stderr.write(`verity: audit: ${(e as Error).message}\n`); }
+  });
   return reply;
 }
 
