@@ -220,7 +220,8 @@ export class VerityApp extends LitElement {
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
           ${actions.slice().reverse().map((a) => html`
             <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-tool=${a.tool} data-effect=${badge(a)}>
-              ${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}
+              <button class="thumb-button" data-action-details title="Open in the audit log: expected vs observed, before/after images" aria-label=${`Details of ${a.tool} in the audit log`}
+                @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}</button>
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
