@@ -2,7 +2,8 @@
 // is not whole, what accepts edits, and the bench's count of lost characters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptsEdits, judgeRead, judgeText } from '../../server/native/typing.js';
+import { acceptsEdits } from '../../server/native/typing.js';
+import { judgeTextRead as judgeRead, judgeTextAt as judgeText } from '../../server/routing/verdicts.js';
 import { codePoints } from '../../server/native/atspi.js';
 import { STATE } from '../../server/native/roles.js';
 import { charactersLost } from '../../bench/sections/native.js';
