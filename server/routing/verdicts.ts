@@ -2,9 +2,7 @@
 // browser route's fields and editors, the native route's AT-SPI texts), what a value set reads back as, and
 // what a click's observed events prove. No CDP, no D-Bus here, so the rules are unit-tested in-process
 // (test/unit/verdicts.test.ts) with the same code the drivers run.
-import type { ActionResult, Evidence } from './driver.js';
-
-type Effect = ActionResult['effect'];
+import type { ActionResult, Effect, Evidence } from './driver.js';
 
 /** A field's text around the insertion point, and the text that should land there. */
 export interface Insertion { head: string; inserted: string; tail: string }
