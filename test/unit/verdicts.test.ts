@@ -140,6 +140,25 @@ describe('judgeTextAt and judgeTextRead (the native route)', () => {
       if (row.delivered !== undefined) assert.equal(v.delivered, row.delivered);
     });
   }
+  test('positions count code points (GTK) or UTF-16 units (Qt): after an emoji they differ by one', () => {
+    const before = 'a😀b';
+    // Caret after the emoji: code point 2, UTF-16 unit 3.
+    assert.equal(judgeTextAt(before, 'a😀Xb', 2, 'X').effect, 'confirmed');
+    assert.equal(judgeTextAt(before, 'a😀Xb', 3, 'X', true).effect, 'confirmed');
+    assert.equal(judgeTextAt(before, 'a😀Xb', 2, 'X', true).effect, 'mismatch', 'a UTF-16 offset taken as code points points into the emoji');
+    assert.equal(judgeTextAt(before, before, 3, 'X').effect, 'no_effect');
+    assert.deepEqual(judgeTextAt('', 'Grü', 0, 'Grüße'), { effect: 'partial', delivered: 3, expected: 'Grüße' });
+  });
+
+  test('a read-back that is not all the field holds: never confirmed, never no_effect', () => {
+    // Qt padded the text with NULs: the text reads back exactly, the count says more is there.
+    assert.equal(judgeTextRead('', { text: 'café', whole: false }, 0, 'café', true).effect, 'mismatch');
+    assert.equal(judgeTextRead('', { text: 'café', whole: true }, 0, 'café', true).effect, 'confirmed');
+    // A read that shows nothing changed but cannot be whole proves nothing.
+    assert.equal(judgeTextRead('x', { text: 'x', whole: false }, 1, 'y').effect, 'unverifiable');
+    assert.equal(judgeTextRead('x', { text: 'x', whole: true }, 1, 'y').effect, 'no_effect');
+  });
+
   test('expected is the text the field should hold', () => {
     assert.equal(judgeTextAt('a😀b', 'x', 2, 'X').expected, 'a😀Xb');
     assert.equal(judgeTextAt('a😀b', 'x', 3, 'X', true).expected, 'a😀Xb');
