@@ -5,7 +5,7 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import { judgeTextAt, judgeTextRead, judgeValue } from '../routing/verdicts.js';
+import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../routing/verdicts.js';
 import { IFACE, codePoints } from './atspi.js';
 import { dropDownValue, labelsUnder } from './dropdown.js';
 import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, textAncestor, webEscalation, webLike, type Aim } from './aim.js';
@@ -136,14 +136,16 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   const end = position + atspi.units(el.bus, text);
   if (after !== before && await caretAfter !== end) void atspi.setCaret(el, end).catch(() => false);
   sw.lap('verify');
-  const evidence: Evidence[] = [{ kind: 'field_value', expected: verdict.expected, observed: after, detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}${read.whole ? '' : `; the app counts ${read.count} characters where ${atspi.units(el.bus, after)} read back: it holds characters the read-back cannot carry (NULs)`}` }];
+  // Evidence stays small for a long text (as the browser route's): a window around the insertion.
+  const at = stringIndex(before, position, utf16);
+  const evidence: Evidence[] = [{ kind: 'field_value', expected: excerpt(verdict.expected, at, text.length), observed: excerpt(after, at, text.length), detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}${read.whole ? '' : `; the app counts ${read.count} characters where ${atspi.units(el.bus, after)} read back: it holds characters the read-back cannot carry (NULs)`}` }];
   const label = `${el.name || 'field'} (${roleLabel(el.role)})`;
   if (el.web) {
     evidence.push({ kind: 'web_content', detail: 'the field is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
     return { ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', escalation: webEscalation(a.win, false, mode) }), delivery: { mode, delivered_count: verdict.delivered } };
   }
   return {
-    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: after }),
+    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
       ...(verdict.effect === 'unverifiable' ? { escalation: { target: 'verify', reason: 'the field\'s text cannot be read back whole through AT-SPI; call get_window_state and check the screenshot before typing again' } } : {}) }),
     delivery: { mode, delivered_count: verdict.delivered },
   };
@@ -185,15 +187,17 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   }
   // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
   const caretGuess = codePoints(after) - chars >= 0 && after.startsWith(before) ? codePoints(before) : -1;
-  const verdict = judgeTextAt(before, after, caretGuess >= 0 ? caretGuess : codePoints(before), text);
-  const evidence: Evidence[] = [{ kind: 'text', expected: verdict.expected, observed: after, detail: 'AT-SPI Text read back after XTest keystrokes' }];
+  const position = caretGuess >= 0 ? caretGuess : codePoints(before);
+  const verdict = judgeTextAt(before, after, position, text);
+  const at = stringIndex(before, position);
+  const evidence: Evidence[] = [{ kind: 'text', expected: excerpt(verdict.expected, at, text.length), observed: excerpt(after, at, text.length), detail: 'AT-SPI Text read back after XTest keystrokes' }];
   if (webLike(a.win, el)) {
     evidence.push({ kind: 'web_content', detail: el.web ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds' });
     // The keys were sent: retrying (in the foreground or by pixels) would type them twice. Look instead.
     const escalation = a.win.driven ? webEscalation(a.win, true, mode) : { target: 'verify' as const, reason: 'the keys went by XTest to the focused field of a browser Verity does not drive, whose page cannot be proven through accessibility; check the screenshot from get_window_state before typing again' };
     return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation }), delivery: { mode, delivered_count: chars } };
   }
-  return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }), delivery: { mode, delivered_count: verdict.delivered } };
+  return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }) }), delivery: { mode, delivered_count: verdict.delivered } };
 }
 
 function roleLabel(role: number): string {

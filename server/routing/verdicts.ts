@@ -98,15 +98,15 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * (code points; UTF-16 units when `utf16`, as Qt counts).
  */
 export function judgeTextAt(before: string, after: string, position: number, text: string, utf16 = false): { effect: Effect; delivered: number; expected: string } {
-  let head: string, tail: string;
-  if (!utf16 && SURROGATE.test(before)) {
-    const b = [...before];
-    head = b.slice(0, position).join(''); tail = b.slice(position).join('');
-  } else {
-    head = before.slice(0, position); tail = before.slice(position);
-  }
+  const at = stringIndex(before, position, utf16);
+  const head = before.slice(0, at), tail = before.slice(at);
   const { effect, landed } = judgeInsertion(before, after, { head, inserted: text, tail });
   return { effect, delivered: codePointCount(landed), expected: head + text + tail };
+}
+
+/** The string index (UTF-16 units) of `position` in `text`, counted in code points unless `utf16`. */
+export function stringIndex(text: string, position: number, utf16 = false): number {
+  return utf16 || !SURROGATE.test(text) ? position : [...text].slice(0, position).join('').length;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  excerpt, judgeInsertion, judgePointer, judgeText, judgeTextAt, judgeTextRead, judgeValue, numberFieldRejects, type FieldState, type WatchedEvent,
+  excerpt, judgeInsertion, judgePointer, judgeText, judgeTextAt, judgeTextRead, judgeValue, numberFieldRejects, stringIndex, type FieldState, type WatchedEvent,
 } from '../../server/routing/verdicts.js';
 
 const field = (text: string, over: Partial<FieldState> = {}): FieldState => ({
@@ -157,6 +157,13 @@ describe('judgeTextAt and judgeTextRead (the native route)', () => {
     // A read that shows nothing changed but cannot be whole proves nothing.
     assert.equal(judgeTextRead('x', { text: 'x', whole: false }, 1, 'y').effect, 'unverifiable');
     assert.equal(judgeTextRead('x', { text: 'x', whole: true }, 1, 'y').effect, 'no_effect');
+  });
+
+  test('stringIndex: a position in code points (GTK) or UTF-16 units (Qt) as a string index', () => {
+    assert.equal(stringIndex('a😀b', 2), 3);
+    assert.equal(stringIndex('a😀b', 2, true), 2);
+    assert.equal(stringIndex('abc', 2), 2);
+    assert.equal(stringIndex('😀😀', 2), 4);
   });
 
   test('expected is the text the field should hold', () => {
