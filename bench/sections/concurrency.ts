@@ -2,15 +2,17 @@
 // (open the task page, type into its 5 fields, click Submit, read the page back; test/helpers/task-page.ts),
 // against (a) one `verity start --isolated` on the bench's Chromium (a browser context per session), (b) one
 // `verity start --browser-endpoint` on a browserless pool (a browser per session), and (c) N Playwright MCP
-// processes on the bench's Chromium (a tab each). Per action: median and p95 of the client-side round trip;
-// throughput: tasks finished per second of wall time; memory per session: the growth of the resident memory of
+// processes, each with a headless Chromium of its own (several attached to one Chromium over CDP share its
+// default context and take each other's new tabs as their current one). Per action: median and p95 of the client-side round trip;
+// throughput: tasks finished per second of wall time; memory per session: the growth of the memory (PSS) of
 // everything the setup runs (server, browser and its children) with N sessions open, over N. Every task is
 // checked afterwards by the page's own report of what it held (not through the tool under test).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findRef, pwOpenTab, refArgName } from '../drivers/playwright.js';
-import { textOf, type McpSession } from '../mcp.js';
+import { findRef, refArgName } from '../drivers/playwright.js';
+import { REPO_ROOT, startMcp, textOf, type McpSession } from '../mcp.js';
+import { findChromium } from '../../server/cdp/browser.js';
 import { median } from '../stats.js';
 import type { BenchContext, Row, Section } from '../types.js';
 import { browserlessMissing, startBrowserless, type BrowserlessPool } from '../../test/helpers/browserless.js';
@@ -30,7 +32,7 @@ function p95(xs: number[]): number {
   return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]!;
 }
 
-/** Resident memory (bytes) of a process and all its descendants, from /proc (Linux). */
+/** Memory (bytes, proportional set size) of processes and all their descendants, from /proc (Linux). */
 function treeRss(roots: number[]): number {
   const parent = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
@@ -44,7 +46,8 @@ function treeRss(roots: number[]): number {
   let total = 0;
   for (const pid of parent.keys()) {
     if (!inTree(pid)) continue;
-    try { total += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024; } catch { /* gone */ }
+    // PSS: a page shared by several processes (Chromium's) counts once in all, not once in each.
+    try { total += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024; } catch { /* gone */ }
   }
   return total;
 }
@@ -178,12 +181,17 @@ export const concurrencySection: Section = {
       const sessions: McpSession[] = [];
       try {
         const outcome = await drive(n, rounds, task, 'pw', async () => {
-          const pw = await ctx.startPlaywright();
+          const work = mkdtempSync(join(tmpdir(), 'verity-bench-pwmcp-'));
+          ctx.procs.addDir(work);
+          const pw = await startMcp(ctx.procs, {
+            name: 'playwright-mcp', command: process.execPath, cwd: work,
+            args: [join(REPO_ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js'), '--headless', '--isolated', '--executable-path', findChromium(process.env.VERITY_CHROMIUM),
+              ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--output-dir', join(work, 'out')],
+          });
           sessions.push(pw);
           const refArg = await refArgName(pw, 'browser_click');
-          await pwOpenTab(pw, 'about:blank');
           return { run: (run: string, times: number[]) => playwrightTask(pw, refArg, task, run, times), close: () => pw.close() };
-        }, () => [...sessions.map((s) => s.pid ?? 0).filter(Boolean), ...browserPids()]);
+        }, () => sessions.map((s) => s.pid ?? 0).filter(Boolean));
         record('playwright', n, outcome);
       } catch (e) { record('playwright', n, failedOutcome(e)); } finally { await Promise.all(sessions.map((s) => s.close().catch(() => undefined))); }
       ctx.log(`concurrency: Playwright MCP, ${n} processes: ${summary(results.get('playwright')!.get(n)!)}`);
@@ -204,7 +212,7 @@ function summary(o: Outcome): string {
 const SETUPS: Array<[string, string]> = [
   ['isolated', 'Verity `--isolated` (one Chromium, a context per session)'],
   ['pool', 'Verity `--browser-endpoint` (browserless, a browser per session)'],
-  ['playwright', 'Playwright MCP (a process per agent, a tab each in one Chromium)'],
+  ['playwright', 'Playwright MCP (a process and a headless Chromium per agent)'],
 ];
 
 function renderTable(results: Map<string, Map<number, Outcome>>, rounds: number): string {
