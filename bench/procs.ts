@@ -36,6 +36,11 @@ export class ProcessRegistry {
     this.procs.push({ pid, name, group });
   }
 
+  /** The processes tracked now (e.g. to measure the memory of the bench's Chromium). */
+  pids(): Array<{ pid: number; name: string }> {
+    return this.procs.map((p) => ({ pid: p.pid, name: p.name }));
+  }
+
   forgetProcess(pid: number): void {
     this.procs = this.procs.filter((p) => p.pid !== pid);
   }

@@ -54,7 +54,7 @@ export function cellErrors(rows: Row[]): string[] {
   return [...new Set(out)];
 }
 
-export function renderMarkdown(rows: Row[], header: string[], notes: string[], sectionErrors: string[]): string {
+export function renderMarkdown(rows: Row[], header: string[], notes: string[], sectionErrors: string[], tables: string[] = []): string {
   const lines: string[] = [...header, ''];
   lines.push('| metric | Verity | floor | Playwright MCP | ratio(s) | target | pass/fail |');
   lines.push('| --- | ---: | ---: | ---: | --- | --- | --- |');
@@ -62,6 +62,7 @@ export function renderMarkdown(rows: Row[], header: string[], notes: string[], s
     lines.push(`| ${esc(row.metric)} | ${fmt(row.cells.verity, row.unit)} | ${fmt(row.cells.floor, row.unit)} | ` +
       `${fmt(row.cells.playwright, row.unit)} | ${ratios(row)} | ${target(row.checks)} | ${verdict(row)} |`);
   }
+  for (const table of tables) lines.push('', table);
   const rowNotes = rows.filter((r) => r.note).map((r) => `${r.metric}: ${r.note}`);
   const allNotes = [...new Set([...rowNotes, ...notes])];
   if (allNotes.length) lines.push('', 'Notes:', ...allNotes.map((n) => `- ${n}`));

@@ -63,6 +63,7 @@ export async function runBench(sections: Section[], opts: Options, procs: Proces
     startPlaywright: (extra) => startPlaywright(procs, chromium.browserUrl, extra),
     log,
     notes: [],
+    tables: [],
   };
 
   const rows: Row[] = [];
@@ -87,7 +88,7 @@ export async function runBench(sections: Section[], opts: Options, procs: Proces
       `floor = bare CDP WebSocket (Input.insertText / Input.dispatchMouseEvent + read-back after one requestAnimationFrame). ` +
       `Every timed action is checked afterwards by an independent CDP read-back of the field value / click counter.`,
   ];
-  const md = renderMarkdown(rows, header, ctx.notes, sectionErrors);
+  const md = renderMarkdown(rows, header, ctx.notes, sectionErrors, ctx.tables);
   process.stdout.write(md);
   if (opts.write) {
     const out = join(REPO_ROOT, 'bench', 'latest.md');

@@ -43,6 +43,8 @@ export interface BenchContext {
   log(line: string): void;
   /** Lines appended under the table (oddities, element counts, ...). */
   notes: string[];
+  /** Whole markdown tables of their own, after the main one (a section whose figures are not the three columns). */
+  tables: string[];
 }
 
 export interface Section {

@@ -75,6 +75,10 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'standalone', kind: 'boolean', commands: MCP, help: 'run on its own even when a `verity start` is running' },
   { name: 'relay', kind: 'boolean', commands: MCP, default: 'on', help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets' },
   { name: 'browser-url', key: 'browserUrl', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed' },
+  { name: 'browser-endpoint', key: 'browserEndpoint', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'a browser pool\'s WebSocket endpoint (ws:// or wss://, e.g. browserless\'s ws://host:3000/chromium?token=T): every MCP session gets its own browser from it, connected on its first browser call and closed when it ends (prefer the variable or --config: a token on the command line shows in `ps`)', parse: endpointOf },
+  { name: 'browser-header', key: 'browserHeaders', own: true, kind: 'list', env: 'VERITY_BROWSER_HEADERS', split: '\n', commands: BOTH, arg: '"NAME: VALUE"', help: 'a header for the pool\'s WebSocket handshake, e.g. "Authorization: Bearer T" (the variable holds one per line)', parse: headerOf },
+  { name: 'browser-connect-timeout', key: 'browserConnectTimeoutMs', own: true, kind: 'positive', commands: BOTH, arg: 'MS', default: '60000', help: 'how long a session waits for the pool to give it a browser (a busy pool queues it; progress is reported meanwhile), then it is refused `timeout`' },
+  { name: 'isolated', key: 'isolated', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'each MCP session gets its own browser context (own tabs, cookies and storage) in the one launched or attached browser' },
   { name: 'chromium', key: 'chromium', own: true, kind: 'string', commands: BOTH, arg: 'PATH', default: 'see --channel', help: 'the browser to launch on the first call that needs a tab (a path, or a command on PATH); wins over --channel' },
   { name: 'channel', key: 'channel', own: true, kind: 'string', commands: BOTH, arg: 'NAME', default: 'Chromium, then Chrome, then Edge, then previews', help: `the browser to launch, found at the usual install paths of Linux, macOS and Windows and on PATH: ${CHANNELS.join(', ')}`, parse: channelOf },
   { name: 'viewport', key: 'viewport', own: true, kind: 'string', commands: BOTH, arg: 'WxH', default: 'the window\'s own size', help: 'every page\'s viewport in CSS pixels (e.g. 1280x800)', parse: viewportOf },
@@ -271,11 +275,32 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     }
   }
   if (values.gateway === true && values.standalone === true) throw new UsageError('--gateway and --standalone exclude each other');
+  if (values['browser-endpoint'] !== undefined) {
+    const local = ['browser-url', 'chromium', 'channel', 'proxy-server', 'browser-arg', 'user-data-dir', 'isolated'].filter((n) => values[n] !== undefined && values[n] !== false && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0)).map((n) => `--${n}`);
+    if (local.length) throw new UsageError(`${local.join(', ')} apply to a browser of this machine, not to --browser-endpoint (every session gets its own browser from the pool already)`);
+  } else if ((values['browser-header'] as unknown[] | undefined)?.length || values['browser-connect-timeout'] !== undefined) {
+    throw new UsageError('--browser-header and --browser-connect-timeout apply to --browser-endpoint, which is not given');
+  }
   if (values['browser-url'] !== undefined) {
     const launchOnly = ['channel', 'proxy-server', 'browser-arg'].filter((n) => values[n] !== undefined && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0)).map((n) => `--${n}`);
     if (launchOnly.length) throw new UsageError(`${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`);
   }
   return { kind: 'run', command: cmd, values, sources };
+}
+
+/** A pool's endpoint: a ws: or wss: URL (its token is never echoed back in a refusal). */
+function endpointOf(v: string, what: string): string {
+  let url: URL;
+  try { url = new URL(v); } catch { throw new Error(`${what} must be a ws:// or wss:// URL (e.g. ws://127.0.0.1:3000/chromium?token=...)`); }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error(`${what} must be a ws:// or wss:// URL, got a ${url.protocol} URL`);
+  return v;
+}
+
+/** "Name: value" as one header; the value is never echoed back (it is usually a credential). */
+function headerOf(v: string, what: string): [string, string] {
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(v.trim());
+  if (!m || !m[2]) throw new Error(`${what} must be "Name: value" (e.g. "Authorization: Bearer ..."); got a value that is not`);
+  return [m[1], m[2]];
 }
 
 function channelOf(v: string, what: string) {
@@ -314,6 +339,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (parsed.kind !== 'run') throw new UsageError('expected options, not --help or --version');
   const options: Record<string, unknown> = {};
   for (const o of OPTIONS) if (o.key && parsed.values[o.name] !== undefined) options[o.key] = parsed.values[o.name];
+  if (parsed.values['browser-header']) options.browserHeaders = Object.fromEntries(parsed.values['browser-header'] as Array<[string, string]>);
   return { ...options, ignoreHttpsErrors: options.ignoreHttpsErrors === true } as VerityOptions & { ignoreHttpsErrors: boolean };
 }
 
@@ -372,6 +398,7 @@ export async function main(argv: string[]): Promise<void> {
   for (const o of OPTIONS) if (o.exportEnv && values[o.name] !== undefined) process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);
   const options: VerityOptions = { log };
   for (const o of OPTIONS) if (o.key && values[o.name] !== undefined) (options as Record<string, unknown>)[o.key] = values[o.name];
+  if (values['browser-header']) options.browserHeaders = Object.fromEntries(values['browser-header'] as Array<[string, string]>);
   const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([import('./policy.js'), import('./mcp/server.js'), import('./tools/page.js')]);
   try {
     options.policy = Policy.load(values.policy as string | undefined);
@@ -418,7 +445,7 @@ export async function main(argv: string[]): Promise<void> {
     // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
     process.stdin.on('end', () => { void core.sessions.disconnect('stdio').finally(shutdown); });
     await connectMcp(server, transport, core);
-    log(`MCP on stdio${options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
+    log(`MCP on stdio${options.browserEndpoint ? ', a browser from the pool (--browser-endpoint) on the first call that needs a tab' : options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
   }
   // The gateway keeps the durable audit trail (the operator's history across restarts).

@@ -13,6 +13,7 @@ import { UiCommands } from './ui-commands.js';
 import { Brake } from './sessions/brake.js';
 import { AuditStore } from './audit/store.js';
 import { noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
+import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/pool.js';
 
 export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
@@ -27,6 +28,14 @@ export interface VerityOptions extends BrowserOptions {
   allowUrlSchemes?: string[];
   /** Folders set_input_files may read from (--upload-root); none = uploads refused. */
   uploadRoots?: string[];
+  /** A browser pool's WebSocket endpoint (--browser-endpoint): every MCP connection gets its own browser from it. */
+  browserEndpoint?: string;
+  /** Headers for the pool's handshake (--browser-header "Name: value"). */
+  browserHeaders?: Record<string, string>;
+  /** How long a connection waits for the pool to give it a browser (--browser-connect-timeout). */
+  browserConnectTimeoutMs?: number;
+  /** A browser context per MCP connection in the one local browser (--isolated). */
+  isolated?: boolean;
 }
 
 export class Verity {
@@ -48,7 +57,11 @@ export class Verity {
   readonly connections = new Map<string, { transport: string; client: string; since: string }>();
 
   constructor(readonly options: VerityOptions) {
-    this.browser = new BrowserHost(options);
+    // With a pool, the server has no browser of its own: each connection's comes from the pool.
+    this.browser = new BrowserHost(options.browserEndpoint
+      ? { ...options, peersOnly: `this server drives one browser per session from the pool at ${redactEndpoint(options.browserEndpoint)} (--browser-endpoint); it has no browser of its own` }
+      : options);
+    this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     this.policy = options.policy ?? new Policy();
     this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
     this.cursor = new CursorPreferences(options.cursor !== false);
@@ -56,10 +69,13 @@ export class Verity {
       browser: this.browser, policy: this.policy,
       cursorFor: (session) => this.cursor.forDriver(session),
       onCurrentTabChanged: () => this.activity.emit('sessions'),
+      perConnection: {
+        endpoint: options.browserEndpoint ? { url: options.browserEndpoint, headers: options.browserHeaders ?? {}, connectTimeoutMs: options.browserConnectTimeoutMs ?? POOL_CONNECT_TIMEOUT_MS } : undefined,
+        isolated: options.isolated, browser: options, sessions: this.sessions,
+      },
     });
     this.approvals.on('requested', (request) => noteApprovalRequested(this.audit, request));
     this.approvals.on('resolved', (outcome) => noteApprovalResolved(this.audit, outcome));
-    this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', (session) => this.router.hideCursorOf(session));
     this.pipeline = new CallPipeline({

@@ -1,8 +1,9 @@
 // The bench's sections, run in order. Add new ones here (e.g. native AT-SPI).
 import type { Section } from '../types.js';
 import { bytesSection } from './bytes.js';
+import { concurrencySection } from './concurrency.js';
 import { formSection } from './form.js';
 import { latencySection } from './latency.js';
 import { nativeSection } from './native.js';
 
-export const sections: Section[] = [latencySection, bytesSection, formSection, nativeSection];
+export const sections: Section[] = [latencySection, bytesSection, formSection, nativeSection, concurrencySection];

@@ -3,7 +3,7 @@
 // A launched browser is Verity's alone: DevTools over a pipe (no TCP port another local process could
 // drive), the sandbox on unless running as root on Linux, and it ends with the server (see lifetime.ts).
 import { rmSync } from 'node:fs';
-import puppeteer, { type Browser, type ConnectionTransport, type Page, type Target } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type ConnectionTransport, type Page, type Target } from 'puppeteer-core';
 import { Refusal, bounded } from '../routing/refusal.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
 import { findBrowser, type Channel } from './discovery.js';
@@ -29,6 +29,13 @@ export interface BrowserOptions {
   ignoreHttpsErrors?: boolean;
   /** More command-line arguments for a launched browser, after Verity's own. */
   browserArgs?: string[];
+  /**
+   * One session's own browser context in the browser of this host (--isolated): its tabs are that context's
+   * only, and closing it closes the context, never the browser.
+   */
+  contextOf?: BrowserHost;
+  /** No browser of its own: only its peers' tabs (with --browser-endpoint every session's browser is a peer). */
+  peersOnly?: string;
 }
 
 /** Flags measured to work on this kind of machine (see ARCHITECTURE.md); the sandbox flag is decided apart. */
@@ -64,8 +71,14 @@ export class BrowserHost {
   private readonly byId = new Map<string, Tab>();
   /** Told the id of each tab that closes (bookkeeping kept per tab elsewhere, e.g. tab ownership, goes with it). */
   readonly closedListeners = new Set<(tabId: string) => void>();
-  /** More sources of tabs searched by tabs_() and findTab() (the extension relay's shared tabs). */
-  private readonly peers: BrowserHost[] = [];
+  /**
+   * More sources of tabs searched by tabs_() and findTab(): the extension relay's shared tabs (`shared`:
+   * given to every session), and with --browser-endpoint each session's own browser (for the operator's views).
+   */
+  private readonly peers: Array<{ host: BrowserHost; shared: boolean }> = [];
+  /** The browser context of a --isolated session's host (see BrowserOptions.contextOf). */
+  private context: BrowserContext | null = null;
+  private forgetContext: (() => void) | null = null;
   /** The process id of a browser this host launched (null when attached). */
   launchedPid: number | null = null;
 
@@ -73,19 +86,38 @@ export class BrowserHost {
     this.staleCleaned = this.attached ? Promise.resolve() : cleanStaleProfiles(undefined, options.log).catch(() => {});
   }
 
-  get attached(): boolean { return !!this.options.browserUrl || !!this.options.transport; }
+  get attached(): boolean { return !!this.options.browserUrl || !!this.options.transport || !!this.options.contextOf; }
 
-  addPeer(peer: BrowserHost): void { this.peers.push(peer); }
+  addPeer(peer: BrowserHost, shared = true): void { this.peers.push({ host: peer, shared }); }
 
-  /** Whether a tab comes from a peer source (a tab the operator shared through the extension). */
-  isShared(tabId: string): boolean { return this.peers.some((p) => p.byId.has(tabId)); }
+  removePeer(peer: BrowserHost): void {
+    const at = this.peers.findIndex((p) => p.host === peer);
+    if (at >= 0) this.peers.splice(at, 1);
+  }
+
+  /** The peers whose tabs are given to every session (the extension relay's). */
+  sharedPeers(): BrowserHost[] { return this.peers.filter((p) => p.shared).map((p) => p.host); }
+
+  /** Whether a tab comes from a shared peer source (a tab the operator shared through the extension). */
+  isShared(tabId: string): boolean { return this.peers.some((p) => p.shared && p.host.byId.has(tabId)); }
+
+  /** Forgets every tab seen so far, returning their ids: a session's browser that went away took them along. */
+  forgetTabs(): string[] {
+    const ids = [...this.byId.keys()];
+    this.byId.clear();
+    return ids;
+  }
 
   /** Whether a browser is connected now (without launching one). */
-  get running(): boolean { return !!this.browser?.connected; }
+  get running(): boolean {
+    if (this.options.peersOnly !== undefined) return this.peers.some((p) => !p.shared && p.host.running);
+    return !!this.browser?.connected && (!this.options.contextOf || !!this.context);
+  }
 
   /** The live browser, launching or attaching on first use, relaunching after a crash. */
   async get(): Promise<Browser> {
-    if (this.browser?.connected) return this.browser;
+    if (this.options.peersOnly !== undefined) throw new Refusal('unavailable', this.options.peersOnly);
+    if (this.running) return this.browser!;
     this.connecting ??= this.open().finally(() => { this.connecting = null; });
     return this.connecting;
   }
@@ -95,8 +127,20 @@ export class BrowserHost {
     let browser: Browser;
     const defaultViewport = this.options.viewport ?? null;
     const acceptInsecureCerts = !!this.options.ignoreHttpsErrors;
-    if (this.options.transport) {
-      browser = await puppeteer.connect({ transport: await this.options.transport(), defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS });
+    if (this.options.contextOf) {
+      // A context of the parent's browser, made again when that browser was relaunched.
+      browser = await this.options.contextOf.get();
+      this.context = await browser.createBrowserContext();
+      const context = this.context;
+      const gone = () => { if (this.context === context) { this.context = null; this.browser = null; } };
+      browser.once('disconnected', gone);
+      this.forgetContext = () => browser.off('disconnected', gone);
+      this.browser = browser;
+      return browser;
+    } else if (this.options.transport) {
+      const transport = await this.options.transport();
+      // A transport puppeteer could not use is closed here (a pool's browser would otherwise wait for nobody).
+      browser = await puppeteer.connect({ transport, defaultViewport, protocolTimeout: PROTOCOL_TIMEOUT_MS }).catch((e) => { transport.close(); throw e; });
     } else if (this.options.browserUrl) {
       log(`attaching to the browser at ${this.options.browserUrl}`);
       try {
@@ -164,13 +208,14 @@ export class BrowserHost {
    */
   async tabs_(): Promise<Tab[]> {
     const own = await this.ownTabs();
-    const shared = await Promise.all(this.peers.filter((p) => p.options.available?.() ?? true).map((p) => p.ownTabs().catch(() => [])));
+    const shared = await Promise.all(this.peers.filter((p) => p.host.options.available?.() ?? true).map((p) => p.host.ownTabs().catch(() => [])));
     return [...own, ...shared.flat()];
   }
 
   private async ownTabs(): Promise<Tab[]> {
+    if (this.options.peersOnly !== undefined) return [];
     const browser = await this.get();
-    const targets = browser.targets().filter((t) => t.type() === 'page');
+    const targets = (this.context ?? browser).targets().filter((t) => t.type() === 'page');
     const tabs = await Promise.all(targets.map(async (target) => {
       if (this.unanswered.has(target)) return null;
       const tab = target.page().then((page) => (page ? this.tabFor(page) : null));
@@ -187,7 +232,8 @@ export class BrowserHost {
   async tabFor(page: Page): Promise<Tab> {
     let tab = this.tabs.get(page);
     if (!tab) {
-      tab = Tab.open(page);
+      // A context's page is the parent's tab too: one Tab (one CDP session, one page agent) per page.
+      tab = this.options.contextOf ? this.options.contextOf.tabFor(page) : Tab.open(page);
       this.tabs.set(page, tab);
       tab.then((t) => { this.byId.set(t.id, t); page.once('close', () => { this.byId.delete(t.id); for (const listener of this.closedListeners) listener(t.id); }); }, () => this.tabs.delete(page));
     }
@@ -196,7 +242,7 @@ export class BrowserHost {
 
   async findTab(tabId: string): Promise<Tab> {
     // Hot path of every action: a tab seen before is answered without asking the browser.
-    for (const host of [this, ...this.peers]) {
+    for (const host of [this, ...this.peers.map((p) => p.host)]) {
       const known = host.byId.get(tabId);
       if (known && !known.closed && host.browser?.connected) return known;
     }
@@ -209,7 +255,7 @@ export class BrowserHost {
 
   async newTab(url?: string): Promise<Tab> {
     const browser = await this.get();
-    const page = await browser.newPage();
+    const page = await (this.context ?? browser).newPage();
     const tab = await this.tabFor(page);
     if (url) await tab.navigate(url);
     return tab;
@@ -229,7 +275,14 @@ export class BrowserHost {
   private async closeNow(): Promise<void> {
     const browser = this.browser;
     this.browser = null;
-    if (browser) {
+    const context = this.context;
+    this.context = null;
+    this.forgetContext?.();
+    this.forgetContext = null;
+    if (context) {
+      // Only the session's context: the browser is the parent's (and may serve other sessions).
+      await bounded(context.close(), CLOSE_TIMEOUT_MS, 'the browser context to close').catch(() => {});
+    } else if (browser) {
       if (this.attached) await browser.disconnect().catch(() => {});
       else await bounded(browser.close(), CLOSE_TIMEOUT_MS, 'the browser to close').catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
     }

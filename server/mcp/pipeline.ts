@@ -128,11 +128,15 @@ export class CallPipeline {
       try {
         const before = recorded ? await router.screenshotOfCurrentTab(ctx) : null;
         let reply: Reply;
+        const lossesBefore = router.browsers.lossesOf(connection.connectionId);
         try {
           reply = await abandonOnAbort(tool.handler(args, this.tools, ctx), signal);
         } catch (e) {
           reply = refusalReply(asRefusal(e));
         }
+        // The session's pool browser went away while this ran: nothing it says about that browser stands.
+        const lost = router.browsers.lostDuring(connection.connectionId, lossesBefore);
+        if (lost) reply = refusalReply(lost);
         router.afterAction();
         if (recorded) trace.recording = recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await router.screenshotOfCurrentTab(ctx) });
         // The operators' log hears of it once the reply is on its way: it never delays the caller.

@@ -16,6 +16,7 @@ import type { Session } from '../sessions/manager.js';
 import type { CursorSettings, Driver, ResolvedTarget } from './driver.js';
 import { queuedDriver, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from './refusal.js';
+import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
 import { SnapshotRegistry } from './snapshots.js';
 import { checkTargetShape, type TargetArgs } from './target.js';
 
@@ -36,6 +37,8 @@ export interface RouterOptions {
   cursorFor: (session: Session | undefined) => CursorSettings | undefined;
   /** A session moved to another tab: the operator's view follows it. */
   onCurrentTabChanged: () => void;
+  /** A browser (--browser-endpoint) or context (--isolated) per MCP connection; none: every session shares `browser`. */
+  perConnection: Omit<SessionBrowsersOptions, 'tabGone'>;
 }
 
 /**
@@ -51,6 +54,8 @@ export function nativeUnavailable(platform: string = process.platform, env: Node
 export class Router {
   readonly browser: BrowserHost;
   readonly cdp: CdpDriver;
+  /** Each connection's own browser or context, with --browser-endpoint or --isolated (session-browsers.ts). */
+  readonly browsers: SessionBrowsers;
   readonly snapshots = new SnapshotRegistry();
   readonly actionQueue = new TargetQueue();
   private readonly policy: Policy;
@@ -64,6 +69,10 @@ export class Router {
     this.cdp = new CdpDriver(this.browser);
     // An owner entry lives as long as its tab: the map is bounded by the tabs open now.
     this.browser.closedListeners.add((tabId) => this.tabOwners.delete(tabId));
+    this.browsers = new SessionBrowsers(this.browser, this.cdp, {
+      ...options.perConnection,
+      tabGone: (tabId) => { this.tabOwners.delete(tabId); this.snapshots.forget('tab', tabId); },
+    });
   }
 
   /** The native route's driver, imported on the first native call; refused `unavailable` where it cannot run. */
@@ -148,7 +157,7 @@ export class Router {
 
   /** The tabs this call's connection may see: its own and the operator's unclaimed ones. */
   async tabsFor(caller: Caller): Promise<Tab[]> {
-    const tabs = await this.browser.tabs_();
+    const tabs = await this.browsers.hostFor(caller).tabs_();
     const usable = await Promise.all(tabs.map((t) => this.mayUse(t, caller)));
     return tabs.filter((_, i) => usable[i]);
   }
@@ -158,7 +167,7 @@ export class Router {
     const notFound = async () => new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
       { tab_ids: (await this.tabsFor(caller).catch(() => [])).map((t) => t.id) });
     let tab: Tab;
-    try { tab = await this.browser.findTab(tabId); } catch (e) {
+    try { tab = await this.browsers.hostFor(caller).findTab(tabId); } catch (e) {
       if (e instanceof Refusal && e.code === 'target_not_found') throw await notFound();
       throw e;
     }
@@ -174,7 +183,7 @@ export class Router {
 
   /** A new tab, owned by this call's connection and guarded from its first moment (before it loads anything). */
   async openTab(caller: Caller): Promise<Tab> {
-    const tab = await this.browser.newTab();
+    const tab = await this.browsers.hostFor(caller).newTab();
     await this.claim(tab, caller);
     return tab;
   }
@@ -253,14 +262,14 @@ export class Router {
       const tab = await this.checkTabOpen(found.key, caller);
       this.policy.checkUrl(tab.page.url());
       this.setCurrentTab(caller, found.key);
-      return { target: { kind: 'tab', key: found.key, element, cursor: cursor() }, driver: this.cdp };
+      return { target: { kind: 'tab', key: found.key, element, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
     }
     const t = args.target;
     if (t?.kind === 'tab') {
       const tab = await this.tabFor(caller, t.tab_id);
       this.policy.checkUrl(tab.page.url());
       this.setCurrentTab(caller, t.tab_id);
-      return { target: { kind: 'tab', key: t.tab_id, point, cursor: cursor() }, driver: this.cdp };
+      return { target: { kind: 'tab', key: t.tab_id, point, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
     }
     if (t?.kind === 'desktop' || args.scope === 'desktop') {
       const target: NativeTarget = { kind: 'desktop', key: 'primary', point, deliveryMode };
@@ -274,7 +283,7 @@ export class Router {
       if (tab) {
         this.policy.checkUrl(tab.page.url());
         this.setCurrentTab(caller, tab.id);
-        return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.cdp };
+        return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
       }
       const target: NativeTarget = { kind: 'window', key: `${pid}:${windowId}`, point, deliveryMode };
       return { target, driver: native };
@@ -282,7 +291,7 @@ export class Router {
     void options;
     const tab = await this.currentTab(caller);
     this.policy.checkUrl(tab.page.url());
-    return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.cdp };
+    return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
   }
 
   /** Whether a browser is driven now (launched and running, or attached). */
@@ -337,7 +346,7 @@ export class Router {
   }
 
   private async checkTabOpen(tabId: string, caller: Caller): Promise<Tab> {
-    const exists = await this.browser.findTab(tabId).then(() => true, (e) => { if (e instanceof Refusal && e.code === 'target_not_found') return false; throw e; });
+    const exists = await this.browsers.hostFor(caller).findTab(tabId).then(() => true, (e) => { if (e instanceof Refusal && e.code === 'target_not_found') return false; throw e; });
     if (!exists) {
       this.snapshots.forget('tab', tabId);
       throw new Refusal('target_not_found', `the tab of this element_token (${tabId}) is closed; call page list_tabs and get_window_state`);
@@ -348,6 +357,7 @@ export class Router {
 
   /** Ends what the routes hold: the browser (a launched one is closed) and the native route's connections. */
   async close(): Promise<void> {
+    await this.browsers.closeAll();
     await this.browser.close();
     this.native?.host.close();
   }
