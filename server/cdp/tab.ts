@@ -27,6 +27,8 @@ export type AgentReply<K extends AgentMethod> = Awaited<ReturnType<PageAgent[K]>
 const WORLD = 'verity';
 /** Bound on any single question asked of a page (a frozen page or an open dialog must not hang a call). */
 export const PAGE_CALL_TIMEOUT_MS = 10_000;
+/** Bound on waiting for Chrome's error page after a failed load (it usually commits within milliseconds). */
+const ERROR_PAGE_SETTLE_MS = 2_000;
 
 export interface Frame {
   session: CDPSession;
@@ -110,12 +112,25 @@ export class Tab {
       // A beforeunload handler that asks holds the navigation until its dialog is answered: say so at once.
       outcome = await this.unlessDialog(this.page.goto(url, { waitUntil: 'load', timeout: 30_000 }));
     } catch (e) {
-      throw new Refusal('target_not_found', `navigation to ${url} failed: ${(e as Error).message}`);
+      const message = (e as Error).message;
+      if (/net::ERR_(?!ABORTED)/.test(message)) await this.errorPageCommitted();
+      throw new Refusal('target_not_found', `navigation to ${url} failed: ${message}`);
     }
     if (outcome === 'dialog') {
       const d = this.dialog;
       throw new Refusal('dialog_open', `a ${d?.type ?? 'JavaScript'} dialog opened ("${d?.message ?? ''}") and holds the navigation to ${url}; answer it with page {action:"handle_dialog", accept:true} to leave the page (the navigation then goes on) or accept:false to stay`,
         { dialog: { type: d?.type ?? null, message: d?.message ?? '' } });
+    }
+  }
+
+  /**
+   * A load that failed (or that the browser blocked) commits Chrome's error page a moment after the failure
+   * is reported. Until it has, its late load event would be taken by the NEXT navigation as its own (that
+   * navigation would "finish" on chrome-error:), so a failed navigation waits for it, bounded.
+   */
+  private async errorPageCommitted(): Promise<void> {
+    for (const end = Date.now() + ERROR_PAGE_SETTLE_MS; Date.now() < end && !this.page.url().startsWith('chrome-error:');) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
 
