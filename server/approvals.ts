@@ -12,13 +12,19 @@ export const APPROVAL_TIMEOUT_MS = 120_000;
 export class Approvals extends EventEmitter {
   private readonly pending = new Map<string, { request: ApprovalRequest; decide: (approved: boolean) => void }>();
   private counter = 0;
-  /** How many connected operators can approve (the gateway keeps this current). */
-  approvers = 0;
+  /** Counts the connected operators who can approve: registered by the gateway; none without one. */
+  private approvers: () => number = () => 0;
+
+  /** The gateway tells how to count its approvers; returns the function that takes it back. */
+  registerApprovers(count: () => number): () => void {
+    this.approvers = count;
+    return () => { if (this.approvers === count) this.approvers = () => 0; };
+  }
 
   list(): ApprovalRequest[] { return [...this.pending.values()].map((p) => p.request); }
 
   async request(tool: string, summary: string, sessionKey: string, args: Record<string, unknown> = {}, timeoutMs = APPROVAL_TIMEOUT_MS): Promise<void> {
-    if (this.approvers === 0) {
+    if (this.approvers() === 0) {
       throw new Refusal('not_permitted', `${tool} needs an operator's approval under the policy, and no Control UI with the operator.approvals scope is connected; open the Control UI and call again`, { needs_approval: true, tool });
     }
     if (this.pending.size >= LIMITS.pendingApprovals) {

@@ -13,11 +13,11 @@ import type { Verity } from '../core.js';
 import { McpHttpEndpoint } from '../mcp/http.js';
 import { tokenMatches } from '../token.js';
 import { EXTENSION_ID } from './extension-id.js';
-import { sessionSummary } from '../tools/sessions.js';
+import { sessionSummary, type SessionRow } from '../sessions/summary.js';
 import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
-import { METHODS, type UiCommand } from './methods.js';
+import { METHODS, type MethodContext, type UiCommand } from './methods.js';
 import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame, ROLE_SCOPES, type Role } from './protocol.js';
 import type { Terminal } from './terminal.js';
 import { Pairings } from './origins.js';
@@ -28,7 +28,7 @@ const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.ur
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export type SessionRow = ReturnType<typeof sessionSummary> & { sessionKey: string; transport: string; client: string; tab_id: string | null };
+export type { SessionRow };
 
 export interface GatewayOptions {
   host: string; port: number;
@@ -60,18 +60,22 @@ export function urlHost(bound: string): string {
 
 export class Gateway {
   readonly http: Server;
-  readonly links: Links;
-  readonly connections = new Map<string, GatewayConnection>();
-  readonly terminals = new Map<string, { term: Terminal; owner: string }>();
-  readonly screencasts = new Map<string, () => void>();
+  private readonly links: Links;
+  private readonly connections = new Map<string, GatewayConnection>();
+  private readonly terminals = new Map<string, { term: Terminal; owner: string }>();
+  private readonly screencasts = new Map<string, () => void>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly mcp: McpHttpEndpoint;
   /** The session rows as last sent in sessions.changed (key -> row without idle_seconds), for the next delta. */
   private sentSessions = new Map<string, string>();
   private sessionsTimer: NodeJS.Timeout | null = null;
   /** Tabs shared from the operator's Chrome by the extension: a second source of tabs for the CDP route. */
-  readonly relay: Relay;
-  readonly pairings = new Pairings();
+  private readonly relay: Relay;
+  private readonly pairings = new Pairings();
+  /** What the method table's handlers see of the gateway (methods.ts). */
+  private readonly methodContext: MethodContext;
+  /** Registrations with the core, taken back on close. */
+  private readonly unregister: Array<() => void> = [];
   port = 0;
   /** Host header values (lowercase) and origins this gateway answers to; fixed once it listens. */
   private hosts = new Set<string>();
@@ -84,16 +88,30 @@ export class Gateway {
     core.browser.addPeer(this.relay.host);
     this.http = createServer((req, res) => this.onHttp(req, res));
     this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket as import('node:net').Socket, head));
-    core.uiRouter = (connId, command) => this.dispatchUiCommand(connId, command as UiCommand);
+    this.unregister.push(
+      core.uiCommands.register((connId, command) => this.dispatchUiCommand(connId, command as UiCommand)),
+      core.approvals.registerApprovers(() => this.approverCount()),
+    );
     core.activity.on('action', (entry) => this.broadcast('action', entry));
     core.activity.on('thumbnail', (entry) => this.broadcast('action', entry));
     core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
+    this.methodContext = {
+      activity: core.activity, approvals: core.approvals, browser: core.browser, sessions: core.sessions,
+      assignTab: (tabId, connectionId) => core.router.assignTab(tabId, connectionId),
+      sessionList: () => this.sessionList(),
+      dispatchUiCommand: (connId, command) => this.dispatchUiCommand(connId, command),
+      links: this.links, agentToken: options.agentToken,
+      terminals: this.terminals, ownTerminal: (id, conn) => this.ownTerminal(id, conn),
+      pairings: this.pairings,
+      connectedPairings: () => new Set([...this.connections.values()].map((c) => c.pairingId).filter((id): id is string => !!id)),
+      revokePairing: (id) => this.revokePairing(id),
+      tabFor: (tabId, sessionKey) => this.tabFor(tabId, sessionKey),
+      screencasts: this.screencasts, stopScreencast: (conn) => this.stopScreencast(conn),
+      relay: this.relay,
+    };
   }
-
-  /** The agent credential: what the terminal's shells carry, never the operator's. */
-  get agentToken(): string { return this.options.agentToken; }
 
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => { this.http.once('error', reject); this.http.listen(this.options.port, this.options.host, resolve); });
@@ -225,7 +243,7 @@ export class Gateway {
    * Revokes a pairing: its relay secret stops working at once (its connections are closed), and when it
    * was the last pairing the extension's origin leaves the allow-list (its pages are disconnected too).
    */
-  revokePairing(id: string): boolean {
+  private revokePairing(id: string): boolean {
     const removed = this.pairings.remove(id);
     if (!removed) return false;
     const originGone = !this.pairings.origins().includes(removed.origin);
@@ -276,7 +294,6 @@ export class Gateway {
         this.connections.delete(conn.connId);
         conn.dispose();
         this.links.forget(conn.connId);
-        this.updateApprovers();
       });
     });
   }
@@ -303,7 +320,7 @@ export class Gateway {
       if (!conn.can(spec.scope)) throw missingScope(frame.method, spec.scope);
       const params = spec.params.safeParse(frame.params);
       if (!params.success) throw new GatewayError('INVALID_REQUEST', `${frame.method}: ${params.error.issues[0].path.join('.') || 'params'}: ${params.error.issues[0].message}`);
-      conn.respond(frame.id, await spec.handler(params.data, conn, this));
+      conn.respond(frame.id, await spec.handler(params.data, conn, this.methodContext));
     } catch (e) {
       conn.fail(frame.id, e instanceof GatewayError ? e : new GatewayError('UNAVAILABLE', (e as Error).message));
     }
@@ -339,7 +356,6 @@ export class Gateway {
     conn.role = who.role;
     conn.pairingId = who.pairingId ?? null;
     conn.hello = { ...parsed.data, scopes: parsed.data.scopes.filter((s) => held.includes(s)) };
-    this.updateApprovers();
     return {
       type: 'hello-ok', connId: conn.connId, scopes: conn.scopes,
       methods: Object.entries(METHODS).filter(([, m]) => conn.can(m.scope)).map(([name]) => name),
@@ -352,8 +368,9 @@ export class Gateway {
     return Object.entries(EVENT_SCOPES).filter(([, scope]) => scope === null || conn.can(scope)).map(([event]) => event);
   }
 
-  private updateApprovers(): void {
-    this.core.approvals.approvers = [...this.connections.values()].filter((c) => c.hello && c.role === 'operator' && c.can('operator.approvals')).length;
+  /** How many connected operators can approve a held call now (asked by Approvals on each request). */
+  private approverCount(): number {
+    return [...this.connections.values()].filter((c) => c.hello && c.role === 'operator' && c.can('operator.approvals')).length;
   }
 
   /** Sends an event to every connection whose scopes allow it (the connection checks). */
@@ -392,21 +409,21 @@ export class Gateway {
   }
 
   /** A ui.command goes to exactly one Control UI connection, or nowhere. Never a broadcast. */
-  dispatchUiCommand(connId: string, command: UiCommand): boolean {
+  private dispatchUiCommand(connId: string, command: UiCommand): boolean {
     const conn = this.connections.get(connId);
     if (!conn || !conn.hello || !conn.caps.includes('ui-commands') || !conn.open) return false;
     return conn.event('ui.command', { command });
   }
 
-  sessionList(): SessionRow[] {
+  private sessionList(): SessionRow[] {
     return this.core.sessions.all().filter((s) => s.state !== 'ended').map((s) => ({
-      sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core, s),
+      sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core.cursor, s),
       transport: this.core.connections.get(s.connectionId)?.transport ?? 'unknown',
       client: this.core.connections.get(s.connectionId)?.client ?? '', tab_id: s.currentTabId ?? null,
     }));
   }
 
-  async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
+  private async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
     if (tabId) return this.core.browser.findTab(tabId);
     const session = this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
     if (session?.currentTabId) return this.core.browser.findTab(session.currentTabId);
@@ -415,13 +432,13 @@ export class Gateway {
     return tabs[0];
   }
 
-  ownTerminal(id: string, conn: GatewayConnection): Terminal {
+  private ownTerminal(id: string, conn: GatewayConnection): Terminal {
     const entry = this.terminals.get(id);
     if (!entry || entry.owner !== conn.connId) throw new GatewayError('NOT_FOUND', `no terminal ${id} on this connection`);
     return entry.term;
   }
 
-  stopScreencast(conn: GatewayConnection): void {
+  private stopScreencast(conn: GatewayConnection): void {
     const stop = this.screencasts.get(conn.connId);
     if (stop) { this.screencasts.delete(conn.connId); stop(); }
   }
@@ -442,6 +459,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.stopAccepting();
+    for (const undo of this.unregister.splice(0)) undo();
     if (this.sessionsTimer) { clearTimeout(this.sessionsTimer); this.sessionsTimer = null; }
     for (const conn of this.connections.values()) { conn.dispose(); conn.socket.close(1012, 'gateway shutting down'); }
     await this.mcp.close();

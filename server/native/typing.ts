@@ -6,6 +6,7 @@ import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../rou
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE, codePoints } from './atspi.js';
+import { dropDownValue, labelsUnder } from './dropdown.js';
 import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, textAncestor, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
 import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
@@ -373,29 +374,6 @@ async function gtk4DropDown(a: Aim, el: NativeRef, value: string, sw: Stopwatch)
   sw.lap('verify');
   const evidence: Evidence[] = [{ kind: 'selection', expected: value, observed: now ?? '(none)', detail: `clicked open, XTest Home, Down x${index}, Enter; the label the drop-down shows, before: ${was}` }];
   return { effect: now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch', evidence };
-}
-
-/** Labels under `ref` in document order (bounded walk). */
-async function labelsUnder(atspi: Aim['atspi'], ref: NativeRef | { bus: string; path: string }, limit = 200): Promise<Array<{ ref: { bus: string; path: string }; role: number; name: string }>> {
-  const out: Array<{ ref: { bus: string; path: string }; role: number; name: string }> = [];
-  const visit = async (r: { bus: string; path: string }, depth: number): Promise<void> => {
-    if (out.length >= limit || depth > 12) return;
-    for (const child of await atspi.children(r).catch(() => [])) {
-      const [[role]] = [await atspi.call(child, IFACE.accessible, 'GetRole').catch(() => [0])];
-      out.push({ ref: child, role: Number(role), name: String(await atspi.prop(child, IFACE.accessible, 'Name').catch(() => '')) });
-      await visit(child, depth + 1);
-    }
-  };
-  await visit(ref, 0);
-  return out;
-}
-
-/** What a GTK 4 drop-down shows: the last label of its button (the first is its "(None)" placeholder). */
-export async function dropDownValue(atspi: Aim['atspi'], el: { bus: string; path: string }): Promise<string | null> {
-  const [button] = await atspi.children(el);
-  if (!button) return null;
-  const labels = (await labelsUnder(atspi, button)).filter((n) => n.role === ROLE.label);
-  return labels.length ? labels[labels.length - 1].name : null;
 }
 
 /** The options of an open GTK 4 drop-down: the first label of each item of its popup's list. */

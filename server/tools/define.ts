@@ -1,35 +1,13 @@
-// How a tool is declared (schema, annotations, handler) and how its answer becomes an MCP result.
+// How a tool is declared (defineTool over ToolDef, declared in context.ts) and how its answer becomes an MCP
+// result: input schemas as advertised, argument checks, reply texts.
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ActionResult } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import type { Verity, CallContext } from '../core.js';
+import type { Reply, ToolDef } from './context.js';
 import { refusal as refusalSchema } from './schemas.js';
 
-export interface Reply {
-  structured: Record<string, unknown>;
-  isError?: boolean;
-  text?: string;
-  images?: Array<{ data: string; mimeType: string }>;
-}
-
-export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
-  name: string;
-  description: string;
-  input: S;
-  output: z.ZodType;
-  /** From the seed's "Effect:" line. */
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint?: boolean };
-  /** Hidden from tools/list unless this says otherwise for the calling connection (the `screen` tool). */
-  listed?: (ctx: CallContext) => boolean;
-  /** Session tools manage sessions themselves instead of being admitted to one. */
-  sessionless?: boolean;
-  /** Deprecated seed tools: callable always, listed only on the complete surface (`--tools full`). */
-  deprecated?: boolean;
-  /** Arguments accepted but advertised only on the complete surface (besides SEED_ONLY). */
-  advanced?: readonly string[];
-  handler(args: z.infer<S>, core: Verity, ctx: CallContext): Promise<Reply>;
-}
+export type { CallContext, Reply, ToolContext, ToolDef } from './context.js';
 
 export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
   return def as unknown as ToolDef;

@@ -33,7 +33,7 @@ export const screen = defineTool({
   async handler(args, core, ctx) {
     const target = ctx.uiTarget;
     const sessionKey = args.sessionKey ?? (ctx.session ? core.sessions.keyOf(ctx.session) : ctx.connectionId);
-    const delivered = !!target && !!core.uiRouter?.(target.connId, commandFor(args.action, sessionKey, args.dock));
+    const delivered = !!target && core.sendUiCommand(target.connId, commandFor(args.action, sessionKey, args.dock));
     if (!delivered) {
       throw new Refusal('unavailable', 'UNAVAILABLE: the Control UI this agent is bound to is no longer connected; ask again from the open Control UI', { gateway_code: 'UNAVAILABLE' });
     }
