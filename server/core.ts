@@ -10,6 +10,9 @@ import { Router } from './routing/router.js';
 import { CursorPreferences } from './sessions/cursor-preferences.js';
 import { SessionManager, type Session } from './sessions/manager.js';
 import { UiCommands } from './ui-commands.js';
+import { Brake } from './sessions/brake.js';
+import { AuditStore } from './audit/store.js';
+import { noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
 
 export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
@@ -34,6 +37,10 @@ export class Verity {
   readonly cursor: CursorPreferences;
   readonly activity = new Activity();
   readonly approvals = new Approvals();
+  /** The operator's brake on each agent (stop, pause, resume): sessions/brake.ts. */
+  readonly brake = new Brake();
+  /** Every call, approval, brake and operator input: durable under the gateway (audit/store.ts), in memory otherwise. */
+  audit: AuditStore = new AuditStore(null);
   /** Where the `screen` tool's ui.commands go: the gateway registers its delivery. */
   readonly uiCommands = new UiCommands();
   readonly pipeline: CallPipeline;
@@ -50,17 +57,20 @@ export class Verity {
       cursorFor: (session) => this.cursor.forDriver(session),
       onCurrentTabChanged: () => this.activity.emit('sessions'),
     });
+    this.approvals.on('requested', (request) => noteApprovalRequested(this.audit, request));
+    this.approvals.on('resolved', (outcome) => noteApprovalResolved(this.audit, outcome));
     this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', (session) => this.router.hideCursorOf(session));
     this.pipeline = new CallPipeline({
       router: this.router, sessions: this.sessions, policy: this.policy, approvals: this.approvals, activity: this.activity,
-      cursor: this.cursor, uiCommands: this.uiCommands, options,
+      cursor: this.cursor, uiCommands: this.uiCommands, options, brake: this.brake, audit: () => this.audit,
     });
   }
 
   async close(): Promise<void> {
     await this.sessions.shutdown();
+    this.audit.close();
     await this.router.close();
   }
 }

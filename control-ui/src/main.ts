@@ -5,11 +5,15 @@ import { GatewayClient, type ConnState } from './gateway.js';
 import { apply, loadLayout, saveLayout, type Layout, type UiCommand } from './layout.js';
 import './terminal-panel.js';
 import './browser-panel.js';
+import { installBrakeShortcuts, type BrakeStatus } from './brake-controls.js';
+import type { Approval } from './approval-card.js';
+import './approval-card.js';
+import type { AuditLog } from './audit-log.js';
+import './audit-log.js';
 import './styles.css';
 
-interface SessionRow { sessionKey: string; session: string | null; implicit: boolean; state: string; transport: string; client: string; recording_active: boolean; idle_seconds: number; tab_id: string | null }
-interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string }
-interface Approval { id: string; tool: string; summary: string; arguments?: Record<string, unknown>; sessionKey: string; requestedAt: string }
+interface SessionRow { sessionKey: string; session: string | null; implicit: boolean; state: string; transport: string; client: string; recording_active: boolean; idle_seconds: number; tab_id: string | null; brake?: BrakeStatus }
+interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string; labels?: Record<string, string>; approval?: { id: string; by?: string } }
 
 interface PairingRow { id: string; origin: string; createdAt: string; connected: boolean }
 
@@ -47,7 +51,7 @@ export function applySessionsDelta(rows: SessionRow[], delta: { added?: SessionR
 }
 
 export class VerityApp extends LitElement {
-  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true } };
+  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true }, logOpen: { state: true } };
   layout: Layout = loadLayout();
   sessions: SessionRow[] = [];
   actions = new Map<string, ActionRow[]>();
@@ -57,12 +61,16 @@ export class VerityApp extends LitElement {
   conn: ConnState = 'connecting';
   link: { mcp_url: string; link_token: string } | null = null;
   error = '';
+  /** The audit log view (audit-log.ts) is open. */
+  logOpen = false;
   client!: GatewayClient;
 
   createRenderRoot() { return this; } // light DOM: the data-* hooks are plain to find
 
   connectedCallback(): void {
     super.connectedCallback();
+    // The brake's shortcuts act on the focused pane's session (brake-controls.ts).
+    installBrakeShortcuts(window, () => ({ client: this.client, sessionKey: this.layout.focused, status: this.sessions.find((s) => s.sessionKey === this.layout.focused)?.brake }), (m) => { this.error = m; });
     void connection().then(({ url, token }) => this.start(url, token), (e) => { this.conn = 'unauthorized'; this.error = `cannot read the gateway pairing: ${(e as Error).message}`; });
   }
 
@@ -122,6 +130,12 @@ export class VerityApp extends LitElement {
     void this.client.request('approvals.resolve', { id, approve }).catch((e) => { this.error = e.message; });
   }
 
+  /** Opens the audit log on one session's history. */
+  private openHistory(key: string): void {
+    this.logOpen = true;
+    void this.updateComplete.then(() => (this.querySelector('verity-audit-log') as AuditLog | null)?.showSession(key));
+  }
+
   private title(key: string): string {
     const s = this.sessions.find((row) => row.sessionKey === key);
     return s ? (s.session ?? `implicit (${s.transport})`) : key;
@@ -130,6 +144,9 @@ export class VerityApp extends LitElement {
   render() {
     const { layout } = this;
     const focusedSession = this.sessions.find((s) => s.sessionKey === layout.focused);
+    // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
+    // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
+    const sidebarShown = layout.sidebar || this.approvals.length > 0 || this.sessions.some((s) => s.brake && s.brake.state !== 'running');
     return html`
       <header class="bar">
         <button class="icon" title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}>☰</button>
@@ -142,27 +159,27 @@ export class VerityApp extends LitElement {
           <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;agent credential&gt;</code> (the <code>/mcp</code> line <code>verity start</code> printed) and
           <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
         </details>` : nothing}
+        <button data-toggle="log" aria-pressed=${String(this.logOpen)} @click=${() => { this.logOpen = !this.logOpen; }}>Log</button>
         <button data-toggle="terminal" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
         <button data-toggle="browser" @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
       </header>
       <div class="body">
-        <aside data-sidebar data-visible=${String(layout.sidebar)} ?hidden=${!layout.sidebar}>
+        <aside data-sidebar data-visible=${String(sidebarShown)} ?hidden=${!sidebarShown} @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}>
           <h2>Sessions <small>${this.sessions.length}</small></h2>
           ${this.sessions.length === 0 ? html`<p class="muted">No MCP sessions yet. Connect an agent (stdio or HTTP); it shows up here live.</p>` : nothing}
           <ul class="sessions">${this.sessions.map((s) => html`
             <li class=${s.sessionKey === layout.focused ? 'current' : ''} data-session-key=${s.sessionKey}>
               <button class="link" @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${s.session ?? 'implicit'}</button>
               <small>${s.transport} · ${s.state}${s.recording_active ? ' · ⏺' : ''}</small>
+              <verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .status=${s.brake}></verity-brake>
               <span class="row-actions">
                 <button title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}>⇥</button>
                 <button title="Split down" @click=${() => this.command({ kind: 'split', direction: 'down', sessionKey: s.sessionKey })}>⤓</button>
               </span>
             </li>`)}</ul>
           <h2>Approvals <small>${this.approvals.length}</small></h2>
-          <ul class="approvals" data-approvals>${this.approvals.map((a) => html`
-            <li data-approval=${a.id}><strong>${a.tool}</strong> <small>${this.title(a.sessionKey)}</small><pre class="approval-args" data-approval-args tabindex="0">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
-              <button class="approve" @click=${() => this.resolveApproval(a.id, true)}>Approve</button>
-              <button class="deny" @click=${() => this.resolveApproval(a.id, false)}>Deny</button></li>`)}</ul>
+          <ul class="approvals" data-approvals aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map((a) => html`
+            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.title(a.sessionKey)}></verity-approval></li>`)}</ul>
           ${this.pairings ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
           <ul class="pairings" data-pairings>${this.pairings.map((p) => html`
             <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
@@ -179,6 +196,7 @@ export class VerityApp extends LitElement {
             class="panel dock-${layout.panels.browser.dock}" ?hidden=${!layout.panels.browser.open} .client=${this.client}
             .active=${layout.panels.browser.open && this.conn === 'connected'} .sessionKey=${layout.focused} .tabId=${focusedSession?.tab_id ?? null}></verity-browser>
         </main>
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.title(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
       </div>`;
   }
 
@@ -192,6 +210,8 @@ export class VerityApp extends LitElement {
           <strong>${this.title(key)}</strong>
           <small>${session ? `${session.state} · ${session.client}` : 'ended'}</small>
           <span class="spacer"></span>
+          ${session ? html`<verity-brake .client=${this.client} .sessionKey=${key} .status=${session.brake} @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}></verity-brake>` : nothing}
+          <button data-history title="This session's full history in the audit log" @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>History</button>
           <button title="Split right" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'right', sessionKey: key }); }}>⇥</button>
           <button title="Split down" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'down', sessionKey: key }); }}>⤓</button>
           <button title="Close pane" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'close-pane', sessionKey: key }); }}>✕</button>
@@ -200,12 +220,14 @@ export class VerityApp extends LitElement {
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
           ${actions.slice().reverse().map((a) => html`
             <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-tool=${a.tool} data-effect=${badge(a)}>
-              ${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}
+              <button class="thumb-button" data-action-details title="Open in the audit log: expected vs observed, before/after images" aria-label=${`Details of ${a.tool} in the audit log`}
+                @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}</button>
               <div>
-                <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small></div>
+                <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>
+                  ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
                 <pre class="approval-args" data-approval-args tabindex="0">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
-                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.observed !== undefined ? JSON.stringify(ev.observed) : ev.detail ?? ''}</div>`)}
+                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : ev.detail ?? ''}</div>`)}
               </div>
             </li>`)}
         </ol>

@@ -11,7 +11,7 @@ import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { AgentReply, Frame, Tab } from './tab.js';
 import type { PreparedValueInput, ValuePlan, ValueReading } from './page-agent/fields.js';
 import { queueCursor } from './cursor-overlay.js';
-import { excerpt, judgeText, numberFieldRejects, type FieldReadBack, type FieldState } from '../routing/verdicts.js';
+import { excerpt, judgeText, judgeValue, numberFieldRejects, type FieldReadBack, type FieldState } from '../routing/verdicts.js';
 
 type ReadBack = FieldReadBack;
 // The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
@@ -145,7 +145,7 @@ async function typeIntoValueInput(tab: Tab, frame: Frame, sw: Stopwatch, text: s
   sw.lap('verify');
   const evidence: Evidence[] = [{ kind: 'field_value', expected: text, observed: r.settled, detail: `a ${prepared.inputType} field has no caret: the text was set as its whole value (before: "${r.before}")` }];
   if (r.first !== r.settled) evidence.unshift({ kind: 'field_value', observed: r.first, detail: 'read back at once, before the page rewrote it' });
-  const effect = r.settled === text ? 'confirmed' : r.settled === r.before ? 'no_effect' : 'mismatch';
+  const effect = judgeValue(text, r.before, r.settled);
   return {
     ...result(effect, sw, evidence, { target: prepared.describe, method: 'set_value' }),
     delivery: { mode: 'background', delivered_count: effect === 'confirmed' ? [...text].length : 0 },

@@ -16,13 +16,20 @@ import type { Relay } from './relay.js';
 import { openTerminal, type Terminal } from './terminal.js';
 import { forwardInput, startScreencast } from './screencast.js';
 import type { SessionRow } from '../sessions/summary.js';
+import type { Brake } from '../sessions/brake.js';
+import type { AuditStore } from '../audit/store.js';
+import { BRAKE_METHODS, logOperatorInput, operatorName } from './brake-methods.js';
 
 /** What the method handlers use of the gateway and the core behind it. */
 export interface MethodContext {
   readonly activity: Pick<Activity, 'list'>;
   readonly approvals: Pick<Approvals, 'list' | 'resolve'>;
   readonly browser: Pick<BrowserHost, 'running' | 'tabs_' | 'findTab'>;
-  readonly sessions: Pick<SessionManager, 'all' | 'keyOf'>;
+  readonly sessions: Pick<SessionManager, 'all' | 'keyOf' | 'list' | 'end'>;
+  /** The operator's brake on agents, the audit trail, and whether an agent (MCP connection) is connected. */
+  readonly brake: Brake;
+  readonly audit: AuditStore;
+  agentConnected(connectionId: string): boolean;
   /** The operator gives a tab to a session's connection. */
   assignTab(tabId: string, connectionId: string): void;
   sessionList(): SessionRow[];
@@ -96,7 +103,7 @@ export const METHODS: Record<string, MethodSpec> = {
     // never take it: no caller can approve its own call. The role check says so again, explicitly.
     handler: (p, conn, gw) => {
       if (conn.role !== 'operator') throw new GatewayError('FORBIDDEN', 'approvals are accepted only from a connection with the operator credential', { missingScope: 'operator.approvals' });
-      if (!gw.approvals.resolve(p.id, p.approve)) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
+      if (!gw.approvals.resolve(p.id, p.approve, operatorName(conn))) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
       return { ok: true };
     },
   }),
@@ -201,6 +208,7 @@ export const METHODS: Record<string, MethodSpec> = {
       x: z.number().finite().optional(), y: z.number().finite().optional(), deltaY: z.number().finite().optional(),
       key: z.string().max(32).optional(), text: z.string().max(10_000).optional(),
     }),
-    handler: async (p, _c, gw) => { await forwardInput(await gw.browser.findTab(p.tab_id), p); return { ok: true }; },
+    handler: async (p, conn, gw) => { await forwardInput(await gw.browser.findTab(p.tab_id), p); logOperatorInput(gw, conn, p); return { ok: true }; },
   }),
+  ...BRAKE_METHODS,
 };

@@ -23,6 +23,7 @@ import type { Terminal } from './terminal.js';
 import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
+import { serveAuditExport } from './brake-methods.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
@@ -97,8 +98,12 @@ export class Gateway {
     core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
+    core.brake.on('changed', () => this.sessionsChanged());
+    // The live log needs the line, not the whole result (audit.query has it): events stay small.
+    core.audit.on('entry', (entry) => this.broadcast('audit.entry', { ...entry, result: undefined }));
     this.methodContext = {
       activity: core.activity, approvals: core.approvals, browser: core.browser, sessions: core.sessions,
+      brake: core.brake, audit: core.audit, agentConnected: (connectionId) => core.connections.has(connectionId),
       assignTab: (tabId, connectionId) => core.router.assignTab(tabId, connectionId),
       sessionList: () => this.sessionList(),
       dispatchUiCommand: (connId, command) => this.dispatchUiCommand(connId, command),
@@ -200,6 +205,7 @@ export class Gateway {
       void this.mcp.handle(req, res).catch((e) => { if (!res.headersSent) res.writeHead(500).end(String(e)); });
       return;
     }
+    if (url.pathname === '/audit/export') return serveAuditExport(this.core, url, res, BASE_HEADERS);
     this.serveStatic(url.pathname, res);
   }
 
@@ -420,6 +426,7 @@ export class Gateway {
       sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core.cursor, s),
       transport: this.core.connections.get(s.connectionId)?.transport ?? 'unknown',
       client: this.core.connections.get(s.connectionId)?.client ?? '', tab_id: s.currentTabId ?? null,
+      brake: this.core.brake.status(s.connectionId),
     }));
   }
 

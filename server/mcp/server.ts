@@ -59,6 +59,7 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     previousOnClose?.();
     unlisten(server);
     core.connections.delete(ctx.connectionId);
+    core.brake.forget(ctx.connectionId);
     void core.sessions.disconnect(ctx.connectionId);
   };
   return server;

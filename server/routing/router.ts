@@ -25,6 +25,8 @@ export interface Caller {
   session?: Session;
   /** Told when an action waits for earlier ones on its target (e.g. to send an MCP progress notification). */
   onQueued?: WaitHook;
+  /** Fires when the operator stops the agent (sessions/brake.ts): a call waiting in a target's line leaves it. */
+  signal?: AbortSignal;
 }
 
 export interface RouterOptions {
@@ -232,7 +234,7 @@ export class Router {
   async resolve(args: TargetArgs, caller: Caller, options: { needsTarget?: boolean } = {}): Promise<{ target: ResolvedTarget; driver: Driver }> {
     const { target, driver } = await this.route(args, caller, options);
     // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
-    return { target, driver: queuedDriver(this.actionQueue, driver, target, caller.onQueued) };
+    return { target, driver: queuedDriver(this.actionQueue, driver, target, caller.onQueued, caller.signal) };
   }
 
   private async route(args: TargetArgs, caller: Caller, options: { needsTarget?: boolean }): Promise<{ target: ResolvedTarget; driver: Driver }> {

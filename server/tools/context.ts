@@ -24,6 +24,8 @@ export interface CallContext {
   runStep?: (tool: ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
   /** Told when an action waits for earlier ones on its target (e.g. to send an MCP progress notification). */
   onQueued?: WaitHook;
+  /** Fires when the operator stops the agent or ends the session (sessions/brake.ts): waits give up. */
+  signal?: AbortSignal;
 }
 
 /** The router's part tools use: target resolution, tabs this call may see, and the routes' facts. */
@@ -41,6 +43,8 @@ export interface ToolContext extends ToolRouting {
   readonly cursor: Pick<CursorPreferences, 'motionOf'>;
   /** Delivers a ui.command to one Control UI connection; false when it is gone (or no gateway runs). */
   sendUiCommand(connId: string, command: Record<string, unknown>): boolean;
+  /** What waits for the operator now (the `screen` tool never hides the sidebar while something does). */
+  operatorWaits(): { approvals: number; heldAgents: number };
 }
 
 export type { Tab };

@@ -16,9 +16,20 @@ export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 export const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true, idempotentHint: false } as const;
 
+/**
+ * A tool's advertised schemas, built once per process: they never change, and building them (zod to JSON
+ * schema, then leaned) costs tens of milliseconds for the whole list, on every connection's tools/list.
+ */
+const advertised = new WeakMap<ToolDef, Partial<Record<Surface | 'output', Record<string, unknown>>>>();
+function once(def: ToolDef, which: Surface | 'output', build: () => Record<string, unknown>): Record<string, unknown> {
+  let entry = advertised.get(def);
+  if (!entry) advertised.set(def, entry = {});
+  return entry[which] ??= build();
+}
+
 /** `{type:"object", anyOf:[<success>, <refusal>]}`, so strict clients accept refusals too. */
 export function outputSchemaOf(def: ToolDef): Record<string, unknown> {
-  return { type: 'object', anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)] };
+  return once(def, 'output', () => ({ type: 'object', anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)] }));
 }
 
 /** A success that has several forms (a union of objects) is still advertised as an object. */
@@ -40,6 +51,10 @@ const SEED_ONLY = ['pid', 'window_id', 'scope', 'session', 'delivery_mode'];
 const BOUNDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
 
 export function inputSchemaOf(def: ToolDef, surface: Surface = 'full'): Record<string, unknown> {
+  return once(def, surface, () => buildInputSchema(def, surface));
+}
+
+function buildInputSchema(def: ToolDef, surface: Surface): Record<string, unknown> {
   const schema = lean(jsonSchema(def.input, 'input')) as Record<string, unknown>;
   if (surface === 'full') return schema;
   // Session tools keep `session`: it is what they are about.

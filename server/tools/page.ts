@@ -147,6 +147,8 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolCon
     const what = args.text ? `text "${args.text}"` : args.css_selector ? `an element matching ${args.css_selector}` : `a URL containing ${args.url}`;
     const deadline = Date.now() + args.timeout_ms;
     for (;;) {
+      // The operator stopped the agent (or ended its session): the wait ends here, not at its deadline.
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
       ctx.progress?.(`waiting for ${what}`);
       const [frame] = await tab.frames();
       const found = args.url ? tab.page.url().includes(args.url)
