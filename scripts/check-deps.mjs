@@ -137,11 +137,10 @@ const matches = (path, prefixes) => prefixes.some((p) => path === p || path.star
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
 /**
- * Cycles known when this check was written and being removed by work in flight (the CDP route's driver and
- * its typing part: issue #16 item 2). Reported, not failed; an entry that no longer occurs is reported too,
- * so that it is deleted here.
+ * Cycles known and being removed by work in flight. Reported, not failed; an entry that no longer occurs is
+ * reported too, so that it is deleted here. (The CDP route's driver.ts <-> typing.ts, issue #16 item 2, is gone.)
  */
-const PENDING_CYCLES = [['server/cdp/driver.ts', 'server/cdp/typing.ts']];
+const PENDING_CYCLES = [];
 
 /** Checks the tree under `root` (default: this repository); returns the problems and the notes. */
 export function checkDeps(root = REPO, pending = PENDING_CYCLES) {

@@ -5,8 +5,8 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import type { CdpDriver } from './driver.js';
-import { describeEvents, dialogResult, result } from './driver.js';
+import { describeEvents, dialogResult, focusedFrame, mouseClick, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+import { click } from './click.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { AgentReply, Frame, Tab } from './tab.js';
 import type { PreparedValueInput, ValuePlan, ValueReading } from './page-agent/fields.js';
@@ -18,10 +18,20 @@ type ReadBack = FieldReadBack;
 export { excerpt, judgeText as judge };
 const judge = judgeText;
 
-export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, text: string, _options: TypeOptions): Promise<ActionResult> {
+/** type_text, with what arrived during it (no extra listening). */
+export function typeText(route: CdpRoute, target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+  return withSideEffects(route, target, () => typeIntoTab(route, target, text, options));
+}
+
+/** set_value, with what arrived during it (no extra listening). */
+export function setValue(route: CdpRoute, target: ResolvedTarget, value: string): Promise<ActionResult> {
+  return withSideEffects(route, target, () => setValueOnTab(route, target, value));
+}
+
+async function typeIntoTab(route: CdpRoute, target: ResolvedTarget, text: string, _options: TypeOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const tab = await driver.tab(target);
-  if (target.point && !target.element) await driver.click(target, { button: 'left', count: 1, modifiers: [] });
+  const tab = await tabOf(route, target);
+  if (target.point && !target.element) await click(route, target, { button: 'left', count: 1, modifiers: [] });
   let frame: Frame;
   let prepared: AgentReply<'prepareField'>;
   if (target.element) {
@@ -29,14 +39,14 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
     frame = quickFrameOf(tab, ref);
     prepared = await tab.call(frame, 'prepareField', target.element.snapshotId, ref.local);
   } else {
-    frame = await driver.focusedFrame(tab);
+    frame = await focusedFrame(tab);
     prepared = await tab.call(frame, 'prepareField', null, 0);
   }
   if (prepared.refusal === 'not_editable' && prepared.inline && target.element) {
     // Clicked as a user would, an inline-edit widget swaps itself for a field and focuses it: type there.
     const described = prepared.detail ?? 'the element';
-    await driver.click(target, { button: 'left', count: 1, modifiers: [] });
-    frame = await driver.focusedFrame(tab);
+    await click(route, target, { button: 'left', count: 1, modifiers: [] });
+    frame = await focusedFrame(tab);
     prepared = await tab.call(frame, 'prepareField', null, 0);
     if (prepared.none || prepared.refusal) throw new Refusal('not_editable', `${described} is a textbox without a field, and a click on it focused no field (${prepared.refusal ? `${prepared.refusal}: ${prepared.detail}` : 'nothing focused'}); nothing was typed`);
   }
@@ -175,10 +185,10 @@ function fieldRefusal(code: string, detail: string): Refusal {
   }
 }
 
-export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, value: string): Promise<ActionResult> {
+async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: string): Promise<ActionResult> {
   const sw = new Stopwatch();
   if (!target.element) throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
-  const tab = await driver.tab(target);
+  const tab = await tabOf(route, target);
   const ref = target.element.ref as TabElementRef;
   const frame = quickFrameOf(tab, ref);
   const snapshotId = target.element.snapshotId;
@@ -188,10 +198,10 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
     if (plan.refusal === 'no_such_option') throw new Refusal('no_such_option', `value: no option matches "${value}"; ${plan.detail}`);
     throw fieldRefusal(plan.refusal, plan.detail);
   }
-  if (plan.kind === 'combobox') return chooseOption(driver, tab, frame, target, sw, value, plan);
+  if (plan.kind === 'combobox') return chooseOption(route, tab, frame, target, sw, value, plan);
   sw.lap('resolve');
   if (plan.kind === 'toggle' && plan.needsClick) {
-    await driver.click(target, { button: 'left', count: 1, modifiers: [] });
+    await click(route, target, { button: 'left', count: 1, modifiers: [] });
   } else if (plan.kind === 'text') {
     // Replacing text is what set_value asks for: select it all, then one trusted insertion (or a delete).
     if (!await tab.call(frame, 'selectAllIn', snapshotId, ref.local)) throw new Refusal('focus_failed', 'the field would not take focus');
@@ -226,7 +236,7 @@ type ComboboxPlan = Extract<ValuePlan, { kind: 'combobox' }>;
  * option with a trusted click, then read back that the option got the click, the list closed and the
  * combobox shows the option. Typing alone is never reported as a selection.
  */
-async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: ResolvedTarget, sw: Stopwatch, value: string, plan: ComboboxPlan): Promise<ActionResult> {
+async function chooseOption(route: CdpRoute, tab: Tab, frame: Frame, target: ResolvedTarget, sw: Stopwatch, value: string, plan: ComboboxPlan): Promise<ActionResult> {
   const snapshotId = target.element!.snapshotId;
   const local = (target.element!.ref as TabElementRef).local;
   sw.lap('resolve');
@@ -235,7 +245,7 @@ async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: R
       if (!await tab.call(frame, 'selectAllIn', snapshotId, local)) throw new Refusal('focus_failed', `${plan.describe} would not take focus; nothing was chosen`);
       await send(tab, 'Input.insertText', { text: value }); // the search text filters the options
     } else {
-      await driver.click(target, { button: 'left', count: 1, modifiers: [] }); // opens the list
+      await click(route, target, { button: 'left', count: 1, modifiers: [] }); // opens the list
     }
     const option = await tab.call(frame, 'findOption', snapshotId, local, value);
     if (option.refusal) throw fieldRefusal(option.refusal, option.detail ?? '');
@@ -251,7 +261,7 @@ async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: R
       await pressNamedKey(tab, 'Escape', 27);
       throw new Refusal('no_such_option', `value: ${plan.describe} lists no option "${value}" (it lists: ${option.offered?.length ? option.offered.join(', ') : 'nothing'}); nothing was chosen${plan.typeable ? ' and the search text was cleared' : ''}`);
     }
-    if (await driver.mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] }) === 'dialog') return dialogResult(sw, plan.describe, 'choosing an option');
+    if (await mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] }) === 'dialog') return dialogResult(sw, plan.describe, 'choosing an option');
     sw.lap('deliver');
     const after = await tab.call(frame, 'comboboxAfter', snapshotId, local);
     sw.lap('verify');

@@ -10,6 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,7 +104,7 @@ after(async () => {
 
 describe('the packed package, installed offline into an empty folder with a fresh HOME', { timeout: 900_000 }, () => {
   test('the tarball holds the builds and no tests, bench or fixtures', () => {
-    for (const needed of ['bin/verity.js', 'dist/server/cli.js', 'dist/server/mcp/server.js', 'control-ui/dist/index.html', 'extension/manifest.json', 'extension/ui/index.html', 'extension/browser-polyfill.min.js', 'package.json', 'README.md']) {
+    for (const needed of ['bin/verity.js', 'dist/server/cli.js', 'dist/server/mcp/server.js', 'dist/server/cdp/page-agent.bundle.js', 'control-ui/dist/index.html', 'extension/manifest.json', 'extension/ui/index.html', 'extension/browser-polyfill.min.js', 'package.json', 'README.md']) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
     const unwanted = files.filter((f) => /^(test|bench|dist\/test|dist\/bench|control-ui\/src|scripts)\/|fixtures|\.map$|\.ts$|^tsconfig/.test(f));
@@ -149,6 +151,28 @@ describe('the packed package, installed offline into an empty folder with a fres
       for (const name of ['get_window_state', 'click', 'type_text', 'run_actions', 'page']) assert.ok(tools.includes(name), `${name} in ${tools.join(', ')}\n${stderr}`);
     } finally {
       await client.close().catch(() => {});
+    }
+  });
+
+  test('a page read goes through the page agent, bundled at pack time', async () => {
+    const page = createServer((_, res) => { res.setHeader('content-type', 'text/html'); res.end('<!doctype html><button>Packed agent</button>'); });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--headless'], cwd: app, env: freshEnv(), stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (c) => { stderr += c; });
+    const client = new Client({ name: 'packed-test', version: '1' });
+    try {
+      await client.connect(transport);
+      started.push(transport.pid!);
+      const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
+      const nav = await client.callTool({ name: 'page', arguments: { action: 'navigate', url } });
+      assert.ok(!nav.isError, `${JSON.stringify(nav.content)}\n${stderr}`);
+      const snap = await client.callTool({ name: 'get_window_state', arguments: { format: 'full', include_screenshot: false } });
+      const elements = (snap.structuredContent as { elements?: Array<{ role: string; label: string }> } | undefined)?.elements ?? [];
+      assert.ok(elements.some((e) => e.role === 'button' && e.label === 'Packed agent'), `${JSON.stringify(snap.content)}\n${stderr}`);
+    } finally {
+      await client.close().catch(() => {});
+      page.close();
     }
   });
 

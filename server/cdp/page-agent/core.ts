@@ -11,7 +11,7 @@ const closedRoots = new WeakMap<Element, ShadowRoot>();
 let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
 let watch: { target: Element; events: WatchedEvent[] } | null = null;
 
-/** Why the agent would not act: the server turns the code into its typed refusal (cdp/driver.ts, cdp/typing.ts). */
+/** Why the agent would not act: the server turns the code into its typed refusal (cdp/aim.ts, cdp/typing.ts). */
 export type RefusedCode = 'element_disabled' | 'element_readonly' | 'element_covered' | 'not_visible' | 'not_editable' | 'not_settable'
   | 'focus_failed' | 'caret_not_placed' | 'target_not_found' | 'value_rejected' | 'no_such_option' | 'invalid_arguments';
 export interface Refused { refusal: RefusedCode; detail: string; /** the element aimed at, when `detail` names another (what covers it) */ target?: string }

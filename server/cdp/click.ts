@@ -1,0 +1,54 @@
+// click on a tab: trusted mouse input at the point the page agent hit-tested, proved by the events that
+// reached the element (or, for a link that navigated, by the navigation).
+import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../routing/driver.js';
+import { Stopwatch } from '../routing/driver.js';
+import { Refusal } from '../routing/refusal.js';
+import { judgePointer } from '../routing/verdicts.js';
+import { aim, describeEvents, mouseClick, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+import { queueCursor } from './cursor-overlay.js';
+import type { Watched } from './page-agent/core.js';
+import { INPUT_SETTLE_MS } from './side-effects.js';
+
+const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
+
+/** A click with the side effects it caused (it listens a moment longer: clicks open tabs and start downloads). */
+export function click(route: CdpRoute, target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+  return withSideEffects(route, target, () => deliverClick(route, target, options), INPUT_SETTLE_MS);
+}
+
+async function deliverClick(route: CdpRoute, target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
+  const aimed = await aim(await tabOf(route, target), target, ['mousedown', 'mouseup', decisive]);
+  if (target.cursor) queueCursor(aimed.tab, aimed.x, aimed.y, target.cursor, 'click');
+  sw.lap('resolve');
+  const urlBefore = aimed.frame.url;
+  await mouseClick(aimed.tab, aimed.x, aimed.y, options);
+  sw.lap('deliver');
+  let seen: Watched;
+  try {
+    seen = await aimed.tab.call(aimed.frame, 'watched', false);
+  } catch (e) {
+    if (!(e instanceof Refusal) || e.code !== 'dialog_open') throw e;
+    sw.lap('verify');
+    return result('unverifiable', sw, [{ kind: 'dialog', observed: e.message }], { target: aimed.target, escalation: { target: 'page', reason: 'a dialog opened after the click; answer it with page handle_dialog, then read the page' } });
+  }
+  // A link click that navigated replaces the world that was watching; the navigation is the proof.
+  if (seen.fresh) {
+    const url = aimed.tab.page.url();
+    sw.lap('verify');
+    if (aimed.href && url === aimed.href && url !== urlBefore) {
+      return result('confirmed', sw, [{ kind: 'navigation', expected: aimed.href, observed: url }], { target: aimed.target });
+    }
+    return result('unverifiable', sw, [{ kind: 'navigation', observed: url, detail: 'the frame navigated before its events could be read' }],
+      { target: aimed.target, escalation: { target: 'verify', reason: 'call get_window_state to see the new page' } });
+  }
+  sw.lap('verify');
+  return classifyPointerEvents(seen, decisive, sw, aimed.target);
+}
+
+function classifyPointerEvents(seen: Watched, decisive: string, sw: Stopwatch, target: string): ActionResult {
+  const evidence: Evidence[] = [{ kind: 'event', expected: `trusted ${decisive} on ${target}`, observed: describeEvents(seen) }];
+  const v = judgePointer(seen.events, decisive);
+  return result(v.effect, sw, evidence, { target, ...(v.observed ? { observed: v.observed } : {}), ...(v.escalation ? { escalation: v.escalation } : {}) });
+}

@@ -1,0 +1,45 @@
+// drag on a tab: press, a path of moves with the button held, release, as trusted mouse input; proved by
+// which elements got the press and the release.
+import type { Protocol } from 'puppeteer-core';
+import type { ActionResult, DragOptions, Evidence, ResolvedTarget } from '../routing/driver.js';
+import { Stopwatch } from '../routing/driver.js';
+import { dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+import { queueCursor } from './cursor-overlay.js';
+import { INPUT_SETTLE_MS } from './side-effects.js';
+
+/** A drag with the side effects it caused (a drop can open a tab or start a download). */
+export function drag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+  return withSideEffects(route, target, () => deliverDrag(route, target, options), INPUT_SETTLE_MS);
+}
+
+async function deliverDrag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  const tab = await tabOf(route, target);
+  const frames = await tab.frames();
+  const scale = await scaleOf(tab);
+  const from = { x: options.from.x / scale, y: options.from.y / scale };
+  const to = { x: options.to.x / scale, y: options.to.y / scale };
+  const source = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
+  if (target.cursor) queueCursor(tab, from.x, from.y, target.cursor, 'drag');
+  sw.lap('resolve');
+  const send = (params: Protocol.Input.DispatchMouseEventRequest) => tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
+  const steps: Protocol.Input.DispatchMouseEventRequest[] = [
+    { type: 'mouseMoved', x: from.x, y: from.y },
+    { type: 'mousePressed', x: from.x, y: from.y, button: options.button, clickCount: 1 },
+  ];
+  for (let i = 1; i <= options.steps; i++) {
+    const t = i / options.steps;
+    steps.push({ type: 'mouseMoved', x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t, button: options.button, buttons: 1 });
+  }
+  steps.push({ type: 'mouseReleased', x: to.x, y: to.y, button: options.button, clickCount: 1 });
+  for (const step of steps) {
+    if (await send(step) === 'dialog') { sw.lap('deliver'); return dialogResult(sw, source, 'the drag'); }
+    if (step.type === 'mouseMoved' && step.buttons && options.durationMs > 0) await new Promise((r) => setTimeout(r, options.durationMs / options.steps));
+  }
+  sw.lap('deliver');
+  const seen = await tab.call(frames[0], 'dragSeen');
+  sw.lap('verify');
+  const evidence: Evidence[] = [{ kind: 'event', expected: `trusted mousedown at ${seen.source}, mouseup at ${seen.destination}`, observed: `mousedown at ${seen.down ?? 'nothing'}, ${seen.moves} moves, mouseup at ${seen.up ?? 'nothing'}` }];
+  const ok = seen.down === seen.source && seen.up === seen.destination && seen.moves > 0;
+  return result(ok ? 'confirmed' : 'unverifiable', sw, evidence, { target: source, ...(ok ? {} : { escalation: { target: 'verify', reason: 'the drag did not reach both ends; call get_window_state to see the result' } }) });
+}
