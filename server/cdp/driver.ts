@@ -12,6 +12,7 @@ import { queueCursor } from './cursor-overlay.js';
 import { judgePointer } from '../routing/verdicts.js';
 import { INPUT_SETTLE_MS, SideEffectWatch } from './side-effects.js';
 import type { Refused, Watched } from './page-agent/core.js';
+import { withTabLock } from './tab-lock.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -52,6 +53,11 @@ export class CdpDriver implements Driver {
 
   async tab(target: ResolvedTarget): Promise<Tab> {
     return this.host.findTab(target.key);
+  }
+
+  /** Orders this action against other Verity processes driving the same tab (cdp/tab-lock.ts). */
+  async exclusive<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T> {
+    return withTabLock(await this.tab(target), work);
   }
 
   async snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot> {
