@@ -1,6 +1,6 @@
 // The page agent's motion part: scrolling (aim at the right scroll container, read offsets until they
 // settle), dragging (which element got the press and the release), and the agent cursor overlay.
-import { type Refused, describe, element, hitAt, nextFrame } from './core.js';
+import { type Refused, coveringOf, describe, element, hitAt, nextFrame } from './core.js';
 
 /** A scroll container's offsets (rounded CSS pixels) and what it is. */
 export interface ScrollOffsets { x: number; y: number; target: string }
@@ -86,7 +86,7 @@ export function scrollAim(snapshotId: string | null, index: number): Refused | {
       return { x: p.x, y: p.y, offsets: offsetsOf(container) };
     }
   }
-  if (el) return { refusal: 'element_covered', detail: describe(first), target: describe(el) };
+  if (el) return { refusal: 'element_covered', detail: describe(first), target: describe(el), covering: coveringOf(first, el) };
   return { x: points[0].x, y: points[0].y, offsets: scrollState(null, -1, points[0].x, points[0].y) };
 }
 
