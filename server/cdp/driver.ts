@@ -10,6 +10,7 @@ import type { Frame, Tab } from './tab.js';
 import { setValueOnTab, typeIntoTab } from './typing.js';
 import { queueCursor } from './cursor-overlay.js';
 import { judgePointer } from '../routing/verdicts.js';
+import { judgeDrag } from '../routing/drag-verdict.js';
 import { INPUT_SETTLE_MS, SideEffectWatch } from './side-effects.js';
 import type { Refused, Watched } from './page-agent/core.js';
 import { withTabLock } from './tab-lock.js';
@@ -291,9 +292,9 @@ export class CdpDriver implements Driver {
     sw.lap('deliver');
     const seen = await tab.call(frames[0], 'dragSeen');
     sw.lap('verify');
-    const evidence: Evidence[] = [{ kind: 'event', expected: `trusted mousedown at ${seen.source}, mouseup at ${seen.destination}`, observed: `mousedown at ${seen.down ?? 'nothing'}, ${seen.moves} moves, mouseup at ${seen.up ?? 'nothing'}` }];
-    const ok = seen.down === seen.source && seen.up === seen.destination && seen.moves > 0;
-    return result(ok ? 'confirmed' : 'unverifiable', sw, evidence, { target: source, ...(ok ? {} : { escalation: { target: 'verify', reason: 'the drag did not reach both ends; call get_window_state to see the result' } }) });
+    // What moved is the proof: a list's order, a slider's value, the grabbed element's box (routing/drag-verdict.ts).
+    const v = judgeDrag(seen.probe, seen);
+    return result(v.effect, sw, v.evidence, { target: source, ...(v.observed ? { observed: v.observed } : {}), ...(v.escalation ? { escalation: v.escalation } : {}) });
   }
 }
 
