@@ -87,17 +87,29 @@ describe('a verdict that says mismatch is one', () => {
 });
 
 describe('CodeMirror 6 inside a shadow root', () => {
-  for (const [query, start] of [['?blank', ''], ['', 'Hello world']] as const) {
-    test(`${start ? 'filled' : 'blank'}, by token: text and a line break land once, confirmed`, async () => {
-      const page = await s.open(`codemirror-shadow.html${query}`);
-      const snap = await s.snapshot(s.v, { format: 'full' });
-      const field = snap.find((e) => e.role === 'textbox', 'the editor');
-      const r = await s.v.call('type_text', { element_token: field.element_token, text: 'Hi 世界' });
-      assert.equal(r.structured.effect, 'confirmed', r.text);
-      assert.equal(await s.model(page), start + 'Hi 世界');
-      const r2 = await s.v.call('type_text', { text: '\nnext' });
-      assert.equal(r2.structured.effect, 'confirmed', r2.text);
-      assert.equal(await s.model(page), start + 'Hi 世界\nnext');
-    });
+  for (const [state, { query, start }] of Object.entries(STATES)) {
+    for (const how of ['token', 'focus'] as const) {
+      test(`${state}, by ${how}: text and a line break land once, confirmed`, async () => {
+        const page = await s.open(`codemirror-shadow.html${query}`);
+        assert.equal(await s.model(page), start);
+        const snap = await s.snapshot(s.v, { format: 'full' });
+        const field = snap.find((e) => e.role === 'textbox', 'the editor');
+        let r;
+        if (how === 'token') r = await s.v.call('type_text', { element_token: field.element_token, text: 'Hi 世界' });
+        else {
+          const c = await s.v.call('click', { element_token: field.element_token });
+          assert.equal(c.structured.effect, 'confirmed', c.text);
+          await page.keyboard.down('Control');
+          await page.keyboard.press('End');
+          await page.keyboard.up('Control');
+          r = await s.v.call('type_text', { text: 'Hi 世界' });
+        }
+        assert.equal(r.structured.effect, 'confirmed', r.text);
+        assert.equal(await s.model(page), start + 'Hi 世界');
+        const r2 = await s.v.call('type_text', { text: '\nnext' });
+        assert.equal(r2.structured.effect, 'confirmed', r2.text);
+        assert.equal(await s.model(page), start + 'Hi 世界\nnext');
+      });
+    }
   }
 });
