@@ -10,7 +10,7 @@ import { Refusal } from '../routing/refusal.js';
 import type { BrowserHost } from './browser.js';
 import type { Refused, Watched } from './page-agent/core.js';
 import type { SideEffectWatch } from './side-effects.js';
-import { frameOf, type TabElementRef } from './snapshot.js';
+import { frameOf, tokenInLatest, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -58,7 +58,7 @@ export async function aim(tab: Tab, target: ResolvedTarget, watchTypes: string[]
     const ref = target.element.ref as TabElementRef;
     const { frame, frames } = await frameOf(tab, ref);
     const aimed = await tab.call(frame, 'pointFor', target.element.snapshotId, ref.local, watchTypes);
-    if (aimed.refusal) throw aimRefusal(aimed);
+    if (aimed.refusal) throw aimRefusal(aimed, { tab, frame, snapshotId: target.element.snapshotId });
     const origin = await tab.frameOrigin(frame, frames);
     return { tab, frame, x: origin.x + aimed.x, y: origin.y + aimed.y, target: aimed.target, href: aimed.href, snapshotId: target.element.snapshotId, local: ref.local };
   }
@@ -115,9 +115,20 @@ export function dialogResult(sw: Stopwatch, target: string, what: string): Actio
 }
 
 /** The refusal for an element the page agent would not aim at. */
-export function aimRefusal(aimed: Refused): Refusal {
+/** `where`: the tab, frame and snapshot the agent answered from, to name a covering element by its token. */
+export function aimRefusal(aimed: Refused, where?: { tab: Tab; frame: Frame; snapshotId: string | null }): Refusal {
   switch (aimed.refusal) {
-    case 'element_covered': return new Refusal('element_covered', `${aimed.target} is covered by ${aimed.detail}; close or scroll away what covers it`, { covering_element: aimed.detail });
+    case 'element_covered': {
+      // Clients show the model only the text of an error: the cover's role, name and token go into it.
+      const c = aimed.covering;
+      const token = c && where ? tokenInLatest(where.tab, where.frame, where.snapshotId, c.index) : null;
+      const cover = c ? `${c.role} '${c.name}' (${token ? `element_token ${token}` : 'not listed in the latest snapshot'}; ${aimed.detail})` : aimed.detail;
+      return new Refusal('element_covered', `${aimed.target} is covered by ${cover}; close or scroll away what covers it${token ? ' (e.g. click that token)' : ''}`, {
+        covering_element: aimed.detail,
+        ...(c ? { covering_role: c.role, covering_name: c.name } : {}),
+        ...(token ? { covering_element_token: token } : {}),
+      });
+    }
     case 'element_disabled': return new Refusal('element_disabled', `${aimed.detail} is disabled`);
     case 'not_visible': return new Refusal('not_visible', `${aimed.detail} has no visible area to click`);
     default: return new Refusal('target_not_found', `${aimed.refusal}: ${aimed.detail}`);

@@ -6,6 +6,7 @@ import { Stopwatch } from '../routing/driver.js';
 import { dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from './cursor-overlay.js';
 import { INPUT_SETTLE_MS } from './side-effects.js';
+import { judgeDrag } from '../routing/drag-verdict.js';
 
 /** A drag with the side effects it caused (a drop can open a tab or start a download). */
 export function drag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
@@ -39,7 +40,7 @@ async function deliverDrag(route: CdpRoute, target: ResolvedTarget, options: Dra
   sw.lap('deliver');
   const seen = await tab.call(frames[0], 'dragSeen');
   sw.lap('verify');
-  const evidence: Evidence[] = [{ kind: 'event', expected: `trusted mousedown at ${seen.source}, mouseup at ${seen.destination}`, observed: `mousedown at ${seen.down ?? 'nothing'}, ${seen.moves} moves, mouseup at ${seen.up ?? 'nothing'}` }];
-  const ok = seen.down === seen.source && seen.up === seen.destination && seen.moves > 0;
-  return result(ok ? 'confirmed' : 'unverifiable', sw, evidence, { target: source, ...(ok ? {} : { escalation: { target: 'verify', reason: 'the drag did not reach both ends; call get_window_state to see the result' } }) });
+  // What moved is the proof: a list's order, a slider's value, the grabbed element's box (routing/drag-verdict.ts).
+  const v = judgeDrag(seen.probe, seen);
+  return result(v.effect, sw, v.evidence, { target: source, ...(v.observed ? { observed: v.observed } : {}), ...(v.escalation ? { escalation: v.escalation } : {}) });
 }

@@ -13,12 +13,18 @@ import { SideEffectWatch } from './side-effects.js';
 import { snapshotTab } from './snapshot.js';
 import type { Tab } from './tab.js';
 import { setValue, typeText } from './typing.js';
+import { withTabLock } from './tab-lock.js';
 
 export class CdpDriver implements Driver {
   private readonly route: CdpRoute;
   constructor(readonly host: BrowserHost) { this.route = { host, sideEffects: new SideEffectWatch(host) }; }
 
   tab(target: ResolvedTarget): Promise<Tab> { return tabOf(this.route, target); }
+
+  /** Orders this action against other Verity processes driving the same tab (cdp/tab-lock.ts). */
+  async exclusive<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T> {
+    return withTabLock(await this.tab(target), work);
+  }
 
   async snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot> {
     return snapshotTab(await this.tab(target), snapshotId, options.includeScreenshot);

@@ -31,7 +31,7 @@ async function deliverScroll(route: CdpRoute, target: ResolvedTarget, options: S
     if (target.element) ({ frame, frames } = await frameOf(tab, target.element.ref as TabElementRef));
     else { frames = await tab.frames(); frame = frames[0]; }
     const aimed = await tab.call(frame, 'scrollAim', target.element?.snapshotId ?? null, target.element ? (target.element.ref as TabElementRef).local : -1);
-    if (aimed.refusal) throw aimRefusal(aimed);
+    if (aimed.refusal) throw aimRefusal(aimed, { tab, frame, snapshotId: target.element?.snapshotId ?? null });
     const origin = await tab.frameOrigin(frame, frames);
     x = origin.x + aimed.x;
     y = origin.y + aimed.y;

@@ -2,6 +2,7 @@
 // roots included), merged into one list in document order, with frames in screenshot pixels.
 import type { Snapshot, SnapshotElement } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
+import { SnapshotRegistry } from '../routing/snapshots.js';
 import type { Frame, Tab } from './tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
 
@@ -13,6 +14,21 @@ type Row = SnapshotRow;
 /** Most elements of one frame whose name and role are asked of the accessibility tree, per snapshot. */
 const AX_LOOKUPS_MAX = 500;
 interface FrameSnapshot { frame: Frame; rows: Row[]; origin: { x: number; y: number }; ownerIndex: number }
+
+/**
+ * Per tab, its latest snapshot's element index by (frame, index in the frame): to name an element the page
+ * agent reports (what covers a target) by the token the model holds. One per tab, dropped with the tab.
+ */
+const latestIndex = new WeakMap<Tab, { snapshotId: string; globalOf: Map<string, number> }>();
+const refKey = (sessionId: string, frameId: string, local: number) => `${sessionId}/${frameId}/${local}`;
+
+/** The token of a frame's element in the tab's latest snapshot, when `snapshotId` is still that snapshot. */
+export function tokenInLatest(tab: Tab, frame: Frame, snapshotId: string | null, local: number): string | null {
+  const latest = latestIndex.get(tab);
+  if (!latest || local < 0 || (snapshotId !== null && latest.snapshotId !== snapshotId)) return null;
+  const index = latest.globalOf.get(refKey(frame.session.id(), frame.frameId, local));
+  return index === undefined ? null : SnapshotRegistry.token(latest.snapshotId, index);
+}
 
 export async function snapshotTab(tab: Tab, snapshotId: string, includeScreenshot: boolean): Promise<Snapshot> {
   const frames = await tab.frames();
@@ -61,6 +77,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
   };
   const main = taken.find((f) => !f.frame.parentFrameId);
   if (main) emit(main, -1);
+  latestIndex.set(tab, { snapshotId, globalOf: new Map(elements.map((e) => { const r = e.ref as TabElementRef; return [refKey(r.sessionId, r.frameId, r.local), e.element_index]; })) });
   return {
     target: { kind: 'tab', tab_id: tab.id, url: tab.page.url() },
     elements,

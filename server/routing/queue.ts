@@ -89,7 +89,10 @@ export function queuedDriver(queue: TargetQueue, driver: Driver, target: Resolve
       const value = Reflect.get(d, prop, receiver);
       if (typeof value !== 'function') return value;
       if (!ACTIONS.has(prop as keyof Driver)) return value.bind(d);
-      return (...args: unknown[]) => queue.run(key, () => value.apply(d, args), onWait, signal);
+      // Within this process the queue orders the calls; the driver's own lock (if any) orders them against
+      // other processes driving the same target.
+      const act = (...args: unknown[]) => (d.exclusive ? d.exclusive(target, () => value.apply(d, args)) : value.apply(d, args));
+      return (...args: unknown[]) => queue.run(key, () => act(...args), onWait, signal);
     },
   });
 }

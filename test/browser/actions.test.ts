@@ -38,6 +38,34 @@ describe('click', () => {
     assert.equal(m.overlayClicks, 0);
   });
 
+  test('element_covered names the cover by role and name, with its token, in the text (all an error shows the model)', async () => {
+    const page = await s.open('covered.html');
+    const snap = await s.snapshot(s.v);
+    const accept = snap.token('Accept cookies');
+    const r = await s.v.call('click', { element_token: snap.token('Buy') });
+    assert.equal(r.isError, true);
+    assert.equal(r.structured.refusal.code, 'element_covered', r.text);
+    assert.match(r.text, /covered by button 'Accept cookies'/);
+    assert.ok(r.text.includes(`element_token ${accept}`), r.text);
+    assert.equal(r.structured.refusal.covering_element_token, accept);
+    assert.equal(r.structured.refusal.covering_role, 'button');
+    assert.deepEqual(await s.model(page), { bought: 0, accepted: 0 });
+    // The named token is the way out: click it, then the covered button.
+    const out = await s.v.call('click', { element_token: accept });
+    assert.equal(out.structured.effect, 'confirmed', out.text);
+    const buy = await s.v.call('click', { element_token: (await s.snapshot(s.v)).token('Buy') });
+    assert.equal(buy.structured.effect, 'confirmed', buy.text);
+    assert.deepEqual(await s.model(page), { bought: 1, accepted: 1 });
+  });
+
+  test('a cover that is not listed is named by role and name, and said to have no token', async () => {
+    await s.open('plain.html');
+    const r = await s.v.call('click', { element_token: (await s.snapshot(s.v)).token('Covered') });
+    assert.equal(r.structured.refusal.code, 'element_covered', r.text);
+    assert.match(r.text, /covered by generic 'overlay' \(not listed in the latest snapshot; div#overlay/);
+    assert.equal(r.structured.refusal.covering_element_token, undefined);
+  });
+
   test('an element clickable only through a delegated listener (a pointer cursor) is listed once and clicked', async () => {
     const page = await s.open('clicks.html');
     const snap = await s.snapshot(s.v);

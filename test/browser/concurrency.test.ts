@@ -1,7 +1,7 @@
-// Concurrent actions on one tab from one MCP client, and from two clients at once on their own tabs (over
-// the gateway's HTTP transport):
-// each call's delivery and read-back are its own (server/routing/queue.ts), so every verdict matches
-// what the page itself recorded.
+// Concurrent actions on one tab from one MCP client, from two clients at once on their own tabs (over
+// the gateway's HTTP transport), and from two clients (two processes) on one shared tab: each call's
+// delivery and read-back are its own (server/routing/queue.ts in a process, server/cdp/tab-lock.ts across
+// processes), so every verdict matches what the page itself recorded.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchChromium, model, type TestBrowser } from '../helpers/chromium.js';
@@ -106,4 +106,46 @@ describe('two clients over HTTP, each on its own tab, at the same time', () => {
     assert.equal(r.structured.refusal.code, 'target_not_found', r.text);
   });
   scenarios(() => [{ call: a.call, opened: openedA }, { call: b.call, opened: openedB }]);
+});
+
+// Two MCP clients on ONE tab: two `verity mcp` processes attached to the same browser (two agents pointed
+// at one Chrome), both driving a tab the operator opened, which neither owns. Each process serializes its
+// own calls; across processes the page agent's lock (one action at a time per frame, in the page)
+// keeps one client's focus change or click from landing inside the other's delivery and read-back.
+describe('two clients (two processes) on one shared tab', () => {
+  let a: Verity, b: Verity;
+  let page: any;
+  let tabId: string;
+  before(async () => {
+    const url = fx.url('concurrency.html?lane=shared');
+    page = await chrome.browser.newPage();
+    await page.goto(url);
+    [a, b] = await Promise.all([startVerity(['--browser-url', chrome.browserUrl]), startVerity(['--browser-url', chrome.browserUrl])]);
+    const tabs = await a.call('page', { action: 'list_tabs' });
+    tabId = (tabs.structured.tabs as Array<{ tab_id: string; url: string }>).find((t) => t.url === url)!.tab_id;
+  });
+  after(async () => { await a?.close(); await b?.close(); await page?.close().catch(() => {}); });
+
+  test('concurrent clicks on one button from both: the page counted exactly the confirmed ones', async () => {
+    const [ta, tb] = [await tokens(a.call, tabId), await tokens(b.call, tabId)];
+    const before = (await model(page)).clicks.count;
+    const results = await Promise.all([
+      ...Array.from({ length: 4 }, () => a.call('click', { element_token: ta.Count })),
+      ...Array.from({ length: 4 }, () => b.call('click', { element_token: tb.Count })),
+    ]);
+    const confirmed = results.filter((r) => r.structured.effect === 'confirmed').length;
+    for (const r of results) assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal((await model(page)).clicks.count - before, confirmed);
+  });
+
+  test('concurrent type_text from both into their own fields: each text in its own field, as each verdict says', async () => {
+    const [ta, tb] = [await tokens(a.call, tabId), await tokens(b.call, tabId)];
+    const start = (await model(page)).fields as string[];
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? b : a).call('type_text', { element_token: (i % 2 ? tb : ta)[`Field ${i}`], text: `w${i}` })));
+    const now = (await model(page)).fields as string[];
+    results.forEach((r, i) => {
+      assert.equal(r.structured.effect, 'confirmed', `field ${i}: ${r.text}`);
+      assert.equal(now[i], start[i] + `w${i}`, `field ${i}`);
+    });
+  });
 });

@@ -14,7 +14,28 @@ let watch: { target: Element; events: WatchedEvent[] } | null = null;
 /** Why the agent would not act: the server turns the code into its typed refusal (cdp/aim.ts, cdp/typing.ts). */
 export type RefusedCode = 'element_disabled' | 'element_readonly' | 'element_covered' | 'not_visible' | 'not_editable' | 'not_settable'
   | 'focus_failed' | 'caret_not_placed' | 'target_not_found' | 'value_rejected' | 'no_such_option' | 'invalid_arguments';
-export interface Refused { refusal: RefusedCode; detail: string; /** the element aimed at, when `detail` names another (what covers it) */ target?: string }
+export interface Refused {
+  refusal: RefusedCode; detail: string; /** the element aimed at, when `detail` names another (what covers it) */ target?: string;
+  /** element_covered: what covers it, by role and name, and its index in the latest snapshot (-1: not listed) */
+  covering?: Covering;
+}
+export interface Covering { role: string; name: string; index: number }
+
+/**
+ * What covers `el` at a point, as the model would look for it: the hit element's role and name, and the
+ * listed element that holds it (itself or the nearest listed ancestor that is not also around `el`), so
+ * the refusal can give that element's token (a cookie banner's "Accept" button).
+ */
+export function coveringOf(hit: Element | null, el: Element): Covering | undefined {
+  if (!hit) return undefined;
+  let listed: Element | null = null;
+  for (let n: Element | null = hit, depth = 0; n && depth < 32; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host ?? null), depth++) {
+    if (isWithin(el, n)) break; // an ancestor of the target too: it does not name the cover
+    if (latest.elements.includes(n)) { listed = n; break; }
+  }
+  const named = listed ?? hit;
+  return { role: named.getAttribute('role') || implicitRole(named), name: labelOf(named).slice(0, 80), index: listed ? latest.elements.indexOf(listed) : -1 };
+}
 
 /**
  * One listed element, as a row (not an object) to keep the protocol payload small: role, label, value,
@@ -348,7 +369,7 @@ export async function pointFor(snapshotId: string, index: number, watchTypes: st
   if (right <= left || bottom <= top) return { refusal: 'not_visible', detail: describe(el) };
   const x = (left + right) / 2, y = (top + bottom) / 2;
   const hit = hitAt(el, x, y);
-  if (!acceptsHit(el, hit)) return { refusal: 'element_covered', detail: describe(hit), target: describe(el) };
+  if (!acceptsHit(el, hit)) return { refusal: 'element_covered', detail: describe(hit), target: describe(el), covering: coveringOf(hit, el) };
   if (watchTypes.length) watchEvents(snapshotId, index, watchTypes);
   const href = el.localName === 'a' ? (el as HTMLAnchorElement).href : undefined;
   return { x, y, stable, target: describe(el), href };

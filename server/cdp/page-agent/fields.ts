@@ -146,15 +146,19 @@ async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>):
  */
 export async function prepareField(snapshotId: string | null, index: number): Promise<PreparedField | PreparedValueInput | NoField | FieldRefused> {
   let el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
-  if (!el || el === document.body) return { none: true };
+  // The body is "nothing focused", unless it is the editing host itself (TinyMCE's iframe body).
+  if (!el || (el === document.body && !(el as HTMLElement).isContentEditable)) return { none: true };
   if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type)) return prepareValueInput(el as HTMLInputElement);
   const editable = editableOf(el);
   // An inline-edit widget (task boards): a role=textbox element that becomes an <input> when clicked.
   if (!editable) return { refusal: 'not_editable', detail: describe(el), inline: el.getAttribute('role') === 'textbox' };
   if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
   if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
-  const wasFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
+  // In an iframe the element can be its document's active one (TinyMCE's body always is) while the frame
+  // itself is not focused: keys and inserted text then go elsewhere. Focused means this frame has focus too.
+  const wasFocused = document.hasFocus() && (deepActiveElement() === editable || editable.contains(deepActiveElement()));
   if (!wasFocused) {
+    if (window !== window.top) window.focus(); // focus moves into this frame first
     (editable as HTMLElement).focus({ preventScroll: false });
     let placed: boolean;
     if (editable.localName === 'input' || editable.localName === 'textarea') {
