@@ -19,7 +19,8 @@ import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
 import { METHODS, type UiCommand } from './methods.js';
 import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame, ROLE_SCOPES, type Role } from './protocol.js';
-import type { Terminal } from './terminal.js';
+import { Terminals } from './terminal.js';
+import type { Screencast } from './screencast.js';
 import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
@@ -62,8 +63,8 @@ export class Gateway {
   readonly http: Server;
   readonly links: Links;
   readonly connections = new Map<string, GatewayConnection>();
-  readonly terminals = new Map<string, { term: Terminal; owner: string }>();
-  readonly screencasts = new Map<string, () => void>();
+  readonly terminals = new Terminals((connId, event, payload) => this.connections.get(connId)?.event(event, payload), () => LIMITS.terminalDetachMs);
+  readonly screencasts = new Map<string, Screencast>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly mcp: McpHttpEndpoint;
   /** The session rows as last sent in sessions.changed (key -> row without idle_seconds), for the next delta. */
@@ -85,7 +86,9 @@ export class Gateway {
     this.http = createServer((req, res) => this.onHttp(req, res));
     this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket as import('node:net').Socket, head));
     core.uiRouter = (connId, command) => this.dispatchUiCommand(connId, command as UiCommand);
-    core.activity.on('action', (entry) => this.broadcast('action', entry));
+    // An action may change a session's row (recording started, tab switched): the row follows at once.
+    // An action may change a session's row (recording started, tab switched): the row follows at once.
+    core.activity.on('action', (entry) => { this.broadcast('action', entry); this.sessionsChanged(); });
     core.activity.on('thumbnail', (entry) => this.broadcast('action', entry));
     core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
@@ -276,6 +279,7 @@ export class Gateway {
         this.connections.delete(conn.connId);
         conn.dispose();
         this.links.forget(conn.connId);
+        this.terminals.detachAll(conn.connId);
         this.updateApprovers();
       });
     });
@@ -407,23 +411,21 @@ export class Gateway {
   }
 
   async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
-    if (tabId) return this.core.browser.findTab(tabId);
-    const session = this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
-    if (session?.currentTabId) return this.core.browser.findTab(session.currentTabId);
+    const session = tabId ? undefined : this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
+    const wanted = tabId ?? session?.currentTabId;
+    // Showing a tab never launches a browser: without one (and without a shared tab) the panel says so.
+    if (!this.core.browser.running && !(wanted && this.core.browser.isShared(wanted))) {
+      throw new GatewayError('NOT_FOUND', 'no browser yet: an agent opens one with its first browser action', { reason: 'no_browser' });
+    }
+    if (wanted) return this.core.browser.findTab(wanted);
     const tabs = await this.core.browser.tabs_();
     if (!tabs[0]) throw new GatewayError('NOT_FOUND', 'no tab to show yet: an agent opens one with its first browser action');
     return tabs[0];
   }
 
-  ownTerminal(id: string, conn: GatewayConnection): Terminal {
-    const entry = this.terminals.get(id);
-    if (!entry || entry.owner !== conn.connId) throw new GatewayError('NOT_FOUND', `no terminal ${id} on this connection`);
-    return entry.term;
-  }
-
   stopScreencast(conn: GatewayConnection): void {
-    const stop = this.screencasts.get(conn.connId);
-    if (stop) { this.screencasts.delete(conn.connId); stop(); }
+    const cast = this.screencasts.get(conn.connId);
+    if (cast) { this.screencasts.delete(conn.connId); cast.stop(); }
   }
 
   /** The gateway is shutting down: requests that still arrive on kept-alive sockets are answered 503. */
@@ -444,6 +446,7 @@ export class Gateway {
     this.stopAccepting();
     if (this.sessionsTimer) { clearTimeout(this.sessionsTimer); this.sessionsTimer = null; }
     for (const conn of this.connections.values()) { conn.dispose(); conn.socket.close(1012, 'gateway shutting down'); }
+    this.terminals.killAll();
     await this.mcp.close();
     // Whatever is still open (a long-lived MCP stream, a socket mid-request) is cut, and WebSockets whose
     // close handshake has not finished (a client that does not read) are ended, so the process can exit.
