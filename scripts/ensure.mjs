@@ -65,8 +65,10 @@ const newest = (dir) => {
   return latest;
 };
 const built = join(root, 'dist', '.built');
+const agentBundle = join(root, 'dist', 'server', 'cdp', 'page-agent.bundle.js');
 const sources = Math.max(...['server', 'test', 'bench'].map((d) => newest(join(root, d))), statSync(join(root, 'tsconfig.json')).mtimeMs);
-step('the TypeScript build (dist/)', !existsSync(built) || statSync(built).mtimeMs < sources, ['npx tsc -p tsconfig.json', 'node -e "require(\'fs\').writeFileSync(\'dist/.built\', \'\')"']);
+step('the TypeScript build (dist/)', !existsSync(built) || !existsSync(agentBundle) || statSync(built).mtimeMs < sources,
+  ['npx tsc -p tsconfig.json', 'node scripts/build-page-agent.mjs --quiet', 'node -e "require(\'fs\').writeFileSync(\'dist/.built\', \'\')"']);
 
 // 4. The Control UI (Vite), when its sources changed since the last build.
 const uiBuilt = join(root, 'control-ui', 'dist', 'index.html');

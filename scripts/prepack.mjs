@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm pack` and `npm publish` run this first (prepack): it builds what the package ships, from the
 // sources as they are: the server (tsconfig.build.json: server/ only, into dist/server; the package's
-// `files` take nothing else from dist/), the Control UI (control-ui/dist) and the extension (extension/ui
-// and its polyfill). Modules in dist/server whose source is gone are deleted, so no stale one is shipped.
+// `files` take nothing else from dist/) with the page agent bundled into it (scripts/build-page-agent.mjs),
+// the Control UI (control-ui/dist) and the extension (extension/ui and its polyfill). Modules in
+// dist/server whose source is gone are deleted, so no stale one is shipped.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -31,6 +32,8 @@ const prune = (dir) => {
   }
 };
 prune(join(root, 'dist', 'server'));
+// After the prune: the bundle has no .ts of its own (its source is server/cdp/page-agent/).
+run('bundling the page agent (esbuild)', process.execPath, [join(root, 'scripts', 'build-page-agent.mjs')]);
 
 run('building the Control UI (vite)', process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'control-ui']);
 run('readying the extension', process.execPath, [join(root, 'scripts', 'build-extension.mjs'), '--quiet']);

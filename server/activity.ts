@@ -14,6 +14,10 @@ export interface ActionEntry {
   evidence: unknown[];
   isError: boolean;
   thumbnail?: string;
+  /** element_token -> `role "name"` (the log shows labels, not tokens). */
+  labels?: Record<string, string>;
+  /** The approval this call went through, and who gave it. */
+  approval?: { id: string; by?: string };
 }
 
 /** How many recent actions are kept for operators who open the Control UI later. */
@@ -29,6 +33,8 @@ export class Activity extends EventEmitter {
       id: this.nextId++, at: new Date().toISOString(), sessionKey: entry.sessionKey, tool: entry.tool, summary: entry.summary,
       effect: entry.effect, refusal: entry.refusal, evidence: entry.evidence, isError: entry.isError,
     };
+    if (entry.labels) full.labels = entry.labels;
+    if (entry.approval) full.approval = entry.approval;
     this.recent.push(full);
     // Trimmed in steps of 100: shifting a 500-entry array on every action would move all of it each time.
     if (this.recent.length > KEPT + 100) this.recent.splice(0, this.recent.length - KEPT);

@@ -9,10 +9,10 @@
 // Only the parser is loaded up front: --help, --version and a refused command line answer at once; the
 // server's modules (the SDK, puppeteer, the tools) are imported once a command runs.
 import { parseArgs } from 'node:util';
-import { delimiter } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from './core.js';
-import { checkCredential, loadOrCreateCredential, readCredentialFile, readGatewayFile } from './token.js';
+import { checkCredential, configDir, loadOrCreateCredential, readCredentialFile, readGatewayFile } from './token.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
 import { CHANNELS, isChannel } from './cdp/discovery.js';
 import { currentProgress } from './progress.js';
@@ -93,6 +93,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'reduced-motion', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'the agent cursor jumps instead of gliding' },
   { name: 'session-idle-ms', key: 'sessionIdleMs', own: true, kind: 'positive', commands: BOTH, arg: 'MS', default: '300000', help: 'a session idle this long ends (its cleanup hooks run)' },
   { name: 'session-log', own: true, kind: 'string', commands: BOTH, arg: 'FILE', help: 'append one JSON line per session cleanup hook run (an audit trail)' },
+  { name: 'audit-max-age-days', kind: 'positive', commands: START, arg: 'DAYS', default: '30', help: 'the audit trail (<config dir>/audit/) keeps entries this many days' },
+  { name: 'audit-max-mb', kind: 'positive', commands: START, arg: 'MB', default: '256', help: 'the audit trail keeps at most this many megabytes (the oldest segments go first)' },
   { name: 'atspi-direct', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'on', help: 'call native apps on their own AT-SPI socket when they offer one (--no-atspi-direct: always through the bus)' },
   { name: 'config-dir', exportEnv: true, kind: 'string', commands: BOTH, arg: 'DIR', default: '$XDG_CONFIG_HOME/verity or ~/.config/verity', help: 'where the token, policy.json, config.json and the running gateway\'s address are kept' },
 ];
@@ -419,6 +421,9 @@ export async function main(argv: string[]): Promise<void> {
     log(`MCP on stdio${options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
     return;
   }
+  // The gateway keeps the durable audit trail (the operator's history across restarts).
+  const { AuditStore, retentionOf } = await import('./audit/store.js');
+  core.audit = new AuditStore(join(configDir(), 'audit'), retentionOf(values['audit-max-age-days'] as number | undefined, values['audit-max-mb'] as number | undefined));
   let creds: { operator: string; agent: string };
   try { creds = credentials(values); } catch (e) { process.stderr.write(`verity start: ${(e as Error).message}\n`); process.exit(2); }
   await startGateway(core, values.host as string ?? '127.0.0.1', values.port as number ?? 7317, creds, (values['allowed-hosts'] as string[] | undefined) ?? []);

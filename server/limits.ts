@@ -37,6 +37,10 @@ export const LIMITS = {
   httpSessionIdleMs: process.env.VERITY_HTTP_SESSION_IDLE_MS ? fromEnv('VERITY_HTTP_SESSION_IDLE_MS', 60_000) : null as number | null,
   /** Tool calls waiting for an operator's approval at once. */
   pendingApprovals: fromEnv('VERITY_MAX_PENDING_APPROVALS', 64),
+  /** How long a call of a paused agent waits for the operator to resume it before it is refused `session_paused`. */
+  pauseTimeoutMs: fromEnv('VERITY_PAUSE_TIMEOUT_MS', 600_000),
+  /** Calls of one paused agent that may wait at once; one more is refused `session_paused`. */
+  pausedCallsPerAgent: fromEnv('VERITY_MAX_PAUSED_CALLS', 64),
   /** How long sessions.changed deltas are gathered before one is sent. */
   sessionsDebounceMs: 100,
 };

@@ -86,7 +86,7 @@ export function apply(layout: Layout, command: UiCommand, current: string | null
       // The new pane goes next to the pane the command is about: the one showing that session (the agent's
       // own pane) or, when none does, the focused one. It gets its own id; only it is focused.
       const from = target(next, command) ?? target(next, {});
-      const sessionKey = command.sessionKey ?? from?.sessionKey ?? key;
+      const sessionKey = command.sessionKey ?? key;
       if (!sessionKey) return layout;
       const pane = newPane(next, sessionKey);
       const at = locate(next, from?.id ?? null);
@@ -102,7 +102,7 @@ export function apply(layout: Layout, command: UiCommand, current: string | null
       if (!at) return layout;
       next.columns[at[0]].splice(at[1], 1);
       next.columns = next.columns.filter((column) => column.length > 0);
-      if (next.focused === pane.id) next.focused = next.columns[Math.min(at[0], next.columns.length - 1)]?.[0]?.id ?? null;
+      if (next.focused === pane.id) next.focused = next.columns[0]?.[0]?.id ?? null;
       return next;
     }
     case 'focus': {

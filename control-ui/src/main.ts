@@ -6,11 +6,15 @@ import { apply, focusedSession, loadLayout, saveLayout, type Layout, type UiComm
 import { closedRows, connectionBanner, dockGrid, sessionName, shortcut, type PanelPlace } from './console.js';
 import './terminal-panel.js';
 import './browser-panel.js';
+import { installBrakeShortcuts, type BrakeStatus } from './brake-controls.js';
+import type { Approval } from './approval-card.js';
+import './approval-card.js';
+import type { AuditLog } from './audit-log.js';
+import './audit-log.js';
 import './styles.css';
 
-interface SessionRow { sessionKey: string; session: string | null; implicit: boolean; state: string; transport: string; client: string; recording_active: boolean; idle_seconds: number; tab_id: string | null }
-interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string }
-interface Approval { id: string; tool: string; summary: string; arguments?: Record<string, unknown>; sessionKey: string; requestedAt: string }
+interface SessionRow { sessionKey: string; session: string | null; implicit: boolean; state: string; transport: string; client: string; recording_active: boolean; idle_seconds: number; tab_id: string | null; brake?: BrakeStatus }
+interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string; labels?: Record<string, string>; approval?: { id: string; by?: string } }
 
 interface PairingRow { id: string; origin: string; createdAt: string; connected: boolean }
 
@@ -48,7 +52,7 @@ export function applySessionsDelta(rows: SessionRow[], delta: { added?: SessionR
 }
 
 export class VerityApp extends LitElement {
-  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true }, closed: { state: true }, narrow: { state: true }, announcement: { state: true } };
+  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true }, logOpen: { state: true }, closed: { state: true }, narrow: { state: true }, announcement: { state: true } };
   layout: Layout = loadLayout();
   sessions: SessionRow[] = [];
   actions = new Map<string, ActionRow[]>();
@@ -58,6 +62,8 @@ export class VerityApp extends LitElement {
   conn: ConnState = 'connecting';
   link: { mcp_url: string; link_token: string } | null = null;
   error = '';
+  /** The audit log view (audit-log.ts) is open. */
+  logOpen = false;
   client!: GatewayClient;
   /** Sessions whose client went away, kept (bounded) so their panes and rows say "closed" instead of vanishing. */
   closed: SessionRow[] = [];
@@ -78,6 +84,8 @@ export class VerityApp extends LitElement {
     this.narrowQuery.addEventListener('change', this.onNarrow);
     this.onNarrow();
     window.addEventListener('keydown', this.onShortcut);
+    // The brake's shortcuts act on the focused pane's session (brake-controls.ts).
+    installBrakeShortcuts(window, () => { const key = focusedSession(this.layout); return { client: this.client, sessionKey: key, status: this.sessions.find((s) => s.sessionKey === key)?.brake }; }, (m) => { this.error = m; });
     void connection().then(({ url, token }) => this.start(url, token), (e) => { this.conn = 'unauthorized'; this.error = `cannot read the gateway pairing: ${(e as Error).message}`; });
   }
 
@@ -145,12 +153,18 @@ export class VerityApp extends LitElement {
 
   /** The one way the layout changes: an agent's ui.command or the operator's own click. */
   command(command: UiCommand): void {
-    this.layout = apply(this.layout, command, this.layout.focused);
+    this.layout = apply(this.layout, command);
     saveLayout(this.layout);
   }
 
   private resolveApproval(id: string, approve: boolean): void {
     void this.client.request('approvals.resolve', { id, approve }).catch((e) => { this.error = e.message; });
+  }
+
+  /** Opens the audit log on one session's history. */
+  private openHistory(key: string): void {
+    this.logOpen = true;
+    void this.updateComplete.then(() => (this.querySelector('verity-audit-log') as AuditLog | null)?.showSession(key));
   }
 
   private title(key: string): string {
@@ -166,6 +180,9 @@ export class VerityApp extends LitElement {
     const grid = dockGrid(layout, this.narrow);
     const banner = connectionBanner(this.conn, this.lastConnected);
     const rows = [...this.sessions, ...this.closed.map((row) => ({ ...row, state: 'closed' }))];
+    // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
+    // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
+    const sidebarShown = layout.sidebar || this.approvals.length > 0 || this.sessions.some((s) => s.brake && s.brake.state !== 'running');
     return html`
       <header class="bar">
         <button class="icon" aria-label=${layout.sidebar ? 'Hide the sidebar' : 'Show the sidebar'} aria-expanded=${String(layout.sidebar)} title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}><span aria-hidden="true">☰</span></button>
@@ -178,29 +195,29 @@ export class VerityApp extends LitElement {
           <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;agent credential&gt;</code> (the <code>/mcp</code> line <code>verity start</code> printed) and
           <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
         </details>` : nothing}
+        <button data-toggle="log" aria-pressed=${String(this.logOpen)} @click=${() => { this.logOpen = !this.logOpen; }}>Log</button>
         <button data-toggle="terminal" aria-pressed=${String(layout.panels.terminal.open)} title="Terminal (Ctrl+\`)" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
         <button data-toggle="browser" aria-pressed=${String(layout.panels.browser.open)} @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
       </header>
       ${banner ? html`<div class="banner" data-offline-banner role="alert">${banner}</div>` : nothing}
       <div class="visually-hidden" role="status" aria-live="polite" data-live>${this.announcement}</div>
       <div class="body ${online || this.conn === 'unauthorized' ? '' : 'offline'}" ?inert=${!!banner} aria-busy=${String(!!banner)}>
-        <aside data-sidebar data-visible=${String(layout.sidebar)} ?hidden=${!layout.sidebar} aria-label="Sessions and approvals">
+        <aside data-sidebar data-visible=${String(sidebarShown)} ?hidden=${!sidebarShown} aria-label="Sessions and approvals" @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}>
           <h2>Sessions <small>${this.sessions.length}</small></h2>
           ${rows.length === 0 ? html`<p class="muted">${online ? 'No MCP sessions yet. Connect an agent (stdio or HTTP); it shows up here live.' : 'Not connected to the gateway.'}</p>` : nothing}
           <ul class="sessions">${rows.map((s) => html`
             <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
               <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
               <small>${s.transport} · <span data-session-state>${s.state}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}</small>
+              ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .status=${s.brake}></verity-brake>`}
               <span class="row-actions">
                 <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
                 <button aria-label=${`Split down with ${sessionName(s)}`} title="Split down" @click=${() => this.command({ kind: 'split', direction: 'down', sessionKey: s.sessionKey })}><span aria-hidden="true">⤓</span></button>
               </span>
             </li>`)}</ul>
           <h2 id="approvals-heading">Approvals <small>${this.approvals.length}</small></h2>
-          <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite">${this.approvals.map((a) => html`
-            <li data-approval=${a.id}><strong>${a.tool}</strong> <small>${this.title(a.sessionKey)}</small><pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
-              <button class="approve" aria-label=${`Approve ${a.tool} from ${this.title(a.sessionKey)}`} @click=${() => this.resolveApproval(a.id, true)}>Approve</button>
-              <button class="deny" aria-label=${`Deny ${a.tool} from ${this.title(a.sessionKey)}`} @click=${() => this.resolveApproval(a.id, false)}>Deny</button></li>`)}</ul>
+          <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map((a) => html`
+            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.title(a.sessionKey)}></verity-approval></li>`)}</ul>
           ${this.pairings ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
           <ul class="pairings" data-pairings>${this.pairings.map((p) => html`
             <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
@@ -219,6 +236,7 @@ export class VerityApp extends LitElement {
           ${this.renderPanel('browser', grid.panels.browser, html`<verity-browser .client=${this.client}
             .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`)}
         </main>
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.title(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
       </div>`;
   }
 
@@ -275,6 +293,8 @@ export class VerityApp extends LitElement {
           <strong>${name}</strong>
           <small data-pane-state>${session ? `${session.state} · ${session.client || session.transport}` : 'closed'}</small>
           <span class="spacer"></span>
+          ${session ? html`<verity-brake .client=${this.client} .sessionKey=${key} .status=${session.brake} @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}></verity-brake>` : nothing}
+          <button data-history aria-label=${`History of ${name} in the audit log`} title="This session's full history in the audit log" @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>History</button>
           <button aria-label=${`Split right with ${name}`} title="Split right" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'right', sessionKey: key, paneId: id }); }}><span aria-hidden="true">⇥</span></button>
           <button aria-label=${`Split down with ${name}`} title="Split down" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'down', sessionKey: key, paneId: id }); }}><span aria-hidden="true">⤓</span></button>
           <button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'close-pane', paneId: id }); }}><span aria-hidden="true">✕</span></button>
@@ -283,12 +303,14 @@ export class VerityApp extends LitElement {
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
           ${actions.slice().reverse().map((a) => html`
             <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-tool=${a.tool} data-effect=${badge(a)}>
-              ${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}
+              <button class="thumb-button" data-action-details title="Open in the audit log: expected vs observed, before/after images" aria-label=${`Details of ${a.tool} in the audit log`}
+                @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}</button>
               <div>
-                <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small></div>
+                <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>
+                  ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
                 <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
-                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.observed !== undefined ? JSON.stringify(ev.observed) : ev.detail ?? ''}</div>`)}
+                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : ev.detail ?? ''}</div>`)}
               </div>
             </li>`)}
         </ol>

@@ -11,6 +11,7 @@ import { setValueOnTab, typeIntoTab } from './typing.js';
 import { queueCursor } from './cursor-overlay.js';
 import { judgePointer } from '../routing/verdicts.js';
 import { INPUT_SETTLE_MS, SideEffectWatch } from './side-effects.js';
+import type { Refused, Watched } from './page-agent/core.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
@@ -110,7 +111,7 @@ export class CdpDriver implements Driver {
     sw.lap('deliver');
     let seen: Watched;
     try {
-      seen = await aimed.tab.call<Watched>(aimed.frame, 'watched', false);
+      seen = await aimed.tab.call(aimed.frame, 'watched', false);
     } catch (e) {
       if (!(e instanceof Refusal) || e.code !== 'dialog_open') throw e;
       sw.lap('verify');
@@ -150,7 +151,7 @@ export class CdpDriver implements Driver {
   async focusedFrame(tab: Tab): Promise<Frame> {
     const frames = await tab.frames();
     for (const frame of frames.slice().reverse()) {
-      try { if (await tab.call<boolean>(frame, 'hasFocus')) return frame; } catch (e) { if (e instanceof Refusal) throw e; }
+      try { if (await tab.call(frame, 'hasFocus')) return frame; } catch (e) { if (e instanceof Refusal) throw e; }
     }
     return frames[0];
   }
@@ -190,7 +191,7 @@ export class CdpDriver implements Driver {
       throw new Refusal('invalid_arguments', `key: ${(e as Error).message}`);
     }
     sw.lap('deliver');
-    const seen = await tab.call<Watched>(frame, 'watched', false).catch((e) => {
+    const seen = await tab.call(frame, 'watched', false).catch((e) => {
       if (e instanceof Refusal && e.code === 'dialog_open') return null;
       throw e;
     });
@@ -282,7 +283,7 @@ export class CdpDriver implements Driver {
       if (step.type === 'mouseMoved' && step.buttons && options.durationMs > 0) await new Promise((r) => setTimeout(r, options.durationMs / options.steps));
     }
     sw.lap('deliver');
-    const seen = await tab.call<{ down: string | null; up: string | null; source: string; destination: string; moves: number }>(frames[0], 'dragSeen');
+    const seen = await tab.call(frames[0], 'dragSeen');
     sw.lap('verify');
     const evidence: Evidence[] = [{ kind: 'event', expected: `trusted mousedown at ${seen.source}, mouseup at ${seen.destination}`, observed: `mousedown at ${seen.down ?? 'nothing'}, ${seen.moves} moves, mouseup at ${seen.up ?? 'nothing'}` }];
     const ok = seen.down === seen.source && seen.up === seen.destination && seen.moves > 0;
@@ -290,9 +291,8 @@ export class CdpDriver implements Driver {
   }
 }
 
-export interface Watched { target: string; fresh?: boolean; events: Array<{ type: string; trusted: boolean; onTarget: boolean; prevented: boolean; hit: string }> }
 
-export function describeEvents(seen: Watched): string {
+export function describeEvents(seen: Pick<Watched, 'target' | 'events'>): string {
   if (seen.events.length === 0) return `no event reached ${seen.target}`;
   return seen.events.map((e) => `${e.type}${e.trusted ? '' : ' (untrusted)'}${e.onTarget ? ` at ${seen.target}` : ` at ${e.hit}`}${e.prevented ? ' (cancelled)' : ''}`).join(', ');
 }
@@ -313,7 +313,7 @@ export function dialogResult(sw: Stopwatch, target: string, what: string): Actio
   return result('unverifiable', sw, [{ kind: 'dialog', detail: `a dialog opened during ${what}` }], { target, escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog, then read the page' } });
 }
 
-function aimRefusal(aimed: { refusal: string; detail: string; target?: string }): Refusal {
+function aimRefusal(aimed: Refused): Refusal {
   switch (aimed.refusal) {
     case 'element_covered': return new Refusal('element_covered', `${aimed.target} is covered by ${aimed.detail}; close or scroll away what covers it`, { covering_element: aimed.detail });
     case 'element_disabled': return new Refusal('element_disabled', `${aimed.detail} is disabled`);

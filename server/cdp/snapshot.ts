@@ -3,11 +3,12 @@
 import type { Snapshot, SnapshotElement } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import type { Frame, Tab } from './tab.js';
+import type { SnapshotRow } from './page-agent/core.js';
 
 /** How an element of a tab snapshot is found again: its frame and its index in that frame's list. */
 export interface TabElementRef { sessionId: string; frameId: string; local: number }
 
-type Row = [string, string, string | null, boolean, boolean, number, number, number, number, number, boolean, boolean];
+type Row = SnapshotRow;
 
 /** Most elements of one frame whose name and role are asked of the accessibility tree, per snapshot. */
 const AX_LOOKUPS_MAX = 500;
@@ -19,7 +20,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
   for (const frame of frames) {
     try {
       await tab.pierceClosedShadowRoots(frame);
-      const { rows } = await tab.call<{ rows: Row[] }>(frame, 'snapshot', snapshotId);
+      const { rows } = await tab.call(frame, 'snapshot', snapshotId);
       await withAccessibleNames(tab, frame, snapshotId, rows);
       taken.push({ frame, rows, origin: { x: 0, y: 0 }, ownerIndex: -1 });
     } catch (e) {

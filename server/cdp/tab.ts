@@ -1,17 +1,34 @@
 // One browser tab as the CDP route sees it: a protocol session to the page, one more per out-of-process
 // iframe, and in every frame an isolated world running the page agent. Coordinates are converted here
 // from a frame's own viewport to the tab's top-level viewport (what Input.dispatchMouseEvent expects).
+import { readFileSync } from 'node:fs';
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 import { Refusal, bounded } from '../routing/refusal.js';
-import { installPageAgent } from './page-agent.js';
-import { installFieldAgent } from './page-agent-fields.js';
-import { installMotionAgent } from './page-agent-motion.js';
-import { installTextAgent } from './page-agent-text.js';
+import type { PageAgent } from './page-agent/index.js';
 
-const AGENT_SOURCE = [installPageAgent, installFieldAgent, installMotionAgent, installTextAgent].map((install) => `(${install.toString()})();`).join('\n');
+/** The page agent (server/cdp/page-agent/), bundled into one script by scripts/build-page-agent.mjs. */
+const AGENT_BUNDLE = new URL('./page-agent.bundle.js', import.meta.url);
+let agentSource: string | undefined;
+function pageAgentSource(): string {
+  if (agentSource === undefined) {
+    try {
+      agentSource = readFileSync(AGENT_BUNDLE, 'utf8');
+    } catch (e) {
+      throw new Error(`the page agent bundle is missing (${AGENT_BUNDLE.pathname}); run npm run build: ${(e as Error).message}`);
+    }
+  }
+  return agentSource;
+}
+
+/** A page agent method's name, and what it takes and answers (JSON both ways). */
+export type AgentMethod = keyof PageAgent;
+export type AgentArgs<K extends AgentMethod> = Parameters<PageAgent[K]>;
+export type AgentReply<K extends AgentMethod> = Awaited<ReturnType<PageAgent[K]>>;
 const WORLD = 'verity';
 /** Bound on any single question asked of a page (a frozen page or an open dialog must not hang a call). */
 export const PAGE_CALL_TIMEOUT_MS = 10_000;
+/** Bound on waiting for Chrome's error page after a failed load (it usually commits within milliseconds). */
+const ERROR_PAGE_SETTLE_MS = 2_000;
 
 export interface Frame {
   session: CDPSession;
@@ -95,12 +112,25 @@ export class Tab {
       // A beforeunload handler that asks holds the navigation until its dialog is answered: say so at once.
       outcome = await this.unlessDialog(this.page.goto(url, { waitUntil: 'load', timeout: 30_000 }));
     } catch (e) {
-      throw new Refusal('target_not_found', `navigation to ${url} failed: ${(e as Error).message}`);
+      const message = (e as Error).message;
+      if (/net::ERR_(?!ABORTED)/.test(message)) await this.errorPageCommitted();
+      throw new Refusal('target_not_found', `navigation to ${url} failed: ${message}`);
     }
     if (outcome === 'dialog') {
       const d = this.dialog;
       throw new Refusal('dialog_open', `a ${d?.type ?? 'JavaScript'} dialog opened ("${d?.message ?? ''}") and holds the navigation to ${url}; answer it with page {action:"handle_dialog", accept:true} to leave the page (the navigation then goes on) or accept:false to stay`,
         { dialog: { type: d?.type ?? null, message: d?.message ?? '' } });
+    }
+  }
+
+  /**
+   * A load that failed (or that the browser blocked) commits Chrome's error page a moment after the failure
+   * is reported. Until it has, its late load event would be taken by the NEXT navigation as its own (that
+   * navigation would "finish" on chrome-error:), so a failed navigation waits for it, bounded.
+   */
+  private async errorPageCommitted(): Promise<void> {
+    for (const end = Date.now() + ERROR_PAGE_SETTLE_MS; Date.now() < end && !this.page.url().startsWith('chrome-error:');) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
 
@@ -146,13 +176,13 @@ export class Tab {
     const known = this.worlds.get(key);
     if (known !== undefined) return known;
     const { executionContextId } = await frame.session.send('Page.createIsolatedWorld', { frameId: frame.frameId, worldName: WORLD, grantUniveralAccess: false });
-    await frame.session.send('Runtime.evaluate', { expression: AGENT_SOURCE, contextId: executionContextId });
+    await frame.session.send('Runtime.evaluate', { expression: pageAgentSource(), contextId: executionContextId });
     this.worlds.set(key, executionContextId);
     return executionContextId;
   }
 
   /** Calls `__verity.<method>(...args)` in the frame's isolated world and returns its JSON value. */
-  async call<T = any>(frame: Frame, method: string, ...args: unknown[]): Promise<T> {
+  async call<K extends AgentMethod>(frame: Frame, method: K, ...args: AgentArgs<K>): Promise<AgentReply<K>> {
     this.refuseIfDialog();
     const expression = `globalThis.__verity.${method}(${args.map((a) => JSON.stringify(a ?? null)).join(',')})`;
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -182,7 +212,7 @@ export class Tab {
         const text = reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text;
         throw pageError(text);
       }
-      return reply.result.value as T;
+      return reply.result.value as AgentReply<K>;
     }
     throw new Refusal('target_not_found', 'the frame kept navigating while Verity tried to read it');
   }

@@ -8,9 +8,10 @@ import { Refusal } from '../routing/refusal.js';
 import type { CdpDriver } from './driver.js';
 import { describeEvents, dialogResult, result } from './driver.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
-import type { Frame, Tab } from './tab.js';
+import type { AgentReply, Frame, Tab } from './tab.js';
+import type { PreparedValueInput, ValuePlan, ValueReading } from './page-agent/fields.js';
 import { queueCursor } from './cursor-overlay.js';
-import { excerpt, judgeText, numberFieldRejects, type FieldReadBack, type FieldState } from '../routing/verdicts.js';
+import { excerpt, judgeText, judgeValue, numberFieldRejects, type FieldReadBack, type FieldState } from '../routing/verdicts.js';
 
 type ReadBack = FieldReadBack;
 // The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
@@ -22,10 +23,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   const tab = await driver.tab(target);
   if (target.point && !target.element) await driver.click(target, { button: 'left', count: 1, modifiers: [] });
   let frame: Frame;
-  let prepared: {
-    none?: boolean; refusal?: string; detail?: string; state?: FieldState; singleLine?: boolean; center?: { x: number; y: number };
-    pressEnd?: boolean; inputType?: string; valueInput?: boolean; form?: string; describe?: string; combobox?: boolean; inline?: boolean;
-  };
+  let prepared: AgentReply<'prepareField'>;
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
     frame = quickFrameOf(tab, ref);
@@ -44,8 +42,8 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
   }
   if (prepared.none) throw new Refusal('target_not_found', 'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field');
   if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
-  if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared as { inputType: string; form: string; describe: string });
-  const before = prepared.state!;
+  if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared);
+  const before = prepared.state;
   const dropped = prepared.inputType === 'number' ? numberFieldRejects(text) : null;
   if (dropped) {
     throw new Refusal('text_not_deliverable', `${before.describe} is a number field: it accepts only digits, a sign, a decimal point and an exponent, and would drop "${dropped}"; nothing was typed`);
@@ -69,7 +67,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
     throw e;
   }
   sw.lap('deliver');
-  let read = await tab.call<ReadBack>(frame, 'readBack');
+  let read = await tab.call(frame, 'readBack');
   sw.lap('verify');
   let method = 'insert_text';
   let verdict = judge(before, read, text);
@@ -86,7 +84,7 @@ export async function typeIntoTab(driver: CdpDriver, target: ResolvedTarget, tex
       throw e;
     }
     sw.lap('deliver');
-    read = await tab.call<ReadBack>(frame, 'readBack');
+    read = await tab.call(frame, 'readBack');
     sw.lap('verify');
     method = 'key_events';
     verdict = judge(before, read, text);
@@ -126,9 +124,9 @@ async function pressNamedKey(tab: Tab, key: string, code: number): Promise<void>
  * value, checked first against what the field would store (nothing is done when it would store
  * something else), then read back after the page settled.
  */
-async function typeIntoValueInput(tab: Tab, frame: Frame, sw: Stopwatch, text: string, prepared: { inputType: string; form: string; describe: string }): Promise<ActionResult> {
+async function typeIntoValueInput(tab: Tab, frame: Frame, sw: Stopwatch, text: string, prepared: PreparedValueInput): Promise<ActionResult> {
   sw.lap('resolve');
-  const r = await tab.call<{ refusal?: string; detail?: string; stored?: string; before?: string; first?: string; settled?: string }>(frame, 'assignPreparedValue', text);
+  const r = await tab.call(frame, 'assignPreparedValue', text);
   if (r.refusal === 'value_rejected') {
     throw new Refusal('text_not_deliverable', `${prepared.describe} is a ${prepared.inputType} field holding one value in the form ${prepared.form}; "${text}" is not one (the field would store "${r.stored}"); nothing was set`);
   }
@@ -137,7 +135,7 @@ async function typeIntoValueInput(tab: Tab, frame: Frame, sw: Stopwatch, text: s
   sw.lap('verify');
   const evidence: Evidence[] = [{ kind: 'field_value', expected: text, observed: r.settled, detail: `a ${prepared.inputType} field has no caret: the text was set as its whole value (before: "${r.before}")` }];
   if (r.first !== r.settled) evidence.unshift({ kind: 'field_value', observed: r.first, detail: 'read back at once, before the page rewrote it' });
-  const effect = r.settled === text ? 'confirmed' : r.settled === r.before ? 'no_effect' : 'mismatch';
+  const effect = judgeValue(text, r.before, r.settled);
   return {
     ...result(effect, sw, evidence, { target: prepared.describe, method: 'set_value' }),
     delivery: { mode: 'background', delivered_count: effect === 'confirmed' ? [...text].length : 0 },
@@ -213,14 +211,14 @@ export async function setValueOnTab(driver: CdpDriver, target: ResolvedTarget, v
   sw.lap('verify');
   const expected = plan.expected;
   const matches = expected.checked !== null ? now.checked === expected.checked : now.value === expected.value;
-  const show = (v: { value: string; label: string; checked: boolean | null }) => (v.checked !== null ? `checked=${v.checked}` : v.label ? `${v.value} (${v.label})` : v.value);
+  const show = (v: ValueReading) => (v.checked !== null ? `checked=${v.checked}` : v.label ? `${v.value} (${v.label})` : v.value);
   const evidence: Evidence[] = [{ kind: plan.kind === 'toggle' ? 'checked_state' : 'field_value', expected: show(expected), observed: show(now), detail: `before: ${show(plan.before)}` }];
   const unchanged = show(now) === show(plan.before);
   const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
   return { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
 }
 
-interface ComboboxPlan { typeable: boolean; before: { value: string }; describe: string }
+type ComboboxPlan = Extract<ValuePlan, { kind: 'combobox' }>;
 
 /**
  * set_value on a select-like combobox (react-select, Downshift...): its search text is not its value, so
@@ -239,7 +237,7 @@ async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: R
     } else {
       await driver.click(target, { button: 'left', count: 1, modifiers: [] }); // opens the list
     }
-    const option = await tab.call<{ found?: boolean; refusal?: string; detail?: string; offered?: string[]; x: number; y: number; label: string; describe: string }>(frame, 'findOption', snapshotId, local, value);
+    const option = await tab.call(frame, 'findOption', snapshotId, local, value);
     if (option.refusal) throw fieldRefusal(option.refusal, option.detail ?? '');
     if (!option.found) {
       // Leave the widget as it was found: the search text cleared, the list closed.
@@ -247,7 +245,7 @@ async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: R
         await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
         await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
         // With the search text gone the list shows everything it offers.
-        const all = await tab.call<string[]>(frame, 'offeredOptions', snapshotId, local);
+        const all = await tab.call(frame, 'offeredOptions', snapshotId, local);
         if (all.length) option.offered = all;
       }
       await pressNamedKey(tab, 'Escape', 27);
@@ -255,7 +253,7 @@ async function chooseOption(driver: CdpDriver, tab: Tab, frame: Frame, target: R
     }
     if (await driver.mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] }) === 'dialog') return dialogResult(sw, plan.describe, 'choosing an option');
     sw.lap('deliver');
-    const after = await tab.call<{ clicked: number; expanded: boolean; shows: string; describe: string }>(frame, 'comboboxAfter', snapshotId, local);
+    const after = await tab.call(frame, 'comboboxAfter', snapshotId, local);
     sw.lap('verify');
     const shown = after.shows.includes(option.label);
     const chosen = after.clicked > 0 && !after.expanded && shown;

@@ -1,17 +1,57 @@
 // The gateway's method table: each method names its scope, its params schema and its handler. Methods
-// not in this table are refused; scopes are checked before params are even read.
+// not in this table are refused; scopes are checked before params are even read. Handlers see the gateway
+// through MethodContext (only what they use), which the Gateway builds: a new method goes here, and
+// whatever new it needs of the gateway goes into MethodContext.
 import { z } from 'zod';
-import type { Gateway } from './server.js';
+import type { Activity } from '../activity.js';
+import type { Approvals } from '../approvals.js';
+import type { BrowserHost } from '../cdp/browser.js';
+import type { Tab } from '../cdp/tab.js';
+import type { SessionManager } from '../sessions/manager.js';
 import type { GatewayConnection } from './connection.js';
+import type { Links } from './links.js';
+import type { Pairings } from './origins.js';
 import { GatewayError, type Scope } from './protocol.js';
-import { openTerminal } from './terminal.js';
-import { forwardInput, operatorUrl, startScreencast, stepHistory } from './screencast.js';
-import { sessionSummary } from '../tools/sessions.js';
+import type { Relay } from './relay.js';
+import { openTerminal, type Terminals } from './terminal.js';
+import { forwardInput, operatorUrl, startScreencast, stepHistory, type Screencast } from './screencast.js';
+import type { SessionRow } from '../sessions/summary.js';
+import type { Brake } from '../sessions/brake.js';
+import type { AuditStore } from '../audit/store.js';
+import { BRAKE_METHODS, logOperatorInput, operatorName } from './brake-methods.js';
+
+/** What the method handlers use of the gateway and the core behind it. */
+export interface MethodContext {
+  readonly activity: Pick<Activity, 'list'>;
+  readonly approvals: Pick<Approvals, 'list' | 'resolve'>;
+  readonly browser: Pick<BrowserHost, 'running' | 'tabs_' | 'findTab'>;
+  readonly sessions: Pick<SessionManager, 'all' | 'keyOf' | 'list' | 'end'>;
+  /** The operator's brake on agents, the audit trail, and whether an agent (MCP connection) is connected. */
+  readonly brake: Brake;
+  readonly audit: AuditStore;
+  agentConnected(connectionId: string): boolean;
+  /** The operator gives a tab to a session's connection. */
+  assignTab(tabId: string, connectionId: string): void;
+  sessionList(): SessionRow[];
+  dispatchUiCommand(connId: string, command: UiCommand): boolean;
+  readonly links: Pick<Links, 'mint' | 'reclaim'>;
+  /** The agent credential: what the terminal's shells carry, never the operator's. */
+  readonly agentToken: string;
+  readonly terminals: Terminals;
+  readonly pairings: Pick<Pairings, 'load' | 'all'>;
+  /** The pairing ids of the extension connections open now. */
+  connectedPairings(): Set<string>;
+  revokePairing(id: string): boolean;
+  tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab>;
+  readonly screencasts: Map<string, Screencast>;
+  stopScreencast(conn: GatewayConnection): void;
+  readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
+}
 
 export interface MethodSpec<P extends z.ZodType = z.ZodType> {
   scope: Scope;
   params: P;
-  handler(params: z.infer<P>, conn: GatewayConnection, gw: Gateway): Promise<unknown> | unknown;
+  handler(params: z.infer<P>, conn: GatewayConnection, gw: MethodContext): Promise<unknown> | unknown;
 }
 
 function method<P extends z.ZodType>(spec: MethodSpec<P>): MethodSpec { return spec as unknown as MethodSpec; }
@@ -41,7 +81,7 @@ export const METHODS: Record<string, MethodSpec> = {
   }),
   'actions.list': method({
     scope: 'operator.read', params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
-    handler: (p, _c, gw) => ({ actions: gw.core.activity.list(p?.sessionKey) }),
+    handler: (p, _c, gw) => ({ actions: gw.activity.list(p?.sessionKey) }),
   }),
   'ui.command': method({
     scope: 'operator.write', params: z.strictObject({ command: uiCommand }),
@@ -58,7 +98,7 @@ export const METHODS: Record<string, MethodSpec> = {
   }),
   'approvals.list': method({
     scope: 'operator.approvals', params: none,
-    handler: (_p, _c, gw) => ({ approvals: gw.core.approvals.list() }),
+    handler: (_p, _c, gw) => ({ approvals: gw.approvals.list() }),
   }),
   'approvals.resolve': method({
     scope: 'operator.approvals', params: z.strictObject({ id: z.string().min(1).max(64), approve: z.boolean() }),
@@ -66,7 +106,7 @@ export const METHODS: Record<string, MethodSpec> = {
     // never take it: no caller can approve its own call. The role check says so again, explicitly.
     handler: (p, conn, gw) => {
       if (conn.role !== 'operator') throw new GatewayError('FORBIDDEN', 'approvals are accepted only from a connection with the operator credential', { missingScope: 'operator.approvals' });
-      if (!gw.core.approvals.resolve(p.id, p.approve)) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
+      if (!gw.approvals.resolve(p.id, p.approve, operatorName(conn))) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
       return { ok: true };
     },
   }),
@@ -82,8 +122,6 @@ export const METHODS: Record<string, MethodSpec> = {
       return { terminalId: term.id, pid: term.pty.pid };
     },
   }),
-  // A hidden terminal panel detaches its shell (kept VERITY_TERMINAL_DETACH_MS); showing it, or the same
-  // page after a reload, attaches it again and gets the tail of its output. The shell's agent link follows.
   'terminal.detach': method({
     scope: 'operator.admin', params: z.strictObject({ terminalId: z.string().max(64) }),
     handler: (p, conn, gw) => { gw.terminals.detach(p.terminalId, conn.connId); return { ok: true }; },
@@ -114,7 +152,7 @@ export const METHODS: Record<string, MethodSpec> = {
     scope: 'operator.admin', params: none,
     handler: (_p, _c, gw) => {
       gw.pairings.load();
-      const live = new Set([...gw.connections.values()].map((c) => c.pairingId).filter(Boolean));
+      const live = gw.connectedPairings();
       return { pairings: gw.pairings.all().map((p) => ({ ...p, connected: live.has(p.id) })) };
     },
   }),
@@ -130,10 +168,10 @@ export const METHODS: Record<string, MethodSpec> = {
     // sessionKey: only that session's tabs (the browser panel's tab strip). Never launches a browser.
     scope: 'operator.read', params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
     handler: async (p, _c, gw) => {
-      if (!gw.core.browser.running) return { tabs: [] };
-      let tabs = await gw.core.browser.tabs_();
+      if (!gw.browser.running) return { tabs: [] };
+      let tabs = await gw.browser.tabs_();
       if (p?.sessionKey) {
-        const session = gw.core.sessions.all().find((s) => gw.core.sessions.keyOf(s) === p.sessionKey);
+        const session = gw.sessions.all().find((s) => gw.sessions.keyOf(s) === p.sessionKey);
         tabs = tabs.filter((t) => session?.tabs.has(t.id) || session?.currentTabId === t.id);
       }
       return { tabs: await Promise.all(tabs.map(async (t) => ({ tab_id: t.id, url: t.page.url(), title: await t.page.title().catch(() => '') }))) };
@@ -144,10 +182,10 @@ export const METHODS: Record<string, MethodSpec> = {
   'tabs.assign': method({
     scope: 'operator.write', params: z.strictObject({ tabId: z.string().min(1).max(128), sessionKey: z.string().min(1).max(512) }),
     handler: async (p, _c, gw) => {
-      const session = gw.core.sessions.all().find((s) => s.state === 'active' && gw.core.sessions.keyOf(s) === p.sessionKey);
+      const session = gw.sessions.all().find((s) => s.state === 'active' && gw.sessions.keyOf(s) === p.sessionKey);
       if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
-      await gw.core.browser.findTab(p.tabId).catch(() => { throw new GatewayError('NOT_FOUND', `no tab ${p.tabId}; browser.tabs lists them`); });
-      gw.core.assignTab(p.tabId, session.connectionId);
+      await gw.browser.findTab(p.tabId).catch(() => { throw new GatewayError('NOT_FOUND', `no tab ${p.tabId}; browser.tabs lists them`); });
+      gw.assignTab(p.tabId, session.connectionId);
       return { ok: true, tabId: p.tabId, sessionKey: p.sessionKey };
     },
   }),
@@ -173,12 +211,11 @@ export const METHODS: Record<string, MethodSpec> = {
       return { ok: true };
     },
   }),
-  // The panel's URL bar: back, forward, reload, or a typed URL (http, https or about:blank only).
   'browser.navigate': method({
     scope: 'operator.write',
     params: z.strictObject({ tab_id: z.string().min(1).max(128), action: z.enum(['back', 'forward', 'reload', 'go']), url: z.string().max(8192).optional() }),
     handler: async (p, _c, gw) => {
-      const tab = await gw.core.browser.findTab(p.tab_id);
+      const tab = await gw.browser.findTab(p.tab_id);
       if (p.action !== 'go') { await stepHistory(tab, p.action); return { ok: true }; }
       const url = operatorUrl(p.url ?? '');
       if (!url) throw new GatewayError('INVALID_REQUEST', 'browser.navigate: url: give an http(s) address or about:blank');
@@ -212,8 +249,7 @@ export const METHODS: Record<string, MethodSpec> = {
       x: z.number().finite().optional(), y: z.number().finite().optional(), deltaY: z.number().finite().optional(),
       key: z.string().max(32).optional(), text: z.string().max(10_000).optional(),
     }),
-    handler: async (p, _c, gw) => { await forwardInput(await gw.core.browser.findTab(p.tab_id), p); return { ok: true }; },
+    handler: async (p, conn, gw) => { await forwardInput(await gw.browser.findTab(p.tab_id), p); logOperatorInput(gw, conn, p); return { ok: true }; },
   }),
+  ...BRAKE_METHODS,
 };
-
-export { sessionSummary };

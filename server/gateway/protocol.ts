@@ -70,5 +70,31 @@ export const EVENT_SCOPES: Record<string, Scope | null> = {
   'browser.location': 'operator.read',
   // Sent only to the extension's relay connection (cap tab-relay), never broadcast.
   'relay.command': 'operator.write',
+  // Each new audit trail entry (audit/store.ts), for the Control UI's log view.
+  'audit.entry': 'operator.read',
   'tick': null,
 };
+
+// The brake and the audit trail (sessions/brake.ts, audit/): params of their methods.
+const sessionKey = z.string().min(1).max(512);
+/** sessions.stop / sessions.pause / sessions.resume / sessions.end (scope operator.write). */
+export const brakeParams = z.strictObject({ sessionKey });
+export type BrakeParams = z.infer<typeof brakeParams>;
+/** What sessions.stop/pause/resume answer: the agent's brake state after the change. */
+export const brakeStatus = z.object({ state: z.enum(['running', 'paused', 'stopped']), by: z.string().nullable(), since: z.string().nullable(), waiting: z.number().int() });
+export type BrakeStatusPayload = z.infer<typeof brakeStatus>;
+
+const when = z.union([z.string().max(64), z.number()]).optional();
+export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
+/** audit.query: newest first, paged back with `before` (the previous page's next_before). Times are ISO strings or epoch ms. */
+export const auditQueryParams = z.strictObject({
+  sessionKey: sessionKey.optional(), tool: z.string().max(128).optional(), verdict: z.string().max(64).optional(),
+  kind: z.enum(auditKinds).optional(), text: z.string().max(500).optional(), from: when, to: when,
+  before: z.number().int().min(1).optional(), limit: z.number().int().min(1).max(500).default(100),
+}).optional();
+export type AuditQueryParams = z.infer<typeof auditQueryParams>;
+/** audit.image: a recorded call's before or after PNG, base64. */
+export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
+/** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
+export const auditExportParams = z.strictObject({ sessionKey, format: z.enum(['jsonl', 'zip']).default('jsonl') });
+export type AuditExportParams = z.infer<typeof auditExportParams>;

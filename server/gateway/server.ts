@@ -13,23 +13,24 @@ import type { Verity } from '../core.js';
 import { McpHttpEndpoint } from '../mcp/http.js';
 import { tokenMatches } from '../token.js';
 import { EXTENSION_ID } from './extension-id.js';
-import { sessionSummary } from '../tools/sessions.js';
+import { sessionSummary, type SessionRow } from '../sessions/summary.js';
 import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
-import { METHODS, type UiCommand } from './methods.js';
+import { METHODS, type MethodContext, type UiCommand } from './methods.js';
 import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame, ROLE_SCOPES, type Role } from './protocol.js';
 import { Terminals } from './terminal.js';
 import type { Screencast } from './screencast.js';
 import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
+import { serveAuditExport } from './brake-methods.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export type SessionRow = ReturnType<typeof sessionSummary> & { sessionKey: string; transport: string; client: string; tab_id: string | null };
+export type { SessionRow };
 
 export interface GatewayOptions {
   host: string; port: number;
@@ -61,18 +62,22 @@ export function urlHost(bound: string): string {
 
 export class Gateway {
   readonly http: Server;
-  readonly links: Links;
-  readonly connections = new Map<string, GatewayConnection>();
-  readonly terminals = new Terminals((connId, event, payload) => this.connections.get(connId)?.event(event, payload), () => LIMITS.terminalDetachMs);
-  readonly screencasts = new Map<string, Screencast>();
+  private readonly links: Links;
+  private readonly connections = new Map<string, GatewayConnection>();
+  private readonly terminals = new Terminals((connId, event, payload) => this.connections.get(connId)?.event(event, payload), () => LIMITS.terminalDetachMs);
+  private readonly screencasts = new Map<string, Screencast>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly mcp: McpHttpEndpoint;
   /** The session rows as last sent in sessions.changed (key -> row without idle_seconds), for the next delta. */
   private sentSessions = new Map<string, string>();
   private sessionsTimer: NodeJS.Timeout | null = null;
   /** Tabs shared from the operator's Chrome by the extension: a second source of tabs for the CDP route. */
-  readonly relay: Relay;
-  readonly pairings = new Pairings();
+  private readonly relay: Relay;
+  private readonly pairings = new Pairings();
+  /** What the method table's handlers see of the gateway (methods.ts). */
+  private readonly methodContext: MethodContext;
+  /** Registrations with the core, taken back on close. */
+  private readonly unregister: Array<() => void> = [];
   port = 0;
   /** Host header values (lowercase) and origins this gateway answers to; fixed once it listens. */
   private hosts = new Set<string>();
@@ -85,18 +90,35 @@ export class Gateway {
     core.browser.addPeer(this.relay.host);
     this.http = createServer((req, res) => this.onHttp(req, res));
     this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket as import('node:net').Socket, head));
-    core.uiRouter = (connId, command) => this.dispatchUiCommand(connId, command as UiCommand);
-    // An action may change a session's row (recording started, tab switched): the row follows at once.
+    this.unregister.push(
+      core.uiCommands.register((connId, command) => this.dispatchUiCommand(connId, command as UiCommand)),
+      core.approvals.registerApprovers(() => this.approverCount()),
+    );
     // An action may change a session's row (recording started, tab switched): the row follows at once.
     core.activity.on('action', (entry) => { this.broadcast('action', entry); this.sessionsChanged(); });
     core.activity.on('thumbnail', (entry) => this.broadcast('action', entry));
     core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
+    core.brake.on('changed', () => this.sessionsChanged());
+    // The live log needs the line, not the whole result (audit.query has it): events stay small.
+    core.audit.on('entry', (entry) => this.broadcast('audit.entry', { ...entry, result: undefined }));
+    this.methodContext = {
+      activity: core.activity, approvals: core.approvals, browser: core.browser, sessions: core.sessions,
+      brake: core.brake, audit: core.audit, agentConnected: (connectionId) => core.connections.has(connectionId),
+      assignTab: (tabId, connectionId) => core.router.assignTab(tabId, connectionId),
+      sessionList: () => this.sessionList(),
+      dispatchUiCommand: (connId, command) => this.dispatchUiCommand(connId, command),
+      links: this.links, agentToken: options.agentToken,
+      terminals: this.terminals,
+      pairings: this.pairings,
+      connectedPairings: () => new Set([...this.connections.values()].map((c) => c.pairingId).filter((id): id is string => !!id)),
+      revokePairing: (id) => this.revokePairing(id),
+      tabFor: (tabId, sessionKey) => this.tabFor(tabId, sessionKey),
+      screencasts: this.screencasts, stopScreencast: (conn) => this.stopScreencast(conn),
+      relay: this.relay,
+    };
   }
-
-  /** The agent credential: what the terminal's shells carry, never the operator's. */
-  get agentToken(): string { return this.options.agentToken; }
 
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => { this.http.once('error', reject); this.http.listen(this.options.port, this.options.host, resolve); });
@@ -185,6 +207,7 @@ export class Gateway {
       void this.mcp.handle(req, res).catch((e) => { if (!res.headersSent) res.writeHead(500).end(String(e)); });
       return;
     }
+    if (url.pathname === '/audit/export') return serveAuditExport(this.core, url, res, BASE_HEADERS);
     this.serveStatic(url.pathname, res);
   }
 
@@ -228,7 +251,7 @@ export class Gateway {
    * Revokes a pairing: its relay secret stops working at once (its connections are closed), and when it
    * was the last pairing the extension's origin leaves the allow-list (its pages are disconnected too).
    */
-  revokePairing(id: string): boolean {
+  private revokePairing(id: string): boolean {
     const removed = this.pairings.remove(id);
     if (!removed) return false;
     const originGone = !this.pairings.origins().includes(removed.origin);
@@ -280,7 +303,6 @@ export class Gateway {
         conn.dispose();
         this.links.forget(conn.connId);
         this.terminals.detachAll(conn.connId);
-        this.updateApprovers();
       });
     });
   }
@@ -307,7 +329,7 @@ export class Gateway {
       if (!conn.can(spec.scope)) throw missingScope(frame.method, spec.scope);
       const params = spec.params.safeParse(frame.params);
       if (!params.success) throw new GatewayError('INVALID_REQUEST', `${frame.method}: ${params.error.issues[0].path.join('.') || 'params'}: ${params.error.issues[0].message}`);
-      conn.respond(frame.id, await spec.handler(params.data, conn, this));
+      conn.respond(frame.id, await spec.handler(params.data, conn, this.methodContext));
     } catch (e) {
       conn.fail(frame.id, e instanceof GatewayError ? e : new GatewayError('UNAVAILABLE', (e as Error).message));
     }
@@ -343,7 +365,6 @@ export class Gateway {
     conn.role = who.role;
     conn.pairingId = who.pairingId ?? null;
     conn.hello = { ...parsed.data, scopes: parsed.data.scopes.filter((s) => held.includes(s)) };
-    this.updateApprovers();
     return {
       type: 'hello-ok', connId: conn.connId, scopes: conn.scopes,
       methods: Object.entries(METHODS).filter(([, m]) => conn.can(m.scope)).map(([name]) => name),
@@ -356,8 +377,9 @@ export class Gateway {
     return Object.entries(EVENT_SCOPES).filter(([, scope]) => scope === null || conn.can(scope)).map(([event]) => event);
   }
 
-  private updateApprovers(): void {
-    this.core.approvals.approvers = [...this.connections.values()].filter((c) => c.hello && c.role === 'operator' && c.can('operator.approvals')).length;
+  /** How many connected operators can approve a held call now (asked by Approvals on each request). */
+  private approverCount(): number {
+    return [...this.connections.values()].filter((c) => c.hello && c.role === 'operator' && c.can('operator.approvals')).length;
   }
 
   /** Sends an event to every connection whose scopes allow it (the connection checks). */
@@ -396,21 +418,22 @@ export class Gateway {
   }
 
   /** A ui.command goes to exactly one Control UI connection, or nowhere. Never a broadcast. */
-  dispatchUiCommand(connId: string, command: UiCommand): boolean {
+  private dispatchUiCommand(connId: string, command: UiCommand): boolean {
     const conn = this.connections.get(connId);
     if (!conn || !conn.hello || !conn.caps.includes('ui-commands') || !conn.open) return false;
     return conn.event('ui.command', { command });
   }
 
-  sessionList(): SessionRow[] {
+  private sessionList(): SessionRow[] {
     return this.core.sessions.all().filter((s) => s.state !== 'ended').map((s) => ({
-      sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core, s),
+      sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core.cursor, s),
       transport: this.core.connections.get(s.connectionId)?.transport ?? 'unknown',
       client: this.core.connections.get(s.connectionId)?.client ?? '', tab_id: s.currentTabId ?? null,
+      brake: this.core.brake.status(s.connectionId),
     }));
   }
 
-  async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
+  private async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
     const session = tabId ? undefined : this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
     const wanted = tabId ?? session?.currentTabId;
     // Showing a tab never launches a browser: without one (and without a shared tab) the panel says so.
@@ -423,7 +446,7 @@ export class Gateway {
     return tabs[0];
   }
 
-  stopScreencast(conn: GatewayConnection): void {
+  private stopScreencast(conn: GatewayConnection): void {
     const cast = this.screencasts.get(conn.connId);
     if (cast) { this.screencasts.delete(conn.connId); cast.stop(); }
   }
@@ -444,6 +467,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.stopAccepting();
+    for (const undo of this.unregister.splice(0)) undo();
     if (this.sessionsTimer) { clearTimeout(this.sessionsTimer); this.sessionsTimer = null; }
     for (const conn of this.connections.values()) { conn.dispose(); conn.socket.close(1012, 'gateway shutting down'); }
     this.terminals.killAll();

@@ -40,7 +40,7 @@ export class NativeHost {
 
   /**
    * Starts reading a field's states, text and caret for a call that is still being checked (see
-   * Verity.anticipate). Only that call may use them, so they are dropped when this turn of the event loop
+   * CallPipeline.anticipate). Only that call may use them, so they are dropped when this turn of the event loop
    * ends: its handler runs in the same turn, and one that waits on anything longer reads afresh.
    */
   prefetchField(ref: AccRef): void {
@@ -98,6 +98,12 @@ export class NativeHost {
     const browser = await this.options.drivenBrowserPid().catch(() => null);
     return !!browser && descendsFrom(pid, browser);
   }
+
+  /** Whether a process is `ancestor` or descends from it (the driven browser's renderers and helpers). */
+  isDescendant(pid: number, ancestor: number): boolean { return descendsFrom(pid, ancestor); }
+
+  /** An X11 window's title (the router matches it to the driven browser's tab titles). */
+  async windowTitle(windowId: number): Promise<string> { return (await describeWindow(windowId)).title; }
 
   async windows(): Promise<WindowInfo[]> {
     const windows = await listWindows();

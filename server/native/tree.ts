@@ -4,7 +4,7 @@
 import type { Snapshot, SnapshotElement } from '../routing/driver.js';
 import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
 import { completeTree, subtree, type WindowInfo } from './host.js';
-import { dropDownValue } from './typing.js';
+import { dropDownValue } from './dropdown.js';
 import { capture } from './input.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, has, roleName } from './roles.js';
 

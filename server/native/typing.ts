@@ -5,7 +5,9 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
+import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../routing/verdicts.js';
 import { IFACE, codePoints } from './atspi.js';
+import { dropDownValue, labelsUnder } from './dropdown.js';
 import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, textAncestor, webEscalation, webLike, type Aim } from './aim.js';
 import type { NativeHost } from './host.js';
 import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
@@ -23,9 +25,6 @@ export function maxChunkChars(delayMs: number): number {
   return Math.max(1, Math.floor(SYNTHESIS_BUDGET_MS / (delayMs + PER_KEY_OVERHEAD_MS)));
 }
 
-const cp = (s: string) => Array.from(s);
-/** Strings without surrogates (nearly all) cut by UTF-16 units, without splitting into an array. */
-const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
 async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promise<{ el: NativeRef; states: [number, number]; clicked: boolean }> {
@@ -126,10 +125,10 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   sw.lap('deliver');
   const readAfter = () => atspi.textChecked(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
   let read = await readingBack.catch(readAfter);
-  let verdict = judgeRead(before, read, position, text, utf16);
+  let verdict = judgeTextRead(before, read, position, text, utf16);
   if (verdict.effect !== 'confirmed') {
     read = await readAfter();
-    verdict = judgeRead(before, read, position, text, utf16);
+    verdict = judgeTextRead(before, read, position, text, utf16);
   }
   const after = read.text;
   // The caret follows the text (the next call appends after it). GTK's entries move it themselves, so it
@@ -137,14 +136,16 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   const end = position + atspi.units(el.bus, text);
   if (after !== before && await caretAfter !== end) void atspi.setCaret(el, end).catch(() => false);
   sw.lap('verify');
-  const evidence: Evidence[] = [{ kind: 'field_value', expected: verdict.expected, observed: after, detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}${read.whole ? '' : `; the app counts ${read.count} characters where ${atspi.units(el.bus, after)} read back: it holds characters the read-back cannot carry (NULs)`}` }];
+  // Evidence stays small for a long text (as the browser route's): a window around the insertion.
+  const at = stringIndex(before, position, utf16);
+  const evidence: Evidence[] = [{ kind: 'field_value', expected: excerpt(verdict.expected, at, text.length), observed: excerpt(after, at, text.length), detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}${read.whole ? '' : `; the app counts ${read.count} characters where ${atspi.units(el.bus, after)} read back: it holds characters the read-back cannot carry (NULs)`}` }];
   const label = `${el.name || 'field'} (${roleLabel(el.role)})`;
   if (el.web) {
     evidence.push({ kind: 'web_content', detail: 'the field is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
     return { ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', escalation: webEscalation(a.win, false, mode) }), delivery: { mode, delivered_count: verdict.delivered } };
   }
   return {
-    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: after }),
+    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
       ...(verdict.effect === 'unverifiable' ? { escalation: { target: 'verify', reason: 'the field\'s text cannot be read back whole through AT-SPI; call get_window_state and check the screenshot before typing again' } } : {}) }),
     delivery: { mode, delivered_count: verdict.delivered },
   };
@@ -186,46 +187,17 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   }
   // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
   const caretGuess = codePoints(after) - chars >= 0 && after.startsWith(before) ? codePoints(before) : -1;
-  const verdict = judgeText(before, after, caretGuess >= 0 ? caretGuess : codePoints(before), text);
-  const evidence: Evidence[] = [{ kind: 'text', expected: verdict.expected, observed: after, detail: 'AT-SPI Text read back after XTest keystrokes' }];
+  const position = caretGuess >= 0 ? caretGuess : codePoints(before);
+  const verdict = judgeTextAt(before, after, position, text);
+  const at = stringIndex(before, position);
+  const evidence: Evidence[] = [{ kind: 'text', expected: excerpt(verdict.expected, at, text.length), observed: excerpt(after, at, text.length), detail: 'AT-SPI Text read back after XTest keystrokes' }];
   if (webLike(a.win, el)) {
     evidence.push({ kind: 'web_content', detail: el.web ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds' });
     // The keys were sent: retrying (in the foreground or by pixels) would type them twice. Look instead.
     const escalation = a.win.driven ? webEscalation(a.win, true, mode) : { target: 'verify' as const, reason: 'the keys went by XTest to the focused field of a browser Verity does not drive, whose page cannot be proven through accessibility; check the screenshot from get_window_state before typing again' };
     return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation }), delivery: { mode, delivered_count: chars } };
   }
-  return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: after }) }), delivery: { mode, delivered_count: verdict.delivered } };
-}
-
-/**
- * judgeText on a read-back checked against the app's character count: text that reads back exactly but
- * is not all the field holds is a mismatch, and a read that cannot be whole proves no "nothing changed".
- */
-export function judgeRead(before: string, read: { text: string; whole: boolean }, position: number, text: string, utf16 = false): ReturnType<typeof judgeText> {
-  const verdict = judgeText(before, read.text, position, text, utf16);
-  if (read.whole) return verdict;
-  if (verdict.effect === 'confirmed') return { ...verdict, effect: 'mismatch', delivered: 0 };
-  if (verdict.effect === 'no_effect') return { ...verdict, effect: 'unverifiable' };
-  return verdict;
-}
-
-/** Compares a field's text with what inserting `text` at `position` (code points; UTF-16 units when `utf16`) should give. */
-export function judgeText(before: string, after: string, position: number, text: string, utf16 = false): { effect: ActionResult['effect']; delivered: number; expected: string } {
-  let head: string, tail: string;
-  if (!utf16 && SURROGATE.test(before)) {
-    const b = cp(before);
-    head = b.slice(0, position).join(''); tail = b.slice(position).join('');
-  } else {
-    head = before.slice(0, position); tail = before.slice(position);
-  }
-  const expected = head + text + tail;
-  if (after === expected) return { effect: 'confirmed', delivered: codePoints(text), expected };
-  if (after === before) return { effect: 'no_effect', delivered: 0, expected };
-  if (after.startsWith(head) && after.endsWith(tail) && after.length < expected.length) {
-    const middle = after.slice(head.length, after.length - tail.length);
-    if (middle && text.startsWith(middle)) return { effect: 'partial', delivered: codePoints(middle), expected };
-  }
-  return { effect: 'mismatch', delivered: 0, expected };
+  return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }) }), delivery: { mode, delivered_count: verdict.delivered } };
 }
 
 function roleLabel(role: number): string {
@@ -259,7 +231,7 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       const now = has(await waitStates(atspi, el, (s) => has(s, STATE.checked) === want), STATE.checked);
       sw.lap('verify');
       evidence = [{ kind: 'checked_state', expected: `checked=${want}`, observed: `checked=${now}`, detail: `before: checked=${was}` }];
-      effect = now === want ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+      effect = judgeValue(want, was, now);
     } else if (el.interfaces.includes(IFACE.value) && (!el.interfaces.includes(IFACE.editable) || (value.trim() !== '' && Number.isFinite(Number(value))))) {
       // A number for a spin box goes through Value too (its text is the toolkit's formatting of it).
       const number = Number(value);
@@ -273,7 +245,7 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       for (let i = 0; i < 25 && now !== number; i++) { await new Promise((r) => setTimeout(r, 20)); now = await readValue(); }
       sw.lap('verify');
       evidence = [{ kind: 'value', expected: show(number), observed: show(now), detail: `before: ${was}` }];
-      effect = now === number ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+      effect = judgeValue(number, was, now);
     } else if ((el.role === ROLE.comboBox || el.role === ROLE.list || el.role === ROLE.listBox || el.role === ROLE.pageTabList) && el.interfaces.includes(IFACE.selection)) {
       const options = await optionsOf(atspi, el);
       const index = options.findIndex((o) => o.name === value);
@@ -286,7 +258,7 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       const now = await selectedName(atspi, el);
       sw.lap('verify');
       evidence = [{ kind: 'selection', expected: value, observed: now, detail: `before: ${was}` }];
-      effect = now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+      effect = judgeValue(value, was, now);
     } else if (qtCombo) {
       ({ effect, evidence } = await qtComboKeys(a, el, value, mode, sw));
     } else if (dropDown) {
@@ -300,7 +272,7 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       const now = await atspi.text(el);
       sw.lap('verify');
       evidence = [{ kind: 'field_value', expected: value, observed: now, detail: `before: ${was}` }];
-      effect = now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch';
+      effect = judgeValue(value, was, now);
     } else {
       throw new Refusal('not_settable', `"${el.name || 'the element'}" (${el.role}) has no value AT-SPI can set (no Value, selection, toggle or EditableText)`);
     }
@@ -342,7 +314,7 @@ async function qtComboKeys(a: Aim, el: NativeRef, value: string, mode: 'backgrou
   for (let i = 0; i < 25 && now !== value; i++) { await new Promise((r) => setTimeout(r, 20)); now = await name(); }
   sw.lap('verify');
   const evidence: Evidence[] = [{ kind: 'selection', expected: value, observed: now, detail: `${open ? 'clicked open, ' : ''}XTest Home and Down x${index}${open ? ', Enter' : ''}; before: ${was}` }];
-  return { effect: now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch', evidence };
+  return { effect: judgeValue(value, was, now), evidence };
 }
 
 /**
@@ -372,30 +344,7 @@ async function gtk4DropDown(a: Aim, el: NativeRef, value: string, sw: Stopwatch)
   for (let i = 0; i < 25 && now !== value; i++) { await new Promise((r) => setTimeout(r, 20)); now = await dropDownValue(atspi, el); }
   sw.lap('verify');
   const evidence: Evidence[] = [{ kind: 'selection', expected: value, observed: now ?? '(none)', detail: `clicked open, XTest Home, Down x${index}, Enter; the label the drop-down shows, before: ${was}` }];
-  return { effect: now === value ? 'confirmed' : now === was ? 'no_effect' : 'mismatch', evidence };
-}
-
-/** Labels under `ref` in document order (bounded walk). */
-async function labelsUnder(atspi: Aim['atspi'], ref: NativeRef | { bus: string; path: string }, limit = 200): Promise<Array<{ ref: { bus: string; path: string }; role: number; name: string }>> {
-  const out: Array<{ ref: { bus: string; path: string }; role: number; name: string }> = [];
-  const visit = async (r: { bus: string; path: string }, depth: number): Promise<void> => {
-    if (out.length >= limit || depth > 12) return;
-    for (const child of await atspi.children(r).catch(() => [])) {
-      const [[role]] = [await atspi.call(child, IFACE.accessible, 'GetRole').catch(() => [0])];
-      out.push({ ref: child, role: Number(role), name: String(await atspi.prop(child, IFACE.accessible, 'Name').catch(() => '')) });
-      await visit(child, depth + 1);
-    }
-  };
-  await visit(ref, 0);
-  return out;
-}
-
-/** What a GTK 4 drop-down shows: the last label of its button (the first is its "(None)" placeholder). */
-export async function dropDownValue(atspi: Aim['atspi'], el: { bus: string; path: string }): Promise<string | null> {
-  const [button] = await atspi.children(el);
-  if (!button) return null;
-  const labels = (await labelsUnder(atspi, button)).filter((n) => n.role === ROLE.label);
-  return labels.length ? labels[labels.length - 1].name : null;
+  return { effect: judgeValue(value, was, now), evidence };
 }
 
 /** The options of an open GTK 4 drop-down: the first label of each item of its popup's list. */

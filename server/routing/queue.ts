@@ -32,7 +32,9 @@ export class TargetQueue {
   }
 
   /** Runs `work` once every earlier call on `key` has finished; refuses when the line is full or too slow. */
-  async run<T>(key: string, work: () => Promise<T>, onWait?: WaitHook): Promise<T> {
+  async run<T>(key: string, work: () => Promise<T>, onWait?: WaitHook, signal?: AbortSignal): Promise<T> {
+    // A call whose agent the operator stopped does not start (nor join the line): nothing was done.
+    if (signal?.aborted) throw signal.reason;
     let lane = this.lanes.get(key);
     if (!lane) { lane = { busy: false, waiting: [] }; this.lanes.set(key, lane); }
     if (lane.busy) {
@@ -41,7 +43,7 @@ export class TargetQueue {
       }
       const position = lane.waiting.length + 1;
       onWait?.({ key, position, message: `waiting for ${position === 1 ? 'the action' : `${position} actions`} ahead on ${key}` });
-      await this.turn(lane, key);
+      await this.turn(lane, key, signal);
     }
     lane.busy = true;
     try {
@@ -53,14 +55,20 @@ export class TargetQueue {
     }
   }
 
-  private turn(lane: Lane, key: string): Promise<void> {
+  private turn(lane: Lane, key: string, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { go: () => { clearTimeout(timer); resolve(); } };
-      const timer = setTimeout(() => {
+      const leave = (reason: unknown) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         const at = lane.waiting.indexOf(waiter);
         if (at >= 0) lane.waiting.splice(at, 1);
-        reject(new Refusal('target_busy', `waited ${this.limits.maxWaitMs} ms for the actions ahead on ${key} to finish; nothing was done; retry`, { retryable: true }));
-      }, this.limits.maxWaitMs);
+        reject(reason);
+      };
+      const onAbort = () => leave(signal!.reason);
+      const waiter: Waiter = { go: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); resolve(); } };
+      const timer = setTimeout(() => leave(new Refusal('target_busy', `waited ${this.limits.maxWaitMs} ms for the actions ahead on ${key} to finish; nothing was done; retry`, { retryable: true })), this.limits.maxWaitMs);
+      // The operator stopped this call's agent while it waited in line: it leaves the line, nothing done.
+      signal?.addEventListener('abort', onAbort, { once: true });
       lane.waiting.push(waiter);
     });
   }
@@ -74,14 +82,14 @@ export function queueKey(target: ResolvedTarget): string {
 }
 
 /** `driver` with its actions on `target` run through `queue`; snapshot and anything else pass straight through. */
-export function queuedDriver(queue: TargetQueue, driver: Driver, target: ResolvedTarget, onWait?: WaitHook): Driver {
+export function queuedDriver(queue: TargetQueue, driver: Driver, target: ResolvedTarget, onWait?: WaitHook, signal?: AbortSignal): Driver {
   const key = queueKey(target);
   return new Proxy(driver, {
     get(d, prop, receiver) {
       const value = Reflect.get(d, prop, receiver);
       if (typeof value !== 'function') return value;
       if (!ACTIONS.has(prop as keyof Driver)) return value.bind(d);
-      return (...args: unknown[]) => queue.run(key, () => value.apply(d, args), onWait);
+      return (...args: unknown[]) => queue.run(key, () => value.apply(d, args), onWait, signal);
     },
   });
 }

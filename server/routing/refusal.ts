@@ -7,7 +7,7 @@ export type RefusalCode =
   | 'type_text_synthesis_budget_exceeded' | 'session_ended' | 'session_unavailable' | 'invalid_arguments'
   | 'unavailable' | 'not_permitted' | 'approval_required' | 'text_not_deliverable' | 'no_such_option'
   | 'not_settable' | 'focus_failed' | 'timeout' | 'dialog_open' | 'not_supported'
-  | 'target_busy' | 'too_many_sessions' | 'too_many_approvals';
+  | 'target_busy' | 'too_many_sessions' | 'too_many_approvals' | 'session_stopped' | 'session_paused';
 
 export class Refusal extends Error {
   constructor(readonly code: RefusalCode, message: string, readonly details: Record<string, unknown> = {}) {

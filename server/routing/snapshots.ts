@@ -25,7 +25,13 @@ export class SnapshotRegistry {
     if (previous) previous.elements = [];
     this.byId.set(id, { id, kind, key, elements: snapshot.elements, scale: snapshot.scale });
     this.latest.set(`${kind}:${key}`, id);
-    while (this.byId.size > KEEP) this.byId.delete(this.byId.keys().next().value!);
+    // Bounded both ways: the oldest snapshot goes, and with it its target's entry when it was that target's
+    // latest (a window long closed), so neither map grows with every target ever seen.
+    while (this.byId.size > KEEP) {
+      const oldest = this.byId.get(this.byId.keys().next().value!)!;
+      this.byId.delete(oldest.id);
+      if (this.latest.get(`${oldest.kind}:${oldest.key}`) === oldest.id) this.latest.delete(`${oldest.kind}:${oldest.key}`);
+    }
   }
 
   static token(snapshotId: string, index: number): string {
@@ -60,6 +66,11 @@ export class SnapshotRegistry {
   latestOf(kind: Stored['kind'], key: string): Stored | undefined {
     const id = this.latest.get(`${kind}:${key}`);
     return id ? this.byId.get(id) : undefined;
+  }
+
+  /** How many targets and snapshots are held (both bounded by KEEP). */
+  get size(): { targets: number; snapshots: number } {
+    return { targets: this.latest.size, snapshots: this.byId.size };
   }
 
   /** Forgets a target's snapshots (its tab closed), so its tokens are refused as stale. */

@@ -1,12 +1,40 @@
-// The pure part of the browser route's verdicts: what a text field or editor should hold after an insertion,
-// and what a click's observed events prove. No CDP here, so the rules are unit-tested in-process
-// (test/unit/verdicts.test.ts) with the same code the driver runs.
-import type { ActionResult, Evidence } from './driver.js';
+// The pure part of both routes' verdicts: what a text field or editor should hold after an insertion (the
+// browser route's fields and editors, the native route's AT-SPI texts), what a value set reads back as, and
+// what a click's observed events prove. No CDP, no D-Bus here, so the rules are unit-tested in-process
+// (test/unit/verdicts.test.ts) with the same code the drivers run.
+import type { ActionResult, Effect, Evidence } from './driver.js';
+
+/** A field's text around the insertion point, and the text that should land there. */
+export interface Insertion { head: string; inserted: string; tail: string }
+
+/**
+ * The rule both routes share for text inserted at a caret. The field must hold exactly head + inserted +
+ * tail: the text landed once, where the caret was. Unchanged is no_effect. A prefix of the text at the
+ * caret with nothing else changed is partial (maxlength, a full field). Anything else (the text twice,
+ * elsewhere, rewritten by the page) is a mismatch. `landed` is the part of the text that is there.
+ */
+export function judgeInsertion(before: string, observed: string, at: Insertion): { effect: Exclude<Effect, 'unverifiable'>; landed: string } {
+  const { head, inserted, tail } = at;
+  if (observed === head + inserted + tail) return { effect: 'confirmed', landed: inserted };
+  if (observed === before) return { effect: 'no_effect', landed: '' };
+  if (observed.startsWith(head) && observed.endsWith(tail) && observed.length < head.length + inserted.length + tail.length) {
+    const middle = observed.slice(head.length, observed.length - tail.length);
+    if (middle.length > 0 && inserted.startsWith(middle)) return { effect: 'partial', landed: middle };
+  }
+  return { effect: 'mismatch', landed: '' };
+}
+
+/** What setting a value proves: the value asked for, the value before, the value read back. */
+export function judgeValue<T>(wanted: T, before: T, now: T): Exclude<Effect, 'partial' | 'unverifiable'> {
+  return now === wanted ? 'confirmed' : now === before ? 'no_effect' : 'mismatch';
+}
+
+const codePointCount = (s: string) => [...s].length;
 
 export interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
 export interface WatchedEvent { type: string; trusted: boolean; onTarget: boolean; prevented: boolean; hit: string }
 export interface FieldReadBack { first: FieldState | null; settled: FieldState | null; events: WatchedEvent[] }
-export interface TextVerdict { effect: ActionResult['effect']; delivered: number; evidence: Evidence[] }
+export interface TextVerdict { effect: Effect; delivered: number; evidence: Evidence[] }
 
 const NBSP = /\u00a0/g;
 
@@ -40,29 +68,57 @@ export function judgeText(before: FieldState, read: FieldReadBack, text: string)
   // Only asked-for breaks are checked: text without a newline cannot have lost one (a blank editor's
   // empty block going away when the first character lands is not a lost break).
   const breaksLanded = before.kind !== 'editor' || newlines === 0 || after.lines - linesBefore(before) >= newlines;
-  if (observed === expected && breaksLanded) return { effect: 'confirmed', delivered: [...text].length, evidence };
-  if (observed === expected) {
+  const landed = judgeInsertion(norm(before.text), observed, { head, inserted, tail });
+  if (landed.effect === 'confirmed' && breaksLanded) return { effect: 'confirmed', delivered: codePointCount(text), evidence };
+  if (landed.effect === 'confirmed') {
     evidence.push({ kind: 'line_breaks', expected: newlines, observed: after.lines - linesBefore(before), detail: 'the text landed but its line breaks did not' });
-    return { effect: 'mismatch', delivered: [...text].length - newlines, evidence };
+    return { effect: 'mismatch', delivered: codePointCount(text) - newlines, evidence };
   }
-  if (observed === norm(before.text)) return { effect: 'no_effect', delivered: 0, evidence };
+  if (landed.effect === 'no_effect') return { effect: 'no_effect', delivered: 0, evidence };
   if (before.kind === 'value' && before.start < 0) {
     for (let k = before.text.length - 1; k >= 0; k--) {
       if (observed === before.text.slice(0, k) + text + before.text.slice(k)) {
         evidence.push({ kind: 'caret', observed: k, detail: 'the field has no selection API; the text landed whole at offset ' + k + ', where its caret was' });
-        return { effect: 'confirmed', delivered: [...text].length, evidence };
+        return { effect: 'confirmed', delivered: codePointCount(text), evidence };
       }
     }
   }
-  // Some prefix of the text landed at the caret and nothing else changed (maxlength, a full field).
-  if (observed.startsWith(head) && observed.endsWith(tail) && observed.length <= expected.length) {
-    const middle = observed.slice(head.length, observed.length - tail.length);
-    if (middle.length > 0 && inserted.startsWith(middle)) {
-      if (after.maxLength >= 0) evidence.push({ kind: 'max_length', observed: after.maxLength });
-      return { effect: 'partial', delivered: [...middle].length, evidence };
-    }
+  if (landed.effect === 'partial') {
+    if (after.maxLength >= 0) evidence.push({ kind: 'max_length', observed: after.maxLength });
+    return { effect: 'partial', delivered: codePointCount(landed.landed), evidence };
   }
   return { effect: 'mismatch', delivered: 0, evidence };
+}
+
+/** Strings without surrogates (nearly all) are cut by UTF-16 units, without splitting into an array. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * The native route's text verdict: a field's text `before` and `after` inserting `text` at `position`
+ * (code points; UTF-16 units when `utf16`, as Qt counts).
+ */
+export function judgeTextAt(before: string, after: string, position: number, text: string, utf16 = false): { effect: Effect; delivered: number; expected: string } {
+  const at = stringIndex(before, position, utf16);
+  const head = before.slice(0, at), tail = before.slice(at);
+  const { effect, landed } = judgeInsertion(before, after, { head, inserted: text, tail });
+  return { effect, delivered: codePointCount(landed), expected: head + text + tail };
+}
+
+/** The string index (UTF-16 units) of `position` in `text`, counted in code points unless `utf16`. */
+export function stringIndex(text: string, position: number, utf16 = false): number {
+  return utf16 || !SURROGATE.test(text) ? position : [...text].slice(0, position).join('').length;
+}
+
+/**
+ * judgeTextAt on a read-back checked against the app's character count: text that reads back exactly but
+ * is not all the field holds is a mismatch, and a read that cannot be whole proves no "nothing changed".
+ */
+export function judgeTextRead(before: string, read: { text: string; whole: boolean }, position: number, text: string, utf16 = false): ReturnType<typeof judgeTextAt> {
+  const verdict = judgeTextAt(before, read.text, position, text, utf16);
+  if (read.whole) return verdict;
+  if (verdict.effect === 'confirmed') return { ...verdict, effect: 'mismatch', delivered: 0 };
+  if (verdict.effect === 'no_effect') return { ...verdict, effect: 'unverifiable' };
+  return verdict;
 }
 
 /** A bounded window of a long text around the insertion, so evidence stays small for 2,000 characters. */
@@ -82,7 +138,7 @@ export function numberFieldRejects(text: string): string | null {
   return bad.length ? bad.join('') : null;
 }
 
-export interface PointerVerdict { effect: ActionResult['effect']; observed?: string; escalation?: ActionResult['escalation'] }
+export interface PointerVerdict { effect: Effect; observed?: string; escalation?: ActionResult['escalation'] }
 
 /**
  * What a click's observed events prove. The decisive event (click, dblclick, contextmenu) on the target

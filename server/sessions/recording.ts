@@ -50,9 +50,10 @@ export function stopRecording(session: Session, reason: string): void {
   session.recordingDir = null;
 }
 
-export function recordStep(session: Session, step: RecordedStep): void {
+/** Writes one step; returns where it went (the audit trail links to its before/after images). */
+export function recordStep(session: Session, step: RecordedStep): { dir: string; step: number; before?: string; after?: string } | undefined {
   const dir = session.recordingDir;
-  if (!dir) return;
+  if (!dir) return undefined;
   const n = (counters.get(session) ?? 0) + 1;
   counters.set(session, n);
   const stem = String(n).padStart(4, '0');
@@ -66,4 +67,5 @@ export function recordStep(session: Session, step: RecordedStep): void {
   const entry = { event: 'action', step: n, tool: step.tool, args: step.args, result: step.result, isError: step.isError, screenshots: files, at: new Date().toISOString() };
   writeFileSync(join(dir, `${stem}-${step.tool}.json`), JSON.stringify(entry, null, 2));
   appendFileSync(join(dir, 'trajectory.jsonl'), JSON.stringify(entry) + '\n');
+  return { dir, step: n, ...files };
 }

@@ -1,35 +1,13 @@
-// How a tool is declared (schema, annotations, handler) and how its answer becomes an MCP result.
+// How a tool is declared (defineTool over ToolDef, declared in context.ts) and how its answer becomes an MCP
+// result: input schemas as advertised, argument checks, reply texts.
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ActionResult } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import type { Verity, CallContext } from '../core.js';
+import type { Reply, ToolDef } from './context.js';
 import { refusal as refusalSchema } from './schemas.js';
 
-export interface Reply {
-  structured: Record<string, unknown>;
-  isError?: boolean;
-  text?: string;
-  images?: Array<{ data: string; mimeType: string }>;
-}
-
-export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
-  name: string;
-  description: string;
-  input: S;
-  output: z.ZodType;
-  /** From the seed's "Effect:" line. */
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint?: boolean };
-  /** Hidden from tools/list unless this says otherwise for the calling connection (the `screen` tool). */
-  listed?: (ctx: CallContext) => boolean;
-  /** Session tools manage sessions themselves instead of being admitted to one. */
-  sessionless?: boolean;
-  /** Deprecated seed tools: callable always, listed only on the complete surface (`--tools full`). */
-  deprecated?: boolean;
-  /** Arguments accepted but advertised only on the complete surface (besides SEED_ONLY). */
-  advanced?: readonly string[];
-  handler(args: z.infer<S>, core: Verity, ctx: CallContext): Promise<Reply>;
-}
+export type { CallContext, Reply, ToolContext, ToolDef } from './context.js';
 
 export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
   return def as unknown as ToolDef;
@@ -38,9 +16,20 @@ export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 export const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true, idempotentHint: false } as const;
 
+/**
+ * A tool's advertised schemas, built once per process: they never change, and building them (zod to JSON
+ * schema, then leaned) costs tens of milliseconds for the whole list, on every connection's tools/list.
+ */
+const advertised = new WeakMap<ToolDef, Partial<Record<Surface | 'output', Record<string, unknown>>>>();
+function once(def: ToolDef, which: Surface | 'output', build: () => Record<string, unknown>): Record<string, unknown> {
+  let entry = advertised.get(def);
+  if (!entry) advertised.set(def, entry = {});
+  return entry[which] ??= build();
+}
+
 /** `{type:"object", anyOf:[<success>, <refusal>]}`, so strict clients accept refusals too. */
 export function outputSchemaOf(def: ToolDef): Record<string, unknown> {
-  return { type: 'object', anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)] };
+  return once(def, 'output', () => ({ type: 'object', anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)] }));
 }
 
 /** A success that has several forms (a union of objects) is still advertised as an object. */
@@ -62,6 +51,10 @@ const SEED_ONLY = ['pid', 'window_id', 'scope', 'session', 'delivery_mode'];
 const BOUNDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
 
 export function inputSchemaOf(def: ToolDef, surface: Surface = 'full'): Record<string, unknown> {
+  return once(def, surface, () => buildInputSchema(def, surface));
+}
+
+function buildInputSchema(def: ToolDef, surface: Surface): Record<string, unknown> {
   const schema = lean(jsonSchema(def.input, 'input')) as Record<string, unknown>;
   if (surface === 'full') return schema;
   // Session tools keep `session`: it is what they are about.

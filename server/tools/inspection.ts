@@ -112,10 +112,10 @@ export const listApps = defineTool({
   async handler(_args, core) {
     const apps: Array<{ name: string; pid: number | null; driven_over_cdp: boolean; accessibility?: boolean }> = [];
     let browserPid: number | null = null;
-    if (core.browser.running || core.browser.attached) {
-      const browser = await core.browser.get();
+    if (core.browserInUse) {
+      const version = await core.browserVersion();
       browserPid = await core.drivenBrowserPid().catch(() => null);
-      apps.push({ name: await browser.version(), pid: core.browser.launchedPid ?? browserPid, driven_over_cdp: true });
+      apps.push({ name: version, pid: core.launchedBrowserPid ?? browserPid, driven_over_cdp: true });
     }
     let native: string | undefined;
     try {
@@ -151,7 +151,7 @@ export const listWindows = defineTool({
     const list: Entry[] = [];
     let native: string | undefined;
     let browserPid: number | null = null;
-    if (core.browser.running || core.browser.attached) browserPid = await core.drivenBrowserPid().catch(() => null);
+    if (core.browserInUse) browserPid = await core.drivenBrowserPid().catch(() => null);
     try {
       for (const w of await (await core.nativeRoute()).host.windows()) {
         list.push({ window_id: w.id, pid: w.pid, title: w.title, bounds: w.bounds, driven_over_cdp: core.belongsToDrivenBrowser(w.pid, browserPid), tabs: [] });
@@ -160,10 +160,10 @@ export const listWindows = defineTool({
       if (!(e instanceof Refusal)) throw e;
       native = `X11 windows are not listed: ${e.message}`;
     }
-    if (core.browser.running || core.browser.attached) {
+    if (core.browserInUse) {
       const byCdpWindow = new Map<number, { bounds: unknown; tabs: Entry['tabs']; titles: string[] }>();
       for (const tab of await core.tabsFor(ctx)) { // another connection's tabs are not listed
-        const { windowId, bounds } = await tab.session.send('Browser.getWindowForTarget', {}).catch(() => ({ windowId: 0, bounds: {} }));
+        const { windowId, bounds } = await core.browserWindowOf(tab);
         const entry = byCdpWindow.get(windowId) ?? { bounds, tabs: [], titles: [] };
         const title = await tab.title().catch(() => '');
         entry.tabs.push({ tab_id: tab.id, url: tab.page.url(), title });
@@ -175,7 +175,7 @@ export const listWindows = defineTool({
         // The X11 window of a CDP window: its title starts with one of the window's tab titles.
         const x = browserWindows.find((w) => !w.tabs.length && entry.titles.some((t) => t && w.title?.startsWith(t)))
           ?? (browserWindows.length === 1 && byCdpWindow.size === 1 ? browserWindows[0] : undefined);
-        if (x) { x.tabs = entry.tabs; x.cdp_window_id = cdpId; } else list.push({ window_id: cdpId, pid: core.browser.launchedPid ?? browserPid, bounds: entry.bounds, driven_over_cdp: true, cdp_window_id: cdpId, tabs: entry.tabs });
+        if (x) { x.tabs = entry.tabs; x.cdp_window_id = cdpId; } else list.push({ window_id: cdpId, pid: core.launchedBrowserPid ?? browserPid, bounds: entry.bounds, driven_over_cdp: true, cdp_window_id: cdpId, tabs: entry.tabs });
       }
     }
     const windows = args.pid === undefined ? list : list.filter((w) => w.pid === args.pid);

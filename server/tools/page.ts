@@ -3,8 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { Refusal } from '../routing/refusal.js';
-import type { Verity, CallContext } from '../core.js';
-import type { Tab } from '../cdp/tab.js';
+import type { CallContext, Tab, ToolContext } from './context.js';
 import { reportWhile } from '../progress.js';
 import { DESTRUCTIVE, defineTool, type Reply } from './define.js';
 import { elementToken, session } from './schemas.js';
@@ -44,7 +43,7 @@ function checkUrl(url: string): string {
  * found, and the origin policy holds on the tab's CURRENT url (after redirects, clicks, history moves).
  * `leaving` actions (navigate away, close) may start from a refused page: they do not read it.
  */
-async function tabOf(args: Args, core: Verity, ctx: CallContext, leaving = false): Promise<Tab> {
+async function tabOf(args: Args, core: ToolContext, ctx: CallContext, leaving = false): Promise<Tab> {
   const tab = args.tab_id ? await core.tabFor(ctx, args.tab_id) : await core.currentTab(ctx);
   if (!leaving) core.policy.checkUrl(tab.page.url());
   if (args.tab_id) core.setCurrentTab(ctx, tab.id);
@@ -52,11 +51,11 @@ async function tabOf(args: Args, core: Verity, ctx: CallContext, leaving = false
 }
 
 /** Goes to a URL the policy allowed; a redirect the browser blocked is the policy's refusal, not a failed load. */
-async function go(core: Verity, tab: Tab, url: string): Promise<void> {
+async function go(core: ToolContext, tab: Tab, url: string): Promise<void> {
   if (url.toLowerCase().startsWith('javascript:')) {
     // Allowed by the operator (--allow-url-schemes javascript): it runs in the page, as a typed URL would.
     core.policy.checkUrl(tab.page.url());
-    await tab.session.send('Runtime.evaluate', { expression: `location.href = ${JSON.stringify(url)}`, timeout: 10_000 });
+    await core.runScript(tab, `location.href = ${JSON.stringify(url)}`, { awaitResult: false });
     return;
   }
   try {
@@ -73,7 +72,7 @@ async function go(core: Verity, tab: Tab, url: string): Promise<void> {
  * The files set_input_files may hand to the page: each under a root the operator allowed (--upload-root),
  * symlinks resolved first, an existing regular file. Relative paths are taken from the first root.
  */
-function uploadPaths(paths: string[], roots: string[] | undefined): string[] {
+function uploadPaths(paths: string[], roots: readonly string[] | undefined): string[] {
   if (!roots?.length) {
     throw new Refusal('not_permitted', 'set_input_files is off: the operator allows uploads from chosen folders with --upload-root DIR (repeatable) or VERITY_UPLOAD_ROOTS', { option: '--upload-root' });
   }
@@ -94,7 +93,7 @@ async function describeTab(tab: Tab) {
   return { tab_id: tab.id, url: tab.page.url(), title: await tab.title().catch(() => '') };
 }
 
-const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity, ctx: CallContext) => Promise<Reply>> = {
+const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolContext, ctx: CallContext) => Promise<Reply>> = {
   async list_tabs(_args, core, ctx) {
     const tabs = await Promise.all((await core.tabsFor(ctx)).map(describeTab));
     return { structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null }, text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n') };
@@ -148,10 +147,12 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
     const what = args.text ? `text "${args.text}"` : args.css_selector ? `an element matching ${args.css_selector}` : `a URL containing ${args.url}`;
     const deadline = Date.now() + args.timeout_ms;
     for (;;) {
+      // The operator stopped the agent (or ended its session): the wait ends here, not at its deadline.
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
       ctx.progress?.(`waiting for ${what}`);
       const [frame] = await tab.frames();
       const found = args.url ? tab.page.url().includes(args.url)
-        : await tab.call<boolean>(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => { if (e instanceof Refusal) throw e; return false; });
+        : await tab.call(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => { if (e instanceof Refusal) throw e; return false; });
       if (found) return { structured: { found: true, waited_for: what, url: tab.page.url() } };
       if (Date.now() >= deadline) throw new Refusal('timeout', `gave up after ${args.timeout_ms} ms waiting for ${what}`, { retryable: true });
       await new Promise((r) => setTimeout(r, 100));
@@ -166,7 +167,7 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
     const tab = await tabOf(args, core, ctx);
     const dialog = tab.dialog;
     if (!dialog) throw new Refusal('target_not_found', 'no dialog is open in this tab');
-    await tab.session.send('Page.handleJavaScriptDialog', { accept: need(args, 'accept'), ...(args.prompt_text !== undefined ? { promptText: args.prompt_text } : {}) });
+    await core.answerDialog(tab, need(args, 'accept'), args.prompt_text);
     tab.dialog = null;
     return { structured: { handled: dialog.type, message: dialog.message, accepted: args.accept } };
   },
@@ -184,13 +185,13 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: Verity,
   async execute_javascript(args, core, ctx) {
     if (!core.options.allowJavascript) throw new Refusal('not_permitted', 'execute_javascript is off; the operator can enable it with --allow-javascript');
     const tab = await tabOf(args, core, ctx);
-    const { result, exceptionDetails } = await tab.session.send('Runtime.evaluate', { expression: need(args, 'code'), awaitPromise: true, returnByValue: true, timeout: 10_000 });
-    if (exceptionDetails) return { structured: { error: exceptionDetails.exception?.description ?? exceptionDetails.text }, isError: true };
-    return { structured: { value: result.value ?? null } };
+    const { value, error } = await core.runScript(tab, need(args, 'code'), { awaitResult: true });
+    if (error !== undefined) return { structured: { error }, isError: true };
+    return { structured: { value } };
   },
 };
 
-async function history(core: Verity, tab: Tab, move: (t: Tab) => Promise<unknown>): Promise<Reply> {
+async function history(core: ToolContext, tab: Tab, move: (t: Tab) => Promise<unknown>): Promise<Reply> {
   await move(tab).catch((e) => { throw new Refusal('timeout', `the tab did not finish navigating: ${(e as Error).message}`); });
   core.policy.checkUrl(tab.page.url(), 'the page the history move led to');
   return { structured: await describeTab(tab) };

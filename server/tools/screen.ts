@@ -32,8 +32,14 @@ export const screen = defineTool({
   listed: (ctx) => !!ctx.uiTarget?.caps.includes('ui-commands'),
   async handler(args, core, ctx) {
     const target = ctx.uiTarget;
+    // An agent must not hide what the operator has to see: a waiting approval, or an agent on the brake.
+    const waits = core.operatorWaits();
+    if (args.action === 'sidebar_hide' && (waits.approvals > 0 || waits.heldAgents > 0)) {
+      const waiting = waits.approvals;
+      throw new Refusal('not_permitted', `the sidebar stays visible while ${waiting ? `${waiting} approval${waiting === 1 ? '' : 's'} wait${waiting === 1 ? 's' : ''}` : 'an agent is paused or stopped'}: the operator must see it; hide it once nothing waits`, { action: 'sidebar_hide', approvals_waiting: waiting });
+    }
     const sessionKey = args.sessionKey ?? (ctx.session ? core.sessions.keyOf(ctx.session) : ctx.connectionId);
-    const delivered = !!target && !!core.uiRouter?.(target.connId, commandFor(args.action, sessionKey, args.dock));
+    const delivered = !!target && core.sendUiCommand(target.connId, commandFor(args.action, sessionKey, args.dock));
     if (!delivered) {
       throw new Refusal('unavailable', 'UNAVAILABLE: the Control UI this agent is bound to is no longer connected; ask again from the open Control UI', { gateway_code: 'UNAVAILABLE' });
     }

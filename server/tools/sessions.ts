@@ -1,11 +1,12 @@
 // Session tools (seed 000). Sessions carry lifecycle only (cursor, recording, per-session config,
 // cleanup); the connection supplies all authority.
 import { z } from 'zod';
-import type { Verity, CallContext } from '../core.js';
+import type { CallContext, ToolContext } from './context.js';
 import { Refusal } from '../routing/refusal.js';
-import { STYLES, TIMINGS, effectiveMotion, type MotionInput } from '../sessions/cursor-config.js';
+import { STYLES, TIMINGS, type MotionInput } from '../sessions/cursor-config.js';
 import type { Session } from '../sessions/manager.js';
 import { recordingPath, startRecording } from '../sessions/recording.js';
+import { cursorOf, sessionSummary } from '../sessions/summary.js';
 import { DESTRUCTIVE, READ_ONLY, defineTool } from './define.js';
 import { session as sessionArg } from './schemas.js';
 
@@ -23,37 +24,18 @@ export const cursorMotion = z.strictObject({
 });
 const cursorTheme = z.strictObject({ theme_id: z.string().min(1).max(200).optional(), reduced_motion: z.enum(['auto', 'on', 'off']).optional() });
 
-export function cursorOf(core: Verity, session: Session) {
-  const motion = effectiveMotion({ saved: core.savedCursorMotion, start: session.cursor.start, set: session.cursor.set }, session.cursor.theme, core.systemReducedMotion);
-  return { visible: session.cursor.visible, motion, theme: session.cursor.theme };
-}
-
-export function sessionSummary(core: Verity, session: Session) {
-  return {
-    session: session.label, implicit: session.label === null, state: session.state,
-    cursor: cursorOf(core, session), recording_active: session.recordingDir !== null,
-    idle_seconds: Math.floor((Date.now() - session.lastActive) / 1000),
-  };
-}
-
 /**
  * The summary with `cursor.visible` read back from the tab the session drives: true only while the agent
  * cursor is really drawn there (not merely because an action resolved a target, and not after it idled out).
  */
-async function summaryRead(core: Verity, session: Session) {
-  const summary = sessionSummary(core, session);
-  summary.cursor.visible = false;
-  if (session.cursor.visible && session.state === 'active' && session.currentTabId && core.browser.running) {
-    try {
-      const tab = await core.browser.findTab(session.currentTabId);
-      const [frame] = await tab.frames();
-      summary.cursor.visible = (await tab.call<boolean>(frame, 'cursorVisible')) === true;
-    } catch { /* a closed tab or a busy page shows no cursor */ }
-  }
+async function summaryRead(core: ToolContext, session: Session) {
+  const summary = sessionSummary(core.cursor, session);
+  // A closed tab or a busy page shows no cursor.
+  summary.cursor.visible = session.cursor.visible && session.state === 'active' && !!session.currentTabId && await core.cursorShown(session.currentTabId);
   return summary;
 }
 
-function visible(core: Verity, ctx: CallContext, label: string | undefined): Session {
+function visible(core: ToolContext, ctx: CallContext, label: string | undefined): Session {
   const found = core.sessions.find(ctx.connectionId, label);
   if (found) return found;
   if (label !== undefined && !['', 'default'].includes(label.trim())) throw new Refusal('target_not_found', `no session "${label}" on this connection; start_session creates it`);
@@ -200,7 +182,7 @@ export const setAgentCursorMotion = defineTool({
     session.cursor.set = { ...session.cursor.set, ...motion } as MotionInput;
     if (reduced_motion) session.cursor.theme = { ...session.cursor.theme, reduced_motion };
     session.hooks.set('config', (s) => { s.cursor.set = undefined; s.cursor.start = undefined; });
-    return { structured: { session: session.label, motion: cursorOf(core, session).motion } };
+    return { structured: { session: session.label, motion: cursorOf(core.cursor, session).motion } };
   },
 });
 

@@ -1,8 +1,9 @@
-// Pure logic of the native typing verdicts, in process: positions in each toolkit's unit, a read-back that
-// is not whole, what accepts edits, and the bench's count of lost characters.
+// Pure logic of native typing, in process: what accepts edits, and the bench's count of lost characters.
+// The native text verdicts (positions in each toolkit's unit, a read-back that is not whole) are tested
+// with the browser route's in test/unit/verdicts.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptsEdits, judgeRead, judgeText } from '../../server/native/typing.js';
+import { acceptsEdits } from '../../server/native/typing.js';
 import { codePoints } from '../../server/native/atspi.js';
 import { STATE } from '../../server/native/roles.js';
 import { charactersLost } from '../../bench/sections/native.js';
@@ -13,24 +14,9 @@ const bit = (...bits: number[]): [number, number] => {
   return s;
 };
 
-test('positions count code points (GTK) or UTF-16 units (Qt): after an emoji they differ by one', () => {
-  const before = 'a😀b';
-  assert.equal(codePoints(before), 3);
-  // Caret after the emoji: code point 2, UTF-16 unit 3.
-  assert.equal(judgeText(before, 'a😀Xb', 2, 'X').effect, 'confirmed');
-  assert.equal(judgeText(before, 'a😀Xb', 3, 'X', true).effect, 'confirmed');
-  assert.equal(judgeText(before, 'a😀Xb', 2, 'X', true).effect, 'mismatch', 'a UTF-16 offset taken as code points points into the emoji');
-  assert.equal(judgeText(before, before, 3, 'X').effect, 'no_effect');
-  assert.deepEqual(judgeText('', 'Grü', 0, 'Grüße'), { effect: 'partial', delivered: 3, expected: 'Grüße' });
-});
-
-test('a read-back that is not all the field holds: never confirmed, never no_effect', () => {
-  // Qt padded the text with NULs: the text reads back exactly, the count says more is there.
-  assert.equal(judgeRead('', { text: 'café', whole: false }, 0, 'café', true).effect, 'mismatch');
-  assert.equal(judgeRead('', { text: 'café', whole: true }, 0, 'café', true).effect, 'confirmed');
-  // A read that shows nothing changed but cannot be whole proves nothing.
-  assert.equal(judgeRead('x', { text: 'x', whole: false }, 1, 'y').effect, 'unverifiable');
-  assert.equal(judgeRead('x', { text: 'x', whole: true }, 1, 'y').effect, 'no_effect');
+test('codePoints counts code points (GTK\'s unit), not UTF-16 units', () => {
+  assert.equal(codePoints('a😀b'), 3);
+  assert.equal(codePoints('abc'), 3);
 });
 
 test('EditableText accepts edits unless read only; ATK toolkits also need `editable`', () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENV_ONLY, OPTIONS, UsageError, envName, helpText, parseCommandLine, type OptionSpec } from '../../server/cli.js';
-import { nativeUnavailable } from '../../server/core.js';
+import { nativeUnavailable } from '../../server/routing/router.js';
 import { ROOT } from '../helpers/fixtures.js';
 
 const run = (argv: string[], env: NodeJS.ProcessEnv = {}) => {

@@ -1,8 +1,11 @@
-// The browser route's verdict rules, table-driven and in-process: the same functions the driver runs
-// (server/routing/verdicts.ts), fed with field states as the page agent reads them.
+// Both routes' verdict rules, table-driven and in-process: the same functions the drivers run
+// (server/routing/verdicts.ts), fed with field states as the page agent reads them (browser) and with
+// AT-SPI texts as the native route reads them.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgePointer, judgeText, numberFieldRejects, type FieldState, type WatchedEvent } from '../../server/routing/verdicts.js';
+import {
+  excerpt, judgeInsertion, judgePointer, judgeText, judgeTextAt, judgeTextRead, judgeValue, numberFieldRejects, stringIndex, type FieldState, type WatchedEvent,
+} from '../../server/routing/verdicts.js';
 
 const field = (text: string, over: Partial<FieldState> = {}): FieldState => ({
   kind: 'value', text, start: text.length, end: text.length, maxLength: -1, focused: true, describe: 'input#f', lines: 0, ...over,
@@ -44,6 +47,20 @@ const ROWS: Row[] = [
   { name: 'text twice is not confirmed', before: field('', { start: -1, end: -1 }), settled: field('abab'), text: 'ab', effect: 'mismatch' },
   // Nothing readable.
   { name: 'no read-back', before: field(''), first: null, settled: null, text: 'a', effect: 'unverifiable', delivered: 0 },
+  { name: 'read back at once only (the settled read failed)', before: field('a'), first: field('ab'), settled: null, text: 'b', effect: 'confirmed' },
+  // Placeholder text: the page agent leaves an editor's placeholder out of its text, an input's is no value.
+  { name: 'editor whose placeholder was left out: blank before', before: editor('', 1), settled: editor('hello', 0), text: 'hello', effect: 'confirmed' },
+  { name: 'placeholder text read as the text is never confirmed', before: editor('Write here…', 0), settled: editor('hello', 0), text: 'hello', effect: 'mismatch', delivered: 0 },
+  { name: 'text appended to a placeholder still shown', before: editor('', 1), settled: editor('Write here…hello', 0), text: 'hello', effect: 'mismatch' },
+  // Partial: a prefix of the text at the caret, the rest of the field as it was.
+  { name: 'prefix in the middle of a field', before: field('[]', { start: 1, end: 1 }), settled: field('[ab]'), text: 'abcd', effect: 'partial', delivered: 2 },
+  { name: 'a suffix of the text is not a partial', before: field(''), settled: field('cd'), text: 'abcd', effect: 'mismatch', delivered: 0 },
+  { name: 'prefix counted in code points', before: field(''), settled: field('😀é'), text: '😀éx', effect: 'partial', delivered: 2 },
+  { name: 'editor, prefix of a multi-line text', before: editor('', 1), settled: editor('ab', 0), text: 'abc\nd', effect: 'partial', delivered: 2 },
+  // Text landed twice, or elsewhere: a mismatch, never confirmed.
+  { name: 'text landed twice at the caret', before: field('x'), settled: field('xabab'), text: 'ab', effect: 'mismatch' },
+  { name: 'text landed before the caret, not at it', before: field('x'), settled: field('abx'), text: 'ab', effect: 'mismatch' },
+  { name: 'the rest of the field lost', before: field('keep'), settled: field('ab'), text: 'ab', effect: 'mismatch' },
 ];
 
 describe('judgeText', () => {
@@ -92,5 +109,121 @@ describe('judgePointer', () => {
   }
   test('no_effect names what was observed', () => {
     assert.match(judgePointer([ev('mousedown')], 'click').observed ?? '', /mousedown only/);
+  });
+});
+
+describe('judgeTextAt and judgeTextRead (the native route)', () => {
+  interface NativeRow { name: string; before: string; after: string; at: number; text: string; utf16?: boolean; whole?: boolean; effect: string; delivered?: number }
+  const rows: NativeRow[] = [
+    { name: 'appended', before: 'ab', after: 'abc', at: 2, text: 'c', effect: 'confirmed', delivered: 1 },
+    { name: 'inserted at a caret in the middle', before: 'ac', after: 'abc', at: 1, text: 'b', effect: 'confirmed' },
+    { name: 'blank field', before: '', after: 'hello', at: 0, text: 'hello', effect: 'confirmed', delivered: 5 },
+    { name: 'trailing newline kept (a text view)', before: 'a', after: 'ab\n', at: 1, text: 'b\n', effect: 'confirmed', delivered: 2 },
+    { name: 'trailing newline dropped (an entry)', before: 'a', after: 'ab', at: 1, text: 'b\n', effect: 'partial', delivered: 1 },
+    { name: 'NBSP is not a space to an app', before: '', after: 'a\u00a0', at: 0, text: 'a ', effect: 'mismatch' },
+    { name: 'max length: a prefix landed', before: '', after: 'abc', at: 0, text: 'abcdef', effect: 'partial', delivered: 3 },
+    { name: 'full field: nothing landed', before: 'abc', after: 'abc', at: 3, text: 'd', effect: 'no_effect', delivered: 0 },
+    { name: 'rewritten (upper-cased)', before: '', after: 'ABC', at: 0, text: 'abc', effect: 'mismatch', delivered: 0 },
+    { name: 'landed twice', before: '', after: 'abab', at: 0, text: 'ab', effect: 'mismatch' },
+    { name: 'landed at the end, not at the caret', before: 'ac', after: 'acb', at: 1, text: 'b', effect: 'mismatch' },
+    { name: 'code points after an emoji (GTK)', before: 'a😀b', after: 'a😀Xb', at: 2, text: 'X', effect: 'confirmed' },
+    { name: 'UTF-16 units after an emoji (Qt)', before: 'a😀b', after: 'a😀Xb', at: 3, text: 'X', utf16: true, effect: 'confirmed' },
+    { name: 'a code-point offset taken as UTF-16 points into the emoji', before: 'a😀b', after: 'a😀Xb', at: 2, text: 'X', utf16: true, effect: 'mismatch' },
+    { name: 'not whole: an exact read-back is not proof', before: '', after: 'café', at: 0, text: 'café', whole: false, effect: 'mismatch', delivered: 0 },
+    { name: 'not whole: unchanged proves nothing', before: 'x', after: 'x', at: 1, text: 'y', whole: false, effect: 'unverifiable' },
+    { name: 'not whole: a partial stays partial', before: '', after: 'ab', at: 0, text: 'abc', whole: false, effect: 'partial', delivered: 2 },
+  ];
+  for (const row of rows) {
+    test(row.name, () => {
+      const v = row.whole === undefined ? judgeTextAt(row.before, row.after, row.at, row.text, row.utf16) : judgeTextRead(row.before, { text: row.after, whole: row.whole }, row.at, row.text, row.utf16);
+      assert.equal(v.effect, row.effect, JSON.stringify(v));
+      if (row.delivered !== undefined) assert.equal(v.delivered, row.delivered);
+    });
+  }
+  test('positions count code points (GTK) or UTF-16 units (Qt): after an emoji they differ by one', () => {
+    const before = 'a😀b';
+    // Caret after the emoji: code point 2, UTF-16 unit 3.
+    assert.equal(judgeTextAt(before, 'a😀Xb', 2, 'X').effect, 'confirmed');
+    assert.equal(judgeTextAt(before, 'a😀Xb', 3, 'X', true).effect, 'confirmed');
+    assert.equal(judgeTextAt(before, 'a😀Xb', 2, 'X', true).effect, 'mismatch', 'a UTF-16 offset taken as code points points into the emoji');
+    assert.equal(judgeTextAt(before, before, 3, 'X').effect, 'no_effect');
+    assert.deepEqual(judgeTextAt('', 'Grü', 0, 'Grüße'), { effect: 'partial', delivered: 3, expected: 'Grüße' });
+  });
+
+  test('a read-back that is not all the field holds: never confirmed, never no_effect', () => {
+    // Qt padded the text with NULs: the text reads back exactly, the count says more is there.
+    assert.equal(judgeTextRead('', { text: 'café', whole: false }, 0, 'café', true).effect, 'mismatch');
+    assert.equal(judgeTextRead('', { text: 'café', whole: true }, 0, 'café', true).effect, 'confirmed');
+    // A read that shows nothing changed but cannot be whole proves nothing.
+    assert.equal(judgeTextRead('x', { text: 'x', whole: false }, 1, 'y').effect, 'unverifiable');
+    assert.equal(judgeTextRead('x', { text: 'x', whole: true }, 1, 'y').effect, 'no_effect');
+  });
+
+  test('stringIndex: a position in code points (GTK) or UTF-16 units (Qt) as a string index', () => {
+    assert.equal(stringIndex('a😀b', 2), 3);
+    assert.equal(stringIndex('a😀b', 2, true), 2);
+    assert.equal(stringIndex('abc', 2), 2);
+    assert.equal(stringIndex('😀😀', 2), 4);
+  });
+
+  test('expected is the text the field should hold', () => {
+    assert.equal(judgeTextAt('a😀b', 'x', 2, 'X').expected, 'a😀Xb');
+    assert.equal(judgeTextAt('a😀b', 'x', 3, 'X', true).expected, 'a😀Xb');
+  });
+});
+
+describe('both routes decide the same thing the same way', () => {
+  // One field, one insertion, read by each route: the same effect and the same count.
+  const cases: Array<[string, string, number, string]> = [
+    ['', 'abc', 0, 'abc'], ['ac', 'abc', 1, 'b'], ['abc', 'abc', 3, 'd'], ['', 'ab', 0, 'abcd'], ['', 'ABC', 0, 'abc'], ['x', 'xabab', 1, 'ab'],
+  ];
+  for (const [before, after, at, text] of cases) {
+    test(`${JSON.stringify(before)} + ${JSON.stringify(text)} at ${at} reads ${JSON.stringify(after)}`, () => {
+      const browser = judgeText(field(before, { start: at, end: at }), { first: null, settled: field(after), events: [] }, text);
+      const native = judgeTextAt(before, after, at, text);
+      const shared = judgeInsertion(before, after, { head: before.slice(0, at), inserted: text, tail: before.slice(at) });
+      assert.deepEqual([browser.effect, browser.delivered], [native.effect, native.delivered]);
+      assert.equal(native.effect, shared.effect);
+    });
+  }
+});
+
+describe('judgeValue', () => {
+  const table: Array<[string, unknown, unknown, unknown, string]> = [
+    ['set', 'b', 'a', 'b', 'confirmed'], ['unchanged', 'b', 'a', 'a', 'no_effect'], ['something else', 'b', 'a', 'c', 'mismatch'],
+    ['already so', 'a', 'a', 'a', 'confirmed'], ['checked', true, false, true, 'confirmed'], ['not checked', true, false, false, 'no_effect'],
+    ['number', 5, 1, 5, 'confirmed'], ['number clamped', 500, 1, 100, 'mismatch'], ['nothing selected before or after', 'x', null, null, 'no_effect'],
+  ];
+  for (const [name, wanted, before, now, effect] of table) test(name, () => assert.equal(judgeValue(wanted, before, now), effect));
+});
+
+describe('excerpt', () => {
+  test('a short text is whole', () => {
+    for (const text of ['', 'abc', 'x'.repeat(200)]) assert.equal(excerpt(text, 0, text.length), text);
+  });
+  test('a long text: a window around the insertion, marked where cut', () => {
+    const text = 'a'.repeat(1000) + 'INSERTED' + 'b'.repeat(1000);
+    const e = excerpt(text, 1000, 8);
+    assert.ok(e.includes('INSERTED'), e);
+    assert.ok(e.startsWith('…') && e.endsWith('…'), e);
+    assert.ok(e.length < 120, `${e.length} chars`);
+  });
+  test('at the start or the end: cut on one side only', () => {
+    const text = 'HEAD' + 'x'.repeat(2000) + 'TAIL';
+    assert.ok(excerpt(text, 0, 4).startsWith('HEAD') && excerpt(text, 0, 4).endsWith('…'));
+    const end = excerpt(text, text.length - 4, 4);
+    assert.ok(end.endsWith('TAIL') && end.startsWith('…'), end);
+  });
+  test('a long insertion keeps both its ends and says how much was left out', () => {
+    const inserted = 'S' + 'm'.repeat(3000) + 'E';
+    const text = 'x'.repeat(500) + inserted + 'y'.repeat(500);
+    const e = excerpt(text, 500, inserted.length);
+    assert.match(e, /…\(\d+ chars\)…/);
+    assert.ok(e.includes('xS') && e.includes('Ey'), e);
+    assert.ok(e.length < 400, `${e.length} chars`);
+  });
+  test('the context width is honoured', () => {
+    const text = 'a'.repeat(500) + 'Z' + 'b'.repeat(500);
+    assert.equal(excerpt(text, 500, 1, 3), '…aaaZbbb…');
   });
 });

@@ -1,0 +1,221 @@
+// The audit log view: the durable trail of every call, approval, brake and operator input (the gateway's
+// audit.* methods), newest first, paged back, filtered by session, tool, verdict, text and time, and a
+// session exported as JSONL (the recording format) or a zip with its images. A click on an entry opens it:
+// expected vs observed for every piece of evidence, the element labels, who approved it, and the
+// before/after images side by side when the session was recording.
+import { LitElement, html, nothing } from 'lit';
+import type { GatewayClient } from './gateway.js';
+import './audit.css';
+
+export interface AuditEntry {
+  id: number; at: string; kind: 'call' | 'approval' | 'brake' | 'operator_input'; sessionKey: string; tool: string; verdict: string; summary: string;
+  args?: Record<string, unknown>; result?: unknown; isError?: boolean; refusal?: { code: string; message: string };
+  evidence?: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; labels?: Record<string, string>;
+  by?: string; approval?: { id: string; by?: string }; duration_ms?: number; recording?: { dir: string; step: number; before?: string; after?: string };
+}
+
+interface Filters { sessionKey: string; tool: string; verdict: string; text: string; from: string; to: string }
+
+const VERDICTS = ['confirmed', 'mismatch', 'no_effect', 'partial', 'unverifiable', 'refused', 'ok', 'failed',
+  'requested', 'approved', 'denied', 'timed_out', 'cancelled', 'stopped', 'paused', 'resumed', 'ended', 'input'];
+/** Entries the view holds at once; older ones are dropped from view (they stay in the store). */
+const SHOWN_MAX = 2000;
+
+const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
+
+export class AuditLog extends LitElement {
+  static properties = {
+    client: { attribute: false }, open: { type: Boolean }, titleOf: { attribute: false },
+    entries: { state: true }, nextBefore: { state: true }, filters: { state: true }, knownSessions: { state: true },
+    selected: { state: true }, images: { state: true }, status: { state: true },
+  };
+  client!: GatewayClient;
+  open = false;
+  /** How the app names a sessionKey (its label and client). */
+  titleOf: (sessionKey: string) => string = (k) => k;
+  entries: AuditEntry[] = [];
+  nextBefore: number | null = null;
+  filters: Filters = { sessionKey: '', tool: '', verdict: '', text: '', from: '', to: '' };
+  knownSessions: Array<{ sessionKey: string; entries: number; last: string }> = [];
+  selected: AuditEntry | null = null;
+  images: { before?: string; after?: string; note?: string } = {};
+  status = '';
+  private textTimer: number | undefined;
+  private loadedFor: GatewayClient | null = null;
+
+  private onEntry = (e: Event) => {
+    const entry = (e as CustomEvent).detail as AuditEntry;
+    if (!this.open || !this.shows(entry)) return;
+    this.entries = [entry, ...this.entries].slice(0, SHOWN_MAX);
+  };
+  private onHello = () => { if (this.open) void this.reload(); };
+
+  createRenderRoot() { return this; }
+
+  disconnectedCallback(): void { super.disconnectedCallback(); this.unlisten(); }
+
+  private unlisten(): void {
+    this.loadedFor?.removeEventListener('audit.entry', this.onEntry);
+    this.loadedFor?.removeEventListener('hello', this.onHello);
+    this.loadedFor = null;
+  }
+
+  updated(changed: Map<string, unknown>): void {
+    if ((changed.has('open') || changed.has('client')) && this.open && this.client && this.loadedFor !== this.client) {
+      this.unlisten();
+      this.loadedFor = this.client;
+      this.client.addEventListener('audit.entry', this.onEntry);
+      this.client.addEventListener('hello', this.onHello);
+      void this.reload();
+    } else if (changed.has('open') && this.open) void this.reload();
+  }
+
+  /** Shows one session's history (the pane's "History" button). */
+  showSession(sessionKey: string): void {
+    this.filters = { ...this.filters, sessionKey };
+    void this.reload();
+  }
+
+  private shows(e: AuditEntry): boolean {
+    const f = this.filters;
+    if (f.sessionKey && e.sessionKey !== f.sessionKey) return false;
+    if (f.tool && e.tool !== f.tool) return false;
+    if (f.verdict && e.verdict !== f.verdict) return false;
+    if (f.to) return false; // a window that ends in the past gets no live entries
+    if (f.text && !JSON.stringify(e).toLowerCase().includes(f.text.toLowerCase())) return false;
+    return true;
+  }
+
+  private params(before?: number): Record<string, unknown> {
+    const f = this.filters;
+    const time = (v: string) => (v ? new Date(v).toISOString() : undefined);
+    return Object.fromEntries(Object.entries({
+      sessionKey: f.sessionKey || undefined, tool: f.tool || undefined, verdict: f.verdict || undefined, text: f.text || undefined,
+      from: time(f.from), to: time(f.to), before, limit: 100,
+    }).filter(([, v]) => v !== undefined));
+  }
+
+  async reload(): Promise<void> {
+    if (this.client?.state !== 'connected') return;
+    try {
+      const [page, sessions] = await Promise.all([this.client.request('audit.query', this.params()), this.client.request('audit.sessions')]);
+      this.entries = page.entries;
+      this.nextBefore = page.next_before;
+      this.knownSessions = sessions.sessions;
+      this.status = `${page.total} entries kept`;
+    } catch (e) { this.status = (e as Error).message; }
+  }
+
+  private async older(): Promise<void> {
+    if (this.nextBefore === null) return;
+    try {
+      const page = await this.client.request('audit.query', this.params(this.nextBefore));
+      this.entries = [...this.entries, ...page.entries].slice(0, SHOWN_MAX);
+      this.nextBefore = page.next_before;
+    } catch (e) { this.status = (e as Error).message; }
+  }
+
+  private setFilter(key: keyof Filters, value: string): void {
+    this.filters = { ...this.filters, [key]: value };
+    window.clearTimeout(this.textTimer);
+    // Typing in the text box searches once the operator pauses, not on every key.
+    this.textTimer = window.setTimeout(() => void this.reload(), key === 'text' ? 300 : 0);
+  }
+
+  private async select(entry: AuditEntry): Promise<void> {
+    if (this.selected?.id === entry.id) { this.selected = null; return; }
+    this.selected = entry;
+    this.images = {};
+    // Live entries come without their result: the stored entry has it.
+    const stored = (await this.client.request('audit.query', { before: entry.id + 1, limit: 1 }).catch(() => null))?.entries?.[0] as AuditEntry | undefined;
+    if (stored?.id === entry.id && this.selected?.id === entry.id) this.selected = stored;
+    const current = this.selected;
+    if (!current?.recording) { this.images = { note: 'No before/after images: only calls of a recording session (start_session with recording_dir) keep them.' }; return; }
+    const images: { before?: string; after?: string } = {};
+    for (const which of ['before', 'after'] as const) {
+      if (!current.recording[which]) continue;
+      const png = await this.client.request('audit.image', { id: current.id, which }).catch(() => null);
+      if (png) images[which] = `data:${png.mimeType};base64,${png.data}`;
+    }
+    if (this.selected?.id === current.id) this.images = images;
+  }
+
+  private async exportSession(format: 'jsonl' | 'zip'): Promise<void> {
+    const sessionKey = this.filters.sessionKey;
+    if (!sessionKey) { this.status = 'choose a session to export'; return; }
+    try {
+      const { url, filename } = await this.client.request('audit.export', { sessionKey, format });
+      const a = document.createElement('a');
+      a.href = url; a.download = filename; a.dataset.auditDownload = format;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      this.status = `exported ${filename}`;
+    } catch (e) { this.status = (e as Error).message; }
+  }
+
+  render() {
+    if (!this.open) return nothing;
+    const f = this.filters;
+    const sessions = new Set([...this.knownSessions.map((s) => s.sessionKey), ...(f.sessionKey ? [f.sessionKey] : [])]);
+    const tools = [...new Set(this.entries.map((e) => e.tool))].sort();
+    return html`<section class="audit-log" data-audit-log aria-label="Audit log">
+      <header class="audit-head">
+        <strong>Audit log</strong> <small class="muted" data-audit-status role="status">${this.status}</small>
+        <span class="spacer"></span>
+        <button data-audit-export="jsonl" ?disabled=${!f.sessionKey} title="The chosen session's trail in the recording format" @click=${() => this.exportSession('jsonl')}>Export JSONL</button>
+        <button data-audit-export="zip" ?disabled=${!f.sessionKey} title="JSONL and the before/after images" @click=${() => this.exportSession('zip')}>Export zip</button>
+        <button aria-label="Close the audit log" @click=${() => this.dispatchEvent(new CustomEvent('close-log', { bubbles: true }))}>Close</button>
+      </header>
+      <form class="audit-filters" @submit=${(e: Event) => { e.preventDefault(); void this.reload(); }}>
+        <label>Session <select data-audit-filter="session" @change=${(e: Event) => this.setFilter('sessionKey', (e.target as HTMLSelectElement).value)}>
+          <option value="" ?selected=${!f.sessionKey}>all</option>
+          ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.titleOf(k)}</option>`)}
+        </select></label>
+        <label>Tool <input data-audit-filter="tool" list="audit-tools" size="10" .value=${f.tool} @change=${(e: Event) => this.setFilter('tool', (e.target as HTMLInputElement).value.trim())}></label>
+        <datalist id="audit-tools">${tools.map((t) => html`<option value=${t}></option>`)}</datalist>
+        <label>Verdict <select data-audit-filter="verdict" @change=${(e: Event) => this.setFilter('verdict', (e.target as HTMLSelectElement).value)}>
+          <option value="" ?selected=${!f.verdict}>any</option>${VERDICTS.map((v) => html`<option value=${v} ?selected=${v === f.verdict}>${v}</option>`)}
+        </select></label>
+        <label>Text <input data-audit-filter="text" type="search" size="14" .value=${f.text} @input=${(e: Event) => this.setFilter('text', (e.target as HTMLInputElement).value)}></label>
+        <label>From <input data-audit-filter="from" type="datetime-local" .value=${f.from} @change=${(e: Event) => this.setFilter('from', (e.target as HTMLInputElement).value)}></label>
+        <label>To <input data-audit-filter="to" type="datetime-local" .value=${f.to} @change=${(e: Event) => this.setFilter('to', (e.target as HTMLInputElement).value)}></label>
+      </form>
+      <ol class="audit-entries">
+        ${this.entries.length === 0 ? html`<li class="muted">Nothing in the trail matches.</li>` : nothing}
+        ${this.entries.map((e) => this.renderEntry(e))}
+      </ol>
+      <footer class="audit-foot">
+        ${this.nextBefore !== null ? html`<button data-audit-older @click=${() => this.older()}>Older entries</button>` : html`<small class="muted" data-audit-end>the beginning of the trail (as far as retention keeps it)</small>`}
+      </footer>
+    </section>`;
+  }
+
+  private renderEntry(e: AuditEntry) {
+    const open = this.selected?.id === e.id;
+    const detail = open ? this.selected! : null;
+    return html`<li class="audit-entry kind-${e.kind} ${e.isError ? 'bad' : ''}" data-audit-entry=${e.id} data-tool=${e.tool} data-verdict=${e.verdict} data-session-key=${e.sessionKey}>
+      <button class="audit-line" aria-expanded=${String(open)} @click=${() => this.select(e)}>
+        <small class="muted">${new Date(e.at).toLocaleString()}</small>
+        <span class="audit-session">${this.titleOf(e.sessionKey)}</span>
+        <code>${e.tool}</code> <span class="effect ${e.verdict}">${e.verdict}</span>
+        ${e.approval?.by && e.kind === 'call' ? html`<span class="approval-mark" data-approved-by=${e.approval.by}>approved by ${e.approval.by}</span>` : nothing}
+        ${e.by && e.kind !== 'call' ? html`<small>by ${e.by}</small>` : nothing}
+        <span class="audit-summary">${e.summary}</span>
+      </button>
+      ${e.refusal ? html`<div class="refusal">${e.refusal.code}: ${e.refusal.message}</div>` : nothing}
+      ${(e.evidence ?? []).map((ev) => html`<div class="evidence" data-evidence=${ev.kind}>${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${show(ev.expected)}</b> · ` : nothing}observed <b>${ev.observed !== undefined ? show(ev.observed) : '—'}</b>${ev.detail ? ` (${ev.detail})` : ''}</div>`)}
+      ${detail ? html`<div class="audit-detail" data-audit-detail>
+        ${detail.labels ? html`<div data-audit-labels>${Object.entries(detail.labels).map(([token, label]) => html`<div><code>${token}</code> = ${label}</div>`)}</div>` : nothing}
+        ${this.images.before || this.images.after ? html`<div class="before-after">
+          <figure><figcaption>before</figcaption>${this.images.before ? html`<img data-audit-image="before" alt="The target before the call" src=${this.images.before}>` : html`<span class="muted">none</span>`}</figure>
+          <figure><figcaption>after</figcaption>${this.images.after ? html`<img data-audit-image="after" alt="The target after the call" src=${this.images.after}>` : html`<span class="muted">none</span>`}</figure>
+        </div>` : this.images.note ? html`<p class="muted">${this.images.note}</p>` : nothing}
+        <pre class="approval-args" tabindex="0" aria-label="The arguments">${JSON.stringify(detail.args ?? {}, null, 2)}</pre>
+        ${detail.result !== undefined ? html`<pre class="approval-args" tabindex="0" aria-label="The result">${JSON.stringify(detail.result, null, 2)}</pre>` : nothing}
+      </div>` : nothing}
+    </li>`;
+  }
+}
+
+customElements.define('verity-audit-log', AuditLog);

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Bundles the page agent (server/cdp/page-agent/index.ts, a typed module written against the DOM) into
+// one self-contained script, dist/server/cdp/page-agent.bundle.js, which cdp/tab.ts evaluates in
+// Verity's isolated world of every frame. Run by `npm run build`, scripts/ensure.mjs and
+// scripts/prepack.mjs after tsc; esbuild is a build-time dependency only, so the package ships the bundle.
+//   node scripts/build-page-agent.mjs [--quiet]
+import { build } from 'esbuild';
+import { statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outfile = join(root, 'dist', 'server', 'cdp', 'page-agent.bundle.js');
+
+await build({
+  entryPoints: [join(root, 'server', 'cdp', 'page-agent', 'index.ts')],
+  tsconfig: join(root, 'server', 'cdp', 'page-agent', 'tsconfig.json'),
+  outfile,
+  bundle: true,
+  format: 'iife', // one expression, no module syntax: Runtime.evaluate runs it as a classic script
+  platform: 'browser',
+  target: 'es2022', // what the tsc build of the agent produced before, run by the same Chromium
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+if (!process.argv.includes('--quiet')) {
+  process.stderr.write(`page agent: ${relative(root, outfile)} (${(statSync(outfile).size / 1024).toFixed(1)} kB)\n`);
+}

@@ -1,0 +1,139 @@
+// What goes into the audit trail, in one place: a call (with its verdict, evidence, labels, approval and
+// recording step), an approval's life, the brake, and the operator's own input in the browser panel. The
+// call path, the approvals, the brake and the gateway each call one function here.
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve, sep } from 'node:path';
+import type { Reply } from '../tools/define.js';
+import { summarizeArgs } from '../activity.js';
+import type { SnapshotRegistry } from '../routing/snapshots.js';
+import { recordingsRoot } from '../sessions/recording.js';
+import type { ApprovalOutcome, ApprovalRequest } from '../approvals.js';
+import type { AuditEntry, AuditEvidence, AuditStore } from './store.js';
+import { zip } from './zip.js';
+
+/** `role "name"` for every element token in a call's arguments (run_actions steps too), read before the call runs. */
+export function labelsOf(snapshots: SnapshotRegistry, args: Record<string, unknown>): Record<string, string> | undefined {
+  const tokens = new Set<string>();
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 4 || !value || typeof value !== 'object') return;
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'element_token' && typeof v === 'string') tokens.add(v);
+      else if (typeof v === 'object') visit(v, depth + 1);
+    }
+  };
+  visit(args, 0);
+  if (!tokens.size) return undefined;
+  const labels: Record<string, string> = {};
+  for (const token of [...tokens].slice(0, 64)) {
+    try {
+      const { element } = snapshots.resolve(token);
+      labels[token] = element.label ? `${element.role} ${JSON.stringify(element.label.slice(0, 80))}` : element.role;
+    } catch { /* stale or invalid: the call itself says so */ }
+  }
+  return Object.keys(labels).length ? labels : undefined;
+}
+
+/** A call's arguments as one log line, each known token shown as its label (`element_token=button "Submit claim"`). */
+export function labelledSummary(args: Record<string, unknown>, labels: Record<string, string> | undefined): string {
+  let line = summarizeArgs(args);
+  for (const [token, label] of Object.entries(labels ?? {})) line = line.split(token).join(label);
+  return line;
+}
+
+export interface CallRecord {
+  sessionKey: string; tool: string; args: Record<string, unknown>; reply: Reply; labels?: Record<string, string>;
+  approval?: { id: string; by?: string }; durationMs: number; recording?: AuditEntry['recording'];
+}
+
+/** A call's verdict as the log shows it: the effect, `refused`, or `ok`/`failed` for tools that report no effect. */
+export function verdictOf(reply: Reply): string {
+  const s = reply.structured as { effect?: unknown; status?: unknown };
+  if (typeof s?.effect === 'string') return s.effect;
+  if (s?.status === 'refused') return 'refused';
+  return reply.isError ? 'failed' : 'ok';
+}
+
+export function noteCall(store: AuditStore, call: CallRecord): AuditEntry {
+  const s = call.reply.structured as { evidence?: AuditEvidence[]; refusal?: { code: string; message: string } };
+  return store.append({
+    kind: 'call', sessionKey: call.sessionKey, tool: call.tool, verdict: verdictOf(call.reply),
+    summary: labelledSummary(call.args, call.labels), args: call.args, result: call.reply.structured, isError: !!call.reply.isError,
+    ...(s?.refusal ? { refusal: { code: s.refusal.code, message: s.refusal.message } } : {}),
+    ...(Array.isArray(s?.evidence) && s.evidence.length ? { evidence: s.evidence.slice(0, 16) } : {}),
+    ...(call.labels ? { labels: call.labels } : {}), ...(call.approval ? { approval: call.approval } : {}),
+    duration_ms: Math.round(call.durationMs), ...(call.recording ? { recording: call.recording } : {}),
+  });
+}
+
+export function noteApprovalRequested(store: AuditStore, r: ApprovalRequest): void {
+  store.append({ kind: 'approval', sessionKey: r.sessionKey, tool: r.tool, verdict: 'requested', summary: labelledSummary(r.arguments, r.labels), args: r.arguments, approval: { id: r.id }, ...(r.labels ? { labels: r.labels } : {}) });
+}
+
+export function noteApprovalResolved(store: AuditStore, o: ApprovalOutcome): void {
+  const verdict = o.reason === 'timeout' ? 'timed_out' : o.reason === 'cancelled' ? 'cancelled' : o.approved ? 'approved' : 'denied';
+  store.append({ kind: 'approval', sessionKey: o.sessionKey, tool: o.tool, verdict, summary: `${o.id} ${verdict}${o.by ? ` by ${o.by}` : ''}`, approval: { id: o.id, ...(o.by ? { by: o.by } : {}) }, ...(o.by ? { by: o.by } : {}) });
+}
+
+export function noteBrake(store: AuditStore, sessionKey: string, verb: 'stop' | 'pause' | 'resume' | 'end', by: string): void {
+  const verdict = { stop: 'stopped', pause: 'paused', resume: 'resumed', end: 'ended' }[verb];
+  store.append({ kind: 'brake', sessionKey, tool: verb, verdict, summary: `${verdict} by ${by}`, by });
+}
+
+/**
+ * The operator's own input in the browser panel (a click, a key, text, a wheel): logged like an agent's
+ * call, under the session whose tab it went to. The browser panel's owner calls this for every input.
+ */
+export function noteOperatorInput(store: AuditStore, sessionKey: string, input: { tab_id: string; type: string; x?: number; y?: number; key?: string; text?: string; deltaY?: number }, by: string): void {
+  const { tab_id, ...rest } = input;
+  store.append({ kind: 'operator_input', sessionKey, tool: 'browser.input', verdict: 'input', summary: `${input.type} ${summarizeArgs(rest)} on ${tab_id}`.trim(), args: input, by });
+}
+
+/** A recording step's image, read only from under the recordings root (the entry's folder is not trusted blindly). */
+export function recordingImage(entry: AuditEntry, which: 'before' | 'after'): Buffer | null {
+  const file = entry.recording?.[which];
+  if (!entry.recording || !file) return null;
+  const root = recordingsRoot();
+  const path = resolve(entry.recording.dir, basename(file));
+  if (!path.startsWith(root + sep)) return null;
+  try { return readFileSync(path); } catch { return null; }
+}
+
+/**
+ * A session's trail in the recording format (sessions/recording.ts): a start line, one `action` line per
+ * call ({event, step, tool, args, result, isError, screenshots, at} plus verdict, labels, approval), the
+ * approvals, the brake and operator input as their own events, and an end line.
+ */
+export function exportJsonl(entries: AuditEntry[], sessionKey: string, imageNames?: Map<number, { before?: string; after?: string }>): string {
+  const lines: unknown[] = [{ event: 'start', session: sessionKey, at: entries[0]?.at ?? new Date().toISOString(), source: 'audit' }];
+  let step = 0;
+  for (const e of entries) {
+    if (e.kind === 'call') {
+      lines.push({
+        event: 'action', step: ++step, tool: e.tool, args: e.args ?? {}, result: e.result ?? null, isError: !!e.isError,
+        screenshots: imageNames?.get(e.id) ?? {}, at: e.at, verdict: e.verdict, audit_id: e.id,
+        ...(e.labels ? { labels: e.labels } : {}), ...(e.approval ? { approval: e.approval } : {}), ...(e.duration_ms !== undefined ? { duration_ms: e.duration_ms } : {}),
+      });
+    } else {
+      const { kind, ...rest } = e;
+      lines.push({ event: kind, ...rest });
+    }
+  }
+  lines.push({ event: 'end', reason: 'export', steps: step, at: entries.at(-1)?.at ?? new Date().toISOString() });
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+/** The export as a zip: trajectory.jsonl and the before/after PNGs of recorded calls (images/<id>-before.png). */
+export function exportZip(entries: AuditEntry[], sessionKey: string): Buffer {
+  const files: Array<{ name: string; data: Buffer }> = [];
+  const names = new Map<number, { before?: string; after?: string }>();
+  for (const e of entries) {
+    for (const which of ['before', 'after'] as const) {
+      const png = recordingImage(e, which);
+      if (!png) continue;
+      const name = join('images', `${e.id}-${which}.png`).split(sep).join('/');
+      files.push({ name, data: png });
+      names.set(e.id, { ...names.get(e.id), [which]: name });
+    }
+  }
+  return zip([{ name: 'trajectory.jsonl', data: Buffer.from(exportJsonl(entries, sessionKey, names)) }, ...files]);
+}

@@ -1,0 +1,426 @@
+// The page agent's core: listing a frame's interactive elements (the snapshot), resolving an element of
+// the latest snapshot, hit-testing and aiming a click, and watching which events reach an element. The
+// other parts (fields.ts, motion.ts, text.ts) build on these helpers.
+//
+// Everything that must be read from the page to prove an effect lives in the page agent, so that one
+// evaluation answers one question (a round trip per question, never per element).
+import type { WatchedEvent } from '../../routing/verdicts.js';
+
+
+const closedRoots = new WeakMap<Element, ShadowRoot>();
+let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
+let watch: { target: Element; events: WatchedEvent[] } | null = null;
+
+/** Why the agent would not act: the server turns the code into its typed refusal (cdp/driver.ts, cdp/typing.ts). */
+export type RefusedCode = 'element_disabled' | 'element_readonly' | 'element_covered' | 'not_visible' | 'not_editable' | 'not_settable'
+  | 'focus_failed' | 'caret_not_placed' | 'target_not_found' | 'value_rejected' | 'no_such_option' | 'invalid_arguments';
+export interface Refused { refusal: RefusedCode; detail: string; /** the element aimed at, when `detail` names another (what covers it) */ target?: string }
+
+/**
+ * One listed element, as a row (not an object) to keep the protocol payload small: role, label, value,
+ * enabled, focused, x, y, width, height (frame viewport CSS pixels), parent row (-1: none), is a frame,
+ * whether its name and role should be asked of the accessibility tree.
+ */
+export type SnapshotRow = [string, string, string | null, boolean, boolean, number, number, number, number, number, boolean, boolean];
+
+/** The point to press for an element, in this frame's viewport, hit-tested. */
+export interface Aimed { refusal?: undefined; x: number; y: number; stable: boolean; target: string; href?: string }
+
+/** What an armed watch saw. `fresh`: no watch exists here (the frame navigated since it was armed). */
+export interface Watched { target: string; events: WatchedEvent[]; fresh?: boolean }
+
+/** The watch armed last (read by the field part's read-back). */
+export function currentWatch(): { target: Element; events: WatchedEvent[] } | null {
+  return watch;
+}
+
+export const TEXT_INPUT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox',
+  'listbox', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider',
+  'spinbutton', 'treeitem']);
+
+function implicitRole(el: Element): string {
+  const tag = el.localName;
+  if (tag === 'input') {
+    const type = (el as HTMLInputElement).type;
+    if (type === 'checkbox' || type === 'radio') return type;
+    if (type === 'range') return 'slider';
+    if (type === 'number') return 'spinbutton';
+    if (type === 'search') return 'searchbox';
+    if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
+    if (type === 'file') return 'button';
+    if (TEXT_INPUT_TYPES.has(type)) return 'textbox';
+    return type; // date, time, color, ...: the type says more than a generic role would
+  }
+  if (tag === 'textarea') return 'textbox';
+  if (tag === 'select') return (el as HTMLSelectElement).multiple ? 'listbox' : 'combobox';
+  if (tag === 'button' || tag === 'summary') return 'button';
+  if (tag === 'a') return 'link';
+  if (tag === 'iframe' || tag === 'frame') return 'iframe';
+  if ((el as HTMLElement).isContentEditable) return 'textbox';
+  if (hasEditContext(el)) return 'textbox'; // an EditContext editor (Monaco): Chrome calls it generic
+  return 'generic';
+}
+
+function hasEditContext(el: Element): boolean {
+  return !!(el as Element & { editContext?: unknown }).editContext;
+}
+
+function isEditingHost(el: Element): boolean {
+  const h = el as HTMLElement;
+  return !!h.isContentEditable && !(h.parentElement && h.parentElement.isContentEditable);
+}
+
+function isInteractive(el: Element): boolean {
+  const tag = el.localName;
+  if (tag === 'input') return (el as HTMLInputElement).type !== 'hidden';
+  if (tag === 'button' || tag === 'select' || tag === 'textarea' || tag === 'summary') return true;
+  if (tag === 'a') return el.hasAttribute('href');
+  if (tag === 'iframe' || tag === 'frame') return true;
+  if (isEditingHost(el)) return true;
+  const role = el.getAttribute('role');
+  if (role && INTERACTIVE_ROLES.has(role)) return true;
+  const tabindex = el.getAttribute('tabindex');
+  if (tabindex !== null && Number(tabindex) >= 0) return true;
+  return (el as HTMLElement).onclick != null;
+}
+
+/** A pointer-cursor element worth listing: not the page itself, not a label standing for its control. */
+function pointerTarget(el: Element): boolean {
+  if (el.localName === 'html' || el.localName === 'body') return false;
+  return !(el.localName === 'label' && (el as HTMLLabelElement).control);
+}
+
+export function textOf(node: Element | null, max = 80): string {
+  if (!node) return '';
+  const t = ((node as HTMLElement).innerText ?? node.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return t.length > max ? t.slice(0, max - 1) + '…' : t;
+}
+
+function labelOf(el: Element): string {
+  const aria = el.getAttribute('aria-label');
+  if (aria) return aria.trim();
+  const by = el.getAttribute('aria-labelledby');
+  if (by) {
+    const root = el.getRootNode() as Document | ShadowRoot;
+    const text = by.split(/\s+/).map((id) => textOf(root.getElementById?.(id) ?? null)).filter(Boolean).join(' ');
+    if (text) return text;
+  }
+  const labels = (el as HTMLInputElement).labels;
+  if (labels && labels.length) {
+    const text = Array.from(labels).map((l) => textOf(l)).filter(Boolean).join(' ');
+    if (text) return text;
+  }
+  const tag = el.localName;
+  if (tag === 'input' || tag === 'textarea') {
+    const input = el as HTMLInputElement;
+    if (['button', 'submit', 'reset'].includes(input.type) && input.value) return input.value;
+    return input.placeholder || el.getAttribute('title') || input.name || '';
+  }
+  if (tag === 'iframe') return el.getAttribute('title') || el.getAttribute('name') || (el as HTMLIFrameElement).src;
+  if (tag === 'select') return el.getAttribute('title') || (el as HTMLSelectElement).name || '';
+  if (isEditingHost(el)) return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
+  return textOf(el) || el.getAttribute('title') || el.getAttribute('alt') || '';
+}
+
+export function valueOf(el: Element): string | undefined {
+  const tag = el.localName;
+  if (tag === 'input') {
+    const input = el as HTMLInputElement;
+    if (input.type === 'checkbox' || input.type === 'radio') return input.checked ? 'true' : 'false';
+    if (input.type === 'password') return '•'.repeat(input.value.length);
+    if (['button', 'submit', 'reset', 'image', 'file'].includes(input.type)) return undefined;
+    return input.value;
+  }
+  if (tag === 'textarea') return (el as HTMLTextAreaElement).value;
+  if (tag === 'select') {
+    const sel = el as HTMLSelectElement;
+    return Array.from(sel.selectedOptions).map((o) => o.label || o.value).join(', ');
+  }
+  if (isEditingHost(el)) return textOf(el, 200);
+  const checked = el.getAttribute('aria-checked');
+  if (checked !== null) return checked;
+  const now = el.getAttribute('aria-valuenow');
+  if (now !== null) return now;
+  return undefined;
+}
+
+export function isEnabled(el: Element): boolean {
+  if ((el as HTMLInputElement).disabled) return false;
+  if (el.matches(':disabled')) return false;
+  return el.getAttribute('aria-disabled') !== 'true';
+}
+
+export function deepActiveElement(): Element | null {
+  let active: Element | null = document.activeElement;
+  while (active) {
+    const inner: Element | null = (active.shadowRoot ?? closedRoots.get(active))?.activeElement ?? null;
+    if (!inner) break;
+    active = inner;
+  }
+  return active;
+}
+
+function shadowOf(el: Element): ShadowRoot | null {
+  return el.shadowRoot ?? closedRoots.get(el) ?? null;
+}
+
+/** Custom elements whose shadow root, if any, is closed: the CDP side pierces those and registers them. */
+export function closedRootCandidates(): Element[] {
+  const out: Element[] = [];
+  const visit = (root: Document | ShadowRoot) => {
+    for (const el of Array.from(root.querySelectorAll('*'))) {
+      const shadow = shadowOf(el);
+      if (shadow) visit(shadow);
+      else if (el.localName.includes('-') && !candidatesSeen.has(el)) out.push(el);
+    }
+  };
+  visit(document);
+  for (const el of out) candidatesSeen.add(el);
+  return out;
+}
+const candidatesSeen = new WeakSet<Element>();
+
+export function registerClosedRoot(root: ShadowRoot): void {
+  closedRoots.set(root.host, root);
+}
+
+/**
+ * Lists the visible interactive elements of this frame in document order (descending into open and
+ * registered closed shadow roots). Returns rows, not objects, to keep the protocol payload small.
+ */
+export function snapshot(snapshotId: string) {
+  const elements: Element[] = [];
+  const rows: SnapshotRow[] = [];
+  const active = deepActiveElement();
+  const indexOf = new Map<Element, number>();
+  const visit = (root: Document | ShadowRoot | Element, parentIndex: number, parentPointer: boolean) => {
+    for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
+      let myIndex = parentIndex;
+      // Frameworks attach click handlers where the DOM cannot see them (React delegates to the root):
+      // the outermost element showing a pointer cursor is listed as clickable too.
+      const pointer = getComputedStyle(child).cursor === 'pointer';
+      if (isInteractive(child) || (pointer && !parentPointer && pointerTarget(child))) {
+        const rect = child.getBoundingClientRect();
+        const visible = rect.width > 0 && rect.height > 0 &&
+          (child as HTMLElement).checkVisibility?.({ visibilityProperty: true }) !== false;
+        if (visible) {
+          myIndex = elements.length;
+          indexOf.set(child, myIndex);
+          elements.push(child);
+          const role = child.getAttribute('role') || implicitRole(child);
+          const label = labelOf(child);
+          rows.push([role, label, valueOf(child) ?? null, isEnabled(child), child === active,
+            rect.x, rect.y, rect.width, rect.height, parentIndex, child.localName === 'iframe' || child.localName === 'frame',
+            needsAccessibilityTree(child, role, label)]);
+        }
+      }
+      const shadow = shadowOf(child);
+      if (shadow) visit(shadow, myIndex, pointer);
+      if (child.localName !== 'iframe') visit(child, myIndex, pointer);
+    }
+  };
+  visit(document, -1, false);
+  latest = { id: snapshotId, elements };
+  return { rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
+}
+
+/**
+ * Where the DOM alone cannot tell the name or role Chrome computes: names by reference (aria-labelledby,
+ * which may point across roots), no name found, a role the DOM does not show (ElementInternals on a
+ * custom element), an EditContext editor. The CDP side asks the accessibility tree.
+ */
+function needsAccessibilityTree(el: Element, role: string, label: string): boolean {
+  return label === '' || el.hasAttribute('aria-labelledby') || hasEditContext(el) ||
+    (el.localName.includes('-') && !el.hasAttribute('role'));
+}
+
+/** Elements of the latest snapshot by index (for the accessibility tree's names); empty when stale. */
+export function elementsAt(snapshotId: string, indices: number[]): Element[] {
+  return latest.id === snapshotId ? indices.map((i) => latest.elements[i]).filter(Boolean) : [];
+}
+
+export function element(snapshotId: string, index: number): Element {
+  if (latest.id !== snapshotId) throw new Error('verity:stale');
+  const el = latest.elements[index];
+  if (!el) throw new Error('verity:out_of_range');
+  if (!el.isConnected) throw new Error('verity:detached');
+  return el;
+}
+
+export function indexInLatest(el: Element): number {
+  return latest.elements.indexOf(el);
+}
+
+export function describe(el: Element | null): string {
+  if (!el) return 'nothing';
+  let s = el.localName;
+  if (el.id) s += '#' + el.id;
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
+  if (cls.length) s += '.' + cls.join('.');
+  const label = quickLabel(el);
+  if (label) s += ` "${label.slice(0, 40)}"`;
+  return s;
+}
+
+/**
+ * A label for descriptions in evidence, from attributes and textContent only: it runs inside event
+ * listeners and right after input, where innerText would force a layout on every call.
+ */
+function quickLabel(el: Element): string {
+  const aria = el.getAttribute('aria-label');
+  if (aria) return aria.trim();
+  const labels = (el as HTMLInputElement).labels;
+  if (labels && labels.length) return (labels[0].textContent ?? '').replace(/\s+/g, ' ').trim();
+  const input = el as HTMLInputElement;
+  if (el.localName === 'input' || el.localName === 'textarea') {
+    if (['button', 'submit', 'reset'].includes(input.type) && input.value) return input.value;
+    return input.placeholder || el.getAttribute('title') || input.name || '';
+  }
+  if ((el as HTMLElement).isContentEditable) return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
+  return (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60) || el.getAttribute('title') || el.getAttribute('alt') || '';
+}
+
+export function nextFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100); // rAF never fires in a hidden tab; do not wait forever
+    requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+  });
+}
+
+/** The element this frame considers hit at (x, y), looked up in the target's own tree (closed roots too). */
+export function hitAt(el: Element, x: number, y: number): Element | null {
+  let hit = document.elementFromPoint(x, y);
+  // Descend into shadow roots (open or registered closed) the hit element hosts.
+  for (let depth = 0; hit && depth < 32; depth++) {
+    const shadow = shadowOf(hit);
+    if (!shadow) break;
+    const inner = shadow.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (hit && hit !== el && !isWithin(hit, el)) {
+    // A closed root we never registered: ask the target's own root, which we can reach through the element.
+    const own = (el.getRootNode() as Document | ShadowRoot).elementFromPoint?.(x, y) ?? null;
+    if (own && (own === el || isWithin(own, el)) && isComposedAncestor(hit, el)) return own;
+  }
+  return hit;
+}
+
+export function isWithin(node: Element, ancestor: Element): boolean {
+  for (let n: Node | null = node; n; n = (n as Node & Partial<Slottable>).assignedSlot ?? n.parentNode ?? (n as ShadowRoot).host ?? null) {
+    if (n === ancestor) return true;
+  }
+  return false;
+}
+
+function isComposedAncestor(candidate: Element, el: Element): boolean {
+  return isWithin(el, candidate);
+}
+
+function acceptsHit(el: Element, hit: Element | null): boolean {
+  if (!hit) return false;
+  if (hit === el || isWithin(hit, el)) return true;
+  const labels = (el as HTMLInputElement).labels;
+  return !!labels && Array.from(labels).some((label) => hit === label || isWithin(hit, label));
+}
+
+/**
+ * Brings the element into view, waits (bounded) until its box stops moving, then hit-tests the point
+ * that will be clicked. Returns the point in this frame's viewport, or why it cannot be clicked.
+ */
+export async function pointFor(snapshotId: string, index: number, watchTypes: string[]): Promise<Refused | Aimed> {
+  const el = element(snapshotId, index);
+  if (!isEnabled(el)) return { refusal: 'element_disabled', detail: describe(el) };
+  el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
+  let rect = el.getBoundingClientRect();
+  let stable = false;
+  for (let i = 0; i < 20 && !stable; i++) { // up to 20 frames for animations to settle
+    await nextFrame();
+    const next = el.getBoundingClientRect();
+    // A transition that just started can show the same box two frames running (its first frame is at
+    // progress 0): a box is stable only when nothing finite still animates it or its ancestors.
+    stable = next.x === rect.x && next.y === rect.y && next.width === rect.width && next.height === rect.height && !animated(el);
+    rect = next;
+  }
+  const left = Math.max(rect.left, 0), right = Math.min(rect.right, innerWidth);
+  const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, innerHeight);
+  if (right <= left || bottom <= top) return { refusal: 'not_visible', detail: describe(el) };
+  const x = (left + right) / 2, y = (top + bottom) / 2;
+  const hit = hitAt(el, x, y);
+  if (!acceptsHit(el, hit)) return { refusal: 'element_covered', detail: describe(hit), target: describe(el) };
+  if (watchTypes.length) watchEvents(snapshotId, index, watchTypes);
+  const href = el.localName === 'a' ? (el as HTMLAnchorElement).href : undefined;
+  return { x, y, stable, target: describe(el), href };
+}
+
+/** Whether a finite animation or transition is running (or about to) on the element or an ancestor. */
+function animated(el: Element): boolean {
+  for (let n: Element | null = el; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host ?? null)) {
+    for (const a of n.getAnimations()) {
+      if ((a.playState === 'running' || a.pending) && a.effect?.getComputedTiming().endTime !== Infinity) return true;
+    }
+  }
+  return false;
+}
+
+/** Arms a watch on whatever is hit at (x, y) (the px form). */
+export function watchPoint(x: number, y: number, types: string[]) {
+  const hit = hitAt(document.body, x, y) ?? document.body;
+  armWatch(hit, types);
+  return { target: describe(hit) };
+}
+
+export function hasFocus(): boolean {
+  const active = document.activeElement;
+  return document.hasFocus() && !!active && active.localName !== 'iframe' && active.localName !== 'frame';
+}
+
+export function focusElement(snapshotId: string, index: number) {
+  const el = element(snapshotId, index) as HTMLElement;
+  if (deepActiveElement() !== el) el.focus();
+  return describe(el);
+}
+
+/** Records the pointer/key events that reach the element (capture phase on the element itself). */
+export function watchEvents(snapshotId: string | null, index: number, types: string[]) {
+  const target = snapshotId ? element(snapshotId, index) : (deepActiveElement() ?? document.body);
+  return armWatch(target, types);
+}
+
+// Listeners are added once per element and event type (never one per call), and report to whatever
+// watch is armed now.
+const armedOn = new WeakMap<Element, Set<string>>();
+const armedOnWindow = new Set<string>();
+function onTargetEvent(e: Event) {
+  if (!watch || e.currentTarget !== watch.target) return;
+  watch.events.push({ type: e.type, trusted: e.isTrusted, onTarget: true, prevented: false, hit: describe(e.composedPath()[0] as Element) });
+}
+// Bubble listener on window: runs after the page's handlers, so it sees a cancelled event.
+function onWindowEvent(e: Event) {
+  if (!watch) return;
+  const seen = watch.events.find((r) => r.type === e.type && r.onTarget && !r.prevented);
+  if (seen) seen.prevented = e.defaultPrevented;
+  else if (!watch.events.some((r) => r.type === e.type && r.onTarget)) {
+    watch.events.push({ type: e.type, trusted: e.isTrusted, onTarget: false, prevented: e.defaultPrevented, hit: describe(e.composedPath()[0] as Element) });
+  }
+}
+
+function armWatch(target: Element, types: string[]) {
+  let onTarget = armedOn.get(target);
+  if (!onTarget) armedOn.set(target, onTarget = new Set());
+  for (const type of types) {
+    if (!onTarget.has(type)) { target.addEventListener(type, onTargetEvent, { capture: true }); onTarget.add(type); }
+    if (!armedOnWindow.has(type)) { window.addEventListener(type, onWindowEvent); armedOnWindow.add(type); }
+  }
+  watch = { target, events: [] };
+  return describe(target);
+}
+
+
+/** What the armed watch saw. `fresh` means no watch exists here: the frame navigated since it was armed. */
+export async function watched(waitFrame: boolean): Promise<Watched> {
+  if (waitFrame) await nextFrame();
+  if (!watch) return { target: 'nothing', events: [], fresh: true };
+  return { target: describe(watch.target), events: watch.events.slice() };
+}

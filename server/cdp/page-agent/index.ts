@@ -1,0 +1,39 @@
+// The page agent: an ordinary typed module that runs inside each frame, in Verity's own isolated world
+// (invisible to the page's scripts, sharing only the DOM). scripts/build-page-agent.mjs bundles this
+// entry with esbuild into one script (dist/server/cdp/page-agent.bundle.js) that cdp/tab.ts evaluates
+// in every world it creates; it installs `globalThis.__verity` once per world.
+//
+// The server never imports this module at run time: it imports the `PageAgent` type only, so that
+// `Tab.call(frame, name, ...args)` is checked against these methods' own signatures. Every method takes
+// and returns JSON (arguments are written with JSON.stringify, results read back by value).
+import * as core from './core.js';
+import * as fields from './fields.js';
+import * as motion from './motion.js';
+import * as text from './text.js';
+
+const pageAgent = {
+  // core.ts: snapshot, aiming, event watches
+  snapshot: core.snapshot, pointFor: core.pointFor, watchPoint: core.watchPoint, watchEvents: core.watchEvents,
+  watched: core.watched, hasFocus: core.hasFocus, focusElement: core.focusElement,
+  // core.ts, called by tab.ts / snapshot.ts with object handles rather than through Tab.call
+  closedRootCandidates: core.closedRootCandidates, registerClosedRoot: core.registerClosedRoot,
+  element: core.element, indexInLatest: core.indexInLatest, elementsAt: core.elementsAt,
+  // fields.ts: text fields, values, comboboxes
+  prepareField: fields.prepareField, assignPreparedValue: fields.assignPreparedValue, readBack: fields.readBack,
+  settledValue: fields.settledValue, setValue: fields.setValue, selectAllIn: fields.selectAllIn,
+  readElementValue: fields.readElementValue, findOption: fields.findOption, offeredOptions: fields.offeredOptions,
+  comboboxAfter: fields.comboboxAfter,
+  // motion.ts: scrolling, dragging, the agent cursor
+  scrollState: motion.scrollState, scrollAim: motion.scrollAim, scrollSettled: motion.scrollSettled,
+  watchDrag: motion.watchDrag, dragSeen: motion.dragSeen,
+  cursorShow: motion.cursorShow, cursorHide: motion.cursorHide, cursorVisible: motion.cursorVisible,
+  // text.ts: the page tool's reads
+  pageText: text.pageText, queryDom: text.queryDom, pageHas: text.pageHas,
+};
+
+export type PageAgent = typeof pageAgent;
+
+// The world may already hold an agent (a second evaluation into the same world): keep the first, whose
+// state (the latest snapshot, armed watches) the server relies on.
+const world = globalThis as { __verity?: PageAgent };
+world.__verity ??= pageAgent;

@@ -1,0 +1,178 @@
+// The call pipeline: the one path every tool call takes, direct or as a run_actions step. Arguments are
+// checked, the policy's approval list consulted, the call admitted to a session, the handler run with the
+// narrow ToolContext, the step recorded when its session records, and the operators' action log told.
+// The read-ahead for type_text (anticipate) lives here too: it is the one place that knows MCP requests.
+import type { Activity } from '../activity.js';
+import { summarizeArgs } from '../activity.js';
+import type { Approvals } from '../approvals.js';
+import type { Policy } from '../policy.js';
+import { reportWhile } from '../progress.js';
+import type { Router } from '../routing/router.js';
+import type { CursorPreferences } from '../sessions/cursor-preferences.js';
+import type { SessionManager } from '../sessions/manager.js';
+import { recordStep } from '../sessions/recording.js';
+import type { CallContext, Reply, ToolContext, ToolDef } from '../tools/context.js';
+import { parseArgs, refusalReply } from '../tools/define.js';
+import type { UiCommands } from '../ui-commands.js';
+import { asRefusal } from './refusals.js';
+import { abandonOnAbort, type Brake } from '../sessions/brake.js';
+import type { AuditStore } from '../audit/store.js';
+import { labelledSummary, labelsOf, noteCall } from '../audit/trail.js';
+
+export interface PipelineParts {
+  router: Router;
+  sessions: SessionManager;
+  policy: Policy;
+  approvals: Approvals;
+  activity: Activity;
+  cursor: CursorPreferences;
+  uiCommands: UiCommands;
+  options: { allowJavascript?: boolean; uploadRoots?: string[] };
+  /** The operator's brake (stop, pause) and the audit trail every call goes into. */
+  brake: Brake;
+  audit: () => AuditStore;
+}
+
+type Trace = { approval?: { id: string; by?: string }; recording?: { dir: string; step: number; before?: string; after?: string } };
+
+/** The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none). */
+function sessionLabelOf(session: unknown): string {
+  const label = typeof session === 'string' ? session.trim() : '';
+  return label && label !== 'default' ? label : 'implicit';
+}
+
+/** The ToolContext over the server's parts: only what tools use, each member delegating (never a copy). */
+function toolContextOf(parts: PipelineParts): ToolContext {
+  const { router } = parts;
+  return {
+    options: { allowJavascript: !!parts.options.allowJavascript, uploadRoots: parts.options.uploadRoots },
+    snapshots: router.snapshots,
+    policy: parts.policy,
+    sessions: parts.sessions,
+    cursor: parts.cursor,
+    sendUiCommand: (connId, command) => parts.uiCommands.send(connId, command),
+    operatorWaits: () => ({ approvals: parts.approvals.list().length, heldAgents: parts.brake.heldCount }),
+    resolve: (args, caller, options) => router.resolve(args, caller, options),
+    tabsFor: (caller) => router.tabsFor(caller),
+    tabFor: (caller, tabId) => router.tabFor(caller, tabId),
+    currentTab: (caller) => router.currentTab(caller),
+    openTab: (caller) => router.openTab(caller),
+    setCurrentTab: (caller, tabId) => router.setCurrentTab(caller, tabId),
+    nativeRoute: () => router.nativeRoute(),
+    get browserInUse() { return router.browserInUse; },
+    get launchedBrowserPid() { return router.launchedBrowserPid; },
+    browserVersion: () => router.browserVersion(),
+    drivenBrowserPid: () => router.drivenBrowserPid(),
+    belongsToDrivenBrowser: (pid, browserPid) => router.belongsToDrivenBrowser(pid, browserPid),
+    runScript: (tab, expression, options) => router.runScript(tab, expression, options),
+    answerDialog: (tab, accept, promptText) => router.answerDialog(tab, accept, promptText),
+    browserWindowOf: (tab) => router.browserWindowOf(tab),
+    cursorShown: (tabId) => router.cursorShown(tabId),
+  };
+}
+
+export class CallPipeline {
+  /** What every tool handler is given. */
+  readonly tools: ToolContext;
+
+  constructor(private readonly parts: PipelineParts) {
+    this.tools = toolContextOf(parts);
+  }
+
+  /**
+   * The one path every call takes, direct or as a batch step: the operator's brake, arguments, the
+   * policy's approval list, admission to a session (which may be ended or another connection's), then the
+   * handler, recorded when the session records. Every failure becomes a refusal, so the server keeps
+   * serving; every call, refused or not, goes into the audit trail.
+   */
+  async call(tool: ToolDef, rawArgs: unknown, connection: CallContext): Promise<Reply> {
+    const started = performance.now();
+    const raw = (rawArgs && typeof rawArgs === 'object' ? rawArgs : {}) as Record<string, unknown>;
+    const sessionKey = `${connection.connectionId}/${sessionLabelOf(raw.session)}`;
+    // Labels are read before the call runs: its own snapshot would make the tokens stale.
+    const labels = labelsOf(this.parts.router.snapshots, raw);
+    const trace: Trace = {};
+    const reply = await this.admitAndRun(tool, rawArgs, connection, sessionKey, labels, trace);
+    // After the reply is on its way; a failure to log must never reach the caller or the process.
+    setImmediate(() => {
+      try { noteCall(this.parts.audit(), { sessionKey, tool: tool.name, args: raw, reply, labels, approval: trace.approval, durationMs: performance.now() - started, recording: trace.recording }); } catch (e) { process.stderr.write(`verity: audit: ${(e as Error).message}\n`); }
+    });
+    return reply;
+  }
+
+  private async admitAndRun(tool: ToolDef, rawArgs: unknown, connection: CallContext, sessionKey: string, labels: Record<string, string> | undefined, trace: Trace): Promise<Reply> {
+    const { sessions, policy, approvals, router, brake } = this.parts;
+    let running: AbortController | undefined;
+    try {
+      // The brake comes first: a stopped agent is refused whatever it sends; a paused one waits here.
+      await brake.admit(connection.connectionId, connection.progress);
+      const args = parseArgs(tool, rawArgs) as Record<string, unknown>;
+      running = brake.begin(sessionKey);
+      const signal = running.signal;
+      // Every tool the policy holds waits for an operator, the session tools included: the check comes
+      // before anything of the call runs, and the operator is shown the arguments whole.
+      if (policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
+        trace.approval = await reportWhile(connection.progress, `waiting for an operator to approve ${tool.name}`, approvals.request(tool.name, summarizeArgs(args, Infinity), sessionKey, args, { signal, labels }));
+      }
+      if (tool.sessionless) return await abandonOnAbort(tool.handler(args, this.tools, { ...connection, signal }), signal);
+      const session = sessions.admit(connection.connectionId, args.session as string | undefined);
+      const ctx: CallContext = {
+        ...connection, session, signal,
+        runStep: async (step, stepArgs) => {
+          const reply = await this.call(step, stepArgs, connection);
+          return { structured: reply.structured, isError: !!reply.isError, images: reply.images };
+        },
+      };
+      const recorded = !!session.recordingDir && !tool.annotations.readOnlyHint && tool.name !== 'run_actions';
+      session.inFlight++;
+      try {
+        const before = recorded ? await router.screenshotOfCurrentTab(ctx) : null;
+        let reply: Reply;
+        try {
+          reply = await abandonOnAbort(tool.handler(args, this.tools, ctx), signal);
+        } catch (e) {
+          reply = refusalReply(asRefusal(e));
+        }
+        router.afterAction();
+        if (recorded) trace.recording = recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await router.screenshotOfCurrentTab(ctx) });
+        // The operators' log hears of it once the reply is on its way: it never delays the caller.
+        if (!tool.annotations.readOnlyHint) setImmediate(() => this.noteAction(ctx, tool.name, args, reply, labels, trace.approval));
+        return reply;
+      } finally {
+        session.inFlight--;
+        session.lastActive = Date.now();
+      }
+    } catch (e) {
+      return refusalReply(asRefusal(e));
+    } finally {
+      if (running) brake.finish(sessionKey, running);
+    }
+  }
+
+  /**
+   * A request as it arrives, before the SDK and the call path have checked it: a type_text for a native
+   * element starts the reads its insertion will need, so that they overlap with that checking (see
+   * Router.prefetchNativeField). Anything unexpected here just means no head start.
+   */
+  anticipate(request: { method: string; params?: Record<string, unknown> }): void {
+    if (request.method !== 'tools/call' || request.params?.name !== 'type_text') return;
+    const token = (request.params.arguments as { element_token?: unknown } | undefined)?.element_token;
+    if (typeof token === 'string') this.parts.router.prefetchNativeField(token);
+  }
+
+  /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
+  private noteAction(ctx: CallContext, tool: string, args: Record<string, unknown>, reply: Reply, labels?: Record<string, string>, approval?: { id: string; by?: string }): void {
+    const { activity, sessions, router } = this.parts;
+    const structured = reply.structured as { effect?: string; evidence?: unknown[]; refusal?: { code: string; message: string } };
+    const entry = activity.record({
+      sessionKey: ctx.session ? sessions.keyOf(ctx.session) : ctx.connectionId, tool, summary: labelledSummary(args, labels),
+      ...(labels ? { labels } : {}), ...(approval ? { approval } : {}),
+      effect: structured.effect ?? null, refusal: structured.refusal ? `${structured.refusal.code}: ${structured.refusal.message}` : null,
+      evidence: (structured.evidence ?? []).slice(0, 4), isError: !!reply.isError,
+    });
+    if (!activity.watched || !router.browser.running || !ctx.session?.currentTabId) return;
+    void router.thumbnail(ctx.session.currentTabId)
+      .then((data) => activity.attachThumbnail(entry, data))
+      .catch(() => { /* a thumbnail is a courtesy */ });
+  }
+}

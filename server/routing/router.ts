@@ -1,0 +1,354 @@
+// Target resolution: which route an action takes (the browser over CDP, or native apps over AT-SPI and
+// X11), over both drivers, the element tokens of snapshots, tab ownership between MCP connections, and
+// the origin policy on every tab a call reaches. The router knows nothing of MCP or of tools: a caller is
+// a connection id and the session a call was admitted to.
+import { BrowserHost } from '../cdp/browser.js';
+import { flushCursors, hideCursor } from '../cdp/cursor-overlay.js';
+import { CdpDriver } from '../cdp/driver.js';
+import { guardRequests } from '../cdp/guard.js';
+import type { Tab } from '../cdp/tab.js';
+import { answerDialog, browserProcessPid, browserWindowOf, evaluateInPage, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
+import type { AccRef } from '../native/atspi.js';
+// The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
+import type { NativeDriver, NativeTarget } from '../native/driver.js';
+import type { Policy } from '../policy.js';
+import type { Session } from '../sessions/manager.js';
+import type { CursorSettings, Driver, ResolvedTarget } from './driver.js';
+import { queuedDriver, TargetQueue, type WaitHook } from './queue.js';
+import { Refusal } from './refusal.js';
+import { SnapshotRegistry } from './snapshots.js';
+import { checkTargetShape, type TargetArgs } from './target.js';
+
+/** Who a call comes from, as far as routing cares: its connection (the authority) and its session. */
+export interface Caller {
+  connectionId: string;
+  session?: Session;
+  /** Told when an action waits for earlier ones on its target (e.g. to send an MCP progress notification). */
+  onQueued?: WaitHook;
+  /** Fires when the operator stops the agent (sessions/brake.ts): a call waiting in a target's line leaves it. */
+  signal?: AbortSignal;
+}
+
+export interface RouterOptions {
+  browser: BrowserHost;
+  policy: Policy;
+  /** A session's agent cursor as the driver needs it (none: no cursor). */
+  cursorFor: (session: Session | undefined) => CursorSettings | undefined;
+  /** A session moved to another tab: the operator's view follows it. */
+  onCurrentTabChanged: () => void;
+}
+
+/**
+ * Why the native route cannot run here, or null when it may: it needs Linux with an X display (and, found
+ * on its first call, a session D-Bus with AT-SPI). Nothing of it is loaded while this says no.
+ */
+export function nativeUnavailable(platform: string = process.platform, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (platform !== 'linux') return `the native route needs Linux with X11 and AT-SPI; this is ${platform} (the browser route works here)`;
+  if (!env.DISPLAY) return `the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session${env.WAYLAND_DISPLAY ? '; a Wayland session needs XWayland' : ''})`;
+  return null;
+}
+
+export class Router {
+  readonly browser: BrowserHost;
+  readonly cdp: CdpDriver;
+  readonly snapshots = new SnapshotRegistry();
+  readonly actionQueue = new TargetQueue();
+  private readonly policy: Policy;
+  /** The native route's driver, once nativeRoute() loaded it. */
+  private native: NativeDriver | null = null;
+  private nativeLoading: Promise<NativeDriver> | null = null;
+
+  constructor(private readonly options: RouterOptions) {
+    this.browser = options.browser;
+    this.policy = options.policy;
+    this.cdp = new CdpDriver(this.browser);
+    // An owner entry lives as long as its tab: the map is bounded by the tabs open now.
+    this.browser.closedListeners.add((tabId) => this.tabOwners.delete(tabId));
+  }
+
+  /** The native route's driver, imported on the first native call; refused `unavailable` where it cannot run. */
+  async nativeRoute(): Promise<NativeDriver> {
+    if (this.native) return this.native;
+    const missing = nativeUnavailable();
+    if (missing) throw new Refusal('unavailable', missing);
+    this.nativeLoading ??= import('../native/driver.js').then(({ NativeDriver }) => {
+      return (this.native = new NativeDriver({ drivenBrowserPid: () => this.drivenBrowserPid() }));
+    });
+    return this.nativeLoading;
+  }
+
+  /** After an action's result is in: visual aids that waited for it (the agent cursor's glide). */
+  afterAction(): void {
+    flushCursors();
+  }
+
+  /** A session ended: its cursor leaves the tabs it drove. */
+  async hideCursorOf(session: Session): Promise<void> {
+    session.cursor.visible = false;
+    if (!this.browser.running) return;
+    for (const tabId of session.tabs) {
+      const tab = await this.browser.findTab(tabId).catch(() => null);
+      if (tab) await hideCursor(tab);
+    }
+  }
+
+  /** Whether the agent cursor is drawn in a tab now (false when the tab is gone or busy). */
+  async cursorShown(tabId: string): Promise<boolean> {
+    if (!this.browser.running) return false;
+    try {
+      const tab = await this.browser.findTab(tabId);
+      const [frame] = await tab.frames();
+      return (await tab.call(frame, 'cursorVisible')) === true;
+    } catch { return false; }
+  }
+
+  /**
+   * Tab ownership (sessions apart): tab id -> the MCP connection that opened it, claimed it, or was given it
+   * (tabs.assign). A popup belongs to its opener's owner. A tab nobody owns yet (the launched browser's
+   * first tab, tabs already open in an attached browser) is the operator's: any session may see it, and
+   * the first one that acts on it claims it. Tabs the operator shares through the extension's group are
+   * given to every session and never claimed (unless assigned to one). Another connection's tab is
+   * refused as if it did not exist. Labels of one connection share its tabs (the connection is the authority).
+   */
+  private readonly tabOwners = new Map<string, string>();
+  private readonly openers = new WeakMap<Tab, string | null>();
+
+  private async ownerOf(tab: Tab, depth = 0): Promise<string | undefined> {
+    const owner = this.tabOwners.get(tab.id);
+    if (owner !== undefined || depth > 3) return owner;
+    let openerId = this.openers.get(tab);
+    if (openerId === undefined) {
+      openerId = await openerIdOf(tab);
+      this.openers.set(tab, openerId);
+    }
+    if (!openerId) return undefined;
+    const opener = await this.browser.findTab(openerId).catch(() => null);
+    const inherited = opener ? await this.ownerOf(opener, depth + 1) : this.tabOwners.get(openerId);
+    if (inherited !== undefined) this.tabOwners.set(tab.id, inherited);
+    return inherited;
+  }
+
+  private async mayUse(tab: Tab, caller: Caller): Promise<boolean> {
+    // A tab on the gateway's own origin (an operator's Control UI in an attached browser) does not exist for agents.
+    if (this.policy.isGateway(tab.page.url())) return false;
+    const owner = await this.ownerOf(tab);
+    return owner === undefined || owner === caller.connectionId;
+  }
+
+  /**
+   * The browser-level request guard, installed on a tab the first time a session drives it (not on every tab
+   * Verity merely lists: an operator's own tabs in an attached browser keep loading what they like).
+   */
+  private readonly guarded = new WeakMap<Tab, Promise<void>>();
+  private guard(tab: Tab): Promise<void> {
+    let done = this.guarded.get(tab);
+    if (!done) { done = guardRequests(tab, this.policy).catch(() => {}); this.guarded.set(tab, done); }
+    return done;
+  }
+
+  /** The tabs this call's connection may see: its own and the operator's unclaimed ones. */
+  async tabsFor(caller: Caller): Promise<Tab[]> {
+    const tabs = await this.browser.tabs_();
+    const usable = await Promise.all(tabs.map((t) => this.mayUse(t, caller)));
+    return tabs.filter((_, i) => usable[i]);
+  }
+
+  /** A tab by id for this call: refused as not found when it is another connection's; claimed when unowned. */
+  async tabFor(caller: Caller, tabId: string): Promise<Tab> {
+    const notFound = async () => new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
+      { tab_ids: (await this.tabsFor(caller).catch(() => [])).map((t) => t.id) });
+    let tab: Tab;
+    try { tab = await this.browser.findTab(tabId); } catch (e) {
+      if (e instanceof Refusal && e.code === 'target_not_found') throw await notFound();
+      throw e;
+    }
+    if (!(await this.mayUse(tab, caller))) throw await notFound();
+    await this.claim(tab, caller);
+    return tab;
+  }
+
+  private async claim(tab: Tab, caller: Caller): Promise<void> {
+    if (!this.tabOwners.has(tab.id) && !this.browser.isShared(tab.id)) this.tabOwners.set(tab.id, caller.connectionId);
+    await this.guard(tab);
+  }
+
+  /** A new tab, owned by this call's connection and guarded from its first moment (before it loads anything). */
+  async openTab(caller: Caller): Promise<Tab> {
+    const tab = await this.browser.newTab();
+    await this.claim(tab, caller);
+    return tab;
+  }
+
+  /** The operator gives a tab to a session's connection (gateway method tabs.assign). */
+  assignTab(tabId: string, connectionId: string): void { this.tabOwners.set(tabId, connectionId); }
+
+  /** The tab a call without a target acts on: the session's current tab, else its own, else the operator's first, else a new one. */
+  async currentTab(caller: Caller): Promise<Tab> {
+    const tabs = await this.tabsFor(caller);
+    const current = tabs.find((t) => t.id === caller.session?.currentTabId) ?? tabs.find((t) => this.tabOwners.get(t.id) === caller.connectionId)
+      ?? tabs[0] ?? await this.openTab(caller);
+    await this.claim(current, caller);
+    this.setCurrentTab(caller, current.id);
+    return current;
+  }
+
+  setCurrentTab(caller: Caller, tabId: string | undefined): void {
+    if (!caller.session || caller.session.currentTabId === tabId) return;
+    caller.session.currentTabId = tabId;
+    if (tabId) caller.session.tabs.add(tabId);
+    this.options.onCurrentTabChanged(); // the operator's view follows the session to its new tab
+  }
+
+  /** A screenshot of the session's current tab (for its recording), if a browser is already running. */
+  async screenshotOfCurrentTab(caller: Caller): Promise<string | null> {
+    if (!this.browser.running) return null;
+    try { return (await (await this.currentTab(caller)).screenshot()).data; } catch { return null; }
+  }
+
+  /** A small JPEG of a tab for the operators' action log. */
+  async thumbnail(tabId: string): Promise<string> {
+    return thumbnailOf(await this.browser.findTab(tabId));
+  }
+
+  /** Page-level commands of the page tool, so that tools never speak CDP. */
+  runScript(tab: Tab, expression: string, options: { awaitResult: boolean }) { return evaluateInPage(tab, expression, options); }
+  answerDialog(tab: Tab, accept: boolean, promptText?: string) { return answerDialog(tab, accept, promptText); }
+  browserWindowOf(tab: Tab) { return browserWindowOf(tab); }
+
+  /**
+   * A type_text for a native element, as its request arrives: starts the reads its insertion will need (the
+   * field's states, text and caret), so that they overlap with the checking of the call. Only that call can
+   * use them (see NativeHost.prefetchField).
+   */
+  prefetchNativeField(elementToken: string): void {
+    try {
+      const found = this.snapshots.resolve(elementToken);
+      if (found.kind !== 'tab') this.native?.host.prefetchField(found.element.ref as AccRef);
+    } catch { /* a stale or invalid token is refused by the call itself */ }
+  }
+
+  /**
+   * Turns a call's targeting arguments into one resolved target and the driver for its route.
+   * Mixing two ways of naming a target is refused; tokens are checked for staleness here.
+   */
+  async resolve(args: TargetArgs, caller: Caller, options: { needsTarget?: boolean } = {}): Promise<{ target: ResolvedTarget; driver: Driver }> {
+    const { target, driver } = await this.route(args, caller, options);
+    // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
+    return { target, driver: queuedDriver(this.actionQueue, driver, target, caller.onQueued, caller.signal) };
+  }
+
+  private async route(args: TargetArgs, caller: Caller, options: { needsTarget?: boolean }): Promise<{ target: ResolvedTarget; driver: Driver }> {
+    checkTargetShape(args);
+    const point = args.x !== undefined ? { x: args.x, y: args.y! } : undefined;
+    const cursor = () => this.options.cursorFor(caller.session);
+
+    const deliveryMode = args.delivery_mode ?? 'background';
+    if (args.element_token !== undefined) {
+      const found = this.snapshots.resolve(args.element_token);
+      const element = { snapshotId: found.snapshotId, index: found.index, ref: found.element.ref };
+      if (found.kind !== 'tab') {
+        const target: NativeTarget = { kind: found.kind, key: found.key, element, deliveryMode };
+        return { target, driver: await this.nativeRoute() };
+      }
+      const tab = await this.checkTabOpen(found.key, caller);
+      this.policy.checkUrl(tab.page.url());
+      this.setCurrentTab(caller, found.key);
+      return { target: { kind: 'tab', key: found.key, element, cursor: cursor() }, driver: this.cdp };
+    }
+    const t = args.target;
+    if (t?.kind === 'tab') {
+      const tab = await this.tabFor(caller, t.tab_id);
+      this.policy.checkUrl(tab.page.url());
+      this.setCurrentTab(caller, t.tab_id);
+      return { target: { kind: 'tab', key: t.tab_id, point, cursor: cursor() }, driver: this.cdp };
+    }
+    if (t?.kind === 'desktop' || args.scope === 'desktop') {
+      const target: NativeTarget = { kind: 'desktop', key: 'primary', point, deliveryMode };
+      return { target, driver: await this.nativeRoute() };
+    }
+    if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
+      const native = await this.nativeRoute(); // a window is an X11 window: none without the native route
+      const { pid, windowId } = await this.windowOf(t?.kind === 'window' ? t.pid : args.pid, t?.kind === 'window' ? t.window_id : args.window_id);
+      // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
+      const tab = await this.tabOfWindow(pid, windowId, caller);
+      if (tab) {
+        this.policy.checkUrl(tab.page.url());
+        this.setCurrentTab(caller, tab.id);
+        return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.cdp };
+      }
+      const target: NativeTarget = { kind: 'window', key: `${pid}:${windowId}`, point, deliveryMode };
+      return { target, driver: native };
+    }
+    void options;
+    const tab = await this.currentTab(caller);
+    this.policy.checkUrl(tab.page.url());
+    return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.cdp };
+  }
+
+  /** Whether a browser is driven now (launched and running, or attached). */
+  get browserInUse(): boolean { return this.browser.running || this.browser.attached; }
+
+  /** The pid of the browser Verity launched, if it did. */
+  get launchedBrowserPid(): number | null { return this.browser.launchedPid ?? null; }
+
+  /** The driven browser's product and version (attaching or launching it when needed). */
+  async browserVersion(): Promise<string> { return (await this.browser.get()).version(); }
+
+  /** The pid of the browser driven over CDP: the launched one, or (attached) the one CDP reports. */
+  private attachedPid: number | null = null;
+  async drivenBrowserPid(): Promise<number | null> {
+    if (this.browser.launchedPid) return this.browser.running ? this.browser.launchedPid : null;
+    if (!this.browser.attached) return null;
+    if (this.attachedPid) return this.attachedPid;
+    this.attachedPid = await browserProcessPid(this.browser);
+    return this.attachedPid;
+  }
+
+  /** A window target's pid and window id; either may be left out when the other names one window. */
+  private async windowOf(pid: number | undefined, windowId: number | undefined): Promise<{ pid: number; windowId: number }> {
+    if (windowId !== undefined && pid !== undefined) return { pid, windowId };
+    const windows = await (await this.nativeRoute()).host.windows();
+    const found = windows.find((w) => (windowId === undefined || w.id === windowId) && (pid === undefined || w.pid === pid));
+    if (!found) throw new Refusal('target_not_found', `no window ${windowId ?? ''}${pid !== undefined ? ` of pid ${pid}` : ''}; call list_windows`);
+    return { pid: found.pid ?? 0, windowId: found.id };
+  }
+
+  /** Whether a process belongs to the browser driven over CDP (the browser or one of its children). */
+  belongsToDrivenBrowser(pid: number | null | undefined, browserPid: number | null): boolean {
+    return !!pid && !!browserPid && !!this.native?.host.isDescendant(pid, browserPid);
+  }
+
+  /** The active tab of an X11 window of the driven browser (null when the window is not the driven browser's). */
+  private async tabOfWindow(pid: number, windowId: number, caller: Caller): Promise<Tab | null> {
+    const browserPid = await this.drivenBrowserPid().catch(() => null);
+    if (!this.belongsToDrivenBrowser(pid, browserPid)) return null;
+    const winTitle = await this.native!.host.windowTitle(windowId);
+    const tabs = await this.tabsFor(caller); // another connection's tabs are not this session's to drive
+    const facts = await Promise.all(tabs.map(async (tab) => ({
+      tab,
+      title: await tab.title().catch(() => ''),
+      visible: await isVisible(tab),
+    })));
+    const titled = (f: (typeof facts)[number]) => !!f.title && winTitle.startsWith(f.title);
+    const pick = facts.find((f) => f.visible && titled(f)) ?? facts.find(titled) ?? facts.find((f) => f.visible) ?? facts[0];
+    if (!pick) throw new Refusal('target_not_found', `window ${windowId} belongs to the driven browser but it has no tab this session may drive`);
+    await this.claim(pick.tab, caller);
+    return pick.tab;
+  }
+
+  private async checkTabOpen(tabId: string, caller: Caller): Promise<Tab> {
+    const exists = await this.browser.findTab(tabId).then(() => true, (e) => { if (e instanceof Refusal && e.code === 'target_not_found') return false; throw e; });
+    if (!exists) {
+      this.snapshots.forget('tab', tabId);
+      throw new Refusal('target_not_found', `the tab of this element_token (${tabId}) is closed; call page list_tabs and get_window_state`);
+    }
+    // Another connection's tab: refused like a tab that does not exist (its snapshots stay its owner's).
+    return this.tabFor(caller, tabId);
+  }
+
+  /** Ends what the routes hold: the browser (a launched one is closed) and the native route's connections. */
+  async close(): Promise<void> {
+    await this.browser.close();
+    this.native?.host.close();
+  }
+}

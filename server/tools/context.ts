@@ -1,0 +1,75 @@
+// What a tool sees of the server: a narrow ToolContext (only what tools use: add a member only when a
+// tool needs it), the per-call CallContext, and the shape of a tool and of its reply. The MCP call
+// pipeline (server/mcp/pipeline.ts) builds both contexts; tools import no backend and speak no CDP.
+import type { z } from 'zod';
+import type { Tab } from '../cdp/tab.js';
+import type { Policy } from '../policy.js';
+import type { WaitHook } from '../routing/queue.js';
+import type { Router } from '../routing/router.js';
+import type { SnapshotRegistry } from '../routing/snapshots.js';
+import type { Session, SessionManager } from '../sessions/manager.js';
+import type { CursorPreferences } from '../sessions/cursor-preferences.js';
+
+/** Per-call state handed to every tool: the connection, and the session the call was admitted to. */
+export interface CallContext {
+  connectionId: string;
+  session?: Session;
+  /** The Control UI connection this MCP session is bound to (captured when its link was accepted). */
+  uiTarget?: { connId: string; caps: string[] };
+  /** Reports how the call is getting on (MCP notifications/progress), when the client asked for it. */
+  progress?: (message: string) => void;
+  /** How the client reached us, for the operator's session list. */
+  transport?: 'stdio' | 'http';
+  /** Runs one tool call through the full admission path (run_actions uses it for its steps). */
+  runStep?: (tool: ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
+  /** Told when an action waits for earlier ones on its target (e.g. to send an MCP progress notification). */
+  onQueued?: WaitHook;
+  /** Fires when the operator stops the agent or ends the session (sessions/brake.ts): waits give up. */
+  signal?: AbortSignal;
+}
+
+/** The router's part tools use: target resolution, tabs this call may see, and the routes' facts. */
+type ToolRouting = Pick<Router,
+  | 'resolve' | 'tabsFor' | 'tabFor' | 'currentTab' | 'openTab' | 'setCurrentTab'
+  | 'nativeRoute' | 'browserInUse' | 'launchedBrowserPid' | 'browserVersion' | 'drivenBrowserPid' | 'belongsToDrivenBrowser'
+  | 'runScript' | 'answerDialog' | 'browserWindowOf' | 'cursorShown'>;
+
+export interface ToolContext extends ToolRouting {
+  /** The operator's switches tools obey. */
+  readonly options: { readonly allowJavascript: boolean; readonly uploadRoots?: readonly string[] };
+  readonly snapshots: Pick<SnapshotRegistry, 'resolve' | 'nextId' | 'record' | 'forget'>;
+  readonly policy: Pick<Policy, 'checkUrl' | 'checkNavigation'>;
+  readonly sessions: Pick<SessionManager, 'start' | 'find' | 'list' | 'end' | 'keyOf'>;
+  readonly cursor: Pick<CursorPreferences, 'motionOf'>;
+  /** Delivers a ui.command to one Control UI connection; false when it is gone (or no gateway runs). */
+  sendUiCommand(connId: string, command: Record<string, unknown>): boolean;
+  /** What waits for the operator now (the `screen` tool never hides the sidebar while something does). */
+  operatorWaits(): { approvals: number; heldAgents: number };
+}
+
+export type { Tab };
+
+export interface Reply {
+  structured: Record<string, unknown>;
+  isError?: boolean;
+  text?: string;
+  images?: Array<{ data: string; mimeType: string }>;
+}
+
+export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  input: S;
+  output: z.ZodType;
+  /** From the seed's "Effect:" line. */
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint?: boolean };
+  /** Hidden from tools/list unless this says otherwise for the calling connection (the `screen` tool). */
+  listed?: (ctx: CallContext) => boolean;
+  /** Session tools manage sessions themselves instead of being admitted to one. */
+  sessionless?: boolean;
+  /** Deprecated seed tools: callable always, listed only on the complete surface (`--tools full`). */
+  deprecated?: boolean;
+  /** Arguments accepted but advertised only on the complete surface (besides SEED_ONLY). */
+  advanced?: readonly string[];
+  handler(args: z.infer<S>, core: ToolContext, ctx: CallContext): Promise<Reply>;
+}

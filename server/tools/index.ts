@@ -1,0 +1,14 @@
+// Every tool, in the order tools/list advertises them. A new tool: its own file (or its family's) here in
+// server/tools/, written against ToolContext (context.ts), and one entry in this list.
+import { actionTools } from './actions.js';
+import { runActions } from './batch.js';
+import type { ToolDef } from './context.js';
+import { getWindowState, listApps, listWindows } from './inspection.js';
+import { page } from './page.js';
+import { screen } from './screen.js';
+import { sessionTools } from './sessions.js';
+import { typeText } from './typing.js';
+
+export function allTools(): ToolDef[] {
+  return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), runActions, page, screen];
+}

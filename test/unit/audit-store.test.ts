@@ -1,0 +1,144 @@
+// The audit trail's store in-process: durable across a reopen (a restart), paging back with filters, a
+// torn last line, retention by age and by size; the zip writer checked by `unzip -t`; the brake's states.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditStore } from '../../server/audit/store.js';
+import { exportJsonl } from '../../server/audit/trail.js';
+import { zip } from '../../server/audit/zip.js';
+import { Brake } from '../../server/sessions/brake.js';
+import { Refusal } from '../../server/routing/refusal.js';
+import { TargetQueue } from '../../server/routing/queue.js';
+
+const call = (sessionKey: string, tool: string, verdict: string, summary = '') => ({ kind: 'call' as const, sessionKey, tool, verdict, summary });
+
+describe('AuditStore', () => {
+  test('entries survive a reopen, page back newest first, and filter by session, tool, verdict, text and time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-audit-'));
+    try {
+      const first = new AuditStore(dir);
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+      first.append({ ...call('a/implicit', 'click', 'confirmed', 'element_token=button "Submit claim"'), at: yesterday });
+      for (let i = 0; i < 30; i++) first.append(call(i % 2 ? 'a/implicit' : 'b/x', i % 3 ? 'type_text' : 'press_key', i % 5 ? 'confirmed' : 'refused', `n=${i}`));
+      first.close();
+
+      const store = new AuditStore(dir);
+      const page1 = store.query({ limit: 10 });
+      assert.equal(page1.entries.length, 10);
+      assert.equal(page1.entries[0].id, 31, 'newest first, ids continue across the reopen');
+      const page2 = store.query({ limit: 10, before: page1.next_before! });
+      assert.equal(page2.entries[0].id, 21);
+      assert.deepEqual(new Set(store.query({ sessionKey: 'b/x', limit: 500 }).entries.map((e) => e.sessionKey)), new Set(['b/x']));
+      assert.equal(store.query({ tool: 'click' }).entries.length, 1);
+      assert.ok(store.query({ verdict: 'refused' }).entries.every((e) => e.verdict === 'refused'));
+      assert.equal(store.query({ text: 'submit CLAIM' }).entries[0].tool, 'click');
+      const old = store.query({ to: Date.now() - 3_600_000 });
+      assert.deepEqual(old.entries.map((e) => e.id), [1], 'only yesterday\'s entry is older than an hour');
+      assert.equal(store.query({ from: Date.now() - 3_600_000, limit: 500 }).entries.length, 30);
+      assert.equal(store.append(call('a/implicit', 'scroll', 'confirmed')).id, 32);
+      store.close();
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  test('a torn last line (a crash mid-write) is skipped and the next entry starts clean', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-audit-'));
+    try {
+      const s = new AuditStore(dir);
+      s.append(call('a/implicit', 'click', 'confirmed'));
+      s.close();
+      appendFileSync(join(dir, readdirSync(dir)[0]), '{"id":2,"at":"2026-');
+      const again = new AuditStore(dir);
+      const next = again.append(call('a/implicit', 'scroll', 'confirmed'));
+      assert.equal(next.id, 2);
+      again.close();
+      const third = new AuditStore(dir);
+      assert.deepEqual(third.query().entries.map((e) => e.tool), ['scroll', 'click']);
+      third.close();
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  test('retention drops segments past the age bound and the oldest beyond the size bound', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-audit-'));
+    try {
+      // Small bounds: 64 KiB segments, 256 KiB in all.
+      const s = new AuditStore(dir, { maxAgeMs: 86_400_000, maxBytes: 256 * 1024 });
+      const big = 'x'.repeat(2000);
+      for (let i = 0; i < 400; i++) s.append(call('a/implicit', 'type_text', 'confirmed', big));
+      s.sweep();
+      assert.ok(s.bytes <= 256 * 1024 + 70 * 1024, `size bound held: ${s.bytes}`);
+      const oldest = s.query({ limit: 500, before: 1e9 }).entries.at(-1)!;
+      assert.ok(oldest.id > 1, 'the oldest entries went');
+      s.sweep(Date.now() + 2 * 86_400_000);
+      assert.equal(s.query().entries.length, 0, 'everything past the age bound went');
+      assert.equal(readdirSync(dir).length, 0);
+      s.close();
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  test('a long argument is cut and says how long it was; an oversized result keeps its verdict fields', () => {
+    const s = new AuditStore(null);
+    const e = s.append({ ...call('a/implicit', 'type_text', 'confirmed'), args: { text: 'y'.repeat(10_000) }, result: { effect: 'confirmed', big: 'z'.repeat(100_000) } });
+    const stored = s.get(e.id)!;
+    assert.match(String(stored.args!.text), /10000 chars in all/);
+    assert.equal((stored.result as any).effect, 'confirmed');
+    assert.equal((stored.result as any).truncated, true);
+  });
+});
+
+describe('export', () => {
+  test('JSONL in the recording format, and a zip that unzip accepts', () => {
+    const s = new AuditStore(null);
+    s.append({ ...call('a/implicit', 'click', 'confirmed'), args: { element_token: 's1:2' }, result: { effect: 'confirmed' }, labels: { 's1:2': 'button "Go"' } });
+    s.append({ kind: 'approval', sessionKey: 'a/implicit', tool: 'click', verdict: 'approved', summary: '', by: 'ui #1' });
+    const lines = exportJsonl(s.sessionEntries('a/implicit'), 'a/implicit').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.event), ['start', 'action', 'approval', 'end']);
+    assert.equal(lines[1].step, 1);
+    assert.deepEqual(lines[1].args, { element_token: 's1:2' });
+    assert.equal(lines[1].labels['s1:2'], 'button "Go"');
+    const dir = mkdtempSync(join(tmpdir(), 'verity-zip-'));
+    try {
+      const file = join(dir, 'x.zip');
+      writeFileSync(file, zip([{ name: 'trajectory.jsonl', data: Buffer.from('{"a":1}\n'.repeat(100)) }, { name: 'images/1-after.png', data: Buffer.from([137, 80, 78, 71]) }]));
+      const out = execFileSync('unzip', ['-t', file]).toString();
+      assert.match(out, /No errors detected/);
+      assert.equal(execFileSync('unzip', ['-p', file, 'trajectory.jsonl']).toString(), '{"a":1}\n'.repeat(100));
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+});
+
+describe('Brake', () => {
+  test('stop refuses session_stopped and cancels running calls; pause holds until resume; the pause times out with session_paused', async () => {
+    const brake = new Brake(200);
+    brake.stop('c1', 'op');
+    await assert.rejects(brake.admit('c1'), (e: Refusal) => e.code === 'session_stopped');
+    await brake.admit('c2'); // another agent runs on
+
+    brake.resume('c1');
+    await brake.admit('c1');
+    const running = brake.begin('c1/implicit');
+    const queue = new TargetQueue();
+    let release!: () => void;
+    const first = queue.run('tab 1', () => new Promise<void>((r) => { release = r; }));
+    const queued = queue.run('tab 1', async () => 'ran', undefined, running.signal);
+    brake.stop('c1', 'op');
+    await assert.rejects(queued, (e: Refusal) => e.code === 'session_stopped');
+    release(); await first;
+    brake.finish('c1/implicit', running);
+
+    brake.resume('c1');
+    brake.pause('c1', 'op');
+    let resumed = false;
+    const held = brake.admit('c1').then(() => { resumed = true; });
+    assert.equal(brake.status('c1').waiting, 1);
+    assert.equal(resumed, false);
+    brake.resume('c1');
+    await held;
+    assert.equal(resumed, true);
+
+    brake.pause('c1', 'op');
+    await assert.rejects(brake.admit('c1'), (e: Refusal) => e.code === 'session_paused');
+  });
+});
