@@ -21,6 +21,10 @@ export const LIMITS = {
   links: fromEnv('VERITY_MAX_LINKS', 256),
   /** A link binds new MCP sessions for this long after it was minted (and while its Control UI is open). */
   linkTtlMs: fromEnv('VERITY_LINK_TTL_MS', 24 * 60 * 60_000),
+  /** A link whose Control UI went away (a reload) waits this long for the page to reclaim it. */
+  linkGraceMs: fromEnv('VERITY_LINK_GRACE_MS', 300_000),
+  /** A terminal whose panel is hidden (or whose Control UI went away) keeps its shell this long, then it is killed. */
+  terminalDetachMs: fromEnv('VERITY_TERMINAL_DETACH_MS', 300_000),
   /** Labelled sessions one MCP connection may hold (live or ended), and sessions in the whole server. */
   labelsPerConnection: fromEnv('VERITY_MAX_LABELS_PER_CONNECTION', 64),
   sessions: fromEnv('VERITY_MAX_SESSIONS', 1024),

@@ -1,57 +1,180 @@
-// The browser panel: a live screencast of the focused session's tab; the operator's clicks, wheel and
-// keys are forwarded to that tab as trusted input.
-import { LitElement, html } from 'lit';
+// The browser panel: a live screencast of the focused session's tab, shown at the panel's own size (the
+// gateway sizes the tab's viewport to it, so text is readable), with a URL bar (back, forward, reload),
+// a strip of the session's tabs, and the operator's input forwarded only while they have taken control
+// ("Take control"; Esc gives it back). Without control no key is captured: Tab moves on through the UI.
+import { LitElement, html, nothing } from 'lit';
 import type { GatewayClient } from './gateway.js';
 
+interface TabRow { tab_id: string; url: string; title: string }
+interface Viewport { width: number; height: number; dpr: number }
+
 export class BrowserPanel extends LitElement {
-  static properties = { client: { attribute: false }, active: { type: Boolean }, sessionKey: { attribute: false }, tabId: { attribute: false }, status: { state: true }, frames: { state: true } };
+  static properties = {
+    client: { attribute: false }, active: { type: Boolean }, online: { type: Boolean }, sessionKey: { attribute: false }, tabId: { attribute: false },
+    status: { state: true }, frames: { state: true }, url: { state: true }, tabs: { state: true }, inControl: { state: true }, noBrowser: { state: true },
+  };
   client!: GatewayClient;
   active = false;
+  online = false;
   sessionKey: string | null = null;
+  /** The tab the focused session drives (followed unless the operator picked another in the tab strip). */
   tabId: string | null = null;
   status = '';
   frames = 0;
+  url = '';
+  tabs: TabRow[] = [];
+  inControl = false;
+  noBrowser = false;
   private streaming: string | null = null;
+  /** The tab the operator picked in the strip, for as long as the session stays on the same tab. */
+  private picked: { tab: string; while: string | null } | null = null;
   /** The tab the screencast actually shows (the one input goes to), as the gateway answered. */
   private shownTab: string | null = null;
   private inputQueue: Promise<unknown> = Promise.resolve();
   private size = { width: 1, height: 1 };
+  private observer: ResizeObserver | null = null;
+  private resizeTimer: number | undefined;
+  private lastViewport = '';
   private onFrame = (e: Event) => {
     const frame = (e as CustomEvent).detail;
+    if (frame.tab_id !== this.shownTab) return;
     const img = this.querySelector('img.screen') as HTMLImageElement | null;
     if (!img) return;
     img.src = `data:image/jpeg;base64,${frame.data}`;
+    // The frame is the tab at the panel's size: shown 1:1 in CSS pixels (scaled down only while resizing).
+    img.style.width = `${frame.width}px`;
     this.size = { width: frame.width, height: frame.height };
     this.frames++;
     img.dataset.frames = String(this.frames);
   };
+  private onLocation = (e: Event) => {
+    const location = (e as CustomEvent).detail as TabRow;
+    if (location.tab_id !== this.shownTab) return;
+    if (document.activeElement !== this.querySelector('[data-browser-url]')) this.url = location.url;
+    void this.refreshTabs();
+  };
 
   createRenderRoot() { return this; }
 
-  connectedCallback(): void { super.connectedCallback(); this.client?.addEventListener('browser.frame', this.onFrame); }
-  disconnectedCallback(): void { super.disconnectedCallback(); this.client?.removeEventListener('browser.frame', this.onFrame); }
+  connectedCallback(): void {
+    super.connectedCallback();
+    this.observer = new ResizeObserver(() => this.viewportChanged());
+  }
+
+  disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.client?.removeEventListener('browser.frame', this.onFrame);
+    this.client?.removeEventListener('browser.location', this.onLocation);
+    this.observer?.disconnect();
+  }
 
   render() {
-    return html`<div class="panel-head"><strong>Browser</strong> <small class="muted" data-browser-status>${this.status}</small></div>
-      <div class="screen-host" tabindex="0" @keydown=${this.key}>
-        <img class="screen" alt="the session's tab" data-frames="0" @click=${this.click} @wheel=${this.wheel}>
+    const shown = this.frames > 0 && !this.noBrowser;
+    return html`
+      <div class="browser-bar" role="toolbar" aria-label="Browser navigation">
+        <button data-nav="back" aria-label="Back" title="Back" ?disabled=${!this.shownTab} @click=${() => this.navigate('back')}><span aria-hidden="true">←</span></button>
+        <button data-nav="forward" aria-label="Forward" title="Forward" ?disabled=${!this.shownTab} @click=${() => this.navigate('forward')}><span aria-hidden="true">→</span></button>
+        <button data-nav="reload" aria-label="Reload" title="Reload" ?disabled=${!this.shownTab} @click=${() => this.navigate('reload')}><span aria-hidden="true">↻</span></button>
+        <form class="url-form" @submit=${this.go}>
+          <input class="url" data-browser-url aria-label="Address of the shown tab" .value=${this.url} ?disabled=${!this.shownTab} spellcheck="false" autocomplete="off">
+        </form>
+        <button class="take-control ${this.inControl ? 'on' : ''}" data-take-control aria-pressed=${String(this.inControl)} ?disabled=${!shown}
+          @click=${() => this.setControl(!this.inControl)}>${this.inControl ? 'Give back (Esc)' : 'Take control'}</button>
+      </div>
+      ${this.tabs.length > 1 ? html`<div class="tab-strip" role="tablist" aria-label="The session's tabs" data-tab-strip>
+        ${this.tabs.map((t) => html`<button role="tab" data-tab-id=${t.tab_id} aria-selected=${String(t.tab_id === this.shownTab)} title=${t.url}
+          @click=${() => this.pick(t.tab_id)}>${t.title || t.url || 'new tab'}</button>`)}
+      </div>` : nothing}
+      <small class="muted browser-status" data-browser-status role="status">${this.status}</small>
+      <div class="screen-host ${this.inControl ? 'in-control' : ''} ${this.online ? '' : 'stale'}" data-screen-host tabindex=${this.inControl ? '0' : '-1'}
+        aria-label=${this.inControl ? 'The session\'s tab: your keys and clicks go to it; Esc gives control back' : 'The session\'s tab (view only)'} @keydown=${this.key}>
+        ${this.noBrowser ? html`<p class="no-browser" data-no-browser>No browser yet. It appears here when an agent opens a page.</p>` : nothing}
+        <img class="screen" alt="The session's tab, live" data-frames="0" ?hidden=${!shown} @click=${this.click} @wheel=${this.wheel}>
       </div>`;
   }
 
-  updated(): void {
+  firstUpdated(): void {
+    this.observer?.observe(this.querySelector('[data-screen-host]') as HTMLElement);
+  }
+
+  updated(changed: Map<string, unknown>): void {
     this.client?.removeEventListener('browser.frame', this.onFrame);
     this.client?.addEventListener('browser.frame', this.onFrame);
-    const want = this.active ? `${this.tabId ?? this.shownTab ?? ''}|${this.sessionKey ?? ''}` : null;
+    this.client?.removeEventListener('browser.location', this.onLocation);
+    this.client?.addEventListener('browser.location', this.onLocation);
+    if (changed.has('tabId') && this.picked && this.picked.while !== this.tabId) this.picked = null; // the agent moved on: follow it
+    if (!this.active && this.inControl) this.setControl(false);
+    const tab = this.picked?.tab ?? this.tabId;
+    const want = this.active ? `${tab ?? ''}|${this.sessionKey ?? ''}` : null;
     if (want === this.streaming) return;
     this.streaming = want;
-    if (!want) { void this.client?.request('browser.screencast.stop').catch(() => {}); return; }
+    if (!want) { if (this.online) void this.client?.request('browser.screencast.stop').catch(() => {}); return; }
     this.status = 'starting the screencast…';
-    void this.client.request('browser.screencast.start', { ...(this.tabId ? { tab_id: this.tabId } : {}), ...(this.sessionKey ? { sessionKey: this.sessionKey } : {}) })
+    const viewport = this.viewport();
+    void this.client.request('browser.screencast.start', { ...(tab ? { tab_id: tab } : {}), ...(this.sessionKey ? { sessionKey: this.sessionKey } : {}), ...(viewport ? { viewport } : {}) })
       .then((r) => {
-        this.status = r.url;
+        this.noBrowser = false;
+        this.status = r.title || '';
+        this.url = r.url;
+        if (r.tab_id !== this.shownTab) this.frames = 0;
         this.shownTab = r.tab_id;
-        this.streaming = `${r.tab_id}|${this.sessionKey ?? ''}`; // learning the tab's id is not a reason to restart
-      }, (e) => { this.status = e.message; this.streaming = null; });
+        this.lastViewport = JSON.stringify(viewport);
+        void this.refreshTabs();
+      }, (e) => {
+        this.noBrowser = /no browser yet/.test(e.message);
+        this.status = this.noBrowser ? '' : e.message;
+        this.shownTab = null;
+        this.url = '';
+      });
+  }
+
+  /** The panel's drawing area in CSS pixels and the screen's pixel ratio: the size the tab is shown at. */
+  private viewport(): Viewport | null {
+    const host = this.querySelector('[data-screen-host]') as HTMLElement | null;
+    if (!host || host.clientWidth < 50 || host.clientHeight < 50) return null;
+    return { width: host.clientWidth, height: host.clientHeight, dpr: window.devicePixelRatio || 1 };
+  }
+
+  /** The panel was resized (dragged, docked elsewhere, the window changed): the tab follows, once it settles. */
+  private viewportChanged(): void {
+    clearTimeout(this.resizeTimer);
+    this.resizeTimer = window.setTimeout(() => {
+      const viewport = this.viewport();
+      if (!viewport || !this.shownTab || !this.online || JSON.stringify(viewport) === this.lastViewport) return;
+      this.lastViewport = JSON.stringify(viewport);
+      void this.client.request('browser.screencast.resize', { viewport }).catch(() => {});
+    }, 150);
+  }
+
+  private async refreshTabs(): Promise<void> {
+    if (!this.sessionKey || !this.online) { this.tabs = []; return; }
+    this.tabs = (await this.client.request('browser.tabs', { sessionKey: this.sessionKey }).catch(() => ({ tabs: [] }))).tabs;
+  }
+
+  private pick(tab: string): void {
+    this.picked = tab === this.tabId ? null : { tab, while: this.tabId };
+    this.requestUpdate();
+  }
+
+  private navigate(action: 'back' | 'forward' | 'reload'): void {
+    if (!this.shownTab) return;
+    void this.client.request('browser.navigate', { tab_id: this.shownTab, action }).catch((e) => { this.status = e.message; });
+  }
+
+  private go = (e: Event) => {
+    e.preventDefault();
+    const input = this.querySelector('[data-browser-url]') as HTMLInputElement;
+    if (!this.shownTab || !input.value.trim()) return;
+    void this.client.request('browser.navigate', { tab_id: this.shownTab, action: 'go', url: input.value }).then(() => input.blur(), (err) => { this.status = err.message; });
+  };
+
+  /** Taking control focuses the page view (keys go to the tab); giving it back returns focus to the toggle. */
+  private setControl(on: boolean): void {
+    this.inControl = on;
+    void this.updateComplete.then(() => {
+      const target = on ? this.querySelector('[data-screen-host]') : this.querySelector('[data-take-control]');
+      (target as HTMLElement | null)?.focus();
+    });
   }
 
   private point(e: MouseEvent) {
@@ -61,16 +184,20 @@ export class BrowserPanel extends LitElement {
   }
 
   private send(input: Record<string, unknown>): void {
-    if (!this.shownTab) return;
+    if (!this.shownTab || !this.inControl) return;
     const tab = this.shownTab;
     // One at a time, in order: a key typed right after a click must not overtake the click's focus.
     this.inputQueue = this.inputQueue.then(() => this.client.request('browser.input', { tab_id: tab, ...input })).catch((e) => { this.status = e.message; });
   }
 
-  private click = (e: MouseEvent) => { (this.querySelector('.screen-host') as HTMLElement).focus(); this.send({ type: 'click', ...this.point(e) }); };
-  private wheel = (e: WheelEvent) => { e.preventDefault(); this.send({ type: 'wheel', ...this.point(e), deltaY: e.deltaY }); };
+  private click = (e: MouseEvent) => { if (this.inControl) this.send({ type: 'click', ...this.point(e) }); };
+  private wheel = (e: WheelEvent) => { if (!this.inControl) return; e.preventDefault(); this.send({ type: 'wheel', ...this.point(e), deltaY: e.deltaY }); };
   private key = (e: KeyboardEvent) => {
+    // Not in control: nothing is captured (no keyboard trap). In control: Esc gives control back, every
+    // other key (Tab too) goes to the page.
+    if (!this.inControl) return;
     e.preventDefault();
+    if (e.key === 'Escape') { this.setControl(false); return; }
     if (e.key.length === 1 && !e.ctrlKey && !e.metaKey) this.send({ type: 'text', text: e.key });
     else this.send({ type: 'key', key: e.key });
   };

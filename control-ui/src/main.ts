@@ -2,7 +2,8 @@
 // approvals queue. Agent commands (ui.command) and the operator's clicks both go through `command()`.
 import { LitElement, html, nothing } from 'lit';
 import { GatewayClient, type ConnState } from './gateway.js';
-import { apply, loadLayout, saveLayout, type Layout, type UiCommand } from './layout.js';
+import { apply, focusedSession, loadLayout, saveLayout, type Layout, type UiCommand } from './layout.js';
+import { closedRows, connectionBanner, dockGrid, sessionName, shortcut, type PanelPlace } from './console.js';
 import './terminal-panel.js';
 import './browser-panel.js';
 import { installBrakeShortcuts, type BrakeStatus } from './brake-controls.js';
@@ -51,7 +52,7 @@ export function applySessionsDelta(rows: SessionRow[], delta: { added?: SessionR
 }
 
 export class VerityApp extends LitElement {
-  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true }, logOpen: { state: true } };
+  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true }, logOpen: { state: true }, closed: { state: true }, narrow: { state: true }, announcement: { state: true } };
   layout: Layout = loadLayout();
   sessions: SessionRow[] = [];
   actions = new Map<string, ActionRow[]>();
@@ -64,13 +65,27 @@ export class VerityApp extends LitElement {
   /** The audit log view (audit-log.ts) is open. */
   logOpen = false;
   client!: GatewayClient;
+  /** Sessions whose client went away, kept (bounded) so their panes and rows say "closed" instead of vanishing. */
+  closed: SessionRow[] = [];
+  /** Below ~1000 px: one pane, panels as drawers under it. */
+  narrow = false;
+  /** What the polite live region last said (approvals, connection state), for screen readers. */
+  announcement = '';
+  /** When the gateway last answered (the banner says how old the greyed view is). */
+  private lastConnected: Date | null = null;
+  private narrowQuery = matchMedia('(max-width: 999px)');
+  private onNarrow = () => { this.narrow = this.narrowQuery.matches; };
+  private onShortcut = (e: KeyboardEvent) => { const c = shortcut(e, this.layout); if (c) { e.preventDefault(); this.command(c); } };
 
   createRenderRoot() { return this; } // light DOM: the data-* hooks are plain to find
 
   connectedCallback(): void {
     super.connectedCallback();
+    this.narrowQuery.addEventListener('change', this.onNarrow);
+    this.onNarrow();
+    window.addEventListener('keydown', this.onShortcut);
     // The brake's shortcuts act on the focused pane's session (brake-controls.ts).
-    installBrakeShortcuts(window, () => ({ client: this.client, sessionKey: this.layout.focused, status: this.sessions.find((s) => s.sessionKey === this.layout.focused)?.brake }), (m) => { this.error = m; });
+    installBrakeShortcuts(window, () => { const key = focusedSession(this.layout); return { client: this.client, sessionKey: key, status: this.sessions.find((s) => s.sessionKey === key)?.brake }; }, (m) => { this.error = m; });
     void connection().then(({ url, token }) => this.start(url, token), (e) => { this.conn = 'unauthorized'; this.error = `cannot read the gateway pairing: ${(e as Error).message}`; });
   }
 
@@ -78,24 +93,40 @@ export class VerityApp extends LitElement {
     this.client = new GatewayClient({ url, token, caps: ['ui-commands'], scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'], clientId: 'verity-control-ui' });
     this.client.addEventListener('state', (e) => {
       const { state, error } = (e as CustomEvent).detail;
+      if (this.conn === 'connected' && state !== 'connected') this.lastConnected = new Date();
+      if (state !== this.conn && (state === 'connected' || this.conn === 'connected')) this.announcement = state === 'connected' ? 'Connected to the gateway.' : 'Lost the gateway; reconnecting.';
       this.conn = state;
-      this.error = state === 'unauthorized' ? error : state === 'closed' ? (error || 'disconnected; reconnecting…') : '';
+      this.error = state === 'unauthorized' ? error : '';
     });
     this.client.addEventListener('hello', () => void this.refresh());
     this.client.addEventListener('ui.command', (e) => this.command((e as CustomEvent).detail.command));
-    this.client.addEventListener('sessions.changed', (e) => { this.sessions = applySessionsDelta(this.sessions, (e as CustomEvent).detail); });
+    this.client.addEventListener('sessions.changed', (e) => {
+      const delta = (e as CustomEvent).detail;
+      this.closed = closedRows(this.closed, this.sessions, delta);
+      this.sessions = applySessionsDelta(this.sessions, delta);
+    });
     this.client.addEventListener('action', (e) => this.addAction((e as CustomEvent).detail));
-    this.client.addEventListener('approval.requested', (e) => { this.approvals = [...this.approvals, (e as CustomEvent).detail]; });
+    this.client.addEventListener('approval.requested', (e) => {
+      const request = (e as CustomEvent).detail as Approval;
+      this.approvals = [...this.approvals, request];
+      this.announcement = `Approval needed: ${request.tool} from ${this.title(request.sessionKey)}.`;
+    });
     this.client.addEventListener('approval.resolved', (e) => { this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id); });
     if (!token || !url) { this.conn = 'unauthorized'; this.error = 'no gateway token: open the Control UI with the URL `verity start` printed (it ends in ?token=…)'; return; }
     this.client.start();
   }
 
   private async refresh(): Promise<void> {
+    // The link this page held before a reload (or a gateway restart) is asked back, so agents bound to it
+    // keep working; the gateway mints a new one when it cannot give it back.
+    const held = sessionStorage.getItem('verity.link') ?? undefined;
     const [sessions, actions, approvals, link] = await Promise.all([
       this.client.request('sessions.list'), this.client.request('actions.list'),
-      this.client.request('approvals.list').catch(() => ({ approvals: [] })), this.client.request('agent.link'),
+      this.client.request('approvals.list').catch(() => ({ approvals: [] })),
+      this.client.request('agent.link', held ? { link_token: held } : undefined).catch(() => this.client.request('agent.link')),
     ]);
+    sessionStorage.setItem('verity.link', link.link_token);
+    this.closed = this.closed.filter((row) => !sessions.sessions.some((s: SessionRow) => s.sessionKey === row.sessionKey));
     this.sessions = sessions.sessions;
     this.actions = new Map();
     for (const a of actions.actions as ActionRow[]) this.addAction(a);
@@ -122,7 +153,7 @@ export class VerityApp extends LitElement {
 
   /** The one way the layout changes: an agent's ui.command or the operator's own click. */
   command(command: UiCommand): void {
-    this.layout = apply(this.layout, command, this.layout.focused);
+    this.layout = apply(this.layout, command);
     saveLayout(this.layout);
   }
 
@@ -137,21 +168,26 @@ export class VerityApp extends LitElement {
   }
 
   private title(key: string): string {
-    const s = this.sessions.find((row) => row.sessionKey === key);
-    return s ? (s.session ?? `implicit (${s.transport})`) : key;
+    const s = this.sessions.find((row) => row.sessionKey === key) ?? this.closed.find((row) => row.sessionKey === key);
+    return s ? sessionName(s) : 'a session that ended';
   }
 
   render() {
     const { layout } = this;
-    const focusedSession = this.sessions.find((s) => s.sessionKey === layout.focused);
+    const sessionKey = focusedSession(layout);
+    const focusedRow = this.sessions.find((s) => s.sessionKey === sessionKey);
+    const online = this.conn === 'connected';
+    const grid = dockGrid(layout, this.narrow);
+    const banner = connectionBanner(this.conn, this.lastConnected);
+    const rows = [...this.sessions, ...this.closed.map((row) => ({ ...row, state: 'closed' }))];
     // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
     // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
     const sidebarShown = layout.sidebar || this.approvals.length > 0 || this.sessions.some((s) => s.brake && s.brake.state !== 'running');
     return html`
       <header class="bar">
-        <button class="icon" title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}>☰</button>
+        <button class="icon" aria-label=${layout.sidebar ? 'Hide the sidebar' : 'Show the sidebar'} aria-expanded=${String(layout.sidebar)} title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}><span aria-hidden="true">☰</span></button>
         <strong>Verity</strong>
-        <span class="conn ${this.conn}" data-connection=${this.conn}>${this.conn}</span>
+        <span class="conn ${this.conn}" data-connection=${this.conn} role="status">${this.conn}</span>
         ${this.error ? html`<span class="error" role="alert">${this.error}</span>` : nothing}
         <span class="spacer"></span>
         ${this.link ? html`<details class="agent-link" data-agent-link data-link-token=${this.link.link_token} data-mcp-url=${this.link.mcp_url}>
@@ -160,63 +196,110 @@ export class VerityApp extends LitElement {
           <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
         </details>` : nothing}
         <button data-toggle="log" aria-pressed=${String(this.logOpen)} @click=${() => { this.logOpen = !this.logOpen; }}>Log</button>
-        <button data-toggle="terminal" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
-        <button data-toggle="browser" @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
+        <button data-toggle="terminal" aria-pressed=${String(layout.panels.terminal.open)} title="Terminal (Ctrl+\`)" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
+        <button data-toggle="browser" aria-pressed=${String(layout.panels.browser.open)} @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
       </header>
-      <div class="body">
-        <aside data-sidebar data-visible=${String(sidebarShown)} ?hidden=${!sidebarShown} @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}>
+      ${banner ? html`<div class="banner" data-offline-banner role="alert">${banner}</div>` : nothing}
+      <div class="visually-hidden" role="status" aria-live="polite" data-live>${this.announcement}</div>
+      <div class="body ${online || this.conn === 'unauthorized' ? '' : 'offline'}" ?inert=${!!banner} aria-busy=${String(!!banner)}>
+        <aside data-sidebar data-visible=${String(sidebarShown)} ?hidden=${!sidebarShown} aria-label="Sessions and approvals" @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}>
           <h2>Sessions <small>${this.sessions.length}</small></h2>
-          ${this.sessions.length === 0 ? html`<p class="muted">No MCP sessions yet. Connect an agent (stdio or HTTP); it shows up here live.</p>` : nothing}
-          <ul class="sessions">${this.sessions.map((s) => html`
-            <li class=${s.sessionKey === layout.focused ? 'current' : ''} data-session-key=${s.sessionKey}>
-              <button class="link" @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${s.session ?? 'implicit'}</button>
-              <small>${s.transport} · ${s.state}${s.recording_active ? ' · ⏺' : ''}</small>
-              <verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .status=${s.brake}></verity-brake>
+          ${rows.length === 0 ? html`<p class="muted">${online ? 'No MCP sessions yet. Connect an agent (stdio or HTTP); it shows up here live.' : 'Not connected to the gateway.'}</p>` : nothing}
+          <ul class="sessions">${rows.map((s) => html`
+            <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
+              <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
+              <small>${s.transport} · <span data-session-state>${s.state}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}</small>
+              ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .status=${s.brake}></verity-brake>`}
               <span class="row-actions">
-                <button title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}>⇥</button>
-                <button title="Split down" @click=${() => this.command({ kind: 'split', direction: 'down', sessionKey: s.sessionKey })}>⤓</button>
+                <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
+                <button aria-label=${`Split down with ${sessionName(s)}`} title="Split down" @click=${() => this.command({ kind: 'split', direction: 'down', sessionKey: s.sessionKey })}><span aria-hidden="true">⤓</span></button>
               </span>
             </li>`)}</ul>
-          <h2>Approvals <small>${this.approvals.length}</small></h2>
-          <ul class="approvals" data-approvals aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map((a) => html`
+          <h2 id="approvals-heading">Approvals <small>${this.approvals.length}</small></h2>
+          <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map((a) => html`
             <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.title(a.sessionKey)}></verity-approval></li>`)}</ul>
           ${this.pairings ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
           <ul class="pairings" data-pairings>${this.pairings.map((p) => html`
             <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
-              <button class="deny" data-revoke=${p.id} @click=${() => this.revokePairing(p.id)}>Revoke</button></li>`)}</ul>` : nothing}
+              <button class="deny" data-revoke=${p.id} aria-label=${`Revoke the pairing made ${new Date(p.createdAt).toLocaleString()}`} @click=${() => this.revokePairing(p.id)}>Revoke</button></li>`)}</ul>` : nothing}
         </aside>
-        <main class="work dock-${layout.panels.terminal.open ? layout.panels.terminal.dock : 'none'}-t dock-${layout.panels.browser.open ? layout.panels.browser.dock : 'none'}-b">
-          <section class="panes">
+        <main class="work ${this.narrow ? 'narrow' : ''}" style=${grid.style}>
+          <section class="panes" style=${grid.panes} aria-label="Session panes">
             ${layout.columns.length === 0 ? html`<p class="empty muted">Pick a session in the sidebar to watch it here.</p>` : nothing}
-            ${layout.columns.map((column) => html`<div class="column">${column.map((key) => this.renderPane(key))}</div>`)}
+            ${layout.columns.map((column) => html`<div class="column">${column.map((pane) => this.renderPane(pane.id, pane.sessionKey))}</div>`)}
           </section>
-          <verity-terminal data-panel="terminal" data-open=${String(layout.panels.terminal.open)} data-dock=${layout.panels.terminal.dock}
-            class="panel dock-${layout.panels.terminal.dock}" ?hidden=${!layout.panels.terminal.open} .client=${this.client} .active=${layout.panels.terminal.open && this.conn === 'connected'}></verity-terminal>
-          <verity-browser data-panel="browser" data-open=${String(layout.panels.browser.open)} data-dock=${layout.panels.browser.dock}
-            class="panel dock-${layout.panels.browser.dock}" ?hidden=${!layout.panels.browser.open} .client=${this.client}
-            .active=${layout.panels.browser.open && this.conn === 'connected'} .sessionKey=${layout.focused} .tabId=${focusedSession?.tab_id ?? null}></verity-browser>
+          ${(['right', 'bottom'] as const).map((dock) => html`<div class="resizer resizer-${dock}" data-resizer=${dock} style=${grid.resizers[dock] ?? ''} ?hidden=${!grid.resizers[dock]}
+            role="separator" tabindex="0" aria-label=${dock === 'right' ? 'Resize the right panels (arrow keys)' : 'Resize the bottom panels (arrow keys)'}
+            aria-orientation=${dock === 'right' ? 'vertical' : 'horizontal'} aria-valuenow=${layout.docks[dock]} aria-valuemin="160" aria-valuemax="2400"
+            @pointerdown=${(e: PointerEvent) => this.dragDock(e, dock)} @keydown=${(e: KeyboardEvent) => this.keyDock(e, dock)}></div>`)}
+          ${this.renderPanel('terminal', grid.panels.terminal, html`<verity-terminal .client=${this.client} .open=${layout.panels.terminal.open} .online=${online}></verity-terminal>`)}
+          ${this.renderPanel('browser', grid.panels.browser, html`<verity-browser .client=${this.client}
+            .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`)}
         </main>
         <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.title(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
       </div>`;
   }
 
-  private renderPane(key: string) {
-    const focused = key === this.layout.focused;
+  /** A docked panel's frame: its name, dock side and close buttons; the panel itself stays the same element. */
+  private renderPanel(name: 'terminal' | 'browser', place: PanelPlace | null, body: unknown) {
+    const panel = this.layout.panels[name];
+    const label = name === 'terminal' ? 'Terminal' : 'Browser';
+    const other = panel.dock === 'right' ? 'bottom' : 'right';
+    return html`<section class="panel" data-panel=${name} data-open=${String(panel.open)} data-dock=${this.narrow ? 'drawer' : panel.dock} data-layout-dock=${panel.dock}
+      style=${place?.style ?? ''} ?hidden=${!panel.open} aria-label=${label}>
+      <div class="panel-frame-head">
+        <strong>${label}</strong><span class="spacer"></span>
+        ${this.narrow ? nothing : html`<button data-dock-to=${other} aria-label=${`Dock the ${name} ${other === 'right' ? 'on the right' : 'at the bottom'}`} title=${`Dock ${other}`}
+          @click=${() => this.command({ kind: 'panel', panel: name, open: true, dock: other })}><span aria-hidden="true">${other === 'right' ? '◨' : '⬓'}</span></button>`}
+        <button data-panel-close aria-label=${`Close the ${name} panel`} title="Close" @click=${() => this.command({ kind: 'panel', panel: name, open: false })}><span aria-hidden="true">✕</span></button>
+      </div>
+      ${body}
+    </section>`;
+  }
+
+  private dragDock(e: PointerEvent, dock: 'right' | 'bottom'): void {
+    const handle = e.currentTarget as HTMLElement;
+    handle.setPointerCapture(e.pointerId);
+    const start = { x: e.clientX, y: e.clientY, size: this.layout.docks[dock] };
+    const move = (m: PointerEvent) => {
+      const delta = dock === 'right' ? start.x - m.clientX : start.y - m.clientY;
+      this.command({ kind: 'dock-size', dock, size: start.size + delta });
+    };
+    const up = () => { handle.removeEventListener('pointermove', move); handle.removeEventListener('pointerup', up); };
+    handle.addEventListener('pointermove', move);
+    handle.addEventListener('pointerup', up);
+  }
+
+  private keyDock(e: KeyboardEvent, dock: 'right' | 'bottom'): void {
+    const grow: Record<string, number> = dock === 'right' ? { ArrowLeft: 1, ArrowRight: -1 } : { ArrowUp: 1, ArrowDown: -1 };
+    const step = grow[e.key];
+    if (!step) return;
+    e.preventDefault();
+    this.command({ kind: 'dock-size', dock, size: this.layout.docks[dock] + step * 40 });
+  }
+
+  private renderPane(id: string, key: string) {
+    const focused = id === this.layout.focused;
     const actions = this.actions.get(key) ?? [];
     const session = this.sessions.find((s) => s.sessionKey === key);
+    const name = this.title(key);
+    const closed = !session;
     return html`
-      <article class="pane ${focused ? 'focused' : ''}" data-pane-session=${key} ?data-focused=${focused} @click=${() => { if (!focused) this.command({ kind: 'focus', sessionKey: key }); }}>
+      <article class="pane ${focused ? 'focused' : ''} ${closed ? 'closed' : ''}" data-pane=${id} data-pane-session=${key} ?data-focused=${focused}
+        tabindex="0" aria-label=${`Session ${name}${focused ? ' (focused)' : ''}`} aria-current=${focused ? 'true' : 'false'}
+        @focusin=${() => { if (!focused) this.command({ kind: 'focus', paneId: id }); }}
+        @click=${() => { if (!focused) this.command({ kind: 'focus', paneId: id }); }}>
         <header>
-          <strong>${this.title(key)}</strong>
-          <small>${session ? `${session.state} · ${session.client}` : 'ended'}</small>
+          <strong>${name}</strong>
+          <small data-pane-state>${session ? `${session.state} · ${session.client || session.transport}` : 'closed'}</small>
           <span class="spacer"></span>
           ${session ? html`<verity-brake .client=${this.client} .sessionKey=${key} .status=${session.brake} @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}></verity-brake>` : nothing}
-          <button data-history title="This session's full history in the audit log" @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>History</button>
-          <button title="Split right" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'right', sessionKey: key }); }}>⇥</button>
-          <button title="Split down" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'down', sessionKey: key }); }}>⤓</button>
-          <button title="Close pane" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'close-pane', sessionKey: key }); }}>✕</button>
+          <button data-history aria-label=${`History of ${name} in the audit log`} title="This session's full history in the audit log" @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>History</button>
+          <button aria-label=${`Split right with ${name}`} title="Split right" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'right', sessionKey: key, paneId: id }); }}><span aria-hidden="true">⇥</span></button>
+          <button aria-label=${`Split down with ${name}`} title="Split down" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'down', sessionKey: key, paneId: id }); }}><span aria-hidden="true">⤓</span></button>
+          <button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'close-pane', paneId: id }); }}><span aria-hidden="true">✕</span></button>
         </header>
-        <ol class="log" data-action-log>
+        <ol class="log" data-action-log aria-label=${`Actions of ${name}`}>
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
           ${actions.slice().reverse().map((a) => html`
             <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-tool=${a.tool} data-effect=${badge(a)}>
@@ -225,7 +308,7 @@ export class VerityApp extends LitElement {
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
-                <pre class="approval-args" data-approval-args tabindex="0">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
+                <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
                 ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : ev.detail ?? ''}</div>`)}
               </div>

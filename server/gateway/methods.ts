@@ -13,8 +13,8 @@ import type { Links } from './links.js';
 import type { Pairings } from './origins.js';
 import { GatewayError, type Scope } from './protocol.js';
 import type { Relay } from './relay.js';
-import { openTerminal, type Terminal } from './terminal.js';
-import { forwardInput, startScreencast } from './screencast.js';
+import { openTerminal, type Terminals } from './terminal.js';
+import { forwardInput, operatorUrl, startScreencast, stepHistory, type Screencast } from './screencast.js';
 import type { SessionRow } from '../sessions/summary.js';
 import type { Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
@@ -34,17 +34,16 @@ export interface MethodContext {
   assignTab(tabId: string, connectionId: string): void;
   sessionList(): SessionRow[];
   dispatchUiCommand(connId: string, command: UiCommand): boolean;
-  readonly links: Pick<Links, 'mint'>;
+  readonly links: Pick<Links, 'mint' | 'reclaim'>;
   /** The agent credential: what the terminal's shells carry, never the operator's. */
   readonly agentToken: string;
-  readonly terminals: Map<string, { term: Terminal; owner: string }>;
-  ownTerminal(id: string, conn: GatewayConnection): Terminal;
+  readonly terminals: Terminals;
   readonly pairings: Pick<Pairings, 'load' | 'all'>;
   /** The pairing ids of the extension connections open now. */
   connectedPairings(): Set<string>;
   revokePairing(id: string): boolean;
   tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab>;
-  readonly screencasts: Map<string, () => void>;
+  readonly screencasts: Map<string, Screencast>;
   stopScreencast(conn: GatewayConnection): void;
   readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
 }
@@ -66,6 +65,9 @@ export const uiCommand = z.discriminatedUnion('kind', [
 export type UiCommand = z.infer<typeof uiCommand>;
 
 const none = z.strictObject({}).optional();
+
+/** The browser panel's size in CSS pixels and its device pixel ratio (bounded again in screencast.ts). */
+const panelViewport = z.strictObject({ width: z.number().finite().min(1).max(10_000), height: z.number().finite().min(1).max(10_000), dpr: z.number().finite().min(0.25).max(8) });
 
 const sharedTab = z.strictObject({
   targetId: z.string().min(1).max(128), tabId: z.number().int(), url: z.string().max(8192), title: z.string().max(1024),
@@ -90,8 +92,9 @@ export const METHODS: Record<string, MethodSpec> = {
     },
   }),
   'agent.link': method({
-    scope: 'operator.write', params: none,
-    handler: (_p, conn, gw) => gw.links.mint(conn),
+    // link_token: the link this page held before a reload, asked back (see Links.reclaim); else a new one.
+    scope: 'operator.write', params: z.strictObject({ link_token: z.string().min(1).max(128).optional() }).optional(),
+    handler: (p, conn, gw) => (p?.link_token && gw.links.reclaim(p.link_token, conn)) || gw.links.mint(conn),
   }),
   'approvals.list': method({
     scope: 'operator.approvals', params: none,
@@ -114,25 +117,35 @@ export const METHODS: Record<string, MethodSpec> = {
       const term = openTerminal({
         cols: p.cols, rows: p.rows,
         env: { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.agentToken },
-        onData: (data) => conn.event('terminal.data', { terminalId: term.id, data }),
-        onExit: (code) => { conn.event('terminal.exit', { terminalId: term.id, code }); gw.terminals.delete(term.id); },
       });
-      gw.terminals.set(term.id, { term, owner: conn.connId });
-      conn.disposers.add(() => { try { term.pty.kill(); } catch { /* exited */ } gw.terminals.delete(term.id); });
+      gw.terminals.add(term, conn.connId, link.link_token);
       return { terminalId: term.id, pid: term.pty.pid };
+    },
+  }),
+  'terminal.detach': method({
+    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string().max(64) }),
+    handler: (p, conn, gw) => { gw.terminals.detach(p.terminalId, conn.connId); return { ok: true }; },
+  }),
+  'terminal.attach': method({
+    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string().max(64), cols: z.number().int().min(10).max(500).optional(), rows: z.number().int().min(4).max(200).optional() }),
+    handler: (p, conn, gw) => {
+      const { term, tail, link } = gw.terminals.attach(p.terminalId, conn.connId);
+      gw.links.reclaim(link, conn);
+      if (p.cols && p.rows) term.pty.resize(p.cols, p.rows);
+      return { terminalId: term.id, pid: term.pty.pid, tail };
     },
   }),
   'terminal.input': method({
     scope: 'operator.admin', params: z.strictObject({ terminalId: z.string(), data: z.string().max(65536) }),
-    handler: (p, conn, gw) => { gw.ownTerminal(p.terminalId, conn).pty.write(p.data); return { ok: true }; },
+    handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId).pty.write(p.data); return { ok: true }; },
   }),
   'terminal.resize': method({
     scope: 'operator.admin', params: z.strictObject({ terminalId: z.string(), cols: z.number().int().min(10).max(500), rows: z.number().int().min(4).max(200) }),
-    handler: (p, conn, gw) => { gw.ownTerminal(p.terminalId, conn).pty.resize(p.cols, p.rows); return { ok: true }; },
+    handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId).pty.resize(p.cols, p.rows); return { ok: true }; },
   }),
   'terminal.close': method({
     scope: 'operator.admin', params: z.strictObject({ terminalId: z.string() }),
-    handler: (p, conn, gw) => { gw.ownTerminal(p.terminalId, conn).pty.kill(); gw.terminals.delete(p.terminalId); return { ok: true }; },
+    handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId); gw.terminals.kill(p.terminalId); return { ok: true }; },
   }),
   // Pairings of the extension: listed and revoked by the operator (the Control UI's "Paired extensions").
   'pairings.list': method({
@@ -152,11 +165,16 @@ export const METHODS: Record<string, MethodSpec> = {
     },
   }),
   'browser.tabs': method({
-    scope: 'operator.read', params: none,
-    handler: async (_p, _c, gw) => {
+    // sessionKey: only that session's tabs (the browser panel's tab strip). Never launches a browser.
+    scope: 'operator.read', params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
+    handler: async (p, _c, gw) => {
       if (!gw.browser.running) return { tabs: [] };
-      const tabs = await gw.browser.tabs_();
-      return { tabs: tabs.map((t) => ({ tab_id: t.id, url: t.page.url() })) };
+      let tabs = await gw.browser.tabs_();
+      if (p?.sessionKey) {
+        const session = gw.sessions.all().find((s) => gw.sessions.keyOf(s) === p.sessionKey);
+        tabs = tabs.filter((t) => session?.tabs.has(t.id) || session?.currentTabId === t.id);
+      }
+      return { tabs: await Promise.all(tabs.map(async (t) => ({ tab_id: t.id, url: t.page.url(), title: await t.page.title().catch(() => '') }))) };
     },
   }),
   // The operator gives a tab (one an agent may not otherwise reach: another session's, or an orphan of a
@@ -172,14 +190,37 @@ export const METHODS: Record<string, MethodSpec> = {
     },
   }),
   'browser.screencast.start': method({
-    scope: 'operator.read', params: z.strictObject({ tab_id: z.string().optional(), sessionKey: z.string().max(512).optional() }),
+    // viewport: the panel's size; the tab is shown at that size (see screencast.ts). Refused NOT_FOUND
+    // "no browser yet" rather than launching one: opening the panel starts nothing.
+    scope: 'operator.read', params: z.strictObject({ tab_id: z.string().optional(), sessionKey: z.string().max(512).optional(), viewport: panelViewport.optional() }),
     handler: async (p, conn, gw) => {
       const tab = await gw.tabFor(p.tab_id, p.sessionKey);
       gw.stopScreencast(conn);
-      const stop = await startScreencast(tab, (frame) => conn.event('browser.frame', frame));
-      gw.screencasts.set(conn.connId, stop);
+      const cast = await startScreencast(tab, p.viewport, (frame) => conn.event('browser.frame', frame), (location) => conn.event('browser.location', location));
+      gw.screencasts.set(conn.connId, cast);
       conn.disposers.add(() => gw.stopScreencast(conn));
-      return { tab_id: tab.id, url: tab.page.url() };
+      return { tab_id: tab.id, url: tab.page.url(), title: await tab.page.title().catch(() => '') };
+    },
+  }),
+  'browser.screencast.resize': method({
+    scope: 'operator.read', params: z.strictObject({ viewport: panelViewport }),
+    handler: async (p, conn, gw) => {
+      const cast = gw.screencasts.get(conn.connId);
+      if (!cast) throw new GatewayError('NOT_FOUND', 'no screencast on this connection; browser.screencast.start begins one');
+      await cast.resize(p.viewport);
+      return { ok: true };
+    },
+  }),
+  'browser.navigate': method({
+    scope: 'operator.write',
+    params: z.strictObject({ tab_id: z.string().min(1).max(128), action: z.enum(['back', 'forward', 'reload', 'go']), url: z.string().max(8192).optional() }),
+    handler: async (p, _c, gw) => {
+      const tab = await gw.browser.findTab(p.tab_id);
+      if (p.action !== 'go') { await stepHistory(tab, p.action); return { ok: true }; }
+      const url = operatorUrl(p.url ?? '');
+      if (!url) throw new GatewayError('INVALID_REQUEST', 'browser.navigate: url: give an http(s) address or about:blank');
+      await tab.session.send('Page.navigate', { url });
+      return { ok: true, url };
     },
   }),
   'browser.screencast.stop': method({

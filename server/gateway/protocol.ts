@@ -66,6 +66,8 @@ export const EVENT_SCOPES: Record<string, Scope | null> = {
   'terminal.data': 'operator.admin',
   'terminal.exit': 'operator.admin',
   'browser.frame': 'operator.read',
+  // The browser panel's tab navigated (its URL bar follows): {tab_id, url, title}; only to the panel's connection.
+  'browser.location': 'operator.read',
   // Sent only to the extension's relay connection (cap tab-relay), never broadcast.
   'relay.command': 'operator.write',
   // Each new audit trail entry (audit/store.ts), for the Control UI's log view.

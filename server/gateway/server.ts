@@ -19,7 +19,8 @@ import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
 import { METHODS, type MethodContext, type UiCommand } from './methods.js';
 import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame, ROLE_SCOPES, type Role } from './protocol.js';
-import type { Terminal } from './terminal.js';
+import { Terminals } from './terminal.js';
+import type { Screencast } from './screencast.js';
 import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
@@ -63,8 +64,8 @@ export class Gateway {
   readonly http: Server;
   private readonly links: Links;
   private readonly connections = new Map<string, GatewayConnection>();
-  private readonly terminals = new Map<string, { term: Terminal; owner: string }>();
-  private readonly screencasts = new Map<string, () => void>();
+  private readonly terminals = new Terminals((connId, event, payload) => this.connections.get(connId)?.event(event, payload), () => LIMITS.terminalDetachMs);
+  private readonly screencasts = new Map<string, Screencast>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly mcp: McpHttpEndpoint;
   /** The session rows as last sent in sessions.changed (key -> row without idle_seconds), for the next delta. */
@@ -93,7 +94,8 @@ export class Gateway {
       core.uiCommands.register((connId, command) => this.dispatchUiCommand(connId, command as UiCommand)),
       core.approvals.registerApprovers(() => this.approverCount()),
     );
-    core.activity.on('action', (entry) => this.broadcast('action', entry));
+    // An action may change a session's row (recording started, tab switched): the row follows at once.
+    core.activity.on('action', (entry) => { this.broadcast('action', entry); this.sessionsChanged(); });
     core.activity.on('thumbnail', (entry) => this.broadcast('action', entry));
     core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
@@ -108,7 +110,7 @@ export class Gateway {
       sessionList: () => this.sessionList(),
       dispatchUiCommand: (connId, command) => this.dispatchUiCommand(connId, command),
       links: this.links, agentToken: options.agentToken,
-      terminals: this.terminals, ownTerminal: (id, conn) => this.ownTerminal(id, conn),
+      terminals: this.terminals,
       pairings: this.pairings,
       connectedPairings: () => new Set([...this.connections.values()].map((c) => c.pairingId).filter((id): id is string => !!id)),
       revokePairing: (id) => this.revokePairing(id),
@@ -300,6 +302,7 @@ export class Gateway {
         this.connections.delete(conn.connId);
         conn.dispose();
         this.links.forget(conn.connId);
+        this.terminals.detachAll(conn.connId);
       });
     });
   }
@@ -431,23 +434,21 @@ export class Gateway {
   }
 
   private async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
-    if (tabId) return this.core.browser.findTab(tabId);
-    const session = this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
-    if (session?.currentTabId) return this.core.browser.findTab(session.currentTabId);
+    const session = tabId ? undefined : this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
+    const wanted = tabId ?? session?.currentTabId;
+    // Showing a tab never launches a browser: without one (and without a shared tab) the panel says so.
+    if (!this.core.browser.running && !(wanted && this.core.browser.isShared(wanted))) {
+      throw new GatewayError('NOT_FOUND', 'no browser yet: an agent opens one with its first browser action', { reason: 'no_browser' });
+    }
+    if (wanted) return this.core.browser.findTab(wanted);
     const tabs = await this.core.browser.tabs_();
     if (!tabs[0]) throw new GatewayError('NOT_FOUND', 'no tab to show yet: an agent opens one with its first browser action');
     return tabs[0];
   }
 
-  private ownTerminal(id: string, conn: GatewayConnection): Terminal {
-    const entry = this.terminals.get(id);
-    if (!entry || entry.owner !== conn.connId) throw new GatewayError('NOT_FOUND', `no terminal ${id} on this connection`);
-    return entry.term;
-  }
-
   private stopScreencast(conn: GatewayConnection): void {
-    const stop = this.screencasts.get(conn.connId);
-    if (stop) { this.screencasts.delete(conn.connId); stop(); }
+    const cast = this.screencasts.get(conn.connId);
+    if (cast) { this.screencasts.delete(conn.connId); cast.stop(); }
   }
 
   /** The gateway is shutting down: requests that still arrive on kept-alive sockets are answered 503. */
@@ -469,6 +470,7 @@ export class Gateway {
     for (const undo of this.unregister.splice(0)) undo();
     if (this.sessionsTimer) { clearTimeout(this.sessionsTimer); this.sessionsTimer = null; }
     for (const conn of this.connections.values()) { conn.dispose(); conn.socket.close(1012, 'gateway shutting down'); }
+    this.terminals.killAll();
     await this.mcp.close();
     // Whatever is still open (a long-lived MCP stream, a socket mid-request) is cut, and WebSockets whose
     // close handshake has not finished (a client that does not read) are ended, so the process can exit.

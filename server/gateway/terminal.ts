@@ -22,14 +22,95 @@ function loadPty(): typeof import('@lydell/node-pty') {
   }
 }
 
-export function openTerminal(options: { cols: number; rows: number; env: Record<string, string>; onData: (data: string) => void; onExit: (code: number) => void }): Terminal {
+export function openTerminal(options: { cols: number; rows: number; env: Record<string, string> }): Terminal {
   const pty = loadPty();
   const shell = process.env.SHELL && process.env.SHELL.length > 0 ? process.env.SHELL : '/bin/bash';
   const term = pty.spawn(shell, ['-i'], {
     name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: process.env.HOME ?? '/',
     env: { ...process.env as Record<string, string>, ...options.env, TERM: 'xterm-256color' },
   });
-  term.onData(options.onData);
-  term.onExit(({ exitCode }) => options.onExit(exitCode));
   return { id: `term-${++counter}`, pty: term };
+}
+
+/** The tail of a shell's output kept for a panel that attaches again (a reload, a hidden panel shown). */
+export const TERMINAL_TAIL_CHARS = 64 * 1024;
+
+interface Entry { term: Terminal; owner: string | null; link: string; tail: string; killTimer: NodeJS.Timeout | null }
+
+/**
+ * The gateway's shells. A shell is attached to one Control UI connection (its output goes there) or
+ * detached (its panel is hidden, or its page reloads): detached, it keeps running for
+ * VERITY_TERMINAL_DETACH_MS and keeps the tail of its output; then it is killed. Any operator.admin
+ * connection may attach it again by id (the id is only ever given to the operator's Control UI).
+ */
+export class Terminals {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly send: (connId: string, event: string, payload: unknown) => void, private readonly detachMs: () => number) {}
+
+  get size(): number { return this.entries.size; }
+
+  add(term: Terminal, owner: string, link: string): void {
+    const entry: Entry = { term, owner, link, tail: '', killTimer: null };
+    this.entries.set(term.id, entry);
+    term.pty.onData((data) => {
+      entry.tail = (entry.tail + data).slice(-TERMINAL_TAIL_CHARS);
+      if (entry.owner) this.send(entry.owner, 'terminal.data', { terminalId: term.id, data });
+    });
+    term.pty.onExit(({ exitCode }) => {
+      if (entry.owner) this.send(entry.owner, 'terminal.exit', { terminalId: term.id, code: exitCode });
+      this.drop(term.id);
+    });
+  }
+
+  /** The shell, if this connection holds it (input, resize, close). */
+  owned(id: string, connId: string): Terminal {
+    const entry = this.entries.get(id);
+    if (!entry || entry.owner !== connId) throw new GatewayError('NOT_FOUND', `no terminal ${id} on this connection; terminal.attach takes back a detached one`);
+    return entry.term;
+  }
+
+  detach(id: string, connId: string): void {
+    const entry = this.entries.get(id);
+    if (!entry || entry.owner !== connId) throw new GatewayError('NOT_FOUND', `no terminal ${id} on this connection`);
+    this.orphan(entry);
+  }
+
+  /** Every shell of a connection that went away is detached (not killed): the page may come back. */
+  detachAll(connId: string): void {
+    for (const entry of this.entries.values()) if (entry.owner === connId) this.orphan(entry);
+  }
+
+  /** Takes a detached shell (or one this connection already holds): the kill timer stops, the tail comes back. */
+  attach(id: string, connId: string): { term: Terminal; tail: string; link: string } {
+    const entry = this.entries.get(id);
+    if (!entry) throw new GatewayError('NOT_FOUND', `no terminal ${id}: it exited, or stayed detached longer than VERITY_TERMINAL_DETACH_MS and was killed`);
+    if (entry.owner !== null && entry.owner !== connId) throw new GatewayError('FORBIDDEN', `terminal ${id} is open in another Control UI`);
+    if (entry.killTimer) clearTimeout(entry.killTimer);
+    entry.killTimer = null;
+    entry.owner = connId;
+    return { term: entry.term, tail: entry.tail, link: entry.link };
+  }
+
+  kill(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    try { entry.term.pty.kill(); } catch { /* exited */ }
+    this.drop(id);
+  }
+
+  killAll(): void { for (const id of [...this.entries.keys()]) this.kill(id); }
+
+  private orphan(entry: Entry): void {
+    entry.owner = null;
+    if (entry.killTimer) clearTimeout(entry.killTimer);
+    entry.killTimer = setTimeout(() => this.kill(entry.term.id), this.detachMs());
+    entry.killTimer.unref();
+  }
+
+  private drop(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry?.killTimer) clearTimeout(entry.killTimer);
+    this.entries.delete(id);
+  }
 }

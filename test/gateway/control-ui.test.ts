@@ -89,7 +89,12 @@ describe('two Control UIs and a bound agent', () => {
       assert.deepEqual(await layoutOf(b), before, 'the other Control UI never moved');
 
       await a.close();
-      const gone = await agent.call('screen', { action: 'sidebar_show', session: 'steered' });
+      // The page's socket closes a moment after the page does: ask until the gateway has seen it (bounded).
+      let gone = await agent.call('screen', { action: 'sidebar_show', session: 'steered' });
+      for (let i = 0; i < 50 && !gone.isError; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        gone = await agent.call('screen', { action: 'sidebar_show', session: 'steered' });
+      }
       assert.equal(gone.isError, true);
       assert.equal(gone.structured.refusal.code, 'unavailable');
       assert.match(gone.structured.refusal.message, /UNAVAILABLE/);
@@ -166,6 +171,10 @@ describe('live state', () => {
       await agent.call('screen', { action: 'navigate', session: 'hands-on' });
       await agent.call('screen', { action: 'browser_show', dock: 'right', session: 'hands-on' });
       await page.waitForFunction(() => Number(document.querySelector('[data-panel="browser"] img.screen')?.getAttribute('data-frames') ?? 0) > 0, { timeout: 15_000 });
+      // Input goes to the tab only while the operator has taken control.
+      await page.waitForSelector('[data-panel="browser"] [data-take-control]:not([disabled])', { timeout: 10_000 });
+      await page.click('[data-panel="browser"] [data-take-control]');
+      await page.waitForSelector('[data-panel="browser"] [data-take-control][aria-pressed="true"]', { timeout: 5000 });
       const box = (await (await page.$('[data-panel="browser"] img.screen'))!.boundingBox())!;
       await page.mouse.click(box.x + 20, box.y + 20);
       await page.keyboard.type('op');

@@ -2,10 +2,12 @@
 // clicks and an agent's `screen` tool send, on a table of layouts, and the layout it saves and loads.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EMPTY, apply, loadLayout, saveLayout, type Layout, type UiCommand } from '../../control-ui/src/layout.js';
+import { EMPTY, apply, focusedSession, loadLayout, saveLayout, type Layout, type UiCommand } from '../../control-ui/src/layout.js';
 import { commandFor } from '../../server/tools/screen.js';
 
-const layout = (columns: string[][], focused: string | null, over: Partial<Layout> = {}): Layout => ({ ...structuredClone(EMPTY), columns, focused, ...over });
+/** Panes are keyed by id; in these tables each pane's id is its session's key, and new panes get p1, p2… */
+const layout = (columns: string[][], focused: string | null, over: Partial<Layout> = {}): Layout => ({ ...structuredClone(EMPTY), columns: columns.map((c) => c.map((k) => ({ id: k, sessionKey: k }))), focused, ...over });
+const sessionsOf = (l: Layout) => l.columns.map((c) => c.map((p) => p.sessionKey));
 
 interface Row { name: string; from: Layout; command: UiCommand; current?: string | null; columns?: string[][]; focused?: string | null; unchanged?: true }
 
@@ -38,8 +40,8 @@ describe('apply', () => {
       const next = apply(row.from, row.command, row.current === undefined ? null : row.current);
       assert.deepEqual(row.from, before, 'the old layout is never mutated');
       if (row.unchanged) { assert.equal(next, row.from, 'a command that changes nothing returns the same layout'); return; }
-      assert.deepEqual(next.columns, row.columns);
-      assert.equal(next.focused, row.focused);
+      assert.deepEqual(sessionsOf(next), row.columns);
+      assert.equal(focusedSession(next), row.focused);
       assert.deepEqual([next.sidebar, next.panels], [row.from.sidebar, row.from.panels], 'panes commands leave the sidebar and panels alone');
     });
   }
@@ -60,7 +62,7 @@ describe('apply', () => {
     const actions = ['split_right', 'split_down', 'close_pane', 'focus', 'navigate', 'sidebar_show', 'sidebar_hide', 'terminal_show', 'terminal_hide', 'browser_show', 'browser_hide'] as const;
     const expect: Record<(typeof actions)[number], (l: Layout) => boolean> = {
       split_right: (l) => l.columns.length === 2, split_down: (l) => l.columns[0].length === 2, close_pane: (l) => l.columns.length === 0,
-      focus: (l) => l.focused === 'a', navigate: (l) => l.focused === 'b', sidebar_show: (l) => l.sidebar, sidebar_hide: (l) => !l.sidebar,
+      focus: (l) => focusedSession(l) === 'a', navigate: (l) => focusedSession(l) === 'b', sidebar_show: (l) => l.sidebar, sidebar_hide: (l) => !l.sidebar,
       terminal_show: (l) => l.panels.terminal.open && l.panels.terminal.dock === 'right', terminal_hide: (l) => !l.panels.terminal.open,
       browser_show: (l) => l.panels.browser.open && l.panels.browser.dock === 'right', browser_hide: (l) => !l.panels.browser.open,
     };

@@ -1,0 +1,85 @@
+// Pure helpers of the console's frame: how sessions are named, which rows are closed, where the docked
+// panels go (a grid, so the panels stay the same elements when they move), what the offline banner says,
+// and the keyboard shortcuts.
+import type { Dock, Layout, PanelName, UiCommand } from './layout.js';
+
+export interface NamedRow { sessionKey: string; session: string | null; client: string; transport: string; state: string }
+
+/** "claude-code · expense-claim": the client's own name (MCP clientInfo) and the label, never a raw key. */
+export function sessionName(row: NamedRow): string {
+  const client = row.client || (row.transport === 'stdio' ? 'stdio client' : 'HTTP client');
+  return row.session ? `${client} · ${row.session}` : `${client} (default session)`;
+}
+
+/** Closed rows kept at most; older ones are dropped (their panes then say "a session that ended"). */
+export const MAX_CLOSED_ROWS = 50;
+
+/** The rows a sessions.changed delta removes become "closed" rows (newest last, bounded); re-added keys leave. */
+export function closedRows<R extends NamedRow>(closed: R[], current: R[], delta: { added?: R[]; updated?: R[]; removed?: string[] }): R[] {
+  const back = new Set([...(delta.added ?? []), ...(delta.updated ?? [])].map((r) => r.sessionKey));
+  const gone = current.filter((r) => delta.removed?.includes(r.sessionKey)).map((r) => ({ ...r, state: 'closed' }));
+  const kept = closed.filter((r) => !back.has(r.sessionKey) && !gone.some((g) => g.sessionKey === r.sessionKey));
+  return [...kept, ...gone].slice(-MAX_CLOSED_ROWS);
+}
+
+/** What the banner says while the gateway is away; nothing while connected (or refused: that has its own alert). */
+export function connectionBanner(conn: string, lastConnected: Date | null): string {
+  if (conn === 'connected' || conn === 'unauthorized') return '';
+  const since = lastConnected ? ` since ${lastConnected.toLocaleTimeString()}` : '';
+  return lastConnected
+    ? `The gateway is not reachable${since}; reconnecting. What you see is how it was then: not live, and nothing can be done until it is back.`
+    : 'Connecting to the gateway…';
+}
+
+export interface PanelPlace { style: string }
+export interface DockGrid {
+  style: string; panes: string;
+  resizers: Partial<Record<Dock, string>>;
+  panels: Record<PanelName, PanelPlace | null>;
+}
+
+const area = (rowStart: number, colStart: number, rowEnd: number, colEnd: number) => `grid-area: ${rowStart} / ${colStart} / ${rowEnd} / ${colEnd}`;
+
+/**
+ * Where everything goes in the work area's grid. Columns: panes | right resizer | right dock. Rows: two
+ * (so two right panels stack) | bottom resizer | bottom dock. Two panels on one side share it, never
+ * overlap. Narrow: one column, the pane on top and the open panels as drawers under it.
+ */
+export function dockGrid(layout: Layout, narrow: boolean): DockGrid {
+  const names: PanelName[] = ['terminal', 'browser'];
+  const open = names.filter((n) => layout.panels[n].open);
+  const panels: Record<PanelName, PanelPlace | null> = { terminal: null, browser: null };
+  if (narrow) {
+    const rows = ['minmax(120px, 1fr)', ...open.map(() => `minmax(0, ${open.length > 1 ? 32 : 45}vh)`)];
+    open.forEach((n, i) => { panels[n] = { style: area(i + 2, 1, i + 3, 2) }; });
+    return { style: `grid-template-columns: minmax(0, 1fr); grid-template-rows: ${rows.join(' ')}`, panes: area(1, 1, 2, 2), resizers: {}, panels };
+  }
+  const right = open.filter((n) => layout.panels[n].dock === 'right');
+  const bottom = open.filter((n) => layout.panels[n].dock === 'bottom');
+  const columns = ['minmax(0, 1fr)'];
+  if (right.length) columns.push('6px', `min(${layout.docks.right}px, 70vw)`);
+  else if (bottom.length > 1) columns.push('6px', 'minmax(0, 1fr)');
+  const rows = ['minmax(0, 1fr)', 'minmax(0, 1fr)'];
+  if (bottom.length) rows.push('6px', `min(${layout.docks.bottom}px, 65vh)`);
+  const resizers: Partial<Record<Dock, string>> = {};
+  if (right.length) {
+    resizers.right = area(1, 2, 3, 3);
+    right.forEach((n, i) => { panels[n] = { style: right.length === 1 ? area(1, 3, 3, 4) : area(i + 1, 3, i + 2, 4) }; });
+  }
+  if (bottom.length) {
+    resizers.bottom = area(3, 1, 4, -1);
+    bottom.forEach((n, i) => { panels[n] = { style: bottom.length === 1 ? area(4, 1, 5, -1) : area(4, i * 2 + 1, 5, i * 2 + 2) }; });
+  }
+  return {
+    style: `grid-template-columns: ${columns.join(' ')}; grid-template-rows: ${rows.join(' ')}`,
+    panes: area(1, 1, 3, right.length ? 2 : -1), resizers, panels,
+  };
+}
+
+/** Ctrl+` toggles the terminal, Ctrl+Shift+B the browser panel (as in the consoles operators live in). */
+export function shortcut(e: KeyboardEvent, layout: Layout): UiCommand | null {
+  if (!e.ctrlKey || e.altKey || e.metaKey) return null;
+  if (e.key === '`' && !e.shiftKey) return { kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open };
+  if (e.shiftKey && (e.key === 'B' || e.key === 'b')) return { kind: 'panel', panel: 'browser', open: !layout.panels.browser.open };
+  return null;
+}
