@@ -2,6 +2,7 @@
 // keys are forwarded to that tab as trusted input.
 import { LitElement, html } from 'lit';
 import type { GatewayClient } from './gateway.js';
+import type { Params, ScreencastFrame } from '../../server/gateway/protocol.js';
 
 export class BrowserPanel extends LitElement {
   static properties = { client: { attribute: false }, active: { type: Boolean }, sessionKey: { attribute: false }, tabId: { attribute: false }, status: { state: true }, frames: { state: true } };
@@ -17,7 +18,7 @@ export class BrowserPanel extends LitElement {
   private inputQueue: Promise<unknown> = Promise.resolve();
   private size = { width: 1, height: 1 };
   private onFrame = (e: Event) => {
-    const frame = (e as CustomEvent).detail;
+    const frame = (e as CustomEvent<ScreencastFrame>).detail;
     const img = this.querySelector('img.screen') as HTMLImageElement | null;
     if (!img) return;
     img.src = `data:image/jpeg;base64,${frame.data}`;
@@ -34,7 +35,7 @@ export class BrowserPanel extends LitElement {
   render() {
     return html`<div class="panel-head"><strong>Browser</strong> <small class="muted" data-browser-status>${this.status}</small></div>
       <div class="screen-host" tabindex="0" @keydown=${this.key}>
-        <img class="screen" alt="the session's tab" data-frames="0" @click=${this.click} @wheel=${this.wheel}>
+        <img class="screen" alt="the session's tab" data-frames="0" @click=${this.clickScreen} @wheel=${this.wheel}>
       </div>`;
   }
 
@@ -60,14 +61,14 @@ export class BrowserPanel extends LitElement {
     return { x: (e.clientX - rect.left) * (this.size.width / rect.width), y: (e.clientY - rect.top) * (this.size.height / rect.height) };
   }
 
-  private send(input: Record<string, unknown>): void {
+  private send(input: Omit<Params<'browser.input'>, 'tab_id'>): void {
     if (!this.shownTab) return;
     const tab = this.shownTab;
     // One at a time, in order: a key typed right after a click must not overtake the click's focus.
     this.inputQueue = this.inputQueue.then(() => this.client.request('browser.input', { tab_id: tab, ...input })).catch((e) => { this.status = e.message; });
   }
 
-  private click = (e: MouseEvent) => { (this.querySelector('.screen-host') as HTMLElement).focus(); this.send({ type: 'click', ...this.point(e) }); };
+  private clickScreen = (e: MouseEvent) => { (this.querySelector('.screen-host') as HTMLElement).focus(); this.send({ type: 'click', ...this.point(e) }); };
   private wheel = (e: WheelEvent) => { e.preventDefault(); this.send({ type: 'wheel', ...this.point(e), deltaY: e.deltaY }); };
   private key = (e: KeyboardEvent) => {
     e.preventDefault();

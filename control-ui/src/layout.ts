@@ -1,5 +1,6 @@
 // The pane layout as a pure model: columns of stacked session panes, one focused, a sidebar, and two
 // docked panels. Agent commands (ui.command) and the operator's own clicks both go through apply().
+import type { UiCommand } from '../../server/gateway/protocol.js';
 
 export interface Panel { open: boolean; dock: 'bottom' | 'right' }
 export interface Layout {
@@ -9,11 +10,8 @@ export interface Layout {
   panels: { terminal: Panel; browser: Panel };
 }
 
-export type UiCommand =
-  | { kind: 'split'; direction: 'right' | 'down'; sessionKey?: string }
-  | { kind: 'close-pane' | 'focus' | 'navigate'; sessionKey?: string }
-  | { kind: 'sidebar'; visible: boolean }
-  | { kind: 'panel'; panel: 'terminal' | 'browser'; open: boolean; dock?: 'bottom' | 'right' };
+/** The commands (declared once, in the gateway protocol): an agent's ui.command or the operator's click. */
+export type { UiCommand };
 
 export const EMPTY: Layout = { columns: [], focused: null, sidebar: true, panels: { terminal: { open: false, dock: 'bottom' }, browser: { open: false, dock: 'right' } } };
 

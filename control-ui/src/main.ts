@@ -136,7 +136,7 @@ export class VerityApp extends LitElement {
     void this.updateComplete.then(() => (this.querySelector('verity-audit-log') as AuditLog | null)?.showSession(key));
   }
 
-  private title(key: string): string {
+  private sessionTitle(key: string): string {
     const s = this.sessions.find((row) => row.sessionKey === key);
     return s ? (s.session ?? `implicit (${s.transport})`) : key;
   }
@@ -179,7 +179,7 @@ export class VerityApp extends LitElement {
             </li>`)}</ul>
           <h2>Approvals <small>${this.approvals.length}</small></h2>
           <ul class="approvals" data-approvals aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map((a) => html`
-            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.title(a.sessionKey)}></verity-approval></li>`)}</ul>
+            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`)}</ul>
           ${this.pairings ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
           <ul class="pairings" data-pairings>${this.pairings.map((p) => html`
             <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
@@ -196,7 +196,7 @@ export class VerityApp extends LitElement {
             class="panel dock-${layout.panels.browser.dock}" ?hidden=${!layout.panels.browser.open} .client=${this.client}
             .active=${layout.panels.browser.open && this.conn === 'connected'} .sessionKey=${layout.focused} .tabId=${focusedSession?.tab_id ?? null}></verity-browser>
         </main>
-        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.title(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.sessionTitle(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
       </div>`;
   }
 
@@ -207,7 +207,7 @@ export class VerityApp extends LitElement {
     return html`
       <article class="pane ${focused ? 'focused' : ''}" data-pane-session=${key} ?data-focused=${focused} @click=${() => { if (!focused) this.command({ kind: 'focus', sessionKey: key }); }}>
         <header>
-          <strong>${this.title(key)}</strong>
+          <strong>${this.sessionTitle(key)}</strong>
           <small>${session ? `${session.state} · ${session.client}` : 'ended'}</small>
           <span class="spacer"></span>
           ${session ? html`<verity-brake .client=${this.client} .sessionKey=${key} .status=${session.brake} @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}></verity-brake>` : nothing}
@@ -225,7 +225,7 @@ export class VerityApp extends LitElement {
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
-                <pre class="approval-args" data-approval-args tabindex="0">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
+                <pre class="approval-args" data-approval-args tabindex="0">${a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
                 ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : ev.detail ?? ''}</div>`)}
               </div>

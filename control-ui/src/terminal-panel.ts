@@ -5,6 +5,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import type { GatewayClient } from './gateway.js';
+import type { EventPayload } from '../../server/gateway/protocol.js';
 
 export class TerminalPanel extends LitElement {
   static properties = { client: { attribute: false }, active: { type: Boolean }, status: { state: true } };
@@ -44,10 +45,10 @@ export class TerminalPanel extends LitElement {
       return;
     }
     const onData = (e: Event) => {
-      const { terminalId, data } = (e as CustomEvent).detail;
+      const { terminalId, data } = (e as CustomEvent<EventPayload<'terminal.data'>>).detail;
       if (terminalId === this.terminalId) term.write(data);
     };
-    const onExit = (e: Event) => { if ((e as CustomEvent).detail.terminalId === this.terminalId) this.status = 'the shell exited'; };
+    const onExit = (e: Event) => { if ((e as CustomEvent<EventPayload<'terminal.exit'>>).detail.terminalId === this.terminalId) this.status = 'the shell exited'; };
     this.client.addEventListener('terminal.data', onData);
     this.client.addEventListener('terminal.exit', onExit);
     term.onData((data) => { if (this.terminalId) void this.client.request('terminal.input', { terminalId: this.terminalId, data }).catch(() => {}); });
