@@ -66,18 +66,22 @@ const newest = (dir) => {
 };
 const built = join(root, 'dist', '.built');
 const agentBundle = join(root, 'dist', 'server', 'cdp', 'page-agent.bundle.js');
-const sources = Math.max(...['server', 'test', 'bench'].map((d) => newest(join(root, d))), statSync(join(root, 'tsconfig.json')).mtimeMs);
+// control-ui/src: the tests use its gateway client too.
+const sources = Math.max(...['server', 'test', 'bench', 'control-ui/src'].map((d) => newest(join(root, d))), statSync(join(root, 'tsconfig.json')).mtimeMs);
 step('the TypeScript build (dist/)', !existsSync(built) || !existsSync(agentBundle) || statSync(built).mtimeMs < sources,
   ['npx tsc -p tsconfig.json', 'node scripts/build-page-agent.mjs --quiet', 'node -e "require(\'fs\').writeFileSync(\'dist/.built\', \'\')"']);
 
 // 4. The Control UI (Vite), when its sources changed since the last build.
 const uiBuilt = join(root, 'control-ui', 'dist', 'index.html');
-const uiSources = Math.max(newest(join(root, 'control-ui', 'src')), statSync(join(root, 'control-ui', 'index.html')).mtimeMs);
+const uiSources = Math.max(newest(join(root, 'control-ui', 'src')), statSync(join(root, 'control-ui', 'index.html')).mtimeMs, statSync(join(root, 'server', 'gateway', 'protocol.ts')).mtimeMs);
 step('the Control UI (control-ui/dist)', !existsSync(uiBuilt) || statSync(uiBuilt).mtimeMs < uiSources, ['npx vite build control-ui']);
 
-// 4b. The extension: the Control UI and webextension-polyfill copied in, when older than the UI build.
+// 4b. The extension: its TypeScript bundled (with the gateway client and protocol it shares) and the
+// Control UI copied in, when older than either.
 const extBuilt = join(root, 'extension', 'ui', 'index.html');
-step('the extension (extension/ui)', !existsSync(extBuilt) || !existsSync(join(root, 'extension', 'browser-polyfill.min.js')) || statSync(extBuilt).mtimeMs < statSync(uiBuilt).mtimeMs, ['node scripts/build-extension.mjs --quiet']);
+const extScript = join(root, 'extension', 'background.js');
+const extSources = Math.max(newest(join(root, 'extension', 'src')), newest(join(root, 'control-ui', 'src')), statSync(join(root, 'server', 'gateway', 'protocol.ts')).mtimeMs, statSync(uiBuilt).mtimeMs);
+step('the extension (extension/)', !existsSync(extBuilt) || !existsSync(extScript) || Math.min(statSync(extBuilt).mtimeMs, statSync(extScript).mtimeMs) < extSources, ['node scripts/build-extension.mjs --quiet']);
 
 // 5. Test fixtures (the real editor libraries, bundled).
 if (forTests) step('the test fixtures (bundled editors)', true, ['node scripts/build-fixtures.mjs --quiet']);

@@ -2,7 +2,7 @@
 // `npm pack` and `npm publish` run this first (prepack): it builds what the package ships, from the
 // sources as they are: the server (tsconfig.build.json: server/ only, into dist/server; the package's
 // `files` take nothing else from dist/) with the page agent bundled into it (scripts/build-page-agent.mjs),
-// the Control UI (control-ui/dist) and the extension (extension/ui and its polyfill). Modules in
+// the Control UI (control-ui/dist) and the extension (its bundled scripts and extension/ui). Modules in
 // dist/server whose source is gone are deleted, so no stale one is shipped.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';

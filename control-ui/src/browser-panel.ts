@@ -4,6 +4,7 @@
 // ("Take control"; Esc gives it back). Without control no key is captured: Tab moves on through the UI.
 import { LitElement, html, nothing } from 'lit';
 import type { GatewayClient } from './gateway.js';
+import type { Params, ScreencastFrame } from '../../server/gateway/protocol.js';
 
 interface TabRow { tab_id: string; url: string; title: string }
 interface Viewport { width: number; height: number; dpr: number }
@@ -36,7 +37,7 @@ export class BrowserPanel extends LitElement {
   private resizeTimer: number | undefined;
   private lastViewport = '';
   private onFrame = (e: Event) => {
-    const frame = (e as CustomEvent).detail;
+    const frame = (e as CustomEvent<ScreencastFrame>).detail;
     if (frame.tab_id !== this.shownTab) return;
     const img = this.querySelector('img.screen') as HTMLImageElement | null;
     if (!img) return;
@@ -89,7 +90,7 @@ export class BrowserPanel extends LitElement {
       <div class="screen-host ${this.inControl ? 'in-control' : ''} ${this.online ? '' : 'stale'}" data-screen-host tabindex=${this.inControl ? '0' : '-1'}
         aria-label=${this.inControl ? 'The session\'s tab: your keys and clicks go to it; Esc gives control back' : 'The session\'s tab (view only)'} @keydown=${this.key}>
         ${this.noBrowser ? html`<p class="no-browser" data-no-browser>No browser yet. It appears here when an agent opens a page.</p>` : nothing}
-        <img class="screen" alt="The session's tab, live" data-frames="0" ?hidden=${!shown} @click=${this.click} @wheel=${this.wheel}>
+        <img class="screen" alt="The session's tab, live" data-frames="0" ?hidden=${!shown} @click=${this.clickScreen} @wheel=${this.wheel}>
       </div>`;
   }
 
@@ -183,14 +184,14 @@ export class BrowserPanel extends LitElement {
     return { x: (e.clientX - rect.left) * (this.size.width / rect.width), y: (e.clientY - rect.top) * (this.size.height / rect.height) };
   }
 
-  private send(input: Record<string, unknown>): void {
+  private send(input: Omit<Params<'browser.input'>, 'tab_id'>): void {
     if (!this.shownTab || !this.inControl) return;
     const tab = this.shownTab;
     // One at a time, in order: a key typed right after a click must not overtake the click's focus.
     this.inputQueue = this.inputQueue.then(() => this.client.request('browser.input', { tab_id: tab, ...input })).catch((e) => { this.status = e.message; });
   }
 
-  private click = (e: MouseEvent) => { if (this.inControl) this.send({ type: 'click', ...this.point(e) }); };
+  private clickScreen = (e: MouseEvent) => { if (this.inControl) this.send({ type: 'click', ...this.point(e) }); };
   private wheel = (e: WheelEvent) => { if (!this.inControl) return; e.preventDefault(); this.send({ type: 'wheel', ...this.point(e), deltaY: e.deltaY }); };
   private key = (e: KeyboardEvent) => {
     // Not in control: nothing is captured (no keyboard trap). In control: Esc gives control back, every

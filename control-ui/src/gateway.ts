@@ -1,83 +1,225 @@
-// The Control UI's gateway client: connect handshake, requests with ids, events, and reconnect with
-// backoff. It reports its state so the UI can show it (never stale: a dropped socket says so at once).
+// The one gateway client, used by the Control UI and by the extension's service worker (which bundles it
+// from here): the connect handshake, requests typed by the protocol (server/gateway/protocol.ts), events,
+// and reconnect with one back-off policy. It reports its state so a UI can show it (never stale: a dropped
+// socket says so at once). It needs only what a page, a service worker and Node (with `ws`) all have.
+import type {
+  ConnectParams, ErrorCode, EventName, EventPayload, HelloOk, Method, Params, Result, ServerFrame,
+} from '../../server/gateway/protocol.js';
 
 export type ConnState = 'connecting' | 'connected' | 'closed' | 'unauthorized';
 
-export interface GatewayOptions { url: string; token: string; caps: string[]; scopes: string[]; clientId: string }
+export interface GatewayOptions {
+  url: string;
+  token: string;
+  caps: string[];
+  scopes: ConnectParams['scopes'];
+  clientId: string;
+  mode?: string;
+  displayName?: string;
+  /** The WebSocket class (the platform's by default; tests in Node pass `ws`'s). */
+  WebSocket?: WebSocketClass;
+  /** Bound on requests waiting for an answer (MAX_PENDING by default). */
+  maxPending?: number;
+}
 
-type Pending = { resolve: (v: any) => void; reject: (e: Error) => void; timer: number };
+/** What the client needs of a WebSocket (the platform's and `ws`'s both have it). */
+interface SocketLike {
+  readonly readyState: number;
+  onopen: ((e: unknown) => void) | null;
+  onmessage: ((e: { data: unknown }) => void) | null;
+  onclose: ((e: { code: number; reason: string }) => void) | null;
+  onerror: ((e: unknown) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+type WebSocketClass = new (url: string) => SocketLike;
 
+const OPEN = 1;
+export const CLIENT_VERSION = '0.1.0';
+/** Requests waiting for an answer at once, at most; one more is refused (TOO_MANY_PENDING). */
+export const MAX_PENDING = 256;
+export const REQUEST_TIMEOUT_MS = 15_000;
+
+/**
+ * The back-off policy (both clients): the first retry after 250 ms, then doubling, at most 5 s apart. A
+ * local gateway that restarts is back within a few seconds, so the cap is low; one failed try costs a
+ * refused TCP connect on loopback, so retrying every 5 s is cheap.
+ */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(250 * 2 ** Math.max(0, attempt), 5_000);
+}
+
+/** Why a request got no answer: the gateway's own error code, or the client's. */
+export type RequestErrorCode = ErrorCode | 'NOT_CONNECTED' | 'CLOSED' | 'TIMEOUT' | 'TOO_MANY_PENDING';
+
+export class GatewayRequestError extends Error {
+  constructor(readonly code: RequestErrorCode, message: string, readonly details?: Record<string, unknown>) { super(message); }
+}
+
+interface Pending { resolve(payload: unknown): void; reject(error: Error): void; timer: ReturnType<typeof setTimeout> }
+
+export interface StateDetail { state: ConnState; error: string; /** The close code, when the socket closed. */ code?: number; /** Whether the link was up (hello-ok) before it closed. */ wasConnected?: boolean }
+
+/**
+ * Events: 'state' (StateDetail), 'hello' (HelloOk), and every gateway event by its name with its payload
+ * as `detail`. `on()` is the typed way to listen.
+ */
 export class GatewayClient extends EventTarget {
-  private socket: WebSocket | null = null;
+  private socket: SocketLike | null = null;
   private nextId = 1;
-  private pending = new Map<number, Pending>();
-  private backoffMs = 500;
-  private stopped = false;
+  private readonly pending = new Map<number, Pending>();
+  private attempt = 0;
+  private stopped = true;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
   state: ConnState = 'closed';
-  hello: { connId: string; methods: string[]; scopes: string[] } | null = null;
+  hello: HelloOk | null = null;
   lastError = '';
 
   constructor(readonly options: GatewayOptions) { super(); }
 
-  start(): void { this.stopped = false; this.open(); }
+  /** Starts connecting (and reconnecting); a no-op while already running. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.attempt = 0;
+    this.open();
+  }
 
-  stop(): void { this.stopped = true; this.socket?.close(); }
+  /** Stops for good (until start): closes the socket, refuses what is waiting, retries nothing. */
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = null; }
+    const socket = this.socket;
+    this.socket = null;
+    if (socket) { socket.onclose = null; socket.close(); }
+    this.failPending('the gateway client was stopped');
+    if (this.state !== 'unauthorized') this.setState({ state: 'closed', error: '' });
+  }
 
-  private setState(state: ConnState, error = ''): void {
-    this.state = state;
-    this.lastError = error;
-    this.dispatchEvent(new CustomEvent('state', { detail: { state, error } }));
+  get running(): boolean { return !this.stopped; }
+
+  /** Listens to one gateway event, typed by the protocol; returns the way to stop listening. */
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
+    const handler = (e: Event) => listener((e as CustomEvent<EventPayload<E>>).detail);
+    this.addEventListener(event, handler);
+    return () => this.removeEventListener(event, handler);
+  }
+
+  private setState(detail: StateDetail): void {
+    this.state = detail.state;
+    this.lastError = detail.error;
+    this.dispatchEvent(new CustomEvent('state', { detail }));
   }
 
   private open(): void {
-    this.setState('connecting');
-    const socket = new WebSocket(this.options.url);
+    this.setState({ state: 'connecting', error: '' });
+    const Socket = this.options.WebSocket ?? (globalThis.WebSocket as unknown as WebSocketClass);
+    let socket: SocketLike;
+    try { socket = new Socket(this.options.url); } catch (e) {
+      // A malformed address never gets better: say so and stop.
+      this.stopped = true;
+      this.setState({ state: 'unauthorized', error: `the gateway address ${this.options.url} is not usable (${(e as Error).message})` });
+      return;
+    }
     this.socket = socket;
-    socket.onopen = async () => {
-      try {
-        this.hello = await this.request('connect', {
-          client: { id: this.options.clientId, version: '0.1.0', mode: 'ui' }, caps: this.options.caps, role: 'operator',
-          scopes: this.options.scopes, auth: { token: this.options.token },
-        });
-        this.backoffMs = 500;
-        this.setState('connected');
-        this.dispatchEvent(new CustomEvent('hello', { detail: this.hello }));
-      } catch (e) {
-        this.setState('unauthorized', (e as Error).message);
-        this.stopped = true; // a wrong token does not get better by retrying
-      }
+    let wasConnected = false;
+    socket.onopen = () => {
+      const hello: ConnectParams = {
+        client: { id: this.options.clientId, version: CLIENT_VERSION, mode: this.options.mode ?? 'ui', ...(this.options.displayName ? { displayName: this.options.displayName } : {}) },
+        caps: this.options.caps, role: 'operator', scopes: this.options.scopes, auth: { token: this.options.token },
+      };
+      this.send<HelloOk>('connect', hello).then((ok) => {
+        if (this.socket !== socket) return;
+        this.hello = ok;
+        this.attempt = 0;
+        wasConnected = true;
+        this.setState({ state: 'connected', error: '' });
+        this.dispatchEvent(new CustomEvent('hello', { detail: ok }));
+      }, (e: GatewayRequestError) => {
+        if (this.socket !== socket) return;
+        // Only the gateway's own refusal is one; a link that dropped (or never answered) is retried.
+        if (e.code === 'CLOSED' || e.code === 'TIMEOUT' || e.code === 'NOT_CONNECTED') { socket.close(); return; }
+        this.stopped = true; // a refused credential does not get better by retrying
+        this.setState({ state: 'unauthorized', error: e.message });
+        socket.close();
+      });
     };
-    socket.onmessage = (msg) => {
-      const frame = JSON.parse(String(msg.data));
+    socket.onmessage = (message) => {
+      let frame: ServerFrame;
+      try { frame = JSON.parse(String(message.data)) as ServerFrame; } catch { return; }
       if (frame.type === 'res') {
-        const waiter = this.pending.get(frame.id);
-        if (!waiter) return;
+        const waiter = typeof frame.id === 'number' ? this.pending.get(frame.id) : undefined;
+        if (!waiter || typeof frame.id !== 'number') return; // an answer nobody waits for (notify)
         this.pending.delete(frame.id);
         clearTimeout(waiter.timer);
         if (frame.ok) waiter.resolve(frame.payload);
-        else waiter.reject(Object.assign(new Error(frame.error?.message ?? 'request failed'), { code: frame.error?.code }));
+        else waiter.reject(new GatewayRequestError(frame.error.code, frame.error.message, frame.error.details));
       } else if (frame.type === 'event') {
         this.dispatchEvent(new CustomEvent(frame.event, { detail: frame.payload }));
       }
     };
+    socket.onerror = () => { /* onclose follows and says what happened */ };
     socket.onclose = (e) => {
-      for (const waiter of this.pending.values()) { clearTimeout(waiter.timer); waiter.reject(new Error('the gateway connection closed')); }
-      this.pending.clear();
-      if (this.state !== 'unauthorized') this.setState('closed', e.reason || (e.code === 1006 ? 'gateway unreachable' : ''));
-      if (!this.stopped) {
-        setTimeout(() => { if (!this.stopped) this.open(); }, this.backoffMs);
-        this.backoffMs = Math.min(this.backoffMs * 2, 15_000);
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.hello = null;
+      this.failPending('the gateway connection closed');
+      if (this.state !== 'unauthorized') {
+        this.setState({ state: 'closed', error: e.reason || (e.code === 1006 ? 'gateway unreachable' : ''), code: e.code, wasConnected });
       }
+      if (!this.stopped) this.retry();
     };
   }
 
-  request<T = any>(method: string, params?: unknown, timeoutMs = 15_000): Promise<T> {
+  private retry(): void {
+    if (this.retryTimer) return;
+    const delay = reconnectDelay(this.attempt++);
+    this.retryTimer = setTimeout(() => { this.retryTimer = null; if (!this.stopped) this.open(); }, delay);
+  }
+
+  private failPending(why: string): void {
+    for (const waiter of this.pending.values()) { clearTimeout(waiter.timer); waiter.reject(new GatewayRequestError('CLOSED', why)); }
+    this.pending.clear();
+  }
+
+  /** A method call, typed by the protocol: its params and its result. */
+  request<M extends Method>(method: M, ...args: undefined extends Params<M> ? [params?: Params<M>, timeoutMs?: number] : [params: Params<M>, timeoutMs?: number]): Promise<Result<M>>;
+  /**
+   * Methods protocol.ts does not declare in METHOD_SCHEMAS yet (the brake's and the audit trail's, whose
+   * results are untyped there): answered as any until they are declared.
+   */
+  request(method: Exclude<string, Method>, params?: unknown, timeoutMs?: number): Promise<any>;
+  request(method: string, ...args: [params?: unknown, timeoutMs?: number]): Promise<unknown> {
+    const [params, timeoutMs] = args;
+    if (!this.hello) return Promise.reject(new GatewayRequestError('NOT_CONNECTED', `${method}: not connected to the gateway`));
+    return this.send<unknown>(method, params, timeoutMs);
+  }
+
+  /**
+   * A request whose answer nobody waits for (the extension's relay results and debugger events): it takes
+   * no place among the pending requests. False when it could not be sent.
+   */
+  notify<M extends Method>(method: M, params: Params<M>): boolean {
     const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error('not connected to the gateway'));
+    if (!this.hello || !socket || socket.readyState !== OPEN) return false;
+    socket.send(JSON.stringify({ type: 'req', id: `n${this.nextId++}`, method, params }));
+    return true;
+  }
+
+  private send<T>(method: string, params: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== OPEN) return Promise.reject(new GatewayRequestError('NOT_CONNECTED', `${method}: not connected to the gateway`));
+    const limit = this.options.maxPending ?? MAX_PENDING;
+    if (this.pending.size >= limit) {
+      return Promise.reject(new GatewayRequestError('TOO_MANY_PENDING', `${method}: ${limit} requests are already waiting for the gateway's answer; wait for them before sending more`, { limit }));
+    }
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      const timer = window.setTimeout(() => { this.pending.delete(id); reject(new Error(`${method}: no answer in ${timeoutMs / 1000} s`)); }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new GatewayRequestError('TIMEOUT', `${method}: no answer from the gateway in ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve: resolve as (payload: unknown) => void, reject, timer });
       socket.send(JSON.stringify({ type: 'req', id, method, params }));
     });
   }

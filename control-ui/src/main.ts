@@ -109,7 +109,7 @@ export class VerityApp extends LitElement {
     this.client.addEventListener('approval.requested', (e) => {
       const request = (e as CustomEvent).detail as Approval;
       this.approvals = [...this.approvals, request];
-      this.announcement = `Approval needed: ${request.tool} from ${this.title(request.sessionKey)}.`;
+      this.announcement = `Approval needed: ${request.tool} from ${this.sessionTitle(request.sessionKey)}.`;
     });
     this.client.addEventListener('approval.resolved', (e) => { this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id); });
     if (!token || !url) { this.conn = 'unauthorized'; this.error = 'no gateway token: open the Control UI with the URL `verity start` printed (it ends in ?token=…)'; return; }
@@ -167,7 +167,7 @@ export class VerityApp extends LitElement {
     void this.updateComplete.then(() => (this.querySelector('verity-audit-log') as AuditLog | null)?.showSession(key));
   }
 
-  private title(key: string): string {
+  private sessionTitle(key: string): string {
     const s = this.sessions.find((row) => row.sessionKey === key) ?? this.closed.find((row) => row.sessionKey === key);
     return s ? sessionName(s) : 'a session that ended';
   }
@@ -217,7 +217,7 @@ export class VerityApp extends LitElement {
             </li>`)}</ul>
           <h2 id="approvals-heading">Approvals <small>${this.approvals.length}</small></h2>
           <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map((a) => html`
-            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.title(a.sessionKey)}></verity-approval></li>`)}</ul>
+            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`)}</ul>
           ${this.pairings ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
           <ul class="pairings" data-pairings>${this.pairings.map((p) => html`
             <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
@@ -236,7 +236,7 @@ export class VerityApp extends LitElement {
           ${this.renderPanel('browser', grid.panels.browser, html`<verity-browser .client=${this.client}
             .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`)}
         </main>
-        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.title(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.sessionTitle(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
       </div>`;
   }
 
@@ -282,7 +282,7 @@ export class VerityApp extends LitElement {
     const focused = id === this.layout.focused;
     const actions = this.actions.get(key) ?? [];
     const session = this.sessions.find((s) => s.sessionKey === key);
-    const name = this.title(key);
+    const name = this.sessionTitle(key);
     const closed = !session;
     return html`
       <article class="pane ${focused ? 'focused' : ''} ${closed ? 'closed' : ''}" data-pane=${id} data-pane-session=${key} ?data-focused=${focused}
@@ -308,7 +308,7 @@ export class VerityApp extends LitElement {
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
-                <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
+                <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
                 ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : ev.detail ?? ''}</div>`)}
               </div>

@@ -9,6 +9,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import type { GatewayClient } from './gateway.js';
+import type { EventPayload } from '../../server/gateway/protocol.js';
 
 const STORED_ID = 'verity.terminal';
 

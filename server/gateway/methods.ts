@@ -1,8 +1,9 @@
-// The gateway's method table: each method names its scope, its params schema and its handler. Methods
+// The gateway's method table: each method names its scope and its handler; its params and result are
+// declared once in protocol.ts (METHOD_SCHEMAS), and the table must hold exactly those methods. Methods
 // not in this table are refused; scopes are checked before params are even read. Handlers see the gateway
 // through MethodContext (only what they use), which the Gateway builds: a new method goes here, and
 // whatever new it needs of the gateway goes into MethodContext.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Activity } from '../activity.js';
 import type { Approvals } from '../approvals.js';
 import type { BrowserHost } from '../cdp/browser.js';
@@ -11,7 +12,7 @@ import type { SessionManager } from '../sessions/manager.js';
 import type { GatewayConnection } from './connection.js';
 import type { Links } from './links.js';
 import type { Pairings } from './origins.js';
-import { GatewayError, type Scope } from './protocol.js';
+import { GatewayError, METHOD_SCHEMAS, type Method, type ParsedParams, type Result, type Scope, type UiCommand } from './protocol.js';
 import type { Relay } from './relay.js';
 import { openTerminal, type Terminals } from './terminal.js';
 import { forwardInput, operatorUrl, startScreencast, stepHistory, type Screencast } from './screencast.js';
@@ -54,54 +55,42 @@ export interface MethodSpec<P extends z.ZodType = z.ZodType> {
   handler(params: z.infer<P>, conn: GatewayConnection, gw: MethodContext): Promise<unknown> | unknown;
 }
 
-function method<P extends z.ZodType>(spec: MethodSpec<P>): MethodSpec { return spec as unknown as MethodSpec; }
+export { uiCommand, type UiCommand } from './protocol.js';
 
-export const uiCommand = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('split'), direction: z.enum(['right', 'down']), sessionKey: z.string().max(512).optional() }),
-  z.strictObject({ kind: z.enum(['close-pane', 'focus', 'navigate']), sessionKey: z.string().max(512).optional() }),
-  z.strictObject({ kind: z.literal('sidebar'), visible: z.boolean() }),
-  z.strictObject({ kind: z.literal('panel'), panel: z.enum(['terminal', 'browser']), open: z.boolean(), dock: z.enum(['bottom', 'right']).optional() }),
-]);
-export type UiCommand = z.infer<typeof uiCommand>;
+/** One method's entry: the handler is typed by the method's params and result in protocol.ts. */
+interface Handler<M extends Method> {
+  scope: Scope;
+  handler(params: ParsedParams<M>, conn: GatewayConnection, gw: MethodContext): Promise<Result<M>> | Result<M>;
+}
 
-const none = z.strictObject({}).optional();
-
-/** The browser panel's size in CSS pixels and its device pixel ratio (bounded again in screencast.ts). */
-const panelViewport = z.strictObject({ width: z.number().finite().min(1).max(10_000), height: z.number().finite().min(1).max(10_000), dpr: z.number().finite().min(0.25).max(8) });
-
-const sharedTab = z.strictObject({
-  targetId: z.string().min(1).max(128), tabId: z.number().int(), url: z.string().max(8192), title: z.string().max(1024),
-  attachId: z.number().int(),
-});
-
-export const METHODS: Record<string, MethodSpec> = {
-  'sessions.list': method({
-    scope: 'operator.read', params: none,
+const HANDLERS: { [M in Method]: Handler<M> } = {
+  'sessions.list': {
+    scope: 'operator.read',
     handler: (_p, _c, gw) => ({ sessions: gw.sessionList() }),
-  }),
-  'actions.list': method({
-    scope: 'operator.read', params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
+  },
+  'actions.list': {
+    scope: 'operator.read',
     handler: (p, _c, gw) => ({ actions: gw.activity.list(p?.sessionKey) }),
-  }),
-  'ui.command': method({
-    scope: 'operator.write', params: z.strictObject({ command: uiCommand }),
+  },
+  'ui.command': {
+    scope: 'operator.write',
     // A command a Control UI sends for itself comes back only to itself: one code path for both.
     handler: (p, conn, gw) => {
       if (!gw.dispatchUiCommand(conn.connId, p.command)) throw new GatewayError('UNAVAILABLE', 'that Control UI is no longer connected');
       return { ok: true };
     },
-  }),
-  'agent.link': method({
+  },
+  'agent.link': {
     // link_token: the link this page held before a reload, asked back (see Links.reclaim); else a new one.
-    scope: 'operator.write', params: z.strictObject({ link_token: z.string().min(1).max(128).optional() }).optional(),
+    scope: 'operator.write',
     handler: (p, conn, gw) => (p?.link_token && gw.links.reclaim(p.link_token, conn)) || gw.links.mint(conn),
-  }),
-  'approvals.list': method({
-    scope: 'operator.approvals', params: none,
+  },
+  'approvals.list': {
+    scope: 'operator.approvals',
     handler: (_p, _c, gw) => ({ approvals: gw.approvals.list() }),
-  }),
-  'approvals.resolve': method({
-    scope: 'operator.approvals', params: z.strictObject({ id: z.string().min(1).max(64), approve: z.boolean() }),
+  },
+  'approvals.resolve': {
+    scope: 'operator.approvals',
     // Only the operator credential holds operator.approvals, and calls come only over /mcp or stdio, which
     // never take it: no caller can approve its own call. The role check says so again, explicitly.
     handler: (p, conn, gw) => {
@@ -109,9 +98,9 @@ export const METHODS: Record<string, MethodSpec> = {
       if (!gw.approvals.resolve(p.id, p.approve, operatorName(conn))) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
       return { ok: true };
     },
-  }),
-  'terminal.open': method({
-    scope: 'operator.admin', params: z.strictObject({ cols: z.number().int().min(10).max(500).default(100), rows: z.number().int().min(4).max(200).default(30) }),
+  },
+  'terminal.open': {
+    scope: 'operator.admin',
     handler: (p, conn, gw) => {
       const link = gw.links.mint(conn);
       const term = openTerminal({
@@ -121,52 +110,52 @@ export const METHODS: Record<string, MethodSpec> = {
       gw.terminals.add(term, conn.connId, link.link_token);
       return { terminalId: term.id, pid: term.pty.pid };
     },
-  }),
-  'terminal.detach': method({
-    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string().max(64) }),
+  },
+  'terminal.detach': {
+    scope: 'operator.admin',
     handler: (p, conn, gw) => { gw.terminals.detach(p.terminalId, conn.connId); return { ok: true }; },
-  }),
-  'terminal.attach': method({
-    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string().max(64), cols: z.number().int().min(10).max(500).optional(), rows: z.number().int().min(4).max(200).optional() }),
+  },
+  'terminal.attach': {
+    scope: 'operator.admin',
     handler: (p, conn, gw) => {
       const { term, tail, link } = gw.terminals.attach(p.terminalId, conn.connId);
       gw.links.reclaim(link, conn);
       if (p.cols && p.rows) term.pty.resize(p.cols, p.rows);
       return { terminalId: term.id, pid: term.pty.pid, tail };
     },
-  }),
-  'terminal.input': method({
-    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string(), data: z.string().max(65536) }),
+  },
+  'terminal.input': {
+    scope: 'operator.admin',
     handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId).pty.write(p.data); return { ok: true }; },
-  }),
-  'terminal.resize': method({
-    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string(), cols: z.number().int().min(10).max(500), rows: z.number().int().min(4).max(200) }),
+  },
+  'terminal.resize': {
+    scope: 'operator.admin',
     handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId).pty.resize(p.cols, p.rows); return { ok: true }; },
-  }),
-  'terminal.close': method({
-    scope: 'operator.admin', params: z.strictObject({ terminalId: z.string() }),
+  },
+  'terminal.close': {
+    scope: 'operator.admin',
     handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId); gw.terminals.kill(p.terminalId); return { ok: true }; },
-  }),
+  },
   // Pairings of the extension: listed and revoked by the operator (the Control UI's "Paired extensions").
-  'pairings.list': method({
-    scope: 'operator.admin', params: none,
+  'pairings.list': {
+    scope: 'operator.admin',
     handler: (_p, _c, gw) => {
       gw.pairings.load();
       const live = gw.connectedPairings();
       return { pairings: gw.pairings.all().map((p) => ({ ...p, connected: live.has(p.id) })) };
     },
-  }),
-  'pairings.revoke': method({
-    scope: 'operator.admin', params: z.strictObject({ id: z.string().min(1).max(64) }),
+  },
+  'pairings.revoke': {
+    scope: 'operator.admin',
     handler: (p, _c, gw) => {
       gw.pairings.load();
       if (!gw.revokePairing(p.id)) throw new GatewayError('NOT_FOUND', `no pairing ${p.id}; pairings.list shows the current ones`);
       return { ok: true };
     },
-  }),
-  'browser.tabs': method({
+  },
+  'browser.tabs': {
     // sessionKey: only that session's tabs (the browser panel's tab strip). Never launches a browser.
-    scope: 'operator.read', params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
+    scope: 'operator.read',
     handler: async (p, _c, gw) => {
       if (!gw.browser.running) return { tabs: [] };
       let tabs = await gw.browser.tabs_();
@@ -176,11 +165,11 @@ export const METHODS: Record<string, MethodSpec> = {
       }
       return { tabs: await Promise.all(tabs.map(async (t) => ({ tab_id: t.id, url: t.page.url(), title: await t.page.title().catch(() => '') }))) };
     },
-  }),
+  },
   // The operator gives a tab (one an agent may not otherwise reach: another session's, or an orphan of a
   // session that ended) to one session: from then it is that session's connection's alone.
-  'tabs.assign': method({
-    scope: 'operator.write', params: z.strictObject({ tabId: z.string().min(1).max(128), sessionKey: z.string().min(1).max(512) }),
+  'tabs.assign': {
+    scope: 'operator.write',
     handler: async (p, _c, gw) => {
       const session = gw.sessions.all().find((s) => s.state === 'active' && gw.sessions.keyOf(s) === p.sessionKey);
       if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
@@ -188,11 +177,11 @@ export const METHODS: Record<string, MethodSpec> = {
       gw.assignTab(p.tabId, session.connectionId);
       return { ok: true, tabId: p.tabId, sessionKey: p.sessionKey };
     },
-  }),
-  'browser.screencast.start': method({
+  },
+  'browser.screencast.start': {
     // viewport: the panel's size; the tab is shown at that size (see screencast.ts). Refused NOT_FOUND
     // "no browser yet" rather than launching one: opening the panel starts nothing.
-    scope: 'operator.read', params: z.strictObject({ tab_id: z.string().optional(), sessionKey: z.string().max(512).optional(), viewport: panelViewport.optional() }),
+    scope: 'operator.read',
     handler: async (p, conn, gw) => {
       const tab = await gw.tabFor(p.tab_id, p.sessionKey);
       gw.stopScreencast(conn);
@@ -201,19 +190,18 @@ export const METHODS: Record<string, MethodSpec> = {
       conn.disposers.add(() => gw.stopScreencast(conn));
       return { tab_id: tab.id, url: tab.page.url(), title: await tab.page.title().catch(() => '') };
     },
-  }),
-  'browser.screencast.resize': method({
-    scope: 'operator.read', params: z.strictObject({ viewport: panelViewport }),
+  },
+  'browser.screencast.resize': {
+    scope: 'operator.read',
     handler: async (p, conn, gw) => {
       const cast = gw.screencasts.get(conn.connId);
       if (!cast) throw new GatewayError('NOT_FOUND', 'no screencast on this connection; browser.screencast.start begins one');
       await cast.resize(p.viewport);
       return { ok: true };
     },
-  }),
-  'browser.navigate': method({
+  },
+  'browser.navigate': {
     scope: 'operator.write',
-    params: z.strictObject({ tab_id: z.string().min(1).max(128), action: z.enum(['back', 'forward', 'reload', 'go']), url: z.string().max(8192).optional() }),
     handler: async (p, _c, gw) => {
       const tab = await gw.browser.findTab(p.tab_id);
       if (p.action !== 'go') { await stepHistory(tab, p.action); return { ok: true }; }
@@ -222,34 +210,36 @@ export const METHODS: Record<string, MethodSpec> = {
       await tab.session.send('Page.navigate', { url });
       return { ok: true, url };
     },
-  }),
-  'browser.screencast.stop': method({
-    scope: 'operator.read', params: none,
+  },
+  'browser.screencast.stop': {
+    scope: 'operator.read',
     handler: (_p, conn, gw) => { gw.stopScreencast(conn); return { ok: true }; },
-  }),
+  },
   // The extension relay (cap tab-relay; see relay.ts): shared tabs, command results, debugger events.
-  'relay.tabs': method({
-    scope: 'operator.write', params: z.strictObject({ tabs: z.array(sharedTab).max(500) }),
+  'relay.tabs': {
+    scope: 'operator.write',
     handler: (p, conn, gw) => gw.relay.announce(conn, p.tabs),
-  }),
-  'relay.result': method({
+  },
+  'relay.result': {
     scope: 'operator.write',
-    params: z.strictObject({ id: z.string().min(1).max(128), result: z.unknown().optional(), error: z.string().max(65536).optional() }),
     handler: (p, conn, gw) => gw.relay.result(conn, p.id, p.result, p.error),
-  }),
-  'relay.event': method({
+  },
+  'relay.event': {
     scope: 'operator.write',
-    params: z.strictObject({ targetId: z.string().min(1).max(128), sessionId: z.string().max(128).optional(), method: z.string().min(1).max(128), params: z.unknown().optional() }),
     handler: (p, conn, gw) => gw.relay.event(conn, p.targetId, p.sessionId, p.method, p.params),
-  }),
-  'browser.input': method({
+  },
+  'browser.input': {
     scope: 'operator.write',
-    params: z.strictObject({
-      tab_id: z.string(), type: z.enum(['click', 'wheel', 'key', 'text']),
-      x: z.number().finite().optional(), y: z.number().finite().optional(), deltaY: z.number().finite().optional(),
-      key: z.string().max(32).optional(), text: z.string().max(10_000).optional(),
-    }),
     handler: async (p, conn, gw) => { await forwardInput(await gw.browser.findTab(p.tab_id), p); logOperatorInput(gw, conn, p); return { ok: true }; },
-  }),
+  },
+};
+
+/**
+ * The table as the gateway reads it: each handler with its params schema from protocol.ts; then the
+ * brake's and the audit trail's methods (brake-methods.ts), whose params are in protocol.ts but whose
+ * results are not typed there yet.
+ */
+export const METHODS: Record<string, MethodSpec> = {
+  ...Object.fromEntries((Object.keys(HANDLERS) as Method[]).map((name) => [name, { ...HANDLERS[name], params: METHOD_SCHEMAS[name].params } as MethodSpec])),
   ...BRAKE_METHODS,
 };

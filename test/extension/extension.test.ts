@@ -142,7 +142,7 @@ test('a stopped service worker, woken again, re-attaches the shared tab and reco
   // Anything that wakes the worker (here a message from an extension page) brings sharing back.
   const page = await chrome.newPage();
   await page.goto(`${ORIGIN}/pair.html`);
-  await page.evaluate(() => (globalThis as any).browser.runtime.sendMessage({ type: 'status' }));
+  await page.evaluate(() => (globalThis as any).chrome.runtime.sendMessage({ type: 'status' }));
   await findWorker();
   await waitFor(async () => { const s = await workerStatus(); return s.connected && s.shared.length === 1; }, 'the woken worker re-attached and reconnected', 150, 200);
   assert.equal(await sharedTabId(call, 'after=navigation'), tabId);

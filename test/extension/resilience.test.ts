@@ -11,7 +11,7 @@ import { createServer as createHttp, type Server as HttpServer } from 'node:http
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'puppeteer-core';
 import { waitFor } from '../helpers/gateway.js';
-import { chrome, fx, gw, gwEnv, inWorker, launch, LinkProxy, mcp, port, sharedTabId, listedTabs, teardown, typeInto, workerStatus } from './setup.js';
+import { chrome, fx, gw, gwEnv, inWorker, launch, LinkProxy, mcp, port, sharedInWorker, sharedTabId, listedTabs, teardown, typeInto, workerStatus } from './setup.js';
 
 
 // A page whose field answers its first input slowly: it tells the test (a synchronous request) that the
@@ -35,12 +35,19 @@ let slowUrl = '';
 let onStarted: (() => void) | null = null;
 let plainTab = 0;
 
-/** Invokes the extension's context-menu handler ("Share this tab with Verity" / "Stop sharing…") for the tab at `url`. */
-const menu = (item: 'verity-share' | 'verity-unshare', url: string) => inWorker<number>(`(async () => {
-  const tab = (await chrome.tabs.query({})).find((t) => (t.url ?? '').startsWith(${JSON.stringify(url)}));
-  await self.verity.onMenuClicked({ menuItemId: ${JSON.stringify(item)} }, tab);
-  return tab.id;
-})()`);
+/**
+ * Clicks the extension's context-menu item ("Share this tab with Verity" / "Stop sharing…") for the tab at
+ * `url`: Chrome's menu event is dispatched to the worker's own listener, then the worker is seen to (un)share it.
+ */
+const menu = async (item: 'verity-share' | 'verity-unshare', url: string) => {
+  const tabId = await inWorker<number>(`(async () => {
+    const tab = (await chrome.tabs.query({})).find((t) => (t.url ?? '').startsWith(${JSON.stringify(url)}));
+    chrome.contextMenus.onClicked.dispatch({ menuItemId: ${JSON.stringify(item)}, editable: false, pageUrl: tab.url }, tab);
+    return tab.id;
+  })()`);
+  await sharedInWorker(tabId, item === 'verity-share');
+  return tabId;
+};
 const groupOf = (tabId: number) => inWorker<string | null>(`chrome.tabs.get(${tabId}).then(async (t) => t.groupId >= 0 ? (await chrome.tabGroups.get(t.groupId)).title : null)`);
 const badge = () => inWorker<{ text: string; title: string }>('Promise.all([chrome.action.getBadgeText({}), chrome.action.getTitle({})]).then(([text, title]) => ({ text, title }))');
 /** Waits for the badge to read `text` with a tooltip matching `title` (the badge is then asserted as a whole). */
@@ -172,8 +179,11 @@ test('a shared tab whose debugger goes away is re-attached while in the group; t
   assert.equal(await valueOf(plain, '#text'), 'from the menu+');
 
   // Chrome reports the operator dismissing the "is being debugged" banner as canceled_by_user.
-  await inWorker(`self.verity.onDetach({ tabId: ${plainTab} }, 'canceled_by_user')`);
+  // Chrome's debugger event is dispatched to the worker's own listener, as Chrome would deliver it.
+  await inWorker(`chrome.debugger.onDetach.dispatch({ tabId: ${plainTab} }, 'canceled_by_user')`);
+  await waitFor(async () => await groupOf(plainTab) === null, 'the tab out of the group');
   assert.equal(await groupOf(plainTab), null, 'dismissing the banner takes the tab out of the group');
+  await sharedInWorker(plainTab, false);
   assert.ok(!(await workerStatus()).shared.some((s) => s.tabId === plainTab));
   await waitFor(async () => !(await listedTabs(call)).some((t) => t.tab_id === tabId), 'the gateway to drop the tab');
   const refused = await call('type_text', { target: { kind: 'tab', tab_id: tabId }, text: 'x' });

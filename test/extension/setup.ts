@@ -110,27 +110,49 @@ export async function mcp(link?: string) {
   return { client, call: wrap(client) };
 }
 
-/** Runs a function in the extension's service worker. */
+/**
+ * Runs code in the extension's service worker: Chrome's own extension APIs only (what the operator or
+ * Chrome itself does: group a tab, dispatch a menu click); the worker exposes nothing of its own.
+ */
 export async function inWorker<T>(fn: string): Promise<T> {
   return worker.evaluate(fn) as Promise<T>;
 }
 
-export const workerStatus = () => inWorker<{ connected: boolean; shared: Array<{ tabId: number; targetId: string; url: string; attachId: number }>; attention: string[] }>('self.verity.status()');
+/** The shared tabs and connection as the worker reports them. */
+export interface WorkerStatus { paired: boolean; gateway: string | null; connected: boolean; shared: Array<{ tabId: number; targetId: string; url: string; title: string; attachId: number }>; attention: string[] }
+
+let statusPage: Page | null = null;
+/**
+ * The worker's status, asked the way the extension's own pairing page asks it (a `status` message from an
+ * extension page; opened without a link, the page shows the answer).
+ */
+export async function workerStatus(): Promise<WorkerStatus> {
+  if (!statusPage || statusPage.isClosed()) {
+    statusPage = await chrome.newPage();
+    await statusPage.goto(`${ORIGIN}/pair.html`);
+  }
+  return statusPage.evaluate(() => (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).chrome.runtime.sendMessage({ type: 'status' })) as Promise<WorkerStatus>;
+}
+
+/** Waits until the worker reports the tab shared (attached) or not. */
+export const sharedInWorker = (tabId: number, shared = true) =>
+  waitFor(async () => (await workerStatus()).shared.some((s) => s.tabId === tabId) === shared, `the worker ${shared ? 'sharing' : 'no longer sharing'} tab ${tabId}`, 100, 200);
 
 export async function targetIdOf(page: Page): Promise<string> {
   const session = await page.createCDPSession();
   try { return (await session.send('Target.getTargetInfo')).targetInfo.targetId; } finally { await session.detach().catch(() => {}); }
 }
 
-/** Puts the tab whose URL starts with `url` in a "Verity" tab group (as the operator would), from the worker. */
+/** Puts the tab whose URL starts with `url` in a "Verity" tab group (as the operator would); waits until the worker shares it. */
 export async function share(url: string): Promise<number> {
-  return inWorker<number>(`(async () => {
+  const tabId = await inWorker<number>(`(async () => {
     const tab = (await chrome.tabs.query({})).find((t) => (t.url ?? '').startsWith(${JSON.stringify(url)}));
     const groupId = await chrome.tabs.group({ tabIds: [tab.id] });
     await chrome.tabGroups.update(groupId, { title: 'Verity' });
-    await self.verity.reconcile();
     return tab.id;
   })()`);
+  await sharedInWorker(tabId);
+  return tabId;
 }
 
 /** The tab ids (of shared tabs too) the gateway lists now. */

@@ -104,7 +104,7 @@ after(async () => {
 
 describe('the packed package, installed offline into an empty folder with a fresh HOME', { timeout: 900_000 }, () => {
   test('the tarball holds the builds and no tests, bench or fixtures', () => {
-    for (const needed of ['bin/verity.js', 'dist/server/cli.js', 'dist/server/mcp/server.js', 'dist/server/cdp/page-agent.bundle.js', 'control-ui/dist/index.html', 'extension/manifest.json', 'extension/ui/index.html', 'extension/browser-polyfill.min.js', 'package.json', 'README.md']) {
+    for (const needed of ['bin/verity.js', 'dist/server/cli.js', 'dist/server/mcp/server.js', 'dist/server/cdp/page-agent.bundle.js', 'control-ui/dist/index.html', 'extension/manifest.json', 'extension/ui/index.html', 'extension/background.js', 'extension/pair.js', 'extension/open-ui.js', 'package.json', 'README.md']) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
     const unwanted = files.filter((f) => /^(test|bench|dist\/test|dist\/bench|control-ui\/src|scripts)\/|fixtures|\.map$|\.ts$|^tsconfig/.test(f));

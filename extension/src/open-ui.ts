@@ -1,8 +1,10 @@
 // The side panel and the full-tab page: open the bundled Control UI against the paired gateway, or say
 // how to pair.
-async function open() {
+import browser from 'webextension-polyfill';
+
+async function open(): Promise<void> {
   const { pairing } = await browser.storage.local.get('pairing');
-  const status = document.getElementById('status');
+  const status = document.getElementById('status')!;
   if (!pairing) {
     status.dataset.state = 'unpaired';
     status.textContent = 'Not paired yet. Run `verity start` in a terminal and open the "Pair the Chrome extension" link it prints (chrome-extension://…/pair.html#gateway=…&token=…) in this browser.';
@@ -18,4 +20,4 @@ async function open() {
   // in its URL decides where it connects.
   location.replace('ui/index.html');
 }
-open().catch((e) => { document.getElementById('status').textContent = `Could not open the Control UI: ${e.message}`; });
+open().catch((e: unknown) => { document.getElementById('status')!.textContent = `Could not open the Control UI: ${e instanceof Error ? e.message : String(e)}`; });
