@@ -305,7 +305,7 @@ async function runCommand(command) {
     const message = e?.message ?? String(e);
     if (/not attached/i.test(message)) {
       // Never reached the page: refused (not resent); the tab is attached again while it stays in the group.
-      answer({ error: `the debugger was detached from tab ${targetId}, so ${method} was not delivered; it is being re-attached (${message})` });
+      answer({ error: `the debugger was detached from tab ${targetId}, so ${method} was not delivered; it is being re-attached (${message})`, code: 'not_delivered' });
       attached.delete(tabId); void reconcile();
     } else answer({ error: message });
   }

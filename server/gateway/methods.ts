@@ -193,8 +193,9 @@ export const METHODS: Record<string, MethodSpec> = {
   }),
   'relay.result': method({
     scope: 'operator.write',
-    params: z.strictObject({ id: z.string().min(1).max(128), result: z.unknown().optional(), error: z.string().max(65536).optional() }),
-    handler: (p, conn, gw) => gw.relay.result(conn, p.id, p.result, p.error),
+    // `code` (optional) says what a failure means for delivery: not_delivered = it never reached the page.
+    params: z.strictObject({ id: z.string().min(1).max(128), result: z.unknown().optional(), error: z.string().max(65536).optional(), code: z.enum(['not_delivered']).optional() }),
+    handler: (p, conn, gw) => gw.relay.result(conn, p.id, p.result, p.error, p.code),
   }),
   'relay.event': method({
     scope: 'operator.write',
