@@ -288,7 +288,7 @@ async function runCommand(command) {
   done.add(id);
   if (done.size > 5000) done.delete(done.values().next().value);
   const answer = (body) => { post('relay.result', { id, ...body }); };
-  let entry = [...attached].find(([, a]) => a.targetId === targetId);
+  const entry = [...attached].find(([, a]) => a.targetId === targetId);
   if (!entry) return answer({ error: `tab ${targetId} is not shared (it is not in the "${GROUP_TITLE}" tab group)` });
   const [tabId] = entry;
   // Consent, checked before every command: a tab out of the group is detached, never driven.

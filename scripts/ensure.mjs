@@ -32,6 +32,7 @@ function step(what, needed, commands) {
 }
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+// biome-ignore lint/suspicious/noTemplateCurlyInString: ${Status} is dpkg-query's format, not a template
 const dpkgHas = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
 
 // 1. System packages: Chromium always; the native test stack for tests.

@@ -45,7 +45,7 @@ export class Relay {
     this.host = new BrowserHost({
       transport: async () => {
         const link = this.link;
-        if (!link || !link.conn.open) throw new Error('the Verity extension is not connected');
+        if (!link?.conn.open) throw new Error('the Verity extension is not connected');
         link.transport?.close();
         link.transport = new EmulatedBrowser(this, link);
         return link.transport;

@@ -51,7 +51,7 @@ for (const editor of EDITORS) {
             else assert.notEqual(now, want, `reported ${r.structured.effect ?? r.structured.refusal?.code} although the text landed exactly: ${r.text}`);
             return r.structured.effect === 'confirmed';
           };
-          let first;
+          let first: Awaited<ReturnType<typeof s.v.call>>;
           if (how === 'token') {
             first = await s.v.call('type_text', { element_token: field.element_token, text: 'Hi 世界' });
           } else {
