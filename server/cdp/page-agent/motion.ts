@@ -221,7 +221,7 @@ function probeEnd(p: ProbeStart): DragProbe {
 
 let cursor: { host: HTMLElement; arrow: HTMLElement; root: ShadowRoot; hideTimer?: number } | null = null;
 function cursorElement() {
-  if (cursor && cursor.host.isConnected) return cursor;
+  if (cursor?.host.isConnected) return cursor;
   const host = document.createElement('div');
   // Fixed, zero-size, no pointer events: it cannot change layout or receive a click. No paint (or size)
   // containment: on a zero-size host it would clip the arrow away entirely.
