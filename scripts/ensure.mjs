@@ -32,7 +32,8 @@ function step(what, needed, commands) {
 }
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
-const dpkgHas = (pkg) => spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
+// ${Status} is dpkg-query's own format field: the \$ keeps the template from reading it.
+const dpkgHas = (pkg) => spawnSync('dpkg-query', ['-W', `-f=\${Status}`, pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
 
 // 1. System packages: Chromium always; the native test stack for tests.
 const wanted = [['chromium', () => has('chromium') || has('chromium-browser') || has('google-chrome') || !!process.env.VERITY_CHROMIUM]];

@@ -299,7 +299,7 @@ function endpointOf(v: string, what: string): string {
 /** "Name: value" as one header; the value is never echoed back (it is usually a credential). */
 function headerOf(v: string, what: string): [string, string] {
   const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(v.trim());
-  if (!m || !m[2]) throw new Error(`${what} must be "Name: value" (e.g. "Authorization: Bearer ..."); got a value that is not`);
+  if (!m?.[2]) throw new Error(`${what} must be "Name: value" (e.g. "Authorization: Bearer ..."); got a value that is not`);
   return [m[1], m[2]];
 }
 

@@ -264,7 +264,7 @@ class TabRelay {
     if (typeof id !== 'string' || this.done.has(id)) return; // at most once
     this.done.add(id);
     if (this.done.size > MAX_DONE_IDS) this.done.delete(this.done.values().next().value!);
-    const answer = (body: { result: unknown } | { error: string }) => { this.client?.notify('relay.result', { id, ...body }); };
+    const answer = (body: { result: unknown } | { error: string; code?: 'not_delivered' }) => { this.client?.notify('relay.result', { id, ...body }); };
     const entry = [...this.attached].find(([, a]) => a.targetId === targetId);
     if (!entry) return answer({ error: `tab ${targetId} is not shared (it is not in the "${GROUP_TITLE}" tab group)` });
     const [tabId] = entry;
@@ -283,7 +283,7 @@ class TabRelay {
       const message = messageOf(e);
       if (/not attached/i.test(message)) {
         // Never reached the page: refused (not resent); the tab is attached again while it stays in the group.
-        answer({ error: `the debugger was detached from tab ${targetId}, so ${method} was not delivered; it is being re-attached (${message})` });
+        answer({ error: `the debugger was detached from tab ${targetId}, so ${method} was not delivered; it is being re-attached (${message})`, code: 'not_delivered' });
         this.attached.delete(tabId);
         void this.reconcile();
       } else answer({ error: message });

@@ -166,7 +166,7 @@ export class AuditStore extends EventEmitter {
       if (text) {
         if (++scanned > TEXT_SCAN_MAX) break;
         const line = this.readLine(row);
-        if (!line || !line.toLowerCase().includes(text)) continue;
+        if (!line?.toLowerCase().includes(text)) continue;
       }
       const entry = this.read(row);
       if (entry) entries.push(entry);

@@ -5,7 +5,7 @@
 // clicks first, like typing.ts and keys.ts, imports click.ts directly).
 import type { Protocol } from 'puppeteer-core';
 import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
+import type { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import type { BrowserHost } from './browser.js';
 import type { Refused, Watched } from './page-agent/core.js';

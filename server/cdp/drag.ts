@@ -1,7 +1,7 @@
 // drag on a tab: press, a path of moves with the button held, release, as trusted mouse input; proved by
 // which elements got the press and the release.
 import type { Protocol } from 'puppeteer-core';
-import type { ActionResult, DragOptions, Evidence, ResolvedTarget } from '../routing/driver.js';
+import type { ActionResult, DragOptions, ResolvedTarget } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from './cursor-overlay.js';

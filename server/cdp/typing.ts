@@ -11,9 +11,8 @@ import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { AgentReply, Frame, Tab } from './tab.js';
 import type { PreparedValueInput, ValuePlan, ValueReading } from './page-agent/fields.js';
 import { queueCursor } from './cursor-overlay.js';
-import { excerpt, judgeText, judgeValue, numberFieldRejects, type FieldReadBack, type FieldState } from '../routing/verdicts.js';
+import { excerpt, judgeText, judgeValue, numberFieldRejects, type FieldState } from '../routing/verdicts.js';
 
-type ReadBack = FieldReadBack;
 // The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
 export { excerpt, judgeText as judge };
 const judge = judgeText;

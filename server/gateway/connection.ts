@@ -2,7 +2,7 @@
 // sequence numbers.
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { EVENT_SCOPES, GatewayError, hasScope, type ConnectParams, type Role, type Scope } from './protocol.js';
+import { EVENT_SCOPES, type GatewayError, hasScope, type ConnectParams, type Role, type Scope } from './protocol.js';
 import { LIMITS } from '../limits.js';
 
 /** The close code for a consumer that does not read what it is sent (4000-4999: the application's own). */

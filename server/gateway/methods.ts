@@ -222,7 +222,7 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
   },
   'relay.result': {
     scope: 'operator.write',
-    handler: (p, conn, gw) => gw.relay.result(conn, p.id, p.result, p.error),
+    handler: (p, conn, gw) => gw.relay.result(conn, p.id, p.result, p.error, p.code),
   },
   'relay.event': {
     scope: 'operator.write',

@@ -213,7 +213,11 @@ export const METHOD_SCHEMAS = {
   'browser.input': { params: panelInput, result: ok },
   // The extension relay (cap tab-relay): shared tabs, command results, debugger events.
   'relay.tabs': { params: z.strictObject({ tabs: z.array(sharedTab).max(500) }), result: z.strictObject({ shared: z.number().int() }) },
-  'relay.result': { params: z.strictObject({ id: z.string().min(1).max(128), result: z.unknown().optional(), error: z.string().max(65536).optional() }), result: ok },
+  // `code` (optional) says what a failure means for delivery: not_delivered = it never reached the page.
+  'relay.result': {
+    params: z.strictObject({ id: z.string().min(1).max(128), result: z.unknown().optional(), error: z.string().max(65536).optional(), code: z.enum(['not_delivered']).optional() }),
+    result: ok,
+  },
   'relay.event': {
     params: z.strictObject({ targetId: z.string().min(1).max(128), sessionId: z.string().max(128).optional(), method: z.string().min(1).max(128), params: z.unknown().optional() }),
     result: ok,

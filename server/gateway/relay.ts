@@ -13,6 +13,7 @@
 // still waiting are refused (their result is unknown; they are never resent), and the emulated browser
 // disconnects. A new extension connection starts a fresh emulated browser; tab ids (real CDP target
 // ids) stay the same, so sessions keep pointing at their tabs.
+import { errorCodeOf, errorTag, RelayCommandError, type RelayErrorCode } from '../errors.js';
 import { randomBytes } from 'node:crypto';
 import type { ConnectionTransport } from 'puppeteer-core';
 import { BrowserHost } from '../cdp/browser.js';
@@ -21,7 +22,7 @@ import { GatewayError } from './protocol.js';
 
 export interface SharedTab { targetId: string; tabId: number; url: string; title: string; attachId: number }
 
-interface CdpMessage { id?: number; method?: string; params?: any; sessionId?: string; result?: unknown; error?: { code: number; message: string } }
+interface CdpMessage { id?: number; method?: string; params?: any; sessionId?: string; result?: unknown; error?: { code: number; message: string; data?: string } }
 
 interface Pending { resolve(result: unknown): void; reject(error: Error): void }
 
@@ -44,7 +45,7 @@ export class Relay {
     this.host = new BrowserHost({
       transport: async () => {
         const link = this.link;
-        if (!link || !link.conn.open) throw new Error('the Verity extension is not connected');
+        if (!link?.conn.open) throw new Error('the Verity extension is not connected');
         link.transport?.close();
         link.transport = new EmulatedBrowser(this, link);
         return link.transport;
@@ -68,7 +69,7 @@ export class Relay {
   }
 
   private drop(link: Link, why: string): void {
-    for (const [id, waiter] of link.pending) waiter.reject(new Error(`${why} before answering relay command ${id}; its result is unknown and it is not resent: check the page and retry if needed`));
+    for (const [id, waiter] of link.pending) waiter.reject(new RelayCommandError('delivery_unknown', `${why} before answering relay command ${id}; its result is unknown and it is not resent: check the page and retry if needed`));
     link.pending.clear();
     // Those refusals reach puppeteer (and the tool that waits on them) before the emulated browser closes;
     // closed first, the caller would only see "connection closed", which reads as safe to retry.
@@ -101,12 +102,12 @@ export class Relay {
   }
 
   /** relay.result: the answer to one command. Unknown ids (a previous link's) are ignored. */
-  result(conn: GatewayConnection, id: string, result: unknown, error: string | undefined): { ok: true } {
+  result(conn: GatewayConnection, id: string, result: unknown, error: string | undefined, code?: RelayErrorCode): { ok: true } {
     const link = this.own(conn);
     const waiter = link.pending.get(id);
     if (waiter) {
       link.pending.delete(id);
-      if (error !== undefined) waiter.reject(new Error(error)); else waiter.resolve(result ?? {});
+      if (error !== undefined) waiter.reject(code ? new RelayCommandError(code, error) : new Error(error)); else waiter.resolve(result ?? {});
     }
     return { ok: true };
   }
@@ -166,8 +167,9 @@ class EmulatedBrowser implements ConnectionTransport {
     this.emit({ id, ...(sessionId ? { sessionId } : {}), result: result ?? {} } as CdpMessage);
   }
 
-  private fail(id: number, sessionId: string | undefined, message: string): void {
-    this.emit({ id, ...(sessionId ? { sessionId } : {}), error: { code: -32000, message } });
+  private fail(id: number, sessionId: string | undefined, message: string, code?: RelayErrorCode | null): void {
+    // puppeteer keeps only the text of a protocol error: the code travels as a tag in `data` (server/errors.ts).
+    this.emit({ id, ...(sessionId ? { sessionId } : {}), error: { code: -32000, message, ...(code ? { data: errorTag(code) } : {}) } });
   }
 
   private newSession(session: Session): string {
@@ -231,7 +233,7 @@ class EmulatedBrowser implements ConnectionTransport {
   send(message: string): void {
     const msg = JSON.parse(message) as Required<Pick<CdpMessage, 'id' | 'method'>> & CdpMessage;
     // Answers go out asynchronously, as from a socket.
-    queueMicrotask(() => { void this.handle(msg).catch((e) => this.fail(msg.id, msg.sessionId, (e as Error).message)); });
+    queueMicrotask(() => { void this.handle(msg).catch((e) => this.fail(msg.id, msg.sessionId, (e as Error).message, errorCodeOf(e))); });
   }
 
   private async handle(msg: { id: number; method: string; params?: any; sessionId?: string }): Promise<void> {

@@ -420,7 +420,7 @@ export class Gateway {
   /** A ui.command goes to exactly one Control UI connection, or nowhere. Never a broadcast. */
   private dispatchUiCommand(connId: string, command: UiCommand): boolean {
     const conn = this.connections.get(connId);
-    if (!conn || !conn.hello || !conn.caps.includes('ui-commands') || !conn.open) return false;
+    if (!conn?.hello || !conn.caps.includes('ui-commands') || !conn.open) return false;
     return conn.event('ui.command', { command });
   }
 

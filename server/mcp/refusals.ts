@@ -1,18 +1,20 @@
 // Failures that are not Verity's own refusals (the browser, a tab, the extension relay) as the refusals the
 // contract names, saying what happened and whether a retry is safe.
 import { PROTOCOL_TIMEOUT_MS } from '../cdp/browser.js';
+import { errorCodeOf } from '../errors.js';
 import { Refusal } from '../routing/refusal.js';
 
 /** Protocol-level failures (a tab closed mid-call, the browser gone) as refusals that say what happened. */
 export function asRefusal(e: unknown): Refusal {
   if (e instanceof Refusal) return e;
   const message = e instanceof Error ? e.message : String(e);
-  if (/its result is unknown and it is not resent/.test(message)) {
+  const code = errorCodeOf(e);
+  if (code === 'delivery_unknown') {
     // The extension relay dropped with this command in flight: it may have reached the page. Not retryable
     // blindly (that could do it twice): the caller reads the page first.
     return new Refusal('unavailable', `the link to the shared tab dropped while the command was in flight, so whether it reached the page is unknown and it was not resent; read the page (get_window_state) before retrying (${message.slice(0, 200)})`, { retryable: false, delivery: 'unknown' });
   }
-  if (/the debugger was detached from tab .* was not delivered/.test(message)) {
+  if (code === 'not_delivered') {
     return new Refusal('unavailable', `the shared tab's debugger was detached, so nothing was sent to the page; the extension is attaching it again: retry (${message.slice(0, 200)})`, { retryable: true, delivery: 'none' });
   }
   if (/Target closed|Session closed|No target with given id|Target.detachedFromTarget|frame was detached|No frame for given id/i.test(message)) {

@@ -1,7 +1,7 @@
 // Turning a resolved native target into what an action needs: the window (checked to exist), the element
 // (fresh states), the screen point, and the foreground/background delivery around the action.
 import type { ActionResult, Evidence, ResolvedTarget } from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
+import type { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi, type CacheItem } from './atspi.js';
 import { completeTree, subtree, type NativeHost, type WindowInfo } from './host.js';

@@ -59,7 +59,7 @@ export async function describeWindow(id: number): Promise<XWindow> {
 
 /** _NET_WM_NAME is UTF-8; WM_NAME is Latin-1 when typed STRING (else, in practice, UTF-8 too). */
 async function titleOf(x: XConnection, name: XProperty | null): Promise<string> {
-  if (!name || name.format !== 8) return '';
+  if (name?.format !== 8) return '';
   return name.data.toString(name.type === await x.atom('STRING') ? 'latin1' : 'utf8');
 }
 

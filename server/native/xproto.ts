@@ -26,7 +26,7 @@ export interface XProperty { type: number; format: number; data: Buffer }
 
 /** A 32-bit property's values (CARDINAL, WINDOW lists); none for a missing or differently typed one. */
 export function cardinals(p: XProperty | null): number[] {
-  if (!p || p.format !== 32) return [];
+  if (p?.format !== 32) return [];
   const values: number[] = [];
   for (let at = 0; at + 4 <= p.data.length; at += 4) values.push(p.data.readUInt32LE(at));
   return values;

@@ -2,7 +2,7 @@
 // X11), over both drivers, the element tokens of snapshots, tab ownership between MCP connections, and
 // the origin policy on every tab a call reaches. The router knows nothing of MCP or of tools: a caller is
 // a connection id and the session a call was admitted to.
-import { BrowserHost } from '../cdp/browser.js';
+import type { BrowserHost } from '../cdp/browser.js';
 import { flushCursors, hideCursor } from '../cdp/cursor-overlay.js';
 import { CdpDriver } from '../cdp/driver.js';
 import { guardRequests } from '../cdp/guard.js';

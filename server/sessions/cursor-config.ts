@@ -85,6 +85,6 @@ export function glideDuration(motion: CursorMotion & { reduced_motion: boolean }
     case 'deliberate': return Math.min(1300, Math.max(450, 250 + 160 * Math.log2(1 + distance / 24)));
     case 'relaxed': return motion.glide_duration_ms || Math.max(450, nativeMs);
     case 'calm': return motion.glide_duration_ms || Math.max(750, nativeMs);
-    case 'steady': default: return motion.glide_duration_ms || Math.max(600, nativeMs);
+    default: return motion.glide_duration_ms || Math.max(600, nativeMs); // 'steady'
   }
 }

@@ -75,7 +75,9 @@ function valueText(value: string): string {
 
 // A bare value ends at the first space; a bare label runs to the end of the line but must not start like a
 // field. Neither may hold a line break or another control character.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern keeps out
 const BARE_VALUE = /^(?!')[^\s\x00-\x1f\x7f\u0085\u2028\u2029]*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern keeps out
 const BARE_LABEL = /^(?![\s'=^!*+-])[^\x00-\x1f\x7f\u0085\u2028\u2029]*(?<!\s)$/;
 
 function quote(s: string): string {
@@ -149,6 +151,7 @@ export function tokenHint(snapshotId: string): string {
 const VALUE_MAX = 300; // a long field's text is cut here; page get_text reads a page's whole text
 
 function quoted(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern keeps out
   return /^[^'\\\x00-\x1f\x7f\u0085\u2028\u2029]*$/.test(s) ? `'${s}'` : JSON.stringify(s);
 }
 

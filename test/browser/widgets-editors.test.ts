@@ -51,7 +51,7 @@ for (const editor of EDITORS) {
             else assert.notEqual(now, want, `reported ${r.structured.effect ?? r.structured.refusal?.code} although the text landed exactly: ${r.text}`);
             return r.structured.effect === 'confirmed';
           };
-          let first;
+          let first: Awaited<ReturnType<typeof s.v.call>>;
           if (how === 'token') {
             first = await s.v.call('type_text', { element_token: field.element_token, text: 'Hi 世界' });
           } else {
@@ -94,7 +94,7 @@ describe('CodeMirror 6 inside a shadow root', () => {
         assert.equal(await s.model(page), start);
         const snap = await s.snapshot(s.v, { format: 'full' });
         const field = snap.find((e) => e.role === 'textbox', 'the editor');
-        let r;
+        let r: Awaited<ReturnType<typeof s.v.call>>;
         if (how === 'token') r = await s.v.call('type_text', { element_token: field.element_token, text: 'Hi 世界' });
         else {
           const c = await s.v.call('click', { element_token: field.element_token });

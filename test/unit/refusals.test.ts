@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
+import { errorTag, RelayCommandError } from '../../server/errors.js';
 import { asRefusal } from '../../server/mcp/refusals.js';
 import { Refusal, bounded } from '../../server/routing/refusal.js';
 import { defineTool, parseArgs, refusalReply, refusalText, textOfStructured, toCallToolResult } from '../../server/tools/define.js';
@@ -14,10 +15,11 @@ describe('asRefusal', () => {
     assert.equal(asRefusal(r), r);
   });
 
-  // Messages as puppeteer, Chrome and the extension relay word them.
-  const table: Array<[string, string, string, RegExp, Record<string, unknown>?]> = [
-    ['the relay dropped mid-command', 'link closed before answering relay command 7; its result is unknown and it is not resent: check the page and retry if needed', 'unavailable', /whether it reached the page is unknown/, { retryable: false, delivery: 'unknown' }],
-    ['the shared tab\'s debugger detached', 'the debugger was detached from tab 12, so Input.insertText was not delivered; it is being re-attached (x)', 'unavailable', /nothing was sent to the page/, { retryable: true, delivery: 'none' }],
+  // Errors as puppeteer, Chrome and the extension relay raise them (the relay's carry a code, typed in the
+  // process and as a tag through puppeteer's protocol errors).
+  const table: Array<[string, string | Error, string, RegExp, Record<string, unknown>?]> = [
+    ['the relay dropped mid-command', new RelayCommandError('delivery_unknown', 'link closed before answering relay command 7; its result is unknown and it is not resent: check the page and retry if needed'), 'unavailable', /whether it reached the page is unknown/, { retryable: false, delivery: 'unknown' }],
+    ['the shared tab\'s debugger detached', new Error(`Protocol error (Input.insertText): the debugger was detached from tab 12, so Input.insertText was not delivered; it is being re-attached (x) ${errorTag('not_delivered')}`), 'unavailable', /nothing was sent to the page/, { retryable: true, delivery: 'none' }],
     ['a tab closed', 'Protocol error (Runtime.callFunctionOn): Target closed', 'target_not_found', /the tab or frame closed during the call/],
     ['a session closed', 'Protocol error (DOM.describeNode): Session closed. Most likely the page has been closed.', 'target_not_found', /closed during the call/],
     ['a frame detached', 'Attempted to use detached Frame: frame was detached', 'target_not_found', /closed during the call/],
@@ -30,7 +32,7 @@ describe('asRefusal', () => {
   ];
   for (const [name, message, code, text, details] of table) {
     test(name, () => {
-      const r = asRefusal(new Error(message));
+      const r = asRefusal(typeof message === 'string' ? new Error(message) : message);
       assert.equal(r.code, code, r.message);
       assert.match(r.message, text);
       for (const [k, v] of Object.entries(details ?? {})) assert.deepEqual(r.details[k], v, k);

@@ -89,7 +89,7 @@ function hasEditContext(el: Element): boolean {
 
 function isEditingHost(el: Element): boolean {
   const h = el as HTMLElement;
-  return !!h.isContentEditable && !(h.parentElement && h.parentElement.isContentEditable);
+  return !!h.isContentEditable && !(h.parentElement?.isContentEditable);
 }
 
 function isInteractive(el: Element): boolean {
@@ -128,7 +128,7 @@ function labelOf(el: Element): string {
     if (text) return text;
   }
   const labels = (el as HTMLInputElement).labels;
-  if (labels && labels.length) {
+  if (labels?.length) {
     const text = Array.from(labels).map((l) => textOf(l)).filter(Boolean).join(' ');
     if (text) return text;
   }
@@ -251,7 +251,7 @@ export function snapshot(snapshotId: string) {
  * which may point across roots), no name found, a role the DOM does not show (ElementInternals on a
  * custom element), an EditContext editor. The CDP side asks the accessibility tree.
  */
-function needsAccessibilityTree(el: Element, role: string, label: string): boolean {
+function needsAccessibilityTree(el: Element, _role: string, label: string): boolean {
   return label === '' || el.hasAttribute('aria-labelledby') || hasEditContext(el) ||
     (el.localName.includes('-') && !el.hasAttribute('role'));
 }
@@ -292,7 +292,7 @@ function quickLabel(el: Element): string {
   const aria = el.getAttribute('aria-label');
   if (aria) return aria.trim();
   const labels = (el as HTMLInputElement).labels;
-  if (labels && labels.length) return (labels[0].textContent ?? '').replace(/\s+/g, ' ').trim();
+  if (labels?.length) return (labels[0].textContent ?? '').replace(/\s+/g, ' ').trim();
   const input = el as HTMLInputElement;
   if (el.localName === 'input' || el.localName === 'textarea') {
     if (['button', 'submit', 'reset'].includes(input.type) && input.value) return input.value;

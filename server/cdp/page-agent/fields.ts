@@ -36,7 +36,7 @@ function editableOf(el: Element | null): Element | null {
   const h = el as HTMLElement;
   if (h.isContentEditable) {
     let host: HTMLElement = h;
-    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    while (host.parentElement?.isContentEditable) host = host.parentElement;
     return host;
   }
   return null;
@@ -145,7 +145,7 @@ async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>):
  * already focused) or the focused element. Reports why a field cannot take text instead of guessing.
  */
 export async function prepareField(snapshotId: string | null, index: number): Promise<PreparedField | PreparedValueInput | NoField | FieldRefused> {
-  let el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
+  const el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
   // The body is "nothing focused", unless it is the editing host itself (TinyMCE's iframe body).
   if (!el || (el === document.body && !(el as HTMLElement).isContentEditable)) return { none: true };
   if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type)) return prepareValueInput(el as HTMLInputElement);
@@ -224,7 +224,7 @@ function prepareValueInput(f: HTMLInputElement): PreparedValueInput | FieldRefus
 /** Sets the value-type input prepared last to `text` and reads it back after the page settled. */
 export async function assignPreparedValue(text: string): Promise<(Refused & { stored?: string }) | { refusal?: undefined; before: string; first: string; settled: string }> {
   const f = valueTarget;
-  if (!f || !f.isConnected) return { refusal: 'target_not_found', detail: 'the field left the page' };
+  if (!f?.isConnected) return { refusal: 'target_not_found', detail: 'the field left the page' };
   const stored = probeValue(f, text);
   if (stored !== text) return { refusal: 'value_rejected', detail: describe(f), stored };
   const before = f.value;

@@ -146,7 +146,7 @@ const ITEM_ROLES = /^(listitem|option|row|treeitem|menuitem|tab)$/;
 
 /** The list item a point grabbed: the element (it or an ancestor) that is an item of a list of two or more. */
 function listItemOf(el: Element | null): Element | null {
-  for (let n = el, depth = 0; n && n.parentElement && depth < 8; n = n.parentElement, depth++) {
+  for (let n = el, depth = 0; n?.parentElement && depth < 8; n = n.parentElement, depth++) {
     const list = n.parentElement;
     if (n === document.body || list === document.documentElement || list === document.body) return null;
     const isList = LIST_TAGS.has(list.localName) || LIST_ROLES.test(list.getAttribute('role') ?? '');
@@ -197,7 +197,7 @@ function probeStart(source: Element, dx: number, dy: number, dropHit: Element | 
     }
   }
   const item = listItemOf(source);
-  if (item && item.parentElement) {
+  if (item?.parentElement) {
     const list = item.parentElement;
     const items = Array.from(list.children);
     const dropItem = listItemOf(dropHit);
@@ -221,7 +221,7 @@ function probeEnd(p: ProbeStart): DragProbe {
 
 let cursor: { host: HTMLElement; arrow: HTMLElement; root: ShadowRoot; hideTimer?: number } | null = null;
 function cursorElement() {
-  if (cursor && cursor.host.isConnected) return cursor;
+  if (cursor?.host.isConnected) return cursor;
   const host = document.createElement('div');
   // Fixed, zero-size, no pointer events: it cannot change layout or receive a click. No paint (or size)
   // containment: on a zero-size host it would clip the arrow away entirely.
