@@ -40,9 +40,18 @@ export class CdpConnection {
   static connect(wsUrl: string, timeoutMs = 10_000): Promise<CdpConnection> {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(wsUrl, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
-      const timer = setTimeout(() => { ws.terminate(); reject(new Error(`CDP connect timeout: ${wsUrl}`)); }, timeoutMs);
-      ws.once('open', () => { clearTimeout(timer); resolve(new CdpConnection(ws)); });
-      ws.once('error', (e) => { clearTimeout(timer); reject(e); });
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new Error(`CDP connect timeout: ${wsUrl}`));
+      }, timeoutMs);
+      ws.once('open', () => {
+        clearTimeout(timer);
+        resolve(new CdpConnection(ws));
+      });
+      ws.once('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
     });
   }
 
@@ -57,8 +66,10 @@ export class CdpConnection {
 
   /** Runtime.evaluate with awaitPromise + returnByValue; throws on a page exception. */
   async evaluate<T = unknown>(expression: string): Promise<T> {
-    const r = await this.send<{ result: { value?: T }; exceptionDetails?: { text: string; exception?: { description?: string } } }>(
-      'Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
+    const r = await this.send<{
+      result: { value?: T };
+      exceptionDetails?: { text: string; exception?: { description?: string } };
+    }>('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
     if (r.exceptionDetails) {
       throw new Error(`page exception: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
     }
@@ -70,7 +81,10 @@ export class CdpConnection {
     return new Promise((resolve) => {
       this.ws.once('close', () => resolve());
       this.ws.close();
-      setTimeout(() => { this.ws.terminate(); resolve(); }, 1000).unref();
+      setTimeout(() => {
+        this.ws.terminate();
+        resolve();
+      }, 1000).unref();
     });
   }
 }
@@ -111,7 +125,8 @@ export async function findTargetByUrl(browserUrl: string, url: string, timeoutMs
 export async function waitLoaded(cdp: CdpConnection, url: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await cdp.evaluate<boolean>(`location.href === ${JSON.stringify(url)} && document.readyState === 'complete'`)
+    const ok = await cdp
+      .evaluate<boolean>(`location.href === ${JSON.stringify(url)} && document.readyState === 'complete'`)
       .catch(() => false);
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`page did not finish loading ${url}`);

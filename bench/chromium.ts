@@ -18,8 +18,15 @@ export async function launchChromium(procs: ProcessRegistry, timeoutMs = 20_000)
   const userDataDir = mkdtempSync(join(tmpdir(), 'verity-bench-profile-'));
   procs.addDir(userDataDir);
   const args = [
-    '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--remote-debugging-port=0', `--user-data-dir=${userDataDir}`,
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--remote-debugging-port=0',
+    `--user-data-dir=${userDataDir}`,
     'about:blank',
   ];
   // detached: own process group, so cleanup can signal the browser and its helpers by the browser's PID.
@@ -32,7 +39,10 @@ export async function launchChromium(procs: ProcessRegistry, timeoutMs = 20_000)
   child.unref();
   const wsEndpoint = await new Promise<string>((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error(`Chromium printed no DevTools endpoint within ${timeoutMs} ms:\n${buf.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`Chromium printed no DevTools endpoint within ${timeoutMs} ms:\n${buf.slice(-2000)}`)),
+      timeoutMs,
+    );
     const onData = (d: Buffer) => {
       buf += d.toString();
       const m = /DevTools listening on (ws:\/\/\S+)/.exec(buf);

@@ -5,7 +5,8 @@ import type { ProcessRegistry } from './procs.js';
 
 const page = (title: string, body: string, script = '') =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}` +
-  (script ? `<script>${script}</script>` : '') + `</body></html>`;
+  (script ? `<script>${script}</script>` : '') +
+  `</body></html>`;
 
 export const INPUT_PAGE = page('Input', '<label for="f">Field</label> <input id="f" type="text">');
 
@@ -21,10 +22,18 @@ export function manyPage(n: number): string {
   const parts: string[] = [];
   for (let i = 0; i < n; i++) {
     switch (i % 4) {
-      case 0: parts.push(`<button id="e${i}">Button ${i}</button>`); break;
-      case 1: parts.push(`<a id="e${i}" href="#item-${i}">Link ${i}</a>`); break;
-      case 2: parts.push(`<label for="e${i}">Text ${i}</label><input id="e${i}" type="text">`); break;
-      default: parts.push(`<input id="e${i}" type="checkbox"><label for="e${i}">Check ${i}</label>`); break;
+      case 0:
+        parts.push(`<button id="e${i}">Button ${i}</button>`);
+        break;
+      case 1:
+        parts.push(`<a id="e${i}" href="#item-${i}">Link ${i}</a>`);
+        break;
+      case 2:
+        parts.push(`<label for="e${i}">Text ${i}</label><input id="e${i}" type="text">`);
+        break;
+      default:
+        parts.push(`<input id="e${i}" type="checkbox"><label for="e${i}">Check ${i}</label>`);
+        break;
     }
   }
   const rows: string[] = [];
@@ -36,8 +45,10 @@ export const FORM_FIELDS = 20;
 
 /** A form of FORM_FIELDS labelled text inputs (#q1..#q20, labels "Question 1".."Question 20"). */
 export function formPage(n = FORM_FIELDS): string {
-  const rows = Array.from({ length: n }, (_, i) =>
-    `<div><label for="q${i + 1}">Question ${i + 1}</label> <input id="q${i + 1}" type="text"></div>`);
+  const rows = Array.from(
+    { length: n },
+    (_, i) => `<div><label for="q${i + 1}">Question ${i + 1}</label> <input id="q${i + 1}" type="text"></div>`,
+  );
   return page('Form', `<form onsubmit="return false">${rows.join('\n')}</form>`);
 }
 
@@ -70,10 +81,14 @@ export async function startFixtures(procs: ProcessRegistry, manyCount = 1000): P
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  procs.addCloser('fixture server', () => new Promise<void>((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  }));
+  procs.addCloser(
+    'fixture server',
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let seq = 0;
   return {

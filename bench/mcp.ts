@@ -38,7 +38,10 @@ export class McpSession {
   }
 
   async tools(): Promise<Array<{ name: string; inputSchema: Record<string, unknown> }>> {
-    this.toolList ??= (await this.client.listTools()).tools as Array<{ name: string; inputSchema: Record<string, unknown> }>;
+    this.toolList ??= (await this.client.listTools()).tools as Array<{
+      name: string;
+      inputSchema: Record<string, unknown>;
+    }>;
     return this.toolList;
   }
 
@@ -53,7 +56,9 @@ export class McpSession {
     const t0 = performance.now();
     let result: ToolResult;
     try {
-      result = (await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 })) as ToolResult;
+      result = (await this.client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: 120_000,
+      })) as ToolResult;
     } catch (e) {
       throw new Error(`${this.name} ${tool} failed: ${(e as Error).message}${this.describeFailure()}`);
     }
@@ -82,7 +87,10 @@ export class McpSession {
 
 /** The informative part of a server's stderr: its first error line (stack frames dropped) and its last line. */
 export function summarizeStderr(name: string, tail: string): string {
-  const lines = tail.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('at ') && !l.startsWith('Node.js v'));
+  const lines = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('at ') && !l.startsWith('Node.js v'));
   if (!lines.length) return '';
   const err = lines.find((l) => /error/i.test(l));
   const last = lines[lines.length - 1]!;
@@ -91,7 +99,10 @@ export function summarizeStderr(name: string, tail: string): string {
 }
 
 export function textOf(result: ToolResult): string {
-  return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  return (result.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
 
 export function assertOk(server: string, tool: string, result: ToolResult): void {
@@ -104,7 +115,13 @@ export async function startMcp(
 ): Promise<McpSession> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  const transport = new StdioClientTransport({ command: opts.command, args: opts.args, cwd: opts.cwd, env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: opts.command,
+    args: opts.args,
+    cwd: opts.cwd,
+    env,
+    stderr: 'pipe',
+  });
   let tail = '';
   transport.stderr?.on('data', (d: Buffer) => {
     tail = (tail + d.toString()).slice(-4000);
@@ -119,7 +136,15 @@ export async function startMcp(
   }
   pid = transport.pid;
   if (pid) procs.addProcess(pid, opts.name);
-  const session = new McpSession(opts.name, client, transport, () => tail, () => { if (pid) procs.forgetProcess(pid); });
+  const session = new McpSession(
+    opts.name,
+    client,
+    transport,
+    () => tail,
+    () => {
+      if (pid) procs.forgetProcess(pid);
+    },
+  );
   procs.addCloser(opts.name, () => session.close().catch(() => undefined));
   return session;
 }
@@ -134,27 +159,49 @@ export function startVerity(procs: ProcessRegistry, browserUrl: string, extraArg
 }
 
 /** Chrome DevTools MCP (chrome-devtools-mcp) attached to the shared Chromium, when it is installed. */
-export function startDevtools(procs: ProcessRegistry, browserUrl: string, extraArgs: string[] = []): Promise<McpSession> {
+export function startDevtools(
+  procs: ProcessRegistry,
+  browserUrl: string,
+  extraArgs: string[] = [],
+): Promise<McpSession> {
   const work = mkdtempSync(join(tmpdir(), 'verity-bench-devtools-'));
   procs.addDir(work);
   return startMcp(procs, {
     name: 'devtools-mcp',
     command: process.execPath,
-    args: [join(REPO_ROOT, 'node_modules', 'chrome-devtools-mcp', 'build', 'src', 'bin', 'chrome-devtools-mcp.js'),
-      '--browserUrl', browserUrl, '--usageStatistics', 'false', '--performanceCrux', 'false', ...extraArgs],
+    args: [
+      join(REPO_ROOT, 'node_modules', 'chrome-devtools-mcp', 'build', 'src', 'bin', 'chrome-devtools-mcp.js'),
+      '--browserUrl',
+      browserUrl,
+      '--usageStatistics',
+      'false',
+      '--performanceCrux',
+      'false',
+      ...extraArgs,
+    ],
     cwd: work,
   });
 }
 
-export function startPlaywright(procs: ProcessRegistry, browserUrl: string, extraArgs: string[] = []): Promise<McpSession> {
+export function startPlaywright(
+  procs: ProcessRegistry,
+  browserUrl: string,
+  extraArgs: string[] = [],
+): Promise<McpSession> {
   // Its own scratch dir as cwd/workspace root and output dir: it writes snapshot .yml files there.
   const work = mkdtempSync(join(tmpdir(), 'verity-bench-pwmcp-'));
   procs.addDir(work);
   return startMcp(procs, {
     name: 'playwright-mcp',
     command: process.execPath,
-    args: [join(REPO_ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js'), '--cdp-endpoint', browserUrl,
-      '--output-dir', join(work, 'out'), ...extraArgs],
+    args: [
+      join(REPO_ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js'),
+      '--cdp-endpoint',
+      browserUrl,
+      '--output-dir',
+      join(work, 'out'),
+      ...extraArgs,
+    ],
     cwd: work,
   });
 }

@@ -22,16 +22,23 @@ function ratio(row: Row, of: Column, over: Column): number | undefined {
 }
 
 function ratios(row: Row): string {
-  const pairs: Array<[Column, Column]> = [['verity', 'floor'], ['verity', 'playwright']];
-  const parts = pairs.map(([of, over]) => {
-    const r = ratio(row, of, over);
-    return r === undefined ? null : `${SHORT_NAME[of]}/${SHORT_NAME[over]} ${r.toFixed(2)}×`;
-  }).filter((x): x is string => x !== null);
+  const pairs: Array<[Column, Column]> = [
+    ['verity', 'floor'],
+    ['verity', 'playwright'],
+  ];
+  const parts = pairs
+    .map(([of, over]) => {
+      const r = ratio(row, of, over);
+      return r === undefined ? null : `${SHORT_NAME[of]}/${SHORT_NAME[over]} ${r.toFixed(2)}×`;
+    })
+    .filter((x): x is string => x !== null);
   return parts.length ? parts.join('; ') : '—';
 }
 
 function target(checks: Check[]): string {
-  return checks.length ? checks.map((c) => `${SHORT_NAME[c.of]} ≤ ${c.max}× ${SHORT_NAME[c.over]}`).join('; ') : '— (info)';
+  return checks.length
+    ? checks.map((c) => `${SHORT_NAME[c.of]} ≤ ${c.max}× ${SHORT_NAME[c.over]}`).join('; ')
+    : '— (info)';
 }
 
 export type Verdict = 'PASS' | 'FAIL' | 'NO DATA' | 'info';
@@ -54,21 +61,31 @@ export function cellErrors(rows: Row[]): string[] {
   return [...new Set(out)];
 }
 
-export function renderMarkdown(rows: Row[], header: string[], notes: string[], sectionErrors: string[], tables: string[] = []): string {
+export function renderMarkdown(
+  rows: Row[],
+  header: string[],
+  notes: string[],
+  sectionErrors: string[],
+  tables: string[] = [],
+): string {
   const lines: string[] = [...header, ''];
   lines.push('| metric | Verity | floor | Playwright MCP | ratio(s) | target | pass/fail |');
   lines.push('| --- | ---: | ---: | ---: | --- | --- | --- |');
   for (const row of rows) {
-    lines.push(`| ${esc(row.metric)} | ${fmt(row.cells.verity, row.unit)} | ${fmt(row.cells.floor, row.unit)} | ` +
-      `${fmt(row.cells.playwright, row.unit)} | ${ratios(row)} | ${target(row.checks)} | ${verdict(row)} |`);
+    lines.push(
+      `| ${esc(row.metric)} | ${fmt(row.cells.verity, row.unit)} | ${fmt(row.cells.floor, row.unit)} | ` +
+        `${fmt(row.cells.playwright, row.unit)} | ${ratios(row)} | ${target(row.checks)} | ${verdict(row)} |`,
+    );
   }
   for (const table of tables) lines.push('', table);
   const rowNotes = rows.filter((r) => r.note).map((r) => `${r.metric}: ${r.note}`);
   const allNotes = [...new Set([...rowNotes, ...notes])];
   if (allNotes.length) lines.push('', 'Notes:', ...allNotes.map((n) => `- ${n}`));
-  const details = rows.flatMap((r) => (Object.entries(r.cells) as Array<[Column, Cell]>)
-    .filter(([, c]) => c && 'value' in c && c.detail)
-    .map(([col, c]) => `${r.metric} / ${SHORT_NAME[col]}: ${(c as { detail: string }).detail}`));
+  const details = rows.flatMap((r) =>
+    (Object.entries(r.cells) as Array<[Column, Cell]>)
+      .filter(([, c]) => c && 'value' in c && c.detail)
+      .map(([col, c]) => `${r.metric} / ${SHORT_NAME[col]}: ${(c as { detail: string }).detail}`),
+  );
   if (details.length) lines.push('', 'Spread:', ...[...new Set(details)].map((d) => `- ${d}`));
   const errors = [...sectionErrors, ...cellErrors(rows)];
   if (errors.length) lines.push('', 'Errors:', ...errors.map((e) => `- ${esc(e)}`));

@@ -36,7 +36,10 @@ function parseArgs(argv: string[]): Options {
     };
     if (a === '--iterations') opts.iterations = Number(next());
     else if (a === '--warmup') opts.warmup = Number(next());
-    else if (a === '--only') opts.only = next().split(',').map((s) => s.trim().toLowerCase());
+    else if (a === '--only')
+      opts.only = next()
+        .split(',')
+        .map((s) => s.trim().toLowerCase());
     else if (a === '--no-write') opts.write = false;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -49,8 +52,10 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 export async function runBench(sections: Section[], opts: Options, procs: ProcessRegistry): Promise<number> {
   const chromium = await launchChromium(procs);
   log(`Chromium pid ${chromium.pid} at ${chromium.browserUrl}`);
-  const version = await fetch(`${chromium.browserUrl}/json/version`).then((r) => r.json() as Promise<{ Browser?: string }>)
-    .then((v) => v.Browser ?? 'unknown').catch(() => 'unknown');
+  const version = await fetch(`${chromium.browserUrl}/json/version`)
+    .then((r) => r.json() as Promise<{ Browser?: string }>)
+    .then((v) => v.Browser ?? 'unknown')
+    .catch(() => 'unknown');
   const fixtures = await startFixtures(procs);
   log(`fixtures at ${fixtures.baseUrl}`);
 
@@ -68,7 +73,9 @@ export async function runBench(sections: Section[], opts: Options, procs: Proces
 
   const rows: Row[] = [];
   const sectionErrors: string[] = [];
-  const chosen = opts.only ? sections.filter((s) => opts.only!.some((o) => s.name.toLowerCase().includes(o))) : sections;
+  const chosen = opts.only
+    ? sections.filter((s) => opts.only!.some((o) => s.name.toLowerCase().includes(o)))
+    : sections;
   for (const section of chosen) {
     log(`section: ${section.name}`);
     try {

@@ -23,7 +23,7 @@ const WORKERS = 8;
 /** The load stops here even if the counts are not reached (a slow machine): bounded in time. */
 const HARD_STOP_FACTOR = 3;
 const SETTLE_MS = 30_000;
-const TOLERANCE = 0.10;
+const TOLERANCE = 0.1;
 /** The operator credential (the slow gateway reader) and the agent credential (the MCP clients), given in the environment, never argv. */
 const TOKEN = 'soak-operator-token';
 const AGENT_TOKEN = 'soak-agent-token';
@@ -36,25 +36,47 @@ function rssKb(pid: number): number {
   return m ? Number(m[1]) : 0;
 }
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
-async function agent(base: string, name: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function agent(
+  base: string,
+  name: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name, version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${AGENT_TOKEN}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${AGENT_TOKEN}` } },
+  });
   await client.connect(transport);
   return { client, transport };
 }
 
 async function main(): Promise<number> {
   const configDir = mkdtempSync(join(tmpdir(), 'verity-soak-'));
-  const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--headless'],
-    { env: { ...process.env, VERITY_CONFIG_DIR: configDir, VERITY_TOKEN: TOKEN, VERITY_AGENT_TOKEN: AGENT_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--headless'], {
+    env: { ...process.env, VERITY_CONFIG_DIR: configDir, VERITY_TOKEN: TOKEN, VERITY_AGENT_TOKEN: AGENT_TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const pid = proc.pid!;
-  let out = '', err = '';
-  proc.stdout!.on('data', (c) => { out += c; });
-  proc.stderr!.on('data', (c) => { err += c; if (err.length > 1e6) err = err.slice(-5e5); });
+  let out = '',
+    err = '';
+  proc.stdout!.on('data', (c) => {
+    out += c;
+  });
+  proc.stderr!.on('data', (c) => {
+    err += c;
+    if (err.length > 1e6) err = err.slice(-5e5);
+  });
   let exitCode: number | null | 'running' = 'running';
-  proc.once('exit', (code) => { exitCode = code; });
+  proc.once('exit', (code) => {
+    exitCode = code;
+  });
   try {
     for (let i = 0; i < 300 && !/\?token=/.test(out) && exitCode === 'running'; i++) await sleep(100);
     const base = /(http:\/\/[^\s/]+)\/\?token=/.exec(out)?.[1];
@@ -64,7 +86,20 @@ async function main(): Promise<number> {
     // The slow reader: connects with operator.read (it hears every action event), then reads nothing.
     const slow = new WebSocket(`${base.replace('http', 'ws')}/gateway`);
     await new Promise((r) => slow.once('open', r));
-    slow.send(JSON.stringify({ type: 'req', id: 1, method: 'connect', params: { client: { id: 'soak-slow-reader', version: '1', mode: 'test' }, caps: [], role: 'operator', scopes: ['operator.read'], auth: { token: TOKEN } } }));
+    slow.send(
+      JSON.stringify({
+        type: 'req',
+        id: 1,
+        method: 'connect',
+        params: {
+          client: { id: 'soak-slow-reader', version: '1', mode: 'test' },
+          caps: [],
+          role: 'operator',
+          scopes: ['operator.read'],
+          auth: { token: TOKEN },
+        },
+      }),
+    );
     await new Promise((r) => slow.once('message', r));
     (slow as unknown as { _socket: Socket })._socket.pause();
 
@@ -77,7 +112,9 @@ async function main(): Promise<number> {
     }
     const counts = { calls: 0, callErrors: 0, churns: 0, churnErrors: 0 };
     const errors: string[] = [];
-    const note = (e: unknown) => { if (errors.length < 10) errors.push((e as Error).message ?? String(e)); };
+    const note = (e: unknown) => {
+      if (errors.length < 10) errors.push((e as Error).message ?? String(e));
+    };
     const CALL_KINDS: Array<{ name: string; arguments: Record<string, unknown> }> = [
       { name: 'list_sessions', arguments: {} },
       { name: 'page', arguments: { action: 'list_tabs' } },
@@ -95,8 +132,14 @@ async function main(): Promise<number> {
         const call = CALL_KINDS[i % CALL_KINDS.length];
         try {
           const r = await w.client.callTool(call);
-          if (r.isError) { if (tally) counts.callErrors++; note(new Error(`${call.name}: ${JSON.stringify(r.structuredContent ?? r.content).slice(0, 200)}`)); }
-        } catch (e) { if (tally) counts.callErrors++; note(e); }
+          if (r.isError) {
+            if (tally) counts.callErrors++;
+            note(new Error(`${call.name}: ${JSON.stringify(r.structuredContent ?? r.content).slice(0, 200)}`));
+          }
+        } catch (e) {
+          if (tally) counts.callErrors++;
+          note(e);
+        }
         if (tally) counts.calls++;
         const ahead = t0 + ((i + 1) * spreadMs) / share - Date.now();
         if (ahead > 0) await sleep(ahead);
@@ -114,7 +157,10 @@ async function main(): Promise<number> {
           await a.client.callTool({ name: 'list_sessions', arguments: {} });
           await a.client.callTool({ name: 'end_session', arguments: { session: label } });
           await a.transport.terminateSession();
-        } catch (e) { if (tally) counts.churnErrors++; note(e); }
+        } catch (e) {
+          if (tally) counts.churnErrors++;
+          note(e);
+        }
         await a?.client.close().catch(() => {});
         if (tally) counts.churns++;
         const ahead = t0 + ((i + 1) * spreadMs) / n - Date.now();
@@ -131,9 +177,17 @@ async function main(): Promise<number> {
 
     const samples: Array<{ rss: number; fds: number }> = [];
     let sampling = true;
-    const sampler = (async () => { while (sampling && alive(pid)) { samples.push({ rss: rssKb(pid), fds: fds(pid) }); await sleep(1000); } })();
+    const sampler = (async () => {
+      while (sampling && alive(pid)) {
+        samples.push({ rss: rssKb(pid), fds: fds(pid) });
+        await sleep(1000);
+      }
+    })();
     const t0 = Date.now();
-    const progress = setInterval(() => log(`${Math.round((Date.now() - t0) / 1000)} s: ${counts.calls} calls, ${counts.churns} churns`), 30_000);
+    const progress = setInterval(
+      () => log(`${Math.round((Date.now() - t0) / 1000)} s: ${counts.calls} calls, ${counts.churns} churns`),
+      30_000,
+    );
     const spread = SECONDS * 1000;
     deadline = t0 + spread * HARD_STOP_FACTOR;
     await Promise.all([
@@ -153,7 +207,10 @@ async function main(): Promise<number> {
 
     log(`after: RSS ${(after.rss / 1024).toFixed(1)} MB, ${after.fds} fds; closing`);
     const within = <T>(p: Promise<T>) => Promise.race([p, sleep(5000)]);
-    for (const w of workers) { await within(w.transport.terminateSession().catch(() => {})); await within(w.client.close().catch(() => {})); }
+    for (const w of workers) {
+      await within(w.transport.terminateSession().catch(() => {}));
+      await within(w.client.close().catch(() => {}));
+    }
     slow.terminate();
     const exitStart = Date.now();
     process.kill(pid, 'SIGTERM');
@@ -162,9 +219,16 @@ async function main(): Promise<number> {
 
     const rssChange = (after.rss - baseline.rss) / baseline.rss;
     const fdChange = (after.fds - baseline.fds) / baseline.fds;
-    const pass = !crashed && counts.calls === CALLS && counts.churns === CHURNS && counts.callErrors === 0 && counts.churnErrors === 0
+    const pass =
+      !crashed &&
+      counts.calls === CALLS &&
+      counts.churns === CHURNS &&
+      counts.callErrors === 0 &&
+      counts.churnErrors === 0 &&
       // The bound is on growth (a leak): memory the server gave back below its warm baseline is not one.
-      && rssChange <= TOLERANCE && fdChange <= TOLERANCE && exited === 0;
+      rssChange <= TOLERANCE &&
+      fdChange <= TOLERANCE &&
+      exited === 0;
     const mb = (kb: number) => (kb / 1024).toFixed(1);
     const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
     const section = [
@@ -186,14 +250,19 @@ async function main(): Promise<number> {
       `| slow reader | ${slowClosed ? `closed by the gateway: ${slowClosed}` : 'still connected at the end (its send buffer stayed under the bound)'} |`,
       `| crash | ${crashed ? 'yes' : 'none'} |`,
       `| exit on SIGTERM | ${exited === 'running' ? 'did not exit within 15 s' : `code ${exited}`} |`,
-      ...(errors.length ? ['', `First errors: ${errors.map((e) => `\`${e.replace(/`/g, "'").slice(0, 160)}\``).join('; ')}`] : []),
+      ...(errors.length
+        ? ['', `First errors: ${errors.map((e) => `\`${e.replace(/`/g, "'").slice(0, 160)}\``).join('; ')}`]
+        : []),
       '',
     ].join('\n');
     process.stdout.write(`${section}\n`);
     if (process.env.SOAK_WRITE !== '0') writeSection(section);
     return pass ? 0 : 1;
   } finally {
-    if (alive(pid)) { process.kill(pid, 'SIGTERM'); for (let i = 0; i < 100 && alive(pid); i++) await sleep(100); }
+    if (alive(pid)) {
+      process.kill(pid, 'SIGTERM');
+      for (let i = 0; i < 100 && alive(pid); i++) await sleep(100);
+    }
     if (alive(pid)) process.kill(pid, 'SIGKILL');
     rmSync(configDir, { recursive: true, force: true });
   }
@@ -214,4 +283,10 @@ function writeSection(section: string): void {
   log(`wrote the Soak section of ${file}`);
 }
 
-main().then((code) => process.exit(code), (e) => { process.stderr.write(`soak failed: ${(e as Error).stack}\n`); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`soak failed: ${(e as Error).stack}\n`);
+    process.exit(1);
+  },
+);

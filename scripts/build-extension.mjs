@@ -14,7 +14,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ext = join(root, 'extension');
 const ui = join(root, 'control-ui', 'dist');
 
-if (!existsSync(join(ui, 'index.html'))) { process.stderr.write('build-extension: control-ui/dist is not built; run `npx vite build control-ui` first\n'); process.exit(1); }
+if (!existsSync(join(ui, 'index.html'))) {
+  process.stderr.write('build-extension: control-ui/dist is not built; run `npx vite build control-ui` first\n');
+  process.exit(1);
+}
 
 // One classic script per entry (the manifest's service worker and the pages' <script> tags): no module
 // loading at run time, everything each needs inside it.

@@ -18,7 +18,16 @@ const TREES = ['server', 'control-ui/src', 'extension'];
 const BACKENDS = ['server/cdp/', 'server/native/'];
 const FRONT = ['server/mcp/', 'server/tools/', 'server/gateway/', 'server/core.ts', 'server/cli.ts'];
 /** Leaf modules everybody shares: they import no folder above them. */
-const SHARED = ['server/activity.ts', 'server/approvals.ts', 'server/limits.ts', 'server/policy.ts', 'server/progress.ts', 'server/token.ts', 'server/ui-commands.ts', 'server/version.ts'];
+const SHARED = [
+  'server/activity.ts',
+  'server/approvals.ts',
+  'server/limits.ts',
+  'server/policy.ts',
+  'server/progress.ts',
+  'server/token.ts',
+  'server/ui-commands.ts',
+  'server/version.ts',
+];
 
 /**
  * What each place may not import (a path prefix, or a package name), and whether it may send CDP
@@ -97,7 +106,15 @@ function resolveSpecifier(root, from, specifier) {
   if (!specifier.startsWith('.')) return null;
   const base = resolve(root, dirname(from), specifier);
   const stem = base.replace(/\.(js|mjs|ts)$/, '');
-  for (const candidate of [base, `${stem}.ts`, `${stem}.mts`, `${stem}.js`, `${stem}.mjs`, join(base, 'index.ts'), join(base, 'index.js')]) {
+  for (const candidate of [
+    base,
+    `${stem}.ts`,
+    `${stem}.mts`,
+    `${stem}.js`,
+    `${stem}.mjs`,
+    join(base, 'index.ts'),
+    join(base, 'index.js'),
+  ]) {
     if (existsSync(candidate) && statSync(candidate).isFile()) return relative(root, candidate).split('\\').join('/');
   }
   return null;
@@ -106,24 +123,50 @@ function resolveSpecifier(root, from, specifier) {
 /** Every import of a file (with whether it is for types only) and every CDP command it sends. */
 function scan(root, file) {
   const text = readFileSync(join(root, file), 'utf8');
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+  const source = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+  );
   const imports = [];
   const cdp = [];
   const line = (node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       const clause = ts.isImportDeclaration(node) ? node.importClause : null;
       const typeOnly = ts.isImportDeclaration(node)
-        ? !!clause && (clause.isTypeOnly || (!clause.name && !!clause.namedBindings && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)))
+        ? !!clause &&
+          (clause.isTypeOnly ||
+            (!clause.name &&
+              !!clause.namedBindings &&
+              ts.isNamedImports(clause.namedBindings) &&
+              clause.namedBindings.elements.length > 0 &&
+              clause.namedBindings.elements.every((e) => e.isTypeOnly)))
         : node.isTypeOnly;
       imports.push({ specifier: node.moduleSpecifier.text, typeOnly, line: line(node) });
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       imports.push({ specifier: node.argument.literal.text, typeOnly: true, line: line(node) });
     } else if (ts.isCallExpression(node)) {
       const [first] = node.arguments;
       if (node.expression.kind === ts.SyntaxKind.ImportKeyword && first && ts.isStringLiteralLike(first)) {
         imports.push({ specifier: first.text, typeOnly: false, line: line(node) });
-      } else if (ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'send' && first && ts.isStringLiteralLike(first) && /^[A-Z][A-Za-z]+\.[a-z][A-Za-z]+$/.test(first.text)) {
+      } else if (
+        ts.isPropertyAccessExpression(node.expression) &&
+        node.expression.name.text === 'send' &&
+        first &&
+        ts.isStringLiteralLike(first) &&
+        /^[A-Z][A-Za-z]+\.[a-z][A-Za-z]+$/.test(first.text)
+      ) {
         cdp.push({ method: first.text, line: line(node) });
       }
     }
@@ -134,7 +177,11 @@ function scan(root, file) {
 }
 
 const matches = (path, prefixes) => prefixes.some((p) => path === p || path.startsWith(p));
-const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /**
  * Cycles known and being removed by work in flight. Reported, not failed; an entry that no longer occurs is
@@ -161,35 +208,62 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
       const excepted = [...(rule.except?.[file] ?? []), ...(rule.except?.['*'] ?? [])];
       if (matches(named, excepted)) continue;
       if (imp.typeOnly && (rule.allowTypes?.[file] ?? []).includes(named)) continue;
-      problems.push(`${file}:${imp.line}: imports ${imp.specifier}${imp.typeOnly ? ' (types)' : ''}; rule: ${rule.name}`);
+      problems.push(
+        `${file}:${imp.line}: imports ${imp.specifier}${imp.typeOnly ? ' (types)' : ''}; rule: ${rule.name}`,
+      );
     }
-    if (rule?.noCdp) for (const c of cdp) problems.push(`${file}:${c.line}: sends the CDP command ${c.method}; rule: ${rule.name} (put it behind a method of server/cdp/ and the router)`);
+    if (rule?.noCdp)
+      for (const c of cdp)
+        problems.push(
+          `${file}:${c.line}: sends the CDP command ${c.method}; rule: ${rule.name} (put it behind a method of server/cdp/ and the router)`,
+        );
     graph.set(file, edges);
   }
   const seen = new Set();
   for (const cycle of cycles(graph)) {
     const known = pending.find((p) => p.length === cycle.length && p.every((f) => cycle.includes(f)));
     const text = `import cycle (type imports count): ${[...cycle, cycle[0]].join(' -> ')}`;
-    if (known) { seen.add(known); notes.push(`${text} (pending: its removal is under way)`); } else problems.push(text);
+    if (known) {
+      seen.add(known);
+      notes.push(`${text} (pending: its removal is under way)`);
+    } else problems.push(text);
   }
-  for (const p of pending) if (!seen.has(p)) notes.push(`the pending cycle ${p.join(' <-> ')} is gone: delete it from PENDING_CYCLES in scripts/check-deps.mjs`);
+  for (const p of pending)
+    if (!seen.has(p))
+      notes.push(
+        `the pending cycle ${p.join(' <-> ')} is gone: delete it from PENDING_CYCLES in scripts/check-deps.mjs`,
+      );
   return { files: files.length, problems, notes };
 }
 
 /** Each strongly connected set of files (Tarjan), as one cycle through it. */
 function cycles(graph) {
   let counter = 0;
-  const index = new Map(), low = new Map(), stack = [], onStack = new Set(), found = [];
+  const index = new Map(),
+    low = new Map(),
+    stack = [],
+    onStack = new Set(),
+    found = [];
   const strong = (v) => {
-    index.set(v, counter); low.set(v, counter); counter++;
-    stack.push(v); onStack.add(v);
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) { strong(w); low.set(v, Math.min(low.get(v), low.get(w))); } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+      if (!index.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
     }
     if (low.get(v) !== index.get(v)) return;
     const component = [];
     let w;
-    do { w = stack.pop(); onStack.delete(w); component.push(w); } while (w !== v);
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
     if (component.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(pathThrough(graph, new Set(component), v));
   };
   for (const v of graph.keys()) if (!index.has(v)) strong(v);
@@ -204,8 +278,15 @@ function pathThrough(graph, component, start) {
     const v = queue.shift();
     for (const w of graph.get(v) ?? []) {
       if (!component.has(w)) continue;
-      if (w === start) { const path = []; for (let x = v; x !== null; x = previous.get(x)) path.unshift(x); return path; }
-      if (!previous.has(w)) { previous.set(w, v); queue.push(w); }
+      if (w === start) {
+        const path = [];
+        for (let x = v; x !== null; x = previous.get(x)) path.unshift(x);
+        return path;
+      }
+      if (!previous.has(w)) {
+        previous.set(w, v);
+        queue.push(w);
+      }
     }
   }
   return [...component];
@@ -215,7 +296,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { files, problems, notes } = checkDeps();
   for (const note of notes) process.stdout.write(`check-deps: note: ${note}\n`);
   if (problems.length) {
-    process.stderr.write(`check-deps: ${problems.length} problem(s) in ${files} files (rules in scripts/check-deps.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+    process.stderr.write(
+      `check-deps: ${problems.length} problem(s) in ${files} files (rules in scripts/check-deps.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
+    );
     process.exit(1);
   }
   process.stdout.write(`check-deps: ${files} files, layers and cycles ok\n`);

@@ -20,40 +20,81 @@ let stepNo = 0;
 const STEPS = forTests ? 6 : 5;
 function step(what, needed, commands) {
   stepNo++;
-  if (!needed) { say(`[${stepNo}/${STEPS}] ${what}: up to date`); return; }
+  if (!needed) {
+    say(`[${stepNo}/${STEPS}] ${what}: up to date`);
+    return;
+  }
   const started = Date.now();
   say(`[${stepNo}/${STEPS}] ${what}…`);
   for (const command of commands) {
     say(`  $ ${command}`);
-    const r = spawnSync(command, { shell: true, stdio: ['ignore', 'inherit', 'inherit'], cwd: root, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    if (r.status !== 0) { say(`[${stepNo}/${STEPS}] ${what}: failed (exit ${r.status ?? r.signal}) after ${seconds(started)}`); process.exit(r.status ?? 1); }
+    const r = spawnSync(command, {
+      shell: true,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      cwd: root,
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (r.status !== 0) {
+      say(`[${stepNo}/${STEPS}] ${what}: failed (exit ${r.status ?? r.signal}) after ${seconds(started)}`);
+      process.exit(r.status ?? 1);
+    }
   }
   say(`[${stepNo}/${STEPS}] ${what}: done in ${seconds(started)}`);
 }
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
 // ${Status} is dpkg-query's own format field: the \$ keeps the template from reading it.
-const dpkgHas = (pkg) => spawnSync('dpkg-query', ['-W', `-f=\${Status}`, pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
+const dpkgHas = (pkg) =>
+  spawnSync('dpkg-query', ['-W', `-f=\${Status}`, pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
 
 // 1. System packages: Chromium always; the native test stack for tests.
-const wanted = [['chromium', () => has('chromium') || has('chromium-browser') || has('google-chrome') || !!process.env.VERITY_CHROMIUM]];
+const wanted = [
+  [
+    'chromium',
+    () => has('chromium') || has('chromium-browser') || has('google-chrome') || !!process.env.VERITY_CHROMIUM,
+  ],
+];
 if (forTests) {
-  for (const pkg of ['xvfb', 'dbus', 'dbus-x11', 'at-spi2-core', 'libxtst6', 'openbox', 'python3-gi', 'gir1.2-gtk-3.0', 'gir1.2-gtk-4.0', 'python3-pyqt5', 'firefox-esr', 'xdotool', 'x11-utils', 'fonts-noto-color-emoji', 'fonts-noto-cjk']) {
+  for (const pkg of [
+    'xvfb',
+    'dbus',
+    'dbus-x11',
+    'at-spi2-core',
+    'libxtst6',
+    'openbox',
+    'python3-gi',
+    'gir1.2-gtk-3.0',
+    'gir1.2-gtk-4.0',
+    'python3-pyqt5',
+    'firefox-esr',
+    'xdotool',
+    'x11-utils',
+    'fonts-noto-color-emoji',
+    'fonts-noto-cjk',
+  ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }
 }
 const missing = wanted.filter(([, present]) => !present()).map(([pkg]) => pkg);
 if (missing.length && (process.getuid?.() !== 0 || !has('apt-get'))) {
-  say(`missing system packages: ${missing.join(' ')}; install them (apt-get install ${missing.join(' ')}) and run again`);
+  say(
+    `missing system packages: ${missing.join(' ')}; install them (apt-get install ${missing.join(' ')}) and run again`,
+  );
   process.exit(1);
 }
 // -q: apt's log-friendly output (a line per package fetched and set up), without progress bars.
-step(missing.length ? `system packages (${missing.join(' ')})` : 'system packages', missing.length > 0,
-  ['apt-get update -q', `apt-get install -y -q --no-install-recommends ${missing.join(' ')}`]);
+step(missing.length ? `system packages (${missing.join(' ')})` : 'system packages', missing.length > 0, [
+  'apt-get update -q',
+  `apt-get install -y -q --no-install-recommends ${missing.join(' ')}`,
+]);
 
 // 2. npm dependencies, when absent or older than the lock file.
 const stamp = join(root, 'node_modules', '.package-lock.json');
-step('npm dependencies', !existsSync(stamp) || statSync(stamp).mtimeMs < statSync(join(root, 'package-lock.json')).mtimeMs, ['npm ci --no-audit --no-fund']);
+step(
+  'npm dependencies',
+  !existsSync(stamp) || statSync(stamp).mtimeMs < statSync(join(root, 'package-lock.json')).mtimeMs,
+  ['npm ci --no-audit --no-fund'],
+);
 
 // 3. The build, when any source is newer than the last one.
 const newest = (dir) => {
@@ -68,21 +109,48 @@ const newest = (dir) => {
 const built = join(root, 'dist', '.built');
 const agentBundle = join(root, 'dist', 'server', 'cdp', 'page-agent.bundle.js');
 // control-ui/src: the tests use its gateway client too.
-const sources = Math.max(...['server', 'test', 'bench', 'control-ui/src'].map((d) => newest(join(root, d))), statSync(join(root, 'tsconfig.json')).mtimeMs);
-step('the TypeScript build (dist/)', !existsSync(built) || !existsSync(agentBundle) || statSync(built).mtimeMs < sources,
-  ['npx tsc -p tsconfig.json', 'node scripts/build-page-agent.mjs --quiet', 'node -e "require(\'fs\').writeFileSync(\'dist/.built\', \'\')"']);
+const sources = Math.max(
+  ...['server', 'test', 'bench', 'control-ui/src'].map((d) => newest(join(root, d))),
+  statSync(join(root, 'tsconfig.json')).mtimeMs,
+);
+step(
+  'the TypeScript build (dist/)',
+  !existsSync(built) || !existsSync(agentBundle) || statSync(built).mtimeMs < sources,
+  [
+    'npx tsc -p tsconfig.json',
+    'node scripts/build-page-agent.mjs --quiet',
+    "node -e \"require('fs').writeFileSync('dist/.built', '')\"",
+  ],
+);
 
 // 4. The Control UI (Vite), when its sources changed since the last build.
 const uiBuilt = join(root, 'control-ui', 'dist', 'index.html');
-const uiSources = Math.max(newest(join(root, 'control-ui', 'src')), statSync(join(root, 'control-ui', 'index.html')).mtimeMs, statSync(join(root, 'server', 'gateway', 'protocol.ts')).mtimeMs);
-step('the Control UI (control-ui/dist)', !existsSync(uiBuilt) || statSync(uiBuilt).mtimeMs < uiSources, ['npx vite build control-ui']);
+const uiSources = Math.max(
+  newest(join(root, 'control-ui', 'src')),
+  statSync(join(root, 'control-ui', 'index.html')).mtimeMs,
+  statSync(join(root, 'server', 'gateway', 'protocol.ts')).mtimeMs,
+);
+step('the Control UI (control-ui/dist)', !existsSync(uiBuilt) || statSync(uiBuilt).mtimeMs < uiSources, [
+  'npx vite build control-ui',
+]);
 
 // 4b. The extension: its TypeScript bundled (with the gateway client and protocol it shares) and the
 // Control UI copied in, when older than either.
 const extBuilt = join(root, 'extension', 'ui', 'index.html');
 const extScript = join(root, 'extension', 'background.js');
-const extSources = Math.max(newest(join(root, 'extension', 'src')), newest(join(root, 'control-ui', 'src')), statSync(join(root, 'server', 'gateway', 'protocol.ts')).mtimeMs, statSync(uiBuilt).mtimeMs);
-step('the extension (extension/)', !existsSync(extBuilt) || !existsSync(extScript) || Math.min(statSync(extBuilt).mtimeMs, statSync(extScript).mtimeMs) < extSources, ['node scripts/build-extension.mjs --quiet']);
+const extSources = Math.max(
+  newest(join(root, 'extension', 'src')),
+  newest(join(root, 'control-ui', 'src')),
+  statSync(join(root, 'server', 'gateway', 'protocol.ts')).mtimeMs,
+  statSync(uiBuilt).mtimeMs,
+);
+step(
+  'the extension (extension/)',
+  !existsSync(extBuilt) ||
+    !existsSync(extScript) ||
+    Math.min(statSync(extBuilt).mtimeMs, statSync(extScript).mtimeMs) < extSources,
+  ['node scripts/build-extension.mjs --quiet'],
+);
 
 // 5. Test fixtures (the real editor libraries, bundled).
 if (forTests) step('the test fixtures (bundled editors)', true, ['node scripts/build-fixtures.mjs --quiet']);

@@ -7,13 +7,28 @@ import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const find = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-  e.isDirectory() ? find(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : []);
+const find = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? find(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : [],
+  );
 const only = process.argv.slice(2);
-const files = find(join(root, 'dist', 'test')).filter((f) => only.length === 0 || only.some((o) => f.includes(o))).sort();
+const files = find(join(root, 'dist', 'test'))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
 // The packed-tarball test builds the package (npm pack's prepack) and installs it: it gets a longer bound.
 const long = (f) => /[\\/]install[\\/]packed\.test\.js$/.test(f);
-const run = (list, timeoutMs) => (list.length === 0 ? 0
-  : spawnSync(process.execPath, ['--test', '--test-concurrency=1', `--test-timeout=${timeoutMs}`, ...list], { stdio: 'inherit', cwd: root }).status ?? 1);
-const status = [run(files.filter((f) => !long(f)), 240_000), run(files.filter(long), 900_000)];
+const run = (list, timeoutMs) =>
+  list.length === 0
+    ? 0
+    : (spawnSync(process.execPath, ['--test', '--test-concurrency=1', `--test-timeout=${timeoutMs}`, ...list], {
+        stdio: 'inherit',
+        cwd: root,
+      }).status ?? 1);
+const status = [
+  run(
+    files.filter((f) => !long(f)),
+    240_000,
+  ),
+  run(files.filter(long), 900_000),
+];
 process.exit(status.find((s) => s !== 0) ?? 0);

@@ -30,8 +30,15 @@ export class Activity extends EventEmitter {
   record(entry: Omit<ActionEntry, 'id' | 'at'>): ActionEntry {
     // Built field by field: a spread takes V8's slow path, and this runs on every action.
     const full: ActionEntry = {
-      id: this.nextId++, at: new Date().toISOString(), sessionKey: entry.sessionKey, tool: entry.tool, summary: entry.summary,
-      effect: entry.effect, refusal: entry.refusal, evidence: entry.evidence, isError: entry.isError,
+      id: this.nextId++,
+      at: new Date().toISOString(),
+      sessionKey: entry.sessionKey,
+      tool: entry.tool,
+      summary: entry.summary,
+      effect: entry.effect,
+      refusal: entry.refusal,
+      evidence: entry.evidence,
+      isError: entry.isError,
     };
     if (entry.labels) full.labels = entry.labels;
     if (entry.approval) full.approval = entry.approval;
@@ -52,7 +59,9 @@ export class Activity extends EventEmitter {
     return this.recent.filter((e) => !sessionKey || e.sessionKey === sessionKey).slice(-200);
   }
 
-  get watched(): boolean { return this.listenerCount('action') > 0; }
+  get watched(): boolean {
+    return this.listenerCount('action') > 0;
+  }
 }
 
 /** `key=value` per argument; each value cut at `max` characters (the action log), or whole (approvals: max = Infinity). */

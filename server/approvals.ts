@@ -6,7 +6,12 @@ import { LIMITS } from './limits.js';
 
 /** What an approver sees: the tool, a one-line summary, and the call's arguments whole (never cut). */
 export interface ApprovalRequest {
-  id: string; tool: string; summary: string; arguments: Record<string, unknown>; sessionKey: string; requestedAt: string;
+  id: string;
+  tool: string;
+  summary: string;
+  arguments: Record<string, unknown>;
+  sessionKey: string;
+  requestedAt: string;
   /** When it times out (the Control UI counts down to it). */
   expiresAt: string;
   /** What the call's element tokens name ("button \"Submit claim\""), so the card shows labels, not tokens. */
@@ -14,14 +19,28 @@ export interface ApprovalRequest {
 }
 
 /** How a request ended: approved or denied by an operator (named), timed out, or cancelled by the brake. */
-export interface ApprovalOutcome { id: string; approved: boolean; reason: 'operator' | 'timeout' | 'cancelled'; by?: string; tool: string; sessionKey: string }
+export interface ApprovalOutcome {
+  id: string;
+  approved: boolean;
+  reason: 'operator' | 'timeout' | 'cancelled';
+  by?: string;
+  tool: string;
+  sessionKey: string;
+}
 
-export interface ApprovalOptions { timeoutMs?: number; signal?: AbortSignal; labels?: Record<string, string> }
+export interface ApprovalOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  labels?: Record<string, string>;
+}
 
 export const APPROVAL_TIMEOUT_MS = 120_000;
 
 export class Approvals extends EventEmitter {
-  private readonly pending = new Map<string, { request: ApprovalRequest; decide: (approved: boolean, by?: string) => void }>();
+  private readonly pending = new Map<
+    string,
+    { request: ApprovalRequest; decide: (approved: boolean, by?: string) => void }
+  >();
   private counter = 0;
   /** Counts the connected operators who can approve: registered by the gateway; none without one. */
   private approvers: () => number = () => 0;
@@ -29,40 +48,94 @@ export class Approvals extends EventEmitter {
   /** The gateway tells how to count its approvers; returns the function that takes it back. */
   registerApprovers(count: () => number): () => void {
     this.approvers = count;
-    return () => { if (this.approvers === count) this.approvers = () => 0; };
+    return () => {
+      if (this.approvers === count) this.approvers = () => 0;
+    };
   }
 
-  list(): ApprovalRequest[] { return [...this.pending.values()].map((p) => p.request); }
+  list(): ApprovalRequest[] {
+    return [...this.pending.values()].map((p) => p.request);
+  }
 
   /** Waits for an operator's decision; resolves with who approved, or refuses (denied, timed out, cancelled). */
-  async request(tool: string, summary: string, sessionKey: string, args: Record<string, unknown> = {}, options: ApprovalOptions = {}): Promise<{ id: string; by?: string }> {
+  async request(
+    tool: string,
+    summary: string,
+    sessionKey: string,
+    args: Record<string, unknown> = {},
+    options: ApprovalOptions = {},
+  ): Promise<{ id: string; by?: string }> {
     const timeoutMs = options.timeoutMs ?? APPROVAL_TIMEOUT_MS;
     if (this.approvers() === 0) {
-      throw new Refusal('not_permitted', `${tool} needs an operator's approval under the policy, and no Control UI with the operator.approvals scope is connected; open the Control UI and call again`, { needs_approval: true, tool });
+      throw new Refusal(
+        'not_permitted',
+        `${tool} needs an operator's approval under the policy, and no Control UI with the operator.approvals scope is connected; open the Control UI and call again`,
+        { needs_approval: true, tool },
+      );
     }
     if (this.pending.size >= LIMITS.pendingApprovals) {
-      throw new Refusal('too_many_approvals', `${LIMITS.pendingApprovals} calls already wait for an operator's approval (VERITY_MAX_PENDING_APPROVALS); call again once some are decided`, { needs_approval: true, tool, limit: LIMITS.pendingApprovals, retryable: true });
+      throw new Refusal(
+        'too_many_approvals',
+        `${LIMITS.pendingApprovals} calls already wait for an operator's approval (VERITY_MAX_PENDING_APPROVALS); call again once some are decided`,
+        { needs_approval: true, tool, limit: LIMITS.pendingApprovals, retryable: true },
+      );
     }
     const signal = options.signal;
     if (signal?.aborted) throw signal.reason;
     const now = Date.now();
     const request: ApprovalRequest = {
-      id: `ap-${++this.counter}`, tool, summary, arguments: args, sessionKey, requestedAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + timeoutMs).toISOString(), ...(options.labels && Object.keys(options.labels).length ? { labels: options.labels } : {}),
+      id: `ap-${++this.counter}`,
+      tool,
+      summary,
+      arguments: args,
+      sessionKey,
+      requestedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + timeoutMs).toISOString(),
+      ...(options.labels && Object.keys(options.labels).length ? { labels: options.labels } : {}),
     };
-    const outcome = (approved: boolean, reason: ApprovalOutcome['reason'], by?: string): ApprovalOutcome => ({ id: request.id, approved, reason, ...(by ? { by } : {}), tool, sessionKey });
+    const outcome = (approved: boolean, reason: ApprovalOutcome['reason'], by?: string): ApprovalOutcome => ({
+      id: request.id,
+      approved,
+      reason,
+      ...(by ? { by } : {}),
+      tool,
+      sessionKey,
+    });
     const decision = await new Promise<{ approved: boolean; by?: string } | null | 'cancelled'>((resolve) => {
-      const finish = (value: { approved: boolean; by?: string } | null | 'cancelled') => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); resolve(value); };
+      const finish = (value: { approved: boolean; by?: string } | null | 'cancelled') => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
       // The brake stopped the agent (or its session ended): the card goes away and the call is refused with the brake's reason.
-      const onAbort = () => { this.pending.delete(request.id); this.emit('resolved', outcome(false, 'cancelled')); finish('cancelled'); };
-      const timer = setTimeout(() => { this.pending.delete(request.id); this.emit('resolved', outcome(false, 'timeout')); finish(null); }, timeoutMs);
+      const onAbort = () => {
+        this.pending.delete(request.id);
+        this.emit('resolved', outcome(false, 'cancelled'));
+        finish('cancelled');
+      };
+      const timer = setTimeout(() => {
+        this.pending.delete(request.id);
+        this.emit('resolved', outcome(false, 'timeout'));
+        finish(null);
+      }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(request.id, { request, decide: (approved, by) => finish({ approved, by }) });
       this.emit('requested', request);
     });
     if (decision === 'cancelled') throw signal!.reason;
-    if (decision === null) throw new Refusal('not_permitted', `${tool} waited ${Math.round(timeoutMs / 1000)} s for an operator's approval and got none`, { needs_approval: true, tool, retryable: true, approval_id: request.id });
-    if (!decision.approved) throw new Refusal('not_permitted', `an operator${decision.by ? ` (${decision.by})` : ''} denied ${tool}`, { denied: true, tool, approval_id: request.id, ...(decision.by ? { denied_by: decision.by } : {}) });
+    if (decision === null)
+      throw new Refusal(
+        'not_permitted',
+        `${tool} waited ${Math.round(timeoutMs / 1000)} s for an operator's approval and got none`,
+        { needs_approval: true, tool, retryable: true, approval_id: request.id },
+      );
+    if (!decision.approved)
+      throw new Refusal('not_permitted', `an operator${decision.by ? ` (${decision.by})` : ''} denied ${tool}`, {
+        denied: true,
+        tool,
+        approval_id: request.id,
+        ...(decision.by ? { denied_by: decision.by } : {}),
+      });
     return { id: request.id, by: decision.by };
   }
 
@@ -72,7 +145,14 @@ export class Approvals extends EventEmitter {
     if (!entry) return false;
     this.pending.delete(id);
     entry.decide(approved, by);
-    const outcome: ApprovalOutcome = { id, approved, reason: 'operator', ...(by ? { by } : {}), tool: entry.request.tool, sessionKey: entry.request.sessionKey };
+    const outcome: ApprovalOutcome = {
+      id,
+      approved,
+      reason: 'operator',
+      ...(by ? { by } : {}),
+      tool: entry.request.tool,
+      sessionKey: entry.request.sessionKey,
+    };
     this.emit('resolved', outcome);
     return true;
   }

@@ -63,64 +63,398 @@ const MCP = ['mcp'] as const;
 
 /** Every option, one line each. Adding a flag: add its line here (and to the README's table). */
 export const OPTIONS: readonly OptionSpec[] = [
-  { name: 'config', kind: 'string', commands: BOTH, arg: 'FILE', help: 'read options from a JSON file whose keys are the option names, e.g. {"port": 7317, "headless": true}' },
-  { name: 'host', kind: 'string', commands: START, arg: 'ADDR', default: '127.0.0.1', help: 'the address the gateway listens on' },
-  { name: 'port', kind: 'port', commands: START, arg: 'N', default: '7317', help: 'the gateway\'s port (0: any free port)' },
+  {
+    name: 'config',
+    kind: 'string',
+    commands: BOTH,
+    arg: 'FILE',
+    help: 'read options from a JSON file whose keys are the option names, e.g. {"port": 7317, "headless": true}',
+  },
+  {
+    name: 'host',
+    kind: 'string',
+    commands: START,
+    arg: 'ADDR',
+    default: '127.0.0.1',
+    help: 'the address the gateway listens on',
+  },
+  {
+    name: 'port',
+    kind: 'port',
+    commands: START,
+    arg: 'N',
+    default: '7317',
+    help: "the gateway's port (0: any free port)",
+  },
   // A credential on the command line is readable by every local user (`ps`): never taken there.
-  { name: 'token', kind: 'string', commands: START, arg: 'T', help: 'refused: a credential on the command line shows in `ps`; use VERITY_TOKEN or --token-file', refused: '--token is not accepted (the command line shows in `ps`): set VERITY_TOKEN (operator) / VERITY_AGENT_TOKEN (agent) in the environment, or use --token-file FILE / --agent-token-file FILE' },
-  { name: 'token-file', kind: 'string', commands: START, arg: 'FILE', default: 'VERITY_TOKEN, else <config dir>/token (generated once)', help: 'a file holding the operator credential (the Control UI, the gateway WebSocket, pairing)' },
-  { name: 'agent-token-file', kind: 'string', commands: START, arg: 'FILE', default: 'VERITY_AGENT_TOKEN, else <config dir>/agent-token (generated once)', help: 'a file holding the agent credential (MCP at /mcp only)' },
-  { name: 'allowed-hosts', kind: 'list', split: ',', commands: START, arg: 'LIST', default: 'loopback names only', help: 'more Host names (NAME or NAME:PORT) the gateway answers to, when bound beyond loopback' },
-  { name: 'gateway', kind: 'boolean', commands: MCP, help: 'relay to the running `verity start` (its browser, its Control UI); exit when none runs' },
+  {
+    name: 'token',
+    kind: 'string',
+    commands: START,
+    arg: 'T',
+    help: 'refused: a credential on the command line shows in `ps`; use VERITY_TOKEN or --token-file',
+    refused:
+      '--token is not accepted (the command line shows in `ps`): set VERITY_TOKEN (operator) / VERITY_AGENT_TOKEN (agent) in the environment, or use --token-file FILE / --agent-token-file FILE',
+  },
+  {
+    name: 'token-file',
+    kind: 'string',
+    commands: START,
+    arg: 'FILE',
+    default: 'VERITY_TOKEN, else <config dir>/token (generated once)',
+    help: 'a file holding the operator credential (the Control UI, the gateway WebSocket, pairing)',
+  },
+  {
+    name: 'agent-token-file',
+    kind: 'string',
+    commands: START,
+    arg: 'FILE',
+    default: 'VERITY_AGENT_TOKEN, else <config dir>/agent-token (generated once)',
+    help: 'a file holding the agent credential (MCP at /mcp only)',
+  },
+  {
+    name: 'allowed-hosts',
+    kind: 'list',
+    split: ',',
+    commands: START,
+    arg: 'LIST',
+    default: 'loopback names only',
+    help: 'more Host names (NAME or NAME:PORT) the gateway answers to, when bound beyond loopback',
+  },
+  {
+    name: 'gateway',
+    kind: 'boolean',
+    commands: MCP,
+    help: 'relay to the running `verity start` (its browser, its Control UI); exit when none runs',
+  },
   { name: 'standalone', kind: 'boolean', commands: MCP, help: 'run on its own even when a `verity start` is running' },
-  { name: 'relay', kind: 'boolean', commands: MCP, default: 'on', help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets' },
-  { name: 'browser-url', key: 'browserUrl', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed' },
-  { name: 'browser-endpoint', key: 'browserEndpoint', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'a browser pool\'s WebSocket endpoint (ws:// or wss://, e.g. browserless\'s ws://host:3000/chromium?token=T): every MCP session gets its own browser from it, connected on its first browser call and closed when it ends (prefer the variable or --config: a token on the command line shows in `ps`)', parse: endpointOf },
-  { name: 'browser-header', key: 'browserHeaders', own: true, kind: 'list', env: 'VERITY_BROWSER_HEADERS', split: '\n', commands: BOTH, arg: '"NAME: VALUE"', help: 'a header for the pool\'s WebSocket handshake, e.g. "Authorization: Bearer T" (the variable holds one per line)', parse: headerOf },
-  { name: 'browser-connect-timeout', key: 'browserConnectTimeoutMs', own: true, kind: 'positive', commands: BOTH, arg: 'MS', default: '60000', help: 'how long a session waits for the pool to give it a browser (a busy pool queues it; progress is reported meanwhile), then it is refused `timeout`' },
-  { name: 'isolated', key: 'isolated', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'each MCP session gets its own browser context (own tabs, cookies and storage) in the one launched or attached browser' },
-  { name: 'chromium', key: 'chromium', own: true, kind: 'string', commands: BOTH, arg: 'PATH', default: 'see --channel', help: 'the browser to launch on the first call that needs a tab (a path, or a command on PATH); wins over --channel' },
-  { name: 'channel', key: 'channel', own: true, kind: 'string', commands: BOTH, arg: 'NAME', default: 'Chromium, then Chrome, then Edge, then previews', help: `the browser to launch, found at the usual install paths of Linux, macOS and Windows and on PATH: ${CHANNELS.join(', ')}`, parse: channelOf },
-  { name: 'viewport', key: 'viewport', own: true, kind: 'string', commands: BOTH, arg: 'WxH', default: 'the window\'s own size', help: 'every page\'s viewport in CSS pixels (e.g. 1280x800)', parse: viewportOf },
-  { name: 'proxy-server', key: 'proxyServer', own: true, kind: 'string', commands: BOTH, arg: 'URL', help: 'the launched Chromium\'s proxy (http://host:port, socks5://host:port)', parse: proxyOf },
-  { name: 'ignore-https-errors', key: 'ignoreHttpsErrors', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'accept self-signed and invalid certificates' },
-  { name: 'browser-arg', key: 'browserArgs', own: true, kind: 'list', env: 'VERITY_BROWSER_ARGS', dashValue: true, envParse: browserArgsOf, commands: BOTH, arg: 'ARG', help: 'one more argument for the launched Chromium (`--browser-arg --lang=fr`); the variable is a JSON array, or arguments separated by spaces' },
-  { name: 'headless', key: 'headless', own: true, kind: 'boolean', commands: BOTH, default: 'headless without DISPLAY', help: 'launch Chromium headless; --headful (or --no-headless) with a window' },
-  { name: 'user-data-dir', key: 'userDataDir', own: true, kind: 'string', commands: BOTH, arg: 'DIR', default: 'a fresh temporary profile', help: 'the profile of the launched Chromium' },
-  { name: 'allow-javascript', key: 'allowJavascript', own: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'enable `page execute_javascript`' },
-  { name: 'allow-url-schemes', key: 'allowUrlSchemes', own: true, kind: 'list', split: ',', commands: BOTH, arg: 'LIST', default: 'none', help: 'URL schemes agents may open beyond http, https, data and about:blank: file, javascript, chrome' },
-  { name: 'upload-root', key: 'uploadRoots', own: true, kind: 'list', env: 'VERITY_UPLOAD_ROOTS', split: delimiter, commands: BOTH, arg: 'DIR', default: 'none (uploads refused)', help: `a folder page set_input_files may read from (repeatable; the variable is ${delimiter}-separated)` },
-  { name: 'tools', key: 'tools', own: true, kind: 'string', commands: BOTH, arg: 'SET', default: 'default', help: 'what tools/list sends: default (lean) or full (also the deprecated tools and every seed argument)', parse: toolsOf },
-  { name: 'download-dir', own: true, exportEnv: true, kind: 'string', commands: BOTH, arg: 'DIR', default: '<config dir>/downloads', help: 'where files a driven tab downloads are saved (results name them)' },
-  { name: 'policy', own: true, kind: 'string', commands: BOTH, arg: 'FILE', default: '<config dir>/policy.json', help: 'the permission policy (see policy.sample.json)' },
-  { name: 'cursor', key: 'cursor', own: true, kind: 'boolean', commands: BOTH, default: 'on', help: 'the agent cursor in driven tabs (--no-cursor: off)' },
-  { name: 'reduced-motion', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'off', help: 'the agent cursor jumps instead of gliding' },
-  { name: 'session-idle-ms', key: 'sessionIdleMs', own: true, kind: 'positive', commands: BOTH, arg: 'MS', default: '300000', help: 'a session idle this long ends (its cleanup hooks run)' },
-  { name: 'session-log', own: true, kind: 'string', commands: BOTH, arg: 'FILE', help: 'append one JSON line per session cleanup hook run (an audit trail)' },
-  { name: 'audit-max-age-days', kind: 'positive', commands: START, arg: 'DAYS', default: '30', help: 'the audit trail (<config dir>/audit/) keeps entries this many days' },
-  { name: 'audit-max-mb', kind: 'positive', commands: START, arg: 'MB', default: '256', help: 'the audit trail keeps at most this many megabytes (the oldest segments go first)' },
-  { name: 'atspi-direct', own: true, exportEnv: true, kind: 'boolean', commands: BOTH, default: 'on', help: 'call native apps on their own AT-SPI socket when they offer one (--no-atspi-direct: always through the bus)' },
-  { name: 'config-dir', exportEnv: true, kind: 'string', commands: BOTH, arg: 'DIR', default: '$XDG_CONFIG_HOME/verity or ~/.config/verity', help: 'where the token, policy.json, config.json and the running gateway\'s address are kept' },
+  {
+    name: 'relay',
+    kind: 'boolean',
+    commands: MCP,
+    default: 'on',
+    help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets',
+  },
+  {
+    name: 'browser-url',
+    key: 'browserUrl',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'URL',
+    help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed',
+  },
+  {
+    name: 'browser-endpoint',
+    key: 'browserEndpoint',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'URL',
+    help: "a browser pool's WebSocket endpoint (ws:// or wss://, e.g. browserless's ws://host:3000/chromium?token=T): every MCP session gets its own browser from it, connected on its first browser call and closed when it ends (prefer the variable or --config: a token on the command line shows in `ps`)",
+    parse: endpointOf,
+  },
+  {
+    name: 'browser-header',
+    key: 'browserHeaders',
+    own: true,
+    kind: 'list',
+    env: 'VERITY_BROWSER_HEADERS',
+    split: '\n',
+    commands: BOTH,
+    arg: '"NAME: VALUE"',
+    help: 'a header for the pool\'s WebSocket handshake, e.g. "Authorization: Bearer T" (the variable holds one per line)',
+    parse: headerOf,
+  },
+  {
+    name: 'browser-connect-timeout',
+    key: 'browserConnectTimeoutMs',
+    own: true,
+    kind: 'positive',
+    commands: BOTH,
+    arg: 'MS',
+    default: '60000',
+    help: 'how long a session waits for the pool to give it a browser (a busy pool queues it; progress is reported meanwhile), then it is refused `timeout`',
+  },
+  {
+    name: 'isolated',
+    key: 'isolated',
+    own: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'off',
+    help: 'each MCP session gets its own browser context (own tabs, cookies and storage) in the one launched or attached browser',
+  },
+  {
+    name: 'chromium',
+    key: 'chromium',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'PATH',
+    default: 'see --channel',
+    help: 'the browser to launch on the first call that needs a tab (a path, or a command on PATH); wins over --channel',
+  },
+  {
+    name: 'channel',
+    key: 'channel',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'NAME',
+    default: 'Chromium, then Chrome, then Edge, then previews',
+    help: `the browser to launch, found at the usual install paths of Linux, macOS and Windows and on PATH: ${CHANNELS.join(', ')}`,
+    parse: channelOf,
+  },
+  {
+    name: 'viewport',
+    key: 'viewport',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'WxH',
+    default: "the window's own size",
+    help: "every page's viewport in CSS pixels (e.g. 1280x800)",
+    parse: viewportOf,
+  },
+  {
+    name: 'proxy-server',
+    key: 'proxyServer',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'URL',
+    help: "the launched Chromium's proxy (http://host:port, socks5://host:port)",
+    parse: proxyOf,
+  },
+  {
+    name: 'ignore-https-errors',
+    key: 'ignoreHttpsErrors',
+    own: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'off',
+    help: 'accept self-signed and invalid certificates',
+  },
+  {
+    name: 'browser-arg',
+    key: 'browserArgs',
+    own: true,
+    kind: 'list',
+    env: 'VERITY_BROWSER_ARGS',
+    dashValue: true,
+    envParse: browserArgsOf,
+    commands: BOTH,
+    arg: 'ARG',
+    help: 'one more argument for the launched Chromium (`--browser-arg --lang=fr`); the variable is a JSON array, or arguments separated by spaces',
+  },
+  {
+    name: 'headless',
+    key: 'headless',
+    own: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'headless without DISPLAY',
+    help: 'launch Chromium headless; --headful (or --no-headless) with a window',
+  },
+  {
+    name: 'user-data-dir',
+    key: 'userDataDir',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'DIR',
+    default: 'a fresh temporary profile',
+    help: 'the profile of the launched Chromium',
+  },
+  {
+    name: 'allow-javascript',
+    key: 'allowJavascript',
+    own: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'off',
+    help: 'enable `page execute_javascript`',
+  },
+  {
+    name: 'allow-url-schemes',
+    key: 'allowUrlSchemes',
+    own: true,
+    kind: 'list',
+    split: ',',
+    commands: BOTH,
+    arg: 'LIST',
+    default: 'none',
+    help: 'URL schemes agents may open beyond http, https, data and about:blank: file, javascript, chrome',
+  },
+  {
+    name: 'upload-root',
+    key: 'uploadRoots',
+    own: true,
+    kind: 'list',
+    env: 'VERITY_UPLOAD_ROOTS',
+    split: delimiter,
+    commands: BOTH,
+    arg: 'DIR',
+    default: 'none (uploads refused)',
+    help: `a folder page set_input_files may read from (repeatable; the variable is ${delimiter}-separated)`,
+  },
+  {
+    name: 'tools',
+    key: 'tools',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'SET',
+    default: 'default',
+    help: 'what tools/list sends: default (lean) or full (also the deprecated tools and every seed argument)',
+    parse: toolsOf,
+  },
+  {
+    name: 'download-dir',
+    own: true,
+    exportEnv: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'DIR',
+    default: '<config dir>/downloads',
+    help: 'where files a driven tab downloads are saved (results name them)',
+  },
+  {
+    name: 'policy',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'FILE',
+    default: '<config dir>/policy.json',
+    help: 'the permission policy (see policy.sample.json)',
+  },
+  {
+    name: 'cursor',
+    key: 'cursor',
+    own: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'on',
+    help: 'the agent cursor in driven tabs (--no-cursor: off)',
+  },
+  {
+    name: 'reduced-motion',
+    own: true,
+    exportEnv: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'off',
+    help: 'the agent cursor jumps instead of gliding',
+  },
+  {
+    name: 'session-idle-ms',
+    key: 'sessionIdleMs',
+    own: true,
+    kind: 'positive',
+    commands: BOTH,
+    arg: 'MS',
+    default: '300000',
+    help: 'a session idle this long ends (its cleanup hooks run)',
+  },
+  {
+    name: 'session-log',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'FILE',
+    help: 'append one JSON line per session cleanup hook run (an audit trail)',
+  },
+  {
+    name: 'audit-max-age-days',
+    kind: 'positive',
+    commands: START,
+    arg: 'DAYS',
+    default: '30',
+    help: 'the audit trail (<config dir>/audit/) keeps entries this many days',
+  },
+  {
+    name: 'audit-max-mb',
+    kind: 'positive',
+    commands: START,
+    arg: 'MB',
+    default: '256',
+    help: 'the audit trail keeps at most this many megabytes (the oldest segments go first)',
+  },
+  {
+    name: 'atspi-direct',
+    own: true,
+    exportEnv: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'on',
+    help: 'call native apps on their own AT-SPI socket when they offer one (--no-atspi-direct: always through the bus)',
+  },
+  {
+    name: 'config-dir',
+    exportEnv: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'DIR',
+    default: '$XDG_CONFIG_HOME/verity or ~/.config/verity',
+    help: "where the token, policy.json, config.json and the running gateway's address are kept",
+  },
 ];
 
 /** Variables read from the environment that are not options (set by Verity itself, or for development). */
 export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
-  { env: 'VERITY_MCP_URL', help: 'set in the Control UI terminal\'s shells: the gateway\'s /mcp, so `verity mcp` started there relays to it' },
-  { env: 'VERITY_LINK', help: 'set in the Control UI terminal\'s shells: binds an agent started there to that Control UI' },
-  { env: 'VERITY_TOKEN', help: 'for `verity start`: the operator credential (else --token-file or the config dir); in the Control UI terminal\'s shells: the agent credential for the relay' },
-  { env: 'VERITY_AGENT_TOKEN', help: 'for `verity start`: the agent credential (else --agent-token-file or the config dir)' },
+  {
+    env: 'VERITY_MCP_URL',
+    help: "set in the Control UI terminal's shells: the gateway's /mcp, so `verity mcp` started there relays to it",
+  },
+  {
+    env: 'VERITY_LINK',
+    help: "set in the Control UI terminal's shells: binds an agent started there to that Control UI",
+  },
+  {
+    env: 'VERITY_TOKEN',
+    help: "for `verity start`: the operator credential (else --token-file or the config dir); in the Control UI terminal's shells: the agent credential for the relay",
+  },
+  {
+    env: 'VERITY_AGENT_TOKEN',
+    help: 'for `verity start`: the agent credential (else --agent-token-file or the config dir)',
+  },
   // Bounds (server/limits.ts): each has a named refusal when reached.
-  { env: 'VERITY_MAX_SEND_BUFFER_BYTES', help: 'unsent bytes a gateway socket may hold before it is closed 4010 "too slow" (default 4194304)' },
-  { env: 'VERITY_MAX_GATEWAY_CONNECTIONS', help: 'gateway WebSocket connections at once; more are refused 503 TOO_MANY (default 32)' },
-  { env: 'VERITY_MAX_LINKS_PER_CONNECTION', help: 'agent links (agent.link) one Control UI connection may hold; more are refused TOO_MANY (default 32)' },
+  {
+    env: 'VERITY_MAX_SEND_BUFFER_BYTES',
+    help: 'unsent bytes a gateway socket may hold before it is closed 4010 "too slow" (default 4194304)',
+  },
+  {
+    env: 'VERITY_MAX_GATEWAY_CONNECTIONS',
+    help: 'gateway WebSocket connections at once; more are refused 503 TOO_MANY (default 32)',
+  },
+  {
+    env: 'VERITY_MAX_LINKS_PER_CONNECTION',
+    help: 'agent links (agent.link) one Control UI connection may hold; more are refused TOO_MANY (default 32)',
+  },
   { env: 'VERITY_MAX_LINKS', help: 'agent links in all (default 256)' },
   { env: 'VERITY_LINK_TTL_MS', help: 'how long an agent link lasts (default 86400000, 24 h)' },
-  { env: 'VERITY_MAX_LABELS_PER_CONNECTION', help: 'session labels one MCP connection may hold; more are refused too_many_sessions (default 64)' },
+  {
+    env: 'VERITY_MAX_LABELS_PER_CONNECTION',
+    help: 'session labels one MCP connection may hold; more are refused too_many_sessions (default 64)',
+  },
   { env: 'VERITY_MAX_SESSIONS', help: 'sessions in all; more are refused too_many_sessions (default 1024)' },
-  { env: 'VERITY_MAX_HTTP_SESSIONS', help: 'MCP sessions over HTTP at once; more are refused 503 too_many_sessions (default 256)' },
-  { env: 'VERITY_HTTP_SESSION_IDLE_MS', help: 'an HTTP MCP session idle this long is closed (default twice the session idle time, at least 60 s)' },
-  { env: 'VERITY_MAX_PENDING_APPROVALS', help: 'calls waiting for an operator at once; more are refused too_many_approvals (default 64)' },
-  { env: 'VERITY_EXTENSION_ID', help: 'the companion extension\'s id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)' },
+  {
+    env: 'VERITY_MAX_HTTP_SESSIONS',
+    help: 'MCP sessions over HTTP at once; more are refused 503 too_many_sessions (default 256)',
+  },
+  {
+    env: 'VERITY_HTTP_SESSION_IDLE_MS',
+    help: 'an HTTP MCP session idle this long is closed (default twice the session idle time, at least 60 s)',
+  },
+  {
+    env: 'VERITY_MAX_PENDING_APPROVALS',
+    help: 'calls waiting for an operator at once; more are refused too_many_approvals (default 64)',
+  },
+  {
+    env: 'VERITY_EXTENSION_ID',
+    help: "the companion extension's id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)",
+  },
 ];
 
 export const envName = (option: OptionSpec) => option.env ?? `VERITY_${option.name.toUpperCase().replace(/-/g, '_')}`;
@@ -130,14 +464,16 @@ const ALIASES: Record<string, { name: string; value: boolean }> = { headful: { n
 export const COMMANDS: Record<Command, { short: string; long: string }> = {
   mcp: {
     short: 'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code, Codex)',
-    long: 'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code,\n' +
+    long:
+      'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code,\n' +
       'Codex). With a `verity start` running and no option that configures a server of its own, it joins\n' +
       'that gateway (its browser, its Control UI); --standalone keeps it apart.',
   },
   start: {
-    short: 'the gateway: the Control UI, MCP over Streamable HTTP at /mcp, the extension\'s WebSocket',
-    long: 'The gateway, on one loopback port: the Control UI at /, MCP over Streamable HTTP at /mcp (with a\n' +
-      'Bearer token), the companion extension\'s WebSocket at /gateway. It prints the URLs, the token and\n' +
+    short: "the gateway: the Control UI, MCP over Streamable HTTP at /mcp, the extension's WebSocket",
+    long:
+      'The gateway, on one loopback port: the Control UI at /, MCP over Streamable HTTP at /mcp (with a\n' +
+      "Bearer token), the companion extension's WebSocket at /gateway. It prints the URLs, the token and\n" +
       'an entry for HTTP MCP clients.',
   },
 };
@@ -148,13 +484,22 @@ export class UsageError extends Error {}
 export type Parsed =
   | { kind: 'help'; command?: Command }
   | { kind: 'version' }
-  | { kind: 'run'; command: Command; values: Record<string, Value>; /** which options were given, and how */ sources: Record<string, 'flag' | 'env' | 'config'> };
+  | {
+      kind: 'run';
+      command: Command;
+      values: Record<string, Value> /** which options were given, and how */;
+      sources: Record<string, 'flag' | 'env' | 'config'>;
+    };
 
 function convert(option: OptionSpec, raw: unknown, from: string): Value {
   const bad = (why: string) => new UsageError(`${from}: ${why}, got ${JSON.stringify(raw)}`);
   const custom = (one: string) => {
     if (!option.parse) return one;
-    try { return option.parse(one, from); } catch (e) { throw new UsageError((e as Error).message); }
+    try {
+      return option.parse(one, from);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
   };
   if (option.refused) throw new UsageError(`${from}: ${option.refused}`);
   switch (option.kind) {
@@ -163,11 +508,19 @@ function convert(option: OptionSpec, raw: unknown, from: string): Value {
       return custom(raw);
     case 'list': {
       if (option.envParse && typeof raw === 'string' && from === envName(option)) {
-        try { return option.envParse(raw, from); } catch (e) { throw new UsageError((e as Error).message); }
+        try {
+          return option.envParse(raw, from);
+        } catch (e) {
+          throw new UsageError((e as Error).message);
+        }
       }
       const items = Array.isArray(raw) ? raw : [raw];
       if (items.some((i) => typeof i !== 'string')) throw bad('expected a string or a list of strings');
-      return (items as string[]).flatMap((i) => (option.split ? i.split(option.split) : [i])).map((i) => i.trim()).filter(Boolean).map(custom);
+      return (items as string[])
+        .flatMap((i) => (option.split ? i.split(option.split) : [i]))
+        .map((i) => i.trim())
+        .filter(Boolean)
+        .map(custom);
     }
     case 'boolean': {
       if (typeof raw === 'boolean') return raw;
@@ -179,7 +532,8 @@ function convert(option: OptionSpec, raw: unknown, from: string): Value {
     case 'port':
     case 'positive': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      if (option.kind === 'port' && (!Number.isInteger(n) || n < 0 || n > 65535)) throw bad('expected a port, 0..65535');
+      if (option.kind === 'port' && (!Number.isInteger(n) || n < 0 || n > 65535))
+        throw bad('expected a port, 0..65535');
       if (option.kind === 'positive' && (!Number.isSafeInteger(n) || n < 1)) throw bad('expected a positive integer');
       return n;
     }
@@ -194,10 +548,21 @@ function refuseForCommand(option: OptionSpec, command: Command, via: string): ne
 }
 
 /** Reads the command line, the environment and the config file into one value per given option. */
-export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env, table: readonly OptionSpec[] = OPTIONS): Parsed {
+export function parseCommandLine(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  table: readonly OptionSpec[] = OPTIONS,
+): Parsed {
   const byName = new Map(table.map((o) => [o.name, o]));
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
-  for (const o of table) options[o.name] = { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.kind === 'list' ? { multiple: true } : {}) };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
+  };
+  for (const o of table)
+    options[o.name] = {
+      type: o.kind === 'boolean' ? 'boolean' : 'string',
+      ...(o.kind === 'list' ? { multiple: true } : {}),
+    };
   for (const alias of Object.keys(ALIASES)) options[alias] = { type: 'boolean' };
   // `--browser-arg --lang=fr`: parseArgs would take --lang=fr for an option; it is the value.
   const args: string[] = [];
@@ -227,9 +592,11 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   if (command !== undefined && !(command in COMMANDS)) throw new UsageError(`unknown command ${command}`);
   if (parsed.values.help) return { kind: 'help', command: command as Command | undefined };
   if (parsed.values.version) return { kind: 'version' };
-  if (command === undefined) throw new UsageError(tokens.length ? `${tokens[0].rawName} needs a command before it` : 'no command given');
+  if (command === undefined)
+    throw new UsageError(tokens.length ? `${tokens[0].rawName} needs a command before it` : 'no command given');
   const cmd = command as Command;
-  if (extra.length) throw new UsageError(`verity ${cmd} takes no argument ${JSON.stringify(extra[0])} (options start with --)`);
+  if (extra.length)
+    throw new UsageError(`verity ${cmd} takes no argument ${JSON.stringify(extra[0])} (options start with --)`);
 
   const values: Record<string, Value> = {};
   const sources: Record<string, 'flag' | 'env' | 'config'> = {};
@@ -242,16 +609,23 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     const negated = t.rawName.startsWith('--no-');
     if (option.refused) throw new UsageError(`${t.rawName}: ${option.refused}`);
     // The last of repeated flags wins, except a list's, which add up.
-    values[name] = alias ? (negated ? !alias.value : alias.value) : option.kind === 'boolean' ? !negated
-      : option.kind === 'list' ? [...(values[name] as unknown[] | undefined ?? []), ...(convert(option, t.value, t.rawName) as unknown[])]
-      : convert(option, t.value, t.rawName);
+    values[name] = alias
+      ? negated
+        ? !alias.value
+        : alias.value
+      : option.kind === 'boolean'
+        ? !negated
+        : option.kind === 'list'
+          ? [...((values[name] as unknown[] | undefined) ?? []), ...(convert(option, t.value, t.rawName) as unknown[])]
+          : convert(option, t.value, t.rawName);
     sources[name] = 'flag';
   }
   // 2. The environment (empty means unset; variables of the other command's options are not this command's concern).
   for (const option of table) {
     const raw = env[envName(option)];
     // A refused option's variable may be read elsewhere (a credential is taken from the environment, never argv).
-    if (sources[option.name] || raw === undefined || raw === '' || !option.commands.includes(cmd) || option.refused) continue;
+    if (sources[option.name] || raw === undefined || raw === '' || !option.commands.includes(cmd) || option.refused)
+      continue;
     values[option.name] = convert(option, raw, envName(option));
     sources[option.name] = 'env';
   }
@@ -264,26 +638,51 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     } catch (e) {
       throw new UsageError(`--config ${configFile}: ${(e as Error).message.split('\n')[0]}`);
     }
-    if (!config || typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`--config ${configFile}: expected a JSON object whose keys are option names`);
+    if (!config || typeof config !== 'object' || Array.isArray(config))
+      throw new UsageError(`--config ${configFile}: expected a JSON object whose keys are option names`);
     for (const [key, raw] of Object.entries(config)) {
       const option = byName.get(key);
-      if (!option || key === 'config') throw new UsageError(`--config ${configFile}: unknown option "${key}" (keys are the options' names without dashes, as in --help)`);
+      if (!option || key === 'config')
+        throw new UsageError(
+          `--config ${configFile}: unknown option "${key}" (keys are the options' names without dashes, as in --help)`,
+        );
       if (!option.commands.includes(cmd)) refuseForCommand(option, cmd, `"${key}" (in --config ${configFile})`);
       if (sources[key]) continue;
       values[key] = convert(option, raw, `--config ${configFile}: "${key}"`);
       sources[key] = 'config';
     }
   }
-  if (values.gateway === true && values.standalone === true) throw new UsageError('--gateway and --standalone exclude each other');
+  if (values.gateway === true && values.standalone === true)
+    throw new UsageError('--gateway and --standalone exclude each other');
   if (values['browser-endpoint'] !== undefined) {
-    const local = ['browser-url', 'chromium', 'channel', 'proxy-server', 'browser-arg', 'user-data-dir', 'isolated'].filter((n) => values[n] !== undefined && values[n] !== false && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0)).map((n) => `--${n}`);
-    if (local.length) throw new UsageError(`${local.join(', ')} apply to a browser of this machine, not to --browser-endpoint (every session gets its own browser from the pool already)`);
-  } else if ((values['browser-header'] as unknown[] | undefined)?.length || values['browser-connect-timeout'] !== undefined) {
-    throw new UsageError('--browser-header and --browser-connect-timeout apply to --browser-endpoint, which is not given');
+    const local = ['browser-url', 'chromium', 'channel', 'proxy-server', 'browser-arg', 'user-data-dir', 'isolated']
+      .filter(
+        (n) =>
+          values[n] !== undefined &&
+          values[n] !== false &&
+          !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0),
+      )
+      .map((n) => `--${n}`);
+    if (local.length)
+      throw new UsageError(
+        `${local.join(', ')} apply to a browser of this machine, not to --browser-endpoint (every session gets its own browser from the pool already)`,
+      );
+  } else if (
+    (values['browser-header'] as unknown[] | undefined)?.length ||
+    values['browser-connect-timeout'] !== undefined
+  ) {
+    throw new UsageError(
+      '--browser-header and --browser-connect-timeout apply to --browser-endpoint, which is not given',
+    );
   }
   if (values['browser-url'] !== undefined) {
-    const launchOnly = ['channel', 'proxy-server', 'browser-arg'].filter((n) => values[n] !== undefined && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0)).map((n) => `--${n}`);
-    if (launchOnly.length) throw new UsageError(`${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`);
+    const launchOnly = ['channel', 'proxy-server', 'browser-arg']
+      .filter((n) => values[n] !== undefined && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0))
+      .map((n) => `--${n}`);
+    if (launchOnly.length)
+      throw new UsageError(
+        `${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`,
+      );
   }
   return { kind: 'run', command: cmd, values, sources };
 }
@@ -291,15 +690,21 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
 /** A pool's endpoint: a ws: or wss: URL (its token is never echoed back in a refusal). */
 function endpointOf(v: string, what: string): string {
   let url: URL;
-  try { url = new URL(v); } catch { throw new Error(`${what} must be a ws:// or wss:// URL (e.g. ws://127.0.0.1:3000/chromium?token=...)`); }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error(`${what} must be a ws:// or wss:// URL, got a ${url.protocol} URL`);
+  try {
+    url = new URL(v);
+  } catch {
+    throw new Error(`${what} must be a ws:// or wss:// URL (e.g. ws://127.0.0.1:3000/chromium?token=...)`);
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
+    throw new Error(`${what} must be a ws:// or wss:// URL, got a ${url.protocol} URL`);
   return v;
 }
 
 /** "Name: value" as one header; the value is never echoed back (it is usually a credential). */
 function headerOf(v: string, what: string): [string, string] {
   const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(v.trim());
-  if (!m?.[2]) throw new Error(`${what} must be "Name: value" (e.g. "Authorization: Bearer ..."); got a value that is not`);
+  if (!m?.[2])
+    throw new Error(`${what} must be "Name: value" (e.g. "Authorization: Bearer ..."); got a value that is not`);
   return [m[1], m[2]];
 }
 
@@ -312,13 +717,15 @@ function channelOf(v: string, what: string) {
 export function viewportOf(v: string, what: string): { width: number; height: number } {
   const m = /^(\d{1,5})x(\d{1,5})$/.exec(v.trim());
   const [width, height] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-  if (!m || width < 1 || height < 1 || width > 10000 || height > 10000) throw new Error(`${what} must be WIDTHxHEIGHT in pixels (1..10000 each), e.g. 1280x800; got ${JSON.stringify(v)}`);
+  if (!m || width < 1 || height < 1 || width > 10000 || height > 10000)
+    throw new Error(`${what} must be WIDTHxHEIGHT in pixels (1..10000 each), e.g. 1280x800; got ${JSON.stringify(v)}`);
   return { width, height };
 }
 
 /** What Chromium's --proxy-server takes: [scheme://]host:port (or a per-scheme list); checked for shape only. */
 function proxyOf(v: string, what: string): string {
-  if (!v || /\s/.test(v)) throw new Error(`${what} must be a proxy like http://host:port or socks5://host:port; got ${JSON.stringify(v)}`);
+  if (!v || /\s/.test(v))
+    throw new Error(`${what} must be a proxy like http://host:port or socks5://host:port; got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -326,21 +733,32 @@ function proxyOf(v: string, what: string): string {
 function browserArgsOf(v: string): string[] {
   if (v.trim().startsWith('[')) {
     let parsed: unknown;
-    try { parsed = JSON.parse(v); } catch { parsed = null; }
-    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error('VERITY_BROWSER_ARGS must be a JSON array of strings or whitespace-separated arguments');
+    try {
+      parsed = JSON.parse(v);
+    } catch {
+      parsed = null;
+    }
+    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string'))
+      throw new Error('VERITY_BROWSER_ARGS must be a JSON array of strings or whitespace-separated arguments');
     return parsed;
   }
   return v.split(/\s+/).filter(Boolean);
 }
 
 /** The options of `verity mcp` as VerityOptions (for tests of single flags); refusals throw UsageError. */
-export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): VerityOptions & { ignoreHttpsErrors: boolean } {
+export function parseFlags(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): VerityOptions & { ignoreHttpsErrors: boolean } {
   const parsed = parseCommandLine(['mcp', ...argv], env);
   if (parsed.kind !== 'run') throw new UsageError('expected options, not --help or --version');
   const options: Record<string, unknown> = {};
   for (const o of OPTIONS) if (o.key && parsed.values[o.name] !== undefined) options[o.key] = parsed.values[o.name];
-  if (parsed.values['browser-header']) options.browserHeaders = Object.fromEntries(parsed.values['browser-header'] as Array<[string, string]>);
-  return { ...options, ignoreHttpsErrors: options.ignoreHttpsErrors === true } as VerityOptions & { ignoreHttpsErrors: boolean };
+  if (parsed.values['browser-header'])
+    options.browserHeaders = Object.fromEntries(parsed.values['browser-header'] as Array<[string, string]>);
+  return { ...options, ignoreHttpsErrors: options.ignoreHttpsErrors === true } as VerityOptions & {
+    ignoreHttpsErrors: boolean;
+  };
 }
 
 /** `verity --help` and `verity <command> --help`. */
@@ -359,16 +777,26 @@ export function helpText(command?: Command): string {
       '  -h, --help   this help; `verity <command> --help` lists the options of a command',
       '  --version    print the version',
       '',
-      'Every option is also an environment variable, VERITY_ and the option\'s name in capitals (--browser-url:',
+      "Every option is also an environment variable, VERITY_ and the option's name in capitals (--browser-url:",
       'VERITY_BROWSER_URL), and a key of a --config file (JSON). The command line wins over the environment,',
       'the environment over the config file. Booleans: --x / --no-x; in the environment 1/0, true/false, on/off.',
     ].join('\n');
   }
-  const lines = [`usage: verity ${command} [options]`, '', COMMANDS[command].long, '', 'options (environment variable in brackets):'];
+  const lines = [
+    `usage: verity ${command} [options]`,
+    '',
+    COMMANDS[command].long,
+    '',
+    'options (environment variable in brackets):',
+  ];
   for (const o of OPTIONS.filter((x) => x.commands.includes(command))) {
     const flag = `${flagOf(o)}${o.arg ? ` ${o.arg}` : o.kind === 'boolean' && o.default === 'on' ? ` / --no-${o.name}` : ''}${o.name === 'headless' ? ' / --headful' : ''}`;
-    const repeat = o.kind === 'list' ? ` (may repeat${o.split ? `, or ${JSON.stringify(o.split)}-separated` : ''})` : '';
-    lines.push(`  ${flag}  [${envName(o)}]`, `      ${o.refused ? `not taken: ${o.refused}` : `${o.help}${repeat}${o.default ? ` (default: ${o.default})` : ''}`}`);
+    const repeat =
+      o.kind === 'list' ? ` (may repeat${o.split ? `, or ${JSON.stringify(o.split)}-separated` : ''})` : '';
+    lines.push(
+      `  ${flag}  [${envName(o)}]`,
+      `      ${o.refused ? `not taken: ${o.refused}` : `${o.help}${repeat}${o.default ? ` (default: ${o.default})` : ''}`}`,
+    );
   }
   lines.push('  -h, --help', '      this help');
   lines.push('', 'environment only:', ...ENV_ONLY.map((v) => `  ${v.env}: ${v.help}`));
@@ -389,17 +817,33 @@ export async function main(argv: string[]): Promise<void> {
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     const command = argv.find((a) => a in COMMANDS);
-    process.stderr.write(`verity: ${e.message}\nrun \`verity ${command ? `${command} ` : ''}--help\` for the ${command ? 'options' : 'commands and options'}\n`);
+    process.stderr.write(
+      `verity: ${e.message}\nrun \`verity ${command ? `${command} ` : ''}--help\` for the ${command ? 'options' : 'commands and options'}\n`,
+    );
     process.exit(2);
   }
-  if (parsed.kind === 'help') { process.stdout.write(helpText(parsed.command) + '\n'); return; }
-  if (parsed.kind === 'version') { process.stdout.write(`${VERSION}\n`); return; }
+  if (parsed.kind === 'help') {
+    process.stdout.write(helpText(parsed.command) + '\n');
+    return;
+  }
+  if (parsed.kind === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
   const { command, values, sources } = parsed;
-  for (const o of OPTIONS) if (o.exportEnv && values[o.name] !== undefined) process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);
+  for (const o of OPTIONS)
+    if (o.exportEnv && values[o.name] !== undefined)
+      process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);
   const options: VerityOptions = { log };
-  for (const o of OPTIONS) if (o.key && values[o.name] !== undefined) (options as Record<string, unknown>)[o.key] = values[o.name];
-  if (values['browser-header']) options.browserHeaders = Object.fromEntries(values['browser-header'] as Array<[string, string]>);
-  const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([import('./policy.js'), import('./mcp/server.js'), import('./tools/page.js')]);
+  for (const o of OPTIONS)
+    if (o.key && values[o.name] !== undefined) (options as Record<string, unknown>)[o.key] = values[o.name];
+  if (values['browser-header'])
+    options.browserHeaders = Object.fromEntries(values['browser-header'] as Array<[string, string]>);
+  const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([
+    import('./policy.js'),
+    import('./mcp/server.js'),
+    import('./tools/page.js'),
+  ]);
   try {
     options.policy = Policy.load(values.policy as string | undefined);
     options.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
@@ -409,7 +853,12 @@ export async function main(argv: string[]): Promise<void> {
   }
   const sessionLog = values['session-log'] as string | undefined;
   // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
-  if (sessionLog) options.onSessionEnd = (session, reason, hook) => appendFileSync(sessionLog, JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n');
+  if (sessionLog)
+    options.onSessionEnd = (session, reason, hook) =>
+      appendFileSync(
+        sessionLog,
+        JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n',
+      );
 
   if (command === 'mcp') {
     const env = process.env;
@@ -418,7 +867,12 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (values.gateway) {
       const running = readGatewayFile();
-      if (!running) { process.stderr.write('verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n'); process.exit(2); }
+      if (!running) {
+        process.stderr.write(
+          'verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n',
+        );
+        process.exit(2);
+      }
       return relayToGateway(running.mcp_url, null, running.token);
     }
     // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
@@ -431,29 +885,61 @@ export async function main(argv: string[]): Promise<void> {
   }
   const { Verity } = await import('./core.js');
   const core = new Verity(options);
-  const shutdown = async () => { await core.close(); process.exit(0); };
+  const shutdown = async () => {
+    await core.close();
+    process.exit(0);
+  };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   if (command === 'mcp') {
-    const [{ StdioServerTransport }, { connectMcp, createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')]);
+    const [{ StdioServerTransport }, { connectMcp, createMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('./mcp/server.js'),
+    ]);
     // A gateway running beside this standalone server is still never driven by its agent.
     const running = readGatewayFile();
-    if (running) try { const u = new URL(running.mcp_url); core.policy.setGatewayOrigin(u.hostname, Number(u.port)); } catch { /* no gateway */ }
+    if (running)
+      try {
+        const u = new URL(running.mcp_url);
+        core.policy.setGatewayOrigin(u.hostname, Number(u.port));
+      } catch {
+        /* no gateway */
+      }
     const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });
     const transport = new StdioServerTransport();
-    transport.onclose = () => { void shutdown(); };
+    transport.onclose = () => {
+      void shutdown();
+    };
     // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
-    process.stdin.on('end', () => { void core.sessions.disconnect('stdio').finally(shutdown); });
+    process.stdin.on('end', () => {
+      void core.sessions.disconnect('stdio').finally(shutdown);
+    });
     await connectMcp(server, transport, core);
-    log(`MCP on stdio${options.browserEndpoint ? ', a browser from the pool (--browser-endpoint) on the first call that needs a tab' : options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`);
+    log(
+      `MCP on stdio${options.browserEndpoint ? ', a browser from the pool (--browser-endpoint) on the first call that needs a tab' : options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`,
+    );
     return;
   }
   // The gateway keeps the durable audit trail (the operator's history across restarts).
   const { AuditStore, retentionOf } = await import('./audit/store.js');
-  core.audit = new AuditStore(join(configDir(), 'audit'), retentionOf(values['audit-max-age-days'] as number | undefined, values['audit-max-mb'] as number | undefined));
+  core.audit = new AuditStore(
+    join(configDir(), 'audit'),
+    retentionOf(values['audit-max-age-days'] as number | undefined, values['audit-max-mb'] as number | undefined),
+  );
   let creds: { operator: string; agent: string };
-  try { creds = credentials(values); } catch (e) { process.stderr.write(`verity start: ${(e as Error).message}\n`); process.exit(2); }
-  await startGateway(core, values.host as string ?? '127.0.0.1', values.port as number ?? 7317, creds, (values['allowed-hosts'] as string[] | undefined) ?? []);
+  try {
+    creds = credentials(values);
+  } catch (e) {
+    process.stderr.write(`verity start: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  await startGateway(
+    core,
+    (values.host as string) ?? '127.0.0.1',
+    (values.port as number) ?? 7317,
+    creds,
+    (values['allowed-hosts'] as string[] | undefined) ?? [],
+  );
 }
 
 /**
@@ -462,22 +948,50 @@ export async function main(argv: string[]): Promise<void> {
  * terminal's shells and any other child never inherit the operator's.
  */
 function credentials(values: Record<string, Value>): { operator: string; agent: string } {
-  const tokenFile = values['token-file'] as string | undefined, agentTokenFile = values['agent-token-file'] as string | undefined;
-  const operator = process.env.VERITY_TOKEN ? checkCredential(process.env.VERITY_TOKEN, 'VERITY_TOKEN')
-    : tokenFile ? readCredentialFile(tokenFile, '--token-file') : loadOrCreateCredential('operator', log);
-  const agent = process.env.VERITY_AGENT_TOKEN ? checkCredential(process.env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
-    : agentTokenFile ? readCredentialFile(agentTokenFile, '--agent-token-file') : loadOrCreateCredential('agent', log);
-  if (operator === agent) throw new Error('the operator and agent credentials must differ (VERITY_TOKEN / VERITY_AGENT_TOKEN or their files)');
-  delete process.env.VERITY_TOKEN; delete process.env.VERITY_AGENT_TOKEN;
+  const tokenFile = values['token-file'] as string | undefined,
+    agentTokenFile = values['agent-token-file'] as string | undefined;
+  const operator = process.env.VERITY_TOKEN
+    ? checkCredential(process.env.VERITY_TOKEN, 'VERITY_TOKEN')
+    : tokenFile
+      ? readCredentialFile(tokenFile, '--token-file')
+      : loadOrCreateCredential('operator', log);
+  const agent = process.env.VERITY_AGENT_TOKEN
+    ? checkCredential(process.env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
+    : agentTokenFile
+      ? readCredentialFile(agentTokenFile, '--agent-token-file')
+      : loadOrCreateCredential('agent', log);
+  if (operator === agent)
+    throw new Error(
+      'the operator and agent credentials must differ (VERITY_TOKEN / VERITY_AGENT_TOKEN or their files)',
+    );
+  delete process.env.VERITY_TOKEN;
+  delete process.env.VERITY_AGENT_TOKEN;
   return { operator, agent };
 }
 
 /** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */
 const SHUTDOWN_BOUND_MS = 8_000;
 
-async function startGateway(core: Verity, host: string, wantedPort: number, creds: { operator: string; agent: string }, allowedHosts: string[]): Promise<void> {
-  const [{ Gateway, urlHost }, { EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] = await Promise.all([import('./gateway/server.js'), import('./gateway/extension-id.js'), import('./token.js')]);
-  const gateway = new Gateway(core, { host, port: wantedPort, operatorToken: creds.operator, agentToken: creds.agent, allowedHosts, log });
+async function startGateway(
+  core: Verity,
+  host: string,
+  wantedPort: number,
+  creds: { operator: string; agent: string },
+  allowedHosts: string[],
+): Promise<void> {
+  const [{ Gateway, urlHost }, { EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] = await Promise.all([
+    import('./gateway/server.js'),
+    import('./gateway/extension-id.js'),
+    import('./token.js'),
+  ]);
+  const gateway = new Gateway(core, {
+    host,
+    port: wantedPort,
+    operatorToken: creds.operator,
+    agentToken: creds.agent,
+    allowedHosts,
+    log,
+  });
   const port = await gateway.listen();
   core.policy.setGatewayOrigin(host, port); // agents never drive the gateway's own origin
   const base = `http://${urlHost(host)}:${port}`;
@@ -488,11 +1002,13 @@ async function startGateway(core: Verity, host: string, wantedPort: number, cred
   // and so does the entry an HTTP client takes as it is.
   const bearer = `Bearer ${creds.agent}`;
   const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: bearer } } } };
-  process.stdout.write(`Verity gateway on ${base}/?token=${creds.operator}\n` +
-    `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
-    `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
-    `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
-    `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`);
+  process.stdout.write(
+    `Verity gateway on ${base}/?token=${creds.operator}\n` +
+      `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
+      `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
+      `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
+      `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`,
+  );
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
   writeGatewayFile({ mcp_url: mcpUrl, token: creds.agent, pid: process.pid });
   // SIGTERM/SIGINT: stop accepting first (the port is free for a restart, kept-alive sockets closed),
@@ -504,7 +1020,12 @@ async function startGateway(core: Verity, host: string, wantedPort: number, cred
     closing = true;
     const watchdog = setTimeout(() => {
       log('shutdown took too long; exiting now');
-      if (core.browser.launchedPid) try { process.kill(core.browser.launchedPid, 'SIGKILL'); } catch { /* gone */ }
+      if (core.browser.launchedPid)
+        try {
+          process.kill(core.browser.launchedPid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       process.exit(1);
     }, SHUTDOWN_BOUND_MS);
     watchdog.unref();
@@ -515,8 +1036,10 @@ async function startGateway(core: Verity, host: string, wantedPort: number, cred
     await core.close();
     process.exit(0);
   };
-  process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM');
-  process.on('SIGINT', close); process.on('SIGTERM', close);
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  process.on('SIGINT', close);
+  process.on('SIGTERM', close);
 }
 
 /**
@@ -524,22 +1047,37 @@ async function startGateway(core: Verity, host: string, wantedPort: number, cred
  * terminal's link, so the agent is bound to that Control UI (and shows up in its session list).
  */
 async function relayToGateway(url: string, link: string | null, token: string): Promise<void> {
-  const [{ StreamableHTTPClientTransport }, { StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/client/streamableHttp.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(link ? { 'x-verity-link': link } : {}) };
+  const [{ StreamableHTTPClientTransport }, { StdioServerTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    ...(link ? { 'x-verity-link': link } : {}),
+  };
   const up = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const down = new StdioServerTransport();
-  down.onmessage = (message) => { void up.send(message).catch((e) => log(`relay to ${url} failed: ${(e as Error).message}`)); };
-  up.onmessage = (message) => { void down.send(message); };
-  const stop = () => { void up.close().finally(() => process.exit(0)); };
+  down.onmessage = (message) => {
+    void up.send(message).catch((e) => log(`relay to ${url} failed: ${(e as Error).message}`));
+  };
+  up.onmessage = (message) => {
+    void down.send(message);
+  };
+  const stop = () => {
+    void up.close().finally(() => process.exit(0));
+  };
   down.onclose = stop;
   up.onerror = (e) => log(`gateway connection: ${e.message}`);
   process.stdin.on('end', stop);
   await up.start();
   await down.start();
-  log(`MCP on stdio, relayed to the gateway at ${url}${link ? ' (bound to the Control UI that opened this terminal)' : ''}`);
+  log(
+    `MCP on stdio, relayed to the gateway at ${url}${link ? ' (bound to the Control UI that opened this terminal)' : ''}`,
+  );
 }
 
 function toolsOf(raw: string, from: string): 'default' | 'full' {
-  if (raw !== 'default' && raw !== 'full') throw new Error(`${from}: must be default or full, got ${JSON.stringify(raw)}`);
+  if (raw !== 'default' && raw !== 'full')
+    throw new Error(`${from}: must be default or full, got ${JSON.stringify(raw)}`);
   return raw;
 }

@@ -58,20 +58,38 @@ export class Verity {
 
   constructor(readonly options: VerityOptions) {
     // With a pool, the server has no browser of its own: each connection's comes from the pool.
-    this.browser = new BrowserHost(options.browserEndpoint
-      ? { ...options, peersOnly: `this server drives one browser per session from the pool at ${redactEndpoint(options.browserEndpoint)} (--browser-endpoint); it has no browser of its own` }
-      : options);
-    this.sessions = new SessionManager({ idleMs: options.sessionIdleMs ?? 5 * 60_000, onEnd: options.onSessionEnd, onChange: () => this.activity.emit('sessions') });
+    this.browser = new BrowserHost(
+      options.browserEndpoint
+        ? {
+            ...options,
+            peersOnly: `this server drives one browser per session from the pool at ${redactEndpoint(options.browserEndpoint)} (--browser-endpoint); it has no browser of its own`,
+          }
+        : options,
+    );
+    this.sessions = new SessionManager({
+      idleMs: options.sessionIdleMs ?? 5 * 60_000,
+      onEnd: options.onSessionEnd,
+      onChange: () => this.activity.emit('sessions'),
+    });
     this.policy = options.policy ?? new Policy();
     this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
     this.cursor = new CursorPreferences(options.cursor !== false);
     this.router = new Router({
-      browser: this.browser, policy: this.policy,
+      browser: this.browser,
+      policy: this.policy,
       cursorFor: (session) => this.cursor.forDriver(session),
       onCurrentTabChanged: () => this.activity.emit('sessions'),
       perConnection: {
-        endpoint: options.browserEndpoint ? { url: options.browserEndpoint, headers: options.browserHeaders ?? {}, connectTimeoutMs: options.browserConnectTimeoutMs ?? POOL_CONNECT_TIMEOUT_MS } : undefined,
-        isolated: options.isolated, browser: options, sessions: this.sessions,
+        endpoint: options.browserEndpoint
+          ? {
+              url: options.browserEndpoint,
+              headers: options.browserHeaders ?? {},
+              connectTimeoutMs: options.browserConnectTimeoutMs ?? POOL_CONNECT_TIMEOUT_MS,
+            }
+          : undefined,
+        isolated: options.isolated,
+        browser: options,
+        sessions: this.sessions,
       },
     });
     this.approvals.on('requested', (request) => noteApprovalRequested(this.audit, request));
@@ -79,8 +97,16 @@ export class Verity {
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', (session) => this.router.hideCursorOf(session));
     this.pipeline = new CallPipeline({
-      router: this.router, sessions: this.sessions, policy: this.policy, approvals: this.approvals, activity: this.activity,
-      cursor: this.cursor, uiCommands: this.uiCommands, options, brake: this.brake, audit: () => this.audit,
+      router: this.router,
+      sessions: this.sessions,
+      policy: this.policy,
+      approvals: this.approvals,
+      activity: this.activity,
+      cursor: this.cursor,
+      uiCommands: this.uiCommands,
+      options,
+      brake: this.brake,
+      audit: () => this.audit,
     });
   }
 

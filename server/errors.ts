@@ -14,7 +14,10 @@ const CODES: readonly RelayErrorCode[] = ['delivery_unknown', 'not_delivered'];
 const TAG = /\[verity-error:([a-z_]+)\]/;
 
 export class RelayCommandError extends Error {
-  constructor(readonly code: RelayErrorCode, message: string) {
+  constructor(
+    readonly code: RelayErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'RelayCommandError';
   }
@@ -29,5 +32,5 @@ export function errorTag(code: RelayErrorCode): string {
 export function errorCodeOf(e: unknown): RelayErrorCode | null {
   if (e instanceof RelayCommandError) return e.code;
   const found = e instanceof Error ? TAG.exec(e.message)?.[1] : undefined;
-  return found && (CODES as readonly string[]).includes(found) ? found as RelayErrorCode : null;
+  return found && (CODES as readonly string[]).includes(found) ? (found as RelayErrorCode) : null;
 }

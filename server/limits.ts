@@ -34,7 +34,9 @@ export const LIMITS = {
    * An HTTP MCP session with no request for this long is closed (null: twice the session idle time, at
    * least a minute, so an idled-out session's tombstone stays readable to a client that comes back).
    */
-  httpSessionIdleMs: process.env.VERITY_HTTP_SESSION_IDLE_MS ? fromEnv('VERITY_HTTP_SESSION_IDLE_MS', 60_000) : null as number | null,
+  httpSessionIdleMs: process.env.VERITY_HTTP_SESSION_IDLE_MS
+    ? fromEnv('VERITY_HTTP_SESSION_IDLE_MS', 60_000)
+    : (null as number | null),
   /** Tool calls waiting for an operator's approval at once. */
   pendingApprovals: fromEnv('VERITY_MAX_PENDING_APPROVALS', 64),
   /** How long a call of a paused agent waits for the operator to resume it before it is refused `session_paused`. */

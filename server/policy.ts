@@ -7,10 +7,22 @@ import { Refusal } from './routing/refusal.js';
 import { configDir } from './token.js';
 
 const policySchema = z.strictObject({
-  allowed_origins: z.array(z.string().min(1)).optional().describe('Origins (scheme://host[:port], "*" wildcards) tabs may be on; omitted = any.'),
-  blocked_origins: z.array(z.string().min(1)).optional().describe('Origins (same patterns) tabs may never be on; wins over allowed_origins.'),
-  allowed_apps: z.array(z.string().min(1)).optional().describe('Native app names (or pids as strings) that may be driven; omitted = any.'),
-  require_approval: z.array(z.string().min(1)).default([]).describe('Tools (or page actions as "page.<action>") that need an operator\'s approval before they run.'),
+  allowed_origins: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Origins (scheme://host[:port], "*" wildcards) tabs may be on; omitted = any.'),
+  blocked_origins: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Origins (same patterns) tabs may never be on; wins over allowed_origins.'),
+  allowed_apps: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Native app names (or pids as strings) that may be driven; omitted = any.'),
+  require_approval: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('Tools (or page actions as "page.<action>") that need an operator\'s approval before they run.'),
 });
 export type PolicyFile = z.infer<typeof policySchema>;
 
@@ -28,7 +40,10 @@ export class Policy {
   /** The gateway's own origins (every loopback spelling of its port): never driven by an agent. */
   private gateway: { host: string; port: number } | null = null;
 
-  constructor(readonly rules: PolicyFile = { require_approval: [] }, readonly source = 'built-in (everything allowed)') {}
+  constructor(
+    readonly rules: PolicyFile = { require_approval: [] },
+    readonly source = 'built-in (everything allowed)',
+  ) {}
 
   /** Schemes the operator allows beyond the defaults ("chrome" stands for every chrome-ish scheme). */
   allowSchemes(schemes: string[]): this {
@@ -40,33 +55,62 @@ export class Policy {
     return this;
   }
 
-  schemeAllowed(scheme: string): boolean { return DEFAULT_SCHEMES.includes(scheme) || this.extraSchemes.has(scheme); }
+  schemeAllowed(scheme: string): boolean {
+    return DEFAULT_SCHEMES.includes(scheme) || this.extraSchemes.has(scheme);
+  }
 
   /** Called once by the gateway when it listens: its origin joins the origins no agent may drive. */
-  setGatewayOrigin(host: string, port: number): void { this.gateway = { host: host.toLowerCase(), port }; }
+  setGatewayOrigin(host: string, port: number): void {
+    this.gateway = { host: host.toLowerCase(), port };
+  }
 
   /** Whether a URL is on the gateway's own HTTP address (any loopback spelling of its port). */
   isGateway(url: string): boolean {
     if (!this.gateway) return false;
     let parsed: URL;
-    try { parsed = new URL(url); } catch { return false; }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:' && parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') return false;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return false;
+    }
+    if (
+      parsed.protocol !== 'http:' &&
+      parsed.protocol !== 'https:' &&
+      parsed.protocol !== 'ws:' &&
+      parsed.protocol !== 'wss:'
+    )
+      return false;
     const port = Number(parsed.port || (parsed.protocol === 'https:' || parsed.protocol === 'wss:' ? 443 : 80));
     if (port !== this.gateway.port) return false;
     const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
-    const gwHost = this.gateway.host.includes(':') && !this.gateway.host.startsWith('[') ? `[${this.gateway.host}]` : this.gateway.host;
-    return host === gwHost || LOOPBACK_NAMES.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host) || host.endsWith('.localhost');
+    const gwHost =
+      this.gateway.host.includes(':') && !this.gateway.host.startsWith('[')
+        ? `[${this.gateway.host}]`
+        : this.gateway.host;
+    return (
+      host === gwHost ||
+      LOOPBACK_NAMES.includes(host) ||
+      /^127\.\d+\.\d+\.\d+$/.test(host) ||
+      host.endsWith('.localhost')
+    );
   }
 
   /** The Fetch URL patterns of the gateway's origins (what the browser must never load). */
   gatewayPatterns(): string[] {
     if (!this.gateway) return [];
-    const hosts = new Set([...LOOPBACK_NAMES, this.gateway.host.includes(':') && !this.gateway.host.startsWith('[') ? `[${this.gateway.host}]` : this.gateway.host]);
+    const hosts = new Set([
+      ...LOOPBACK_NAMES,
+      this.gateway.host.includes(':') && !this.gateway.host.startsWith('[')
+        ? `[${this.gateway.host}]`
+        : this.gateway.host,
+    ]);
     return [...hosts].map((h) => `*://${h}:${this.gateway!.port}/*`);
   }
 
   /** Whether the browser must see every request (an origin list is set) or only the gateway's. */
-  get filtersOrigins(): boolean { return !!this.rules.allowed_origins || !!this.rules.blocked_origins?.length; }
+  get filtersOrigins(): boolean {
+    return !!this.rules.allowed_origins || !!this.rules.blocked_origins?.length;
+  }
 
   /**
    * A URL an agent asked to go to (navigate, new_tab): its scheme must be allowed, and then it must pass
@@ -74,11 +118,17 @@ export class Policy {
    */
   checkNavigation(url: string, what = 'the URL'): void {
     const scheme = schemeOf(url);
-    if (!this.schemeAllowed(scheme) || PASSIVE_SCHEMES.includes(scheme) && !this.extraSchemes.has(scheme)) {
-      throw new Refusal('not_permitted', `${what} uses the ${scheme}: scheme, which agents may not open unless the operator allows it (verity start --allow-url-schemes ${optionWord(scheme)}, or VERITY_ALLOW_URL_SCHEMES=${optionWord(scheme)}); allowed: ${[...DEFAULT_SCHEMES, ...this.extraSchemes].map((s) => `${s}:`).join(', ')}`, { scheme, option: '--allow-url-schemes' });
+    if (!this.schemeAllowed(scheme) || (PASSIVE_SCHEMES.includes(scheme) && !this.extraSchemes.has(scheme))) {
+      throw new Refusal(
+        'not_permitted',
+        `${what} uses the ${scheme}: scheme, which agents may not open unless the operator allows it (verity start --allow-url-schemes ${optionWord(scheme)}, or VERITY_ALLOW_URL_SCHEMES=${optionWord(scheme)}); allowed: ${[...DEFAULT_SCHEMES, ...this.extraSchemes].map((s) => `${s}:`).join(', ')}`,
+        { scheme, option: '--allow-url-schemes' },
+      );
     }
     if (scheme === 'about' && !/^about:blank([?#]|$)/i.test(url) && !this.extraSchemes.has('about')) {
-      throw new Refusal('not_permitted', `${what} is ${url}; of about: URLs agents may open about:blank only`, { scheme });
+      throw new Refusal('not_permitted', `${what} is ${url}; of about: URLs agents may open about:blank only`, {
+        scheme,
+      });
     }
     if (scheme === 'view-source') this.checkNavigation(url.slice('view-source:'.length), what);
     if (scheme === 'javascript') return; // runs in the tab's current page, which the caller checks
@@ -91,7 +141,11 @@ export class Policy {
       return new Policy();
     }
     let json: unknown;
-    try { json = JSON.parse(readFileSync(file, 'utf8')); } catch (e) { throw new Error(`policy file ${file}: not valid JSON (${(e as Error).message})`); }
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new Error(`policy file ${file}: not valid JSON (${(e as Error).message})`);
+    }
     const parsed = policySchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -104,13 +158,18 @@ export class Policy {
   checkNames(known: string[]): void {
     const unknown = this.rules.require_approval.filter((name) => !known.includes(name));
     if (unknown.length) {
-      throw new Error(`policy file ${this.source}: require_approval: unknown tool ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${known.join(', ')}`);
+      throw new Error(
+        `policy file ${this.source}: require_approval: unknown tool ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${known.join(', ')}`,
+      );
     }
   }
 
   /** Whether the policy holds this tool (or page action) for an operator's approval. */
   needsApproval(tool: string, action?: string): boolean {
-    return this.rules.require_approval.includes(tool) || (!!action && this.rules.require_approval.includes(`${tool}.${action}`));
+    return (
+      this.rules.require_approval.includes(tool) ||
+      (!!action && this.rules.require_approval.includes(`${tool}.${action}`))
+    );
   }
 
   /**
@@ -120,14 +179,23 @@ export class Policy {
   checkUrl(url: string, what = 'the tab'): void {
     if (url === '' || /^about:blank([?#]|$)/i.test(url)) return;
     if (this.isGateway(url)) {
-      throw new Refusal('not_permitted', `${what} is on the Verity gateway's own address (${originOf(url)}); agents never drive the Control UI or the gateway`, { origin: originOf(url), gateway: true });
+      throw new Refusal(
+        'not_permitted',
+        `${what} is on the Verity gateway's own address (${originOf(url)}); agents never drive the Control UI or the gateway`,
+        { origin: originOf(url), gateway: true },
+      );
     }
     const scheme = schemeOf(url);
     if (!this.schemeAllowed(scheme) && !PASSIVE_SCHEMES.includes(scheme) && scheme !== 'javascript') {
-      throw new Refusal('not_permitted', `${what} is on a ${scheme}: URL, which agents may not act on unless the operator allows it (--allow-url-schemes ${optionWord(scheme)} or VERITY_ALLOW_URL_SCHEMES)`, { scheme, option: '--allow-url-schemes' });
+      throw new Refusal(
+        'not_permitted',
+        `${what} is on a ${scheme}: URL, which agents may not act on unless the operator allows it (--allow-url-schemes ${optionWord(scheme)} or VERITY_ALLOW_URL_SCHEMES)`,
+        { scheme, option: '--allow-url-schemes' },
+      );
     }
     const why = this.originRefusal(url);
-    if (why) throw new Refusal('not_permitted', `${what} is on ${originOf(url)}, which ${why}`, { origin: originOf(url) });
+    if (why)
+      throw new Refusal('not_permitted', `${what} is on ${originOf(url)}, which ${why}`, { origin: originOf(url) });
   }
 
   /** Why the origin lists refuse this URL (null when they allow it). */
@@ -135,8 +203,10 @@ export class Policy {
     const { allowed_origins: allowed, blocked_origins: blocked } = this.rules;
     if (!allowed && !blocked?.length) return null;
     const origin = originOf(url);
-    if (blocked?.some((pattern) => matches(pattern, origin))) return `the policy (${this.source}) blocks; blocked: ${blocked.join(', ')}`;
-    if (allowed && !allowed.some((pattern) => matches(pattern, origin))) return `the policy (${this.source}) does not allow; allowed: ${allowed.join(', ')}`;
+    if (blocked?.some((pattern) => matches(pattern, origin)))
+      return `the policy (${this.source}) blocks; blocked: ${blocked.join(', ')}`;
+    if (allowed && !allowed.some((pattern) => matches(pattern, origin)))
+      return `the policy (${this.source}) does not allow; allowed: ${allowed.join(', ')}`;
     return null;
   }
 
@@ -151,13 +221,23 @@ export class Policy {
     const allowed = this.rules.allowed_apps;
     if (!allowed) return;
     if (!allowed.some((a) => a === String(pid) || a.toLowerCase() === name.toLowerCase())) {
-      throw new Refusal('not_permitted', `the app ${name} (pid ${pid}) is not allowed by the policy (${this.source}); allowed: ${allowed.join(', ')}`);
+      throw new Refusal(
+        'not_permitted',
+        `the app ${name} (pid ${pid}) is not allowed by the policy (${this.source}); allowed: ${allowed.join(', ')}`,
+      );
     }
   }
 }
 
 function matches(pattern: string, origin: string): boolean {
-  const regex = new RegExp('^' + pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('[^/]*') + '$');
+  const regex = new RegExp(
+    '^' +
+      pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+        .join('[^/]*') +
+      '$',
+  );
   return regex.test(origin);
 }
 
@@ -170,8 +250,12 @@ function originOf(url: string): string {
   try {
     const origin = new URL(url).origin;
     return origin === 'null' ? `${schemeOf(url)}:` : origin;
-  } catch { return url.slice(0, 200); }
+  } catch {
+    return url.slice(0, 200);
+  }
 }
 
 /** The word an operator passes to --allow-url-schemes to allow this scheme. */
-function optionWord(scheme: string): string { return CHROME_SCHEMES.includes(scheme) ? 'chrome' : scheme; }
+function optionWord(scheme: string): string {
+  return CHROME_SCHEMES.includes(scheme) ? 'chrome' : scheme;
+}

@@ -10,7 +10,8 @@ export type Progress = (message: string) => void;
 export const SAME_MESSAGE_EVERY_MS = 1000;
 
 const calls = new AsyncLocalStorage<Progress>();
-export const runWithProgress = <T>(progress: Progress | undefined, work: () => Promise<T>): Promise<T> => (progress ? calls.run(progress, work) : work());
+export const runWithProgress = <T>(progress: Progress | undefined, work: () => Promise<T>): Promise<T> =>
+  progress ? calls.run(progress, work) : work();
 export const currentProgress = (): Progress | undefined => calls.getStore();
 
 /** Reports `message` now, and again each second while `work` runs (with the seconds waited so far). */
@@ -18,6 +19,13 @@ export async function reportWhile<T>(progress: Progress | undefined, message: st
   if (!progress) return work;
   progress(message);
   const started = Date.now();
-  const timer = setInterval(() => progress(`${message} (${Math.round((Date.now() - started) / 1000)} s)`), SAME_MESSAGE_EVERY_MS);
-  try { return await work; } finally { clearInterval(timer); }
+  const timer = setInterval(
+    () => progress(`${message} (${Math.round((Date.now() - started) / 1000)} s)`),
+    SAME_MESSAGE_EVERY_MS,
+  );
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
 }

@@ -15,15 +15,20 @@ export function configDir(): string {
 export type CredentialKind = 'operator' | 'agent';
 const FILES: Record<CredentialKind, string> = { operator: 'token', agent: 'agent-token' };
 
-export function credentialFile(kind: CredentialKind): string { return join(configDir(), FILES[kind]); }
+export function credentialFile(kind: CredentialKind): string {
+  return join(configDir(), FILES[kind]);
+}
 
 /** A credential must fit in a URL and a header as printed: no whitespace, bounded (connect allows 512). */
 export function checkCredential(value: string, where: string): string {
-  if (!/^[\x21-\x7e]{8,512}$/.test(value)) throw new Error(`${where}: a credential is 8..512 printable characters without spaces`);
+  if (!/^[\x21-\x7e]{8,512}$/.test(value))
+    throw new Error(`${where}: a credential is 8..512 printable characters without spaces`);
   return value;
 }
 
-export function newSecret(): string { return randomBytes(24).toString('base64url'); }
+export function newSecret(): string {
+  return randomBytes(24).toString('base64url');
+}
 
 export function loadOrCreateCredential(kind: CredentialKind, log: (line: string) => void): string {
   const file = credentialFile(kind);
@@ -39,12 +44,17 @@ export function loadOrCreateCredential(kind: CredentialKind, log: (line: string)
 /** Reads a credential from a file named by --token-file / --agent-token-file (trimmed). */
 export function readCredentialFile(file: string, flag: string): string {
   let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (e) { throw new Error(`${flag} ${file}: ${(e as Error).message}`); }
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`${flag} ${file}: ${(e as Error).message}`);
+  }
   return checkCredential(text.trim(), `${flag} ${file}`);
 }
 
 export function tokenMatches(given: string, expected: string): boolean {
-  const a = Buffer.from(given), b = Buffer.from(expected);
+  const a = Buffer.from(given),
+    b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -52,7 +62,11 @@ export function tokenMatches(given: string, expected: string): boolean {
  * Where a running gateway can be found by `verity mcp` (mode 0600). It holds the agent credential only:
  * whatever reads it joins as an agent, never as the operator.
  */
-interface GatewayFile { mcp_url: string; token: string; pid: number }
+interface GatewayFile {
+  mcp_url: string;
+  token: string;
+  pid: number;
+}
 const gatewayFile = () => join(configDir(), 'gateway.json');
 
 export function writeGatewayFile(info: GatewayFile): void {
@@ -70,5 +84,7 @@ export function readGatewayFile(): GatewayFile | null {
     const info = JSON.parse(readFileSync(gatewayFile(), 'utf8')) as GatewayFile;
     process.kill(info.pid, 0); // still running?
     return info;
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 }

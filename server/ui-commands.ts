@@ -9,7 +9,9 @@ export class UiCommands {
   register(delivery: UiCommandDelivery): () => void {
     if (this.delivery) throw new Error('a ui.command delivery is already registered (one gateway per process)');
     this.delivery = delivery;
-    return () => { if (this.delivery === delivery) this.delivery = null; };
+    return () => {
+      if (this.delivery === delivery) this.delivery = null;
+    };
   }
 
   /** Delivers a command to one Control UI connection; false when it is gone or no gateway runs. */

@@ -34,7 +34,8 @@ export const COUNT_VALUE = `Number(document.getElementById('count').textContent)
 
 export function expectEqual<T>(what: string, got: T, want: T): void {
   if (got !== want) {
-    const show = (v: T) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}… (${v.length} chars)` : JSON.stringify(v));
+    const show = (v: T) =>
+      typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}… (${v.length} chars)` : JSON.stringify(v);
     throw new Error(`${what}: read back ${show(got)}, expected ${show(want)}`);
   }
 }

@@ -37,7 +37,8 @@ export const floorDriver: DriverFactory = {
       async click() {
         await navigate(ctx.fixtures.url('/button', 'floor'));
         const { x, y } = await cdp.evaluate<{ x: number; y: number }>(
-          `(() => { const r = document.getElementById('b').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
+          `(() => { const r = document.getElementById('b').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+        );
         let expected = 0;
         return measure(ctx.config, {
           act: async () => {

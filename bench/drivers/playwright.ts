@@ -83,12 +83,18 @@ export function playwrightDriver(extraArgs: string[] = [], label = 'Playwright M
             act: () => pw.timed('browser_click', { element: 'Press me button', [clickRef]: ref }),
             check: async ({ result }) => {
               assertOk('playwright-mcp', 'browser_click', result);
-              expectEqual('playwright-mcp click counter', await readBack<number>(ctx.browserUrl, url, COUNT_VALUE), ++expected);
+              expectEqual(
+                'playwright-mcp click counter',
+                await readBack<number>(ctx.browserUrl, url, COUNT_VALUE),
+                ++expected,
+              );
             },
           });
         },
 
-        notes: () => [`Playwright MCP: element reference argument is \`${typeRef}\` (browser_type) / \`${clickRef}\` (browser_click); browser_type (no slowly/submit) is a bare locator.fill() with no settle sleep, no snapshot and no read-back of its own; browser_click sleeps --timeout-settle (500 ms) and saves a snapshot file.`],
+        notes: () => [
+          `Playwright MCP: element reference argument is \`${typeRef}\` (browser_type) / \`${clickRef}\` (browser_click); browser_type (no slowly/submit) is a bare locator.fill() with no settle sleep, no snapshot and no read-back of its own; browser_click sleeps --timeout-settle (500 ms) and saves a snapshot file.`,
+        ],
 
         close: () => pw.close(),
       };

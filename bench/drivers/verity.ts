@@ -30,7 +30,10 @@ export async function verityOpenTab(session: McpSession, url: string): Promise<V
   const r = structured(await session.call('page', { action: 'new_tab', url }));
   let tabId = typeof r.tab_id === 'string' ? r.tab_id : (r.tab as { tab_id?: string } | undefined)?.tab_id;
   if (!tabId) {
-    const tabs = (structured(await session.call('page', { action: 'list_tabs' })).tabs ?? []) as Array<{ tab_id: string; url: string }>;
+    const tabs = (structured(await session.call('page', { action: 'list_tabs' })).tabs ?? []) as Array<{
+      tab_id: string;
+      url: string;
+    }>;
     tabId = tabs.find((t) => t.url === url)?.tab_id;
   }
   if (!tabId) throw new Error(`could not find the tab_id of the new tab at ${url}`);
@@ -40,14 +43,17 @@ export async function verityOpenTab(session: McpSession, url: string): Promise<V
 /** `page navigate` aimed at our tab, whichever way the tool's schema names the tab. */
 export async function verityNavigate(tab: VerityTab, url: string): Promise<void> {
   const props = await tab.session.inputProperties('page');
-  const aim = 'tab_id' in props ? { tab_id: tab.tabId } : 'target' in props ? { target: { kind: 'tab', tab_id: tab.tabId } } : {};
+  const aim =
+    'tab_id' in props ? { tab_id: tab.tabId } : 'target' in props ? { target: { kind: 'tab', tab_id: tab.tabId } } : {};
   await tab.session.call('page', { action: 'navigate', url, ...aim });
   tab.url = url;
 }
 
 export async function verityState(tab: VerityTab, extra: Record<string, unknown> = {}): Promise<ToolResult> {
   return tab.session.call('get_window_state', {
-    target: { kind: 'tab', tab_id: tab.tabId }, include_screenshot: false, ...extra,
+    target: { kind: 'tab', tab_id: tab.tabId },
+    include_screenshot: false,
+    ...extra,
   });
 }
 
@@ -55,7 +61,10 @@ export async function verityToken(tab: VerityTab, role: RegExp, label: string): 
   const elements = (structured(await verityState(tab, { format: 'full' })).elements ?? []) as VerityElement[];
   const hit = elements.find((e) => e.label === label && role.test(e.role)) ?? elements.find((e) => e.label === label);
   if (!hit) {
-    const seen = elements.slice(0, 10).map((e) => `${e.role}:${JSON.stringify(e.label)}`).join(', ');
+    const seen = elements
+      .slice(0, 10)
+      .map((e) => `${e.role}:${JSON.stringify(e.label)}`)
+      .join(', ');
     throw new Error(`get_window_state has no element labelled ${JSON.stringify(label)} (saw ${seen})`);
   }
   return hit.element_token;
@@ -66,7 +75,8 @@ export type Timings = { resolve?: number; deliver?: number; verify?: number };
 function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
   assertOk('verity', tool, result);
   const s = structured(result);
-  if (s.effect !== 'confirmed') throw new Error(`verity ${tool}: effect ${JSON.stringify(s.effect)}, expected "confirmed"`);
+  if (s.effect !== 'confirmed')
+    throw new Error(`verity ${tool}: effect ${JSON.stringify(s.effect)}, expected "confirmed"`);
   if (s.timings_ms && typeof s.timings_ms === 'object') timings.push(s.timings_ms as Timings);
 }
 
@@ -124,7 +134,11 @@ export const verityDriver: DriverFactory = {
           act: () => session.timed('click', { element_token: token }),
           check: async ({ result }) => {
             confirmed('click', result, timings);
-            expectEqual('verity click counter', await readBack<number>(ctx.browserUrl, tab.url, COUNT_VALUE), ++expected);
+            expectEqual(
+              'verity click counter',
+              await readBack<number>(ctx.browserUrl, tab.url, COUNT_VALUE),
+              ++expected,
+            );
           },
         });
         notes.push(timingNote('click', timings));

@@ -24,7 +24,13 @@ const AGENTS = [1, 4, 8];
 /** One timed MCP call: what the agent waits for. */
 type Timed = (tool: string, args: Record<string, unknown>) => Promise<{ ms: number; result: any }>;
 
-interface Outcome { actions: number[]; tasks: number; wallMs: number; memoryPerSession: number | null; error?: string }
+interface Outcome {
+  actions: number[];
+  tasks: number;
+  wallMs: number;
+  memoryPerSession: number | null;
+  error?: string;
+}
 
 function p95(xs: number[]): number {
   if (!xs.length) return NaN;
@@ -40,14 +46,24 @@ function treeRss(roots: number[]): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
-  const inTree = (pid: number) => { for (let p: number | undefined = pid, i = 0; p && i < 64; p = parent.get(p), i++) if (roots.includes(p)) return true; return false; };
+  const inTree = (pid: number) => {
+    for (let p: number | undefined = pid, i = 0; p && i < 64; p = parent.get(p), i++)
+      if (roots.includes(p)) return true;
+    return false;
+  };
   let total = 0;
   for (const pid of parent.keys()) {
     if (!inTree(pid)) continue;
     // PSS: a page shared by several processes (Chromium's) counts once in all, not once in each.
-    try { total += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024; } catch { /* gone */ }
+    try {
+      total += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch {
+      /* gone */
+    }
   }
   return total;
 }
@@ -59,11 +75,19 @@ const ok = (what: string, result: any) => {
 
 /** Verity's task over one MCP session: every action must be confirmed. */
 async function verityTask(call: Timed, task: TaskServer, run: string, times: number[]): Promise<void> {
-  const timed = async (tool: string, args: Record<string, unknown>) => { const r = await call(tool, args); times.push(r.ms); return ok(`${tool}`, r.result); };
+  const timed = async (tool: string, args: Record<string, unknown>) => {
+    const r = await call(tool, args);
+    times.push(r.ms);
+    return ok(`${tool}`, r.result);
+  };
   await timed('page', { action: 'navigate', url: task.url(run) });
   const state = await timed('get_window_state', { format: 'full', include_screenshot: false });
   const elements = state.structuredContent.elements as Array<{ element_token: string; label: string }>;
-  const token = (label: string) => elements.find((e) => e.label === label)?.element_token ?? (() => { throw new Error(`no ${label}`); })();
+  const token = (label: string) =>
+    elements.find((e) => e.label === label)?.element_token ??
+    (() => {
+      throw new Error(`no ${label}`);
+    })();
   for (const field of TASK_FIELDS) {
     const typed = await timed('type_text', { element_token: token(field), text: `${field} ${run}` });
     if (typed.structuredContent.effect !== 'confirmed') throw new Error(`type_text ${field}: ${textOf(typed)}`);
@@ -74,11 +98,22 @@ async function verityTask(call: Timed, task: TaskServer, run: string, times: num
 }
 
 /** The same task with Playwright MCP's tools. */
-async function playwrightTask(pw: McpSession, refArg: string, task: TaskServer, run: string, times: number[]): Promise<void> {
-  const timed = async (tool: string, args: Record<string, unknown>) => { const r = await pw.timed(tool, args); times.push(r.ms); return ok(`playwright ${tool}`, r.result); };
+async function playwrightTask(
+  pw: McpSession,
+  refArg: string,
+  task: TaskServer,
+  run: string,
+  times: number[],
+): Promise<void> {
+  const timed = async (tool: string, args: Record<string, unknown>) => {
+    const r = await pw.timed(tool, args);
+    times.push(r.ms);
+    return ok(`playwright ${tool}`, r.result);
+  };
   await timed('browser_navigate', { url: task.url(run) });
   const snap = textOf(await timed('browser_snapshot', {}));
-  for (const field of TASK_FIELDS) await timed('browser_type', { element: field, [refArg]: findRef(snap, 'textbox', field), text: `${field} ${run}` });
+  for (const field of TASK_FIELDS)
+    await timed('browser_type', { element: field, [refArg]: findRef(snap, 'textbox', field), text: `${field} ${run}` });
   await timed('browser_click', { element: 'Submit', [refArg]: findRef(snap, 'button', 'Submit') });
   await timed('browser_snapshot', {});
 }
@@ -87,14 +122,27 @@ async function playwrightTask(pw: McpSession, refArg: string, task: TaskServer, 
 async function checkReports(task: TaskServer, runs: string[]): Promise<void> {
   for (const run of runs) {
     let report = task.report(run);
-    for (let i = 0; i < 50 && !report; i++) { await new Promise((r) => setTimeout(r, 100)); report = task.report(run); }
+    for (let i = 0; i < 50 && !report; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      report = task.report(run);
+    }
     const want = TASK_FIELDS.map((f) => `${f} ${run}`);
-    if (!report || JSON.stringify(report.fields) !== JSON.stringify(want)) throw new Error(`run ${run}: the page reported ${JSON.stringify(report?.fields)}, expected ${JSON.stringify(want)}`);
+    if (!report || JSON.stringify(report.fields) !== JSON.stringify(want))
+      throw new Error(
+        `run ${run}: the page reported ${JSON.stringify(report?.fields)}, expected ${JSON.stringify(want)}`,
+      );
   }
 }
 
 /** N agents at once, `rounds` tasks each after one untimed warm-up task (which opens the session's browser). */
-async function drive(n: number, rounds: number, task: TaskServer, label: string, agent: (i: number) => Promise<{ run(run: string, times: number[]): Promise<void>; close(): Promise<void> }>, memoryRoots: () => number[]): Promise<Outcome> {
+async function drive(
+  n: number,
+  rounds: number,
+  task: TaskServer,
+  label: string,
+  agent: (i: number) => Promise<{ run(run: string, times: number[]): Promise<void>; close(): Promise<void> }>,
+  memoryRoots: () => number[],
+): Promise<Outcome> {
   const before = treeRss(memoryRoots());
   const agents = await Promise.all(Array.from({ length: n }, (_, i) => agent(i)));
   try {
@@ -104,9 +152,15 @@ async function drive(n: number, rounds: number, task: TaskServer, label: string,
     const times: number[] = [];
     const runs: string[] = [];
     const t0 = performance.now();
-    await Promise.all(agents.map(async (a, i) => {
-      for (let r = 0; r < rounds; r++) { const run = `${label}-n${n}-a${i}-r${r}`; runs.push(run); await a.run(run, times); }
-    }));
+    await Promise.all(
+      agents.map(async (a, i) => {
+        for (let r = 0; r < rounds; r++) {
+          const run = `${label}-n${n}-a${i}-r${r}`;
+          runs.push(run);
+          await a.run(run, times);
+        }
+      }),
+    );
     const wallMs = performance.now() - t0;
     await checkReports(task, [...warm, ...runs]);
     return { actions: times, tasks: runs.length, wallMs, memoryPerSession };
@@ -124,7 +178,10 @@ function gatewayAgents(gw: Gateway, task: TaskServer) {
       const result = await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 });
       return { ms: performance.now() - t0, result };
     };
-    return { run: (run: string, times: number[]) => verityTask(call, task, run, times), close: () => conn.disconnect() };
+    return {
+      run: (run: string, times: number[]) => verityTask(call, task, run, times),
+      close: () => conn.disconnect(),
+    };
   };
 }
 
@@ -139,9 +196,22 @@ export const concurrencySection: Section = {
     const task = await startTaskServer();
     ctx.procs.addCloser('concurrency task server', () => task.close());
     const results = new Map<string, Map<number, Outcome>>();
-    const record = (setup: string, n: number, o: Outcome) => { if (!results.has(setup)) results.set(setup, new Map()); results.get(setup)!.set(n, o); };
-    const failedOutcome = (e: unknown): Outcome => ({ actions: [], tasks: 0, wallMs: 0, memoryPerSession: null, error: (e as Error).message.split('\n')[0]!.slice(0, 200) });
-    const browserPids = () => ctx.procs.pids().filter((p) => p.name === 'chromium').map((p) => p.pid);
+    const record = (setup: string, n: number, o: Outcome) => {
+      if (!results.has(setup)) results.set(setup, new Map());
+      results.get(setup)!.set(n, o);
+    };
+    const failedOutcome = (e: unknown): Outcome => ({
+      actions: [],
+      tasks: 0,
+      wallMs: 0,
+      memoryPerSession: null,
+      error: (e as Error).message.split('\n')[0]!.slice(0, 200),
+    });
+    const browserPids = () =>
+      ctx.procs
+        .pids()
+        .filter((p) => p.name === 'chromium')
+        .map((p) => p.pid);
 
     // (a) one local browser, a context per session.
     for (const n of AGENTS) {
@@ -149,8 +219,19 @@ export const concurrencySection: Section = {
       try {
         gw = await startGateway(['--isolated', '--browser-url', ctx.browserUrl], env);
         ctx.procs.addProcess(gw.pid, 'verity gateway (--isolated)');
-        record('isolated', n, await drive(n, rounds, task, 'iso', gatewayAgents(gw, task), () => [gw!.pid, ...browserPids()]));
-      } catch (e) { record('isolated', n, failedOutcome(e)); } finally { if (gw) { await gw.close(); ctx.procs.forgetProcess(gw.pid); } }
+        record(
+          'isolated',
+          n,
+          await drive(n, rounds, task, 'iso', gatewayAgents(gw, task), () => [gw!.pid, ...browserPids()]),
+        );
+      } catch (e) {
+        record('isolated', n, failedOutcome(e));
+      } finally {
+        if (gw) {
+          await gw.close();
+          ctx.procs.forgetProcess(gw.pid);
+        }
+      }
       ctx.log(`concurrency: --isolated, ${n} agents: ${summary(results.get('isolated')!.get(n)!)}`);
     }
 
@@ -160,45 +241,91 @@ export const concurrencySection: Section = {
     else {
       let pool: BrowserlessPool | null = null;
       try {
-        pool = await startBrowserless({ concurrent: Math.max(...AGENTS), queued: Math.max(...AGENTS), timeoutMs: 600_000 });
+        pool = await startBrowserless({
+          concurrent: Math.max(...AGENTS),
+          queued: Math.max(...AGENTS),
+          timeoutMs: 600_000,
+        });
         ctx.procs.addProcess(pool.pid, 'browserless', true);
         for (const n of AGENTS) {
           let gw: Gateway | null = null;
           try {
             gw = await startGateway([], { ...env, VERITY_BROWSER_ENDPOINT: pool.endpoint() });
             ctx.procs.addProcess(gw.pid, 'verity gateway (--browser-endpoint)');
-            record('pool', n, await drive(n, rounds, task, 'pool', gatewayAgents(gw, task), () => [gw!.pid, pool!.pid]));
-          } catch (e) { record('pool', n, failedOutcome(e)); } finally { if (gw) { await gw.close(); ctx.procs.forgetProcess(gw.pid); } }
+            record(
+              'pool',
+              n,
+              await drive(n, rounds, task, 'pool', gatewayAgents(gw, task), () => [gw!.pid, pool!.pid]),
+            );
+          } catch (e) {
+            record('pool', n, failedOutcome(e));
+          } finally {
+            if (gw) {
+              await gw.close();
+              ctx.procs.forgetProcess(gw.pid);
+            }
+          }
           ctx.log(`concurrency: browserless pool, ${n} agents: ${summary(results.get('pool')!.get(n)!)}`);
         }
       } catch (e) {
         for (const n of AGENTS) if (!results.get('pool')?.has(n)) record('pool', n, failedOutcome(e));
-      } finally { if (pool) { await pool.close(); ctx.procs.forgetProcess(pool.pid); } }
+      } finally {
+        if (pool) {
+          await pool.close();
+          ctx.procs.forgetProcess(pool.pid);
+        }
+      }
     }
 
     // (c) N Playwright MCP processes on the bench's Chromium, a tab each.
     for (const n of AGENTS) {
       const sessions: McpSession[] = [];
       try {
-        const outcome = await drive(n, rounds, task, 'pw', async () => {
-          const work = mkdtempSync(join(tmpdir(), 'verity-bench-pwmcp-'));
-          ctx.procs.addDir(work);
-          const pw = await startMcp(ctx.procs, {
-            name: 'playwright-mcp', command: process.execPath, cwd: work,
-            args: [join(REPO_ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js'), '--headless', '--isolated', '--executable-path', findChromium(process.env.VERITY_CHROMIUM),
-              ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--output-dir', join(work, 'out')],
-          });
-          sessions.push(pw);
-          const refArg = await refArgName(pw, 'browser_click');
-          return { run: (run: string, times: number[]) => playwrightTask(pw, refArg, task, run, times), close: () => pw.close() };
-        }, () => sessions.map((s) => s.pid ?? 0).filter(Boolean));
+        const outcome = await drive(
+          n,
+          rounds,
+          task,
+          'pw',
+          async () => {
+            const work = mkdtempSync(join(tmpdir(), 'verity-bench-pwmcp-'));
+            ctx.procs.addDir(work);
+            const pw = await startMcp(ctx.procs, {
+              name: 'playwright-mcp',
+              command: process.execPath,
+              cwd: work,
+              args: [
+                join(REPO_ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js'),
+                '--headless',
+                '--isolated',
+                '--executable-path',
+                findChromium(process.env.VERITY_CHROMIUM),
+                ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+                '--output-dir',
+                join(work, 'out'),
+              ],
+            });
+            sessions.push(pw);
+            const refArg = await refArgName(pw, 'browser_click');
+            return {
+              run: (run: string, times: number[]) => playwrightTask(pw, refArg, task, run, times),
+              close: () => pw.close(),
+            };
+          },
+          () => sessions.map((s) => s.pid ?? 0).filter(Boolean),
+        );
         record('playwright', n, outcome);
-      } catch (e) { record('playwright', n, failedOutcome(e)); } finally { await Promise.all(sessions.map((s) => s.close().catch(() => undefined))); }
+      } catch (e) {
+        record('playwright', n, failedOutcome(e));
+      } finally {
+        await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
+      }
       ctx.log(`concurrency: Playwright MCP, ${n} processes: ${summary(results.get('playwright')!.get(n)!)}`);
     }
 
     ctx.tables.push(renderTable(results, rounds));
-    const errors = [...results.entries()].flatMap(([setup, byN]) => [...byN.entries()].filter(([, o]) => o.error).map(([n, o]) => `concurrency: ${setup}, ${n} agents: ${o.error}`));
+    const errors = [...results.entries()].flatMap(([setup, byN]) =>
+      [...byN.entries()].filter(([, o]) => o.error).map(([n, o]) => `concurrency: ${setup}, ${n} agents: ${o.error}`),
+    );
     ctx.notes.push(...errors);
     return [];
   },
@@ -219,7 +346,7 @@ function renderTable(results: Map<string, Map<number, Outcome>>, rounds: number)
   const lines = [
     `### Concurrency: N agents, each its own session doing the fixed task (${rounds} timed tasks per agent after one warm-up)`,
     '',
-    'The task: open the page, type into 5 fields, click Submit, read the page back (9 calls); every task is checked by the page\'s own report.',
+    "The task: open the page, type into 5 fields, click Submit, read the page back (9 calls); every task is checked by the page's own report.",
     '',
     '| setup | agents | per-action median | per-action p95 | throughput | memory per session |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
@@ -228,8 +355,13 @@ function renderTable(results: Map<string, Map<number, Outcome>>, rounds: number)
     for (const n of AGENTS) {
       const o = results.get(key)?.get(n);
       if (!o) continue;
-      if (o.error) { lines.push(`| ${name} | ${n} | error | error | error | error |`); continue; }
-      lines.push(`| ${name} | ${n} | ${median(o.actions).toFixed(1)} ms | ${p95(o.actions).toFixed(1)} ms | ${(o.tasks / (o.wallMs / 1000)).toFixed(2)} tasks/s | ${o.memoryPerSession === null ? '—' : `${(o.memoryPerSession / 2 ** 20).toFixed(0)} MB`} |`);
+      if (o.error) {
+        lines.push(`| ${name} | ${n} | error | error | error | error |`);
+        continue;
+      }
+      lines.push(
+        `| ${name} | ${n} | ${median(o.actions).toFixed(1)} ms | ${p95(o.actions).toFixed(1)} ms | ${(o.tasks / (o.wallMs / 1000)).toFixed(2)} tasks/s | ${o.memoryPerSession === null ? '—' : `${(o.memoryPerSession / 2 ** 20).toFixed(0)} MB`} |`,
+      );
     }
   }
   return lines.join('\n');

@@ -15,7 +15,10 @@ const READ_ALL = `Array.from({ length: ${FORM_FIELDS} }, (_, k) => document.getE
 async function checkAll(ctx: BenchContext, url: string, want: string[], who: string): Promise<void> {
   const got = await readBack<string[]>(ctx.browserUrl, url, READ_ALL);
   const bad = want.findIndex((v, k) => got[k] !== v);
-  if (bad >= 0) throw new Error(`${who}: field ${bad + 1} read back ${JSON.stringify(got[bad])}, expected ${JSON.stringify(want[bad])}`);
+  if (bad >= 0)
+    throw new Error(
+      `${who}: field ${bad + 1} read back ${JSON.stringify(got[bad])}, expected ${JSON.stringify(want[bad])}`,
+    );
 }
 
 async function formTokens(tab: VerityTab): Promise<string[]> {
@@ -49,7 +52,11 @@ export const formSection: Section = {
       };
       const run = async (label: string, act: (i: number) => Promise<void>): Promise<Cell> => {
         try {
-          const s: Sample = await measure(ctx.config, { prepare, act, check: async (_r, i) => checkAll(ctx, tab.url, values(i), label) });
+          const s: Sample = await measure(ctx.config, {
+            prepare,
+            act,
+            check: async (_r, i) => checkAll(ctx, tab.url, values(i), label),
+          });
           ctx.log(`form: ${label}: ${s.median.toFixed(1)} ms`);
           return ok(s.median, describe(s));
         } catch (e) {
@@ -59,7 +66,12 @@ export const formSection: Section = {
       };
       singles = await run('Verity 20 × type_text', async (i) => {
         const v = values(i);
-        for (let k = 0; k < FORM_FIELDS; k++) assertOk('verity', 'type_text', (await verity.timed('type_text', { text: v[k], element_token: tokens[k] })).result);
+        for (let k = 0; k < FORM_FIELDS; k++)
+          assertOk(
+            'verity',
+            'type_text',
+            (await verity.timed('type_text', { text: v[k], element_token: tokens[k] })).result,
+          );
       });
       batch = await run('Verity run_actions', async (i) => {
         const v = values(i);
@@ -91,7 +103,13 @@ export const formSection: Section = {
         },
         act: async (i) => {
           const v = values(i);
-          const fields = refs.map((r, k) => ({ element: `Question ${k + 1}`, [refArg]: r, name: `Question ${k + 1}`, type: 'textbox', value: v[k] }));
+          const fields = refs.map((r, k) => ({
+            element: `Question ${k + 1}`,
+            [refArg]: r,
+            name: `Question ${k + 1}`,
+            type: 'textbox',
+            value: v[k],
+          }));
           assertOk('playwright-mcp', 'browser_fill_form', (await pw.timed('browser_fill_form', { fields })).result);
         },
         check: async (_r, i) => checkAll(ctx, url, values(i), 'playwright-mcp browser_fill_form'),
@@ -105,13 +123,23 @@ export const formSection: Section = {
     }
 
     return [
-      { metric: `${FORM_FIELDS}-field form: one batch call (run_actions / browser_fill_form)`, unit: 'ms', cells: { verity: batch, playwright: fill }, checks: [] },
+      {
+        metric: `${FORM_FIELDS}-field form: one batch call (run_actions / browser_fill_form)`,
+        unit: 'ms',
+        cells: { verity: batch, playwright: fill },
+        checks: [],
+      },
       // The ratio the issue asks for: one run_actions call against the same 20 fields as single calls
       // (shown in the floor column; the batch must not be slower). Both wait one frame per field for the
       // settled read-back, so they tie but for the 19 saved MCP round trips (~0.3 ms each on a quiet
       // machine): the check allows 5% of run-to-run noise.
-      { metric: `${FORM_FIELDS}-field form: run_actions (Verity) vs ${FORM_FIELDS} single type_text calls (floor column)`, unit: 'ms', cells: { verity: batch, floor: singles }, checks: [{ of: 'verity', over: 'floor', max: 1.05 }],
-        note: 'both are bound by one animation frame per field (the settled read-back); the batch saves the MCP round trips between steps, so this guards that it adds no cost (5% noise allowed).' },
+      {
+        metric: `${FORM_FIELDS}-field form: run_actions (Verity) vs ${FORM_FIELDS} single type_text calls (floor column)`,
+        unit: 'ms',
+        cells: { verity: batch, floor: singles },
+        checks: [{ of: 'verity', over: 'floor', max: 1.05 }],
+        note: 'both are bound by one animation frame per field (the settled read-back); the batch saves the MCP round trips between steps, so this guards that it adds no cost (5% noise allowed).',
+      },
     ];
   },
 };

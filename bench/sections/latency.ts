@@ -53,17 +53,35 @@ export const latencySection: Section = {
     cells.verity = await runPhase(ctx, verityDriver, all);
     cells.playwright = await runPhase(ctx, playwrightDriver(), all);
     // Playwright MCP sleeps --timeout-settle (default 500 ms) after every click; show it without, for context.
-    const noSettle = await runPhase(ctx, playwrightDriver(['--timeout-settle', '0'], 'Playwright MCP (--timeout-settle 0)'), ['click']);
+    const noSettle = await runPhase(
+      ctx,
+      playwrightDriver(['--timeout-settle', '0'], 'Playwright MCP (--timeout-settle 0)'),
+      ['click'],
+    );
 
-    const pick = (m: Metric): Row['cells'] => ({ verity: cells.verity?.[m], floor: cells.floor?.[m], playwright: cells.playwright?.[m] });
-    const typeChecks = [{ of: 'verity', over: 'floor', max: 1.5 }, { of: 'verity', over: 'playwright', max: 0.5 }] as const;
+    const pick = (m: Metric): Row['cells'] => ({
+      verity: cells.verity?.[m],
+      floor: cells.floor?.[m],
+      playwright: cells.playwright?.[m],
+    });
+    const typeChecks = [
+      { of: 'verity', over: 'floor', max: 1.5 },
+      { of: 'verity', over: 'playwright', max: 0.5 },
+    ] as const;
     return [
       { metric: 'verified type_text, 20 chars', unit: 'ms', cells: pick('type20'), checks: [...typeChecks] },
       { metric: 'verified type_text, 2000 chars', unit: 'ms', cells: pick('type2000'), checks: [...typeChecks] },
-      { metric: 'verified click', unit: 'ms', cells: pick('click'), checks: [{ of: 'verity', over: 'playwright', max: 0.25 }] },
       {
-        metric: 'click, Playwright MCP --timeout-settle 0 (info)', unit: 'ms',
-        cells: { verity: cells.verity?.click, playwright: noSettle.click }, checks: [],
+        metric: 'verified click',
+        unit: 'ms',
+        cells: pick('click'),
+        checks: [{ of: 'verity', over: 'playwright', max: 0.25 }],
+      },
+      {
+        metric: 'click, Playwright MCP --timeout-settle 0 (info)',
+        unit: 'ms',
+        cells: { verity: cells.verity?.click, playwright: noSettle.click },
+        checks: [],
         note: 'Playwright MCP waits a fixed --timeout-settle (default 500 ms) after each click; this row shows it with 0, no target.',
       },
     ];

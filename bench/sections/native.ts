@@ -13,7 +13,16 @@ import { startMcp, REPO_ROOT, type McpSession, type ToolResult } from '../mcp.js
 import { describe, measure, measureInTurns, type Side } from '../stats.js';
 import { timingNote, type Timings } from '../drivers/verity.js';
 import { failed, ok, type BenchContext, type Cell, type Row, type Section } from '../types.js';
-import { appBusName, missingToolkit, missingTools, startApp, startDesktop, until, type Desktop, type Toolkit } from '../../test/native/desktop.js';
+import {
+  appBusName,
+  missingToolkit,
+  missingTools,
+  startApp,
+  startDesktop,
+  until,
+  type Desktop,
+  type Toolkit,
+} from '../../test/native/desktop.js';
 
 const TEXT = Array.from({ length: 100 }, (_, i) => 'abcdefghij klmnopqrstuvwxyz0123456789'[i % 37]).join('');
 
@@ -33,7 +42,10 @@ for await (const line of createInterface({ input: process.stdin })) {
 }
 `;
 
-interface Ref { bus: string; path: string }
+interface Ref {
+  bus: string;
+  path: string;
+}
 
 /**
  * The window-state rows and the MCP hop run after at least this many warm-up calls on each side, and are
@@ -66,9 +78,19 @@ async function readUntil<T>(read: () => Promise<T>, done: (value: T) => boolean,
 }
 
 /** Times `run` after an untimed `reset`; `check` (untimed) proves each run did what it claims. */
-async function timeIt<T>(ctx: BenchContext, label: string, reset: () => Promise<void>, run: () => Promise<T>, check?: (result: T) => Promise<void>, at: Partial<BenchContext['config']> = {}): Promise<Cell> {
+async function timeIt<T>(
+  ctx: BenchContext,
+  label: string,
+  reset: () => Promise<void>,
+  run: () => Promise<T>,
+  check?: (result: T) => Promise<void>,
+  at: Partial<BenchContext['config']> = {},
+): Promise<Cell> {
   try {
-    const config = { warmup: Math.max(at.warmup ?? 0, ctx.config.warmup), iterations: Math.max(at.iterations ?? 0, ctx.config.iterations) };
+    const config = {
+      warmup: Math.max(at.warmup ?? 0, ctx.config.warmup),
+      iterations: Math.max(at.iterations ?? 0, ctx.config.iterations),
+    };
     const s = await measure(config, { prepare: reset, act: run, check });
     ctx.log(`native: ${label}: ${s.median.toFixed(1)} ms (${describe(s)})`);
     return ok(s.median, describe(s));
@@ -83,7 +105,9 @@ export const nativeSection: Section = {
   async run(ctx) {
     const missing = missingTools();
     if (missing) {
-      ctx.notes.push(`native section skipped: ${missing} (needs xvfb, openbox, dbus, at-spi2-core, xdotool, x11-utils, python3-gi + gir1.2-gtk-3.0)`);
+      ctx.notes.push(
+        `native section skipped: ${missing} (needs xvfb, openbox, dbus, at-spi2-core, xdotool, x11-utils, python3-gi + gir1.2-gtk-3.0)`,
+      );
       return [];
     }
     let desktop: Desktop | null = null;
@@ -101,9 +125,17 @@ export const nativeSection: Section = {
       const saved = { ...process.env };
       Object.assign(process.env, d.env);
       try {
-        verity = await startMcp(ctx.procs, { name: 'verity-native', command: process.execPath, args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'], cwd: REPO_ROOT });
+        verity = await startMcp(ctx.procs, {
+          name: 'verity-native',
+          command: process.execPath,
+          args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'],
+          cwd: REPO_ROOT,
+        });
       } finally {
-        for (const k of Object.keys(d.env)) { if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k]; }
+        for (const k of Object.keys(d.env)) {
+          if (saved[k] === undefined) delete process.env[k];
+          else process.env[k] = saved[k];
+        }
       }
       const v = verity;
       const target = { kind: 'window', pid: app.pid, window_id: windowId };
@@ -111,76 +143,143 @@ export const nativeSection: Section = {
       // The bare connections: the floor's own view of the same field and tree, through the bus daemon and
       // straight to the app's own socket. Verity's own wire client, so that the floor pays no library cost.
       bare = await DBusConnection.open(d.env.AT_SPI_BUS_ADDRESS);
-      const viaBus = (c: DBusConnection) => async (ref: Ref, iface: string, member: string, signature = '', body: unknown[] = []): Promise<any[]> =>
-        c.call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
+      const viaBus =
+        (c: DBusConnection) =>
+        async (ref: Ref, iface: string, member: string, signature = '', body: unknown[] = []): Promise<any[]> =>
+          c.call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
       const call = viaBus(bare);
-      await call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 'sass', ['object:children-changed', [], '']);
+      await call(
+        { bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' },
+        'org.a11y.atspi.Registry',
+        'RegisterEvent',
+        'sass',
+        ['object:children-changed', [], ''],
+      );
       const appBus = await appBusName(bare, app.pid);
       if (!appBus) throw new Error('the GTK app is not on the AT-SPI bus');
-      const items = (await call({ bus: appBus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems'))[0] as any[];
-      const field: Ref = (() => { const row = items.find((r) => r[6] === 'Name' && r[7] === 61); return { bus: row[0][0], path: row[0][1] }; })();
+      const items = (
+        await call({ bus: appBus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems')
+      )[0] as any[];
+      const field: Ref = (() => {
+        const row = items.find((r) => r[6] === 'Name' && r[7] === 61);
+        return { bus: row[0][0], path: row[0][1] };
+      })();
       const frameRow = items.find((r) => r[6] === 'Bench Form' && r[7] === 23);
       const frame: Ref = { bus: frameRow[0][0], path: frameRow[0][1] };
-      const [appSocket] = await call({ bus: appBus, path: '/org/a11y/atspi/accessible/root' }, 'org.a11y.atspi.Application', 'GetApplicationBusAddress');
+      const [appSocket] = await call(
+        { bus: appBus, path: '/org/a11y/atspi/accessible/root' },
+        'org.a11y.atspi.Application',
+        'GetApplicationBusAddress',
+      );
       direct = await DBusConnection.open(String(appSocket), { peer: true });
       const callDirect = viaBus(direct);
       const getText = async () => String((await call(field, 'org.a11y.atspi.Text', 'GetText', 'ii', [0, -1]))[0]);
-      const clear = async () => { await call(field, 'org.a11y.atspi.EditableText', 'SetTextContents', 's', ['']); };
+      const clear = async () => {
+        await call(field, 'org.a11y.atspi.EditableText', 'SetTextContents', 's', ['']);
+      };
       const landed = async (what: string) => {
         const held = await readUntil(getText, (t) => t === TEXT, 10_000);
-        if (held !== TEXT) throw new Error(`${what}: the field never held the text (holds ${JSON.stringify(held.slice(0, 40))})`);
+        if (held !== TEXT)
+          throw new Error(`${what}: the field never held the text (holds ${JSON.stringify(held.slice(0, 40))})`);
       };
 
       // Verity: the token of the same field, then verified type_text.
-      const snap = await v.call('get_window_state', { target, include_screenshot: false, max_elements: 5000, format: 'full' });
-      const sc = snap.structuredContent as { elements: Array<{ label: string; role: string; element_token: string }>; element_count: number };
+      const snap = await v.call('get_window_state', {
+        target,
+        include_screenshot: false,
+        max_elements: 5000,
+        format: 'full',
+      });
+      const sc = snap.structuredContent as {
+        elements: Array<{ label: string; role: string; element_token: string }>;
+        element_count: number;
+      };
       const token = sc.elements.find((e) => e.label === 'Name' && e.role === 'text')!.element_token;
       // Verity's verified type_text and the two floors, in turns (see TURNS).
       const serverTimings: Timings[] = [];
       const floorOn = (c: typeof call) => async () => {
         await c(field, 'org.a11y.atspi.EditableText', 'InsertText', 'isi', [0, TEXT, Buffer.byteLength(TEXT)]);
-        if (String((await c(field, 'org.a11y.atspi.Text', 'GetText', 'ii', [0, -1]))[0]) !== TEXT) throw new Error('the floor insertion did not land');
+        if (String((await c(field, 'org.a11y.atspi.Text', 'GetText', 'ii', [0, -1]))[0]) !== TEXT)
+          throw new Error('the floor insertion did not land');
       };
       const verityCall: Side<ToolResult> = {
         prepare: clear,
         act: async () => (await v.timed('type_text', { element_token: token, text: TEXT })).result,
         check: async (result) => {
           const s = result.structuredContent as { effect?: string; timings_ms?: Record<string, number> } | undefined;
-          if (s?.effect !== 'confirmed') throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+          if (s?.effect !== 'confirmed')
+            throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
           // Checked independently, outside the timed part, as the floor's own read-back is inside its own.
           if ((await getText()) !== TEXT) throw new Error('the field does not hold the text after Verity typed it');
           if (s.timings_ms) serverTimings.push(s.timings_ms);
         },
       };
-      let verityType: Cell, floorType: Cell, floorViaBus: Cell, coldRow: Row | null = null;
+      let verityType: Cell,
+        floorType: Cell,
+        floorViaBus: Cell,
+        coldRow: Row | null = null;
       try {
-        ctx.log(`native: Verity type_text and the AT-SPI floors in turns: ${TURNS.warmup} warm-up rounds, then ${TURNS.iterations} measured`);
-        const turns = await measureInTurns(TURNS, [verityCall, { prepare: clear, act: floorOn(callDirect) }, { prepare: clear, act: floorOn(call) }]);
+        ctx.log(
+          `native: Verity type_text and the AT-SPI floors in turns: ${TURNS.warmup} warm-up rounds, then ${TURNS.iterations} measured`,
+        );
+        const turns = await measureInTurns(TURNS, [
+          verityCall,
+          { prepare: clear, act: floorOn(callDirect) },
+          { prepare: clear, act: floorOn(call) },
+        ]);
         [verityType, floorType, floorViaBus] = turns.samples.map((sample) => ok(sample.median, describe(sample)));
-        ['Verity type_text', 'AT-SPI floor (app socket)', 'AT-SPI floor (through the bus)'].forEach((label, k) => ctx.log(`native: ${label}: ${turns.samples[k]!.median.toFixed(2)} ms (${describe(turns.samples[k]!)}); first 100 calls ${turns.curve[k]![0]!.toFixed(2)} ms`));
+        ['Verity type_text', 'AT-SPI floor (app socket)', 'AT-SPI floor (through the bus)'].forEach((label, k) =>
+          ctx.log(
+            `native: ${label}: ${turns.samples[k]!.median.toFixed(2)} ms (${describe(turns.samples[k]!)}); first 100 calls ${turns.curve[k]![0]!.toFixed(2)} ms`,
+          ),
+        );
         const curve = (k: number) => turns.curve[k]!.map((ms) => ms.toFixed(2)).join(' ');
-        ctx.notes.push(`native type_text warm-up, median of each 100 calls in ms: Verity ${curve(0)}; floor (app socket) ${curve(1)}.`);
-        coldRow = { metric: 'native type_text, first 100 calls of each side (info)', unit: 'ms', cells: { verity: ok(turns.curve[0]![0]!), floor: ok(turns.curve[1]![0]!) }, checks: [],
-          note: 'the same turns before anything was warm: Verity\'s server (one get_window_state before) and the floor\'s loop in this process, both before V8 optimised their code.' };
+        ctx.notes.push(
+          `native type_text warm-up, median of each 100 calls in ms: Verity ${curve(0)}; floor (app socket) ${curve(1)}.`,
+        );
+        coldRow = {
+          metric: 'native type_text, first 100 calls of each side (info)',
+          unit: 'ms',
+          cells: { verity: ok(turns.curve[0]![0]!), floor: ok(turns.curve[1]![0]!) },
+          checks: [],
+          note: "the same turns before anything was warm: Verity's server (one get_window_state before) and the floor's loop in this process, both before V8 optimised their code.",
+        };
       } catch (e) {
         ctx.log(`native: type_text in turns: FAILED: ${(e as Error).message}`);
         verityType = floorType = floorViaBus = failed(e);
       }
       ctx.notes.push(timingNote('native type_text (100 chars)', serverTimings.slice(-TURNS.iterations)));
-      const hop = await timeIt(ctx, 'MCP round trip of list_sessions', async () => {}, async () => (await v.timed('list_sessions', {})).result, async (result) => {
-        if (result.isError) throw new Error('list_sessions refused');
-      }, STEADY);
+      const hop = await timeIt(
+        ctx,
+        'MCP round trip of list_sessions',
+        async () => {},
+        async () => (await v.timed('list_sessions', {})).result,
+        async (result) => {
+          if (result.isError) throw new Error('list_sessions refused');
+        },
+        STEADY,
+      );
       // Keystrokes go to the focused widget: the field, focused once (the window has focus).
       await call(field, 'org.a11y.atspi.Component', 'GrabFocus');
       // nut-js runs in a child process: its X connection would end this process when Xvfb stops.
-      const typist = spawn(process.execPath, ['--input-type=module', '-e', TYPIST], { env: { ...process.env, ...d.env }, stdio: ['pipe', 'pipe', 'inherit'] });
+      const typist = spawn(process.execPath, ['--input-type=module', '-e', TYPIST], {
+        env: { ...process.env, ...d.env },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       ctx.procs.addProcess(typist.pid!, 'nut-js typist');
       const lines = createInterface({ input: typist.stdout! });
       const replies: Array<(line: string) => void> = [];
       lines.on('line', (line) => replies.shift()?.(line));
-      const ask = (line: string) => new Promise<string>((resolve) => { replies.push(resolve); typist.stdin!.write(line + '\n'); });
+      const ask = (line: string) =>
+        new Promise<string>((resolve) => {
+          replies.push(resolve);
+          typist.stdin!.write(line + '\n');
+        });
       await ask('ready');
-      const xtest = await timeIt(ctx, 'XTest keystrokes', clear, async () => { await ask('type'); await landed('XTest'); });
+      const xtest = await timeIt(ctx, 'XTest keystrokes', clear, async () => {
+        await ask('type');
+        await landed('XTest');
+      });
       typist.stdin!.end();
       await new Promise((r) => typist.once('exit', r));
       ctx.procs.forgetProcess(typist.pid!);
@@ -206,67 +305,166 @@ export const nativeSection: Section = {
       };
       const termToken = sc.elements.find((e) => e.label === 'Term')!.element_token;
       let termBefore = '';
-      const verityNonAscii = await timeIt(ctx, 'Verity type_text, non-ASCII keystrokes', async () => { termBefore = await termText(); }, async () => {
-        const { result } = await v.timed('type_text', { element_token: termToken, text: NON_ASCII, delivery_mode: 'foreground', delay_ms: 0 });
-        return { result, landed: await grownBy(termBefore, 10_000) };
-      }, async ({ result, landed }) => {
-        const s = result.structuredContent as { effect?: string } | undefined;
-        if (s?.effect !== 'confirmed') throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
-        if (landed !== NON_ASCII) throw new Error(`Verity's keys landed as ${JSON.stringify(landed)}`);
-      });
+      const verityNonAscii = await timeIt(
+        ctx,
+        'Verity type_text, non-ASCII keystrokes',
+        async () => {
+          termBefore = await termText();
+        },
+        async () => {
+          const { result } = await v.timed('type_text', {
+            element_token: termToken,
+            text: NON_ASCII,
+            delivery_mode: 'foreground',
+            delay_ms: 0,
+          });
+          return { result, landed: await grownBy(termBefore, 10_000) };
+        },
+        async ({ result, landed }) => {
+          const s = result.structuredContent as { effect?: string } | undefined;
+          if (s?.effect !== 'confirmed')
+            throw new Error(`type_text was not confirmed: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+          if (landed !== NON_ASCII) throw new Error(`Verity's keys landed as ${JSON.stringify(landed)}`);
+        },
+      );
       await call(term, 'org.a11y.atspi.Component', 'GrabFocus');
       const xdotoolLanded: string[] = [];
-      const xdotoolNonAscii = await timeIt(ctx, 'xdotool type, non-ASCII', async () => { termBefore = await termText(); }, async () => {
-        const r = spawnSync('xdotool', ['type', NON_ASCII], { env: { ...process.env, ...d.env } });
-        if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
-        return grownBy(termBefore, 1000);
-      }, async (landed) => { xdotoolLanded.push(landed); });
-      const shown = [...new Set(xdotoolLanded)].map((t) => `${JSON.stringify(t)}${xdotoolLanded.length > 1 ? ` (${xdotoolLanded.filter((x) => x === t).length} of ${xdotoolLanded.length} runs)` : ''}`);
-      ctx.notes.push(`native: \`xdotool type\` (its default 12 ms delay; at 0 it dropped the borrowed characters) typed ${JSON.stringify(NON_ASCII)} as ${shown.join(', ')}; a run that dropped characters is timed until 1 s had passed. Verity's text landed exactly every time (checked in each run).`);
+      const xdotoolNonAscii = await timeIt(
+        ctx,
+        'xdotool type, non-ASCII',
+        async () => {
+          termBefore = await termText();
+        },
+        async () => {
+          const r = spawnSync('xdotool', ['type', NON_ASCII], { env: { ...process.env, ...d.env } });
+          if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
+          return grownBy(termBefore, 1000);
+        },
+        async (landed) => {
+          xdotoolLanded.push(landed);
+        },
+      );
+      const shown = [...new Set(xdotoolLanded)].map(
+        (t) =>
+          `${JSON.stringify(t)}${xdotoolLanded.length > 1 ? ` (${xdotoolLanded.filter((x) => x === t).length} of ${xdotoolLanded.length} runs)` : ''}`,
+      );
+      ctx.notes.push(
+        `native: \`xdotool type\` (its default 12 ms delay; at 0 it dropped the borrowed characters) typed ${JSON.stringify(NON_ASCII)} as ${shown.join(', ')}; a run that dropped characters is timed until 1 s had passed. Verity's text landed exactly every time (checked in each run).`,
+      );
 
       // get_window_state of the ~500-node window vs a bare walk: the cache, then every node's extents.
       const subtreeOf = (rows: any[]) => {
         const byParent = new Map<string, any[]>();
-        for (const r of rows) { const k = r[2][1]; byParent.set(k, [...(byParent.get(k) ?? []), r]); }
+        for (const r of rows) {
+          const k = r[2][1];
+          byParent.set(k, [...(byParent.get(k) ?? []), r]);
+        }
         const out: any[] = [];
-        const visit = (r: any) => { out.push(r); for (const c of byParent.get(r[0][1]) ?? []) visit(c); };
+        const visit = (r: any) => {
+          out.push(r);
+          for (const c of byParent.get(r[0][1]) ?? []) visit(c);
+        };
         visit(rows.find((r) => r[0][1] === frame.path));
         return out;
       };
       let nodes = 0;
-      const bareWalk = await timeIt(ctx, 'bare tree walk', async () => {}, async () => {
-        const rows = (await callDirect({ bus: appBus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems'))[0] as any[];
-        const tree = subtreeOf(rows);
-        nodes = tree.length;
-        await Promise.all(tree.map((r) => callDirect({ bus: r[0][0], path: r[0][1] }, 'org.a11y.atspi.Component', 'GetExtents', 'u', [0]).catch(() => null)));
-      }, undefined, STEADY);
+      const bareWalk = await timeIt(
+        ctx,
+        'bare tree walk',
+        async () => {},
+        async () => {
+          const rows = (
+            await callDirect({ bus: appBus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems')
+          )[0] as any[];
+          const tree = subtreeOf(rows);
+          nodes = tree.length;
+          await Promise.all(
+            tree.map((r) =>
+              callDirect({ bus: r[0][0], path: r[0][1] }, 'org.a11y.atspi.Component', 'GetExtents', 'u', [0]).catch(
+                () => null,
+              ),
+            ),
+          );
+        },
+        undefined,
+        STEADY,
+      );
       let returned = 0;
-      const verityState = await timeIt(ctx, 'Verity get_window_state', async () => {}, async () => {
-        const { result } = await v.timed('get_window_state', { target, include_screenshot: false, max_elements: 5000 });
-        if (result.isError) throw new Error(`get_window_state refused: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
-        returned = (result.structuredContent as { element_count: number }).element_count;
-      }, undefined, STEADY);
-      ctx.notes.push(`native: the GTK window has ${nodes} accessible nodes (bare walk = Cache.GetItems + Component.GetExtents of each, pipelined, on the app's socket); Verity lists ${returned} of them (unnamed containers folded) with values and tokens.`);
+      const verityState = await timeIt(
+        ctx,
+        'Verity get_window_state',
+        async () => {},
+        async () => {
+          const { result } = await v.timed('get_window_state', {
+            target,
+            include_screenshot: false,
+            max_elements: 5000,
+          });
+          if (result.isError)
+            throw new Error(`get_window_state refused: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+          returned = (result.structuredContent as { element_count: number }).element_count;
+        },
+        undefined,
+        STEADY,
+      );
+      ctx.notes.push(
+        `native: the GTK window has ${nodes} accessible nodes (bare walk = Cache.GetItems + Component.GetExtents of each, pipelined, on the app's socket); Verity lists ${returned} of them (unnamed containers folded) with values and tokens.`,
+      );
 
       const toolkitRows = await perToolkit(ctx, d, v);
 
       return [
         ...toolkitRows,
-        { metric: 'native verified type_text, 100 chars (AT-SPI)', unit: 'ms', cells: { verity: verityType, floor: floorType }, checks: [{ of: 'verity', over: 'floor', max: 2 }],
-          note: `floor = one EditableText.InsertText + one Text.GetText on a bare D-Bus connection to the app's own socket (Application.GetApplicationBusAddress, the route Verity and libatspi take); Verity = the MCP type_text round trip, confirmed by its read-back. Taken in turns (Verity, floor, floor through the bus: one call each per round), median of ${TURNS.iterations} rounds after ${TURNS.warmup} warm-up rounds.` },
+        {
+          metric: 'native verified type_text, 100 chars (AT-SPI)',
+          unit: 'ms',
+          cells: { verity: verityType, floor: floorType },
+          checks: [{ of: 'verity', over: 'floor', max: 2 }],
+          note: `floor = one EditableText.InsertText + one Text.GetText on a bare D-Bus connection to the app's own socket (Application.GetApplicationBusAddress, the route Verity and libatspi take); Verity = the MCP type_text round trip, confirmed by its read-back. Taken in turns (Verity, floor, floor through the bus: one call each per round), median of ${TURNS.iterations} rounds after ${TURNS.warmup} warm-up rounds.`,
+        },
         ...(coldRow ? [coldRow] : []),
-        { metric: 'native type_text vs the AT-SPI floor through the bus daemon', unit: 'ms', cells: { verity: verityType, floor: floorViaBus }, checks: [],
-          note: 'floor column here = the same insertion and read-back through the AT-SPI bus daemon (the route when an app offers no socket of its own).' },
-        { metric: 'MCP round trip of a no-op tool (list_sessions), stdio', unit: 'ms', cells: { verity: hop }, checks: [],
-          note: 'what any MCP tool call costs before it does anything: the part of the Verity column no server work can remove.' },
-        { metric: 'native type_text vs XTest keystrokes (nut-js), 100 chars', unit: 'ms', cells: { verity: verityType, floor: xtest }, checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
-          note: 'floor column here = nut-js keyboard.type (XTest, autoDelay 0) until the field reads back the text.' },
-        { metric: 'native type_text vs `xdotool type`, 100 chars', unit: 'ms', cells: { verity: verityType, floor: xdotool }, checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
-          note: 'floor column here = `xdotool type --delay 0` until the field reads back the text.' },
-        { metric: `native type_text by keystrokes, non-ASCII (${Array.from(NON_ASCII).length} chars) vs \`xdotool type\``, unit: 'ms', cells: { verity: verityNonAscii, floor: xdotoolNonAscii }, checks: [],
-          note: `text = ${JSON.stringify(NON_ASCII)} into a widget with AT-SPI Text but no EditableText (a terminal), so both send keystrokes and borrow keycodes for the characters the keyboard map lacks; Verity confirmed by its read-back, both timed until the widget's text has grown by the whole text.` },
-        { metric: `native get_window_state, ${nodes} nodes`, unit: 'ms', cells: { verity: verityState, floor: bareWalk }, checks: [{ of: 'verity', over: 'floor', max: 1.5 }],
-          note: 'floor = a bare walk of the same window tree; Verity without the screenshot (include_screenshot false).' },
+        {
+          metric: 'native type_text vs the AT-SPI floor through the bus daemon',
+          unit: 'ms',
+          cells: { verity: verityType, floor: floorViaBus },
+          checks: [],
+          note: 'floor column here = the same insertion and read-back through the AT-SPI bus daemon (the route when an app offers no socket of its own).',
+        },
+        {
+          metric: 'MCP round trip of a no-op tool (list_sessions), stdio',
+          unit: 'ms',
+          cells: { verity: hop },
+          checks: [],
+          note: 'what any MCP tool call costs before it does anything: the part of the Verity column no server work can remove.',
+        },
+        {
+          metric: 'native type_text vs XTest keystrokes (nut-js), 100 chars',
+          unit: 'ms',
+          cells: { verity: verityType, floor: xtest },
+          checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
+          note: 'floor column here = nut-js keyboard.type (XTest, autoDelay 0) until the field reads back the text.',
+        },
+        {
+          metric: 'native type_text vs `xdotool type`, 100 chars',
+          unit: 'ms',
+          cells: { verity: verityType, floor: xdotool },
+          checks: [{ of: 'verity', over: 'floor', max: 0.1 }],
+          note: 'floor column here = `xdotool type --delay 0` until the field reads back the text.',
+        },
+        {
+          metric: `native type_text by keystrokes, non-ASCII (${Array.from(NON_ASCII).length} chars) vs \`xdotool type\``,
+          unit: 'ms',
+          cells: { verity: verityNonAscii, floor: xdotoolNonAscii },
+          checks: [],
+          note: `text = ${JSON.stringify(NON_ASCII)} into a widget with AT-SPI Text but no EditableText (a terminal), so both send keystrokes and borrow keycodes for the characters the keyboard map lacks; Verity confirmed by its read-back, both timed until the widget's text has grown by the whole text.`,
+        },
+        {
+          metric: `native get_window_state, ${nodes} nodes`,
+          unit: 'ms',
+          cells: { verity: verityState, floor: bareWalk },
+          checks: [{ of: 'verity', over: 'floor', max: 1.5 }],
+          note: 'floor = a bare walk of the same window tree; Verity without the screenshot (include_screenshot false).',
+        },
       ] satisfies Row[];
     } finally {
       bare?.close();
@@ -283,11 +481,13 @@ const TOOLKIT_NAMES: Record<Toolkit, string> = { gtk3: 'GTK 3', gtk4: 'GTK 4', q
 
 /** Characters of `want` missing from `got` (code points; want's length minus their longest common subsequence). */
 export function charactersLost(want: string, got: string): number {
-  const a = Array.from(want), b = Array.from(got);
+  const a = Array.from(want),
+    b = Array.from(got);
   let prev = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
     const row = new Array<number>(b.length + 1).fill(0);
-    for (let j = 1; j <= b.length; j++) row[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, row[j - 1]!);
+    for (let j = 1; j <= b.length; j++)
+      row[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, row[j - 1]!);
     prev = row;
   }
   return a.length - prev[b.length]!;
@@ -305,55 +505,112 @@ async function perToolkit(ctx: BenchContext, d: Desktop, v: McpSession): Promise
   for (const toolkit of ['gtk3', 'gtk4', 'qt'] as Toolkit[]) {
     const why = missingToolkit(toolkit);
     const name = TOOLKIT_NAMES[toolkit];
-    if (why) { ctx.notes.push(`native ${name} row skipped: ${why}`); continue; }
+    if (why) {
+      ctx.notes.push(`native ${name} row skipped: ${why}`);
+      continue;
+    }
     const app = await startApp(d, `Bench ${name}`, [], toolkit);
     try {
       const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
       d.x('xdotool', ['windowactivate', '--sync', String(app.windowId())]);
       const info = d.x('xwininfo', ['-id', String(app.windowId())]);
-      const origin = { x: Number(/Absolute upper-left X:\s*(-?\d+)/.exec(info)?.[1]), y: Number(/Absolute upper-left Y:\s*(-?\d+)/.exec(info)?.[1]) };
-      const field = await until(async () => {
-        const r = await v.timed('get_window_state', { target, include_screenshot: false, format: 'full' });
-        const els = ((r.result.structuredContent ?? {}) as { elements?: Array<{ label: string; element_token: string; frame: { x: number; y: number; w: number; h: number } }> }).elements ?? [];
-        return els.find((e) => e.label === 'Notes');
-      }, `the Notes field of the ${name} app`, 15_000, 200);
+      const origin = {
+        x: Number(/Absolute upper-left X:\s*(-?\d+)/.exec(info)?.[1]),
+        y: Number(/Absolute upper-left Y:\s*(-?\d+)/.exec(info)?.[1]),
+      };
+      const field = await until(
+        async () => {
+          const r = await v.timed('get_window_state', { target, include_screenshot: false, format: 'full' });
+          const els =
+            (
+              (r.result.structuredContent ?? {}) as {
+                elements?: Array<{
+                  label: string;
+                  element_token: string;
+                  frame: { x: number; y: number; w: number; h: number };
+                }>;
+              }
+            ).elements ?? [];
+          return els.find((e) => e.label === 'Notes');
+        },
+        `the Notes field of the ${name} app`,
+        15_000,
+        200,
+      );
       const clear = async () => {
         const r = await v.timed('set_value', { element_token: field.element_token, value: '' });
-        if ((r.result.structuredContent as { effect?: string } | undefined)?.effect !== 'confirmed') throw new Error(`clearing the field: ${JSON.stringify(r.result.structuredContent).slice(0, 200)}`);
+        if ((r.result.structuredContent as { effect?: string } | undefined)?.effect !== 'confirmed')
+          throw new Error(`clearing the field: ${JSON.stringify(r.result.structuredContent).slice(0, 200)}`);
         await app.waitFor((st) => st.notes === '', 'the cleared field');
       };
       /** What the app holds once it holds MIXED, or after 1 s without it. */
-      const held = async () => { await app.waitFor((st) => st.notes === MIXED, 'the text', 1000).catch(() => undefined); return app.state().notes; };
+      const held = async () => {
+        await app.waitFor((st) => st.notes === MIXED, 'the text', 1000).catch(() => undefined);
+        return app.state().notes;
+      };
       const lost = { verity: [] as number[], xdotool: [] as number[] };
-      const verity = await timeIt(ctx, `${name}: Verity type_text, mixed text`, clear, async () => {
-        const { result } = await v.timed('type_text', { element_token: field.element_token, text: MIXED });
-        return { result, holds: await held() };
-      }, async ({ result, holds }) => {
-        const effect = (result.structuredContent as { effect?: string } | undefined)?.effect;
-        lost.verity.push(charactersLost(MIXED, holds));
-        // Never a confirmation the app's own state contradicts.
-        if (effect === 'confirmed' && holds !== MIXED) throw new Error(`FALSE CONFIRMATION: the app holds ${JSON.stringify(holds)}`);
-        if (effect !== 'confirmed') throw new Error(`type_text was ${effect}: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
-      }, { warmup: 1, iterations: runs });
-      const xdotool = await timeIt(ctx, `${name}: xdotool type, mixed text`, async () => {
-        await clear();
-        // Keys go where the pointer's click put the focus: the field.
-        d.x('xdotool', ['mousemove', String(origin.x + field.frame.x + field.frame.w / 2), String(origin.y + field.frame.y + field.frame.h / 2), 'click', '1']);
-        await new Promise((r) => setTimeout(r, 100));
-      }, async () => {
-        const r = spawnSync('xdotool', ['type', MIXED], { env: { ...process.env, ...d.env } });
-        if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
-        return held();
-      }, async (holds) => { lost.xdotool.push(charactersLost(MIXED, holds)); }, { warmup: 1, iterations: runs });
-      const total = (xs: number[]) => `${xs.reduce((a, b) => a + b, 0)} of ${xs.length * Array.from(MIXED).length} characters lost in ${xs.length} runs`;
+      const verity = await timeIt(
+        ctx,
+        `${name}: Verity type_text, mixed text`,
+        clear,
+        async () => {
+          const { result } = await v.timed('type_text', { element_token: field.element_token, text: MIXED });
+          return { result, holds: await held() };
+        },
+        async ({ result, holds }) => {
+          const effect = (result.structuredContent as { effect?: string } | undefined)?.effect;
+          lost.verity.push(charactersLost(MIXED, holds));
+          // Never a confirmation the app's own state contradicts.
+          if (effect === 'confirmed' && holds !== MIXED)
+            throw new Error(`FALSE CONFIRMATION: the app holds ${JSON.stringify(holds)}`);
+          if (effect !== 'confirmed')
+            throw new Error(`type_text was ${effect}: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+        },
+        { warmup: 1, iterations: runs },
+      );
+      const xdotool = await timeIt(
+        ctx,
+        `${name}: xdotool type, mixed text`,
+        async () => {
+          await clear();
+          // Keys go where the pointer's click put the focus: the field.
+          d.x('xdotool', [
+            'mousemove',
+            String(origin.x + field.frame.x + field.frame.w / 2),
+            String(origin.y + field.frame.y + field.frame.h / 2),
+            'click',
+            '1',
+          ]);
+          await new Promise((r) => setTimeout(r, 100));
+        },
+        async () => {
+          const r = spawnSync('xdotool', ['type', MIXED], { env: { ...process.env, ...d.env } });
+          if (r.status !== 0) throw new Error(`xdotool type: ${String(r.stderr)}`);
+          return held();
+        },
+        async (holds) => {
+          lost.xdotool.push(charactersLost(MIXED, holds));
+        },
+        { warmup: 1, iterations: runs },
+      );
+      const total = (xs: number[]) =>
+        `${xs.reduce((a, b) => a + b, 0)} of ${xs.length * Array.from(MIXED).length} characters lost in ${xs.length} runs`;
       ctx.log(`native ${name}: Verity ${total(lost.verity)}; xdotool ${total(lost.xdotool)}`);
       rows.push({
-        metric: `native ${name} multi-line field, ${Array.from(MIXED).length} chars with non-ASCII and newlines: type_text vs \`xdotool type\``, unit: 'ms', cells: { verity, floor: xdotool }, checks: [],
+        metric: `native ${name} multi-line field, ${Array.from(MIXED).length} chars with non-ASCII and newlines: type_text vs \`xdotool type\``,
+        unit: 'ms',
+        cells: { verity, floor: xdotool },
+        checks: [],
         note: `text ${JSON.stringify(MIXED)}; the app's own state is the truth. Verity (verified type_text): ${total(lost.verity)}; \`xdotool type\` (default delay): ${total(lost.xdotool)}. Both timed until the app holds the text, a lossy run until 1 s had passed.`,
       });
     } catch (e) {
       ctx.log(`native ${name}: FAILED: ${(e as Error).message}`);
-      rows.push({ metric: `native ${name} multi-line field: type_text vs \`xdotool type\``, unit: 'ms', cells: { verity: failed(e) }, checks: [] });
+      rows.push({
+        metric: `native ${name} multi-line field: type_text vs \`xdotool type\``,
+        unit: 'ms',
+        cells: { verity: failed(e) },
+        checks: [],
+      });
     } finally {
       await app.kill();
     }

@@ -3,8 +3,14 @@
 import { LitElement, html, nothing } from 'lit';
 
 export interface Approval {
-  id: string; tool: string; summary: string; arguments?: Record<string, unknown>; sessionKey: string; requestedAt: string;
-  expiresAt?: string; labels?: Record<string, string>;
+  id: string;
+  tool: string;
+  summary: string;
+  arguments?: Record<string, unknown>;
+  sessionKey: string;
+  requestedAt: string;
+  expiresAt?: string;
+  labels?: Record<string, string>;
 }
 
 export class ApprovalCard extends LitElement {
@@ -14,17 +20,26 @@ export class ApprovalCard extends LitElement {
   now = Date.now();
   private timer: number | undefined;
 
-  createRenderRoot() { return this; }
+  createRenderRoot() {
+    return this;
+  }
 
   connectedCallback(): void {
     super.connectedCallback();
-    this.timer = window.setInterval(() => { this.now = Date.now(); }, 1000);
+    this.timer = window.setInterval(() => {
+      this.now = Date.now();
+    }, 1000);
   }
 
-  disconnectedCallback(): void { super.disconnectedCallback(); window.clearInterval(this.timer); }
+  disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.clearInterval(this.timer);
+  }
 
   private decide(approve: boolean): void {
-    this.dispatchEvent(new CustomEvent('approval-decide', { detail: { id: this.approval.id, approve }, bubbles: true }));
+    this.dispatchEvent(
+      new CustomEvent('approval-decide', { detail: { id: this.approval.id, approve }, bubbles: true }),
+    );
   }
 
   render() {

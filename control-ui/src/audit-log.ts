@@ -8,26 +8,71 @@ import type { GatewayClient } from './gateway.js';
 import './audit.css';
 
 export interface AuditEntry {
-  id: number; at: string; kind: 'call' | 'approval' | 'brake' | 'operator_input'; sessionKey: string; tool: string; verdict: string; summary: string;
-  args?: Record<string, unknown>; result?: unknown; isError?: boolean; refusal?: { code: string; message: string };
-  evidence?: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; labels?: Record<string, string>;
-  by?: string; approval?: { id: string; by?: string }; duration_ms?: number; recording?: { dir: string; step: number; before?: string; after?: string };
+  id: number;
+  at: string;
+  kind: 'call' | 'approval' | 'brake' | 'operator_input';
+  sessionKey: string;
+  tool: string;
+  verdict: string;
+  summary: string;
+  args?: Record<string, unknown>;
+  result?: unknown;
+  isError?: boolean;
+  refusal?: { code: string; message: string };
+  evidence?: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>;
+  labels?: Record<string, string>;
+  by?: string;
+  approval?: { id: string; by?: string };
+  duration_ms?: number;
+  recording?: { dir: string; step: number; before?: string; after?: string };
 }
 
-interface Filters { sessionKey: string; tool: string; verdict: string; text: string; from: string; to: string }
+interface Filters {
+  sessionKey: string;
+  tool: string;
+  verdict: string;
+  text: string;
+  from: string;
+  to: string;
+}
 
-const VERDICTS = ['confirmed', 'mismatch', 'no_effect', 'partial', 'unverifiable', 'refused', 'ok', 'failed',
-  'requested', 'approved', 'denied', 'timed_out', 'cancelled', 'stopped', 'paused', 'resumed', 'ended', 'input'];
+const VERDICTS = [
+  'confirmed',
+  'mismatch',
+  'no_effect',
+  'partial',
+  'unverifiable',
+  'refused',
+  'ok',
+  'failed',
+  'requested',
+  'approved',
+  'denied',
+  'timed_out',
+  'cancelled',
+  'stopped',
+  'paused',
+  'resumed',
+  'ended',
+  'input',
+];
 /** Entries the view holds at once; older ones are dropped from view (they stay in the store). */
 const SHOWN_MAX = 2000;
 
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v));
+const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v)));
 
 export class AuditLog extends LitElement {
   static properties = {
-    client: { attribute: false }, open: { type: Boolean }, titleOf: { attribute: false },
-    entries: { state: true }, nextBefore: { state: true }, filters: { state: true }, knownSessions: { state: true },
-    selected: { state: true }, images: { state: true }, status: { state: true },
+    client: { attribute: false },
+    open: { type: Boolean },
+    titleOf: { attribute: false },
+    entries: { state: true },
+    nextBefore: { state: true },
+    filters: { state: true },
+    knownSessions: { state: true },
+    selected: { state: true },
+    images: { state: true },
+    status: { state: true },
   };
   client!: GatewayClient;
   open = false;
@@ -48,11 +93,18 @@ export class AuditLog extends LitElement {
     if (!this.open || !this.shows(entry)) return;
     this.entries = [entry, ...this.entries].slice(0, SHOWN_MAX);
   };
-  private onHello = () => { if (this.open) void this.reload(); };
+  private onHello = () => {
+    if (this.open) void this.reload();
+  };
 
-  createRenderRoot() { return this; }
+  createRenderRoot() {
+    return this;
+  }
 
-  disconnectedCallback(): void { super.disconnectedCallback(); this.unlisten(); }
+  disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.unlisten();
+  }
 
   private unlisten(): void {
     this.loadedFor?.removeEventListener('audit.entry', this.onEntry);
@@ -89,21 +141,34 @@ export class AuditLog extends LitElement {
   private params(before?: number): Record<string, unknown> {
     const f = this.filters;
     const time = (v: string) => (v ? new Date(v).toISOString() : undefined);
-    return Object.fromEntries(Object.entries({
-      sessionKey: f.sessionKey || undefined, tool: f.tool || undefined, verdict: f.verdict || undefined, text: f.text || undefined,
-      from: time(f.from), to: time(f.to), before, limit: 100,
-    }).filter(([, v]) => v !== undefined));
+    return Object.fromEntries(
+      Object.entries({
+        sessionKey: f.sessionKey || undefined,
+        tool: f.tool || undefined,
+        verdict: f.verdict || undefined,
+        text: f.text || undefined,
+        from: time(f.from),
+        to: time(f.to),
+        before,
+        limit: 100,
+      }).filter(([, v]) => v !== undefined),
+    );
   }
 
   async reload(): Promise<void> {
     if (this.client?.state !== 'connected') return;
     try {
-      const [page, sessions] = await Promise.all([this.client.request('audit.query', this.params()), this.client.request('audit.sessions')]);
+      const [page, sessions] = await Promise.all([
+        this.client.request('audit.query', this.params()),
+        this.client.request('audit.sessions'),
+      ]);
       this.entries = page.entries;
       this.nextBefore = page.next_before;
       this.knownSessions = sessions.sessions;
       this.status = `${page.total} entries kept`;
-    } catch (e) { this.status = (e as Error).message; }
+    } catch (e) {
+      this.status = (e as Error).message;
+    }
   }
 
   private async older(): Promise<void> {
@@ -112,7 +177,9 @@ export class AuditLog extends LitElement {
       const page = await this.client.request('audit.query', this.params(this.nextBefore));
       this.entries = [...this.entries, ...page.entries].slice(0, SHOWN_MAX);
       this.nextBefore = page.next_before;
-    } catch (e) { this.status = (e as Error).message; }
+    } catch (e) {
+      this.status = (e as Error).message;
+    }
   }
 
   private setFilter(key: keyof Filters, value: string): void {
@@ -123,14 +190,23 @@ export class AuditLog extends LitElement {
   }
 
   private async select(entry: AuditEntry): Promise<void> {
-    if (this.selected?.id === entry.id) { this.selected = null; return; }
+    if (this.selected?.id === entry.id) {
+      this.selected = null;
+      return;
+    }
     this.selected = entry;
     this.images = {};
     // Live entries come without their result: the stored entry has it.
-    const stored = (await this.client.request('audit.query', { before: entry.id + 1, limit: 1 }).catch(() => null))?.entries?.[0] as AuditEntry | undefined;
+    const stored = (await this.client.request('audit.query', { before: entry.id + 1, limit: 1 }).catch(() => null))
+      ?.entries?.[0] as AuditEntry | undefined;
     if (stored?.id === entry.id && this.selected?.id === entry.id) this.selected = stored;
     const current = this.selected;
-    if (!current?.recording) { this.images = { note: 'No before/after images: only calls of a recording session (start_session with recording_dir) keep them.' }; return; }
+    if (!current?.recording) {
+      this.images = {
+        note: 'No before/after images: only calls of a recording session (start_session with recording_dir) keep them.',
+      };
+      return;
+    }
     const images: { before?: string; after?: string } = {};
     for (const which of ['before', 'after'] as const) {
       if (!current.recording[which]) continue;
@@ -142,16 +218,23 @@ export class AuditLog extends LitElement {
 
   private async exportSession(format: 'jsonl' | 'zip'): Promise<void> {
     const sessionKey = this.filters.sessionKey;
-    if (!sessionKey) { this.status = 'choose a session to export'; return; }
+    if (!sessionKey) {
+      this.status = 'choose a session to export';
+      return;
+    }
     try {
       const { url, filename } = await this.client.request('audit.export', { sessionKey, format });
       const a = document.createElement('a');
-      a.href = url; a.download = filename; a.dataset.auditDownload = format;
+      a.href = url;
+      a.download = filename;
+      a.dataset.auditDownload = format;
       document.body.append(a);
       a.click();
       a.remove();
       this.status = `exported ${filename}`;
-    } catch (e) { this.status = (e as Error).message; }
+    } catch (e) {
+      this.status = (e as Error).message;
+    }
   }
 
   render() {
@@ -167,7 +250,10 @@ export class AuditLog extends LitElement {
         <button data-audit-export="zip" ?disabled=${!f.sessionKey} title="JSONL and the before/after images" @click=${() => this.exportSession('zip')}>Export zip</button>
         <button aria-label="Close the audit log" @click=${() => this.dispatchEvent(new CustomEvent('close-log', { bubbles: true }))}>Close</button>
       </header>
-      <form class="audit-filters" @submit=${(e: Event) => { e.preventDefault(); void this.reload(); }}>
+      <form class="audit-filters" @submit=${(e: Event) => {
+        e.preventDefault();
+        void this.reload();
+      }}>
         <label>Session <select data-audit-filter="session" @change=${(e: Event) => this.setFilter('sessionKey', (e.target as HTMLSelectElement).value)}>
           <option value="" ?selected=${!f.sessionKey}>all</option>
           ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.titleOf(k)}</option>`)}
@@ -205,15 +291,25 @@ export class AuditLog extends LitElement {
       </button>
       ${e.refusal ? html`<div class="refusal">${e.refusal.code}: ${e.refusal.message}</div>` : nothing}
       ${(e.evidence ?? []).map((ev) => html`<div class="evidence" data-evidence=${ev.kind}>${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${show(ev.expected)}</b> · ` : nothing}observed <b>${ev.observed !== undefined ? show(ev.observed) : '—'}</b>${ev.detail ? ` (${ev.detail})` : ''}</div>`)}
-      ${detail ? html`<div class="audit-detail" data-audit-detail>
+      ${
+        detail
+          ? html`<div class="audit-detail" data-audit-detail>
         ${detail.labels ? html`<div data-audit-labels>${Object.entries(detail.labels).map(([token, label]) => html`<div><code>${token}</code> = ${label}</div>`)}</div>` : nothing}
-        ${this.images.before || this.images.after ? html`<div class="before-after">
+        ${
+          this.images.before || this.images.after
+            ? html`<div class="before-after">
           <figure><figcaption>before</figcaption>${this.images.before ? html`<img data-audit-image="before" alt="The target before the call" src=${this.images.before}>` : html`<span class="muted">none</span>`}</figure>
           <figure><figcaption>after</figcaption>${this.images.after ? html`<img data-audit-image="after" alt="The target after the call" src=${this.images.after}>` : html`<span class="muted">none</span>`}</figure>
-        </div>` : this.images.note ? html`<p class="muted">${this.images.note}</p>` : nothing}
+        </div>`
+            : this.images.note
+              ? html`<p class="muted">${this.images.note}</p>`
+              : nothing
+        }
         <pre class="approval-args" tabindex="0" aria-label="The arguments">${JSON.stringify(detail.args ?? {}, null, 2)}</pre>
         ${detail.result !== undefined ? html`<pre class="approval-args" tabindex="0" aria-label="The result">${JSON.stringify(detail.result, null, 2)}</pre>` : nothing}
-      </div>` : nothing}
+      </div>`
+          : nothing
+      }
     </li>`;
   }
 }

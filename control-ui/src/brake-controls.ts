@@ -6,28 +6,51 @@
 import { LitElement, html, nothing } from 'lit';
 import type { GatewayClient } from './gateway.js';
 
-export interface BrakeStatus { state: 'running' | 'paused' | 'stopped'; by: string | null; since: string | null; waiting: number }
+export interface BrakeStatus {
+  state: 'running' | 'paused' | 'stopped';
+  by: string | null;
+  since: string | null;
+  waiting: number;
+}
 
 export type BrakeVerb = 'stop' | 'pause' | 'resume' | 'end';
 
 /** Sends one brake command; a failure is reported through `onError` (the app's error line). */
-export async function brake(client: GatewayClient, sessionKey: string, verb: BrakeVerb, onError: (message: string) => void): Promise<void> {
-  try { await client.request(`sessions.${verb}`, { sessionKey }); } catch (e) { onError(`${verb} ${sessionKey}: ${(e as Error).message}`); }
+export async function brake(
+  client: GatewayClient,
+  sessionKey: string,
+  verb: BrakeVerb,
+  onError: (message: string) => void,
+): Promise<void> {
+  try {
+    await client.request(`sessions.${verb}`, { sessionKey });
+  } catch (e) {
+    onError(`${verb} ${sessionKey}: ${(e as Error).message}`);
+  }
 }
 
 export class BrakeControls extends LitElement {
-  static properties = { client: { attribute: false }, sessionKey: { attribute: false }, status: { attribute: false }, compact: { type: Boolean } };
+  static properties = {
+    client: { attribute: false },
+    sessionKey: { attribute: false },
+    status: { attribute: false },
+    compact: { type: Boolean },
+  };
   client!: GatewayClient;
   sessionKey = '';
   status: BrakeStatus | undefined;
   /** The sidebar row's smaller form. */
   compact = false;
 
-  createRenderRoot() { return this; }
+  createRenderRoot() {
+    return this;
+  }
 
   private send(e: Event, verb: BrakeVerb): void {
     e.stopPropagation(); // a click on the pane's header must not also focus/navigate
-    void brake(this.client, this.sessionKey, verb, (message) => this.dispatchEvent(new CustomEvent('brake-error', { detail: message, bubbles: true })));
+    void brake(this.client, this.sessionKey, verb, (message) =>
+      this.dispatchEvent(new CustomEvent('brake-error', { detail: message, bubbles: true })),
+    );
   }
 
   render() {
@@ -35,9 +58,11 @@ export class BrakeControls extends LitElement {
     const held = state !== 'running';
     return html`<span class="brake ${this.compact ? 'compact' : ''}" data-brake-state=${state} role="group" aria-label="Brake for this session">
       ${held ? html`<span class="brake-mark ${state}" title=${`${state} by ${this.status?.by ?? 'an operator'}`}>${state === 'paused' ? '⏸ paused' : '■ stopped'}${this.status?.waiting ? html` · ${this.status.waiting} waiting` : nothing}</span>` : nothing}
-      ${state === 'running'
-        ? html`<button class="brake-pause" data-brake="pause" title="Pause: the agent's calls wait until you resume (Alt+Shift+P)" aria-label="Pause this agent" @click=${(e: Event) => this.send(e, 'pause')}>Pause</button>`
-        : html`<button class="brake-resume" data-brake="resume" title="Resume: the agent's calls run again (Alt+Shift+P)" aria-label="Resume this agent" @click=${(e: Event) => this.send(e, 'resume')}>Resume</button>`}
+      ${
+        state === 'running'
+          ? html`<button class="brake-pause" data-brake="pause" title="Pause: the agent's calls wait until you resume (Alt+Shift+P)" aria-label="Pause this agent" @click=${(e: Event) => this.send(e, 'pause')}>Pause</button>`
+          : html`<button class="brake-resume" data-brake="resume" title="Resume: the agent's calls run again (Alt+Shift+P)" aria-label="Resume this agent" @click=${(e: Event) => this.send(e, 'resume')}>Resume</button>`
+      }
       ${state !== 'stopped' ? html`<button class="brake-stop" data-brake="stop" title="Stop: refuse the agent's calls and cancel what it waits for (Alt+Shift+S)" aria-label="Stop this agent" @click=${(e: Event) => this.send(e, 'stop')}>Stop</button>` : nothing}
       <button class="brake-end" data-brake="end" title="End this session, as end_session does (Alt+Shift+E)" aria-label="End this session" @click=${(e: Event) => this.send(e, 'end')}>End</button>
     </span>`;
@@ -50,7 +75,11 @@ customElements.define('verity-brake', BrakeControls);
  * The brake's shortcuts act on the focused session. Alt+Shift keeps them off what an operator types into
  * the terminal or the browser panel (neither forwards Alt+Shift chords as text).
  */
-export function installBrakeShortcuts(target: EventTarget, focused: () => { client: GatewayClient; sessionKey: string | null; status?: BrakeStatus }, onError: (message: string) => void): () => void {
+export function installBrakeShortcuts(
+  target: EventTarget,
+  focused: () => { client: GatewayClient; sessionKey: string | null; status?: BrakeStatus },
+  onError: (message: string) => void,
+): () => void {
   const onKey = (event: Event) => {
     const e = event as KeyboardEvent;
     if (!e.altKey || !e.shiftKey || e.ctrlKey || e.metaKey) return;

@@ -6,13 +6,30 @@ import { LitElement, html, nothing } from 'lit';
 import type { GatewayClient } from './gateway.js';
 import type { Params, ScreencastFrame } from '../../server/gateway/protocol.js';
 
-interface TabRow { tab_id: string; url: string; title: string }
-interface Viewport { width: number; height: number; dpr: number }
+interface TabRow {
+  tab_id: string;
+  url: string;
+  title: string;
+}
+interface Viewport {
+  width: number;
+  height: number;
+  dpr: number;
+}
 
 export class BrowserPanel extends LitElement {
   static properties = {
-    client: { attribute: false }, active: { type: Boolean }, online: { type: Boolean }, sessionKey: { attribute: false }, tabId: { attribute: false },
-    status: { state: true }, frames: { state: true }, url: { state: true }, tabs: { state: true }, inControl: { state: true }, noBrowser: { state: true },
+    client: { attribute: false },
+    active: { type: Boolean },
+    online: { type: Boolean },
+    sessionKey: { attribute: false },
+    tabId: { attribute: false },
+    status: { state: true },
+    frames: { state: true },
+    url: { state: true },
+    tabs: { state: true },
+    inControl: { state: true },
+    noBrowser: { state: true },
   };
   client!: GatewayClient;
   active = false;
@@ -55,7 +72,9 @@ export class BrowserPanel extends LitElement {
     void this.refreshTabs();
   };
 
-  createRenderRoot() { return this; }
+  createRenderRoot() {
+    return this;
+  }
 
   connectedCallback(): void {
     super.connectedCallback();
@@ -82,13 +101,21 @@ export class BrowserPanel extends LitElement {
         <button class="take-control ${this.inControl ? 'on' : ''}" data-take-control aria-pressed=${String(this.inControl)} ?disabled=${!shown}
           @click=${() => this.setControl(!this.inControl)}>${this.inControl ? 'Give back (Esc)' : 'Take control'}</button>
       </div>
-      ${this.tabs.length > 1 ? html`<div class="tab-strip" role="tablist" aria-label="The session's tabs" data-tab-strip>
-        ${this.tabs.map((t) => html`<button role="tab" data-tab-id=${t.tab_id} aria-selected=${String(t.tab_id === this.shownTab)} title=${t.url}
-          @click=${() => this.pick(t.tab_id)}>${t.title || t.url || 'new tab'}</button>`)}
-      </div>` : nothing}
+      ${
+        this.tabs.length > 1
+          ? html`<div class="tab-strip" role="tablist" aria-label="The session's tabs" data-tab-strip>
+        ${this.tabs.map(
+          (
+            t,
+          ) => html`<button role="tab" data-tab-id=${t.tab_id} aria-selected=${String(t.tab_id === this.shownTab)} title=${t.url}
+          @click=${() => this.pick(t.tab_id)}>${t.title || t.url || 'new tab'}</button>`,
+        )}
+      </div>`
+          : nothing
+      }
       <small class="muted browser-status" data-browser-status role="status">${this.status}</small>
       <div class="screen-host ${this.inControl ? 'in-control' : ''} ${this.online ? '' : 'stale'}" data-screen-host tabindex=${this.inControl ? '0' : '-1'}
-        aria-label=${this.inControl ? 'The session\'s tab: your keys and clicks go to it; Esc gives control back' : 'The session\'s tab (view only)'} @keydown=${this.key}>
+        aria-label=${this.inControl ? "The session's tab: your keys and clicks go to it; Esc gives control back" : "The session's tab (view only)"} @keydown=${this.key}>
         ${this.noBrowser ? html`<p class="no-browser" data-no-browser>No browser yet. It appears here when an agent opens a page.</p>` : nothing}
         <img class="screen" alt="The session's tab, live" data-frames="0" ?hidden=${!shown} @click=${this.clickScreen} @wheel=${this.wheel}>
       </div>`;
@@ -109,24 +136,35 @@ export class BrowserPanel extends LitElement {
     const want = this.active ? `${tab ?? ''}|${this.sessionKey ?? ''}` : null;
     if (want === this.streaming) return;
     this.streaming = want;
-    if (!want) { if (this.online) void this.client?.request('browser.screencast.stop').catch(() => {}); return; }
+    if (!want) {
+      if (this.online) void this.client?.request('browser.screencast.stop').catch(() => {});
+      return;
+    }
     this.status = 'starting the screencast…';
     const viewport = this.viewport();
-    void this.client.request('browser.screencast.start', { ...(tab ? { tab_id: tab } : {}), ...(this.sessionKey ? { sessionKey: this.sessionKey } : {}), ...(viewport ? { viewport } : {}) })
-      .then((r) => {
-        this.noBrowser = false;
-        this.status = r.title || '';
-        this.url = r.url;
-        if (r.tab_id !== this.shownTab) this.frames = 0;
-        this.shownTab = r.tab_id;
-        this.lastViewport = JSON.stringify(viewport);
-        void this.refreshTabs();
-      }, (e) => {
-        this.noBrowser = /no browser yet/.test(e.message);
-        this.status = this.noBrowser ? '' : e.message;
-        this.shownTab = null;
-        this.url = '';
-      });
+    void this.client
+      .request('browser.screencast.start', {
+        ...(tab ? { tab_id: tab } : {}),
+        ...(this.sessionKey ? { sessionKey: this.sessionKey } : {}),
+        ...(viewport ? { viewport } : {}),
+      })
+      .then(
+        (r) => {
+          this.noBrowser = false;
+          this.status = r.title || '';
+          this.url = r.url;
+          if (r.tab_id !== this.shownTab) this.frames = 0;
+          this.shownTab = r.tab_id;
+          this.lastViewport = JSON.stringify(viewport);
+          void this.refreshTabs();
+        },
+        (e) => {
+          this.noBrowser = /no browser yet/.test(e.message);
+          this.status = this.noBrowser ? '' : e.message;
+          this.shownTab = null;
+          this.url = '';
+        },
+      );
   }
 
   /** The panel's drawing area in CSS pixels and the screen's pixel ratio: the size the tab is shown at. */
@@ -148,8 +186,13 @@ export class BrowserPanel extends LitElement {
   }
 
   private async refreshTabs(): Promise<void> {
-    if (!this.sessionKey || !this.online) { this.tabs = []; return; }
-    this.tabs = (await this.client.request('browser.tabs', { sessionKey: this.sessionKey }).catch(() => ({ tabs: [] }))).tabs;
+    if (!this.sessionKey || !this.online) {
+      this.tabs = [];
+      return;
+    }
+    this.tabs = (
+      await this.client.request('browser.tabs', { sessionKey: this.sessionKey }).catch(() => ({ tabs: [] }))
+    ).tabs;
   }
 
   private pick(tab: string): void {
@@ -159,14 +202,21 @@ export class BrowserPanel extends LitElement {
 
   private navigate(action: 'back' | 'forward' | 'reload'): void {
     if (!this.shownTab) return;
-    void this.client.request('browser.navigate', { tab_id: this.shownTab, action }).catch((e) => { this.status = e.message; });
+    void this.client.request('browser.navigate', { tab_id: this.shownTab, action }).catch((e) => {
+      this.status = e.message;
+    });
   }
 
   private go = (e: Event) => {
     e.preventDefault();
     const input = this.querySelector('[data-browser-url]') as HTMLInputElement;
     if (!this.shownTab || !input.value.trim()) return;
-    void this.client.request('browser.navigate', { tab_id: this.shownTab, action: 'go', url: input.value }).then(() => input.blur(), (err) => { this.status = err.message; });
+    void this.client.request('browser.navigate', { tab_id: this.shownTab, action: 'go', url: input.value }).then(
+      () => input.blur(),
+      (err) => {
+        this.status = err.message;
+      },
+    );
   };
 
   /** Taking control focuses the page view (keys go to the tab); giving it back returns focus to the toggle. */
@@ -181,24 +231,40 @@ export class BrowserPanel extends LitElement {
   private point(e: MouseEvent) {
     const img = e.currentTarget as HTMLImageElement;
     const rect = img.getBoundingClientRect();
-    return { x: (e.clientX - rect.left) * (this.size.width / rect.width), y: (e.clientY - rect.top) * (this.size.height / rect.height) };
+    return {
+      x: (e.clientX - rect.left) * (this.size.width / rect.width),
+      y: (e.clientY - rect.top) * (this.size.height / rect.height),
+    };
   }
 
   private send(input: Omit<Params<'browser.input'>, 'tab_id'>): void {
     if (!this.shownTab || !this.inControl) return;
     const tab = this.shownTab;
     // One at a time, in order: a key typed right after a click must not overtake the click's focus.
-    this.inputQueue = this.inputQueue.then(() => this.client.request('browser.input', { tab_id: tab, ...input })).catch((e) => { this.status = e.message; });
+    this.inputQueue = this.inputQueue
+      .then(() => this.client.request('browser.input', { tab_id: tab, ...input }))
+      .catch((e) => {
+        this.status = e.message;
+      });
   }
 
-  private clickScreen = (e: MouseEvent) => { if (this.inControl) this.send({ type: 'click', ...this.point(e) }); };
-  private wheel = (e: WheelEvent) => { if (!this.inControl) return; e.preventDefault(); this.send({ type: 'wheel', ...this.point(e), deltaY: e.deltaY }); };
+  private clickScreen = (e: MouseEvent) => {
+    if (this.inControl) this.send({ type: 'click', ...this.point(e) });
+  };
+  private wheel = (e: WheelEvent) => {
+    if (!this.inControl) return;
+    e.preventDefault();
+    this.send({ type: 'wheel', ...this.point(e), deltaY: e.deltaY });
+  };
   private key = (e: KeyboardEvent) => {
     // Not in control: nothing is captured (no keyboard trap). In control: Esc gives control back, every
     // other key (Tab too) goes to the page.
     if (!this.inControl) return;
     e.preventDefault();
-    if (e.key === 'Escape') { this.setControl(false); return; }
+    if (e.key === 'Escape') {
+      this.setControl(false);
+      return;
+    }
     if (e.key.length === 1 && !e.ctrlKey && !e.metaKey) this.send({ type: 'text', text: e.key });
     else this.send({ type: 'key', key: e.key });
   };

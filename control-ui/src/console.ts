@@ -3,7 +3,13 @@
 // and the keyboard shortcuts.
 import type { Dock, Layout, PanelName, UiCommand } from './layout.js';
 
-export interface NamedRow { sessionKey: string; session: string | null; client: string; transport: string; state: string }
+export interface NamedRow {
+  sessionKey: string;
+  session: string | null;
+  client: string;
+  transport: string;
+  state: string;
+}
 
 /** "claude-code · expense-claim": the client's own name (MCP clientInfo) and the label, never a raw key. */
 export function sessionName(row: NamedRow): string {
@@ -15,7 +21,11 @@ export function sessionName(row: NamedRow): string {
 export const MAX_CLOSED_ROWS = 50;
 
 /** The rows a sessions.changed delta removes become "closed" rows (newest last, bounded); re-added keys leave. */
-export function closedRows<R extends NamedRow>(closed: R[], current: R[], delta: { added?: R[]; updated?: R[]; removed?: string[] }): R[] {
+export function closedRows<R extends NamedRow>(
+  closed: R[],
+  current: R[],
+  delta: { added?: R[]; updated?: R[]; removed?: string[] },
+): R[] {
   const back = new Set([...(delta.added ?? []), ...(delta.updated ?? [])].map((r) => r.sessionKey));
   const gone = current.filter((r) => delta.removed?.includes(r.sessionKey)).map((r) => ({ ...r, state: 'closed' }));
   const kept = closed.filter((r) => !back.has(r.sessionKey) && !gone.some((g) => g.sessionKey === r.sessionKey));
@@ -31,14 +41,18 @@ export function connectionBanner(conn: string, lastConnected: Date | null): stri
     : 'Connecting to the gateway…';
 }
 
-export interface PanelPlace { style: string }
+export interface PanelPlace {
+  style: string;
+}
 export interface DockGrid {
-  style: string; panes: string;
+  style: string;
+  panes: string;
   resizers: Partial<Record<Dock, string>>;
   panels: Record<PanelName, PanelPlace | null>;
 }
 
-const area = (rowStart: number, colStart: number, rowEnd: number, colEnd: number) => `grid-area: ${rowStart} / ${colStart} / ${rowEnd} / ${colEnd}`;
+const area = (rowStart: number, colStart: number, rowEnd: number, colEnd: number) =>
+  `grid-area: ${rowStart} / ${colStart} / ${rowEnd} / ${colEnd}`;
 
 /**
  * Where everything goes in the work area's grid. Columns: panes | right resizer | right dock. Rows: two
@@ -51,8 +65,15 @@ export function dockGrid(layout: Layout, narrow: boolean): DockGrid {
   const panels: Record<PanelName, PanelPlace | null> = { terminal: null, browser: null };
   if (narrow) {
     const rows = ['minmax(120px, 1fr)', ...open.map(() => `minmax(0, ${open.length > 1 ? 32 : 45}vh)`)];
-    open.forEach((n, i) => { panels[n] = { style: area(i + 2, 1, i + 3, 2) }; });
-    return { style: `grid-template-columns: minmax(0, 1fr); grid-template-rows: ${rows.join(' ')}`, panes: area(1, 1, 2, 2), resizers: {}, panels };
+    open.forEach((n, i) => {
+      panels[n] = { style: area(i + 2, 1, i + 3, 2) };
+    });
+    return {
+      style: `grid-template-columns: minmax(0, 1fr); grid-template-rows: ${rows.join(' ')}`,
+      panes: area(1, 1, 2, 2),
+      resizers: {},
+      panels,
+    };
   }
   const right = open.filter((n) => layout.panels[n].dock === 'right');
   const bottom = open.filter((n) => layout.panels[n].dock === 'bottom');
@@ -64,15 +85,21 @@ export function dockGrid(layout: Layout, narrow: boolean): DockGrid {
   const resizers: Partial<Record<Dock, string>> = {};
   if (right.length) {
     resizers.right = area(1, 2, 3, 3);
-    right.forEach((n, i) => { panels[n] = { style: right.length === 1 ? area(1, 3, 3, 4) : area(i + 1, 3, i + 2, 4) }; });
+    right.forEach((n, i) => {
+      panels[n] = { style: right.length === 1 ? area(1, 3, 3, 4) : area(i + 1, 3, i + 2, 4) };
+    });
   }
   if (bottom.length) {
     resizers.bottom = area(3, 1, 4, -1);
-    bottom.forEach((n, i) => { panels[n] = { style: bottom.length === 1 ? area(4, 1, 5, -1) : area(4, i * 2 + 1, 5, i * 2 + 2) }; });
+    bottom.forEach((n, i) => {
+      panels[n] = { style: bottom.length === 1 ? area(4, 1, 5, -1) : area(4, i * 2 + 1, 5, i * 2 + 2) };
+    });
   }
   return {
     style: `grid-template-columns: ${columns.join(' ')}; grid-template-rows: ${rows.join(' ')}`,
-    panes: area(1, 1, 3, right.length ? 2 : -1), resizers, panels,
+    panes: area(1, 1, 3, right.length ? 2 : -1),
+    resizers,
+    panels,
   };
 }
 
@@ -80,6 +107,7 @@ export function dockGrid(layout: Layout, narrow: boolean): DockGrid {
 export function shortcut(e: KeyboardEvent, layout: Layout): UiCommand | null {
   if (!e.ctrlKey || e.altKey || e.metaKey) return null;
   if (e.key === '`' && !e.shiftKey) return { kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open };
-  if (e.shiftKey && (e.key === 'B' || e.key === 'b')) return { kind: 'panel', panel: 'browser', open: !layout.panels.browser.open };
+  if (e.shiftKey && (e.key === 'B' || e.key === 'b'))
+    return { kind: 'panel', panel: 'browser', open: !layout.panels.browser.open };
   return null;
 }

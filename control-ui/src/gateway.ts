@@ -3,7 +3,15 @@
 // and reconnect with one back-off policy. It reports its state so a UI can show it (never stale: a dropped
 // socket says so at once). It needs only what a page, a service worker and Node (with `ws`) all have.
 import type {
-  ConnectParams, ErrorCode, EventName, EventPayload, HelloOk, Method, Params, Result, ServerFrame,
+  ConnectParams,
+  ErrorCode,
+  EventName,
+  EventPayload,
+  HelloOk,
+  Method,
+  Params,
+  Result,
+  ServerFrame,
 } from '../../server/gateway/protocol.js';
 
 export type ConnState = 'connecting' | 'connected' | 'closed' | 'unauthorized';
@@ -53,12 +61,27 @@ export function reconnectDelay(attempt: number): number {
 export type RequestErrorCode = ErrorCode | 'NOT_CONNECTED' | 'CLOSED' | 'TIMEOUT' | 'TOO_MANY_PENDING';
 
 export class GatewayRequestError extends Error {
-  constructor(readonly code: RequestErrorCode, message: string, readonly details?: Record<string, unknown>) { super(message); }
+  constructor(
+    readonly code: RequestErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
 }
 
-interface Pending { resolve(payload: unknown): void; reject(error: Error): void; timer: ReturnType<typeof setTimeout> }
+interface Pending {
+  resolve(payload: unknown): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout>;
+}
 
-export interface StateDetail { state: ConnState; error: string; /** The close code, when the socket closed. */ code?: number; /** Whether the link was up (hello-ok) before it closed. */ wasConnected?: boolean }
+export interface StateDetail {
+  state: ConnState;
+  error: string /** The close code, when the socket closed. */;
+  code?: number /** Whether the link was up (hello-ok) before it closed. */;
+  wasConnected?: boolean;
+}
 
 /**
  * Events: 'state' (StateDetail), 'hello' (HelloOk), and every gateway event by its name with its payload
@@ -75,7 +98,9 @@ export class GatewayClient extends EventTarget {
   hello: HelloOk | null = null;
   lastError = '';
 
-  constructor(readonly options: GatewayOptions) { super(); }
+  constructor(readonly options: GatewayOptions) {
+    super();
+  }
 
   /** Starts connecting (and reconnecting); a no-op while already running. */
   start(): void {
@@ -88,15 +113,23 @@ export class GatewayClient extends EventTarget {
   /** Stops for good (until start): closes the socket, refuses what is waiting, retries nothing. */
   stop(): void {
     this.stopped = true;
-    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = null; }
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
     const socket = this.socket;
     this.socket = null;
-    if (socket) { socket.onclose = null; socket.close(); }
+    if (socket) {
+      socket.onclose = null;
+      socket.close();
+    }
     this.failPending('the gateway client was stopped');
     if (this.state !== 'unauthorized') this.setState({ state: 'closed', error: '' });
   }
 
-  get running(): boolean { return !this.stopped; }
+  get running(): boolean {
+    return !this.stopped;
+  }
 
   /** Listens to one gateway event, typed by the protocol; returns the way to stop listening. */
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
@@ -115,38 +148,61 @@ export class GatewayClient extends EventTarget {
     this.setState({ state: 'connecting', error: '' });
     const Socket = this.options.WebSocket ?? (globalThis.WebSocket as unknown as WebSocketClass);
     let socket: SocketLike;
-    try { socket = new Socket(this.options.url); } catch (e) {
+    try {
+      socket = new Socket(this.options.url);
+    } catch (e) {
       // A malformed address never gets better: say so and stop.
       this.stopped = true;
-      this.setState({ state: 'unauthorized', error: `the gateway address ${this.options.url} is not usable (${(e as Error).message})` });
+      this.setState({
+        state: 'unauthorized',
+        error: `the gateway address ${this.options.url} is not usable (${(e as Error).message})`,
+      });
       return;
     }
     this.socket = socket;
     let wasConnected = false;
     socket.onopen = () => {
       const hello: ConnectParams = {
-        client: { id: this.options.clientId, version: CLIENT_VERSION, mode: this.options.mode ?? 'ui', ...(this.options.displayName ? { displayName: this.options.displayName } : {}) },
-        caps: this.options.caps, role: 'operator', scopes: this.options.scopes, auth: { token: this.options.token },
+        client: {
+          id: this.options.clientId,
+          version: CLIENT_VERSION,
+          mode: this.options.mode ?? 'ui',
+          ...(this.options.displayName ? { displayName: this.options.displayName } : {}),
+        },
+        caps: this.options.caps,
+        role: 'operator',
+        scopes: this.options.scopes,
+        auth: { token: this.options.token },
       };
-      this.send<HelloOk>('connect', hello).then((ok) => {
-        if (this.socket !== socket) return;
-        this.hello = ok;
-        this.attempt = 0;
-        wasConnected = true;
-        this.setState({ state: 'connected', error: '' });
-        this.dispatchEvent(new CustomEvent('hello', { detail: ok }));
-      }, (e: GatewayRequestError) => {
-        if (this.socket !== socket) return;
-        // Only the gateway's own refusal is one; a link that dropped (or never answered) is retried.
-        if (e.code === 'CLOSED' || e.code === 'TIMEOUT' || e.code === 'NOT_CONNECTED') { socket.close(); return; }
-        this.stopped = true; // a refused credential does not get better by retrying
-        this.setState({ state: 'unauthorized', error: e.message });
-        socket.close();
-      });
+      this.send<HelloOk>('connect', hello).then(
+        (ok) => {
+          if (this.socket !== socket) return;
+          this.hello = ok;
+          this.attempt = 0;
+          wasConnected = true;
+          this.setState({ state: 'connected', error: '' });
+          this.dispatchEvent(new CustomEvent('hello', { detail: ok }));
+        },
+        (e: GatewayRequestError) => {
+          if (this.socket !== socket) return;
+          // Only the gateway's own refusal is one; a link that dropped (or never answered) is retried.
+          if (e.code === 'CLOSED' || e.code === 'TIMEOUT' || e.code === 'NOT_CONNECTED') {
+            socket.close();
+            return;
+          }
+          this.stopped = true; // a refused credential does not get better by retrying
+          this.setState({ state: 'unauthorized', error: e.message });
+          socket.close();
+        },
+      );
     };
     socket.onmessage = (message) => {
       let frame: ServerFrame;
-      try { frame = JSON.parse(String(message.data)) as ServerFrame; } catch { return; }
+      try {
+        frame = JSON.parse(String(message.data)) as ServerFrame;
+      } catch {
+        return;
+      }
       if (frame.type === 'res') {
         const waiter = typeof frame.id === 'number' ? this.pending.get(frame.id) : undefined;
         if (!waiter || typeof frame.id !== 'number') return; // an answer nobody waits for (notify)
@@ -158,14 +214,21 @@ export class GatewayClient extends EventTarget {
         this.dispatchEvent(new CustomEvent(frame.event, { detail: frame.payload }));
       }
     };
-    socket.onerror = () => { /* onclose follows and says what happened */ };
+    socket.onerror = () => {
+      /* onclose follows and says what happened */
+    };
     socket.onclose = (e) => {
       if (this.socket !== socket) return;
       this.socket = null;
       this.hello = null;
       this.failPending('the gateway connection closed');
       if (this.state !== 'unauthorized') {
-        this.setState({ state: 'closed', error: e.reason || (e.code === 1006 ? 'gateway unreachable' : ''), code: e.code, wasConnected });
+        this.setState({
+          state: 'closed',
+          error: e.reason || (e.code === 1006 ? 'gateway unreachable' : ''),
+          code: e.code,
+          wasConnected,
+        });
       }
       if (!this.stopped) this.retry();
     };
@@ -174,16 +237,27 @@ export class GatewayClient extends EventTarget {
   private retry(): void {
     if (this.retryTimer) return;
     const delay = reconnectDelay(this.attempt++);
-    this.retryTimer = setTimeout(() => { this.retryTimer = null; if (!this.stopped) this.open(); }, delay);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.stopped) this.open();
+    }, delay);
   }
 
   private failPending(why: string): void {
-    for (const waiter of this.pending.values()) { clearTimeout(waiter.timer); waiter.reject(new GatewayRequestError('CLOSED', why)); }
+    for (const waiter of this.pending.values()) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new GatewayRequestError('CLOSED', why));
+    }
     this.pending.clear();
   }
 
   /** A method call, typed by the protocol: its params and its result. */
-  request<M extends Method>(method: M, ...args: undefined extends Params<M> ? [params?: Params<M>, timeoutMs?: number] : [params: Params<M>, timeoutMs?: number]): Promise<Result<M>>;
+  request<M extends Method>(
+    method: M,
+    ...args: undefined extends Params<M>
+      ? [params?: Params<M>, timeoutMs?: number]
+      : [params: Params<M>, timeoutMs?: number]
+  ): Promise<Result<M>>;
   /**
    * Methods protocol.ts does not declare in METHOD_SCHEMAS yet (the brake's and the audit trail's, whose
    * results are untyped there): answered as any until they are declared.
@@ -191,7 +265,8 @@ export class GatewayClient extends EventTarget {
   request(method: Exclude<string, Method>, params?: unknown, timeoutMs?: number): Promise<any>;
   request(method: string, ...args: [params?: unknown, timeoutMs?: number]): Promise<unknown> {
     const [params, timeoutMs] = args;
-    if (!this.hello) return Promise.reject(new GatewayRequestError('NOT_CONNECTED', `${method}: not connected to the gateway`));
+    if (!this.hello)
+      return Promise.reject(new GatewayRequestError('NOT_CONNECTED', `${method}: not connected to the gateway`));
     return this.send<unknown>(method, params, timeoutMs);
   }
 
@@ -208,10 +283,17 @@ export class GatewayClient extends EventTarget {
 
   private send<T>(method: string, params: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
     const socket = this.socket;
-    if (!socket || socket.readyState !== OPEN) return Promise.reject(new GatewayRequestError('NOT_CONNECTED', `${method}: not connected to the gateway`));
+    if (!socket || socket.readyState !== OPEN)
+      return Promise.reject(new GatewayRequestError('NOT_CONNECTED', `${method}: not connected to the gateway`));
     const limit = this.options.maxPending ?? MAX_PENDING;
     if (this.pending.size >= limit) {
-      return Promise.reject(new GatewayRequestError('TOO_MANY_PENDING', `${method}: ${limit} requests are already waiting for the gateway's answer; wait for them before sending more`, { limit }));
+      return Promise.reject(
+        new GatewayRequestError(
+          'TOO_MANY_PENDING',
+          `${method}: ${limit} requests are already waiting for the gateway's answer; wait for them before sending more`,
+          { limit },
+        ),
+      );
     }
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {

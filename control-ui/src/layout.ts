@@ -5,8 +5,14 @@
 // (an agent's split), and focus and ✕ must name exactly one of them.
 
 export type Dock = 'bottom' | 'right';
-export interface Panel { open: boolean; dock: Dock }
-export interface Pane { id: string; sessionKey: string }
+export interface Panel {
+  open: boolean;
+  dock: Dock;
+}
+export interface Pane {
+  id: string;
+  sessionKey: string;
+}
 export interface Layout {
   columns: Pane[][];
   /** The focused pane's id. */
@@ -37,12 +43,17 @@ export const PANEL_MIN = 160;
 export const PANEL_MAX = 2400;
 
 export const EMPTY: Layout = {
-  columns: [], focused: null, sidebar: true, nextId: 1,
+  columns: [],
+  focused: null,
+  sidebar: true,
+  nextId: 1,
   panels: { terminal: { open: false, dock: 'bottom' }, browser: { open: false, dock: 'right' } },
   docks: { right: 640, bottom: 300 },
 };
 
-export function panes(layout: Layout): Pane[] { return layout.columns.flat(); }
+export function panes(layout: Layout): Pane[] {
+  return layout.columns.flat();
+}
 
 /** The session the focused pane shows (what the browser panel follows). */
 export function focusedSession(layout: Layout): string | null {
@@ -114,11 +125,18 @@ export function apply(layout: Layout, command: UiCommand, current: string | null
     case 'navigate': {
       if (!key) return layout;
       const shown = panes(next).find((p) => p.sessionKey === key);
-      if (shown) { next.focused = shown.id; return next; }
+      if (shown) {
+        next.focused = shown.id;
+        return next;
+      }
       // The focused pane switches to the session (it keeps its place and id).
       const at = locate(next, next.focused);
       if (at) next.columns[at[0]][at[1]] = { id: next.columns[at[0]][at[1]].id, sessionKey: key };
-      else { const pane = newPane(next, key); next.columns.push([pane]); next.focused = pane.id; }
+      else {
+        const pane = newPane(next, key);
+        next.columns.push([pane]);
+        next.focused = pane.id;
+      }
       return next;
     }
     case 'sidebar':
@@ -139,18 +157,35 @@ const STORAGE_KEY = 'verity.layout.v2';
 export function parseLayout(saved: unknown): Layout | null {
   const s = saved as Partial<Layout> | null;
   if (!s || !Array.isArray(s.columns) || !s.panels) return null;
-  const pane = (p: unknown): p is Pane => !!p && typeof (p as Pane).id === 'string' && typeof (p as Pane).sessionKey === 'string';
-  const columns = s.columns.filter(Array.isArray).map((c) => (c as unknown[]).filter(pane)).filter((c) => c.length > 0);
+  const pane = (p: unknown): p is Pane =>
+    !!p && typeof (p as Pane).id === 'string' && typeof (p as Pane).sessionKey === 'string';
+  const columns = s.columns
+    .filter(Array.isArray)
+    .map((c) => (c as unknown[]).filter(pane))
+    .filter((c) => c.length > 0);
   const panel = (name: PanelName): Panel => {
     const p = (s.panels as Record<string, Partial<Panel>>)[name] ?? {};
-    return { open: p.open === true, dock: p.dock === 'right' || p.dock === 'bottom' ? p.dock : EMPTY.panels[name].dock };
+    return {
+      open: p.open === true,
+      dock: p.dock === 'right' || p.dock === 'bottom' ? p.dock : EMPTY.panels[name].dock,
+    };
   };
-  const size = (dock: Dock) => { const n = (s.docks as Record<string, unknown> | undefined)?.[dock]; return typeof n === 'number' && Number.isFinite(n) ? clampSize(n) : EMPTY.docks[dock]; };
-  const ids = columns.flat().map((p) => Number(p.id.slice(1))).filter(Number.isFinite);
-  const focused = columns.flat().some((p) => p.id === s.focused) ? s.focused! : columns[0]?.[0]?.id ?? null;
+  const size = (dock: Dock) => {
+    const n = (s.docks as Record<string, unknown> | undefined)?.[dock];
+    return typeof n === 'number' && Number.isFinite(n) ? clampSize(n) : EMPTY.docks[dock];
+  };
+  const ids = columns
+    .flat()
+    .map((p) => Number(p.id.slice(1)))
+    .filter(Number.isFinite);
+  const focused = columns.flat().some((p) => p.id === s.focused) ? s.focused! : (columns[0]?.[0]?.id ?? null);
   return {
-    columns, focused, sidebar: s.sidebar !== false, nextId: Math.max(Number(s.nextId) || 1, ...ids.map((n) => n + 1)),
-    panels: { terminal: panel('terminal'), browser: panel('browser') }, docks: { right: size('right'), bottom: size('bottom') },
+    columns,
+    focused,
+    sidebar: s.sidebar !== false,
+    nextId: Math.max(Number(s.nextId) || 1, ...ids.map((n) => n + 1)),
+    panels: { terminal: panel('terminal'), browser: panel('browser') },
+    docks: { right: size('right'), bottom: size('bottom') },
   };
 }
 
@@ -158,7 +193,9 @@ export function loadLayout(): Layout {
   try {
     const saved = parseLayout(JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null'));
     if (saved) return saved;
-  } catch { /* a corrupt layout falls back to the default */ }
+  } catch {
+    /* a corrupt layout falls back to the default */
+  }
   return structuredClone(EMPTY);
 }
 

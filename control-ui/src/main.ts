@@ -13,10 +13,39 @@ import type { AuditLog } from './audit-log.js';
 import './audit-log.js';
 import './styles.css';
 
-interface SessionRow { sessionKey: string; session: string | null; implicit: boolean; state: string; transport: string; client: string; recording_active: boolean; idle_seconds: number; tab_id: string | null; brake?: BrakeStatus }
-interface ActionRow { id: number; at: string; sessionKey: string; tool: string; summary: string; effect: string | null; refusal: string | null; evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>; isError: boolean; thumbnail?: string; labels?: Record<string, string>; approval?: { id: string; by?: string } }
+interface SessionRow {
+  sessionKey: string;
+  session: string | null;
+  implicit: boolean;
+  state: string;
+  transport: string;
+  client: string;
+  recording_active: boolean;
+  idle_seconds: number;
+  tab_id: string | null;
+  brake?: BrakeStatus;
+}
+interface ActionRow {
+  id: number;
+  at: string;
+  sessionKey: string;
+  tool: string;
+  summary: string;
+  effect: string | null;
+  refusal: string | null;
+  evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>;
+  isError: boolean;
+  thumbnail?: string;
+  labels?: Record<string, string>;
+  approval?: { id: string; by?: string };
+}
 
-interface PairingRow { id: string; origin: string; createdAt: string; connected: boolean }
+interface PairingRow {
+  id: string;
+  origin: string;
+  createdAt: string;
+  connected: boolean;
+}
 
 /**
  * Where the gateway is and the operator credential. Served by the gateway, the UI connects only to its
@@ -25,7 +54,8 @@ interface PairingRow { id: string; origin: string; createdAt: string; connected:
  * from the extension's own pairing storage.
  */
 async function connection(): Promise<{ url: string; token: string }> {
-  const ext = (globalThis as { chrome?: { storage?: { local?: { get(key: string): Promise<Record<string, any>> } } } }).chrome;
+  const ext = (globalThis as { chrome?: { storage?: { local?: { get(key: string): Promise<Record<string, any>> } } } })
+    .chrome;
   if (location.protocol === 'chrome-extension:' && ext?.storage?.local) {
     const { pairing } = await ext.storage.local.get('pairing');
     return { url: pairing?.gateway ?? '', token: pairing?.token ?? '' };
@@ -44,7 +74,10 @@ async function connection(): Promise<{ url: string; token: string }> {
  * list comes from sessions.list on (re)connect. Rows are keyed by sessionKey, so a delta that overlaps
  * the list fetched at connect applies cleanly.
  */
-export function applySessionsDelta(rows: SessionRow[], delta: { added?: SessionRow[]; updated?: SessionRow[]; removed?: string[] }): SessionRow[] {
+export function applySessionsDelta(
+  rows: SessionRow[],
+  delta: { added?: SessionRow[]; updated?: SessionRow[]; removed?: string[] },
+): SessionRow[] {
   const byKey = new Map(rows.map((r) => [r.sessionKey, r]));
   for (const key of delta.removed ?? []) byKey.delete(key);
   for (const row of [...(delta.added ?? []), ...(delta.updated ?? [])]) byKey.set(row.sessionKey, row);
@@ -52,7 +85,20 @@ export function applySessionsDelta(rows: SessionRow[], delta: { added?: SessionR
 }
 
 export class VerityApp extends LitElement {
-  static properties = { layout: { state: true }, sessions: { state: true }, actions: { state: true }, approvals: { state: true }, pairings: { state: true }, conn: { state: true }, link: { state: true }, error: { state: true }, logOpen: { state: true }, closed: { state: true }, narrow: { state: true }, announcement: { state: true } };
+  static properties = {
+    layout: { state: true },
+    sessions: { state: true },
+    actions: { state: true },
+    approvals: { state: true },
+    pairings: { state: true },
+    conn: { state: true },
+    link: { state: true },
+    error: { state: true },
+    logOpen: { state: true },
+    closed: { state: true },
+    narrow: { state: true },
+    announcement: { state: true },
+  };
   layout: Layout = loadLayout();
   sessions: SessionRow[] = [];
   actions = new Map<string, ActionRow[]>();
@@ -74,10 +120,20 @@ export class VerityApp extends LitElement {
   /** When the gateway last answered (the banner says how old the greyed view is). */
   private lastConnected: Date | null = null;
   private narrowQuery = matchMedia('(max-width: 999px)');
-  private onNarrow = () => { this.narrow = this.narrowQuery.matches; };
-  private onShortcut = (e: KeyboardEvent) => { const c = shortcut(e, this.layout); if (c) { e.preventDefault(); this.command(c); } };
+  private onNarrow = () => {
+    this.narrow = this.narrowQuery.matches;
+  };
+  private onShortcut = (e: KeyboardEvent) => {
+    const c = shortcut(e, this.layout);
+    if (c) {
+      e.preventDefault();
+      this.command(c);
+    }
+  };
 
-  createRenderRoot() { return this; } // light DOM: the data-* hooks are plain to find
+  createRenderRoot() {
+    return this;
+  } // light DOM: the data-* hooks are plain to find
 
   connectedCallback(): void {
     super.connectedCallback();
@@ -85,16 +141,38 @@ export class VerityApp extends LitElement {
     this.onNarrow();
     window.addEventListener('keydown', this.onShortcut);
     // The brake's shortcuts act on the focused pane's session (brake-controls.ts).
-    installBrakeShortcuts(window, () => { const key = focusedSession(this.layout); return { client: this.client, sessionKey: key, status: this.sessions.find((s) => s.sessionKey === key)?.brake }; }, (m) => { this.error = m; });
-    void connection().then(({ url, token }) => this.start(url, token), (e) => { this.conn = 'unauthorized'; this.error = `cannot read the gateway pairing: ${(e as Error).message}`; });
+    installBrakeShortcuts(
+      window,
+      () => {
+        const key = focusedSession(this.layout);
+        return { client: this.client, sessionKey: key, status: this.sessions.find((s) => s.sessionKey === key)?.brake };
+      },
+      (m) => {
+        this.error = m;
+      },
+    );
+    void connection().then(
+      ({ url, token }) => this.start(url, token),
+      (e) => {
+        this.conn = 'unauthorized';
+        this.error = `cannot read the gateway pairing: ${(e as Error).message}`;
+      },
+    );
   }
 
   private start(url: string, token: string): void {
-    this.client = new GatewayClient({ url, token, caps: ['ui-commands'], scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'], clientId: 'verity-control-ui' });
+    this.client = new GatewayClient({
+      url,
+      token,
+      caps: ['ui-commands'],
+      scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'],
+      clientId: 'verity-control-ui',
+    });
     this.client.addEventListener('state', (e) => {
       const { state, error } = (e as CustomEvent).detail;
       if (this.conn === 'connected' && state !== 'connected') this.lastConnected = new Date();
-      if (state !== this.conn && (state === 'connected' || this.conn === 'connected')) this.announcement = state === 'connected' ? 'Connected to the gateway.' : 'Lost the gateway; reconnecting.';
+      if (state !== this.conn && (state === 'connected' || this.conn === 'connected'))
+        this.announcement = state === 'connected' ? 'Connected to the gateway.' : 'Lost the gateway; reconnecting.';
       this.conn = state;
       this.error = state === 'unauthorized' ? error : '';
     });
@@ -111,8 +189,14 @@ export class VerityApp extends LitElement {
       this.approvals = [...this.approvals, request];
       this.announcement = `Approval needed: ${request.tool} from ${this.sessionTitle(request.sessionKey)}.`;
     });
-    this.client.addEventListener('approval.resolved', (e) => { this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id); });
-    if (!token || !url) { this.conn = 'unauthorized'; this.error = 'no gateway token: open the Control UI with the URL `verity start` printed (it ends in ?token=…)'; return; }
+    this.client.addEventListener('approval.resolved', (e) => {
+      this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id);
+    });
+    if (!token || !url) {
+      this.conn = 'unauthorized';
+      this.error = 'no gateway token: open the Control UI with the URL `verity start` printed (it ends in ?token=…)';
+      return;
+    }
     this.client.start();
   }
 
@@ -121,12 +205,17 @@ export class VerityApp extends LitElement {
     // keep working; the gateway mints a new one when it cannot give it back.
     const held = sessionStorage.getItem('verity.link') ?? undefined;
     const [sessions, actions, approvals, link] = await Promise.all([
-      this.client.request('sessions.list'), this.client.request('actions.list'),
+      this.client.request('sessions.list'),
+      this.client.request('actions.list'),
       this.client.request('approvals.list').catch(() => ({ approvals: [] })),
-      this.client.request('agent.link', held ? { link_token: held } : undefined).catch(() => this.client.request('agent.link')),
+      this.client
+        .request('agent.link', held ? { link_token: held } : undefined)
+        .catch(() => this.client.request('agent.link')),
     ]);
     sessionStorage.setItem('verity.link', link.link_token);
-    this.closed = this.closed.filter((row) => !sessions.sessions.some((s: SessionRow) => s.sessionKey === row.sessionKey));
+    this.closed = this.closed.filter(
+      (row) => !sessions.sessions.some((s: SessionRow) => s.sessionKey === row.sessionKey),
+    );
     this.sessions = sessions.sessions;
     this.actions = new Map();
     for (const a of actions.actions as ActionRow[]) this.addAction(a);
@@ -136,18 +225,27 @@ export class VerityApp extends LitElement {
   }
 
   private async refreshPairings(): Promise<void> {
-    if (!this.client.hello?.methods.includes('pairings.list')) { this.pairings = null; return; }
+    if (!this.client.hello?.methods.includes('pairings.list')) {
+      this.pairings = null;
+      return;
+    }
     this.pairings = (await this.client.request('pairings.list').catch(() => ({ pairings: [] }))).pairings;
   }
 
   private revokePairing(id: string): void {
-    void this.client.request('pairings.revoke', { id }).then(() => this.refreshPairings(), (e) => { this.error = e.message; });
+    void this.client.request('pairings.revoke', { id }).then(
+      () => this.refreshPairings(),
+      (e) => {
+        this.error = e.message;
+      },
+    );
   }
 
   private addAction(entry: ActionRow): void {
     const list = [...(this.actions.get(entry.sessionKey) ?? [])];
     const at = list.findIndex((a) => a.id === entry.id);
-    if (at >= 0) list[at] = entry; else list.push(entry);
+    if (at >= 0) list[at] = entry;
+    else list.push(entry);
     this.actions = new Map(this.actions).set(entry.sessionKey, list.slice(-100));
   }
 
@@ -158,7 +256,9 @@ export class VerityApp extends LitElement {
   }
 
   private resolveApproval(id: string, approve: boolean): void {
-    void this.client.request('approvals.resolve', { id, approve }).catch((e) => { this.error = e.message; });
+    void this.client.request('approvals.resolve', { id, approve }).catch((e) => {
+      this.error = e.message;
+    });
   }
 
   /** Opens the audit log on one session's history. */
@@ -182,7 +282,8 @@ export class VerityApp extends LitElement {
     const rows = [...this.sessions, ...this.closed.map((row) => ({ ...row, state: 'closed' }))];
     // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
     // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
-    const sidebarShown = layout.sidebar || this.approvals.length > 0 || this.sessions.some((s) => s.brake && s.brake.state !== 'running');
+    const sidebarShown =
+      layout.sidebar || this.approvals.length > 0 || this.sessions.some((s) => s.brake && s.brake.state !== 'running');
     return html`
       <header class="bar">
         <button class="icon" aria-label=${layout.sidebar ? 'Hide the sidebar' : 'Show the sidebar'} aria-expanded=${String(layout.sidebar)} title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}><span aria-hidden="true">☰</span></button>
@@ -190,22 +291,33 @@ export class VerityApp extends LitElement {
         <span class="conn ${this.conn}" data-connection=${this.conn} role="status">${this.conn}</span>
         ${this.error ? html`<span class="error" role="alert">${this.error}</span>` : nothing}
         <span class="spacer"></span>
-        ${this.link ? html`<details class="agent-link" data-agent-link data-link-token=${this.link.link_token} data-mcp-url=${this.link.mcp_url}>
+        ${
+          this.link
+            ? html`<details class="agent-link" data-agent-link data-link-token=${this.link.link_token} data-mcp-url=${this.link.mcp_url}>
           <summary>connect an agent</summary>
           <p>MCP over HTTP at <code>${this.link.mcp_url}</code> with headers <code>Authorization: Bearer &lt;agent credential&gt;</code> (the <code>/mcp</code> line <code>verity start</code> printed) and
           <code>X-Verity-Link: ${this.link.link_token}</code>. Agents started in the terminal panel are linked automatically.</p>
-        </details>` : nothing}
-        <button data-toggle="log" aria-pressed=${String(this.logOpen)} @click=${() => { this.logOpen = !this.logOpen; }}>Log</button>
+        </details>`
+            : nothing
+        }
+        <button data-toggle="log" aria-pressed=${String(this.logOpen)} @click=${() => {
+          this.logOpen = !this.logOpen;
+        }}>Log</button>
         <button data-toggle="terminal" aria-pressed=${String(layout.panels.terminal.open)} title="Terminal (Ctrl+\`)" @click=${() => this.command({ kind: 'panel', panel: 'terminal', open: !layout.panels.terminal.open })}>Terminal</button>
         <button data-toggle="browser" aria-pressed=${String(layout.panels.browser.open)} @click=${() => this.command({ kind: 'panel', panel: 'browser', open: !layout.panels.browser.open })}>Browser</button>
       </header>
       ${banner ? html`<div class="banner" data-offline-banner role="alert">${banner}</div>` : nothing}
       <div class="visually-hidden" role="status" aria-live="polite" data-live>${this.announcement}</div>
       <div class="body ${online || this.conn === 'unauthorized' ? '' : 'offline'}" ?inert=${!!banner} aria-busy=${String(!!banner)}>
-        <aside data-sidebar data-visible=${String(sidebarShown)} ?hidden=${!sidebarShown} aria-label="Sessions and approvals" @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}>
+        <aside data-sidebar data-visible=${String(sidebarShown)} ?hidden=${!sidebarShown} aria-label="Sessions and approvals" @brake-error=${(
+          e: CustomEvent,
+        ) => {
+          this.error = e.detail;
+        }}>
           <h2>Sessions <small>${this.sessions.length}</small></h2>
           ${rows.length === 0 ? html`<p class="muted">${online ? 'No MCP sessions yet. Connect an agent (stdio or HTTP); it shows up here live.' : 'Not connected to the gateway.'}</p>` : nothing}
-          <ul class="sessions">${rows.map((s) => html`
+          <ul class="sessions">${rows.map(
+            (s) => html`
             <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
               <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
               <small>${s.transport} · <span data-session-state>${s.state}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}</small>
@@ -214,29 +326,48 @@ export class VerityApp extends LitElement {
                 <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
                 <button aria-label=${`Split down with ${sessionName(s)}`} title="Split down" @click=${() => this.command({ kind: 'split', direction: 'down', sessionKey: s.sessionKey })}><span aria-hidden="true">⤓</span></button>
               </span>
-            </li>`)}</ul>
+            </li>`,
+          )}</ul>
           <h2 id="approvals-heading">Approvals <small>${this.approvals.length}</small></h2>
-          <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map((a) => html`
-            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`)}</ul>
-          ${this.pairings ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
-          <ul class="pairings" data-pairings>${this.pairings.map((p) => html`
+          <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map(
+            (a) => html`
+            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`,
+          )}</ul>
+          ${
+            this.pairings
+              ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
+          <ul class="pairings" data-pairings>${this.pairings.map(
+            (p) => html`
             <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
-              <button class="deny" data-revoke=${p.id} aria-label=${`Revoke the pairing made ${new Date(p.createdAt).toLocaleString()}`} @click=${() => this.revokePairing(p.id)}>Revoke</button></li>`)}</ul>` : nothing}
+              <button class="deny" data-revoke=${p.id} aria-label=${`Revoke the pairing made ${new Date(p.createdAt).toLocaleString()}`} @click=${() => this.revokePairing(p.id)}>Revoke</button></li>`,
+          )}</ul>`
+              : nothing
+          }
         </aside>
         <main class="work ${this.narrow ? 'narrow' : ''}" style=${grid.style}>
           <section class="panes" style=${grid.panes} aria-label="Session panes">
             ${layout.columns.length === 0 ? html`<p class="empty muted">Pick a session in the sidebar to watch it here.</p>` : nothing}
             ${layout.columns.map((column) => html`<div class="column">${column.map((pane) => this.renderPane(pane.id, pane.sessionKey))}</div>`)}
           </section>
-          ${(['right', 'bottom'] as const).map((dock) => html`<div class="resizer resizer-${dock}" data-resizer=${dock} style=${grid.resizers[dock] ?? ''} ?hidden=${!grid.resizers[dock]}
+          ${(['right', 'bottom'] as const).map(
+            (
+              dock,
+            ) => html`<div class="resizer resizer-${dock}" data-resizer=${dock} style=${grid.resizers[dock] ?? ''} ?hidden=${!grid.resizers[dock]}
             role="separator" tabindex="0" aria-label=${dock === 'right' ? 'Resize the right panels (arrow keys)' : 'Resize the bottom panels (arrow keys)'}
             aria-orientation=${dock === 'right' ? 'vertical' : 'horizontal'} aria-valuenow=${layout.docks[dock]} aria-valuemin="160" aria-valuemax="2400"
-            @pointerdown=${(e: PointerEvent) => this.dragDock(e, dock)} @keydown=${(e: KeyboardEvent) => this.keyDock(e, dock)}></div>`)}
+            @pointerdown=${(e: PointerEvent) => this.dragDock(e, dock)} @keydown=${(e: KeyboardEvent) => this.keyDock(e, dock)}></div>`,
+          )}
           ${this.renderPanel('terminal', grid.panels.terminal, html`<verity-terminal .client=${this.client} .open=${layout.panels.terminal.open} .online=${online}></verity-terminal>`)}
-          ${this.renderPanel('browser', grid.panels.browser, html`<verity-browser .client=${this.client}
-            .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`)}
+          ${this.renderPanel(
+            'browser',
+            grid.panels.browser,
+            html`<verity-browser .client=${this.client}
+            .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`,
+          )}
         </main>
-        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.sessionTitle(k)} @close-log=${() => { this.logOpen = false; }}></verity-audit-log>
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.sessionTitle(k)} @close-log=${() => {
+          this.logOpen = false;
+        }}></verity-audit-log>
       </div>`;
   }
 
@@ -249,8 +380,12 @@ export class VerityApp extends LitElement {
       style=${place?.style ?? ''} ?hidden=${!panel.open} aria-label=${label}>
       <div class="panel-frame-head">
         <strong>${label}</strong><span class="spacer"></span>
-        ${this.narrow ? nothing : html`<button data-dock-to=${other} aria-label=${`Dock the ${name} ${other === 'right' ? 'on the right' : 'at the bottom'}`} title=${`Dock ${other}`}
-          @click=${() => this.command({ kind: 'panel', panel: name, open: true, dock: other })}><span aria-hidden="true">${other === 'right' ? '◨' : '⬓'}</span></button>`}
+        ${
+          this.narrow
+            ? nothing
+            : html`<button data-dock-to=${other} aria-label=${`Dock the ${name} ${other === 'right' ? 'on the right' : 'at the bottom'}`} title=${`Dock ${other}`}
+          @click=${() => this.command({ kind: 'panel', panel: name, open: true, dock: other })}><span aria-hidden="true">${other === 'right' ? '◨' : '⬓'}</span></button>`
+        }
         <button data-panel-close aria-label=${`Close the ${name} panel`} title="Close" @click=${() => this.command({ kind: 'panel', panel: name, open: false })}><span aria-hidden="true">✕</span></button>
       </div>
       ${body}
@@ -265,13 +400,17 @@ export class VerityApp extends LitElement {
       const delta = dock === 'right' ? start.x - m.clientX : start.y - m.clientY;
       this.command({ kind: 'dock-size', dock, size: start.size + delta });
     };
-    const up = () => { handle.removeEventListener('pointermove', move); handle.removeEventListener('pointerup', up); };
+    const up = () => {
+      handle.removeEventListener('pointermove', move);
+      handle.removeEventListener('pointerup', up);
+    };
     handle.addEventListener('pointermove', move);
     handle.addEventListener('pointerup', up);
   }
 
   private keyDock(e: KeyboardEvent, dock: 'right' | 'bottom'): void {
-    const grow: Record<string, number> = dock === 'right' ? { ArrowLeft: 1, ArrowRight: -1 } : { ArrowUp: 1, ArrowDown: -1 };
+    const grow: Record<string, number> =
+      dock === 'right' ? { ArrowLeft: 1, ArrowRight: -1 } : { ArrowUp: 1, ArrowDown: -1 };
     const step = grow[e.key];
     if (!step) return;
     e.preventDefault();
@@ -287,32 +426,66 @@ export class VerityApp extends LitElement {
     return html`
       <article class="pane ${focused ? 'focused' : ''} ${closed ? 'closed' : ''}" data-pane=${id} data-pane-session=${key} ?data-focused=${focused}
         tabindex="0" aria-label=${`Session ${name}${focused ? ' (focused)' : ''}`} aria-current=${focused ? 'true' : 'false'}
-        @focusin=${() => { if (!focused) this.command({ kind: 'focus', paneId: id }); }}
-        @click=${() => { if (!focused) this.command({ kind: 'focus', paneId: id }); }}>
+        @focusin=${() => {
+          if (!focused) this.command({ kind: 'focus', paneId: id });
+        }}
+        @click=${() => {
+          if (!focused) this.command({ kind: 'focus', paneId: id });
+        }}>
         <header>
           <strong>${name}</strong>
           <small data-pane-state>${session ? `${session.state} · ${session.client || session.transport}` : 'closed'}</small>
           <span class="spacer"></span>
-          ${session ? html`<verity-brake .client=${this.client} .sessionKey=${key} .status=${session.brake} @brake-error=${(e: CustomEvent) => { this.error = e.detail; }}></verity-brake>` : nothing}
-          <button data-history aria-label=${`History of ${name} in the audit log`} title="This session's full history in the audit log" @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>History</button>
-          <button aria-label=${`Split right with ${name}`} title="Split right" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'right', sessionKey: key, paneId: id }); }}><span aria-hidden="true">⇥</span></button>
-          <button aria-label=${`Split down with ${name}`} title="Split down" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'split', direction: 'down', sessionKey: key, paneId: id }); }}><span aria-hidden="true">⤓</span></button>
-          <button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(e: Event) => { e.stopPropagation(); this.command({ kind: 'close-pane', paneId: id }); }}><span aria-hidden="true">✕</span></button>
+          ${
+            session
+              ? html`<verity-brake .client=${this.client} .sessionKey=${key} .status=${session.brake} @brake-error=${(
+                  e: CustomEvent,
+                ) => {
+                  this.error = e.detail;
+                }}></verity-brake>`
+              : nothing
+          }
+          <button data-history aria-label=${`History of ${name} in the audit log`} title="This session's full history in the audit log" @click=${(
+            e: Event,
+          ) => {
+            e.stopPropagation();
+            this.openHistory(key);
+          }}>History</button>
+          <button aria-label=${`Split right with ${name}`} title="Split right" @click=${(e: Event) => {
+            e.stopPropagation();
+            this.command({ kind: 'split', direction: 'right', sessionKey: key, paneId: id });
+          }}><span aria-hidden="true">⇥</span></button>
+          <button aria-label=${`Split down with ${name}`} title="Split down" @click=${(e: Event) => {
+            e.stopPropagation();
+            this.command({ kind: 'split', direction: 'down', sessionKey: key, paneId: id });
+          }}><span aria-hidden="true">⤓</span></button>
+          <button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(e: Event) => {
+            e.stopPropagation();
+            this.command({ kind: 'close-pane', paneId: id });
+          }}><span aria-hidden="true">✕</span></button>
         </header>
         <ol class="log" data-action-log aria-label=${`Actions of ${name}`}>
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
-          ${actions.slice().reverse().map((a) => html`
+          ${actions
+            .slice()
+            .reverse()
+            .map(
+              (a) => html`
             <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-tool=${a.tool} data-effect=${badge(a)}>
               <button class="thumb-button" data-action-details title="Open in the audit log: expected vs observed, before/after images" aria-label=${`Details of ${a.tool} in the audit log`}
-                @click=${(e: Event) => { e.stopPropagation(); this.openHistory(key); }}>${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}</button>
+                @click=${(e: Event) => {
+                  e.stopPropagation();
+                  this.openHistory(key);
+                }}>${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}</button>
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
                 <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
-                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : ev.detail ?? ''}</div>`)}
+                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : (ev.detail ?? '')}</div>`)}
               </div>
-            </li>`)}
+            </li>`,
+            )}
         </ol>
       </article>`;
   }

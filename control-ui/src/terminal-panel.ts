@@ -14,7 +14,12 @@ import type { EventPayload } from '../../server/gateway/protocol.js';
 const STORED_ID = 'verity.terminal';
 
 export class TerminalPanel extends LitElement {
-  static properties = { client: { attribute: false }, open: { type: Boolean }, online: { type: Boolean }, status: { state: true } };
+  static properties = {
+    client: { attribute: false },
+    open: { type: Boolean },
+    online: { type: Boolean },
+    status: { state: true },
+  };
   client!: GatewayClient;
   open = false;
   online = false;
@@ -41,7 +46,9 @@ export class TerminalPanel extends LitElement {
     sessionStorage.removeItem(STORED_ID);
   };
 
-  createRenderRoot() { return this; }
+  createRenderRoot() {
+    return this;
+  }
 
   render() {
     return html`<div class="panel-head"><small class="muted" data-terminal-status role="status">${this.status}</small></div><div class="term-host"></div>`;
@@ -53,7 +60,10 @@ export class TerminalPanel extends LitElement {
   }
 
   updated(): void {
-    if (!this.online) { this.attached = false; return; } // the gateway went away: it detached the shell itself
+    if (!this.online) {
+      this.attached = false;
+      return;
+    } // the gateway went away: it detached the shell itself
     if (this.busy) return;
     if (!this.open) this.exited = false;
     if (this.open && !this.attached && !this.exited) void this.show();
@@ -67,11 +77,17 @@ export class TerminalPanel extends LitElement {
     this.term = term;
     term.loadAddon(this.fit);
     term.open(host);
-    term.onData((data) => { if (this.terminalId && this.attached) void this.client.request('terminal.input', { terminalId: this.terminalId, data }).catch(() => {}); });
+    term.onData((data) => {
+      if (this.terminalId && this.attached)
+        void this.client.request('terminal.input', { terminalId: this.terminalId, data }).catch(() => {});
+    });
     this.observer = new ResizeObserver(() => {
       if (!this.open) return;
       this.fit.fit();
-      if (this.terminalId && this.attached) void this.client.request('terminal.resize', { terminalId: this.terminalId, cols: term.cols, rows: term.rows }).catch(() => {});
+      if (this.terminalId && this.attached)
+        void this.client
+          .request('terminal.resize', { terminalId: this.terminalId, cols: term.cols, rows: term.rows })
+          .catch(() => {});
     });
     this.observer.observe(host);
     return term;
@@ -91,12 +107,18 @@ export class TerminalPanel extends LitElement {
       const held = this.terminalId ?? sessionStorage.getItem(STORED_ID);
       if (held) {
         try {
-          const back = await this.client.request('terminal.attach', { terminalId: held, cols: term.cols, rows: term.rows });
+          const back = await this.client.request('terminal.attach', {
+            terminalId: held,
+            cols: term.cols,
+            rows: term.rows,
+          });
           term.reset();
           term.write(back.tail);
           this.use(back.terminalId, back.pid, 'attached again');
           return;
-        } catch { /* it exited or was killed after the detach bound: a new shell */ }
+        } catch {
+          /* it exited or was killed after the detach bound: a new shell */
+        }
       }
       this.status = 'starting a shell…';
       const opened = await this.client.request('terminal.open', { cols: term.cols, rows: term.rows });

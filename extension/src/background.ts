@@ -27,7 +27,13 @@ const HEARTBEAT_MS = 20_000;
 const MAX_DONE_IDS = 5000;
 
 /** A tab attached with chrome.debugger; stale: known from before a worker restart, checked on reconcile. */
-interface Attached { targetId: string; attachId: number; url: string; title: string; stale?: boolean }
+interface Attached {
+  targetId: string;
+  attachId: number;
+  url: string;
+  title: string;
+  stale?: boolean;
+}
 
 const inGroupTitle = (title: string | undefined) => (title ?? '').trim().toLowerCase() === GROUP_TITLE.toLowerCase();
 const shareable = (url: string) => /^(https?|file):/.test(url) || url === 'about:blank';
@@ -49,7 +55,9 @@ class TabRelay {
 
   constructor() {
     this.restored = (async () => {
-      const saved = (await browser.storage.session.get('relay')).relay as { attachSeq?: number; attached?: Array<[number, Attached]> } | undefined;
+      const saved = (await browser.storage.session.get('relay')).relay as
+        | { attachSeq?: number; attached?: Array<[number, Attached]> }
+        | undefined;
       if (!saved) return;
       this.attachSeq = saved.attachSeq ?? 0;
       // Attached before the worker stopped: the debugger may or may not still be attached; checked on reconcile.
@@ -60,11 +68,14 @@ class TabRelay {
   // ---- state that survives the worker being stopped ----
 
   private async persist(): Promise<void> {
-    await browser.storage.session.set({ relay: { attachSeq: this.attachSeq, attached: [...this.attached] } }).catch(() => {});
+    await browser.storage.session
+      .set({ relay: { attachSeq: this.attachSeq, attached: [...this.attached] } })
+      .catch(() => {});
   }
 
   private async pairing(): Promise<Pairing | null> {
-    if (this.pairingCache === undefined) this.pairingCache = ((await browser.storage.local.get('pairing')).pairing as Pairing | undefined) ?? null;
+    if (this.pairingCache === undefined)
+      this.pairingCache = ((await browser.storage.local.get('pairing')).pairing as Pairing | undefined) ?? null;
     return this.pairingCache;
   }
 
@@ -72,8 +83,16 @@ class TabRelay {
     await this.restored;
     const p = await this.pairing();
     return {
-      paired: !!p, gateway: p?.gateway ?? null, connected: this.connected,
-      shared: [...this.attached].map(([tabId, a]) => ({ tabId, targetId: a.targetId, attachId: a.attachId, url: a.url, title: a.title })),
+      paired: !!p,
+      gateway: p?.gateway ?? null,
+      connected: this.connected,
+      shared: [...this.attached].map(([tabId, a]) => ({
+        tabId,
+        targetId: a.targetId,
+        attachId: a.attachId,
+        url: a.url,
+        title: a.title,
+      })),
       attention: [...this.attention.values()],
     };
   }
@@ -82,22 +101,30 @@ class TabRelay {
 
   /** Updates are serialized: interleaved, one update's text and another's title could stay on the badge. */
   badge(): Promise<void> {
-    this.badging = this.badging.then(() => this.badgeNow(), () => this.badgeNow());
+    this.badging = this.badging.then(
+      () => this.badgeNow(),
+      () => this.badgeNow(),
+    );
     return this.badging;
   }
 
   private async badgeNow(): Promise<void> {
     const p = await this.pairing();
-    let text: string, color = '#2e7d32', title: string;
+    let text: string,
+      color = '#2e7d32',
+      title: string;
     const count = this.attached.size;
     if (!p) {
-      text = '!'; color = '#c62828';
+      text = '!';
+      color = '#c62828';
       title = 'Verity: not paired. Run `verity start` and open the "Pair the Chrome extension" link it prints.';
     } else if (this.attention.size) {
-      text = '!'; color = '#c62828';
+      text = '!';
+      color = '#c62828';
       title = `Verity: ${[...this.attention.values()].join(' ')}`;
     } else if (!this.connected) {
-      text = '…'; color = '#757575';
+      text = '…';
+      color = '#757575';
       title = `Verity: connecting to ${p.gateway}…`;
     } else if (count) {
       text = String(count);
@@ -110,11 +137,14 @@ class TabRelay {
       await browser.action.setBadgeText({ text });
       await browser.action.setBadgeBackgroundColor({ color });
       await browser.action.setTitle({ title });
-    } catch { /* no action UI: fine */ }
+    } catch {
+      /* no action UI: fine */
+    }
   }
 
   private needs(topic: string, message: string | null): void {
-    if (message) this.attention.set(topic, message); else this.attention.delete(topic);
+    if (message) this.attention.set(topic, message);
+    else this.attention.delete(topic);
     void this.badge();
   }
 
@@ -125,20 +155,35 @@ class TabRelay {
     await this.restored;
     if (this.client?.running) return;
     const p = await this.pairing();
-    if (!p) { void this.badge(); return; }
-    // The relay presents its pairing's relay secret (not the operator credential): only it may relay.
-    if (!p.relaySecret) {
-      this.needs('gateway', `this pairing has no relay secret (made by an older Verity). Pair again: open the link \`verity start\` prints.`);
+    if (!p) {
+      void this.badge();
       return;
     }
-    const client = this.client ?? new GatewayClient({
-      url: p.gateway, token: p.relaySecret, caps: ['tab-relay'], scopes: ['operator.read', 'operator.write'],
-      clientId: 'verity-extension', mode: 'relay', displayName: 'Verity extension',
-    });
+    // The relay presents its pairing's relay secret (not the operator credential): only it may relay.
+    if (!p.relaySecret) {
+      this.needs(
+        'gateway',
+        `this pairing has no relay secret (made by an older Verity). Pair again: open the link \`verity start\` prints.`,
+      );
+      return;
+    }
+    const client =
+      this.client ??
+      new GatewayClient({
+        url: p.gateway,
+        token: p.relaySecret,
+        caps: ['tab-relay'],
+        scopes: ['operator.read', 'operator.write'],
+        clientId: 'verity-extension',
+        mode: 'relay',
+        displayName: 'Verity extension',
+      });
     if (!this.client) {
       this.client = client;
       client.addEventListener('state', (e) => this.onState(client, p, (e as CustomEvent<StateDetail>).detail));
-      client.on('relay.command', (command) => { void this.runCommand(command); });
+      client.on('relay.command', (command) => {
+        void this.runCommand(command);
+      });
     }
     client.start();
   }
@@ -149,18 +194,29 @@ class TabRelay {
       this.connected = true;
       this.needs('gateway', null);
       if (this.heartbeat) clearInterval(this.heartbeat);
-      this.heartbeat = setInterval(() => { void this.announce(); }, HEARTBEAT_MS);
+      this.heartbeat = setInterval(() => {
+        void this.announce();
+      }, HEARTBEAT_MS);
       void this.reconcile().then(() => this.announce());
       return;
     }
     this.connected = false;
-    if (this.heartbeat) { clearInterval(this.heartbeat); this.heartbeat = null; }
+    if (this.heartbeat) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = null;
+    }
     if (state === 'unauthorized') {
-      this.needs('gateway', `the gateway at ${p.gateway} refused the connection (${error}). Pair again: open the link \`verity start\` prints.`);
+      this.needs(
+        'gateway',
+        `the gateway at ${p.gateway} refused the connection (${error}). Pair again: open the link \`verity start\` prints.`,
+      );
     } else if (state === 'closed' && !this.attention.has('gateway')) {
-      this.needs('gateway', wasConnected
-        ? `lost the gateway at ${p.gateway} (${code}); reconnecting. If \`verity start\` was restarted with a new token, pair again with its link.`
-        : `cannot reach the gateway at ${p.gateway}: is \`verity start\` running? If it is, pair again with the link it prints (the gateway refuses unpaired extensions).`);
+      this.needs(
+        'gateway',
+        wasConnected
+          ? `lost the gateway at ${p.gateway} (${code}); reconnecting. If \`verity start\` was restarted with a new token, pair again with its link.`
+          : `cannot reach the gateway at ${p.gateway}: is \`verity start\` running? If it is, pair again with the link it prints (the gateway refuses unpaired extensions).`,
+      );
     } else void this.badge();
   }
 
@@ -178,7 +234,13 @@ class TabRelay {
   private async announce(): Promise<void> {
     const client = this.client;
     if (!client || !this.connected) return;
-    const tabs = [...this.attached].map(([tabId, a]) => ({ tabId, targetId: a.targetId, attachId: a.attachId, url: a.url, title: a.title }));
+    const tabs = [...this.attached].map(([tabId, a]) => ({
+      tabId,
+      targetId: a.targetId,
+      attachId: a.attachId,
+      url: a.url,
+      title: a.title,
+    }));
     await client.request('relay.tabs', { tabs }).catch(() => {});
   }
 
@@ -194,13 +256,18 @@ class TabRelay {
       const tab = await browser.tabs.get(tabId);
       if (tab.groupId === undefined || tab.groupId < 0) return false;
       return inGroupTitle((await chrome.tabGroups.get(tab.groupId)).title);
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   }
 
   private async attach(tab: Tabs.Tab & { id: number; pendingUrl?: string }): Promise<void> {
     const url = tab.url || tab.pendingUrl || '';
     if (!shareable(url)) {
-      this.needs(`tab-${tab.id}`, `the tab "${tab.title ?? url}" cannot be shared (${url.split(':')[0]}: pages cannot be debugged); take it out of the "${GROUP_TITLE}" group.`);
+      this.needs(
+        `tab-${tab.id}`,
+        `the tab "${tab.title ?? url}" cannot be shared (${url.split(':')[0]}: pages cannot be debugged); take it out of the "${GROUP_TITLE}" group.`,
+      );
       return;
     }
     if (!(await this.inVerityGroup(tab.id))) return; // consent, checked right before attaching
@@ -208,13 +275,23 @@ class TabRelay {
       await chrome.debugger.attach({ tabId: tab.id }, '1.3');
     } catch (e) {
       if (!/already attached/i.test(messageOf(e))) {
-        this.needs(`tab-${tab.id}`, `could not attach to the tab "${tab.title ?? url}": ${messageOf(e)}. Close DevTools or other debuggers on it, or take it out of the group and back in.`);
+        this.needs(
+          `tab-${tab.id}`,
+          `could not attach to the tab "${tab.title ?? url}": ${messageOf(e)}. Close DevTools or other debuggers on it, or take it out of the group and back in.`,
+        );
         return;
       }
     }
     try {
-      const { targetInfo } = await chrome.debugger.sendCommand({ tabId: tab.id }, 'Target.getTargetInfo') as { targetInfo: { targetId: string; url: string; title: string } };
-      this.attached.set(tab.id, { targetId: targetInfo.targetId, attachId: ++this.attachSeq, url: targetInfo.url, title: targetInfo.title });
+      const { targetInfo } = (await chrome.debugger.sendCommand({ tabId: tab.id }, 'Target.getTargetInfo')) as {
+        targetInfo: { targetId: string; url: string; title: string };
+      };
+      this.attached.set(tab.id, {
+        targetId: targetInfo.targetId,
+        attachId: ++this.attachSeq,
+        url: targetInfo.url,
+        title: targetInfo.title,
+      });
       this.needs(`tab-${tab.id}`, null);
     } catch (e) {
       this.needs(`tab-${tab.id}`, `attached to "${tab.title ?? url}" but could not read it: ${messageOf(e)}`);
@@ -229,29 +306,56 @@ class TabRelay {
 
   /** Makes the attached set equal the tabs of the "Verity" group(s), then tells the gateway. Serialized. */
   reconcile(): Promise<void> {
-    this.reconciling = this.reconciling.then(() => this.reconcileNow(), () => this.reconcileNow());
+    this.reconciling = this.reconciling.then(
+      () => this.reconcileNow(),
+      () => this.reconcileNow(),
+    );
     return this.reconciling;
   }
 
   private async reconcileNow(): Promise<void> {
     await this.restored;
     const groups = await this.verityGroupIds();
-    const tabs = groups.size ? (await browser.tabs.query({})).filter((t) => t.id !== undefined && t.groupId !== undefined && groups.has(t.groupId)) : [];
+    const tabs = groups.size
+      ? (await browser.tabs.query({})).filter(
+          (t) => t.id !== undefined && t.groupId !== undefined && groups.has(t.groupId),
+        )
+      : [];
     const want = new Map(tabs.map((t) => [t.id!, t as Tabs.Tab & { id: number }]));
     let changed = false;
     // The debugger can go away without an onDetach (detached by this extension's own code, or while the
     // worker slept): a tab whose debugger is no longer attached is attached again (a new attachId, so the
     // gateway starts a fresh page session for it).
-    const live = new Set((await chrome.debugger.getTargets()).filter((t) => t.attached && t.tabId !== undefined).map((t) => t.tabId));
-    for (const [tabId, a] of [...this.attached]) if (!a.stale && want.has(tabId) && !live.has(tabId)) { this.attached.delete(tabId); changed = true; }
-    for (const tabId of [...this.attached.keys()]) if (!want.has(tabId)) { await this.detach(tabId); changed = true; }
+    const live = new Set(
+      (await chrome.debugger.getTargets()).filter((t) => t.attached && t.tabId !== undefined).map((t) => t.tabId),
+    );
+    for (const [tabId, a] of [...this.attached])
+      if (!a.stale && want.has(tabId) && !live.has(tabId)) {
+        this.attached.delete(tabId);
+        changed = true;
+      }
+    for (const tabId of [...this.attached.keys()])
+      if (!want.has(tabId)) {
+        await this.detach(tabId);
+        changed = true;
+      }
     for (const [tabId, tab] of want) {
       // Known from before a worker restart: attach again (attach() accepts a debugger still attached).
-      if (this.attached.get(tabId)?.stale) { this.attached.delete(tabId); changed = true; }
+      if (this.attached.get(tabId)?.stale) {
+        this.attached.delete(tabId);
+        changed = true;
+      }
       const a = this.attached.get(tabId);
-      if (!a) { await this.attach(tab); changed = true; } else { a.url = tab.url ?? ''; a.title = tab.title ?? ''; }
+      if (!a) {
+        await this.attach(tab);
+        changed = true;
+      } else {
+        a.url = tab.url ?? '';
+        a.title = tab.title ?? '';
+      }
     }
-    for (const topic of [...this.attention.keys()]) if (topic.startsWith('tab-') && !want.has(Number(topic.slice(4)))) this.attention.delete(topic);
+    for (const topic of [...this.attention.keys()])
+      if (topic.startsWith('tab-') && !want.has(Number(topic.slice(4)))) this.attention.delete(topic);
     await this.persist();
     if (changed || this.connected) await this.announce();
     void this.badge();
@@ -264,7 +368,9 @@ class TabRelay {
     if (typeof id !== 'string' || this.done.has(id)) return; // at most once
     this.done.add(id);
     if (this.done.size > MAX_DONE_IDS) this.done.delete(this.done.values().next().value!);
-    const answer = (body: { result: unknown } | { error: string; code?: 'not_delivered' }) => { this.client?.notify('relay.result', { id, ...body }); };
+    const answer = (body: { result: unknown } | { error: string; code?: 'not_delivered' }) => {
+      this.client?.notify('relay.result', { id, ...body });
+    };
     const entry = [...this.attached].find(([, a]) => a.targetId === targetId);
     if (!entry) return answer({ error: `tab ${targetId} is not shared (it is not in the "${GROUP_TITLE}" tab group)` });
     const [tabId] = entry;
@@ -283,7 +389,10 @@ class TabRelay {
       const message = messageOf(e);
       if (/not attached/i.test(message)) {
         // Never reached the page: refused (not resent); the tab is attached again while it stays in the group.
-        answer({ error: `the debugger was detached from tab ${targetId}, so ${method} was not delivered; it is being re-attached (${message})`, code: 'not_delivered' });
+        answer({
+          error: `the debugger was detached from tab ${targetId}, so ${method} was not delivered; it is being re-attached (${message})`,
+          code: 'not_delivered',
+        });
         this.attached.delete(tabId);
         void this.reconcile();
       } else answer({ error: message });
@@ -295,7 +404,12 @@ class TabRelay {
     if (!a || !this.connected || !this.client) return;
     const frame = (params as { frame?: { parentId?: string; url: string } } | undefined)?.frame;
     if (method === 'Page.frameNavigated' && frame && !frame.parentId) a.url = frame.url;
-    this.client.notify('relay.event', { targetId: a.targetId, ...(source.sessionId ? { sessionId: source.sessionId } : {}), method, ...(params !== undefined ? { params } : {}) });
+    this.client.notify('relay.event', {
+      targetId: a.targetId,
+      ...(source.sessionId ? { sessionId: source.sessionId } : {}),
+      method,
+      ...(params !== undefined ? { params } : {}),
+    });
   }
 
   /** The debugger left a shared tab: banner dismissed → sharing revoked; anything else → attached again. */
@@ -313,10 +427,14 @@ class TabRelay {
     }
     // Navigation or a renderer swap: re-attach while the tab stays in the group (a few tries).
     let tries = 0;
-    const retry = () => setTimeout(async () => {
-      await this.reconcile();
-      if (!this.attached.has(tabId) && (await this.inVerityGroup(tabId)) && ++tries < 5) retry();
-    }, 200 * (tries + 1));
+    const retry = () =>
+      setTimeout(
+        async () => {
+          await this.reconcile();
+          if (!this.attached.has(tabId) && (await this.inVerityGroup(tabId)) && ++tries < 5) retry();
+        },
+        200 * (tries + 1),
+      );
     retry();
   }
 
@@ -328,7 +446,9 @@ class TabRelay {
     void this.badge();
   }
 
-  isAttached(tabId: number): boolean { return this.attached.has(tabId); }
+  isAttached(tabId: number): boolean {
+    return this.attached.has(tabId);
+  }
 
   // ---- menu: share a tab (adds it to the "Verity" group, made if needed) ----
 
@@ -362,27 +482,53 @@ const relay = new TabRelay();
 // ---- what makes the shared set change ----
 
 chrome.debugger.onEvent.addListener((source, method, params) => relay.onDebuggerEvent(source, method, params));
-chrome.debugger.onDetach.addListener((source, reason) => { void relay.onDetach(source, reason); });
+chrome.debugger.onDetach.addListener((source, reason) => {
+  void relay.onDetach(source, reason);
+});
 browser.tabs.onUpdated.addListener((tabId, change) => {
-  if (change.groupId !== undefined || relay.isAttached(tabId) && (change.url !== undefined || change.status === 'complete')) void relay.reconcile();
+  if (
+    change.groupId !== undefined ||
+    (relay.isAttached(tabId) && (change.url !== undefined || change.status === 'complete'))
+  )
+    void relay.reconcile();
 });
 browser.tabs.onRemoved.addListener((tabId) => relay.onTabRemoved(tabId));
-browser.tabs.onAttached.addListener(() => { void relay.reconcile(); });
-chrome.tabGroups.onCreated.addListener(() => { void relay.reconcile(); });
-chrome.tabGroups.onUpdated.addListener(() => { void relay.reconcile(); });
-chrome.tabGroups.onRemoved.addListener(() => { void relay.reconcile(); });
-browser.contextMenus.onClicked.addListener((info, tab) => { void relay.onMenuClicked(info, tab); });
+browser.tabs.onAttached.addListener(() => {
+  void relay.reconcile();
+});
+chrome.tabGroups.onCreated.addListener(() => {
+  void relay.reconcile();
+});
+chrome.tabGroups.onUpdated.addListener(() => {
+  void relay.reconcile();
+});
+chrome.tabGroups.onRemoved.addListener(() => {
+  void relay.reconcile();
+});
+browser.contextMenus.onClicked.addListener((info, tab) => {
+  void relay.onMenuClicked(info, tab);
+});
 
 // ---- lifecycle ----
 
 browser.runtime.onInstalled.addListener(() => {
   void browser.contextMenus.removeAll().then(() => {
-    browser.contextMenus.create({ id: 'verity-share', title: 'Share this tab with Verity', contexts: ['page', 'action'] });
-    browser.contextMenus.create({ id: 'verity-unshare', title: 'Stop sharing this tab with Verity', contexts: ['page', 'action'] });
+    browser.contextMenus.create({
+      id: 'verity-share',
+      title: 'Share this tab with Verity',
+      contexts: ['page', 'action'],
+    });
+    browser.contextMenus.create({
+      id: 'verity-unshare',
+      title: 'Stop sharing this tab with Verity',
+      contexts: ['page', 'action'],
+    });
   });
   chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => {});
 });
-browser.runtime.onStartup.addListener(() => { void relay.connect(); });
+browser.runtime.onStartup.addListener(() => {
+  void relay.connect();
+});
 
 void browser.alarms.create('verity-keepalive', { periodInMinutes: 0.5 });
 browser.alarms.onAlarm.addListener((alarm) => {
@@ -398,7 +544,10 @@ browser.storage.onChanged.addListener((changes, area) => {
 // Extension pages talk to the worker: the pairing page says it paired, and asks for the status it shows.
 browser.runtime.onMessage.addListener((message: unknown) => {
   const type = (message as Partial<WorkerMessage> | null)?.type;
-  if (type === 'paired') { relay.reconnectNow(); return Promise.resolve({ ok: true }); }
+  if (type === 'paired') {
+    relay.reconnectNow();
+    return Promise.resolve({ ok: true });
+  }
   if (type === 'status') return relay.status();
   return undefined;
 });

@@ -3,9 +3,21 @@
 import type { SharedTab } from '../../server/gateway/protocol.js';
 
 /** What the pairing page keeps in storage.local (key `pairing`); the Control UI hosted here reads it too. */
-export interface Pairing { gateway: string; token: string; relaySecret?: string; pairingId?: string; pairedAt?: string }
+export interface Pairing {
+  gateway: string;
+  token: string;
+  relaySecret?: string;
+  pairingId?: string;
+  pairedAt?: string;
+}
 
 export type WorkerMessage = { type: 'paired' } | { type: 'status' };
 
 /** The worker's answer to `status`. */
-export interface WorkerStatus { paired: boolean; gateway: string | null; connected: boolean; shared: SharedTab[]; attention: string[] }
+export interface WorkerStatus {
+  paired: boolean;
+  gateway: string | null;
+  connected: boolean;
+  shared: SharedTab[];
+  attention: string[];
+}

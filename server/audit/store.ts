@@ -8,12 +8,28 @@
 // and rewrite it to disk). The index (id, time, session, tool, verdict, where the line is) is rebuilt
 // from the segments at start: one sequential read, and the files stay the only truth.
 import { EventEmitter } from 'node:events';
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export type AuditKind = 'call' | 'approval' | 'brake' | 'operator_input';
 
-export interface AuditEvidence { kind: string; expected?: unknown; observed?: unknown; detail?: string }
+export interface AuditEvidence {
+  kind: string;
+  expected?: unknown;
+  observed?: unknown;
+  detail?: string;
+}
 
 export interface AuditEntry {
   id: number;
@@ -48,20 +64,48 @@ export interface AuditEntry {
 export type AuditInput = Omit<AuditEntry, 'id' | 'at'> & { at?: string };
 
 export interface AuditQuery {
-  sessionKey?: string; tool?: string; verdict?: string; kind?: AuditKind; text?: string;
+  sessionKey?: string;
+  tool?: string;
+  verdict?: string;
+  kind?: AuditKind;
+  text?: string;
   /** ISO times or epoch ms: entries at or after `from`, before `to`. */
-  from?: number; to?: number;
+  from?: number;
+  to?: number;
   /** Page back: only entries with an id below this. */
   before?: number;
   limit?: number;
 }
 
-export interface AuditPage { entries: AuditEntry[]; next_before: number | null; total: number }
+export interface AuditPage {
+  entries: AuditEntry[];
+  next_before: number | null;
+  total: number;
+}
 
-export interface Retention { maxAgeMs: number; maxBytes: number }
+export interface Retention {
+  maxAgeMs: number;
+  maxBytes: number;
+}
 
-interface Row { id: number; atMs: number; kind: AuditKind; sessionKey: string; tool: string; verdict: string; seg: Segment; offset: number; length: number }
-interface Segment { file: string; firstId: number; bytes: number; lastAtMs: number; rows: number }
+interface Row {
+  id: number;
+  atMs: number;
+  kind: AuditKind;
+  sessionKey: string;
+  tool: string;
+  verdict: string;
+  seg: Segment;
+  offset: number;
+  length: number;
+}
+interface Segment {
+  file: string;
+  firstId: number;
+  bytes: number;
+  lastAtMs: number;
+  rows: number;
+}
 
 /** Values a line carries whole up to this; longer strings are cut (a type_text of a book, a page's text). */
 const STRING_MAX = 4000;
@@ -85,7 +129,10 @@ export class AuditStore extends EventEmitter {
   private sweepTimer: NodeJS.Timeout | null = null;
 
   /** `dir` null: a bounded in-memory trail (a `verity mcp` with no gateway); otherwise durable. */
-  constructor(readonly dir: string | null, readonly retention: Retention = { maxAgeMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 }) {
+  constructor(
+    readonly dir: string | null,
+    readonly retention: Retention = { maxAgeMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 },
+  ) {
     super();
     this.segmentBytes = Math.max(64 * 1024, Math.min(16 * 1024 * 1024, Math.floor(retention.maxBytes / 8)));
     if (!dir) return;
@@ -104,15 +151,41 @@ export class AuditStore extends EventEmitter {
     const atMs = Date.parse(entry.at);
     if (!this.dir) {
       this.memory.set(entry.id, line);
-      this.rows.push({ id: entry.id, atMs, kind: entry.kind, sessionKey: entry.sessionKey, tool: entry.tool, verdict: entry.verdict, seg: MEMORY_SEGMENT, offset: 0, length });
-      if (this.rows.length > MEMORY_ROWS + 500) for (const row of this.rows.splice(0, this.rows.length - MEMORY_ROWS)) this.memory.delete(row.id);
+      this.rows.push({
+        id: entry.id,
+        atMs,
+        kind: entry.kind,
+        sessionKey: entry.sessionKey,
+        tool: entry.tool,
+        verdict: entry.verdict,
+        seg: MEMORY_SEGMENT,
+        offset: 0,
+        length,
+      });
+      if (this.rows.length > MEMORY_ROWS + 500)
+        for (const row of this.rows.splice(0, this.rows.length - MEMORY_ROWS)) this.memory.delete(row.id);
     } else {
       let seg = this.segments.at(-1);
       if (!seg || seg.bytes >= this.segmentBytes) seg = this.roll(entry.id);
-      this.rows.push({ id: entry.id, atMs, kind: entry.kind, sessionKey: entry.sessionKey, tool: entry.tool, verdict: entry.verdict, seg, offset: seg.bytes, length });
-      seg.bytes += length; seg.lastAtMs = atMs; seg.rows++;
+      this.rows.push({
+        id: entry.id,
+        atMs,
+        kind: entry.kind,
+        sessionKey: entry.sessionKey,
+        tool: entry.tool,
+        verdict: entry.verdict,
+        seg,
+        offset: seg.bytes,
+        length,
+      });
+      seg.bytes += length;
+      seg.lastAtMs = atMs;
+      seg.rows++;
       this.buffer.push(line);
-      if (!this.flushScheduled) { this.flushScheduled = true; setImmediate(() => this.flush()); }
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     }
     this.emit('entry', entry);
     return entry;
@@ -132,7 +205,11 @@ export class AuditStore extends EventEmitter {
       let chunk = '';
       while (i < lines.length && this.rows[start + i].seg === seg) chunk += lines[i++];
       // A full disk must not take the gateway down: the failure is said once per flush, on stderr.
-      try { appendFileSync(join(this.dir, seg.file), chunk, { mode: 0o600 }); } catch (e) { process.stderr.write(`verity: the audit trail could not be written to ${this.dir}: ${(e as Error).message}\n`); }
+      try {
+        appendFileSync(join(this.dir, seg.file), chunk, { mode: 0o600 });
+      } catch (e) {
+        process.stderr.write(`verity: the audit trail could not be written to ${this.dir}: ${(e as Error).message}\n`);
+      }
     }
   }
 
@@ -157,7 +234,10 @@ export class AuditStore extends EventEmitter {
     let i = q.before !== undefined ? this.indexBelow(q.before) : this.rows.length - 1;
     for (; i >= 0; i--) {
       const row = this.rows[i];
-      if (q.from !== undefined && row.atMs < q.from) { i = -1; break; } // rows are in time order: nothing older matches
+      if (q.from !== undefined && row.atMs < q.from) {
+        i = -1;
+        break;
+      } // rows are in time order: nothing older matches
       if (q.to !== undefined && row.atMs >= q.to) continue;
       if (q.sessionKey && row.sessionKey !== q.sessionKey) continue;
       if (q.tool && row.tool !== q.tool) continue;
@@ -170,7 +250,10 @@ export class AuditStore extends EventEmitter {
       }
       const entry = this.read(row);
       if (entry) entries.push(entry);
-      if (entries.length >= limit) { i--; break; }
+      if (entries.length >= limit) {
+        i--;
+        break;
+      }
     }
     return { entries, next_before: i >= 0 ? this.rows[i].id + 1 : null, total: this.rows.length };
   }
@@ -193,13 +276,21 @@ export class AuditStore extends EventEmitter {
     const seen = new Map<string, { entries: number; lastMs: number }>();
     for (const row of this.rows) {
       const s = seen.get(row.sessionKey);
-      if (s) { s.entries++; s.lastMs = row.atMs; } else seen.set(row.sessionKey, { entries: 1, lastMs: row.atMs });
+      if (s) {
+        s.entries++;
+        s.lastMs = row.atMs;
+      } else seen.set(row.sessionKey, { entries: 1, lastMs: row.atMs });
     }
-    return [...seen].sort((a, b) => b[1].lastMs - a[1].lastMs).slice(0, 1000).map(([sessionKey, s]) => ({ sessionKey, entries: s.entries, last: new Date(s.lastMs).toISOString() }));
+    return [...seen]
+      .sort((a, b) => b[1].lastMs - a[1].lastMs)
+      .slice(0, 1000)
+      .map(([sessionKey, s]) => ({ sessionKey, entries: s.entries, last: new Date(s.lastMs).toISOString() }));
   }
 
   /** The folder's size in bytes (segments), for the retention and the operator. */
-  get bytes(): number { return this.segments.reduce((n, s) => n + s.bytes, 0); }
+  get bytes(): number {
+    return this.segments.reduce((n, s) => n + s.bytes, 0);
+  }
 
   /** Deletes segments older than the age bound, then the oldest while over the size bound (never the one being written). */
   sweep(now = Date.now()): void {
@@ -210,7 +301,11 @@ export class AuditStore extends EventEmitter {
       const oldest = this.segments[0];
       const tooOld = now - oldest.lastAtMs > this.retention.maxAgeMs;
       if (!tooOld && total <= this.retention.maxBytes) break;
-      try { unlinkSync(join(this.dir, oldest.file)); } catch { /* already gone */ }
+      try {
+        unlinkSync(join(this.dir, oldest.file));
+      } catch {
+        /* already gone */
+      }
       this.segments.shift();
       total -= oldest.bytes;
       this.rows.splice(0, oldest.rows);
@@ -218,24 +313,42 @@ export class AuditStore extends EventEmitter {
     // The one being written is dropped too once everything in it is past the age bound.
     const last = this.segments.at(-1);
     if (last && now - last.lastAtMs > this.retention.maxAgeMs) {
-      try { unlinkSync(join(this.dir, last.file)); } catch { /* already gone */ }
+      try {
+        unlinkSync(join(this.dir, last.file));
+      } catch {
+        /* already gone */
+      }
       this.segments.pop();
       this.rows.length = 0;
     }
   }
 
   private roll(firstId: number): Segment {
-    const seg: Segment = { file: `audit-${String(firstId).padStart(12, '0')}.jsonl`, firstId, bytes: 0, lastAtMs: Date.now(), rows: 0 };
+    const seg: Segment = {
+      file: `audit-${String(firstId).padStart(12, '0')}.jsonl`,
+      firstId,
+      bytes: 0,
+      lastAtMs: Date.now(),
+      rows: 0,
+    };
     this.segments.push(seg);
     return seg;
   }
 
   private load(): void {
-    const files = readdirSync(this.dir!).filter((f) => /^audit-\d{12}\.jsonl$/.test(f)).sort();
+    const files = readdirSync(this.dir!)
+      .filter((f) => /^audit-\d{12}\.jsonl$/.test(f))
+      .sort();
     for (const file of files) {
       const path = join(this.dir!, file);
       const data = readFileSync(path);
-      const seg: Segment = { file, firstId: Number(file.slice(6, 18)), bytes: data.length, lastAtMs: statSync(path).mtimeMs, rows: 0 };
+      const seg: Segment = {
+        file,
+        firstId: Number(file.slice(6, 18)),
+        bytes: data.length,
+        lastAtMs: statSync(path).mtimeMs,
+        rows: 0,
+      };
       let offset = 0;
       while (offset < data.length) {
         let end = data.indexOf(10, offset);
@@ -245,11 +358,24 @@ export class AuditStore extends EventEmitter {
           const e = JSON.parse(data.subarray(offset, end).toString('utf8')) as AuditEntry;
           if (typeof e.id === 'number' && e.id >= this.nextId) {
             const atMs = Date.parse(e.at);
-            this.rows.push({ id: e.id, atMs, kind: e.kind, sessionKey: e.sessionKey, tool: e.tool, verdict: e.verdict, seg, offset, length });
-            seg.rows++; seg.lastAtMs = atMs;
+            this.rows.push({
+              id: e.id,
+              atMs,
+              kind: e.kind,
+              sessionKey: e.sessionKey,
+              tool: e.tool,
+              verdict: e.verdict,
+              seg,
+              offset,
+              length,
+            });
+            seg.rows++;
+            seg.lastAtMs = atMs;
             this.nextId = e.id + 1;
           }
-        } catch { /* not a whole line */ }
+        } catch {
+          /* not a whole line */
+        }
         offset = end + 1;
       }
       this.segments.push(seg);
@@ -260,10 +386,15 @@ export class AuditStore extends EventEmitter {
   }
 
   private indexBelow(id: number): number {
-    let lo = 0, hi = this.rows.length - 1, found = -1;
+    let lo = 0,
+      hi = this.rows.length - 1,
+      found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (this.rows[mid].id < id) { found = mid; lo = mid + 1; } else hi = mid - 1;
+      if (this.rows[mid].id < id) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
     return found;
   }
@@ -282,13 +413,19 @@ export class AuditStore extends EventEmitter {
       const buf = Buffer.alloc(row.length);
       readSync(fd, buf, 0, row.length, row.offset);
       return buf.toString('utf8');
-    } finally { closeSync(fd); }
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private read(row: Row): AuditEntry | null {
     const line = this.readLine(row);
     if (!line) return null;
-    try { return JSON.parse(line) as AuditEntry; } catch { return null; }
+    try {
+      return JSON.parse(line) as AuditEntry;
+    } catch {
+      return null;
+    }
   }
 }
 
@@ -302,7 +439,13 @@ function compact(entry: AuditEntry): AuditEntry {
     const json = JSON.stringify(out.result) ?? '';
     if (json.length > RESULT_MAX) {
       const r = out.result as Record<string, unknown>;
-      out.result = { truncated: true, bytes: json.length, ...(r && typeof r === 'object' ? pick(r, ['status', 'refusal', 'effect', 'method', 'target', 'route', 'observed', 'evidence']) : {}) };
+      out.result = {
+        truncated: true,
+        bytes: json.length,
+        ...(r && typeof r === 'object'
+          ? pick(r, ['status', 'refusal', 'effect', 'method', 'target', 'route', 'observed', 'evidence'])
+          : {}),
+      };
     }
     out.result = cut(out.result);
   }
@@ -315,7 +458,8 @@ function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknow
 }
 
 function cut(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.length > STRING_MAX ? `${value.slice(0, STRING_MAX)}… (${value.length} chars in all)` : value;
+  if (typeof value === 'string')
+    return value.length > STRING_MAX ? `${value.slice(0, STRING_MAX)}… (${value.length} chars in all)` : value;
   if (!value || typeof value !== 'object' || depth > 12) return value;
   if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1)]));

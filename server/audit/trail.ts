@@ -12,7 +12,10 @@ import type { AuditEntry, AuditEvidence, AuditStore } from './store.js';
 import { zip } from './zip.js';
 
 /** `role "name"` for every element token in a call's arguments (run_actions steps too), read before the call runs. */
-export function labelsOf(snapshots: SnapshotRegistry, args: Record<string, unknown>): Record<string, string> | undefined {
+export function labelsOf(
+  snapshots: SnapshotRegistry,
+  args: Record<string, unknown>,
+): Record<string, string> | undefined {
   const tokens = new Set<string>();
   const visit = (value: unknown, depth: number) => {
     if (depth > 4 || !value || typeof value !== 'object') return;
@@ -28,7 +31,9 @@ export function labelsOf(snapshots: SnapshotRegistry, args: Record<string, unkno
     try {
       const { element } = snapshots.resolve(token);
       labels[token] = element.label ? `${element.role} ${JSON.stringify(element.label.slice(0, 80))}` : element.role;
-    } catch { /* stale or invalid: the call itself says so */ }
+    } catch {
+      /* stale or invalid: the call itself says so */
+    }
   }
   return Object.keys(labels).length ? labels : undefined;
 }
@@ -41,8 +46,14 @@ export function labelledSummary(args: Record<string, unknown>, labels: Record<st
 }
 
 export interface CallRecord {
-  sessionKey: string; tool: string; args: Record<string, unknown>; reply: Reply; labels?: Record<string, string>;
-  approval?: { id: string; by?: string }; durationMs: number; recording?: AuditEntry['recording'];
+  sessionKey: string;
+  tool: string;
+  args: Record<string, unknown>;
+  reply: Reply;
+  labels?: Record<string, string>;
+  approval?: { id: string; by?: string };
+  durationMs: number;
+  recording?: AuditEntry['recording'];
 }
 
 /** A call's verdict as the log shows it: the effect, `refused`, or `ok`/`failed` for tools that report no effect. */
@@ -56,25 +67,56 @@ export function verdictOf(reply: Reply): string {
 export function noteCall(store: AuditStore, call: CallRecord): AuditEntry {
   const s = call.reply.structured as { evidence?: AuditEvidence[]; refusal?: { code: string; message: string } };
   return store.append({
-    kind: 'call', sessionKey: call.sessionKey, tool: call.tool, verdict: verdictOf(call.reply),
-    summary: labelledSummary(call.args, call.labels), args: call.args, result: call.reply.structured, isError: !!call.reply.isError,
+    kind: 'call',
+    sessionKey: call.sessionKey,
+    tool: call.tool,
+    verdict: verdictOf(call.reply),
+    summary: labelledSummary(call.args, call.labels),
+    args: call.args,
+    result: call.reply.structured,
+    isError: !!call.reply.isError,
     ...(s?.refusal ? { refusal: { code: s.refusal.code, message: s.refusal.message } } : {}),
     ...(Array.isArray(s?.evidence) && s.evidence.length ? { evidence: s.evidence.slice(0, 16) } : {}),
-    ...(call.labels ? { labels: call.labels } : {}), ...(call.approval ? { approval: call.approval } : {}),
-    duration_ms: Math.round(call.durationMs), ...(call.recording ? { recording: call.recording } : {}),
+    ...(call.labels ? { labels: call.labels } : {}),
+    ...(call.approval ? { approval: call.approval } : {}),
+    duration_ms: Math.round(call.durationMs),
+    ...(call.recording ? { recording: call.recording } : {}),
   });
 }
 
 export function noteApprovalRequested(store: AuditStore, r: ApprovalRequest): void {
-  store.append({ kind: 'approval', sessionKey: r.sessionKey, tool: r.tool, verdict: 'requested', summary: labelledSummary(r.arguments, r.labels), args: r.arguments, approval: { id: r.id }, ...(r.labels ? { labels: r.labels } : {}) });
+  store.append({
+    kind: 'approval',
+    sessionKey: r.sessionKey,
+    tool: r.tool,
+    verdict: 'requested',
+    summary: labelledSummary(r.arguments, r.labels),
+    args: r.arguments,
+    approval: { id: r.id },
+    ...(r.labels ? { labels: r.labels } : {}),
+  });
 }
 
 export function noteApprovalResolved(store: AuditStore, o: ApprovalOutcome): void {
-  const verdict = o.reason === 'timeout' ? 'timed_out' : o.reason === 'cancelled' ? 'cancelled' : o.approved ? 'approved' : 'denied';
-  store.append({ kind: 'approval', sessionKey: o.sessionKey, tool: o.tool, verdict, summary: `${o.id} ${verdict}${o.by ? ` by ${o.by}` : ''}`, approval: { id: o.id, ...(o.by ? { by: o.by } : {}) }, ...(o.by ? { by: o.by } : {}) });
+  const verdict =
+    o.reason === 'timeout' ? 'timed_out' : o.reason === 'cancelled' ? 'cancelled' : o.approved ? 'approved' : 'denied';
+  store.append({
+    kind: 'approval',
+    sessionKey: o.sessionKey,
+    tool: o.tool,
+    verdict,
+    summary: `${o.id} ${verdict}${o.by ? ` by ${o.by}` : ''}`,
+    approval: { id: o.id, ...(o.by ? { by: o.by } : {}) },
+    ...(o.by ? { by: o.by } : {}),
+  });
 }
 
-export function noteBrake(store: AuditStore, sessionKey: string, verb: 'stop' | 'pause' | 'resume' | 'end', by: string): void {
+export function noteBrake(
+  store: AuditStore,
+  sessionKey: string,
+  verb: 'stop' | 'pause' | 'resume' | 'end',
+  by: string,
+): void {
   const verdict = { stop: 'stopped', pause: 'paused', resume: 'resumed', end: 'ended' }[verb];
   store.append({ kind: 'brake', sessionKey, tool: verb, verdict, summary: `${verdict} by ${by}`, by });
 }
@@ -83,9 +125,22 @@ export function noteBrake(store: AuditStore, sessionKey: string, verb: 'stop' | 
  * The operator's own input in the browser panel (a click, a key, text, a wheel): logged like an agent's
  * call, under the session whose tab it went to. The browser panel's owner calls this for every input.
  */
-export function noteOperatorInput(store: AuditStore, sessionKey: string, input: { tab_id: string; type: string; x?: number; y?: number; key?: string; text?: string; deltaY?: number }, by: string): void {
+export function noteOperatorInput(
+  store: AuditStore,
+  sessionKey: string,
+  input: { tab_id: string; type: string; x?: number; y?: number; key?: string; text?: string; deltaY?: number },
+  by: string,
+): void {
   const { tab_id, ...rest } = input;
-  store.append({ kind: 'operator_input', sessionKey, tool: 'browser.input', verdict: 'input', summary: `${input.type} ${summarizeArgs(rest)} on ${tab_id}`.trim(), args: input, by });
+  store.append({
+    kind: 'operator_input',
+    sessionKey,
+    tool: 'browser.input',
+    verdict: 'input',
+    summary: `${input.type} ${summarizeArgs(rest)} on ${tab_id}`.trim(),
+    args: input,
+    by,
+  });
 }
 
 /** A recording step's image, read only from under the recordings root (the entry's folder is not trusted blindly). */
@@ -95,7 +150,11 @@ export function recordingImage(entry: AuditEntry, which: 'before' | 'after'): Bu
   const root = recordingsRoot();
   const path = resolve(entry.recording.dir, basename(file));
   if (!path.startsWith(root + sep)) return null;
-  try { return readFileSync(path); } catch { return null; }
+  try {
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -103,15 +162,31 @@ export function recordingImage(entry: AuditEntry, which: 'before' | 'after'): Bu
  * call ({event, step, tool, args, result, isError, screenshots, at} plus verdict, labels, approval), the
  * approvals, the brake and operator input as their own events, and an end line.
  */
-export function exportJsonl(entries: AuditEntry[], sessionKey: string, imageNames?: Map<number, { before?: string; after?: string }>): string {
-  const lines: unknown[] = [{ event: 'start', session: sessionKey, at: entries[0]?.at ?? new Date().toISOString(), source: 'audit' }];
+export function exportJsonl(
+  entries: AuditEntry[],
+  sessionKey: string,
+  imageNames?: Map<number, { before?: string; after?: string }>,
+): string {
+  const lines: unknown[] = [
+    { event: 'start', session: sessionKey, at: entries[0]?.at ?? new Date().toISOString(), source: 'audit' },
+  ];
   let step = 0;
   for (const e of entries) {
     if (e.kind === 'call') {
       lines.push({
-        event: 'action', step: ++step, tool: e.tool, args: e.args ?? {}, result: e.result ?? null, isError: !!e.isError,
-        screenshots: imageNames?.get(e.id) ?? {}, at: e.at, verdict: e.verdict, audit_id: e.id,
-        ...(e.labels ? { labels: e.labels } : {}), ...(e.approval ? { approval: e.approval } : {}), ...(e.duration_ms !== undefined ? { duration_ms: e.duration_ms } : {}),
+        event: 'action',
+        step: ++step,
+        tool: e.tool,
+        args: e.args ?? {},
+        result: e.result ?? null,
+        isError: !!e.isError,
+        screenshots: imageNames?.get(e.id) ?? {},
+        at: e.at,
+        verdict: e.verdict,
+        audit_id: e.id,
+        ...(e.labels ? { labels: e.labels } : {}),
+        ...(e.approval ? { approval: e.approval } : {}),
+        ...(e.duration_ms !== undefined ? { duration_ms: e.duration_ms } : {}),
       });
     } else {
       const { kind, ...rest } = e;

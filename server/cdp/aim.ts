@@ -16,9 +16,21 @@ import type { Frame, Tab } from './tab.js';
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
 
 /** What every part of the route works with: the browser, and the watch on what else an action causes. */
-export interface CdpRoute { readonly host: BrowserHost; readonly sideEffects: SideEffectWatch }
+export interface CdpRoute {
+  readonly host: BrowserHost;
+  readonly sideEffects: SideEffectWatch;
+}
 
-export interface PointTarget { tab: Tab; frame: Frame; x: number; y: number; target: string; href?: string; snapshotId: string | null; local: number }
+export interface PointTarget {
+  tab: Tab;
+  frame: Frame;
+  x: number;
+  y: number;
+  target: string;
+  href?: string;
+  snapshotId: string | null;
+  local: number;
+}
 
 export function tabOf(route: CdpRoute, target: ResolvedTarget): Promise<Tab> {
   return route.host.findTab(target.key);
@@ -30,20 +42,29 @@ export function tabOf(route: CdpRoute, target: ResolvedTarget): Promise<Tab> {
  * listening after the action, for input that commonly opens tabs or starts downloads (clicks, keys,
  * drops); typing, set_value and scrolling report what arrived during the action and add no wait.
  */
-export async function withSideEffects(route: CdpRoute, target: ResolvedTarget, run: () => Promise<ActionResult>, settleMs = 0): Promise<ActionResult> {
+export async function withSideEffects(
+  route: CdpRoute,
+  target: ResolvedTarget,
+  run: () => Promise<ActionResult>,
+  settleMs = 0,
+): Promise<ActionResult> {
   const watch = await route.sideEffects.begin(target.key);
   let r: ActionResult | undefined;
   try {
     r = await run();
   } finally {
-    const dialog = target.kind === 'tab' ? (await route.host.findTab(target.key).catch(() => null))?.dialog ?? null : null;
+    const dialog =
+      target.kind === 'tab' ? ((await route.host.findTab(target.key).catch(() => null))?.dialog ?? null) : null;
     const effects = await watch.end(r ? dialog : null, settleMs);
     // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
     for (const e of effects) {
       if (e.kind !== 'tab_opened') continue;
       for (let i = 0; i < 20; i++) {
         const tab = await route.host.findTab(e.tab_id).catch(() => null);
-        if (tab) { if (!e.url) e.url = tab.page.url(); break; }
+        if (tab) {
+          if (!e.url) e.url = tab.page.url();
+          break;
+        }
         await new Promise((res) => setTimeout(res, 100));
       }
     }
@@ -60,12 +81,22 @@ export async function aim(tab: Tab, target: ResolvedTarget, watchTypes: string[]
     const aimed = await tab.call(frame, 'pointFor', target.element.snapshotId, ref.local, watchTypes);
     if (aimed.refusal) throw aimRefusal(aimed, { tab, frame, snapshotId: target.element.snapshotId });
     const origin = await tab.frameOrigin(frame, frames);
-    return { tab, frame, x: origin.x + aimed.x, y: origin.y + aimed.y, target: aimed.target, href: aimed.href, snapshotId: target.element.snapshotId, local: ref.local };
+    return {
+      tab,
+      frame,
+      x: origin.x + aimed.x,
+      y: origin.y + aimed.y,
+      target: aimed.target,
+      href: aimed.href,
+      snapshotId: target.element.snapshotId,
+      local: ref.local,
+    };
   }
   if (target.point) {
     const frames = await tab.frames();
     const scale = await scaleOf(tab);
-    const x = target.point.x / scale, y = target.point.y / scale;
+    const x = target.point.x / scale,
+      y = target.point.y / scale;
     const aimed = await tab.call(frames[0], 'watchPoint', x, y, watchTypes);
     return { tab, frame: frames[0], x, y, target: aimed.target, snapshotId: null, local: -1 };
   }
@@ -81,11 +112,14 @@ export async function scaleOf(tab: Tab): Promise<number> {
 /** Presses and releases; stops at 'dialog' when a handler opened one (nothing more is sent then). */
 export async function mouseClick(tab: Tab, x: number, y: number, options: ClickOptions): Promise<'sent' | 'dialog'> {
   const modifiers = options.modifiers.reduce((bits, m) => bits | (MODIFIER_BITS[m.toLowerCase()] ?? 0), 0);
-  const send = (params: Protocol.Input.DispatchMouseEventRequest) => tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
-  if (await send({ type: 'mouseMoved', x, y, modifiers }) === 'dialog') return 'dialog';
+  const send = (params: Protocol.Input.DispatchMouseEventRequest) =>
+    tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
+  if ((await send({ type: 'mouseMoved', x, y, modifiers })) === 'dialog') return 'dialog';
   for (let n = 1; n <= options.count; n++) {
-    if (await send({ type: 'mousePressed', x, y, button: options.button, clickCount: n, modifiers }) === 'dialog') return 'dialog';
-    if (await send({ type: 'mouseReleased', x, y, button: options.button, clickCount: n, modifiers }) === 'dialog') return 'dialog';
+    if ((await send({ type: 'mousePressed', x, y, button: options.button, clickCount: n, modifiers })) === 'dialog')
+      return 'dialog';
+    if ((await send({ type: 'mouseReleased', x, y, button: options.button, clickCount: n, modifiers })) === 'dialog')
+      return 'dialog';
   }
   return 'sent';
 }
@@ -94,24 +128,41 @@ export async function mouseClick(tab: Tab, x: number, y: number, options: ClickO
 export async function focusedFrame(tab: Tab): Promise<Frame> {
   const frames = await tab.frames();
   for (const frame of frames.slice().reverse()) {
-    try { if (await tab.call(frame, 'hasFocus')) return frame; } catch (e) { if (e instanceof Refusal) throw e; }
+    try {
+      if (await tab.call(frame, 'hasFocus')) return frame;
+    } catch (e) {
+      if (e instanceof Refusal) throw e;
+    }
   }
   return frames[0];
 }
 
 export function describeEvents(seen: Pick<Watched, 'target' | 'events'>): string {
   if (seen.events.length === 0) return `no event reached ${seen.target}`;
-  return seen.events.map((e) => `${e.type}${e.trusted ? '' : ' (untrusted)'}${e.onTarget ? ` at ${seen.target}` : ` at ${e.hit}`}${e.prevented ? ' (cancelled)' : ''}`).join(', ');
+  return seen.events
+    .map(
+      (e) =>
+        `${e.type}${e.trusted ? '' : ' (untrusted)'}${e.onTarget ? ` at ${seen.target}` : ` at ${e.hit}`}${e.prevented ? ' (cancelled)' : ''}`,
+    )
+    .join(', ');
 }
 
-export function result(effect: ActionResult['effect'], sw: Stopwatch, evidence: Evidence[], extra: Partial<ActionResult> = {}): ActionResult {
+export function result(
+  effect: ActionResult['effect'],
+  sw: Stopwatch,
+  evidence: Evidence[],
+  extra: Partial<ActionResult> = {},
+): ActionResult {
   return { effect, route: 'dom', delivery: { mode: 'background' }, evidence, timings_ms: sw.timings, ...extra };
 }
 
 /** Input was delivered but a dialog opened before anything could be read back. */
 export function dialogResult(sw: Stopwatch, target: string, what: string): ActionResult {
   sw.lap('verify');
-  return result('unverifiable', sw, [{ kind: 'dialog', detail: `a dialog opened during ${what}` }], { target, escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog, then read the page' } });
+  return result('unverifiable', sw, [{ kind: 'dialog', detail: `a dialog opened during ${what}` }], {
+    target,
+    escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog, then read the page' },
+  });
 }
 
 /** The refusal for an element the page agent would not aim at. */
@@ -122,15 +173,24 @@ export function aimRefusal(aimed: Refused, where?: { tab: Tab; frame: Frame; sna
       // Clients show the model only the text of an error: the cover's role, name and token go into it.
       const c = aimed.covering;
       const token = c && where ? tokenInLatest(where.tab, where.frame, where.snapshotId, c.index) : null;
-      const cover = c ? `${c.role} '${c.name}' (${token ? `element_token ${token}` : 'not listed in the latest snapshot'}; ${aimed.detail})` : aimed.detail;
-      return new Refusal('element_covered', `${aimed.target} is covered by ${cover}; close or scroll away what covers it${token ? ' (e.g. click that token)' : ''}`, {
-        covering_element: aimed.detail,
-        ...(c ? { covering_role: c.role, covering_name: c.name } : {}),
-        ...(token ? { covering_element_token: token } : {}),
-      });
+      const cover = c
+        ? `${c.role} '${c.name}' (${token ? `element_token ${token}` : 'not listed in the latest snapshot'}; ${aimed.detail})`
+        : aimed.detail;
+      return new Refusal(
+        'element_covered',
+        `${aimed.target} is covered by ${cover}; close or scroll away what covers it${token ? ' (e.g. click that token)' : ''}`,
+        {
+          covering_element: aimed.detail,
+          ...(c ? { covering_role: c.role, covering_name: c.name } : {}),
+          ...(token ? { covering_element_token: token } : {}),
+        },
+      );
     }
-    case 'element_disabled': return new Refusal('element_disabled', `${aimed.detail} is disabled`);
-    case 'not_visible': return new Refusal('not_visible', `${aimed.detail} has no visible area to click`);
-    default: return new Refusal('target_not_found', `${aimed.refusal}: ${aimed.detail}`);
+    case 'element_disabled':
+      return new Refusal('element_disabled', `${aimed.detail} is disabled`);
+    case 'not_visible':
+      return new Refusal('not_visible', `${aimed.detail} has no visible area to click`);
+    default:
+      return new Refusal('target_not_found', `${aimed.refusal}: ${aimed.detail}`);
   }
 }

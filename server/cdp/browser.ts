@@ -3,7 +3,13 @@
 // A launched browser is Verity's alone: DevTools over a pipe (no TCP port another local process could
 // drive), the sandbox on unless running as root on Linux, and it ends with the server (see lifetime.ts).
 import { rmSync } from 'node:fs';
-import puppeteer, { type Browser, type BrowserContext, type ConnectionTransport, type Page, type Target } from 'puppeteer-core';
+import puppeteer, {
+  type Browser,
+  type BrowserContext,
+  type ConnectionTransport,
+  type Page,
+  type Target,
+} from 'puppeteer-core';
 import { Refusal, bounded } from '../routing/refusal.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
 import { findBrowser, type Channel } from './discovery.js';
@@ -39,9 +45,17 @@ export interface BrowserOptions {
 }
 
 /** Flags measured to work on this kind of machine (see ARCHITECTURE.md); the sandbox flag is decided apart. */
-export const BASE_FLAGS = ['--disable-gpu', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-default-browser-check', '--disable-dev-shm-usage',
-  '--force-renderer-accessibility', '--window-size=1280,800'];
+export const BASE_FLAGS = [
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-default-browser-check',
+  '--disable-dev-shm-usage',
+  '--force-renderer-accessibility',
+  '--window-size=1280,800',
+];
 
 /** The flags for a Chromium launched by this process (tests launching their own use these too). */
 export const CHROMIUM_FLAGS = [...sandboxArgs(), ...BASE_FLAGS];
@@ -86,9 +100,13 @@ export class BrowserHost {
     this.staleCleaned = this.attached ? Promise.resolve() : cleanStaleProfiles(undefined, options.log).catch(() => {});
   }
 
-  get attached(): boolean { return !!this.options.browserUrl || !!this.options.transport || !!this.options.contextOf; }
+  get attached(): boolean {
+    return !!this.options.browserUrl || !!this.options.transport || !!this.options.contextOf;
+  }
 
-  addPeer(peer: BrowserHost, shared = true): void { this.peers.push({ host: peer, shared }); }
+  addPeer(peer: BrowserHost, shared = true): void {
+    this.peers.push({ host: peer, shared });
+  }
 
   removePeer(peer: BrowserHost): void {
     const at = this.peers.findIndex((p) => p.host === peer);
@@ -96,10 +114,14 @@ export class BrowserHost {
   }
 
   /** The peers whose tabs are given to every session (the extension relay's). */
-  sharedPeers(): BrowserHost[] { return this.peers.filter((p) => p.shared).map((p) => p.host); }
+  sharedPeers(): BrowserHost[] {
+    return this.peers.filter((p) => p.shared).map((p) => p.host);
+  }
 
   /** Whether a tab comes from a shared peer source (a tab the operator shared through the extension). */
-  isShared(tabId: string): boolean { return this.peers.some((p) => p.shared && p.host.byId.has(tabId)); }
+  isShared(tabId: string): boolean {
+    return this.peers.some((p) => p.shared && p.host.byId.has(tabId));
+  }
 
   /** Forgets every tab seen so far, returning their ids: a session's browser that went away took them along. */
   forgetTabs(): string[] {
@@ -118,7 +140,9 @@ export class BrowserHost {
   async get(): Promise<Browser> {
     if (this.options.peersOnly !== undefined) throw new Refusal('unavailable', this.options.peersOnly);
     if (this.running) return this.browser!;
-    this.connecting ??= this.open().finally(() => { this.connecting = null; });
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = null;
+    });
     return this.connecting;
   }
 
@@ -132,7 +156,12 @@ export class BrowserHost {
       browser = await this.options.contextOf.get();
       this.context = await browser.createBrowserContext();
       const context = this.context;
-      const gone = () => { if (this.context === context) { this.context = null; this.browser = null; } };
+      const gone = () => {
+        if (this.context === context) {
+          this.context = null;
+          this.browser = null;
+        }
+      };
       browser.once('disconnected', gone);
       this.forgetContext = () => browser.off('disconnected', gone);
       this.browser = browser;
@@ -140,13 +169,27 @@ export class BrowserHost {
     } else if (this.options.transport) {
       const transport = await this.options.transport();
       // A transport puppeteer could not use is closed here (a pool's browser would otherwise wait for nobody).
-      browser = await puppeteer.connect({ transport, defaultViewport, protocolTimeout: PROTOCOL_TIMEOUT_MS }).catch((e) => { transport.close(); throw e; });
+      browser = await puppeteer
+        .connect({ transport, defaultViewport, protocolTimeout: PROTOCOL_TIMEOUT_MS })
+        .catch((e) => {
+          transport.close();
+          throw e;
+        });
     } else if (this.options.browserUrl) {
       log(`attaching to the browser at ${this.options.browserUrl}`);
       try {
-        browser = await puppeteer.connect({ browserURL: this.options.browserUrl, defaultViewport, acceptInsecureCerts, protocolTimeout: PROTOCOL_TIMEOUT_MS });
+        browser = await puppeteer.connect({
+          browserURL: this.options.browserUrl,
+          defaultViewport,
+          acceptInsecureCerts,
+          protocolTimeout: PROTOCOL_TIMEOUT_MS,
+        });
       } catch (e) {
-        throw new Refusal('unavailable', `could not attach to the browser at ${this.options.browserUrl}: ${(e as Error).message}`, { retryable: true });
+        throw new Refusal(
+          'unavailable',
+          `could not attach to the browser at ${this.options.browserUrl}: ${(e as Error).message}`,
+          { retryable: true },
+        );
       }
     } else {
       const executablePath = findChromium(this.options.chromium, this.options.channel);
@@ -161,30 +204,52 @@ export class BrowserHost {
       const sandbox = sandboxArgs();
       if (sandbox.length && !saidNoSandbox) {
         saidNoSandbox = true;
-        log('running as root: Chromium runs without its sandbox (--no-sandbox); run Verity as a normal user to keep it');
+        log(
+          'running as root: Chromium runs without its sandbox (--no-sandbox); run Verity as a normal user to keep it',
+        );
       }
-      const args = [...sandbox, ...BASE_FLAGS,
-        ...(this.options.proxyServer ? [`--proxy-server=${this.options.proxyServer}`] : []), ...(this.options.browserArgs ?? [])];
+      const args = [
+        ...sandbox,
+        ...BASE_FLAGS,
+        ...(this.options.proxyServer ? [`--proxy-server=${this.options.proxyServer}`] : []),
+        ...(this.options.browserArgs ?? []),
+      ];
       log(`launching ${executablePath} (${headless ? 'headless' : 'headful'})`);
-      browser = await puppeteer.launch({
-        executablePath, headless, defaultViewport, acceptInsecureCerts, args,
-        // The pipe: DevTools on fds 3/4 only, no TCP port for another local process to drive; and
-        // Chromium exits when the pipe closes, i.e. when this process dies however it dies.
-        pipe: true,
-        userDataDir: this.options.userDataDir ?? this.tempProfile!, protocolTimeout: PROTOCOL_TIMEOUT_MS,
-        handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
-      }).catch((e: Error) => {
-        // Where user namespaces are off (some containers), Chromium's sandbox cannot start as a normal user.
-        const hint = !sandbox.length && /sandbox|namespace/i.test(e.message)
-          ? ' (its sandbox could not start here: fix the host\'s user namespaces, or pass --browser-arg --no-sandbox knowing what it turns off)' : '';
-        throw new Refusal('unavailable', `could not launch ${executablePath}${hint}: ${e.message.split('\n').slice(0, 6).join(' ')}`, { retryable: true });
-      });
+      browser = await puppeteer
+        .launch({
+          executablePath,
+          headless,
+          defaultViewport,
+          acceptInsecureCerts,
+          args,
+          // The pipe: DevTools on fds 3/4 only, no TCP port for another local process to drive; and
+          // Chromium exits when the pipe closes, i.e. when this process dies however it dies.
+          pipe: true,
+          userDataDir: this.options.userDataDir ?? this.tempProfile!,
+          protocolTimeout: PROTOCOL_TIMEOUT_MS,
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+        })
+        .catch((e: Error) => {
+          // Where user namespaces are off (some containers), Chromium's sandbox cannot start as a normal user.
+          const hint =
+            !sandbox.length && /sandbox|namespace/i.test(e.message)
+              ? " (its sandbox could not start here: fix the host's user namespaces, or pass --browser-arg --no-sandbox knowing what it turns off)"
+              : '';
+          throw new Refusal(
+            'unavailable',
+            `could not launch ${executablePath}${hint}: ${e.message.split('\n').slice(0, 6).join(' ')}`,
+            { retryable: true },
+          );
+        });
       const child = browser.process();
       // Nobody reads Chromium's output over the pipe transport: drain it, or a full stderr pipe blocks Chromium.
       child?.stdout?.resume();
       child?.stderr?.resume();
       this.launchedPid = child?.pid ?? null;
-      if (this.launchedPid) this.watchdog = startWatchdog(this.launchedPid, this.options.userDataDir ? null : this.tempProfile);
+      if (this.launchedPid)
+        this.watchdog = startWatchdog(this.launchedPid, this.options.userDataDir ? null : this.tempProfile);
     }
     const watchdog = this.watchdog;
     browser.on('disconnected', () => {
@@ -194,7 +259,12 @@ export class BrowserHost {
       // A launched browser we lost the pipe to is of no more use: make sure it is gone, then let its
       // watchdog go (it must never act later on a pid the system may have given to another process).
       const child = browser.process();
-      if (child && child.exitCode === null && child.signalCode === null) try { child.kill('SIGKILL'); } catch { /* gone */ }
+      if (child && child.exitCode === null && child.signalCode === null)
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          /* gone */
+        }
       watchdog?.release();
       if (this.watchdog === watchdog) this.watchdog = null;
     });
@@ -208,7 +278,9 @@ export class BrowserHost {
    */
   async tabs_(): Promise<Tab[]> {
     const own = await this.ownTabs();
-    const shared = await Promise.all(this.peers.filter((p) => p.host.options.available?.() ?? true).map((p) => p.host.ownTabs().catch(() => [])));
+    const shared = await Promise.all(
+      this.peers.filter((p) => p.host.options.available?.() ?? true).map((p) => p.host.ownTabs().catch(() => [])),
+    );
     return [...own, ...shared.flat()];
   }
 
@@ -216,16 +288,21 @@ export class BrowserHost {
     if (this.options.peersOnly !== undefined) return [];
     const browser = await this.get();
     const targets = (this.context ?? browser).targets().filter((t) => t.type() === 'page');
-    const tabs = await Promise.all(targets.map(async (target) => {
-      if (this.unanswered.has(target)) return null;
-      const tab = target.page().then((page) => (page ? this.tabFor(page) : null));
-      return bounded(tab, PAGE_CALL_TIMEOUT_MS, `tab ${target.url()} to answer`).catch((e) => {
-        if (!browser.connected) throw e;
-        this.unanswered.add(target); // not waited for again unless it answers after all
-        tab.then(() => this.unanswered.delete(target), () => {});
-        return null;
-      });
-    }));
+    const tabs = await Promise.all(
+      targets.map(async (target) => {
+        if (this.unanswered.has(target)) return null;
+        const tab = target.page().then((page) => (page ? this.tabFor(page) : null));
+        return bounded(tab, PAGE_CALL_TIMEOUT_MS, `tab ${target.url()} to answer`).catch((e) => {
+          if (!browser.connected) throw e;
+          this.unanswered.add(target); // not waited for again unless it answers after all
+          tab.then(
+            () => this.unanswered.delete(target),
+            () => {},
+          );
+          return null;
+        });
+      }),
+    );
     return tabs.filter((tab): tab is Tab => tab !== null);
   }
 
@@ -235,7 +312,16 @@ export class BrowserHost {
       // A context's page is the parent's tab too: one Tab (one CDP session, one page agent) per page.
       tab = this.options.contextOf ? this.options.contextOf.tabFor(page) : Tab.open(page);
       this.tabs.set(page, tab);
-      tab.then((t) => { this.byId.set(t.id, t); page.once('close', () => { this.byId.delete(t.id); for (const listener of this.closedListeners) listener(t.id); }); }, () => this.tabs.delete(page));
+      tab.then(
+        (t) => {
+          this.byId.set(t.id, t);
+          page.once('close', () => {
+            this.byId.delete(t.id);
+            for (const listener of this.closedListeners) listener(t.id);
+          });
+        },
+        () => this.tabs.delete(page),
+      );
     }
     return tab;
   }
@@ -248,8 +334,12 @@ export class BrowserHost {
     }
     const tabs = await this.tabs_();
     const tab = tabs.find((t) => t.id === tabId);
-    if (!tab) throw new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
-      { tab_ids: tabs.map((t) => t.id) });
+    if (!tab)
+      throw new Refusal(
+        'target_not_found',
+        `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
+        { tab_ids: tabs.map((t) => t.id) },
+      );
     return tab;
   }
 
@@ -268,7 +358,9 @@ export class BrowserHost {
    * first is under way (a SIGTERM after stdin ended) waits for it, so the profile goes only after Chromium did.
    */
   close(): Promise<void> {
-    this.closing ??= this.closeNow().finally(() => { this.closing = null; });
+    this.closing ??= this.closeNow().finally(() => {
+      this.closing = null;
+    });
     return this.closing;
   }
 
@@ -284,9 +376,19 @@ export class BrowserHost {
       await bounded(context.close(), CLOSE_TIMEOUT_MS, 'the browser context to close').catch(() => {});
     } else if (browser) {
       if (this.attached) await browser.disconnect().catch(() => {});
-      else await bounded(browser.close(), CLOSE_TIMEOUT_MS, 'the browser to close').catch(() => { try { browser.process()?.kill('SIGKILL'); } catch { /* gone */ } });
+      else
+        await bounded(browser.close(), CLOSE_TIMEOUT_MS, 'the browser to close').catch(() => {
+          try {
+            browser.process()?.kill('SIGKILL');
+          } catch {
+            /* gone */
+          }
+        });
     }
-    if (this.tempProfile) { rmSync(this.tempProfile, { recursive: true, force: true }); this.tempProfile = null; }
+    if (this.tempProfile) {
+      rmSync(this.tempProfile, { recursive: true, force: true });
+      this.tempProfile = null;
+    }
     // Only now: a server killed while removing the profile (a SIGKILL after a slow SIGTERM) leaves the rest to the watchdog.
     this.watchdog?.release();
     this.watchdog = null;

@@ -31,24 +31,42 @@ async function deliverClick(route: CdpRoute, target: ResolvedTarget, options: Cl
   } catch (e) {
     if (!(e instanceof Refusal) || e.code !== 'dialog_open') throw e;
     sw.lap('verify');
-    return result('unverifiable', sw, [{ kind: 'dialog', observed: e.message }], { target: aimed.target, escalation: { target: 'page', reason: 'a dialog opened after the click; answer it with page handle_dialog, then read the page' } });
+    return result('unverifiable', sw, [{ kind: 'dialog', observed: e.message }], {
+      target: aimed.target,
+      escalation: {
+        target: 'page',
+        reason: 'a dialog opened after the click; answer it with page handle_dialog, then read the page',
+      },
+    });
   }
   // A link click that navigated replaces the world that was watching; the navigation is the proof.
   if (seen.fresh) {
     const url = aimed.tab.page.url();
     sw.lap('verify');
     if (aimed.href && url === aimed.href && url !== urlBefore) {
-      return result('confirmed', sw, [{ kind: 'navigation', expected: aimed.href, observed: url }], { target: aimed.target });
+      return result('confirmed', sw, [{ kind: 'navigation', expected: aimed.href, observed: url }], {
+        target: aimed.target,
+      });
     }
-    return result('unverifiable', sw, [{ kind: 'navigation', observed: url, detail: 'the frame navigated before its events could be read' }],
-      { target: aimed.target, escalation: { target: 'verify', reason: 'call get_window_state to see the new page' } });
+    return result(
+      'unverifiable',
+      sw,
+      [{ kind: 'navigation', observed: url, detail: 'the frame navigated before its events could be read' }],
+      { target: aimed.target, escalation: { target: 'verify', reason: 'call get_window_state to see the new page' } },
+    );
   }
   sw.lap('verify');
   return classifyPointerEvents(seen, decisive, sw, aimed.target);
 }
 
 function classifyPointerEvents(seen: Watched, decisive: string, sw: Stopwatch, target: string): ActionResult {
-  const evidence: Evidence[] = [{ kind: 'event', expected: `trusted ${decisive} on ${target}`, observed: describeEvents(seen) }];
+  const evidence: Evidence[] = [
+    { kind: 'event', expected: `trusted ${decisive} on ${target}`, observed: describeEvents(seen) },
+  ];
   const v = judgePointer(seen.events, decisive);
-  return result(v.effect, sw, evidence, { target, ...(v.observed ? { observed: v.observed } : {}), ...(v.escalation ? { escalation: v.escalation } : {}) });
+  return result(v.effect, sw, evidence, {
+    target,
+    ...(v.observed ? { observed: v.observed } : {}),
+    ...(v.escalation ? { escalation: v.escalation } : {}),
+  });
 }

@@ -4,33 +4,94 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
 import { Refusal } from '../routing/refusal.js';
 
-export const CHANNELS = ['chromium', 'chrome', 'chrome-beta', 'chrome-dev', 'chrome-canary',
-  'msedge', 'msedge-beta', 'msedge-dev', 'msedge-canary'] as const;
+export const CHANNELS = [
+  'chromium',
+  'chrome',
+  'chrome-beta',
+  'chrome-dev',
+  'chrome-canary',
+  'msedge',
+  'msedge-beta',
+  'msedge-dev',
+  'msedge-canary',
+] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** Without --channel: the open-source build first (what the machine's package manager installs), then stable releases, then previews. */
-const DEFAULT_ORDER: Channel[] = ['chromium', 'chrome', 'msedge', 'chrome-beta', 'chrome-dev', 'chrome-canary', 'msedge-beta', 'msedge-dev', 'msedge-canary'];
+const DEFAULT_ORDER: Channel[] = [
+  'chromium',
+  'chrome',
+  'msedge',
+  'chrome-beta',
+  'chrome-dev',
+  'chrome-canary',
+  'msedge-beta',
+  'msedge-dev',
+  'msedge-canary',
+];
 
-export function isChannel(name: string): name is Channel { return (CHANNELS as readonly string[]).includes(name); }
+export function isChannel(name: string): name is Channel {
+  return (CHANNELS as readonly string[]).includes(name);
+}
 
 /** One place to look: a fixed path, or a command name searched on PATH. */
 export type Candidate = { channel: Channel; path: string } | { channel: Channel; command: string };
 
-interface Names { linux: { paths: string[]; commands: string[] }; mac: string | null; win: { dir: string; exe: string; roots: Array<'PROGRAMFILES' | 'PROGRAMFILES(X86)' | 'LOCALAPPDATA'> } | null }
+interface Names {
+  linux: { paths: string[]; commands: string[] };
+  mac: string | null;
+  win: { dir: string; exe: string; roots: Array<'PROGRAMFILES' | 'PROGRAMFILES(X86)' | 'LOCALAPPDATA'> } | null;
+}
 
 const ALL_ROOTS = ['PROGRAMFILES', 'PROGRAMFILES(X86)', 'LOCALAPPDATA'] as const;
 /** Install locations as each vendor's installer lays them out (Linux packages, macOS app bundles, Windows per-machine and per-user). */
 const NAMES: Record<Channel, Names> = {
-  chromium: { linux: { paths: ['/snap/bin/chromium'], commands: ['chromium', 'chromium-browser'] }, mac: 'Chromium', win: { dir: 'Chromium\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] } },
-  chrome: { linux: { paths: ['/opt/google/chrome/chrome'], commands: ['google-chrome', 'google-chrome-stable'] }, mac: 'Google Chrome', win: { dir: 'Google\\Chrome\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] } },
-  'chrome-beta': { linux: { paths: ['/opt/google/chrome-beta/chrome'], commands: ['google-chrome-beta'] }, mac: 'Google Chrome Beta', win: { dir: 'Google\\Chrome Beta\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] } },
-  'chrome-dev': { linux: { paths: ['/opt/google/chrome-unstable/chrome'], commands: ['google-chrome-unstable'] }, mac: 'Google Chrome Dev', win: { dir: 'Google\\Chrome Dev\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] } },
-  'chrome-canary': { linux: { paths: ['/opt/google/chrome-canary/chrome'], commands: ['google-chrome-canary'] }, mac: 'Google Chrome Canary', win: { dir: 'Google\\Chrome SxS\\Application', exe: 'chrome.exe', roots: ['LOCALAPPDATA'] } },
-  msedge: { linux: { paths: ['/opt/microsoft/msedge/msedge'], commands: ['microsoft-edge', 'microsoft-edge-stable'] }, mac: 'Microsoft Edge', win: { dir: 'Microsoft\\Edge\\Application', exe: 'msedge.exe', roots: [...ALL_ROOTS] } },
-  'msedge-beta': { linux: { paths: ['/opt/microsoft/msedge-beta/msedge'], commands: ['microsoft-edge-beta'] }, mac: 'Microsoft Edge Beta', win: { dir: 'Microsoft\\Edge Beta\\Application', exe: 'msedge.exe', roots: [...ALL_ROOTS] } },
-  'msedge-dev': { linux: { paths: ['/opt/microsoft/msedge-dev/msedge'], commands: ['microsoft-edge-dev'] }, mac: 'Microsoft Edge Dev', win: { dir: 'Microsoft\\Edge Dev\\Application', exe: 'msedge.exe', roots: [...ALL_ROOTS] } },
+  chromium: {
+    linux: { paths: ['/snap/bin/chromium'], commands: ['chromium', 'chromium-browser'] },
+    mac: 'Chromium',
+    win: { dir: 'Chromium\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] },
+  },
+  chrome: {
+    linux: { paths: ['/opt/google/chrome/chrome'], commands: ['google-chrome', 'google-chrome-stable'] },
+    mac: 'Google Chrome',
+    win: { dir: 'Google\\Chrome\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] },
+  },
+  'chrome-beta': {
+    linux: { paths: ['/opt/google/chrome-beta/chrome'], commands: ['google-chrome-beta'] },
+    mac: 'Google Chrome Beta',
+    win: { dir: 'Google\\Chrome Beta\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] },
+  },
+  'chrome-dev': {
+    linux: { paths: ['/opt/google/chrome-unstable/chrome'], commands: ['google-chrome-unstable'] },
+    mac: 'Google Chrome Dev',
+    win: { dir: 'Google\\Chrome Dev\\Application', exe: 'chrome.exe', roots: [...ALL_ROOTS] },
+  },
+  'chrome-canary': {
+    linux: { paths: ['/opt/google/chrome-canary/chrome'], commands: ['google-chrome-canary'] },
+    mac: 'Google Chrome Canary',
+    win: { dir: 'Google\\Chrome SxS\\Application', exe: 'chrome.exe', roots: ['LOCALAPPDATA'] },
+  },
+  msedge: {
+    linux: { paths: ['/opt/microsoft/msedge/msedge'], commands: ['microsoft-edge', 'microsoft-edge-stable'] },
+    mac: 'Microsoft Edge',
+    win: { dir: 'Microsoft\\Edge\\Application', exe: 'msedge.exe', roots: [...ALL_ROOTS] },
+  },
+  'msedge-beta': {
+    linux: { paths: ['/opt/microsoft/msedge-beta/msedge'], commands: ['microsoft-edge-beta'] },
+    mac: 'Microsoft Edge Beta',
+    win: { dir: 'Microsoft\\Edge Beta\\Application', exe: 'msedge.exe', roots: [...ALL_ROOTS] },
+  },
+  'msedge-dev': {
+    linux: { paths: ['/opt/microsoft/msedge-dev/msedge'], commands: ['microsoft-edge-dev'] },
+    mac: 'Microsoft Edge Dev',
+    win: { dir: 'Microsoft\\Edge Dev\\Application', exe: 'msedge.exe', roots: [...ALL_ROOTS] },
+  },
   // Edge Canary has no Linux build.
-  'msedge-canary': { linux: { paths: [], commands: [] }, mac: 'Microsoft Edge Canary', win: { dir: 'Microsoft\\Edge SxS\\Application', exe: 'msedge.exe', roots: ['LOCALAPPDATA'] } },
+  'msedge-canary': {
+    linux: { paths: [], commands: [] },
+    mac: 'Microsoft Edge Canary',
+    win: { dir: 'Microsoft\\Edge SxS\\Application', exe: 'msedge.exe', roots: ['LOCALAPPDATA'] },
+  },
 };
 
 /** Every place to look, in order, for one channel (or, without one, every channel in the default order). */
@@ -67,12 +128,15 @@ export function pathDirs(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): str
 }
 
 function installHint(platform: NodeJS.Platform): string {
-  if (platform === 'darwin') return 'install Google Chrome (https://www.google.com/chrome/) or Chromium (`brew install --cask chromium`)';
+  if (platform === 'darwin')
+    return 'install Google Chrome (https://www.google.com/chrome/) or Chromium (`brew install --cask chromium`)';
   if (platform === 'win32') return 'install Google Chrome (https://www.google.com/chrome/) or Microsoft Edge';
   return 'install Chromium (e.g. `apt-get install chromium`) or Google Chrome';
 }
 
-export interface Probe { isExecutable(path: string): boolean }
+export interface Probe {
+  isExecutable(path: string): boolean;
+}
 
 export const diskProbe: Probe = {
   isExecutable(path: string): boolean {
@@ -80,11 +144,19 @@ export const diskProbe: Probe = {
       if (!statSync(path).isFile()) return false;
       if (process.platform !== 'win32') accessSync(path, constants.X_OK);
       return true;
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   },
 };
 
-export interface FindOptions { explicit?: string; channel?: Channel; platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv; probe?: Probe }
+export interface FindOptions {
+  explicit?: string;
+  channel?: Channel;
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+  probe?: Probe;
+}
 
 /**
  * The browser executable to launch: --chromium (a path, or a command on PATH) wins; else the first
@@ -96,12 +168,22 @@ export function findBrowser(opts: FindOptions = {}): string {
   const probe = opts.probe ?? diskProbe;
   const p = platform === 'win32' ? win32 : posix;
   const dirs = pathDirs(platform, env);
-  const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE').split(';').filter(Boolean).map((e) => e.toLowerCase())] : [''];
+  const exts =
+    platform === 'win32'
+      ? [
+          '',
+          ...(env.PATHEXT ?? '.EXE')
+            .split(';')
+            .filter(Boolean)
+            .map((e) => e.toLowerCase()),
+        ]
+      : [''];
   const onPath = (command: string): string | null => {
-    for (const dir of dirs) for (const ext of exts) {
-      const full = p.join(dir, command + ext);
-      if (probe.isExecutable(full)) return full;
-    }
+    for (const dir of dirs)
+      for (const ext of exts) {
+        const full = p.join(dir, command + ext);
+        if (probe.isExecutable(full)) return full;
+      }
     return null;
   };
   const pathText = dirs.length ? `PATH (${dirs.join(platform === 'win32' ? ';' : ':')})` : 'PATH (empty)';
@@ -109,7 +191,10 @@ export function findBrowser(opts: FindOptions = {}): string {
     const isPath = opts.explicit.includes('/') || (platform === 'win32' && opts.explicit.includes('\\'));
     const found = isPath ? (probe.isExecutable(opts.explicit) ? opts.explicit : null) : onPath(opts.explicit);
     if (found) return found;
-    throw new Refusal('unavailable', `no browser at --chromium ${opts.explicit}: ${isPath ? 'no executable file there' : `not found on ${pathText}`}`);
+    throw new Refusal(
+      'unavailable',
+      `no browser at --chromium ${opts.explicit}: ${isPath ? 'no executable file there' : `not found on ${pathText}`}`,
+    );
   }
   const looked: string[] = [];
   const commands: string[] = [];
@@ -124,8 +209,15 @@ export function findBrowser(opts: FindOptions = {}): string {
     }
   }
   const what = opts.channel ? `no ${opts.channel} browser found` : 'no Chromium-family browser found';
-  const places = [commands.length ? `on ${pathText} for ${commands.join(', ')}` : '', looked.length ? `at ${looked.join(', ')}` : '']
-    .filter(Boolean).join('; ');
+  const places = [
+    commands.length ? `on ${pathText} for ${commands.join(', ')}` : '',
+    looked.length ? `at ${looked.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
   const where = places ? `looked ${places}` : `there is no ${opts.channel} build for ${platform}`;
-  throw new Refusal('unavailable', `${what}: ${where}. ${installHint(platform)[0].toUpperCase()}${installHint(platform).slice(1)}, pass --channel NAME (${CHANNELS.join(', ')}), or --chromium PATH (VERITY_CHROMIUM)`);
+  throw new Refusal(
+    'unavailable',
+    `${what}: ${where}. ${installHint(platform)[0].toUpperCase()}${installHint(platform).slice(1)}, pass --channel NAME (${CHANNELS.join(', ')}), or --chromium PATH (VERITY_CHROMIUM)`,
+  );
 }

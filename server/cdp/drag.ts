@@ -23,24 +23,39 @@ async function deliverDrag(route: CdpRoute, target: ResolvedTarget, options: Dra
   const source = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
   if (target.cursor) queueCursor(tab, from.x, from.y, target.cursor, 'drag');
   sw.lap('resolve');
-  const send = (params: Protocol.Input.DispatchMouseEventRequest) => tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
+  const send = (params: Protocol.Input.DispatchMouseEventRequest) =>
+    tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
   const steps: Protocol.Input.DispatchMouseEventRequest[] = [
     { type: 'mouseMoved', x: from.x, y: from.y },
     { type: 'mousePressed', x: from.x, y: from.y, button: options.button, clickCount: 1 },
   ];
   for (let i = 1; i <= options.steps; i++) {
     const t = i / options.steps;
-    steps.push({ type: 'mouseMoved', x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t, button: options.button, buttons: 1 });
+    steps.push({
+      type: 'mouseMoved',
+      x: from.x + (to.x - from.x) * t,
+      y: from.y + (to.y - from.y) * t,
+      button: options.button,
+      buttons: 1,
+    });
   }
   steps.push({ type: 'mouseReleased', x: to.x, y: to.y, button: options.button, clickCount: 1 });
   for (const step of steps) {
-    if (await send(step) === 'dialog') { sw.lap('deliver'); return dialogResult(sw, source, 'the drag'); }
-    if (step.type === 'mouseMoved' && step.buttons && options.durationMs > 0) await new Promise((r) => setTimeout(r, options.durationMs / options.steps));
+    if ((await send(step)) === 'dialog') {
+      sw.lap('deliver');
+      return dialogResult(sw, source, 'the drag');
+    }
+    if (step.type === 'mouseMoved' && step.buttons && options.durationMs > 0)
+      await new Promise((r) => setTimeout(r, options.durationMs / options.steps));
   }
   sw.lap('deliver');
   const seen = await tab.call(frames[0], 'dragSeen');
   sw.lap('verify');
   // What moved is the proof: a list's order, a slider's value, the grabbed element's box (routing/drag-verdict.ts).
   const v = judgeDrag(seen.probe, seen);
-  return result(v.effect, sw, v.evidence, { target: source, ...(v.observed ? { observed: v.observed } : {}), ...(v.escalation ? { escalation: v.escalation } : {}) });
+  return result(v.effect, sw, v.evidence, {
+    target: source,
+    ...(v.observed ? { observed: v.observed } : {}),
+    ...(v.escalation ? { escalation: v.escalation } : {}),
+  });
 }

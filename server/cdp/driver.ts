@@ -2,7 +2,16 @@
 // world. Pointer and key input is trusted input from Input.dispatch*; proof is what the page observed.
 // A thin driver over its parts (click.ts, keys.ts, scroll.ts, drag.ts, typing.ts, snapshot.ts), which
 // share the lower toolbox in aim.ts and never import this file (server/native/ is built the same way).
-import type { ActionResult, ClickOptions, Driver, DragOptions, ResolvedTarget, ScrollOptions, Snapshot, TypeOptions } from '../routing/driver.js';
+import type {
+  ActionResult,
+  ClickOptions,
+  Driver,
+  DragOptions,
+  ResolvedTarget,
+  ScrollOptions,
+  Snapshot,
+  TypeOptions,
+} from '../routing/driver.js';
 import { tabOf, type CdpRoute } from './aim.js';
 import type { BrowserHost } from './browser.js';
 import { click } from './click.js';
@@ -17,23 +26,43 @@ import { withTabLock } from './tab-lock.js';
 
 export class CdpDriver implements Driver {
   private readonly route: CdpRoute;
-  constructor(readonly host: BrowserHost) { this.route = { host, sideEffects: new SideEffectWatch(host) }; }
+  constructor(readonly host: BrowserHost) {
+    this.route = { host, sideEffects: new SideEffectWatch(host) };
+  }
 
-  tab(target: ResolvedTarget): Promise<Tab> { return tabOf(this.route, target); }
+  tab(target: ResolvedTarget): Promise<Tab> {
+    return tabOf(this.route, target);
+  }
 
   /** Orders this action against other Verity processes driving the same tab (cdp/tab-lock.ts). */
   async exclusive<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T> {
     return withTabLock(await this.tab(target), work);
   }
 
-  async snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot> {
+  async snapshot(
+    target: ResolvedTarget,
+    snapshotId: string,
+    options: { includeScreenshot: boolean },
+  ): Promise<Snapshot> {
     return snapshotTab(await this.tab(target), snapshotId, options.includeScreenshot);
   }
 
-  click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> { return click(this.route, target, options); }
-  typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> { return typeText(this.route, target, text, options); }
-  setValue(target: ResolvedTarget, value: string): Promise<ActionResult> { return setValue(this.route, target, value); }
-  pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> { return pressKey(this.route, target, key, modifiers); }
-  scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> { return scroll(this.route, target, options); }
-  drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> { return drag(this.route, target, options); }
+  click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+    return click(this.route, target, options);
+  }
+  typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+    return typeText(this.route, target, text, options);
+  }
+  setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+    return setValue(this.route, target, value);
+  }
+  pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+    return pressKey(this.route, target, key, modifiers);
+  }
+  scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
+    return scroll(this.route, target, options);
+  }
+  drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+    return drag(this.route, target, options);
+  }
 }

@@ -15,13 +15,17 @@ async function guardSession(session: CDPSession, policy: Policy): Promise<void> 
   const patterns: Protocol.Fetch.RequestPattern[] = policy.filtersOrigins
     ? [{ urlPattern: '*', requestStage: 'Request' }]
     : policy.gatewayPatterns().map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const }));
-  session.on('sessionattached', (child: CDPSession) => { void guardSession(child, policy).catch(() => {}); });
+  session.on('sessionattached', (child: CDPSession) => {
+    void guardSession(child, policy).catch(() => {});
+  });
   if (!patterns.length) return;
   session.on('Fetch.requestPaused', (e: Protocol.Fetch.RequestPausedEvent) => {
     const answer = policy.requestAllowed(e.request.url)
       ? session.send('Fetch.continueRequest', { requestId: e.requestId })
       : session.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' });
-    answer.catch(() => { /* the request or the frame went away */ });
+    answer.catch(() => {
+      /* the request or the frame went away */
+    });
   });
   // A source that does not offer the Fetch domain (an old relay) keeps the URL checks of every action.
   await session.send('Fetch.enable', { patterns }).catch(() => {});

@@ -11,11 +11,21 @@ import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame } from './tab.js';
 
 /** A key press with the side effects it caused (Enter submits forms, which may open tabs or download). */
-export function pressKey(route: CdpRoute, target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+export function pressKey(
+  route: CdpRoute,
+  target: ResolvedTarget,
+  key: string,
+  modifiers: string[],
+): Promise<ActionResult> {
   return withSideEffects(route, target, () => deliverPressKey(route, target, key, modifiers), INPUT_SETTLE_MS);
 }
 
-async function deliverPressKey(route: CdpRoute, target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+async function deliverPressKey(
+  route: CdpRoute,
+  target: ResolvedTarget,
+  key: string,
+  modifiers: string[],
+): Promise<ActionResult> {
   const sw = new Stopwatch();
   const tab = await tabOf(route, target);
   let frame: Frame;
@@ -33,7 +43,10 @@ async function deliverPressKey(route: CdpRoute, target: ResolvedTarget, key: str
   const held: KeyInput[] = [];
   const deliver = async () => {
     try {
-      for (const k of keys.slice(0, -1)) { await tab.page.keyboard.down(k); held.push(k); }
+      for (const k of keys.slice(0, -1)) {
+        await tab.page.keyboard.down(k);
+        held.push(k);
+      }
       await tab.page.keyboard.press(keys[keys.length - 1]);
     } finally {
       for (const k of held.reverse()) await tab.page.keyboard.up(k).catch(() => {});
@@ -51,21 +64,56 @@ async function deliverPressKey(route: CdpRoute, target: ResolvedTarget, key: str
     throw e;
   });
   sw.lap('verify');
-  if (!seen) return result('unverifiable', sw, [{ kind: 'dialog', detail: 'a dialog opened after the key' }], { target: targetName, escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog' } });
-  if (seen.fresh) return result('unverifiable', sw, [{ kind: 'navigation', observed: tab.page.url() }], { target: targetName, escalation: { target: 'verify', reason: 'the page navigated; call get_window_state' } });
+  if (!seen)
+    return result('unverifiable', sw, [{ kind: 'dialog', detail: 'a dialog opened after the key' }], {
+      target: targetName,
+      escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog' },
+    });
+  if (seen.fresh)
+    return result('unverifiable', sw, [{ kind: 'navigation', observed: tab.page.url() }], {
+      target: targetName,
+      escalation: { target: 'verify', reason: 'the page navigated; call get_window_state' },
+    });
   const down = seen.events.find((e) => e.type === 'keydown' && e.trusted && e.onTarget);
-  const evidence: Evidence[] = [{ kind: 'event', expected: `trusted keydown ${keys.join('+')} at ${seen.target}`, observed: describeEvents(seen) }];
+  const evidence: Evidence[] = [
+    { kind: 'event', expected: `trusted keydown ${keys.join('+')} at ${seen.target}`, observed: describeEvents(seen) },
+  ];
   return result(down ? 'confirmed' : 'unverifiable', sw, evidence, {
     target: seen.target,
     ...(down ? {} : { escalation: { target: 'verify', reason: 'no key event reached the focused element' } }),
   });
 }
 
-const MODIFIER_KEYS: Record<string, string> = { ctrl: 'Control', control: 'Control', cmd: 'Meta', command: 'Meta', meta: 'Meta', super: 'Meta', alt: 'Alt', option: 'Alt', shift: 'Shift' };
+const MODIFIER_KEYS: Record<string, string> = {
+  ctrl: 'Control',
+  control: 'Control',
+  cmd: 'Meta',
+  command: 'Meta',
+  meta: 'Meta',
+  super: 'Meta',
+  alt: 'Alt',
+  option: 'Alt',
+  shift: 'Shift',
+};
 const KEY_ALIASES: Record<string, string> = {
-  return: 'Enter', enter: 'Enter', tab: 'Tab', escape: 'Escape', esc: 'Escape', space: ' ', backspace: 'Backspace',
-  delete: 'Delete', del: 'Delete', up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight',
-  home: 'Home', end: 'End', pageup: 'PageUp', pagedown: 'PageDown', insert: 'Insert',
+  return: 'Enter',
+  enter: 'Enter',
+  tab: 'Tab',
+  escape: 'Escape',
+  esc: 'Escape',
+  space: ' ',
+  backspace: 'Backspace',
+  delete: 'Delete',
+  del: 'Delete',
+  up: 'ArrowUp',
+  down: 'ArrowDown',
+  left: 'ArrowLeft',
+  right: 'ArrowRight',
+  home: 'Home',
+  end: 'End',
+  pageup: 'PageUp',
+  pagedown: 'PageDown',
+  insert: 'Insert',
 };
 
 export function normalizeModifier(name: string): string {

@@ -15,7 +15,10 @@ const PROFILE_PREFIX = 'verity-profile-';
 const PROFILE_NAME = /^verity-profile-(\d+)-/;
 
 /** `--no-sandbox` only where Chromium refuses to start without it: as root on Linux. */
-export function sandboxArgs(platform: NodeJS.Platform = process.platform, uid: number | undefined = process.getuid?.()): string[] {
+export function sandboxArgs(
+  platform: NodeJS.Platform = process.platform,
+  uid: number | undefined = process.getuid?.(),
+): string[] {
   return platform === 'linux' && uid === 0 ? ['--no-sandbox'] : [];
 }
 
@@ -31,7 +34,12 @@ export function profileOwner(name: string): number | null {
 }
 
 export function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Linux: the pids whose command line names this profile (an orphaned Chromium from before the watchdog, or one the watchdog missed). */
@@ -40,12 +48,18 @@ function processesUsing(profile: string): number[] {
   const needle = `--user-data-dir=${profile}`;
   const pids: number[] = [];
   let entries: string[];
-  try { entries = readdirSync('/proc'); } catch { return []; }
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(needle)) pids.push(Number(entry));
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return pids;
 }
@@ -56,16 +70,28 @@ function processesUsing(profile: string): number[] {
  */
 export async function cleanStaleProfiles(dir = tmpdir(), log: (line: string) => void = () => {}): Promise<string[]> {
   let names: string[];
-  try { names = readdirSync(dir); } catch { return []; }
-  const stale = names.filter((name) => {
-    const owner = profileOwner(name);
-    return owner !== null && owner !== process.pid && !alive(owner);
-  }).map((name) => join(dir, name));
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const stale = names
+    .filter((name) => {
+      const owner = profileOwner(name);
+      return owner !== null && owner !== process.pid && !alive(owner);
+    })
+    .map((name) => join(dir, name));
   for (const profile of stale) {
-    for (const pid of processesUsing(profile)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const pid of processesUsing(profile))
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     await rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
   }
-  if (stale.length) log(`removed ${stale.length} browser profile(s) left by ended Verity processes: ${stale.join(', ')}`);
+  if (stale.length)
+    log(`removed ${stale.length} browser profile(s) left by ended Verity processes: ${stale.join(', ')}`);
   return stale;
 }
 
@@ -81,7 +107,10 @@ kill -9 -"$1" 2>/dev/null
 if [ -n "$2" ]; then sleep 0.2; rm -rf "$2"; fi
 `;
 
-export interface Watchdog { pid: number | undefined; release(): void }
+export interface Watchdog {
+  pid: number | undefined;
+  release(): void;
+}
 
 /** Starts the watchdog for a launched browser (POSIX only; null elsewhere, where the pipe alone ends it). */
 export function startWatchdog(browserPid: number, profile: string | null): Watchdog | null {
@@ -89,8 +118,13 @@ export function startWatchdog(browserPid: number, profile: string | null): Watch
   let child: ChildProcess;
   try {
     // Detached: a signal to the server's process group (Ctrl-C) must not take the watchdog with it.
-    child = spawn('/bin/sh', ['-c', WATCHDOG, 'verity-watchdog', String(browserPid), profile ?? ''], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
-  } catch { return null; }
+    child = spawn('/bin/sh', ['-c', WATCHDOG, 'verity-watchdog', String(browserPid), profile ?? ''], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+  } catch {
+    return null;
+  }
   child.on('error', () => {});
   child.stdin?.on('error', () => {});
   // Neither the process nor its pipe keeps the server's event loop alive.

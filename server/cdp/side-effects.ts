@@ -24,7 +24,11 @@ const DOWNLOAD_WAIT_MS = 3_000;
 /** Events of one action window are kept up to this many (a page that opens popups in a loop). */
 const MAX_EFFECTS = 20;
 
-interface Window { tabId: string; effects: SideEffect[]; downloads: Map<string, { file: string; done: Promise<void>; state: SideEffect & { kind: 'download' } }> }
+interface Window {
+  tabId: string;
+  effects: SideEffect[];
+  downloads: Map<string, { file: string; done: Promise<void>; state: SideEffect & { kind: 'download' } }>;
+}
 
 export class SideEffectWatch {
   private session: CDPSession | null = null;
@@ -43,41 +47,66 @@ export class SideEffectWatch {
       const dir = downloadDir();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       // Saved under the download's guid, renamed to its own name once complete (no clobbering).
-      await session.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: dir, eventsEnabled: true });
+      await session.send('Browser.setDownloadBehavior', {
+        behavior: 'allowAndName',
+        downloadPath: dir,
+        eventsEnabled: true,
+      });
       await session.send('Target.setDiscoverTargets', { discover: true });
       session.on('Target.targetCreated', (e: Protocol.Target.TargetCreatedEvent) => {
         const info = e.targetInfo;
         if (info.type !== 'page' || !info.openerId) return;
-        for (const w of this.windows) if (w.tabId === info.openerId) push(w, { kind: 'tab_opened', tab_id: info.targetId, url: info.url });
+        for (const w of this.windows)
+          if (w.tabId === info.openerId) push(w, { kind: 'tab_opened', tab_id: info.targetId, url: info.url });
       });
       session.on('Target.targetInfoChanged', (e: Protocol.Target.TargetInfoChangedEvent) => {
         // A popup's URL is about:blank at creation; its real one arrives with the navigation.
-        for (const w of this.windows) for (const fx of w.effects) if (fx.kind === 'tab_opened' && fx.tab_id === e.targetInfo.targetId && e.targetInfo.url) fx.url = e.targetInfo.url;
+        for (const w of this.windows)
+          for (const fx of w.effects)
+            if (fx.kind === 'tab_opened' && fx.tab_id === e.targetInfo.targetId && e.targetInfo.url)
+              fx.url = e.targetInfo.url;
       });
       session.on('Browser.downloadWillBegin', (e: Protocol.Browser.DownloadWillBeginEvent) => {
         for (const w of this.windows) {
           if (w.tabId !== e.frameId && this.windows.size > 1) continue; // iframes' downloads: to the only window
-          const state = { kind: 'download' as const, file: e.suggestedFilename, path: join(dir, e.guid), state: 'in_progress' as const } as SideEffect & { kind: 'download' };
+          const state = {
+            kind: 'download' as const,
+            file: e.suggestedFilename,
+            path: join(dir, e.guid),
+            state: 'in_progress' as const,
+          } as SideEffect & { kind: 'download' };
           const done = new Promise<void>((resolve) => {
             this.progress.set(e.guid, (s) => {
-              if (s === 'completed') { state.state = 'completed'; state.path = finish(dir, e.guid, e.suggestedFilename); }
+              if (s === 'completed') {
+                state.state = 'completed';
+                state.path = finish(dir, e.guid, e.suggestedFilename);
+              }
               if (s === 'canceled') state.state = 'canceled';
-              if (s !== 'inProgress') { this.progress.delete(e.guid); resolve(); }
+              if (s !== 'inProgress') {
+                this.progress.delete(e.guid);
+                resolve();
+              }
             });
           });
           w.downloads.set(e.guid, { file: e.suggestedFilename, done, state });
           push(w, state);
         }
       });
-      session.on('Browser.downloadProgress', (e: Protocol.Browser.DownloadProgressEvent) => this.progress.get(e.guid)?.(e.state));
+      session.on('Browser.downloadProgress', (e: Protocol.Browser.DownloadProgressEvent) =>
+        this.progress.get(e.guid)?.(e.state),
+      );
       this.session = session;
       this.browser = browser;
-    })().finally(() => { this.attaching = null; });
+    })().finally(() => {
+      this.attaching = null;
+    });
     return this.attaching;
   }
 
   /** Starts hearing what an action on `tabId` causes; `end` returns it. Never fails the action. */
-  async begin(tabId: string): Promise<{ end(dialog: { type: string; message: string } | null, settleMs: number): Promise<SideEffect[]> }> {
+  async begin(
+    tabId: string,
+  ): Promise<{ end(dialog: { type: string; message: string } | null, settleMs: number): Promise<SideEffect[]> }> {
     await this.attach().catch(() => {});
     const w: Window = { tabId, effects: [], downloads: new Map() };
     this.windows.add(w);
@@ -86,7 +115,8 @@ export class SideEffectWatch {
         try {
           if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
           const pending = [...w.downloads.values()].map((d) => d.done);
-          if (pending.length) await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, DOWNLOAD_WAIT_MS))]);
+          if (pending.length)
+            await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, DOWNLOAD_WAIT_MS))]);
           if (dialog) push(w, { kind: 'dialog', type: dialog.type, message: dialog.message });
           return w.effects.map((e) => ({ ...e }));
         } finally {
@@ -104,8 +134,14 @@ function push(w: Window, effect: SideEffect): void {
 /** Renames a completed download from its guid to its own name, made unique in the folder. */
 function finish(dir: string, guid: string, suggested: string): string {
   const safe = basename(suggested || 'download').replace(/[\0/\\]/g, '_') || 'download';
-  const ext = extname(safe), stem = safe.slice(0, safe.length - ext.length);
+  const ext = extname(safe),
+    stem = safe.slice(0, safe.length - ext.length);
   let name = safe;
   for (let n = 1; existsSync(join(dir, name)) && n < 1000; n++) name = `${stem} (${n})${ext}`;
-  try { renameSync(join(dir, guid), join(dir, name)); return join(dir, name); } catch { return join(dir, guid); }
+  try {
+    renameSync(join(dir, guid), join(dir, name));
+    return join(dir, name);
+  } catch {
+    return join(dir, guid);
+  }
 }

@@ -7,13 +7,22 @@ import type { Frame, Tab } from './tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
 
 /** How an element of a tab snapshot is found again: its frame and its index in that frame's list. */
-export interface TabElementRef { sessionId: string; frameId: string; local: number }
+export interface TabElementRef {
+  sessionId: string;
+  frameId: string;
+  local: number;
+}
 
 type Row = SnapshotRow;
 
 /** Most elements of one frame whose name and role are asked of the accessibility tree, per snapshot. */
 const AX_LOOKUPS_MAX = 500;
-interface FrameSnapshot { frame: Frame; rows: Row[]; origin: { x: number; y: number }; ownerIndex: number }
+interface FrameSnapshot {
+  frame: Frame;
+  rows: Row[];
+  origin: { x: number; y: number };
+  ownerIndex: number;
+}
 
 /**
  * Per tab, its latest snapshot's element index by (frame, index in the frame): to name an element the page
@@ -44,13 +53,17 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
       // A child frame that detached or never committed a document has nothing to list.
     }
   }
-  await Promise.all(taken.map(async (f) => {
-    if (!f.frame.ownerSession) return;
-    try {
-      f.origin = await tab.frameOrigin(f.frame, frames);
-      f.ownerIndex = await tab.ownerIndex(f.frame, frames);
-    } catch { f.ownerIndex = -2; } // its <iframe> is gone or hidden: its elements cannot be reached
-  }));
+  await Promise.all(
+    taken.map(async (f) => {
+      if (!f.frame.ownerSession) return;
+      try {
+        f.origin = await tab.frameOrigin(f.frame, frames);
+        f.ownerIndex = await tab.ownerIndex(f.frame, frames);
+      } catch {
+        f.ownerIndex = -2;
+      } // its <iframe> is gone or hidden: its elements cannot be reached
+    }),
+  );
 
   const viewport = await tab.viewport();
   const shot = includeScreenshot ? await tab.screenshot() : null;
@@ -64,9 +77,21 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
       globalOf[local] = index;
       const ref: TabElementRef = { sessionId: f.frame.session.id(), frameId: f.frame.frameId, local };
       elements.push({
-        element_index: index, role, label, ...(value !== null ? { value } : {}), enabled, focused, in_web_content: true,
-        frame: { x: round((f.origin.x + x) * scale), y: round((f.origin.y + y) * scale), w: round(w * scale), h: round(h * scale) },
-        parent_index: parentLocal >= 0 ? globalOf[parentLocal] : (parentOfRoot >= 0 ? parentOfRoot : null), ref,
+        element_index: index,
+        role,
+        label,
+        ...(value !== null ? { value } : {}),
+        enabled,
+        focused,
+        in_web_content: true,
+        frame: {
+          x: round((f.origin.x + x) * scale),
+          y: round((f.origin.y + y) * scale),
+          w: round(w * scale),
+          h: round(h * scale),
+        },
+        parent_index: parentLocal >= 0 ? globalOf[parentLocal] : parentOfRoot >= 0 ? parentOfRoot : null,
+        ref,
       });
       if (isFrame) {
         for (const child of taken) {
@@ -77,7 +102,15 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
   };
   const main = taken.find((f) => !f.frame.parentFrameId);
   if (main) emit(main, -1);
-  latestIndex.set(tab, { snapshotId, globalOf: new Map(elements.map((e) => { const r = e.ref as TabElementRef; return [refKey(r.sessionId, r.frameId, r.local), e.element_index]; })) });
+  latestIndex.set(tab, {
+    snapshotId,
+    globalOf: new Map(
+      elements.map((e) => {
+        const r = e.ref as TabElementRef;
+        return [refKey(r.sessionId, r.frameId, r.local), e.element_index];
+      }),
+    ),
+  });
   return {
     target: { kind: 'tab', tab_id: tab.id, url: tab.page.url() },
     elements,
@@ -100,28 +133,40 @@ async function withAccessibleNames(tab: Tab, frame: Frame, snapshotId: string, r
   if (flagged.length === 0) return;
   const contextId = await tab.world(frame);
   const { result } = await frame.session.send('Runtime.evaluate', {
-    expression: `globalThis.__verity.elementsAt(${JSON.stringify(snapshotId)}, ${JSON.stringify(flagged)})`, contextId,
+    expression: `globalThis.__verity.elementsAt(${JSON.stringify(snapshotId)}, ${JSON.stringify(flagged)})`,
+    contextId,
   });
   if (!result.objectId) return;
   try {
-    const { result: props } = await frame.session.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true });
-    const handles = new Map(props.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId).map((p) => [Number(p.name), p.value!.objectId!]));
-    await Promise.all(flagged.map(async (local, i) => {
-      const objectId = handles.get(i);
-      if (!objectId) return;
-      const { nodes } = await frame.session.send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false }).catch(() => ({ nodes: [] as any[] }));
-      const node = nodes.find((n: any) => !n.ignored) ?? nodes[0];
-      const role = node?.role?.value;
-      const name = node?.name?.value;
-      const row = rows[local];
-      if (typeof name === 'string' && name.trim() !== '') row[1] = name.replace(/\s+/g, ' ').trim().slice(0, 200);
-      // A checked state only the tree knows (ElementInternals.ariaChecked) becomes the value, as aria-checked would.
-      const checked = node?.properties?.find((p: any) => p.name === 'checked')?.value?.value;
-      if (row[2] === null && checked !== undefined) row[2] = String(checked);
-      // Chrome's role unless it says less than the agent's ("generic", or none).
-      if (typeof role === 'string' && role && !/^(generic|none|GenericContainer|Unknown)$/i.test(role)) row[0] = role;
-    }));
-  } catch { /* the agent's names stand */ } finally {
+    const { result: props } = await frame.session.send('Runtime.getProperties', {
+      objectId: result.objectId,
+      ownProperties: true,
+    });
+    const handles = new Map(
+      props.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId).map((p) => [Number(p.name), p.value!.objectId!]),
+    );
+    await Promise.all(
+      flagged.map(async (local, i) => {
+        const objectId = handles.get(i);
+        if (!objectId) return;
+        const { nodes } = await frame.session
+          .send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false })
+          .catch(() => ({ nodes: [] as any[] }));
+        const node = nodes.find((n: any) => !n.ignored) ?? nodes[0];
+        const role = node?.role?.value;
+        const name = node?.name?.value;
+        const row = rows[local];
+        if (typeof name === 'string' && name.trim() !== '') row[1] = name.replace(/\s+/g, ' ').trim().slice(0, 200);
+        // A checked state only the tree knows (ElementInternals.ariaChecked) becomes the value, as aria-checked would.
+        const checked = node?.properties?.find((p: any) => p.name === 'checked')?.value?.value;
+        if (row[2] === null && checked !== undefined) row[2] = String(checked);
+        // Chrome's role unless it says less than the agent's ("generic", or none).
+        if (typeof role === 'string' && role && !/^(generic|none|GenericContainer|Unknown)$/i.test(role)) row[0] = role;
+      }),
+    );
+  } catch {
+    /* the agent's names stand */
+  } finally {
     await frame.session.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => undefined);
   }
 }
@@ -131,19 +176,27 @@ async function devicePixelRatio(tab: Tab): Promise<number> {
   return metrics.visualViewport.clientWidth / metrics.cssVisualViewport.clientWidth || 1;
 }
 
-function round(n: number): number { return Math.round(n); }
+function round(n: number): number {
+  return Math.round(n);
+}
 
 /** Finds the frame an element ref lives in, or refuses if that frame is gone. */
 export async function frameOf(tab: Tab, ref: TabElementRef): Promise<{ frame: Frame; frames: Frame[] }> {
   const frames = await tab.frames();
   const frame = frames.find((f) => f.session.id() === ref.sessionId && f.frameId === ref.frameId);
-  if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { detail: 'its frame is gone' });
+  if (!frame)
+    throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', {
+      detail: 'its frame is gone',
+    });
   return { frame, frames };
 }
 
 /** The frame of an element ref, cheaply (no frame listing); refuses as stale when it is gone. */
 export function quickFrameOf(tab: Tab, ref: TabElementRef): Frame {
   const frame = tab.frameFor(ref.sessionId, ref.frameId);
-  if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { detail: 'its frame is gone' });
+  if (!frame)
+    throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', {
+      detail: 'its frame is gone',
+    });
   return frame;
 }

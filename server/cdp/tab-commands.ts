@@ -6,7 +6,10 @@ import type { Tab } from './tab.js';
 
 /** The tab that opened this one (a popup's opener), or null. */
 export async function openerIdOf(tab: Tab): Promise<string | null> {
-  return tab.session.send('Target.getTargetInfo').then(({ targetInfo }) => targetInfo.openerId ?? null, () => null);
+  return tab.session.send('Target.getTargetInfo').then(
+    ({ targetInfo }) => targetInfo.openerId ?? null,
+    () => null,
+  );
 }
 
 /** The pid of an attached browser's main process, as CDP reports it (null for older browsers). */
@@ -15,20 +18,35 @@ export async function browserProcessPid(host: BrowserHost): Promise<number | nul
   if (!browser) return null;
   const session = await browser.target().createCDPSession();
   try {
-    const info = await session.send('SystemInfo.getProcessInfo') as { processInfo: Array<{ type: string; id: number }> };
+    const info = (await session.send('SystemInfo.getProcessInfo')) as {
+      processInfo: Array<{ type: string; id: number }>;
+    };
     return info.processInfo.find((p) => p.type === 'browser')?.id ?? null;
-  } catch { return null; /* older browsers: no process info */ } finally { await session.detach().catch(() => undefined); }
+  } catch {
+    return null; /* older browsers: no process info */
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
 }
 
 /** Whether the tab is the one shown in its window (document.visibilityState). */
 export function isVisible(tab: Tab): Promise<boolean> {
-  return tab.page.evaluate('document.visibilityState').then((v) => v === 'visible').catch(() => false);
+  return tab.page
+    .evaluate('document.visibilityState')
+    .then((v) => v === 'visible')
+    .catch(() => false);
 }
 
 /** Runs a script in the page's main world (execute_javascript, javascript: URLs); bounded by CDP's own timeout. */
-export async function evaluateInPage(tab: Tab, expression: string, options: { awaitResult: boolean }): Promise<{ value: unknown; error?: string }> {
+export async function evaluateInPage(
+  tab: Tab,
+  expression: string,
+  options: { awaitResult: boolean },
+): Promise<{ value: unknown; error?: string }> {
   const { result, exceptionDetails } = await tab.session.send('Runtime.evaluate', {
-    expression, timeout: 10_000, ...(options.awaitResult ? { awaitPromise: true, returnByValue: true } : {}),
+    expression,
+    timeout: 10_000,
+    ...(options.awaitResult ? { awaitPromise: true, returnByValue: true } : {}),
   });
   if (exceptionDetails) return { value: null, error: exceptionDetails.exception?.description ?? exceptionDetails.text };
   return { value: result.value ?? null };
@@ -36,16 +54,27 @@ export async function evaluateInPage(tab: Tab, expression: string, options: { aw
 
 /** Accepts or dismisses the tab's open JavaScript dialog. */
 export async function answerDialog(tab: Tab, accept: boolean, promptText?: string): Promise<void> {
-  await tab.session.send('Page.handleJavaScriptDialog', { accept, ...(promptText !== undefined ? { promptText } : {}) });
+  await tab.session.send('Page.handleJavaScriptDialog', {
+    accept,
+    ...(promptText !== undefined ? { promptText } : {}),
+  });
 }
 
 /** The browser window holding the tab (0 and no bounds when CDP cannot say). */
 export function browserWindowOf(tab: Tab): Promise<{ windowId: number; bounds: unknown }> {
-  return tab.session.send('Browser.getWindowForTarget', {}).then(({ windowId, bounds }) => ({ windowId, bounds }), () => ({ windowId: 0, bounds: {} }));
+  return tab.session.send('Browser.getWindowForTarget', {}).then(
+    ({ windowId, bounds }) => ({ windowId, bounds }),
+    () => ({ windowId: 0, bounds: {} }),
+  );
 }
 
 /** A small JPEG of the tab for the operators' action log. */
 export async function thumbnailOf(tab: Tab): Promise<string> {
-  const { data } = await tab.session.send('Page.captureScreenshot', { format: 'jpeg', quality: 40, clip: undefined, optimizeForSpeed: true });
+  const { data } = await tab.session.send('Page.captureScreenshot', {
+    format: 'jpeg',
+    quality: 40,
+    clip: undefined,
+    optimizeForSpeed: true,
+  });
   return data;
 }

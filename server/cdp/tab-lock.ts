@@ -45,22 +45,44 @@ export async function withTabLock<T>(tab: Tab, work: () => Promise<T>): Promise<
   const frame = tab.topFrame();
   try {
     contextId = await tab.world(frame);
-    const reply = await bounded(frame.session.send('Runtime.evaluate', { expression: acquireExpression(`verity-action:${tab.id}`), contextId, awaitPromise: true, returnByValue: true }),
-      TAB_LOCK_WAIT_MS + 5_000, 'another client\'s action on this tab to finish');
+    const reply = await bounded(
+      frame.session.send('Runtime.evaluate', {
+        expression: acquireExpression(`verity-action:${tab.id}`),
+        contextId,
+        awaitPromise: true,
+        returnByValue: true,
+      }),
+      TAB_LOCK_WAIT_MS + 5_000,
+      "another client's action on this tab to finish",
+    );
     held = (reply.result?.value as typeof held | undefined) ?? { held: false };
   } catch (e) {
-    if (e instanceof Refusal && e.code === 'timeout') throw new Refusal('target_busy', `another client's action on this tab did not finish within ${TAB_LOCK_WAIT_MS} ms; nothing was done; retry`, { retryable: true });
+    if (e instanceof Refusal && e.code === 'timeout')
+      throw new Refusal(
+        'target_busy',
+        `another client's action on this tab did not finish within ${TAB_LOCK_WAIT_MS} ms; nothing was done; retry`,
+        { retryable: true },
+      );
     held = { held: false }; // the world went away (navigation, a dialog): act as before, unlocked
   }
   if (!held.held && held.why === 'timeout') {
-    throw new Refusal('target_busy', `another client's action on this tab did not finish within ${TAB_LOCK_WAIT_MS} ms; nothing was done; retry`, { retryable: true });
+    throw new Refusal(
+      'target_busy',
+      `another client's action on this tab did not finish within ${TAB_LOCK_WAIT_MS} ms; nothing was done; retry`,
+      { retryable: true },
+    );
   }
   try {
     return await work();
   } finally {
     if (held.held && contextId !== null) {
       // A navigation during the action destroyed the world, and with it the hold: nothing to release then.
-      await frame.session.send('Runtime.evaluate', { expression: `globalThis.${WORLD_REGISTRY}?.get(${JSON.stringify(held.id)})?.()`, contextId }).catch(() => undefined);
+      await frame.session
+        .send('Runtime.evaluate', {
+          expression: `globalThis.${WORLD_REGISTRY}?.get(${JSON.stringify(held.id)})?.()`,
+          contextId,
+        })
+        .catch(() => undefined);
     }
   }
 }

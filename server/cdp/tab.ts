@@ -14,7 +14,9 @@ function pageAgentSource(): string {
     try {
       agentSource = readFileSync(AGENT_BUNDLE, 'utf8');
     } catch (e) {
-      throw new Error(`the page agent bundle is missing (${AGENT_BUNDLE.pathname}); run npm run build: ${(e as Error).message}`);
+      throw new Error(
+        `the page agent bundle is missing (${AGENT_BUNDLE.pathname}); run npm run build: ${(e as Error).message}`,
+      );
     }
   }
   return agentSource;
@@ -47,7 +49,11 @@ export class Tab {
   mainFrameId = '';
   private readonly dialogWaiters = new Set<() => void>();
 
-  private constructor(readonly page: Page, readonly session: CDPSession, readonly id: string) {}
+  private constructor(
+    readonly page: Page,
+    readonly session: CDPSession,
+    readonly id: string,
+  ) {}
 
   static async open(page: Page): Promise<Tab> {
     const session = await page.createCDPSession();
@@ -58,10 +64,14 @@ export class Tab {
       tab.dialog = { type: e.type, message: e.message, defaultPrompt: e.defaultPrompt };
       for (const notify of tab.dialogWaiters) notify();
     });
-    session.on('Page.javascriptDialogClosed', () => { tab.dialog = null; });
+    session.on('Page.javascriptDialogClosed', () => {
+      tab.dialog = null;
+    });
     // A navigation (history back/forward and bfcache restores included) replaces the frame's isolated
     // world: forget the cached context so the next question builds a fresh one.
-    session.on('Page.frameNavigated', (e: Protocol.Page.FrameNavigatedEvent) => { tab.worlds.delete(`${session.id()}/${e.frame.id}`); });
+    session.on('Page.frameNavigated', (e: Protocol.Page.FrameNavigatedEvent) => {
+      tab.worlds.delete(`${session.id()}/${e.frame.id}`);
+    });
     await session.send('Page.enable');
     tab.mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
     // Background delivery: the tab behaves as focused (document.hasFocus(), focus events, editors that
@@ -79,10 +89,17 @@ export class Tab {
       void child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
     });
     session.on('sessiondetached', (child: CDPSession) => this.children.delete(child.id()));
-    await session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: 'iframe' }] });
+    await session.send('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: false,
+      flatten: true,
+      filter: [{ type: 'iframe' }],
+    });
   }
 
-  get closed(): boolean { return this.page.isClosed(); }
+  get closed(): boolean {
+    return this.page.isClosed();
+  }
 
   /**
    * Awaits input that was just sent (Input.dispatch*), or stops waiting the moment a JavaScript dialog
@@ -91,7 +108,9 @@ export class Tab {
    */
   async unlessDialog(sent: Promise<unknown>): Promise<'sent' | 'dialog'> {
     let notify = () => {};
-    const opened = new Promise<'dialog'>((resolve) => { notify = () => resolve('dialog'); });
+    const opened = new Promise<'dialog'>((resolve) => {
+      notify = () => resolve('dialog');
+    });
     this.dialogWaiters.add(notify);
     try {
       if (this.dialog) return 'dialog';
@@ -102,8 +121,12 @@ export class Tab {
     }
   }
 
-  async url(): Promise<string> { return this.page.url(); }
-  async title(): Promise<string> { return bounded(this.page.title(), PAGE_CALL_TIMEOUT_MS, 'the tab title'); }
+  async url(): Promise<string> {
+    return this.page.url();
+  }
+  async title(): Promise<string> {
+    return bounded(this.page.title(), PAGE_CALL_TIMEOUT_MS, 'the tab title');
+  }
 
   async navigate(url: string): Promise<void> {
     this.worlds.clear();
@@ -118,8 +141,11 @@ export class Tab {
     }
     if (outcome === 'dialog') {
       const d = this.dialog;
-      throw new Refusal('dialog_open', `a ${d?.type ?? 'JavaScript'} dialog opened ("${d?.message ?? ''}") and holds the navigation to ${url}; answer it with page {action:"handle_dialog", accept:true} to leave the page (the navigation then goes on) or accept:false to stay`,
-        { dialog: { type: d?.type ?? null, message: d?.message ?? '' } });
+      throw new Refusal(
+        'dialog_open',
+        `a ${d?.type ?? 'JavaScript'} dialog opened ("${d?.message ?? ''}") and holds the navigation to ${url}; answer it with page {action:"handle_dialog", accept:true} to leave the page (the navigation then goes on) or accept:false to stay`,
+        { dialog: { type: d?.type ?? null, message: d?.message ?? '' } },
+      );
     }
   }
 
@@ -129,7 +155,10 @@ export class Tab {
    * navigation would "finish" on chrome-error:), so a failed navigation waits for it, bounded.
    */
   private async errorPageCommitted(): Promise<void> {
-    for (const end = Date.now() + ERROR_PAGE_SETTLE_MS; Date.now() < end && !this.page.url().startsWith('chrome-error:');) {
+    for (
+      const end = Date.now() + ERROR_PAGE_SETTLE_MS;
+      Date.now() < end && !this.page.url().startsWith('chrome-error:');
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
@@ -138,17 +167,28 @@ export class Tab {
   async frames(): Promise<Frame[]> {
     this.refuseIfDialog(); // even the frame tree is answered by the page's renderer, frozen by a dialog
     const out: Frame[] = [];
-    const walk = (session: CDPSession, owner: CDPSession | null, tree: Protocol.Page.FrameTree, parentFrameId: string | null) => {
+    const walk = (
+      session: CDPSession,
+      owner: CDPSession | null,
+      tree: Protocol.Page.FrameTree,
+      parentFrameId: string | null,
+    ) => {
       out.push({ session, frameId: tree.frame.id, parentFrameId, ownerSession: owner, url: tree.frame.url });
       for (const child of tree.childFrames ?? []) walk(session, session, child, tree.frame.id);
     };
-    const { frameTree } = await bounded(this.session.send('Page.getFrameTree'), PAGE_CALL_TIMEOUT_MS, "the tab's frame tree (the page is not responding)");
+    const { frameTree } = await bounded(
+      this.session.send('Page.getFrameTree'),
+      PAGE_CALL_TIMEOUT_MS,
+      "the tab's frame tree (the page is not responding)",
+    );
     walk(this.session, null, frameTree, null);
     for (const { session, parent } of this.children.values()) {
       try {
         const { frameTree: childTree } = await session.send('Page.getFrameTree');
         walk(session, parent, childTree, childTree.frame.parentId ?? null);
-      } catch { /* the frame went away while listing */ }
+      } catch {
+        /* the frame went away while listing */
+      }
     }
     return out;
   }
@@ -168,14 +208,20 @@ export class Tab {
     return this.frameFor(this.session.id(), this.mainFrameId)!;
   }
 
-  private worldKey(frame: Frame): string { return `${frame.session.id()}/${frame.frameId}`; }
+  private worldKey(frame: Frame): string {
+    return `${frame.session.id()}/${frame.frameId}`;
+  }
 
   /** The execution context of Verity's isolated world in this frame, with the page agent installed. */
   async world(frame: Frame): Promise<number> {
     const key = this.worldKey(frame);
     const known = this.worlds.get(key);
     if (known !== undefined) return known;
-    const { executionContextId } = await frame.session.send('Page.createIsolatedWorld', { frameId: frame.frameId, worldName: WORLD, grantUniveralAccess: false });
+    const { executionContextId } = await frame.session.send('Page.createIsolatedWorld', {
+      frameId: frame.frameId,
+      worldName: WORLD,
+      grantUniveralAccess: false,
+    });
     await frame.session.send('Runtime.evaluate', { expression: pageAgentSource(), contextId: executionContextId });
     this.worlds.set(key, executionContextId);
     return executionContextId;
@@ -191,13 +237,24 @@ export class Tab {
       let notify = () => {};
       // A dialog freezes the page's scripts: stop waiting the moment one opens.
       const dialogOpened = new Promise<never>((_, reject) => {
-        notify = () => reject(new Refusal('dialog_open', `a ${this.dialog?.type} dialog opened ("${this.dialog?.message}"); answer it with page {action:"handle_dialog"}`));
+        notify = () =>
+          reject(
+            new Refusal(
+              'dialog_open',
+              `a ${this.dialog?.type} dialog opened ("${this.dialog?.message}"); answer it with page {action:"handle_dialog"}`,
+            ),
+          );
       });
       this.dialogWaiters.add(notify);
       try {
-        reply = await bounded(Promise.race([
-          frame.session.send('Runtime.evaluate', { expression, contextId, awaitPromise: true, returnByValue: true }), dialogOpened,
-        ]), PAGE_CALL_TIMEOUT_MS, `the page to answer ${method}`);
+        reply = await bounded(
+          Promise.race([
+            frame.session.send('Runtime.evaluate', { expression, contextId, awaitPromise: true, returnByValue: true }),
+            dialogOpened,
+          ]),
+          PAGE_CALL_TIMEOUT_MS,
+          `the page to answer ${method}`,
+        );
       } catch (e) {
         if (e instanceof Refusal) throw e;
         if (/context with specified id|Execution context was destroyed/i.test((e as Error).message)) {
@@ -219,17 +276,28 @@ export class Tab {
 
   /** An open dialog freezes the page's scripts: anything evaluated there would wait until it is answered. */
   private refuseIfDialog(): void {
-    if (this.dialog) throw new Refusal('dialog_open', `a ${this.dialog.type} dialog is open ("${this.dialog.message}"); answer it with page {action:"handle_dialog"}`);
+    if (this.dialog)
+      throw new Refusal(
+        'dialog_open',
+        `a ${this.dialog.type} dialog is open ("${this.dialog.message}"); answer it with page {action:"handle_dialog"}`,
+      );
   }
 
   /** Registers closed shadow roots with the frame's agent so the walker can enter them (CDP pierces them). */
   async pierceClosedShadowRoots(frame: Frame): Promise<void> {
     this.refuseIfDialog();
     const contextId = await this.world(frame);
-    for (let round = 0; round < 4; round++) { // closed roots nest; each round finds the next level
-      const { result } = await frame.session.send('Runtime.evaluate', { expression: 'globalThis.__verity.closedRootCandidates()', contextId });
+    for (let round = 0; round < 4; round++) {
+      // closed roots nest; each round finds the next level
+      const { result } = await frame.session.send('Runtime.evaluate', {
+        expression: 'globalThis.__verity.closedRootCandidates()',
+        contextId,
+      });
       if (!result.objectId) return;
-      const { result: props } = await frame.session.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true });
+      const { result: props } = await frame.session.send('Runtime.getProperties', {
+        objectId: result.objectId,
+        ownProperties: true,
+      });
       const hosts = props.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId).map((p) => p.value!.objectId!);
       await frame.session.send('Runtime.releaseObject', { objectId: result.objectId });
       if (hosts.length === 0) return;
@@ -238,10 +306,14 @@ export class Tab {
         const { node } = await frame.session.send('DOM.describeNode', { objectId, depth: 1, pierce: true });
         const closed = node.shadowRoots?.find((r) => r.shadowRootType === 'closed');
         if (!closed) continue;
-        const { object } = await frame.session.send('DOM.resolveNode', { backendNodeId: closed.backendNodeId, executionContextId: contextId });
+        const { object } = await frame.session.send('DOM.resolveNode', {
+          backendNodeId: closed.backendNodeId,
+          executionContextId: contextId,
+        });
         await frame.session.send('Runtime.callFunctionOn', {
           functionDeclaration: 'function(root) { globalThis.__verity.registerClosedRoot(root); }',
-          executionContextId: contextId, arguments: [{ objectId: object.objectId }],
+          executionContextId: contextId,
+          arguments: [{ objectId: object.objectId }],
         });
         found++;
       }
@@ -269,7 +341,8 @@ export class Tab {
     const { object } = await parent.session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId });
     const { result } = await parent.session.send('Runtime.callFunctionOn', {
       functionDeclaration: 'function() { return globalThis.__verity.indexInLatest(this); }',
-      objectId: object.objectId, returnByValue: true,
+      objectId: object.objectId,
+      returnByValue: true,
     });
     return result.value as number;
   }
@@ -278,21 +351,31 @@ export class Tab {
   async setInputFiles(element: { snapshotId: string; ref: unknown }, paths: string[]): Promise<string[]> {
     const ref = element.ref as { sessionId: string; frameId: string; local: number };
     const frame = this.frameFor(ref.sessionId, ref.frameId);
-    if (!frame) throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh');
+    if (!frame)
+      throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh');
     const contextId = await this.world(frame);
-    const { result, exceptionDetails } = await frame.session.send('Runtime.evaluate', { expression: `globalThis.__verity.element(${JSON.stringify(element.snapshotId)}, ${ref.local})`, contextId });
+    const { result, exceptionDetails } = await frame.session.send('Runtime.evaluate', {
+      expression: `globalThis.__verity.element(${JSON.stringify(element.snapshotId)}, ${ref.local})`,
+      contextId,
+    });
     if (exceptionDetails || !result.objectId) throw pageError(exceptionDetails?.exception?.description ?? 'no element');
     await frame.session.send('DOM.setFileInputFiles', { files: paths, objectId: result.objectId }).catch((e: Error) => {
       throw new Refusal('invalid_arguments', `element_token: not a file input, or a path is unreadable (${e.message})`);
     });
     const { result: names } = await frame.session.send('Runtime.callFunctionOn', {
-      functionDeclaration: 'function() { return Array.from(this.files || []).map((f) => f.name); }', objectId: result.objectId, returnByValue: true,
+      functionDeclaration: 'function() { return Array.from(this.files || []).map((f) => f.name); }',
+      objectId: result.objectId,
+      returnByValue: true,
     });
     return names.value as string[];
   }
 
   async screenshot(): Promise<{ data: string; width: number; height: number }> {
-    const { data } = await bounded(this.session.send('Page.captureScreenshot', { format: 'png' }), PAGE_CALL_TIMEOUT_MS, 'a screenshot of the tab');
+    const { data } = await bounded(
+      this.session.send('Page.captureScreenshot', { format: 'png' }),
+      PAGE_CALL_TIMEOUT_MS,
+      'a screenshot of the tab',
+    );
     const png = Buffer.from(data, 'base64');
     return { data, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
   }
@@ -305,8 +388,11 @@ export class Tab {
 }
 
 function pageError(text: string): Refusal | Error {
-  if (text.includes('verity:stale')) return new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh');
-  if (text.includes('verity:detached')) return new Refusal('target_not_found', 'the element is no longer in the page; call get_window_state again');
-  if (text.includes('verity:out_of_range')) return new Refusal('invalid_element_token', 'element_token names an element the snapshot does not have');
+  if (text.includes('verity:stale'))
+    return new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh');
+  if (text.includes('verity:detached'))
+    return new Refusal('target_not_found', 'the element is no longer in the page; call get_window_state again');
+  if (text.includes('verity:out_of_range'))
+    return new Refusal('invalid_element_token', 'element_token names an element the snapshot does not have');
   return new Error(`the page agent failed: ${text}`);
 }

@@ -5,7 +5,16 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import { describeEvents, dialogResult, focusedFrame, mouseClick, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+import {
+  describeEvents,
+  dialogResult,
+  focusedFrame,
+  mouseClick,
+  result,
+  tabOf,
+  withSideEffects,
+  type CdpRoute,
+} from './aim.js';
 import { click } from './click.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { AgentReply, Frame, Tab } from './tab.js';
@@ -18,7 +27,12 @@ export { excerpt, judgeText as judge };
 const judge = judgeText;
 
 /** type_text, with what arrived during it (no extra listening). */
-export function typeText(route: CdpRoute, target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+export function typeText(
+  route: CdpRoute,
+  target: ResolvedTarget,
+  text: string,
+  options: TypeOptions,
+): Promise<ActionResult> {
   return withSideEffects(route, target, () => typeIntoTab(route, target, text, options));
 }
 
@@ -27,7 +41,12 @@ export function setValue(route: CdpRoute, target: ResolvedTarget, value: string)
   return withSideEffects(route, target, () => setValueOnTab(route, target, value));
 }
 
-async function typeIntoTab(route: CdpRoute, target: ResolvedTarget, text: string, _options: TypeOptions): Promise<ActionResult> {
+async function typeIntoTab(
+  route: CdpRoute,
+  target: ResolvedTarget,
+  text: string,
+  _options: TypeOptions,
+): Promise<ActionResult> {
   const sw = new Stopwatch();
   const tab = await tabOf(route, target);
   if (target.point && !target.element) await click(route, target, { button: 'left', count: 1, modifiers: [] });
@@ -47,18 +66,32 @@ async function typeIntoTab(route: CdpRoute, target: ResolvedTarget, text: string
     await click(route, target, { button: 'left', count: 1, modifiers: [] });
     frame = await focusedFrame(tab);
     prepared = await tab.call(frame, 'prepareField', null, 0);
-    if (prepared.none || prepared.refusal) throw new Refusal('not_editable', `${described} is a textbox without a field, and a click on it focused no field (${prepared.refusal ? `${prepared.refusal}: ${prepared.detail}` : 'nothing focused'}); nothing was typed`);
+    if (prepared.none || prepared.refusal)
+      throw new Refusal(
+        'not_editable',
+        `${described} is a textbox without a field, and a click on it focused no field (${prepared.refusal ? `${prepared.refusal}: ${prepared.detail}` : 'nothing focused'}); nothing was typed`,
+      );
   }
-  if (prepared.none) throw new Refusal('target_not_found', 'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field');
+  if (prepared.none)
+    throw new Refusal(
+      'target_not_found',
+      'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field',
+    );
   if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
   if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared);
   const before = prepared.state;
   const dropped = prepared.inputType === 'number' ? numberFieldRejects(text) : null;
   if (dropped) {
-    throw new Refusal('text_not_deliverable', `${before.describe} is a number field: it accepts only digits, a sign, a decimal point and an exponent, and would drop "${dropped}"; nothing was typed`);
+    throw new Refusal(
+      'text_not_deliverable',
+      `${before.describe} is a number field: it accepts only digits, a sign, a decimal point and an exponent, and would drop "${dropped}"; nothing was typed`,
+    );
   }
   if (prepared.singleLine && text.includes('\n')) {
-    throw new Refusal('text_not_deliverable', `${before.describe} is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter if you mean to submit`);
+    throw new Refusal(
+      'text_not_deliverable',
+      `${before.describe} is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter if you mean to submit`,
+    );
   }
   // The cursor glides to the field; in the top frame its viewport is the tab's (iframes are skipped).
   if (target.cursor && prepared.center && frame.session === tab.session && frame.frameId === tab.mainFrameId) {
@@ -72,7 +105,10 @@ async function typeIntoTab(route: CdpRoute, target: ResolvedTarget, text: string
     if (prepared.pressEnd) await pressNamedKey(tab, 'End', 35);
     await insertText(tab, text, before.kind);
   } catch (e) {
-    if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, before.describe, 'typing'); }
+    if (e instanceof DialogOpened) {
+      sw.lap('deliver');
+      return dialogResult(sw, before.describe, 'typing');
+    }
     throw e;
   }
   sw.lap('deliver');
@@ -89,7 +125,10 @@ async function typeIntoTab(route: CdpRoute, target: ResolvedTarget, text: string
     try {
       await typeKeys(tab, text);
     } catch (e) {
-      if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, before.describe, 'typing'); }
+      if (e instanceof DialogOpened) {
+        sw.lap('deliver');
+        return dialogResult(sw, before.describe, 'typing');
+      }
       throw e;
     }
     sw.lap('deliver');
@@ -98,11 +137,23 @@ async function typeIntoTab(route: CdpRoute, target: ResolvedTarget, text: string
     method = 'key_events';
     verdict = judge(before, read, text);
   }
-  const evidence: Evidence[] = [...verdict.evidence, { kind: 'event', observed: describeEvents({ target: before.describe, events: read.events }) }];
+  const evidence: Evidence[] = [
+    ...verdict.evidence,
+    { kind: 'event', observed: describeEvents({ target: before.describe, events: read.events }) },
+  ];
   if (prepared.combobox) {
-    evidence.push({ kind: 'combobox', detail: 'this field is a combobox: the text is its search text and filters its options; nothing is chosen until an option is (set_value with the option\'s text, or click the option)' });
+    evidence.push({
+      kind: 'combobox',
+      detail:
+        "this field is a combobox: the text is its search text and filters its options; nothing is chosen until an option is (set_value with the option's text, or click the option)",
+    });
   }
-  if (cancelled && verdict.effect === 'no_effect') evidence.push({ kind: 'beforeinput', observed: 'cancelled by the page (preventDefault)', detail: 'the page refused the input' });
+  if (cancelled && verdict.effect === 'no_effect')
+    evidence.push({
+      kind: 'beforeinput',
+      observed: 'cancelled by the page (preventDefault)',
+      detail: 'the page refused the input',
+    });
   return {
     ...result(verdict.effect, sw, evidence, { target: before.describe, method }),
     delivery: { mode: 'background', delivered_count: verdict.delivered },
@@ -124,8 +175,20 @@ async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Pro
 }
 
 async function pressNamedKey(tab: Tab, key: string, code: number): Promise<void> {
-  await send(tab, 'Input.dispatchKeyEvent', { type: 'rawKeyDown', key, code: key, windowsVirtualKeyCode: code, nativeVirtualKeyCode: code });
-  await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key, code: key, windowsVirtualKeyCode: code, nativeVirtualKeyCode: code });
+  await send(tab, 'Input.dispatchKeyEvent', {
+    type: 'rawKeyDown',
+    key,
+    code: key,
+    windowsVirtualKeyCode: code,
+    nativeVirtualKeyCode: code,
+  });
+  await send(tab, 'Input.dispatchKeyEvent', {
+    type: 'keyUp',
+    key,
+    code: key,
+    windowsVirtualKeyCode: code,
+    nativeVirtualKeyCode: code,
+  });
 }
 
 /**
@@ -133,17 +196,38 @@ async function pressNamedKey(tab: Tab, key: string, code: number): Promise<void>
  * value, checked first against what the field would store (nothing is done when it would store
  * something else), then read back after the page settled.
  */
-async function typeIntoValueInput(tab: Tab, frame: Frame, sw: Stopwatch, text: string, prepared: PreparedValueInput): Promise<ActionResult> {
+async function typeIntoValueInput(
+  tab: Tab,
+  frame: Frame,
+  sw: Stopwatch,
+  text: string,
+  prepared: PreparedValueInput,
+): Promise<ActionResult> {
   sw.lap('resolve');
   const r = await tab.call(frame, 'assignPreparedValue', text);
   if (r.refusal === 'value_rejected') {
-    throw new Refusal('text_not_deliverable', `${prepared.describe} is a ${prepared.inputType} field holding one value in the form ${prepared.form}; "${text}" is not one (the field would store "${r.stored}"); nothing was set`);
+    throw new Refusal(
+      'text_not_deliverable',
+      `${prepared.describe} is a ${prepared.inputType} field holding one value in the form ${prepared.form}; "${text}" is not one (the field would store "${r.stored}"); nothing was set`,
+    );
   }
   if (r.refusal) throw new Refusal('target_not_found', `${r.refusal}: ${r.detail}`);
   sw.lap('deliver');
   sw.lap('verify');
-  const evidence: Evidence[] = [{ kind: 'field_value', expected: text, observed: r.settled, detail: `a ${prepared.inputType} field has no caret: the text was set as its whole value (before: "${r.before}")` }];
-  if (r.first !== r.settled) evidence.unshift({ kind: 'field_value', observed: r.first, detail: 'read back at once, before the page rewrote it' });
+  const evidence: Evidence[] = [
+    {
+      kind: 'field_value',
+      expected: text,
+      observed: r.settled,
+      detail: `a ${prepared.inputType} field has no caret: the text was set as its whole value (before: "${r.before}")`,
+    },
+  ];
+  if (r.first !== r.settled)
+    evidence.unshift({
+      kind: 'field_value',
+      observed: r.first,
+      detail: 'read back at once, before the page rewrote it',
+    });
   const effect = judgeValue(text, r.before, r.settled);
   return {
     ...result(effect, sw, evidence, { target: prepared.describe, method: 'set_value' }),
@@ -160,7 +244,10 @@ async function pressEnter(tab: Tab): Promise<void> {
 
 async function typeKeys(tab: Tab, text: string): Promise<void> {
   for (const char of text) {
-    if (char === '\n') { await pressEnter(tab); continue; }
+    if (char === '\n') {
+      await pressEnter(tab);
+      continue;
+    }
     await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: char, text: char, unmodifiedText: char });
     await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: char });
   }
@@ -169,24 +256,43 @@ async function typeKeys(tab: Tab, text: string): Promise<void> {
 /** A dialog opened while input was being delivered: the page is frozen until it is answered. */
 class DialogOpened extends Error {}
 
-async function send(tab: Tab, method: 'Input.insertText' | 'Input.dispatchKeyEvent', params: Record<string, unknown>): Promise<void> {
-  if (await tab.unlessDialog(tab.session.send(method as 'Input.insertText', params as never)) === 'dialog') throw new DialogOpened();
+async function send(
+  tab: Tab,
+  method: 'Input.insertText' | 'Input.dispatchKeyEvent',
+  params: Record<string, unknown>,
+): Promise<void> {
+  if ((await tab.unlessDialog(tab.session.send(method as 'Input.insertText', params as never))) === 'dialog')
+    throw new DialogOpened();
 }
 
 function fieldRefusal(code: string, detail: string): Refusal {
   switch (code) {
-    case 'element_disabled': return new Refusal('element_disabled', `${detail} is disabled and cannot take text`);
-    case 'element_readonly': return new Refusal('element_readonly', `${detail} is read-only; nothing was typed`);
-    case 'not_editable': return new Refusal('not_editable', `${detail} does not take text; pass the element_token of a text field or editor`);
-    case 'focus_failed': return new Refusal('focus_failed', `${detail} would not take focus, so nothing was typed`);
-    case 'caret_not_placed': return new Refusal('focus_failed', `${detail} kept moving its caret or selection away from the end after it was focused (typing would have landed elsewhere or replaced a selection), so nothing was typed; click where the text should go, then type_text without an element_token`, { retryable: true });
-    default: return new Refusal('target_not_found', `${code}: ${detail}`);
+    case 'element_disabled':
+      return new Refusal('element_disabled', `${detail} is disabled and cannot take text`);
+    case 'element_readonly':
+      return new Refusal('element_readonly', `${detail} is read-only; nothing was typed`);
+    case 'not_editable':
+      return new Refusal(
+        'not_editable',
+        `${detail} does not take text; pass the element_token of a text field or editor`,
+      );
+    case 'focus_failed':
+      return new Refusal('focus_failed', `${detail} would not take focus, so nothing was typed`);
+    case 'caret_not_placed':
+      return new Refusal(
+        'focus_failed',
+        `${detail} kept moving its caret or selection away from the end after it was focused (typing would have landed elsewhere or replaced a selection), so nothing was typed; click where the text should go, then type_text without an element_token`,
+        { retryable: true },
+      );
+    default:
+      return new Refusal('target_not_found', `${code}: ${detail}`);
   }
 }
 
 async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: string): Promise<ActionResult> {
   const sw = new Stopwatch();
-  if (!target.element) throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
+  if (!target.element)
+    throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
   const tab = await tabOf(route, target);
   const ref = target.element.ref as TabElementRef;
   const frame = quickFrameOf(tab, ref);
@@ -194,7 +300,8 @@ async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: str
   const plan = await tab.call(frame, 'setValue', snapshotId, ref.local, value);
   if (plan.refusal) {
     if (plan.refusal === 'invalid_arguments') throw new Refusal('invalid_arguments', `value: ${plan.detail}`);
-    if (plan.refusal === 'no_such_option') throw new Refusal('no_such_option', `value: no option matches "${value}"; ${plan.detail}`);
+    if (plan.refusal === 'no_such_option')
+      throw new Refusal('no_such_option', `value: no option matches "${value}"; ${plan.detail}`);
     throw fieldRefusal(plan.refusal, plan.detail);
   }
   if (plan.kind === 'combobox') return chooseOption(route, tab, frame, target, sw, value, plan);
@@ -203,15 +310,29 @@ async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: str
     await click(route, target, { button: 'left', count: 1, modifiers: [] });
   } else if (plan.kind === 'text') {
     // Replacing text is what set_value asks for: select it all, then one trusted insertion (or a delete).
-    if (!await tab.call(frame, 'selectAllIn', snapshotId, ref.local)) throw new Refusal('focus_failed', 'the field would not take focus');
+    if (!(await tab.call(frame, 'selectAllIn', snapshotId, ref.local)))
+      throw new Refusal('focus_failed', 'the field would not take focus');
     try {
       if (value) await send(tab, 'Input.insertText', { text: value });
       else {
-        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
-        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+        await send(tab, 'Input.dispatchKeyEvent', {
+          type: 'keyDown',
+          key: 'Delete',
+          code: 'Delete',
+          windowsVirtualKeyCode: 46,
+        });
+        await send(tab, 'Input.dispatchKeyEvent', {
+          type: 'keyUp',
+          key: 'Delete',
+          code: 'Delete',
+          windowsVirtualKeyCode: 46,
+        });
       }
     } catch (e) {
-      if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, 'the field', 'setting its value'); }
+      if (e instanceof DialogOpened) {
+        sw.lap('deliver');
+        return dialogResult(sw, 'the field', 'setting its value');
+      }
       throw e;
     }
   }
@@ -220,8 +341,16 @@ async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: str
   sw.lap('verify');
   const expected = plan.expected;
   const matches = expected.checked !== null ? now.checked === expected.checked : now.value === expected.value;
-  const show = (v: ValueReading) => (v.checked !== null ? `checked=${v.checked}` : v.label ? `${v.value} (${v.label})` : v.value);
-  const evidence: Evidence[] = [{ kind: plan.kind === 'toggle' ? 'checked_state' : 'field_value', expected: show(expected), observed: show(now), detail: `before: ${show(plan.before)}` }];
+  const show = (v: ValueReading) =>
+    v.checked !== null ? `checked=${v.checked}` : v.label ? `${v.value} (${v.label})` : v.value;
+  const evidence: Evidence[] = [
+    {
+      kind: plan.kind === 'toggle' ? 'checked_state' : 'field_value',
+      expected: show(expected),
+      observed: show(now),
+      detail: `before: ${show(plan.before)}`,
+    },
+  ];
   const unchanged = show(now) === show(plan.before);
   const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
   return { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
@@ -235,13 +364,22 @@ type ComboboxPlan = Extract<ValuePlan, { kind: 'combobox' }>;
  * option with a trusted click, then read back that the option got the click, the list closed and the
  * combobox shows the option. Typing alone is never reported as a selection.
  */
-async function chooseOption(route: CdpRoute, tab: Tab, frame: Frame, target: ResolvedTarget, sw: Stopwatch, value: string, plan: ComboboxPlan): Promise<ActionResult> {
+async function chooseOption(
+  route: CdpRoute,
+  tab: Tab,
+  frame: Frame,
+  target: ResolvedTarget,
+  sw: Stopwatch,
+  value: string,
+  plan: ComboboxPlan,
+): Promise<ActionResult> {
   const snapshotId = target.element!.snapshotId;
   const local = (target.element!.ref as TabElementRef).local;
   sw.lap('resolve');
   try {
     if (plan.typeable) {
-      if (!await tab.call(frame, 'selectAllIn', snapshotId, local)) throw new Refusal('focus_failed', `${plan.describe} would not take focus; nothing was chosen`);
+      if (!(await tab.call(frame, 'selectAllIn', snapshotId, local)))
+        throw new Refusal('focus_failed', `${plan.describe} would not take focus; nothing was chosen`);
       await send(tab, 'Input.insertText', { text: value }); // the search text filters the options
     } else {
       await click(route, target, { button: 'left', count: 1, modifiers: [] }); // opens the list
@@ -250,30 +388,59 @@ async function chooseOption(route: CdpRoute, tab: Tab, frame: Frame, target: Res
     if (option.refusal) throw fieldRefusal(option.refusal, option.detail ?? '');
     if (!option.found) {
       // Leave the widget as it was found: the search text cleared, the list closed.
-      if (plan.typeable && await tab.call(frame, 'selectAllIn', snapshotId, local)) {
-        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
-        await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+      if (plan.typeable && (await tab.call(frame, 'selectAllIn', snapshotId, local))) {
+        await send(tab, 'Input.dispatchKeyEvent', {
+          type: 'keyDown',
+          key: 'Delete',
+          code: 'Delete',
+          windowsVirtualKeyCode: 46,
+        });
+        await send(tab, 'Input.dispatchKeyEvent', {
+          type: 'keyUp',
+          key: 'Delete',
+          code: 'Delete',
+          windowsVirtualKeyCode: 46,
+        });
         // With the search text gone the list shows everything it offers.
         const all = await tab.call(frame, 'offeredOptions', snapshotId, local);
         if (all.length) option.offered = all;
       }
       await pressNamedKey(tab, 'Escape', 27);
-      throw new Refusal('no_such_option', `value: ${plan.describe} lists no option "${value}" (it lists: ${option.offered?.length ? option.offered.join(', ') : 'nothing'}); nothing was chosen${plan.typeable ? ' and the search text was cleared' : ''}`);
+      throw new Refusal(
+        'no_such_option',
+        `value: ${plan.describe} lists no option "${value}" (it lists: ${option.offered?.length ? option.offered.join(', ') : 'nothing'}); nothing was chosen${plan.typeable ? ' and the search text was cleared' : ''}`,
+      );
     }
-    if (await mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] }) === 'dialog') return dialogResult(sw, plan.describe, 'choosing an option');
+    if ((await mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] })) === 'dialog')
+      return dialogResult(sw, plan.describe, 'choosing an option');
     sw.lap('deliver');
     const after = await tab.call(frame, 'comboboxAfter', snapshotId, local);
     sw.lap('verify');
     const shown = after.shows.includes(option.label);
     const chosen = after.clicked > 0 && !after.expanded && shown;
     const evidence: Evidence[] = [
-      { kind: 'event', expected: `trusted click on ${option.describe}`, observed: after.clicked > 0 ? `the option received the trusted click` : 'no click reached the option' },
-      { kind: 'selection', expected: option.label, observed: after.shows, detail: `before: ${plan.before.value || '(nothing shown)'}; the list is ${after.expanded ? 'still open' : 'closed'}` },
+      {
+        kind: 'event',
+        expected: `trusted click on ${option.describe}`,
+        observed: after.clicked > 0 ? `the option received the trusted click` : 'no click reached the option',
+      },
+      {
+        kind: 'selection',
+        expected: option.label,
+        observed: after.shows,
+        detail: `before: ${plan.before.value || '(nothing shown)'}; the list is ${after.expanded ? 'still open' : 'closed'}`,
+      },
     ];
     const effect = chosen ? 'confirmed' : after.shows === plan.before.value ? 'no_effect' : 'mismatch';
-    return { ...result(effect, sw, evidence, { target: plan.describe, method: 'choose_option' }), ...(chosen ? {} : { observed: after.shows }) };
+    return {
+      ...result(effect, sw, evidence, { target: plan.describe, method: 'choose_option' }),
+      ...(chosen ? {} : { observed: after.shows }),
+    };
   } catch (e) {
-    if (e instanceof DialogOpened) { sw.lap('deliver'); return dialogResult(sw, plan.describe, 'choosing an option'); }
+    if (e instanceof DialogOpened) {
+      sw.lap('deliver');
+      return dialogResult(sw, plan.describe, 'choosing an option');
+    }
     throw e;
   }
 }

@@ -8,7 +8,14 @@ import type { SessionManager } from '../sessions/manager.js';
 import type { Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
 import type { Scope } from './protocol.js';
-import { auditExportParams, auditImageParams, auditQueryParams, brakeParams, GatewayError, type AuditExportParams } from './protocol.js';
+import {
+  auditExportParams,
+  auditImageParams,
+  auditQueryParams,
+  brakeParams,
+  GatewayError,
+  type AuditExportParams,
+} from './protocol.js';
 import { connectionOfKey } from '../sessions/brake.js';
 import { Refusal } from '../routing/refusal.js';
 import { exportJsonl, exportZip, noteBrake, noteOperatorInput, recordingImage } from '../audit/trail.js';
@@ -39,7 +46,10 @@ export function operatorName(conn: GatewayConnection): string {
 function agentOf(gw: BrakeMethodContext, sessionKey: string): string {
   const connectionId = connectionOfKey(sessionKey);
   if (!gw.agentConnected(connectionId) && !gw.sessions.list(connectionId).length) {
-    throw new GatewayError('NOT_FOUND', `no agent connection for ${sessionKey}; sessions.list names the current sessions`);
+    throw new GatewayError(
+      'NOT_FOUND',
+      `no agent connection for ${sessionKey}; sessions.list names the current sessions`,
+    );
   }
   return connectionId;
 }
@@ -47,7 +57,8 @@ function agentOf(gw: BrakeMethodContext, sessionKey: string): string {
 function parseTime(value: string | number | undefined, field: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   const ms = typeof value === 'number' ? value : Date.parse(value);
-  if (!Number.isFinite(ms)) throw new GatewayError('INVALID_REQUEST', `audit.query: ${field}: not a time (an ISO date or epoch milliseconds)`);
+  if (!Number.isFinite(ms))
+    throw new GatewayError('INVALID_REQUEST', `audit.query: ${field}: not a time (an ISO date or epoch milliseconds)`);
   return ms;
 }
 
@@ -58,7 +69,8 @@ const tickets = new Map<string, { params: AuditExportParams; expires: number }>(
 
 export const BRAKE_METHODS: Record<string, Spec> = {
   'sessions.stop': spec({
-    scope: 'operator.write', params: brakeParams,
+    scope: 'operator.write',
+    params: brakeParams,
     handler: (p, conn, gw) => {
       const agent = agentOf(gw, p.sessionKey);
       const by = operatorName(conn);
@@ -68,18 +80,21 @@ export const BRAKE_METHODS: Record<string, Spec> = {
     },
   }),
   'sessions.pause': spec({
-    scope: 'operator.write', params: brakeParams,
+    scope: 'operator.write',
+    params: brakeParams,
     handler: (p, conn, gw) => {
       const agent = agentOf(gw, p.sessionKey);
       const by = operatorName(conn);
-      if (gw.brake.status(agent).state === 'stopped') throw new GatewayError('INVALID_REQUEST', `${p.sessionKey} is stopped; sessions.resume lets it run again`);
+      if (gw.brake.status(agent).state === 'stopped')
+        throw new GatewayError('INVALID_REQUEST', `${p.sessionKey} is stopped; sessions.resume lets it run again`);
       gw.brake.pause(agent, by);
       noteBrake(gw.audit, p.sessionKey, 'pause', by);
       return gw.brake.status(agent);
     },
   }),
   'sessions.resume': spec({
-    scope: 'operator.write', params: brakeParams,
+    scope: 'operator.write',
+    params: brakeParams,
     handler: (p, conn, gw) => {
       const agent = agentOf(gw, p.sessionKey);
       if (gw.brake.resume(agent)) noteBrake(gw.audit, p.sessionKey, 'resume', operatorName(conn));
@@ -89,44 +104,69 @@ export const BRAKE_METHODS: Record<string, Spec> = {
   // As if the agent had called end_session: its cleanup hooks run once, its label is a tombstone (the next
   // call is refused session_ended), and what its running calls wait for is cancelled.
   'sessions.end': spec({
-    scope: 'operator.write', params: brakeParams,
+    scope: 'operator.write',
+    params: brakeParams,
     handler: async (p, conn, gw) => {
       const session = gw.sessions.all().find((s) => s.state === 'active' && gw.sessions.keyOf(s) === p.sessionKey);
       if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
       const by = operatorName(conn);
-      gw.brake.cancelSession(p.sessionKey, new Refusal('session_ended', `an operator (${by}) ended this session`, { by }));
+      gw.brake.cancelSession(
+        p.sessionKey,
+        new Refusal('session_ended', `an operator (${by}) ended this session`, { by }),
+      );
       await gw.sessions.end(session, 'end_session');
       noteBrake(gw.audit, p.sessionKey, 'end', by);
       return { ok: true, sessionKey: p.sessionKey };
     },
   }),
   'audit.query': spec({
-    scope: 'operator.read', params: auditQueryParams,
-    handler: (p, _c, gw) => gw.audit.query({
-      sessionKey: p?.sessionKey, tool: p?.tool || undefined, verdict: p?.verdict || undefined, kind: p?.kind, text: p?.text,
-      from: parseTime(p?.from, 'from'), to: parseTime(p?.to, 'to'), before: p?.before, limit: p?.limit ?? 100,
-    }),
+    scope: 'operator.read',
+    params: auditQueryParams,
+    handler: (p, _c, gw) =>
+      gw.audit.query({
+        sessionKey: p?.sessionKey,
+        tool: p?.tool || undefined,
+        verdict: p?.verdict || undefined,
+        kind: p?.kind,
+        text: p?.text,
+        from: parseTime(p?.from, 'from'),
+        to: parseTime(p?.to, 'to'),
+        before: p?.before,
+        limit: p?.limit ?? 100,
+      }),
   }),
   'audit.sessions': spec({
-    scope: 'operator.read', params: z.strictObject({}).optional(),
+    scope: 'operator.read',
+    params: z.strictObject({}).optional(),
     handler: (_p, _c, gw) => ({ sessions: gw.audit.sessions(), bytes: gw.audit.bytes, dir: gw.audit.dir }),
   }),
   'audit.image': spec({
-    scope: 'operator.read', params: auditImageParams,
+    scope: 'operator.read',
+    params: auditImageParams,
     handler: (p, _c, gw) => {
       const entry = gw.audit.get(p.id);
       if (!entry) throw new GatewayError('NOT_FOUND', `no audit entry ${p.id} (retention may have removed it)`);
       const png = recordingImage(entry, p.which);
-      if (!png) throw new GatewayError('NOT_FOUND', `entry ${p.id} has no ${p.which} image: only calls of a recording session (start_session recording_dir) keep before/after images`);
+      if (!png)
+        throw new GatewayError(
+          'NOT_FOUND',
+          `entry ${p.id} has no ${p.which} image: only calls of a recording session (start_session recording_dir) keep before/after images`,
+        );
       return { mimeType: 'image/png', data: png.toString('base64') };
     },
   }),
   'audit.export': spec({
-    scope: 'operator.read', params: auditExportParams,
+    scope: 'operator.read',
+    params: auditExportParams,
     handler: (p) => {
       const now = Date.now();
       for (const [t, v] of tickets) if (v.expires < now) tickets.delete(t);
-      if (tickets.size >= EXPORT_TICKETS_MAX) throw new GatewayError('TOO_MANY', `${EXPORT_TICKETS_MAX} exports wait to be downloaded; download them or wait a minute`, { limit: 'audit exports' });
+      if (tickets.size >= EXPORT_TICKETS_MAX)
+        throw new GatewayError(
+          'TOO_MANY',
+          `${EXPORT_TICKETS_MAX} exports wait to be downloaded; download them or wait a minute`,
+          { limit: 'audit exports' },
+        );
       const ticket = randomBytes(24).toString('base64url');
       tickets.set(ticket, { params: p, expires: now + EXPORT_TTL_MS });
       return { url: `/audit/export?ticket=${ticket}`, filename: exportName(p), expiresInMs: EXPORT_TTL_MS };
@@ -139,24 +179,44 @@ function exportName(p: AuditExportParams): string {
 }
 
 /** GET /audit/export?ticket=…: the ticket is the credential (one use, a minute), so a plain link downloads it. */
-export function serveAuditExport(gw: Pick<BrakeMethodContext, 'audit'>, url: URL, res: ServerResponse, headers: Record<string, string>): void {
+export function serveAuditExport(
+  gw: Pick<BrakeMethodContext, 'audit'>,
+  url: URL,
+  res: ServerResponse,
+  headers: Record<string, string>,
+): void {
   const ticket = url.searchParams.get('ticket') ?? '';
   const found = tickets.get(ticket);
   tickets.delete(ticket);
   if (!found || found.expires < Date.now()) {
-    res.writeHead(404, { 'content-type': 'text/plain', ...headers }).end('no such export, or it expired (a download link works once, for a minute): export again from the Control UI (audit.export)');
+    res
+      .writeHead(404, { 'content-type': 'text/plain', ...headers })
+      .end(
+        'no such export, or it expired (a download link works once, for a minute): export again from the Control UI (audit.export)',
+      );
     return;
   }
   const entries = gw.audit.sessionEntries(found.params.sessionKey);
-  const body = found.params.format === 'zip' ? exportZip(entries, found.params.sessionKey) : Buffer.from(exportJsonl(entries, found.params.sessionKey));
-  res.writeHead(200, {
-    'content-type': found.params.format === 'zip' ? 'application/zip' : 'application/x-ndjson',
-    'content-disposition': `attachment; filename="${exportName(found.params)}"`, 'cache-control': 'no-store', ...headers,
-  }).end(body);
+  const body =
+    found.params.format === 'zip'
+      ? exportZip(entries, found.params.sessionKey)
+      : Buffer.from(exportJsonl(entries, found.params.sessionKey));
+  res
+    .writeHead(200, {
+      'content-type': found.params.format === 'zip' ? 'application/zip' : 'application/x-ndjson',
+      'content-disposition': `attachment; filename="${exportName(found.params)}"`,
+      'cache-control': 'no-store',
+      ...headers,
+    })
+    .end(body);
 }
 
 /** Logs the operator's input in the browser panel under the session that drives that tab (or `operator`). */
-export function logOperatorInput(gw: BrakeMethodContext, conn: GatewayConnection, input: { tab_id: string; type: string; x?: number; y?: number; key?: string; text?: string; deltaY?: number }): void {
+export function logOperatorInput(
+  gw: BrakeMethodContext,
+  conn: GatewayConnection,
+  input: { tab_id: string; type: string; x?: number; y?: number; key?: string; text?: string; deltaY?: number },
+): void {
   const owner = gw.sessions.all().find((s) => s.state === 'active' && s.tabs.has(input.tab_id));
   noteOperatorInput(gw.audit, owner ? gw.sessions.keyOf(owner) : 'operator', input, operatorName(conn));
 }

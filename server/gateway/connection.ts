@@ -22,20 +22,37 @@ export class GatewayConnection {
   /** Why the gateway closed this connection, when it did (e.g. a consumer too slow to read). */
   closedBecause: string | null = null;
 
-  constructor(readonly socket: WebSocket, readonly origin: string | null, private readonly log: (line: string) => void = () => {}) {}
+  constructor(
+    readonly socket: WebSocket,
+    readonly origin: string | null,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
 
-  get scopes(): readonly string[] { return this.hello?.scopes ?? []; }
-  get caps(): readonly string[] { return this.hello?.caps ?? []; }
-  get open(): boolean { return this.socket.readyState === this.socket.OPEN; }
+  get scopes(): readonly string[] {
+    return this.hello?.scopes ?? [];
+  }
+  get caps(): readonly string[] {
+    return this.hello?.caps ?? [];
+  }
+  get open(): boolean {
+    return this.socket.readyState === this.socket.OPEN;
+  }
 
-  can(scope: Scope): boolean { return hasScope(this.scopes, scope); }
+  can(scope: Scope): boolean {
+    return hasScope(this.scopes, scope);
+  }
 
   respond(id: string | number, payload: unknown): void {
     this.send({ type: 'res', id, ok: true, payload });
   }
 
   fail(id: string | number | null, error: GatewayError): void {
-    this.send({ type: 'res', id, ok: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+    this.send({
+      type: 'res',
+      id,
+      ok: false,
+      error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+    });
   }
 
   /** Sends an event if this connection's scopes allow it; unknown events fail closed. */
@@ -59,7 +76,9 @@ export class GatewayConnection {
     const text = JSON.stringify(frame);
     if (this.socket.bufferedAmount + text.length > LIMITS.sendBufferBytes) {
       this.closedBecause = `too slow: send buffer over ${LIMITS.sendBufferBytes} bytes`;
-      this.log(`closed gateway connection ${this.connId} (${this.hello?.client.id ?? 'before connect'}): ${this.closedBecause}`);
+      this.log(
+        `closed gateway connection ${this.connId} (${this.hello?.client.id ?? 'before connect'}): ${this.closedBecause}`,
+      );
       this.socket.close(CLOSE_TOO_SLOW, this.closedBecause);
       return;
     }
@@ -67,7 +86,13 @@ export class GatewayConnection {
   }
 
   dispose(): void {
-    for (const dispose of this.disposers) { try { dispose(); } catch { /* already gone */ } }
+    for (const dispose of this.disposers) {
+      try {
+        dispose();
+      } catch {
+        /* already gone */
+      }
+    }
     this.disposers.clear();
   }
 }

@@ -6,10 +6,17 @@ import type { GatewayConnection } from './connection.js';
 import { GatewayError } from './protocol.js';
 import { LIMITS } from '../limits.js';
 
-export interface LinkTarget { readonly connId: string; readonly caps: string[] }
+export interface LinkTarget {
+  readonly connId: string;
+  readonly caps: string[];
+}
 
 /** A link's current owner; `orphanedAt` is set while its Control UI is gone (a reload, a restart of the page). */
-interface Entry { target: { connId: string; caps: string[] }; expires: number; orphanedAt: number | null }
+interface Entry {
+  target: { connId: string; caps: string[] };
+  expires: number;
+  orphanedAt: number | null;
+}
 
 export class Links {
   /** token -> target and expiry; insertion order is minting order, so the oldest come first. */
@@ -22,10 +29,18 @@ export class Links {
     this.prune();
     const mine = [...this.tokens.values()].filter((t) => t.target.connId === conn.connId).length;
     if (mine >= LIMITS.linksPerConnection) {
-      throw new GatewayError('TOO_MANY', `this connection already holds ${LIMITS.linksPerConnection} agent links (VERITY_MAX_LINKS_PER_CONNECTION); reuse one, or reconnect to start afresh`, { limit: LIMITS.linksPerConnection });
+      throw new GatewayError(
+        'TOO_MANY',
+        `this connection already holds ${LIMITS.linksPerConnection} agent links (VERITY_MAX_LINKS_PER_CONNECTION); reuse one, or reconnect to start afresh`,
+        { limit: LIMITS.linksPerConnection },
+      );
     }
     if (this.tokens.size >= LIMITS.links) {
-      throw new GatewayError('TOO_MANY', `the gateway already holds ${LIMITS.links} agent links (VERITY_MAX_LINKS); they expire, or go when their Control UI disconnects`, { limit: LIMITS.links });
+      throw new GatewayError(
+        'TOO_MANY',
+        `the gateway already holds ${LIMITS.links} agent links (VERITY_MAX_LINKS); they expire, or go when their Control UI disconnects`,
+        { limit: LIMITS.links },
+      );
     }
     const token = randomBytes(18).toString('base64url');
     const expires = Date.now() + LIMITS.linkTtlMs;
@@ -61,12 +76,15 @@ export class Links {
     return entry.target;
   }
 
-  get size(): number { return this.tokens.size; }
+  get size(): number {
+    return this.tokens.size;
+  }
 
   private prune(): void {
     const now = Date.now();
     for (const [token, target] of this.tokens) {
-      if (target.expires <= now || (target.orphanedAt !== null && now - target.orphanedAt > LIMITS.linkGraceMs)) this.tokens.delete(token);
+      if (target.expires <= now || (target.orphanedAt !== null && now - target.orphanedAt > LIMITS.linkGraceMs))
+        this.tokens.delete(token);
     }
   }
 
@@ -76,6 +94,7 @@ export class Links {
    */
   forget(connId: string): void {
     const now = Date.now();
-    for (const entry of this.tokens.values()) if (entry.target.connId === connId && entry.orphanedAt === null) entry.orphanedAt = now;
+    for (const entry of this.tokens.values())
+      if (entry.target.connId === connId && entry.orphanedAt === null) entry.orphanedAt = now;
   }
 }

@@ -12,7 +12,15 @@ import type { SessionManager } from '../sessions/manager.js';
 import type { GatewayConnection } from './connection.js';
 import type { Links } from './links.js';
 import type { Pairings } from './origins.js';
-import { GatewayError, METHOD_SCHEMAS, type Method, type ParsedParams, type Result, type Scope, type UiCommand } from './protocol.js';
+import {
+  GatewayError,
+  METHOD_SCHEMAS,
+  type Method,
+  type ParsedParams,
+  type Result,
+  type Scope,
+  type UiCommand,
+} from './protocol.js';
 import type { Relay } from './relay.js';
 import { openTerminal, type Terminals } from './terminal.js';
 import { forwardInput, operatorUrl, startScreencast, stepHistory, type Screencast } from './screencast.js';
@@ -76,7 +84,8 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     scope: 'operator.write',
     // A command a Control UI sends for itself comes back only to itself: one code path for both.
     handler: (p, conn, gw) => {
-      if (!gw.dispatchUiCommand(conn.connId, p.command)) throw new GatewayError('UNAVAILABLE', 'that Control UI is no longer connected');
+      if (!gw.dispatchUiCommand(conn.connId, p.command))
+        throw new GatewayError('UNAVAILABLE', 'that Control UI is no longer connected');
       return { ok: true };
     },
   },
@@ -94,8 +103,14 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     // Only the operator credential holds operator.approvals, and calls come only over /mcp or stdio, which
     // never take it: no caller can approve its own call. The role check says so again, explicitly.
     handler: (p, conn, gw) => {
-      if (conn.role !== 'operator') throw new GatewayError('FORBIDDEN', 'approvals are accepted only from a connection with the operator credential', { missingScope: 'operator.approvals' });
-      if (!gw.approvals.resolve(p.id, p.approve, operatorName(conn))) throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
+      if (conn.role !== 'operator')
+        throw new GatewayError(
+          'FORBIDDEN',
+          'approvals are accepted only from a connection with the operator credential',
+          { missingScope: 'operator.approvals' },
+        );
+      if (!gw.approvals.resolve(p.id, p.approve, operatorName(conn)))
+        throw new GatewayError('NOT_FOUND', `no pending approval ${p.id}; it may have timed out`);
       return { ok: true };
     },
   },
@@ -104,7 +119,8 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     handler: (p, conn, gw) => {
       const link = gw.links.mint(conn);
       const term = openTerminal({
-        cols: p.cols, rows: p.rows,
+        cols: p.cols,
+        rows: p.rows,
         env: { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.agentToken },
       });
       gw.terminals.add(term, conn.connId, link.link_token);
@@ -113,7 +129,10 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
   },
   'terminal.detach': {
     scope: 'operator.admin',
-    handler: (p, conn, gw) => { gw.terminals.detach(p.terminalId, conn.connId); return { ok: true }; },
+    handler: (p, conn, gw) => {
+      gw.terminals.detach(p.terminalId, conn.connId);
+      return { ok: true };
+    },
   },
   'terminal.attach': {
     scope: 'operator.admin',
@@ -126,15 +145,25 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
   },
   'terminal.input': {
     scope: 'operator.admin',
-    handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId).pty.write(p.data); return { ok: true }; },
+    handler: (p, conn, gw) => {
+      gw.terminals.owned(p.terminalId, conn.connId).pty.write(p.data);
+      return { ok: true };
+    },
   },
   'terminal.resize': {
     scope: 'operator.admin',
-    handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId).pty.resize(p.cols, p.rows); return { ok: true }; },
+    handler: (p, conn, gw) => {
+      gw.terminals.owned(p.terminalId, conn.connId).pty.resize(p.cols, p.rows);
+      return { ok: true };
+    },
   },
   'terminal.close': {
     scope: 'operator.admin',
-    handler: (p, conn, gw) => { gw.terminals.owned(p.terminalId, conn.connId); gw.terminals.kill(p.terminalId); return { ok: true }; },
+    handler: (p, conn, gw) => {
+      gw.terminals.owned(p.terminalId, conn.connId);
+      gw.terminals.kill(p.terminalId);
+      return { ok: true };
+    },
   },
   // Pairings of the extension: listed and revoked by the operator (the Control UI's "Paired extensions").
   'pairings.list': {
@@ -149,7 +178,8 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     scope: 'operator.admin',
     handler: (p, _c, gw) => {
       gw.pairings.load();
-      if (!gw.revokePairing(p.id)) throw new GatewayError('NOT_FOUND', `no pairing ${p.id}; pairings.list shows the current ones`);
+      if (!gw.revokePairing(p.id))
+        throw new GatewayError('NOT_FOUND', `no pairing ${p.id}; pairings.list shows the current ones`);
       return { ok: true };
     },
   },
@@ -163,7 +193,11 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
         const session = gw.sessions.all().find((s) => gw.sessions.keyOf(s) === p.sessionKey);
         tabs = tabs.filter((t) => session?.tabs.has(t.id) || session?.currentTabId === t.id);
       }
-      return { tabs: await Promise.all(tabs.map(async (t) => ({ tab_id: t.id, url: t.page.url(), title: await t.page.title().catch(() => '') }))) };
+      return {
+        tabs: await Promise.all(
+          tabs.map(async (t) => ({ tab_id: t.id, url: t.page.url(), title: await t.page.title().catch(() => '') })),
+        ),
+      };
     },
   },
   // The operator gives a tab (one an agent may not otherwise reach: another session's, or an orphan of a
@@ -173,7 +207,9 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     handler: async (p, _c, gw) => {
       const session = gw.sessions.all().find((s) => s.state === 'active' && gw.sessions.keyOf(s) === p.sessionKey);
       if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
-      await gw.browser.findTab(p.tabId).catch(() => { throw new GatewayError('NOT_FOUND', `no tab ${p.tabId}; browser.tabs lists them`); });
+      await gw.browser.findTab(p.tabId).catch(() => {
+        throw new GatewayError('NOT_FOUND', `no tab ${p.tabId}; browser.tabs lists them`);
+      });
       gw.assignTab(p.tabId, session.connectionId);
       return { ok: true, tabId: p.tabId, sessionKey: p.sessionKey };
     },
@@ -185,7 +221,12 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     handler: async (p, conn, gw) => {
       const tab = await gw.tabFor(p.tab_id, p.sessionKey);
       gw.stopScreencast(conn);
-      const cast = await startScreencast(tab, p.viewport, (frame) => conn.event('browser.frame', frame), (location) => conn.event('browser.location', location));
+      const cast = await startScreencast(
+        tab,
+        p.viewport,
+        (frame) => conn.event('browser.frame', frame),
+        (location) => conn.event('browser.location', location),
+      );
       gw.screencasts.set(conn.connId, cast);
       conn.disposers.add(() => gw.stopScreencast(conn));
       return { tab_id: tab.id, url: tab.page.url(), title: await tab.page.title().catch(() => '') };
@@ -195,7 +236,8 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     scope: 'operator.read',
     handler: async (p, conn, gw) => {
       const cast = gw.screencasts.get(conn.connId);
-      if (!cast) throw new GatewayError('NOT_FOUND', 'no screencast on this connection; browser.screencast.start begins one');
+      if (!cast)
+        throw new GatewayError('NOT_FOUND', 'no screencast on this connection; browser.screencast.start begins one');
       await cast.resize(p.viewport);
       return { ok: true };
     },
@@ -204,16 +246,23 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
     scope: 'operator.write',
     handler: async (p, _c, gw) => {
       const tab = await gw.browser.findTab(p.tab_id);
-      if (p.action !== 'go') { await stepHistory(tab, p.action); return { ok: true }; }
+      if (p.action !== 'go') {
+        await stepHistory(tab, p.action);
+        return { ok: true };
+      }
       const url = operatorUrl(p.url ?? '');
-      if (!url) throw new GatewayError('INVALID_REQUEST', 'browser.navigate: url: give an http(s) address or about:blank');
+      if (!url)
+        throw new GatewayError('INVALID_REQUEST', 'browser.navigate: url: give an http(s) address or about:blank');
       await tab.session.send('Page.navigate', { url });
       return { ok: true, url };
     },
   },
   'browser.screencast.stop': {
     scope: 'operator.read',
-    handler: (_p, conn, gw) => { gw.stopScreencast(conn); return { ok: true }; },
+    handler: (_p, conn, gw) => {
+      gw.stopScreencast(conn);
+      return { ok: true };
+    },
   },
   // The extension relay (cap tab-relay; see relay.ts): shared tabs, command results, debugger events.
   'relay.tabs': {
@@ -230,7 +279,11 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
   },
   'browser.input': {
     scope: 'operator.write',
-    handler: async (p, conn, gw) => { await forwardInput(await gw.browser.findTab(p.tab_id), p); logOperatorInput(gw, conn, p); return { ok: true }; },
+    handler: async (p, conn, gw) => {
+      await forwardInput(await gw.browser.findTab(p.tab_id), p);
+      logOperatorInput(gw, conn, p);
+      return { ok: true };
+    },
   },
 };
 
@@ -240,6 +293,11 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
  * results are not typed there yet.
  */
 export const METHODS: Record<string, MethodSpec> = {
-  ...Object.fromEntries((Object.keys(HANDLERS) as Method[]).map((name) => [name, { ...HANDLERS[name], params: METHOD_SCHEMAS[name].params } as MethodSpec])),
+  ...Object.fromEntries(
+    (Object.keys(HANDLERS) as Method[]).map((name) => [
+      name,
+      { ...HANDLERS[name], params: METHOD_SCHEMAS[name].params } as MethodSpec,
+    ]),
+  ),
   ...BRAKE_METHODS,
 };

@@ -36,10 +36,22 @@ export const requestFrame = z.strictObject({
 export type RequestFrame = z.infer<typeof requestFrame>;
 
 /** TOO_MANY: a bound on a table a client grows (links, connections, ...) was reached; details.limit says which. */
-export const ERROR_CODES = ['INVALID_REQUEST', 'FORBIDDEN', 'UNAUTHORIZED', 'UNAVAILABLE', 'NOT_FOUND', 'TOO_LARGE', 'TOO_MANY'] as const;
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'FORBIDDEN',
+  'UNAUTHORIZED',
+  'UNAVAILABLE',
+  'NOT_FOUND',
+  'TOO_LARGE',
+  'TOO_MANY',
+] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export const errorShape = z.strictObject({ code: z.enum(ERROR_CODES), message: z.string(), details: z.record(z.string(), z.unknown()).optional() });
+export const errorShape = z.strictObject({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
 
 /** The answer to a request; id is null when the request could not even be read. */
 export const responseFrame = z.union([
@@ -49,7 +61,12 @@ export const responseFrame = z.union([
 export type ResponseFrame = z.infer<typeof responseFrame>;
 
 /** An event; seq counts the events of one connection (1, 2, 3, ...). */
-export const eventFrame = z.strictObject({ type: z.literal('event'), event: z.string(), payload: z.unknown(), seq: z.number().int() });
+export const eventFrame = z.strictObject({
+  type: z.literal('event'),
+  event: z.string(),
+  payload: z.unknown(),
+  seq: z.number().int(),
+});
 export type EventFrame = z.infer<typeof eventFrame>;
 
 /** Every frame the gateway sends. */
@@ -58,7 +75,12 @@ export type ServerFrame = ResponseFrame | EventFrame;
 // ---- connect ----
 
 export const connectParams = z.strictObject({
-  client: z.strictObject({ id: z.string().min(1).max(128), version: z.string().max(64), mode: z.string().min(1).max(32), displayName: z.string().max(128).optional() }),
+  client: z.strictObject({
+    id: z.string().min(1).max(128),
+    version: z.string().max(64),
+    mode: z.string().min(1).max(32),
+    displayName: z.string().max(128).optional(),
+  }),
   caps: z.array(z.string().max(64)).max(64).default([]),
   role: z.literal('operator'),
   scopes: z.array(z.enum(SCOPES)).max(8),
@@ -67,9 +89,12 @@ export const connectParams = z.strictObject({
 export type ConnectParams = z.infer<typeof connectParams>;
 
 export const helloOk = z.strictObject({
-  type: z.literal('hello-ok'), connId: z.string(), scopes: z.array(z.string()),
+  type: z.literal('hello-ok'),
+  connId: z.string(),
+  scopes: z.array(z.string()),
   /** The methods and events this connection's scopes reach. */
-  methods: z.array(z.string()), events: z.array(z.string()),
+  methods: z.array(z.string()),
+  events: z.array(z.string()),
   policy: z.strictObject({ maxPayload: z.number().int() }),
 });
 export type HelloOk = z.infer<typeof helloOk>;
@@ -77,32 +102,62 @@ export type HelloOk = z.infer<typeof helloOk>;
 // ---- what methods and events carry ----
 
 /** An agent's brake (sessions/brake.ts): running, paused or stopped, by whom, since when, calls waiting. */
-export const brakeState = z.strictObject({ state: z.enum(['running', 'paused', 'stopped']), by: z.string().nullable(), since: z.string().nullable(), waiting: z.number().int() });
+export const brakeState = z.strictObject({
+  state: z.enum(['running', 'paused', 'stopped']),
+  by: z.string().nullable(),
+  since: z.string().nullable(),
+  waiting: z.number().int(),
+});
 
 export const sessionRow = z.strictObject({
-  sessionKey: z.string(), session: z.string().nullable(), implicit: z.boolean(), state: z.enum(['active', 'ending', 'ended']),
+  sessionKey: z.string(),
+  session: z.string().nullable(),
+  implicit: z.boolean(),
+  state: z.enum(['active', 'ending', 'ended']),
   /** The session's agent cursor: shown or not, its motion settings (as the MCP `session` tool reports them) and theme. */
-  cursor: z.strictObject({ visible: z.boolean(), motion: z.unknown(), theme: z.strictObject({ theme_id: z.string(), reduced_motion: z.enum(['auto', 'on', 'off']) }) }),
-  recording_active: z.boolean(), idle_seconds: z.number().int(),
-  transport: z.string(), client: z.string(), tab_id: z.string().nullable(), brake: brakeState,
+  cursor: z.strictObject({
+    visible: z.boolean(),
+    motion: z.unknown(),
+    theme: z.strictObject({ theme_id: z.string(), reduced_motion: z.enum(['auto', 'on', 'off']) }),
+  }),
+  recording_active: z.boolean(),
+  idle_seconds: z.number().int(),
+  transport: z.string(),
+  client: z.string(),
+  tab_id: z.string().nullable(),
+  brake: brakeState,
 });
 export type SessionRow = z.infer<typeof sessionRow>;
 
 /** sessions.changed: a delta against the rows sent before (sessions.list gives the whole list). */
-export const sessionsDelta = z.strictObject({ added: z.array(sessionRow), updated: z.array(sessionRow), removed: z.array(z.string()) });
+export const sessionsDelta = z.strictObject({
+  added: z.array(sessionRow),
+  updated: z.array(sessionRow),
+  removed: z.array(z.string()),
+});
 export type SessionsDelta = z.infer<typeof sessionsDelta>;
 
 /** One piece of read-back evidence (routing/driver.ts Evidence). */
-export const evidenceItem = z.looseObject({ kind: z.string(), expected: z.unknown().optional(), observed: z.unknown().optional(), detail: z.string().optional() });
+export const evidenceItem = z.looseObject({
+  kind: z.string(),
+  expected: z.unknown().optional(),
+  observed: z.unknown().optional(),
+  detail: z.string().optional(),
+});
 export type EvidenceItem = z.infer<typeof evidenceItem>;
 
 export const actionEntry = z.strictObject({
-  id: z.number().int(), at: z.string(), sessionKey: z.string(), tool: z.string(),
+  id: z.number().int(),
+  at: z.string(),
+  sessionKey: z.string(),
+  tool: z.string(),
   /** A short, content-light description of the arguments (text is truncated). */
   summary: z.string(),
-  effect: z.string().nullable(), refusal: z.string().nullable(),
+  effect: z.string().nullable(),
+  refusal: z.string().nullable(),
   /** EvidenceItem each (typed unknown: the server's action log does not type them yet). */
-  evidence: z.array(z.unknown()), isError: z.boolean(),
+  evidence: z.array(z.unknown()),
+  isError: z.boolean(),
   /** A JPEG (base64) of the page after the action, added after the fact (the entry is sent again). */
   thumbnail: z.string().optional(),
   /** element_token -> `role "name"` (the log shows labels, not tokens). */
@@ -113,50 +168,98 @@ export const actionEntry = z.strictObject({
 export type ActionEntry = z.infer<typeof actionEntry>;
 
 export const approvalRequest = z.strictObject({
-  id: z.string(), tool: z.string(), summary: z.string(), arguments: z.record(z.string(), z.unknown()), sessionKey: z.string(), requestedAt: z.string(),
+  id: z.string(),
+  tool: z.string(),
+  summary: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  sessionKey: z.string(),
+  requestedAt: z.string(),
   /** When it times out (the Control UI counts down to it). */
   expiresAt: z.string(),
   labels: z.record(z.string(), z.string()).optional(),
 });
 export type ApprovalRequest = z.infer<typeof approvalRequest>;
 
-export const approvalResolved = z.strictObject({ id: z.string(), approved: z.boolean(), reason: z.enum(['operator', 'timeout', 'cancelled']), by: z.string().optional(), tool: z.string(), sessionKey: z.string() });
+export const approvalResolved = z.strictObject({
+  id: z.string(),
+  approved: z.boolean(),
+  reason: z.enum(['operator', 'timeout', 'cancelled']),
+  by: z.string().optional(),
+  tool: z.string(),
+  sessionKey: z.string(),
+});
 export type ApprovalResolved = z.infer<typeof approvalResolved>;
 
 /** How the layout of one Control UI changes: an agent's `screen` call or the operator's own click. */
 export const uiCommand = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('split'), direction: z.enum(['right', 'down']), sessionKey: z.string().max(512).optional() }),
+  z.strictObject({
+    kind: z.literal('split'),
+    direction: z.enum(['right', 'down']),
+    sessionKey: z.string().max(512).optional(),
+  }),
   z.strictObject({ kind: z.enum(['close-pane', 'focus', 'navigate']), sessionKey: z.string().max(512).optional() }),
   z.strictObject({ kind: z.literal('sidebar'), visible: z.boolean() }),
-  z.strictObject({ kind: z.literal('panel'), panel: z.enum(['terminal', 'browser']), open: z.boolean(), dock: z.enum(['bottom', 'right']).optional() }),
+  z.strictObject({
+    kind: z.literal('panel'),
+    panel: z.enum(['terminal', 'browser']),
+    open: z.boolean(),
+    dock: z.enum(['bottom', 'right']).optional(),
+  }),
 ]);
 export type UiCommand = z.infer<typeof uiCommand>;
 
-export const pairingRow = z.strictObject({ id: z.string(), origin: z.string(), createdAt: z.string(), connected: z.boolean() });
+export const pairingRow = z.strictObject({
+  id: z.string(),
+  origin: z.string(),
+  createdAt: z.string(),
+  connected: z.boolean(),
+});
 export type PairingRow = z.infer<typeof pairingRow>;
 
 /** A tab the extension shares (in its "Verity" tab group); attachId changes when it is attached afresh. */
 export const sharedTab = z.strictObject({
-  targetId: z.string().min(1).max(128), tabId: z.number().int(), url: z.string().max(8192), title: z.string().max(1024),
+  targetId: z.string().min(1).max(128),
+  tabId: z.number().int(),
+  url: z.string().max(8192),
+  title: z.string().max(1024),
   attachId: z.number().int(),
 });
 export type SharedTab = z.infer<typeof sharedTab>;
 
 /** A CDP command the gateway asks the extension to run once on a shared tab (answered with relay.result). */
-export const relayCommand = z.strictObject({ id: z.string(), targetId: z.string(), sessionId: z.string().optional(), method: z.string(), params: z.unknown() });
+export const relayCommand = z.strictObject({
+  id: z.string(),
+  targetId: z.string(),
+  sessionId: z.string().optional(),
+  method: z.string(),
+  params: z.unknown(),
+});
 export type RelayCommand = z.infer<typeof relayCommand>;
 
-export const screencastFrame = z.strictObject({ data: z.string(), width: z.number(), height: z.number(), tab_id: z.string() });
+export const screencastFrame = z.strictObject({
+  data: z.string(),
+  width: z.number(),
+  height: z.number(),
+  tab_id: z.string(),
+});
 export type ScreencastFrame = z.infer<typeof screencastFrame>;
 
 export const panelInput = z.strictObject({
-  tab_id: z.string(), type: z.enum(['click', 'wheel', 'key', 'text']),
-  x: z.number().finite().optional(), y: z.number().finite().optional(), deltaY: z.number().finite().optional(),
-  key: z.string().max(32).optional(), text: z.string().max(10_000).optional(),
+  tab_id: z.string(),
+  type: z.enum(['click', 'wheel', 'key', 'text']),
+  x: z.number().finite().optional(),
+  y: z.number().finite().optional(),
+  deltaY: z.number().finite().optional(),
+  key: z.string().max(32).optional(),
+  text: z.string().max(10_000).optional(),
 });
 
 /** The browser panel's size in CSS pixels and its device pixel ratio (bounded again in screencast.ts). */
-export const panelViewport = z.strictObject({ width: z.number().finite().min(1).max(10_000), height: z.number().finite().min(1).max(10_000), dpr: z.number().finite().min(0.25).max(8) });
+export const panelViewport = z.strictObject({
+  width: z.number().finite().min(1).max(10_000),
+  height: z.number().finite().min(1).max(10_000),
+  dpr: z.number().finite().min(0.25).max(8),
+});
 export type PanelViewport = z.infer<typeof panelViewport>;
 
 // ---- methods: params and results ----
@@ -170,56 +273,99 @@ const ok = z.strictObject({ ok: z.literal(true) });
  */
 export const METHOD_SCHEMAS = {
   'sessions.list': { params: none, result: z.strictObject({ sessions: z.array(sessionRow) }) },
-  'actions.list': { params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(), result: z.strictObject({ actions: z.array(actionEntry) }) },
+  'actions.list': {
+    params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
+    result: z.strictObject({ actions: z.array(actionEntry) }),
+  },
   'ui.command': { params: z.strictObject({ command: uiCommand }), result: ok },
   // link_token: the link this page held before a reload, asked back; else a new one.
-  'agent.link': { params: z.strictObject({ link_token: z.string().min(1).max(128).optional() }).optional(), result: z.strictObject({ mcp_url: z.string(), link_token: z.string(), expires_at: z.string() }) },
+  'agent.link': {
+    params: z.strictObject({ link_token: z.string().min(1).max(128).optional() }).optional(),
+    result: z.strictObject({ mcp_url: z.string(), link_token: z.string(), expires_at: z.string() }),
+  },
   'approvals.list': { params: none, result: z.strictObject({ approvals: z.array(approvalRequest) }) },
   'approvals.resolve': { params: z.strictObject({ id: z.string().min(1).max(64), approve: z.boolean() }), result: ok },
   'terminal.open': {
-    params: z.strictObject({ cols: z.number().int().min(10).max(500).default(100), rows: z.number().int().min(4).max(200).default(30) }),
+    params: z.strictObject({
+      cols: z.number().int().min(10).max(500).default(100),
+      rows: z.number().int().min(4).max(200).default(30),
+    }),
     result: z.strictObject({ terminalId: z.string(), pid: z.number().int() }),
   },
   // A hidden terminal keeps its shell (detached, killed after VERITY_TERMINAL_DETACH_MS); attach returns its output tail.
   'terminal.detach': { params: z.strictObject({ terminalId: z.string().max(64) }), result: ok },
   'terminal.attach': {
-    params: z.strictObject({ terminalId: z.string().max(64), cols: z.number().int().min(10).max(500).optional(), rows: z.number().int().min(4).max(200).optional() }),
+    params: z.strictObject({
+      terminalId: z.string().max(64),
+      cols: z.number().int().min(10).max(500).optional(),
+      rows: z.number().int().min(4).max(200).optional(),
+    }),
     result: z.strictObject({ terminalId: z.string(), pid: z.number().int(), tail: z.string() }),
   },
   'terminal.input': { params: z.strictObject({ terminalId: z.string(), data: z.string().max(65536) }), result: ok },
-  'terminal.resize': { params: z.strictObject({ terminalId: z.string(), cols: z.number().int().min(10).max(500), rows: z.number().int().min(4).max(200) }), result: ok },
+  'terminal.resize': {
+    params: z.strictObject({
+      terminalId: z.string(),
+      cols: z.number().int().min(10).max(500),
+      rows: z.number().int().min(4).max(200),
+    }),
+    result: ok,
+  },
   'terminal.close': { params: z.strictObject({ terminalId: z.string() }), result: ok },
   'pairings.list': { params: none, result: z.strictObject({ pairings: z.array(pairingRow) }) },
   'pairings.revoke': { params: z.strictObject({ id: z.string().min(1).max(64) }), result: ok },
   'browser.tabs': {
     params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),
-    result: z.strictObject({ tabs: z.array(z.strictObject({ tab_id: z.string(), url: z.string(), title: z.string() })) }),
+    result: z.strictObject({
+      tabs: z.array(z.strictObject({ tab_id: z.string(), url: z.string(), title: z.string() })),
+    }),
   },
   'tabs.assign': {
     params: z.strictObject({ tabId: z.string().min(1).max(128), sessionKey: z.string().min(1).max(512) }),
     result: z.strictObject({ ok: z.literal(true), tabId: z.string(), sessionKey: z.string() }),
   },
   'browser.screencast.start': {
-    params: z.strictObject({ tab_id: z.string().optional(), sessionKey: z.string().max(512).optional(), viewport: panelViewport.optional() }),
+    params: z.strictObject({
+      tab_id: z.string().optional(),
+      sessionKey: z.string().max(512).optional(),
+      viewport: panelViewport.optional(),
+    }),
     result: z.strictObject({ tab_id: z.string(), url: z.string(), title: z.string() }),
   },
   'browser.screencast.resize': { params: z.strictObject({ viewport: panelViewport }), result: ok },
   // The operator's URL bar: history steps, or an http(s)/about:blank address.
   'browser.navigate': {
-    params: z.strictObject({ tab_id: z.string().min(1).max(128), action: z.enum(['back', 'forward', 'reload', 'go']), url: z.string().max(8192).optional() }),
+    params: z.strictObject({
+      tab_id: z.string().min(1).max(128),
+      action: z.enum(['back', 'forward', 'reload', 'go']),
+      url: z.string().max(8192).optional(),
+    }),
     result: z.strictObject({ ok: z.literal(true), url: z.string().optional() }),
   },
   'browser.screencast.stop': { params: none, result: ok },
   'browser.input': { params: panelInput, result: ok },
   // The extension relay (cap tab-relay): shared tabs, command results, debugger events.
-  'relay.tabs': { params: z.strictObject({ tabs: z.array(sharedTab).max(500) }), result: z.strictObject({ shared: z.number().int() }) },
+  'relay.tabs': {
+    params: z.strictObject({ tabs: z.array(sharedTab).max(500) }),
+    result: z.strictObject({ shared: z.number().int() }),
+  },
   // `code` (optional) says what a failure means for delivery: not_delivered = it never reached the page.
   'relay.result': {
-    params: z.strictObject({ id: z.string().min(1).max(128), result: z.unknown().optional(), error: z.string().max(65536).optional(), code: z.enum(['not_delivered']).optional() }),
+    params: z.strictObject({
+      id: z.string().min(1).max(128),
+      result: z.unknown().optional(),
+      error: z.string().max(65536).optional(),
+      code: z.enum(['not_delivered']).optional(),
+    }),
     result: ok,
   },
   'relay.event': {
-    params: z.strictObject({ targetId: z.string().min(1).max(128), sessionId: z.string().max(128).optional(), method: z.string().min(1).max(128), params: z.unknown().optional() }),
+    params: z.strictObject({
+      targetId: z.string().min(1).max(128),
+      sessionId: z.string().max(128).optional(),
+      method: z.string().min(1).max(128),
+      params: z.unknown().optional(),
+    }),
     result: ok,
   },
 } satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
@@ -232,39 +378,56 @@ export type ParsedParams<M extends Method> = z.output<(typeof METHOD_SCHEMAS)[M]
 export type Result<M extends Method> = z.infer<(typeof METHOD_SCHEMAS)[M]['result']>;
 
 /** The connect request is special (it comes first, and only once); its types line up with the others'. */
-export interface ConnectMethod { params: z.input<typeof connectParams>; result: HelloOk }
+export interface ConnectMethod {
+  params: z.input<typeof connectParams>;
+  result: HelloOk;
+}
 
 // ---- events ----
 
 /** Every event: the scope a connection needs to hear it, and its payload. A connection only hears what its scopes allow. */
 export const EVENT_SCHEMAS = {
   'sessions.changed': { scope: 'operator.read', payload: sessionsDelta },
-  'action': { scope: 'operator.read', payload: actionEntry },
+  action: { scope: 'operator.read', payload: actionEntry },
   'approval.requested': { scope: 'operator.approvals', payload: approvalRequest },
   'approval.resolved': { scope: 'operator.approvals', payload: approvalResolved },
   'ui.command': { scope: 'operator.write', payload: z.strictObject({ command: uiCommand }) },
   'terminal.data': { scope: 'operator.admin', payload: z.strictObject({ terminalId: z.string(), data: z.string() }) },
-  'terminal.exit': { scope: 'operator.admin', payload: z.strictObject({ terminalId: z.string(), code: z.number().int().nullable() }) },
+  'terminal.exit': {
+    scope: 'operator.admin',
+    payload: z.strictObject({ terminalId: z.string(), code: z.number().int().nullable() }),
+  },
   'browser.frame': { scope: 'operator.read', payload: screencastFrame },
   // The browser panel's tab navigated (its URL bar follows); only to the panel's connection.
-  'browser.location': { scope: 'operator.read', payload: z.strictObject({ tab_id: z.string(), url: z.string(), title: z.string() }) },
+  'browser.location': {
+    scope: 'operator.read',
+    payload: z.strictObject({ tab_id: z.string(), url: z.string(), title: z.string() }),
+  },
   // Sent only to the extension's relay connection (cap tab-relay), never broadcast.
   'relay.command': { scope: 'operator.write', payload: relayCommand },
   // Each new audit trail entry (audit/store.ts), for the Control UI's log view.
   'audit.entry': { scope: 'operator.read', payload: z.unknown() },
-  'tick': { scope: null, payload: z.unknown() },
+  tick: { scope: null, payload: z.unknown() },
 } satisfies Record<string, { scope: Scope | null; payload: z.ZodType }>;
 
 export type EventName = keyof typeof EVENT_SCHEMAS;
 export type EventPayload<E extends EventName> = z.infer<(typeof EVENT_SCHEMAS)[E]['payload']>;
 
 /** Which scope each event needs (null: any connection). */
-export const EVENT_SCOPES: Record<string, Scope | null> = Object.fromEntries(Object.entries(EVENT_SCHEMAS).map(([name, e]) => [name, e.scope]));
+export const EVENT_SCOPES: Record<string, Scope | null> = Object.fromEntries(
+  Object.entries(EVENT_SCHEMAS).map(([name, e]) => [name, e.scope]),
+);
 
 // ---- errors and scopes ----
 
 export class GatewayError extends Error {
-  constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) { super(message); }
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
 }
 
 /** Whether granted scopes satisfy a required one: admin satisfies everything, write satisfies read. */
@@ -275,7 +438,11 @@ export function hasScope(granted: readonly string[], required: Scope): boolean {
 }
 
 export function missingScope(method: string, required: Scope): GatewayError {
-  return new GatewayError('FORBIDDEN', `${method} needs the ${required} scope; reconnect with "${required}" in connect.scopes (the Control UI asks for it; scopes come from the credential: operator.admin and operator.approvals only from the operator credential)`, { missingScope: required, requiredScopes: [required] });
+  return new GatewayError(
+    'FORBIDDEN',
+    `${method} needs the ${required} scope; reconnect with "${required}" in connect.scopes (the Control UI asks for it; scopes come from the credential: operator.admin and operator.approvals only from the operator credential)`,
+    { missingScope: required, requiredScopes: [required] },
+  );
 }
 
 // The brake and the audit trail (sessions/brake.ts, audit/): params of their methods.
@@ -284,17 +451,30 @@ const sessionKey = z.string().min(1).max(512);
 export const brakeParams = z.strictObject({ sessionKey });
 export type BrakeParams = z.infer<typeof brakeParams>;
 /** What sessions.stop/pause/resume answer: the agent's brake state after the change. */
-export const brakeStatus = z.object({ state: z.enum(['running', 'paused', 'stopped']), by: z.string().nullable(), since: z.string().nullable(), waiting: z.number().int() });
+export const brakeStatus = z.object({
+  state: z.enum(['running', 'paused', 'stopped']),
+  by: z.string().nullable(),
+  since: z.string().nullable(),
+  waiting: z.number().int(),
+});
 export type BrakeStatusPayload = z.infer<typeof brakeStatus>;
 
 const when = z.union([z.string().max(64), z.number()]).optional();
 export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
 /** audit.query: newest first, paged back with `before` (the previous page's next_before). Times are ISO strings or epoch ms. */
-export const auditQueryParams = z.strictObject({
-  sessionKey: sessionKey.optional(), tool: z.string().max(128).optional(), verdict: z.string().max(64).optional(),
-  kind: z.enum(auditKinds).optional(), text: z.string().max(500).optional(), from: when, to: when,
-  before: z.number().int().min(1).optional(), limit: z.number().int().min(1).max(500).default(100),
-}).optional();
+export const auditQueryParams = z
+  .strictObject({
+    sessionKey: sessionKey.optional(),
+    tool: z.string().max(128).optional(),
+    verdict: z.string().max(64).optional(),
+    kind: z.enum(auditKinds).optional(),
+    text: z.string().max(500).optional(),
+    from: when,
+    to: when,
+    before: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).max(500).default(100),
+  })
+  .optional();
 export type AuditQueryParams = z.infer<typeof auditQueryParams>;
 /** audit.image: a recorded call's before or after PNG, base64. */
 export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });

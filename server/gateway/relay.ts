@@ -20,11 +20,27 @@ import { BrowserHost } from '../cdp/browser.js';
 import type { GatewayConnection } from './connection.js';
 import { GatewayError } from './protocol.js';
 
-export interface SharedTab { targetId: string; tabId: number; url: string; title: string; attachId: number }
+export interface SharedTab {
+  targetId: string;
+  tabId: number;
+  url: string;
+  title: string;
+  attachId: number;
+}
 
-interface CdpMessage { id?: number; method?: string; params?: any; sessionId?: string; result?: unknown; error?: { code: number; message: string; data?: string } }
+interface CdpMessage {
+  id?: number;
+  method?: string;
+  params?: any;
+  sessionId?: string;
+  result?: unknown;
+  error?: { code: number; message: string; data?: string };
+}
 
-interface Pending { resolve(result: unknown): void; reject(error: Error): void }
+interface Pending {
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
 
 /** One live extension link: its shared tabs and the commands waiting on it. */
 class Link {
@@ -55,8 +71,12 @@ export class Relay {
     });
   }
 
-  get connected(): boolean { return !!this.link?.conn.open; }
-  sharedTabs(): SharedTab[] { return [...(this.link?.tabs.values() ?? [])]; }
+  get connected(): boolean {
+    return !!this.link?.conn.open;
+  }
+  sharedTabs(): SharedTab[] {
+    return [...(this.link?.tabs.values() ?? [])];
+  }
 
   /** The extension (re)connected: it replaces any earlier link. */
   attach(conn: GatewayConnection): void {
@@ -64,12 +84,23 @@ export class Relay {
     if (this.link) this.drop(this.link, 'a newer extension connection replaced it');
     const link = new Link(conn);
     this.link = link;
-    conn.disposers.add(() => { if (this.link === link) { this.drop(link, 'the extension disconnected'); this.link = null; } });
+    conn.disposers.add(() => {
+      if (this.link === link) {
+        this.drop(link, 'the extension disconnected');
+        this.link = null;
+      }
+    });
     this.log('the Verity extension connected');
   }
 
   private drop(link: Link, why: string): void {
-    for (const [id, waiter] of link.pending) waiter.reject(new RelayCommandError('delivery_unknown', `${why} before answering relay command ${id}; its result is unknown and it is not resent: check the page and retry if needed`));
+    for (const [id, waiter] of link.pending)
+      waiter.reject(
+        new RelayCommandError(
+          'delivery_unknown',
+          `${why} before answering relay command ${id}; its result is unknown and it is not resent: check the page and retry if needed`,
+        ),
+      );
     link.pending.clear();
     // Those refusals reach puppeteer (and the tool that waits on them) before the emulated browser closes;
     // closed first, the caller would only see "connection closed", which reads as safe to retry.
@@ -80,7 +111,11 @@ export class Relay {
   }
 
   private own(conn: GatewayConnection): Link {
-    if (!conn.caps.includes('tab-relay')) throw new GatewayError('FORBIDDEN', 'relay methods need the tab-relay cap (only the Verity extension connects with it)');
+    if (!conn.caps.includes('tab-relay'))
+      throw new GatewayError(
+        'FORBIDDEN',
+        'relay methods need the tab-relay cap (only the Verity extension connects with it)',
+      );
     this.attach(conn);
     return this.link!;
   }
@@ -91,7 +126,10 @@ export class Relay {
     const next = new Map(tabs.map((t) => [t.targetId, t]));
     for (const [id, old] of link.tabs) {
       const now = next.get(id);
-      if (!now || now.attachId !== old.attachId) { link.tabs.delete(id); link.transport?.removeTab(id); }
+      if (!now || now.attachId !== old.attachId) {
+        link.tabs.delete(id);
+        link.transport?.removeTab(id);
+      }
     }
     for (const [id, tab] of next) {
       const old = link.tabs.get(id);
@@ -102,27 +140,50 @@ export class Relay {
   }
 
   /** relay.result: the answer to one command. Unknown ids (a previous link's) are ignored. */
-  result(conn: GatewayConnection, id: string, result: unknown, error: string | undefined, code?: RelayErrorCode): { ok: true } {
+  result(
+    conn: GatewayConnection,
+    id: string,
+    result: unknown,
+    error: string | undefined,
+    code?: RelayErrorCode,
+  ): { ok: true } {
     const link = this.own(conn);
     const waiter = link.pending.get(id);
     if (waiter) {
       link.pending.delete(id);
-      if (error !== undefined) waiter.reject(code ? new RelayCommandError(code, error) : new Error(error)); else waiter.resolve(result ?? {});
+      if (error !== undefined) waiter.reject(code ? new RelayCommandError(code, error) : new Error(error));
+      else waiter.resolve(result ?? {});
     }
     return { ok: true };
   }
 
   /** relay.event: a debugger event of a shared tab (sessionId: a child session of that tab). */
-  event(conn: GatewayConnection, targetId: string, sessionId: string | undefined, method: string, params: unknown): { ok: true } {
+  event(
+    conn: GatewayConnection,
+    targetId: string,
+    sessionId: string | undefined,
+    method: string,
+    params: unknown,
+  ): { ok: true } {
     const link = this.own(conn);
     if (link.tabs.has(targetId)) link.transport?.tabEvent(targetId, sessionId, method, params);
     return { ok: true };
   }
 
   /** Sends one command to the extension, once. Refused when the tab is not shared (consent boundary). */
-  command(link: Link, targetId: string, sessionId: string | undefined, method: string, params: unknown): Promise<unknown> {
-    if (this.link !== link || !link.conn.open) return Promise.reject(new Error('the Verity extension is not connected; the command was not sent'));
-    if (!link.tabs.has(targetId)) return Promise.reject(new Error(`tab ${targetId} is no longer shared (it left the "Verity" tab group); the command was not sent`));
+  command(
+    link: Link,
+    targetId: string,
+    sessionId: string | undefined,
+    method: string,
+    params: unknown,
+  ): Promise<unknown> {
+    if (this.link !== link || !link.conn.open)
+      return Promise.reject(new Error('the Verity extension is not connected; the command was not sent'));
+    if (!link.tabs.has(targetId))
+      return Promise.reject(
+        new Error(`tab ${targetId} is no longer shared (it left the "Verity" tab group); the command was not sent`),
+      );
     const id = `${this.prefix}-${++this.seq}`;
     return new Promise((resolve, reject) => {
       link.pending.set(id, { resolve, reject });
@@ -134,9 +195,20 @@ export class Relay {
   }
 }
 
-interface PageSession { kind: 'page'; targetId: string }
-interface TabSession { kind: 'tab'; targetId: string }
-interface ChildSession { kind: 'child'; targetId: string; parent: string; child: string }
+interface PageSession {
+  kind: 'page';
+  targetId: string;
+}
+interface TabSession {
+  kind: 'tab';
+  targetId: string;
+}
+interface ChildSession {
+  kind: 'child';
+  targetId: string;
+  parent: string;
+  child: string;
+}
 type Session = PageSession | TabSession | ChildSession;
 
 /**
@@ -155,7 +227,10 @@ class EmulatedBrowser implements ConnectionTransport {
   private readonly tabSessionOf = new Map<string, string>();
   private n = 0;
 
-  constructor(private readonly relay: Relay, private readonly link: Link) {}
+  constructor(
+    private readonly relay: Relay,
+    private readonly link: Link,
+  ) {}
 
   private emit(message: CdpMessage): void {
     if (this.closed) return;
@@ -169,7 +244,11 @@ class EmulatedBrowser implements ConnectionTransport {
 
   private fail(id: number, sessionId: string | undefined, message: string, code?: RelayErrorCode | null): void {
     // puppeteer keeps only the text of a protocol error: the code travels as a tag in `data` (server/errors.ts).
-    this.emit({ id, ...(sessionId ? { sessionId } : {}), error: { code: -32000, message, ...(code ? { data: errorTag(code) } : {}) } });
+    this.emit({
+      id,
+      ...(sessionId ? { sessionId } : {}),
+      error: { code: -32000, message, ...(code ? { data: errorTag(code) } : {}) },
+    });
   }
 
   private newSession(session: Session): string {
@@ -179,11 +258,25 @@ class EmulatedBrowser implements ConnectionTransport {
   }
 
   private tabInfo(tab: SharedTab) {
-    return { targetId: `tab-${tab.targetId}`, type: 'tab', title: tab.title, url: tab.url, attached: true, canAccessOpener: false };
+    return {
+      targetId: `tab-${tab.targetId}`,
+      type: 'tab',
+      title: tab.title,
+      url: tab.url,
+      attached: true,
+      canAccessOpener: false,
+    };
   }
 
   private pageInfo(tab: SharedTab) {
-    return { targetId: tab.targetId, type: 'page', title: tab.title, url: tab.url, attached: true, canAccessOpener: false };
+    return {
+      targetId: tab.targetId,
+      type: 'page',
+      title: tab.title,
+      url: tab.url,
+      attached: true,
+      canAccessOpener: false,
+    };
   }
 
   addTab(tab: SharedTab): void {
@@ -199,12 +292,20 @@ class EmulatedBrowser implements ConnectionTransport {
     for (const [id, s] of [...this.sessions]) {
       if (s.targetId !== targetId || s.kind === 'tab') continue;
       this.sessions.delete(id);
-      if (s.kind === 'page') this.emit({ ...(tabSession ? { sessionId: tabSession } : {}), method: 'Target.detachedFromTarget', params: { sessionId: id, targetId } });
+      if (s.kind === 'page')
+        this.emit({
+          ...(tabSession ? { sessionId: tabSession } : {}),
+          method: 'Target.detachedFromTarget',
+          params: { sessionId: id, targetId },
+        });
     }
     if (tabSession) {
       this.sessions.delete(tabSession);
       this.tabSessionOf.delete(targetId);
-      this.emit({ method: 'Target.detachedFromTarget', params: { sessionId: tabSession, targetId: `tab-${targetId}` } });
+      this.emit({
+        method: 'Target.detachedFromTarget',
+        params: { sessionId: tabSession, targetId: `tab-${targetId}` },
+      });
     }
     if (this.discover) {
       this.emit({ method: 'Target.targetDestroyed', params: { targetId } });
@@ -218,7 +319,8 @@ class EmulatedBrowser implements ConnectionTransport {
       if (child === undefined && s.kind === 'page' && s.targetId === targetId) {
         if (method === 'Target.attachedToTarget' || method === 'Target.detachedFromTarget') {
           const alias = `${id}~${params.sessionId}`;
-          if (method === 'Target.attachedToTarget') this.sessions.set(alias, { kind: 'child', targetId, parent: id, child: params.sessionId });
+          if (method === 'Target.attachedToTarget')
+            this.sessions.set(alias, { kind: 'child', targetId, parent: id, child: params.sessionId });
           else this.sessions.delete(alias);
           this.emit({ sessionId: id, method, params: { ...params, sessionId: alias } });
         } else {
@@ -233,7 +335,9 @@ class EmulatedBrowser implements ConnectionTransport {
   send(message: string): void {
     const msg = JSON.parse(message) as Required<Pick<CdpMessage, 'id' | 'method'>> & CdpMessage;
     // Answers go out asynchronously, as from a socket.
-    queueMicrotask(() => { void this.handle(msg).catch((e) => this.fail(msg.id, msg.sessionId, (e as Error).message, errorCodeOf(e))); });
+    queueMicrotask(() => {
+      void this.handle(msg).catch((e) => this.fail(msg.id, msg.sessionId, (e as Error).message, errorCodeOf(e)));
+    });
   }
 
   private async handle(msg: { id: number; method: string; params?: any; sessionId?: string }): Promise<void> {
@@ -243,12 +347,17 @@ class EmulatedBrowser implements ConnectionTransport {
       const s = this.sessions.get(sessionId);
       if (!s) return this.fail(id, sessionId, `No session with given id ${sessionId} (the shared tab is gone)`);
       const tab = this.link.tabs.get(s.targetId);
-      if (!tab) return this.fail(id, sessionId, `tab ${s.targetId} is no longer shared (it left the "Verity" tab group)`);
+      if (!tab)
+        return this.fail(id, sessionId, `tab ${s.targetId} is no longer shared (it left the "Verity" tab group)`);
       if (s.kind === 'tab') {
         if (method === 'Target.setAutoAttach') {
           if (![...this.sessions.values()].some((o) => o.kind === 'page' && o.targetId === s.targetId)) {
             const pageSession = this.newSession({ kind: 'page', targetId: s.targetId });
-            this.emit({ sessionId, method: 'Target.attachedToTarget', params: { sessionId: pageSession, targetInfo: this.pageInfo(tab), waitingForDebugger: false } });
+            this.emit({
+              sessionId,
+              method: 'Target.attachedToTarget',
+              params: { sessionId: pageSession, targetInfo: this.pageInfo(tab), waitingForDebugger: false },
+            });
           }
           return this.reply(id, sessionId, {});
         }
@@ -271,49 +380,78 @@ class EmulatedBrowser implements ConnectionTransport {
     }
     switch (method) {
       case 'Browser.getVersion':
-        return this.reply(id, undefined, { protocolVersion: '1.3', product: 'Chrome (Verity extension relay)', revision: '', userAgent: '', jsVersion: '' });
+        return this.reply(id, undefined, {
+          protocolVersion: '1.3',
+          product: 'Chrome (Verity extension relay)',
+          revision: '',
+          userAgent: '',
+          jsVersion: '',
+        });
       case 'Target.getBrowserContexts':
         return this.reply(id, undefined, { browserContextIds: [] });
       case 'Target.setDiscoverTargets':
         this.discover = !!params.discover;
-        if (this.discover) for (const tab of this.link.tabs.values()) {
-          this.emit({ method: 'Target.targetCreated', params: { targetInfo: this.tabInfo(tab) } });
-          this.emit({ method: 'Target.targetCreated', params: { targetInfo: this.pageInfo(tab) } });
-        }
+        if (this.discover)
+          for (const tab of this.link.tabs.values()) {
+            this.emit({ method: 'Target.targetCreated', params: { targetInfo: this.tabInfo(tab) } });
+            this.emit({ method: 'Target.targetCreated', params: { targetInfo: this.pageInfo(tab) } });
+          }
         return this.reply(id, undefined, {});
       case 'Target.setAutoAttach':
         this.autoAttach = !!params.autoAttach;
         if (this.autoAttach) for (const tab of this.link.tabs.values()) this.addTabAttach(tab);
         return this.reply(id, undefined, {});
       case 'Target.getTargets':
-        return this.reply(id, undefined, { targetInfos: [...this.link.tabs.values()].flatMap((t) => [this.tabInfo(t), this.pageInfo(t)]) });
+        return this.reply(id, undefined, {
+          targetInfos: [...this.link.tabs.values()].flatMap((t) => [this.tabInfo(t), this.pageInfo(t)]),
+        });
       case 'Target.getTargetInfo': {
         const tab = params.targetId ? this.link.tabs.get(params.targetId) : undefined;
         if (params.targetId && !tab) return this.fail(id, undefined, `no shared tab ${params.targetId}`);
-        return this.reply(id, undefined, { targetInfo: tab ? this.pageInfo(tab) : { targetId: 'verity-relay', type: 'browser', title: '', url: '', attached: true, canAccessOpener: false } });
+        return this.reply(id, undefined, {
+          targetInfo: tab
+            ? this.pageInfo(tab)
+            : { targetId: 'verity-relay', type: 'browser', title: '', url: '', attached: true, canAccessOpener: false },
+        });
       }
       case 'Target.attachToTarget': {
         const tab = this.link.tabs.get(params.targetId);
-        if (!tab) return this.fail(id, undefined, `no shared tab ${params.targetId} (it is not in the "Verity" tab group)`);
+        if (!tab)
+          return this.fail(id, undefined, `no shared tab ${params.targetId} (it is not in the "Verity" tab group)`);
         const pageSession = this.newSession({ kind: 'page', targetId: tab.targetId });
-        this.emit({ method: 'Target.attachedToTarget', params: { sessionId: pageSession, targetInfo: this.pageInfo(tab), waitingForDebugger: false } });
+        this.emit({
+          method: 'Target.attachedToTarget',
+          params: { sessionId: pageSession, targetInfo: this.pageInfo(tab), waitingForDebugger: false },
+        });
         return this.reply(id, undefined, { sessionId: pageSession });
       }
       case 'Target.detachFromTarget': {
         const s = this.sessions.get(params.sessionId);
         if (s) {
           this.sessions.delete(params.sessionId);
-          for (const [alias, o] of [...this.sessions]) if (o.kind === 'child' && o.parent === params.sessionId) this.sessions.delete(alias);
-          this.emit({ method: 'Target.detachedFromTarget', params: { sessionId: params.sessionId, targetId: s.targetId } });
+          for (const [alias, o] of [...this.sessions])
+            if (o.kind === 'child' && o.parent === params.sessionId) this.sessions.delete(alias);
+          this.emit({
+            method: 'Target.detachedFromTarget',
+            params: { sessionId: params.sessionId, targetId: s.targetId },
+          });
         }
         return this.reply(id, undefined, {});
       }
       case 'Target.activateTarget':
         return this.reply(id, undefined, {});
       case 'Target.closeTarget':
-        return this.fail(id, undefined, 'a shared tab is the operator\'s: Verity does not close it (take it out of the "Verity" tab group to stop sharing)');
+        return this.fail(
+          id,
+          undefined,
+          'a shared tab is the operator\'s: Verity does not close it (take it out of the "Verity" tab group to stop sharing)',
+        );
       case 'Target.createTarget':
-        return this.fail(id, undefined, 'new tabs are not opened in the operator\'s browser; the operator shares tabs by putting them in the "Verity" tab group');
+        return this.fail(
+          id,
+          undefined,
+          'new tabs are not opened in the operator\'s browser; the operator shares tabs by putting them in the "Verity" tab group',
+        );
       default:
         return this.fail(id, undefined, `${method} is not available through the extension relay`);
     }
@@ -323,7 +461,10 @@ class EmulatedBrowser implements ConnectionTransport {
     if (this.tabSessionOf.has(tab.targetId)) return;
     const sessionId = this.newSession({ kind: 'tab', targetId: tab.targetId });
     this.tabSessionOf.set(tab.targetId, sessionId);
-    this.emit({ method: 'Target.attachedToTarget', params: { sessionId, targetInfo: this.tabInfo(tab), waitingForDebugger: false } });
+    this.emit({
+      method: 'Target.attachedToTarget',
+      params: { sessionId, targetInfo: this.tabInfo(tab), waitingForDebugger: false },
+    });
   }
 
   close(): void {

@@ -18,7 +18,17 @@ import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
 import { METHODS, type MethodContext, type UiCommand } from './methods.js';
-import { connectParams, EVENT_SCOPES, GatewayError, MAX_FRAME_BYTES, MAX_PRECONNECT_BYTES, missingScope, requestFrame, ROLE_SCOPES, type Role } from './protocol.js';
+import {
+  connectParams,
+  EVENT_SCOPES,
+  GatewayError,
+  MAX_FRAME_BYTES,
+  MAX_PRECONNECT_BYTES,
+  missingScope,
+  requestFrame,
+  ROLE_SCOPES,
+  type Role,
+} from './protocol.js';
 import { Terminals } from './terminal.js';
 import type { Screencast } from './screencast.js';
 import { Pairings } from './origins.js';
@@ -27,15 +37,24 @@ import { LIMITS } from '../limits.js';
 import { serveAuditExport } from './brake-methods.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export type { SessionRow };
 
 export interface GatewayOptions {
-  host: string; port: number;
+  host: string;
+  port: number;
   /** The operator credential (Control UI, gateway, pairing) and the agent credential (/mcp only). */
-  operatorToken: string; agentToken: string;
+  operatorToken: string;
+  agentToken: string;
   /** Host names (besides loopback) this gateway answers to when bound elsewhere: --allowed-hosts. */
   allowedHosts?: string[];
   log: (line: string) => void;
@@ -48,7 +67,8 @@ const BASE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': '
  * screencast frames, the icon) and blob:; inline styles are needed by Lit/xterm's runtime style elements.
  * It is never framed (clickjacking the Approve button).
  */
-export const CONTROL_UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const CONTROL_UI_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
 /**
@@ -64,7 +84,10 @@ export class Gateway {
   readonly http: Server;
   private readonly links: Links;
   private readonly connections = new Map<string, GatewayConnection>();
-  private readonly terminals = new Terminals((connId, event, payload) => this.connections.get(connId)?.event(event, payload), () => LIMITS.terminalDetachMs);
+  private readonly terminals = new Terminals(
+    (connId, event, payload) => this.connections.get(connId)?.event(event, payload),
+    () => LIMITS.terminalDetachMs,
+  );
   private readonly screencasts = new Map<string, Screencast>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly mcp: McpHttpEndpoint;
@@ -83,7 +106,10 @@ export class Gateway {
   private hosts = new Set<string>();
   private origins = new Set<string>();
 
-  constructor(readonly core: Verity, private readonly options: GatewayOptions) {
+  constructor(
+    readonly core: Verity,
+    private readonly options: GatewayOptions,
+  ) {
     this.links = new Links(() => `http://${urlHost(this.options.host)}:${this.port}/mcp`);
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);
     this.relay = new Relay(options.log);
@@ -95,7 +121,10 @@ export class Gateway {
       core.approvals.registerApprovers(() => this.approverCount()),
     );
     // An action may change a session's row (recording started, tab switched): the row follows at once.
-    core.activity.on('action', (entry) => { this.broadcast('action', entry); this.sessionsChanged(); });
+    core.activity.on('action', (entry) => {
+      this.broadcast('action', entry);
+      this.sessionsChanged();
+    });
     core.activity.on('thumbnail', (entry) => this.broadcast('action', entry));
     core.activity.on('sessions', () => this.sessionsChanged());
     core.approvals.on('requested', (request) => this.broadcast('approval.requested', request));
@@ -104,24 +133,35 @@ export class Gateway {
     // The live log needs the line, not the whole result (audit.query has it): events stay small.
     core.audit.on('entry', (entry) => this.broadcast('audit.entry', { ...entry, result: undefined }));
     this.methodContext = {
-      activity: core.activity, approvals: core.approvals, browser: core.browser, sessions: core.sessions,
-      brake: core.brake, audit: core.audit, agentConnected: (connectionId) => core.connections.has(connectionId),
+      activity: core.activity,
+      approvals: core.approvals,
+      browser: core.browser,
+      sessions: core.sessions,
+      brake: core.brake,
+      audit: core.audit,
+      agentConnected: (connectionId) => core.connections.has(connectionId),
       assignTab: (tabId, connectionId) => core.router.assignTab(tabId, connectionId),
       sessionList: () => this.sessionList(),
       dispatchUiCommand: (connId, command) => this.dispatchUiCommand(connId, command),
-      links: this.links, agentToken: options.agentToken,
+      links: this.links,
+      agentToken: options.agentToken,
       terminals: this.terminals,
       pairings: this.pairings,
-      connectedPairings: () => new Set([...this.connections.values()].map((c) => c.pairingId).filter((id): id is string => !!id)),
+      connectedPairings: () =>
+        new Set([...this.connections.values()].map((c) => c.pairingId).filter((id): id is string => !!id)),
       revokePairing: (id) => this.revokePairing(id),
       tabFor: (tabId, sessionKey) => this.tabFor(tabId, sessionKey),
-      screencasts: this.screencasts, stopScreencast: (conn) => this.stopScreencast(conn),
+      screencasts: this.screencasts,
+      stopScreencast: (conn) => this.stopScreencast(conn),
       relay: this.relay,
     };
   }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve, reject) => { this.http.once('error', reject); this.http.listen(this.options.port, this.options.host, resolve); });
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.options.port, this.options.host, resolve);
+    });
     this.port = (this.http.address() as { port: number }).port;
     this.fixNames();
     return this.port;
@@ -137,16 +177,25 @@ export class Gateway {
     const port = this.port;
     const bound = urlHost(this.options.host).toLowerCase();
     const names = [...new Set([...LOOPBACK_NAMES, bound])];
-    for (const name of names) { this.hosts.add(`${name}:${port}`); this.origins.add(`http://${name}:${port}`); }
+    for (const name of names) {
+      this.hosts.add(`${name}:${port}`);
+      this.origins.add(`http://${name}:${port}`);
+    }
     for (const raw of this.options.allowedHosts ?? []) {
       const name = raw.trim().toLowerCase();
       if (!name) continue;
-      for (const h of [name, `${name}:${port}`]) { this.hosts.add(h); this.origins.add(`http://${h}`); this.origins.add(`https://${h}`); }
+      for (const h of [name, `${name}:${port}`]) {
+        this.hosts.add(h);
+        this.origins.add(`http://${h}`);
+        this.origins.add(`https://${h}`);
+      }
     }
   }
 
   /** The first own origin (loopback): what messages tell a person to open. */
-  private get home(): string { return `http://127.0.0.1:${this.port}`; }
+  private get home(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
 
   private hostAllowed(req: IncomingMessage): boolean {
     return typeof req.headers.host === 'string' && this.hosts.has(req.headers.host.toLowerCase());
@@ -177,7 +226,9 @@ export class Gateway {
 
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
     if (this.stopping) {
-      res.writeHead(503, { 'content-type': 'text/plain', connection: 'close' }).end('the gateway is shutting down; connect again once `verity start` is back');
+      res
+        .writeHead(503, { 'content-type': 'text/plain', connection: 'close' })
+        .end('the gateway is shutting down; connect again once `verity start` is back');
       return;
     }
     const url = new URL(req.url ?? '/', 'http://gateway');
@@ -186,9 +237,16 @@ export class Gateway {
       return;
     }
     // Pairing comes from the extension's origin before it is on the allow-list: the credential decides.
-    if (url.pathname === '/pair') { void this.pair(req, res); return; }
+    if (url.pathname === '/pair') {
+      void this.pair(req, res);
+      return;
+    }
     if (!this.originAllowed(req)) {
-      res.writeHead(403, { 'content-type': 'text/plain', ...BASE_HEADERS }).end(`origin ${req.headers.origin} is not allowed; open the Control UI from ${this.home}/ or pair the extension with the link \`verity start\` printed`);
+      res
+        .writeHead(403, { 'content-type': 'text/plain', ...BASE_HEADERS })
+        .end(
+          `origin ${req.headers.origin} is not allowed; open the Control UI from ${this.home}/ or pair the extension with the link \`verity start\` printed`,
+        );
       return;
     }
     if (url.pathname === '/mcp') {
@@ -197,14 +255,18 @@ export class Gateway {
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
       if (!tokenMatches(bearer, this.options.agentToken)) {
         const operator = bearer !== '' && tokenMatches(bearer, this.options.operatorToken);
-        res.writeHead(401, { 'content-type': 'application/json', ...BASE_HEADERS }).end(JSON.stringify({
-          error: operator
-            ? 'that is the operator credential (for the Control UI); MCP clients use the agent credential: the "Authorization: Bearer …" on the /mcp line `verity start` printed, or the agent-token file in the config dir'
-            : 'missing or wrong credential: send "Authorization: Bearer <agent credential>"; it is on the /mcp line `verity start` printed (and in the agent-token file in the config dir)',
-        }));
+        res.writeHead(401, { 'content-type': 'application/json', ...BASE_HEADERS }).end(
+          JSON.stringify({
+            error: operator
+              ? 'that is the operator credential (for the Control UI); MCP clients use the agent credential: the "Authorization: Bearer …" on the /mcp line `verity start` printed, or the agent-token file in the config dir'
+              : 'missing or wrong credential: send "Authorization: Bearer <agent credential>"; it is on the /mcp line `verity start` printed (and in the agent-token file in the config dir)',
+          }),
+        );
         return;
       }
-      void this.mcp.handle(req, res).catch((e) => { if (!res.headersSent) res.writeHead(500).end(String(e)); });
+      void this.mcp.handle(req, res).catch((e) => {
+        if (!res.headersSent) res.writeHead(500).end(String(e));
+      });
       return;
     }
     if (url.pathname === '/audit/export') return serveAuditExport(this.core, url, res, BASE_HEADERS);
@@ -221,30 +283,63 @@ export class Gateway {
     const origin = req.headers.origin ?? '';
     const ours = `chrome-extension://${EXTENSION_ID}`;
     const answer = (status: number, body: Record<string, unknown>) => {
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store', ...BASE_HEADERS };
-      if (origin === ours) { headers['access-control-allow-origin'] = origin; headers['access-control-allow-headers'] = 'content-type'; headers.vary = 'origin'; }
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+        ...BASE_HEADERS,
+      };
+      if (origin === ours) {
+        headers['access-control-allow-origin'] = origin;
+        headers['access-control-allow-headers'] = 'content-type';
+        headers.vary = 'origin';
+      }
       res.writeHead(status, headers).end(JSON.stringify(body));
     };
     if (req.method === 'OPTIONS') return answer(204, {});
-    if (req.method !== 'POST') return answer(405, { error: 'pairing is POST /pair {"token": "<operator credential>"} from the Verity extension\'s pairing page' });
-    if (origin !== ours) return answer(403, { error: `pairing is only for the Verity Chrome extension (${ours}); open the pairing link \`verity start\` printed in Chrome` });
+    if (req.method !== 'POST')
+      return answer(405, {
+        error: 'pairing is POST /pair {"token": "<operator credential>"} from the Verity extension\'s pairing page',
+      });
+    if (origin !== ours)
+      return answer(403, {
+        error: `pairing is only for the Verity Chrome extension (${ours}); open the pairing link \`verity start\` printed in Chrome`,
+      });
     let body = '';
-    for await (const chunk of req) { body += chunk; if (body.length > 4096) return answer(413, { error: 'pairing request too large' }); }
-    let token = '', replaces: string | undefined;
+    for await (const chunk of req) {
+      body += chunk;
+      if (body.length > 4096) return answer(413, { error: 'pairing request too large' });
+    }
+    let token = '',
+      replaces: string | undefined;
     try {
       const parsed = JSON.parse(body) as { token?: unknown; replaces?: unknown };
       token = String(parsed.token ?? '');
       if (typeof parsed.replaces === 'string' && parsed.replaces.length <= 64) replaces = parsed.replaces;
-    } catch { /* answered below */ }
+    } catch {
+      /* answered below */
+    }
     if (!token || !tokenMatches(token, this.options.operatorToken)) {
-      return answer(401, { error: 'wrong or stale pairing token: copy a fresh pairing link from `verity start` (the line "Pair the Chrome extension: chrome-extension://…") and open it again' });
+      return answer(401, {
+        error:
+          'wrong or stale pairing token: copy a fresh pairing link from `verity start` (the line "Pair the Chrome extension: chrome-extension://…") and open it again',
+      });
     }
     this.pairings.load();
     if (replaces) this.revokePairing(replaces);
     const made = this.pairings.add(origin);
-    if (!made) return answer(409, { error: 'too many pairings: revoke old ones in the Control UI (Paired extensions), then pair again', code: 'too_many_pairings' });
+    if (!made)
+      return answer(409, {
+        error: 'too many pairings: revoke old ones in the Control UI (Paired extensions), then pair again',
+        code: 'too_many_pairings',
+      });
     this.options.log(`paired the extension ${origin} (pairing ${made.pairing.id})`);
-    return answer(200, { ok: true, origin, gateway: `ws://127.0.0.1:${this.port}/gateway`, pairing_id: made.pairing.id, relay_secret: made.secret });
+    return answer(200, {
+      ok: true,
+      origin,
+      gateway: `ws://127.0.0.1:${this.port}/gateway`,
+      pairing_id: made.pairing.id,
+      relay_secret: made.secret,
+    });
   }
 
   /**
@@ -256,7 +351,8 @@ export class Gateway {
     if (!removed) return false;
     const originGone = !this.pairings.origins().includes(removed.origin);
     for (const conn of this.connections.values()) {
-      if (conn.pairingId === id || (originGone && conn.origin === removed.origin)) conn.socket.close(4003, 'pairing revoked');
+      if (conn.pairingId === id || (originGone && conn.origin === removed.origin))
+        conn.socket.close(4003, 'pairing revoked');
     }
     this.options.log(`revoked the extension pairing ${id}`);
     return true;
@@ -265,15 +361,21 @@ export class Gateway {
   private serveStatic(pathname: string, res: ServerResponse): void {
     const safe = normalize(pathname).replace(/^(\.\.[/\\])+/, '');
     let file = join(UI_DIR, safe === '/' ? 'index.html' : safe);
-    if (!file.startsWith(UI_DIR) || !existsSync(file) || statSync(file).isDirectory()) file = join(UI_DIR, 'index.html');
+    if (!file.startsWith(UI_DIR) || !existsSync(file) || statSync(file).isDirectory())
+      file = join(UI_DIR, 'index.html');
     if (!existsSync(file)) {
-      res.writeHead(503, { 'content-type': 'text/plain', ...BASE_HEADERS }).end('the Control UI is not built; run `npm start` (or `npx vite build control-ui`)');
+      res
+        .writeHead(503, { 'content-type': 'text/plain', ...BASE_HEADERS })
+        .end('the Control UI is not built; run `npm start` (or `npx vite build control-ui`)');
       return;
     }
     const immutable = file.includes(`${join(UI_DIR, 'assets')}`);
     res.writeHead(200, {
-      'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': immutable ? 'max-age=31536000, immutable' : 'no-cache',
-      'content-security-policy': CONTROL_UI_CSP, 'x-frame-options': 'DENY', ...BASE_HEADERS,
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'cache-control': immutable ? 'max-age=31536000, immutable' : 'no-cache',
+      'content-security-policy': CONTROL_UI_CSP,
+      'x-frame-options': 'DENY',
+      ...BASE_HEADERS,
     });
     res.end(readFileSync(file));
   }
@@ -281,19 +383,29 @@ export class Gateway {
   private onUpgrade(req: IncomingMessage, socket: import('node:net').Socket, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://gateway');
     const refuse = (status: number, message: string) => {
-      socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Not Found'}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Not Found'}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`,
+      );
     };
     if (!this.hostAllowed(req)) return refuse(403, this.hostRefusal(req));
     if (url.pathname !== '/gateway') return refuse(404, 'the gateway WebSocket is at /gateway');
-    if (!this.originAllowed(req)) return refuse(403, `origin ${req.headers.origin} is not allowed; open the Control UI from ${this.home}/, or pair the extension so its origin is on the allow-list`);
+    if (!this.originAllowed(req))
+      return refuse(
+        403,
+        `origin ${req.headers.origin} is not allowed; open the Control UI from ${this.home}/, or pair the extension so its origin is on the allow-list`,
+      );
     if (this.connections.size >= LIMITS.gatewayConnections) {
-      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nTOO_MANY: the gateway already has ${LIMITS.gatewayConnections} connections (VERITY_MAX_GATEWAY_CONNECTIONS); close a Control UI tab and retry`);
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nTOO_MANY: the gateway already has ${LIMITS.gatewayConnections} connections (VERITY_MAX_GATEWAY_CONNECTIONS); close a Control UI tab and retry`,
+      );
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = new GatewayConnection(ws, req.headers.origin ?? null, this.options.log);
       this.connections.set(conn.connId, conn);
-      const timer = setTimeout(() => { if (!conn.hello) ws.close(4008, 'connect timeout: send a connect request first'); }, CONNECT_TIMEOUT_MS);
+      const timer = setTimeout(() => {
+        if (!conn.hello) ws.close(4008, 'connect timeout: send a connect request first');
+      }, CONNECT_TIMEOUT_MS);
       ws.on('message', (data, isBinary) => void this.onFrame(conn, data, isBinary));
       // Oversized or malformed frames surface here (ws closes with 1009/1002); they must not crash the gateway.
       ws.on('error', (e) => this.options.log(`gateway connection ${conn.connId}: ${e.message}`));
@@ -310,14 +422,26 @@ export class Gateway {
   private async onFrame(conn: GatewayConnection, data: RawData, isBinary: boolean): Promise<void> {
     const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer).byteLength;
     if (isBinary) return conn.fail(null, new GatewayError('INVALID_REQUEST', 'frames must be JSON text'));
-    if (!conn.hello && bytes > MAX_PRECONNECT_BYTES) { conn.socket.close(1009, 'connect frame too large'); return; }
+    if (!conn.hello && bytes > MAX_PRECONNECT_BYTES) {
+      conn.socket.close(1009, 'connect frame too large');
+      return;
+    }
     let frame: ReturnType<typeof requestFrame.parse>;
     try {
       const parsed = requestFrame.safeParse(JSON.parse(data.toString()));
-      if (!parsed.success) throw new GatewayError('INVALID_REQUEST', `not a request frame: ${parsed.error.issues[0].path.join('.') || 'frame'}: ${parsed.error.issues[0].message}`);
+      if (!parsed.success)
+        throw new GatewayError(
+          'INVALID_REQUEST',
+          `not a request frame: ${parsed.error.issues[0].path.join('.') || 'frame'}: ${parsed.error.issues[0].message}`,
+        );
       frame = parsed.data;
     } catch (e) {
-      return conn.fail(null, e instanceof GatewayError ? e : new GatewayError('INVALID_REQUEST', 'frames must be JSON: {type:"req", id, method, params}'));
+      return conn.fail(
+        null,
+        e instanceof GatewayError
+          ? e
+          : new GatewayError('INVALID_REQUEST', 'frames must be JSON: {type:"req", id, method, params}'),
+      );
     }
     try {
       if (!conn.hello) {
@@ -325,10 +449,15 @@ export class Gateway {
         return conn.respond(frame.id, this.connect(conn, frame.params));
       }
       const spec = METHODS[frame.method];
-      if (!spec) throw new GatewayError('INVALID_REQUEST', `unknown method ${frame.method}; hello-ok lists the methods`);
+      if (!spec)
+        throw new GatewayError('INVALID_REQUEST', `unknown method ${frame.method}; hello-ok lists the methods`);
       if (!conn.can(spec.scope)) throw missingScope(frame.method, spec.scope);
       const params = spec.params.safeParse(frame.params);
-      if (!params.success) throw new GatewayError('INVALID_REQUEST', `${frame.method}: ${params.error.issues[0].path.join('.') || 'params'}: ${params.error.issues[0].message}`);
+      if (!params.success)
+        throw new GatewayError(
+          'INVALID_REQUEST',
+          `${frame.method}: ${params.error.issues[0].path.join('.') || 'params'}: ${params.error.issues[0].message}`,
+        );
       conn.respond(frame.id, await spec.handler(params.data, conn, this.methodContext));
     } catch (e) {
       conn.fail(frame.id, e instanceof GatewayError ? e : new GatewayError('UNAVAILABLE', (e as Error).message));
@@ -344,21 +473,33 @@ export class Gateway {
     const who = this.roleOf(parsed.data.auth.token);
     if (!who) {
       setTimeout(() => conn.socket.close(4001, 'wrong token'), 50);
-      throw new GatewayError('UNAUTHORIZED', 'wrong gateway token: open the Control UI with the URL `verity start` printed (it carries ?token=), or read the operator credential from the token file in the config dir (~/.config/verity/token)', { recommendedNextStep: 'update_auth_credentials' });
+      throw new GatewayError(
+        'UNAUTHORIZED',
+        'wrong gateway token: open the Control UI with the URL `verity start` printed (it carries ?token=), or read the operator credential from the token file in the config dir (~/.config/verity/token)',
+        { recommendedNextStep: 'update_auth_credentials' },
+      );
     }
     // The agent credential reaches /mcp only: at the gateway it would read every session and drive tabs.
     if (who.role === 'agent') {
       setTimeout(() => conn.socket.close(4003, 'agent credential'), 50);
-      throw new GatewayError('FORBIDDEN', 'that is the agent credential: it reaches MCP at /mcp only; the gateway (Control UI) needs the operator credential', { credential: 'agent' });
+      throw new GatewayError(
+        'FORBIDDEN',
+        'that is the agent credential: it reaches MCP at /mcp only; the gateway (Control UI) needs the operator credential',
+        { credential: 'agent' },
+      );
     }
     // Only a paired extension, with its pairing's relay secret, may stand in as the tab relay.
     // and a relay secret is good for nothing else.
     const wantsRelay = parsed.data.caps.includes('tab-relay');
     if (wantsRelay !== (who.role === 'relay')) {
       setTimeout(() => conn.socket.close(4003, wantsRelay ? 'tab-relay needs a pairing' : 'relay secret'), 50);
-      throw new GatewayError('FORBIDDEN', wantsRelay
-        ? 'the tab-relay cap needs the relay secret of an extension pairing (the extension presents it); pair the extension with the link `verity start` prints'
-        : 'that is an extension pairing\'s relay secret: it connects only with the tab-relay cap; the Control UI needs the operator credential', { cap: 'tab-relay' });
+      throw new GatewayError(
+        'FORBIDDEN',
+        wantsRelay
+          ? 'the tab-relay cap needs the relay secret of an extension pairing (the extension presents it); pair the extension with the link `verity start` prints'
+          : "that is an extension pairing's relay secret: it connects only with the tab-relay cap; the Control UI needs the operator credential",
+        { cap: 'tab-relay' },
+      );
     }
     // Scopes are what the credential holds, intersected with what the client asked for.
     const held = ROLE_SCOPES[who.role];
@@ -366,20 +507,27 @@ export class Gateway {
     conn.pairingId = who.pairingId ?? null;
     conn.hello = { ...parsed.data, scopes: parsed.data.scopes.filter((s) => held.includes(s)) };
     return {
-      type: 'hello-ok', connId: conn.connId, scopes: conn.scopes,
-      methods: Object.entries(METHODS).filter(([, m]) => conn.can(m.scope)).map(([name]) => name),
+      type: 'hello-ok',
+      connId: conn.connId,
+      scopes: conn.scopes,
+      methods: Object.entries(METHODS)
+        .filter(([, m]) => conn.can(m.scope))
+        .map(([name]) => name),
       events: this.eventsFor(conn),
       policy: { maxPayload: MAX_FRAME_BYTES },
     };
   }
 
   private eventsFor(conn: GatewayConnection): string[] {
-    return Object.entries(EVENT_SCOPES).filter(([, scope]) => scope === null || conn.can(scope)).map(([event]) => event);
+    return Object.entries(EVENT_SCOPES)
+      .filter(([, scope]) => scope === null || conn.can(scope))
+      .map(([event]) => event);
   }
 
   /** How many connected operators can approve a held call now (asked by Approvals on each request). */
   private approverCount(): number {
-    return [...this.connections.values()].filter((c) => c.hello && c.role === 'operator' && c.can('operator.approvals')).length;
+    return [...this.connections.values()].filter((c) => c.hello && c.role === 'operator' && c.can('operator.approvals'))
+      .length;
   }
 
   /** Sends an event to every connection whose scopes allow it (the connection checks). */
@@ -403,14 +551,16 @@ export class Gateway {
 
   private sessionsDelta(): { added: SessionRow[]; updated: SessionRow[]; removed: string[] } | null {
     const now = new Map<string, string>();
-    const added: SessionRow[] = [], updated: SessionRow[] = [];
+    const added: SessionRow[] = [],
+      updated: SessionRow[] = [];
     for (const row of this.sessionList()) {
       // idle_seconds changes every second by itself: it is not a change worth a frame.
       const { idle_seconds: _idle, ...compared } = row;
       const text = JSON.stringify(compared);
       now.set(row.sessionKey, text);
       const before = this.sentSessions.get(row.sessionKey);
-      if (before === undefined) added.push(row); else if (before !== text) updated.push(row);
+      if (before === undefined) added.push(row);
+      else if (before !== text) updated.push(row);
     }
     const removed = [...this.sentSessions.keys()].filter((key) => !now.has(key));
     this.sentSessions = now;
@@ -425,30 +575,43 @@ export class Gateway {
   }
 
   private sessionList(): SessionRow[] {
-    return this.core.sessions.all().filter((s) => s.state !== 'ended').map((s) => ({
-      sessionKey: this.core.sessions.keyOf(s), ...sessionSummary(this.core.cursor, s),
-      transport: this.core.connections.get(s.connectionId)?.transport ?? 'unknown',
-      client: this.core.connections.get(s.connectionId)?.client ?? '', tab_id: s.currentTabId ?? null,
-      brake: this.core.brake.status(s.connectionId),
-    }));
+    return this.core.sessions
+      .all()
+      .filter((s) => s.state !== 'ended')
+      .map((s) => ({
+        sessionKey: this.core.sessions.keyOf(s),
+        ...sessionSummary(this.core.cursor, s),
+        transport: this.core.connections.get(s.connectionId)?.transport ?? 'unknown',
+        client: this.core.connections.get(s.connectionId)?.client ?? '',
+        tab_id: s.currentTabId ?? null,
+        brake: this.core.brake.status(s.connectionId),
+      }));
   }
 
   private async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
-    const session = tabId ? undefined : this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
+    const session = tabId
+      ? undefined
+      : this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
     const wanted = tabId ?? session?.currentTabId;
     // Showing a tab never launches a browser: without one (and without a shared tab) the panel says so.
     if (!this.core.browser.running && !(wanted && this.core.browser.isShared(wanted))) {
-      throw new GatewayError('NOT_FOUND', 'no browser yet: an agent opens one with its first browser action', { reason: 'no_browser' });
+      throw new GatewayError('NOT_FOUND', 'no browser yet: an agent opens one with its first browser action', {
+        reason: 'no_browser',
+      });
     }
     if (wanted) return this.core.browser.findTab(wanted);
     const tabs = await this.core.browser.tabs_();
-    if (!tabs[0]) throw new GatewayError('NOT_FOUND', 'no tab to show yet: an agent opens one with its first browser action');
+    if (!tabs[0])
+      throw new GatewayError('NOT_FOUND', 'no tab to show yet: an agent opens one with its first browser action');
     return tabs[0];
   }
 
   private stopScreencast(conn: GatewayConnection): void {
     const cast = this.screencasts.get(conn.connId);
-    if (cast) { this.screencasts.delete(conn.connId); cast.stop(); }
+    if (cast) {
+      this.screencasts.delete(conn.connId);
+      cast.stop();
+    }
   }
 
   /** The gateway is shutting down: requests that still arrive on kept-alive sockets are answered 503. */
@@ -468,8 +631,14 @@ export class Gateway {
   async close(): Promise<void> {
     this.stopAccepting();
     for (const undo of this.unregister.splice(0)) undo();
-    if (this.sessionsTimer) { clearTimeout(this.sessionsTimer); this.sessionsTimer = null; }
-    for (const conn of this.connections.values()) { conn.dispose(); conn.socket.close(1012, 'gateway shutting down'); }
+    if (this.sessionsTimer) {
+      clearTimeout(this.sessionsTimer);
+      this.sessionsTimer = null;
+    }
+    for (const conn of this.connections.values()) {
+      conn.dispose();
+      conn.socket.close(1012, 'gateway shutting down');
+    }
     this.terminals.killAll();
     await this.mcp.close();
     // Whatever is still open (a long-lived MCP stream, a socket mid-request) is cut, and WebSockets whose

@@ -9,7 +9,10 @@ import { GatewayError } from './protocol.js';
 
 const require = createRequire(import.meta.url);
 
-export interface Terminal { id: string; pty: IPty }
+export interface Terminal {
+  id: string;
+  pty: IPty;
+}
 
 let counter = 0;
 
@@ -18,7 +21,10 @@ function loadPty(): typeof import('@lydell/node-pty') {
   try {
     return require('@lydell/node-pty') as typeof import('@lydell/node-pty');
   } catch (e) {
-    throw new GatewayError('UNAVAILABLE', `the terminal panel is off: its PTY (@lydell/node-pty) does not load on ${process.platform}-${process.arch} (${(e as Error).message.split('\n')[0]}); everything else works`);
+    throw new GatewayError(
+      'UNAVAILABLE',
+      `the terminal panel is off: its PTY (@lydell/node-pty) does not load on ${process.platform}-${process.arch} (${(e as Error).message.split('\n')[0]}); everything else works`,
+    );
   }
 }
 
@@ -26,8 +32,11 @@ export function openTerminal(options: { cols: number; rows: number; env: Record<
   const pty = loadPty();
   const shell = process.env.SHELL && process.env.SHELL.length > 0 ? process.env.SHELL : '/bin/bash';
   const term = pty.spawn(shell, ['-i'], {
-    name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: process.env.HOME ?? '/',
-    env: { ...process.env as Record<string, string>, ...options.env, TERM: 'xterm-256color' },
+    name: 'xterm-256color',
+    cols: options.cols,
+    rows: options.rows,
+    cwd: process.env.HOME ?? '/',
+    env: { ...(process.env as Record<string, string>), ...options.env, TERM: 'xterm-256color' },
   });
   return { id: `term-${++counter}`, pty: term };
 }
@@ -35,7 +44,13 @@ export function openTerminal(options: { cols: number; rows: number; env: Record<
 /** The tail of a shell's output kept for a panel that attaches again (a reload, a hidden panel shown). */
 export const TERMINAL_TAIL_CHARS = 64 * 1024;
 
-interface Entry { term: Terminal; owner: string | null; link: string; tail: string; killTimer: NodeJS.Timeout | null }
+interface Entry {
+  term: Terminal;
+  owner: string | null;
+  link: string;
+  tail: string;
+  killTimer: NodeJS.Timeout | null;
+}
 
 /**
  * The gateway's shells. A shell is attached to one Control UI connection (its output goes there) or
@@ -46,9 +61,14 @@ interface Entry { term: Terminal; owner: string | null; link: string; tail: stri
 export class Terminals {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly send: (connId: string, event: string, payload: unknown) => void, private readonly detachMs: () => number) {}
+  constructor(
+    private readonly send: (connId: string, event: string, payload: unknown) => void,
+    private readonly detachMs: () => number,
+  ) {}
 
-  get size(): number { return this.entries.size; }
+  get size(): number {
+    return this.entries.size;
+  }
 
   add(term: Terminal, owner: string, link: string): void {
     const entry: Entry = { term, owner, link, tail: '', killTimer: null };
@@ -66,7 +86,11 @@ export class Terminals {
   /** The shell, if this connection holds it (input, resize, close). */
   owned(id: string, connId: string): Terminal {
     const entry = this.entries.get(id);
-    if (!entry || entry.owner !== connId) throw new GatewayError('NOT_FOUND', `no terminal ${id} on this connection; terminal.attach takes back a detached one`);
+    if (!entry || entry.owner !== connId)
+      throw new GatewayError(
+        'NOT_FOUND',
+        `no terminal ${id} on this connection; terminal.attach takes back a detached one`,
+      );
     return entry.term;
   }
 
@@ -84,8 +108,13 @@ export class Terminals {
   /** Takes a detached shell (or one this connection already holds): the kill timer stops, the tail comes back. */
   attach(id: string, connId: string): { term: Terminal; tail: string; link: string } {
     const entry = this.entries.get(id);
-    if (!entry) throw new GatewayError('NOT_FOUND', `no terminal ${id}: it exited, or stayed detached longer than VERITY_TERMINAL_DETACH_MS and was killed`);
-    if (entry.owner !== null && entry.owner !== connId) throw new GatewayError('FORBIDDEN', `terminal ${id} is open in another Control UI`);
+    if (!entry)
+      throw new GatewayError(
+        'NOT_FOUND',
+        `no terminal ${id}: it exited, or stayed detached longer than VERITY_TERMINAL_DETACH_MS and was killed`,
+      );
+    if (entry.owner !== null && entry.owner !== connId)
+      throw new GatewayError('FORBIDDEN', `terminal ${id} is open in another Control UI`);
     if (entry.killTimer) clearTimeout(entry.killTimer);
     entry.killTimer = null;
     entry.owner = connId;
@@ -95,11 +124,17 @@ export class Terminals {
   kill(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;
-    try { entry.term.pty.kill(); } catch { /* exited */ }
+    try {
+      entry.term.pty.kill();
+    } catch {
+      /* exited */
+    }
     this.drop(id);
   }
 
-  killAll(): void { for (const id of [...this.entries.keys()]) this.kill(id); }
+  killAll(): void {
+    for (const id of [...this.entries.keys()]) this.kill(id);
+  }
 
   private orphan(entry: Entry): void {
     entry.owner = null;

@@ -33,7 +33,10 @@ export interface PipelineParts {
   audit: () => AuditStore;
 }
 
-type Trace = { approval?: { id: string; by?: string }; recording?: { dir: string; step: number; before?: string; after?: string } };
+type Trace = {
+  approval?: { id: string; by?: string };
+  recording?: { dir: string; step: number; before?: string; after?: string };
+};
 
 /** The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none). */
 function sessionLabelOf(session: unknown): string {
@@ -59,8 +62,12 @@ function toolContextOf(parts: PipelineParts): ToolContext {
     openTab: (caller) => router.openTab(caller),
     setCurrentTab: (caller, tabId) => router.setCurrentTab(caller, tabId),
     nativeRoute: () => router.nativeRoute(),
-    get browserInUse() { return router.browserInUse; },
-    get launchedBrowserPid() { return router.launchedBrowserPid; },
+    get browserInUse() {
+      return router.browserInUse;
+    },
+    get launchedBrowserPid() {
+      return router.launchedBrowserPid;
+    },
     browserVersion: () => router.browserVersion(),
     drivenBrowserPid: () => router.drivenBrowserPid(),
     belongsToDrivenBrowser: (pid, browserPid) => router.belongsToDrivenBrowser(pid, browserPid),
@@ -95,12 +102,32 @@ export class CallPipeline {
     const reply = await this.admitAndRun(tool, rawArgs, connection, sessionKey, labels, trace);
     // After the reply is on its way; a failure to log must never reach the caller or the process.
     setImmediate(() => {
-      try { noteCall(this.parts.audit(), { sessionKey, tool: tool.name, args: raw, reply, labels, approval: trace.approval, durationMs: performance.now() - started, recording: trace.recording }); } catch (e) { process.stderr.write(`verity: audit: ${(e as Error).message}\n`); }
+      try {
+        noteCall(this.parts.audit(), {
+          sessionKey,
+          tool: tool.name,
+          args: raw,
+          reply,
+          labels,
+          approval: trace.approval,
+          durationMs: performance.now() - started,
+          recording: trace.recording,
+        });
+      } catch (e) {
+        process.stderr.write(`verity: audit: ${(e as Error).message}\n`);
+      }
     });
     return reply;
   }
 
-  private async admitAndRun(tool: ToolDef, rawArgs: unknown, connection: CallContext, sessionKey: string, labels: Record<string, string> | undefined, trace: Trace): Promise<Reply> {
+  private async admitAndRun(
+    tool: ToolDef,
+    rawArgs: unknown,
+    connection: CallContext,
+    sessionKey: string,
+    labels: Record<string, string> | undefined,
+    trace: Trace,
+  ): Promise<Reply> {
     const { sessions, policy, approvals, router, brake } = this.parts;
     let running: AbortController | undefined;
     try {
@@ -112,12 +139,19 @@ export class CallPipeline {
       // Every tool the policy holds waits for an operator, the session tools included: the check comes
       // before anything of the call runs, and the operator is shown the arguments whole.
       if (policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
-        trace.approval = await reportWhile(connection.progress, `waiting for an operator to approve ${tool.name}`, approvals.request(tool.name, summarizeArgs(args, Infinity), sessionKey, args, { signal, labels }));
+        trace.approval = await reportWhile(
+          connection.progress,
+          `waiting for an operator to approve ${tool.name}`,
+          approvals.request(tool.name, summarizeArgs(args, Infinity), sessionKey, args, { signal, labels }),
+        );
       }
-      if (tool.sessionless) return await abandonOnAbort(tool.handler(args, this.tools, { ...connection, signal }), signal);
+      if (tool.sessionless)
+        return await abandonOnAbort(tool.handler(args, this.tools, { ...connection, signal }), signal);
       const session = sessions.admit(connection.connectionId, args.session as string | undefined);
       const ctx: CallContext = {
-        ...connection, session, signal,
+        ...connection,
+        session,
+        signal,
         runStep: async (step, stepArgs) => {
           const reply = await this.call(step, stepArgs, connection);
           return { structured: reply.structured, isError: !!reply.isError, images: reply.images };
@@ -138,9 +172,18 @@ export class CallPipeline {
         const lost = router.browsers.lostDuring(connection.connectionId, lossesBefore);
         if (lost) reply = refusalReply(lost);
         router.afterAction();
-        if (recorded) trace.recording = recordStep(session, { tool: tool.name, args, result: reply.structured, isError: !!reply.isError, before, after: await router.screenshotOfCurrentTab(ctx) });
+        if (recorded)
+          trace.recording = recordStep(session, {
+            tool: tool.name,
+            args,
+            result: reply.structured,
+            isError: !!reply.isError,
+            before,
+            after: await router.screenshotOfCurrentTab(ctx),
+          });
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
-        if (!tool.annotations.readOnlyHint) setImmediate(() => this.noteAction(ctx, tool.name, args, reply, labels, trace.approval));
+        if (!tool.annotations.readOnlyHint)
+          setImmediate(() => this.noteAction(ctx, tool.name, args, reply, labels, trace.approval));
         return reply;
       } finally {
         session.inFlight--;
@@ -165,18 +208,37 @@ export class CallPipeline {
   }
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
-  private noteAction(ctx: CallContext, tool: string, args: Record<string, unknown>, reply: Reply, labels?: Record<string, string>, approval?: { id: string; by?: string }): void {
+  private noteAction(
+    ctx: CallContext,
+    tool: string,
+    args: Record<string, unknown>,
+    reply: Reply,
+    labels?: Record<string, string>,
+    approval?: { id: string; by?: string },
+  ): void {
     const { activity, sessions, router } = this.parts;
-    const structured = reply.structured as { effect?: string; evidence?: unknown[]; refusal?: { code: string; message: string } };
+    const structured = reply.structured as {
+      effect?: string;
+      evidence?: unknown[];
+      refusal?: { code: string; message: string };
+    };
     const entry = activity.record({
-      sessionKey: ctx.session ? sessions.keyOf(ctx.session) : ctx.connectionId, tool, summary: labelledSummary(args, labels),
-      ...(labels ? { labels } : {}), ...(approval ? { approval } : {}),
-      effect: structured.effect ?? null, refusal: structured.refusal ? `${structured.refusal.code}: ${structured.refusal.message}` : null,
-      evidence: (structured.evidence ?? []).slice(0, 4), isError: !!reply.isError,
+      sessionKey: ctx.session ? sessions.keyOf(ctx.session) : ctx.connectionId,
+      tool,
+      summary: labelledSummary(args, labels),
+      ...(labels ? { labels } : {}),
+      ...(approval ? { approval } : {}),
+      effect: structured.effect ?? null,
+      refusal: structured.refusal ? `${structured.refusal.code}: ${structured.refusal.message}` : null,
+      evidence: (structured.evidence ?? []).slice(0, 4),
+      isError: !!reply.isError,
     });
     if (!activity.watched || !router.browser.running || !ctx.session?.currentTabId) return;
-    void router.thumbnail(ctx.session.currentTabId)
+    void router
+      .thumbnail(ctx.session.currentTabId)
       .then((data) => activity.attachThumbnail(entry, data))
-      .catch(() => { /* a thumbnail is a courtesy */ });
+      .catch(() => {
+        /* a thumbnail is a courtesy */
+      });
   }
 }

@@ -3,7 +3,12 @@
 // The low-level Server is used so that argument errors become the contract's refusals and the advertised
 // outputSchema is exactly `{type: "object", anyOf: [success, refusal]}`.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import type { Verity } from '../core.js';
@@ -22,21 +27,31 @@ const LOGGED_REFUSALS = new Set(['unavailable', 'not_permitted', 'timeout']);
 export function createMcpServer(core: Verity, ctx: CallContext = { connectionId: randomUUID() }): Server {
   const tools = allTools();
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const server = new Server({ name: 'verity', version: VERSION }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+  const server = new Server(
+    { name: 'verity', version: VERSION },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
+  );
 
   // The default surface leaves out deprecated tools and advanced arguments; `--tools full` lists everything.
   const surface = core.options.tools === 'full' ? 'full' : 'default';
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.filter((t) => (!t.listed || t.listed(ctx)) && (surface === 'full' || !t.deprecated)).map((t) => ({
-      name: t.name, description: t.description, inputSchema: inputSchemaOf(t, surface) as any, outputSchema: outputSchemaOf(t) as any,
-      annotations: t.annotations,
-    })),
+    tools: tools
+      .filter((t) => (!t.listed || t.listed(ctx)) && (surface === 'full' || !t.deprecated))
+      .map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: inputSchemaOf(t, surface) as any,
+        outputSchema: outputSchemaOf(t) as any,
+        annotations: t.annotations,
+      })),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool || (tool.listed && !tool.listed(ctx))) {
-      return toCallToolResult(refusalReply(new Refusal('invalid_arguments', `name: no tool named "${request.params.name}"`)));
+      return toCallToolResult(
+        refusalReply(new Refusal('invalid_arguments', `name: no tool named "${request.params.name}"`)),
+      );
     }
     // Progress only when the client asked for it (a progressToken); deep code finds it through runWithProgress.
     const progress = progressOf(extra);
@@ -44,13 +59,18 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     const result = progress ? await runWithProgress(progress, () => run({ ...ctx, progress })) : await run(ctx);
     // Refusals an operator of the client would want in its log: the environment failed, not the arguments.
     const refusal = (result.structuredContent as { refusal?: { code: string; message: string } } | undefined)?.refusal;
-    if (refusal && LOGGED_REFUSALS.has(refusal.code)) logTo(server, 'warning', `${tool.name} refused (${refusal.code}): ${refusal.message}`);
+    if (refusal && LOGGED_REFUSALS.has(refusal.code))
+      logTo(server, 'warning', `${tool.name} refused (${refusal.code}): ${refusal.message}`);
     return result;
   });
   server.oninitialized = () => {
     listen(server);
     const client = server.getClientVersion();
-    core.connections.set(ctx.connectionId, { transport: ctx.transport ?? 'stdio', client: client ? `${client.name} ${client.version}` : 'unknown', since: new Date().toISOString() });
+    core.connections.set(ctx.connectionId, {
+      transport: ctx.transport ?? 'stdio',
+      client: client ? `${client.name} ${client.version}` : 'unknown',
+      since: new Date().toISOString(),
+    });
     core.activity.emit('sessions');
   };
   // A connection's sessions end with it (cleanup hooks run once).

@@ -25,26 +25,41 @@ export function parseWindowKey(key: string): { pid: number | undefined; windowId
 }
 
 /** Finds the window and element of a target (its states already being read, or read now); refuses target_not_found when either is gone. */
-export async function aim(host: NativeHost, target: ResolvedTarget, statesRead?: Promise<[number, number]>): Promise<Aim> {
+export async function aim(
+  host: NativeHost,
+  target: ResolvedTarget,
+  statesRead?: Promise<[number, number]>,
+): Promise<Aim> {
   const atspi = await host.atspi();
-  const element = target.element ? target.element.ref as NativeRef : null;
+  const element = target.element ? (target.element.ref as NativeRef) : null;
   let win: WindowInfo;
   // An element's window is the one of its snapshot: if it closed since, the element's own calls say so.
   if (element) win = element.win;
-  else if (target.kind === 'window') { const { pid, windowId } = parseWindowKey(target.key); win = await host.window(pid, windowId); } else {
+  else if (target.kind === 'window') {
+    const { pid, windowId } = parseWindowKey(target.key);
+    win = await host.window(pid, windowId);
+  } else {
     const active = await activeWindow();
-    if (!active) throw new Refusal('target_not_found', 'no window has focus on the desktop; name a window target (list_windows)');
+    if (!active)
+      throw new Refusal('target_not_found', 'no window has focus on the desktop; name a window target (list_windows)');
     win = await host.window(undefined, active);
   }
   let states: [number, number] = [0, 0];
   if (element) {
     states = await (statesRead ?? atspi.states(element));
-    if (has(states, STATE.defunct)) throw new Refusal('target_not_found', `the element "${element.name}" is gone (defunct); call get_window_state again`);
+    if (has(states, STATE.defunct))
+      throw new Refusal(
+        'target_not_found',
+        `the element "${element.name}" is gone (defunct); call get_window_state again`,
+      );
   }
   let screenPoint: Aim['screenPoint'] = null;
   if (target.point) {
     // Desktop screenshots are the whole screen; window screenshots start at the window's client origin.
-    screenPoint = target.kind === 'desktop' ? { ...target.point } : { x: win.bounds.x + target.point.x, y: win.bounds.y + target.point.y };
+    screenPoint =
+      target.kind === 'desktop'
+        ? { ...target.point }
+        : { x: win.bounds.x + target.point.x, y: win.bounds.y + target.point.y };
   }
   return { atspi, win, element, states, screenPoint };
 }
@@ -56,7 +71,7 @@ export async function focusedIn(atspi: Atspi, win: WindowInfo): Promise<{ item: 
   let found: { item: CacheItem; web: boolean } | null = null;
   const webOf = new Map<CacheItem, boolean>();
   for (const { item, parent } of subtree(items, win.frame)) {
-    const web = item.role === ROLE.documentWeb || (parent ? webOf.get(parent) ?? false : false);
+    const web = item.role === ROLE.documentWeb || (parent ? (webOf.get(parent) ?? false) : false);
     webOf.set(item, web);
     if (has(item.states, STATE.focused)) found = { item, web };
   }
@@ -67,10 +82,17 @@ export async function focusedIn(atspi: Atspi, win: WindowInfo): Promise<{ item: 
 }
 
 /** A NativeRef for an element found at run time (focused, or under the px point). */
-export async function refFor(atspi: Atspi, win: WindowInfo, ref: { bus: string; path: string }, web: boolean | null): Promise<{ ref: NativeRef; states: [number, number] }> {
+export async function refFor(
+  atspi: Atspi,
+  win: WindowInfo,
+  ref: { bus: string; path: string },
+  web: boolean | null,
+): Promise<{ ref: NativeRef; states: [number, number] }> {
   const item = await atspi.describe(ref, ref);
-  const box = item.interfaces.includes(IFACE.component) ? await atspi.extents(ref, win.bounds).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : { x: 0, y: 0, w: 0, h: 0 };
-  const isWeb = web ?? await underWebDocument(atspi, ref);
+  const box = item.interfaces.includes(IFACE.component)
+    ? await atspi.extents(ref, win.bounds).catch(() => ({ x: 0, y: 0, w: 0, h: 0 }))
+    : { x: 0, y: 0, w: 0, h: 0 };
+  const isWeb = web ?? (await underWebDocument(atspi, ref));
   return { ref: nativeRef(ref, item, isWeb, win, box), states: item.states };
 }
 
@@ -78,14 +100,17 @@ export async function refFor(atspi: Atspi, win: WindowInfo, ref: { bus: string; 
  * The element a point in a text field lands on may be an inner part of it (a Qt text edit's viewport):
  * the nearest of `ref` and its ancestors (up to the window) that has Text, or `ref` itself when none has.
  */
-export async function textAncestor(atspi: Atspi, ref: { bus: string; path: string }): Promise<{ bus: string; path: string }> {
+export async function textAncestor(
+  atspi: Atspi,
+  ref: { bus: string; path: string },
+): Promise<{ bus: string; path: string }> {
   let current = ref;
   for (let i = 0; i < 8; i++) {
     const [interfaces] = await atspi.call(current, IFACE.accessible, 'GetInterfaces').catch(() => [[]]);
     if ((interfaces as string[]).includes(IFACE.text)) return current;
     const [[role]] = [await atspi.call(current, IFACE.accessible, 'GetRole').catch(() => [0])];
     if (TOP_LEVEL_ROLES.has(Number(role)) || Number(role) === ROLE.application) return ref;
-    const parent = await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null) as [string, string] | null;
+    const parent = (await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null)) as [string, string] | null;
     if (!parent || parent[1] === '/org/a11y/atspi/null' || parent[1] === '/org/a11y/atspi/accessible/root') return ref;
     current = { bus: parent[0], path: parent[1] };
   }
@@ -98,8 +123,9 @@ async function underWebDocument(atspi: Atspi, ref: { bus: string; path: string }
   for (let i = 0; i < 64; i++) {
     const [[role]] = [await atspi.call(current, IFACE.accessible, 'GetRole')];
     if (Number(role) === ROLE.documentWeb) return true;
-    const parent = await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null) as [string, string] | null;
-    if (!parent || parent[1] === '/org/a11y/atspi/null' || parent[1] === '/org/a11y/atspi/accessible/root') return false;
+    const parent = (await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null)) as [string, string] | null;
+    if (!parent || parent[1] === '/org/a11y/atspi/null' || parent[1] === '/org/a11y/atspi/accessible/root')
+      return false;
     current = { bus: parent[0], path: parent[1] };
   }
   return false;
@@ -109,7 +135,11 @@ async function underWebDocument(atspi: Atspi, ref: { bus: string; path: string }
  * Runs `work` with the delivery the call asked for: in the background as is, or in the foreground with the
  * window raised and focused first and the previously focused window given focus back afterwards.
  */
-export async function deliver<T>(mode: 'background' | 'foreground', win: WindowInfo, work: () => Promise<T>): Promise<T> {
+export async function deliver<T>(
+  mode: 'background' | 'foreground',
+  win: WindowInfo,
+  work: () => Promise<T>,
+): Promise<T> {
   if (mode === 'background') return work();
   const previous = await activeWindow();
   if (previous !== win.id) await activate(win.id);
@@ -132,26 +162,54 @@ export function webLike(win: WindowInfo, el: { web: boolean; role: number } | nu
 }
 
 /** What to do instead when web content was reached through the native route. */
-export function webEscalation(win: WindowInfo, pixelAlready: boolean, mode: 'background' | 'foreground'): NonNullable<ActionResult['escalation']> {
+export function webEscalation(
+  win: WindowInfo,
+  pixelAlready: boolean,
+  mode: 'background' | 'foreground',
+): NonNullable<ActionResult['escalation']> {
   if (win.driven) {
-    return { target: 'page', reason: 'this is web content of the browser Verity drives over CDP; act on it through its tab (the window target routes there, or use a tab target / the page tool) for verified DOM effects' };
+    return {
+      target: 'page',
+      reason:
+        'this is web content of the browser Verity drives over CDP; act on it through its tab (the window target routes there, or use a tab target / the page tool) for verified DOM effects',
+    };
   }
   if (pixelAlready && mode === 'foreground') {
-    return { target: 'verify', reason: 'web content cannot be proven through accessibility, and this was already delivered in the foreground; check the screenshot from get_window_state' };
+    return {
+      target: 'verify',
+      reason:
+        'web content cannot be proven through accessibility, and this was already delivered in the foreground; check the screenshot from get_window_state',
+    };
   }
   return pixelAlready
-    ? { target: 'foreground', reason: 'web content cannot be proven through accessibility; retry with delivery_mode "foreground" and check the screenshot' }
-    : { target: 'pixel', reason: 'web content cannot be proven through accessibility; use the px form (x, y from the screenshot): it sends XTest pointer events and, for type_text, XTest keystrokes, as a user would; then check the screenshot' };
+    ? {
+        target: 'foreground',
+        reason:
+          'web content cannot be proven through accessibility; retry with delivery_mode "foreground" and check the screenshot',
+      }
+    : {
+        target: 'pixel',
+        reason:
+          'web content cannot be proven through accessibility; use the px form (x, y from the screenshot): it sends XTest pointer events and, for type_text, XTest keystrokes, as a user would; then check the screenshot',
+      };
 }
 
 /** The contract's result for the native route. */
-export function nativeResult(effect: ActionResult['effect'], route: ActionResult['route'], sw: Stopwatch, evidence: Evidence[], mode: 'background' | 'foreground', extra: Partial<ActionResult> = {}): ActionResult {
+export function nativeResult(
+  effect: ActionResult['effect'],
+  route: ActionResult['route'],
+  sw: Stopwatch,
+  evidence: Evidence[],
+  mode: 'background' | 'foreground',
+  extra: Partial<ActionResult> = {},
+): ActionResult {
   return { effect, route, delivery: { mode }, evidence, timings_ms: sw.timings, ...extra };
 }
 
 /** Refuses an element that is disabled. */
 export function checkEnabled(element: NativeRef, states: [number, number]): void {
-  if (!has(states, STATE.sensitive) && !has(states, STATE.enabled)) throw new Refusal('element_disabled', `"${element.name || 'the element'}" is disabled`);
+  if (!has(states, STATE.sensitive) && !has(states, STATE.enabled))
+    throw new Refusal('element_disabled', `"${element.name || 'the element'}" is disabled`);
 }
 
 /** Keystrokes land in the focused window only: in the background the target window must already have focus. */
@@ -159,6 +217,10 @@ export async function requireKeyboardFocus(win: WindowInfo, mode: 'background' |
   if (mode === 'foreground') return;
   const active = await activeWindow();
   if (active !== win.id) {
-    throw new Refusal('focus_failed', `keystrokes reach only the focused window, and window ${win.id} ("${win.title}") does not have focus; nothing was sent. Call again with delivery_mode "foreground" (raises it, acts, gives focus back)`, { escalation: 'foreground', focused_window_id: active || null });
+    throw new Refusal(
+      'focus_failed',
+      `keystrokes reach only the focused window, and window ${win.id} ("${win.title}") does not have focus; nothing was sent. Call again with delivery_mode "foreground" (raises it, acts, gives focus back)`,
+      { escalation: 'foreground', focused_window_id: active || null },
+    );
   }
 }

@@ -6,7 +6,10 @@ import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from './d
 import { busSocketExists, sessionBusAddress } from './env.js';
 
 /** One accessible object: the app's unique bus name and the object path. */
-export interface AccRef { bus: string; path: string }
+export interface AccRef {
+  bus: string;
+  path: string;
+}
 
 /** One row of org.a11y.atspi.Cache.GetItems: a((so)(so)(so)iiassusau). */
 export interface CacheItem {
@@ -28,15 +31,26 @@ export interface CacheItem {
  * screen extents relative to its window ("Screen coordinates not supported"). GTK 3's GetText(0, -1) is
  * its whole text (its insertion takes the exact UTF-8 bytes and cannot pad): its reads need no count.
  */
-export interface Toolkit { name: string; utf16: boolean; windowRelative: boolean; atk: boolean; wholeText: boolean }
+export interface Toolkit {
+  name: string;
+  utf16: boolean;
+  windowRelative: boolean;
+  atk: boolean;
+  wholeText: boolean;
+}
 const SURROGATES = /[\uD800-\uDFFF]/;
 /** Code points of a string (most strings have no surrogates and count by UTF-16 units without an array). */
 export const codePoints = (s: string) => (SURROGATES.test(s) ? Array.from(s).length : s.length);
 
 export const IFACE = {
-  accessible: 'org.a11y.atspi.Accessible', component: 'org.a11y.atspi.Component', text: 'org.a11y.atspi.Text',
-  editable: 'org.a11y.atspi.EditableText', action: 'org.a11y.atspi.Action', value: 'org.a11y.atspi.Value',
-  selection: 'org.a11y.atspi.Selection', application: 'org.a11y.atspi.Application',
+  accessible: 'org.a11y.atspi.Accessible',
+  component: 'org.a11y.atspi.Component',
+  text: 'org.a11y.atspi.Text',
+  editable: 'org.a11y.atspi.EditableText',
+  action: 'org.a11y.atspi.Action',
+  value: 'org.a11y.atspi.Value',
+  selection: 'org.a11y.atspi.Selection',
+  application: 'org.a11y.atspi.Application',
 } as const;
 
 const CALL_TIMEOUT_MS = 5000;
@@ -49,11 +63,19 @@ const GONE = /ServiceUnknown|UnknownObject|NoReply|Disconnected|NameHasNoOwner|n
 
 /** The error an AT-SPI call ends with when its object or app went away. */
 export class Gone extends Refusal {
-  constructor(what: string) { super('target_not_found', `${what} is gone (its window or app closed, or the element was removed); call list_windows and get_window_state again`); }
+  constructor(what: string) {
+    super(
+      'target_not_found',
+      `${what} is gone (its window or app closed, or the element was removed); call list_windows and get_window_state again`,
+    );
+  }
 }
 
 export class Atspi {
-  private constructor(private readonly bus: DBusConnection, readonly address: string) {}
+  private constructor(
+    private readonly bus: DBusConnection,
+    readonly address: string,
+  ) {}
 
   /**
    * Connects to the AT-SPI bus: AT_SPI_BUS_ADDRESS when set, else org.a11y.Bus.GetAddress on the session
@@ -67,25 +89,66 @@ export class Atspi {
       const session = await open(sessionBusAddress(), 'the session D-Bus');
       try {
         if (!address) {
-          const reply = await session.call({ destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.a11y.Bus', member: 'GetAddress' })
-            .catch((e: Error) => { throw new Refusal('unavailable', `the native route needs the AT-SPI bus: org.a11y.Bus.GetAddress failed on the session bus (${e.message.trim()}); install at-spi2-core or start at-spi-bus-launcher`); });
+          const reply = await session
+            .call({
+              destination: 'org.a11y.Bus',
+              path: '/org/a11y/bus',
+              interface: 'org.a11y.Bus',
+              member: 'GetAddress',
+            })
+            .catch((e: Error) => {
+              throw new Refusal(
+                'unavailable',
+                `the native route needs the AT-SPI bus: org.a11y.Bus.GetAddress failed on the session bus (${e.message.trim()}); install at-spi2-core or start at-spi-bus-launcher`,
+              );
+            });
           address = String(reply[0] ?? '');
-          if (!address) throw new Refusal('unavailable', 'the native route needs the AT-SPI bus: org.a11y.Bus returned no address');
+          if (!address)
+            throw new Refusal('unavailable', 'the native route needs the AT-SPI bus: org.a11y.Bus returned no address');
         }
-        await session.call({
-          destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.freedesktop.DBus.Properties', member: 'Set',
-          signature: 'ssv', body: ['org.a11y.Status', 'IsEnabled', new Variant('b', true)],
-        }).catch(() => undefined);
+        await session
+          .call({
+            destination: 'org.a11y.Bus',
+            path: '/org/a11y/bus',
+            interface: 'org.freedesktop.DBus.Properties',
+            member: 'Set',
+            signature: 'ssv',
+            body: ['org.a11y.Status', 'IsEnabled', new Variant('b', true)],
+          })
+          .catch(() => undefined);
       } finally {
         session.close();
       }
     }
     const bus = await open(address, 'the AT-SPI bus');
     const client = new Atspi(bus, address);
-    bus.onClose(() => { client.connected = false; });
-    await client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 'sass', ['object:children-changed', [], ''])
-      .catch(() => client.call({ bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' }, 'org.a11y.atspi.Registry', 'RegisterEvent', 's', ['object:children-changed']))
-      .catch((e) => { bus.close(); throw new Refusal('unavailable', `the AT-SPI registry (at-spi2-registryd) does not answer: ${(e as Error).message}`); });
+    bus.onClose(() => {
+      client.connected = false;
+    });
+    await client
+      .call(
+        { bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' },
+        'org.a11y.atspi.Registry',
+        'RegisterEvent',
+        'sass',
+        ['object:children-changed', [], ''],
+      )
+      .catch(() =>
+        client.call(
+          { bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' },
+          'org.a11y.atspi.Registry',
+          'RegisterEvent',
+          's',
+          ['object:children-changed'],
+        ),
+      )
+      .catch((e) => {
+        bus.close();
+        throw new Refusal(
+          'unavailable',
+          `the AT-SPI registry (at-spi2-registryd) does not answer: ${(e as Error).message}`,
+        );
+      });
     return client;
   }
 
@@ -122,18 +185,26 @@ export class Atspi {
     if (!peer) {
       peer = this.openPeer(bus);
       this.peers.set(bus, peer);
-      void peer.then((c) => { if (this.peers.get(bus) === peer) this.knownPeers.set(bus, c); });
+      void peer.then((c) => {
+        if (this.peers.get(bus) === peer) this.knownPeers.set(bus, c);
+      });
     }
     return peer;
   }
 
   private async openPeer(bus: string): Promise<DBusConnection | null> {
     try {
-      const [address] = await this.bus.call({ destination: bus, path: ROOT_PATH, interface: IFACE.application, member: 'GetApplicationBusAddress' }, PEER_TIMEOUT_MS);
+      const [address] = await this.bus.call(
+        { destination: bus, path: ROOT_PATH, interface: IFACE.application, member: 'GetApplicationBusAddress' },
+        PEER_TIMEOUT_MS,
+      );
       if (typeof address !== 'string' || !address) return null;
       const peer = await DBusConnection.open(address, { timeoutMs: PEER_TIMEOUT_MS, peer: true });
       // Closed (the app exited): forget it, so a later call asks the bus, which says whether the app is gone.
-      peer.onClose(() => { this.peers.delete(bus); this.knownPeers.delete(bus); });
+      peer.onClose(() => {
+        this.peers.delete(bus);
+        this.knownPeers.delete(bus);
+      });
       return peer;
     } catch {
       return null;
@@ -145,28 +216,54 @@ export class Atspi {
    * chains rather than async functions here and in the readers below: every native action makes several
    * of these calls, and each async layer adds its own turns of the microtask queue.
    */
-  call(ref: AccRef, iface: string, member: string, signature = '', body: unknown[] = [], what = 'the element'): Promise<any[]> {
+  call(
+    ref: AccRef,
+    iface: string,
+    member: string,
+    signature = '',
+    body: unknown[] = [],
+    what = 'the element',
+  ): Promise<any[]> {
     const known = this.knownPeers.get(ref.bus);
     if (known !== undefined) return this.callOn(known, ref, iface, member, signature, body, what);
     const peer = this.connectionFor(ref.bus);
-    return peer ? peer.then((c) => this.callOn(c, ref, iface, member, signature, body, what)) : this.callOn(null, ref, iface, member, signature, body, what);
+    return peer
+      ? peer.then((c) => this.callOn(c, ref, iface, member, signature, body, what))
+      : this.callOn(null, ref, iface, member, signature, body, what);
   }
 
-  private callOn(peer: DBusConnection | null, ref: AccRef, iface: string, member: string, signature: string, body: unknown[], what: string): Promise<any[]> {
-    return (peer ?? this.bus).call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, CALL_TIMEOUT_MS)
-      .catch((e) => { throw this.explain(e, peer !== null, `${iface.split('.').pop()}.${member}`, what); });
+  private callOn(
+    peer: DBusConnection | null,
+    ref: AccRef,
+    iface: string,
+    member: string,
+    signature: string,
+    body: unknown[],
+    what: string,
+  ): Promise<any[]> {
+    return (peer ?? this.bus)
+      .call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, CALL_TIMEOUT_MS)
+      .catch((e) => {
+        throw this.explain(e, peer !== null, `${iface.split('.').pop()}.${member}`, what);
+      });
   }
 
   /** A failed call as what it means here: a timeout, an app or element gone, or the bus gone. */
   private explain(e: unknown, onPeer: boolean, name: string, what: string): unknown {
-    if (e instanceof DBusTimeout) return new Refusal('timeout', `the app did not answer ${name} within ${CALL_TIMEOUT_MS} ms`, { retryable: true });
+    if (e instanceof DBusTimeout)
+      return new Refusal('timeout', `the app did not answer ${name} within ${CALL_TIMEOUT_MS} ms`, { retryable: true });
     if (e instanceof DBusClosed && onPeer) return new Gone(what); // the app's own socket closed: the app exited
     if (e instanceof DBusClosed) {
       this.connected = false;
-      return new Refusal('unavailable', `the connection to the AT-SPI bus closed before ${name} was answered; call get_window_state again (a new connection is made)`, { retryable: true });
+      return new Refusal(
+        'unavailable',
+        `the connection to the AT-SPI bus closed before ${name} was answered; call get_window_state again (a new connection is made)`,
+        { retryable: true },
+      );
     }
     // UnknownMethod says the object lacks that interface (not that it is gone): the caller handles it.
-    if (e instanceof DBusError && GONE.test(`${e.type} ${e.text}`) && !/UnknownMethod/.test(e.type)) return new Gone(what);
+    if (e instanceof DBusError && GONE.test(`${e.type} ${e.text}`) && !/UnknownMethod/.test(e.type))
+      return new Gone(what);
     return e;
   }
 
@@ -175,25 +272,38 @@ export class Atspi {
     let known = this.toolkits.get(bus);
     if (!known) {
       const root = { bus, path: ROOT_PATH };
-      known = Promise.all([this.prop(root, IFACE.application, 'ToolkitName').catch(() => ''), this.prop(root, IFACE.application, 'Version').catch(() => '')])
-        .then(([name, version]) => {
-          const n = String(name), major = Number(/^(\d+)/.exec(String(version))?.[1] ?? 0);
-          const gtk4 = /^gtk$/i.test(n) && major >= 4;
-          const toolkit: Toolkit = { name: `${n} ${version}`.trim(), utf16: /^qt/i.test(n), windowRelative: gtk4, atk: !/^qt/i.test(n) && !gtk4, wholeText: /^(gtk|gail)$/i.test(n) && major === 3 };
-          this.knownToolkits.set(bus, toolkit);
-          return toolkit;
-        });
+      known = Promise.all([
+        this.prop(root, IFACE.application, 'ToolkitName').catch(() => ''),
+        this.prop(root, IFACE.application, 'Version').catch(() => ''),
+      ]).then(([name, version]) => {
+        const n = String(name),
+          major = Number(/^(\d+)/.exec(String(version))?.[1] ?? 0);
+        const gtk4 = /^gtk$/i.test(n) && major >= 4;
+        const toolkit: Toolkit = {
+          name: `${n} ${version}`.trim(),
+          utf16: /^qt/i.test(n),
+          windowRelative: gtk4,
+          atk: !/^qt/i.test(n) && !gtk4,
+          wholeText: /^(gtk|gail)$/i.test(n) && major === 3,
+        };
+        this.knownToolkits.set(bus, toolkit);
+        return toolkit;
+      });
       this.toolkits.set(bus, known);
     }
     return known;
   }
 
   /** Whether the toolkit of `bus` is known yet (toolkit() answered). */
-  knowsToolkit(bus: string): boolean { return this.knownToolkits.has(bus); }
+  knowsToolkit(bus: string): boolean {
+    return this.knownToolkits.has(bus);
+  }
 
   /** The toolkit of `bus` if already asked (toolkit()); ATK's conventions otherwise. */
   knownToolkit(bus: string): Toolkit {
-    return this.knownToolkits.get(bus) ?? { name: '', utf16: false, windowRelative: false, atk: true, wholeText: false };
+    return (
+      this.knownToolkits.get(bus) ?? { name: '', utf16: false, windowRelative: false, atk: true, wholeText: false }
+    );
   }
 
   /** A string's length in the unit the app on `bus` counts offsets in (UTF-16 units for Qt, else code points). */
@@ -208,7 +318,9 @@ export class Atspi {
   }
 
   prop(ref: AccRef, iface: string, name: string): Promise<any> {
-    return this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]).then(([variant]) => (variant as Variant).value);
+    return this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]).then(
+      ([variant]) => (variant as Variant).value,
+    );
   }
 
   async setProp(ref: AccRef, iface: string, name: string, signature: string, value: unknown): Promise<void> {
@@ -217,32 +329,57 @@ export class Atspi {
 
   /** The apps registered on the bus, each with its name and process id. */
   async apps(): Promise<Array<{ ref: AccRef; name: string; pid: number | null }>> {
-    const [children] = await this.call({ bus: 'org.a11y.atspi.Registry', path: ROOT_PATH }, IFACE.accessible, 'GetChildren');
-    const apps = await Promise.all((children as Array<[string, string]>).map(async ([bus, path]) => {
-      const ref = { bus, path };
-      const [name, pid] = await Promise.all([
-        this.prop(ref, IFACE.accessible, 'Name').catch(() => null),
-        this.pidOf(bus),
-      ]);
-      return name === null ? null : { ref, name: String(name), pid };
-    }));
+    const [children] = await this.call(
+      { bus: 'org.a11y.atspi.Registry', path: ROOT_PATH },
+      IFACE.accessible,
+      'GetChildren',
+    );
+    const apps = await Promise.all(
+      (children as Array<[string, string]>).map(async ([bus, path]) => {
+        const ref = { bus, path };
+        const [name, pid] = await Promise.all([
+          this.prop(ref, IFACE.accessible, 'Name').catch(() => null),
+          this.pidOf(bus),
+        ]);
+        return name === null ? null : { ref, name: String(name), pid };
+      }),
+    );
     return apps.filter((a): a is NonNullable<typeof a> => a !== null);
   }
 
   async pidOf(bus: string): Promise<number | null> {
     try {
-      const [pid] = await this.call({ bus: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus' }, 'org.freedesktop.DBus', 'GetConnectionUnixProcessID', 's', [bus]);
+      const [pid] = await this.call(
+        { bus: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus' },
+        'org.freedesktop.DBus',
+        'GetConnectionUnixProcessID',
+        's',
+        [bus],
+      );
       return Number(pid);
-    } catch { return null; }
+    } catch {
+      return null;
+    }
   }
 
   /** Every object an app exposes, in one call (the toolkit's own cache). */
   async cacheItems(bus: string): Promise<CacheItem[]> {
-    const [items] = await this.call({ bus, path: '/org/a11y/atspi/cache' }, 'org.a11y.atspi.Cache', 'GetItems', '', [], 'the app');
+    const [items] = await this.call(
+      { bus, path: '/org/a11y/atspi/cache' },
+      'org.a11y.atspi.Cache',
+      'GetItems',
+      '',
+      [],
+      'the app',
+    );
     return (items as any[]).map((row) => ({
       ref: { bus: row[0][0], path: row[0][1] },
       parent: { bus: row[2][0], path: row[2][1] },
-      indexInParent: row[3], childCount: row[4], interfaces: row[5], name: row[6], role: row[7],
+      indexInParent: row[3],
+      childCount: row[4],
+      interfaces: row[5],
+      name: row[6],
+      role: row[7],
       states: [row[9][0] ?? 0, row[9][1] ?? 0],
     }));
   }
@@ -261,19 +398,35 @@ export class Atspi {
     }
     // Qt 5 answers GetItems with no rows at all: without the root among them, the walk starts at the root.
     if (items.some((i) => i.ref.bus === root.bus && i.ref.path === root.path)) return items;
-    const parent = await this.prop(root, IFACE.accessible, 'Parent').catch(() => [bus, ROOT_PATH]) as [string, string];
+    const parent = (await this.prop(root, IFACE.accessible, 'Parent').catch(() => [bus, ROOT_PATH])) as [
+      string,
+      string,
+    ];
     return [...items, await this.describe(root, { bus: parent[0], path: parent[1] })];
   }
 
   /** One object read the slow way (apps without a cache, or a fresh read of one element). */
   async describe(ref: AccRef, parent: AccRef): Promise<CacheItem> {
     const [[role], [states], [interfaces], name, index] = await Promise.all([
-      this.call(ref, IFACE.accessible, 'GetRole'), this.call(ref, IFACE.accessible, 'GetState'),
-      this.call(ref, IFACE.accessible, 'GetInterfaces'), this.prop(ref, IFACE.accessible, 'Name'),
-      this.call(ref, IFACE.accessible, 'GetIndexInParent').then(([i]) => Number(i)).catch(() => -1),
+      this.call(ref, IFACE.accessible, 'GetRole'),
+      this.call(ref, IFACE.accessible, 'GetState'),
+      this.call(ref, IFACE.accessible, 'GetInterfaces'),
+      this.prop(ref, IFACE.accessible, 'Name'),
+      this.call(ref, IFACE.accessible, 'GetIndexInParent')
+        .then(([i]) => Number(i))
+        .catch(() => -1),
     ]);
     const childCount = Number(await this.prop(ref, IFACE.accessible, 'ChildCount').catch(() => 0));
-    return { ref, parent, indexInParent: index, childCount, interfaces, name: String(name), role: Number(role), states: [states[0] ?? 0, states[1] ?? 0] };
+    return {
+      ref,
+      parent,
+      indexInParent: index,
+      childCount,
+      interfaces,
+      name: String(name),
+      role: Number(role),
+      states: [states[0] ?? 0, states[1] ?? 0],
+    };
   }
 
   /** An object's children: GetChildren, or one GetChildAtIndex each where an app lacks it (bounded). */
@@ -284,7 +437,14 @@ export class Atspi {
     } catch (e) {
       if (!(e instanceof DBusError)) throw e;
       const count = Math.min(MAX_CHILDREN, Number(await this.prop(ref, IFACE.accessible, 'ChildCount')));
-      const refs = await Promise.all(Array.from({ length: count }, (_, i) => this.call(ref, IFACE.accessible, 'GetChildAtIndex', 'i', [i]).then(([[bus, path]]) => ({ bus: String(bus), path: String(path) }), () => null)));
+      const refs = await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          this.call(ref, IFACE.accessible, 'GetChildAtIndex', 'i', [i]).then(
+            ([[bus, path]]) => ({ bus: String(bus), path: String(path) }),
+            () => null,
+          ),
+        ),
+      );
       return refs.filter((r): r is AccRef => r !== null && r.path !== '/org/a11y/atspi/null');
     }
   }
@@ -297,7 +457,10 @@ export class Atspi {
    * Screen extents (x, y, w, h). A toolkit that answers relative to its window (GTK 4 on X11) gets the
    * window's client origin added (`origin`: the X window's top-left on the screen).
    */
-  async extents(ref: AccRef, origin?: { x: number; y: number }): Promise<{ x: number; y: number; w: number; h: number }> {
+  async extents(
+    ref: AccRef,
+    origin?: { x: number; y: number },
+  ): Promise<{ x: number; y: number; w: number; h: number }> {
     const [[x, y, w, h]] = await this.call(ref, IFACE.component, 'GetExtents', 'u', [0]);
     if (origin && this.knownToolkit(ref.bus).windowRelative) return { x: x + origin.x, y: y + origin.y, w, h };
     return { x, y, w, h };
@@ -312,13 +475,15 @@ export class Atspi {
   textChecked(ref: AccRef): Promise<{ text: string; count: number; whole: boolean }> {
     const reading = this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]);
     // GTK 3 (the common case, and the fast path the bench holds to the floor) is read whole without it.
-    if (this.knownToolkit(ref.bus).wholeText) return reading.then(([raw]) => ({ text: String(raw), count: -1, whole: true }));
+    if (this.knownToolkit(ref.bus).wholeText)
+      return reading.then(([raw]) => ({ text: String(raw), count: -1, whole: true }));
     const counting = this.prop(ref, IFACE.text, 'CharacterCount').then(Number, () => -1);
     return reading.then(async ([raw]) => {
       let text = String(raw);
       const count = await counting;
       if (count < 0) return { text, count, whole: true };
-      if (count > this.units(ref.bus, text)) text = String((await this.call(ref, IFACE.text, 'GetText', 'ii', [0, count]))[0]);
+      if (count > this.units(ref.bus, text))
+        text = String((await this.call(ref, IFACE.text, 'GetText', 'ii', [0, count]))[0]);
       return { text, count, whole: count === this.units(ref.bus, text) };
     });
   }
@@ -328,7 +493,9 @@ export class Atspi {
     return this.textChecked(ref).then((t) => t.text);
   }
 
-  caret(ref: AccRef): Promise<number> { return this.prop(ref, IFACE.text, 'CaretOffset').then(Number); }
+  caret(ref: AccRef): Promise<number> {
+    return this.prop(ref, IFACE.text, 'CaretOffset').then(Number);
+  }
 
   /** The text and the caret (-1: none), asked for together. */
   textAndCaret(ref: AccRef): Promise<[string, number]> {
@@ -381,9 +548,16 @@ export class Atspi {
    */
   async at(ref: AccRef, x: number, y: number, origin?: { x: number; y: number }): Promise<AccRef> {
     let current = ref;
-    if (origin && this.knownToolkit(ref.bus).windowRelative) { x -= origin.x; y -= origin.y; }
+    if (origin && this.knownToolkit(ref.bus).windowRelative) {
+      x -= origin.x;
+      y -= origin.y;
+    }
     for (let depth = 0; depth < 64; depth++) {
-      const [[bus, path]] = await this.call(current, IFACE.component, 'GetAccessibleAtPoint', 'iiu', [Math.round(x), Math.round(y), 0]).catch(() => [['', '']]);
+      const [[bus, path]] = await this.call(current, IFACE.component, 'GetAccessibleAtPoint', 'iiu', [
+        Math.round(x),
+        Math.round(y),
+        0,
+      ]).catch(() => [['', '']]);
       if (!bus || path === '/org/a11y/atspi/null' || (bus === current.bus && path === current.path)) return current;
       current = { bus, path };
     }
@@ -392,10 +566,14 @@ export class Atspi {
 }
 
 async function open(address: string, what: string): Promise<DBusConnection> {
-  if (!busSocketExists(address)) throw new Refusal('unavailable', `the native route needs ${what}: nothing listens at ${address}`);
+  if (!busSocketExists(address))
+    throw new Refusal('unavailable', `the native route needs ${what}: nothing listens at ${address}`);
   try {
     return await DBusConnection.open(address);
   } catch (e) {
-    throw new Refusal('unavailable', `the native route needs ${what}: could not connect to ${address} (${(e as Error).message})`);
+    throw new Refusal(
+      'unavailable',
+      `the native route needs ${what}: could not connect to ${address} (${(e as Error).message})`,
+    );
   }
 }

@@ -4,12 +4,24 @@
 
 /** A D-Bus variant: a value with its own signature (properties are read and written as these). */
 export class Variant {
-  constructor(readonly signature: string, readonly value: unknown) {}
+  constructor(
+    readonly signature: string,
+    readonly value: unknown,
+  ) {}
 }
 
 export const MESSAGE = { methodCall: 1, methodReturn: 2, error: 3, signal: 4 } as const;
 export const FLAG_NO_REPLY_EXPECTED = 1;
-const FIELD = { path: 1, interface: 2, member: 3, errorName: 4, replySerial: 5, destination: 6, sender: 7, signature: 8 } as const;
+const FIELD = {
+  path: 1,
+  interface: 2,
+  member: 3,
+  errorName: 4,
+  replySerial: 5,
+  destination: 6,
+  sender: 7,
+  signature: 8,
+} as const;
 
 export interface Message {
   type: number;
@@ -27,9 +39,30 @@ export interface Message {
 }
 
 /** One complete type of a signature: its code, and for containers the types inside. */
-interface TypeNode { code: string; inner: TypeNode[] }
+interface TypeNode {
+  code: string;
+  inner: TypeNode[];
+}
 
-const ALIGN: Record<string, number> = { y: 1, g: 1, v: 1, n: 2, q: 2, b: 4, i: 4, u: 4, h: 4, s: 4, o: 4, a: 4, x: 8, t: 8, d: 8, '(': 8, '{': 8 };
+const ALIGN: Record<string, number> = {
+  y: 1,
+  g: 1,
+  v: 1,
+  n: 2,
+  q: 2,
+  b: 4,
+  i: 4,
+  u: 4,
+  h: 4,
+  s: 4,
+  o: 4,
+  a: 4,
+  x: 8,
+  t: 8,
+  d: 8,
+  '(': 8,
+  '{': 8,
+};
 const signatures = new Map<string, TypeNode[]>();
 
 /** A signature's complete types, parsed once per distinct signature. */
@@ -78,10 +111,24 @@ export class Writer {
     this.at += pad;
   }
 
-  u8(v: number): void { this.room(1); this.buf[this.at++] = v; }
-  bytes(b: Buffer): void { this.room(b.length); b.copy(this.buf, this.at); this.at += b.length; }
-  u32(v: number): void { this.align(4); this.room(4); this.buf.writeUInt32LE(v >>> 0, this.at); this.at += 4; }
-  patchU32(offset: number, v: number): void { this.buf.writeUInt32LE(v, offset); }
+  u8(v: number): void {
+    this.room(1);
+    this.buf[this.at++] = v;
+  }
+  bytes(b: Buffer): void {
+    this.room(b.length);
+    b.copy(this.buf, this.at);
+    this.at += b.length;
+  }
+  u32(v: number): void {
+    this.align(4);
+    this.room(4);
+    this.buf.writeUInt32LE(v >>> 0, this.at);
+    this.at += 4;
+  }
+  patchU32(offset: number, v: number): void {
+    this.buf.writeUInt32LE(v, offset);
+  }
 
   string(s: string): void {
     const length = Buffer.byteLength(s, 'utf8');
@@ -102,7 +149,8 @@ export class Writer {
 
   values(signature: string, body: readonly unknown[]): void {
     const nodes = parseSignature(signature);
-    if (nodes.length !== body.length) throw new TypeError(`D-Bus signature "${signature}" has ${nodes.length} value(s), the body ${body.length}`);
+    if (nodes.length !== body.length)
+      throw new TypeError(`D-Bus signature "${signature}" has ${nodes.length} value(s), the body ${body.length}`);
     nodes.forEach((node, i) => this.value(node, body[i]));
   }
 
@@ -112,17 +160,49 @@ export class Writer {
     this.room(8);
     const b = this.buf;
     switch (code) {
-      case 'y': b[this.at++] = Number(v); return;
-      case 'b': b.writeUInt32LE(v ? 1 : 0, this.at); this.at += 4; return;
-      case 'n': b.writeInt16LE(Number(v), this.at); this.at += 2; return;
-      case 'q': b.writeUInt16LE(Number(v), this.at); this.at += 2; return;
-      case 'i': b.writeInt32LE(Number(v), this.at); this.at += 4; return;
-      case 'u': case 'h': b.writeUInt32LE(Number(v), this.at); this.at += 4; return;
-      case 'x': b.writeBigInt64LE(BigInt(v as number), this.at); this.at += 8; return;
-      case 't': b.writeBigUInt64LE(BigInt(v as number), this.at); this.at += 8; return;
-      case 'd': b.writeDoubleLE(Number(v), this.at); this.at += 8; return;
-      case 's': case 'o': this.string(String(v)); return;
-      case 'g': this.signature(String(v)); return;
+      case 'y':
+        b[this.at++] = Number(v);
+        return;
+      case 'b':
+        b.writeUInt32LE(v ? 1 : 0, this.at);
+        this.at += 4;
+        return;
+      case 'n':
+        b.writeInt16LE(Number(v), this.at);
+        this.at += 2;
+        return;
+      case 'q':
+        b.writeUInt16LE(Number(v), this.at);
+        this.at += 2;
+        return;
+      case 'i':
+        b.writeInt32LE(Number(v), this.at);
+        this.at += 4;
+        return;
+      case 'u':
+      case 'h':
+        b.writeUInt32LE(Number(v), this.at);
+        this.at += 4;
+        return;
+      case 'x':
+        b.writeBigInt64LE(BigInt(v as number), this.at);
+        this.at += 8;
+        return;
+      case 't':
+        b.writeBigUInt64LE(BigInt(v as number), this.at);
+        this.at += 8;
+        return;
+      case 'd':
+        b.writeDoubleLE(Number(v), this.at);
+        this.at += 8;
+        return;
+      case 's':
+      case 'o':
+        this.string(String(v));
+        return;
+      case 'g':
+        this.signature(String(v));
+        return;
       case 'v': {
         if (!(v instanceof Variant)) throw new TypeError('a D-Bus variant takes a Variant(signature, value)');
         const types = parseSignature(v.signature);
@@ -131,7 +211,8 @@ export class Writer {
         this.value(types[0], v.value);
         return;
       }
-      case '(': case '{': {
+      case '(':
+      case '{': {
         const fields = v as unknown[];
         node.inner.forEach((f, i) => this.value(f, fields[i]));
         return;
@@ -158,15 +239,28 @@ export class Writer {
     }
   }
 
-  result(): Buffer { return this.buf.subarray(0, this.at); }
+  result(): Buffer {
+    return this.buf.subarray(0, this.at);
+  }
 }
 
 /** Reads D-Bus data of either byte order from one received message. */
 class Reader {
-  constructor(private readonly buf: Buffer, private readonly le: boolean, public at: number) {}
+  constructor(
+    private readonly buf: Buffer,
+    private readonly le: boolean,
+    public at: number,
+  ) {}
 
-  align(n: number): void { this.at += (n - (this.at % n)) % n; }
-  u32(): number { this.align(4); const v = this.le ? this.buf.readUInt32LE(this.at) : this.buf.readUInt32BE(this.at); this.at += 4; return v; }
+  align(n: number): void {
+    this.at += (n - (this.at % n)) % n;
+  }
+  u32(): number {
+    this.align(4);
+    const v = this.le ? this.buf.readUInt32LE(this.at) : this.buf.readUInt32BE(this.at);
+    this.at += 4;
+    return v;
+  }
 
   private text(length: number): string {
     const s = this.buf.toString('utf8', this.at, this.at + length);
@@ -179,33 +273,67 @@ class Reader {
   }
 
   value(node: TypeNode): unknown {
-    const { code } = node, b = this.buf, le = this.le;
+    const { code } = node,
+      b = this.buf,
+      le = this.le;
     this.align(ALIGN[code]);
     const at = this.at;
     switch (code) {
-      case 'y': this.at += 1; return b[at];
-      case 'b': return this.u32() !== 0;
-      case 'n': this.at += 2; return le ? b.readInt16LE(at) : b.readInt16BE(at);
-      case 'q': this.at += 2; return le ? b.readUInt16LE(at) : b.readUInt16BE(at);
-      case 'i': this.at += 4; return le ? b.readInt32LE(at) : b.readInt32BE(at);
-      case 'u': case 'h': return this.u32();
-      case 'x': this.at += 8; return le ? b.readBigInt64LE(at) : b.readBigInt64BE(at);
-      case 't': this.at += 8; return le ? b.readBigUInt64LE(at) : b.readBigUInt64BE(at);
-      case 'd': this.at += 8; return le ? b.readDoubleLE(at) : b.readDoubleBE(at);
-      case 's': case 'o': return this.text(this.u32());
-      case 'g': this.at += 1; return this.text(b[at]);
-      case 'v': { const signature = this.value(SIGNATURE) as string; return new Variant(signature, this.value(parseSignature(signature)[0])); }
-      case '(': return node.inner.map((f) => this.value(f));
-      case '{': return [this.value(node.inner[0]), this.value(node.inner[1])];
+      case 'y':
+        this.at += 1;
+        return b[at];
+      case 'b':
+        return this.u32() !== 0;
+      case 'n':
+        this.at += 2;
+        return le ? b.readInt16LE(at) : b.readInt16BE(at);
+      case 'q':
+        this.at += 2;
+        return le ? b.readUInt16LE(at) : b.readUInt16BE(at);
+      case 'i':
+        this.at += 4;
+        return le ? b.readInt32LE(at) : b.readInt32BE(at);
+      case 'u':
+      case 'h':
+        return this.u32();
+      case 'x':
+        this.at += 8;
+        return le ? b.readBigInt64LE(at) : b.readBigInt64BE(at);
+      case 't':
+        this.at += 8;
+        return le ? b.readBigUInt64LE(at) : b.readBigUInt64BE(at);
+      case 'd':
+        this.at += 8;
+        return le ? b.readDoubleLE(at) : b.readDoubleBE(at);
+      case 's':
+      case 'o':
+        return this.text(this.u32());
+      case 'g':
+        this.at += 1;
+        return this.text(b[at]);
+      case 'v': {
+        const signature = this.value(SIGNATURE) as string;
+        return new Variant(signature, this.value(parseSignature(signature)[0]));
+      }
+      case '(':
+        return node.inner.map((f) => this.value(f));
+      case '{':
+        return [this.value(node.inner[0]), this.value(node.inner[1])];
       case 'a': {
         const length = this.u32();
         const [item] = node.inner;
         this.align(ALIGN[item.code]);
         const end = this.at + length;
-        if (item.code === 'y') { this.at = end; return b.subarray(end - length, end); }
+        if (item.code === 'y') {
+          this.at = end;
+          return b.subarray(end - length, end);
+        }
         if (item.code === '{') {
           const dict: Record<string, unknown> = {};
-          while (this.at < end) { const [k, v] = this.value(item) as [string | number, unknown]; dict[String(k)] = v; }
+          while (this.at < end) {
+            const [k, v] = this.value(item) as [string | number, unknown];
+            dict[String(k)] = v;
+          }
           return dict;
         }
         const items: unknown[] = [];
@@ -292,7 +420,8 @@ export function messageLength(buf: Buffer): number {
 
 /** Decodes one whole message (as `messageLength` measured it). */
 export function decodeMessage(buf: Buffer): Message {
-  if (buf[0] !== 0x6c && buf[0] !== 0x42) throw new Error(`a D-Bus message starts with byte order 'l' or 'B', not 0x${buf[0].toString(16)}`);
+  if (buf[0] !== 0x6c && buf[0] !== 0x42)
+    throw new Error(`a D-Bus message starts with byte order 'l' or 'B', not 0x${buf[0].toString(16)}`);
   const le = buf[0] === 0x6c;
   const r = new Reader(buf, le, 8);
   const m: Message = { type: buf[1], flags: buf[2], serial: r.u32(), body: [] };
@@ -303,14 +432,30 @@ export function decodeMessage(buf: Buffer): Message {
     const code = buf[r.at++];
     const v = r.value(parseSignature(r.value(SIGNATURE) as string)[0]);
     switch (code) {
-      case FIELD.path: m.path = v as string; break;
-      case FIELD.interface: m.interface = v as string; break;
-      case FIELD.member: m.member = v as string; break;
-      case FIELD.errorName: m.errorName = v as string; break;
-      case FIELD.replySerial: m.replySerial = v as number; break;
-      case FIELD.destination: m.destination = v as string; break;
-      case FIELD.sender: m.sender = v as string; break;
-      case FIELD.signature: m.signature = v as string; break;
+      case FIELD.path:
+        m.path = v as string;
+        break;
+      case FIELD.interface:
+        m.interface = v as string;
+        break;
+      case FIELD.member:
+        m.member = v as string;
+        break;
+      case FIELD.errorName:
+        m.errorName = v as string;
+        break;
+      case FIELD.replySerial:
+        m.replySerial = v as number;
+        break;
+      case FIELD.destination:
+        m.destination = v as string;
+        break;
+      case FIELD.sender:
+        m.sender = v as string;
+        break;
+      case FIELD.signature:
+        m.signature = v as string;
+        break;
     }
   }
   r.align(8);

@@ -6,13 +6,24 @@
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { decodeMessage, encodeMessage, FLAG_NO_REPLY_EXPECTED, MESSAGE, messageLength, type Message } from './dbus-wire.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  FLAG_NO_REPLY_EXPECTED,
+  MESSAGE,
+  messageLength,
+  type Message,
+} from './dbus-wire.js';
 
 export { Variant } from './dbus-wire.js';
 
 /** An error reply: its D-Bus error name (`type`) and message (`text`). */
 export class DBusError extends Error {
-  constructor(readonly type: string, readonly text: string, call: string) {
+  constructor(
+    readonly type: string,
+    readonly text: string,
+    call: string,
+  ) {
     super(`${call}: ${type}${text ? `: ${text}` : ''}`);
   }
 }
@@ -32,7 +43,13 @@ export interface MethodCall {
   body?: readonly unknown[];
 }
 
-interface Pending { resolve: (body: unknown[]) => void; reject: (e: Error) => void; deadline: number; what: string; timeoutMs: number }
+interface Pending {
+  resolve: (body: unknown[]) => void;
+  reject: (e: Error) => void;
+  deadline: number;
+  what: string;
+  timeoutMs: number;
+}
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
@@ -75,7 +92,15 @@ export class DBusConnection {
       const bus = new DBusConnection(socket);
       if (peer) return bus;
       try {
-        [bus.uniqueName] = await bus.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }, timeoutMs) as [string];
+        [bus.uniqueName] = (await bus.call(
+          {
+            destination: 'org.freedesktop.DBus',
+            path: '/org/freedesktop/DBus',
+            interface: 'org.freedesktop.DBus',
+            member: 'Hello',
+          },
+          timeoutMs,
+        )) as [string];
         return bus;
       } catch (e) {
         bus.close();
@@ -173,7 +198,9 @@ export class DBusConnection {
       } catch (e) {
         // The stream cannot be resynchronised after a message it cannot read.
         this.socket.destroy();
-        this.fail(new DBusClosed(`the D-Bus connection sent a message this client cannot read (${(e as Error).message})`));
+        this.fail(
+          new DBusClosed(`the D-Bus connection sent a message this client cannot read (${(e as Error).message})`),
+        );
         return;
       }
       this.dispatch(message);
@@ -187,13 +214,39 @@ export class DBusConnection {
       this.pending.delete(m.replySerial!);
       if (!this.pending.size) this.deadlineTimer?.unref();
       if (m.type === MESSAGE.methodReturn) pending.resolve(m.body);
-      else pending.reject(new DBusError(m.errorName ?? 'org.freedesktop.DBus.Error.Failed', typeof m.body[0] === 'string' ? m.body[0] : '', pending.what));
+      else
+        pending.reject(
+          new DBusError(
+            m.errorName ?? 'org.freedesktop.DBus.Error.Failed',
+            typeof m.body[0] === 'string' ? m.body[0] : '',
+            pending.what,
+          ),
+        );
     } else if (m.type === MESSAGE.methodCall && !(m.flags & FLAG_NO_REPLY_EXPECTED)) {
       // On a bus the reply goes to the caller by name; on a peer connection there is no name (nor need for one).
       const ping = m.interface === 'org.freedesktop.DBus.Peer' && m.member === 'Ping';
-      this.write(encodeMessage(ping
-        ? { type: MESSAGE.methodReturn, flags: FLAG_NO_REPLY_EXPECTED, serial: this.nextSerial(), replySerial: m.serial, destination: m.sender }
-        : { type: MESSAGE.error, flags: FLAG_NO_REPLY_EXPECTED, serial: this.nextSerial(), replySerial: m.serial, destination: m.sender, errorName: 'org.freedesktop.DBus.Error.UnknownMethod', signature: 's', body: [`this connection serves no ${m.interface}.${m.member}`] }));
+      this.write(
+        encodeMessage(
+          ping
+            ? {
+                type: MESSAGE.methodReturn,
+                flags: FLAG_NO_REPLY_EXPECTED,
+                serial: this.nextSerial(),
+                replySerial: m.serial,
+                destination: m.sender,
+              }
+            : {
+                type: MESSAGE.error,
+                flags: FLAG_NO_REPLY_EXPECTED,
+                serial: this.nextSerial(),
+                replySerial: m.serial,
+                destination: m.sender,
+                errorName: 'org.freedesktop.DBus.Error.UnknownMethod',
+                signature: 's',
+                body: [`this connection serves no ${m.interface}.${m.member}`],
+              },
+        ),
+      );
     }
   }
 
@@ -218,29 +271,49 @@ export class DBusConnection {
 function socketFor(entry: string, timeoutMs: number): Promise<Duplex> {
   const colon = entry.indexOf(':');
   const transport = entry.slice(0, colon);
-  const params = new Map(entry.slice(colon + 1).split(',').map((kv) => {
-    const eq = kv.indexOf('=');
-    return [kv.slice(0, eq), decodeURIComponent(kv.slice(eq + 1))] as [string, string];
-  }));
+  const params = new Map(
+    entry
+      .slice(colon + 1)
+      .split(',')
+      .map((kv) => {
+        const eq = kv.indexOf('=');
+        return [kv.slice(0, eq), decodeURIComponent(kv.slice(eq + 1))] as [string, string];
+      }),
+  );
   let socket: Duplex, connected: string;
   if (transport === 'unix' && params.has('path')) [socket, connected] = [connect(params.get('path')!), 'connect'];
-  else if (transport === 'tcp' && params.has('port')) [socket, connected] = [connect(Number(params.get('port')), params.get('host') ?? 'localhost'), 'connect'];
+  else if (transport === 'tcp' && params.has('port'))
+    [socket, connected] = [connect(Number(params.get('port')), params.get('host') ?? 'localhost'), 'connect'];
   else if (transport === 'unix' && params.has('abstract')) {
     let USocket: new (options: { path: string }) => Duplex;
     try {
       ({ USocket } = createRequire(import.meta.url)('usocket'));
     } catch {
-      return Promise.reject(new Error('a unix:abstract= address needs the optional usocket package, which is not installed (npm install usocket)'));
+      return Promise.reject(
+        new Error(
+          'a unix:abstract= address needs the optional usocket package, which is not installed (npm install usocket)',
+        ),
+      );
     }
     [socket, connected] = [new USocket({ path: `\0${params.get('abstract')}` }), 'connected'];
   } else {
-    return Promise.reject(new Error('unsupported D-Bus address (this client speaks unix:path=, unix:abstract= and tcp:)'));
+    return Promise.reject(
+      new Error('unsupported D-Bus address (this client speaks unix:path=, unix:abstract= and tcp:)'),
+    );
   }
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
-    const fail = (e: Error) => { clearTimeout(timer); socket.destroy(); reject(new Error(`cannot connect: ${e.message}`)); };
+    const fail = (e: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(new Error(`cannot connect: ${e.message}`));
+    };
     socket.once('error', fail);
-    socket.once(connected, () => { clearTimeout(timer); socket.off('error', fail); resolve(socket); });
+    socket.once(connected, () => {
+      clearTimeout(timer);
+      socket.off('error', fail);
+      resolve(socket);
+    });
   });
 }
 
@@ -254,7 +327,10 @@ function authenticate(socket: Duplex, timeoutMs: number): Promise<void> {
       clearTimeout(timer);
       socket.off('data', onData);
       socket.off('error', onError);
-      if (e) { socket.destroy(); reject(e); } else resolve();
+      if (e) {
+        socket.destroy();
+        reject(e);
+      } else resolve();
     };
     const onError = (e: Error) => done(new Error(`the connection failed during authentication: ${e.message}`));
     const onData = (chunk: Buffer) => {

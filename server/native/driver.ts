@@ -1,10 +1,30 @@
 // The native route (Linux): AT-SPI2 for the tree, writes and read-back; XTest for keys, pointer
 // and screen capture; X11 queries for windows. Implements the same Driver as the CDP route.
-import type { ActionResult, ClickOptions, Driver, DragOptions, Evidence, ResolvedTarget, ScrollOptions, Snapshot, SnapshotElement, TypeOptions } from '../routing/driver.js';
+import type {
+  ActionResult,
+  ClickOptions,
+  Driver,
+  DragOptions,
+  Evidence,
+  ResolvedTarget,
+  ScrollOptions,
+  Snapshot,
+  SnapshotElement,
+  TypeOptions,
+} from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE } from './atspi.js';
-import { aim, deliver, focusedIn, nativeResult, parseWindowKey, requireKeyboardFocus, webEscalation, webLike } from './aim.js';
+import {
+  aim,
+  deliver,
+  focusedIn,
+  nativeResult,
+  parseWindowKey,
+  requireKeyboardFocus,
+  webEscalation,
+  webLike,
+} from './aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';
 import { capture, pressKeys, screenSize } from './input.js';
 import { clickNative, dragNative, scrollNative } from './pointer.js';
@@ -13,7 +33,9 @@ import { snapshotWindow, windowElements } from './tree.js';
 import { setValueNative, typeNative } from './typing.js';
 
 /** A native target carries the call's delivery_mode (the Driver methods other than typeText take none). */
-export interface NativeTarget extends ResolvedTarget { deliveryMode?: 'background' | 'foreground' }
+export interface NativeTarget extends ResolvedTarget {
+  deliveryMode?: 'background' | 'foreground';
+}
 const modeOf = (t: ResolvedTarget) => (t as NativeTarget).deliveryMode ?? 'background';
 
 export class NativeDriver implements Driver {
@@ -23,7 +45,11 @@ export class NativeDriver implements Driver {
     this.host = new NativeHost(options);
   }
 
-  async snapshot(target: ResolvedTarget, _snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot> {
+  async snapshot(
+    target: ResolvedTarget,
+    _snapshotId: string,
+    options: { includeScreenshot: boolean },
+  ): Promise<Snapshot> {
     const atspi = await this.host.atspi();
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
     const { pid, windowId } = parseWindowKey(target.key);
@@ -31,7 +57,11 @@ export class NativeDriver implements Driver {
     const snap = await snapshotWindow(atspi, win, options.includeScreenshot);
     const { tree, ...rest } = snap;
     if (win.browserLike && !tree.hasWebDocument) {
-      rest.target = { ...rest.target, web_content: 'this browser window exposes no renderer accessibility tree: its page is not listed and actions on it are never confirmed on the native route' };
+      rest.target = {
+        ...rest.target,
+        web_content:
+          'this browser window exposes no renderer accessibility tree: its page is not listed and actions on it are never confirmed on the native route',
+      };
     }
     return rest;
   }
@@ -48,10 +78,18 @@ export class NativeDriver implements Driver {
     const { width, height } = await screenSize();
     const shot = includeScreenshot ? await capture({ x: 0, y: 0, w: width, h: height }) : null;
     return {
-      target: { kind: 'desktop', display_id: 'primary', windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })) },
+      target: {
+        kind: 'desktop',
+        display_id: 'primary',
+        windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })),
+      },
       elements,
-      ...(shot ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } } : {}),
-      screenshot_width: width, screenshot_height: height, scale: 1,
+      ...(shot
+        ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } }
+        : {}),
+      screenshot_width: width,
+      screenshot_height: height,
+      scale: 1,
     };
   }
 
@@ -74,23 +112,62 @@ export class NativeDriver implements Driver {
     await requireKeyboardFocus(a.win, mode);
     return deliver(mode, a.win, async () => {
       if (a.element && !has(a.states, STATE.focused)) {
-        const ok = a.element.interfaces.includes(IFACE.component) && await a.atspi.grabFocus(a.element).catch(() => false);
+        const ok =
+          a.element.interfaces.includes(IFACE.component) && (await a.atspi.grabFocus(a.element).catch(() => false));
         if (!ok) throw new Refusal('focus_failed', `"${a.element.name}" would not take focus, so no key was pressed`);
       }
-      const focused = a.element ? { ref: a.element, web: a.element.web, role: a.element.role, name: a.element.name, text: a.element.interfaces.includes(IFACE.text) }
-        : await focusedIn(a.atspi, a.win).then((f) => f && { ref: f.item.ref, web: f.web, role: f.item.role, name: f.item.name, text: f.item.interfaces.includes(IFACE.text) });
+      const focused = a.element
+        ? {
+            ref: a.element,
+            web: a.element.web,
+            role: a.element.role,
+            name: a.element.name,
+            text: a.element.interfaces.includes(IFACE.text),
+          }
+        : await focusedIn(a.atspi, a.win).then(
+            (f) =>
+              f && {
+                ref: f.item.ref,
+                web: f.web,
+                role: f.item.role,
+                name: f.item.name,
+                text: f.item.interfaces.includes(IFACE.text),
+              },
+          );
       const before = focused?.text ? await a.atspi.text(focused.ref).catch(() => null) : null;
       sw.lap('resolve');
       await pressKeys([...modifiers, key]);
       sw.lap('deliver');
       await new Promise((r) => setTimeout(r, 30));
-      await this.host.stillThere(a.win.id).catch((e) => { throw e; });
+      await this.host.stillThere(a.win.id).catch((e) => {
+        throw e;
+      });
       const after = focused?.text ? await a.atspi.text(focused.ref).catch(() => null) : null;
       sw.lap('verify');
-      const evidence: Evidence[] = [{ kind: 'key_event', detail: `XTest ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}` }];
-      if (before !== null && after !== null) evidence.push({ kind: 'text', observed: before === after ? 'the focused element\'s text did not change' : `text changed from ${JSON.stringify(before.slice(-60))} to ${JSON.stringify(after.slice(-60))}` });
-      const escalation = webLike(a.win, focused) ? webEscalation(a.win, true, mode) : { target: 'verify' as const, reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did' };
-      return nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { target: focused?.name ?? `window ${a.win.id}`, escalation });
+      const evidence: Evidence[] = [
+        {
+          kind: 'key_event',
+          detail: `XTest ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}`,
+        },
+      ];
+      if (before !== null && after !== null)
+        evidence.push({
+          kind: 'text',
+          observed:
+            before === after
+              ? "the focused element's text did not change"
+              : `text changed from ${JSON.stringify(before.slice(-60))} to ${JSON.stringify(after.slice(-60))}`,
+        });
+      const escalation = webLike(a.win, focused)
+        ? webEscalation(a.win, true, mode)
+        : {
+            target: 'verify' as const,
+            reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did',
+          };
+      return nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, {
+        target: focused?.name ?? `window ${a.win.id}`,
+        escalation,
+      });
     });
   }
 

@@ -4,13 +4,21 @@ import { IFACE, type Atspi } from './atspi.js';
 import { ROLE } from './roles.js';
 
 /** Labels under `ref` in document order (bounded walk). */
-export async function labelsUnder(atspi: Atspi, ref: { bus: string; path: string }, limit = 200): Promise<Array<{ ref: { bus: string; path: string }; role: number; name: string }>> {
+export async function labelsUnder(
+  atspi: Atspi,
+  ref: { bus: string; path: string },
+  limit = 200,
+): Promise<Array<{ ref: { bus: string; path: string }; role: number; name: string }>> {
   const out: Array<{ ref: { bus: string; path: string }; role: number; name: string }> = [];
   const visit = async (r: { bus: string; path: string }, depth: number): Promise<void> => {
     if (out.length >= limit || depth > 12) return;
     for (const child of await atspi.children(r).catch(() => [])) {
       const [[role]] = [await atspi.call(child, IFACE.accessible, 'GetRole').catch(() => [0])];
-      out.push({ ref: child, role: Number(role), name: String(await atspi.prop(child, IFACE.accessible, 'Name').catch(() => '')) });
+      out.push({
+        ref: child,
+        role: Number(role),
+        name: String(await atspi.prop(child, IFACE.accessible, 'Name').catch(() => '')),
+      });
       await visit(child, depth + 1);
     }
   };

@@ -16,8 +16,15 @@ export async function x11Tool(bin: string, args: string[], timeoutMs = 5000): Pr
     return stdout.trim();
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: string; code?: unknown };
-    if (err.code === 'ENOENT') throw new Refusal('unavailable', `${bin} is not installed (apt-get install ${bin === 'xprop' ? 'x11-utils' : bin})`);
-    throw Object.assign(new Error(`${bin} ${args.join(' ')}: ${(err.stderr ?? err.message).trim()}`), { x11: true, stderr: err.stderr ?? '' });
+    if (err.code === 'ENOENT')
+      throw new Refusal(
+        'unavailable',
+        `${bin} is not installed (apt-get install ${bin === 'xprop' ? 'x11-utils' : bin})`,
+      );
+    throw Object.assign(new Error(`${bin} ${args.join(' ')}: ${(err.stderr ?? err.message).trim()}`), {
+      x11: true,
+      stderr: err.stderr ?? '',
+    });
   }
 }
 
@@ -30,7 +37,11 @@ let current: { display: string; connecting: Promise<XConnection>; ready: XConnec
  */
 export async function xServer(): Promise<XConnection> {
   const display = process.env.DISPLAY;
-  if (!display) throw new Refusal('unavailable', 'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)');
+  if (!display)
+    throw new Refusal(
+      'unavailable',
+      'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)',
+    );
   if (current?.display === display) {
     if (current.ready && !current.ready.closed) return current.ready;
     if (!current.ready) {
@@ -41,17 +52,30 @@ export async function xServer(): Promise<XConnection> {
   const connecting = (async () => {
     const local = /^(?:unix)?:(\d+)/.exec(display);
     if (local && !existsSync(`/tmp/.X11-unix/X${local[1]}`)) {
-      throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} has no X server (no /tmp/.X11-unix/X${local[1]})`);
+      throw new Refusal(
+        'unavailable',
+        `the native route needs an X display: DISPLAY=${display} has no X server (no /tmp/.X11-unix/X${local[1]})`,
+      );
     }
     try {
       return await XConnection.open(display);
     } catch (e) {
-      throw new Refusal('unavailable', `the native route needs an X display: DISPLAY=${display} does not answer (${(e as Error).message.split('\n')[0]})`);
+      throw new Refusal(
+        'unavailable',
+        `the native route needs an X display: DISPLAY=${display} does not answer (${(e as Error).message.split('\n')[0]})`,
+      );
     }
   })();
   const entry: NonNullable<typeof current> = { display, connecting, ready: null };
   current = entry;
-  connecting.then((x) => { entry.ready = x; }, () => { if (current === entry) current = null; });
+  connecting.then(
+    (x) => {
+      entry.ready = x;
+    },
+    () => {
+      if (current === entry) current = null;
+    },
+  );
   return connecting;
 }
 
@@ -62,14 +86,21 @@ export async function requireDisplay(): Promise<void> {
 
 /** Drops the X connection (the server is shutting down). */
 export function closeXServer(): void {
-  void current?.connecting.then((c) => c.close(), () => undefined);
+  void current?.connecting.then(
+    (c) => c.close(),
+    () => undefined,
+  );
   current = null;
 }
 
 /** The session bus address, or the refusal naming that it is missing. */
 export function sessionBusAddress(): string {
   const address = process.env.DBUS_SESSION_BUS_ADDRESS;
-  if (!address) throw new Refusal('unavailable', 'the native route needs a session D-Bus: DBUS_SESSION_BUS_ADDRESS is not set (start dbus-daemon --session or dbus-launch)');
+  if (!address)
+    throw new Refusal(
+      'unavailable',
+      'the native route needs a session D-Bus: DBUS_SESSION_BUS_ADDRESS is not set (start dbus-daemon --session or dbus-launch)',
+    );
   return address;
 }
 

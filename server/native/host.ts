@@ -13,7 +13,10 @@ export interface NativeHostOptions {
 }
 
 /** A field's states, and its text and caret, read together before text goes in. */
-export interface FieldReads { states: Promise<[number, number]>; textAndCaret: Promise<[string, number]> }
+export interface FieldReads {
+  states: Promise<[number, number]>;
+  textAndCaret: Promise<[string, number]>;
+}
 
 /** A window as the native route acts on it: X11 facts plus its AT-SPI frame, when the app exposes one. */
 export interface WindowInfo extends XWindow {
@@ -32,7 +35,10 @@ export class NativeHost {
   /** The same client once connected, for the calls that find it ready. */
   private connected: Atspi | null = null;
   /** X11 window id → its AT-SPI frame, kept while the frame is still shown by the same process. */
-  private readonly frames = new Map<number, { pid: number | null; frame: AccRef; app: { bus: string; name: string } }>();
+  private readonly frames = new Map<
+    number,
+    { pid: number | null; frame: AccRef; app: { bus: string; name: string } }
+  >();
   /** Reads started for one field as its type_text call arrived (prefetchField), until that call takes them. */
   private early: { ref: AccRef; reads: FieldReads } | null = null;
 
@@ -52,7 +58,9 @@ export class NativeHost {
     atspi.flush(ref); // now, not after the SDK's own work on the request in this tick
     const early = { ref, reads };
     this.early = early;
-    setImmediate(() => { if (this.early === early) this.early = null; });
+    setImmediate(() => {
+      if (this.early === early) this.early = null;
+    });
   }
 
   /** The reads prefetchField started for `ref` in this turn, once. */
@@ -75,7 +83,14 @@ export class NativeHost {
     }
     const connecting = Atspi.connect();
     this.client = connecting;
-    connecting.then((c) => { if (this.client === connecting) this.connected = c; }, () => { if (this.client === connecting) this.client = null; });
+    connecting.then(
+      (c) => {
+        if (this.client === connecting) this.connected = c;
+      },
+      () => {
+        if (this.client === connecting) this.client = null;
+      },
+    );
     return connecting;
   }
 
@@ -84,7 +99,10 @@ export class NativeHost {
     const client = this.client;
     this.client = null;
     this.connected = null;
-    void client?.then((c) => c.disconnect(), () => undefined);
+    void client?.then(
+      (c) => c.disconnect(),
+      () => undefined,
+    );
     closeXServer();
   }
 
@@ -100,10 +118,14 @@ export class NativeHost {
   }
 
   /** Whether a process is `ancestor` or descends from it (the driven browser's renderers and helpers). */
-  isDescendant(pid: number, ancestor: number): boolean { return descendsFrom(pid, ancestor); }
+  isDescendant(pid: number, ancestor: number): boolean {
+    return descendsFrom(pid, ancestor);
+  }
 
   /** An X11 window's title (the router matches it to the driven browser's tab titles). */
-  async windowTitle(windowId: number): Promise<string> { return (await describeWindow(windowId)).title; }
+  async windowTitle(windowId: number): Promise<string> {
+    return (await describeWindow(windowId)).title;
+  }
 
   async windows(): Promise<WindowInfo[]> {
     const windows = await listWindows();
@@ -115,9 +137,14 @@ export class NativeHost {
   /** The window `pid`/`windowId` names, refused with target_not_found when it is gone or not that pid's. */
   async window(pid: number | undefined, windowId: number): Promise<WindowInfo> {
     const x = await describeWindow(windowId);
-    if (!x.viewable) throw new Refusal('target_not_found', `window ${windowId} is not shown (unmapped or closed); call list_windows`);
+    if (!x.viewable)
+      throw new Refusal('target_not_found', `window ${windowId} is not shown (unmapped or closed); call list_windows`);
     if (pid !== undefined && x.pid !== null && x.pid !== pid) {
-      throw new Refusal('target_not_found', `window ${windowId} belongs to pid ${x.pid}, not ${pid}; call list_windows`, { window_id: windowId, pid: x.pid });
+      throw new Refusal(
+        'target_not_found',
+        `window ${windowId} belongs to pid ${x.pid}, not ${pid}; call list_windows`,
+        { window_id: windowId, pid: x.pid },
+      );
     }
     const atspi = await this.atspi();
     const known = this.frames.get(windowId);
@@ -126,7 +153,13 @@ export class NativeHost {
       if (states && has(states, STATE.showing) && !has(states, STATE.defunct)) {
         await atspi.toolkit(known.app.bus);
         const driven = await this.isDriven(x.pid);
-        return { ...x, frame: known.frame, app: known.app, driven, browserLike: driven || (x.pid !== null && BROWSER_NAMES.test(processName(x.pid))) };
+        return {
+          ...x,
+          frame: known.frame,
+          app: known.app,
+          driven,
+          browserLike: driven || (x.pid !== null && BROWSER_NAMES.test(processName(x.pid))),
+        };
       }
     }
     return this.enrich(x, await atspi.apps(), atspi);
@@ -134,11 +167,18 @@ export class NativeHost {
 
   /** Checks that a window still exists (between delivery and read-back). */
   async stillThere(windowId: number): Promise<void> {
-    const x = await describeWindow(windowId).catch((e) => { if (e instanceof Refusal) throw e; throw windowGone(windowId); });
+    const x = await describeWindow(windowId).catch((e) => {
+      if (e instanceof Refusal) throw e;
+      throw windowGone(windowId);
+    });
     if (!x.viewable) throw windowGone(windowId);
   }
 
-  private async enrich(w: XWindow, apps: Array<{ ref: AccRef; name: string; pid: number | null }>, atspi: Atspi | null): Promise<WindowInfo> {
+  private async enrich(
+    w: XWindow,
+    apps: Array<{ ref: AccRef; name: string; pid: number | null }>,
+    atspi: Atspi | null,
+  ): Promise<WindowInfo> {
     const driven = await this.isDriven(w.pid);
     const browserLike = driven || (w.pid !== null && BROWSER_NAMES.test(processName(w.pid)));
     const info: WindowInfo = { ...w, frame: null, app: null, driven, browserLike };
@@ -158,18 +198,25 @@ export class NativeHost {
   /** The app's top-level accessible for an X window: same title, else the one whose extents fit it best. */
   private async frameIn(atspi: Atspi, bus: string, w: XWindow): Promise<AccRef | null> {
     const tops = await atspi.children({ bus, path: '/org/a11y/atspi/accessible/root' });
-    const candidates = await Promise.all(tops.map(async (ref) => {
-      const [[role], name, states, box] = await Promise.all([
-        atspi.call(ref, 'org.a11y.atspi.Accessible', 'GetRole'), atspi.prop(ref, 'org.a11y.atspi.Accessible', 'Name'),
-        atspi.states(ref), atspi.extents(ref).catch(() => null),
-      ]);
-      return { ref, role: Number(role), name: String(name), states, box };
-    }));
+    const candidates = await Promise.all(
+      tops.map(async (ref) => {
+        const [[role], name, states, box] = await Promise.all([
+          atspi.call(ref, 'org.a11y.atspi.Accessible', 'GetRole'),
+          atspi.prop(ref, 'org.a11y.atspi.Accessible', 'Name'),
+          atspi.states(ref),
+          atspi.extents(ref).catch(() => null),
+        ]);
+        return { ref, role: Number(role), name: String(name), states, box };
+      }),
+    );
     // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window.
-    const tops2 = candidates.filter((c) => (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) && has(c.states, STATE.showing));
+    const tops2 = candidates.filter(
+      (c) => (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) && has(c.states, STATE.showing),
+    );
     const score = (c: (typeof tops2)[number]) => {
       let s = c.name === w.title ? 100 : 0;
-      if (c.box) s -= Math.abs(c.box.x + c.box.w / 2 - (w.bounds.x + w.bounds.w / 2)) / 10 + Math.abs(c.box.w - w.bounds.w) / 10;
+      if (c.box)
+        s -= Math.abs(c.box.x + c.box.w / 2 - (w.bounds.x + w.bounds.w / 2)) / 10 + Math.abs(c.box.w - w.bounds.w) / 10;
       if (has(c.states, STATE.active)) s += 5;
       return s;
     };
@@ -179,18 +226,23 @@ export class NativeHost {
 }
 
 /** Cache rows of one top-level's subtree, in document order (depth first, children by index). */
-export function subtree(items: CacheItem[], root: AccRef): Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> {
+export function subtree(
+  items: CacheItem[],
+  root: AccRef,
+): Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> {
   const key = (r: AccRef) => `${r.bus}${r.path}`;
   const rootKey = key(root);
   const children = new Map<string, CacheItem[]>();
   const keys = new Map<CacheItem, string>();
   let rootItem: CacheItem | undefined;
   for (const item of items) {
-    const own = key(item.ref), parent = key(item.parent);
+    const own = key(item.ref),
+      parent = key(item.parent);
     keys.set(item, own);
     if (own === rootKey) rootItem = item;
     const list = children.get(parent);
-    if (list) list.push(item); else children.set(parent, [item]);
+    if (list) list.push(item);
+    else children.set(parent, [item]);
   }
   if (!rootItem) return [];
   for (const list of children.values()) if (list.length > 1) list.sort((a, b) => a.indexInParent - b.indexInParent);
@@ -213,26 +265,35 @@ export function subtree(items: CacheItem[], root: AccRef): Array<{ item: CacheIt
 export async function completeTree(atspi: Atspi, items: CacheItem[], root: AccRef): Promise<CacheItem[]> {
   const key = (r: AccRef) => `${r.bus}${r.path}`;
   const counts = new Map<string, number>();
-  for (const item of items) { const parent = key(item.parent); counts.set(parent, (counts.get(parent) ?? 0) + 1); }
+  for (const item of items) {
+    const parent = key(item.parent);
+    counts.set(parent, (counts.get(parent) ?? 0) + 1);
+  }
   const short = (i: CacheItem) => i.childCount > (counts.get(key(i.ref)) ?? 0);
   if (!items.some(short)) return items; // the usual case: the cache is complete, no subtree walk needed
   const known = new Map(items.map((i) => [key(i.ref), i]));
-  let pending = subtree(items, root).map((r) => r.item).filter(short);
+  let pending = subtree(items, root)
+    .map((r) => r.item)
+    .filter(short);
   const added: CacheItem[] = [];
   for (let round = 0; pending.length && round < 20; round++) {
     const next: CacheItem[] = [];
-    await Promise.all(pending.map(async (parent) => {
-      const children = await atspi.children(parent.ref).catch(() => []);
-      await Promise.all(children.map(async (ref, index) => {
-        if (known.has(key(ref))) return;
-        const item = await atspi.describe(ref, parent.ref).catch(() => null);
-        if (!item) return;
-        if (item.indexInParent < 0) item.indexInParent = index;
-        known.set(key(ref), item);
-        added.push(item);
-        if (item.childCount > 0) next.push(item);
-      }));
-    }));
+    await Promise.all(
+      pending.map(async (parent) => {
+        const children = await atspi.children(parent.ref).catch(() => []);
+        await Promise.all(
+          children.map(async (ref, index) => {
+            if (known.has(key(ref))) return;
+            const item = await atspi.describe(ref, parent.ref).catch(() => null);
+            if (!item) return;
+            if (item.indexInParent < 0) item.indexInParent = index;
+            known.set(key(ref), item);
+            added.push(item);
+            if (item.childCount > 0) next.push(item);
+          }),
+        );
+      }),
+    );
     pending = next;
   }
   return added.length ? [...items, ...added] : items;

@@ -7,19 +7,67 @@ import { Refusal } from '../routing/refusal.js';
 import { xServer } from './env.js';
 import type { XConnection } from './xproto.js';
 
-const KEY_PRESS = 2, KEY_RELEASE = 3, BUTTON_PRESS = 4, BUTTON_RELEASE = 5, MOTION = 6;
+const KEY_PRESS = 2,
+  KEY_RELEASE = 3,
+  BUTTON_PRESS = 4,
+  BUTTON_RELEASE = 5,
+  MOTION = 6;
 const XK = {
-  Enter: 0xff0d, Tab: 0xff09, Escape: 0xff1b, Backspace: 0xff08, Delete: 0xffff, Home: 0xff50, Left: 0xff51,
-  Up: 0xff52, Right: 0xff53, Down: 0xff54, PageUp: 0xff55, PageDown: 0xff56, End: 0xff57, Insert: 0xff63,
-  Space: 0x20, Control: 0xffe3, Shift: 0xffe1, Alt: 0xffe9, Super: 0xffeb, F1: 0xffbe,
+  Enter: 0xff0d,
+  Tab: 0xff09,
+  Escape: 0xff1b,
+  Backspace: 0xff08,
+  Delete: 0xffff,
+  Home: 0xff50,
+  Left: 0xff51,
+  Up: 0xff52,
+  Right: 0xff53,
+  Down: 0xff54,
+  PageUp: 0xff55,
+  PageDown: 0xff56,
+  End: 0xff57,
+  Insert: 0xff63,
+  Space: 0x20,
+  Control: 0xffe3,
+  Shift: 0xffe1,
+  Alt: 0xffe9,
+  Super: 0xffeb,
+  F1: 0xffbe,
 } as const;
 
 const KEY_NAMES: Record<string, number> = {
-  return: XK.Enter, enter: XK.Enter, esc: XK.Escape, escape: XK.Escape, del: XK.Delete, delete: XK.Delete,
-  backspace: XK.Backspace, tab: XK.Tab, space: XK.Space, ' ': XK.Space, up: XK.Up, down: XK.Down, left: XK.Left,
-  right: XK.Right, arrowup: XK.Up, arrowdown: XK.Down, arrowleft: XK.Left, arrowright: XK.Right, home: XK.Home,
-  end: XK.End, pageup: XK.PageUp, pagedown: XK.PageDown, insert: XK.Insert, ctrl: XK.Control, control: XK.Control,
-  shift: XK.Shift, alt: XK.Alt, option: XK.Alt, meta: XK.Super, cmd: XK.Super, command: XK.Super, super: XK.Super,
+  return: XK.Enter,
+  enter: XK.Enter,
+  esc: XK.Escape,
+  escape: XK.Escape,
+  del: XK.Delete,
+  delete: XK.Delete,
+  backspace: XK.Backspace,
+  tab: XK.Tab,
+  space: XK.Space,
+  ' ': XK.Space,
+  up: XK.Up,
+  down: XK.Down,
+  left: XK.Left,
+  right: XK.Right,
+  arrowup: XK.Up,
+  arrowdown: XK.Down,
+  arrowleft: XK.Left,
+  arrowright: XK.Right,
+  home: XK.Home,
+  end: XK.End,
+  pageup: XK.PageUp,
+  pagedown: XK.PageDown,
+  insert: XK.Insert,
+  ctrl: XK.Control,
+  control: XK.Control,
+  shift: XK.Shift,
+  alt: XK.Alt,
+  option: XK.Alt,
+  meta: XK.Super,
+  cmd: XK.Super,
+  command: XK.Super,
+  super: XK.Super,
 };
 
 /** The keysym for a key name (Enter, Tab, F5, a, 7, ctrl, ...), or invalid_arguments. */
@@ -30,7 +78,10 @@ export function keyFor(name: string): number {
   const f = /^f([1-9]|1[0-9]|2[0-4])$/.exec(lower);
   if (f) return XK.F1 + Number(f[1]) - 1;
   if (/^[a-z0-9]$/.test(lower)) return lower.charCodeAt(0);
-  throw new Refusal('invalid_arguments', `key: "${name}" is not a key this route can press (Enter, Tab, Escape, arrows, Backspace, Delete, Home, End, PageUp, PageDown, F1-F24, a-z, 0-9)`);
+  throw new Refusal(
+    'invalid_arguments',
+    `key: "${name}" is not a key this route can press (Enter, Tab, Escape, arrows, Backspace, Delete, Home, End, PageUp, PageDown, F1-F24, a-z, 0-9)`,
+  );
 }
 
 /** The characters of `text` no keystroke can type, as U+XXXX: control characters other than newline and tab. */
@@ -62,16 +113,27 @@ export async function pollUntil(probe: () => Promise<boolean>, ms: number, every
   }
 }
 
-interface KeyMap { perKeycode: number; keysyms: Uint32Array }
+interface KeyMap {
+  perKeycode: number;
+  keysyms: Uint32Array;
+}
 
 /** The XTEST extension on the connection, the root window, and (for keys) the keyboard map as it is now. */
 class Synth {
-  private constructor(private readonly x: XConnection, private readonly xtest: number, private readonly map: KeyMap | null) {}
+  private constructor(
+    private readonly x: XConnection,
+    private readonly xtest: number,
+    private readonly map: KeyMap | null,
+  ) {}
 
   static async open(keyboard: boolean): Promise<Synth> {
     const x = await xServer();
     const xtest = await x.extension('XTEST');
-    if (xtest === null) throw new Refusal('unavailable', 'the X server has no XTEST extension, so keystrokes and pointer events cannot be synthesized');
+    if (xtest === null)
+      throw new Refusal(
+        'unavailable',
+        'the X server has no XTEST extension, so keystrokes and pointer events cannot be synthesized',
+      );
     return new Synth(x, xtest, keyboard ? await x.keyboardMapping() : null);
   }
 
@@ -99,7 +161,8 @@ class Synth {
       for (const level of [0, 1]) {
         for (let i = 0; i * perKeycode < keysyms.length; i++) {
           const k = keysyms[i * perKeycode + level];
-          if (k && !this.byKeysym.has(k)) this.byKeysym.set(k, { keycode: this.x.setup.minKeycode + i, shift: level === 1 });
+          if (k && !this.byKeysym.has(k))
+            this.byKeysym.set(k, { keycode: this.x.setup.minKeycode + i, shift: level === 1 });
         }
       }
     }
@@ -111,7 +174,8 @@ class Synth {
     const { perKeycode, keysyms } = this.map!;
     const spare: number[] = [];
     for (let i = 0; i * perKeycode < keysyms.length; i++) {
-      if (keysyms.subarray(i * perKeycode, (i + 1) * perKeycode).every((k) => k === 0)) spare.push(this.x.setup.minKeycode + i);
+      if (keysyms.subarray(i * perKeycode, (i + 1) * perKeycode).every((k) => k === 0))
+        spare.push(this.x.setup.minKeycode + i);
     }
     return spare.reverse();
   }
@@ -124,11 +188,19 @@ class Synth {
    * in place. The map goes back only once the app has read the keys: proven by `landed` (the caller's
    * read-back of the text), or, without that, after a settle.
    */
-  async withKeys<T>(wanted: number[], use: (codeOf: (keysym: number) => { keycode: number; shift: boolean }) => Promise<T>, landed?: () => Promise<boolean>): Promise<T> {
+  async withKeys<T>(
+    wanted: number[],
+    use: (codeOf: (keysym: number) => { keycode: number; shift: boolean }) => Promise<T>,
+    landed?: () => Promise<boolean>,
+  ): Promise<T> {
     const missing = [...new Set(wanted)].filter((k) => !this.keycodeOf(k));
     const spare = this.spareKeycodes();
     if (missing.length > spare.length) {
-      throw new Refusal('text_not_deliverable', `${missing.length} different characters are not on the keyboard map and only ${spare.length} keycodes are free to borrow for them; nothing was typed. Send fewer different non-ASCII characters per call`, { free_keycodes: spare.length });
+      throw new Refusal(
+        'text_not_deliverable',
+        `${missing.length} different characters are not on the keyboard map and only ${spare.length} keycodes are free to borrow for them; nothing was typed. Send fewer different non-ASCII characters per call`,
+        { free_keycodes: spare.length },
+      );
     }
     const borrowed = new Map(missing.map((k, i) => [k, spare[i]!]));
     const fill = (k: number) => new Array(this.map!.perKeycode).fill(k);
@@ -139,7 +211,7 @@ class Synth {
     } finally {
       if (borrowed.size) {
         await this.sync().catch(() => undefined);
-        if (!landed || !await pollUntil(landed, LANDED_WAIT_MS)) await sleep(KEYMAP_SETTLE_MS);
+        if (!landed || !(await pollUntil(landed, LANDED_WAIT_MS))) await sleep(KEYMAP_SETTLE_MS);
         for (const keycode of borrowed.values()) this.x.changeKeyboardMapping(keycode, fill(0));
         await this.sync().catch(() => undefined);
       }
@@ -150,11 +222,21 @@ class Synth {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A PNG of a screen region (absolute pixels), base64. */
-export async function capture(region: { x: number; y: number; w: number; h: number }): Promise<{ data: string; width: number; height: number }> {
+export async function capture(region: {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}): Promise<{ data: string; width: number; height: number }> {
   const x = await xServer();
   const { width: sw, height: sh, bitsPerPixel, imageByteOrder } = x.setup;
-  if (bitsPerPixel !== 32) throw new Refusal('unavailable', `screen capture needs a 24- or 32-bit display; this one has ${bitsPerPixel} bits per pixel`);
-  const left = Math.max(0, Math.round(region.x)), top = Math.max(0, Math.round(region.y));
+  if (bitsPerPixel !== 32)
+    throw new Refusal(
+      'unavailable',
+      `screen capture needs a 24- or 32-bit display; this one has ${bitsPerPixel} bits per pixel`,
+    );
+  const left = Math.max(0, Math.round(region.x)),
+    top = Math.max(0, Math.round(region.y));
   const w = Math.max(1, Math.min(Math.round(region.w) - (left - Math.round(region.x)), sw - left));
   const h = Math.max(1, Math.min(Math.round(region.h) - (top - Math.round(region.y)), sh - top));
   const { data } = await x.image(left, top, w, h);
@@ -193,25 +275,33 @@ export async function pressKeys(names: string[]): Promise<void> {
  * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys, and `landed` there).
  * Returns what `landed` last said, if borrowing asked it (undefined: not asked, the caller may wait).
  */
-export async function typeKeys(text: string, delayMs: number, landed?: () => Promise<boolean>): Promise<boolean | undefined> {
+export async function typeKeys(
+  text: string,
+  delayMs: number,
+  landed?: () => Promise<boolean>,
+): Promise<boolean | undefined> {
   let proven: boolean | undefined;
   const probe = landed && (async () => (proven = await landed()));
   const synth = await Synth.open(true);
   const keysyms = Array.from(text, charKeysym);
   const shift = synth.keycodeOf(XK.Shift)?.keycode;
-  await synth.withKeys(keysyms, async (codeOf) => {
-    for (const [i, keysym] of keysyms.entries()) {
-      if (i > 0 && delayMs > 0) await sleep(delayMs);
-      const { keycode, shift: shifted } = codeOf(keysym);
-      const withShift = shifted && shift !== undefined;
-      if (withShift) synth.fake(KEY_PRESS, shift);
-      synth.fake(KEY_PRESS, keycode);
-      synth.fake(KEY_RELEASE, keycode);
-      if (withShift) synth.fake(KEY_RELEASE, shift);
-      if (delayMs > 0) await synth.sync();
-    }
-    await synth.sync();
-  }, probe);
+  await synth.withKeys(
+    keysyms,
+    async (codeOf) => {
+      for (const [i, keysym] of keysyms.entries()) {
+        if (i > 0 && delayMs > 0) await sleep(delayMs);
+        const { keycode, shift: shifted } = codeOf(keysym);
+        const withShift = shifted && shift !== undefined;
+        if (withShift) synth.fake(KEY_PRESS, shift);
+        synth.fake(KEY_PRESS, keycode);
+        synth.fake(KEY_RELEASE, keycode);
+        if (withShift) synth.fake(KEY_RELEASE, shift);
+        if (delayMs > 0) await synth.sync();
+      }
+      await synth.sync();
+    },
+    probe,
+  );
   return proven;
 }
 
@@ -253,7 +343,13 @@ export async function wheel(direction: 'up' | 'down' | 'left' | 'right', steps: 
   await synth.sync();
 }
 
-export async function dragPath(from: { x: number; y: number }, to: { x: number; y: number }, steps: number, durationMs: number, button: 'left' | 'right' | 'middle'): Promise<void> {
+export async function dragPath(
+  from: { x: number; y: number },
+  to: { x: number; y: number },
+  steps: number,
+  durationMs: number,
+  button: 'left' | 'right' | 'middle',
+): Promise<void> {
   const synth = await Synth.open(false);
   synth.fake(MOTION, 0, from.x, from.y);
   synth.fake(BUTTON_PRESS, BUTTON[button]);

@@ -1,7 +1,14 @@
 // click / double / right, scroll and drag on native targets. An element's own AT-SPI action comes first
 // (verified by reading its state back); pixel events through XTest otherwise, reported unverifiable unless
 // a read-back proves them (a toggled check box, a moved scroll bar, a dragged slider or text selection).
-import type { ActionResult, ClickOptions, DragOptions, Evidence, ResolvedTarget, ScrollOptions } from '../routing/driver.js';
+import type {
+  ActionResult,
+  ClickOptions,
+  DragOptions,
+  Evidence,
+  ResolvedTarget,
+  ScrollOptions,
+} from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi } from './atspi.js';
@@ -17,14 +24,29 @@ const PRESS_ACTIONS = ['click', 'press', 'toggle', 'activate', 'jump', 'select']
 const MENU_ACTIONS = ['menu', 'showmenu', 'show menu', 'popup', 'context menu'];
 
 const describeStates = (s: [number, number]) =>
-  (Object.entries(STATE) as Array<[string, number]>).filter(([, bit]) => has(s, bit)).map(([name]) => name).filter((n) => ['checked', 'focused', 'pressed', 'expanded', 'selected', 'active'].includes(n)).join(',') || 'none';
+  (Object.entries(STATE) as Array<[string, number]>)
+    .filter(([, bit]) => has(s, bit))
+    .map(([name]) => name)
+    .filter((n) => ['checked', 'focused', 'pressed', 'expanded', 'selected', 'active'].includes(n))
+    .join(',') || 'none';
 
-export async function clickNative(host: NativeHost, target: ResolvedTarget, options: ClickOptions, mode: 'background' | 'foreground'): Promise<ActionResult> {
+export async function clickNative(
+  host: NativeHost,
+  target: ResolvedTarget,
+  options: ClickOptions,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
   const sw = new Stopwatch();
   const a = await aim(host, target);
   if (a.element) checkEnabled(a.element, a.states);
   return deliver(mode, a.win, async () => {
-    if (a.element && !a.screenPoint && options.modifiers.length === 0 && options.count === 1 && a.element.interfaces.includes(IFACE.action)) {
+    if (
+      a.element &&
+      !a.screenPoint &&
+      options.modifiers.length === 0 &&
+      options.count === 1 &&
+      a.element.interfaces.includes(IFACE.action)
+    ) {
       const names = (await a.atspi.actions(a.element).catch(() => [])).map((n) => n.toLowerCase());
       const wanted = options.button === 'right' ? MENU_ACTIONS : options.button === 'left' ? PRESS_ACTIONS : [];
       const index = names.findIndex((n) => wanted.includes(n));
@@ -34,26 +56,61 @@ export async function clickNative(host: NativeHost, target: ResolvedTarget, opti
   });
 }
 
-async function actionClick(a: Aim, el: NativeRef, index: number, name: string, sw: Stopwatch, mode: 'background' | 'foreground'): Promise<ActionResult> {
+async function actionClick(
+  a: Aim,
+  el: NativeRef,
+  index: number,
+  name: string,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
   const before = a.states;
   sw.lap('resolve');
   const ok = await a.atspi.doAction(el, index);
   sw.lap('deliver');
   const toggles = TOGGLE_ROLES.has(el.role);
-  const after = toggles ? await waitStates(a.atspi, el, (s) => has(s, STATE.checked) !== has(before, STATE.checked)) : await settle(a.atspi, el, before);
+  const after = toggles
+    ? await waitStates(a.atspi, el, (s) => has(s, STATE.checked) !== has(before, STATE.checked))
+    : await settle(a.atspi, el, before);
   sw.lap('verify');
   const label = `${el.name || 'element'} (${roleName(el.role)})`;
-  const evidence: Evidence[] = [{ kind: 'accessibility_action', expected: `"${name}" performed by ${label}`, observed: ok ? `DoAction("${name}") accepted by the element's toolkit` : `DoAction("${name}") refused`, detail: `states before: ${describeStates(before)}; after: ${describeStates(after)}` }];
-  if (!ok) return nativeResult('no_effect', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_action' });
-  if (el.web) return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_action', escalation: webEscalation(a.win, false, mode) });
+  const evidence: Evidence[] = [
+    {
+      kind: 'accessibility_action',
+      expected: `"${name}" performed by ${label}`,
+      observed: ok ? `DoAction("${name}") accepted by the element's toolkit` : `DoAction("${name}") refused`,
+      detail: `states before: ${describeStates(before)}; after: ${describeStates(after)}`,
+    },
+  ];
+  if (!ok)
+    return nativeResult('no_effect', 'accessibility', sw, evidence, mode, {
+      target: label,
+      method: 'accessibility_action',
+    });
+  if (el.web)
+    return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
+      target: label,
+      method: 'accessibility_action',
+      escalation: webEscalation(a.win, false, mode),
+    });
   if (toggles) {
     const changed = has(after, STATE.checked) !== has(before, STATE.checked);
-    evidence.push({ kind: 'checked_state', expected: `checked=${!has(before, STATE.checked)}`, observed: `checked=${has(after, STATE.checked)}` });
-    return nativeResult(changed ? 'confirmed' : 'no_effect', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_action' });
+    evidence.push({
+      kind: 'checked_state',
+      expected: `checked=${!has(before, STATE.checked)}`,
+      observed: `checked=${has(after, STATE.checked)}`,
+    });
+    return nativeResult(changed ? 'confirmed' : 'no_effect', 'accessibility', sw, evidence, mode, {
+      target: label,
+      method: 'accessibility_action',
+    });
   }
   // The element's own toolkit ran the action on that very element: the contract's "the target itself
   // received it". Buttons keep no state that could show more.
-  return nativeResult('confirmed', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_action' });
+  return nativeResult('confirmed', 'accessibility', sw, evidence, mode, {
+    target: label,
+    method: 'accessibility_action',
+  });
 }
 
 /** States after an action, once they stop changing (or at once when nothing changes). */
@@ -66,7 +123,8 @@ async function settle(atspi: Atspi, el: NativeRef, before: [number, number]): Pr
 /** The screen point an action aims at: the px form, else the element's centre, else the window's centre. */
 function pointOf(a: Aim): { x: number; y: number } {
   if (a.screenPoint) return a.screenPoint;
-  if (a.element && a.element.box.w > 0) return { x: a.element.box.x + a.element.box.w / 2, y: a.element.box.y + a.element.box.h / 2 };
+  if (a.element && a.element.box.w > 0)
+    return { x: a.element.box.x + a.element.box.w / 2, y: a.element.box.y + a.element.box.h / 2 };
   return { x: a.win.bounds.x + a.win.bounds.w / 2, y: a.win.bounds.y + a.win.bounds.h / 2 };
 }
 
@@ -80,17 +138,34 @@ async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
   const top = await topWindowAt(p.x, p.y);
   if (top && top.id !== a.win.id) {
-    throw new Refusal('element_covered', `the point (${Math.round(p.x)}, ${Math.round(p.y)}) of window ${a.win.id} is covered by window ${top.id} ("${top.title}"); nothing was clicked. Use delivery_mode "foreground" to raise the window first`, { covering_element: `window ${top.id} "${top.title}"` });
+    throw new Refusal(
+      'element_covered',
+      `the point (${Math.round(p.x)}, ${Math.round(p.y)}) of window ${a.win.id} is covered by window ${top.id} ("${top.title}"); nothing was clicked. Use delivery_mode "foreground" to raise the window first`,
+      { covering_element: `window ${top.id} "${top.title}"` },
+    );
   }
-  if (p.x < a.win.bounds.x || p.y < a.win.bounds.y || p.x >= a.win.bounds.x + a.win.bounds.w || p.y >= a.win.bounds.y + a.win.bounds.h) {
-    throw new Refusal('invalid_arguments', `the point (${Math.round(p.x - a.win.bounds.x)}, ${Math.round(p.y - a.win.bounds.y)}) is outside the window's ${a.win.bounds.w}x${a.win.bounds.h} screenshot`);
+  if (
+    p.x < a.win.bounds.x ||
+    p.y < a.win.bounds.y ||
+    p.x >= a.win.bounds.x + a.win.bounds.w ||
+    p.y >= a.win.bounds.y + a.win.bounds.h
+  ) {
+    throw new Refusal(
+      'invalid_arguments',
+      `the point (${Math.round(p.x - a.win.bounds.x)}, ${Math.round(p.y - a.win.bounds.y)}) is outside the window's ${a.win.bounds.w}x${a.win.bounds.h} screenshot`,
+    );
   }
 }
 
-async function pixelClick(a: Aim, options: ClickOptions, sw: Stopwatch, mode: 'background' | 'foreground'): Promise<ActionResult> {
+async function pixelClick(
+  a: Aim,
+  options: ClickOptions,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
   const p = pointOf(a);
   await checkUncovered(a, p);
-  const hit = a.element ?? await elementAt(a, p);
+  const hit = a.element ?? (await elementAt(a, p));
   const before = hit ? await a.atspi.states(hit).catch(() => [0, 0] as [number, number]) : null;
   sw.lap('resolve');
   await moveTo(p.x, p.y);
@@ -100,18 +175,53 @@ async function pixelClick(a: Aim, options: ClickOptions, sw: Stopwatch, mode: 'b
   // A toggle (GTK 4's check boxes offer no action, so their clicks come here) gets the same bounded wait
   // for its state as an action's.
   const toggle = hit && before && TOGGLE_ROLES.has(hit.role) && options.button === 'left' && options.count === 1;
-  const after = hit ? await (toggle ? waitStates(a.atspi, hit, (s) => has(s, STATE.checked) !== has(before!, STATE.checked)) : a.atspi.states(hit)).catch(() => null) : null;
+  const after = hit
+    ? await (toggle
+        ? waitStates(a.atspi, hit, (s) => has(s, STATE.checked) !== has(before!, STATE.checked))
+        : a.atspi.states(hit)
+      ).catch(() => null)
+    : null;
   sw.lap('verify');
   const label = hit ? `${hit.name || 'element'} (${roleName(hit.role)})` : `window ${a.win.id}`;
-  const evidence: Evidence[] = [{ kind: 'pixel_event', detail: `XTest ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}` }];
-  if (hit && before && after) evidence.push({ kind: 'states', observed: `before: ${describeStates(before)}; after: ${describeStates(after)}` });
+  const evidence: Evidence[] = [
+    {
+      kind: 'pixel_event',
+      detail: `XTest ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
+    },
+  ];
+  if (hit && before && after)
+    evidence.push({ kind: 'states', observed: `before: ${describeStates(before)}; after: ${describeStates(after)}` });
   const web = webLike(a.win, hit);
-  if (web) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click', escalation: webEscalation(a.win, true, mode) });
-  if (hit && before && after && TOGGLE_ROLES.has(hit.role) && options.button === 'left' && options.count === 1 && has(after, STATE.checked) !== has(before, STATE.checked)) {
-    evidence.push({ kind: 'checked_state', expected: `checked=${!has(before, STATE.checked)}`, observed: `checked=${has(after, STATE.checked)}` });
+  if (web)
+    return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
+      target: label,
+      method: 'pixel_click',
+      escalation: webEscalation(a.win, true, mode),
+    });
+  if (
+    hit &&
+    before &&
+    after &&
+    TOGGLE_ROLES.has(hit.role) &&
+    options.button === 'left' &&
+    options.count === 1 &&
+    has(after, STATE.checked) !== has(before, STATE.checked)
+  ) {
+    evidence.push({
+      kind: 'checked_state',
+      expected: `checked=${!has(before, STATE.checked)}`,
+      observed: `checked=${has(after, STATE.checked)}`,
+    });
     return nativeResult('confirmed', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click' });
   }
-  return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click', escalation: { target: 'verify', reason: 'a pixel click leaves no state AT-SPI can prove here; call get_window_state and check the screenshot' } });
+  return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
+    target: label,
+    method: 'pixel_click',
+    escalation: {
+      target: 'verify',
+      reason: 'a pixel click leaves no state AT-SPI can prove here; call get_window_state and check the screenshot',
+    },
+  });
 }
 
 /** The window's scroll bars and their values (what a wheel event moves). */
@@ -119,14 +229,23 @@ async function scrollBars(a: Aim): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!a.win.frame || !a.win.app) return out;
   const items = await completeTree(a.atspi, await a.atspi.itemsFor(a.win.app.bus, a.win.frame), a.win.frame);
-  await Promise.all(subtree(items, a.win.frame).filter((r) => r.item.role === ROLE.scrollBar && r.item.interfaces.includes(IFACE.value)).map(async ({ item }) => {
-    const v = await a.atspi.prop(item.ref, IFACE.value, 'CurrentValue').catch(() => null);
-    if (v !== null) out.set(item.ref.path, Number(v));
-  }));
+  await Promise.all(
+    subtree(items, a.win.frame)
+      .filter((r) => r.item.role === ROLE.scrollBar && r.item.interfaces.includes(IFACE.value))
+      .map(async ({ item }) => {
+        const v = await a.atspi.prop(item.ref, IFACE.value, 'CurrentValue').catch(() => null);
+        if (v !== null) out.set(item.ref.path, Number(v));
+      }),
+  );
   return out;
 }
 
-export async function scrollNative(host: NativeHost, target: ResolvedTarget, options: ScrollOptions, mode: 'background' | 'foreground'): Promise<ActionResult> {
+export async function scrollNative(
+  host: NativeHost,
+  target: ResolvedTarget,
+  options: ScrollOptions,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
   const sw = new Stopwatch();
   const a = await aim(host, target);
   return deliver(mode, a.win, async () => {
@@ -142,11 +261,32 @@ export async function scrollNative(host: NativeHost, target: ResolvedTarget, opt
     sw.lap('verify');
     const sign = options.direction === 'down' || options.direction === 'right' ? 1 : -1;
     const moved = [...after].filter(([k, v]) => before.has(k) && v !== before.get(k));
-    const evidence: Evidence[] = [{ kind: 'scroll_bars', expected: `a scroll bar moves ${options.direction}`, observed: moved.length ? moved.map(([k, v]) => `${k}: ${before.get(k)} → ${v}`).join('; ') : `no scroll bar moved (${after.size} in the window)` }];
+    const evidence: Evidence[] = [
+      {
+        kind: 'scroll_bars',
+        expected: `a scroll bar moves ${options.direction}`,
+        observed: moved.length
+          ? moved.map(([k, v]) => `${k}: ${before.get(k)} → ${v}`).join('; ')
+          : `no scroll bar moved (${after.size} in the window)`,
+      },
+    ];
     const web = a.element?.web || a.win.browserLike;
-    if (web) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { escalation: webEscalation(a.win, true, mode) });
-    if (moved.some(([k, v]) => Math.sign(v - before.get(k)!) === sign)) return nativeResult('confirmed', 'pixel', sw, evidence, mode);
-    return nativeResult(after.size ? 'no_effect' : 'unverifiable', 'pixel', sw, evidence, mode, after.size ? {} : { escalation: { target: 'verify', reason: 'nothing here reports a scroll position; check the screenshot' } });
+    if (web)
+      return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
+        escalation: webEscalation(a.win, true, mode),
+      });
+    if (moved.some(([k, v]) => Math.sign(v - before.get(k)!) === sign))
+      return nativeResult('confirmed', 'pixel', sw, evidence, mode);
+    return nativeResult(
+      after.size ? 'no_effect' : 'unverifiable',
+      'pixel',
+      sw,
+      evidence,
+      mode,
+      after.size
+        ? {}
+        : { escalation: { target: 'verify', reason: 'nothing here reports a scroll position; check the screenshot' } },
+    );
   });
 }
 
@@ -157,7 +297,8 @@ export async function scrollNative(host: NativeHost, target: ResolvedTarget, opt
 async function dragState(atspi: Atspi, el: NativeRef | null): Promise<string | null> {
   if (!el) return null;
   const parts: string[] = [];
-  if (el.interfaces.includes(IFACE.value)) parts.push(`value ${Number(await atspi.prop(el, IFACE.value, 'CurrentValue'))}`);
+  if (el.interfaces.includes(IFACE.value))
+    parts.push(`value ${Number(await atspi.prop(el, IFACE.value, 'CurrentValue'))}`);
   if (el.interfaces.includes(IFACE.text)) {
     const [count] = await atspi.call(el, IFACE.text, 'GetNSelections');
     const range = Number(count) > 0 ? await atspi.call(el, IFACE.text, 'GetSelection', 'i', [0]) : null;
@@ -166,7 +307,12 @@ async function dragState(atspi: Atspi, el: NativeRef | null): Promise<string | n
   return parts.length ? parts.join(', ') : null;
 }
 
-export async function dragNative(host: NativeHost, target: ResolvedTarget, options: DragOptions, mode: 'background' | 'foreground'): Promise<ActionResult> {
+export async function dragNative(
+  host: NativeHost,
+  target: ResolvedTarget,
+  options: DragOptions,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
   const sw = new Stopwatch();
   const a = await aim(host, target);
   return deliver(mode, a.win, async () => {
@@ -183,13 +329,39 @@ export async function dragNative(host: NativeHost, target: ResolvedTarget, optio
     const after = await dragState(a.atspi, grabbed).catch(() => null);
     sw.lap('verify');
     const label = grabbed ? `${grabbed.name || 'element'} (${roleName(grabbed.role)})` : `window ${a.win.id}`;
-    const evidence: Evidence[] = [{ kind: 'pixel_event', detail: `XTest drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps over ${label}` }];
-    if (before !== null && after !== null) evidence.push({ kind: 'drag_state', expected: 'the grabbed element\'s value or selection changes', observed: `before: ${before}; after: ${after}` });
-    if (webLike(a.win, grabbed)) return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag', escalation: webEscalation(a.win, true, mode) });
+    const evidence: Evidence[] = [
+      {
+        kind: 'pixel_event',
+        detail: `XTest drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps over ${label}`,
+      },
+    ];
+    if (before !== null && after !== null)
+      evidence.push({
+        kind: 'drag_state',
+        expected: "the grabbed element's value or selection changes",
+        observed: `before: ${before}; after: ${after}`,
+      });
+    if (webLike(a.win, grabbed))
+      return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
+        target: label,
+        method: 'pixel_drag',
+        escalation: webEscalation(a.win, true, mode),
+      });
     // The grabbed element's own value or selection moved: the drag acted on it. Anything else (a drop
     // elsewhere, a window moved) leaves nothing AT-SPI can prove.
-    if (before !== null && after !== null && after !== before) return nativeResult('confirmed', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag' });
-    return nativeResult('unverifiable', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag', escalation: { target: 'verify', reason: before === null ? 'a drag leaves nothing AT-SPI can prove here; call get_window_state and check the screenshot' : 'the grabbed element\'s value and selection did not change; call get_window_state and check the screenshot for what else moved' } });
+    if (before !== null && after !== null && after !== before)
+      return nativeResult('confirmed', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag' });
+    return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
+      target: label,
+      method: 'pixel_drag',
+      escalation: {
+        target: 'verify',
+        reason:
+          before === null
+            ? 'a drag leaves nothing AT-SPI can prove here; call get_window_state and check the screenshot'
+            : "the grabbed element's value and selection did not change; call get_window_state and check the screenshot for what else moved",
+      },
+    });
   });
 }
 

@@ -9,7 +9,14 @@ import { capture } from './input.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, has, roleName } from './roles.js';
 
 /** Closed menus and popups report VISIBLE without being shown; they are listed only while open. */
-const POPUP_ROLES: ReadonlySet<number> = new Set([ROLE.menu, ROLE.menuItem, ROLE.checkMenuItem, ROLE.radioMenuItem, 41 /* popup menu */, 64 /* tool tip */]);
+const POPUP_ROLES: ReadonlySet<number> = new Set([
+  ROLE.menu,
+  ROLE.menuItem,
+  ROLE.checkMenuItem,
+  ROLE.radioMenuItem,
+  41 /* popup menu */,
+  64 /* tool tip */,
+]);
 
 /** What a native element token carries (server-side only). */
 export interface NativeRef extends AccRef {
@@ -26,14 +33,40 @@ export interface NativeRef extends AccRef {
 }
 
 /** An element's server-side handle. Fields spelled out: spreading `ref` made building a snapshot's refs ten times slower. */
-export function nativeRef(ref: AccRef, item: Pick<CacheItem, 'role' | 'name' | 'interfaces'>, web: boolean, win: WindowInfo, box: NativeRef['box']): NativeRef {
-  return { bus: ref.bus, path: ref.path, role: item.role, name: item.name, interfaces: item.interfaces, web, windowId: win.id, pid: win.pid, box, win };
+export function nativeRef(
+  ref: AccRef,
+  item: Pick<CacheItem, 'role' | 'name' | 'interfaces'>,
+  web: boolean,
+  win: WindowInfo,
+  box: NativeRef['box'],
+): NativeRef {
+  return {
+    bus: ref.bus,
+    path: ref.path,
+    role: item.role,
+    name: item.name,
+    interfaces: item.interfaces,
+    web,
+    windowId: win.id,
+    pid: win.pid,
+    box,
+    win,
+  };
 }
 
-export interface WindowTree { elements: SnapshotElement[]; hasWebDocument: boolean; nodes: number }
+export interface WindowTree {
+  elements: SnapshotElement[];
+  hasWebDocument: boolean;
+  nodes: number;
+}
 
 /** The elements of one window, frames relative to `origin` (the screenshot's top-left in screen pixels). */
-export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x: number; y: number }, firstIndex = 0): Promise<WindowTree> {
+export async function windowElements(
+  atspi: Atspi,
+  win: WindowInfo,
+  origin: { x: number; y: number },
+  firstIndex = 0,
+): Promise<WindowTree> {
   if (!win.frame || !win.app) return { elements: [], hasWebDocument: false, nodes: 0 };
   const items = await completeTree(atspi, await atspi.itemsFor(win.app.bus, win.frame), win.frame);
   const rows = subtree(items, win.frame);
@@ -47,18 +80,24 @@ export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x:
   // `showing`, `visible` is what says it is shown.
   const showingKnown = rows.some(({ item, parent }) => parent && has(item.states, STATE.showing));
   for (const { item, parent } of rows) {
-    const web = item.role === ROLE.documentWeb || (parent ? webOf.get(parent) ?? false : false);
+    const web = item.role === ROLE.documentWeb || (parent ? (webOf.get(parent) ?? false) : false);
     webOf.set(item, web);
     if (item.role === ROLE.documentWeb) hasWebDocument = true;
     // Hidden subtrees (other tabs' pages, unmapped widgets) are left out with everything under them;
     // visible ones scrolled out of view stay listed.
     // Visible content scrolled out of a viewport is still listed; anything else unshown is not.
-    const scrolled = item.role === 68 /* viewport */ || (parent ? scrolledOf.get(parent) ?? false : false);
+    const scrolled = item.role === 68 /* viewport */ || (parent ? (scrolledOf.get(parent) ?? false) : false);
     scrolledOf.set(item, scrolled);
-    const shown = has(item.states, STATE.showing) || (!showingKnown && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role)) || (scrolled && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role));
-    if ((parent && hidden.has(parent)) || (parent && !shown)) { hidden.add(item); continue; }
+    const shown =
+      has(item.states, STATE.showing) ||
+      (!showingKnown && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role)) ||
+      (scrolled && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role));
+    if ((parent && hidden.has(parent)) || (parent && !shown)) {
+      hidden.add(item);
+      continue;
+    }
     // Unnamed structural containers are skipped; their children attach to the nearest kept ancestor.
-    const parentIndex = parent ? indexOf.get(parent) ?? null : null;
+    const parentIndex = parent ? (indexOf.get(parent) ?? null) : null;
     if (parent && STRUCTURAL_ROLES.has(item.role) && !item.name) {
       if (parentIndex !== null) indexOf.set(item, parentIndex);
       continue;
@@ -72,29 +111,49 @@ export async function windowElements(atspi: Atspi, win: WindowInfo, origin: { x:
     const { box, value } = details[i];
     const ref = nativeRef(item.ref, item, web, win, box);
     return {
-      element_index: firstIndex + i, role: roleName(item.role), label: item.name,
+      element_index: firstIndex + i,
+      role: roleName(item.role),
+      label: item.name,
       ...(value !== undefined ? { value } : {}),
       enabled: has(item.states, STATE.sensitive) || has(item.states, STATE.enabled),
-      focused: has(item.states, STATE.focused), in_web_content: web,
+      focused: has(item.states, STATE.focused),
+      in_web_content: web,
       frame: { x: box.x - origin.x, y: box.y - origin.y, w: box.w, h: box.h },
-      parent_index: parentIndex, ref,
+      parent_index: parentIndex,
+      ref,
     };
   });
   return { elements, hasWebDocument, nodes: rows.length };
 }
 
-async function readDetails(atspi: Atspi, item: CacheItem, origin: { x: number; y: number }): Promise<{ box: NativeRef['box']; value?: string }> {
+async function readDetails(
+  atspi: Atspi,
+  item: CacheItem,
+  origin: { x: number; y: number },
+): Promise<{ box: NativeRef['box']; value?: string }> {
   const ifaces = item.interfaces;
   const [box, value] = await Promise.all([
-    ifaces.includes(IFACE.component) ? atspi.extents(item.ref, origin).catch(() => ({ x: 0, y: 0, w: 0, h: 0 })) : Promise.resolve({ x: 0, y: 0, w: 0, h: 0 }),
+    ifaces.includes(IFACE.component)
+      ? atspi.extents(item.ref, origin).catch(() => ({ x: 0, y: 0, w: 0, h: 0 }))
+      : Promise.resolve({ x: 0, y: 0, w: 0, h: 0 }),
     valueOf(atspi, item).catch(() => undefined),
   ]);
   return { box, value };
 }
 
 /** A control's value as text: its text, its number, its checked state, or a combo box's selection. */
-export async function valueOf(atspi: Atspi, item: Pick<CacheItem, 'ref' | 'interfaces' | 'role' | 'states'>): Promise<string | undefined> {
-  if (item.interfaces.includes(IFACE.text) && (item.interfaces.includes(IFACE.editable) || item.role === ROLE.text || item.role === ROLE.entry || item.role === ROLE.terminal || item.role === ROLE.passwordText)) {
+export async function valueOf(
+  atspi: Atspi,
+  item: Pick<CacheItem, 'ref' | 'interfaces' | 'role' | 'states'>,
+): Promise<string | undefined> {
+  if (
+    item.interfaces.includes(IFACE.text) &&
+    (item.interfaces.includes(IFACE.editable) ||
+      item.role === ROLE.text ||
+      item.role === ROLE.entry ||
+      item.role === ROLE.terminal ||
+      item.role === ROLE.passwordText)
+  ) {
     if (item.role === ROLE.passwordText) return undefined;
     return atspi.text(item.ref);
   }
@@ -106,23 +165,38 @@ export async function valueOf(atspi: Atspi, item: Pick<CacheItem, 'ref' | 'inter
     return String(await atspi.prop({ bus, path }, 'org.a11y.atspi.Accessible', 'Name'));
   }
   // A GTK 4 drop-down offers no Selection: what it shows is a label inside its button.
-  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).windowRelative) return (await dropDownValue(atspi, item.ref)) ?? undefined;
+  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).windowRelative)
+    return (await dropDownValue(atspi, item.ref)) ?? undefined;
   // A Qt combo box offers no Selection: its name is its current text.
-  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).utf16) return String(await atspi.prop(item.ref, IFACE.accessible, 'Name'));
+  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).utf16)
+    return String(await atspi.prop(item.ref, IFACE.accessible, 'Name'));
   return undefined;
 }
 
 /** A window's snapshot: its tree and (optionally) its screenshot, frames in that screenshot's pixels. */
-export async function snapshotWindow(atspi: Atspi, win: WindowInfo, includeScreenshot: boolean): Promise<Snapshot & { tree: WindowTree }> {
+export async function snapshotWindow(
+  atspi: Atspi,
+  win: WindowInfo,
+  includeScreenshot: boolean,
+): Promise<Snapshot & { tree: WindowTree }> {
   const origin = { x: win.bounds.x, y: win.bounds.y };
   const [tree, shot] = await Promise.all([
     windowElements(atspi, win, origin),
     includeScreenshot ? capture(win.bounds) : Promise.resolve(null),
   ]);
   return {
-    target: { kind: 'window', pid: win.pid, window_id: win.id, title: win.title, ...(win.frame ? {} : { accessibility: 'this window exposes no AT-SPI tree' }) },
+    target: {
+      kind: 'window',
+      pid: win.pid,
+      window_id: win.id,
+      title: win.title,
+      ...(win.frame ? {} : { accessibility: 'this window exposes no AT-SPI tree' }),
+    },
     elements: tree.elements,
     ...(shot ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } } : {}),
-    screenshot_width: win.bounds.w, screenshot_height: win.bounds.h, scale: 1, tree,
+    screenshot_width: win.bounds.w,
+    screenshot_height: win.bounds.h,
+    scale: 1,
+    tree,
   };
 }

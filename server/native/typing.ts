@@ -8,7 +8,19 @@ import { Refusal } from '../routing/refusal.js';
 import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../routing/verdicts.js';
 import { IFACE, codePoints } from './atspi.js';
 import { dropDownValue, labelsUnder } from './dropdown.js';
-import { aim, checkEnabled, deliver, focusedIn, nativeResult, refFor, requireKeyboardFocus, textAncestor, webEscalation, webLike, type Aim } from './aim.js';
+import {
+  aim,
+  checkEnabled,
+  deliver,
+  focusedIn,
+  nativeResult,
+  refFor,
+  requireKeyboardFocus,
+  textAncestor,
+  webEscalation,
+  webLike,
+  type Aim,
+} from './aim.js';
 import type { NativeHost } from './host.js';
 import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has } from './roles.js';
@@ -25,9 +37,12 @@ export function maxChunkChars(delayMs: number): number {
   return Math.max(1, Math.floor(SYNTHESIS_BUDGET_MS / (delayMs + PER_KEY_OVERHEAD_MS)));
 }
 
-
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
-async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promise<{ el: NativeRef; states: [number, number]; clicked: boolean }> {
+async function fieldOf(
+  host: NativeHost,
+  target: ResolvedTarget,
+  a: Aim,
+): Promise<{ el: NativeRef; states: [number, number]; clicked: boolean }> {
   if (a.element) return { el: a.element, states: a.states, clicked: false };
   if (a.screenPoint) {
     await moveTo(a.screenPoint.x, a.screenPoint.y);
@@ -39,29 +54,41 @@ async function fieldOf(host: NativeHost, target: ResolvedTarget, a: Aim): Promis
     if (focused) {
       const box = await a.atspi.extents(focused.item.ref, a.win.bounds).catch(() => null);
       const p = a.screenPoint;
-      if (box && box.w > 0 && (p.x < box.x || p.y < box.y || p.x >= box.x + box.w || p.y >= box.y + box.h)) focused = null;
+      if (box && box.w > 0 && (p.x < box.x || p.y < box.y || p.x >= box.x + box.w || p.y >= box.y + box.h))
+        focused = null;
     }
-    const hit = focused?.item.ref ?? (a.win.frame ? await a.atspi.at(a.win.frame, a.screenPoint.x, a.screenPoint.y, a.win.bounds) : null);
+    const hit =
+      focused?.item.ref ??
+      (a.win.frame ? await a.atspi.at(a.win.frame, a.screenPoint.x, a.screenPoint.y, a.win.bounds) : null);
     if (!hit) throw new Refusal('target_not_found', 'nothing at that point takes text');
     // A point in a Qt text edit lands on its viewport: the text edit above it is what takes the text.
     const at = focused?.item.interfaces.includes(IFACE.text) ? hit : await textAncestor(a.atspi, hit);
     const found = await refFor(a.atspi, a.win, at, focused?.web ?? null);
     return { el: found.ref, states: found.states, clicked: true };
   }
-  void host; void target;
+  void host;
+  void target;
   const focused = await focusedIn(a.atspi, a.win);
   if (!focused) {
-    throw new Refusal('target_not_found', `nothing in window ${a.win.id} ("${a.win.title}") reports keyboard focus${a.win.browserLike ? ' (a browser without a renderer accessibility tree shows none)' : ''}; pass an element_token from get_window_state, or x,y of the field`);
+    throw new Refusal(
+      'target_not_found',
+      `nothing in window ${a.win.id} ("${a.win.title}") reports keyboard focus${a.win.browserLike ? ' (a browser without a renderer accessibility tree shows none)' : ''}; pass an element_token from get_window_state, or x,y of the field`,
+    );
   }
   const found = await refFor(a.atspi, a.win, focused.item.ref, focused.web);
   return { el: found.ref, states: found.states, clicked: false };
 }
 
-export async function typeNative(host: NativeHost, target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+export async function typeNative(
+  host: NativeHost,
+  target: ResolvedTarget,
+  text: string,
+  options: TypeOptions,
+): Promise<ActionResult> {
   const sw = new Stopwatch();
   // A token's field: its text and caret are asked for right behind its states (one round trip, not two),
   // or were asked for already as the call arrived.
-  const ref = target.element ? target.element.ref as NativeRef : null;
+  const ref = target.element ? (target.element.ref as NativeRef) : null;
   const prefetched = ref ? host.takeField(ref) : null;
   const early = prefetched ? prefetched.textAndCaret : ref ? (await host.atspi()).textAndCaret(ref) : null;
   early?.catch(() => undefined); // a gone element is reported by aim's own read
@@ -80,11 +107,16 @@ export async function typeNative(host: NativeHost, target: ResolvedTarget, text:
     // honestly (never confirmed from accessibility text). Its states do not say what the page accepts
     // (Firefox's document offers EditableText without `editable`): the keys go where its focus is.
     const undrivenWeb = webLike(a.win, el) && !a.win.driven;
-    if (el.interfaces.includes(IFACE.editable) && !editable && !undrivenWeb) throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
+    if (el.interfaces.includes(IFACE.editable) && !editable && !undrivenWeb)
+      throw new Refusal('element_readonly', `"${el.name || 'the field'}" is read-only; nothing was typed`);
     if (has(states, STATE.singleLine) && text.includes('\n')) {
-      throw new Refusal('text_not_deliverable', `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`);
+      throw new Refusal(
+        'text_not_deliverable',
+        `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`,
+      );
     }
-    if (editable && !undrivenWeb) return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
+    if (editable && !undrivenWeb)
+      return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
     return keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
   });
 }
@@ -98,12 +130,26 @@ export function acceptsEdits(atk: boolean, states: [number, number]): boolean {
   return has(states, STATE.editable) || !atk;
 }
 
-async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [number, number], text: string, mode: TypeOptions['deliveryMode'], sw: Stopwatch, fromToken: boolean, early: Promise<[string, number]> | null): Promise<ActionResult> {
+async function insertRoute(
+  host: NativeHost,
+  a: Aim,
+  el: NativeRef,
+  states: [number, number],
+  text: string,
+  mode: TypeOptions['deliveryMode'],
+  sw: Stopwatch,
+  fromToken: boolean,
+  early: Promise<[string, number]> | null,
+): Promise<ActionResult> {
   const { atspi } = a;
   const wasFocused = has(states, STATE.focused);
   // GTK's GrabFocus also presents the window: in the background it is used only when the window already
   // has focus, and otherwise the text goes in at the field's end without moving focus.
-  const grabbed = fromToken && !wasFocused && (mode === 'foreground' || await activeWindow() === a.win.id) && await atspi.grabFocus(el).catch(() => false);
+  const grabbed =
+    fromToken &&
+    !wasFocused &&
+    (mode === 'foreground' || (await activeWindow()) === a.win.id) &&
+    (await atspi.grabFocus(el).catch(() => false));
   // Taking focus may move the caret or selection: read again then.
   const [before, caret] = early && !grabbed ? await early : await atspi.textAndCaret(el);
   // A token's field that did not have focus takes the text at its end; a focused one at its caret. Both
@@ -123,7 +169,11 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   const caretAfter = atspi.caret(el).catch(() => -1);
   const accepted = await inserting;
   sw.lap('deliver');
-  const readAfter = () => atspi.textChecked(el).catch(async (e) => { await host.stillThere(el.windowId); throw e; });
+  const readAfter = () =>
+    atspi.textChecked(el).catch(async (e) => {
+      await host.stillThere(el.windowId);
+      throw e;
+    });
   let read = await readingBack.catch(readAfter);
   let verdict = judgeTextRead(before, read, position, text, utf16);
   if (verdict.effect !== 'confirmed') {
@@ -134,45 +184,97 @@ async function insertRoute(host: NativeHost, a: Aim, el: NativeRef, states: [num
   // The caret follows the text (the next call appends after it). GTK's entries move it themselves, so it
   // is read with the text and set only where it stayed behind; calls on one connection stay in order.
   const end = position + atspi.units(el.bus, text);
-  if (after !== before && await caretAfter !== end) void atspi.setCaret(el, end).catch(() => false);
+  if (after !== before && (await caretAfter) !== end) void atspi.setCaret(el, end).catch(() => false);
   sw.lap('verify');
   // Evidence stays small for a long text (as the browser route's): a window around the insertion.
   const at = stringIndex(before, position, utf16);
-  const evidence: Evidence[] = [{ kind: 'field_value', expected: excerpt(verdict.expected, at, text.length), observed: excerpt(after, at, text.length), detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}${read.whole ? '' : `; the app counts ${read.count} characters where ${atspi.units(el.bus, after)} read back: it holds characters the read-back cannot carry (NULs)`}` }];
+  const evidence: Evidence[] = [
+    {
+      kind: 'field_value',
+      expected: excerpt(verdict.expected, at, text.length),
+      observed: excerpt(after, at, text.length),
+      detail: `AT-SPI Text read back after EditableText.InsertText at offset ${position}${accepted ? '' : ' (the app answered false)'}${read.whole ? '' : `; the app counts ${read.count} characters where ${atspi.units(el.bus, after)} read back: it holds characters the read-back cannot carry (NULs)`}`,
+    },
+  ];
   const label = `${el.name || 'field'} (${roleLabel(el.role)})`;
   if (el.web) {
-    evidence.push({ kind: 'web_content', detail: 'the field is under a "document web" ancestor: its accessibility text is not proof of what the page holds' });
-    return { ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', escalation: webEscalation(a.win, false, mode) }), delivery: { mode, delivered_count: verdict.delivered } };
+    evidence.push({
+      kind: 'web_content',
+      detail:
+        'the field is under a "document web" ancestor: its accessibility text is not proof of what the page holds',
+    });
+    return {
+      ...nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
+        target: label,
+        method: 'accessibility_insert',
+        escalation: webEscalation(a.win, false, mode),
+      }),
+      delivery: { mode, delivered_count: verdict.delivered },
+    };
   }
   return {
-    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, { target: label, method: 'accessibility_insert', ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
-      ...(verdict.effect === 'unverifiable' ? { escalation: { target: 'verify', reason: 'the field\'s text cannot be read back whole through AT-SPI; call get_window_state and check the screenshot before typing again' } } : {}) }),
+    ...nativeResult(verdict.effect, 'accessibility', sw, evidence, mode, {
+      target: label,
+      method: 'accessibility_insert',
+      ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
+      ...(verdict.effect === 'unverifiable'
+        ? {
+            escalation: {
+              target: 'verify',
+              reason:
+                "the field's text cannot be read back whole through AT-SPI; call get_window_state and check the screenshot before typing again",
+            },
+          }
+        : {}),
+    }),
     delivery: { mode, delivered_count: verdict.delivered },
   };
 }
 
-async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], readable: boolean, text: string, options: TypeOptions, sw: Stopwatch, fromToken: boolean): Promise<ActionResult> {
+async function keystrokeRoute(
+  a: Aim,
+  el: NativeRef,
+  states: [number, number],
+  readable: boolean,
+  text: string,
+  options: TypeOptions,
+  sw: Stopwatch,
+  fromToken: boolean,
+): Promise<ActionResult> {
   const { atspi } = a;
   const mode = options.deliveryMode;
   const chars = codePoints(text);
   const odd = untypable(text).slice(0, 10).join(' ');
   if (odd) {
-    throw new Refusal('text_not_deliverable', `"${el.name || 'this element'}" has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`, { characters: odd });
+    throw new Refusal(
+      'text_not_deliverable',
+      `"${el.name || 'this element'}" has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`,
+      { characters: odd },
+    );
   }
   const limit = maxChunkChars(options.delayMs);
   if (chars > limit) {
-    throw new Refusal('type_text_synthesis_budget_exceeded', `"${el.name || 'this element'}" takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`, { max_chunk_chars: limit, delay_ms: options.delayMs, chars });
+    throw new Refusal(
+      'type_text_synthesis_budget_exceeded',
+      `"${el.name || 'this element'}" takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`,
+      { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
+    );
   }
   await requireKeyboardFocus(a.win, mode);
   if (fromToken && !has(states, STATE.focused)) {
-    const ok = el.interfaces.includes(IFACE.component) && await atspi.grabFocus(el).catch(() => false);
-    if (!ok) throw new Refusal('focus_failed', `"${el.name || 'the element'}" would not take focus, so nothing was typed; use the px form (x, y) to click it first`);
+    const ok = el.interfaces.includes(IFACE.component) && (await atspi.grabFocus(el).catch(() => false));
+    if (!ok)
+      throw new Refusal(
+        'focus_failed',
+        `"${el.name || 'the element'}" would not take focus, so nothing was typed; use the px form (x, y) to click it first`,
+      );
   }
   const before = readable ? await atspi.text(el).catch(() => null) : null;
   sw.lap('resolve');
   // Keys are read by the app in its own time: its text, read back until it has grown by all of them
   // (bounded), proves when; without a text to read, it gets a moment.
-  const landed = before === null ? undefined : async () => codePoints(await atspi.text(el)) >= codePoints(before) + chars;
+  const landed =
+    before === null ? undefined : async () => codePoints(await atspi.text(el)) >= codePoints(before) + chars;
   const proven = await typeKeys(text, options.delayMs, landed);
   sw.lap('deliver');
   // Borrowed keycodes were given back only after the same wait: it is not made twice.
@@ -183,21 +285,68 @@ async function keystrokeRoute(a: Aim, el: NativeRef, states: [number, number], r
   const label = `${el.name || 'element'} (${roleLabel(el.role)})`;
   const base = { target: label, method: 'key_events' };
   if (before === null || after === null) {
-    return { ...nativeResult('unverifiable', 'synthetic_events', sw, [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }], mode, { ...base, escalation: webLike(a.win, el) && a.win.driven ? webEscalation(a.win, true, mode) : { target: 'verify', reason: 'the keys were sent (sending them again would type them twice); call get_window_state and check the screenshot' } }), delivery: { mode, delivered_count: chars } };
+    return {
+      ...nativeResult(
+        'unverifiable',
+        'synthetic_events',
+        sw,
+        [{ kind: 'text', detail: 'the element exposes no AT-SPI Text to read back' }],
+        mode,
+        {
+          ...base,
+          escalation:
+            webLike(a.win, el) && a.win.driven
+              ? webEscalation(a.win, true, mode)
+              : {
+                  target: 'verify',
+                  reason:
+                    'the keys were sent (sending them again would type them twice); call get_window_state and check the screenshot',
+                },
+        },
+      ),
+      delivery: { mode, delivered_count: chars },
+    };
   }
   // Keystrokes land at the caret; without one known, the end of the text is the likeliest place.
   const caretGuess = codePoints(after) - chars >= 0 && after.startsWith(before) ? codePoints(before) : -1;
   const position = caretGuess >= 0 ? caretGuess : codePoints(before);
   const verdict = judgeTextAt(before, after, position, text);
   const at = stringIndex(before, position);
-  const evidence: Evidence[] = [{ kind: 'text', expected: excerpt(verdict.expected, at, text.length), observed: excerpt(after, at, text.length), detail: 'AT-SPI Text read back after XTest keystrokes' }];
+  const evidence: Evidence[] = [
+    {
+      kind: 'text',
+      expected: excerpt(verdict.expected, at, text.length),
+      observed: excerpt(after, at, text.length),
+      detail: 'AT-SPI Text read back after XTest keystrokes',
+    },
+  ];
   if (webLike(a.win, el)) {
-    evidence.push({ kind: 'web_content', detail: el.web ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds' : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds' });
+    evidence.push({
+      kind: 'web_content',
+      detail: el.web
+        ? 'the element is under a "document web" ancestor: its accessibility text is not proof of what the page holds'
+        : 'the keys went to a browser window where its page is drawn, which exposes no renderer tree: its text is not proof of what the page holds',
+    });
     // The keys were sent: retrying (in the foreground or by pixels) would type them twice. Look instead.
-    const escalation = a.win.driven ? webEscalation(a.win, true, mode) : { target: 'verify' as const, reason: 'the keys went by XTest to the focused field of a browser Verity does not drive, whose page cannot be proven through accessibility; check the screenshot from get_window_state before typing again' };
-    return { ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation }), delivery: { mode, delivered_count: chars } };
+    const escalation = a.win.driven
+      ? webEscalation(a.win, true, mode)
+      : {
+          target: 'verify' as const,
+          reason:
+            'the keys went by XTest to the focused field of a browser Verity does not drive, whose page cannot be proven through accessibility; check the screenshot from get_window_state before typing again',
+        };
+    return {
+      ...nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, { ...base, escalation }),
+      delivery: { mode, delivered_count: chars },
+    };
   }
-  return { ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, { ...base, ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }) }), delivery: { mode, delivered_count: verdict.delivered } };
+  return {
+    ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, {
+      ...base,
+      ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
+    }),
+    delivery: { mode, delivered_count: verdict.delivered },
+  };
 }
 
 function roleLabel(role: number): string {
@@ -205,24 +354,36 @@ function roleLabel(role: number): string {
 }
 
 /** set_value: a Value (number), a toggle (true/false), a combo box or list selection, or a text's contents. */
-export async function setValueNative(host: NativeHost, target: ResolvedTarget, value: string, mode: 'background' | 'foreground' = 'background'): Promise<ActionResult> {
+export async function setValueNative(
+  host: NativeHost,
+  target: ResolvedTarget,
+  value: string,
+  mode: 'background' | 'foreground' = 'background',
+): Promise<ActionResult> {
   const sw = new Stopwatch();
-  if (!target.element) throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
+  if (!target.element)
+    throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
   const a = await aim(host, target);
   const el = a.element!;
   const { atspi } = a;
   checkEnabled(el, a.states);
   // A Qt combo box is set by keys, which reach only the focused window: set_value takes no delivery_mode,
   // so it is delivered in the foreground (raised, set, focus given back), and says so.
-  const qtCombo = el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).utf16;
-  const dropDown = el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).windowRelative;
+  const qtCombo =
+    el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).utf16;
+  const dropDown =
+    el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).windowRelative;
   if (qtCombo || dropDown) mode = 'foreground';
   return deliver(mode, a.win, async () => {
     let evidence: Evidence[];
     let effect: ActionResult['effect'];
     const show = (v: unknown) => String(v);
     if (TOGGLE_ROLES.has(el.role)) {
-      if (value !== 'true' && value !== 'false') throw new Refusal('invalid_arguments', `value: "${el.name}" is a ${el.role === ROLE.radioButton ? 'radio button' : 'check box'}; pass "true" or "false"`);
+      if (value !== 'true' && value !== 'false')
+        throw new Refusal(
+          'invalid_arguments',
+          `value: "${el.name}" is a ${el.role === ROLE.radioButton ? 'radio button' : 'check box'}; pass "true" or "false"`,
+        );
       const want = value === 'true';
       const was = has(a.states, STATE.checked);
       sw.lap('resolve');
@@ -230,26 +391,51 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       sw.lap('deliver');
       const now = has(await waitStates(atspi, el, (s) => has(s, STATE.checked) === want), STATE.checked);
       sw.lap('verify');
-      evidence = [{ kind: 'checked_state', expected: `checked=${want}`, observed: `checked=${now}`, detail: `before: checked=${was}` }];
+      evidence = [
+        {
+          kind: 'checked_state',
+          expected: `checked=${want}`,
+          observed: `checked=${now}`,
+          detail: `before: checked=${was}`,
+        },
+      ];
       effect = judgeValue(want, was, now);
-    } else if (el.interfaces.includes(IFACE.value) && (!el.interfaces.includes(IFACE.editable) || (value.trim() !== '' && Number.isFinite(Number(value))))) {
+    } else if (
+      el.interfaces.includes(IFACE.value) &&
+      (!el.interfaces.includes(IFACE.editable) || (value.trim() !== '' && Number.isFinite(Number(value))))
+    ) {
       // A number for a spin box goes through Value too (its text is the toolkit's formatting of it).
       const number = Number(value);
-      if (!Number.isFinite(number) || value.trim() === '') throw new Refusal('invalid_arguments', `value: "${el.name}" takes a number`);
+      if (!Number.isFinite(number) || value.trim() === '')
+        throw new Refusal('invalid_arguments', `value: "${el.name}" takes a number`);
       const was = Number(await atspi.prop(el, IFACE.value, 'CurrentValue'));
       sw.lap('resolve');
       await atspi.setProp(el, IFACE.value, 'CurrentValue', 'd', number);
       sw.lap('deliver');
       const readValue = () => atspi.prop(el, IFACE.value, 'CurrentValue').then(Number);
       let now = await readValue();
-      for (let i = 0; i < 25 && now !== number; i++) { await new Promise((r) => setTimeout(r, 20)); now = await readValue(); }
+      for (let i = 0; i < 25 && now !== number; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        now = await readValue();
+      }
       sw.lap('verify');
       evidence = [{ kind: 'value', expected: show(number), observed: show(now), detail: `before: ${was}` }];
       effect = judgeValue(number, was, now);
-    } else if ((el.role === ROLE.comboBox || el.role === ROLE.list || el.role === ROLE.listBox || el.role === ROLE.pageTabList) && el.interfaces.includes(IFACE.selection)) {
+    } else if (
+      (el.role === ROLE.comboBox ||
+        el.role === ROLE.list ||
+        el.role === ROLE.listBox ||
+        el.role === ROLE.pageTabList) &&
+      el.interfaces.includes(IFACE.selection)
+    ) {
       const options = await optionsOf(atspi, el);
       const index = options.findIndex((o) => o.name === value);
-      if (index < 0) throw new Refusal('no_such_option', `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`, { options: options.map((o) => o.name) });
+      if (index < 0)
+        throw new Refusal(
+          'no_such_option',
+          `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`,
+          { options: options.map((o) => o.name) },
+        );
       const was = await selectedName(atspi, el);
       sw.lap('resolve');
       await atspi.selectChild(el, index);
@@ -264,7 +450,8 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
     } else if (dropDown) {
       ({ effect, evidence } = await gtk4DropDown(a, el, value, sw));
     } else if (el.interfaces.includes(IFACE.editable)) {
-      if (!acceptsEdits(atspi.knownToolkit(el.bus).atk, a.states)) throw new Refusal('element_readonly', `"${el.name}" is read-only`);
+      if (!acceptsEdits(atspi.knownToolkit(el.bus).atk, a.states))
+        throw new Refusal('element_readonly', `"${el.name}" is read-only`);
       const was = await atspi.text(el);
       sw.lap('resolve');
       await atspi.setTextContents(el, value);
@@ -274,14 +461,26 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
       evidence = [{ kind: 'field_value', expected: value, observed: now, detail: `before: ${was}` }];
       effect = judgeValue(value, was, now);
     } else {
-      throw new Refusal('not_settable', `"${el.name || 'the element'}" (${el.role}) has no value AT-SPI can set (no Value, selection, toggle or EditableText)`);
+      throw new Refusal(
+        'not_settable',
+        `"${el.name || 'the element'}" (${el.role}) has no value AT-SPI can set (no Value, selection, toggle or EditableText)`,
+      );
     }
     if (el.web && effect === 'confirmed') {
-      evidence.push({ kind: 'web_content', detail: 'under a "document web" ancestor: accessibility state is not proof of what the page holds' });
-      return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, { target: el.name, escalation: webEscalation(a.win, false, mode) });
+      evidence.push({
+        kind: 'web_content',
+        detail: 'under a "document web" ancestor: accessibility state is not proof of what the page holds',
+      });
+      return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
+        target: el.name,
+        escalation: webEscalation(a.win, false, mode),
+      });
     }
     const observed = evidence[0].observed;
-    return nativeResult(effect, 'accessibility', sw, evidence, mode, { target: el.name, ...(effect === 'confirmed' ? {} : { observed }) });
+    return nativeResult(effect, 'accessibility', sw, evidence, mode, {
+      target: el.name,
+      ...(effect === 'confirmed' ? {} : { observed }),
+    });
   });
 }
 
@@ -290,16 +489,27 @@ export async function setValueNative(host: NativeHost, target: ResolvedTarget, v
  * only. Keys do what a user does: focus it, Home, then Down to the option; its name (Qt names a combo box
  * by its current text) proves the result. Keys need the window's keyboard focus.
  */
-async function qtComboKeys(a: Aim, el: NativeRef, value: string, mode: 'background' | 'foreground', sw: Stopwatch): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
+async function qtComboKeys(
+  a: Aim,
+  el: NativeRef,
+  value: string,
+  mode: 'background' | 'foreground',
+  sw: Stopwatch,
+): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
   const { atspi } = a;
   const options = await optionsOf(atspi, el);
   const index = options.findIndex((o) => o.name === value);
-  if (index < 0) throw new Refusal('no_such_option', `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`, { options: options.map((o) => o.name) });
+  if (index < 0)
+    throw new Refusal(
+      'no_such_option',
+      `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`,
+      { options: options.map((o) => o.name) },
+    );
   await requireKeyboardFocus(a.win, mode);
   const name = () => atspi.prop(el, IFACE.accessible, 'Name').then(String);
   const was = await name();
   // Qt's GrabFocus answers false for a combo box; a click opens its popup with the keyboard in it.
-  const open = !has(a.states, STATE.focused) && !await atspi.grabFocus(el).catch(() => false);
+  const open = !has(a.states, STATE.focused) && !(await atspi.grabFocus(el).catch(() => false));
   sw.lap('resolve');
   if (open) {
     await moveTo(el.box.x + el.box.w / 2, el.box.y + el.box.h / 2);
@@ -311,9 +521,19 @@ async function qtComboKeys(a: Aim, el: NativeRef, value: string, mode: 'backgrou
   if (open) await pressKeys(['Enter']);
   sw.lap('deliver');
   let now = await name();
-  for (let i = 0; i < 25 && now !== value; i++) { await new Promise((r) => setTimeout(r, 20)); now = await name(); }
+  for (let i = 0; i < 25 && now !== value; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    now = await name();
+  }
   sw.lap('verify');
-  const evidence: Evidence[] = [{ kind: 'selection', expected: value, observed: now, detail: `${open ? 'clicked open, ' : ''}XTest Home and Down x${index}${open ? ', Enter' : ''}; before: ${was}` }];
+  const evidence: Evidence[] = [
+    {
+      kind: 'selection',
+      expected: value,
+      observed: now,
+      detail: `${open ? 'clicked open, ' : ''}XTest Home and Down x${index}${open ? ', Enter' : ''}; before: ${was}`,
+    },
+  ];
   return { effect: judgeValue(value, was, now), evidence };
 }
 
@@ -322,7 +542,12 @@ async function qtComboKeys(a: Aim, el: NativeRef, value: string, mode: 'backgrou
  * popup is open. So as a user would: click it open, read the options of its list, Home and Down to the
  * one asked for, Enter; the label it shows afterwards proves the result.
  */
-async function gtk4DropDown(a: Aim, el: NativeRef, value: string, sw: Stopwatch): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
+async function gtk4DropDown(
+  a: Aim,
+  el: NativeRef,
+  value: string,
+  sw: Stopwatch,
+): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
   const { atspi } = a;
   const was = await dropDownValue(atspi, el);
   sw.lap('resolve');
@@ -333,17 +558,32 @@ async function gtk4DropDown(a: Aim, el: NativeRef, value: string, sw: Stopwatch)
   const index = options.indexOf(value);
   if (index < 0) {
     await pressKeys(['Escape']);
-    if (!options.length) throw new Refusal('not_settable', `"${el.name}" showed no list of options when clicked open; nothing was chosen`);
-    throw new Refusal('no_such_option', `value: no option of "${el.name}" is named "${value}"; options: ${options.join(', ')}`, { options });
+    if (!options.length)
+      throw new Refusal('not_settable', `"${el.name}" showed no list of options when clicked open; nothing was chosen`);
+    throw new Refusal(
+      'no_such_option',
+      `value: no option of "${el.name}" is named "${value}"; options: ${options.join(', ')}`,
+      { options },
+    );
   }
   await pressKeys(['Home']);
   for (let i = 0; i < index; i++) await pressKeys(['Down']);
   await pressKeys(['Enter']);
   sw.lap('deliver');
   let now = await dropDownValue(atspi, el);
-  for (let i = 0; i < 25 && now !== value; i++) { await new Promise((r) => setTimeout(r, 20)); now = await dropDownValue(atspi, el); }
+  for (let i = 0; i < 25 && now !== value; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    now = await dropDownValue(atspi, el);
+  }
   sw.lap('verify');
-  const evidence: Evidence[] = [{ kind: 'selection', expected: value, observed: now ?? '(none)', detail: `clicked open, XTest Home, Down x${index}, Enter; the label the drop-down shows, before: ${was}` }];
+  const evidence: Evidence[] = [
+    {
+      kind: 'selection',
+      expected: value,
+      observed: now ?? '(none)',
+      detail: `clicked open, XTest Home, Down x${index}, Enter; the label the drop-down shows, before: ${was}`,
+    },
+  ];
   return { effect: judgeValue(value, was, now), evidence };
 }
 
@@ -355,7 +595,9 @@ async function dropDownOptions(atspi: Aim['atspi'], el: NativeRef): Promise<stri
     const list = nodes.find((n) => n.role === ROLE.list);
     if (!list) continue;
     const items = await atspi.children(list.ref);
-    const names = await Promise.all(items.map(async (item) => (await labelsUnder(atspi, item, 10)).find((n) => n.role === ROLE.label)?.name ?? ''));
+    const names = await Promise.all(
+      items.map(async (item) => (await labelsUnder(atspi, item, 10)).find((n) => n.role === ROLE.label)?.name ?? ''),
+    );
     return names;
   }
   return [];
@@ -368,7 +610,9 @@ async function optionsOf(atspi: Aim['atspi'], el: NativeRef): Promise<Array<{ na
     const [[role]] = [await atspi.call(children[0], IFACE.accessible, 'GetRole')];
     if (Number(role) === ROLE.menu || Number(role) === ROLE.list) children = await atspi.children(children[0]);
   }
-  return Promise.all(children.map(async (c) => ({ name: String(await atspi.prop(c, IFACE.accessible, 'Name').catch(() => '')) })));
+  return Promise.all(
+    children.map(async (c) => ({ name: String(await atspi.prop(c, IFACE.accessible, 'Name').catch(() => '')) })),
+  );
 }
 
 async function selectedName(atspi: Aim['atspi'], el: NativeRef): Promise<string | null> {
@@ -390,7 +634,11 @@ export async function pressFirstAction(atspi: Aim['atspi'], el: NativeRef): Prom
 }
 
 /** Reads an element's states until `done` holds or ~500 ms passed (toolkits apply actions on idle). */
-export async function waitStates(atspi: Aim['atspi'], el: NativeRef, done: (s: [number, number]) => boolean): Promise<[number, number]> {
+export async function waitStates(
+  atspi: Aim['atspi'],
+  el: NativeRef,
+  done: (s: [number, number]) => boolean,
+): Promise<[number, number]> {
   let states = await atspi.states(el);
   for (let i = 0; i < 25 && !done(states); i++) {
     await new Promise((r) => setTimeout(r, 20));

@@ -6,13 +6,23 @@ import { Refusal } from '../routing/refusal.js';
 import { x11Tool, xServer } from './env.js';
 import { cardinals, isBadWindow, type XConnection, type XProperty } from './xproto.js';
 
-export interface XWindow { id: number; pid: number | null; title: string; bounds: { x: number; y: number; w: number; h: number }; viewable: boolean }
+export interface XWindow {
+  id: number;
+  pid: number | null;
+  title: string;
+  bounds: { x: number; y: number; w: number; h: number };
+  viewable: boolean;
+}
 
 const BAD_WINDOW = /BadWindow|BadDrawable|No such window|Can't find window|X Error/i;
 
 /** The error for a window that is gone (closed before or during an action). */
 export function windowGone(id: number): Refusal {
-  return new Refusal('target_not_found', `window ${id} does not exist (it closed); call list_windows for the open windows`, { window_id: id });
+  return new Refusal(
+    'target_not_found',
+    `window ${id} does not exist (it closed); call list_windows for the open windows`,
+    { window_id: id },
+  );
 }
 
 async function tool(bin: string, args: string[], windowId?: number): Promise<string> {
@@ -41,11 +51,16 @@ export async function describeWindow(id: number): Promise<XWindow> {
   try {
     // Pipelined on one connection: one round trip for all six answers.
     const [geometry, corner, mapState, pid, netName, wmName] = await Promise.all([
-      x.geometry(id), x.toRoot(id, 0, 0), x.mapState(id),
-      x.property(id, '_NET_WM_PID', 1), x.property(id, '_NET_WM_NAME'), x.property(id, 'WM_NAME'),
+      x.geometry(id),
+      x.toRoot(id, 0, 0),
+      x.mapState(id),
+      x.property(id, '_NET_WM_PID', 1),
+      x.property(id, '_NET_WM_NAME'),
+      x.property(id, 'WM_NAME'),
     ]);
     return {
-      id, pid: cardinals(pid)[0] ?? null,
+      id,
+      pid: cardinals(pid)[0] ?? null,
       title: await titleOf(x, netName ?? wmName),
       // Like xwininfo's "Absolute upper-left": the outer corner, border included.
       bounds: { x: corner.x - geometry.border, y: corner.y - geometry.border, w: geometry.w, h: geometry.h },
@@ -60,7 +75,7 @@ export async function describeWindow(id: number): Promise<XWindow> {
 /** _NET_WM_NAME is UTF-8; WM_NAME is Latin-1 when typed STRING (else, in practice, UTF-8 too). */
 async function titleOf(x: XConnection, name: XProperty | null): Promise<string> {
   if (name?.format !== 8) return '';
-  return name.data.toString(name.type === await x.atom('STRING') ? 'latin1' : 'utf8');
+  return name.data.toString(name.type === (await x.atom('STRING')) ? 'latin1' : 'utf8');
 }
 
 export async function listWindows(): Promise<XWindow[]> {
@@ -97,7 +112,8 @@ export async function topWindowAt(x: number, y: number): Promise<XWindow | null>
   if (!ids.length) return null;
   for (const id of ids) {
     const w = await describeWindow(id).catch(() => null);
-    if (w?.viewable && x >= w.bounds.x && y >= w.bounds.y && x < w.bounds.x + w.bounds.w && y < w.bounds.y + w.bounds.h) return w;
+    if (w?.viewable && x >= w.bounds.x && y >= w.bounds.y && x < w.bounds.x + w.bounds.w && y < w.bounds.y + w.bounds.h)
+      return w;
   }
   return null;
 }
@@ -110,12 +126,18 @@ export function descendsFrom(pid: number, ancestor: number): boolean {
     try {
       const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
       current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   }
   return false;
 }
 
 /** The executable name of a process (to tell browsers and Electron apps). */
 export function processName(pid: number): string {
-  try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { return ''; }
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
 }

@@ -10,19 +10,38 @@ import { join } from 'node:path';
 
 /** An X protocol error reply (code 3 is BadWindow, 9 BadDrawable). */
 export class XError extends Error {
-  constructor(readonly code: number, readonly request: string, readonly badValue: number) {
+  constructor(
+    readonly code: number,
+    readonly request: string,
+    readonly badValue: number,
+  ) {
     super(`X error ${code} (${X_ERROR_NAMES[code] ?? 'unknown'}) answering ${request} for 0x${badValue.toString(16)}`);
   }
 }
-const X_ERROR_NAMES: Record<number, string> = { 3: 'BadWindow', 4: 'BadPixmap', 5: 'BadAtom', 9: 'BadDrawable', 11: 'BadAlloc' };
+const X_ERROR_NAMES: Record<number, string> = {
+  3: 'BadWindow',
+  4: 'BadPixmap',
+  5: 'BadAtom',
+  9: 'BadDrawable',
+  11: 'BadAlloc',
+};
 export const isBadWindow = (e: unknown) => e instanceof XError && (e.code === 3 || e.code === 9);
 
 const REQUEST_TIMEOUT_MS = 5000;
 const pad4 = (n: number) => (4 - (n % 4)) % 4;
 
-interface Pending { name: string; resolve: (reply: Buffer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+interface Pending {
+  name: string;
+  resolve: (reply: Buffer) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
 
-export interface XProperty { type: number; format: number; data: Buffer }
+export interface XProperty {
+  type: number;
+  format: number;
+  data: Buffer;
+}
 
 /** A 32-bit property's values (CARDINAL, WINDOW lists); none for a missing or differently typed one. */
 export function cardinals(p: XProperty | null): number[] {
@@ -40,7 +59,10 @@ export class XConnection {
   closed = false;
   private readonly extensions = new Map<string, Promise<number | null>>();
 
-  private constructor(private readonly socket: Socket, readonly setup: XSetup) {
+  private constructor(
+    private readonly socket: Socket,
+    readonly setup: XSetup,
+  ) {
     socket.unref(); // an idle X connection must not keep the process alive; a pending request's timer does
     socket.on('data', (chunk) => this.receive(chunk));
     socket.on('close', () => this.fail(new Error('the X server closed the connection')));
@@ -60,7 +82,9 @@ export class XConnection {
     return new XConnection(socket, parseSetup(setup, Number(screenText ?? 0)));
   }
 
-  get root(): number { return this.setup.root; }
+  get root(): number {
+    return this.setup.root;
+  }
 
   close(): void {
     this.socket.destroy();
@@ -68,7 +92,9 @@ export class XConnection {
   }
 
   atom(name: string): Promise<number> {
-    return this.once(this.atoms, name, () => this.request(16, 0, nameBody(name), `InternAtom ${name}`).then((r) => r.readUInt32LE(8)));
+    return this.once(this.atoms, name, () =>
+      this.request(16, 0, nameBody(name), `InternAtom ${name}`).then((r) => r.readUInt32LE(8)),
+    );
   }
 
   /** A property's raw value (type 0 = any type); null when the window does not have it. */
@@ -80,14 +106,22 @@ export class XConnection {
     body.writeUInt32LE(0, 12);
     body.writeUInt32LE(maxLongs, 16);
     const r = await this.request(20, 0, body, `GetProperty ${name}`, window);
-    const format = r[1], type = r.readUInt32LE(8), count = r.readUInt32LE(16);
+    const format = r[1],
+      type = r.readUInt32LE(8),
+      count = r.readUInt32LE(16);
     if (type === 0) return null;
     return { type, format, data: r.subarray(32, 32 + count * (format / 8)) };
   }
 
   async geometry(window: number): Promise<{ x: number; y: number; w: number; h: number; border: number }> {
     const r = await this.request(14, 0, u32(window), 'GetGeometry', window);
-    return { x: r.readInt16LE(12), y: r.readInt16LE(14), w: r.readUInt16LE(16), h: r.readUInt16LE(18), border: r.readUInt16LE(20) };
+    return {
+      x: r.readInt16LE(12),
+      y: r.readInt16LE(14),
+      w: r.readUInt16LE(16),
+      h: r.readUInt16LE(18),
+      border: r.readUInt16LE(20),
+    };
   }
 
   /** Where a window's (x, y) is in root coordinates. */
@@ -117,7 +151,9 @@ export class XConnection {
 
   /** An extension's major opcode, or null when the server does not have it. */
   extension(name: string): Promise<number | null> {
-    return this.once(this.extensions, name, () => this.request(98, 0, nameBody(name), `QueryExtension ${name}`).then((r) => (r[8] ? r[9] : null)));
+    return this.once(this.extensions, name, () =>
+      this.request(98, 0, nameBody(name), `QueryExtension ${name}`).then((r) => (r[8] ? r[9] : null)),
+    );
   }
 
   /** Asked once per key for the connection's life (atoms, extension opcodes); a failed answer is asked again. */
@@ -138,7 +174,8 @@ export class XConnection {
     body[0] = minKeycode;
     body[1] = maxKeycode - minKeycode + 1;
     const r = await this.request(101, 0, body, 'GetKeyboardMapping');
-    const perKeycode = r[1], count = (r.length - 32) / 4;
+    const perKeycode = r[1],
+      count = (r.length - 32) / 4;
     const keysyms = new Uint32Array(count);
     for (let i = 0; i < count; i++) keysyms[i] = r.readUInt32LE(32 + 4 * i);
     return { perKeycode, keysyms };
@@ -215,12 +252,19 @@ export class XConnection {
 
   private fail(e: Error): void {
     this.closed = true;
-    for (const p of this.pending.values()) { clearTimeout(p.timer); p.reject(e); }
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(e);
+    }
     this.pending.clear();
   }
 }
 
-const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n, 0); return b; };
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n, 0);
+  return b;
+};
 
 /** A request body that is a name: its length, two unused bytes, the name padded to four. */
 function nameBody(name: string): Buffer {
@@ -234,18 +278,33 @@ function nameBody(name: string): Buffer {
 /** The MIT-MAGIC-COOKIE-1 for this display from the Xauthority file, if it has one. */
 function cookieFor(host: string, display: string): Buffer | null {
   let file: Buffer;
-  try { file = readFileSync(process.env.XAUTHORITY || join(homedir(), '.Xauthority')); } catch { return null; }
+  try {
+    file = readFileSync(process.env.XAUTHORITY || join(homedir(), '.Xauthority'));
+  } catch {
+    return null;
+  }
   let at = 0;
-  const field = () => { const n = file.readUInt16BE(at); const v = file.subarray(at + 2, at + 2 + n); at += 2 + n; return v; };
+  const field = () => {
+    const n = file.readUInt16BE(at);
+    const v = file.subarray(at + 2, at + 2 + n);
+    at += 2 + n;
+    return v;
+  };
   let wildcard: Buffer | null = null;
   while (at + 2 <= file.length) {
     try {
-      const family = file.readUInt16BE(at); at += 2;
-      const address = field().toString('latin1'), number = field().toString('latin1'), name = field().toString('latin1'), data = field();
+      const family = file.readUInt16BE(at);
+      at += 2;
+      const address = field().toString('latin1'),
+        number = field().toString('latin1'),
+        name = field().toString('latin1'),
+        data = field();
       if (name !== 'MIT-MAGIC-COOKIE-1' || (number !== display && number !== '')) continue;
       if (family === 0xffff) wildcard ??= data;
       else if (address === host) return data;
-    } catch { break; }
+    } catch {
+      break;
+    }
   }
   return wildcard;
 }
@@ -261,12 +320,18 @@ function handshake(socket: Socket, cookie: Buffer | null): Promise<Buffer> {
   head.writeUInt16LE(data.length, 8);
   return new Promise((resolve, reject) => {
     let got = Buffer.alloc(0);
-    const timer = setTimeout(() => done(new Error(`the X server did not answer the connection setup within ${REQUEST_TIMEOUT_MS} ms`)), REQUEST_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => done(new Error(`the X server did not answer the connection setup within ${REQUEST_TIMEOUT_MS} ms`)),
+      REQUEST_TIMEOUT_MS,
+    );
     const done = (e: Error | null, setup?: Buffer) => {
       clearTimeout(timer);
       socket.off('data', onData);
       socket.off('error', onError);
-      if (e) { socket.destroy(); reject(e); } else resolve(setup!);
+      if (e) {
+        socket.destroy();
+        reject(e);
+      } else resolve(setup!);
     };
     const onError = (e: Error) => done(new Error(`cannot connect to the X server: ${e.message}`));
     const onData = (chunk: Buffer) => {
@@ -274,7 +339,12 @@ function handshake(socket: Socket, cookie: Buffer | null): Promise<Buffer> {
       if (got.length < 8) return;
       const total = 8 + 4 * got.readUInt16LE(6);
       if (got.length < total) return;
-      if (got[0] !== 1) return done(new Error(`the X server refused the connection: ${got.subarray(8, 8 + got[1]).toString('latin1') || 'authentication required'}`));
+      if (got[0] !== 1)
+        return done(
+          new Error(
+            `the X server refused the connection: ${got.subarray(8, 8 + got[1]).toString('latin1') || 'authentication required'}`,
+          ),
+        );
       done(null, got.subarray(8, total));
     };
     socket.on('data', onData);
@@ -297,7 +367,9 @@ export interface XSetup {
 
 /** What the server's setup block says about screen `index` (vendor, pixmap formats, then screens). */
 function parseSetup(setup: Buffer, index: number): XSetup {
-  const vendorLength = setup.readUInt16LE(16), screens = setup[20], formatCount = setup[21];
+  const vendorLength = setup.readUInt16LE(16),
+    screens = setup[20],
+    formatCount = setup[21];
   if (index >= screens) throw new Error(`the X server has ${screens} screen(s), not screen ${index}`);
   const formatsAt = 32 + vendorLength + pad4(vendorLength);
   let at = formatsAt + 8 * formatCount;
@@ -308,9 +380,15 @@ function parseSetup(setup: Buffer, index: number): XSetup {
   }
   const depth = setup[at + 38];
   let bitsPerPixel = 0;
-  for (let f = 0; f < formatCount; f++) if (setup[formatsAt + 8 * f] === depth) bitsPerPixel = setup[formatsAt + 8 * f + 1];
+  for (let f = 0; f < formatCount; f++)
+    if (setup[formatsAt + 8 * f] === depth) bitsPerPixel = setup[formatsAt + 8 * f + 1];
   return {
-    root: setup.readUInt32LE(at), width: setup.readUInt16LE(at + 20), height: setup.readUInt16LE(at + 22),
-    minKeycode: setup[26], maxKeycode: setup[27], bitsPerPixel, imageByteOrder: setup[22],
+    root: setup.readUInt32LE(at),
+    width: setup.readUInt16LE(at + 20),
+    height: setup.readUInt16LE(at + 22),
+    minKeycode: setup[26],
+    maxKeycode: setup[27],
+    bitsPerPixel,
+    imageByteOrder: setup[22],
   };
 }

@@ -4,7 +4,12 @@
 export type Effect = 'confirmed' | 'partial' | 'mismatch' | 'no_effect' | 'unverifiable';
 export type Route = 'dom' | 'accessibility' | 'synthetic_events' | 'pixel';
 
-export interface Evidence { kind: string; expected?: unknown; observed?: unknown; detail?: string }
+export interface Evidence {
+  kind: string;
+  expected?: unknown;
+  observed?: unknown;
+  detail?: string;
+}
 
 export interface ActionResult {
   effect: Effect;
@@ -19,7 +24,11 @@ export interface ActionResult {
   observed?: unknown;
   target?: string;
   /** What else the action caused: a tab opened, a download, a dialog now blocking the page. */
-  side_effects?: Array<{ kind: 'tab_opened'; tab_id: string; url: string } | { kind: 'download'; file: string; path: string; state: string } | { kind: 'dialog'; type: string; message: string }>;
+  side_effects?: Array<
+    | { kind: 'tab_opened'; tab_id: string; url: string }
+    | { kind: 'download'; file: string; path: string; state: string }
+    | { kind: 'dialog'; type: string; message: string }
+  >;
 }
 
 /** Where an action lands, after the tool layer resolved tokens and targets. */
@@ -37,8 +46,15 @@ export interface ResolvedTarget {
 
 /** Effective agent-cursor motion, as the session layer computes it (plain data). */
 export interface CursorSettings {
-  style: string; arc_size: number; arc_flow: number; start_handle: number; end_handle: number; spring: number;
-  dwell_after_click_ms: number; idle_hide_ms: number; reduced_motion: boolean;
+  style: string;
+  arc_size: number;
+  arc_flow: number;
+  start_handle: number;
+  end_handle: number;
+  spring: number;
+  dwell_after_click_ms: number;
+  idle_hide_ms: number;
+  reduced_motion: boolean;
   effects: { trail: boolean; click_ripple: boolean; follow_through: boolean };
   durationFor(distance: number): number;
 }
@@ -67,10 +83,27 @@ export interface Snapshot {
   scale: number;
 }
 
-export interface ClickOptions { button: 'left' | 'right' | 'middle'; count: 1 | 2 | 3; modifiers: string[] }
-export interface TypeOptions { delayMs: number; deliveryMode: 'background' | 'foreground' }
-export interface ScrollOptions { direction: 'up' | 'down' | 'left' | 'right'; amount: number; by: 'line' | 'page' }
-export interface DragOptions { from: { x: number; y: number }; to: { x: number; y: number }; durationMs: number; steps: number; button: 'left' | 'right' | 'middle' }
+export interface ClickOptions {
+  button: 'left' | 'right' | 'middle';
+  count: 1 | 2 | 3;
+  modifiers: string[];
+}
+export interface TypeOptions {
+  delayMs: number;
+  deliveryMode: 'background' | 'foreground';
+}
+export interface ScrollOptions {
+  direction: 'up' | 'down' | 'left' | 'right';
+  amount: number;
+  by: 'line' | 'page';
+}
+export interface DragOptions {
+  from: { x: number; y: number };
+  to: { x: number; y: number };
+  durationMs: number;
+  steps: number;
+  button: 'left' | 'right' | 'middle';
+}
 
 export interface Driver {
   snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot>;

@@ -18,8 +18,13 @@ export const DEFAULT_QUEUE_LIMITS: QueueLimits = { maxWaiting: 32, maxWaitMs: 12
 /** Told when a call has to wait, with its place in line (1 = next); e.g. for an MCP progress notification. */
 export type WaitHook = (info: { key: string; position: number; message: string }) => void;
 
-interface Waiter { go(): void }
-interface Lane { busy: boolean; waiting: Waiter[] }
+interface Waiter {
+  go(): void;
+}
+interface Lane {
+  busy: boolean;
+  waiting: Waiter[];
+}
 
 export class TargetQueue {
   private readonly lanes = new Map<string, Lane>();
@@ -36,13 +41,24 @@ export class TargetQueue {
     // A call whose agent the operator stopped does not start (nor join the line): nothing was done.
     if (signal?.aborted) throw signal.reason;
     let lane = this.lanes.get(key);
-    if (!lane) { lane = { busy: false, waiting: [] }; this.lanes.set(key, lane); }
+    if (!lane) {
+      lane = { busy: false, waiting: [] };
+      this.lanes.set(key, lane);
+    }
     if (lane.busy) {
       if (lane.waiting.length >= this.limits.maxWaiting) {
-        throw new Refusal('target_busy', `${lane.waiting.length} actions are already waiting for ${key} (at most ${this.limits.maxWaiting}); nothing was done; retry once they have finished`, { retryable: true, waiting: lane.waiting.length });
+        throw new Refusal(
+          'target_busy',
+          `${lane.waiting.length} actions are already waiting for ${key} (at most ${this.limits.maxWaiting}); nothing was done; retry once they have finished`,
+          { retryable: true, waiting: lane.waiting.length },
+        );
       }
       const position = lane.waiting.length + 1;
-      onWait?.({ key, position, message: `waiting for ${position === 1 ? 'the action' : `${position} actions`} ahead on ${key}` });
+      onWait?.({
+        key,
+        position,
+        message: `waiting for ${position === 1 ? 'the action' : `${position} actions`} ahead on ${key}`,
+      });
       await this.turn(lane, key, signal);
     }
     lane.busy = true;
@@ -50,8 +66,12 @@ export class TargetQueue {
       return await work();
     } finally {
       const next = lane.waiting.shift();
-      if (next) next.go(); // the lane stays busy: handed straight to the next caller
-      else { lane.busy = false; this.lanes.delete(key); }
+      if (next)
+        next.go(); // the lane stays busy: handed straight to the next caller
+      else {
+        lane.busy = false;
+        this.lanes.delete(key);
+      }
     }
   }
 
@@ -65,8 +85,24 @@ export class TargetQueue {
         reject(reason);
       };
       const onAbort = () => leave(signal!.reason);
-      const waiter: Waiter = { go: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); resolve(); } };
-      const timer = setTimeout(() => leave(new Refusal('target_busy', `waited ${this.limits.maxWaitMs} ms for the actions ahead on ${key} to finish; nothing was done; retry`, { retryable: true })), this.limits.maxWaitMs);
+      const waiter: Waiter = {
+        go: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const timer = setTimeout(
+        () =>
+          leave(
+            new Refusal(
+              'target_busy',
+              `waited ${this.limits.maxWaitMs} ms for the actions ahead on ${key} to finish; nothing was done; retry`,
+              { retryable: true },
+            ),
+          ),
+        this.limits.maxWaitMs,
+      );
       // The operator stopped this call's agent while it waited in line: it leaves the line, nothing done.
       signal?.addEventListener('abort', onAbort, { once: true });
       lane.waiting.push(waiter);
@@ -82,7 +118,13 @@ export function queueKey(target: ResolvedTarget): string {
 }
 
 /** `driver` with its actions on `target` run through `queue`; snapshot and anything else pass straight through. */
-export function queuedDriver(queue: TargetQueue, driver: Driver, target: ResolvedTarget, onWait?: WaitHook, signal?: AbortSignal): Driver {
+export function queuedDriver(
+  queue: TargetQueue,
+  driver: Driver,
+  target: ResolvedTarget,
+  onWait?: WaitHook,
+  signal?: AbortSignal,
+): Driver {
   const key = queueKey(target);
   return new Proxy(driver, {
     get(d, prop, receiver) {
@@ -91,7 +133,8 @@ export function queuedDriver(queue: TargetQueue, driver: Driver, target: Resolve
       if (!ACTIONS.has(prop as keyof Driver)) return value.bind(d);
       // Within this process the queue orders the calls; the driver's own lock (if any) orders them against
       // other processes driving the same target.
-      const act = (...args: unknown[]) => (d.exclusive ? d.exclusive(target, () => value.apply(d, args)) : value.apply(d, args));
+      const act = (...args: unknown[]) =>
+        d.exclusive ? d.exclusive(target, () => value.apply(d, args)) : value.apply(d, args);
       return (...args: unknown[]) => queue.run(key, () => act(...args), onWait, signal);
     },
   });

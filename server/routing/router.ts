@@ -7,7 +7,15 @@ import { flushCursors, hideCursor } from '../cdp/cursor-overlay.js';
 import { CdpDriver } from '../cdp/driver.js';
 import { guardRequests } from '../cdp/guard.js';
 import type { Tab } from '../cdp/tab.js';
-import { answerDialog, browserProcessPid, browserWindowOf, evaluateInPage, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
+import {
+  answerDialog,
+  browserProcessPid,
+  browserWindowOf,
+  evaluateInPage,
+  isVisible,
+  openerIdOf,
+  thumbnailOf,
+} from '../cdp/tab-commands.js';
 import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
 import type { NativeDriver, NativeTarget } from '../native/driver.js';
@@ -45,9 +53,14 @@ export interface RouterOptions {
  * Why the native route cannot run here, or null when it may: it needs Linux with an X display (and, found
  * on its first call, a session D-Bus with AT-SPI). Nothing of it is loaded while this says no.
  */
-export function nativeUnavailable(platform: string = process.platform, env: NodeJS.ProcessEnv = process.env): string | null {
-  if (platform !== 'linux') return `the native route needs Linux with X11 and AT-SPI; this is ${platform} (the browser route works here)`;
-  if (!env.DISPLAY) return `the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session${env.WAYLAND_DISPLAY ? '; a Wayland session needs XWayland' : ''})`;
+export function nativeUnavailable(
+  platform: string = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
+  if (platform !== 'linux')
+    return `the native route needs Linux with X11 and AT-SPI; this is ${platform} (the browser route works here)`;
+  if (!env.DISPLAY)
+    return `the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session${env.WAYLAND_DISPLAY ? '; a Wayland session needs XWayland' : ''})`;
   return null;
 }
 
@@ -71,7 +84,10 @@ export class Router {
     this.browser.closedListeners.add((tabId) => this.tabOwners.delete(tabId));
     this.browsers = new SessionBrowsers(this.browser, this.cdp, {
       ...options.perConnection,
-      tabGone: (tabId) => { this.tabOwners.delete(tabId); this.snapshots.forget('tab', tabId); },
+      tabGone: (tabId) => {
+        this.tabOwners.delete(tabId);
+        this.snapshots.forget('tab', tabId);
+      },
     });
   }
 
@@ -108,7 +124,9 @@ export class Router {
       const tab = await this.browser.findTab(tabId);
       const [frame] = await tab.frames();
       return (await tab.call(frame, 'cursorVisible')) === true;
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -151,7 +169,10 @@ export class Router {
   private readonly guarded = new WeakMap<Tab, Promise<void>>();
   private guard(tab: Tab): Promise<void> {
     let done = this.guarded.get(tab);
-    if (!done) { done = guardRequests(tab, this.policy).catch(() => {}); this.guarded.set(tab, done); }
+    if (!done) {
+      done = guardRequests(tab, this.policy).catch(() => {});
+      this.guarded.set(tab, done);
+    }
     return done;
   }
 
@@ -164,10 +185,14 @@ export class Router {
 
   /** A tab by id for this call: refused as not found when it is another connection's; claimed when unowned. */
   async tabFor(caller: Caller, tabId: string): Promise<Tab> {
-    const notFound = async () => new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
-      { tab_ids: (await this.tabsFor(caller).catch(() => [])).map((t) => t.id) });
+    const notFound = async () =>
+      new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`, {
+        tab_ids: (await this.tabsFor(caller).catch(() => [])).map((t) => t.id),
+      });
     let tab: Tab;
-    try { tab = await this.browsers.hostFor(caller).findTab(tabId); } catch (e) {
+    try {
+      tab = await this.browsers.hostFor(caller).findTab(tabId);
+    } catch (e) {
       if (e instanceof Refusal && e.code === 'target_not_found') throw await notFound();
       throw e;
     }
@@ -189,13 +214,18 @@ export class Router {
   }
 
   /** The operator gives a tab to a session's connection (gateway method tabs.assign). */
-  assignTab(tabId: string, connectionId: string): void { this.tabOwners.set(tabId, connectionId); }
+  assignTab(tabId: string, connectionId: string): void {
+    this.tabOwners.set(tabId, connectionId);
+  }
 
   /** The tab a call without a target acts on: the session's current tab, else its own, else the operator's first, else a new one. */
   async currentTab(caller: Caller): Promise<Tab> {
     const tabs = await this.tabsFor(caller);
-    const current = tabs.find((t) => t.id === caller.session?.currentTabId) ?? tabs.find((t) => this.tabOwners.get(t.id) === caller.connectionId)
-      ?? tabs[0] ?? await this.openTab(caller);
+    const current =
+      tabs.find((t) => t.id === caller.session?.currentTabId) ??
+      tabs.find((t) => this.tabOwners.get(t.id) === caller.connectionId) ??
+      tabs[0] ??
+      (await this.openTab(caller));
     await this.claim(current, caller);
     this.setCurrentTab(caller, current.id);
     return current;
@@ -211,7 +241,11 @@ export class Router {
   /** A screenshot of the session's current tab (for its recording), if a browser is already running. */
   async screenshotOfCurrentTab(caller: Caller): Promise<string | null> {
     if (!this.browser.running) return null;
-    try { return (await (await this.currentTab(caller)).screenshot()).data; } catch { return null; }
+    try {
+      return (await (await this.currentTab(caller)).screenshot()).data;
+    } catch {
+      return null;
+    }
   }
 
   /** A small JPEG of a tab for the operators' action log. */
@@ -220,9 +254,15 @@ export class Router {
   }
 
   /** Page-level commands of the page tool, so that tools never speak CDP. */
-  runScript(tab: Tab, expression: string, options: { awaitResult: boolean }) { return evaluateInPage(tab, expression, options); }
-  answerDialog(tab: Tab, accept: boolean, promptText?: string) { return answerDialog(tab, accept, promptText); }
-  browserWindowOf(tab: Tab) { return browserWindowOf(tab); }
+  runScript(tab: Tab, expression: string, options: { awaitResult: boolean }) {
+    return evaluateInPage(tab, expression, options);
+  }
+  answerDialog(tab: Tab, accept: boolean, promptText?: string) {
+    return answerDialog(tab, accept, promptText);
+  }
+  browserWindowOf(tab: Tab) {
+    return browserWindowOf(tab);
+  }
 
   /**
    * A type_text for a native element, as its request arrives: starts the reads its insertion will need (the
@@ -233,20 +273,30 @@ export class Router {
     try {
       const found = this.snapshots.resolve(elementToken);
       if (found.kind !== 'tab') this.native?.host.prefetchField(found.element.ref as AccRef);
-    } catch { /* a stale or invalid token is refused by the call itself */ }
+    } catch {
+      /* a stale or invalid token is refused by the call itself */
+    }
   }
 
   /**
    * Turns a call's targeting arguments into one resolved target and the driver for its route.
    * Mixing two ways of naming a target is refused; tokens are checked for staleness here.
    */
-  async resolve(args: TargetArgs, caller: Caller, options: { needsTarget?: boolean } = {}): Promise<{ target: ResolvedTarget; driver: Driver }> {
+  async resolve(
+    args: TargetArgs,
+    caller: Caller,
+    options: { needsTarget?: boolean } = {},
+  ): Promise<{ target: ResolvedTarget; driver: Driver }> {
     const { target, driver } = await this.route(args, caller, options);
     // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
     return { target, driver: queuedDriver(this.actionQueue, driver, target, caller.onQueued, caller.signal) };
   }
 
-  private async route(args: TargetArgs, caller: Caller, options: { needsTarget?: boolean }): Promise<{ target: ResolvedTarget; driver: Driver }> {
+  private async route(
+    args: TargetArgs,
+    caller: Caller,
+    options: { needsTarget?: boolean },
+  ): Promise<{ target: ResolvedTarget; driver: Driver }> {
     checkTargetShape(args);
     const point = args.x !== undefined ? { x: args.x, y: args.y! } : undefined;
     const cursor = () => this.options.cursorFor(caller.session);
@@ -262,14 +312,20 @@ export class Router {
       const tab = await this.checkTabOpen(found.key, caller);
       this.policy.checkUrl(tab.page.url());
       this.setCurrentTab(caller, found.key);
-      return { target: { kind: 'tab', key: found.key, element, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
+      return {
+        target: { kind: 'tab', key: found.key, element, cursor: cursor() },
+        driver: this.browsers.driverFor(caller),
+      };
     }
     const t = args.target;
     if (t?.kind === 'tab') {
       const tab = await this.tabFor(caller, t.tab_id);
       this.policy.checkUrl(tab.page.url());
       this.setCurrentTab(caller, t.tab_id);
-      return { target: { kind: 'tab', key: t.tab_id, point, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
+      return {
+        target: { kind: 'tab', key: t.tab_id, point, cursor: cursor() },
+        driver: this.browsers.driverFor(caller),
+      };
     }
     if (t?.kind === 'desktop' || args.scope === 'desktop') {
       const target: NativeTarget = { kind: 'desktop', key: 'primary', point, deliveryMode };
@@ -277,13 +333,19 @@ export class Router {
     }
     if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
       const native = await this.nativeRoute(); // a window is an X11 window: none without the native route
-      const { pid, windowId } = await this.windowOf(t?.kind === 'window' ? t.pid : args.pid, t?.kind === 'window' ? t.window_id : args.window_id);
+      const { pid, windowId } = await this.windowOf(
+        t?.kind === 'window' ? t.pid : args.pid,
+        t?.kind === 'window' ? t.window_id : args.window_id,
+      );
       // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
       const tab = await this.tabOfWindow(pid, windowId, caller);
       if (tab) {
         this.policy.checkUrl(tab.page.url());
         this.setCurrentTab(caller, tab.id);
-        return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
+        return {
+          target: { kind: 'tab', key: tab.id, point, cursor: cursor() },
+          driver: this.browsers.driverFor(caller),
+        };
       }
       const target: NativeTarget = { kind: 'window', key: `${pid}:${windowId}`, point, deliveryMode };
       return { target, driver: native };
@@ -295,13 +357,19 @@ export class Router {
   }
 
   /** Whether a browser is driven now (launched and running, or attached). */
-  get browserInUse(): boolean { return this.browser.running || this.browser.attached; }
+  get browserInUse(): boolean {
+    return this.browser.running || this.browser.attached;
+  }
 
   /** The pid of the browser Verity launched, if it did. */
-  get launchedBrowserPid(): number | null { return this.browser.launchedPid ?? null; }
+  get launchedBrowserPid(): number | null {
+    return this.browser.launchedPid ?? null;
+  }
 
   /** The driven browser's product and version (attaching or launching it when needed). */
-  async browserVersion(): Promise<string> { return (await this.browser.get()).version(); }
+  async browserVersion(): Promise<string> {
+    return (await this.browser.get()).version();
+  }
 
   /** The pid of the browser driven over CDP: the launched one, or (attached) the one CDP reports. */
   private attachedPid: number | null = null;
@@ -314,11 +382,20 @@ export class Router {
   }
 
   /** A window target's pid and window id; either may be left out when the other names one window. */
-  private async windowOf(pid: number | undefined, windowId: number | undefined): Promise<{ pid: number; windowId: number }> {
+  private async windowOf(
+    pid: number | undefined,
+    windowId: number | undefined,
+  ): Promise<{ pid: number; windowId: number }> {
     if (windowId !== undefined && pid !== undefined) return { pid, windowId };
     const windows = await (await this.nativeRoute()).host.windows();
-    const found = windows.find((w) => (windowId === undefined || w.id === windowId) && (pid === undefined || w.pid === pid));
-    if (!found) throw new Refusal('target_not_found', `no window ${windowId ?? ''}${pid !== undefined ? ` of pid ${pid}` : ''}; call list_windows`);
+    const found = windows.find(
+      (w) => (windowId === undefined || w.id === windowId) && (pid === undefined || w.pid === pid),
+    );
+    if (!found)
+      throw new Refusal(
+        'target_not_found',
+        `no window ${windowId ?? ''}${pid !== undefined ? ` of pid ${pid}` : ''}; call list_windows`,
+      );
     return { pid: found.pid ?? 0, windowId: found.id };
   }
 
@@ -333,23 +410,42 @@ export class Router {
     if (!this.belongsToDrivenBrowser(pid, browserPid)) return null;
     const winTitle = await this.native!.host.windowTitle(windowId);
     const tabs = await this.tabsFor(caller); // another connection's tabs are not this session's to drive
-    const facts = await Promise.all(tabs.map(async (tab) => ({
-      tab,
-      title: await tab.title().catch(() => ''),
-      visible: await isVisible(tab),
-    })));
+    const facts = await Promise.all(
+      tabs.map(async (tab) => ({
+        tab,
+        title: await tab.title().catch(() => ''),
+        visible: await isVisible(tab),
+      })),
+    );
     const titled = (f: (typeof facts)[number]) => !!f.title && winTitle.startsWith(f.title);
-    const pick = facts.find((f) => f.visible && titled(f)) ?? facts.find(titled) ?? facts.find((f) => f.visible) ?? facts[0];
-    if (!pick) throw new Refusal('target_not_found', `window ${windowId} belongs to the driven browser but it has no tab this session may drive`);
+    const pick =
+      facts.find((f) => f.visible && titled(f)) ?? facts.find(titled) ?? facts.find((f) => f.visible) ?? facts[0];
+    if (!pick)
+      throw new Refusal(
+        'target_not_found',
+        `window ${windowId} belongs to the driven browser but it has no tab this session may drive`,
+      );
     await this.claim(pick.tab, caller);
     return pick.tab;
   }
 
   private async checkTabOpen(tabId: string, caller: Caller): Promise<Tab> {
-    const exists = await this.browsers.hostFor(caller).findTab(tabId).then(() => true, (e) => { if (e instanceof Refusal && e.code === 'target_not_found') return false; throw e; });
+    const exists = await this.browsers
+      .hostFor(caller)
+      .findTab(tabId)
+      .then(
+        () => true,
+        (e) => {
+          if (e instanceof Refusal && e.code === 'target_not_found') return false;
+          throw e;
+        },
+      );
     if (!exists) {
       this.snapshots.forget('tab', tabId);
-      throw new Refusal('target_not_found', `the tab of this element_token (${tabId}) is closed; call page list_tabs and get_window_state`);
+      throw new Refusal(
+        'target_not_found',
+        `the tab of this element_token (${tabId}) is closed; call page list_tabs and get_window_state`,
+      );
     }
     // Another connection's tab: refused like a tab that does not exist (its snapshots stay its owner's).
     return this.tabFor(caller, tabId);

@@ -44,10 +44,16 @@ const HOOK = 'browser';
 export class SessionBrowsers {
   private readonly own = new Map<string, Own>();
 
-  constructor(private readonly shared: BrowserHost, private readonly sharedDriver: CdpDriver, private readonly options: SessionBrowsersOptions) {}
+  constructor(
+    private readonly shared: BrowserHost,
+    private readonly sharedDriver: CdpDriver,
+    private readonly options: SessionBrowsersOptions,
+  ) {}
 
   /** Whether connections get browsers (or contexts) of their own. */
-  get perConnection(): boolean { return !!this.options.endpoint || !!this.options.isolated; }
+  get perConnection(): boolean {
+    return !!this.options.endpoint || !!this.options.isolated;
+  }
 
   /** The browser host whose tabs this call may list, find and open. Refused `browser_lost` once after its pool browser went away. */
   hostFor(ctx: { connectionId: string; session?: Session }): BrowserHost {
@@ -60,7 +66,9 @@ export class SessionBrowsers {
   }
 
   /** How often this connection's browser went away so far (taken before a call runs; see lostDuring). */
-  lossesOf(connectionId: string): number { return this.own.get(connectionId)?.losses ?? 0; }
+  lossesOf(connectionId: string): number {
+    return this.own.get(connectionId)?.losses ?? 0;
+  }
 
   /**
    * After a call: the `browser_lost` refusal to give instead of its result when its browser went away while it
@@ -75,7 +83,11 @@ export class SessionBrowsers {
   private takeLoss(own: Own): Refusal {
     const loss = own.loss!;
     own.loss = null;
-    return new Refusal('browser_lost', lossMessage(redactEndpoint(this.options.endpoint?.url ?? ''), loss), { retryable: true, alive_ms: loss.aliveMs, close_code: loss.code });
+    return new Refusal('browser_lost', lossMessage(redactEndpoint(this.options.endpoint?.url ?? ''), loss), {
+      retryable: true,
+      alive_ms: loss.aliveMs,
+      close_code: loss.code,
+    });
   }
 
   private entry(ctx: { connectionId: string; session?: Session }): Own {
@@ -86,7 +98,8 @@ export class SessionBrowsers {
       this.own.set(ctx.connectionId, own);
     }
     // The browser lives as long as a session of the connection that used it.
-    if (ctx.session && ctx.session.state === 'active' && !ctx.session.hooks.has(HOOK)) ctx.session.hooks.set(HOOK, (session) => this.sessionEnded(session));
+    if (ctx.session && ctx.session.state === 'active' && !ctx.session.hooks.has(HOOK))
+      ctx.session.hooks.set(HOOK, (session) => this.sessionEnded(session));
     return own;
   }
 
@@ -103,7 +116,11 @@ export class SessionBrowsers {
     own.host = new BrowserHost({
       viewport: this.options.browser.viewport,
       transport: async () => {
-        const transport = await connectToPool(endpoint, (loss) => this.lost(connectionId, own, loss), currentProgress());
+        const transport = await connectToPool(
+          endpoint,
+          (loss) => this.lost(connectionId, own, loss),
+          currentProgress(),
+        );
         log(`a browser from the pool at ${where} for MCP connection ${connectionId}`);
         return transport;
       },
@@ -123,7 +140,9 @@ export class SessionBrowsers {
     if (this.own.get(connectionId) !== own) return; // closed on purpose meanwhile
     own.loss = loss;
     own.losses++;
-    (this.options.browser.log ?? (() => {}))(`the browser from the pool for MCP connection ${connectionId} went away after ${Math.round(loss.aliveMs / 1000)} s (WebSocket close ${loss.code})`);
+    (this.options.browser.log ?? (() => {}))(
+      `the browser from the pool for MCP connection ${connectionId} went away after ${Math.round(loss.aliveMs / 1000)} s (WebSocket close ${loss.code})`,
+    );
     this.forgetTabs(connectionId, own);
   }
 
@@ -139,7 +158,9 @@ export class SessionBrowsers {
 
   /** A session that used the browser ended: the browser goes when no other session of the connection holds it. */
   private async sessionEnded(session: Session): Promise<void> {
-    const holders = this.options.sessions.list(session.connectionId).filter((s) => s !== session && s.state === 'active' && s.hooks.has(HOOK));
+    const holders = this.options.sessions
+      .list(session.connectionId)
+      .filter((s) => s !== session && s.state === 'active' && s.hooks.has(HOOK));
     if (!holders.length) await this.release(session.connectionId);
   }
 
@@ -159,5 +180,7 @@ export class SessionBrowsers {
   }
 
   /** For the operator and tests: the connections that hold a browser (or context) now. */
-  get count(): number { return this.own.size; }
+  get count(): number {
+    return this.own.size;
+  }
 }

@@ -3,7 +3,13 @@
 import type { Snapshot, SnapshotElement } from './driver.js';
 import { Refusal } from './refusal.js';
 
-interface Stored { id: string; kind: 'tab' | 'window' | 'desktop'; key: string; elements: SnapshotElement[]; scale: number }
+interface Stored {
+  id: string;
+  kind: 'tab' | 'window' | 'desktop';
+  key: string;
+  elements: SnapshotElement[];
+  scale: number;
+}
 
 const TOKEN = /^(s[0-9a-f]{8}):(\d+)$/;
 const KEEP = 64; // snapshots remembered, so an old token is told "stale" rather than "invalid"
@@ -30,7 +36,8 @@ export class SnapshotRegistry {
     while (this.byId.size > KEEP) {
       const oldest = this.byId.get(this.byId.keys().next().value!)!;
       this.byId.delete(oldest.id);
-      if (this.latest.get(`${oldest.kind}:${oldest.key}`) === oldest.id) this.latest.delete(`${oldest.kind}:${oldest.key}`);
+      if (this.latest.get(`${oldest.kind}:${oldest.key}`) === oldest.id)
+        this.latest.delete(`${oldest.kind}:${oldest.key}`);
     }
   }
 
@@ -44,21 +51,35 @@ export class SnapshotRegistry {
   }
 
   /** The element a token names, or the contract's refusal (stale, invalid). */
-  resolve(token: string): { kind: Stored['kind']; key: string; snapshotId: string; index: number; element: SnapshotElement } {
+  resolve(token: string): {
+    kind: Stored['kind'];
+    key: string;
+    snapshotId: string;
+    index: number;
+    element: SnapshotElement;
+  } {
     const match = TOKEN.exec(token);
     if (!match) throw new Refusal('invalid_element_token', 'element_token has invalid format');
     const [, id, indexText] = match;
     const stored = this.byId.get(id);
     if (!stored) {
-      throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { current_snapshot_ids: [...this.latest.values()] });
+      throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', {
+        current_snapshot_ids: [...this.latest.values()],
+      });
     }
     const current = this.latest.get(`${stored.kind}:${stored.key}`);
     if (current !== id) {
-      throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { current_snapshot_ids: current ? [current] : [] });
+      throw new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', {
+        current_snapshot_ids: current ? [current] : [],
+      });
     }
     const index = Number(indexText);
     const element = stored.elements[index];
-    if (!element) throw new Refusal('invalid_element_token', `element_token element_index ${index} out of range (snapshot had ${stored.elements.length} elements)`);
+    if (!element)
+      throw new Refusal(
+        'invalid_element_token',
+        `element_token element_index ${index} out of range (snapshot had ${stored.elements.length} elements)`,
+      );
     return { kind: stored.kind, key: stored.key, snapshotId: id, index, element };
   }
 

@@ -4,7 +4,10 @@ import { Refusal } from './refusal.js';
 
 export interface TargetArgs {
   element_token?: string;
-  target?: { kind: 'tab'; tab_id: string } | { kind: 'window'; pid: number; window_id: number } | { kind: 'desktop'; display_id?: 'primary' };
+  target?:
+    | { kind: 'tab'; tab_id: string }
+    | { kind: 'window'; pid: number; window_id: number }
+    | { kind: 'desktop'; display_id?: 'primary' };
   pid?: number;
   window_id?: number;
   scope?: 'window' | 'desktop';
@@ -24,7 +27,12 @@ export function checkTargetShape(args: TargetArgs): void {
     (args.pid !== undefined || args.window_id !== undefined) && 'pid/window_id',
     args.scope === 'desktop' && 'scope',
   ].filter(Boolean) as string[];
-  if (named.length > 1) throw new Refusal('conflicting_target', `name the target one way only; got ${named.join(' and ')}`, { fields: named });
-  if ((args.x === undefined) !== (args.y === undefined)) throw new Refusal('invalid_arguments', `${args.x === undefined ? 'x' : 'y'}: the px form needs both x and y`);
-  if (args.element_token !== undefined && args.x !== undefined) throw new Refusal('conflicting_target', 'pass element_token or x,y, not both');
+  if (named.length > 1)
+    throw new Refusal('conflicting_target', `name the target one way only; got ${named.join(' and ')}`, {
+      fields: named,
+    });
+  if ((args.x === undefined) !== (args.y === undefined))
+    throw new Refusal('invalid_arguments', `${args.x === undefined ? 'x' : 'y'}: the px form needs both x and y`);
+  if (args.element_token !== undefined && args.x !== undefined)
+    throw new Refusal('conflicting_target', 'pass element_token or x,y, not both');
 }

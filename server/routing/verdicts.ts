@@ -5,7 +5,11 @@
 import type { ActionResult, Effect, Evidence } from './driver.js';
 
 /** A field's text around the insertion point, and the text that should land there. */
-export interface Insertion { head: string; inserted: string; tail: string }
+export interface Insertion {
+  head: string;
+  inserted: string;
+  tail: string;
+}
 
 /**
  * The rule both routes share for text inserted at a caret. The field must hold exactly head + inserted +
@@ -13,11 +17,19 @@ export interface Insertion { head: string; inserted: string; tail: string }
  * caret with nothing else changed is partial (maxlength, a full field). Anything else (the text twice,
  * elsewhere, rewritten by the page) is a mismatch. `landed` is the part of the text that is there.
  */
-export function judgeInsertion(before: string, observed: string, at: Insertion): { effect: Exclude<Effect, 'unverifiable'>; landed: string } {
+export function judgeInsertion(
+  before: string,
+  observed: string,
+  at: Insertion,
+): { effect: Exclude<Effect, 'unverifiable'>; landed: string } {
   const { head, inserted, tail } = at;
   if (observed === head + inserted + tail) return { effect: 'confirmed', landed: inserted };
   if (observed === before) return { effect: 'no_effect', landed: '' };
-  if (observed.startsWith(head) && observed.endsWith(tail) && observed.length < head.length + inserted.length + tail.length) {
+  if (
+    observed.startsWith(head) &&
+    observed.endsWith(tail) &&
+    observed.length < head.length + inserted.length + tail.length
+  ) {
     const middle = observed.slice(head.length, observed.length - tail.length);
     if (middle.length > 0 && inserted.startsWith(middle)) return { effect: 'partial', landed: middle };
   }
@@ -31,10 +43,33 @@ export function judgeValue<T>(wanted: T, before: T, now: T): Exclude<Effect, 'pa
 
 const codePointCount = (s: string) => [...s].length;
 
-export interface FieldState { kind: 'value' | 'editor'; text: string; start: number; end: number; maxLength: number; focused: boolean; describe: string; lines: number }
-export interface WatchedEvent { type: string; trusted: boolean; onTarget: boolean; prevented: boolean; hit: string }
-export interface FieldReadBack { first: FieldState | null; settled: FieldState | null; events: WatchedEvent[] }
-export interface TextVerdict { effect: Effect; delivered: number; evidence: Evidence[] }
+export interface FieldState {
+  kind: 'value' | 'editor';
+  text: string;
+  start: number;
+  end: number;
+  maxLength: number;
+  focused: boolean;
+  describe: string;
+  lines: number;
+}
+export interface WatchedEvent {
+  type: string;
+  trusted: boolean;
+  onTarget: boolean;
+  prevented: boolean;
+  hit: string;
+}
+export interface FieldReadBack {
+  first: FieldState | null;
+  settled: FieldState | null;
+  events: WatchedEvent[];
+}
+export interface TextVerdict {
+  effect: Effect;
+  delivered: number;
+  evidence: Evidence[];
+}
 
 const NBSP = /\u00a0/g;
 
@@ -46,19 +81,27 @@ function linesBefore(state: FieldState): number {
 /** Compares what the field holds with what inserting `text` at the caret should have produced. */
 export function judgeText(before: FieldState, read: FieldReadBack, text: string): TextVerdict {
   const after = read.settled ?? read.first;
-  if (!after) return { effect: 'unverifiable', delivered: 0, evidence: [{ kind: 'value', detail: 'the field could not be read back' }] };
+  if (!after)
+    return {
+      effect: 'unverifiable',
+      delivered: 0,
+      evidence: [{ kind: 'value', detail: 'the field could not be read back' }],
+    };
   const norm = (s: string) => (before.kind === 'editor' ? s.replace(NBSP, ' ') : s);
   const inserted = before.kind === 'editor' ? text.replace(/\n/g, '') : text;
   // A field without a selection API (email, number) cannot say where its caret was: the end is assumed,
   // and any single insertion of the whole text elsewhere is the caret being there (see below).
   const start = before.start >= 0 ? Math.min(before.start, before.text.length) : before.text.length;
   const end = before.end >= 0 ? Math.min(Math.max(before.end, start), before.text.length) : start;
-  const head = norm(before.text.slice(0, start)), tail = norm(before.text.slice(end));
+  const head = norm(before.text.slice(0, start)),
+    tail = norm(before.text.slice(end));
   const expected = head + inserted + tail;
   const observed = norm(after.text);
   const evidenceFor = (state: FieldState, label: string): Evidence => ({
-    kind: before.kind === 'value' ? 'field_value' : 'editor_text', detail: label,
-    expected: excerpt(expected, head.length, inserted.length), observed: excerpt(norm(state.text), head.length, inserted.length),
+    kind: before.kind === 'value' ? 'field_value' : 'editor_text',
+    detail: label,
+    expected: excerpt(expected, head.length, inserted.length),
+    observed: excerpt(norm(state.text), head.length, inserted.length),
   });
   const evidence = [evidenceFor(after, read.settled ? 'read back after the page settled' : 'read back at once')];
   if (read.first && read.settled && norm(read.first.text) !== observed) {
@@ -69,16 +112,26 @@ export function judgeText(before: FieldState, read: FieldReadBack, text: string)
   // empty block going away when the first character lands is not a lost break).
   const breaksLanded = before.kind !== 'editor' || newlines === 0 || after.lines - linesBefore(before) >= newlines;
   const landed = judgeInsertion(norm(before.text), observed, { head, inserted, tail });
-  if (landed.effect === 'confirmed' && breaksLanded) return { effect: 'confirmed', delivered: codePointCount(text), evidence };
+  if (landed.effect === 'confirmed' && breaksLanded)
+    return { effect: 'confirmed', delivered: codePointCount(text), evidence };
   if (landed.effect === 'confirmed') {
-    evidence.push({ kind: 'line_breaks', expected: newlines, observed: after.lines - linesBefore(before), detail: 'the text landed but its line breaks did not' });
+    evidence.push({
+      kind: 'line_breaks',
+      expected: newlines,
+      observed: after.lines - linesBefore(before),
+      detail: 'the text landed but its line breaks did not',
+    });
     return { effect: 'mismatch', delivered: codePointCount(text) - newlines, evidence };
   }
   if (landed.effect === 'no_effect') return { effect: 'no_effect', delivered: 0, evidence };
   if (before.kind === 'value' && before.start < 0) {
     for (let k = before.text.length - 1; k >= 0; k--) {
       if (observed === before.text.slice(0, k) + text + before.text.slice(k)) {
-        evidence.push({ kind: 'caret', observed: k, detail: 'the field has no selection API; the text landed whole at offset ' + k + ', where its caret was' });
+        evidence.push({
+          kind: 'caret',
+          observed: k,
+          detail: 'the field has no selection API; the text landed whole at offset ' + k + ', where its caret was',
+        });
         return { effect: 'confirmed', delivered: codePointCount(text), evidence };
       }
     }
@@ -97,9 +150,16 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * The native route's text verdict: a field's text `before` and `after` inserting `text` at `position`
  * (code points; UTF-16 units when `utf16`, as Qt counts).
  */
-export function judgeTextAt(before: string, after: string, position: number, text: string, utf16 = false): { effect: Effect; delivered: number; expected: string } {
+export function judgeTextAt(
+  before: string,
+  after: string,
+  position: number,
+  text: string,
+  utf16 = false,
+): { effect: Effect; delivered: number; expected: string } {
   const at = stringIndex(before, position, utf16);
-  const head = before.slice(0, at), tail = before.slice(at);
+  const head = before.slice(0, at),
+    tail = before.slice(at);
   const { effect, landed } = judgeInsertion(before, after, { head, inserted: text, tail });
   return { effect, delivered: codePointCount(landed), expected: head + text + tail };
 }
@@ -113,7 +173,13 @@ export function stringIndex(text: string, position: number, utf16 = false): numb
  * judgeTextAt on a read-back checked against the app's character count: text that reads back exactly but
  * is not all the field holds is a mismatch, and a read that cannot be whole proves no "nothing changed".
  */
-export function judgeTextRead(before: string, read: { text: string; whole: boolean }, position: number, text: string, utf16 = false): ReturnType<typeof judgeTextAt> {
+export function judgeTextRead(
+  before: string,
+  read: { text: string; whole: boolean },
+  position: number,
+  text: string,
+  utf16 = false,
+): ReturnType<typeof judgeTextAt> {
   const verdict = judgeTextAt(before, read.text, position, text, utf16);
   if (read.whole) return verdict;
   if (verdict.effect === 'confirmed') return { ...verdict, effect: 'mismatch', delivered: 0 };
@@ -124,8 +190,14 @@ export function judgeTextRead(before: string, read: { text: string; whole: boole
 /** A bounded window of a long text around the insertion, so evidence stays small for 2,000 characters. */
 export function excerpt(text: string, at: number, length: number, context = 40): string {
   if (text.length <= 2 * context + 120) return text;
-  const from = Math.max(0, at - context), to = Math.min(text.length, at + length + context);
-  const middle = to - from > 2 * context + 120 ? text.slice(from, from + context + 60) + `…(${to - from - 2 * context - 120} chars)…` + text.slice(to - context - 60, to) : text.slice(from, to);
+  const from = Math.max(0, at - context),
+    to = Math.min(text.length, at + length + context);
+  const middle =
+    to - from > 2 * context + 120
+      ? text.slice(from, from + context + 60) +
+        `…(${to - from - 2 * context - 120} chars)…` +
+        text.slice(to - context - 60, to)
+      : text.slice(from, to);
   return (from > 0 ? '…' : '') + middle + (to < text.length ? '…' : '');
 }
 
@@ -138,7 +210,11 @@ export function numberFieldRejects(text: string): string | null {
   return bad.length ? bad.join('') : null;
 }
 
-export interface PointerVerdict { effect: Effect; observed?: string; escalation?: ActionResult['escalation'] }
+export interface PointerVerdict {
+  effect: Effect;
+  observed?: string;
+  escalation?: ActionResult['escalation'];
+}
 
 /**
  * What a click's observed events prove. The decisive event (click, dblclick, contextmenu) on the target
@@ -160,5 +236,8 @@ export function judgePointer(events: WatchedEvent[], decisive: string): PointerV
         : `mousedown only: the press reached the target, no mouseup or ${decisive} was observed`,
     };
   }
-  return { effect: 'unverifiable', escalation: { target: 'verify', reason: `no ${decisive} was observed; call get_window_state to see the page` } };
+  return {
+    effect: 'unverifiable',
+    escalation: { target: 'verify', reason: `no ${decisive} was observed; call get_window_state to see the page` },
+  };
 }

@@ -10,10 +10,23 @@ import { reportWhile, type Progress } from '../progress.js';
 export type BrakeState = 'running' | 'paused' | 'stopped';
 
 /** What the operator's views show of a held agent: the state, who set it and when, and how many calls wait. */
-export interface BrakeStatus { state: BrakeState; by: string | null; since: string | null; waiting: number }
+export interface BrakeStatus {
+  state: BrakeState;
+  by: string | null;
+  since: string | null;
+  waiting: number;
+}
 
-interface Held { state: 'paused' | 'stopped'; by: string; since: string; waiters: Set<Waiter> }
-interface Waiter { release(): void; cancel(reason: Refusal): void }
+interface Held {
+  state: 'paused' | 'stopped';
+  by: string;
+  since: string;
+  waiters: Set<Waiter>;
+}
+interface Waiter {
+  release(): void;
+  cancel(reason: Refusal): void;
+}
 
 /** The connection part of a sessionKey (`<connectionId>/<label | implicit>`). */
 export function connectionOfKey(sessionKey: string): string {
@@ -22,7 +35,11 @@ export function connectionOfKey(sessionKey: string): string {
 }
 
 export function stoppedRefusal(by: string): Refusal {
-  return new Refusal('session_stopped', `an operator (${by}) stopped this agent; its calls are refused until the operator resumes it. Nothing more will run: tell the user and wait for them`, { by, retryable: false });
+  return new Refusal(
+    'session_stopped',
+    `an operator (${by}) stopped this agent; its calls are refused until the operator resumes it. Nothing more will run: tell the user and wait for them`,
+    { by, retryable: false },
+  );
 }
 
 export class Brake extends EventEmitter {
@@ -30,14 +47,20 @@ export class Brake extends EventEmitter {
   /** Calls running now, per sessionKey: stop and end cancel what they wait for (queue, approval, wait_for). */
   private readonly running = new Map<string, Set<AbortController>>();
 
-  constructor(private readonly pauseTimeoutMs: number = LIMITS.pauseTimeoutMs) { super(); }
+  constructor(private readonly pauseTimeoutMs: number = LIMITS.pauseTimeoutMs) {
+    super();
+  }
 
   /** Agents paused or stopped now (the approvals sidebar cannot be hidden while any is). */
-  get heldCount(): number { return this.held.size; }
+  get heldCount(): number {
+    return this.held.size;
+  }
 
   status(connectionId: string): BrakeStatus {
     const held = this.held.get(connectionId);
-    return held ? { state: held.state, by: held.by, since: held.since, waiting: held.waiters.size } : { state: 'running', by: null, since: null, waiting: 0 };
+    return held
+      ? { state: held.state, by: held.by, since: held.since, waiting: held.waiters.size }
+      : { state: 'running', by: null, since: null, waiting: 0 };
   }
 
   /**
@@ -49,21 +72,49 @@ export class Brake extends EventEmitter {
     if (!held) return;
     if (held.state === 'stopped') throw stoppedRefusal(held.by);
     if (held.waiters.size >= LIMITS.pausedCallsPerAgent) {
-      throw new Refusal('session_paused', `an operator (${held.by}) paused this agent and ${held.waiters.size} of its calls already wait (VERITY_MAX_PAUSED_CALLS); wait for the operator to resume it`, { by: held.by, retryable: true, limit: LIMITS.pausedCallsPerAgent });
+      throw new Refusal(
+        'session_paused',
+        `an operator (${held.by}) paused this agent and ${held.waiters.size} of its calls already wait (VERITY_MAX_PAUSED_CALLS); wait for the operator to resume it`,
+        { by: held.by, retryable: true, limit: LIMITS.pausedCallsPerAgent },
+      );
     }
     const seconds = Math.round(this.pauseTimeoutMs / 1000);
     const wait = new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
-        release: () => { clearTimeout(timer); held.waiters.delete(waiter); resolve(); },
-        cancel: (reason) => { clearTimeout(timer); held.waiters.delete(waiter); reject(reason); },
+        release: () => {
+          clearTimeout(timer);
+          held.waiters.delete(waiter);
+          resolve();
+        },
+        cancel: (reason) => {
+          clearTimeout(timer);
+          held.waiters.delete(waiter);
+          reject(reason);
+        },
       };
-      const timer = setTimeout(() => waiter.cancel(new Refusal('session_paused', `an operator (${held.by}) paused this agent and did not resume it within ${seconds} s (VERITY_PAUSE_TIMEOUT_MS); nothing was done; call again later`, { by: held.by, retryable: true, waited_ms: this.pauseTimeoutMs })), this.pauseTimeoutMs);
+      const timer = setTimeout(
+        () =>
+          waiter.cancel(
+            new Refusal(
+              'session_paused',
+              `an operator (${held.by}) paused this agent and did not resume it within ${seconds} s (VERITY_PAUSE_TIMEOUT_MS); nothing was done; call again later`,
+              { by: held.by, retryable: true, waited_ms: this.pauseTimeoutMs },
+            ),
+          ),
+        this.pauseTimeoutMs,
+      );
       held.waiters.add(waiter);
       this.emit('changed', connectionId);
     });
     try {
-      await reportWhile(progress, `paused by an operator (${held.by}); this call waits for resume (at most ${seconds} s)`, wait);
-    } finally { this.emit('changed', connectionId); }
+      await reportWhile(
+        progress,
+        `paused by an operator (${held.by}); this call waits for resume (at most ${seconds} s)`,
+        wait,
+      );
+    } finally {
+      this.emit('changed', connectionId);
+    }
   }
 
   /** Registers a running call of `sessionKey`; its signal fires when the operator stops the agent or ends the session. */
@@ -121,7 +172,10 @@ export class Brake extends EventEmitter {
     const held = this.held.get(connectionId);
     if (!held) return;
     this.held.delete(connectionId);
-    for (const waiter of [...held.waiters]) waiter.cancel(new Refusal('session_ended', 'the connection closed while this call waited for the operator to resume it'));
+    for (const waiter of [...held.waiters])
+      waiter.cancel(
+        new Refusal('session_ended', 'the connection closed while this call waited for the operator to resume it'),
+      );
     this.emit('changed', connectionId);
   }
 
@@ -139,9 +193,26 @@ export function abandonOnAbort<T>(work: Promise<T>, signal: AbortSignal): Promis
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => {
       const reason = signal.reason as Refusal;
-      reject(reason instanceof Refusal ? new Refusal(reason.code, `${reason.message}. This call was cancelled while it ran: if it had already begun acting, what it did is unknown; read the target before going on`, { ...reason.details, delivery: 'unknown' }) : reason);
+      reject(
+        reason instanceof Refusal
+          ? new Refusal(
+              reason.code,
+              `${reason.message}. This call was cancelled while it ran: if it had already begun acting, what it did is unknown; read the target before going on`,
+              { ...reason.details, delivery: 'unknown' },
+            )
+          : reason,
+      );
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    work.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v); }, (e) => { signal.removeEventListener('abort', onAbort); reject(e); });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
   });
 }

@@ -8,13 +8,25 @@ export const TIMINGS = ['native', 'fitts', 'fixed', 'relaxed', 'steady', 'calm',
 export interface CursorMotion {
   style: (typeof STYLES)[number];
   timing: (typeof TIMINGS)[number];
-  arc_flow: number; arc_size: number; start_handle: number; end_handle: number; spring: number;
-  glide_duration_ms: number; dwell_after_click_ms: number; idle_hide_ms: number; turn_radius: number;
+  arc_flow: number;
+  arc_size: number;
+  start_handle: number;
+  end_handle: number;
+  spring: number;
+  glide_duration_ms: number;
+  dwell_after_click_ms: number;
+  idle_hide_ms: number;
+  turn_radius: number;
   effects: { trail: boolean; click_ripple: boolean; follow_through: boolean };
 }
-export type MotionInput = Partial<Omit<CursorMotion, 'effects'>> & { effects?: Partial<Record<keyof CursorMotion['effects'], boolean | 'default'>> };
+export type MotionInput = Partial<Omit<CursorMotion, 'effects'>> & {
+  effects?: Partial<Record<keyof CursorMotion['effects'], boolean | 'default'>>;
+};
 
-export interface CursorTheme { theme_id: string; reduced_motion: 'auto' | 'on' | 'off' }
+export interface CursorTheme {
+  theme_id: string;
+  reduced_motion: 'auto' | 'on' | 'off';
+}
 
 /** [min, max, default] for each numeric field. */
 export const RANGES: Record<Exclude<keyof CursorMotion, 'style' | 'timing' | 'effects'>, [number, number, number]> = {
@@ -39,7 +51,10 @@ const STYLE_EFFECTS: Record<CursorMotion['style'], CursorMotion['effects']> = {
 };
 
 export function builtInMotion(): CursorMotion {
-  const numbers = Object.fromEntries(Object.entries(RANGES).map(([k, [, , d]]) => [k, d])) as Omit<CursorMotion, 'style' | 'timing' | 'effects'>;
+  const numbers = Object.fromEntries(Object.entries(RANGES).map(([k, [, , d]]) => [k, d])) as Omit<
+    CursorMotion,
+    'style' | 'timing' | 'effects'
+  >;
   return { style: 'signature_arc', timing: 'steady', ...numbers, effects: { ...STYLE_EFFECTS.signature_arc } };
 }
 
@@ -58,7 +73,9 @@ export function overlay(base: CursorMotion, input: MotionInput | undefined): Cur
     const value = input[key];
     if (typeof value === 'number' && Number.isFinite(value)) out[key] = clamp(value, RANGES[key]);
   }
-  for (const [name, value] of Object.entries(input.effects ?? {}) as Array<[keyof CursorMotion['effects'], boolean | 'default']>) {
+  for (const [name, value] of Object.entries(input.effects ?? {}) as Array<
+    [keyof CursorMotion['effects'], boolean | 'default']
+  >) {
     if (!(name in out.effects)) continue;
     out.effects[name] = value === 'default' ? STYLE_EFFECTS[out.style][name] : value;
   }
@@ -66,11 +83,21 @@ export function overlay(base: CursorMotion, input: MotionInput | undefined): Cur
 }
 
 /** The effective motion: layers in precedence order, then reduced motion over everything. */
-export function effectiveMotion(layers: { saved?: MotionInput; start?: MotionInput; set?: MotionInput }, theme: CursorTheme, systemReducedMotion: boolean): CursorMotion & { reduced_motion: boolean } {
+export function effectiveMotion(
+  layers: { saved?: MotionInput; start?: MotionInput; set?: MotionInput },
+  theme: CursorTheme,
+  systemReducedMotion: boolean,
+): CursorMotion & { reduced_motion: boolean } {
   const merged = overlay(overlay(overlay(builtInMotion(), layers.saved), layers.start), layers.set);
   const reduced = theme.reduced_motion === 'on' || (theme.reduced_motion === 'auto' && systemReducedMotion);
   if (!reduced) return { ...merged, reduced_motion: false };
-  return { ...merged, arc_size: 0, arc_flow: 0, effects: { trail: false, click_ripple: false, follow_through: false }, reduced_motion: true };
+  return {
+    ...merged,
+    arc_size: 0,
+    arc_flow: 0,
+    effects: { trail: false, click_ripple: false, follow_through: false },
+    reduced_motion: true,
+  };
 }
 
 /** How long a glide of `distance` px takes under the motion's timing. */
@@ -79,12 +106,19 @@ export function glideDuration(motion: CursorMotion & { reduced_motion: boolean }
   const nativeMs = 200 + Math.sqrt(distance) * 12;
   const fixed = motion.glide_duration_ms || 1430;
   switch (motion.timing) {
-    case 'fixed': return fixed;
-    case 'native': return motion.glide_duration_ms || nativeMs;
-    case 'fitts': return 150 + 110 * Math.log2(1 + distance / 24);
-    case 'deliberate': return Math.min(1300, Math.max(450, 250 + 160 * Math.log2(1 + distance / 24)));
-    case 'relaxed': return motion.glide_duration_ms || Math.max(450, nativeMs);
-    case 'calm': return motion.glide_duration_ms || Math.max(750, nativeMs);
-    default: return motion.glide_duration_ms || Math.max(600, nativeMs); // 'steady'
+    case 'fixed':
+      return fixed;
+    case 'native':
+      return motion.glide_duration_ms || nativeMs;
+    case 'fitts':
+      return 150 + 110 * Math.log2(1 + distance / 24);
+    case 'deliberate':
+      return Math.min(1300, Math.max(450, 250 + 160 * Math.log2(1 + distance / 24)));
+    case 'relaxed':
+      return motion.glide_duration_ms || Math.max(450, nativeMs);
+    case 'calm':
+      return motion.glide_duration_ms || Math.max(750, nativeMs);
+    default:
+      return motion.glide_duration_ms || Math.max(600, nativeMs); // 'steady'
   }
 }

@@ -11,7 +11,11 @@ import type { Session } from './manager.js';
 function loadSavedCursorMotion(): MotionInput | undefined {
   const file = join(configDir(), 'config.json');
   if (!existsSync(file)) return undefined;
-  try { return JSON.parse(readFileSync(file, 'utf8'))?.cursor?.motion; } catch { return undefined; }
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'))?.cursor?.motion;
+  } catch {
+    return undefined;
+  }
 }
 
 export class CursorPreferences {
@@ -24,7 +28,11 @@ export class CursorPreferences {
 
   /** What a session's settings add up to, for its summary. */
   motionOf(session: Session) {
-    return effectiveMotion({ saved: this.saved, start: session.cursor.start, set: session.cursor.set }, session.cursor.theme, this.systemReducedMotion);
+    return effectiveMotion(
+      { saved: this.saved, start: session.cursor.start, set: session.cursor.set },
+      session.cursor.theme,
+      this.systemReducedMotion,
+    );
   }
 
   /** The session's effective cursor motion as the driver needs it (none without a session or with the cursor off). */

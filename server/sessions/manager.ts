@@ -50,12 +50,18 @@ export class SessionManager {
   }
 
   /** How long a session may go without a call before it ends as idle_timeout. */
-  get idleMs(): number { return this.options.idleMs; }
+  get idleMs(): number {
+    return this.options.idleMs;
+  }
 
   /** A hook every session runs at its end (e.g. hide the agent cursor), besides its own. */
-  addGlobalHook(name: string, hook: CleanupHook): void { this.globalHooks.set(name, hook); }
+  addGlobalHook(name: string, hook: CleanupHook): void {
+    this.globalHooks.set(name, hook);
+  }
 
-  private key(connectionId: string, label: string | null): string { return `${connectionId}\u0000${label ?? ''}`; }
+  private key(connectionId: string, label: string | null): string {
+    return `${connectionId}\u0000${label ?? ''}`;
+  }
 
   private normalize(label: string | undefined): string | null {
     const trimmed = label?.trim();
@@ -92,7 +98,10 @@ export class SessionManager {
     const label = this.normalize(rawLabel);
     this.checkOwner(connectionId, label);
     const existing = this.sessions.get(this.key(connectionId, label));
-    if (existing && existing.state !== 'ended') { existing.lastActive = Date.now(); return { session: existing, revived: false }; }
+    if (existing && existing.state !== 'ended') {
+      existing.lastActive = Date.now();
+      return { session: existing, revived: false };
+    }
     return { session: this.create(connectionId, label, !!existing), revived: !!existing };
   }
 
@@ -106,22 +115,37 @@ export class SessionManager {
   /** Refuses a new session over the bounds (a revived label takes no new room). Ended labels count until their connection goes. */
   private checkRoom(connectionId: string, label: string | null): void {
     if (this.sessions.size >= LIMITS.sessions) {
-      throw new Refusal('too_many_sessions', `the server already holds ${LIMITS.sessions} sessions (VERITY_MAX_SESSIONS); end sessions you no longer need, or disconnect idle clients`, { limit: LIMITS.sessions, retryable: true });
+      throw new Refusal(
+        'too_many_sessions',
+        `the server already holds ${LIMITS.sessions} sessions (VERITY_MAX_SESSIONS); end sessions you no longer need, or disconnect idle clients`,
+        { limit: LIMITS.sessions, retryable: true },
+      );
     }
     if (label === null) return;
     let labels = 0;
     for (const s of this.sessions.values()) if (s.connectionId === connectionId && s.label !== null) labels++;
     if (labels >= LIMITS.labelsPerConnection) {
-      throw new Refusal('too_many_sessions', `this connection already has ${LIMITS.labelsPerConnection} session labels (VERITY_MAX_LABELS_PER_CONNECTION; ended ones count until the connection closes); reuse a label (start_session revives an ended one) or reconnect`, { limit: LIMITS.labelsPerConnection });
+      throw new Refusal(
+        'too_many_sessions',
+        `this connection already has ${LIMITS.labelsPerConnection} session labels (VERITY_MAX_LABELS_PER_CONNECTION; ended ones count until the connection closes); reuse a label (start_session revives an ended one) or reconnect`,
+        { limit: LIMITS.labelsPerConnection },
+      );
     }
   }
 
   private create(connectionId: string, label: string | null, revive: boolean): Session {
     if (!revive) this.checkRoom(connectionId, label);
     const session: Session = {
-      label, connectionId, state: 'active', lastActive: Date.now(),
+      label,
+      connectionId,
+      state: 'active',
+      lastActive: Date.now(),
       cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
-      recordingDir: null, captureScope: 'auto', hooks: new Map(), inFlight: 0, tabs: new Set(),
+      recordingDir: null,
+      captureScope: 'auto',
+      hooks: new Map(),
+      inFlight: 0,
+      tabs: new Set(),
     };
     this.sessions.set(this.key(connectionId, label), session);
     if (label !== null) this.labelOwners.set(label, connectionId);
@@ -134,7 +158,9 @@ export class SessionManager {
     return `${session.connectionId}/${session.label ?? 'implicit'}`;
   }
 
-  all(): Session[] { return [...this.sessions.values()]; }
+  all(): Session[] {
+    return [...this.sessions.values()];
+  }
 
   list(connectionId: string): Session[] {
     return [...this.sessions.values()].filter((s) => s.connectionId === connectionId);
@@ -150,10 +176,19 @@ export class SessionManager {
     const hooks = [...this.globalHooks.entries(), ...session.hooks.entries()];
     session.hooks.clear();
     let finished!: () => void;
-    this.endings.set(session, new Promise<void>((resolve) => { finished = resolve; }));
+    this.endings.set(
+      session,
+      new Promise<void>((resolve) => {
+        finished = resolve;
+      }),
+    );
     try {
       for (const [name, hook] of hooks) {
-        try { await hook(session, reason); } catch { /* a failed hook must not keep the others from running */ }
+        try {
+          await hook(session, reason);
+        } catch {
+          /* a failed hook must not keep the others from running */
+        }
         this.options.onEnd?.(session, reason, name);
       }
     } finally {
@@ -169,7 +204,8 @@ export class SessionManager {
     for (const session of this.list(connectionId)) {
       await this.end(session, 'disconnect');
       this.sessions.delete(this.key(connectionId, session.label));
-      if (session.label !== null && this.labelOwners.get(session.label) === connectionId) this.labelOwners.delete(session.label);
+      if (session.label !== null && this.labelOwners.get(session.label) === connectionId)
+        this.labelOwners.delete(session.label);
     }
     this.options.onChange?.();
   }

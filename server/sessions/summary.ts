@@ -10,12 +10,21 @@ export function cursorOf(cursor: Motion, session: Session) {
 
 export function sessionSummary(cursor: Motion, session: Session) {
   return {
-    session: session.label, implicit: session.label === null, state: session.state,
-    cursor: cursorOf(cursor, session), recording_active: session.recordingDir !== null,
+    session: session.label,
+    implicit: session.label === null,
+    state: session.state,
+    cursor: cursorOf(cursor, session),
+    recording_active: session.recordingDir !== null,
     idle_seconds: Math.floor((Date.now() - session.lastActive) / 1000),
   };
 }
 
 /** A row of the operator's session list (the gateway's sessions.list and sessions.changed). */
 /** A row of the operator's session list; `brake` is the agent's brake state (sessions/brake.ts). */
-export type SessionRow = ReturnType<typeof sessionSummary> & { sessionKey: string; transport: string; client: string; tab_id: string | null; brake: import('./brake.js').BrakeStatus };
+export type SessionRow = ReturnType<typeof sessionSummary> & {
+  sessionKey: string;
+  transport: string;
+  client: string;
+  tab_id: string | null;
+  brake: import('./brake.js').BrakeStatus;
+};

@@ -5,7 +5,10 @@ import { DESTRUCTIVE, actionReply, defineTool, type ToolDef } from './define.js'
 import { actionResult, deliveryMode, targeting } from './schemas.js';
 
 const button = z.enum(['left', 'right', 'middle']).default('left');
-const modifiers = z.array(z.enum(['ctrl', 'control', 'shift', 'alt', 'option', 'meta', 'cmd', 'command'])).max(4).default([]);
+const modifiers = z
+  .array(z.enum(['ctrl', 'control', 'shift', 'alt', 'option', 'meta', 'cmd', 'command']))
+  .max(4)
+  .default([]);
 
 function clickTool(name: string, description: string, fixed: { button?: 'right'; count?: 2 }) {
   return defineTool({
@@ -22,21 +25,33 @@ function clickTool(name: string, description: string, fixed: { button?: 'right';
     advanced: ['modifier'],
     async handler(args, core, ctx) {
       const { target, driver } = await core.resolve(args, ctx);
-      const chosen = fixed.button ?? ((args as { button?: 'left' | 'right' | 'middle' }).button ?? 'left');
-      return actionReply(await driver.click(target, { button: chosen, count: fixed.count ?? 1, modifiers: args.modifier }));
+      const chosen = fixed.button ?? (args as { button?: 'left' | 'right' | 'middle' }).button ?? 'left';
+      return actionReply(
+        await driver.click(target, { button: chosen, count: fixed.count ?? 1, modifiers: args.modifier }),
+      );
     },
   });
 }
 
-export const click = clickTool('click',
-  'Click element_token\'s element or a point (x,y). confirmed: the element itself got the trusted click.', {});
+export const click = clickTool(
+  'click',
+  "Click element_token's element or a point (x,y). confirmed: the element itself got the trusted click.",
+  {},
+);
 export const doubleClick = clickTool('double_click', 'Double-click an element or a point.', { count: 2 });
-export const rightClick = clickTool('right_click', 'Right-click (context menu) an element or a point.', { button: 'right' });
+export const rightClick = clickTool('right_click', 'Right-click (context menu) an element or a point.', {
+  button: 'right',
+});
 
 export const setValue = defineTool({
   name: 'set_value',
-  description: 'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text. Read back.',
-  input: z.strictObject({ ...targeting, element_token: targeting.element_token.unwrap(), value: z.string().max(100_000) }),
+  description:
+    'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text. Read back.',
+  input: z.strictObject({
+    ...targeting,
+    element_token: targeting.element_token.unwrap(),
+    value: z.string().max(100_000),
+  }),
   output: actionResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   async handler(args, core, ctx) {
@@ -47,7 +62,8 @@ export const setValue = defineTool({
 
 export const pressKey = defineTool({
   name: 'press_key',
-  description: 'Press one key (Enter, Tab, Escape, arrows, F1-F12, a character) at the focused element or element_token\'s.',
+  description:
+    "Press one key (Enter, Tab, Escape, arrows, F1-F12, a character) at the focused element or element_token's.",
   input: z.strictObject({ ...targeting, key: z.string().min(1).max(32), modifiers, delivery_mode: deliveryMode }),
   output: actionResult,
   annotations: DESTRUCTIVE,
@@ -60,7 +76,11 @@ export const pressKey = defineTool({
 export const hotkey = defineTool({
   name: 'hotkey',
   description: 'Press a key combination, modifiers first: ["ctrl","a"].',
-  input: z.strictObject({ ...targeting, keys: z.array(z.string().min(1).max(32)).min(2).max(5), delivery_mode: deliveryMode }),
+  input: z.strictObject({
+    ...targeting,
+    keys: z.array(z.string().min(1).max(32)).min(2).max(5),
+    delivery_mode: deliveryMode,
+  }),
   output: actionResult,
   annotations: DESTRUCTIVE,
   async handler(args, core, ctx) {
@@ -93,7 +113,10 @@ export const drag = defineTool({
   description: 'Drag from (from_x,from_y) to (to_x,to_y) in screenshot px.',
   input: z.strictObject({
     ...targeting,
-    from_x: z.number().finite(), from_y: z.number().finite(), to_x: z.number().finite(), to_y: z.number().finite(),
+    from_x: z.number().finite(),
+    from_y: z.number().finite(),
+    to_x: z.number().finite(),
+    to_y: z.number().finite(),
     duration_ms: z.number().int().min(0).max(10_000).default(300),
     steps: z.number().int().min(1).max(200).default(12),
     button,
@@ -104,10 +127,15 @@ export const drag = defineTool({
   advanced: ['duration_ms', 'steps', 'button'],
   async handler(args, core, ctx) {
     const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(await driver.drag(target, {
-      from: { x: args.from_x, y: args.from_y }, to: { x: args.to_x, y: args.to_y },
-      durationMs: args.duration_ms, steps: args.steps, button: args.button,
-    }));
+    return actionReply(
+      await driver.drag(target, {
+        from: { x: args.from_x, y: args.from_y },
+        to: { x: args.to_x, y: args.to_y },
+        durationMs: args.duration_ms,
+        steps: args.steps,
+        button: args.button,
+      }),
+    );
   },
 });
 

@@ -9,23 +9,47 @@ import { getWindowState } from './inspection.js';
 import { session as sessionArg } from './schemas.js';
 import { typeText } from './typing.js';
 
-export const BATCHABLE = ['click', 'double_click', 'right_click', 'set_value', 'type_text', 'press_key', 'hotkey', 'scroll', 'drag'] as const;
+export const BATCHABLE = [
+  'click',
+  'double_click',
+  'right_click',
+  'set_value',
+  'type_text',
+  'press_key',
+  'hotkey',
+  'scroll',
+  'drag',
+] as const;
 const byName = new Map<string, ToolDef>([...actionTools, typeText].map((t) => [t.name, t]));
 
 /** How a batch runs one step: the same admission, policy and recording as a direct call. */
-export type StepRunner = (tool: ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
+export type StepRunner = (
+  tool: ToolDef,
+  args: Record<string, unknown>,
+) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
 
 export const runActions = defineTool({
   name: 'run_actions',
-  description: 'Run up to 32 action steps {tool, args} in order, all validated first; stops at the first failure. observe: get_window_state arguments, to observe after.',
+  description:
+    'Run up to 32 action steps {tool, args} in order, all validated first; stops at the first failure. observe: get_window_state arguments, to observe after.',
   input: z.strictObject({
-    steps: z.array(z.strictObject({ tool: z.enum(BATCHABLE), args: z.record(z.string(), z.unknown()).default({}) })).min(1).max(32),
+    steps: z
+      .array(z.strictObject({ tool: z.enum(BATCHABLE), args: z.record(z.string(), z.unknown()).default({}) }))
+      .min(1)
+      .max(32),
     delay_ms: z.number().int().min(0).max(2000).default(0),
     observe: z.record(z.string(), z.unknown()).optional(),
     session: sessionArg,
   }),
   output: z.object({
-    steps: z.array(z.object({ index: z.number().int(), tool: z.string(), status: z.enum(['ok', 'failed', 'not_run']), result: z.unknown().optional() })),
+    steps: z.array(
+      z.object({
+        index: z.number().int(),
+        tool: z.string(),
+        status: z.enum(['ok', 'failed', 'not_run']),
+        result: z.unknown().optional(),
+      }),
+    ),
     observation: z.unknown().optional(),
   }),
   annotations: DESTRUCTIVE,
@@ -33,23 +57,37 @@ export const runActions = defineTool({
     // 1. Validate everything first: arguments, the session they name, and element tokens.
     const parsed = args.steps.map((step, index) => {
       if (step.args.session !== undefined && step.args.session !== args.session) {
-        throw new Refusal('invalid_arguments', `steps.${index}.args.session: a batch uses one session; omit it or repeat the batch's ("${args.session ?? ''}")`);
+        throw new Refusal(
+          'invalid_arguments',
+          `steps.${index}.args.session: a batch uses one session; omit it or repeat the batch's ("${args.session ?? ''}")`,
+        );
       }
       const tool = byName.get(step.tool)!;
       try {
-        const stepArgs = parseArgs(tool, { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) });
+        const stepArgs = parseArgs(tool, {
+          ...step.args,
+          ...(args.session !== undefined ? { session: args.session } : {}),
+        });
         checkTargetShape(stepArgs as TargetArgs);
         if (typeof step.args.element_token === 'string') core.snapshots.resolve(step.args.element_token);
       } catch (e) {
-        if (e instanceof Refusal) throw new Refusal(e.code, `steps.${index} (${step.tool}): ${e.message}`, { ...e.details, step: index });
+        if (e instanceof Refusal)
+          throw new Refusal(e.code, `steps.${index} (${step.tool}): ${e.message}`, { ...e.details, step: index });
         throw e;
       }
       return { tool, args: { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) } };
     });
     let observeArgs: Record<string, unknown> | undefined;
     if (args.observe) {
-      try { observeArgs = parseArgs(getWindowState, { include_screenshot: false, max_elements: 200, ...args.observe }) as Record<string, unknown>; }
-      catch (e) { throw e instanceof Refusal ? new Refusal(e.code, `observe: ${e.message}`) : e; }
+      try {
+        observeArgs = parseArgs(getWindowState, {
+          include_screenshot: false,
+          max_elements: 200,
+          ...args.observe,
+        }) as Record<string, unknown>;
+      } catch (e) {
+        throw e instanceof Refusal ? new Refusal(e.code, `observe: ${e.message}`) : e;
+      }
     }
 
     // 2. Run in order; the first failure stops the batch.
@@ -57,7 +95,10 @@ export const runActions = defineTool({
     const results: Array<{ index: number; tool: string; status: 'ok' | 'failed' | 'not_run'; result?: unknown }> = [];
     let failed = false;
     for (const [index, step] of parsed.entries()) {
-      if (failed) { results.push({ index, tool: step.tool.name, status: 'not_run' }); continue; }
+      if (failed) {
+        results.push({ index, tool: step.tool.name, status: 'not_run' });
+        continue;
+      }
       if (index > 0 && args.delay_ms > 0) await new Promise((r) => setTimeout(r, args.delay_ms));
       ctx.progress?.(`step ${index + 1} of ${parsed.length}: ${step.tool.name}`);
       const outcome = await run(step.tool, step.args);
@@ -71,10 +112,17 @@ export const runActions = defineTool({
       structured.observation = observation.structured;
       images = (observation.images ?? []) as typeof images;
     }
-    const summary = results.map((r) => `${r.index}:${r.tool}=${r.status}${r.result && (r.result as any).effect ? `(${(r.result as any).effect})` : ''}`).join(' ');
+    const summary = results
+      .map(
+        (r) =>
+          `${r.index}:${r.tool}=${r.status}${r.result && (r.result as any).effect ? `(${(r.result as any).effect})` : ''}`,
+      )
+      .join(' ');
     // On an error the text is all a client shows the model: the failed step's result in full.
     const failure = results.find((r) => r.status === 'failed');
-    const detail = failure ? `\nstep ${failure.index} (${failure.tool}): ${textOfStructured(failure.result as Record<string, unknown>)}` : '';
+    const detail = failure
+      ? `\nstep ${failure.index} (${failure.tool}): ${textOfStructured(failure.result as Record<string, unknown>)}`
+      : '';
     return { structured, isError: failed, images, text: summary + detail };
   },
 });

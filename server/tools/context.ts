@@ -21,7 +21,10 @@ export interface CallContext {
   /** How the client reached us, for the operator's session list. */
   transport?: 'stdio' | 'http';
   /** Runs one tool call through the full admission path (run_actions uses it for its steps). */
-  runStep?: (tool: ToolDef, args: Record<string, unknown>) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
+  runStep?: (
+    tool: ToolDef,
+    args: Record<string, unknown>,
+  ) => Promise<{ structured: any; isError: boolean; images?: unknown[] }>;
   /** Told when an action waits for earlier ones on its target (e.g. to send an MCP progress notification). */
   onQueued?: WaitHook;
   /** Fires when the operator stops the agent or ends the session (sessions/brake.ts): waits give up. */
@@ -29,10 +32,25 @@ export interface CallContext {
 }
 
 /** The router's part tools use: target resolution, tabs this call may see, and the routes' facts. */
-type ToolRouting = Pick<Router,
-  | 'resolve' | 'tabsFor' | 'tabFor' | 'currentTab' | 'openTab' | 'setCurrentTab'
-  | 'nativeRoute' | 'browserInUse' | 'launchedBrowserPid' | 'browserVersion' | 'drivenBrowserPid' | 'belongsToDrivenBrowser'
-  | 'runScript' | 'answerDialog' | 'browserWindowOf' | 'cursorShown'>;
+type ToolRouting = Pick<
+  Router,
+  | 'resolve'
+  | 'tabsFor'
+  | 'tabFor'
+  | 'currentTab'
+  | 'openTab'
+  | 'setCurrentTab'
+  | 'nativeRoute'
+  | 'browserInUse'
+  | 'launchedBrowserPid'
+  | 'browserVersion'
+  | 'drivenBrowserPid'
+  | 'belongsToDrivenBrowser'
+  | 'runScript'
+  | 'answerDialog'
+  | 'browserWindowOf'
+  | 'cursorShown'
+>;
 
 export interface ToolContext extends ToolRouting {
   /** The operator's switches tools obey. */

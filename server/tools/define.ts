@@ -23,13 +23,16 @@ export const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true, idempot
 const advertised = new WeakMap<ToolDef, Partial<Record<Surface | 'output', Record<string, unknown>>>>();
 function once(def: ToolDef, which: Surface | 'output', build: () => Record<string, unknown>): Record<string, unknown> {
   let entry = advertised.get(def);
-  if (!entry) advertised.set(def, entry = {});
-  return entry[which] ??= build();
+  if (!entry) advertised.set(def, (entry = {}));
+  return (entry[which] ??= build());
 }
 
 /** `{type:"object", anyOf:[<success>, <refusal>]}`, so strict clients accept refusals too. */
 export function outputSchemaOf(def: ToolDef): Record<string, unknown> {
-  return once(def, 'output', () => ({ type: 'object', anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)] }));
+  return once(def, 'output', () => ({
+    type: 'object',
+    anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)],
+  }));
 }
 
 /** A success that has several forms (a union of objects) is still advertised as an object. */
@@ -48,7 +51,16 @@ export type Surface = 'default' | 'full';
 
 /** Arguments of the seeds every tool accepts that the default surface does not advertise. */
 const SEED_ONLY = ['pid', 'window_id', 'scope', 'session', 'delivery_mode'];
-const BOUNDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
+const BOUNDS = [
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+];
 
 export function inputSchemaOf(def: ToolDef, surface: Surface = 'full'): Record<string, unknown> {
   return once(def, surface, () => buildInputSchema(def, surface));
@@ -59,10 +71,13 @@ function buildInputSchema(def: ToolDef, surface: Surface): Record<string, unknow
   if (surface === 'full') return schema;
   // Session tools keep `session`: it is what they are about.
   const hidden = new Set([...(def.sessionless ? [] : SEED_ONLY), ...(def.advanced ?? [])]);
-  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, unknown>).filter(([k]) => !hidden.has(k)));
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, unknown>).filter(([k]) => !hidden.has(k)),
+  );
   // The target's shape is spelled out once, on get_window_state; actions take the same (rarely: a token
   // carries its target, and the default is the current tab).
-  if (properties.target && def.name !== 'get_window_state') properties.target = { type: 'object', description: 'As in get_window_state; default: the current tab.' };
+  if (properties.target && def.name !== 'get_window_state')
+    properties.target = { type: 'object', description: 'As in get_window_state; default: the current tab.' };
   const required = (schema.required as string[] | undefined)?.filter((k) => !hidden.has(k));
   return { ...schema, properties, ...(required?.length ? { required } : {}) };
 }
@@ -82,22 +97,36 @@ function lean(node: unknown): unknown {
   if (branches?.length && branches.every((b) => b.type === 'object' && b.properties?.kind?.const !== undefined)) {
     const properties: Record<string, unknown> = { kind: { enum: branches.map((b) => b.properties.kind.const) } };
     for (const b of branches) for (const [k, v] of Object.entries(b.properties)) if (k !== 'kind') properties[k] ??= v;
-    delete o.oneOf; delete o.anyOf;
+    delete o.oneOf;
+    delete o.anyOf;
     Object.assign(o, { type: 'object', properties, required: ['kind'] });
   }
   for (const k of BOUNDS) delete o[k];
-  if (o.additionalProperties === false || (typeof o.additionalProperties === 'object' && !Object.keys(o.additionalProperties).length)) delete o.additionalProperties;
+  if (
+    o.additionalProperties === false ||
+    (typeof o.additionalProperties === 'object' && !Object.keys(o.additionalProperties).length)
+  )
+    delete o.additionalProperties;
   if (o.propertyNames?.type === 'string' && Object.keys(o.propertyNames).length === 1) delete o.propertyNames;
   if (o.default && typeof o.default === 'object' && !Object.keys(o.default).length) delete o.default;
   if (o.enum && o.type === 'string') delete o.type;
   // A field with one possible value (a target's display_id) says nothing.
-  if (o.properties) o.properties = Object.fromEntries(Object.entries(o.properties as Record<string, any>).filter(([, v]) => v?.const === undefined || v.default === undefined));
-  for (const [k, v] of Object.entries(o)) if (typeof v === 'object' && k !== 'default' && k !== 'const' && k !== 'enum') o[k] = lean(v);
+  if (o.properties)
+    o.properties = Object.fromEntries(
+      Object.entries(o.properties as Record<string, any>).filter(
+        ([, v]) => v?.const === undefined || v.default === undefined,
+      ),
+    );
+  for (const [k, v] of Object.entries(o))
+    if (typeof v === 'object' && k !== 'default' && k !== 'const' && k !== 'enum') o[k] = lean(v);
   return o;
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return withoutSafeIntegerBounds(rest) as Record<string, unknown>;
 }
 
@@ -107,7 +136,8 @@ function withoutSafeIntegerBounds(node: unknown): unknown {
   if (!node || typeof node !== 'object') return node;
   const o: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
+    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER))
+      continue;
     o[k] = withoutSafeIntegerBounds(v);
   }
   return o;
@@ -118,7 +148,11 @@ export function parseArgs<S extends z.ZodObject>(def: ToolDef<S>, args: unknown)
   const parsed = def.input.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const field = issue.path.length ? issue.path.join('.') : (issue.code === 'unrecognized_keys' ? (issue as any).keys.join(', ') : 'arguments');
+  const field = issue.path.length
+    ? issue.path.join('.')
+    : issue.code === 'unrecognized_keys'
+      ? (issue as any).keys.join(', ')
+      : 'arguments';
   throw new Refusal('invalid_arguments', `${field}: ${issue.message}`, { field, issues: parsed.error.issues.length });
 }
 
@@ -140,17 +174,36 @@ export function summarize(result: ActionResult): string {
   const { mode, delivered_count } = result.delivery;
   lines.push(`delivery: ${mode}${delivered_count !== undefined ? `, delivered_count ${delivered_count}` : ''}`);
   for (const e of result.evidence ?? []) {
-    const parts = [e.expected !== undefined ? `expected ${show(e.expected)}` : '', e.observed !== undefined ? `observed ${show(e.observed)}` : '', e.detail ?? ''].filter(Boolean);
+    const parts = [
+      e.expected !== undefined ? `expected ${show(e.expected)}` : '',
+      e.observed !== undefined ? `observed ${show(e.observed)}` : '',
+      e.detail ?? '',
+    ].filter(Boolean);
     lines.push(`evidence ${e.kind}: ${parts.join(', ')}`);
   }
   if (result.observed !== undefined) lines.push(`holds now: ${show(result.observed)}`);
   if (result.escalation) lines.push(`next: ${result.escalation.target}: ${result.escalation.reason}`);
   for (const e of result.side_effects ?? []) {
-    lines.push(e.kind === 'tab_opened' ? `Opened tab ${e.tab_id} (${e.url || 'its URL not known yet'}); drive it with its tab_id`
-      : e.kind === 'download' ? `Downloaded ${e.file} to ${e.path} (${e.state})`
-        : `A ${e.type} dialog is open (${show(e.message)}); answer it with page handle_dialog`);
+    lines.push(
+      e.kind === 'tab_opened'
+        ? `Opened tab ${e.tab_id} (${e.url || 'its URL not known yet'}); drive it with its tab_id`
+        : e.kind === 'download'
+          ? `Downloaded ${e.file} to ${e.path} (${e.state})`
+          : `A ${e.type} dialog is open (${show(e.message)}); answer it with page handle_dialog`,
+    );
   }
-  const known = new Set(['effect', 'method', 'target', 'route', 'delivery', 'evidence', 'observed', 'escalation', 'side_effects', 'timings_ms']);
+  const known = new Set([
+    'effect',
+    'method',
+    'target',
+    'route',
+    'delivery',
+    'evidence',
+    'observed',
+    'escalation',
+    'side_effects',
+    'timings_ms',
+  ]);
   for (const [k, v] of Object.entries(result)) if (!known.has(k) && v !== undefined) lines.push(`${k}: ${show(v)}`);
   return lines.join('\n');
 }
@@ -169,7 +222,8 @@ function show(value: unknown): string {
  */
 export function refusalText(refusal: Refusal): string {
   const lines = [`refused: ${refusal.code}: ${refusal.message}`];
-  for (const [k, v] of Object.entries(refusal.details)) if (v !== undefined) lines.push(`${k}: ${typeof v === 'string' ? v : show(v)}`);
+  for (const [k, v] of Object.entries(refusal.details))
+    if (v !== undefined) lines.push(`${k}: ${typeof v === 'string' ? v : show(v)}`);
   return lines.join('\n');
 }
 

@@ -10,5 +10,16 @@ import { sessionTools } from './sessions.js';
 import { typeText } from './typing.js';
 
 export function allTools(): ToolDef[] {
-  return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools.slice(0, 3), typeText, ...actionTools.slice(3), runActions, page, screen];
+  return [
+    ...sessionTools,
+    listApps,
+    listWindows,
+    getWindowState,
+    ...actionTools.slice(0, 3),
+    typeText,
+    ...actionTools.slice(3),
+    runActions,
+    page,
+    screen,
+  ];
 }

@@ -10,35 +10,76 @@ const MAX_ELEMENTS = 5000;
 
 export const getWindowState = defineTool({
   name: 'get_window_state',
-  description: 'Observe a tab or window: its interactive elements as an outline of role, name, value, states and [t=N] (element_token "<snapshot_id>:N"). A newer observation makes older tokens stale.',
+  description:
+    'Observe a tab or window: its interactive elements as an outline of role, name, value, states and [t=N] (element_token "<snapshot_id>:N"). A newer observation makes older tokens stale.',
   input: z.strictObject({
     target: target.optional(),
-    pid: z.number().int().positive().max(2 ** 31).optional(),
-    window_id: z.number().int().nonnegative().max(2 ** 32).optional(),
+    pid: z
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 31)
+      .optional(),
+    window_id: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(2 ** 32)
+      .optional(),
     include_screenshot: z.boolean().optional().describe('Attach a PNG (default: windows yes, tabs no).'),
     max_elements: z.number().int().min(0).max(MAX_ELEMENTS).default(MAX_ELEMENTS),
     query: z.string().max(200).optional().describe('Keep elements whose role, name or value contains this.'),
-    format: z.enum(['outline', 'full', 'compact']).default('outline').describe('"full": element objects with frames, for programs.'),
+    format: z
+      .enum(['outline', 'full', 'compact'])
+      .default('outline')
+      .describe('"full": element objects with frames, for programs.'),
     session,
   }),
-  output: z.union([z.object({
-    snapshot_id: z.string(), target: z.record(z.string(), z.unknown()), format: z.literal('outline'),
-    element_count: z.number().int(), returned_element_count: z.number().int(), elements_complete: z.boolean(),
-    tokens: z.string(), outline: z.string(), cut: z.string().optional(),
-    screenshot_width: z.number().int().optional(), screenshot_height: z.number().int().optional(),
-  }), z.object({
-    snapshot_id: z.string(), target: z.record(z.string(), z.unknown()), elements: z.array(elementSchema),
-    element_count: z.number().int(), returned_element_count: z.number().int(), elements_complete: z.boolean(),
-    screenshot_width: z.number().int(), screenshot_height: z.number().int(),
-  }), z.object({
-    snapshot_id: z.string(), target: z.record(z.string(), z.unknown()), format: z.literal('compact'),
-    element_count: z.number().int(), returned_element_count: z.number().int(), elements_complete: z.boolean(),
-    screenshot_width: z.number().int(), screenshot_height: z.number().int(),
-    token_prefix: z.string(), roles: z.record(z.string(), z.string()), legend: z.string(), outline: z.string(),
-  })]),
+  output: z.union([
+    z.object({
+      snapshot_id: z.string(),
+      target: z.record(z.string(), z.unknown()),
+      format: z.literal('outline'),
+      element_count: z.number().int(),
+      returned_element_count: z.number().int(),
+      elements_complete: z.boolean(),
+      tokens: z.string(),
+      outline: z.string(),
+      cut: z.string().optional(),
+      screenshot_width: z.number().int().optional(),
+      screenshot_height: z.number().int().optional(),
+    }),
+    z.object({
+      snapshot_id: z.string(),
+      target: z.record(z.string(), z.unknown()),
+      elements: z.array(elementSchema),
+      element_count: z.number().int(),
+      returned_element_count: z.number().int(),
+      elements_complete: z.boolean(),
+      screenshot_width: z.number().int(),
+      screenshot_height: z.number().int(),
+    }),
+    z.object({
+      snapshot_id: z.string(),
+      target: z.record(z.string(), z.unknown()),
+      format: z.literal('compact'),
+      element_count: z.number().int(),
+      returned_element_count: z.number().int(),
+      elements_complete: z.boolean(),
+      screenshot_width: z.number().int(),
+      screenshot_height: z.number().int(),
+      token_prefix: z.string(),
+      roles: z.record(z.string(), z.string()),
+      legend: z.string(),
+      outline: z.string(),
+    }),
+  ]),
   annotations: READ_ONLY,
   async handler(args, core, ctx) {
-    const { target: resolved, driver } = await core.resolve({ target: args.target, pid: args.pid, window_id: args.window_id }, ctx);
+    const { target: resolved, driver } = await core.resolve(
+      { target: args.target, pid: args.pid, window_id: args.window_id },
+      ctx,
+    );
     const snapshotId = core.snapshots.nextId();
     // A tab's outline names what a screenshot would show, at a fraction of its cost (README: What the
     // model reads); a native window may have nothing better than pixels, so it keeps its screenshot.
@@ -50,22 +91,35 @@ export const getWindowState = defineTool({
       ? snap.elements.filter((e) => `${e.role} ${e.label} ${e.value ?? ''}`.toLowerCase().includes(needle))
       : snap.elements;
     const images = snap.screenshot ? [{ data: snap.screenshot.data, mimeType: snap.screenshot.mimeType }] : [];
-    const header = (returned: number) => `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}`;
+    const header = (returned: number) =>
+      `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}`;
     if (args.format === 'outline') {
       const returned = matching.slice(0, args.max_elements);
       const webNorm = webNormOf(snap.target.kind);
       const outline = renderOutline(returned, (i) => snap.elements[i]?.parent_index ?? null, webNorm);
       const complete = returned.length === matching.length;
-      const cut = complete ? undefined
+      const cut = complete
+        ? undefined
         : `listed ${returned.length} of ${matching.length} elements${needle ? ' matching the query' : ''} (max_elements ${args.max_elements}); pass query (a word of the role, name or value) to list the ones you need`;
       const tokens = tokenHint(snapshotId);
       const structured = {
-        snapshot_id: snapshotId, target: snap.target, format: 'outline',
-        element_count: snap.elements.length, returned_element_count: returned.length, elements_complete: complete,
-        ...(cut ? { cut } : {}), tokens, outline,
-        ...(snap.screenshot ? { screenshot_width: snap.screenshot_width, screenshot_height: snap.screenshot_height } : {}),
+        snapshot_id: snapshotId,
+        target: snap.target,
+        format: 'outline',
+        element_count: snap.elements.length,
+        returned_element_count: returned.length,
+        elements_complete: complete,
+        ...(cut ? { cut } : {}),
+        tokens,
+        outline,
+        ...(snap.screenshot
+          ? { screenshot_width: snap.screenshot_width, screenshot_height: snap.screenshot_height }
+          : {}),
       };
-      const where = Object.entries(snap.target).filter(([k]) => k !== 'kind').map(([k, v]) => `${k}=${v}`).join(' ');
+      const where = Object.entries(snap.target)
+        .filter(([k]) => k !== 'kind')
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ');
       const counted = needle
         ? `${matching.length} of ${snap.elements.length} elements match ${JSON.stringify(args.query)}`
         : `${snap.elements.length} elements`;
@@ -79,23 +133,45 @@ export const getWindowState = defineTool({
       const tokenPrefix = SnapshotRegistry.tokenPrefix(snapshotId);
       const legend = legendOf(webNorm);
       const structured = {
-        snapshot_id: snapshotId, target: snap.target, format: 'compact',
-        element_count: snap.elements.length, returned_element_count: returned.length,
+        snapshot_id: snapshotId,
+        target: snap.target,
+        format: 'compact',
+        element_count: snap.elements.length,
+        returned_element_count: returned.length,
         elements_complete: returned.length === matching.length,
-        screenshot_width: snap.screenshot_width, screenshot_height: snap.screenshot_height,
-        token_prefix: tokenPrefix, roles, legend, outline,
+        screenshot_width: snap.screenshot_width,
+        screenshot_height: snap.screenshot_height,
+        token_prefix: tokenPrefix,
+        roles,
+        legend,
+        outline,
       };
-      const codes = Object.entries(roles).map(([code, role]) => `${code}=${JSON.stringify(role)}`).join(' ');
-      return { structured, images, text: `${header(returned.length)} token_prefix=${tokenPrefix} roles: ${codes} | ${legend}\n${outline}` };
+      const codes = Object.entries(roles)
+        .map(([code, role]) => `${code}=${JSON.stringify(role)}`)
+        .join(' ');
+      return {
+        structured,
+        images,
+        text: `${header(returned.length)} token_prefix=${tokenPrefix} roles: ${codes} | ${legend}\n${outline}`,
+      };
     }
-    const returned = matching.slice(0, args.max_elements).map(({ ref: _ref, ...e }) => ({ ...e, element_token: SnapshotRegistry.token(snapshotId, e.element_index) }));
+    const returned = matching
+      .slice(0, args.max_elements)
+      .map(({ ref: _ref, ...e }) => ({ ...e, element_token: SnapshotRegistry.token(snapshotId, e.element_index) }));
     const structured = {
-      snapshot_id: snapshotId, target: snap.target, elements: returned,
-      element_count: snap.elements.length, returned_element_count: returned.length,
+      snapshot_id: snapshotId,
+      target: snap.target,
+      elements: returned,
+      element_count: snap.elements.length,
+      returned_element_count: returned.length,
       elements_complete: returned.length === matching.length,
-      screenshot_width: snap.screenshot_width, screenshot_height: snap.screenshot_height,
+      screenshot_width: snap.screenshot_width,
+      screenshot_height: snap.screenshot_height,
     };
-    const lines = returned.map((e) => `[${e.element_index}] ${e.role} "${e.label}"${e.value !== undefined ? ` = "${e.value}"` : ''}${e.enabled ? '' : ' (disabled)'}${e.focused ? ' (focused)' : ''}`);
+    const lines = returned.map(
+      (e) =>
+        `[${e.element_index}] ${e.role} "${e.label}"${e.value !== undefined ? ` = "${e.value}"` : ''}${e.enabled ? '' : ' (disabled)'}${e.focused ? ' (focused)' : ''}`,
+    );
     return { structured, images, text: `${header(returned.length)}\n${lines.join('\n')}` };
   },
 });
@@ -105,7 +181,14 @@ export const listApps = defineTool({
   description: 'Running apps with pids: the browser driven over CDP and AT-SPI apps.',
   input: z.strictObject({ session }),
   output: z.object({
-    apps: z.array(z.object({ name: z.string(), pid: z.number().int().nullable(), driven_over_cdp: z.boolean(), accessibility: z.boolean().optional() })),
+    apps: z.array(
+      z.object({
+        name: z.string(),
+        pid: z.number().int().nullable(),
+        driven_over_cdp: z.boolean(),
+        accessibility: z.boolean().optional(),
+      }),
+    ),
     native: z.string().optional(),
   }),
   annotations: READ_ONLY,
@@ -121,7 +204,10 @@ export const listApps = defineTool({
     try {
       for (const app of await (await core.nativeRoute()).host.apps()) {
         const driven = core.belongsToDrivenBrowser(app.pid, browserPid);
-        if (driven && apps[0]) { apps[0].accessibility = true; continue; }
+        if (driven && apps[0]) {
+          apps[0].accessibility = true;
+          continue;
+        }
         apps.push({ name: app.name, pid: app.pid, driven_over_cdp: false, accessibility: true });
       }
     } catch (e) {
@@ -130,7 +216,10 @@ export const listApps = defineTool({
     }
     return {
       structured: { apps, ...(native ? { native } : {}) },
-      text: [...apps.map((a) => `${a.name} pid=${a.pid ?? 'attached'}${a.driven_over_cdp ? ' (driven over CDP)' : ''}`), ...(native ? [native] : [])].join('\n'),
+      text: [
+        ...apps.map((a) => `${a.name} pid=${a.pid ?? 'attached'}${a.driven_over_cdp ? ' (driven over CDP)' : ''}`),
+        ...(native ? [native] : []),
+      ].join('\n'),
     };
   },
 });
@@ -139,22 +228,44 @@ const tabSchema = z.object({ tab_id: z.string(), url: z.string(), title: z.strin
 
 export const listWindows = defineTool({
   name: 'list_windows',
-  description: 'Top-level windows (window_id, pid, title) and the driven browser\'s tabs (tab_id).',
+  description: "Top-level windows (window_id, pid, title) and the driven browser's tabs (tab_id).",
   input: z.strictObject({ pid: z.number().int().positive().optional(), session }),
   output: z.object({
-    windows: z.array(z.looseObject({ window_id: z.number().int(), pid: z.number().int().nullable().optional(), title: z.string().optional(), tabs: z.array(tabSchema) })),
+    windows: z.array(
+      z.looseObject({
+        window_id: z.number().int(),
+        pid: z.number().int().nullable().optional(),
+        title: z.string().optional(),
+        tabs: z.array(tabSchema),
+      }),
+    ),
     native: z.string().optional(),
   }),
   annotations: READ_ONLY,
   async handler(args, core, ctx) {
-    type Entry = { window_id: number; pid: number | null; title?: string; bounds: unknown; driven_over_cdp?: boolean; cdp_window_id?: number; tabs: Array<z.infer<typeof tabSchema>> };
+    type Entry = {
+      window_id: number;
+      pid: number | null;
+      title?: string;
+      bounds: unknown;
+      driven_over_cdp?: boolean;
+      cdp_window_id?: number;
+      tabs: Array<z.infer<typeof tabSchema>>;
+    };
     const list: Entry[] = [];
     let native: string | undefined;
     let browserPid: number | null = null;
     if (core.browserInUse) browserPid = await core.drivenBrowserPid().catch(() => null);
     try {
       for (const w of await (await core.nativeRoute()).host.windows()) {
-        list.push({ window_id: w.id, pid: w.pid, title: w.title, bounds: w.bounds, driven_over_cdp: core.belongsToDrivenBrowser(w.pid, browserPid), tabs: [] });
+        list.push({
+          window_id: w.id,
+          pid: w.pid,
+          title: w.title,
+          bounds: w.bounds,
+          driven_over_cdp: core.belongsToDrivenBrowser(w.pid, browserPid),
+          tabs: [],
+        });
       }
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
@@ -162,7 +273,8 @@ export const listWindows = defineTool({
     }
     if (core.browserInUse) {
       const byCdpWindow = new Map<number, { bounds: unknown; tabs: Entry['tabs']; titles: string[] }>();
-      for (const tab of await core.tabsFor(ctx)) { // another connection's tabs are not listed
+      for (const tab of await core.tabsFor(ctx)) {
+        // another connection's tabs are not listed
         const { windowId, bounds } = await core.browserWindowOf(tab);
         const entry = byCdpWindow.get(windowId) ?? { bounds, tabs: [], titles: [] };
         const title = await tab.title().catch(() => '');
@@ -173,15 +285,33 @@ export const listWindows = defineTool({
       const browserWindows = list.filter((w) => w.driven_over_cdp);
       for (const [cdpId, entry] of byCdpWindow) {
         // The X11 window of a CDP window: its title starts with one of the window's tab titles.
-        const x = browserWindows.find((w) => !w.tabs.length && entry.titles.some((t) => t && w.title?.startsWith(t)))
-          ?? (browserWindows.length === 1 && byCdpWindow.size === 1 ? browserWindows[0] : undefined);
-        if (x) { x.tabs = entry.tabs; x.cdp_window_id = cdpId; } else list.push({ window_id: cdpId, pid: core.launchedBrowserPid ?? browserPid, bounds: entry.bounds, driven_over_cdp: true, cdp_window_id: cdpId, tabs: entry.tabs });
+        const x =
+          browserWindows.find((w) => !w.tabs.length && entry.titles.some((t) => t && w.title?.startsWith(t))) ??
+          (browserWindows.length === 1 && byCdpWindow.size === 1 ? browserWindows[0] : undefined);
+        if (x) {
+          x.tabs = entry.tabs;
+          x.cdp_window_id = cdpId;
+        } else
+          list.push({
+            window_id: cdpId,
+            pid: core.launchedBrowserPid ?? browserPid,
+            bounds: entry.bounds,
+            driven_over_cdp: true,
+            cdp_window_id: cdpId,
+            tabs: entry.tabs,
+          });
       }
     }
     const windows = args.pid === undefined ? list : list.filter((w) => w.pid === args.pid);
     return {
       structured: { windows, ...(native ? { native } : {}) },
-      text: [...windows.map((w) => `window ${w.window_id} pid=${w.pid ?? '?'} ${JSON.stringify(w.title ?? '')}${w.tabs.length ? `: ${w.tabs.map((t) => t.title || t.url).join(' | ')}` : ''}`), ...(native ? [native] : [])].join('\n'),
+      text: [
+        ...windows.map(
+          (w) =>
+            `window ${w.window_id} pid=${w.pid ?? '?'} ${JSON.stringify(w.title ?? '')}${w.tabs.length ? `: ${w.tabs.map((t) => t.title || t.url).join(' | ')}` : ''}`,
+        ),
+        ...(native ? [native] : []),
+      ].join('\n'),
     };
   },
 });

@@ -22,9 +22,11 @@ export function webNormOf(targetKind: unknown): boolean {
 
 export function legendOf(webNorm: boolean): string {
   const web = webNorm ? '-web: not in web content' : '+web: in web content';
-  return `index role x,y,wxh [=value] [^parent_index] [!disabled] [*focused] [${webNorm ? '-' : '+'}web] label` +
+  return (
+    `index role x,y,wxh [=value] [^parent_index] [!disabled] [*focused] [${webNorm ? '-' : '+'}web] label` +
     ` | role: code in roles; x,y,wxh: frame in screenshot px, empty y = y of the line above; =1/=0: true/false; ${web}; label: rest of line;` +
-    ` 'quoted' strings use JSON escapes; element_token = token_prefix + index`;
+    ` 'quoted' strings use JSON escapes; element_token = token_prefix + index`
+  );
 }
 
 /** Short role codes, the most frequent roles first, so they get the shortest codes. */
@@ -46,7 +48,10 @@ function roleCodes(elements: readonly OutlineElement[]): Map<string, string> {
   return codes;
 }
 
-export function encodeOutline(elements: readonly OutlineElement[], webNorm: boolean): { roles: Record<string, string>; outline: string } {
+export function encodeOutline(
+  elements: readonly OutlineElement[],
+  webNorm: boolean,
+): { roles: Record<string, string>; outline: string } {
   const codes = roleCodes(elements);
   let lastY: number | undefined;
   const lines = elements.map((e) => {
@@ -83,7 +88,10 @@ const BARE_LABEL = /^(?![\s'=^!*+-])[^\x00-\x1f\x7f\u0085\u2028\u2029]*(?<!\s)$/
 function quote(s: string): string {
   // Every `"` in JSON.stringify's output is escaped, so each `\"` match is one escape, never half of `\\`.
   // JSON leaves U+0085/2028/2029 raw, and some readers break lines there.
-  return `'${JSON.stringify(s).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")
+  return `'${JSON.stringify(s)
+    .slice(1, -1)
+    .replace(/\\"/g, '"')
+    .replace(/'/g, "\\'")
     .replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}'`;
 }
 
@@ -109,13 +117,20 @@ export function decodeOutline(outline: string, roles: Record<string, string>, we
   return outline.split('\n').map((line) => {
     const head = /^(\d+) (\S+) ([^\s,x]+),([^\s,x]*),([^\s,x]+)x([^\s,x]+)(?= |$)/.exec(line);
     const role = head ? roles[head[2]] : undefined;
-    if (!head || role === undefined) throw new Error(`outline line does not start with index, role code and frame: ${line}`);
+    if (!head || role === undefined)
+      throw new Error(`outline line does not start with index, role code and frame: ${line}`);
     const y = head[4] === '' ? lastY : Number(head[4]);
     if (y === undefined) throw new Error(`outline line leaves y empty with no line above: ${line}`);
     lastY = y;
     const e: OutlineElement = {
-      element_index: Number(head[1]), role, label: '', enabled: true, focused: false, in_web_content: webNorm,
-      frame: { x: Number(head[3]), y, w: Number(head[5]), h: Number(head[6]) }, parent_index: null,
+      element_index: Number(head[1]),
+      role,
+      label: '',
+      enabled: true,
+      focused: false,
+      in_web_content: webNorm,
+      frame: { x: Number(head[3]), y, w: Number(head[5]), h: Number(head[6]) },
+      parent_index: null,
     };
     let at = head[0].length;
     while (at < line.length) {
@@ -123,15 +138,29 @@ export function decodeOutline(outline: string, roles: Record<string, string>, we
       const c = line[at];
       const word = /^\S*/.exec(line.slice(at))![0];
       if (c === '=' && line[at + 1] === "'") [e.value, at] = unquote(line, at + 1);
-      else if (c === '=') { const bare = word.slice(1); e.value = bare === '1' ? 'true' : bare === '0' ? 'false' : bare; at += word.length; }
-      else if (c === '^' && /^\^\d+$/.test(word)) { e.parent_index = Number(word.slice(1)); at += word.length; }
-      else if (word === '!disabled') { e.enabled = false; at += word.length; }
-      else if (word === '*focused') { e.focused = true; at += word.length; }
-      else if (word === '+web' || word === '-web') { e.in_web_content = word === '+web'; at += word.length; }
-      else if (c === "'") {
+      else if (c === '=') {
+        const bare = word.slice(1);
+        e.value = bare === '1' ? 'true' : bare === '0' ? 'false' : bare;
+        at += word.length;
+      } else if (c === '^' && /^\^\d+$/.test(word)) {
+        e.parent_index = Number(word.slice(1));
+        at += word.length;
+      } else if (word === '!disabled') {
+        e.enabled = false;
+        at += word.length;
+      } else if (word === '*focused') {
+        e.focused = true;
+        at += word.length;
+      } else if (word === '+web' || word === '-web') {
+        e.in_web_content = word === '+web';
+        at += word.length;
+      } else if (c === "'") {
         [e.label, at] = unquote(line, at);
         if (at !== line.length) throw new Error(`text after a quoted label in outline line: ${line}`);
-      } else { e.label = line.slice(at); at = line.length; }
+      } else {
+        e.label = line.slice(at);
+        at = line.length;
+      }
     }
     return e;
   });
@@ -155,7 +184,8 @@ function quoted(s: string): string {
   return /^[^'\\\x00-\x1f\x7f\u0085\u2028\u2029]*$/.test(s) ? `'${s}'` : JSON.stringify(s);
 }
 
-const CHECKABLE = /^(checkbox|radio|switch|menuitemcheckbox|menuitemradio|toggle ?button|check ?box|radio ?button|check menu item|radio menu item)$/i;
+const CHECKABLE =
+  /^(checkbox|radio|switch|menuitemcheckbox|menuitemradio|toggle ?button|check ?box|radio ?button|check menu item|radio menu item)$/i;
 
 /** One element's line, without indentation. */
 export function outlineLine(e: OutlineElement, webNorm: boolean): string {
@@ -182,16 +212,25 @@ export function outlineLine(e: OutlineElement, webNorm: boolean): string {
  * filtered list (query) still nests what it can. `parentOf` gives any element's parent index (the
  * snapshot's whole list, which a filtered list skips parts of).
  */
-export function renderOutline(elements: readonly OutlineElement[], parentOf: (index: number) => number | null, webNorm: boolean): string {
+export function renderOutline(
+  elements: readonly OutlineElement[],
+  parentOf: (index: number) => number | null,
+  webNorm: boolean,
+): string {
   const depthOf = new Map<number, number>();
-  return elements.map((e) => {
-    let depth = 0;
-    // Parents come before their children in document order, so a listed ancestor already has its depth.
-    for (let p = e.parent_index, hops = 0; p !== null && hops < 256; p = parentOf(p), hops++) {
-      const d = depthOf.get(p);
-      if (d !== undefined) { depth = d + 1; break; }
-    }
-    depthOf.set(e.element_index, depth);
-    return '  '.repeat(Math.min(depth, 16)) + outlineLine(e, webNorm);
-  }).join('\n');
+  return elements
+    .map((e) => {
+      let depth = 0;
+      // Parents come before their children in document order, so a listed ancestor already has its depth.
+      for (let p = e.parent_index, hops = 0; p !== null && hops < 256; p = parentOf(p), hops++) {
+        const d = depthOf.get(p);
+        if (d !== undefined) {
+          depth = d + 1;
+          break;
+        }
+      }
+      depthOf.set(e.element_index, depth);
+      return '  '.repeat(Math.min(depth, 16)) + outlineLine(e, webNorm);
+    })
+    .join('\n');
 }

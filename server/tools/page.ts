@@ -8,8 +8,23 @@ import { reportWhile } from '../progress.js';
 import { DESTRUCTIVE, defineTool, type Reply } from './define.js';
 import { elementToken, session } from './schemas.js';
 
-export const PAGE_ACTIONS = ['list_tabs', 'new_tab', 'select_tab', 'close_tab', 'navigate', 'back', 'forward', 'reload', 'get_text',
-  'query_dom', 'wait_for', 'screenshot', 'handle_dialog', 'set_input_files', 'execute_javascript'] as const;
+export const PAGE_ACTIONS = [
+  'list_tabs',
+  'new_tab',
+  'select_tab',
+  'close_tab',
+  'navigate',
+  'back',
+  'forward',
+  'reload',
+  'get_text',
+  'query_dom',
+  'wait_for',
+  'screenshot',
+  'handle_dialog',
+  'set_input_files',
+  'execute_javascript',
+] as const;
 
 const input = z.strictObject({
   action: z.enum(PAGE_ACTIONS),
@@ -30,12 +45,17 @@ type Args = z.infer<typeof input>;
 
 function need<K extends keyof Args>(args: Args, key: K): NonNullable<Args[K]> {
   const value = args[key];
-  if (value === undefined || value === null) throw new Refusal('invalid_arguments', `${String(key)}: required for action "${args.action}"`);
+  if (value === undefined || value === null)
+    throw new Refusal('invalid_arguments', `${String(key)}: required for action "${args.action}"`);
   return value as NonNullable<Args[K]>;
 }
 
 function checkUrl(url: string): string {
-  try { return new URL(url).href; } catch { throw new Refusal('invalid_arguments', `url: "${url}" is not an absolute URL`); }
+  try {
+    return new URL(url).href;
+  } catch {
+    throw new Refusal('invalid_arguments', `url: "${url}" is not an absolute URL`);
+  }
 }
 
 /**
@@ -63,7 +83,10 @@ async function go(core: ToolContext, tab: Tab, url: string): Promise<void> {
   } catch (e) {
     if (!/ERR_BLOCKED_BY_CLIENT/.test((e as Error).message)) throw e;
     core.policy.checkUrl(tab.page.url(), 'the page the navigation led to');
-    throw new Refusal('not_permitted', `the navigation to ${url} was redirected to an address the policy does not allow, and the browser blocked it`);
+    throw new Refusal(
+      'not_permitted',
+      `the navigation to ${url} was redirected to an address the policy does not allow, and the browser blocked it`,
+    );
   }
   core.policy.checkUrl(tab.page.url(), 'the page the navigation led to');
 }
@@ -74,15 +97,38 @@ async function go(core: ToolContext, tab: Tab, url: string): Promise<void> {
  */
 function uploadPaths(paths: string[], roots: readonly string[] | undefined): string[] {
   if (!roots?.length) {
-    throw new Refusal('not_permitted', 'set_input_files is off: the operator allows uploads from chosen folders with --upload-root DIR (repeatable) or VERITY_UPLOAD_ROOTS', { option: '--upload-root' });
+    throw new Refusal(
+      'not_permitted',
+      'set_input_files is off: the operator allows uploads from chosen folders with --upload-root DIR (repeatable) or VERITY_UPLOAD_ROOTS',
+      { option: '--upload-root' },
+    );
   }
-  const realRoots = roots.map((r) => { try { return realpathSync(r); } catch { return resolvePath(r); } });
+  const realRoots = roots.map((r) => {
+    try {
+      return realpathSync(r);
+    } catch {
+      return resolvePath(r);
+    }
+  });
   return paths.map((path, i) => {
     const asked = isAbsolute(path) ? path : resolvePath(realRoots[0], path);
     let real: string;
-    try { real = realpathSync(asked); } catch { throw new Refusal('invalid_arguments', `paths[${i}]: ${path} does not exist`); }
-    if (!realRoots.some((root) => { const rel = relative(root, real); return rel === '' ? false : !rel.startsWith('..') && !isAbsolute(rel); })) {
-      throw new Refusal('not_permitted', `paths[${i}]: ${path} is not under an upload root the operator allowed (${roots.join(', ')}); symlinks are resolved before the check`, { option: '--upload-root' });
+    try {
+      real = realpathSync(asked);
+    } catch {
+      throw new Refusal('invalid_arguments', `paths[${i}]: ${path} does not exist`);
+    }
+    if (
+      !realRoots.some((root) => {
+        const rel = relative(root, real);
+        return rel === '' ? false : !rel.startsWith('..') && !isAbsolute(rel);
+      })
+    ) {
+      throw new Refusal(
+        'not_permitted',
+        `paths[${i}]: ${path} is not under an upload root the operator allowed (${roots.join(', ')}); symlinks are resolved before the check`,
+        { option: '--upload-root' },
+      );
     }
     if (!statSync(real).isFile()) throw new Refusal('invalid_arguments', `paths[${i}]: ${path} is not a file`);
     return real;
@@ -93,14 +139,20 @@ async function describeTab(tab: Tab) {
   return { tab_id: tab.id, url: tab.page.url(), title: await tab.title().catch(() => '') };
 }
 
-const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolContext, ctx: CallContext) => Promise<Reply>> = {
+const handlers: Record<
+  (typeof PAGE_ACTIONS)[number],
+  (args: Args, core: ToolContext, ctx: CallContext) => Promise<Reply>
+> = {
   async list_tabs(_args, core, ctx) {
     const tabs = await Promise.all((await core.tabsFor(ctx)).map(describeTab));
-    return { structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null }, text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n') };
+    return {
+      structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null },
+      text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n'),
+    };
   },
   async new_tab(args, core, ctx) {
     const url = args.url ? checkUrl(args.url) : undefined;
-    if (url) core.policy.checkNavigation(url, 'the new tab\'s URL');
+    if (url) core.policy.checkNavigation(url, "the new tab's URL");
     const tab = await core.openTab(ctx);
     core.setCurrentTab(ctx, tab.id);
     if (url) await go(core, tab, url);
@@ -125,9 +177,15 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolCon
     await reportWhile(ctx.progress, `navigating to ${url}`, go(core, tab, url));
     return { structured: await describeTab(tab) };
   },
-  async back(args, core, ctx) { return history(core, await tabOf(args, core, ctx), (t) => t.page.goBack({ timeout: 30_000 })); },
-  async forward(args, core, ctx) { return history(core, await tabOf(args, core, ctx), (t) => t.page.goForward({ timeout: 30_000 })); },
-  async reload(args, core, ctx) { return history(core, await tabOf(args, core, ctx), (t) => t.page.reload({ timeout: 30_000 })); },
+  async back(args, core, ctx) {
+    return history(core, await tabOf(args, core, ctx), (t) => t.page.goBack({ timeout: 30_000 }));
+  },
+  async forward(args, core, ctx) {
+    return history(core, await tabOf(args, core, ctx), (t) => t.page.goForward({ timeout: 30_000 }));
+  },
+  async reload(args, core, ctx) {
+    return history(core, await tabOf(args, core, ctx), (t) => t.page.reload({ timeout: 30_000 }));
+  },
   async get_text(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
     const [frame] = await tab.frames();
@@ -143,25 +201,38 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolCon
   },
   async wait_for(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
-    if (!args.text && !args.css_selector && !args.url) throw new Refusal('invalid_arguments', 'text, css_selector or url: wait_for needs one of them');
-    const what = args.text ? `text "${args.text}"` : args.css_selector ? `an element matching ${args.css_selector}` : `a URL containing ${args.url}`;
+    if (!args.text && !args.css_selector && !args.url)
+      throw new Refusal('invalid_arguments', 'text, css_selector or url: wait_for needs one of them');
+    const what = args.text
+      ? `text "${args.text}"`
+      : args.css_selector
+        ? `an element matching ${args.css_selector}`
+        : `a URL containing ${args.url}`;
     const deadline = Date.now() + args.timeout_ms;
     for (;;) {
       // The operator stopped the agent (or ended its session): the wait ends here, not at its deadline.
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       ctx.progress?.(`waiting for ${what}`);
       const [frame] = await tab.frames();
-      const found = args.url ? tab.page.url().includes(args.url)
-        : await tab.call(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => { if (e instanceof Refusal) throw e; return false; });
+      const found = args.url
+        ? tab.page.url().includes(args.url)
+        : await tab.call(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => {
+            if (e instanceof Refusal) throw e;
+            return false;
+          });
       if (found) return { structured: { found: true, waited_for: what, url: tab.page.url() } };
-      if (Date.now() >= deadline) throw new Refusal('timeout', `gave up after ${args.timeout_ms} ms waiting for ${what}`, { retryable: true });
+      if (Date.now() >= deadline)
+        throw new Refusal('timeout', `gave up after ${args.timeout_ms} ms waiting for ${what}`, { retryable: true });
       await new Promise((r) => setTimeout(r, 100));
     }
   },
   async screenshot(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
     const shot = await tab.screenshot();
-    return { structured: { tab_id: tab.id, width: shot.width, height: shot.height }, images: [{ data: shot.data, mimeType: 'image/png' }] };
+    return {
+      structured: { tab_id: tab.id, width: shot.width, height: shot.height },
+      images: [{ data: shot.data, mimeType: 'image/png' }],
+    };
   },
   async handle_dialog(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
@@ -175,7 +246,8 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolCon
     const found = core.snapshots.resolve(need(args, 'element_token'));
     const paths = uploadPaths(need(args, 'paths'), core.options.uploadRoots);
     const { target } = await core.resolve({ element_token: args.element_token }, ctx); // ownership and origin policy
-    if (found.kind !== 'tab') throw new Refusal('invalid_arguments', 'element_token: set_input_files needs an element of a browser tab');
+    if (found.kind !== 'tab')
+      throw new Refusal('invalid_arguments', 'element_token: set_input_files needs an element of a browser tab');
     const tab = await core.tabFor(ctx, found.key);
     const names = await tab.setInputFiles(target.element!, paths);
     const expected = paths.map((p) => basename(p));
@@ -183,7 +255,11 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolCon
     return { structured: { files: names, expected, effect: same ? 'confirmed' : 'mismatch' }, isError: !same };
   },
   async execute_javascript(args, core, ctx) {
-    if (!core.options.allowJavascript) throw new Refusal('not_permitted', 'execute_javascript is off; the operator can enable it with --allow-javascript');
+    if (!core.options.allowJavascript)
+      throw new Refusal(
+        'not_permitted',
+        'execute_javascript is off; the operator can enable it with --allow-javascript',
+      );
     const tab = await tabOf(args, core, ctx);
     const { value, error } = await core.runScript(tab, need(args, 'code'), { awaitResult: true });
     if (error !== undefined) return { structured: { error }, isError: true };
@@ -192,14 +268,17 @@ const handlers: Record<(typeof PAGE_ACTIONS)[number], (args: Args, core: ToolCon
 };
 
 async function history(core: ToolContext, tab: Tab, move: (t: Tab) => Promise<unknown>): Promise<Reply> {
-  await move(tab).catch((e) => { throw new Refusal('timeout', `the tab did not finish navigating: ${(e as Error).message}`); });
+  await move(tab).catch((e) => {
+    throw new Refusal('timeout', `the tab did not finish navigating: ${(e as Error).message}`);
+  });
   core.policy.checkUrl(tab.page.url(), 'the page the history move led to');
   return { structured: await describeTab(tab) };
 }
 
 export const page = defineTool({
   name: 'page',
-  description: 'Tabs and pages (tab_id: default the current tab). Actions take: new_tab/navigate url, select_tab/close_tab tab_id, query_dom css_selector, wait_for text|css_selector|url, handle_dialog accept, set_input_files element_token paths, execute_javascript code.',
+  description:
+    'Tabs and pages (tab_id: default the current tab). Actions take: new_tab/navigate url, select_tab/close_tab tab_id, query_dom css_selector, wait_for text|css_selector|url, handle_dialog accept, set_input_files element_token paths, execute_javascript code.',
   input,
   output: z.looseObject({}),
   annotations: DESTRUCTIVE,

@@ -15,14 +15,27 @@ const effectToggle = z.union([z.boolean(), z.literal('default')]);
 export const cursorMotion = z.strictObject({
   style: z.enum(STYLES).optional(),
   timing: z.enum(TIMINGS).optional(),
-  arc_flow: z.number().finite().optional(), arc_size: z.number().finite().optional(),
-  start_handle: z.number().finite().optional(), end_handle: z.number().finite().optional(),
-  spring: z.number().finite().optional(), glide_duration_ms: z.number().finite().optional(),
-  dwell_after_click_ms: z.number().finite().optional(), idle_hide_ms: z.number().finite().optional(),
+  arc_flow: z.number().finite().optional(),
+  arc_size: z.number().finite().optional(),
+  start_handle: z.number().finite().optional(),
+  end_handle: z.number().finite().optional(),
+  spring: z.number().finite().optional(),
+  glide_duration_ms: z.number().finite().optional(),
+  dwell_after_click_ms: z.number().finite().optional(),
+  idle_hide_ms: z.number().finite().optional(),
   turn_radius: z.number().finite().optional(),
-  effects: z.strictObject({ trail: effectToggle.optional(), click_ripple: effectToggle.optional(), follow_through: effectToggle.optional() }).optional(),
+  effects: z
+    .strictObject({
+      trail: effectToggle.optional(),
+      click_ripple: effectToggle.optional(),
+      follow_through: effectToggle.optional(),
+    })
+    .optional(),
 });
-const cursorTheme = z.strictObject({ theme_id: z.string().min(1).max(200).optional(), reduced_motion: z.enum(['auto', 'on', 'off']).optional() });
+const cursorTheme = z.strictObject({
+  theme_id: z.string().min(1).max(200).optional(),
+  reduced_motion: z.enum(['auto', 'on', 'off']).optional(),
+});
 
 /**
  * The summary with `cursor.visible` read back from the tab the session drives: true only while the agent
@@ -31,14 +44,19 @@ const cursorTheme = z.strictObject({ theme_id: z.string().min(1).max(200).option
 async function summaryRead(core: ToolContext, session: Session) {
   const summary = sessionSummary(core.cursor, session);
   // A closed tab or a busy page shows no cursor.
-  summary.cursor.visible = session.cursor.visible && session.state === 'active' && !!session.currentTabId && await core.cursorShown(session.currentTabId);
+  summary.cursor.visible =
+    session.cursor.visible &&
+    session.state === 'active' &&
+    !!session.currentTabId &&
+    (await core.cursorShown(session.currentTabId));
   return summary;
 }
 
 function visible(core: ToolContext, ctx: CallContext, label: string | undefined): Session {
   const found = core.sessions.find(ctx.connectionId, label);
   if (found) return found;
-  if (label !== undefined && !['', 'default'].includes(label.trim())) throw new Refusal('target_not_found', `no session "${label}" on this connection; start_session creates it`);
+  if (label !== undefined && !['', 'default'].includes(label.trim()))
+    throw new Refusal('target_not_found', `no session "${label}" on this connection; start_session creates it`);
   return notYetStarted(ctx.connectionId);
 }
 
@@ -48,27 +66,49 @@ function visible(core: ToolContext, ctx: CallContext, label: string | undefined)
  */
 function notYetStarted(connectionId: string): Session {
   return {
-    label: null, connectionId, state: 'active', lastActive: Date.now(),
+    label: null,
+    connectionId,
+    state: 'active',
+    lastActive: Date.now(),
     cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
-    recordingDir: null, captureScope: 'auto', hooks: new Map(), inFlight: 0, tabs: new Set(),
+    recordingDir: null,
+    captureScope: 'auto',
+    hooks: new Map(),
+    inFlight: 0,
+    tabs: new Set(),
   };
 }
 
 const summaryOutput = z.object({
-  session: z.string().nullable(), implicit: z.boolean(), state: z.enum(['active', 'ending', 'ended']),
-  cursor: z.object({ visible: z.boolean(), motion: z.record(z.string(), z.unknown()), theme: z.record(z.string(), z.unknown()) }),
-  recording_active: z.boolean(), idle_seconds: z.number().int(),
+  session: z.string().nullable(),
+  implicit: z.boolean(),
+  state: z.enum(['active', 'ending', 'ended']),
+  cursor: z.object({
+    visible: z.boolean(),
+    motion: z.record(z.string(), z.unknown()),
+    theme: z.record(z.string(), z.unknown()),
+  }),
+  recording_active: z.boolean(),
+  idle_seconds: z.number().int(),
 });
 
 export const startSession = defineTool({
   name: 'start_session',
-  description: 'Start or revive a session label (every tool takes session; omitted: the implicit one); recording_dir records each action.',
+  description:
+    'Start or revive a session label (every tool takes session; omitted: the implicit one); recording_dir records each action.',
   input: z.strictObject({
     session: sessionArg,
     capture_scope: z.enum(['auto', 'window', 'desktop']).optional().describe('Deprecated compatibility policy.'),
     cursor_motion: cursorMotion.optional(),
     cursor_theme: cursorTheme.optional(),
-    recording_dir: z.string().min(1).max(4096).optional().describe('Record each action (call, result, before/after screenshots) into this folder: a relative name, created under <config dir>/recordings/.'),
+    recording_dir: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'Record each action (call, result, before/after screenshots) into this folder: a relative name, created under <config dir>/recordings/.',
+      ),
   }),
   output: summaryOutput.extend({ active: z.boolean(), revived: z.boolean(), recording_path: z.string().optional() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -82,7 +122,15 @@ export const startSession = defineTool({
     if (args.capture_scope) session.captureScope = args.capture_scope;
     if (recordTo && session.recordingDir !== recordTo) startRecording(session, recordTo);
     const text = `Session '${session.label ?? 'implicit'}' is active${revived ? ' (revived)' : ''}.${recordTo ? ` Recording into ${recordTo}.` : ''}`;
-    return { structured: { ...(await summaryRead(core, session)), active: true, revived, ...(recordTo ? { recording_path: recordTo } : {}) }, text };
+    return {
+      structured: {
+        ...(await summaryRead(core, session)),
+        active: true,
+        revived,
+        ...(recordTo ? { recording_path: recordTo } : {}),
+      },
+      text,
+    };
   },
 });
 
@@ -91,22 +139,42 @@ export const escalateSession = defineTool({
   description: 'Deprecated: legacy capture scope.',
   input: z.strictObject({
     session: z.string().min(1).max(128),
-    reason: z.enum(['ax_tree_pixel_mismatch', 'background_delivery_failed', 'foreground_ineffective', 'no_window_target', 'other']),
+    reason: z.enum([
+      'ax_tree_pixel_mismatch',
+      'background_delivery_failed',
+      'foreground_ineffective',
+      'no_window_target',
+      'other',
+    ]),
     detail: z.string().max(500).optional(),
   }),
-  output: z.object({ session: z.string(), capture_scope: z.string(), effective_scope: z.string(), escalation_reason: z.string(), deprecated: z.boolean() }),
+  output: z.object({
+    session: z.string(),
+    capture_scope: z.string(),
+    effective_scope: z.string(),
+    escalation_reason: z.string(),
+    deprecated: z.boolean(),
+  }),
   annotations: DESTRUCTIVE,
   deprecated: true,
   async handler(args, _core, ctx) {
     const session = ctx.session!;
     session.captureScope = 'desktop';
-    return { structured: { session: args.session, capture_scope: 'desktop', effective_scope: 'desktop', escalation_reason: args.reason, deprecated: true } };
+    return {
+      structured: {
+        session: args.session,
+        capture_scope: 'desktop',
+        effective_scope: 'desktop',
+        escalation_reason: args.reason,
+        deprecated: true,
+      },
+    };
   },
 });
 
 export const getSession = defineTool({
   name: 'get_session',
-  description: 'A session\'s state, cursor, recording and idle time. Omit session for the implicit one.',
+  description: "A session's state, cursor, recording and idle time. Omit session for the implicit one.",
   input: z.strictObject({ session: sessionArg }),
   output: summaryOutput,
   annotations: READ_ONLY,
@@ -127,7 +195,14 @@ export const getSessionState = defineTool({
   async handler(args, core, ctx) {
     const session = visible(core, ctx, args.session);
     const scope = session.captureScope === 'auto' ? 'window' : session.captureScope;
-    return { structured: { ...(await summaryRead(core, session)), capture_scope: session.captureScope, effective_scope: scope, deprecated: true } };
+    return {
+      structured: {
+        ...(await summaryRead(core, session)),
+        capture_scope: session.captureScope,
+        effective_scope: scope,
+        deprecated: true,
+      },
+    };
   },
 });
 
@@ -135,7 +210,7 @@ const listCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base
 
 export const listSessions = defineTool({
   name: 'list_sessions',
-  description: 'This connection\'s sessions, paged by limit and cursor.',
+  description: "This connection's sessions, paged by limit and cursor.",
   input: z.strictObject({ cursor: z.string().max(64).optional(), limit: z.number().int().min(0).max(100).default(50) }),
   output: z.object({ sessions: z.array(summaryOutput), next_cursor: z.string().nullable() }),
   annotations: READ_ONLY,
@@ -171,19 +246,42 @@ export const endSession = defineTool({
 
 export const setAgentCursorMotion = defineTool({
   name: 'set_agent_cursor_motion',
-  description: 'Set the agent cursor\'s motion: style, timing, reduced_motion; numbers (clamped) arc_flow, arc_size, start_handle, end_handle, spring, glide_duration_ms, dwell_after_click_ms, idle_hide_ms, turn_radius; effects.',
+  description:
+    "Set the agent cursor's motion: style, timing, reduced_motion; numbers (clamped) arc_flow, arc_size, start_handle, end_handle, spring, glide_duration_ms, dwell_after_click_ms, idle_hide_ms, turn_radius; effects.",
   input: cursorMotion.extend({ session: sessionArg, reduced_motion: z.enum(['auto', 'on', 'off']).optional() }),
   output: z.object({ session: z.string().nullable(), motion: z.record(z.string(), z.unknown()) }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  advanced: ['arc_flow', 'arc_size', 'start_handle', 'end_handle', 'spring', 'glide_duration_ms', 'dwell_after_click_ms', 'idle_hide_ms', 'turn_radius', 'effects'],
+  advanced: [
+    'arc_flow',
+    'arc_size',
+    'start_handle',
+    'end_handle',
+    'spring',
+    'glide_duration_ms',
+    'dwell_after_click_ms',
+    'idle_hide_ms',
+    'turn_radius',
+    'effects',
+  ],
   async handler(args, core, ctx) {
     const session = ctx.session!;
     const { session: _label, reduced_motion, ...motion } = args;
     session.cursor.set = { ...session.cursor.set, ...motion } as MotionInput;
     if (reduced_motion) session.cursor.theme = { ...session.cursor.theme, reduced_motion };
-    session.hooks.set('config', (s) => { s.cursor.set = undefined; s.cursor.start = undefined; });
+    session.hooks.set('config', (s) => {
+      s.cursor.set = undefined;
+      s.cursor.start = undefined;
+    });
     return { structured: { session: session.label, motion: cursorOf(core.cursor, session).motion } };
   },
 });
 
-export const sessionTools = [startSession, escalateSession, getSession, listSessions, getSessionState, endSession, setAgentCursorMotion];
+export const sessionTools = [
+  startSession,
+  escalateSession,
+  getSession,
+  listSessions,
+  getSessionState,
+  endSession,
+  setAgentCursorMotion,
+];

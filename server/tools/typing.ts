@@ -5,18 +5,27 @@ import { actionResult, deliveryMode, targeting } from './schemas.js';
 
 export const typeText = defineTool({
   name: 'type_text',
-  description: 'Insert text at the caret of the focused element or of element_token\'s (caret at end); never clears. Read back.',
+  description:
+    "Insert text at the caret of the focused element or of element_token's (caret at end); never clears. Read back.",
   input: z.strictObject({
     ...targeting,
     text: z.string().min(1).max(200_000),
     delivery_mode: deliveryMode,
-    delay_ms: z.number().int().min(0).max(200).default(30).describe('ms between synthesized keystrokes (native fallback).'),
+    delay_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(200)
+      .default(30)
+      .describe('ms between synthesized keystrokes (native fallback).'),
   }),
   output: actionResult,
   annotations: DESTRUCTIVE,
   advanced: ['delay_ms'],
   async handler(args, core, ctx) {
     const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(await driver.typeText(target, args.text, { delayMs: args.delay_ms, deliveryMode: args.delivery_mode }));
+    return actionReply(
+      await driver.typeText(target, args.text, { delayMs: args.delay_ms, deliveryMode: args.delivery_mode }),
+    );
   },
 });

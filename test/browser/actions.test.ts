@@ -5,8 +5,12 @@ import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 const evidenceText = (r: { structured: any }) => JSON.stringify(r.structured.evidence ?? []);
 
@@ -137,7 +141,8 @@ describe('click', () => {
     const page = await s.open('plain.html');
     const snap = await s.snapshot(s.v, { include_screenshot: true });
     const btn = snap.find((e) => e.label === 'Increment', 'the Increment button');
-    const x = btn.frame.x + btn.frame.w / 2, y = btn.frame.y + btn.frame.h / 2;
+    const x = btn.frame.x + btn.frame.w / 2,
+      y = btn.frame.y + btn.frame.h / 2;
     const r = await s.v.call('click', { x, y });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.match(String(r.structured.target), /#btn/);
@@ -197,7 +202,10 @@ describe('set_value', () => {
     const on = await s.v.call('set_value', { element_token: (await s.snapshot(s.v)).token('Checkbox'), value: 'true' });
     assert.equal(on.structured.effect, 'confirmed', on.text);
     assert.equal((await s.model(page)).cb, true);
-    const off = await s.v.call('set_value', { element_token: (await s.snapshot(s.v)).token('Checkbox'), value: 'false' });
+    const off = await s.v.call('set_value', {
+      element_token: (await s.snapshot(s.v)).token('Checkbox'),
+      value: 'false',
+    });
     assert.equal(off.structured.effect, 'confirmed', off.text);
     assert.equal((await s.model(page)).cb, false);
   });
@@ -256,7 +264,10 @@ describe('press_key and hotkey', () => {
     await s.v.call('type_text', { element_token: snap.token('Text'), text: 'hello world' });
     const r = await s.v.call('hotkey', { keys: ['ctrl', 'a'] });
     assert.equal(r.structured.effect, 'confirmed', r.text);
-    const selection = await page.$eval('#text', (el) => [(el as HTMLInputElement).selectionStart, (el as HTMLInputElement).selectionEnd]);
+    const selection = await page.$eval('#text', (el) => [
+      (el as HTMLInputElement).selectionStart,
+      (el as HTMLInputElement).selectionEnd,
+    ]);
     assert.deepEqual(selection, [0, 'hello world'.length]);
     const typed = await s.v.call('type_text', { text: 'bye' });
     assert.equal(typed.structured.effect, 'confirmed', typed.text);
@@ -341,9 +352,15 @@ describe('drag', () => {
     const page = await s.open('drag.html');
     const snap = await s.snapshot(s.v, { include_screenshot: true });
     const box = snap.find((e) => e.label === 'Box', 'the box');
-    const scale = snap.result.structured.screenshot_width / (await page.evaluate('innerWidth') as number);
+    const scale = snap.result.structured.screenshot_width / ((await page.evaluate('innerWidth')) as number);
     const from = { x: box.frame.x + box.frame.w / 2, y: box.frame.y + box.frame.h / 2 };
-    const r = await s.v.call('drag', { from_x: from.x, from_y: from.y, to_x: from.x + 150 * scale, to_y: from.y + 100 * scale, duration_ms: 0 });
+    const r = await s.v.call('drag', {
+      from_x: from.x,
+      from_y: from.y,
+      to_x: from.x + 150 * scale,
+      to_y: from.y + 100 * scale,
+      duration_ms: 0,
+    });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.match(evidenceText(r), /mousedown at div#box/);
     const m = await s.model(page);

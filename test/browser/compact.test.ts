@@ -15,18 +15,38 @@ before(async () => {
   s = await browserSuite();
   tools = (await s.v.client.listTools()).tools as typeof tools;
 });
-after(async () => { await s?.close(); });
+after(async () => {
+  await s?.close();
+});
 
-const TOP_LEVEL = ['snapshot_id', 'target', 'element_count', 'returned_element_count', 'elements_complete', 'screenshot_width', 'screenshot_height'];
+const TOP_LEVEL = [
+  'snapshot_id',
+  'target',
+  'element_count',
+  'returned_element_count',
+  'elements_complete',
+  'screenshot_width',
+  'screenshot_height',
+];
 
 async function full(args: Record<string, unknown> = {}) {
-  const r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 2000, format: 'full', ...args });
+  const r = await s.v.call('get_window_state', {
+    include_screenshot: false,
+    max_elements: 2000,
+    format: 'full',
+    ...args,
+  });
   assert.equal(r.isError, false, r.text);
   return r.structured;
 }
 
 async function compact(args: Record<string, unknown> = {}) {
-  const r = await s.v.call('get_window_state', { include_screenshot: false, max_elements: 2000, format: 'compact', ...args });
+  const r = await s.v.call('get_window_state', {
+    include_screenshot: false,
+    max_elements: 2000,
+    format: 'compact',
+    ...args,
+  });
   assert.equal(r.isError, false, r.text);
   return { r, st: r.structured, elements: decoded(r.structured) };
 }
@@ -56,8 +76,15 @@ describe('get_window_state format "compact"', () => {
   test('values that look like the short forms survive: checked states are =1/=0, a literal "1" or "0" is quoted', () => {
     const values = ['true', 'false', '1', '0', '', ' lead', "it's", 'a\nb', '=x', 'true ', '10'];
     const elements: OutlineElement[] = values.map((value, i) => ({
-      element_index: i, role: i % 2 ? 'checkbox' : 'textbox', label: `L${i}`, value, enabled: true, focused: false,
-      in_web_content: true, frame: { x: i, y: 0, w: 1, h: 1 }, parent_index: null,
+      element_index: i,
+      role: i % 2 ? 'checkbox' : 'textbox',
+      label: `L${i}`,
+      value,
+      enabled: true,
+      focused: false,
+      in_web_content: true,
+      frame: { x: i, y: 0, w: 1, h: 1 },
+      parent_index: null,
     }));
     const { roles, outline } = encodeOutline(elements, true);
     assert.deepEqual(decodeOutline(outline, roles, true), elements);
@@ -65,14 +92,23 @@ describe('get_window_state format "compact"', () => {
     assert.match(outline, /^2 \S+ 2,,1x1 ='1' L2$/m);
   });
 
-  test('decodes to exactly the full form\'s elements: values, disabled, focused, frames', async () => {
+  test("decodes to exactly the full form's elements: values, disabled, focused, frames", async () => {
     const page = await s.open('plain.html');
     await page.focus('#area');
     const { f, c } = await both();
     const elements = untokened(f);
-    assert.ok(elements.some((e) => e.focused), 'the focused textarea is in the page state compared');
-    assert.ok(elements.some((e) => !e.enabled), 'so is a disabled field');
-    assert.ok(elements.some((e) => e.value === '') && elements.some((e) => e.value === 'fixed'), 'and empty and non-empty values');
+    assert.ok(
+      elements.some((e) => e.focused),
+      'the focused textarea is in the page state compared',
+    );
+    assert.ok(
+      elements.some((e) => !e.enabled),
+      'so is a disabled field',
+    );
+    assert.ok(
+      elements.some((e) => e.value === '') && elements.some((e) => e.value === 'fixed'),
+      'and empty and non-empty values',
+    );
     assert.deepEqual(c.elements, elements);
 
     const st = c.st;
@@ -85,8 +121,12 @@ describe('get_window_state format "compact"', () => {
     // The text item is one header line (naming the prefix, the role codes and the grammar) and the same outline.
     const [header, ...lines] = c.r.text.split('\n');
     assert.equal(lines.join('\n'), st.outline);
-    assert.ok(header.startsWith(`${st.snapshot_id} `) && header.includes(st.token_prefix) && header.includes(st.legend), header);
-    for (const [code, role] of Object.entries(st.roles)) assert.ok(header.includes(`${code}=${JSON.stringify(role)}`), `${code} in ${header}`);
+    assert.ok(
+      header.startsWith(`${st.snapshot_id} `) && header.includes(st.token_prefix) && header.includes(st.legend),
+      header,
+    );
+    for (const [code, role] of Object.entries(st.roles))
+      assert.ok(header.includes(`${code}=${JSON.stringify(role)}`), `${code} in ${header}`);
     // A line names its element's state outright.
     const line = (label: string) => st.outline.split('\n').find((l: string) => l.endsWith(` ${label}`));
     assert.match(line('Disabled') ?? '', / !disabled /);
@@ -96,7 +136,9 @@ describe('get_window_state format "compact"', () => {
 
   test('elements inside iframes keep their parent_index', async () => {
     await s.open('frames.html');
-    await s.chrome.page('frames.html').then((p) => p.waitForFunction('document.querySelectorAll("iframe").length === 2'));
+    await s.chrome
+      .page('frames.html')
+      .then((p) => p.waitForFunction('document.querySelectorAll("iframe").length === 2'));
     let f = await full();
     for (let i = 0; i < 20 && f.elements.filter((e: any) => e.label === 'Inner').length < 2; i++) {
       await new Promise((done) => setTimeout(done, 250)); // the cross-origin child may still be loading
@@ -124,14 +166,20 @@ describe('get_window_state format "compact"', () => {
     const stale = refusalOf(await s.v.call('click', { element_token: st.token_prefix + index('Increment') }));
     assert.equal(stale.code, 'stale_element_token');
     assert.deepEqual(stale.current_snapshot_ids, [newer.st.snapshot_id]);
-    assert.equal(refusalOf(await s.v.call('click', { element_token: `${newer.st.token_prefix}99999` })).code, 'invalid_element_token');
+    assert.equal(
+      refusalOf(await s.v.call('click', { element_token: `${newer.st.token_prefix}99999` })).code,
+      'invalid_element_token',
+    );
     assert.equal((await s.model(page)).clicks, 1, 'neither refused token clicked anything');
   });
 
   test('query and max_elements select the same elements as in the full form', async () => {
     await s.open('plain.html');
     const filtered = await both({ query: 'radio' });
-    assert.ok(filtered.c.elements.length >= 2 && filtered.c.elements.some((e) => e.element_index > 0), filtered.c.st.outline);
+    assert.ok(
+      filtered.c.elements.length >= 2 && filtered.c.elements.some((e) => e.element_index > 0),
+      filtered.c.st.outline,
+    );
     assert.deepEqual(filtered.c.elements, untokened(filtered.f));
     assert.equal(filtered.c.st.elements_complete, true);
 
@@ -152,7 +200,10 @@ describe('get_window_state format "compact"', () => {
     const page = await s.open('plain.html');
     const { st, elements } = await compact();
     const increment = st.token_prefix + elements.find((e) => e.label === 'Increment')!.element_index;
-    const r = await s.v.call('run_actions', { steps: [{ tool: 'click', args: { element_token: increment } }], observe: { format: 'compact' } });
+    const r = await s.v.call('run_actions', {
+      steps: [{ tool: 'click', args: { element_token: increment } }],
+      observe: { format: 'compact' },
+    });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.images, 0, 'observe still defaults to no screenshot');
     const obs = r.structured.observation;
@@ -161,7 +212,9 @@ describe('get_window_state format "compact"', () => {
     assert.ok(obs.returned_element_count <= 200, 'observe still defaults to max_elements 200');
     const seen = decoded(obs);
     assert.equal(seen.length, obs.returned_element_count);
-    const again = await s.v.call('click', { element_token: obs.token_prefix + seen.find((e) => e.label === 'Increment')!.element_index });
+    const again = await s.v.call('click', {
+      element_token: obs.token_prefix + seen.find((e) => e.label === 'Increment')!.element_index,
+    });
     assert.equal(again.structured.effect, 'confirmed', again.text);
     assert.equal((await s.model(page)).clicks, 2);
   });
@@ -170,7 +223,12 @@ describe('get_window_state format "compact"', () => {
     const direct = refusalOf(await s.v.call('get_window_state', { format: 'yaml' }));
     assert.equal(direct.code, 'invalid_arguments');
     assert.match(direct.message, /^format: /);
-    const observed = refusalOf(await s.v.call('run_actions', { steps: [{ tool: 'press_key', args: { key: 'End' } }], observe: { format: 'yaml' } }));
+    const observed = refusalOf(
+      await s.v.call('run_actions', {
+        steps: [{ tool: 'press_key', args: { key: 'End' } }],
+        observe: { format: 'yaml' },
+      }),
+    );
     assert.equal(observed.code, 'invalid_arguments');
     assert.match(observed.message, /observe: format: /);
   });
@@ -193,7 +251,9 @@ describe('the advertised schemas', () => {
 
   test('both forms validate against the advertised outputSchema; a compact result missing a field does not', async () => {
     await s.open('plain.html');
-    const validate = new AjvJsonSchemaValidator().getValidator(tools.find((t) => t.name === 'get_window_state')!.outputSchema);
+    const validate = new AjvJsonSchemaValidator().getValidator(
+      tools.find((t) => t.name === 'get_window_state')!.outputSchema,
+    );
     const { st } = await compact();
     assert.equal(validate(st).valid, true, JSON.stringify(validate(st)));
     assert.equal(validate(await full()).valid, true);

@@ -16,13 +16,25 @@ type Call = (name: string, args?: Record<string, unknown>) => Promise<ToolResult
 
 let fx: FixtureServer;
 let chrome: TestBrowser;
-before(async () => { fx = await serveFixtures(); chrome = await launchChromium(); });
-after(async () => { await chrome?.close(); await fx?.close(); });
+before(async () => {
+  fx = await serveFixtures();
+  chrome = await launchChromium();
+});
+after(async () => {
+  await chrome?.close();
+  await fx?.close();
+});
 
 async function tokens(call: Call, tabId?: string): Promise<Record<string, string>> {
-  const r = await call('get_window_state', { include_screenshot: false, format: 'full', ...(tabId ? { target: { kind: 'tab', tab_id: tabId } } : {}) });
+  const r = await call('get_window_state', {
+    include_screenshot: false,
+    format: 'full',
+    ...(tabId ? { target: { kind: 'tab', tab_id: tabId } } : {}),
+  });
   assert.equal(r.isError, false, r.text);
-  return Object.fromEntries((r.structured.elements as Array<{ label: string; element_token: string }>).map((e) => [e.label, e.element_token]));
+  return Object.fromEntries(
+    (r.structured.elements as Array<{ label: string; element_token: string }>).map((e) => [e.label, e.element_token]),
+  );
 }
 
 async function openFixture(call: Call, lane = 'a'): Promise<{ tabId: string; page: any }> {
@@ -36,41 +48,54 @@ async function openFixture(call: Call, lane = 'a'): Promise<{ tabId: string; pag
 }
 
 /** A client and the tab it drives; the scenarios fire their calls in every lane at the same time. */
-interface Lane { call: Call; opened: { tabId: string; page: any } }
+interface Lane {
+  call: Call;
+  opened: { tabId: string; page: any };
+}
 
 /** The three scenarios, each checked against each page's own record. */
 function scenarios(lanes: () => Lane[]) {
   test('concurrent clicks on one button: the page counted exactly the confirmed ones', async () => {
-    await Promise.all(lanes().map(async ({ call, opened: { page, tabId } }) => {
-      const t = await tokens(call, tabId);
-      const before = (await model(page)).clicks.count;
-      const results = await Promise.all(Array.from({ length: 6 }, () => call('click', { element_token: t.Count })));
-      for (const r of results) assert.equal(r.structured.effect, 'confirmed', r.text);
-      assert.equal((await model(page)).clicks.count - before, results.length);
-    }));
+    await Promise.all(
+      lanes().map(async ({ call, opened: { page, tabId } }) => {
+        const t = await tokens(call, tabId);
+        const before = (await model(page)).clicks.count;
+        const results = await Promise.all(Array.from({ length: 6 }, () => call('click', { element_token: t.Count })));
+        for (const r of results) assert.equal(r.structured.effect, 'confirmed', r.text);
+        assert.equal((await model(page)).clicks.count - before, results.length);
+      }),
+    );
   });
 
   test('concurrent clicks on three buttons: each confirmed, each counted once', async () => {
-    await Promise.all(lanes().map(async ({ call, opened: { page, tabId } }) => {
-      const t = await tokens(call, tabId);
-      const before = (await model(page)).clicks;
-      const names = ['One', 'Two', 'Three'];
-      const results = await Promise.all(names.map((n) => call('click', { element_token: t[n] })));
-      results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `${names[i]}: ${r.text}`));
-      const now = (await model(page)).clicks;
-      for (const id of ['one', 'two', 'three']) assert.equal(now[id] - before[id], 1, id);
-    }));
+    await Promise.all(
+      lanes().map(async ({ call, opened: { page, tabId } }) => {
+        const t = await tokens(call, tabId);
+        const before = (await model(page)).clicks;
+        const names = ['One', 'Two', 'Three'];
+        const results = await Promise.all(names.map((n) => call('click', { element_token: t[n] })));
+        results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `${names[i]}: ${r.text}`));
+        const now = (await model(page)).clicks;
+        for (const id of ['one', 'two', 'three']) assert.equal(now[id] - before[id], 1, id);
+      }),
+    );
   });
 
   test('six concurrent type_text into six fields by token: each text in its own field', async () => {
-    await Promise.all(lanes().map(async ({ call, opened: { page, tabId } }, lane) => {
-      const t = await tokens(call, tabId);
-      const start = (await model(page)).fields as string[];
-      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => call('type_text', { element_token: t[`Field ${i}`], text: `v${lane}${i}` })));
-      results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `field ${i}: ${r.text}`));
-      const now = (await model(page)).fields as string[];
-      now.forEach((v, i) => assert.equal(v, start[i] + `v${lane}${i}`, `field ${i}`));
-    }));
+    await Promise.all(
+      lanes().map(async ({ call, opened: { page, tabId } }, lane) => {
+        const t = await tokens(call, tabId);
+        const start = (await model(page)).fields as string[];
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            call('type_text', { element_token: t[`Field ${i}`], text: `v${lane}${i}` }),
+          ),
+        );
+        results.forEach((r, i) => assert.equal(r.structured.effect, 'confirmed', `field ${i}: ${r.text}`));
+        const now = (await model(page)).fields as string[];
+        now.forEach((v, i) => assert.equal(v, start[i] + `v${lane}${i}`, `field ${i}`));
+      }),
+    );
   });
 }
 
@@ -81,7 +106,9 @@ describe('one client (stdio)', () => {
     v = await startVerity(['--browser-url', chrome.browserUrl]);
     opened = await openFixture(v.call);
   });
-  after(async () => { await v?.close(); });
+  after(async () => {
+    await v?.close();
+  });
   scenarios(() => [{ call: v.call, opened }]);
 });
 
@@ -99,13 +126,19 @@ describe('two clients over HTTP, each on its own tab, at the same time', () => {
     openedA = await openFixture(a.call, 'a');
     openedB = await openFixture(b.call, 'b');
   });
-  after(async () => { await gw?.close(); rmSync(dir, { recursive: true, force: true }); });
+  after(async () => {
+    await gw?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
   test("B cannot address A's tab", async () => {
     const r = await b.call('get_window_state', { target: { kind: 'tab', tab_id: openedA.tabId } });
     assert.equal(r.isError, true, r.text);
     assert.equal(r.structured.refusal.code, 'target_not_found', r.text);
   });
-  scenarios(() => [{ call: a.call, opened: openedA }, { call: b.call, opened: openedB }]);
+  scenarios(() => [
+    { call: a.call, opened: openedA },
+    { call: b.call, opened: openedB },
+  ]);
 });
 
 // Two MCP clients on ONE tab: two `verity mcp` processes attached to the same browser (two agents pointed
@@ -120,11 +153,18 @@ describe('two clients (two processes) on one shared tab', () => {
     const url = fx.url('concurrency.html?lane=shared');
     page = await chrome.browser.newPage();
     await page.goto(url);
-    [a, b] = await Promise.all([startVerity(['--browser-url', chrome.browserUrl]), startVerity(['--browser-url', chrome.browserUrl])]);
+    [a, b] = await Promise.all([
+      startVerity(['--browser-url', chrome.browserUrl]),
+      startVerity(['--browser-url', chrome.browserUrl]),
+    ]);
     const tabs = await a.call('page', { action: 'list_tabs' });
     tabId = (tabs.structured.tabs as Array<{ tab_id: string; url: string }>).find((t) => t.url === url)!.tab_id;
   });
-  after(async () => { await a?.close(); await b?.close(); await page?.close().catch(() => {}); });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await page?.close().catch(() => {});
+  });
 
   test('concurrent clicks on one button from both: the page counted exactly the confirmed ones', async () => {
     const [ta, tb] = [await tokens(a.call, tabId), await tokens(b.call, tabId)];
@@ -141,7 +181,11 @@ describe('two clients (two processes) on one shared tab', () => {
   test('concurrent type_text from both into their own fields: each text in its own field, as each verdict says', async () => {
     const [ta, tb] = [await tokens(a.call, tabId), await tokens(b.call, tabId)];
     const start = (await model(page)).fields as string[];
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? b : a).call('type_text', { element_token: (i % 2 ? tb : ta)[`Field ${i}`], text: `w${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? b : a).call('type_text', { element_token: (i % 2 ? tb : ta)[`Field ${i}`], text: `w${i}` }),
+      ),
+    );
     const now = (await model(page)).fields as string[];
     results.forEach((r, i) => {
       assert.equal(r.structured.effect, 'confirmed', `field ${i}: ${r.text}`);

@@ -13,10 +13,25 @@ before(async () => {
   s = await browserSuite();
   tools = (await s.v.client.listTools()).tools as typeof tools;
 });
-after(async () => { await s?.close(); });
+after(async () => {
+  await s?.close();
+});
 
-const STAGE_TOOLS = ['list_apps', 'list_windows', 'get_window_state', 'click', 'double_click', 'right_click', 'set_value',
-  'type_text', 'press_key', 'hotkey', 'scroll', 'drag', 'page'];
+const STAGE_TOOLS = [
+  'list_apps',
+  'list_windows',
+  'get_window_state',
+  'click',
+  'double_click',
+  'right_click',
+  'set_value',
+  'type_text',
+  'press_key',
+  'hotkey',
+  'scroll',
+  'drag',
+  'page',
+];
 const STALE = 'element_token is stale; call get_window_state again to refresh';
 
 /** A refusal as the contract shapes it; returns the refusal object. */
@@ -62,7 +77,10 @@ describe('tools/list', () => {
       assert.equal(schema.anyOf.length, 2, `${name} outputSchema.anyOf has two branches`);
       const refusal = schema.anyOf[1];
       assert.equal(refusal.type, 'object', `${name} refusal branch`);
-      assert.ok(refusal.properties?.status && refusal.properties?.refusal, `${name} refusal branch names status and refusal`);
+      assert.ok(
+        refusal.properties?.status && refusal.properties?.refusal,
+        `${name} refusal branch names status and refusal`,
+      );
       assert.equal(schema.anyOf[0].type, 'object', `${name} success branch`);
     }
   });
@@ -71,13 +89,16 @@ describe('tools/list', () => {
     for (const name of STAGE_TOOLS) {
       const a = tools.find((t) => t.name === name)!.annotations;
       assert.ok(a, `${name} has no annotations`);
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint']) assert.equal(typeof a[hint], 'boolean', `${name}.${hint}`);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint'])
+        assert.equal(typeof a[hint], 'boolean', `${name}.${hint}`);
     }
     const gws = tools.find((t) => t.name === 'get_window_state')!.annotations;
     assert.equal(gws.readOnlyHint, true);
     assert.equal(gws.destructiveHint, false);
-    for (const name of ['list_apps', 'list_windows']) assert.equal(tools.find((t) => t.name === name)!.annotations.readOnlyHint, true, name);
-    for (const name of ['click', 'type_text', 'drag', 'set_value']) assert.equal(tools.find((t) => t.name === name)!.annotations.readOnlyHint, false, name);
+    for (const name of ['list_apps', 'list_windows'])
+      assert.equal(tools.find((t) => t.name === name)!.annotations.readOnlyHint, true, name);
+    for (const name of ['click', 'type_text', 'drag', 'set_value'])
+      assert.equal(tools.find((t) => t.name === name)!.annotations.readOnlyHint, false, name);
   });
 
   // The contract changed: the default surface is lean (seed arguments accepted, not advertised); the
@@ -87,7 +108,19 @@ describe('tools/list', () => {
     try {
       const fullTools = (await full.client.listTools()).tools as typeof tools;
       const props = fullTools.find((t) => t.name === 'type_text')!.inputSchema.properties;
-      for (const arg of ['text', 'element_token', 'pid', 'window_id', 'x', 'y', 'scope', 'target', 'session', 'delivery_mode', 'delay_ms']) {
+      for (const arg of [
+        'text',
+        'element_token',
+        'pid',
+        'window_id',
+        'x',
+        'y',
+        'scope',
+        'target',
+        'session',
+        'delivery_mode',
+        'delay_ms',
+      ]) {
         assert.ok(props[arg], `type_text.${arg}`);
       }
       assert.deepEqual(fullTools.find((t) => t.name === 'type_text')!.inputSchema.required, ['text']);
@@ -100,7 +133,10 @@ describe('tools/list', () => {
 describe('get_window_state', () => {
   test('structured fields, elements and the screenshot as an image content item', async () => {
     await s.open('plain.html');
-    const raw = await s.v.client.callTool({ name: 'get_window_state', arguments: { format: 'full', include_screenshot: true } });
+    const raw = await s.v.client.callTool({
+      name: 'get_window_state',
+      arguments: { format: 'full', include_screenshot: true },
+    });
     assert.ok(!raw.isError, JSON.stringify(raw.content));
     const st = raw.structuredContent as any;
     assert.match(st.snapshot_id, /\S/);
@@ -127,7 +163,10 @@ describe('get_window_state', () => {
       assert.equal(typeof e.focused, 'boolean');
       assert.equal(e.in_web_content, true);
       for (const k of ['x', 'y', 'w', 'h']) assert.equal(typeof e.frame[k], 'number', `frame.${k}`);
-      assert.ok(e.parent_index === null || (Number.isInteger(e.parent_index) && e.parent_index < st.element_count), `parent_index ${e.parent_index}`);
+      assert.ok(
+        e.parent_index === null || (Number.isInteger(e.parent_index) && e.parent_index < st.element_count),
+        `parent_index ${e.parent_index}`,
+      );
     });
     assert.equal(new Set(st.elements.map((e: any) => e.element_token)).size, st.elements.length, 'tokens are unique');
     const text = st.elements.find((e: any) => e.label === 'Text');
@@ -169,7 +208,10 @@ describe('get_window_state', () => {
     assert.ok(els.length < r.structured.element_count);
     assert.equal(r.structured.element_count, full.elements.length);
     assert.equal(r.structured.elements_complete, true);
-    assert.ok(els.some((e) => e.element_index > 0), 'a filtered list keeps its original indices');
+    assert.ok(
+      els.some((e) => e.element_index > 0),
+      'a filtered list keeps its original indices',
+    );
     for (const e of els) {
       assert.match(`${e.role} ${e.label} ${e.value ?? ''}`.toLowerCase(), /radio/);
       const same = byIndex.get(e.element_index) as any;
@@ -185,7 +227,9 @@ describe('get_window_state', () => {
   test('elements in a cross-origin iframe are listed, with frames inside the screenshot', async () => {
     await s.open(`frames.html?cross=${encodeURIComponent(s.fx.crossUrl('frame-child.html'))}`);
     const frame = await s.chrome.page('frames.html');
-    await frame.waitForFunction('document.getElementById("cross").contentWindow && document.querySelectorAll("iframe").length === 2');
+    await frame.waitForFunction(
+      'document.getElementById("cross").contentWindow && document.querySelectorAll("iframe").length === 2',
+    );
     let r = await s.v.call('get_window_state', { format: 'full', include_screenshot: false, max_elements: 2000 });
     for (let i = 0; i < 20 && r.structured.elements.filter((e: any) => e.label === 'Inner').length < 2; i++) {
       await new Promise((done) => setTimeout(done, 250)); // the cross-origin child may still be loading
@@ -199,7 +243,10 @@ describe('get_window_state', () => {
     const top = st.elements.find((e: any) => e.label === 'Top');
     for (const e of [...inner, ...buttons]) inBounds(e, st);
     // The cross-origin copy sits below the same-origin one, and both below the top input.
-    assert.ok(inner[1].frame.y > inner[0].frame.y && inner[0].frame.y > top.frame.y, JSON.stringify(inner.map((e: any) => e.frame)));
+    assert.ok(
+      inner[1].frame.y > inner[0].frame.y && inner[0].frame.y > top.frame.y,
+      JSON.stringify(inner.map((e: any) => e.frame)),
+    );
     // Acting on the cross-origin button works through its token.
     const click = await s.v.call('click', { element_token: buttons[1].element_token });
     assert.equal(click.structured.effect, 'confirmed', click.text);
@@ -215,7 +262,9 @@ describe('get_window_state', () => {
       inBounds(e, st);
     }
     const page = await s.chrome.page('shadow.html');
-    const click = await s.v.call('click', { element_token: st.elements.find((el: any) => el.label === 'Closed button').element_token });
+    const click = await s.v.call('click', {
+      element_token: st.elements.find((el: any) => el.label === 'Closed button').element_token,
+    });
     assert.equal(click.structured.effect, 'confirmed', click.text);
     assert.equal((await s.model(page)).closedClicks, 1);
   });
@@ -227,7 +276,10 @@ describe('get_window_state', () => {
     assert.ok(r.structured.element_count >= 1000, `element_count ${r.structured.element_count}`);
     assert.equal(r.structured.returned_element_count, r.structured.element_count);
     assert.equal(r.structured.elements_complete, true);
-    assert.ok(r.structured.elements.some((e: any) => e.label.includes('Option 999')), 'the last element is listed');
+    assert.ok(
+      r.structured.elements.some((e: any) => e.label.includes('Option 999')),
+      'the last element is listed',
+    );
     // The contract changed: max_elements defaults to its cap (5,000), not 400.
     const all = await s.v.call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(all.structured.returned_element_count, all.structured.element_count, 'max_elements defaults to 5000');
@@ -238,8 +290,10 @@ describe('get_window_state', () => {
 function inBounds(e: any, st: any): void {
   const f = e.frame;
   assert.ok(f.w > 0 && f.h > 0, `${e.label} has an area: ${JSON.stringify(f)}`);
-  assert.ok(f.x >= 0 && f.y >= 0 && f.x + f.w <= st.screenshot_width && f.y + f.h <= st.screenshot_height,
-    `${e.label} ${JSON.stringify(f)} inside ${st.screenshot_width}x${st.screenshot_height}`);
+  assert.ok(
+    f.x >= 0 && f.y >= 0 && f.x + f.w <= st.screenshot_width && f.y + f.h <= st.screenshot_height,
+    `${e.label} ${JSON.stringify(f)} inside ${st.screenshot_width}x${st.screenshot_height}`,
+  );
 }
 
 describe('element tokens', () => {
@@ -265,7 +319,14 @@ describe('element tokens', () => {
     const old = await s.snapshot(s.v);
     await s.snapshot(s.v);
     const token = old.token('Text');
-    for (const [tool, extra] of [['type_text', { text: 'x' }], ['set_value', { value: 'x' }], ['press_key', { key: 'a' }], ['double_click', {}], ['right_click', {}], ['scroll', { direction: 'down' }]] as const) {
+    for (const [tool, extra] of [
+      ['type_text', { text: 'x' }],
+      ['set_value', { value: 'x' }],
+      ['press_key', { key: 'a' }],
+      ['double_click', {}],
+      ['right_click', {}],
+      ['scroll', { direction: 'down' }],
+    ] as const) {
       const r = await s.v.call(tool, { element_token: token, ...extra });
       assert.equal(refused(r, 'stale_element_token').message, STALE, tool);
     }
@@ -319,12 +380,20 @@ describe('malformed calls are refused, naming the field, and the server keeps se
     const page = await s.open('plain.html');
     const snap = await s.snapshot(s.v);
     const tabId = await currentTabId();
-    const r = await s.v.call('click', { element_token: snap.token('Increment'), target: { kind: 'tab', tab_id: tabId } });
+    const r = await s.v.call('click', {
+      element_token: snap.token('Increment'),
+      target: { kind: 'tab', tab_id: tabId },
+    });
     const refusal = refused(r, 'conflicting_target');
     assert.match(refusal.message, /element_token/);
     assert.match(refusal.message, /target/);
     assert.equal(await page.$eval('#count', (el) => el.textContent), '0', 'nothing was clicked');
-    const typed = await s.v.call('type_text', { element_token: snap.token('Text'), pid: 1234, window_id: 1, text: 'x' });
+    const typed = await s.v.call('type_text', {
+      element_token: snap.token('Text'),
+      pid: 1234,
+      window_id: 1,
+      text: 'x',
+    });
     refused(typed, 'conflicting_target');
     assert.equal((await s.model(page)).text, '');
     await stillServing();
@@ -336,9 +405,16 @@ describe('malformed calls are refused, naming the field, and the server keeps se
     const snap = await s.v.call('get_window_state', { format: 'full', target, include_screenshot: false });
     assert.match(refused(snap, 'target_not_found').message, /NO-SUCH-TAB-0000/);
     refused(await s.v.call('click', { target, x: 10, y: 10 }), 'target_not_found');
-    refused(await s.v.call('page', { action: 'navigate', tab_id: 'NO-SUCH-TAB-0000', url: s.fx.url('plain.html') }), 'target_not_found');
+    refused(
+      await s.v.call('page', { action: 'navigate', tab_id: 'NO-SUCH-TAB-0000', url: s.fx.url('plain.html') }),
+      'target_not_found',
+    );
     await stillServing();
-    const ok = await s.v.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: await currentTabId() }, include_screenshot: false });
+    const ok = await s.v.call('get_window_state', {
+      format: 'full',
+      target: { kind: 'tab', tab_id: await currentTabId() },
+      include_screenshot: false,
+    });
     assert.equal(ok.isError, false, ok.text);
   });
 });

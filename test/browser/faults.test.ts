@@ -17,7 +17,12 @@ import { printedCredentials } from '../helpers/gateway.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Waits (bounded, not asserted as a duration) until `pid` has exited; true when it did. */
@@ -27,7 +32,12 @@ async function exited(pid: number, tries = 100): Promise<boolean> {
 }
 
 function killPid(pid: number | null | undefined): void {
-  if (pid) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  if (pid)
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
 }
 
 function refusalOf(r: ToolResult): { code: string; message: string } {
@@ -39,8 +49,12 @@ function refusalOf(r: ToolResult): { code: string; message: string } {
 
 describe('an attached browser', () => {
   let s: Suite;
-  before(async () => { s = await browserSuite(); });
-  after(async () => { await s?.close(); });
+  before(async () => {
+    s = await browserSuite();
+  });
+  after(async () => {
+    await s?.close();
+  });
 
   test('a tab closed between snapshot and action is refused clearly, and the server keeps serving', async () => {
     const opened = await s.v.call('page', { action: 'new_tab', url: s.fx.url('plain.html?closing') });
@@ -52,7 +66,11 @@ describe('an attached browser', () => {
     assert.ok(['target_not_found', 'stale_element_token'].includes(refusalOf(r).code), r.text);
     const typed = await s.v.call('type_text', { element_token: snap.token('Text'), text: 'x' });
     assert.ok(['target_not_found', 'stale_element_token'].includes(refusalOf(typed).code), typed.text);
-    const byId = await s.v.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+    const byId = await s.v.call('get_window_state', {
+      format: 'full',
+      target: { kind: 'tab', tab_id: tabId },
+      include_screenshot: false,
+    });
     assert.equal(refusalOf(byId).code, 'target_not_found', byId.text);
     const tabs = await s.v.call('page', { action: 'list_tabs' });
     assert.equal(tabs.isError, false, tabs.text);
@@ -76,8 +94,9 @@ describe('an attached browser', () => {
   });
 
   test('a page that never answers: the action is refused naming what it waited for', async () => {
-    const html = '<!doctype html><title>Freezer</title><button id="f" onclick="setTimeout(() => { for (;;) {} }, 300)">Freeze</button>'
-      + '<label>After <input id="after"></label>';
+    const html =
+      '<!doctype html><title>Freezer</title><button id="f" onclick="setTimeout(() => { for (;;) {} }, 300)">Freeze</button>' +
+      '<label>After <input id="after"></label>';
     const home = (await s.v.call('page', { action: 'list_tabs' })).structured.tabs[0].tab_id;
     const opened = await s.v.call('page', { action: 'new_tab', url: `data:text/html,${encodeURIComponent(html)}` });
     assert.equal(opened.isError, false, opened.text);
@@ -92,7 +111,11 @@ describe('an attached browser', () => {
       assert.equal(refusal.code, 'timeout', r.text);
       assert.match(refusal.message, /waiting for|waited for/, `the message names what it waited for: ${r.text}`);
       // A fresh snapshot of the frozen tab (no token: the frame tree itself must be asked for) is refused too.
-      const look = await s.v.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+      const look = await s.v.call('get_window_state', {
+        format: 'full',
+        target: { kind: 'tab', tab_id: tabId },
+        include_screenshot: false,
+      });
       assert.equal(refusalOf(look).code, 'timeout', look.text);
       assert.match(look.structured.refusal.message, /waiting for|waited for/, look.text);
       // The server keeps serving, and other tabs still work (read through Verity only: the test's own
@@ -126,7 +149,11 @@ describe('an attached browser', () => {
       assert.equal(tabs.isError, false, tabs.text);
       const home = tabs.structured.tabs.find((t: any) => t.url.includes('plain.html'));
       assert.ok(home, `the responsive tab is listed: ${tabs.text}`);
-      const snap = await late.call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: home.tab_id }, include_screenshot: false });
+      const snap = await late.call('get_window_state', {
+        format: 'full',
+        target: { kind: 'tab', tab_id: home.tab_id },
+        include_screenshot: false,
+      });
       assert.equal(snap.isError, false, snap.text);
       const again = await late.call('page', { action: 'list_tabs' });
       assert.equal(again.isError, false, again.text);
@@ -156,7 +183,9 @@ describe('the embedded browser', () => {
   let fx: FixtureServer;
   let v: Verity | undefined;
   const browserPids: number[] = [];
-  before(async () => { fx = await serveFixtures(); });
+  before(async () => {
+    fx = await serveFixtures();
+  });
   after(async () => {
     await v?.close();
     for (const pid of browserPids) killPid(pid);
@@ -215,35 +244,70 @@ describe('the embedded browser', () => {
   });
 });
 
-interface Gateway { proc: ChildProcess; pid: number; base: string; token: string; agentToken: string; stdout: () => string; close(): Promise<void> }
+interface Gateway {
+  proc: ChildProcess;
+  pid: number;
+  base: string;
+  token: string;
+  agentToken: string;
+  stdout: () => string;
+  close(): Promise<void>;
+}
 
 /** Spawns `verity start` and waits for the URL it prints. */
 async function startGateway(args: string[], env: Record<string, string | undefined>): Promise<Gateway> {
   const childEnv = { ...process.env, ...env } as Record<string, string>;
   for (const [k, val] of Object.entries(env)) if (val === undefined) delete childEnv[k];
-  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--headless', ...args],
-    { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
-  proc.stdout!.on('data', (c) => { out += c; });
-  proc.stderr!.on('data', (c) => { err += c; });
+  const proc = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--headless', ...args],
+    { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '',
+    err = '';
+  proc.stdout!.on('data', (c) => {
+    out += c;
+  });
+  proc.stderr!.on('data', (c) => {
+    err += c;
+  });
   const pid = proc.pid!;
   for (let i = 0; i < 150 && !printedCredentials(out) && proc.exitCode === null; i++) await sleep(100);
   const m = printedCredentials(out);
-  if (!m) { killPid(pid); throw new Error(`verity start printed no URL.\nstdout: ${out}\nstderr: ${err}`); }
+  if (!m) {
+    killPid(pid);
+    throw new Error(`verity start printed no URL.\nstdout: ${out}\nstderr: ${err}`);
+  }
   return {
-    proc, pid, base: m.base, token: m.token, agentToken: m.agentToken, stdout: () => out,
+    proc,
+    pid,
+    base: m.base,
+    token: m.token,
+    agentToken: m.agentToken,
+    stdout: () => out,
     async close() {
-      if (proc.exitCode === null) try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
+      if (proc.exitCode === null)
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
       if (!(await exited(pid, 50))) killPid(pid);
     },
   };
 }
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 async function rawPost(url: string, headers: Record<string, string>): Promise<number> {
   const res = await fetch(url, {
-    method: 'POST', body: JSON.stringify(INITIALIZE),
+    method: 'POST',
+    body: JSON.stringify(INITIALIZE),
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
   });
   await res.text().catch(() => '');
@@ -256,7 +320,9 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
   let client: Client | undefined;
   let launched: number | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'verity-config-'));
-  before(async () => { fx = await serveFixtures(); });
+  before(async () => {
+    fx = await serveFixtures();
+  });
   after(async () => {
     await client?.close().catch(() => {});
     await gw?.close();
@@ -267,13 +333,26 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
 
   test('with the bearer token: tools/list and a real, verified action', async () => {
     // Credentials come from the environment (never the command line, which `ps` shows).
-    gw = await startGateway([], { VERITY_CONFIG_DIR: dir, VERITY_TOKEN: 'T0ken-for-tests', VERITY_AGENT_TOKEN: 'Ag3nt-t0ken-for-tests', VERITY_BROWSER_URL: undefined });
+    gw = await startGateway([], {
+      VERITY_CONFIG_DIR: dir,
+      VERITY_TOKEN: 'T0ken-for-tests',
+      VERITY_AGENT_TOKEN: 'Ag3nt-t0ken-for-tests',
+      VERITY_BROWSER_URL: undefined,
+    });
     assert.equal(gw.token, 'T0ken-for-tests');
     assert.equal(gw.agentToken, 'Ag3nt-t0ken-for-tests');
     client = new Client({ name: 'verity-http-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } },
+      }),
+    );
     const { tools } = await client.listTools();
-    for (const name of ['get_window_state', 'click', 'type_text', 'page']) assert.ok(tools.some((t) => t.name === name), name);
+    for (const name of ['get_window_state', 'click', 'type_text', 'page'])
+      assert.ok(
+        tools.some((t) => t.name === name),
+        name,
+      );
     const call = async (name: string, args: Record<string, unknown>) => {
       const r = await client!.callTool({ name, arguments: args });
       return { isError: !!r.isError, structured: r.structuredContent as any, text: JSON.stringify(r.content) };
@@ -299,9 +378,16 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
     assert.equal(await rawPost(url, { authorization: 'Bearer wrong-token' }), 401);
     assert.equal(await rawPost(url, { authorization: `Bearer ${gw.agentToken}x` }), 401);
     assert.equal(await rawPost(url, { authorization: `Bearer ${gw.agentToken}`, origin: 'http://evil.example' }), 403);
-    assert.equal(await rawPost(url, { authorization: 'Bearer wrong-token', origin: 'http://evil.example' }) >= 400, true);
+    assert.equal(
+      (await rawPost(url, { authorization: 'Bearer wrong-token', origin: 'http://evil.example' })) >= 400,
+      true,
+    );
     const stranger = new Client({ name: 'stranger', version: '1' });
-    await assert.rejects(stranger.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer nope' } } })));
+    await assert.rejects(
+      stranger.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer nope' } } }),
+      ),
+    );
     await stranger.close().catch(() => {});
     assert.equal(await rawPost(url, { authorization: `Bearer ${gw.agentToken}` }), 200);
     const { tools } = await client!.listTools();
@@ -310,17 +396,31 @@ describe('verity start: MCP over Streamable HTTP at /mcp', () => {
 
   test('without --token a token is generated into VERITY_CONFIG_DIR with mode 0600, and reused', async () => {
     const config = join(dir, 'nested', 'verity');
-    const first = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_AGENT_TOKEN: undefined, VERITY_BROWSER_URL: undefined });
+    const first = await startGateway([], {
+      VERITY_CONFIG_DIR: config,
+      VERITY_TOKEN: undefined,
+      VERITY_AGENT_TOKEN: undefined,
+      VERITY_BROWSER_URL: undefined,
+    });
     try {
       const file = join(config, 'token');
       assert.equal(statSync(file).mode & 0o777, 0o600);
       assert.equal(readFileSync(file, 'utf8').trim(), first.token);
       assert.ok(first.token.length >= 16, 'a token of some strength');
       assert.equal(await rawPost(`${first.base}/mcp`, { authorization: 'Bearer wrong-token' }), 401);
-    } finally { await first.close(); }
-    const second = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_AGENT_TOKEN: undefined, VERITY_BROWSER_URL: undefined });
+    } finally {
+      await first.close();
+    }
+    const second = await startGateway([], {
+      VERITY_CONFIG_DIR: config,
+      VERITY_TOKEN: undefined,
+      VERITY_AGENT_TOKEN: undefined,
+      VERITY_BROWSER_URL: undefined,
+    });
     try {
       assert.equal(second.token, first.token, 'the kept token is reused');
-    } finally { await second.close(); }
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -8,8 +8,12 @@ import { browserSuite, type Suite } from '../helpers/suite.js';
 import { startVerity } from '../helpers/mcp.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 /** The default observation of the current tab (no format, no max_elements: what an agent gets). */
 async function observe(args: Record<string, unknown> = {}) {
@@ -75,7 +79,7 @@ describe('the default get_window_state', () => {
     }
     const inner = framed.outline.split('\n').filter((l: string) => l.includes("'Inner'"));
     assert.equal(inner.length, 2, framed.outline);
-    for (const l of inner) assert.match(l, /^ {2,}- textbox 'Inner'/, 'an iframe\'s elements are indented under it');
+    for (const l of inner) assert.match(l, /^ {2,}- textbox 'Inner'/, "an iframe's elements are indented under it");
   });
 
   test('a cut says so and how to narrow it; query keeps the indices of the whole list', async () => {
@@ -91,7 +95,10 @@ describe('the default get_window_state', () => {
     assert.ok(lines.length >= 2 && lines.every((l: string) => /radio/i.test(l)), radio.outline);
     for (const l of lines) {
       const n = /\[t=(\d+)\]$/.exec(l)![1];
-      assert.ok(whole.outline.split('\n')[Number(n)].endsWith(l.trim()), `[t=${n}] is the same element in the whole list`);
+      assert.ok(
+        whole.outline.split('\n')[Number(n)].endsWith(l.trim()),
+        `[t=${n}] is the same element in the whole list`,
+      );
     }
   });
 
@@ -102,7 +109,11 @@ describe('the default get_window_state', () => {
     assert.match(lineOf(st, 'Quantity').line, /^- spinbutton 'Quantity' value='2'/);
     assert.match(lineOf(st, 'Notes editor').line, /^- textbox /);
     assert.match(lineOf(st, 'Code editor').line, /^- textbox /);
-    assert.match(lineOf(st, 'Accept terms').line, /^- checkbox 'Accept terms' \[t=\d+\]$/, 'ElementInternals role and label');
+    assert.match(
+      lineOf(st, 'Accept terms').line,
+      /^- checkbox 'Accept terms' \[t=\d+\]$/,
+      'ElementInternals role and label',
+    );
     assert.match(lineOf(st, 'Inner notes').line, /^ {2,}- textbox /);
     assert.match(lineOf(st, 'Inner name').line, /^ {2,}- textbox /);
     // The computed name is the element's: its token types into it.
@@ -116,7 +127,8 @@ describe('the default get_window_state', () => {
     assert.ok(Array.isArray(st.elements) && st.elements.length === st.element_count);
     const e = st.elements.find((x: any) => x.label === 'Text');
     assert.equal(e.element_token, `${st.snapshot_id}:${e.element_index}`);
-    for (const k of ['role', 'label', 'enabled', 'focused', 'in_web_content', 'frame', 'parent_index']) assert.ok(k in e, k);
+    for (const k of ['role', 'label', 'enabled', 'focused', 'in_web_content', 'frame', 'parent_index'])
+      assert.ok(k in e, k);
   });
 });
 
@@ -127,7 +139,10 @@ describe('what an error tells the model (the text item is all it gets)', () => {
     const fresh = (await observe()).structured;
     const r = await s.v.call('click', { element_token: lineOf(old, 'Increment').token });
     assert.equal(r.isError, true);
-    assert.match(r.text, /^refused: stale_element_token: element_token is stale; call get_window_state again to refresh/);
+    assert.match(
+      r.text,
+      /^refused: stale_element_token: element_token is stale; call get_window_state again to refresh/,
+    );
     assert.match(r.text, new RegExp(`current_snapshot_ids: \\["${fresh.snapshot_id}"\\]`));
   });
 
@@ -145,24 +160,52 @@ describe('what an error tells the model (the text item is all it gets)', () => {
 });
 
 describe('the tool surface', () => {
-  const bytesOf = (tools: any[]) => Buffer.byteLength(JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))));
+  const bytesOf = (tools: any[]) =>
+    Buffer.byteLength(
+      JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))),
+    );
 
   test('default: every contract tool but the deprecated ones, at most 8.8 KB, no safe-integer bounds, reads read-only', async () => {
     const tools = (await s.v.client.listTools()).tools as any[];
     const names = tools.map((t) => t.name);
-    for (const name of ['start_session', 'get_session', 'list_sessions', 'end_session', 'set_agent_cursor_motion', 'list_apps', 'list_windows',
-      'get_window_state', 'click', 'double_click', 'right_click', 'set_value', 'type_text', 'press_key', 'hotkey', 'scroll', 'drag', 'run_actions', 'page']) {
+    for (const name of [
+      'start_session',
+      'get_session',
+      'list_sessions',
+      'end_session',
+      'set_agent_cursor_motion',
+      'list_apps',
+      'list_windows',
+      'get_window_state',
+      'click',
+      'double_click',
+      'right_click',
+      'set_value',
+      'type_text',
+      'press_key',
+      'hotkey',
+      'scroll',
+      'drag',
+      'run_actions',
+      'page',
+    ]) {
       assert.ok(names.includes(name), name);
     }
     assert.ok(!names.includes('escalate_session') && !names.includes('get_session_state'), names.join(', '));
     const bytes = bytesOf(tools);
     assert.ok(bytes <= 8800, `default tool definitions are ${bytes} B`);
     assert.ok(!JSON.stringify(tools).includes('9007199254740991'));
-    for (const t of tools.filter((x) => /^(list_|get_)/.test(x.name))) assert.equal(t.annotations.readOnlyHint, true, t.name);
+    for (const t of tools.filter((x) => /^(list_|get_)/.test(x.name)))
+      assert.equal(t.annotations.readOnlyHint, true, t.name);
     // Unadvertised seed arguments and deprecated tools are still accepted.
     await s.open('plain.html');
     const st = (await observe()).structured;
-    const typed = await s.v.call('type_text', { element_token: lineOf(st, 'Text').token, text: 'x', delay_ms: 0, delivery_mode: 'background' });
+    const typed = await s.v.call('type_text', {
+      element_token: lineOf(st, 'Text').token,
+      text: 'x',
+      delay_ms: 0,
+      delivery_mode: 'background',
+    });
     assert.equal(typed.structured.effect, 'confirmed', typed.text);
     const legacy = await s.v.call('get_session_state', {});
     assert.equal(legacy.isError, false, legacy.text);
@@ -175,7 +218,8 @@ describe('the tool surface', () => {
       const names = tools.map((t) => t.name);
       assert.ok(names.includes('escalate_session') && names.includes('get_session_state'), names.join(', '));
       const click = tools.find((t) => t.name === 'click').inputSchema.properties;
-      for (const arg of ['pid', 'window_id', 'scope', 'session', 'delivery_mode', 'modifier', 'target']) assert.ok(click[arg], `click.${arg}`);
+      for (const arg of ['pid', 'window_id', 'scope', 'session', 'delivery_mode', 'modifier', 'target'])
+        assert.ok(click[arg], `click.${arg}`);
       assert.deepEqual(click.target.properties.kind.enum, ['tab', 'window', 'desktop']);
       const bytes = bytesOf(tools);
       assert.ok(bytes <= 17600, `complete tool definitions are ${bytes} B`);

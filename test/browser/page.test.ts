@@ -10,8 +10,13 @@ import { browserSuite, type Suite } from '../helpers/suite.js';
 let s: Suite;
 // set_input_files reads only under a root the operator allowed (the contract: paths only under allowed roots).
 const uploads = mkdtempSync(join(tmpdir(), 'verity-upload-'));
-before(async () => { s = await browserSuite(['--upload-root', uploads]); });
-after(async () => { await s?.close(); rmSync(uploads, { recursive: true, force: true }); });
+before(async () => {
+  s = await browserSuite(['--upload-root', uploads]);
+});
+after(async () => {
+  await s?.close();
+  rmSync(uploads, { recursive: true, force: true });
+});
 
 /** The browser's own list of page targets (asked afresh, not a connection's cached view). */
 async function pageTargets(): Promise<Array<{ targetId: string; url: string }>> {
@@ -19,7 +24,9 @@ async function pageTargets(): Promise<Array<{ targetId: string; url: string }>> 
   try {
     const { targetInfos } = await session.send('Target.getTargets');
     return targetInfos.filter((t) => t.type === 'page');
-  } finally { await session.detach().catch(() => {}); }
+  } finally {
+    await session.detach().catch(() => {});
+  }
 }
 
 describe('tabs', () => {
@@ -38,9 +45,19 @@ describe('tabs', () => {
     assert.ok(second && second !== first);
     assert.equal(opened.structured.url, s.fx.url('clicks.html'));
     assert.equal(opened.structured.title, 'Clicks fixture');
-    assert.deepEqual((await pageTargets()).filter((t) => t.targetId === second).map((t) => t.url), [s.fx.url('clicks.html')], 'the browser has the new tab');
+    assert.deepEqual(
+      (await pageTargets()).filter((t) => t.targetId === second).map((t) => t.url),
+      [s.fx.url('clicks.html')],
+      'the browser has the new tab',
+    );
     const both = await s.v.call('page', { action: 'list_tabs' });
-    assert.deepEqual(both.structured.tabs.map((t: any) => t.tab_id).filter((id: string) => id === first || id === second).sort(), [first, second].sort());
+    assert.deepEqual(
+      both.structured.tabs
+        .map((t: any) => t.tab_id)
+        .filter((id: string) => id === first || id === second)
+        .sort(),
+      [first, second].sort(),
+    );
     assert.equal(both.structured.current_tab_id, second, 'new_tab makes the new tab current');
 
     // The new tab is current: a snapshot without a target is of it, and its token clicks in it.
@@ -124,11 +141,21 @@ describe('reading the page', () => {
 
   test('query_dom returns matches with the asked attributes; a bad selector is refused', async () => {
     await s.open('plain.html');
-    const r = await s.v.call('page', { action: 'query_dom', css_selector: '#sel option', attributes: ['value', 'data-none'] });
+    const r = await s.v.call('page', {
+      action: 'query_dom',
+      css_selector: '#sel option',
+      attributes: ['value', 'data-none'],
+    });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.structured.count, 3);
-    assert.deepEqual(r.structured.matches.map((m: any) => m.attributes.value), ['a', 'b', 'c']);
-    assert.deepEqual(r.structured.matches.map((m: any) => m.text), ['Alpha', 'Beta', 'Gamma']);
+    assert.deepEqual(
+      r.structured.matches.map((m: any) => m.attributes.value),
+      ['a', 'b', 'c'],
+    );
+    assert.deepEqual(
+      r.structured.matches.map((m: any) => m.text),
+      ['Alpha', 'Beta', 'Gamma'],
+    );
     assert.equal(r.structured.matches[0].attributes['data-none'], null);
     const bad = await s.v.call('page', { action: 'query_dom', css_selector: '##nope' });
     assert.equal(bad.structured.refusal?.code, 'invalid_arguments', bad.text);
@@ -152,7 +179,9 @@ describe('reading the page', () => {
   test('screenshot returns a PNG image of the tab', async () => {
     await s.open('plain.html');
     const raw = await s.v.client.callTool({ name: 'page', arguments: { action: 'screenshot' } });
-    const images = (raw.content as Array<{ type: string; data?: string; mimeType?: string }>).filter((c) => c.type === 'image');
+    const images = (raw.content as Array<{ type: string; data?: string; mimeType?: string }>).filter(
+      (c) => c.type === 'image',
+    );
     assert.equal(images.length, 1);
     assert.equal(images[0].mimeType, 'image/png');
     const png = Buffer.from(images[0].data!, 'base64');
@@ -172,7 +201,10 @@ describe('dialogs', () => {
     assert.equal(r.isError, false, r.text);
     assert.equal(r.structured.effect, 'unverifiable', r.text);
     assert.equal(r.structured.escalation?.target, 'page');
-    assert.ok(r.structured.evidence.some((e: any) => e.kind === 'dialog'), r.text);
+    assert.ok(
+      r.structured.evidence.some((e: any) => e.kind === 'dialog'),
+      r.text,
+    );
     // While the dialog is open, reading the page is refused at once rather than hanging.
     const blocked = await s.v.call('get_window_state', { format: 'full', include_screenshot: false });
     assert.equal(blocked.structured.refusal?.code, 'dialog_open', blocked.text);
@@ -221,7 +253,11 @@ describe('file inputs and scripts', () => {
       writeFileSync(file, 'hi there');
       const page = await s.open('upload.html');
       const snap = await s.snapshot(s.v);
-      const r = await s.v.call('page', { action: 'set_input_files', element_token: snap.token('Attachment'), paths: [file] });
+      const r = await s.v.call('page', {
+        action: 'set_input_files',
+        element_token: snap.token('Attachment'),
+        paths: [file],
+      });
       assert.equal(r.isError, false, r.text);
       assert.deepEqual(r.structured.files, ['hello.txt']);
       assert.equal(r.structured.effect, 'confirmed');
@@ -239,7 +275,11 @@ describe('file inputs and scripts', () => {
     await s.open('plain.html');
     const snap = await s.snapshot(s.v);
     writeFileSync(join(uploads, 'any.txt'), 'x');
-    const r = await s.v.call('page', { action: 'set_input_files', element_token: snap.token('Text'), paths: [join(uploads, 'any.txt')] });
+    const r = await s.v.call('page', {
+      action: 'set_input_files',
+      element_token: snap.token('Text'),
+      paths: [join(uploads, 'any.txt')],
+    });
     assert.equal(r.isError, true);
     assert.equal(r.structured.refusal?.code, 'invalid_arguments', r.text);
   });

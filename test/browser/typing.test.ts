@@ -5,8 +5,12 @@ import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 const UNICODE = 'héllo 👋🏽 世界 مرحبا שלום';
 
@@ -150,7 +154,10 @@ describe('rich editors with their own document model', () => {
     test(`${editor}: text lands exactly once at the caret, newlines become breaks in the model`, async () => {
       const page = await s.open(`${editor}.html`);
       const snap = await s.snapshot(s.v);
-      const field = snap.find((e) => e.role === 'textbox' && (e.value ?? '').includes('Hello world'), `the ${editor} editor`);
+      const field = snap.find(
+        (e) => e.role === 'textbox' && (e.value ?? '').includes('Hello world'),
+        `the ${editor} editor`,
+      );
       const r = await s.v.call('type_text', { element_token: field.element_token, text: ' and more 世界' });
       assert.equal(r.structured.effect, 'confirmed', r.text);
       assert.equal(await s.model(page), 'Hello world and more 世界');

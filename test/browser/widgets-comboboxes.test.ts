@@ -6,11 +6,17 @@ import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 const WIDGETS = [
-  ['rs', 'react-select'], ['ds', 'downshift select'], ['dc', 'downshift combobox'],
+  ['rs', 'react-select'],
+  ['ds', 'downshift select'],
+  ['dc', 'downshift combobox'],
 ] as const;
 
 for (const [id, name] of WIDGETS) {
@@ -26,7 +32,8 @@ for (const [id, name] of WIDGETS) {
         assert.equal(r.structured.method, 'choose_option');
         const now = await s.model(page);
         assert.equal(now[`${id}-${state}`], 'Cherry');
-        for (const other of Object.keys(start)) if (other !== `${id}-${state}`) assert.equal(now[other], start[other], `${other} untouched`);
+        for (const other of Object.keys(start))
+          if (other !== `${id}-${state}`) assert.equal(now[other], start[other], `${other} untouched`);
       });
 
       test(`${state}: a value it does not list is refused, listing what it offers; the selection stays`, async () => {
@@ -44,13 +51,19 @@ for (const [id, name] of WIDGETS) {
 }
 
 describe('typing into a combobox search box is not a selection', () => {
-  for (const [id, name] of [['rs', 'react-select'], ['dc', 'downshift combobox']] as const) {
+  for (const [id, name] of [
+    ['rs', 'react-select'],
+    ['dc', 'downshift combobox'],
+  ] as const) {
     test(`${name}: type_text of an option's name says it is search text; nothing is selected`, async () => {
       const page = await s.open('comboboxes.html');
       const snap = await s.snapshot(s.v, { format: 'full' });
       const r = await s.v.call('type_text', { element_token: snap.token(`${name} blank`), text: 'Cherry' });
       // The text did land in the search box; the result says that is all it is.
-      assert.ok(r.structured.evidence.some((e: any) => e.kind === 'combobox'), r.text);
+      assert.ok(
+        r.structured.evidence.some((e: any) => e.kind === 'combobox'),
+        r.text,
+      );
       assert.equal((await s.model(page))[`${id}-blank`], null, 'nothing was selected');
     });
   }

@@ -6,8 +6,12 @@ import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 type Box = { x: number; y: number; w: number; h: number };
 const center = (b: Box) => ({ x: b.x + b.w / 2, y: b.y + b.h / 2 });
@@ -22,8 +26,16 @@ describe('a SortableJS list', () => {
   test('dragging "Alpha" onto "Charlie" puts it third: confirmed, and the page says so', async () => {
     const page = await s.open('drag-widgets.html');
     const { byLabel } = await boxes();
-    const from = center(byLabel('Alpha')), to = center(byLabel('Charlie'));
-    const r = await s.v.call('drag', { from_x: from.x, from_y: from.y, to_x: to.x, to_y: to.y + 4, steps: 20, duration_ms: 400 });
+    const from = center(byLabel('Alpha')),
+      to = center(byLabel('Charlie'));
+    const r = await s.v.call('drag', {
+      from_x: from.x,
+      from_y: from.y,
+      to_x: to.x,
+      to_y: to.y + 4,
+      steps: 20,
+      duration_ms: 400,
+    });
     const m = await s.model(page);
     assert.deepEqual(m.order, ['Bravo', 'Charlie', 'Alpha', 'Delta'], r.text);
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -34,7 +46,14 @@ describe('a SortableJS list', () => {
     const page = await s.open('drag-widgets.html');
     const { byLabel } = await boxes();
     const from = center(byLabel('Bravo'));
-    const r = await s.v.call('drag', { from_x: from.x, from_y: from.y, to_x: from.x + 2, to_y: from.y + 1, steps: 4, duration_ms: 100 });
+    const r = await s.v.call('drag', {
+      from_x: from.x,
+      from_y: from.y,
+      to_x: from.x + 2,
+      to_y: from.y + 1,
+      steps: 4,
+      duration_ms: 100,
+    });
     assert.deepEqual((await s.model(page)).order, ['Alpha', 'Bravo', 'Charlie', 'Delta']);
     assert.equal(r.structured.effect, 'no_effect', r.text);
     assert.match(r.text, /"Alpha", "Bravo", "Charlie", "Delta"/);
@@ -47,8 +66,15 @@ describe('sliders', () => {
     const { byLabel } = await boxes();
     const range = byLabel('Level');
     const start = (await s.model(page)).range as number; // 10
-    const from = { x: range.x + 8 + (range.w - 16) * start / 100, y: range.y + range.h / 2 };
-    const r = await s.v.call('drag', { from_x: from.x, from_y: from.y, to_x: from.x + range.w / 2, to_y: from.y, steps: 16, duration_ms: 300 });
+    const from = { x: range.x + 8 + ((range.w - 16) * start) / 100, y: range.y + range.h / 2 };
+    const r = await s.v.call('drag', {
+      from_x: from.x,
+      from_y: from.y,
+      to_x: from.x + range.w / 2,
+      to_y: from.y,
+      steps: 16,
+      duration_ms: 300,
+    });
     const now = (await s.model(page)).range as number;
     assert.ok(now > 45 && now < 75, `range ${now}`);
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -61,7 +87,14 @@ describe('sliders', () => {
     const from = center(handle);
     const track = (await page.evaluate(`document.getElementById('slider').getBoundingClientRect().width`)) as number;
     const scale = snap.result.structured.screenshot_width / ((await page.evaluate('innerWidth')) as number);
-    const r = await s.v.call('drag', { from_x: from.x, from_y: from.y, to_x: from.x + track * 0.5 * scale, to_y: from.y, steps: 16, duration_ms: 300 });
+    const r = await s.v.call('drag', {
+      from_x: from.x,
+      from_y: from.y,
+      to_x: from.x + track * 0.5 * scale,
+      to_y: from.y,
+      steps: 16,
+      duration_ms: 300,
+    });
     const now = (await s.model(page)).slider as number;
     assert.ok(Math.abs(now - 70) <= 6, `slider ${now}`);
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -73,7 +106,14 @@ describe('sliders', () => {
     const { snap } = await boxes();
     const handle = snap.find((e) => e.role === 'slider' && e.label === 'Volume', 'the noUiSlider handle').frame as Box;
     const from = center(handle);
-    const r = await s.v.call('drag', { from_x: from.x, from_y: from.y, to_x: from.x + 200, to_y: from.y, steps: 8, duration_ms: 100 });
+    const r = await s.v.call('drag', {
+      from_x: from.x,
+      from_y: from.y,
+      to_x: from.x + 200,
+      to_y: from.y,
+      steps: 8,
+      duration_ms: 100,
+    });
     assert.equal((await s.model(page)).slider, 20);
     assert.equal(r.structured.effect, 'no_effect', r.text);
   });

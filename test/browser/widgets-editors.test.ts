@@ -7,12 +7,27 @@ import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
-const EDITORS = ['quill', 'prosemirror', 'lexical', 'slate', 'codemirror', 'tiptap', 'ckeditor', 'draftjs',
+const EDITORS = [
+  'quill',
+  'prosemirror',
+  'lexical',
+  'slate',
+  'codemirror',
+  'tiptap',
+  'ckeditor',
+  'draftjs',
   // Monaco's default surface (an EditContext in this Chromium) and its textarea mode; TinyMCE's body is an iframe's.
-  'monaco', 'monaco-textarea', 'tinymce'];
+  'monaco',
+  'monaco-textarea',
+  'tinymce',
+];
 /** The fixture page and the extra query an editor's name stands for. */
 const PAGES: Record<string, { page: string; extra: string; surface?: string }> = {
   monaco: { page: 'monaco', extra: '', surface: 'editcontext' },
@@ -40,7 +55,12 @@ for (const editor of EDITORS) {
           const { page: file, extra, surface } = PAGES[editor] ?? { page: editor, extra: '' };
           const page = await s.open(`${file}.html${query}${extra ? (query ? '&' : '?') + extra : ''}`);
           assert.equal(await s.model(page), start, 'the editor starts as the fixture says');
-          if (surface) assert.equal(await page.evaluate('window.__surface()'), surface, 'the input surface the fixture asks Monaco for');
+          if (surface)
+            assert.equal(
+              await page.evaluate('window.__surface()'),
+              surface,
+              'the input surface the fixture asks Monaco for',
+            );
           const snap = await s.snapshot(s.v, { format: 'full' });
           const field = snap.find((e) => e.role === 'textbox', `the ${editor} editor`);
           /** A verdict checked against the model: confirmed exactly when the model holds the text once. */
@@ -48,7 +68,12 @@ for (const editor of EDITORS) {
             const now = await s.model(page);
             if (exact) assert.equal(r.structured.effect, 'confirmed', r.text);
             if (r.structured.effect === 'confirmed') assert.equal(now, want, r.text);
-            else assert.notEqual(now, want, `reported ${r.structured.effect ?? r.structured.refusal?.code} although the text landed exactly: ${r.text}`);
+            else
+              assert.notEqual(
+                now,
+                want,
+                `reported ${r.structured.effect ?? r.structured.refusal?.code} although the text landed exactly: ${r.text}`,
+              );
             return r.structured.effect === 'confirmed';
           };
           let first: Awaited<ReturnType<typeof s.v.call>>;
@@ -56,7 +81,10 @@ for (const editor of EDITORS) {
             first = await s.v.call('type_text', { element_token: field.element_token, text: 'Hi 世界' });
           } else {
             const c = await s.v.call('click', { element_token: field.element_token });
-            if (!exact && c.isError) { assert.equal(await s.model(page), start, c.text); return; }
+            if (!exact && c.isError) {
+              assert.equal(await s.model(page), start, c.text);
+              return;
+            }
             assert.ok(['confirmed'].includes(c.structured.effect), c.text);
             // As a user would: the caret to the end of what the editor holds.
             await page.keyboard.down('Control');
@@ -77,7 +105,9 @@ describe('a verdict that says mismatch is one', () => {
   test('an editor that drops what is typed into it is no_effect, never confirmed', async () => {
     const page = await s.open('prosemirror.html?blank');
     // The page refuses every text insertion (a read-only-like filter), as some apps do.
-    await page.evaluate(`window.__view.setProps({ handleTextInput: () => true, handleDOMEvents: { beforeinput: (v, e) => { e.preventDefault(); return true; } } })`);
+    await page.evaluate(
+      `window.__view.setProps({ handleTextInput: () => true, handleDOMEvents: { beforeinput: (v, e) => { e.preventDefault(); return true; } } })`,
+    );
     const snap = await s.snapshot(s.v, { format: 'full' });
     const field = snap.find((e) => e.role === 'textbox', 'the editor');
     const r = await s.v.call('type_text', { element_token: field.element_token, text: 'abc' });

@@ -5,11 +5,18 @@ import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 describe('inline edit', () => {
-  for (const [key, start] of [['filled', 'Card title'], ['blank', '']] as const) {
+  for (const [key, start] of [
+    ['filled', 'Card title'],
+    ['blank', ''],
+  ] as const) {
     test(`${key}: typed into the field it becomes, confirmed, and committed by Enter`, async () => {
       const page = await s.open('inline-edit.html');
       const snap = await s.snapshot(s.v, { format: 'full' });

@@ -7,12 +7,24 @@ import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 const FILLED: Record<string, string> = {
-  email: 'ada@example.com', number: '42', tel: '+1 555', url: 'https://example.com', search: 'cats',
-  password: 'hunter2', date: '2024-01-31', time: '09:30', color: '#00ff00', range: '20',
+  email: 'ada@example.com',
+  number: '42',
+  tel: '+1 555',
+  url: 'https://example.com',
+  search: 'cats',
+  password: 'hunter2',
+  date: '2024-01-31',
+  time: '09:30',
+  color: '#00ff00',
+  range: '20',
 };
 // What to type, and what the field then holds: appended for text-like types, replaced for one-value types.
 const CASES: Record<string, { text: string; blank: string; filled: string }> = {
@@ -54,7 +66,8 @@ for (const how of ['token', 'focus'] as const) {
           const now = await values(page);
           assert.equal(now[id], c[state], `the page's value of #${id}`);
           // Nothing else on the page changed.
-          for (const other of Object.keys(start)) if (other !== id) assert.equal(now[other], start[other], `#${other} untouched`);
+          for (const other of Object.keys(start))
+            if (other !== id) assert.equal(now[other], start[other], `#${other} untouched`);
           if (state === 'filled') assert.equal(start[id], FILLED[type]);
         });
       }

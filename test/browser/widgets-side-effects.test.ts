@@ -18,9 +18,17 @@ const downloads = join(tmp, 'downloads');
 before(async () => {
   fx = await serveFixtures();
   chrome = await launchChromium();
-  v = await startVerity(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: join(tmp, 'cfg'), VERITY_DOWNLOAD_DIR: downloads });
+  v = await startVerity(['--browser-url', chrome.browserUrl], {
+    VERITY_CONFIG_DIR: join(tmp, 'cfg'),
+    VERITY_DOWNLOAD_DIR: downloads,
+  });
 });
-after(async () => { await v?.close(); await chrome?.close(); await fx?.close(); rmSync(tmp, { recursive: true, force: true }); });
+after(async () => {
+  await v?.close();
+  await chrome?.close();
+  await fx?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
 
 async function open() {
   const r = await v.call('page', { action: 'navigate', url: fx.url('side-effects.html') });
@@ -35,7 +43,10 @@ describe('side effects of actions', () => {
     assert.equal(r.structured.effect, 'confirmed', r.text);
     const opened = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'tab_opened');
     assert.equal(opened.length, 1, r.text);
-    const tabs = (await v.call('page', { action: 'list_tabs' })).structured.tabs as Array<{ tab_id: string; url: string }>;
+    const tabs = (await v.call('page', { action: 'list_tabs' })).structured.tabs as Array<{
+      tab_id: string;
+      url: string;
+    }>;
     const tab = tabs.find((t) => t.tab_id === opened[0].tab_id);
     assert.ok(tab, `the reported tab_id is a listed tab: ${JSON.stringify(tabs)}`);
     assert.match(tab.url, /plain\.html\?from=blank/);
@@ -51,8 +62,14 @@ describe('side effects of actions', () => {
     assert.equal(r.structured.effect, 'confirmed', r.text);
     const opened = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'tab_opened');
     assert.equal(opened.length, 1, r.text);
-    const tabs = (await v.call('page', { action: 'list_tabs' })).structured.tabs as Array<{ tab_id: string; url: string }>;
-    assert.ok(tabs.some((t) => t.tab_id === opened[0].tab_id), JSON.stringify(tabs));
+    const tabs = (await v.call('page', { action: 'list_tabs' })).structured.tabs as Array<{
+      tab_id: string;
+      url: string;
+    }>;
+    assert.ok(
+      tabs.some((t) => t.tab_id === opened[0].tab_id),
+      JSON.stringify(tabs),
+    );
     await v.call('page', { action: 'close_tab', tab_id: opened[0].tab_id });
   });
 

@@ -10,27 +10,61 @@ import WebSocket from 'ws';
 import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
 import { alive, waitFor } from '../helpers/gateway.js';
 import {
-  ORIGIN, TOKEN, allowList, chrome, findWorker, fx, gw, inWorker, launch, mcp, port, share, sharedTabId, startGw, stopGw,
-  targetIdOf, teardown, typeInto, worker, workerStatus,
+  ORIGIN,
+  TOKEN,
+  allowList,
+  chrome,
+  findWorker,
+  fx,
+  gw,
+  inWorker,
+  launch,
+  mcp,
+  port,
+  share,
+  sharedTabId,
+  startGw,
+  stopGw,
+  targetIdOf,
+  teardown,
+  typeInto,
+  worker,
+  workerStatus,
 } from './setup.js';
 
 before(launch);
 after(teardown);
 
-test('the printed pairing link names the extension\'s fixed id; the gateway refuses the extension until it is paired', async () => {
-  assert.match(gw!.pairLink, new RegExp(`^chrome-extension://${EXTENSION_ID}/pair\\.html#gateway=ws%3A%2F%2F127\\.0\\.0\\.1%3A${port}%2Fgateway&token=${TOKEN}$`));
-  assert.equal(worker.url(), `${ORIGIN}/background.js`, 'the unpacked extension has the id derived from its manifest key');
+test("the printed pairing link names the extension's fixed id; the gateway refuses the extension until it is paired", async () => {
+  assert.match(
+    gw!.pairLink,
+    new RegExp(
+      `^chrome-extension://${EXTENSION_ID}/pair\\.html#gateway=ws%3A%2F%2F127\\.0\\.0\\.1%3A${port}%2Fgateway&token=${TOKEN}$`,
+    ),
+  );
+  assert.equal(
+    worker.url(),
+    `${ORIGIN}/background.js`,
+    'the unpacked extension has the id derived from its manifest key',
+  );
   assert.deepEqual(allowList(), []);
   const page = await chrome.newPage();
   await page.goto(`${ORIGIN}/app.html`);
   await page.waitForSelector('#status[data-state="unpaired"]');
   assert.match(await page.$eval('#status', (e) => e.textContent ?? ''), /Not paired yet.*verity start/);
   // The extension's own origin is refused before the upgrade.
-  const opened = await page.evaluate((url) => new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.onopen = () => { ws.close(); resolve('open'); };
-    ws.onerror = () => resolve('refused');
-  }), `ws://127.0.0.1:${port}/gateway`);
+  const opened = await page.evaluate(
+    (url) =>
+      new Promise((resolve) => {
+        const ws = new WebSocket(url);
+        ws.onopen = () => {
+          ws.close();
+          resolve('open');
+        };
+        ws.onerror = () => resolve('refused');
+      }),
+    `ws://127.0.0.1:${port}/gateway`,
+  );
   assert.equal(opened, 'refused');
   const status = await fetch(`${gw!.base}/`, { headers: { origin: ORIGIN } }).then((r) => r.status);
   assert.equal(status, 403);
@@ -55,15 +89,24 @@ test('pairing through the pairing page stores it, puts the origin on the allow-l
   await page.waitForSelector('#status[data-state="paired"]');
   assert.equal(await page.$eval('#status', (e) => e.textContent), `Paired with ws://127.0.0.1:${port}/gateway`);
   assert.equal(new URL(page.url()).hash, '', 'the token is not left in the address bar');
-  const stored = await inWorker<{ gateway: string; token: string }>('chrome.storage.local.get("pairing").then((s) => s.pairing)');
+  const stored = await inWorker<{ gateway: string; token: string }>(
+    'chrome.storage.local.get("pairing").then((s) => s.pairing)',
+  );
   assert.equal(stored.gateway, `ws://127.0.0.1:${port}/gateway`);
   assert.equal(stored.token, TOKEN);
   assert.deepEqual(allowList(), [ORIGIN]);
-  const opened = await page.evaluate((url) => new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.onopen = () => { ws.close(); resolve('open'); };
-    ws.onerror = () => resolve('refused');
-  }), `ws://127.0.0.1:${port}/gateway`);
+  const opened = await page.evaluate(
+    (url) =>
+      new Promise((resolve) => {
+        const ws = new WebSocket(url);
+        ws.onopen = () => {
+          ws.close();
+          resolve('open');
+        };
+        ws.onerror = () => resolve('refused');
+      }),
+    `ws://127.0.0.1:${port}/gateway`,
+  );
   assert.equal(opened, 'open');
   await waitFor(async () => (await workerStatus()).connected, 'the service worker connected to the gateway');
   await page.close();
@@ -82,7 +125,7 @@ test('a tab in the "Verity" group is driven from MCP with type_text confirmed ag
   assert.ok(!(before.structured.tabs as Array<{ url: string }>).some((t) => t.url.includes('plain.html')), before.text);
   chromeTabId = await share(fx.url('plain.html'));
   tabId = await sharedTabId(call, 'plain.html');
-  assert.equal(tabId, await targetIdOf(fixture), 'tab_id is the tab\'s real CDP target id');
+  assert.equal(tabId, await targetIdOf(fixture), "tab_id is the tab's real CDP target id");
   const r = await typeInto(call, tabId, 'Text', 'hello relay');
   assert.equal(r.isError, false, r.text);
   assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -115,8 +158,14 @@ test('after the shared tab navigates (to another site), it is driven again', asy
 
 test('a tab taken out of the group is detached at once and the next command is refused', async () => {
   const { call } = await mcp();
-  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
-  const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find((e) => e.label === 'Text' && e.role === 'textbox')!;
+  const state = await call('get_window_state', {
+    format: 'full',
+    target: { kind: 'tab', tab_id: tabId },
+    include_screenshot: false,
+  });
+  const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find(
+    (e) => e.label === 'Text' && e.role === 'textbox',
+  )!;
   await inWorker(`chrome.tabs.ungroup(${chromeTabId})`);
   const r = await call('type_text', { element_token: field.element_token, text: ' more' });
   assert.equal(r.isError, true, r.text);
@@ -144,7 +193,15 @@ test('a stopped service worker, woken again, re-attaches the shared tab and reco
   await page.goto(`${ORIGIN}/pair.html`);
   await page.evaluate(() => (globalThis as any).chrome.runtime.sendMessage({ type: 'status' }));
   await findWorker();
-  await waitFor(async () => { const s = await workerStatus(); return s.connected && s.shared.length === 1; }, 'the woken worker re-attached and reconnected', 150, 200);
+  await waitFor(
+    async () => {
+      const s = await workerStatus();
+      return s.connected && s.shared.length === 1;
+    },
+    'the woken worker re-attached and reconnected',
+    150,
+    200,
+  );
   assert.equal(await sharedTabId(call, 'after=navigation'), tabId);
   const r = await typeInto(call, tabId, 'Area', 'after wake');
   assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -169,7 +226,7 @@ test('a screen command reaches the extension-hosted Control UI only when it is t
   const moved = await otherAgent.call('screen', { action: 'sidebar_hide' });
   assert.deepEqual(moved.structured, { ok: true }, moved.text);
   await otherUi.waitForSelector('[data-sidebar][data-visible="false"]');
-  assert.equal(await sidebar(extUi), 'true', 'an agent bound to another Control UI does not move the extension\'s');
+  assert.equal(await sidebar(extUi), 'true', "an agent bound to another Control UI does not move the extension's");
 
   const extAgent = await mcp(await extUi.$eval('[data-agent-link]', (e) => e.getAttribute('data-link-token')!));
   const r = await extAgent.call('screen', { action: 'sidebar_hide' });
@@ -185,10 +242,24 @@ test('relay methods need the tab-relay cap and operator.write', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/gateway`);
     const waiters = new Map<number, (f: any) => void>();
     let n = 0;
-    ws.on('message', (d) => { const f = JSON.parse(String(d)); if (f.type === 'res') waiters.get(f.id)?.(f); });
+    ws.on('message', (d) => {
+      const f = JSON.parse(String(d));
+      if (f.type === 'res') waiters.get(f.id)?.(f);
+    });
     await new Promise((r) => ws.on('open', r));
-    const request = (method: string, params?: unknown) => new Promise<any>((resolve) => { const id = ++n; waiters.set(id, resolve); ws.send(JSON.stringify({ type: 'req', id, method, params })); });
-    const hello = await request('connect', { client: { id: 'relay-probe', version: '1', mode: 'test' }, caps, role: 'operator', scopes, auth: { token: caps.includes('tab-relay') ? relaySecret : TOKEN } });
+    const request = (method: string, params?: unknown) =>
+      new Promise<any>((resolve) => {
+        const id = ++n;
+        waiters.set(id, resolve);
+        ws.send(JSON.stringify({ type: 'req', id, method, params }));
+      });
+    const hello = await request('connect', {
+      client: { id: 'relay-probe', version: '1', mode: 'test' },
+      caps,
+      role: 'operator',
+      scopes,
+      auth: { token: caps.includes('tab-relay') ? relaySecret : TOKEN },
+    });
     assert.equal(hello.ok, true);
     return { ws, request };
   };
@@ -209,8 +280,10 @@ test('relay methods need the tab-relay cap and operator.write', async () => {
 });
 
 test('the pairing page pairs only a gateway on this computer: a link naming another host sends it nothing', async () => {
-  const before = await inWorker<{ gateway: string; pairingId: string; relaySecret: string }>('chrome.storage.local.get("pairing").then((s) => s.pairing)');
-  assert.equal(typeof before.relaySecret, 'string', 'the pairing keeps its relay secret in the extension\'s storage');
+  const before = await inWorker<{ gateway: string; pairingId: string; relaySecret: string }>(
+    'chrome.storage.local.get("pairing").then((s) => s.pairing)',
+  );
+  assert.equal(typeof before.relaySecret, 'string', "the pairing keeps its relay secret in the extension's storage");
   const pairingsBefore = allowList();
   const page = await chrome.newPage();
   for (const host of ['evil.example', '192.0.2.1', '127.0.0.1.evil.example']) {
@@ -219,7 +292,11 @@ test('the pairing page pairs only a gateway on this computer: a link naming anot
     assert.match(await page.$eval('#status', (e) => e.textContent ?? ''), /only a gateway on this computer/, host);
   }
   await page.close();
-  assert.deepEqual(await inWorker('chrome.storage.local.get("pairing").then((s) => s.pairing)'), before, 'the stored pairing is untouched');
+  assert.deepEqual(
+    await inWorker('chrome.storage.local.get("pairing").then((s) => s.pairing)'),
+    before,
+    'the stored pairing is untouched',
+  );
   assert.deepEqual(allowList(), pairingsBefore);
 });
 
@@ -229,13 +306,16 @@ test('the operator revokes the pairing from the Control UI: the relay is cut and
   await ui.goto(`${gw!.base}/?token=${TOKEN}`);
   await ui.waitForSelector('[data-pairings] [data-revoke]', { timeout: 20_000 });
   // An earlier test's agent hid this origin's sidebar (the layout is kept): the operator shows it again.
-  if (await ui.$eval('[data-sidebar]', (e) => e.getAttribute('data-visible')) === 'false') await ui.click('button[title="Toggle the sidebar"]');
-  const revoke = await ui.waitForSelector('[data-sidebar][data-visible="true"] [data-pairings] [data-revoke]', { visible: true });
+  if ((await ui.$eval('[data-sidebar]', (e) => e.getAttribute('data-visible'))) === 'false')
+    await ui.click('button[title="Toggle the sidebar"]');
+  const revoke = await ui.waitForSelector('[data-sidebar][data-visible="true"] [data-pairings] [data-revoke]', {
+    visible: true,
+  });
   assert.equal((await ui.$$('[data-pairings] [data-pairing]')).length, 1);
   await revoke!.click();
   await ui.waitForSelector('[data-pairings]:not(:has([data-pairing]))', { timeout: 20_000 });
   assert.deepEqual(allowList(), []);
-  await waitFor(async () => !(await workerStatus()).connected, 'the extension\'s relay was cut');
+  await waitFor(async () => !(await workerStatus()).connected, "the extension's relay was cut");
   // Its origin is refused before the upgrade now, and its relay secret opens nothing.
   const status = await fetch(`${gw!.base}/`, { headers: { origin: ORIGIN } }).then((r) => r.status);
   assert.equal(status, 403);

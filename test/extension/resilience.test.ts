@@ -11,8 +11,23 @@ import { createServer as createHttp, type Server as HttpServer } from 'node:http
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'puppeteer-core';
 import { waitFor } from '../helpers/gateway.js';
-import { chrome, fx, gw, gwEnv, inWorker, launch, LinkProxy, mcp, port, sharedInWorker, sharedTabId, listedTabs, teardown, typeInto, workerStatus } from './setup.js';
-
+import {
+  chrome,
+  fx,
+  gw,
+  gwEnv,
+  inWorker,
+  launch,
+  LinkProxy,
+  mcp,
+  port,
+  sharedInWorker,
+  sharedTabId,
+  listedTabs,
+  teardown,
+  typeInto,
+  workerStatus,
+} from './setup.js';
 
 // A page whose field answers its first input slowly: it tells the test (a synchronous request) that the
 // input reached it, and the test cuts the link right then, while the command is still in flight.
@@ -48,10 +63,25 @@ const menu = async (item: 'verity-share' | 'verity-unshare', url: string) => {
   await sharedInWorker(tabId, item === 'verity-share');
   return tabId;
 };
-const groupOf = (tabId: number) => inWorker<string | null>(`chrome.tabs.get(${tabId}).then(async (t) => t.groupId >= 0 ? (await chrome.tabGroups.get(t.groupId)).title : null)`);
-const badge = () => inWorker<{ text: string; title: string }>('Promise.all([chrome.action.getBadgeText({}), chrome.action.getTitle({})]).then(([text, title]) => ({ text, title }))');
+const groupOf = (tabId: number) =>
+  inWorker<string | null>(
+    `chrome.tabs.get(${tabId}).then(async (t) => t.groupId >= 0 ? (await chrome.tabGroups.get(t.groupId)).title : null)`,
+  );
+const badge = () =>
+  inWorker<{ text: string; title: string }>(
+    'Promise.all([chrome.action.getBadgeText({}), chrome.action.getTitle({})]).then(([text, title]) => ({ text, title }))',
+  );
 /** Waits for the badge to read `text` with a tooltip matching `title` (the badge is then asserted as a whole). */
-const badgeIs = (text: string, title: RegExp) => waitFor(async () => { const b = await badge(); return b.text === text && title.test(b.title) ? b : null; }, `the badge "${text}" with a title matching ${title}`, 100, 200);
+const badgeIs = (text: string, title: RegExp) =>
+  waitFor(
+    async () => {
+      const b = await badge();
+      return b.text === text && title.test(b.title) ? b : null;
+    },
+    `the badge "${text}" with a title matching ${title}`,
+    100,
+    200,
+  );
 const valueOf = (page: Page, sel: string) => page.$eval(sel, (e) => (e as HTMLInputElement).value);
 
 before(async () => {
@@ -60,7 +90,12 @@ before(async () => {
   gwEnv.VERITY_ALLOWED_HOSTS = `127.0.0.1:${proxy.port}`;
   await launch();
   slowServer = createHttp((req, res) => {
-    if (req.url === '/started') { proxy.cut(); onStarted?.(); res.end('ok'); return; }
+    if (req.url === '/started') {
+      proxy.cut();
+      onStarted?.();
+      res.end('ok');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html' }).end(SLOW);
   });
   await new Promise<void>((r) => slowServer.listen(0, '127.0.0.1', r));
@@ -69,7 +104,10 @@ before(async () => {
 
 after(async () => {
   await proxy.close();
-  await new Promise((r) => { slowServer?.closeAllConnections(); slowServer?.close(r); });
+  await new Promise((r) => {
+    slowServer?.closeAllConnections();
+    slowServer?.close(r);
+  });
   await teardown();
 });
 
@@ -97,8 +135,14 @@ test('"Share this tab with Verity" from the menu puts it in the "Verity" group a
   assert.equal(typed.structured.effect, 'confirmed', typed.text);
   assert.equal(await valueOf(plain, '#text'), 'from the menu');
 
-  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
-  const field = (state.structured.elements as Array<{ element_token: string; label: string }>).find((e) => e.label === 'Text')!;
+  const state = await call('get_window_state', {
+    format: 'full',
+    target: { kind: 'tab', tab_id: tabId },
+    include_screenshot: false,
+  });
+  const field = (state.structured.elements as Array<{ element_token: string; label: string }>).find(
+    (e) => e.label === 'Text',
+  )!;
   await menu('verity-unshare', fx.url('plain.html?menu'));
   assert.equal(await groupOf(plainTab), null, 'the tab left the group');
   const refused = await call('type_text', { element_token: field.element_token, text: ' again' });
@@ -114,7 +158,10 @@ test('with the gateway unreachable the badge says "!" and what; it shows the cou
   await badgeIs('1', /sharing 1 tab/);
   await proxy.close();
   try {
-    await badgeIs('!', new RegExp(`(lost|cannot reach) the gateway at ws://127\\.0\\.0\\.1:${proxy.port}/gateway.*verity start`));
+    await badgeIs(
+      '!',
+      new RegExp(`(lost|cannot reach) the gateway at ws://127\\.0\\.0\\.1:${proxy.port}/gateway.*verity start`),
+    );
     assert.equal((await workerStatus()).connected, false);
   } finally {
     await proxy.listen();
@@ -130,7 +177,9 @@ test('a type_text in flight when the link drops lands at most once, and the resu
   await menu('verity-share', slowUrl);
   const tabId = await sharedTabId(call, '/slow.html');
   await badgeIs('2', /sharing 2 tabs/);
-  const started = new Promise<void>((r) => { onStarted = r; });
+  const started = new Promise<void>((r) => {
+    onStarted = r;
+  });
   const pending = typeInto(call, tabId, 'Slow', 'abc');
   await started; // the page is handling the input and the link was cut at that moment
   const r = await pending;
@@ -138,7 +187,11 @@ test('a type_text in flight when the link drops lands at most once, and the resu
   assert.ok(after === '' || after === 'abc', `landed at most once: ${JSON.stringify(after)}`);
   if (r.isError) {
     assert.equal(r.structured.status, 'refused', r.text);
-    assert.notEqual(r.structured.refusal.retryable, true, `a command that may have landed is not "retryable": ${r.text}`);
+    assert.notEqual(
+      r.structured.refusal.retryable,
+      true,
+      `a command that may have landed is not "retryable": ${r.text}`,
+    );
     assert.match(r.structured.refusal.message, /unknown|not delivered|not sent/, r.text);
   } else {
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -150,7 +203,11 @@ test('a type_text in flight when the link drops lands at most once, and the resu
   const next = await typeInto(call, tabId, 'Slow', '!');
   assert.equal(next.structured.effect, 'confirmed', next.text);
   assert.equal(await valueOf(slow, '#slow'), `${after}!`);
-  assert.equal(await slow.evaluate(() => (window as unknown as { inputs: number }).inputs), after ? 2 : 1, 'one input event per delivered command');
+  assert.equal(
+    await slow.evaluate(() => (window as unknown as { inputs: number }).inputs),
+    after ? 2 : 1,
+    'one input event per delivered command',
+  );
   await slow.close();
 });
 
@@ -158,8 +215,14 @@ test('a shared tab whose debugger goes away is re-attached while in the group; t
   const { call } = await mcp();
   const tabId = await sharedTabId(call, 'plain.html?menu');
   const before = (await workerStatus()).shared.find((s) => s.tabId === plainTab)!;
-  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
-  const field = (state.structured.elements as Array<{ element_token: string; label: string }>).find((e) => e.label === 'Area')!;
+  const state = await call('get_window_state', {
+    format: 'full',
+    target: { kind: 'tab', tab_id: tabId },
+    include_screenshot: false,
+  });
+  const field = (state.structured.elements as Array<{ element_token: string; label: string }>).find(
+    (e) => e.label === 'Area',
+  )!;
   await inWorker(`chrome.debugger.detach({ tabId: ${plainTab} })`);
   // The next command is refused (nothing typed) or confirmed (typed once): never typed unconfirmed.
   const first = await call('type_text', { element_token: field.element_token, text: 'after detach' });
@@ -169,10 +232,16 @@ test('a shared tab whose debugger goes away is re-attached while in the group; t
     assert.doesNotMatch(first.text, /internal error/, 'the refusal says what happened');
     assert.equal(area, '', first.text);
   } else assert.equal(area, 'after detach', first.text);
-  const reattached = await waitFor(async () => (await workerStatus()).shared.find((s) => s.tabId === plainTab && s.attachId !== before.attachId), 'the tab re-attached');
+  const reattached = await waitFor(
+    async () => (await workerStatus()).shared.find((s) => s.tabId === plainTab && s.attachId !== before.attachId),
+    'the tab re-attached',
+  );
   assert.equal(reattached.targetId, tabId);
   assert.equal(await groupOf(plainTab), 'Verity', 'still in the group');
-  assert.ok(await inWorker(`chrome.debugger.getTargets().then((ts) => ts.some((t) => t.tabId === ${plainTab} && t.attached))`), 'the debugger is attached again');
+  assert.ok(
+    await inWorker(`chrome.debugger.getTargets().then((ts) => ts.some((t) => t.tabId === ${plainTab} && t.attached))`),
+    'the debugger is attached again',
+  );
   await sharedTabId(call, 'plain.html?menu');
   const again = await typeInto(call, tabId, 'Text', '+');
   assert.equal(again.structured.effect, 'confirmed', again.text);
@@ -181,7 +250,7 @@ test('a shared tab whose debugger goes away is re-attached while in the group; t
   // Chrome reports the operator dismissing the "is being debugged" banner as canceled_by_user.
   // Chrome's debugger event is dispatched to the worker's own listener, as Chrome would deliver it.
   await inWorker(`chrome.debugger.onDetach.dispatch({ tabId: ${plainTab} }, 'canceled_by_user')`);
-  await waitFor(async () => await groupOf(plainTab) === null, 'the tab out of the group');
+  await waitFor(async () => (await groupOf(plainTab)) === null, 'the tab out of the group');
   assert.equal(await groupOf(plainTab), null, 'dismissing the banner takes the tab out of the group');
   await sharedInWorker(plainTab, false);
   assert.ok(!(await workerStatus()).shared.some((s) => s.tabId === plainTab));
@@ -190,4 +259,3 @@ test('a shared tab whose debugger goes away is re-attached while in the group; t
   assert.equal(refused.structured.status, 'refused', refused.text);
   assert.equal(await valueOf(plain, '#text'), 'from the menu+');
 });
-

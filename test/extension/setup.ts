@@ -24,9 +24,25 @@ export const ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 export const configDir = mkdtempSync(join(tmpdir(), 'verity-ext-config-'));
 export const profile = mkdtempSync(join(tmpdir(), 'verity-ext-profile-'));
 /** The origins the gateway allows: those of its pairings (<config dir>/pairings.json). */
-export const allowList = () => (existsSync(join(configDir, 'pairings.json')) ? [...new Set((JSON.parse(readFileSync(join(configDir, 'pairings.json'), 'utf8')) as Array<{ origin: string }>).map((p) => p.origin))] : []);
+export const allowList = () =>
+  existsSync(join(configDir, 'pairings.json'))
+    ? [
+        ...new Set(
+          (JSON.parse(readFileSync(join(configDir, 'pairings.json'), 'utf8')) as Array<{ origin: string }>).map(
+            (p) => p.origin,
+          ),
+        ),
+      ]
+    : [];
 
-export interface Gw { pid: number; proc: ChildProcess; base: string; pairLink: string; stdout(): string; stderr(): string }
+export interface Gw {
+  pid: number;
+  proc: ChildProcess;
+  base: string;
+  pairLink: string;
+  stdout(): string;
+  stderr(): string;
+}
 export type Call = ReturnType<typeof wrap>;
 export let port = 0;
 export let gw: Gw | null = null;
@@ -48,12 +64,33 @@ export async function freePort(): Promise<number> {
 
 /** `verity start` on a fixed port (so a restart is the same gateway address), with a private config dir. */
 export async function startGw(): Promise<Gw> {
-  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', String(port), '--headless'],
-    { env: { ...process.env, VERITY_CONFIG_DIR: configDir, VERITY_TOKEN: TOKEN, VERITY_AGENT_TOKEN: AGENT_TOKEN, ...gwEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
-  proc.stdout!.on('data', (c) => { out += c; });
-  proc.stderr!.on('data', (c) => { err += c; });
-  const link = await waitFor(() => /Pair the Chrome extension: (\S+)/.exec(out)?.[1] ?? (proc.exitCode !== null ? 'exited' : null), 'the pairing link', 150);
+  const proc = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'verity.js'), 'start', '--port', String(port), '--headless'],
+    {
+      env: {
+        ...process.env,
+        VERITY_CONFIG_DIR: configDir,
+        VERITY_TOKEN: TOKEN,
+        VERITY_AGENT_TOKEN: AGENT_TOKEN,
+        ...gwEnv,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '',
+    err = '';
+  proc.stdout!.on('data', (c) => {
+    out += c;
+  });
+  proc.stderr!.on('data', (c) => {
+    err += c;
+  });
+  const link = await waitFor(
+    () => /Pair the Chrome extension: (\S+)/.exec(out)?.[1] ?? (proc.exitCode !== null ? 'exited' : null),
+    'the pairing link',
+    150,
+  );
   if (link === 'exited') throw new Error(`verity start exited.\nstdout: ${out}\nstderr: ${err}`);
   gw = { pid: proc.pid!, proc, base: `http://127.0.0.1:${port}`, pairLink: link, stdout: () => out, stderr: () => err };
   return gw;
@@ -63,13 +100,17 @@ export async function stopGw(): Promise<void> {
   if (!gw) return;
   const { pid, proc } = gw;
   gw = null;
-  const exited = new Promise((r) => { if (proc.exitCode !== null) r(null); else proc.once('exit', r); });
+  const exited = new Promise((r) => {
+    if (proc.exitCode !== null) r(null);
+    else proc.once('exit', r);
+  });
   killPid(pid, 'SIGTERM');
   await Promise.race([exited, sleep(15_000)]);
   killPid(pid);
 }
 
-const isWorker = (t: { type(): string; url(): string }) => t.type() === 'service_worker' && t.url() === `${ORIGIN}/background.js`;
+const isWorker = (t: { type(): string; url(): string }) =>
+  t.type() === 'service_worker' && t.url() === `${ORIGIN}/background.js`;
 
 /** Finds the extension's service worker target again (after it was stopped and woken). */
 export async function findWorker(): Promise<WebWorker> {
@@ -83,10 +124,15 @@ export async function launch(): Promise<void> {
   fx = await serveFixtures();
   await startGw();
   chrome = await puppeteer.launch({
-    executablePath: findChromium(process.env.VERITY_CHROMIUM), headless: true, defaultViewport: null,
+    executablePath: findChromium(process.env.VERITY_CHROMIUM),
+    headless: true,
+    defaultViewport: null,
     args: [...CHROMIUM_FLAGS, `--load-extension=${EXT}`, `--disable-extensions-except=${EXT}`],
-    ignoreDefaultArgs: ['--disable-extensions'], userDataDir: profile,
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    ignoreDefaultArgs: ['--disable-extensions'],
+    userDataDir: profile,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   });
   chromePid = chrome.process()!.pid!;
   await findWorker();
@@ -103,7 +149,10 @@ export async function teardown(): Promise<void> {
 }
 
 export async function mcp(link?: string) {
-  const headers: Record<string, string> = { Authorization: `Bearer ${AGENT_TOKEN}`, ...(link ? { 'X-Verity-Link': link } : {}) };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${AGENT_TOKEN}`,
+    ...(link ? { 'X-Verity-Link': link } : {}),
+  };
   const client = new Client({ name: `extension-test-${clients.length}`, version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${gw!.base}/mcp`), { requestInit: { headers } }));
   clients.push(client);
@@ -119,7 +168,13 @@ export async function inWorker<T>(fn: string): Promise<T> {
 }
 
 /** The shared tabs and connection as the worker reports them. */
-export interface WorkerStatus { paired: boolean; gateway: string | null; connected: boolean; shared: Array<{ tabId: number; targetId: string; url: string; title: string; attachId: number }>; attention: string[] }
+export interface WorkerStatus {
+  paired: boolean;
+  gateway: string | null;
+  connected: boolean;
+  shared: Array<{ tabId: number; targetId: string; url: string; title: string; attachId: number }>;
+  attention: string[];
+}
 
 let statusPage: Page | null = null;
 /**
@@ -131,16 +186,29 @@ export async function workerStatus(): Promise<WorkerStatus> {
     statusPage = await chrome.newPage();
     await statusPage.goto(`${ORIGIN}/pair.html`);
   }
-  return statusPage.evaluate(() => (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).chrome.runtime.sendMessage({ type: 'status' })) as Promise<WorkerStatus>;
+  return statusPage.evaluate(() =>
+    (
+      globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }
+    ).chrome.runtime.sendMessage({ type: 'status' }),
+  ) as Promise<WorkerStatus>;
 }
 
 /** Waits until the worker reports the tab shared (attached) or not. */
 export const sharedInWorker = (tabId: number, shared = true) =>
-  waitFor(async () => (await workerStatus()).shared.some((s) => s.tabId === tabId) === shared, `the worker ${shared ? 'sharing' : 'no longer sharing'} tab ${tabId}`, 100, 200);
+  waitFor(
+    async () => (await workerStatus()).shared.some((s) => s.tabId === tabId) === shared,
+    `the worker ${shared ? 'sharing' : 'no longer sharing'} tab ${tabId}`,
+    100,
+    200,
+  );
 
 export async function targetIdOf(page: Page): Promise<string> {
   const session = await page.createCDPSession();
-  try { return (await session.send('Target.getTargetInfo')).targetInfo.targetId; } finally { await session.detach().catch(() => {}); }
+  try {
+    return (await session.send('Target.getTargetInfo')).targetInfo.targetId;
+  } finally {
+    await session.detach().catch(() => {});
+  }
 }
 
 /** Puts the tab whose URL starts with `url` in a "Verity" tab group (as the operator would); waits until the worker shares it. */
@@ -162,15 +230,26 @@ export async function listedTabs(call: Call): Promise<Array<{ tab_id: string; ur
 }
 
 export async function sharedTabId(call: Call, urlPart: string): Promise<string> {
-  const tab = await waitFor(async () => (await listedTabs(call)).find((t) => t.url.includes(urlPart)), `a tab at ${urlPart} in list_tabs`, 100, 200);
+  const tab = await waitFor(
+    async () => (await listedTabs(call)).find((t) => t.url.includes(urlPart)),
+    `a tab at ${urlPart} in list_tabs`,
+    100,
+    200,
+  );
   return tab.tab_id;
 }
 
 /** get_window_state of the tab, then type_text into the labelled field: the driver's verdict. */
 export async function typeInto(call: Call, tabId: string, label: string, text: string) {
-  const state = await call('get_window_state', { format: 'full', target: { kind: 'tab', tab_id: tabId }, include_screenshot: false });
+  const state = await call('get_window_state', {
+    format: 'full',
+    target: { kind: 'tab', tab_id: tabId },
+    include_screenshot: false,
+  });
   assert.equal(state.isError, false, state.text);
-  const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find((e) => e.label === label && e.role === 'textbox');
+  const field = (state.structured.elements as Array<{ element_token: string; label: string; role: string }>).find(
+    (e) => e.label === label && e.role === 'textbox',
+  );
   assert.ok(field, `a textbox labelled ${label}`);
   return call('type_text', { element_token: field.element_token, text });
 }
@@ -183,15 +262,26 @@ export class LinkProxy {
   async listen(): Promise<void> {
     const server = createServer((client) => {
       const upstream = connect(port, '127.0.0.1');
-      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); s.on('error', () => {}); }
-      client.pipe(upstream); upstream.pipe(client);
-      client.on('close', () => upstream.destroy()); upstream.on('close', () => client.destroy());
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {});
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(this.port, '127.0.0.1', () => resolve()); });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
   }
-  cut(): void { for (const s of this.sockets) s.resetAndDestroy(); }
+  cut(): void {
+    for (const s of this.sockets) s.resetAndDestroy();
+  }
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;

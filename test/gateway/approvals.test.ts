@@ -13,7 +13,10 @@ before(async () => {
   writeFileSync(join(dir, 'policy.json'), JSON.stringify({ require_approval: ['press_key'] }));
   gw = await startGateway(['--policy', join(dir, 'policy.json')], { VERITY_CONFIG_DIR: dir });
 });
-after(async () => { await gw?.close(); rmSync(dir, { recursive: true, force: true }); });
+after(async () => {
+  await gw?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const operator = (scopes: string[]) => operatorSocket(gw, scopes);
 
@@ -23,7 +26,9 @@ test('with no approver connected, a held tool is refused at once, saying why', a
     const r = await agent.call('press_key', { key: 'Tab' });
     assert.equal(r.structured.refusal.code, 'not_permitted');
     assert.match(r.structured.refusal.message, /approval/);
-  } finally { await agent.disconnect(); }
+  } finally {
+    await agent.disconnect();
+  }
 });
 
 test('an operator approves: the call runs; denies: it is refused; a reader never sees the queue', async () => {
@@ -33,7 +38,10 @@ test('an operator approves: the call runs; denies: it is refused; a reader never
   try {
     await agent.call('page', { action: 'navigate', url: 'data:text/html,<input autofocus>' });
     const pending = agent.call('press_key', { key: 'Tab' });
-    const requested = await waitFor(() => approver.events.find((e) => e.event === 'approval.requested'), 'the approval request');
+    const requested = await waitFor(
+      () => approver.events.find((e) => e.event === 'approval.requested'),
+      'the approval request',
+    );
     assert.equal(requested.payload.tool, 'press_key');
     const listed = await approver.request('approvals.list');
     assert.equal(listed.payload.approvals.length, 1);
@@ -43,12 +51,25 @@ test('an operator approves: the call runs; denies: it is refused; a reader never
     assert.equal(approved.structured.effect, 'confirmed');
 
     const denied = agent.call('press_key', { key: 'Tab' });
-    const second = await waitFor(() => approver.events.filter((e) => e.event === 'approval.requested')[1], 'the second request');
+    const second = await waitFor(
+      () => approver.events.filter((e) => e.event === 'approval.requested')[1],
+      'the second request',
+    );
     await approver.request('approvals.resolve', { id: second.payload.id, approve: false });
     const r = await denied;
     assert.equal(r.structured.refusal.code, 'not_permitted');
     assert.match(r.structured.refusal.message, /denied/);
-    assert.ok(!reader.events.some((e) => e.event.startsWith('approval.')), 'operator.read alone does not see approvals');
-    assert.equal((await approver.request('approvals.resolve', { id: second.payload.id, approve: true })).error.code, 'NOT_FOUND');
-  } finally { await agent.disconnect(); approver.ws.close(); reader.ws.close(); }
+    assert.ok(
+      !reader.events.some((e) => e.event.startsWith('approval.')),
+      'operator.read alone does not see approvals',
+    );
+    assert.equal(
+      (await approver.request('approvals.resolve', { id: second.payload.id, approve: true })).error.code,
+      'NOT_FOUND',
+    );
+  } finally {
+    await agent.disconnect();
+    approver.ws.close();
+    reader.ws.close();
+  }
 });

@@ -29,15 +29,28 @@ before(async () => {
   await ui.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });
   await ui.waitForSelector('[data-agent-link]', { timeout: 15_000 });
 });
-after(async () => { await chrome?.close(); await gw?.close(); rmSync(dir, { recursive: true, force: true }); });
+after(async () => {
+  await chrome?.close();
+  await gw?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** An agent over HTTP, bound to the Control UI (so it is offered `screen`). */
 async function agent() {
   const link = await ui.$eval('[data-agent-link]', (el) => (el as HTMLElement).dataset.linkToken!);
   const client = new Client({ name: 'braked-agent', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}`, 'X-Verity-Link': link } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}`, 'X-Verity-Link': link } },
+  });
   await client.connect(transport);
-  return { client, call: wrap(client), close: async () => { await transport.terminateSession().catch(() => {}); await client.close().catch(() => {}); } };
+  return {
+    client,
+    call: wrap(client),
+    close: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close().catch(() => {});
+    },
+  };
 }
 
 const row = (label: string) => `ul.sessions li[data-session-key$="/${label}"]`;
@@ -55,9 +68,14 @@ describe('the brake from the Control UI', () => {
       const card = await ui.waitForSelector('[data-approval] [data-approval-labels]', { timeout: 15_000 });
       const label = await card!.evaluate((el) => el.textContent ?? '');
       assert.match(label, /button "Submit claim"/, 'the card names the element by role and name');
-      const seconds = Number(await ui.$eval('[data-approval-countdown]', (el) => (el as HTMLElement).dataset.approvalCountdown));
+      const seconds = Number(
+        await ui.$eval('[data-approval-countdown]', (el) => (el as HTMLElement).dataset.approvalCountdown),
+      );
       assert.ok(seconds > 0 && seconds <= 120, `a countdown to the time-out: ${seconds}`);
-      const [approveStyle, denyStyle] = await ui.$$eval('[data-approval] button.approve, [data-approval] button.deny', (els) => els.map((el) => getComputedStyle(el).backgroundColor + '|' + getComputedStyle(el).borderColor));
+      const [approveStyle, denyStyle] = await ui.$$eval(
+        '[data-approval] button.approve, [data-approval] button.deny',
+        (els) => els.map((el) => getComputedStyle(el).backgroundColor + '|' + getComputedStyle(el).borderColor),
+      );
       assert.notEqual(approveStyle, denyStyle, 'Approve and Deny look different');
 
       // The agent tries to hide its own pending approval.
@@ -75,7 +93,9 @@ describe('the brake from the Control UI', () => {
       // Another label of the same agent is held too: a stop cannot be stepped around.
       assert.equal(refusalOf(await a.call('page', { action: 'get_text', session: 'another' })).code, 'session_stopped');
       await ui.waitForSelector(`${row('stopme')} [data-brake-state="stopped"]`, { timeout: 10_000 });
-    } finally { await a.close(); }
+    } finally {
+      await a.close();
+    }
   });
 
   test('Pause holds a call (with progress notifications) and Resume lets it run', async () => {
@@ -88,17 +108,33 @@ describe('the brake from the Control UI', () => {
 
       const heard: string[] = [];
       let answered = false;
-      const held = a.client.callTool({ name: 'page', arguments: { action: 'get_text', session: 'pauseme' } }, undefined, { onprogress: (p) => heard.push(String(p.message ?? '')), timeout: 60_000 })
-        .then((r) => { answered = true; return r; });
-      await waitFor(() => heard.some((m) => /paused by an operator/.test(m)), 'a progress notification saying the call is paused');
-      await ui.waitForFunction((sel) => /1 waiting/.test(document.querySelector(sel)?.textContent ?? ''), { timeout: 10_000 }, row('pauseme'));
+      const held = a.client
+        .callTool({ name: 'page', arguments: { action: 'get_text', session: 'pauseme' } }, undefined, {
+          onprogress: (p) => heard.push(String(p.message ?? '')),
+          timeout: 60_000,
+        })
+        .then((r) => {
+          answered = true;
+          return r;
+        });
+      await waitFor(
+        () => heard.some((m) => /paused by an operator/.test(m)),
+        'a progress notification saying the call is paused',
+      );
+      await ui.waitForFunction(
+        (sel) => /1 waiting/.test(document.querySelector(sel)?.textContent ?? ''),
+        { timeout: 10_000 },
+        row('pauseme'),
+      );
       assert.equal(answered, false, 'the call is held while paused');
 
       await ui.click(`${row('pauseme')} [data-brake="resume"]`);
       const result = await held;
       assert.equal(!!result.isError, false, JSON.stringify(result.content));
       assert.match(JSON.stringify(result.structuredContent), /Submit claim/);
-    } finally { await a.close(); }
+    } finally {
+      await a.close();
+    }
   });
 
   test('the keyboard: Alt+Shift+S stops a running wait_for within the call, Alt+Shift+P resumes, Alt+Shift+E ends the session', async () => {
@@ -110,11 +146,18 @@ describe('the brake from the Control UI', () => {
       await ui.click(`${row('endme')} button.link`);
       await ui.waitForSelector('[data-pane-session$="/endme"][data-focused]', { timeout: 10_000 });
 
-      const waiting = a.call('page', { action: 'wait_for', text: 'never on this page', timeout_ms: 60_000, session: 'endme' });
+      const waiting = a.call('page', {
+        action: 'wait_for',
+        text: 'never on this page',
+        timeout_ms: 60_000,
+        session: 'endme',
+      });
       const chord = async (code: 'KeyS' | 'KeyP' | 'KeyE') => {
-        await ui.keyboard.down('Alt'); await ui.keyboard.down('Shift');
+        await ui.keyboard.down('Alt');
+        await ui.keyboard.down('Shift');
         await ui.keyboard.press(code);
-        await ui.keyboard.up('Shift'); await ui.keyboard.up('Alt');
+        await ui.keyboard.up('Shift');
+        await ui.keyboard.up('Alt');
       };
       await chord('KeyS');
       const stopped = refusalOf(await waiting);
@@ -122,7 +165,11 @@ describe('the brake from the Control UI', () => {
       await ui.waitForSelector(`${row('endme')} [data-brake-state="stopped"]`, { timeout: 10_000 });
       await chord('KeyP');
       await ui.waitForSelector(`${row('endme')} [data-brake-state="running"]`, { timeout: 10_000 });
-      assert.equal((await a.call('page', { action: 'get_text', session: 'endme' })).isError, false, 'resumed: calls run again');
+      assert.equal(
+        (await a.call('page', { action: 'get_text', session: 'endme' })).isError,
+        false,
+        'resumed: calls run again',
+      );
 
       await chord('KeyE');
       await ui.waitForFunction((sel) => !document.querySelector(sel), { timeout: 10_000 }, row('endme'));
@@ -132,10 +179,20 @@ describe('the brake from the Control UI', () => {
       const op = await operatorSocket(gw, ['operator.read']);
       try {
         const page = await op.request('audit.query', { kind: 'brake', limit: 50 });
-        const verdicts = page.payload.entries.filter((e: any) => e.sessionKey.endsWith('/endme')).map((e: any) => e.verdict).reverse();
+        const verdicts = page.payload.entries
+          .filter((e: any) => e.sessionKey.endsWith('/endme'))
+          .map((e: any) => e.verdict)
+          .reverse();
         assert.deepEqual(verdicts, ['stopped', 'resumed', 'ended']);
-        assert.ok(page.payload.entries.every((e: any) => /verity-control-ui/.test(e.by)), 'by whom');
-      } finally { op.ws.close(); }
-    } finally { await a.close(); }
+        assert.ok(
+          page.payload.entries.every((e: any) => /verity-control-ui/.test(e.by)),
+          'by whom',
+        );
+      } finally {
+        op.ws.close();
+      }
+    } finally {
+      await a.close();
+    }
   });
 });

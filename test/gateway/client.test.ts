@@ -6,13 +6,20 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { GatewayClient, GatewayRequestError, type ConnState, type GatewayOptions } from '../../control-ui/src/gateway.js';
+import {
+  GatewayClient,
+  type GatewayRequestError,
+  type ConnState,
+  type GatewayOptions,
+} from '../../control-ui/src/gateway.js';
 import { EVENT_SCHEMAS, METHOD_SCHEMAS, helloOk } from '../../server/gateway/protocol.js';
 import { startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 
 let gw: Gateway;
 const clients: GatewayClient[] = [];
-before(async () => { gw = await startGateway([]); });
+before(async () => {
+  gw = await startGateway([]);
+});
 after(async () => {
   for (const c of clients) c.stop();
   await gw?.close();
@@ -20,17 +27,25 @@ after(async () => {
 
 function client(options: Partial<GatewayOptions> = {}): GatewayClient {
   const c = new GatewayClient({
-    url: gw.base.replace('http', 'ws') + '/gateway', token: gw.token, caps: ['ui-commands'],
-    scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'], clientId: 'client-test',
-    WebSocket: WebSocket as unknown as GatewayOptions['WebSocket'], ...options,
+    url: gw.base.replace('http', 'ws') + '/gateway',
+    token: gw.token,
+    caps: ['ui-commands'],
+    scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'],
+    clientId: 'client-test',
+    WebSocket: WebSocket as unknown as GatewayOptions['WebSocket'],
+    ...options,
   });
   clients.push(c);
   return c;
 }
 
-const connected = async (c: GatewayClient) => { c.start(); await waitFor(() => c.state === 'connected' || c.state === 'unauthorized', 'the client connected'); assert.equal(c.state, 'connected', c.lastError); };
+const connected = async (c: GatewayClient) => {
+  c.start();
+  await waitFor(() => c.state === 'connected' || c.state === 'unauthorized', 'the client connected');
+  assert.equal(c.state, 'connected', c.lastError);
+};
 
-test('hello-ok and the answers of the read methods match the protocol\'s schemas, strictly', async () => {
+test("hello-ok and the answers of the read methods match the protocol's schemas, strictly", async () => {
   const c = client();
   await connected(c);
   helloOk.parse(c.hello);
@@ -55,15 +70,26 @@ test('events match their schemas: sessions.changed (a delta) for a real MCP sess
     await waitFor(() => deltas.length > 0, 'a sessions.changed event');
     for (const d of deltas) EVENT_SCHEMAS['sessions.changed'].payload.parse(d);
     const sessions = METHOD_SCHEMAS['sessions.list'].result.parse(await c.request('sessions.list'));
-    assert.ok(sessions.sessions.some((s) => s.session === 'client-test'), JSON.stringify(sessions));
-  } finally { await agent.disconnect(); }
+    assert.ok(
+      sessions.sessions.some((s) => s.session === 'client-test'),
+      JSON.stringify(sessions),
+    );
+  } finally {
+    await agent.disconnect();
+  }
 });
 
 test('a gateway refusal carries its code; bad params are refused naming the field', async () => {
   const c = client();
   await connected(c);
-  await assert.rejects(c.request('approvals.resolve', { id: 'ap-none', approve: true }), (e: GatewayRequestError) => e.code === 'NOT_FOUND');
-  await assert.rejects(c.request('terminal.resize', { terminalId: 't', cols: 1, rows: 10 }), (e: GatewayRequestError) => e.code === 'INVALID_REQUEST' && /cols/.test(e.message));
+  await assert.rejects(
+    c.request('approvals.resolve', { id: 'ap-none', approve: true }),
+    (e: GatewayRequestError) => e.code === 'NOT_FOUND',
+  );
+  await assert.rejects(
+    c.request('terminal.resize', { terminalId: 't', cols: 1, rows: 10 }),
+    (e: GatewayRequestError) => e.code === 'INVALID_REQUEST' && /cols/.test(e.message),
+  );
 });
 
 test('requests waiting for an answer are bounded: one more is refused by name, the others are answered', async () => {
@@ -71,7 +97,10 @@ test('requests waiting for an answer are bounded: one more is refused by name, t
   await connected(c);
   const first = c.request('sessions.list');
   const second = c.request('browser.tabs');
-  await assert.rejects(c.request('actions.list'), (e: GatewayRequestError) => e.code === 'TOO_MANY_PENDING' && /2 requests are already waiting/.test(e.message));
+  await assert.rejects(
+    c.request('actions.list'),
+    (e: GatewayRequestError) => e.code === 'TOO_MANY_PENDING' && /2 requests are already waiting/.test(e.message),
+  );
   await first;
   await second;
   await c.request('actions.list'); // room again once answered

@@ -16,7 +16,10 @@ before(async () => {
   gw = await startGateway([], { SHELL: '/bin/sh' });
   chrome = await launchChromium();
 });
-after(async () => { await chrome?.close(); await gw?.close(); });
+after(async () => {
+  await chrome?.close();
+  await gw?.close();
+});
 
 async function openUi(width = 1400, height = 860): Promise<Page> {
   const context = await chrome.browser.createBrowserContext();
@@ -29,15 +32,29 @@ async function openUi(width = 1400, height = 860): Promise<Page> {
 }
 
 async function bindAgent(page: Page) {
-  const headers = { Authorization: `Bearer ${gw.agentToken}`, 'X-Verity-Link': await page.$eval('[data-agent-link]', (el) => (el as HTMLElement).dataset.linkToken!) };
+  const headers = {
+    Authorization: `Bearer ${gw.agentToken}`,
+    'X-Verity-Link': await page.$eval('[data-agent-link]', (el) => (el as HTMLElement).dataset.linkToken!),
+  };
   const client = new Client({ name: 'console-agent', version: '1' });
   const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers } });
   await client.connect(transport);
-  return { call: wrap(client), close: async () => { await transport.terminateSession().catch(() => {}); await client.close(); } };
+  return {
+    call: wrap(client),
+    close: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
 }
 
-const boxOf = (page: Page, selector: string) => page.$eval(selector, (el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
-const overlap = (a: { x: number; y: number; w: number; h: number }, b: typeof a) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+const boxOf = (page: Page, selector: string) =>
+  page.$eval(selector, (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, w: r.width, h: r.height };
+  });
+const overlap = (a: { x: number; y: number; w: number; h: number }, b: typeof a) =>
+  a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 
 describe('the console', () => {
   test('opening the browser panel launches no browser: it says "no browser yet"', async () => {
@@ -45,8 +62,14 @@ describe('the console', () => {
     try {
       await page.click('header.bar button[data-toggle="browser"]');
       await page.waitForSelector('[data-panel="browser"] [data-no-browser]', { timeout: 10_000 });
-      assert.equal(await page.$eval('[data-panel="browser"] img.screen', (img) => (img as HTMLElement).hidden), true, 'no white box');
-    } finally { await page.close(); }
+      assert.equal(
+        await page.$eval('[data-panel="browser"] img.screen', (img) => (img as HTMLElement).hidden),
+        true,
+        'no white box',
+      );
+    } finally {
+      await page.close();
+    }
   });
 
   test('the agent link survives a reload; ✕ closes the pane it is on; two right panels do not overlap', async () => {
@@ -60,14 +83,22 @@ describe('the console', () => {
       await page.reload();
       await page.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });
       // After the reload, the same agent still arranges this page (no UNAVAILABLE).
-      const split = await agent.call('screen', { action: 'split_right', sessionKey: await page.$eval('[data-pane-session$="/one"]', (e) => (e as HTMLElement).dataset.paneSession!).then((k) => k.replace(/\/one$/, '/two')), session: 'one' });
+      const split = await agent.call('screen', {
+        action: 'split_right',
+        sessionKey: await page
+          .$eval('[data-pane-session$="/one"]', (e) => (e as HTMLElement).dataset.paneSession!)
+          .then((k) => k.replace(/\/one$/, '/two')),
+        session: 'one',
+      });
       assert.deepEqual(split.structured, { ok: true }, split.text);
       await page.waitForSelector('[data-pane-session$="/two"][data-focused]', { timeout: 5000 });
       // The agent of "one" splits down while "two" is focused: a new pane, only it focused.
       await agent.call('screen', { action: 'split_down', session: 'one' });
       await page.waitForFunction(() => document.querySelectorAll('[data-pane]').length === 3, { timeout: 5000 });
       assert.equal(await page.$$eval('[data-pane][data-focused]', (els) => els.length), 1);
-      const ids = await page.$$eval('[data-pane-session$="/one"]', (els) => els.map((e) => (e as HTMLElement).dataset.pane!));
+      const ids = await page.$$eval('[data-pane-session$="/one"]', (els) =>
+        els.map((e) => (e as HTMLElement).dataset.pane!),
+      );
       assert.equal(ids.length, 2);
       await page.click(`[data-pane="${ids[1]}"] [data-close-pane]`);
       await page.waitForFunction((gone) => !document.querySelector(`[data-pane="${gone}"]`), { timeout: 5000 }, ids[1]);
@@ -77,12 +108,22 @@ describe('the console', () => {
       await agent.call('screen', { action: 'browser_show', dock: 'right', session: 'one' });
       await page.waitForSelector('[data-panel="browser"][data-open="true"]');
       await page.waitForSelector('[data-panel="terminal"][data-open="true"]');
-      assert.equal(overlap(await boxOf(page, '[data-panel="terminal"]'), await boxOf(page, '[data-panel="browser"]')), false);
+      assert.equal(
+        overlap(await boxOf(page, '[data-panel="terminal"]'), await boxOf(page, '[data-panel="browser"]')),
+        false,
+      );
       const before = (await boxOf(page, '[data-panel="browser"]')).w;
       await page.focus('[data-resizer="right"]');
       await page.keyboard.press('ArrowLeft');
-      await page.waitForFunction((w) => document.querySelector('[data-panel="browser"]')!.getBoundingClientRect().width > w, { timeout: 5000 }, before);
-    } finally { await agent.close(); await page.close(); }
+      await page.waitForFunction(
+        (w) => document.querySelector('[data-panel="browser"]')!.getBoundingClientRect().width > w,
+        { timeout: 5000 },
+        before,
+      );
+    } finally {
+      await agent.close();
+      await page.close();
+    }
   });
 
   test('at 900x700 the panels are drawers under the one pane and cover none of its buttons', async () => {
@@ -96,20 +137,41 @@ describe('the console', () => {
       await page.waitForSelector('[data-panel="terminal"][data-open="true"][data-dock="drawer"]', { timeout: 5000 });
       for (const button of await page.$$('[data-pane][data-focused] header button')) {
         const b = await button.boundingBox();
-        for (const panel of ['terminal', 'browser']) assert.equal(overlap({ x: b!.x, y: b!.y, w: b!.width, h: b!.height }, await boxOf(page, `[data-panel="${panel}"]`)), false, `${panel} covers a pane button`);
+        for (const panel of ['terminal', 'browser'])
+          assert.equal(
+            overlap({ x: b!.x, y: b!.y, w: b!.width, h: b!.height }, await boxOf(page, `[data-panel="${panel}"]`)),
+            false,
+            `${panel} covers a pane button`,
+          );
       }
-    } finally { await agent.close(); await page.close(); }
+    } finally {
+      await agent.close();
+      await page.close();
+    }
   });
 
   test('a hidden terminal keeps its shell; Tab is not swallowed by the browser panel unless in control', async () => {
     const page = await openUi();
     try {
       await page.click('header.bar button[data-toggle="terminal"]');
-      const pid = await page.waitForFunction(() => /pid (\d+)/.exec(document.querySelector('[data-terminal-status]')?.textContent ?? '')?.[1], { timeout: 30_000 }).then((h) => h.jsonValue());
+      const pid = await page
+        .waitForFunction(
+          () => /pid (\d+)/.exec(document.querySelector('[data-terminal-status]')?.textContent ?? '')?.[1],
+          { timeout: 30_000 },
+        )
+        .then((h) => h.jsonValue());
       await page.click('header.bar button[data-toggle="terminal"]');
-      await page.waitForFunction(() => /detached/.test(document.querySelector('[data-terminal-status]')?.textContent ?? ''), { timeout: 5000 });
+      await page.waitForFunction(
+        () => /detached/.test(document.querySelector('[data-terminal-status]')?.textContent ?? ''),
+        { timeout: 5000 },
+      );
       await page.click('header.bar button[data-toggle="terminal"]');
-      const again = await page.waitForFunction(() => /pid (\d+) · attached/.exec(document.querySelector('[data-terminal-status]')?.textContent ?? '')?.[1], { timeout: 30_000 }).then((h) => h.jsonValue());
+      const again = await page
+        .waitForFunction(
+          () => /pid (\d+) · attached/.exec(document.querySelector('[data-terminal-status]')?.textContent ?? '')?.[1],
+          { timeout: 30_000 },
+        )
+        .then((h) => h.jsonValue());
       assert.equal(again, pid, 'the same shell came back');
 
       await page.click('header.bar button[data-toggle="browser"]');
@@ -119,6 +181,8 @@ describe('the console', () => {
       await page.keyboard.press('Tab');
       const next = await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80));
       assert.notEqual(next, start, 'Tab moved focus on through the UI');
-    } finally { await page.close(); }
+    } finally {
+      await page.close();
+    }
   });
 });

@@ -6,10 +6,19 @@ import WebSocket from 'ws';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
 
 let gw: Gateway;
-before(async () => { gw = await startGateway([]); });
-after(async () => { await gw?.close(); });
+before(async () => {
+  gw = await startGateway([]);
+});
+after(async () => {
+  await gw?.close();
+});
 
-interface Socket { ws: WebSocket; frames: any[]; request(method: string, params?: unknown): Promise<any>; closed: Promise<{ code: number; reason: string }> }
+interface Socket {
+  ws: WebSocket;
+  frames: any[];
+  request(method: string, params?: unknown): Promise<any>;
+  closed: Promise<{ code: number; reason: string }>;
+}
 
 function open(options: { origin?: string } = {}): Promise<Socket> {
   const url = gw.base.replace('http', 'ws') + '/gateway';
@@ -20,17 +29,33 @@ function open(options: { origin?: string } = {}): Promise<Socket> {
   ws.on('message', (data) => {
     const frame = JSON.parse(String(data));
     frames.push(frame);
-    if (frame.type === 'res' && waiters.has(frame.id)) { waiters.get(frame.id)!(frame); waiters.delete(frame.id); }
+    if (frame.type === 'res' && waiters.has(frame.id)) {
+      waiters.get(frame.id)!(frame);
+      waiters.delete(frame.id);
+    }
   });
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on('close', (code, reason) => r({ code, reason: String(reason) })),
+  );
   return new Promise((resolve, reject) => {
-    ws.on('open', () => resolve({
-      ws, frames, closed,
-      request: (method, params) => new Promise((res) => { const id = nextId++; waiters.set(id, res); ws.send(JSON.stringify({ type: 'req', id, method, params })); }),
-    }));
+    ws.on('open', () =>
+      resolve({
+        ws,
+        frames,
+        closed,
+        request: (method, params) =>
+          new Promise((res) => {
+            const id = nextId++;
+            waiters.set(id, res);
+            ws.send(JSON.stringify({ type: 'req', id, method, params }));
+          }),
+      }),
+    );
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (c) => { body += c; });
+      res.on('data', (c) => {
+        body += c;
+      });
       res.on('end', () => reject(Object.assign(new Error(body), { status: res.statusCode })));
     });
     ws.on('error', reject);
@@ -38,7 +63,11 @@ function open(options: { origin?: string } = {}): Promise<Socket> {
 }
 
 const hello = (scopes: string[], caps: string[] = [], token = gw.token) => ({
-  client: { id: 'protocol-test', version: '1', mode: 'test' }, caps, role: 'operator', scopes, auth: { token },
+  client: { id: 'protocol-test', version: '1', mode: 'test' },
+  caps,
+  role: 'operator',
+  scopes,
+  auth: { token },
 });
 
 async function connected(scopes: string[], caps: string[] = []): Promise<Socket> {
@@ -91,8 +120,14 @@ describe('handshake', () => {
   });
 
   test('a foreign origin is refused before the upgrade, with what to do', async () => {
-    await assert.rejects(open({ origin: 'http://evil.example' }), (e: any) => e.status === 403 && /not allowed/.test(e.message) && /Control UI/.test(e.message));
-    await assert.rejects(open({ origin: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop' }), (e: any) => e.status === 403);
+    await assert.rejects(
+      open({ origin: 'http://evil.example' }),
+      (e: any) => e.status === 403 && /not allowed/.test(e.message) && /Control UI/.test(e.message),
+    );
+    await assert.rejects(
+      open({ origin: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop' }),
+      (e: any) => e.status === 403,
+    );
     const own = await open({ origin: gw.base });
     assert.equal((await own.request('connect', hello(['operator.read']))).ok, true);
     own.ws.close();
@@ -161,14 +196,18 @@ describe('frames', () => {
   test('a frame that is not JSON gets a clear error and the socket stays usable', async () => {
     const s = await connected(['operator.read']);
     s.ws.send('this is not json');
-    await waitUntil(() => s.frames.some((f) => f.type === 'res' && f.id === null && f.error?.code === 'INVALID_REQUEST'));
+    await waitUntil(() =>
+      s.frames.some((f) => f.type === 'res' && f.id === null && f.error?.code === 'INVALID_REQUEST'),
+    );
     assert.equal((await s.request('sessions.list')).ok, true);
     s.ws.close();
   });
 
   test('an oversized frame closes the socket (1009)', async () => {
     const s = await connected(['operator.read']);
-    s.ws.send(JSON.stringify({ type: 'req', id: 9, method: 'sessions.list', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }));
+    s.ws.send(
+      JSON.stringify({ type: 'req', id: 9, method: 'sessions.list', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }),
+    );
     const { code } = await s.closed;
     assert.equal(code, 1009);
   });
@@ -193,11 +232,15 @@ describe('events', () => {
     assert.ok(!approver.frames.some((f) => f.event === 'action'), 'operator.approvals alone does not hear actions');
     assert.ok(reader.frames.some((f) => f.event === 'sessions.changed'));
     const seqs = reader.frames.filter((f) => f.type === 'event').map((f) => f.seq);
-    assert.deepEqual(seqs, seqs.slice().sort((x, y) => x - y));
+    assert.deepEqual(
+      seqs,
+      seqs.slice().sort((x, y) => x - y),
+    );
     assert.equal(seqs[0], 1);
     assert.equal(new Set(seqs).size, seqs.length);
     await agent.disconnect();
-    reader.ws.close(); approver.ws.close();
+    reader.ws.close();
+    approver.ws.close();
   });
 
   test('ui.command sent by a connection comes back to it alone', async () => {
@@ -208,11 +251,15 @@ describe('events', () => {
     await waitUntil(() => a.frames.some((f) => f.event === 'ui.command'));
     await new Promise((r) => setTimeout(r, 200));
     assert.ok(!b.frames.some((f) => f.event === 'ui.command'), 'never broadcast');
-    a.ws.close(); b.ws.close();
+    a.ws.close();
+    b.ws.close();
   });
 });
 
 async function waitUntil(check: () => boolean, what = 'the condition'): Promise<void> {
-  for (let i = 0; i < 100; i++) { if (check()) return; await new Promise((r) => setTimeout(r, 50)); }
+  for (let i = 0; i < 100; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   throw new Error(`gave up waiting for ${what}`);
 }

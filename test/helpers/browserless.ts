@@ -15,12 +15,22 @@ const PACKAGE = join(ROOT, 'node_modules', '@browserless.io', 'browserless');
 
 /** Why browserless cannot run here (its package is not installed), or null when it can. */
 export function browserlessMissing(): string | null {
-  if (!existsSync(join(PACKAGE, 'build', 'index.js'))) return `@browserless.io/browserless is not installed in ${join(ROOT, 'node_modules')} (a devDependency: npm ci installs it)`;
-  if (!existsSync(join(PACKAGE, 'node_modules', 'playwright-core', 'browsers.json')) && !existsSync(join(ROOT, 'node_modules', 'playwright-core', 'browsers.json'))) return 'browserless\'s playwright-core is not installed';
+  if (!existsSync(join(PACKAGE, 'build', 'index.js')))
+    return `@browserless.io/browserless is not installed in ${join(ROOT, 'node_modules')} (a devDependency: npm ci installs it)`;
+  if (
+    !existsSync(join(PACKAGE, 'node_modules', 'playwright-core', 'browsers.json')) &&
+    !existsSync(join(ROOT, 'node_modules', 'playwright-core', 'browsers.json'))
+  )
+    return "browserless's playwright-core is not installed";
   return null;
 }
 
-export interface Pressure { running: number; queued: number; maxConcurrent: number; maxQueued: number }
+export interface Pressure {
+  running: number;
+  queued: number;
+  maxConcurrent: number;
+  maxQueued: number;
+}
 
 export interface BrowserlessPool {
   pid: number;
@@ -52,7 +62,9 @@ function chromiumBinary(): string {
 function chromiumRevision(): string {
   const own = join(PACKAGE, 'node_modules', 'playwright-core', 'browsers.json');
   const file = existsSync(own) ? own : join(ROOT, 'node_modules', 'playwright-core', 'browsers.json');
-  const { browsers } = JSON.parse(readFileSync(file, 'utf8')) as { browsers: Array<{ name: string; revision: string }> };
+  const { browsers } = JSON.parse(readFileSync(file, 'utf8')) as {
+    browsers: Array<{ name: string; revision: string }>;
+  };
   return browsers.find((b) => b.name === 'chromium')!.revision;
 }
 
@@ -60,15 +72,32 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Pools still running: killed (by their process group's PID) if this process ends without closing them. */
 const running = new Set<number>();
-const killAll = () => { for (const pid of running) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } };
+const killAll = () => {
+  for (const pid of running)
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+};
 process.once('exit', killAll);
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => { killAll(); process.exit(128 + (signal === 'SIGTERM' ? 15 : 2)); });
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => {
+    killAll();
+    process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
+  });
 
 /** Starts browserless with these limits (CONCURRENT, QUEUED, TIMEOUT in ms) and waits (bounded) until it answers. */
-export async function startBrowserless(limits: { concurrent: number; queued: number; timeoutMs: number; token?: string }): Promise<BrowserlessPool> {
+export async function startBrowserless(limits: {
+  concurrent: number;
+  queued: number;
+  timeoutMs: number;
+  token?: string;
+}): Promise<BrowserlessPool> {
   const dir = mkdtempSync(join(tmpdir(), 'verity-browserless-'));
   mkdirSync(join(dir, 'routes'));
-  for (const route of ['chromium', 'management']) symlinkSync(join(PACKAGE, 'build', 'routes', route), join(dir, 'routes', route));
+  for (const route of ['chromium', 'management'])
+    symlinkSync(join(PACKAGE, 'build', 'routes', route), join(dir, 'routes', route));
   const chrome = join(dir, 'browsers', `chromium-${chromiumRevision()}`, 'chrome-linux64');
   mkdirSync(chrome, { recursive: true });
   symlinkSync(chromiumBinary(), join(chrome, 'chrome'));
@@ -76,22 +105,40 @@ export async function startBrowserless(limits: { concurrent: number; queued: num
   const port = await freePort();
   const token = limits.token ?? `pool-token-${Math.random().toString(36).slice(2)}`;
   const env: NodeJS.ProcessEnv = {
-    ...process.env, HOST: '127.0.0.1', PORT: String(port), TOKEN: token,
-    CONCURRENT: String(limits.concurrent), QUEUED: String(limits.queued), TIMEOUT: String(limits.timeoutMs),
-    DATA_DIR: join(dir, 'data'), DOWNLOAD_DIR: join(dir, 'downloads'), METRICS_JSON_PATH: join(dir, 'metrics.json'),
-    ROUTES: join(dir, 'routes'), PLAYWRIGHT_BROWSERS_PATH: join(dir, 'browsers'), DEBUG: 'browserless*,-**:trace,-**:verbose',
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    TOKEN: token,
+    CONCURRENT: String(limits.concurrent),
+    QUEUED: String(limits.queued),
+    TIMEOUT: String(limits.timeoutMs),
+    DATA_DIR: join(dir, 'data'),
+    DOWNLOAD_DIR: join(dir, 'downloads'),
+    METRICS_JSON_PATH: join(dir, 'metrics.json'),
+    ROUTES: join(dir, 'routes'),
+    PLAYWRIGHT_BROWSERS_PATH: join(dir, 'browsers'),
+    DEBUG: 'browserless*,-**:trace,-**:verbose',
   };
   // Its cwd is the package: it reads node_modules/playwright-core/browsers.json from there.
-  const proc = spawn(process.execPath, [join(PACKAGE, 'build', 'index.js')], { cwd: PACKAGE, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [join(PACKAGE, 'build', 'index.js')], {
+    cwd: PACKAGE,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  const keep = (c: Buffer) => { out = (out + c.toString()).slice(-20_000); };
+  const keep = (c: Buffer) => {
+    out = (out + c.toString()).slice(-20_000);
+  };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   const pid = proc.pid!;
   running.add(pid);
   const base = `http://127.0.0.1:${port}`;
   const pool: BrowserlessPool = {
-    pid, port, token,
+    pid,
+    port,
+    token,
     endpoint: (t = token) => `ws://127.0.0.1:${port}/chromium${t === null ? '' : `?token=${encodeURIComponent(t)}`}`,
     async pressure() {
       const r = await fetch(`${base}/pressure?token=${encodeURIComponent(token)}`);
@@ -100,17 +147,38 @@ export async function startBrowserless(limits: { concurrent: number; queued: num
     },
     log: () => out,
     async close() {
-      const gone = () => { try { process.kill(pid, 0); return false; } catch { return true; } };
-      try { process.kill(-pid, 'SIGTERM'); } catch { /* gone */ }
+      const gone = () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      try {
+        process.kill(-pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
       for (let i = 0; i < 30 && !gone(); i++) await sleep(100);
-      try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
       running.delete(pid);
       rmSync(dir, { recursive: true, force: true });
     },
   };
   for (let i = 0; i < 600; i++) {
     if (proc.exitCode !== null) break;
-    if (await pool.pressure().then(() => true, () => false)) return pool;
+    if (
+      await pool.pressure().then(
+        () => true,
+        () => false,
+      )
+    )
+      return pool;
     await sleep(100);
   }
   await pool.close();
@@ -118,7 +186,12 @@ export async function startBrowserless(limits: { concurrent: number; queued: num
 }
 
 /** Polls (bounded) until the pool's counts satisfy `want`; never a timing assertion. */
-export async function untilPressure(pool: BrowserlessPool, want: (p: Pressure) => boolean, what: string, tries = 300): Promise<Pressure> {
+export async function untilPressure(
+  pool: BrowserlessPool,
+  want: (p: Pressure) => boolean,
+  what: string,
+  tries = 300,
+): Promise<Pressure> {
   let last: Pressure | undefined;
   for (let i = 0; i < tries; i++) {
     last = await pool.pressure().catch(() => undefined);

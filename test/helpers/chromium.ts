@@ -6,19 +6,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
 
-export interface TestBrowser { browser: Browser; browserUrl: string; pid: number; page(urlPart: string): Promise<Page>; close(): Promise<void> }
+export interface TestBrowser {
+  browser: Browser;
+  browserUrl: string;
+  pid: number;
+  page(urlPart: string): Promise<Page>;
+  close(): Promise<void>;
+}
 
 export async function launchChromium(): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'verity-test-profile-'));
   const browser = await puppeteer.launch({
-    executablePath: findChromium(process.env.VERITY_CHROMIUM), headless: true, defaultViewport: null,
-    args: [...CHROMIUM_FLAGS, '--remote-debugging-port=0'], userDataDir: profile,
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    executablePath: findChromium(process.env.VERITY_CHROMIUM),
+    headless: true,
+    defaultViewport: null,
+    args: [...CHROMIUM_FLAGS, '--remote-debugging-port=0'],
+    userDataDir: profile,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   });
   const pid = browser.process()!.pid!;
   const port = new URL(browser.wsEndpoint()).port;
   return {
-    browser, pid, browserUrl: `http://127.0.0.1:${port}`,
+    browser,
+    pid,
+    browserUrl: `http://127.0.0.1:${port}`,
     async page(urlPart) {
       for (let i = 0; i < 50; i++) {
         const found = (await browser.pages()).find((p) => p.url().includes(urlPart));
@@ -29,7 +42,11 @@ export async function launchChromium(): Promise<TestBrowser> {
     },
     async close() {
       await browser.close().catch(() => {});
-      try { process.kill(pid, 'SIGKILL'); } catch { /* exited */ }
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* exited */
+      }
       rmSync(profile, { recursive: true, force: true });
     },
   };
@@ -38,5 +55,9 @@ export async function launchChromium(): Promise<TestBrowser> {
 /** The page's own model (`window.__model()` in the fixture), parsed when it is JSON. */
 export async function model(page: Page): Promise<any> {
   const raw = await page.evaluate('window.__model()');
-  try { return JSON.parse(raw as string); } catch { return raw; }
+  try {
+    return JSON.parse(raw as string);
+  } catch {
+    return raw;
+  }
 }

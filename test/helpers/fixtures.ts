@@ -7,13 +7,25 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test', 'fixtures');
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+};
 
-export interface FixtureServer { url(path: string): string; crossUrl(path: string): string; port: number; close(): Promise<void> }
+export interface FixtureServer {
+  url(path: string): string;
+  crossUrl(path: string): string;
+  port: number;
+  close(): Promise<void>;
+}
 
 export async function serveFixtures(): Promise<FixtureServer> {
   const handler = async (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(
+      /^(\.\.[/\\])+/,
+      '',
+    );
     try {
       const body = await readFile(join(FIXTURES, path));
       res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body);
@@ -25,11 +37,24 @@ export async function serveFixtures(): Promise<FixtureServer> {
   await new Promise<void>((r) => first.listen(0, '127.0.0.1', r));
   const port = (first.address() as { port: number }).port;
   const second: Server = createServer(handler);
-  await new Promise<void>((r, reject) => { second.once('error', reject); second.listen(port, '127.0.0.2', r); });
+  await new Promise<void>((r, reject) => {
+    second.once('error', reject);
+    second.listen(port, '127.0.0.2', r);
+  });
   return {
     port,
     url: (path) => `http://127.0.0.1:${port}/${path}`,
     crossUrl: (path) => `http://127.0.0.2:${port}/${path}`,
-    close: async () => { await Promise.all([first, second].map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); }))); },
+    close: async () => {
+      await Promise.all(
+        [first, second].map(
+          (s) =>
+            new Promise((r) => {
+              s.closeAllConnections();
+              s.close(r);
+            }),
+        ),
+      );
+    },
   };
 }

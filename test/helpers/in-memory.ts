@@ -15,7 +15,11 @@ import { connectMcp, createMcpServer } from '../../server/mcp/server.js';
 /** The per-connection context createMcpServer takes (a Control UI binding, the transport). */
 type ConnectionContext = NonNullable<Parameters<typeof createMcpServer>[1]>;
 
-export interface Reply { isError: boolean; structured: any; text: string }
+export interface Reply {
+  isError: boolean;
+  structured: any;
+  text: string;
+}
 
 export interface InMemoryAgent {
   client: Client;
@@ -53,13 +57,21 @@ export async function inMemoryVerity(options: VerityOptions = {}): Promise<InMem
       // Listing the tools first makes the SDK client check every structuredContent against its outputSchema.
       const { tools } = await client.listTools();
       const agent: InMemoryAgent = {
-        client, connectionId, tools,
+        client,
+        connectionId,
+        tools,
         async call(name, args = {}) {
           const r = await client.callTool({ name, arguments: args });
-          const text = (r.content as Array<{ type: string; text?: string }>).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+          const text = (r.content as Array<{ type: string; text?: string }>)
+            .filter((c) => c.type === 'text')
+            .map((c) => c.text)
+            .join('\n');
           return { isError: r.isError === true, structured: r.structuredContent, text };
         },
-        async close() { agents.delete(agent); await client.close(); },
+        async close() {
+          agents.delete(agent);
+          await client.close();
+        },
       };
       agents.add(agent);
       return agent;
@@ -68,7 +80,8 @@ export async function inMemoryVerity(options: VerityOptions = {}): Promise<InMem
     async close() {
       for (const agent of [...agents]) await agent.close();
       await core.close();
-      if (saved === undefined) delete process.env.VERITY_CONFIG_DIR; else process.env.VERITY_CONFIG_DIR = saved;
+      if (saved === undefined) delete process.env.VERITY_CONFIG_DIR;
+      else process.env.VERITY_CONFIG_DIR = saved;
       rmSync(configDir, { recursive: true, force: true });
     },
   };

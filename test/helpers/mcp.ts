@@ -14,12 +14,19 @@ export interface Verity {
   close(): Promise<void>;
 }
 
-export interface ToolResult { isError: boolean; structured: any; text: string; images: number }
+export interface ToolResult {
+  isError: boolean;
+  structured: any;
+  text: string;
+  images: number;
+}
 
 export async function startVerity(args: string[] = [], env: Record<string, string> = {}): Promise<Verity> {
   const transport = new StdioClientTransport({
-    command: process.execPath, args: [join(ROOT, 'bin', 'verity.js'), 'mcp', '--headless', ...args],
-    env: { ...process.env as Record<string, string>, ...env }, stderr: 'pipe',
+    command: process.execPath,
+    args: [join(ROOT, 'bin', 'verity.js'), 'mcp', '--headless', ...args],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
   });
   const stderr: string[] = [];
   transport.stderr?.on('data', (chunk) => stderr.push(String(chunk)));
@@ -27,27 +34,50 @@ export async function startVerity(args: string[] = [], env: Record<string, strin
   await client.connect(transport);
   const pid = transport.pid!;
   return {
-    client, pid,
+    client,
+    pid,
     stderr: () => stderr.join(''),
     call: wrap(client),
     async close() {
       await client.close().catch(() => {});
       // The server closes its own browser when stdin ends; make sure by PID.
       await new Promise((r) => setTimeout(r, 200));
-      try { process.kill(pid, 0); process.kill(pid, 'SIGTERM'); } catch { /* already gone */ }
+      try {
+        process.kill(pid, 0);
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
     },
   };
 }
 
 /** get_window_state of the current tab, and a lookup of tokens by a label/role substring. */
 export async function snapshot(v: Verity, args: Record<string, unknown> = {}) {
-  const r = await v.call('get_window_state', { format: 'full', include_screenshot: false, max_elements: 2000, ...args });
+  const r = await v.call('get_window_state', {
+    format: 'full',
+    include_screenshot: false,
+    max_elements: 2000,
+    ...args,
+  });
   if (r.isError) throw new Error(`get_window_state refused: ${r.text}`);
-  const elements = r.structured.elements as Array<{ element_token: string; role: string; label: string; value?: string; frame: any }>;
+  const elements = r.structured.elements as Array<{
+    element_token: string;
+    role: string;
+    label: string;
+    value?: string;
+    frame: any;
+  }>;
   const find = (pred: (e: (typeof elements)[number]) => boolean, what: string) => {
     const found = elements.find(pred);
     if (!found) throw new Error(`no element ${what} in ${JSON.stringify(elements.map((e) => `${e.role}:${e.label}`))}`);
     return found;
   };
-  return { result: r, elements, find, token: (label: string) => find((e) => e.label === label || e.label.includes(label), `labelled ${label}`).element_token };
+  return {
+    result: r,
+    elements,
+    find,
+    token: (label: string) =>
+      find((e) => e.label === label || e.label.includes(label), `labelled ${label}`).element_token,
+  };
 }

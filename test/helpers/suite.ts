@@ -5,14 +5,26 @@ import { launchChromium, model, type TestBrowser } from './chromium.js';
 import { serveFixtures, type FixtureServer } from './fixtures.js';
 import { snapshot, startVerity, type Verity } from './mcp.js';
 
-export interface Suite { fx: FixtureServer; chrome: TestBrowser; v: Verity; open(path: string): Promise<Page>; model(page: Page): Promise<any>; snapshot: typeof snapshot; close(): Promise<void> }
+export interface Suite {
+  fx: FixtureServer;
+  chrome: TestBrowser;
+  v: Verity;
+  open(path: string): Promise<Page>;
+  model(page: Page): Promise<any>;
+  snapshot: typeof snapshot;
+  close(): Promise<void>;
+}
 
 export async function browserSuite(extraArgs: string[] = []): Promise<Suite> {
   const fx = await serveFixtures();
   const chrome = await launchChromium();
   const v = await startVerity(['--browser-url', chrome.browserUrl, ...extraArgs]);
   return {
-    fx, chrome, v, model, snapshot,
+    fx,
+    chrome,
+    v,
+    model,
+    snapshot,
     async open(path) {
       const url = path.startsWith('http') ? path : fx.url(path);
       const r = await v.call('page', { action: 'navigate', url });

@@ -24,7 +24,11 @@ document.getElementById('submit').addEventListener('click', () => {
 });
 </script></body></html>`;
 
-export interface Report { fields: string[]; clicks: number; cookie: string }
+export interface Report {
+  fields: string[];
+  clicks: number;
+  cookie: string;
+}
 
 export interface TaskServer {
   port: number;
@@ -44,15 +48,24 @@ export async function startTaskServer(): Promise<TaskServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/report' && req.method === 'POST') {
       let body = '';
-      req.on('data', (c) => { if (body.length < 100_000) body += c; });
+      req.on('data', (c) => {
+        if (body.length < 100_000) body += c;
+      });
       req.on('end', () => {
-        try { reports.set(url.searchParams.get('run') ?? '', JSON.parse(body)); } catch { /* not a report */ }
+        try {
+          reports.set(url.searchParams.get('run') ?? '', JSON.parse(body));
+        } catch {
+          /* not a report */
+        }
         if (reports.size > MAX_REPORTS) reports.delete(reports.keys().next().value!);
         res.writeHead(204).end();
       });
       return;
     }
-    if (url.pathname === '/task') { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE); return; }
+    if (url.pathname === '/task') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
+      return;
+    }
     res.writeHead(404).end('not found');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -61,6 +74,10 @@ export async function startTaskServer(): Promise<TaskServer> {
     port,
     url: (run) => `http://127.0.0.1:${port}/task?run=${encodeURIComponent(run)}`,
     report: (run) => reports.get(run),
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -19,19 +19,34 @@ let transport: StdioClientTransport;
 
 before(async () => {
   // A resolve hook (node:module register) that appends every module URL the server process imports.
-  writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   appendFileSync(${JSON.stringify(record)}, resolved.url + '\\n');
   return resolved;
-}\n`);
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
-  const env = { ...process.env as Record<string, string> };
+}\n`,
+  );
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
+  );
+  const env = { ...(process.env as Record<string, string>) };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
   transport = new StdioClientTransport({
-    command: process.execPath, args: ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(ROOT, 'bin', 'verity.js'), 'mcp', '--standalone', '--headless'],
-    env: { ...env, VERITY_CONFIG_DIR: join(dir, 'config') }, stderr: 'pipe',
+    command: process.execPath,
+    args: [
+      '--import',
+      pathToFileURL(join(dir, 'register.mjs')).href,
+      join(ROOT, 'bin', 'verity.js'),
+      'mcp',
+      '--standalone',
+      '--headless',
+    ],
+    env: { ...env, VERITY_CONFIG_DIR: join(dir, 'config') },
+    stderr: 'pipe',
   });
   client = new Client({ name: 'native-absent-test', version: '1' });
   await client.connect(transport);
@@ -40,16 +55,23 @@ export async function resolve(specifier, context, next) {
 after(async () => {
   const pid = transport?.pid;
   await client?.close().catch(() => {});
-  if (pid) try { process.kill(pid, 'SIGKILL'); } catch { /* exited */ }
+  if (pid)
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* exited */
+    }
   rmSync(dir, { recursive: true, force: true });
 });
 
-const nativeImports = () => (existsSync(record) ? readFileSync(record, 'utf8') : '').split('\n').filter((url) => url.includes('/server/native/'));
+const nativeImports = () =>
+  (existsSync(record) ? readFileSync(record, 'utf8') : '').split('\n').filter((url) => url.includes('/server/native/'));
 
 test('with DISPLAY unset, verity mcp starts and lists its tools without loading the native route', async () => {
-  assert.ok(readFileSync(record, 'utf8').includes('/dist/server/cli.js'), 'the hook saw the server\'s own imports');
+  assert.ok(readFileSync(record, 'utf8').includes('/dist/server/cli.js'), "the hook saw the server's own imports");
   const tools = (await client.listTools()).tools.map((t) => t.name);
-  for (const name of ['list_apps', 'list_windows', 'get_window_state', 'type_text']) assert.ok(tools.includes(name), name);
+  for (const name of ['list_apps', 'list_windows', 'get_window_state', 'type_text'])
+    assert.ok(tools.includes(name), name);
   assert.deepEqual(nativeImports(), []);
 });
 

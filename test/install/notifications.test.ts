@@ -19,14 +19,20 @@ const logs: string[] = [];
 
 before(async () => {
   http = createServer((req, res) => {
-    const page = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>t</title>${body}`);
-    if (req.url === '/slow') { setTimeout(() => page('<p>finally</p>'), SLOW_MS); return; }
+    const page = (body: string) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>t</title>${body}`);
+    if (req.url === '/slow') {
+      setTimeout(() => page('<p>finally</p>'), SLOW_MS);
+      return;
+    }
     page('<label>First <input id="a"></label><label>Second <input id="b"></label>');
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
   v = await startVerity(['--standalone']);
-  v.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(String(n.params.data)); });
+  v.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logs.push(String(n.params.data));
+  });
 });
 
 after(async () => {
@@ -40,7 +46,10 @@ async function callWithProgress(name: string, args: Record<string, unknown>) {
   let answered = false;
   const early: Progress[] = [];
   const result = await v.client.callTool({ name, arguments: args }, undefined, {
-    onprogress: (p) => { heard.push(p); if (!answered) early.push(p); },
+    onprogress: (p) => {
+      heard.push(p);
+      if (!answered) early.push(p);
+    },
     timeout: 120_000,
   });
   answered = true;
@@ -56,41 +65,74 @@ describe('MCP logging and progress', () => {
     const { result, early } = await callWithProgress('page', { action: 'navigate', url: `${base}/slow` });
     assert.ok(!result.isError, JSON.stringify(result.structuredContent));
     const messages = early.map((p) => p.message ?? '');
-    assert.ok(messages.some((m) => /^launching .*\((headless|headful)\)/.test(m)), `the launch was reported: ${JSON.stringify(messages)}`);
+    assert.ok(
+      messages.some((m) => /^launching .*\((headless|headful)\)/.test(m)),
+      `the launch was reported: ${JSON.stringify(messages)}`,
+    );
     const navigating = messages.filter((m) => m.startsWith(`navigating to ${base}/slow`));
-    assert.ok(navigating.length >= 2, `the navigation was reported as it began and while it waited: ${JSON.stringify(messages)}`);
+    assert.ok(
+      navigating.length >= 2,
+      `the navigation was reported as it began and while it waited: ${JSON.stringify(messages)}`,
+    );
     const progress = early.map((p) => p.progress);
-    assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only increases');
+    assert.deepEqual(
+      progress,
+      [...progress].sort((a, b) => a - b),
+      'progress only increases',
+    );
     assert.equal(new Set(progress).size, progress.length);
-    assert.ok(logs.some((l) => /^launching /.test(l)), `the launch was a log line too: ${JSON.stringify(logs)}`);
+    assert.ok(
+      logs.some((l) => /^launching /.test(l)),
+      `the launch was a log line too: ${JSON.stringify(logs)}`,
+    );
   });
 
   test('a wait reports that it is waiting, and times out as a refusal that is also logged', async () => {
-    const { result, early } = await callWithProgress('page', { action: 'wait_for', text: 'never there', timeout_ms: 2500 });
+    const { result, early } = await callWithProgress('page', {
+      action: 'wait_for',
+      text: 'never there',
+      timeout_ms: 2500,
+    });
     assert.equal(result.structuredContent?.refusal?.code, 'timeout', JSON.stringify(result.structuredContent));
-    assert.ok(early.some((p) => p.message === 'waiting for text "never there"'), JSON.stringify(early));
-    for (let i = 0; i < 50 && !logs.some((l) => /page refused \(timeout\)/.test(l)); i++) await new Promise((r) => setTimeout(r, 100));
-    assert.ok(logs.some((l) => /page refused \(timeout\): gave up after 2500 ms/.test(l)), JSON.stringify(logs));
+    assert.ok(
+      early.some((p) => p.message === 'waiting for text "never there"'),
+      JSON.stringify(early),
+    );
+    for (let i = 0; i < 50 && !logs.some((l) => /page refused \(timeout\)/.test(l)); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.ok(
+      logs.some((l) => /page refused \(timeout\): gave up after 2500 ms/.test(l)),
+      JSON.stringify(logs),
+    );
   });
 
   test('a run_actions batch reports each step as it starts', async () => {
     const nav = await v.call('page', { action: 'navigate', url: `${base}/form` });
     assert.equal(nav.isError, false, nav.text);
     const shot = await v.call('get_window_state', { include_screenshot: false, format: 'full' });
-    const token = (label: string) => shot.structured.elements.find((e: { label: string }) => e.label.includes(label)).element_token;
-    const { result, early } = await callWithProgress('run_actions', { steps: [
-      { tool: 'type_text', args: { element_token: token('First'), text: 'one' } },
-      { tool: 'type_text', args: { element_token: token('Second'), text: 'two' } },
-    ] });
+    const token = (label: string) =>
+      shot.structured.elements.find((e: { label: string }) => e.label.includes(label)).element_token;
+    const { result, early } = await callWithProgress('run_actions', {
+      steps: [
+        { tool: 'type_text', args: { element_token: token('First'), text: 'one' } },
+        { tool: 'type_text', args: { element_token: token('Second'), text: 'two' } },
+      ],
+    });
     assert.ok(!result.isError, JSON.stringify(result.structuredContent));
-    assert.deepEqual(early.map((p) => p.message), ['step 1 of 2: type_text', 'step 2 of 2: type_text']);
+    assert.deepEqual(
+      early.map((p) => p.message),
+      ['step 1 of 2: type_text', 'step 2 of 2: type_text'],
+    );
   });
 
   test('without a progress token, no progress is sent', async () => {
     let stray = 0;
     const transport = v.client.transport!;
     const route = transport.onmessage!;
-    transport.onmessage = (m, extra) => { if ('method' in m && m.method === 'notifications/progress') stray++; route(m, extra); };
+    transport.onmessage = (m, extra) => {
+      if ('method' in m && m.method === 'notifications/progress') stray++;
+      route(m, extra);
+    };
     try {
       const r = await v.call('page', { action: 'navigate', url: `${base}/slow` });
       assert.equal(r.isError, false, r.text);
@@ -100,7 +142,7 @@ describe('MCP logging and progress', () => {
     }
   });
 
-  test('over HTTP, a call held for an operator\'s approval reports that it waits for one', async () => {
+  test("over HTTP, a call held for an operator's approval reports that it waits for one", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'verity-progress-approval-'));
     writeFileSync(join(dir, 'policy.json'), JSON.stringify({ require_approval: ['press_key'] }));
     const gw = await startGateway(['--policy', join(dir, 'policy.json')], { VERITY_CONFIG_DIR: dir });
@@ -109,8 +151,14 @@ describe('MCP logging and progress', () => {
     try {
       await agent.call('page', { action: 'navigate', url: 'data:text/html,<input autofocus>' });
       const heard: Progress[] = [];
-      const pending = agent.client.callTool({ name: 'press_key', arguments: { key: 'Tab' } }, undefined, { onprogress: (p) => heard.push(p), timeout: 120_000 });
-      const requested = await waitFor(() => approver.events.find((e) => e.event === 'approval.requested'), 'the approval request');
+      const pending = agent.client.callTool({ name: 'press_key', arguments: { key: 'Tab' } }, undefined, {
+        onprogress: (p) => heard.push(p),
+        timeout: 120_000,
+      });
+      const requested = await waitFor(
+        () => approver.events.find((e) => e.event === 'approval.requested'),
+        'the approval request',
+      );
       await waitFor(() => heard.length > 0, 'progress while the approval is pending');
       assert.equal(heard[0].message, 'waiting for an operator to approve press_key');
       await approver.request('approvals.resolve', { id: requested.payload.id, approve: true });

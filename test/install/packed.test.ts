@@ -36,18 +36,44 @@ function freshEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, HOME: home, ...extra };
 }
 
-interface Ran { status: number | null; stdout: string; stderr: string; timedOut: boolean }
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
 
 /** Runs a command in its own process group, bounded: on timeout the group is killed by its PID. */
-function run(command: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<Ran> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number },
+): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     started.push(child.pid!);
-    let stdout = '', stderr = '', timedOut = false;
-    child.stdout!.on('data', (c) => { stdout += c; });
-    child.stderr!.on('data', (c) => { stderr += c; });
-    const timer = setTimeout(() => { timedOut = true; killPid(-child.pid!); }, options.timeoutMs);
-    child.once('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr, timedOut }); });
+    let stdout = '',
+      stderr = '',
+      timedOut = false;
+    child.stdout!.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr!.on('data', (c) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killPid(-child.pid!);
+    }, options.timeoutMs);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr, timedOut });
+    });
   });
 }
 
@@ -55,47 +81,92 @@ let tarball = '';
 let files: string[] = [];
 let bin = '';
 
-before(async () => {
-  mkdirSync(home, { recursive: true });
-  mkdirSync(app, { recursive: true });
-  // 1. npm pack, as a publisher runs it (prepack builds).
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: { ...process.env as Record<string, string> }, timeoutMs: 420_000 });
-  assert.equal(packed.timedOut, false, `npm pack did not finish within 7 min:\n${packed.stderr.slice(-3000)}`);
-  assert.equal(packed.status, 0, `npm pack failed:\n${packed.stderr.slice(-3000)}`);
-  const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')))[0] as { filename: string; files: Array<{ path: string }> };
-  tarball = join(work, info.filename);
-  files = info.files.map((f) => f.path);
+before(
+  async () => {
+    mkdirSync(home, { recursive: true });
+    mkdirSync(app, { recursive: true });
+    // 1. npm pack, as a publisher runs it (prepack builds).
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: ROOT,
+      env: { ...(process.env as Record<string, string>) },
+      timeoutMs: 420_000,
+    });
+    assert.equal(packed.timedOut, false, `npm pack did not finish within 7 min:\n${packed.stderr.slice(-3000)}`);
+    assert.equal(packed.status, 0, `npm pack failed:\n${packed.stderr.slice(-3000)}`);
+    const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')))[0] as {
+      filename: string;
+      files: Array<{ path: string }>;
+    };
+    tarball = join(work, info.filename);
+    files = info.files.map((f) => f.path);
 
-  // 2. An empty project that depends on the tarball, its tree pinned by the repository's lock.
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
-  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-  const spec = `file:${tarball}`;
-  const packages: Record<string, unknown> = {
-    '': { name: 'packed-install', dependencies: { [pkg.name]: spec } },
-    [`node_modules/${pkg.name}`]: {
-      version: pkg.version, resolved: spec, integrity, license: pkg.license, dependencies: pkg.dependencies,
-      peerDependencies: pkg.peerDependencies, peerDependenciesMeta: pkg.peerDependenciesMeta, bin: pkg.bin, engines: pkg.engines,
-    },
-  };
-  for (const [location, entry] of Object.entries(lock.packages as Record<string, Record<string, unknown>>)) {
-    if (location === '' || entry.dev) continue;
-    const { devOptional, ...rest } = entry;
-    packages[location] = devOptional ? { ...rest, optional: true } : rest;
-  }
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'packed-install', private: true, dependencies: { [pkg.name]: spec } }, null, 2));
-  writeFileSync(join(app, 'package-lock.json'), JSON.stringify({ name: 'packed-install', lockfileVersion: 3, requires: true, packages }, null, 2));
+    // 2. An empty project that depends on the tarball, its tree pinned by the repository's lock.
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+    const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+    const spec = `file:${tarball}`;
+    const packages: Record<string, unknown> = {
+      '': { name: 'packed-install', dependencies: { [pkg.name]: spec } },
+      [`node_modules/${pkg.name}`]: {
+        version: pkg.version,
+        resolved: spec,
+        integrity,
+        license: pkg.license,
+        dependencies: pkg.dependencies,
+        peerDependencies: pkg.peerDependencies,
+        peerDependenciesMeta: pkg.peerDependenciesMeta,
+        bin: pkg.bin,
+        engines: pkg.engines,
+      },
+    };
+    for (const [location, entry] of Object.entries(lock.packages as Record<string, Record<string, unknown>>)) {
+      if (location === '' || entry.dev) continue;
+      const { devOptional, ...rest } = entry;
+      packages[location] = devOptional ? { ...rest, optional: true } : rest;
+    }
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'packed-install', private: true, dependencies: { [pkg.name]: spec } }, null, 2),
+    );
+    writeFileSync(
+      join(app, 'package-lock.json'),
+      JSON.stringify({ name: 'packed-install', lockfileVersion: 3, requires: true, packages }, null, 2),
+    );
 
-  // 3. npm install, offline, from the cache `npm ci` filled (asked of npm with this machine's own settings).
-  const cache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8', cwd: ROOT }).stdout.trim();
-  assert.ok(cache && existsSync(cache), `npm's cache (${cache}) exists`);
-  const installed = await run('npm', ['install', '--offline', '--cache', cache, '--logs-dir', join(work, 'npm-logs'), '--no-audit', '--no-fund', '--loglevel', 'warn'],
-    { cwd: app, env: freshEnv(), timeoutMs: 300_000 });
-  const missing = /ENOTCACHED[\s\S]*?request to (\S+) failed/.exec(installed.stderr)?.[1];
-  assert.equal(missing, undefined, `the npm cache at ${cache} lacks ${missing}: run \`npm ci\` in the repository (online) first, then this test again`);
-  assert.equal(installed.timedOut, false, `npm install --offline did not finish within 5 min:\n${installed.stderr.slice(-3000)}`);
-  assert.equal(installed.status, 0, `npm install --offline failed:\n${installed.stderr.slice(-3000)}`);
-  bin = join(app, 'node_modules', '.bin', pkg.name);
-}, { timeout: 900_000 });
+    // 3. npm install, offline, from the cache `npm ci` filled (asked of npm with this machine's own settings).
+    const cache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8', cwd: ROOT }).stdout.trim();
+    assert.ok(cache && existsSync(cache), `npm's cache (${cache}) exists`);
+    const installed = await run(
+      'npm',
+      [
+        'install',
+        '--offline',
+        '--cache',
+        cache,
+        '--logs-dir',
+        join(work, 'npm-logs'),
+        '--no-audit',
+        '--no-fund',
+        '--loglevel',
+        'warn',
+      ],
+      { cwd: app, env: freshEnv(), timeoutMs: 300_000 },
+    );
+    const missing = /ENOTCACHED[\s\S]*?request to (\S+) failed/.exec(installed.stderr)?.[1];
+    assert.equal(
+      missing,
+      undefined,
+      `the npm cache at ${cache} lacks ${missing}: run \`npm ci\` in the repository (online) first, then this test again`,
+    );
+    assert.equal(
+      installed.timedOut,
+      false,
+      `npm install --offline did not finish within 5 min:\n${installed.stderr.slice(-3000)}`,
+    );
+    assert.equal(installed.status, 0, `npm install --offline failed:\n${installed.stderr.slice(-3000)}`);
+    bin = join(app, 'node_modules', '.bin', pkg.name);
+  },
+  { timeout: 900_000 },
+);
 
 after(async () => {
   for (const pid of started) killPid(-pid);
@@ -104,15 +175,33 @@ after(async () => {
 
 describe('the packed package, installed offline into an empty folder with a fresh HOME', { timeout: 900_000 }, () => {
   test('the tarball holds the builds and no tests, bench or fixtures', () => {
-    for (const needed of ['bin/verity.js', 'dist/server/cli.js', 'dist/server/mcp/server.js', 'dist/server/cdp/page-agent.bundle.js', 'control-ui/dist/index.html', 'extension/manifest.json', 'extension/ui/index.html', 'extension/background.js', 'extension/pair.js', 'extension/open-ui.js', 'package.json', 'README.md']) {
+    for (const needed of [
+      'bin/verity.js',
+      'dist/server/cli.js',
+      'dist/server/mcp/server.js',
+      'dist/server/cdp/page-agent.bundle.js',
+      'control-ui/dist/index.html',
+      'extension/manifest.json',
+      'extension/ui/index.html',
+      'extension/background.js',
+      'extension/pair.js',
+      'extension/open-ui.js',
+      'package.json',
+      'README.md',
+    ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
-    const unwanted = files.filter((f) => /^(test|bench|dist\/test|dist\/bench|control-ui\/src|scripts)\/|fixtures|\.map$|\.ts$|^tsconfig/.test(f));
+    const unwanted = files.filter((f) =>
+      /^(test|bench|dist\/test|dist\/bench|control-ui\/src|scripts)\/|fixtures|\.map$|\.ts$|^tsconfig/.test(f),
+    );
     assert.deepEqual(unwanted, [], 'nothing of the tests, the bench, the fixtures or the sources');
   });
 
   test('the install compiled nothing: the PTY is a prebuilt binary, and it runs', async () => {
-    const tree = JSON.parse(readFileSync(join(app, 'node_modules', '.package-lock.json'), 'utf8')).packages as Record<string, unknown>;
+    const tree = JSON.parse(readFileSync(join(app, 'node_modules', '.package-lock.json'), 'utf8')).packages as Record<
+      string,
+      unknown
+    >;
     const names = Object.keys(tree);
     for (const compiler of ['node-gyp', 'nan', 'usocket', 'node-pty']) {
       assert.ok(!names.some((n) => n.endsWith(`node_modules/${compiler}`)), `${compiler} is not installed`);
@@ -139,27 +228,47 @@ describe('the packed package, installed offline into an empty folder with a fres
   });
 
   test('mcp answers initialize and tools/list over stdio', async () => {
-    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--headless'], cwd: app, env: freshEnv(), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['mcp', '--headless'],
+      cwd: app,
+      env: freshEnv(),
+      stderr: 'pipe',
+    });
     let stderr = '';
-    transport.stderr?.on('data', (c) => { stderr += c; });
+    transport.stderr?.on('data', (c) => {
+      stderr += c;
+    });
     const client = new Client({ name: 'packed-test', version: '1' });
     try {
       await client.connect(transport);
       started.push(transport.pid!);
       assert.deepEqual(client.getServerVersion(), { name: 'verity', version: pkg.version });
       const tools = (await client.listTools()).tools.map((t) => t.name);
-      for (const name of ['get_window_state', 'click', 'type_text', 'run_actions', 'page']) assert.ok(tools.includes(name), `${name} in ${tools.join(', ')}\n${stderr}`);
+      for (const name of ['get_window_state', 'click', 'type_text', 'run_actions', 'page'])
+        assert.ok(tools.includes(name), `${name} in ${tools.join(', ')}\n${stderr}`);
     } finally {
       await client.close().catch(() => {});
     }
   });
 
   test('a page read goes through the page agent, bundled at pack time', async () => {
-    const page = createServer((_, res) => { res.setHeader('content-type', 'text/html'); res.end('<!doctype html><button>Packed agent</button>'); });
+    const page = createServer((_, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<!doctype html><button>Packed agent</button>');
+    });
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--headless'], cwd: app, env: freshEnv(), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['mcp', '--headless'],
+      cwd: app,
+      env: freshEnv(),
+      stderr: 'pipe',
+    });
     let stderr = '';
-    transport.stderr?.on('data', (c) => { stderr += c; });
+    transport.stderr?.on('data', (c) => {
+      stderr += c;
+    });
     const client = new Client({ name: 'packed-test', version: '1' });
     try {
       await client.connect(transport);
@@ -167,9 +276,16 @@ describe('the packed package, installed offline into an empty folder with a fres
       const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
       const nav = await client.callTool({ name: 'page', arguments: { action: 'navigate', url } });
       assert.ok(!nav.isError, `${JSON.stringify(nav.content)}\n${stderr}`);
-      const snap = await client.callTool({ name: 'get_window_state', arguments: { format: 'full', include_screenshot: false } });
-      const elements = (snap.structuredContent as { elements?: Array<{ role: string; label: string }> } | undefined)?.elements ?? [];
-      assert.ok(elements.some((e) => e.role === 'button' && e.label === 'Packed agent'), `${JSON.stringify(snap.content)}\n${stderr}`);
+      const snap = await client.callTool({
+        name: 'get_window_state',
+        arguments: { format: 'full', include_screenshot: false },
+      });
+      const elements =
+        (snap.structuredContent as { elements?: Array<{ role: string; label: string }> } | undefined)?.elements ?? [];
+      assert.ok(
+        elements.some((e) => e.role === 'button' && e.label === 'Packed agent'),
+        `${JSON.stringify(snap.content)}\n${stderr}`,
+      );
     } finally {
       await client.close().catch(() => {});
       page.close();
@@ -177,11 +293,20 @@ describe('the packed package, installed offline into an empty folder with a fres
   });
 
   test('start serves the Control UI and prints an entry for HTTP clients', async () => {
-    const proc = spawn(bin, ['start', '--port', '0', '--headless'], { cwd: app, env: freshEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(bin, ['start', '--port', '0', '--headless'], {
+      cwd: app,
+      env: freshEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     started.push(proc.pid!);
-    let out = '', err = '';
-    proc.stdout!.on('data', (c) => { out += c; });
-    proc.stderr!.on('data', (c) => { err += c; });
+    let out = '',
+      err = '';
+    proc.stdout!.on('data', (c) => {
+      out += c;
+    });
+    proc.stderr!.on('data', (c) => {
+      err += c;
+    });
     try {
       for (let i = 0; i < 300 && !/HTTP client entry/.test(out) && proc.exitCode === null; i++) await sleep(100);
       const base = /Verity gateway on (http:\/\/[^\s/]+)\//.exec(out)?.[1];
@@ -195,7 +320,11 @@ describe('the packed package, installed offline into an empty folder with a fres
       const entry = JSON.parse(/HTTP client entry[^{]*(\{.*\})\s*$/m.exec(out)?.[1] ?? 'null');
       const bearer = /MCP \(Streamable HTTP\): (\S+)\s+\(Authorization: (Bearer \S+)\)/.exec(out);
       assert.ok(entry && bearer, out);
-      assert.deepEqual(entry.mcpServers.verity, { type: 'http', url: bearer![1], headers: { Authorization: bearer![2] } });
+      assert.deepEqual(entry.mcpServers.verity, {
+        type: 'http',
+        url: bearer![1],
+        headers: { Authorization: bearer![2] },
+      });
       assert.ok(existsSync(join(home, '.config', 'verity')), 'its config went to the fresh HOME');
     } finally {
       killPid(proc.pid, 'SIGTERM');

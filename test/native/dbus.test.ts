@@ -23,10 +23,14 @@ let bus: DBusConnection;
 
 /** A dbus-daemon of our own on `listen`; its address once it prints it. */
 async function daemon(listen: string): Promise<{ address: string; proc: ChildProcess }> {
-  const proc = spawn('/usr/bin/dbus-daemon', ['--session', '--nofork', '--print-address=1', `--address=${listen}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const proc = spawn('/usr/bin/dbus-daemon', ['--session', '--nofork', '--print-address=1', `--address=${listen}`], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   started.push(proc);
   let out = '';
-  proc.stdout!.on('data', (d) => { out += String(d); });
+  proc.stdout!.on('data', (d) => {
+    out += String(d);
+  });
   return { address: await until(() => /^(\S+)\n/.exec(out)?.[1], `dbus-daemon on ${listen}`), proc };
 }
 
@@ -55,20 +59,55 @@ after(() => {
 });
 
 const echo = (method: string, value: Variant, timeoutMs?: number) =>
-  bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: method, signature: 'v', body: [value] }, timeoutMs);
+  bus.call(
+    {
+      destination: 'org.verity.Echo',
+      path: '/org/verity/Echo',
+      interface: 'org.verity.Echo',
+      member: method,
+      signature: 'v',
+      body: [value],
+    },
+    timeoutMs,
+  );
 
 // [signature, value sent, value expected back (when it reads back differently)]
 const VALUES: Array<[string, unknown, unknown?]> = [
-  ['y', 255], ['b', true], ['b', false], ['n', -32768], ['q', 65535], ['i', -2147483648], ['u', 4294967295],
-  ['x', -(2n ** 63n)], ['t', 2n ** 64n - 1n], ['d', 3.5], ['d', -0.1],
-  ['s', 'Ok é ß → 世界 🙂'], ['s', ''], ['o', '/org/verity/Echo'], ['g', 'a{sv}(ii)'],
-  ['ay', Buffer.from([0, 1, 2, 255])], ['as', ['a', '', 'ccc']], ['ai', []],
-  ['a(yx)', [[1, 2n], [3, -4n]]], // an 8-aligned struct after a 4-byte length: padding inside the array
+  ['y', 255],
+  ['b', true],
+  ['b', false],
+  ['n', -32768],
+  ['q', 65535],
+  ['i', -2147483648],
+  ['u', 4294967295],
+  ['x', -(2n ** 63n)],
+  ['t', 2n ** 64n - 1n],
+  ['d', 3.5],
+  ['d', -0.1],
+  ['s', 'Ok é ß → 世界 🙂'],
+  ['s', ''],
+  ['o', '/org/verity/Echo'],
+  ['g', 'a{sv}(ii)'],
+  ['ay', Buffer.from([0, 1, 2, 255])],
+  ['as', ['a', '', 'ccc']],
+  ['ai', []],
+  [
+    'a(yx)',
+    [
+      [1, 2n],
+      [3, -4n],
+    ],
+  ], // an 8-aligned struct after a 4-byte length: padding inside the array
   ['a{sv}', { a: new Variant('i', 1), b: new Variant('as', ['x']) }],
   ['a{is}', { 1: 'one', 2: 'two' }],
-  ['(iu)', [-1, 1]], ['v', new Variant('s', 'nested')], ['a(so)', [[':1.5', '/a/b']]],
+  ['(iu)', [-1, 1]],
+  ['v', new Variant('s', 'nested')],
+  ['a(so)', [[':1.5', '/a/b']]],
   ['(bay(dd))', [false, Buffer.from('hi'), [1.5, 2.5]]],
-  ['a((so)(so)iiassusau)', [[[':1.2', '/o/1'], [':1.2', '/o/0'], 3, 0, ['org.a11y.atspi.Text'], 'Name', 61, 'text', [1, 2]]]], // an AT-SPI cache row's shape
+  [
+    'a((so)(so)iiassusau)',
+    [[[':1.2', '/o/1'], [':1.2', '/o/0'], 3, 0, ['org.a11y.atspi.Text'], 'Name', 61, 'text', [1, 2]]],
+  ], // an AT-SPI cache row's shape
 ];
 
 describe('D-Bus client', { skip: missing ?? false }, () => {
@@ -76,7 +115,7 @@ describe('D-Bus client', { skip: missing ?? false }, () => {
     assert.match(bus.uniqueName, /^:\d+\.\d+$/);
     for (const method of ['Echo', 'EchoBigEndian']) {
       for (const [signature, value, expected] of VALUES) {
-        const [back] = await echo(method, new Variant(signature, value)) as [Variant];
+        const [back] = (await echo(method, new Variant(signature, value))) as [Variant];
         assert.ok(back instanceof Variant, `${method} ${signature}: a variant comes back`);
         assert.equal(back.signature, signature, `${method} ${signature}: its signature`);
         assert.deepEqual(back.value, expected ?? value, `${method} ${signature}: its value`);
@@ -87,48 +126,107 @@ describe('D-Bus client', { skip: missing ?? false }, () => {
   test('a reply larger than one socket read is put together from its pieces', async () => {
     const many = Array.from({ length: 20_000 }, (_, i) => `item ${String(i).padStart(5, '0')}`);
     for (const method of ['Echo', 'EchoBigEndian']) {
-      const [back] = await echo(method, new Variant('as', many)) as [Variant];
+      const [back] = (await echo(method, new Variant('as', many))) as [Variant];
       assert.deepEqual(back.value, many, method);
     }
   });
 
   test('error replies carry their D-Bus name and text', async () => {
-    const unknown = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Nope' }).catch((e) => e);
+    const unknown = await bus
+      .call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Nope' })
+      .catch((e) => e);
     assert.ok(unknown instanceof DBusError, String(unknown));
     assert.equal(unknown.type, 'org.freedesktop.DBus.Error.UnknownMethod');
     assert.match(unknown.message, /org\.verity\.Echo\.Nope/);
-    const wrongArgs = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Echo', signature: 's', body: ['x'] }).catch((e) => e);
+    const wrongArgs = await bus
+      .call({
+        destination: 'org.verity.Echo',
+        path: '/org/verity/Echo',
+        interface: 'org.verity.Echo',
+        member: 'Echo',
+        signature: 's',
+        body: ['x'],
+      })
+      .catch((e) => e);
     assert.ok(wrongArgs instanceof DBusError, String(wrongArgs));
     assert.equal(wrongArgs.type, 'org.freedesktop.DBus.Error.InvalidArgs');
-    const nobody = await bus.call({ destination: 'org.verity.Nobody', path: '/', interface: 'org.verity.Nobody', member: 'Hello' }).catch((e) => e);
+    const nobody = await bus
+      .call({ destination: 'org.verity.Nobody', path: '/', interface: 'org.verity.Nobody', member: 'Hello' })
+      .catch((e) => e);
     assert.ok(nobody instanceof DBusError, String(nobody));
     assert.equal(nobody.type, 'org.freedesktop.DBus.Error.ServiceUnknown');
   });
 
   test('a call without an answer in time is a timeout, and the connection goes on serving', async () => {
-    const late = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Sleep', signature: 'u', body: [400] }, 100).catch((e) => e);
+    const late = await bus
+      .call(
+        {
+          destination: 'org.verity.Echo',
+          path: '/org/verity/Echo',
+          interface: 'org.verity.Echo',
+          member: 'Sleep',
+          signature: 'u',
+          body: [400],
+        },
+        100,
+      )
+      .catch((e) => e);
     assert.ok(late instanceof DBusTimeout, String(late));
     assert.match(late.message, /Sleep within 100 ms/);
     await new Promise((r) => setTimeout(r, 450)); // the late reply arrives and is dropped
-    const [back] = await echo('Echo', new Variant('s', 'still here')) as [Variant];
+    const [back] = (await echo('Echo', new Variant('s', 'still here'))) as [Variant];
     assert.equal(back.value, 'still here');
   });
 
   test('calls to this connection are answered: Ping replies, anything else is UnknownMethod', async () => {
-    const [said] = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'CallBack', signature: 's', body: [bus.uniqueName] });
+    const [said] = await bus.call({
+      destination: 'org.verity.Echo',
+      path: '/org/verity/Echo',
+      interface: 'org.verity.Echo',
+      member: 'CallBack',
+      signature: 's',
+      body: [bus.uniqueName],
+    });
     assert.equal(said, 'ping answered; unknown method refused: org.freedesktop.DBus.Error.UnknownMethod');
   });
 
   test('a body that does not fit its signature is refused before anything is sent', async () => {
-    const short = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Echo', signature: 'v', body: [] }).catch((e) => e);
+    const short = await bus
+      .call({
+        destination: 'org.verity.Echo',
+        path: '/org/verity/Echo',
+        interface: 'org.verity.Echo',
+        member: 'Echo',
+        signature: 'v',
+        body: [],
+      })
+      .catch((e) => e);
     assert.ok(short instanceof TypeError && /1 value\(s\), the body 0/.test(short.message), String(short));
-    const bare = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Echo', signature: 'v', body: ['not a Variant'] }).catch((e) => e);
+    const bare = await bus
+      .call({
+        destination: 'org.verity.Echo',
+        path: '/org/verity/Echo',
+        interface: 'org.verity.Echo',
+        member: 'Echo',
+        signature: 'v',
+        body: ['not a Variant'],
+      })
+      .catch((e) => e);
     assert.ok(bare instanceof TypeError && /Variant/.test(bare.message), String(bare));
-    const odd = await bus.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Echo', signature: '(i', body: [[1]] }).catch((e) => e);
+    const odd = await bus
+      .call({
+        destination: 'org.verity.Echo',
+        path: '/org/verity/Echo',
+        interface: 'org.verity.Echo',
+        member: 'Echo',
+        signature: '(i',
+        body: [[1]],
+      })
+      .catch((e) => e);
     assert.ok(odd instanceof TypeError && /unclosed/.test(odd.message), String(odd));
     const two = await echo('Echo', new Variant('ii', [1, 2])).catch((e) => e);
     assert.ok(two instanceof TypeError && /one complete type/.test(two.message), String(two));
-    const [back] = await echo('Echo', new Variant('i', 7)) as [Variant];
+    const [back] = (await echo('Echo', new Variant('i', 7))) as [Variant];
     assert.equal(back.value, 7);
   });
 
@@ -137,7 +235,12 @@ describe('D-Bus client', { skip: missing ?? false }, () => {
     const abstract = await daemon(`unix:abstract=${name}`);
     assert.match(abstract.address, /unix:abstract=/);
     const other = await DBusConnection.open(`unix:path=${join(dir, 'nothing-here')};${abstract.address}`);
-    const [names] = await other.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'ListNames' }) as [string[]];
+    const [names] = (await other.call({
+      destination: 'org.freedesktop.DBus',
+      path: '/org/freedesktop/DBus',
+      interface: 'org.freedesktop.DBus',
+      member: 'ListNames',
+    })) as [string[]];
     assert.ok(names.includes(other.uniqueName), `ListNames has ${other.uniqueName}`);
     other.close();
     const refused = await DBusConnection.open('launchd:env=NOPE').catch((e) => e);
@@ -148,16 +251,37 @@ describe('D-Bus client', { skip: missing ?? false }, () => {
     const doomed = await daemon(`unix:path=${join(dir, 'doomed')}`);
     const c = await DBusConnection.open(doomed.address);
     let told = false;
-    c.onClose(() => { told = true; });
+    c.onClose(() => {
+      told = true;
+    });
     await echoService(doomed.address);
-    const pending = c.call({ destination: 'org.verity.Echo', path: '/org/verity/Echo', interface: 'org.verity.Echo', member: 'Sleep', signature: 'u', body: [5000] }, 10_000).catch((e) => e);
+    const pending = c
+      .call(
+        {
+          destination: 'org.verity.Echo',
+          path: '/org/verity/Echo',
+          interface: 'org.verity.Echo',
+          member: 'Sleep',
+          signature: 'u',
+          body: [5000],
+        },
+        10_000,
+      )
+      .catch((e) => e);
     await new Promise((r) => setTimeout(r, 100));
     doomed.proc.kill('SIGKILL');
     const failed = await pending;
     assert.ok(failed instanceof DBusClosed, String(failed));
     await until(() => c.closed, 'the connection to see the daemon gone', 5000);
     assert.ok(told, 'onClose listeners ran');
-    const after = await c.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'GetId' }).catch((e) => e);
+    const after = await c
+      .call({
+        destination: 'org.freedesktop.DBus',
+        path: '/org/freedesktop/DBus',
+        interface: 'org.freedesktop.DBus',
+        member: 'GetId',
+      })
+      .catch((e) => e);
     assert.ok(after instanceof DBusClosed, String(after));
     assert.match(after.message, /GetId was not sent/);
   });

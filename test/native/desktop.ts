@@ -13,10 +13,25 @@ export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', impor
 /** The test apps, one per toolkit; each reports its own widgets' state as JSON lines on stdout. */
 export type Toolkit = 'gtk3' | 'gtk4' | 'qt';
 const APPS: Record<Toolkit, { script: string; env: Record<string, string>; probe: string; needs: string }> = {
-  gtk3: { script: APP_PY, env: {}, probe: "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk", needs: 'python3-gi with GTK 3 (gir1.2-gtk-3.0)' },
-  gtk4: { script: fileURLToPath(new URL('../../../test/native/app_gtk4.py', import.meta.url)), env: {}, probe: "import gi; gi.require_version('Gtk', '4.0'); from gi.repository import Gtk", needs: 'python3-gi with GTK 4 (gir1.2-gtk-4.0)' },
+  gtk3: {
+    script: APP_PY,
+    env: {},
+    probe: "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk",
+    needs: 'python3-gi with GTK 3 (gir1.2-gtk-3.0)',
+  },
+  gtk4: {
+    script: fileURLToPath(new URL('../../../test/native/app_gtk4.py', import.meta.url)),
+    env: {},
+    probe: "import gi; gi.require_version('Gtk', '4.0'); from gi.repository import Gtk",
+    needs: 'python3-gi with GTK 4 (gir1.2-gtk-4.0)',
+  },
   // Qt turns its AT-SPI bridge on only when asked (no desktop session here says a screen reader runs).
-  qt: { script: fileURLToPath(new URL('../../../test/native/app_qt.py', import.meta.url)), env: { QT_ACCESSIBILITY: '1', QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1' }, probe: 'import PyQt5.QtWidgets', needs: 'python3-pyqt5' },
+  qt: {
+    script: fileURLToPath(new URL('../../../test/native/app_qt.py', import.meta.url)),
+    env: { QT_ACCESSIBILITY: '1', QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1' },
+    probe: 'import PyQt5.QtWidgets',
+    needs: 'python3-pyqt5',
+  },
 };
 
 /** Whether the test app of `toolkit` can run here (and why not). */
@@ -37,15 +52,46 @@ export interface Desktop {
   close(): Promise<void>;
 }
 
-export interface AppState { entry: string; notes: string; checked: boolean; clicks: number; combo: string; term: string; volume: number; selection: number[]; focus: string | null; active: boolean; count?: number }
+export interface AppState {
+  entry: string;
+  notes: string;
+  checked: boolean;
+  clicks: number;
+  combo: string;
+  term: string;
+  volume: number;
+  selection: number[];
+  focus: string | null;
+  active: boolean;
+  count?: number;
+}
 
-export interface GtkApp { pid: number; title: string; state(): AppState; waitFor(pred: (s: AppState) => boolean, what: string, ms?: number): Promise<AppState>; windowId(): number; kill(): Promise<void> }
+export interface GtkApp {
+  pid: number;
+  title: string;
+  state(): AppState;
+  waitFor(pred: (s: AppState) => boolean, what: string, ms?: number): Promise<AppState>;
+  windowId(): number;
+  kill(): Promise<void>;
+}
 
 /** The unique name on the AT-SPI bus of the app with process `pid` (as the registry lists it), or null. */
 export async function appBusName(bus: DBusConnection, pid: number): Promise<string | null> {
-  const [apps] = await bus.call({ destination: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/accessible/root', interface: 'org.a11y.atspi.Accessible', member: 'GetChildren' }) as [Array<[string, string]>];
+  const [apps] = (await bus.call({
+    destination: 'org.a11y.atspi.Registry',
+    path: '/org/a11y/atspi/accessible/root',
+    interface: 'org.a11y.atspi.Accessible',
+    member: 'GetChildren',
+  })) as [Array<[string, string]>];
   for (const [name] of apps) {
-    const [owner] = await bus.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'GetConnectionUnixProcessID', signature: 's', body: [name] });
+    const [owner] = await bus.call({
+      destination: 'org.freedesktop.DBus',
+      path: '/org/freedesktop/DBus',
+      interface: 'org.freedesktop.DBus',
+      member: 'GetConnectionUnixProcessID',
+      signature: 's',
+      body: [name],
+    });
     if (owner === pid) return name;
   }
   return null;
@@ -53,10 +99,23 @@ export async function appBusName(bus: DBusConnection, pid: number): Promise<stri
 
 /** Whether this machine can run native tests (and why not). */
 export function missingTools(): string | null {
-  for (const bin of ['/usr/bin/Xvfb', '/usr/bin/openbox', '/usr/bin/dbus-daemon', '/usr/libexec/at-spi-bus-launcher', '/usr/bin/python3', '/usr/bin/xdotool', '/usr/bin/xprop', '/usr/bin/xwininfo']) {
+  for (const bin of [
+    '/usr/bin/Xvfb',
+    '/usr/bin/openbox',
+    '/usr/bin/dbus-daemon',
+    '/usr/libexec/at-spi-bus-launcher',
+    '/usr/bin/python3',
+    '/usr/bin/xdotool',
+    '/usr/bin/xprop',
+    '/usr/bin/xwininfo',
+  ]) {
     if (!existsSync(bin)) return `${bin} is missing`;
   }
-  const gi = spawnSync('/usr/bin/python3', ['-c', "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"], { stdio: 'ignore' });
+  const gi = spawnSync(
+    '/usr/bin/python3',
+    ['-c', "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"],
+    { stdio: 'ignore' },
+  );
   if (gi.status !== 0) return 'python3-gi with GTK 3 (gir1.2-gtk-3.0) is missing';
   return null;
 }
@@ -64,25 +123,50 @@ export function missingTools(): string | null {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until it returns something, within a bound (X11, D-Bus and AT-SPI settle asynchronously). */
-export async function until<T>(probe: () => T | null | undefined | Promise<T | null | undefined>, what: string, ms = 10_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  probe: () => T | null | undefined | Promise<T | null | undefined>,
+  what: string,
+  ms = 10_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + ms;
   let last: unknown;
   for (;;) {
-    try { const value = await probe(); if (value) return value; } catch (e) { last = e; }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await sleep(everyMs);
   }
 }
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function stop(pid: number | undefined): Promise<void> {
   if (!pid || !alive(pid)) return;
-  try { process.kill(pid, 'SIGTERM'); } catch { return; }
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
   for (let i = 0; i < 60 && alive(pid); i++) await sleep(50);
-  if (alive(pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  if (alive(pid))
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
 }
 
 /** Child pids of a process we started (the AT-SPI launcher's own bus daemon). */
@@ -114,25 +198,53 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   const apps: ChildProcess[] = [];
   // -noreset: an X server resets when its last client leaves, and at-spi-bus-launcher is one that comes and
   // goes; a window manager connecting during that reset was refused ("Failed to open the display").
-  const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-noreset', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  const xvfb = spawn(
+    '/usr/bin/Xvfb',
+    ['-displayfd', '3', '-noreset', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
+  );
   started.push(xvfb);
   let fdOut = '';
-  xvfb.stdio[3]!.on('data', (d) => { fdOut += String(d); });
+  xvfb.stdio[3]!.on('data', (d) => {
+    fdOut += String(d);
+  });
   const number = await until(() => /^(\d+)\n/.exec(fdOut)?.[1], 'Xvfb to pick a display', 30_000);
   const display = `:${number}`;
-  const dbus = spawn('/usr/bin/dbus-daemon', ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(dir, 'bus')}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const dbus = spawn(
+    '/usr/bin/dbus-daemon',
+    ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(dir, 'bus')}`],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   started.push(dbus);
   let busOut = '';
-  dbus.stdout!.on('data', (d) => { busOut += String(d); });
+  dbus.stdout!.on('data', (d) => {
+    busOut += String(d);
+  });
   const address = await until(() => /^(unix:\S+)\n/.exec(busOut)?.[1], 'the session D-Bus');
-  const env: Record<string, string> = { DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: address, ACCESSIBILITY_ENABLED: '1', NO_AT_BRIDGE: '0' };
+  const env: Record<string, string> = {
+    DISPLAY: display,
+    DBUS_SESSION_BUS_ADDRESS: address,
+    ACCESSIBILITY_ENABLED: '1',
+    NO_AT_BRIDGE: '0',
+  };
   const fullEnv = () => ({ ...process.env, ...env, AT_SPI_BUS_ADDRESS: '' });
-  const launcher = spawn('/usr/libexec/at-spi-bus-launcher', ['--launch-immediately', '--a11y=1'], { env: fullEnv(), stdio: 'ignore' });
+  const launcher = spawn('/usr/libexec/at-spi-bus-launcher', ['--launch-immediately', '--a11y=1'], {
+    env: fullEnv(),
+    stdio: 'ignore',
+  });
   started.push(launcher);
-  const a11yAddress = await until(() => {
-    const r = spawnSync('dbus-send', ['--session', '--print-reply=literal', '--dest=org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus.GetAddress'], { env: fullEnv(), encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim() : null;
-  }, 'the AT-SPI bus', 30_000);
+  const a11yAddress = await until(
+    () => {
+      const r = spawnSync(
+        'dbus-send',
+        ['--session', '--print-reply=literal', '--dest=org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus.GetAddress'],
+        { env: fullEnv(), encoding: 'utf8' },
+      );
+      return r.status === 0 ? r.stdout.trim() : null;
+    },
+    'the AT-SPI bus',
+    30_000,
+  );
   env.AT_SPI_BUS_ADDRESS = a11yAddress;
   // Before -noreset, openbox sometimes never claimed the display (1 start in 12 at worst). It is still
   // given 15 s, then replaced once, and a second failure says what it was doing.
@@ -142,15 +254,23 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
     wm = spawn('/usr/bin/openbox', ['--sm-disable'], { env: fullEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
     started.push(wm);
     let wmErr = '';
-    wm.stderr!.on('data', (d) => { wmErr += String(d); });
-    wm.on('exit', (code, signal) => { wmErr += ` [openbox exited: ${code ?? signal}]`; });
+    wm.stderr!.on('data', (d) => {
+      wmErr += String(d);
+    });
+    wm.on('exit', (code, signal) => {
+      wmErr += ` [openbox exited: ${code ?? signal}]`;
+    });
     try {
       await until(() => wmReady().stdout.includes('window id'), 'openbox', 15_000);
       break;
     } catch (e) {
       const probe = wmReady();
       let state = '';
-      try { state = readFileSync(`/proc/${wm!.pid}/wchan`, 'utf8'); } catch { state = 'gone'; }
+      try {
+        state = readFileSync(`/proc/${wm!.pid}/wchan`, 'utf8');
+      } catch {
+        state = 'gone';
+      }
       const detail = `${(e as Error).message} (attempt ${attempt}; openbox stderr: ${wmErr.trim() || 'none'}; openbox waits in: ${state}; xprop: ${(probe.stdout + probe.stderr).trim().slice(0, 200)})`;
       await stop(wm.pid);
       if (attempt >= 2) throw new Error(detail);
@@ -159,9 +279,13 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   }
 
   return {
-    display, env,
+    display,
+    env,
     spawn(command, args, extraEnv = {}) {
-      const child = spawn(command, args, { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command, args, {
+        env: { ...process.env, ...env, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       apps.push(child);
       return child;
     },
@@ -184,7 +308,12 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
 }
 
 /** Starts the test app of `toolkit` (GTK 3 unless said) and waits for its window and first state line. */
-export async function startApp(desktop: Desktop, title: string, extraArgs: string[] = [], toolkit: Toolkit = 'gtk3'): Promise<GtkApp> {
+export async function startApp(
+  desktop: Desktop,
+  title: string,
+  extraArgs: string[] = [],
+  toolkit: Toolkit = 'gtk3',
+): Promise<GtkApp> {
   const child = desktop.spawn('/usr/bin/python3', [APPS[toolkit].script, title, ...extraArgs], APPS[toolkit].env);
   let latest: AppState | null = null;
   let buffer = '';
@@ -195,31 +324,60 @@ export async function startApp(desktop: Desktop, title: string, extraArgs: strin
     while ((nl = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
-      try { latest = JSON.parse(line); } catch { continue; }
+      try {
+        latest = JSON.parse(line);
+      } catch {
+        continue;
+      }
       for (const w of waiters) w();
     }
   });
   let stderr = '';
-  child.stderr!.on('data', (d) => { stderr += String(d); });
+  child.stderr!.on('data', (d) => {
+    stderr += String(d);
+  });
   await until(() => latest, `the app "${title}" to report its state (${stderr.trim()})`, 15_000);
   let id = 0;
   const app: GtkApp = {
-    pid: child.pid!, title,
+    pid: child.pid!,
+    title,
     state: () => latest!,
     async waitFor(pred, what, ms = 3000) {
       if (pred(latest!)) return latest!;
       return new Promise((resolve, reject) => {
-        const check = () => { if (pred(latest!)) { clearTimeout(timer); waiters.delete(check); resolve(latest!); } };
-        const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`the app never reported ${what}; last state ${JSON.stringify(latest)}`)); }, ms);
+        const check = () => {
+          if (pred(latest!)) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(latest!);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`the app never reported ${what}; last state ${JSON.stringify(latest)}`));
+        }, ms);
         waiters.add(check);
       });
     },
     windowId() {
-      if (!id) id = Number(desktop.x('xdotool', ['search', '--sync', '--onlyvisible', '--pid', String(child.pid), '--name', `^${title}$`]).split('\n')[0]);
+      if (!id)
+        id = Number(
+          desktop
+            .x('xdotool', ['search', '--sync', '--onlyvisible', '--pid', String(child.pid), '--name', `^${title}$`])
+            .split('\n')[0],
+        );
       return id;
     },
-    async kill() { await stop(child.pid); },
+    async kill() {
+      await stop(child.pid);
+    },
   };
-  await until(() => { try { return app.windowId(); } catch { return 0; } }, `the window of "${title}"`);
+  await until(() => {
+    try {
+      return app.windowId();
+    } catch {
+      return 0;
+    }
+  }, `the window of "${title}"`);
   return app;
 }

@@ -13,7 +13,9 @@ import { missingTools, startApp, startDesktop, until, type Desktop } from './des
 const missing = missingTools();
 let d: Desktop;
 const servers: Verity[] = [];
-before(async () => { if (!missing) d = await startDesktop(); });
+before(async () => {
+  if (!missing) d = await startDesktop();
+});
 after(async () => {
   for (const v of servers) await v.close();
   await d?.close();
@@ -66,7 +68,11 @@ describe('native route faults', { skip: missing ?? false }, () => {
       const click = await v.call('click', { target, x: 5, y: 5, delivery_mode: 'foreground' });
       assert.notEqual(click.structured.status, 'refused', click.text);
       await doomed.close();
-      for (const [tool, args] of [['get_window_state', { format: 'full', target: { kind: 'desktop' } }], ['click', { target, x: 5, y: 5 }], ['press_key', { target, key: 'a' }]] as const) {
+      for (const [tool, args] of [
+        ['get_window_state', { format: 'full', target: { kind: 'desktop' } }],
+        ['click', { target, x: 5, y: 5 }],
+        ['press_key', { target, key: 'a' }],
+      ] as const) {
         const r = await v.call(tool, args);
         assert.equal(r.structured.refusal?.code, 'unavailable', `${tool}: ${r.text}`);
       }
@@ -82,14 +88,32 @@ describe('native route faults', { skip: missing ?? false }, () => {
     // One MIT-MAGIC-COOKIE-1 entry for this host (FamilyLocal; the Xauthority format puts big-endian lengths
     // before each field), as a desktop session's file has it.
     const field = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 255]), b]);
-    writeFileSync(auth, Buffer.concat([Buffer.from([1, 0]), field(Buffer.from(hostname())), field(Buffer.alloc(0)), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
+    writeFileSync(
+      auth,
+      Buffer.concat([
+        Buffer.from([1, 0]),
+        field(Buffer.from(hostname())),
+        field(Buffer.alloc(0)),
+        field(Buffer.from('MIT-MAGIC-COOKIE-1')),
+        field(randomBytes(16)),
+      ]),
+    );
     // Listening on TCP too: a display reached as localhost:N (ssh's forwarding) takes the local cookie.
-    const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '3', '-noreset', '-auth', auth, '-screen', '0', '640x480x24', '-listen', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const xvfb = spawn(
+      '/usr/bin/Xvfb',
+      ['-displayfd', '3', '-noreset', '-auth', auth, '-screen', '0', '640x480x24', '-listen', 'tcp'],
+      { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
+    );
     try {
       let fdOut = '';
-      xvfb.stdio[3]!.on('data', (b) => { fdOut += String(b); });
+      xvfb.stdio[3]!.on('data', (b) => {
+        fdOut += String(b);
+      });
       const display = `:${await until(() => /^(\d+)\n/.exec(fdOut)?.[1], 'Xvfb with -auth to pick a display')}`;
-      const refusedByServer = spawnSync('xdotool', ['getdisplaygeometry'], { env: { ...process.env, DISPLAY: display, XAUTHORITY: join(dir, 'none') }, encoding: 'utf8' });
+      const refusedByServer = spawnSync('xdotool', ['getdisplaygeometry'], {
+        env: { ...process.env, DISPLAY: display, XAUTHORITY: join(dir, 'none') },
+        encoding: 'utf8',
+      });
       assert.notEqual(refusedByServer.status, 0, 'the server really wants the cookie');
       const bus = d.env.DBUS_SESSION_BUS_ADDRESS;
       for (const via of [display, `localhost${display}`]) {
@@ -99,10 +123,18 @@ describe('native route faults', { skip: missing ?? false }, () => {
       }
       const without = await verity({ DISPLAY: display, XAUTHORITY: join(dir, 'none'), DBUS_SESSION_BUS_ADDRESS: bus });
       const refused = await without.call('list_windows');
-      assert.match(String(refused.structured.native), new RegExp(`DISPLAY=${display} does not answer \\(the X server refused the connection`), refused.text);
+      assert.match(
+        String(refused.structured.native),
+        new RegExp(`DISPLAY=${display} does not answer \\(the X server refused the connection`),
+        refused.text,
+      );
       await stillServes(without);
     } finally {
-      if (xvfb.exitCode === null) await new Promise((r) => { xvfb.once('exit', r); xvfb.kill('SIGKILL'); });
+      if (xvfb.exitCode === null)
+        await new Promise((r) => {
+          xvfb.once('exit', r);
+          xvfb.kill('SIGKILL');
+        });
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -118,10 +150,21 @@ describe('native route faults', { skip: missing ?? false }, () => {
   });
 
   test('a session bus without the AT-SPI bus: refused naming the AT-SPI bus', async () => {
-    const lonely = d.spawn('/usr/bin/dbus-daemon', ['--session', '--nofork', '--print-address=1', '--address=unix:tmpdir=/tmp'], { XDG_DATA_DIRS: '/nonexistent', XDG_DATA_HOME: '/nonexistent' });
-    const address = await new Promise<string>((resolve) => lonely.stdout!.once('data', (b) => resolve(String(b).trim())));
+    const lonely = d.spawn(
+      '/usr/bin/dbus-daemon',
+      ['--session', '--nofork', '--print-address=1', '--address=unix:tmpdir=/tmp'],
+      { XDG_DATA_DIRS: '/nonexistent', XDG_DATA_HOME: '/nonexistent' },
+    );
+    const address = await new Promise<string>((resolve) =>
+      lonely.stdout!.once('data', (b) => resolve(String(b).trim())),
+    );
     // The bus has no org.a11y.Bus service to activate: point the AT-SPI lookup at nothing.
-    const v = await verity({ DISPLAY: d.display, DBUS_SESSION_BUS_ADDRESS: address, AT_SPI_BUS_ADDRESS: '', XDG_DATA_DIRS: '/nonexistent' });
+    const v = await verity({
+      DISPLAY: d.display,
+      DBUS_SESSION_BUS_ADDRESS: address,
+      AT_SPI_BUS_ADDRESS: '',
+      XDG_DATA_DIRS: '/nonexistent',
+    });
     const r = await v.call('get_window_state', { format: 'full', target: { kind: 'desktop' } });
     assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
     assert.match(r.structured.refusal.message, /AT-SPI/);

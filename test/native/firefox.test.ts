@@ -20,9 +20,15 @@ before(async () => {
   if (missing) return;
   d = await startDesktop();
   dir = mkdtempSync(join(tmpdir(), 'verity-firefox-'));
-  writeFileSync(join(dir, 'form.html'), '<!doctype html><title>FF start</title><input id="f" autofocus style="width:400px;height:40px;font-size:20px" oninput="document.title = \'FF:\' + this.value">');
+  writeFileSync(
+    join(dir, 'form.html'),
+    '<!doctype html><title>FF start</title><input id="f" autofocus style="width:400px;height:40px;font-size:20px" oninput="document.title = \'FF:\' + this.value">',
+  );
   mkdirSync(join(dir, 'profile')); // Firefox starts no window for a --profile that does not exist
-  d.spawn(FIREFOX, ['--no-remote', '--profile', join(dir, 'profile'), `file://${join(dir, 'form.html')}`], { GNOME_ACCESSIBILITY: '1', MOZ_DISABLE_CONTENT_SANDBOX: '1' });
+  d.spawn(FIREFOX, ['--no-remote', '--profile', join(dir, 'profile'), `file://${join(dir, 'form.html')}`], {
+    GNOME_ACCESSIBILITY: '1',
+    MOZ_DISABLE_CONTENT_SANDBOX: '1',
+  });
   v = await startVerity([], d.env);
 });
 after(async () => {
@@ -33,27 +39,62 @@ after(async () => {
 
 describe('native route: an undriven Firefox', { skip: missing ?? false }, () => {
   test('type_text into its page goes by keystrokes, lands, and is unverifiable with a "verify" escalation', async () => {
-    const win = await until(async () => {
-      const r = await v.call('list_windows');
-      return (r.structured.windows as any[]).find((w) => /FF start/.test(w.title ?? ''));
-    }, 'the Firefox window', 60_000, 500);
+    const win = await until(
+      async () => {
+        const r = await v.call('list_windows');
+        return (r.structured.windows as any[]).find((w) => /FF start/.test(w.title ?? ''));
+      },
+      'the Firefox window',
+      60_000,
+      500,
+    );
     const target = { kind: 'window', pid: win.pid, window_id: win.window_id };
     // Firefox builds its page's tree a moment after its window shows: poll for the snapshot.
-    const snap = await until(async () => {
-      const r = await v.call('get_window_state', { format: 'full', target, include_screenshot: false, max_elements: 5000 });
-      return r.isError ? null : r;
-    }, 'a snapshot of the Firefox window', 30_000, 500);
+    const snap = await until(
+      async () => {
+        const r = await v.call('get_window_state', {
+          format: 'full',
+          target,
+          include_screenshot: false,
+          max_elements: 5000,
+        });
+        return r.isError ? null : r;
+      },
+      'a snapshot of the Firefox window',
+      30_000,
+      500,
+    );
     const field = (snap.structured.elements as any[]).find((e) => e.in_web_content && /entry|text/.test(e.role));
-    assert.ok(field, `Firefox lists its page's field: ${(snap.structured.elements as any[]).filter((e) => e.in_web_content).map((e) => `${e.role}:${e.label}`).join(', ')}`);
+    assert.ok(
+      field,
+      `Firefox lists its page's field: ${(snap.structured.elements as any[])
+        .filter((e) => e.in_web_content)
+        .map((e) => `${e.role}:${e.label}`)
+        .join(', ')}`,
+    );
     // The px form on the field, as the escalation of a token's insertion used to advise.
-    const r = await v.call('type_text', { target, x: field.frame.x + 20, y: field.frame.y + field.frame.h / 2, text: 'hé 1', delivery_mode: 'foreground', delay_ms: 0 });
+    const r = await v.call('type_text', {
+      target,
+      x: field.frame.x + 20,
+      y: field.frame.y + field.frame.h / 2,
+      text: 'hé 1',
+      delivery_mode: 'foreground',
+      delay_ms: 0,
+    });
     assert.notEqual(r.structured.effect, 'confirmed', r.text);
     assert.equal(r.structured.effect, 'unverifiable', r.text);
     assert.equal(r.structured.route, 'synthetic_events', r.text);
     assert.equal(r.structured.escalation?.target, 'verify', r.text);
-    await until(async () => {
-      const l = await v.call('list_windows');
-      return (l.structured.windows as any[]).find((w) => w.window_id === win.window_id && w.title?.startsWith('FF:hé 1'));
-    }, 'the page to hold the typed text (its title)', 10_000, 200);
+    await until(
+      async () => {
+        const l = await v.call('list_windows');
+        return (l.structured.windows as any[]).find(
+          (w) => w.window_id === win.window_id && w.title?.startsWith('FF:hé 1'),
+        );
+      },
+      'the page to hold the typed text (its title)',
+      10_000,
+      200,
+    );
   });
 });

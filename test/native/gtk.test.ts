@@ -31,7 +31,15 @@ const win = () => ({ kind: 'window', pid: app.pid, window_id: app.windowId() });
 async function snap(extra: Record<string, unknown> = {}) {
   const r = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false, ...extra });
   assert.equal(r.isError, false, r.text);
-  const elements = r.structured.elements as Array<{ element_token: string; role: string; label: string; value?: string; frame: { x: number; y: number; w: number; h: number }; in_web_content: boolean; focused: boolean }>;
+  const elements = r.structured.elements as Array<{
+    element_token: string;
+    role: string;
+    label: string;
+    value?: string;
+    frame: { x: number; y: number; w: number; h: number };
+    in_web_content: boolean;
+    focused: boolean;
+  }>;
   const find = (label: string) => {
     const e = elements.find((x) => x.label === label);
     assert.ok(e, `no element "${label}" in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`);
@@ -44,7 +52,10 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
   test('list_apps and list_windows show the app with its pid, title and bounds', async () => {
     const apps = await v.call('list_apps');
     assert.equal(apps.isError, false, apps.text);
-    assert.ok(apps.structured.apps.some((a: any) => a.pid === app.pid && a.accessibility), apps.text);
+    assert.ok(
+      apps.structured.apps.some((a: any) => a.pid === app.pid && a.accessibility),
+      apps.text,
+    );
     const windows = await v.call('list_windows');
     const w = windows.structured.windows.find((x: any) => x.window_id === app.windowId());
     assert.ok(w, windows.text);
@@ -54,7 +65,12 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
     // Verity reads windows over its own X connection: the same facts xwininfo reads on its own.
     const info = d.x('xwininfo', ['-id', String(app.windowId())]);
     const num = (label: string) => Number(new RegExp(`${label}:\\s*(-?\\d+)`).exec(info)?.[1]);
-    assert.deepEqual(w.bounds, { x: num('Absolute upper-left X'), y: num('Absolute upper-left Y'), w: num('Width'), h: num('Height') });
+    assert.deepEqual(w.bounds, {
+      x: num('Absolute upper-left X'),
+      y: num('Absolute upper-left Y'),
+      w: num('Width'),
+      h: num('Height'),
+    });
   });
 
   test('a window title in UTF-8 is read exactly, and a closed window is gone from list_windows', async () => {
@@ -69,7 +85,11 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
     await other.kill();
     const after = await v.call('list_windows');
     assert.ok(!after.structured.windows.some((x: any) => x.window_id === id), after.text);
-    const gone = await v.call('get_window_state', { format: 'full', target: { kind: 'window', pid: other.pid, window_id: id }, include_screenshot: false });
+    const gone = await v.call('get_window_state', {
+      format: 'full',
+      target: { kind: 'window', pid: other.pid, window_id: id },
+      include_screenshot: false,
+    });
     assert.equal(gone.structured.refusal?.code, 'target_not_found', gone.text);
   });
 
@@ -87,20 +107,44 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
     assert.equal(byLabel('Colour').value, app.state().combo);
     for (const e of s.elements.filter((x: any) => x.role !== 'frame')) {
       assert.equal(e.in_web_content, false);
-      assert.ok(e.frame.x >= 0 && e.frame.y >= 0 && e.frame.x + e.frame.w <= s.screenshot_width && e.frame.y + e.frame.h <= s.screenshot_height, `${e.label} ${JSON.stringify(e.frame)} inside ${s.screenshot_width}x${s.screenshot_height}`);
+      assert.ok(
+        e.frame.x >= 0 &&
+          e.frame.y >= 0 &&
+          e.frame.x + e.frame.w <= s.screenshot_width &&
+          e.frame.y + e.frame.h <= s.screenshot_height,
+        `${e.label} ${JSON.stringify(e.frame)} inside ${s.screenshot_width}x${s.screenshot_height}`,
+      );
     }
     // The screenshot shows the red swatch where its frame says (channels in order, frames in its pixels).
-    const raw = await v.client.callTool({ name: 'get_window_state', arguments: { target: win(), format: 'full' } }) as { content: Array<{ type: string; data?: string }>; structuredContent: any };
+    const raw = (await v.client.callTool({
+      name: 'get_window_state',
+      arguments: { target: win(), format: 'full' },
+    })) as { content: Array<{ type: string; data?: string }>; structuredContent: any };
     const png = PNG.sync.read(Buffer.from(raw.content.find((c) => c.type === 'image')!.data!, 'base64'));
-    assert.deepEqual([png.width, png.height], [raw.structuredContent.screenshot_width, raw.structuredContent.screenshot_height]);
+    assert.deepEqual(
+      [png.width, png.height],
+      [raw.structuredContent.screenshot_width, raw.structuredContent.screenshot_height],
+    );
     const swatch = raw.structuredContent.elements.find((e: any) => e.label === 'Swatch').frame;
     const at = 4 * (Math.round(swatch.y + swatch.h / 2) * png.width + Math.round(swatch.x + swatch.w / 2));
     const [red, green, blue] = [png.data[at], png.data[at + 1], png.data[at + 2]];
-    assert.ok(red > 180 && green < 90 && blue < 90, `the swatch's centre is rgb(${red}, ${green}, ${blue}), not #e01b24`);
+    assert.ok(
+      red > 180 && green < 90 && blue < 90,
+      `the swatch's centre is rgb(${red}, ${green}, ${blue}), not #e01b24`,
+    );
     // The flat legacy form names the same window.
-    const flat = await v.call('get_window_state', { format: 'full', pid: app.pid, window_id: app.windowId(), include_screenshot: false, query: 'subscribe' });
+    const flat = await v.call('get_window_state', {
+      format: 'full',
+      pid: app.pid,
+      window_id: app.windowId(),
+      include_screenshot: false,
+      query: 'subscribe',
+    });
     assert.equal(flat.isError, false, flat.text);
-    assert.deepEqual(flat.structured.elements.map((e: any) => e.label), ['Subscribe']);
+    assert.deepEqual(
+      flat.structured.elements.map((e: any) => e.label),
+      ['Subscribe'],
+    );
     // The older snapshot's tokens are stale now.
     const stale = await v.call('click', { element_token: byLabel('Press me').element_token });
     assert.equal(stale.structured.refusal.code, 'stale_element_token');
@@ -114,7 +158,10 @@ describe('native route: typing and values', { skip: missing ?? false }, () => {
     const r = await v.call('type_text', { element_token: s.token('Name'), text });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(r.structured.route, 'accessibility');
-    assert.ok(r.structured.evidence.some((e: any) => e.observed === text), r.text);
+    assert.ok(
+      r.structured.evidence.some((e: any) => e.observed === text),
+      r.text,
+    );
     await app.waitFor((st) => st.entry === text, 'the entry holding the text');
     const again = await v.call('type_text', { element_token: (await snap()).token('Name'), text: '!' });
     assert.equal(again.structured.effect, 'confirmed', again.text);
@@ -139,7 +186,10 @@ describe('native route: typing and values', { skip: missing ?? false }, () => {
     await app.waitFor((st) => st.combo === 'Blue', 'combo = Blue');
     const none = await v.call('set_value', { element_token: s.token('Colour'), value: 'Purple' });
     assert.equal(none.structured.refusal.code, 'no_such_option', none.text);
-    const check = await v.call('set_value', { element_token: s.token('Subscribe'), value: String(!app.state().checked) });
+    const check = await v.call('set_value', {
+      element_token: s.token('Subscribe'),
+      value: String(!app.state().checked),
+    });
     assert.equal(check.structured.effect, 'confirmed', check.text);
     s = await snap();
     const wanted = app.state().checked;
@@ -157,7 +207,10 @@ describe('native route: clicks', { skip: missing ?? false }, () => {
     const r = await v.call('click', { element_token: s.token('Subscribe') });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(r.structured.route, 'accessibility');
-    assert.ok(r.structured.evidence.some((e: any) => e.kind === 'checked_state' && e.observed === `checked=${!was}`), r.text);
+    assert.ok(
+      r.structured.evidence.some((e: any) => e.kind === 'checked_state' && e.observed === `checked=${!was}`),
+      r.text,
+    );
     await app.waitFor((st) => st.checked === !was, 'the toggled check box');
     const clicks = app.state().clicks;
     const b = await v.call('click', { element_token: s.token('Press me') });
@@ -169,13 +222,23 @@ describe('native route: clicks', { skip: missing ?? false }, () => {
     const s = await snap();
     const box = s.find('Subscribe').frame;
     const was = app.state().checked;
-    const r = await v.call('click', { target: win(), x: box.x + 10, y: box.y + box.h / 2, delivery_mode: 'foreground' });
+    const r = await v.call('click', {
+      target: win(),
+      x: box.x + 10,
+      y: box.y + box.h / 2,
+      delivery_mode: 'foreground',
+    });
     assert.equal(r.structured.route, 'pixel', r.text);
     assert.equal(r.structured.effect, 'confirmed', r.text);
     await app.waitFor((st) => st.checked === !was, 'the check box toggled by a pixel click');
     const button = s.find('Press me').frame;
     const clicks = app.state().clicks;
-    const b = await v.call('click', { target: win(), x: button.x + button.w / 2, y: button.y + button.h / 2, delivery_mode: 'foreground' });
+    const b = await v.call('click', {
+      target: win(),
+      x: button.x + button.w / 2,
+      y: button.y + button.h / 2,
+      delivery_mode: 'foreground',
+    });
     assert.equal(b.structured.effect, 'unverifiable', b.text);
     assert.equal(b.structured.escalation.target, 'verify');
     await app.waitFor((st) => st.clicks === clicks + 1, 'the pixel click on the button');
@@ -188,25 +251,65 @@ describe('native route: drag', { skip: missing ?? false }, () => {
     const volume = s.find('Volume').frame;
     const wasVolume = app.state().volume;
     const y = volume.y + volume.h / 2;
-    const slid = await v.call('drag', { target: win(), from_x: volume.x + volume.w * 0.1, from_y: y, to_x: volume.x + volume.w * 0.8, to_y: y, delivery_mode: 'foreground' });
+    const slid = await v.call('drag', {
+      target: win(),
+      from_x: volume.x + volume.w * 0.1,
+      from_y: y,
+      to_x: volume.x + volume.w * 0.8,
+      to_y: y,
+      delivery_mode: 'foreground',
+    });
     assert.equal(slid.structured.effect, 'confirmed', slid.text);
     const moved = await app.waitFor((st) => st.volume > wasVolume, 'the slider to move');
-    assert.ok(slid.structured.evidence.some((e: any) => e.kind === 'drag_state' && e.observed.includes(`after: value ${moved.volume}`)), slid.text);
+    assert.ok(
+      slid.structured.evidence.some(
+        (e: any) => e.kind === 'drag_state' && e.observed.includes(`after: value ${moved.volume}`),
+      ),
+      slid.text,
+    );
 
     const set = await v.call('set_value', { element_token: s.token('Name'), value: 'select me please' });
     assert.equal(set.structured.effect, 'confirmed', set.text);
     s = await snap();
     const name = s.find('Name').frame;
     // GTK takes the first press into an unfocused entry as focusing it, not as a selection: click it first.
-    await v.call('click', { target: win(), x: name.x + name.w - 10, y: name.y + name.h / 2, delivery_mode: 'foreground' });
+    await v.call('click', {
+      target: win(),
+      x: name.x + name.w - 10,
+      y: name.y + name.h / 2,
+      delivery_mode: 'foreground',
+    });
     await app.waitFor((x) => x.focus === 'Name', 'the entry to take focus');
-    const selected = await v.call('drag', { target: win(), from_x: name.x + 20, from_y: name.y + name.h / 2, to_x: name.x + 120, to_y: name.y + name.h / 2, delivery_mode: 'foreground' });
+    const selected = await v.call('drag', {
+      target: win(),
+      from_x: name.x + 20,
+      from_y: name.y + name.h / 2,
+      to_x: name.x + 120,
+      to_y: name.y + name.h / 2,
+      delivery_mode: 'foreground',
+    });
     assert.equal(selected.structured.effect, 'confirmed', selected.text);
-    const st = await app.waitFor((x) => x.selection.length === 2 && x.selection[1] > x.selection[0], 'a selection in the entry');
-    assert.ok(selected.structured.evidence.some((e: any) => e.kind === 'drag_state' && e.observed.includes(`after: selection ${st.selection[0]}-${st.selection[1]}`)), selected.text);
+    const st = await app.waitFor(
+      (x) => x.selection.length === 2 && x.selection[1] > x.selection[0],
+      'a selection in the entry',
+    );
+    assert.ok(
+      selected.structured.evidence.some(
+        (e: any) =>
+          e.kind === 'drag_state' && e.observed.includes(`after: selection ${st.selection[0]}-${st.selection[1]}`),
+      ),
+      selected.text,
+    );
 
     const button = s.find('Press me').frame;
-    const nothing = await v.call('drag', { target: win(), from_x: button.x + 5, from_y: button.y + button.h / 2, to_x: button.x + 5, to_y: button.y + button.h / 2 + 2, delivery_mode: 'foreground' });
+    const nothing = await v.call('drag', {
+      target: win(),
+      from_x: button.x + 5,
+      from_y: button.y + button.h / 2,
+      to_x: button.x + 5,
+      to_y: button.y + button.h / 2 + 2,
+      delivery_mode: 'foreground',
+    });
     assert.equal(nothing.structured.effect, 'unverifiable', nothing.text);
     assert.equal(nothing.structured.escalation?.target, 'verify', nothing.text);
   });
@@ -217,7 +320,14 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
     const s = await snap();
     const term = s.find('Term').frame;
     const before = app.state().term;
-    const r = await v.call('type_text', { target: win(), x: term.x + 20, y: term.y + term.h / 2, text: 'ls -la', delivery_mode: 'foreground', delay_ms: 0 });
+    const r = await v.call('type_text', {
+      target: win(),
+      x: term.x + 20,
+      y: term.y + term.h / 2,
+      text: 'ls -la',
+      delivery_mode: 'foreground',
+      delay_ms: 0,
+    });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(r.structured.route, 'synthetic_events');
     await app.waitFor((st) => st.term === before + 'ls -la', 'the terminal text');
@@ -226,12 +336,22 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
   test('a keystroke route longer than the budget is refused before the first character, with max_chunk_chars', async () => {
     const s = await snap();
     const before = app.state().term;
-    const r = await v.call('type_text', { element_token: s.token('Term'), text: 'x'.repeat(5000), delay_ms: 30, delivery_mode: 'foreground' });
+    const r = await v.call('type_text', {
+      element_token: s.token('Term'),
+      text: 'x'.repeat(5000),
+      delay_ms: 30,
+      delivery_mode: 'foreground',
+    });
     assert.equal(r.isError, true);
     assert.equal(r.structured.refusal.code, 'type_text_synthesis_budget_exceeded', r.text);
     const max = r.structured.refusal.max_chunk_chars;
     assert.ok(Number.isInteger(max) && max > 0 && max < 5000, r.text);
-    const faster = await v.call('type_text', { element_token: s.token('Term'), text: 'x'.repeat(5000), delay_ms: 0, delivery_mode: 'foreground' });
+    const faster = await v.call('type_text', {
+      element_token: s.token('Term'),
+      text: 'x'.repeat(5000),
+      delay_ms: 0,
+      delivery_mode: 'foreground',
+    });
     assert.equal(faster.structured.refusal?.code, 'type_text_synthesis_budget_exceeded', faster.text);
     assert.ok(faster.structured.refusal.max_chunk_chars > max, 'a smaller delay_ms allows a larger chunk');
     assert.equal(app.state().term, before, 'nothing was typed');
@@ -242,17 +362,33 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
     const before = app.state().term;
     const keymap = async () => {
       const x = await XConnection.open(d.env.DISPLAY!);
-      try { return Array.from((await x.keyboardMapping()).keysyms); } finally { x.close(); }
+      try {
+        return Array.from((await x.keyboardMapping()).keysyms);
+      } finally {
+        x.close();
+      }
     };
     const mapBefore = await keymap();
     const text = 'Ok é ß → 世界 🙂 ÉÀ';
-    const r = await v.call('type_text', { element_token: s.token('Term'), text, delivery_mode: 'foreground', delay_ms: 0 });
+    const r = await v.call('type_text', {
+      element_token: s.token('Term'),
+      text,
+      delivery_mode: 'foreground',
+      delay_ms: 0,
+    });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(r.structured.route, 'synthetic_events');
-    assert.equal((await app.waitFor((st) => st.term === before + text, 'the terminal holding the text')).term, before + text);
+    assert.equal(
+      (await app.waitFor((st) => st.term === before + text, 'the terminal holding the text')).term,
+      before + text,
+    );
     // The borrowed keycodes are given back: the keyboard map is as it was.
     assert.deepEqual(await keymap(), mapBefore);
-    const refused = await v.call('type_text', { element_token: s.token('Term'), text: 'a\u0007b', delivery_mode: 'foreground' });
+    const refused = await v.call('type_text', {
+      element_token: s.token('Term'),
+      text: 'a\u0007b',
+      delivery_mode: 'foreground',
+    });
     assert.equal(refused.structured.refusal.code, 'text_not_deliverable', refused.text);
     assert.match(refused.structured.refusal.message, /U\+0007/);
     assert.equal(app.state().term, before + text, 'nothing more was typed');
@@ -264,15 +400,25 @@ describe('native route: how it reaches the app', { skip: missing ?? false }, () 
   async function appSocketPath(): Promise<string> {
     const bus = await DBusConnection.open(d.env.AT_SPI_BUS_ADDRESS);
     try {
-      const name = await appBusName(bus, app.pid) ?? assert.fail('the app is not on the AT-SPI bus');
-      const [address] = await bus.call({ destination: name, path: '/org/a11y/atspi/accessible/root', interface: 'org.a11y.atspi.Application', member: 'GetApplicationBusAddress' }) as [string];
+      const name = (await appBusName(bus, app.pid)) ?? assert.fail('the app is not on the AT-SPI bus');
+      const [address] = (await bus.call({
+        destination: name,
+        path: '/org/a11y/atspi/accessible/root',
+        interface: 'org.a11y.atspi.Application',
+        member: 'GetApplicationBusAddress',
+      })) as [string];
       return /unix:path=([^,;]+)/.exec(address)?.[1] ?? assert.fail(`the app offers no socket path: ${address}`);
-    } finally { bus.close(); }
+    } finally {
+      bus.close();
+    }
   }
   /** Connections the app accepted on that socket (connected unix sockets bound to its path). */
-  const accepted = (path: string) => readFileSync('/proc/net/unix', 'utf8').split('\n').filter((l) => l.endsWith(` ${path}`) && l.trim().split(/\s+/)[5] === '03').length;
+  const accepted = (path: string) =>
+    readFileSync('/proc/net/unix', 'utf8')
+      .split('\n')
+      .filter((l) => l.endsWith(` ${path}`) && l.trim().split(/\s+/)[5] === '03').length;
 
-  test('over the app\'s own socket, as libatspi does; with VERITY_ATSPI_DIRECT=0 over the bus, confirmed the same', async () => {
+  test("over the app's own socket, as libatspi does; with VERITY_ATSPI_DIRECT=0 over the bus, confirmed the same", async () => {
     await snap();
     const path = await appSocketPath();
     assert.ok(accepted(path) >= 1, `Verity is connected to ${path}`);
@@ -286,8 +432,10 @@ describe('native route: how it reaches the app', { skip: missing ?? false }, () 
       const typed = await viaBus.call('type_text', { element_token: token, text: ' bus' });
       assert.equal(typed.structured.effect, 'confirmed', typed.text);
       await app.waitFor((st) => st.entry === was + ' bus', 'the text typed over the bus');
-      assert.equal(accepted(path), before, 'no connection to the app\'s socket was made');
-    } finally { await viaBus.close(); }
+      assert.equal(accepted(path), before, "no connection to the app's socket was made");
+    } finally {
+      await viaBus.close();
+    }
   });
 });
 
@@ -296,11 +444,25 @@ describe('native route: reads started as a call arrives', { skip: missing ?? fal
   async function setNameFromOutside(text: string): Promise<void> {
     const bus = await DBusConnection.open(d.env.AT_SPI_BUS_ADDRESS);
     try {
-      const name = await appBusName(bus, app.pid) ?? assert.fail('the app is not on the AT-SPI bus');
-      const [items] = await bus.call({ destination: name, path: '/org/a11y/atspi/cache', interface: 'org.a11y.atspi.Cache', member: 'GetItems' }) as [any[]];
-      const row = items.find((r) => r[6] === 'Name' && r[7] === 61) ?? assert.fail('no Name entry in the app\'s cache');
-      await bus.call({ destination: row[0][0], path: row[0][1], interface: 'org.a11y.atspi.EditableText', member: 'SetTextContents', signature: 's', body: [text] });
-    } finally { bus.close(); }
+      const name = (await appBusName(bus, app.pid)) ?? assert.fail('the app is not on the AT-SPI bus');
+      const [items] = (await bus.call({
+        destination: name,
+        path: '/org/a11y/atspi/cache',
+        interface: 'org.a11y.atspi.Cache',
+        member: 'GetItems',
+      })) as [any[]];
+      const row = items.find((r) => r[6] === 'Name' && r[7] === 61) ?? assert.fail("no Name entry in the app's cache");
+      await bus.call({
+        destination: row[0][0],
+        path: row[0][1],
+        interface: 'org.a11y.atspi.EditableText',
+        member: 'SetTextContents',
+        signature: 's',
+        body: [text],
+      });
+    } finally {
+      bus.close();
+    }
     await app.waitFor((st) => st.entry === text, 'the entry set from outside');
   }
 
@@ -313,7 +475,9 @@ describe('native route: reads started as a call arrives', { skip: missing ?? fal
     await setNameFromOutside('fresh');
     // A batch's steps start no reads of their own as the call arrives: had the refused call's reads been
     // kept, this step would take them, judge against "old text" and report a mismatch.
-    const r = await v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: token, text: '!' } }] });
+    const r = await v.call('run_actions', {
+      steps: [{ tool: 'type_text', args: { element_token: token, text: '!' } }],
+    });
     const step = r.structured.steps[0];
     assert.equal(step.result.effect, 'confirmed', r.text);
     const held = app.state().entry;
@@ -342,7 +506,12 @@ describe('native route: a window without focus', { skip: missing ?? false }, () 
     const refused = await v.call('type_text', { element_token: s.token('Term'), text: 'k' });
     assert.equal(refused.structured.refusal.code, 'focus_failed', refused.text);
     const termBefore = app.state().term;
-    const fg = await v.call('type_text', { element_token: s.token('Term'), text: 'fg', delivery_mode: 'foreground', delay_ms: 0 });
+    const fg = await v.call('type_text', {
+      element_token: s.token('Term'),
+      text: 'fg',
+      delivery_mode: 'foreground',
+      delay_ms: 0,
+    });
     assert.equal(fg.structured.effect, 'confirmed', fg.text);
     assert.equal(fg.structured.delivery.mode, 'foreground');
     await app.waitFor((st) => st.term === termBefore + 'fg', 'the foreground keystrokes');
@@ -353,19 +522,26 @@ describe('native route: a window without focus', { skip: missing ?? false }, () 
 
   test('a window that closed is target_not_found', async () => {
     const doomed = await startApp(d, 'Doomed Window');
-    const r = await v.call('get_window_state', { format: 'full', target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() }, include_screenshot: false });
+    const r = await v.call('get_window_state', {
+      format: 'full',
+      target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() },
+      include_screenshot: false,
+    });
     assert.equal(r.isError, false, r.text);
     const token = r.structured.elements.find((e: any) => e.label === 'Name').element_token;
     await doomed.kill();
     const typed = await v.call('type_text', { element_token: token, text: 'too late' });
     assert.equal(typed.structured.refusal.code, 'target_not_found', typed.text);
-    const snapGone = await v.call('get_window_state', { format: 'full', target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() } });
+    const snapGone = await v.call('get_window_state', {
+      format: 'full',
+      target: { kind: 'window', pid: doomed.pid, window_id: doomed.windowId() },
+    });
     assert.equal(snapGone.structured.refusal.code, 'target_not_found', snapGone.text);
   });
 });
 
 describe('native route: get_window_state format "compact"', { skip: missing ?? false }, () => {
-  test('decodes to the full form\'s elements (roles with spaces, parents, in_web_content false by default), and token_prefix + index clicks through AT-SPI', async () => {
+  test("decodes to the full form's elements (roles with spaces, parents, in_web_content false by default), and token_prefix + index clicks through AT-SPI", async () => {
     await v.client.listTools(); // so the SDK client validates structuredContent against the outputSchema
     const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
     const full = await v.call('get_window_state', { format: 'full', target, include_screenshot: false });
@@ -375,7 +551,10 @@ describe('native route: get_window_state format "compact"', { skip: missing ?? f
     const st = compact.structured;
     assert.equal(webNormOf(st.target.kind), false);
     const elements = decodeOutline(st.outline, st.roles, false);
-    assert.deepEqual(elements, full.structured.elements.map(({ element_token: _t, ...e }: any) => e));
+    assert.deepEqual(
+      elements,
+      full.structured.elements.map(({ element_token: _t, ...e }: any) => e),
+    );
     assert.ok(Object.values(st.roles).includes('push button'), JSON.stringify(st.roles));
     assert.ok(elements.some((e) => e.parent_index !== null));
 

@@ -14,7 +14,7 @@ const bit = (...bits: number[]): [number, number] => {
   return s;
 };
 
-test('codePoints counts code points (GTK\'s unit), not UTF-16 units', () => {
+test("codePoints counts code points (GTK's unit), not UTF-16 units", () => {
   assert.equal(codePoints('a😀b'), 3);
   assert.equal(codePoints('abc'), 3);
 });

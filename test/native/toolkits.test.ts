@@ -5,7 +5,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { missingTools, missingToolkit, startApp, startDesktop, type Desktop, type GtkApp, type Toolkit } from './desktop.js';
+import {
+  missingTools,
+  missingToolkit,
+  startApp,
+  startDesktop,
+  type Desktop,
+  type GtkApp,
+  type Toolkit,
+} from './desktop.js';
 
 const TEXT = 'Grüße 😀 世界 مرحبا café';
 
@@ -25,7 +33,13 @@ after(async () => {
   await d?.close();
 });
 
-type El = { element_token: string; role: string; label: string; value?: string; frame: { x: number; y: number; w: number; h: number } };
+type El = {
+  element_token: string;
+  role: string;
+  label: string;
+  value?: string;
+  frame: { x: number; y: number; w: number; h: number };
+};
 
 for (const toolkit of toolkits) {
   const missing = missingToolkit(toolkit);
@@ -43,7 +57,10 @@ for (const toolkit of toolkits) {
       const elements = r.structured.elements as El[];
       const find = (label: string, role?: string) => {
         const e = elements.find((x) => (role ? x.role === role : true) && (label ? x.label === label : true));
-        assert.ok(e, `no element "${label}" ${role ?? ''} in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`);
+        assert.ok(
+          e,
+          `no element "${label}" ${role ?? ''} in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`,
+        );
         return e;
       };
       return { r, elements, find };
@@ -52,15 +69,34 @@ for (const toolkit of toolkits) {
     test('every widget is listed with a token and a frame inside the window', async () => {
       const { r, find } = await snap();
       const s = r.structured;
-      const widgets = [find('Name', 'text'), find('Notes', 'text'), find('Subscribe', 'check box'), find('Press me', 'push button'), find('', 'combo box'), find('Count', 'spin button'), find('Volume', 'slider')];
+      const widgets = [
+        find('Name', 'text'),
+        find('Notes', 'text'),
+        find('Subscribe', 'check box'),
+        find('Press me', 'push button'),
+        find('', 'combo box'),
+        find('Count', 'spin button'),
+        find('Volume', 'slider'),
+      ];
       for (const e of widgets) {
         assert.ok(e.element_token, JSON.stringify(e));
-        assert.ok(e.frame.w > 0 && e.frame.h > 0 && e.frame.x >= 0 && e.frame.y >= 0 && e.frame.x + e.frame.w <= s.screenshot_width && e.frame.y + e.frame.h <= s.screenshot_height,
-          `${e.role} "${e.label}" ${JSON.stringify(e.frame)} inside ${s.screenshot_width}x${s.screenshot_height}`);
+        assert.ok(
+          e.frame.w > 0 &&
+            e.frame.h > 0 &&
+            e.frame.x >= 0 &&
+            e.frame.y >= 0 &&
+            e.frame.x + e.frame.w <= s.screenshot_width &&
+            e.frame.y + e.frame.h <= s.screenshot_height,
+          `${e.role} "${e.label}" ${JSON.stringify(e.frame)} inside ${s.screenshot_width}x${s.screenshot_height}`,
+        );
       }
       // In the order the form lays them out, top to bottom: frames in the window's pixels, not all at one corner.
       const ys = widgets.map((e) => e.frame.y);
-      assert.deepEqual([...ys].sort((a, b) => a - b), ys, ys.join(' '));
+      assert.deepEqual(
+        [...ys].sort((a, b) => a - b),
+        ys,
+        ys.join(' '),
+      );
       assert.equal(find('Name', 'text').value, app().state().entry);
     });
 
@@ -71,7 +107,10 @@ for (const toolkit of toolkits) {
       assert.equal(held, TEXT, `the app holds ${JSON.stringify(held)}`);
       assert.equal(r.structured.effect, 'confirmed', r.text);
       assert.equal(r.structured.route, 'accessibility');
-      const again = await v.call('type_text', { element_token: (await snap()).find('Name', 'text').element_token, text: ' ✓' });
+      const again = await v.call('type_text', {
+        element_token: (await snap()).find('Name', 'text').element_token,
+        text: ' ✓',
+      });
       assert.equal(again.structured.effect, 'confirmed', again.text);
       assert.equal((await app().waitFor((st) => st.entry === TEXT + ' ✓', 'the appended text')).entry, TEXT + ' ✓');
     });
@@ -86,7 +125,10 @@ for (const toolkit of toolkits) {
 
     test('set_value: spin box and slider by Value, combo box by its option, each proven by the app', async () => {
       const { find } = await snap();
-      const spin = await v.call('set_value', { element_token: find('Count', 'spin button').element_token, value: '42' });
+      const spin = await v.call('set_value', {
+        element_token: find('Count', 'spin button').element_token,
+        value: '42',
+      });
       assert.equal(spin.structured.effect, 'confirmed', spin.text);
       await app().waitFor((st) => st.count === 42, 'count = 42');
       const slider = await v.call('set_value', { element_token: find('Volume', 'slider').element_token, value: '64' });
@@ -95,7 +137,10 @@ for (const toolkit of toolkits) {
       const combo = await v.call('set_value', { element_token: find('', 'combo box').element_token, value: 'Blue' });
       assert.equal(combo.structured.effect, 'confirmed', combo.text);
       await app().waitFor((st) => st.combo === 'Blue', 'combo = Blue');
-      const none = await v.call('set_value', { element_token: (await snap()).find('', 'combo box').element_token, value: 'Purple' });
+      const none = await v.call('set_value', {
+        element_token: (await snap()).find('', 'combo box').element_token,
+        value: 'Purple',
+      });
       assert.equal(none.structured.refusal?.code, 'no_such_option', none.text);
       assert.equal(app().state().combo, 'Blue');
     });
@@ -126,7 +171,12 @@ describe('native route on qt: what Qt says differently', { skip: missingToolkit(
 
     const notes = els.find((e) => e.label === 'Notes')!;
     const before = app().state().notes;
-    const r = await v.call('type_text', { target: win(), x: notes.frame.x + notes.frame.w / 2, y: notes.frame.y + notes.frame.h / 2, text: ' über' });
+    const r = await v.call('type_text', {
+      target: win(),
+      x: notes.frame.x + notes.frame.w / 2,
+      y: notes.frame.y + notes.frame.h / 2,
+      text: ' über',
+    });
     await app().waitFor((st) => st.notes.length > before.length, 'the notes to grow');
     assert.ok(app().state().notes.includes(' über'), JSON.stringify(app().state().notes));
     assert.equal(r.structured.effect, 'confirmed', r.text);

@@ -15,10 +15,17 @@ describe('--isolated: a browser context per session in one local Chromium', () =
     gw = await startGateway(['--isolated'], { VERITY_CONFIG_DIR: setup.dir('cfg'), VERITY_POLICY: undefined });
     [a, b] = [await gw.connect(), await gw.connect()];
   });
-  after(async () => { await gw?.close(); });
+  after(async () => {
+    await gw?.close();
+  });
 
-  test('two sessions: confirmed actions, own cookies, and neither sees nor drives the other\'s tabs', async () => {
+  test("two sessions: confirmed actions, own cookies, and neither sees nor drives the other's tabs", async () => {
     await provesApart(setup.task(), a, b, 'isolated');
-    for (const s of [a, b]) assert.equal(ok(await s.call('page', { action: 'list_tabs' }), 'list_tabs').structured.tabs.length, 1, 'only its own tab');
+    for (const s of [a, b])
+      assert.equal(
+        ok(await s.call('page', { action: 'list_tabs' }), 'list_tabs').structured.tabs.length,
+        1,
+        'only its own tab',
+      );
   });
 });

@@ -13,22 +13,37 @@ const missing = browserlessMissing();
 if (missing) process.stdout.write(`# browserless tests skipped: ${missing}\n`);
 const setup = taskSetup();
 
-describe('the pool\'s answers: queued, full, bounded wait, wrong token', { skip: missing ?? false }, () => {
+describe("the pool's answers: queued, full, bounded wait, wrong token", { skip: missing ?? false }, () => {
   let pool: BrowserlessPool;
   let gw: Gateway;
   before(async () => {
     pool = await startBrowserless({ concurrent: 1, queued: 1, timeoutMs: 180_000 });
-    gw = await startGateway([], { VERITY_BROWSER_ENDPOINT: pool.endpoint(), VERITY_CONFIG_DIR: setup.dir('cfg'), VERITY_POLICY: undefined });
+    gw = await startGateway([], {
+      VERITY_BROWSER_ENDPOINT: pool.endpoint(),
+      VERITY_CONFIG_DIR: setup.dir('cfg'),
+      VERITY_POLICY: undefined,
+    });
   });
-  after(async () => { await gw?.close(); await pool?.close(); });
+  after(async () => {
+    await gw?.close();
+    await pool?.close();
+  });
 
   test('the second session waits in the queue hearing progress, a third is refused browser_pool_full, the second gets its browser when the first ends', async () => {
     const task = setup.task();
     const [first, second, third] = [await gw.connect(), await gw.connect(), await gw.connect()];
     ok(await first.call('page', { action: 'navigate', url: task.url('queue-1') }), 'first navigate');
     const progress: string[] = [];
-    const waiting = second.client.callTool({ name: 'page', arguments: { action: 'navigate', url: task.url('queue-2') } }, undefined,
-      { onprogress: (p) => { progress.push(p.message ?? ''); }, timeout: 170_000 });
+    const waiting = second.client.callTool(
+      { name: 'page', arguments: { action: 'navigate', url: task.url('queue-2') } },
+      undefined,
+      {
+        onprogress: (p) => {
+          progress.push(p.message ?? '');
+        },
+        timeout: 170_000,
+      },
+    );
     await untilPressure(pool, (p) => p.queued === 1, 'the second session queued');
     await waitFor(() => progress.length > 0, 'progress while queued');
     assert.match(progress[0], /waiting for a browser from the pool at ws:\/\/127\.0\.0\.1:\d+\/chromium/);
@@ -50,18 +65,30 @@ describe('the pool\'s answers: queued, full, bounded wait, wrong token', { skip:
   test('the wait for a browser is bounded (--browser-connect-timeout): refused timeout, nothing retried', async () => {
     const holder = await gw.connect();
     ok(await holder.call('page', { action: 'list_tabs' }), 'the holder gets the only browser');
-    const v = await startVerity([], { VERITY_BROWSER_ENDPOINT: pool.endpoint(), VERITY_BROWSER_CONNECT_TIMEOUT: '3000', VERITY_CONFIG_DIR: setup.dir('cfg-timeout'), VERITY_POLICY: '' });
+    const v = await startVerity([], {
+      VERITY_BROWSER_ENDPOINT: pool.endpoint(),
+      VERITY_BROWSER_CONNECT_TIMEOUT: '3000',
+      VERITY_CONFIG_DIR: setup.dir('cfg-timeout'),
+      VERITY_POLICY: '',
+    });
     try {
       const refusal = refusalOf(await v.call('page', { action: 'list_tabs' }));
       assert.equal(refusal.code, 'timeout', JSON.stringify(refusal));
       assert.equal(refusal.option, '--browser-connect-timeout');
-    } finally { await v.close(); await holder.disconnect(); }
+    } finally {
+      await v.close();
+      await holder.disconnect();
+    }
     await untilPressure(pool, (p) => p.running === 0 && p.queued === 0, 'the pool is idle again');
   });
 
   test('a wrong token is refused browser_pool_unauthorized naming where the token comes from, never the token; the right one in --browser-header works', async () => {
     const wrong = 'wrong-secret-value-1234';
-    const v = await startVerity([], { VERITY_BROWSER_ENDPOINT: pool.endpoint(wrong), VERITY_CONFIG_DIR: setup.dir('cfg-token'), VERITY_POLICY: '' });
+    const v = await startVerity([], {
+      VERITY_BROWSER_ENDPOINT: pool.endpoint(wrong),
+      VERITY_CONFIG_DIR: setup.dir('cfg-token'),
+      VERITY_POLICY: '',
+    });
     try {
       const r = await v.call('type_text', { text: 'x' });
       const refusal = refusalOf(r);
@@ -69,11 +96,23 @@ describe('the pool\'s answers: queued, full, bounded wait, wrong token', { skip:
       assert.equal(refusal.retryable, false);
       assert.match(refusal.message, /token= parameter of --browser-endpoint/);
       assert.ok(!r.text.includes(wrong) && !v.stderr().includes(wrong), 'the token is never shown');
-    } finally { await v.close(); }
-    const viaHeader = await startVerity([], { VERITY_BROWSER_ENDPOINT: pool.endpoint(null), VERITY_BROWSER_HEADERS: `Authorization: Bearer ${pool.token}`, VERITY_CONFIG_DIR: setup.dir('cfg-header'), VERITY_POLICY: '' });
+    } finally {
+      await v.close();
+    }
+    const viaHeader = await startVerity([], {
+      VERITY_BROWSER_ENDPOINT: pool.endpoint(null),
+      VERITY_BROWSER_HEADERS: `Authorization: Bearer ${pool.token}`,
+      VERITY_CONFIG_DIR: setup.dir('cfg-header'),
+      VERITY_POLICY: '',
+    });
     try {
-      ok(await viaHeader.call('page', { action: 'navigate', url: setup.task().url('header') }), 'navigate with the token in a header');
-    } finally { await viaHeader.close(); }
-    await untilPressure(pool, (p) => p.running === 0, 'the header session\'s browser closed with its process');
+      ok(
+        await viaHeader.call('page', { action: 'navigate', url: setup.task().url('header') }),
+        'navigate with the token in a header',
+      );
+    } finally {
+      await viaHeader.close();
+    }
+    await untilPressure(pool, (p) => p.running === 0, "the header session's browser closed with its process");
   });
 });

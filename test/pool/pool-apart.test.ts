@@ -19,21 +19,28 @@ describe('--browser-endpoint: a browser per session from browserless', { skip: m
   before(async () => {
     pool = await startBrowserless({ concurrent: 2, queued: 1, timeoutMs: 180_000 });
     // The token travels in the environment, never on a command line.
-    gw = await startGateway([], { VERITY_BROWSER_ENDPOINT: pool.endpoint(), VERITY_CONFIG_DIR: setup.dir('cfg'), VERITY_POLICY: undefined });
+    gw = await startGateway([], {
+      VERITY_BROWSER_ENDPOINT: pool.endpoint(),
+      VERITY_CONFIG_DIR: setup.dir('cfg'),
+      VERITY_POLICY: undefined,
+    });
     [a, b] = [await gw.connect(), await gw.connect()];
   });
-  after(async () => { await gw?.close(); await pool?.close(); });
+  after(async () => {
+    await gw?.close();
+    await pool?.close();
+  });
 
-  test('type_text and click are confirmed through the pool; two sessions get two browsers and never see each other\'s tabs', async () => {
+  test("type_text and click are confirmed through the pool; two sessions get two browsers and never see each other's tabs", async () => {
     assert.equal((await pool.pressure()).running, 0, 'nothing connects before the first browser call');
     await provesApart(setup.task(), a, b, 'pool');
     assert.equal((await pool.pressure()).running, 2, 'one browser per session');
   });
 
-  test('a session\'s browser closes when the session ends: end_session, then the MCP connection closing', async () => {
+  test("a session's browser closes when the session ends: end_session, then the MCP connection closing", async () => {
     ok(await a.call('end_session'), 'end_session');
-    await untilPressure(pool, (p) => p.running === 1, 'A\'s browser closed by end_session');
+    await untilPressure(pool, (p) => p.running === 1, "A's browser closed by end_session");
     await b.disconnect();
-    await untilPressure(pool, (p) => p.running === 0, 'B\'s browser closed with its connection');
+    await untilPressure(pool, (p) => p.running === 0, "B's browser closed with its connection");
   });
 });

@@ -11,17 +11,24 @@ const missing = browserlessMissing();
 if (missing) process.stdout.write(`# browserless tests skipped: ${missing}\n`);
 const setup = taskSetup();
 
-describe('the pool kills a session\'s browser at its TIMEOUT', { skip: missing ?? false }, () => {
+describe("the pool kills a session's browser at its TIMEOUT", { skip: missing ?? false }, () => {
   let pool: BrowserlessPool;
   let gw: Gateway;
   let c: Connection;
   before(async () => {
     // Short enough to wait out here; long enough for Chromium to start and a task to run on a loaded machine.
     pool = await startBrowserless({ concurrent: 2, queued: 1, timeoutMs: 45_000 });
-    gw = await startGateway([], { VERITY_BROWSER_ENDPOINT: pool.endpoint(), VERITY_CONFIG_DIR: setup.dir('cfg'), VERITY_POLICY: undefined });
+    gw = await startGateway([], {
+      VERITY_BROWSER_ENDPOINT: pool.endpoint(),
+      VERITY_CONFIG_DIR: setup.dir('cfg'),
+      VERITY_POLICY: undefined,
+    });
     c = await gw.connect();
   });
-  after(async () => { await gw?.close(); await pool?.close(); });
+  after(async () => {
+    await gw?.close();
+    await pool?.close();
+  });
 
   test('between calls: the next call is refused browser_lost saying why; the call after reconnects', async () => {
     ok(await c.call('page', { action: 'navigate', url: setup.task().url('lost-1') }), 'navigate');
@@ -37,7 +44,11 @@ describe('the pool kills a session\'s browser at its TIMEOUT', { skip: missing ?
 
   test('during a call: that call is refused browser_lost, and the next works', async () => {
     // The browser of the previous test is killed at its TIMEOUT while this wait runs.
-    const during = await c.call('page', { action: 'wait_for', text: 'a text this page never shows', timeout_ms: 60_000 });
+    const during = await c.call('page', {
+      action: 'wait_for',
+      text: 'a text this page never shows',
+      timeout_ms: 60_000,
+    });
     assert.equal(refusalOf(during).code, 'browser_lost', during.text);
     ok(await c.call('page', { action: 'navigate', url: setup.task().url('lost-3') }), 'reconnected');
     assert.equal((await pool.pressure()).running, 1);

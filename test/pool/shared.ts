@@ -13,8 +13,13 @@ import { startTaskServer, TASK_FIELDS, type TaskServer } from '../helpers/task-p
 export function taskSetup(): { task(): TaskServer; dir(name: string): string } {
   const tmp = mkdtempSync(join(tmpdir(), 'verity-pool-'));
   let task: TaskServer | undefined;
-  before(async () => { task = await startTaskServer(); });
-  after(async () => { await task?.close(); rmSync(tmp, { recursive: true, force: true }); });
+  before(async () => {
+    task = await startTaskServer();
+  });
+  after(async () => {
+    await task?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
   return { task: () => task!, dir: (name) => join(tmp, name) };
 }
 
@@ -26,11 +31,16 @@ export function ok(r: ToolResult, what: string): ToolResult {
 }
 
 /** The fixed task: open the page, type into its five fields, click Submit; every action must be confirmed. */
-export async function doTask(task: TaskServer, call: Call, run: string): Promise<{ tabId: string; tokens: string[]; values: string[] }> {
+export async function doTask(
+  task: TaskServer,
+  call: Call,
+  run: string,
+): Promise<{ tabId: string; tokens: string[]; values: string[] }> {
   const opened = ok(await call('page', { action: 'navigate', url: task.url(run) }), 'navigate');
   const state = ok(await call('get_window_state', { format: 'full', include_screenshot: false }), 'get_window_state');
   const elements = state.structured.elements as Array<{ element_token: string; label: string; role: string }>;
-  const token = (label: string) => elements.find((e) => e.label === label)?.element_token ?? assert.fail(`no ${label} in ${state.text}`);
+  const token = (label: string) =>
+    elements.find((e) => e.label === label)?.element_token ?? assert.fail(`no ${label} in ${state.text}`);
   const values = TASK_FIELDS.map((f) => `${f.toLowerCase()} of ${run}`);
   const tokens = TASK_FIELDS.map((f) => token(f));
   for (let i = 0; i < tokens.length; i++) {
@@ -39,7 +49,11 @@ export async function doTask(task: TaskServer, call: Call, run: string): Promise
   }
   const clicked = await call('click', { element_token: token('Submit') });
   assert.equal(clicked.structured.effect, 'confirmed', `click: ${clicked.text}`);
-  return { tabId: opened.structured.tab_id ?? state.structured.target?.tab_id, tokens: [...tokens, token('Submit')], values };
+  return {
+    tabId: opened.structured.tab_id ?? state.structured.target?.tab_id,
+    tokens: [...tokens, token('Submit')],
+    values,
+  };
 }
 
 /** The page's own report of what it held when Submit was clicked. */
@@ -57,14 +71,31 @@ export async function provesApart(task: TaskServer, a: Connection, b: Connection
   await reported(task, `${label}-b`, theirs.values);
   const aTab = (await a.call('page', { action: 'list_tabs' })).structured.current_tab_id as string;
   const bList = ok(await b.call('page', { action: 'list_tabs' }), 'B list_tabs');
-  assert.ok(!bList.structured.tabs.some((t: { tab_id: string; url: string }) => t.tab_id === aTab || t.url.includes(`${label}-a`)), `B lists A's tab: ${bList.text}`);
+  assert.ok(
+    !bList.structured.tabs.some(
+      (t: { tab_id: string; url: string }) => t.tab_id === aTab || t.url.includes(`${label}-a`),
+    ),
+    `B lists A's tab: ${bList.text}`,
+  );
   for (const action of ['get_text', 'select_tab', 'close_tab']) {
-    assert.equal(refusalOf(await b.call('page', { action, tab_id: aTab })).code, 'target_not_found', `B ${action} A's tab`);
+    assert.equal(
+      refusalOf(await b.call('page', { action, tab_id: aTab })).code,
+      'target_not_found',
+      `B ${action} A's tab`,
+    );
   }
-  assert.equal(refusalOf(await b.call('click', { element_token: mine.tokens[5] })).code, 'target_not_found', 'B clicks with A\'s token');
-  assert.equal(refusalOf(await b.call('type_text', { target: { kind: 'tab', tab_id: aTab }, text: 'x' })).code, 'target_not_found', 'B types into A\'s tab');
+  assert.equal(
+    refusalOf(await b.call('click', { element_token: mine.tokens[5] })).code,
+    'target_not_found',
+    "B clicks with A's token",
+  );
+  assert.equal(
+    refusalOf(await b.call('type_text', { target: { kind: 'tab', tab_id: aTab }, text: 'x' })).code,
+    'target_not_found',
+    "B types into A's tab",
+  );
   const bState = ok(await b.call('get_window_state', { include_screenshot: false }), 'B get_window_state');
-  assert.notEqual(bState.structured.target?.tab_id, aTab, 'B\'s default tab is its own');
+  assert.notEqual(bState.structured.target?.tab_id, aTab, "B's default tab is its own");
   assert.doesNotMatch(bState.text, new RegExp(`${label}-a`));
   // Nothing of B's reached A's page (still one click, A's values), and A still drives its own tab.
   await reported(task, `${label}-a`, mine.values);
@@ -72,4 +103,3 @@ export async function provesApart(task: TaskServer, a: Connection, b: Connection
   // Each browser (or context) keeps its own cookies: B's page saw only B's run.
   assert.deepEqual(task.report(`${label}-b`)!.cookie.split('; ').filter(Boolean), [`seen_${label}-b=1`]);
 }
-

@@ -15,9 +15,15 @@ test('caps per connection and in all, expiry, and forget', async () => {
   const links = new Links(() => 'http://127.0.0.1:1/mcp');
   const a1 = links.mint(conn('a'));
   links.mint(conn('a'));
-  assert.throws(() => links.mint(conn('a')), (e: unknown) => e instanceof GatewayError && e.code === 'TOO_MANY' && /PER_CONNECTION/.test(e.message));
+  assert.throws(
+    () => links.mint(conn('a')),
+    (e: unknown) => e instanceof GatewayError && e.code === 'TOO_MANY' && /PER_CONNECTION/.test(e.message),
+  );
   links.mint(conn('b'));
-  assert.throws(() => links.mint(conn('c')), (e: unknown) => e instanceof GatewayError && e.code === 'TOO_MANY' && /VERITY_MAX_LINKS\)/.test(e.message));
+  assert.throws(
+    () => links.mint(conn('c')),
+    (e: unknown) => e instanceof GatewayError && e.code === 'TOO_MANY' && /VERITY_MAX_LINKS\)/.test(e.message),
+  );
   assert.deepEqual(links.resolve(a1.link_token), { connId: 'a', caps: ['ui-commands'] });
   links.forget('b');
   assert.equal(links.size, 2);

@@ -37,7 +37,13 @@ async function stillUp(gw: Gateway): Promise<void> {
   await agent.disconnect();
 }
 
-const hello = (gw: Gateway, scopes: string[]) => ({ client: { id: 'bounds-test', version: '1', mode: 'test' }, caps: [], role: 'operator', scopes, auth: { token: gw.token } });
+const hello = (gw: Gateway, scopes: string[]) => ({
+  client: { id: 'bounds-test', version: '1', mode: 'test' },
+  caps: [],
+  role: 'operator',
+  scopes,
+  auth: { token: gw.token },
+});
 
 describe('a gateway reader that stops reading', () => {
   test('is closed with 4010 and a reason naming the bound; the gateway and other readers carry on', async () => {
@@ -54,8 +60,13 @@ describe('a gateway reader that stops reading', () => {
 
     const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
     const answers: any[] = [];
-    ws.on('message', (d) => { const f = JSON.parse(String(d)); if (f.type === 'res') answers.push(f); });
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: String(reason) })));
+    ws.on('message', (d) => {
+      const f = JSON.parse(String(d));
+      if (f.type === 'res') answers.push(f);
+    });
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on('close', (code, reason) => r({ code, reason: String(reason) })),
+    );
     await new Promise((r) => ws.once('open', r));
     ws.send(JSON.stringify({ type: 'req', id: 1, method: 'connect', params: hello(gw, ['operator.read']) }));
     await waitFor(() => answers.find((a) => a.id === 1), 'hello-ok');
@@ -67,8 +78,16 @@ describe('a gateway reader that stops reading', () => {
     raw.pause();
 
     const healthy = await operatorSocket(gw, ['operator.read']);
-    await waitFor(() => /too slow: send buffer over/.test(gw.stderr()), 'the gateway closing the silent reader', 300, 200);
-    assert.match(gw.stderr(), new RegExp(`closed gateway connection \\S+ \\(bounds-test\\): too slow: send buffer over ${bound} bytes`));
+    await waitFor(
+      () => /too slow: send buffer over/.test(gw.stderr()),
+      'the gateway closing the silent reader',
+      300,
+      200,
+    );
+    assert.match(
+      gw.stderr(),
+      new RegExp(`closed gateway connection \\S+ \\(bounds-test\\): too slow: send buffer over ${bound} bytes`),
+    );
     raw.resume(); // reads what was queued, then the close frame
     const { code, reason } = await closed;
     assert.equal(code, 4010);
@@ -88,7 +107,10 @@ describe('session list deltas', () => {
     const agent = await gw.connect();
     const labels = Array.from({ length: 20 }, (_, i) => `delta-${i}`);
     await Promise.all(labels.map((session) => agent.call('start_session', { session })));
-    const keyOf = (label: string) => (ui.events.flatMap((e) => e.event === 'sessions.changed' ? e.payload.added : []) as any[]).find((r) => r.session === label)?.sessionKey;
+    const keyOf = (label: string) =>
+      (ui.events.flatMap((e) => (e.event === 'sessions.changed' ? e.payload.added : [])) as any[]).find(
+        (r) => r.session === label,
+      )?.sessionKey;
     await waitFor(() => labels.every(keyOf), 'every label added through deltas');
     const changes = ui.events.filter((e) => e.event === 'sessions.changed');
     assert.ok(changes.length < labels.length, `20 starts were gathered into fewer deltas (got ${changes.length})`);
@@ -100,18 +122,36 @@ describe('session list deltas', () => {
     // One more session: the delta names that one row only, not the 20 before it.
     const before = ui.events.length;
     await agent.call('start_session', { session: 'delta-one-more' });
-    const one = await waitFor(() => ui.events.slice(before).find((e) => e.event === 'sessions.changed' && e.payload.added.some((r: any) => r.session === 'delta-one-more')), 'the delta of one more session');
+    const one = await waitFor(
+      () =>
+        ui.events
+          .slice(before)
+          .find(
+            (e) => e.event === 'sessions.changed' && e.payload.added.some((r: any) => r.session === 'delta-one-more'),
+          ),
+      'the delta of one more session',
+    );
     assert.equal(one.payload.added.length + one.payload.updated.length, 1, JSON.stringify(one.payload));
 
     const full = await ui.request('sessions.list');
-    assert.equal(full.payload.sessions.filter((r: any) => r.session?.startsWith('delta-')).length, 21, 'sessions.list still returns the full list');
+    assert.equal(
+      full.payload.sessions.filter((r: any) => r.session?.startsWith('delta-')).length,
+      21,
+      'sessions.list still returns the full list',
+    );
 
     // An ended session leaves the list: removed, by key.
     const ended = await agent.call('end_session', { session: 'delta-3' });
     assert.equal(ended.isError, false, ended.text);
-    await waitFor(() => ui.events.some((e) => e.event === 'sessions.changed' && e.payload.removed.includes(keyOf('delta-3'))), 'delta-3 removed');
+    await waitFor(
+      () => ui.events.some((e) => e.event === 'sessions.changed' && e.payload.removed.includes(keyOf('delta-3'))),
+      'delta-3 removed',
+    );
     await agent.disconnect();
-    await waitFor(() => ui.events.some((e) => e.event === 'sessions.changed' && e.payload.removed.includes(keyOf('delta-0'))), 'the disconnected agent\'s sessions removed');
+    await waitFor(
+      () => ui.events.some((e) => e.event === 'sessions.changed' && e.payload.removed.includes(keyOf('delta-0'))),
+      "the disconnected agent's sessions removed",
+    );
     ui.ws.close();
   });
 });
@@ -135,7 +175,10 @@ describe('caps with named refusals', () => {
     assert.equal(full.code, 'too_many_sessions');
     assert.match(full.message, /6 sessions.*VERITY_MAX_SESSIONS/);
     await a.disconnect();
-    await waitFor(async () => !(await b.call('start_session', { session: 'b-2' })).isError, 'room again once a disconnected');
+    await waitFor(
+      async () => !(await b.call('start_session', { session: 'b-2' })).isError,
+      'room again once a disconnected',
+    );
     await b.disconnect();
   });
 
@@ -151,7 +194,8 @@ describe('caps with named refusals', () => {
     const over = refusalOf(await agent.call('press_key', { key: 'Tab' }));
     assert.equal(over.code, 'too_many_approvals');
     assert.match(over.message, /2 calls already wait.*VERITY_MAX_PENDING_APPROVALS/);
-    for (const e of approver.events.filter((x) => x.event === 'approval.requested')) await approver.request('approvals.resolve', { id: e.payload.id, approve: false });
+    for (const e of approver.events.filter((x) => x.event === 'approval.requested'))
+      await approver.request('approvals.resolve', { id: e.payload.id, approve: false });
     for (const r of await Promise.all(held)) assert.match(refusalOf(r).message, /denied/);
     approver.ws.close();
     await agent.disconnect();
@@ -159,28 +203,46 @@ describe('caps with named refusals', () => {
 
   test('gateway connections: the one over the bound is refused before the upgrade (503 TOO_MANY)', async () => {
     const gw = await gateway({ VERITY_MAX_GATEWAY_CONNECTIONS: '3' });
-    const open = [await operatorSocket(gw, ['operator.read']), await operatorSocket(gw, ['operator.read']), await operatorSocket(gw, ['operator.read'])];
+    const open = [
+      await operatorSocket(gw, ['operator.read']),
+      await operatorSocket(gw, ['operator.read']),
+      await operatorSocket(gw, ['operator.read']),
+    ];
     const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
       ws.on('open', () => reject(new Error('a connection over the bound was accepted')));
-      ws.on('unexpected-response', (_req, res) => { let body = ''; res.on('data', (c) => { body += c; }); res.on('end', () => resolve({ status: res.statusCode!, body })); });
+      ws.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
       ws.on('error', () => {});
     });
     assert.equal(refused.status, 503);
     assert.match(refused.body, /^TOO_MANY: the gateway already has 3 connections/);
     open[0].ws.close();
-    const accepted = () => new Promise<boolean>((resolve) => {
-      const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
-      ws.on('open', () => { ws.close(); resolve(true); });
-      ws.on('unexpected-response', () => resolve(false));
-      ws.on('error', () => resolve(false));
-    });
+    const accepted = () =>
+      new Promise<boolean>((resolve) => {
+        const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
+        ws.on('open', () => {
+          ws.close();
+          resolve(true);
+        });
+        ws.on('unexpected-response', () => resolve(false));
+        ws.on('error', () => resolve(false));
+      });
     await waitFor(accepted, 'a connection accepted again');
     for (const s of open) s.ws.close();
   });
 
   test('agent links: per connection and in all, refused TOO_MANY; a link expires', async () => {
-    const gw = await gateway({ VERITY_MAX_LINKS_PER_CONNECTION: '2', VERITY_MAX_LINKS: '3', VERITY_LINK_TTL_MS: '1500' });
+    const gw = await gateway({
+      VERITY_MAX_LINKS_PER_CONNECTION: '2',
+      VERITY_MAX_LINKS: '3',
+      VERITY_LINK_TTL_MS: '1500',
+    });
     const ui1 = await operatorSocket(gw, ['operator.write']);
     const first = await ui1.request('agent.link');
     assert.equal(first.ok, true);
@@ -200,12 +262,23 @@ describe('caps with named refusals', () => {
     await sleep(1600);
     const res = await fetch(`${gw.base}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${gw.agentToken}`, 'x-verity-link': first.payload.link_token, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      headers: {
+        authorization: `Bearer ${gw.agentToken}`,
+        'x-verity-link': first.payload.link_token,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
     });
     assert.equal(res.status, 403);
     assert.equal((await ui1.request('agent.link')).ok, true, 'an expired link frees its room');
-    ui1.ws.close(); ui2.ws.close();
+    ui1.ws.close();
+    ui2.ws.close();
   });
 
   test('HTTP MCP sessions: the initialize over the bound is refused (503 too_many_sessions)', async () => {
@@ -214,7 +287,15 @@ describe('caps with named refusals', () => {
     const b = await gw.connect();
     await assert.rejects(gw.connect(), /too_many_sessions: the gateway already serves 2 MCP sessions/);
     await a.disconnect();
-    await waitFor(async () => { try { const c = await gw.connect(); await c.disconnect(); return true; } catch { return false; } }, 'room once one ended');
+    await waitFor(async () => {
+      try {
+        const c = await gw.connect();
+        await c.disconnect();
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'room once one ended');
     await b.disconnect();
   });
 });
@@ -225,22 +306,43 @@ describe('abandoned HTTP MCP sessions', () => {
     const ui = await operatorSocket(gw, ['operator.read']);
     // Abandoned: a session started, then the client goes silent (no DELETE).
     const client = new Client({ name: 'abandoned', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } },
+    });
     await client.connect(transport);
     const started = await client.callTool({ name: 'start_session', arguments: { session: 'abandoned' } });
     assert.ok(!started.isError);
-    const listed = async () => ((await ui.request('sessions.list')).payload.sessions as any[]).filter((s) => s.client.startsWith('abandoned'));
+    const listed = async () =>
+      ((await ui.request('sessions.list')).payload.sessions as any[]).filter((s) => s.client.startsWith('abandoned'));
     assert.equal((await listed()).length, 1);
     // A client that only initialized (no session of its own yet) is closed the same way.
     const quiet = new Client({ name: 'quiet', version: '1' });
-    const quietTransport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } } });
+    const quietTransport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${gw.agentToken}` } },
+    });
     await quiet.connect(quietTransport);
 
-    await waitFor(() => /closed the idle MCP session \S+ \(abandoned 1\)/.test(gw.stderr()) && /closed the idle MCP session \S+ \(quiet 1\)/.test(gw.stderr()), 'both idle MCP sessions closed', 100, 200);
+    await waitFor(
+      () =>
+        /closed the idle MCP session \S+ \(abandoned 1\)/.test(gw.stderr()) &&
+        /closed the idle MCP session \S+ \(quiet 1\)/.test(gw.stderr()),
+      'both idle MCP sessions closed',
+      100,
+      200,
+    );
     assert.equal((await listed()).length, 0, 'the abandoned session left the list');
-    assert.equal(((await ui.request('sessions.list')).payload.sessions as any[]).filter((s) => s.state === 'ended').length, 0);
-    await assert.rejects(client.callTool({ name: 'list_sessions', arguments: {} }), /closed after 2 s without a request.*initialize/);
-    await assert.rejects(quiet.callTool({ name: 'list_sessions', arguments: {} }), /closed after 2 s without a request/);
+    assert.equal(
+      ((await ui.request('sessions.list')).payload.sessions as any[]).filter((s) => s.state === 'ended').length,
+      0,
+    );
+    await assert.rejects(
+      client.callTool({ name: 'list_sessions', arguments: {} }),
+      /closed after 2 s without a request.*initialize/,
+    );
+    await assert.rejects(
+      quiet.callTool({ name: 'list_sessions', arguments: {} }),
+      /closed after 2 s without a request/,
+    );
     await client.close().catch(() => {});
     await quiet.close().catch(() => {});
     ui.ws.close();

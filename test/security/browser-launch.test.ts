@@ -12,7 +12,12 @@ import { killPid, waitFor } from '../helpers/gateway.js';
 
 const skip = process.platform !== 'linux' ? 'reads /proc (Linux only)' : false;
 
-interface Proc { pid: number; ppid: number; state: string; argv: string[] }
+interface Proc {
+  pid: number;
+  ppid: number;
+  state: string;
+  argv: string[];
+}
 
 function procs(): Proc[] {
   const out: Proc[] = [];
@@ -23,7 +28,9 @@ function procs(): Proc[] {
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
       out.push({ pid: Number(entry), ppid: Number(fields[1]), state: fields[0], argv });
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return out;
 }
@@ -38,14 +45,22 @@ function tree(root: number): Proc[] {
 
 /** Alive and not a zombie (a zombie has already let go of everything). */
 function running(pid: number): boolean {
-  try { return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+  try {
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 function listeningInodes(): Set<string> {
   const inodes = new Set<string>();
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text = '';
-    try { text = readFileSync(file, 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
     for (const line of text.split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
       if (cols[3] === '0A') inodes.add(cols[9]); // 0A: LISTEN
@@ -57,9 +72,18 @@ function listeningInodes(): Set<string> {
 function socketInodes(pid: number): string[] {
   const out: string[] = [];
   let fds: string[] = [];
-  try { fds = readdirSync(`/proc/${pid}/fd`); } catch { return out; }
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return out;
+  }
   for (const fd of fds) {
-    try { const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`)); if (m) out.push(m[1]); } catch { /* closed meanwhile */ }
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) out.push(m[1]);
+    } catch {
+      /* closed meanwhile */
+    }
   }
   return out;
 }
@@ -80,15 +104,25 @@ describe('the launched browser', { skip }, () => {
   let url: string;
   const started: Verity[] = [];
   before(async () => {
-    server = createServer((_req, res) => { res.setHeader('content-type', 'text/html'); res.end('<title>mine</title><p>only mine</p>'); });
+    server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<title>mine</title><p>only mine</p>');
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
   });
   after(async () => {
-    for (const v of started) { await v.close(); killPid(v.pid); }
+    for (const v of started) {
+      await v.close();
+      killPid(v.pid);
+    }
     await new Promise((r) => server.close(r));
   });
-  const start = async () => { const v = await startVerity(); started.push(v); return v; };
+  const start = async () => {
+    const v = await startVerity();
+    started.push(v);
+    return v;
+  };
 
   test('speaks DevTools over a pipe: no TCP port is listened on, no DevToolsActivePort', async () => {
     const v = await start();
@@ -101,7 +135,11 @@ describe('the launched browser', { skip }, () => {
     const listening = listeningInodes();
     const sockets = b.chromium.flatMap((p) => socketInodes(p.pid));
     assert.ok(b.chromium.length >= 2, 'the browser and its helpers were found');
-    assert.deepEqual(sockets.filter((i) => listening.has(i)), [], 'no Chromium process listens on TCP');
+    assert.deepEqual(
+      sockets.filter((i) => listening.has(i)),
+      [],
+      'no Chromium process listens on TCP',
+    );
     assert.equal(existsSync(`${b.profile}/DevToolsActivePort`), false);
     // Everything still works over the pipe.
     const text = await v.call('page', { action: 'get_text', tab_id: r.structured.tab_id });
@@ -112,19 +150,39 @@ describe('the launched browser', { skip }, () => {
     await waitFor(() => !existsSync(b.profile), `${b.profile} to be removed`, 100);
   });
 
-  test('as root on Linux: --no-sandbox, said once on stderr even across a relaunch', { skip: process.getuid?.() !== 0 ? 'not root: the sandbox stays on (unit-tested)' : false }, async () => {
+  test('as root on Linux: --no-sandbox, said once on stderr even across a relaunch', {
+    skip: process.getuid?.() !== 0 ? 'not root: the sandbox stays on (unit-tested)' : false,
+  }, async () => {
     const v = await start();
     assert.equal((await v.call('page', { action: 'new_tab', url })).isError, false);
     const first = launched(v);
     assert.ok(first.main.argv.includes('--no-sandbox'));
     killPid(first.main.pid); // a crash: the next call relaunches
     await waitFor(() => !running(first.main.pid), 'the killed browser to end');
-    const again = await waitFor(async () => { const r = await v.call('page', { action: 'new_tab', url }); return r.isError ? null : r; }, 'a relaunch', 50, 200);
+    const again = await waitFor(
+      async () => {
+        const r = await v.call('page', { action: 'new_tab', url });
+        return r.isError ? null : r;
+      },
+      'a relaunch',
+      50,
+      200,
+    );
     assert.equal(again.isError, false);
     assert.notEqual(launched(v).main.pid, first.main.pid);
-    const said = v.stderr().split('\n').filter((l) => l.includes('without its sandbox'));
+    const said = v
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('without its sandbox'));
     assert.equal(said.length, 1, v.stderr());
-    assert.equal(v.stderr().split('\n').filter((l) => l.includes('launching')).length, 2, v.stderr());
+    assert.equal(
+      v
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('launching')).length,
+      2,
+      v.stderr(),
+    );
   });
 
   test('SIGKILL of the server: the pipe alone ends Chromium, and the next start removes the stale profile', async () => {
@@ -134,7 +192,11 @@ describe('the launched browser', { skip }, () => {
     assert.ok(b.watchdog, 'a watchdog runs');
     killPid(b.watchdog.pid); // so that only the pipe can end Chromium here
     killPid(v.pid);
-    await waitFor(() => b.chromium.every((p) => !running(p.pid)), `Chromium ${b.chromium.map((p) => p.pid)} to end after its server died`, 300);
+    await waitFor(
+      () => b.chromium.every((p) => !running(p.pid)),
+      `Chromium ${b.chromium.map((p) => p.pid)} to end after its server died`,
+      300,
+    );
     assert.equal(existsSync(b.profile), true, 'nobody removed the profile yet');
     const next = await start();
     await waitFor(() => !existsSync(b.profile), `the next start to remove ${b.profile}`);
@@ -147,7 +209,12 @@ describe('the launched browser', { skip }, () => {
     assert.equal((await v.call('page', { action: 'new_tab', url })).isError, false);
     const b = launched(v);
     assert.ok(b.watchdog, 'a watchdog runs');
-    for (const p of b.chromium) try { process.kill(p.pid, 'SIGSTOP'); } catch { /* gone */ } // hung: deaf to the pipe
+    for (const p of b.chromium)
+      try {
+        process.kill(p.pid, 'SIGSTOP');
+      } catch {
+        /* gone */
+      } // hung: deaf to the pipe
     killPid(v.pid);
     try {
       await waitFor(() => b.chromium.every((p) => !running(p.pid)), 'the watchdog to end the stopped Chromium', 200);

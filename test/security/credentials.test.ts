@@ -18,10 +18,14 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 describe('generated credentials (nothing on the command line)', () => {
   let gw: Gateway;
   const config = join(dir, 'generated');
-  before(async () => { gw = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_AGENT_TOKEN: undefined }); });
-  after(async () => { await gw?.close(); });
+  before(async () => {
+    gw = await startGateway([], { VERITY_CONFIG_DIR: config, VERITY_TOKEN: undefined, VERITY_AGENT_TOKEN: undefined });
+  });
+  after(async () => {
+    await gw?.close();
+  });
 
-  test('two distinct credentials, mode 0600, printed as the contract says; gateway.json holds the agent\'s only', async () => {
+  test("two distinct credentials, mode 0600, printed as the contract says; gateway.json holds the agent's only", async () => {
     const operator = readFileSync(join(config, 'token'), 'utf8').trim();
     const agent = readFileSync(join(config, 'agent-token'), 'utf8').trim();
     assert.equal(statSync(join(config, 'token')).mode & 0o777, 0o600);
@@ -35,7 +39,7 @@ describe('generated credentials (nothing on the command line)', () => {
     assert.ok(!joined.includes(operator), 'gateway.json never holds the operator credential');
   });
 
-  test('neither credential is in the process\'s command line (what `ps` shows every user)', async () => {
+  test("neither credential is in the process's command line (what `ps` shows every user)", async () => {
     const cmdline = readFileSync(`/proc/${gw.pid}/cmdline`, 'utf8');
     assert.ok(!cmdline.includes(gw.token) && !cmdline.includes(gw.agentToken), cmdline);
   });
@@ -43,11 +47,19 @@ describe('generated credentials (nothing on the command line)', () => {
 
 describe('the command line', () => {
   test('--token is refused, pointing to the environment and --token-file; nothing starts', async () => {
-    const proc = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--token', 'a-secret-in-ps', '--headless'],
-      { env: { ...process.env, VERITY_CONFIG_DIR: join(dir, 'refused') }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    proc.stdout!.on('data', (c) => { out += c; });
-    proc.stderr!.on('data', (c) => { err += c; });
+    const proc = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--token', 'a-secret-in-ps', '--headless'],
+      { env: { ...process.env, VERITY_CONFIG_DIR: join(dir, 'refused') }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '',
+      err = '';
+    proc.stdout!.on('data', (c) => {
+      out += c;
+    });
+    proc.stderr!.on('data', (c) => {
+      err += c;
+    });
     const code = await new Promise<number | null>((r) => proc.once('exit', r));
     assert.equal(code, 2);
     assert.match(err, /--token is not accepted/);
@@ -57,16 +69,30 @@ describe('the command line', () => {
   });
 
   test('--token-file and --agent-token-file are read; equal credentials are refused', async () => {
-    const opFile = join(dir, 'op'), agFile = join(dir, 'ag');
+    const opFile = join(dir, 'op'),
+      agFile = join(dir, 'ag');
     writeFileSync(opFile, 'operator-from-a-file\n', { mode: 0o600 });
     writeFileSync(agFile, 'agent-from-a-file\n', { mode: 0o600 });
-    const gw = await startGateway(['--token-file', opFile, '--agent-token-file', agFile], { VERITY_CONFIG_DIR: join(dir, 'files'), VERITY_TOKEN: undefined, VERITY_AGENT_TOKEN: undefined });
+    const gw = await startGateway(['--token-file', opFile, '--agent-token-file', agFile], {
+      VERITY_CONFIG_DIR: join(dir, 'files'),
+      VERITY_TOKEN: undefined,
+      VERITY_AGENT_TOKEN: undefined,
+    });
     try {
       assert.equal(gw.token, 'operator-from-a-file');
       assert.equal(gw.agentToken, 'agent-from-a-file');
       await stillServing(gw);
-    } finally { await gw.close(); }
-    await assert.rejects(startGateway([], { VERITY_CONFIG_DIR: join(dir, 'same'), VERITY_TOKEN: 'one-and-the-same', VERITY_AGENT_TOKEN: 'one-and-the-same' }), /must differ/);
+    } finally {
+      await gw.close();
+    }
+    await assert.rejects(
+      startGateway([], {
+        VERITY_CONFIG_DIR: join(dir, 'same'),
+        VERITY_TOKEN: 'one-and-the-same',
+        VERITY_AGENT_TOKEN: 'one-and-the-same',
+      }),
+      /must differ/,
+    );
   });
 });
 
@@ -77,7 +103,9 @@ describe('the agent credential against the gateway', () => {
     writeFileSync(join(dir, 'policy.json'), JSON.stringify({ require_approval: ['press_key'] }));
     gw = await startGateway(['--policy', join(dir, 'policy.json')], { VERITY_CONFIG_DIR: config, SHELL: '/bin/sh' });
   });
-  after(async () => { await gw?.close(); });
+  after(async () => {
+    await gw?.close();
+  });
 
   test('connect with the agent credential asking for every scope is refused: no hello, no events, socket closed', async () => {
     const s = await connectAs(gw, gw.agentToken, ALL_SCOPES, ['ui-commands']);
@@ -86,12 +114,16 @@ describe('the agent credential against the gateway', () => {
     assert.match(s.reply.error.message, /agent credential.*\/mcp/);
     const { code } = await s.closed;
     assert.equal(code, 4003);
-    assert.deepEqual(s.frames.filter((f) => f.type !== 'res'), [], 'no event reached it');
+    assert.deepEqual(
+      s.frames.filter((f) => f.type !== 'res'),
+      [],
+      'no event reached it',
+    );
     assert.ok(!JSON.stringify(s.frames).includes(gw.token), 'the operator credential is never sent');
     await stillServing(gw);
   });
 
-  test('the attack chain\'s last step: the agent credential used as the Control UI\'s gets no terminal', async () => {
+  test("the attack chain's last step: the agent credential used as the Control UI's gets no terminal", async () => {
     // Even with the credential in the URL, the gateway refuses it: the UI never reaches terminal.open.
     const s = await connectAs(gw, gw.agentToken, ['operator.admin']);
     assert.equal(s.reply.ok, false);
@@ -110,7 +142,7 @@ describe('the agent credential against the gateway', () => {
     all.ws.close();
   });
 
-  test('the tab-relay cap is refused with the operator or agent credential (only a pairing\'s relay secret holds it)', async () => {
+  test("the tab-relay cap is refused with the operator or agent credential (only a pairing's relay secret holds it)", async () => {
     for (const token of [gw.token, gw.agentToken]) {
       const s = await connectAs(gw, token, ['operator.read', 'operator.write'], ['tab-relay']);
       assert.equal(s.reply.ok, false, JSON.stringify(s.reply));
@@ -121,20 +153,31 @@ describe('the agent credential against the gateway', () => {
   });
 
   test('the operator credential is refused at /mcp, saying which credential MCP takes', async () => {
-    const r = await raw(gw, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${gw.token}` }, body: INITIALIZE });
+    const r = await raw(gw, '/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${gw.token}` },
+      body: INITIALIZE,
+    });
     assert.equal(r.status, 401);
     assert.match(JSON.parse(r.body).error, /operator credential.*agent credential/);
-    const ok = await raw(gw, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${gw.agentToken}` }, body: INITIALIZE });
+    const ok = await raw(gw, '/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${gw.agentToken}` },
+      body: INITIALIZE,
+    });
     assert.equal(ok.status, 200);
   });
 
-  test('an agent cannot approve its own held call; the operator\'s approval still works', async () => {
+  test("an agent cannot approve its own held call; the operator's approval still works", async () => {
     const approver = await operatorSocket(gw, ['operator.approvals']);
     const agent = await gw.connect();
     try {
       await agent.call('page', { action: 'navigate', url: 'data:text/html,<input autofocus>' });
       const held = agent.call('press_key', { key: 'Tab' });
-      const requested = await waitFor(() => approver.events.find((e) => e.event === 'approval.requested'), 'the approval request');
+      const requested = await waitFor(
+        () => approver.events.find((e) => e.event === 'approval.requested'),
+        'the approval request',
+      );
       // The agent's own attempt: its credential opens no gateway connection, so approvals.resolve never runs.
       const s = await connectAs(gw, gw.agentToken, ['operator.approvals']);
       assert.equal(s.reply.ok, false);
@@ -143,14 +186,20 @@ describe('the agent credential against the gateway', () => {
       await s.closed;
       // Still pending: the operator decides.
       assert.equal((await approver.request('approvals.list')).payload.approvals.length, 1);
-      assert.equal((await approver.request('approvals.resolve', { id: requested.payload.id, approve: false })).ok, true);
+      assert.equal(
+        (await approver.request('approvals.resolve', { id: requested.payload.id, approve: false })).ok,
+        true,
+      );
       const r = await held;
       assert.equal(r.structured.refusal.code, 'not_permitted');
       assert.match(r.structured.refusal.message, /denied/);
-    } finally { await agent.disconnect(); approver.ws.close(); }
+    } finally {
+      await agent.disconnect();
+      approver.ws.close();
+    }
   });
 
-  test('the terminal\'s shell carries the agent credential in VERITY_TOKEN, never the operator\'s', async () => {
+  test("the terminal's shell carries the agent credential in VERITY_TOKEN, never the operator's", async () => {
     const ui = await operatorSocket(gw, ALL_SCOPES, ['ui-commands']);
     try {
       const opened = await ui.request('terminal.open', { cols: 120, rows: 30 });
@@ -158,15 +207,21 @@ describe('the agent credential against the gateway', () => {
       const id = opened.payload.terminalId;
       // The markers are split in the typed line, so only the shell's output (not its echo) matches them.
       await ui.request('terminal.input', { terminalId: id, data: 'echo "T=[$VERITY_TOKEN]"; echo "done""-env"\n' });
-      const output = () => ui.events.filter((e) => e.event === 'terminal.data' && e.payload.terminalId === id).map((e) => e.payload.data).join('');
-      await waitFor(() => /done-env/.test(output()), 'the shell\'s answer');
+      const output = () =>
+        ui.events
+          .filter((e) => e.event === 'terminal.data' && e.payload.terminalId === id)
+          .map((e) => e.payload.data)
+          .join('');
+      await waitFor(() => /done-env/.test(output()), "the shell's answer");
       const shown = /T=\[([^\]\s]*)\]/.exec(output().slice(output().indexOf('T=[$VERITY_TOKEN]') + 5));
       assert.equal(shown?.[1], gw.agentToken, output());
       await ui.request('terminal.input', { terminalId: id, data: 'env; echo "end-of""-env"\n' });
       await waitFor(() => /end-of-env/.test(output()), 'the whole environment');
-      assert.ok(!output().includes(gw.token), 'the operator credential is nowhere in the shell\'s environment');
+      assert.ok(!output().includes(gw.token), "the operator credential is nowhere in the shell's environment");
       await ui.request('terminal.close', { terminalId: id });
-    } finally { ui.ws.close(); }
+    } finally {
+      ui.ws.close();
+    }
     assert.ok(alive(gw.pid));
   });
 });

@@ -24,20 +24,31 @@ before(async () => {
   gw = await startGateway([], { VERITY_CONFIG_DIR: dir });
   port = new URL(gw.base).port;
 });
-after(async () => { await gw?.close(); rmSync(dir, { recursive: true, force: true }); });
+after(async () => {
+  await gw?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('Host names (DNS rebinding)', () => {
   const evil = { host: 'evil.example', origin: 'http://evil.example' };
 
   test('Host: evil.example with a matching Origin is refused on /mcp, static, /pair and /gateway', async () => {
-    const mcp = await raw(gw, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...evil, authorization: `Bearer ${gw.agentToken}` }, body: INITIALIZE });
+    const mcp = await raw(gw, '/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...evil, authorization: `Bearer ${gw.agentToken}` },
+      body: INITIALIZE,
+    });
     assert.equal(mcp.status, 403);
     assert.match(mcp.body, /DNS-rebinding/);
     assert.ok(!mcp.headers['mcp-session-id'], 'no MCP session was made');
     const page = await raw(gw, '/', { headers: evil });
     assert.equal(page.status, 403);
     assert.ok(!page.body.includes('<verity-app'), 'the Control UI is not served to it');
-    const pair = await raw(gw, '/pair', { method: 'POST', headers: { host: 'evil.example', origin: EXT_ORIGIN }, body: JSON.stringify({ token: gw.token }) });
+    const pair = await raw(gw, '/pair', {
+      method: 'POST',
+      headers: { host: 'evil.example', origin: EXT_ORIGIN },
+      body: JSON.stringify({ token: gw.token }),
+    });
     assert.equal(pair.status, 403);
     await assert.rejects(openSocket(gw, evil), (e: any) => e.status === 403 && /DNS-rebinding/.test(e.message));
     assert.ok(!existsSync(join(dir, 'pairings.json')), 'nothing was paired');
@@ -48,16 +59,33 @@ describe('Host names (DNS rebinding)', () => {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`]) {
       assert.equal((await raw(gw, '/', { headers: { host } })).status, 200, host);
     }
-    for (const host of ['127.0.0.1', `127.0.0.1:${Number(port) + 1}`, `localhost.evil.example:${port}`, `0.0.0.0:${port}`]) {
+    for (const host of [
+      '127.0.0.1',
+      `127.0.0.1:${Number(port) + 1}`,
+      `localhost.evil.example:${port}`,
+      `0.0.0.0:${port}`,
+    ]) {
       assert.equal((await raw(gw, '/', { headers: { host } })).status, 403, host);
     }
   });
 
-  test('the gateway\'s own origin is not built from the Host header', async () => {
+  test("the gateway's own origin is not built from the Host header", async () => {
     // A loopback Host with a foreign Origin: refused (the "own origin" comes from the configuration).
-    const r = await raw(gw, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: `localhost:${port}`, origin: 'http://evil.example', authorization: `Bearer ${gw.agentToken}` }, body: INITIALIZE });
+    const r = await raw(gw, '/mcp', {
+      method: 'POST',
+      headers: {
+        ...MCP_HEADERS,
+        host: `localhost:${port}`,
+        origin: 'http://evil.example',
+        authorization: `Bearer ${gw.agentToken}`,
+      },
+      body: INITIALIZE,
+    });
     assert.equal(r.status, 403);
-    await assert.rejects(openSocket(gw, { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${Number(port) + 1}` }), (e: any) => e.status === 403);
+    await assert.rejects(
+      openSocket(gw, { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${Number(port) + 1}` }),
+      (e: any) => e.status === 403,
+    );
     // The gateway's own origins (any loopback name on its port) still connect.
     for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
       const s = await connectAs(gw, gw.token, ['operator.read'], [], { origin });
@@ -69,23 +97,35 @@ describe('Host names (DNS rebinding)', () => {
 
 describe('bound elsewhere: configured names', () => {
   test('--host 0.0.0.0 --allowed-hosts NAME answers to NAME and loopback, prints 127.0.0.1, refuses others', async () => {
-    const wide = await startGateway(['--host', '0.0.0.0', '--allowed-hosts', 'verity.test'], { VERITY_CONFIG_DIR: join(dir, 'wide') });
+    const wide = await startGateway(['--host', '0.0.0.0', '--allowed-hosts', 'verity.test'], {
+      VERITY_CONFIG_DIR: join(dir, 'wide'),
+    });
     try {
       const p = new URL(wide.base).port;
       assert.equal(new URL(wide.base).hostname, '127.0.0.1', 'the printed URL is reachable and accepted');
-      for (const host of [`verity.test:${p}`, 'verity.test', `127.0.0.1:${p}`]) assert.equal((await raw(wide, '/', { headers: { host } })).status, 200, host);
-      for (const host of [`0.0.0.0:${p}`, `evil.example:${p}`, `sub.verity.test:${p}`]) assert.equal((await raw(wide, '/', { headers: { host } })).status, 403, host);
-      const s = await connectAs(wide, wide.token, ['operator.read'], [], { host: `verity.test:${p}`, origin: `http://verity.test:${p}` });
+      for (const host of [`verity.test:${p}`, 'verity.test', `127.0.0.1:${p}`])
+        assert.equal((await raw(wide, '/', { headers: { host } })).status, 200, host);
+      for (const host of [`0.0.0.0:${p}`, `evil.example:${p}`, `sub.verity.test:${p}`])
+        assert.equal((await raw(wide, '/', { headers: { host } })).status, 403, host);
+      const s = await connectAs(wide, wide.token, ['operator.read'], [], {
+        host: `verity.test:${p}`,
+        origin: `http://verity.test:${p}`,
+      });
       assert.equal(s.reply.ok, true);
       s.ws.close();
-      await assert.rejects(openSocket(wide, { host: `verity.test:${p}`, origin: 'http://evil.example' }), (e: any) => e.status === 403);
+      await assert.rejects(
+        openSocket(wide, { host: `verity.test:${p}`, origin: 'http://evil.example' }),
+        (e: any) => e.status === 403,
+      );
       await stillServing(wide);
-    } finally { await wide.close(); }
+    } finally {
+      await wide.close();
+    }
   });
 });
 
 describe('headers of the Control UI', () => {
-  test('CSP default-src \'self\' with frame-ancestors \'none\', nosniff, on the page and its assets', async () => {
+  test("CSP default-src 'self' with frame-ancestors 'none', nosniff, on the page and its assets", async () => {
     const page = await raw(gw, '/');
     assert.equal(page.status, 200);
     const csp = String(page.headers['content-security-policy']);
@@ -104,10 +144,14 @@ describe('headers of the Control UI', () => {
 
 describe('the Control UI in a real browser', () => {
   let chrome: TestBrowser;
-  before(async () => { chrome = await launchChromium(); });
-  after(async () => { await chrome?.close(); });
+  before(async () => {
+    chrome = await launchChromium();
+  });
+  after(async () => {
+    await chrome?.close();
+  });
 
-  test('opened with the agent credential (the issue\'s attack chain), the Control UI is refused: no terminal, no sessions', async () => {
+  test("opened with the agent credential (the issue's attack chain), the Control UI is refused: no terminal, no sessions", async () => {
     const context = await chrome.browser.createBrowserContext();
     const page = await context.newPage();
     try {
@@ -115,7 +159,9 @@ describe('the Control UI in a real browser', () => {
       await page.waitForSelector('[data-connection="unauthorized"]', { timeout: 20_000 });
       assert.match(await page.$eval('[role="alert"]', (e) => e.textContent ?? ''), /agent credential/);
       assert.equal(await page.$('[data-agent-link]'), null, 'no agent link was minted');
-    } finally { await context.close(); }
+    } finally {
+      await context.close();
+    }
     await stillServing(gw);
   });
 
@@ -124,19 +170,30 @@ describe('the Control UI in a real browser', () => {
     const seen: string[] = [];
     const http = createServer();
     const wss = new WebSocketServer({ server: http });
-    wss.on('connection', (ws) => { seen.push('connected'); ws.on('message', (d) => seen.push(String(d))); });
+    wss.on('connection', (ws) => {
+      seen.push('connected');
+      ws.on('message', (d) => seen.push(String(d)));
+    });
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     const evilPort = (http.address() as AddressInfo).port;
     const context = await chrome.browser.createBrowserContext();
     const page = await context.newPage();
     const violations: string[] = [];
-    await page.exposeFunction('__cspViolation', (v: string) => { violations.push(v); });
-    await page.evaluateOnNewDocument(() => {
-      document.addEventListener('securitypolicyviolation', (e) => (window as any).__cspViolation(`${e.violatedDirective} ${e.blockedURI}`));
+    await page.exposeFunction('__cspViolation', (v: string) => {
+      violations.push(v);
     });
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
+    await page.evaluateOnNewDocument(() => {
+      document.addEventListener('securitypolicyviolation', (e) =>
+        (window as any).__cspViolation(`${e.violatedDirective} ${e.blockedURI}`),
+      );
+    });
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
     try {
-      await page.goto(`${gw.base}/?token=${gw.token}#gateway=${encodeURIComponent(`ws://127.0.0.1:${evilPort}/gateway`)}`);
+      await page.goto(
+        `${gw.base}/?token=${gw.token}#gateway=${encodeURIComponent(`ws://127.0.0.1:${evilPort}/gateway`)}`,
+      );
       await page.waitForSelector('[data-connection="connected"]', { timeout: 20_000 });
       await page.waitForSelector('[data-agent-link]', { timeout: 20_000 });
       assert.equal(new URL(page.url()).search, '', 'the token is dropped from the address bar');
@@ -154,31 +211,57 @@ describe('the Control UI in a real browser', () => {
         await page.waitForSelector('[data-panel="terminal"][data-open="true"]');
         await page.click('[data-toggle="browser"]');
         await page.waitForSelector('[data-panel="browser"][data-open="true"]');
-        await waitFor(() => page.evaluate(() => [...document.querySelectorAll('[data-panel="browser"] img.screen')].some((i) => (i as HTMLImageElement).src.startsWith('data:image') && (i as HTMLImageElement).naturalWidth > 0)), 'a screencast frame shown', 100, 200);
-      } finally { await agent.disconnect(); }
+        await waitFor(
+          () =>
+            page.evaluate(() =>
+              [...document.querySelectorAll('[data-panel="browser"] img.screen')].some(
+                (i) => (i as HTMLImageElement).src.startsWith('data:image') && (i as HTMLImageElement).naturalWidth > 0,
+              ),
+            ),
+          'a screencast frame shown',
+          100,
+          200,
+        );
+      } finally {
+        await agent.disconnect();
+      }
       assert.deepEqual(seen, [], 'nothing reached the gateway named in the fragment');
       assert.deepEqual(violations, [], 'no CSP violation');
     } finally {
       await context.close();
-      await new Promise((r) => { wss.close(); http.close(r); });
+      await new Promise((r) => {
+        wss.close();
+        http.close(r);
+      });
     }
   });
 });
 
 describe('extension pairing', () => {
-  const pair = (origin: string, body: unknown) => raw(gw, '/pair', { method: 'POST', headers: { 'content-type': 'text/plain', origin }, body: JSON.stringify(body) });
-  const pairings = () => (existsSync(join(dir, 'pairings.json')) ? JSON.parse(readFileSync(join(dir, 'pairings.json'), 'utf8')) : []) as Array<{ id: string; origin: string; secretSha256: string }>;
+  const pair = (origin: string, body: unknown) =>
+    raw(gw, '/pair', { method: 'POST', headers: { 'content-type': 'text/plain', origin }, body: JSON.stringify(body) });
+  const pairings = () =>
+    (existsSync(join(dir, 'pairings.json'))
+      ? JSON.parse(readFileSync(join(dir, 'pairings.json'), 'utf8'))
+      : []) as Array<{ id: string; origin: string; secretSha256: string }>;
 
-  test('/pair refuses any other extension id (with the operator credential) and any credential but the operator\'s', async () => {
+  test("/pair refuses any other extension id (with the operator credential) and any credential but the operator's", async () => {
     const other = await pair('chrome-extension://abcdefghijklmnopabcdefghijklmnop', { token: gw.token });
     assert.equal(other.status, 403);
     assert.match(JSON.parse(other.body).error, new RegExp(EXTENSION_ID));
-    assert.equal(other.headers['access-control-allow-origin'], undefined, 'the other extension cannot even read the refusal');
+    assert.equal(
+      other.headers['access-control-allow-origin'],
+      undefined,
+      'the other extension cannot even read the refusal',
+    );
     assert.equal((await pair('http://evil.example', { token: gw.token })).status, 403);
     assert.equal((await pair(EXT_ORIGIN, { token: gw.agentToken })).status, 401, 'the agent credential pairs nothing');
     assert.deepEqual(pairings(), []);
     // A foreign extension origin is refused before the upgrade too.
-    await assert.rejects(openSocket(gw, { origin: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop' }), (e: any) => e.status === 403);
+    await assert.rejects(
+      openSocket(gw, { origin: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop' }),
+      (e: any) => e.status === 403,
+    );
   });
 
   test('a pairing returns a relay secret (stored only hashed) that alone opens the tab relay; revoking it closes and refuses the relay', async () => {
@@ -186,7 +269,10 @@ describe('extension pairing', () => {
     assert.equal(made.status, 200, made.body);
     const { relay_secret: secret, pairing_id: id } = JSON.parse(made.body);
     assert.ok(typeof secret === 'string' && secret.length >= 16);
-    assert.deepEqual(pairings().map((p) => p.id), [id]);
+    assert.deepEqual(
+      pairings().map((p) => p.id),
+      [id],
+    );
     assert.ok(!readFileSync(join(dir, 'pairings.json'), 'utf8').includes(secret), 'the secret is not kept in clear');
 
     // The relay secret opens the relay, with the scopes a relay holds (never admin or approvals).
@@ -200,9 +286,16 @@ describe('extension pairing', () => {
 
     const operator = await connectAs(gw, gw.token, ALL_SCOPES);
     const listed = await operator.request('pairings.list');
-    assert.deepEqual(listed.payload.pairings.map((p: any) => [p.id, p.origin, p.connected]), [[id, EXT_ORIGIN, true]]);
+    assert.deepEqual(
+      listed.payload.pairings.map((p: any) => [p.id, p.origin, p.connected]),
+      [[id, EXT_ORIGIN, true]],
+    );
     const reader = await connectAs(gw, gw.token, ['operator.read', 'operator.write']);
-    assert.equal((await reader.request('pairings.revoke', { id })).error.details.missingScope, 'operator.admin', 'revoking needs operator.admin');
+    assert.equal(
+      (await reader.request('pairings.revoke', { id })).error.details.missingScope,
+      'operator.admin',
+      'revoking needs operator.admin',
+    );
     reader.ws.close();
 
     assert.equal((await operator.request('pairings.revoke', { id })).ok, true);
@@ -221,13 +314,18 @@ describe('extension pairing', () => {
   test('pairings persist across a restart; pairing again replaces the old one instead of piling up', async () => {
     const first = JSON.parse((await pair(EXT_ORIGIN, { token: gw.token })).body);
     const second = JSON.parse((await pair(EXT_ORIGIN, { token: gw.token, replaces: first.pairing_id })).body);
-    assert.deepEqual(pairings().map((p) => p.id), [second.pairing_id]);
+    assert.deepEqual(
+      pairings().map((p) => p.id),
+      [second.pairing_id],
+    );
     await gw.close();
     gw = await startGateway([], { VERITY_CONFIG_DIR: dir });
-    const relay = await connectAs(gw, second.relay_secret, ['operator.read', 'operator.write'], ['tab-relay'], { origin: EXT_ORIGIN });
+    const relay = await connectAs(gw, second.relay_secret, ['operator.read', 'operator.write'], ['tab-relay'], {
+      origin: EXT_ORIGIN,
+    });
     assert.equal(relay.reply.ok, true, JSON.stringify(relay.reply));
     const stale = await connectAs(gw, first.relay_secret, ['operator.read', 'operator.write'], ['tab-relay']);
-    assert.equal(stale.reply.ok, false, 'the replaced pairing\'s secret is dead');
+    assert.equal(stale.reply.ok, false, "the replaced pairing's secret is dead");
     relay.ws.close();
     await stillServing(gw);
   });

@@ -24,7 +24,14 @@ let chrome: TestBrowser;
  * The web the attacks run against: the same pages on an allowed origin (127.0.0.1) and a disallowed one
  * (127.0.0.2, same port), counting every request each origin receives.
  */
-interface Site { port: number; allowed(path: string): string; denied(path: string): string; hits: Record<string, number>; gateway: string; close(): Promise<void> }
+interface Site {
+  port: number;
+  allowed(path: string): string;
+  denied(path: string): string;
+  hits: Record<string, number>;
+  gateway: string;
+  close(): Promise<void>;
+}
 
 async function serveSite(): Promise<Site> {
   const site = { hits: {} as Record<string, number>, gateway: 'http://127.0.0.1:1' } as Site;
@@ -32,28 +39,57 @@ async function serveSite(): Promise<Site> {
     const host = (req.headers.host ?? '').split(':')[0];
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     site.hits[host] = (site.hits[host] ?? 0) + 1;
-    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>${path}</title><body>${body}<script>window.__ready = true</script></body>`);
-    if (path === '/home') return html(`<h1>allowed home</h1><a id="away" href="${site.denied('/secret')}">away</a> <a id="gw" href="${site.gateway}/">control</a>`);
+    const html = (body: string) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><title>${path}</title><body>${body}<script>window.__ready = true</script></body>`);
+    if (path === '/home')
+      return html(
+        `<h1>allowed home</h1><a id="away" href="${site.denied('/secret')}">away</a> <a id="gw" href="${site.gateway}/">control</a>`,
+      );
     if (path === '/redirect-away') return void res.writeHead(302, { location: site.denied('/secret') }).end();
     if (path === '/redirect-gw') return void res.writeHead(302, { location: `${site.gateway}/` }).end();
     if (path === '/frame') return html(`<h1>framed</h1><iframe src="${site.denied('/secret')}"></iframe>`);
     if (path === '/secret') return html('<h1>TOP SECRET</h1>');
-    if (path === '/upload.html') return void res.writeHead(200, { 'content-type': 'text/html' }).end(readFileSync(join(ROOT, 'test', 'fixtures', 'upload.html')));
+    if (path === '/upload.html')
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(readFileSync(join(ROOT, 'test', 'fixtures', 'upload.html')));
     res.writeHead(404).end('not found');
   };
   const servers: Server[] = [createServer(handler), createServer(handler)];
   await new Promise<void>((r) => servers[0].listen(0, '127.0.0.1', r));
   site.port = (servers[0].address() as { port: number }).port;
-  await new Promise<void>((r, reject) => { servers[1].once('error', reject); servers[1].listen(site.port, '127.0.0.2', r); });
+  await new Promise<void>((r, reject) => {
+    servers[1].once('error', reject);
+    servers[1].listen(site.port, '127.0.0.2', r);
+  });
   site.allowed = (path) => `http://127.0.0.1:${site.port}${path}`;
   site.denied = (path) => `http://127.0.0.2:${site.port}${path}`;
-  site.close = async () => { await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); }))); };
+  site.close = async () => {
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise((r) => {
+            s.closeAllConnections();
+            s.close(r);
+          }),
+      ),
+    );
+  };
   return site;
 }
 
 let site: Site;
-before(async () => { site = await serveSite(); chrome = await launchChromium(); });
-after(async () => { await chrome?.close(); await site?.close(); rmSync(tmp, { recursive: true, force: true }); });
+before(async () => {
+  site = await serveSite();
+  chrome = await launchChromium();
+});
+after(async () => {
+  await chrome?.close();
+  await site?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
 
 /** The test's own handle on a tab Verity names (its CDP target id). */
 async function pageOf(tabId: string): Promise<Page> {
@@ -66,19 +102,30 @@ async function pageOf(tabId: string): Promise<Page> {
 /** Whether the Control UI loaded in a page (asked again while the page is between documents). */
 async function hasControlUi(page: Page): Promise<boolean> {
   for (let i = 0; ; i++) {
-    try { return await page.evaluate(() => !!document.querySelector('verity-app') || document.title === 'Verity Control'); } catch (e) {
+    try {
+      return await page.evaluate(() => !!document.querySelector('verity-app') || document.title === 'Verity Control');
+    } catch (e) {
       if (i >= 20 || !/context was destroyed|navigat/i.test((e as Error).message)) throw e;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
 }
 
-async function pageTargetCount(): Promise<number> { return (await chrome.browser.pages()).length; }
+async function pageTargetCount(): Promise<number> {
+  return (await chrome.browser.pages()).length;
+}
 
-function refused(r: ToolResult, code: string, ...patterns: RegExp[]): { code: string; message: string; [k: string]: unknown } {
+function refused(
+  r: ToolResult,
+  code: string,
+  ...patterns: RegExp[]
+): { code: string; message: string; [k: string]: unknown } {
   const refusal = refusalOf(r);
   assert.equal(refusal.code, code, r.text);
-  for (const p of patterns) { assert.match(refusal.message, p); assert.match(r.text, p, 'the text item carries it too'); }
+  for (const p of patterns) {
+    assert.match(refusal.message, p);
+    assert.match(r.text, p, 'the text item carries it too');
+  }
   return refusal;
 }
 
@@ -94,11 +141,18 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
   let agent: Connection;
   const cfg = join(tmp, 'cfg-default');
   before(async () => {
-    gw = await startGateway(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: cfg, VERITY_UPLOAD_ROOTS: undefined, VERITY_ALLOW_URL_SCHEMES: undefined, VERITY_POLICY: undefined });
+    gw = await startGateway(['--browser-url', chrome.browserUrl], {
+      VERITY_CONFIG_DIR: cfg,
+      VERITY_UPLOAD_ROOTS: undefined,
+      VERITY_ALLOW_URL_SCHEMES: undefined,
+      VERITY_POLICY: undefined,
+    });
     site.gateway = gw.base;
     agent = await gw.connect();
   });
-  after(async () => { await gw?.close(); });
+  after(async () => {
+    await gw?.close();
+  });
 
   test('file:, chrome-ish schemes and javascript: are refused as not_permitted, naming the scheme and the option; nothing runs', async () => {
     // The issue's chain started here: navigate file://<config>/token, then get_text.
@@ -108,23 +162,48 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
     assert.equal(opened.isError, false, opened.text);
     const tabId = opened.structured.tab_id as string;
     const page = await pageOf(tabId);
-    await page.evaluate(() => { document.title = 'untouched'; });
+    await page.evaluate(() => {
+      document.title = 'untouched';
+    });
     for (const url of [`file://${join(cfg, 'secret-note')}`, 'file:///etc/passwd']) {
       refused(await agent.call('page', { action: 'navigate', url }), 'not_permitted', /file:/, /--allow-url-schemes/);
     }
-    for (const url of ['chrome://version', 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x.html', 'devtools://devtools/bundled/inspector.html', `view-source:file://${join(cfg, 'secret-note')}`, 'chrome-untrusted://terminal/']) {
-      const refusal = refused(await agent.call('page', { action: 'navigate', url }), 'not_permitted', /--allow-url-schemes chrome/);
+    for (const url of [
+      'chrome://version',
+      'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x.html',
+      'devtools://devtools/bundled/inspector.html',
+      `view-source:file://${join(cfg, 'secret-note')}`,
+      'chrome-untrusted://terminal/',
+    ]) {
+      const refusal = refused(
+        await agent.call('page', { action: 'navigate', url }),
+        'not_permitted',
+        /--allow-url-schemes chrome/,
+      );
       assert.match(refusal.message, new RegExp(`${url.split(':')[0]}:`));
     }
     // A javascript: URL must never run code without the option, and is refused as such (not as a failed navigation).
-    const js = refused(await agent.call('page', { action: 'navigate', url: 'javascript:document.title="pwned"' }), 'not_permitted', /javascript:/, /--allow-url-schemes javascript/);
+    const js = refused(
+      await agent.call('page', { action: 'navigate', url: 'javascript:document.title="pwned"' }),
+      'not_permitted',
+      /javascript:/,
+      /--allow-url-schemes javascript/,
+    );
     assert.equal(js.scheme, 'javascript');
     assert.equal(await page.title(), 'untouched', 'the javascript: URL did not run');
     assert.equal(page.url(), site.allowed('/home?case=schemes'), 'the tab stayed where it was');
     // new_tab with a refused URL opens nothing.
     const before = await pageTargetCount();
-    refused(await agent.call('page', { action: 'new_tab', url: `file://${join(cfg, 'secret-note')}` }), 'not_permitted', /file:/);
-    refused(await agent.call('page', { action: 'new_tab', url: 'javascript:alert(1)' }), 'not_permitted', /javascript:/);
+    refused(
+      await agent.call('page', { action: 'new_tab', url: `file://${join(cfg, 'secret-note')}` }),
+      'not_permitted',
+      /file:/,
+    );
+    refused(
+      await agent.call('page', { action: 'new_tab', url: 'javascript:alert(1)' }),
+      'not_permitted',
+      /javascript:/,
+    );
     assert.equal(await pageTargetCount(), before, 'no tab was opened');
     const text = await agent.call('page', { action: 'get_text', tab_id: tabId });
     assert.equal(text.isError, false, text.text);
@@ -134,7 +213,13 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
 
   test('the gateway origin is never driven: every loopback spelling refused; a redirect or a link there is blocked by the browser', async () => {
     const port = new URL(gw.base).port;
-    for (const url of [`${gw.base}/?token=${gw.token}`, `http://localhost:${port}/`, `http://[::1]:${port}/`, `http://127.0.0.1:${port}/mcp`, `http://LOCALHOST:${port}/#x`]) {
+    for (const url of [
+      `${gw.base}/?token=${gw.token}`,
+      `http://localhost:${port}/`,
+      `http://[::1]:${port}/`,
+      `http://127.0.0.1:${port}/mcp`,
+      `http://LOCALHOST:${port}/#x`,
+    ]) {
       const refusal = refused(await agent.call('page', { action: 'navigate', url }), 'not_permitted', /gateway/);
       assert.equal(refusal.gateway, true, url);
     }
@@ -144,15 +229,27 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
     const opened = await agent.call('page', { action: 'new_tab', url: site.allowed('/home?case=gw') });
     const tabId = opened.structured.tab_id as string;
     const page = await pageOf(tabId);
-    const redirected = await agent.call('page', { action: 'navigate', url: site.allowed('/redirect-gw'), tab_id: tabId });
+    const redirected = await agent.call('page', {
+      action: 'navigate',
+      url: site.allowed('/redirect-gw'),
+      tab_id: tabId,
+    });
     assert.equal(redirected.isError, true, redirected.text);
     assert.equal(redirected.structured.refusal.code, 'not_permitted', redirected.text);
     assert.equal(await hasControlUi(page), false, 'the Control UI never loaded in the driven tab');
 
     // A link click to the gateway: the click is delivered, the Control UI never loads, and the tab is not driven there.
-    const back = await agent.call('page', { action: 'navigate', url: site.allowed('/home?case=gw-link'), tab_id: tabId });
+    const back = await agent.call('page', {
+      action: 'navigate',
+      url: site.allowed('/home?case=gw-link'),
+      tab_id: tabId,
+    });
     assert.equal(back.isError, false, back.text);
-    const snap = await agent.call('get_window_state', { target: { kind: 'tab', tab_id: tabId }, include_screenshot: false, format: 'full' });
+    const snap = await agent.call('get_window_state', {
+      target: { kind: 'tab', tab_id: tabId },
+      include_screenshot: false,
+      format: 'full',
+    });
     const link = snap.structured.elements.find((e: any) => e.label === 'control');
     assert.ok(link, snap.text);
     await agent.call('click', { element_token: link.element_token });
@@ -169,16 +266,40 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
     const snap = await agent.call('get_window_state', { include_screenshot: false, format: 'full' });
     const input = snap.structured.elements.find((e: any) => /Attachment/.test(e.label));
     assert.ok(input, snap.text);
-    refused(await agent.call('page', { action: 'set_input_files', element_token: input.element_token, paths: ['/etc/hostname'] }), 'not_permitted', /--upload-root/);
-    assert.equal(JSON.parse(await page.evaluate('window.__model()') as string).changes, 0, 'no file reached the page');
+    refused(
+      await agent.call('page', {
+        action: 'set_input_files',
+        element_token: input.element_token,
+        paths: ['/etc/hostname'],
+      }),
+      'not_permitted',
+      /--upload-root/,
+    );
+    assert.equal(
+      JSON.parse((await page.evaluate('window.__model()')) as string).changes,
+      0,
+      'no file reached the page',
+    );
     await stillUp(gw, agent);
   });
 
   test('recording_dir: absolute paths and .. are refused naming the field; a name records under <config dir>/recordings', async () => {
     const outside = join(tmp, 'written-anywhere');
-    refused(await agent.call('start_session', { session: 'rec-abs', recording_dir: outside }), 'invalid_arguments', /recording_dir/);
-    refused(await agent.call('start_session', { session: 'rec-up', recording_dir: '../../written-anywhere' }), 'invalid_arguments', /recording_dir/);
-    refused(await agent.call('start_session', { session: 'rec-up2', recording_dir: 'a/../../b' }), 'invalid_arguments', /recording_dir/);
+    refused(
+      await agent.call('start_session', { session: 'rec-abs', recording_dir: outside }),
+      'invalid_arguments',
+      /recording_dir/,
+    );
+    refused(
+      await agent.call('start_session', { session: 'rec-up', recording_dir: '../../written-anywhere' }),
+      'invalid_arguments',
+      /recording_dir/,
+    );
+    refused(
+      await agent.call('start_session', { session: 'rec-up2', recording_dir: 'a/../../b' }),
+      'invalid_arguments',
+      /recording_dir/,
+    );
     assert.equal(existsSync(outside), false, 'nothing was written outside');
     assert.equal(existsSync(join(cfg, 'b')), false);
     const ok = await agent.call('start_session', { session: 'rec-ok', recording_dir: 'mine' });
@@ -202,12 +323,24 @@ describe('an origin policy and upload roots', () => {
     writeFileSync(join(root, 'ok.txt'), 'fine to upload');
     symlinkSync(secret, join(root, 'innocent.txt'));
     writeFileSync(join(tmp, 'policy.json'), JSON.stringify({ allowed_origins: [`http://127.0.0.1:${site.port}`] }));
-    gw = await startGateway(['--browser-url', chrome.browserUrl, '--policy', join(tmp, 'policy.json'), '--upload-root', root, '--allow-javascript'],
-      { VERITY_CONFIG_DIR: cfg, VERITY_UPLOAD_ROOTS: undefined, VERITY_ALLOW_URL_SCHEMES: undefined });
+    gw = await startGateway(
+      [
+        '--browser-url',
+        chrome.browserUrl,
+        '--policy',
+        join(tmp, 'policy.json'),
+        '--upload-root',
+        root,
+        '--allow-javascript',
+      ],
+      { VERITY_CONFIG_DIR: cfg, VERITY_UPLOAD_ROOTS: undefined, VERITY_ALLOW_URL_SCHEMES: undefined },
+    );
     site.gateway = gw.base;
     agent = await gw.connect();
   });
-  after(async () => { await gw?.close(); });
+  after(async () => {
+    await gw?.close();
+  });
 
   const deniedHits = () => site.hits['127.0.0.2'] ?? 0;
 
@@ -216,7 +349,11 @@ describe('an origin policy and upload roots', () => {
     const opened = await agent.call('page', { action: 'new_tab', url: site.allowed('/home?case=policy') });
     assert.equal(opened.isError, false, opened.text);
     const tabId = opened.structured.tab_id as string;
-    refused(await agent.call('page', { action: 'navigate', url: site.denied('/secret') }), 'not_permitted', /127\.0\.0\.2/);
+    refused(
+      await agent.call('page', { action: 'navigate', url: site.denied('/secret') }),
+      'not_permitted',
+      /127\.0\.0\.2/,
+    );
     const redirected = await agent.call('page', { action: 'navigate', url: site.allowed('/redirect-away') });
     assert.equal(refusalOf(redirected).code, 'not_permitted', redirected.text);
 
@@ -248,13 +385,20 @@ describe('an origin policy and upload roots', () => {
     assert.ok(tab, tabs.text);
     const tabId = tab.tab_id as string;
     const calls: Array<[string, Record<string, unknown>]> = [
-      ['page', { action: 'get_text', tab_id: tabId }], ['page', { action: 'query_dom', tab_id: tabId, css_selector: 'h1' }],
-      ['page', { action: 'screenshot', tab_id: tabId }], ['page', { action: 'wait_for', tab_id: tabId, text: 'SECRET', timeout_ms: 100 }],
-      ['page', { action: 'select_tab', tab_id: tabId }], ['page', { action: 'reload', tab_id: tabId }], ['page', { action: 'back', tab_id: tabId }],
-      ['page', { action: 'forward', tab_id: tabId }], ['page', { action: 'handle_dialog', tab_id: tabId, accept: true }],
+      ['page', { action: 'get_text', tab_id: tabId }],
+      ['page', { action: 'query_dom', tab_id: tabId, css_selector: 'h1' }],
+      ['page', { action: 'screenshot', tab_id: tabId }],
+      ['page', { action: 'wait_for', tab_id: tabId, text: 'SECRET', timeout_ms: 100 }],
+      ['page', { action: 'select_tab', tab_id: tabId }],
+      ['page', { action: 'reload', tab_id: tabId }],
+      ['page', { action: 'back', tab_id: tabId }],
+      ['page', { action: 'forward', tab_id: tabId }],
+      ['page', { action: 'handle_dialog', tab_id: tabId, accept: true }],
       ['page', { action: 'execute_javascript', tab_id: tabId, code: 'document.body.innerText' }],
-      ['get_window_state', { target: { kind: 'tab', tab_id: tabId } }], ['click', { target: { kind: 'tab', tab_id: tabId }, x: 10, y: 10 }],
-      ['type_text', { target: { kind: 'tab', tab_id: tabId }, text: 'x' }], ['press_key', { target: { kind: 'tab', tab_id: tabId }, key: 'Tab' }],
+      ['get_window_state', { target: { kind: 'tab', tab_id: tabId } }],
+      ['click', { target: { kind: 'tab', tab_id: tabId }, x: 10, y: 10 }],
+      ['type_text', { target: { kind: 'tab', tab_id: tabId }, text: 'x' }],
+      ['press_key', { target: { kind: 'tab', tab_id: tabId }, key: 'Tab' }],
       ['scroll', { target: { kind: 'tab', tab_id: tabId }, direction: 'down' }],
     ];
     for (const [tool, args] of calls) {
@@ -283,12 +427,42 @@ describe('an origin policy and upload roots', () => {
       const snap = await agent.call('get_window_state', { include_screenshot: false, format: 'full' });
       return snap.structured.elements.find((e: any) => /Attachment/.test(e.label)).element_token as string;
     };
-    const model = async () => JSON.parse(await page.evaluate('window.__model()') as string);
-    refused(await agent.call('page', { action: 'set_input_files', element_token: await token(), paths: [secret] }), 'not_permitted', /upload root/, /paths\[0\]/);
-    refused(await agent.call('page', { action: 'set_input_files', element_token: await token(), paths: [join(root, 'innocent.txt')] }), 'not_permitted', /symlink/);
-    refused(await agent.call('page', { action: 'set_input_files', element_token: await token(), paths: [join(root, 'ok.txt'), join(root, '..', 'id_ed25519')] }), 'not_permitted', /paths\[1\]/);
+    const model = async () => JSON.parse((await page.evaluate('window.__model()')) as string);
+    refused(
+      await agent.call('page', { action: 'set_input_files', element_token: await token(), paths: [secret] }),
+      'not_permitted',
+      /upload root/,
+      /paths\[0\]/,
+    );
+    refused(
+      await agent.call('page', {
+        action: 'set_input_files',
+        element_token: await token(),
+        paths: [join(root, 'innocent.txt')],
+      }),
+      'not_permitted',
+      /symlink/,
+    );
+    refused(
+      await agent.call('page', {
+        action: 'set_input_files',
+        element_token: await token(),
+        paths: [join(root, 'ok.txt'), join(root, '..', 'id_ed25519')],
+      }),
+      'not_permitted',
+      /paths\[1\]/,
+    );
     // The issue: a nonexistent path was reported confirmed.
-    refused(await agent.call('page', { action: 'set_input_files', element_token: await token(), paths: [join(root, 'missing.txt')] }), 'invalid_arguments', /paths\[0\]/, /does not exist/);
+    refused(
+      await agent.call('page', {
+        action: 'set_input_files',
+        element_token: await token(),
+        paths: [join(root, 'missing.txt')],
+      }),
+      'invalid_arguments',
+      /paths\[0\]/,
+      /does not exist/,
+    );
     assert.equal((await model()).changes, 0, 'no file reached the page');
     // The honest case still works: a file under the root, confirmed by what the page holds.
     const ok = await agent.call('page', { action: 'set_input_files', element_token: await token(), paths: ['ok.txt'] });

@@ -6,8 +6,21 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/gateway.js';
-import { chrome, fx, gw, gwEnv, launch, LinkProxy, mcp, port, share, startGw, stopGw, teardown, workerStatus } from '../extension/setup.js';
-
+import {
+  chrome,
+  fx,
+  gw,
+  gwEnv,
+  launch,
+  LinkProxy,
+  mcp,
+  port,
+  share,
+  startGw,
+  stopGw,
+  teardown,
+  workerStatus,
+} from '../extension/setup.js';
 
 const proxy = new LinkProxy();
 
@@ -33,11 +46,15 @@ after(async () => {
 });
 
 const TITLE = 'Plain controls fixture';
-const sharedRow = (r: { structured: any }) => (r.structured.tabs as Array<{ url: string; title: string }>).find((t) => t.url.includes('plain.html?restart'));
+const sharedRow = (r: { structured: any }) =>
+  (r.structured.tabs as Array<{ url: string; title: string }>).find((t) => t.url.includes('plain.html?restart'));
 
 test('after a restart, an agent connected in the first second keeps its MCP session and is answered while the extension reconnects', async () => {
   const { call: first } = await mcp();
-  const seen = await waitFor(async () => { const r = await first('page', { action: 'list_tabs' }); return !r.isError && sharedRow(r) ? sharedRow(r) : null; }, 'the shared tab listed before the restart');
+  const seen = await waitFor(async () => {
+    const r = await first('page', { action: 'list_tabs' });
+    return !r.isError && sharedRow(r) ? sharedRow(r) : null;
+  }, 'the shared tab listed before the restart');
   assert.equal(seen.title, TITLE);
 
   // The extension cannot reach the gateway while it restarts and after: it is "still reconnecting".
@@ -52,20 +69,35 @@ test('after a restart, an agent connected in the first second keeps its MCP sess
     assert.equal(r.isError, false, r.text);
     assert.equal(sharedRow(r), undefined, 'the shared tab is not listed while the extension is away');
   }
-  assert.equal((await workerStatus()).connected, false, 'all 5 calls were answered while the extension was still reconnecting');
+  assert.equal(
+    (await workerStatus()).connected,
+    false,
+    'all 5 calls were answered while the extension was still reconnecting',
+  );
 
   // The extension comes back to the restarted gateway (its debugger session on the tab outlived the old
   // gateway): the same agent session lists the shared tab with its title read from the page. Before the
   // relay re-announced the page's execution contexts, each such listing waited 10 s and gave no title.
   await proxy.listen();
   await waitFor(async () => (await workerStatus()).connected, 'the extension reconnected', 150, 200);
-  const back = await waitFor(async () => { const r = await call('page', { action: 'list_tabs' }); return !r.isError && sharedRow(r) ? sharedRow(r) : null; }, 'the shared tab listed again', 100, 200);
+  const back = await waitFor(
+    async () => {
+      const r = await call('page', { action: 'list_tabs' });
+      return !r.isError && sharedRow(r) ? sharedRow(r) : null;
+    },
+    'the shared tab listed again',
+    100,
+    200,
+  );
   assert.equal(back.title, TITLE, 'the title comes from the page itself, through the relay');
   for (let i = 0; i < 5; i++) {
     const r = await call('page', { action: 'list_tabs' });
     assert.equal(r.isError, false, r.text);
     assert.equal(sharedRow(r)?.title, TITLE);
   }
-  const state = await call('get_window_state', { target: { kind: 'tab', tab_id: (back as any).tab_id }, include_screenshot: false });
+  const state = await call('get_window_state', {
+    target: { kind: 'tab', tab_id: (back as any).tab_id },
+    include_screenshot: false,
+  });
   assert.equal(state.isError, false, state.text);
 });

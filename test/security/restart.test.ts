@@ -34,7 +34,9 @@ function chromiumChildren(pid: number): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const m = /^\d+ \((.*)\) \S (\d+)/.exec(stat);
       if (m && Number(m[2]) === pid && /chrom/i.test(m[1])) found.push(Number(entry));
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return found;
 }
@@ -53,7 +55,9 @@ test('SIGTERM with an idle keep-alive HTTP client and a WebSocket reader that re
   // An idle kept-alive HTTP connection (a finished request, the socket left open in the agent's pool).
   const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
   const socketClosed = new Promise<void>((resolve) => {
-    const req = get(`${gw.base}/`, { agent: keepAlive }, (res) => { res.resume(); });
+    const req = get(`${gw.base}/`, { agent: keepAlive }, (res) => {
+      res.resume();
+    });
     req.once('socket', (s) => s.once('close', () => resolve()));
   });
   await waitFor(() => Object.keys(keepAlive.freeSockets).length > 0, 'the kept-alive socket idle in the pool');
@@ -61,7 +65,20 @@ test('SIGTERM with an idle keep-alive HTTP client and a WebSocket reader that re
   // A gateway client that stops reading.
   const ws = new WebSocket(gw.base.replace('http', 'ws') + '/gateway');
   await new Promise((r) => ws.once('open', r));
-  ws.send(JSON.stringify({ type: 'req', id: 1, method: 'connect', params: { client: { id: 'restart-test', version: '1', mode: 'test' }, caps: [], role: 'operator', scopes: ['operator.read'], auth: { token: gw.token } } }));
+  ws.send(
+    JSON.stringify({
+      type: 'req',
+      id: 1,
+      method: 'connect',
+      params: {
+        client: { id: 'restart-test', version: '1', mode: 'test' },
+        caps: [],
+        role: 'operator',
+        scopes: ['operator.read'],
+        auth: { token: gw.token },
+      },
+    }),
+  );
   await new Promise((r) => ws.once('message', r));
   (ws as unknown as { _socket: import('node:net').Socket })._socket.pause();
 
@@ -70,7 +87,12 @@ test('SIGTERM with an idle keep-alive HTTP client and a WebSocket reader that re
   const code = await gw.stop();
   assert.equal(code, 0, `the gateway exited on SIGTERM by itself (stderr: ${gw.stderr()})`);
   await waitFor(() => !alive(chromium), 'its Chromium gone', 50, 100);
-  await Promise.race([socketClosed, sleep(5000).then(() => { throw new Error('the kept-alive socket was not closed'); })]);
+  await Promise.race([
+    socketClosed,
+    sleep(5000).then(() => {
+      throw new Error('the kept-alive socket was not closed');
+    }),
+  ]);
   ws.terminate();
   keepAlive.destroy();
 });

@@ -12,7 +12,15 @@ import { join } from 'node:path';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import type { ToolResult } from '../helpers/mcp.js';
-import { alive, operatorSocket, refusalOf, startGateway, waitFor, type Connection, type Gateway } from '../helpers/gateway.js';
+import {
+  alive,
+  operatorSocket,
+  refusalOf,
+  startGateway,
+  waitFor,
+  type Connection,
+  type Gateway,
+} from '../helpers/gateway.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'verity-apart-'));
 let fx: FixtureServer;
@@ -22,10 +30,18 @@ let a: Connection, b: Connection;
 before(async () => {
   fx = await serveFixtures();
   chrome = await launchChromium();
-  gw = await startGateway(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: join(tmp, 'cfg'), VERITY_POLICY: undefined });
+  gw = await startGateway(['--browser-url', chrome.browserUrl], {
+    VERITY_CONFIG_DIR: join(tmp, 'cfg'),
+    VERITY_POLICY: undefined,
+  });
   [a, b] = [await gw.connect(), await gw.connect()];
 });
-after(async () => { await gw?.close(); await chrome?.close(); await fx?.close(); rmSync(tmp, { recursive: true, force: true }); });
+after(async () => {
+  await gw?.close();
+  await chrome?.close();
+  await fx?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
 
 const SECRET_URL = () => fx.url('plain.html?secret=a-private-thing');
 
@@ -39,7 +55,7 @@ describe('two MCP clients of one verity start', () => {
   let aTab: string;
   let aToken: string;
 
-  test('B does not see A\'s tab in list_tabs or list_windows, and is refused it by tab_id for every page action', async () => {
+  test("B does not see A's tab in list_tabs or list_windows, and is refused it by tab_id for every page action", async () => {
     const opened = await a.call('page', { action: 'new_tab', url: SECRET_URL() });
     assert.equal(opened.isError, false, opened.text);
     aTab = opened.structured.tab_id;
@@ -60,26 +76,31 @@ describe('two MCP clients of one verity start', () => {
     notFound(await b.call('page', { action: 'wait_for', tab_id: aTab, text: 'x', timeout_ms: 100 }), 'wait_for');
     notFound(await b.call('page', { action: 'navigate', tab_id: aTab, url: 'about:blank' }), 'navigate');
     const refusal = refusalOf(await b.call('page', { action: 'get_text', tab_id: aTab }));
-    assert.ok(!(refusal.tab_ids as string[]).includes(aTab), 'the refusal\'s list of tabs is B\'s own');
+    assert.ok(!(refusal.tab_ids as string[]).includes(aTab), "the refusal's list of tabs is B's own");
     // A's tab is untouched: still open, still on its page.
     const page = await chrome.page('secret=a-private-thing');
     assert.equal(page.url(), SECRET_URL());
     assert.ok(alive(gw.pid));
   });
 
-  test('B is refused A\'s tab as a target and A\'s element_token; A\'s token stays valid', async () => {
+  test("B is refused A's tab as a target and A's element_token; A's token stays valid", async () => {
     notFound(await b.call('get_window_state', { target: { kind: 'tab', tab_id: aTab } }), 'get_window_state');
     notFound(await b.call('click', { target: { kind: 'tab', tab_id: aTab }, x: 5, y: 5 }), 'click by tab');
     notFound(await b.call('type_text', { target: { kind: 'tab', tab_id: aTab }, text: 'x' }), 'type_text by tab');
-    notFound(await b.call('click', { element_token: aToken }), 'click by A\'s token');
-    notFound(await b.call('run_actions', { steps: [{ tool: 'click', args: { element_token: aToken } }] }).then((r) => ({ ...r, structured: r.structured.steps?.[0]?.result ?? r.structured })), 'run_actions step');
+    notFound(await b.call('click', { element_token: aToken }), "click by A's token");
+    notFound(
+      await b
+        .call('run_actions', { steps: [{ tool: 'click', args: { element_token: aToken } }] })
+        .then((r) => ({ ...r, structured: r.structured.steps?.[0]?.result ?? r.structured })),
+      'run_actions step',
+    );
     const page = await chrome.page('secret=a-private-thing');
-    assert.equal(await page.evaluate('JSON.parse(window.__model()).clicks ?? 0'), 0, 'nothing reached A\'s page');
+    assert.equal(await page.evaluate('JSON.parse(window.__model()).clicks ?? 0'), 0, "nothing reached A's page");
     const own = await a.call('click', { element_token: aToken });
     assert.equal(own.structured.effect, 'confirmed', `A's token still works: ${own.text}`);
   });
 
-  test('B\'s default tab is its own, never A\'s', async () => {
+  test("B's default tab is its own, never A's", async () => {
     const read = await b.call('page', { action: 'get_text' });
     assert.equal(read.isError, false, read.text);
     const current = (await b.call('page', { action: 'list_tabs' })).structured.current_tab_id;
@@ -88,10 +109,12 @@ describe('two MCP clients of one verity start', () => {
     assert.notEqual(state.structured.target?.tab_id, aTab, state.text);
   });
 
-  test('a popup A\'s tab opens is A\'s; B does not see it', async () => {
+  test("a popup A's tab opens is A's; B does not see it", async () => {
     const page = await chrome.page('secret=a-private-thing');
     const before = (await chrome.browser.pages()).length;
-    await page.evaluate((url) => { window.open(url, '_blank'); }, fx.url('plain.html?popup=of-a'));
+    await page.evaluate((url) => {
+      window.open(url, '_blank');
+    }, fx.url('plain.html?popup=of-a'));
     await waitFor(async () => (await chrome.browser.pages()).length > before, 'the popup');
     const aList = await waitFor(async () => {
       const r = await a.call('page', { action: 'list_tabs' });
@@ -104,10 +127,13 @@ describe('two MCP clients of one verity start', () => {
     assert.equal((await a.call('page', { action: 'get_text', tab_id: popup })).isError, false);
   });
 
-  test('the operator gives A\'s tab to B with tabs.assign: B drives it, A no longer does', async () => {
+  test("the operator gives A's tab to B with tabs.assign: B drives it, A no longer does", async () => {
     const operator = await operatorSocket(gw, ['operator.read', 'operator.write']);
     try {
-      const sessions = (await operator.request('sessions.list')).payload.sessions as Array<{ sessionKey: string; tab_id: string | null }>;
+      const sessions = (await operator.request('sessions.list')).payload.sessions as Array<{
+        sessionKey: string;
+        tab_id: string | null;
+      }>;
       const bCurrent = (await b.call('page', { action: 'list_tabs' })).structured.current_tab_id;
       const bKey = sessions.find((s) => s.tab_id === bCurrent)?.sessionKey;
       assert.ok(bKey, JSON.stringify(sessions));
@@ -119,7 +145,9 @@ describe('two MCP clients of one verity start', () => {
       const read = await b.call('page', { action: 'get_text', tab_id: aTab });
       assert.equal(read.isError, false, read.text);
       notFound(await a.call('page', { action: 'get_text', tab_id: aTab }), 'A after the assignment');
-    } finally { operator.ws.close(); }
+    } finally {
+      operator.ws.close();
+    }
     assert.ok(alive(gw.pid), 'the server is still up');
   });
 });

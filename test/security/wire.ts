@@ -4,26 +4,55 @@ import { request } from 'node:http';
 import WebSocket from 'ws';
 import type { Gateway } from '../helpers/gateway.js';
 
-export interface RawReply { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+export interface RawReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 
 /** One HTTP request with exactly these headers (Host included), answered or refused. */
-export function raw(gw: Gateway, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawReply> {
+export function raw(
+  gw: Gateway,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawReply> {
   const url = new URL(path, gw.base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
-      let body = '';
-      res.on('data', (c) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
 }
 
-export const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-export interface Sock { ws: WebSocket; frames: any[]; request(method: string, params?: unknown): Promise<any>; closed: Promise<{ code: number; reason: string }> }
+export interface Sock {
+  ws: WebSocket;
+  frames: any[];
+  request(method: string, params?: unknown): Promise<any>;
+  closed: Promise<{ code: number; reason: string }>;
+}
 
 /** Opens /gateway with these headers; rejects with {status, message} when refused before the upgrade. */
 export function openSocket(gw: Gateway, headers: Record<string, string> = {}): Promise<Sock> {
@@ -34,25 +63,39 @@ export function openSocket(gw: Gateway, headers: Record<string, string> = {}): P
   ws.on('message', (d) => {
     const f = JSON.parse(String(d));
     frames.push(f);
-    if (f.type === 'res' && waiters.has(f.id)) { waiters.get(f.id)!(f); waiters.delete(f.id); }
+    if (f.type === 'res' && waiters.has(f.id)) {
+      waiters.get(f.id)!(f);
+      waiters.delete(f.id);
+    }
   });
   // A request the gateway never answers because it closed the socket resolves null (never hangs).
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => {
-    for (const w of waiters.values()) w(null);
-    waiters.clear();
-    r({ code, reason: String(reason) });
-  }));
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on('close', (code, reason) => {
+      for (const w of waiters.values()) w(null);
+      waiters.clear();
+      r({ code, reason: String(reason) });
+    }),
+  );
   return new Promise((resolve, reject) => {
-    ws.on('open', () => resolve({
-      ws, frames, closed,
-      request: (method, params) => new Promise((res) => {
-        if (ws.readyState !== WebSocket.OPEN) return res(null);
-        const id = next++; waiters.set(id, res); ws.send(JSON.stringify({ type: 'req', id, method, params }));
+    ws.on('open', () =>
+      resolve({
+        ws,
+        frames,
+        closed,
+        request: (method, params) =>
+          new Promise((res) => {
+            if (ws.readyState !== WebSocket.OPEN) return res(null);
+            const id = next++;
+            waiters.set(id, res);
+            ws.send(JSON.stringify({ type: 'req', id, method, params }));
+          }),
       }),
-    }));
+    );
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (c) => { body += c; });
+      res.on('data', (c) => {
+        body += c;
+      });
       res.on('end', () => reject(Object.assign(new Error(body), { status: res.statusCode })));
     });
     ws.on('error', reject);
@@ -62,11 +105,21 @@ export function openSocket(gw: Gateway, headers: Record<string, string> = {}): P
 export const ALL_SCOPES = ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'];
 
 export const connectParams = (token: string, scopes: string[] = ALL_SCOPES, caps: string[] = []) => ({
-  client: { id: 'attacker', version: '1', mode: 'test' }, caps, role: 'operator', scopes, auth: { token },
+  client: { id: 'attacker', version: '1', mode: 'test' },
+  caps,
+  role: 'operator',
+  scopes,
+  auth: { token },
 });
 
 /** Opens /gateway and sends connect: the reply and the socket. */
-export async function connectAs(gw: Gateway, token: string, scopes: string[] = ALL_SCOPES, caps: string[] = [], headers: Record<string, string> = {}) {
+export async function connectAs(
+  gw: Gateway,
+  token: string,
+  scopes: string[] = ALL_SCOPES,
+  caps: string[] = [],
+  headers: Record<string, string> = {},
+) {
   const s = await openSocket(gw, headers);
   const reply = await s.request('connect', connectParams(token, scopes, caps));
   return { ...s, reply };
@@ -78,5 +131,7 @@ export async function stillServing(gw: Gateway): Promise<void> {
   try {
     const { tools } = await agent.client.listTools();
     if (!tools.some((t) => t.name === 'page')) throw new Error('the gateway answers but lists no tools');
-  } finally { await agent.disconnect(); }
+  } finally {
+    await agent.disconnect();
+  }
 }

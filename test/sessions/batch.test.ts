@@ -9,8 +9,12 @@ import { browserSuite, type Suite } from '../helpers/suite.js';
 import { refusalOf } from '../helpers/gateway.js';
 
 let s: Suite;
-before(async () => { s = await browserSuite(); });
-after(async () => { await s?.close(); });
+before(async () => {
+  s = await browserSuite();
+});
+after(async () => {
+  await s?.close();
+});
 
 /** The fields of plain.html's model these tests touch, as the page itself holds them. */
 async function state(page: Page) {
@@ -46,14 +50,25 @@ describe('run_actions: limits', () => {
     const full = await s.v.call('run_actions', { steps: Array(32).fill(click) });
     assert.equal(full.isError, false, full.text);
     assert.equal(full.structured.steps.length, 32);
-    assert.ok(full.structured.steps.every((st: any, i: number) => st.index === i && st.status === 'ok' && st.result.effect === 'confirmed'), full.text);
+    assert.ok(
+      full.structured.steps.every(
+        (st: any, i: number) => st.index === i && st.status === 'ok' && st.result.effect === 'confirmed',
+      ),
+      full.text,
+    );
     assert.equal((await state(page)).clicks, 32);
   });
 
   test('delay_ms above 2000 (or below 0), no steps, and a tool that is not batchable are refused', async () => {
     const { page, snap } = await fresh();
     const steps = [{ tool: 'click', args: { element_token: snap.token('Increment') } }];
-    for (const bad of [{ steps, delay_ms: 2001 }, { steps, delay_ms: -1 }, { steps: [] }, { steps: [{ tool: 'page', args: { action: 'reload' } }] }, { steps: [{ tool: 'get_window_state', args: {} }] }]) {
+    for (const bad of [
+      { steps, delay_ms: 2001 },
+      { steps, delay_ms: -1 },
+      { steps: [] },
+      { steps: [{ tool: 'page', args: { action: 'reload' } }] },
+      { steps: [{ tool: 'get_window_state', args: {} }] },
+    ]) {
       const r = await s.v.call('run_actions', bad);
       assert.equal(refusalOf(r).code, 'invalid_arguments', JSON.stringify(bad));
     }
@@ -76,7 +91,9 @@ describe('run_actions: every step is validated before the first one runs', () =>
   for (const [what, step] of malformed) {
     test(`a malformed step 4 (${what}) changes nothing`, async () => {
       const { page, snap } = await fresh();
-      const r = await s.v.call('run_actions', { steps: [...goodFour(snap), step, { tool: 'click', args: { element_token: snap.token('Increment') } }] });
+      const r = await s.v.call('run_actions', {
+        steps: [...goodFour(snap), step, { tool: 'click', args: { element_token: snap.token('Increment') } }],
+      });
       const refusal = refusalOf(r);
       assert.equal(refusal.code, 'invalid_arguments', r.text);
       assert.match(refusal.message, /steps\.4/);
@@ -102,14 +119,18 @@ describe('run_actions: every step is validated before the first one runs', () =>
   test('a stale element token in step 4 changes nothing; so does a forged one', async () => {
     const { page, snap: old } = await fresh();
     const current = await s.snapshot(s.v);
-    const stale = await s.v.call('run_actions', { steps: [...goodFour(current), { tool: 'click', args: { element_token: old.token('Increment') } }] });
+    const stale = await s.v.call('run_actions', {
+      steps: [...goodFour(current), { tool: 'click', args: { element_token: old.token('Increment') } }],
+    });
     const refusal = refusalOf(stale);
     assert.equal(refusal.code, 'stale_element_token', stale.text);
     assert.match(refusal.message, /element_token is stale; call get_window_state again to refresh/);
     assert.ok(Array.isArray(refusal.current_snapshot_ids), stale.text);
     assert.equal(refusal.step, 4);
     assert.deepEqual(await state(page), PRISTINE);
-    const forged = await s.v.call('run_actions', { steps: [...goodFour(current), { tool: 'click', args: { element_token: 'not-a-token' } }] });
+    const forged = await s.v.call('run_actions', {
+      steps: [...goodFour(current), { tool: 'click', args: { element_token: 'not-a-token' } }],
+    });
     assert.equal(refusalOf(forged).code, 'invalid_element_token', forged.text);
     assert.deepEqual(await state(page), PRISTINE);
   });
@@ -126,17 +147,27 @@ describe('run_actions: every step is validated before the first one runs', () =>
 describe('run_actions: running', () => {
   test('a step that fails at run time stops the batch: 0-3 ok, 4 failed, 5+ not_run', async () => {
     const { page, snap } = await fresh();
-    const r = await s.v.call('run_actions', { steps: [
-      ...goodFour(snap),
-      { tool: 'type_text', args: { element_token: snap.token('Read-only'), text: 'x' } },
-      { tool: 'click', args: { element_token: snap.token('Increment') } },
-      { tool: 'type_text', args: { element_token: snap.token('Area'), text: 'never' } },
-    ] });
+    const r = await s.v.call('run_actions', {
+      steps: [
+        ...goodFour(snap),
+        { tool: 'type_text', args: { element_token: snap.token('Read-only'), text: 'x' } },
+        { tool: 'click', args: { element_token: snap.token('Increment') } },
+        { tool: 'type_text', args: { element_token: snap.token('Area'), text: 'never' } },
+      ],
+    });
     assert.equal(r.isError, true, r.text);
-    assert.deepEqual(r.structured.steps.map((st: any) => [st.index, st.tool, st.status]), [
-      [0, 'click', 'ok'], [1, 'type_text', 'ok'], [2, 'set_value', 'ok'], [3, 'set_value', 'ok'],
-      [4, 'type_text', 'failed'], [5, 'click', 'not_run'], [6, 'type_text', 'not_run'],
-    ]);
+    assert.deepEqual(
+      r.structured.steps.map((st: any) => [st.index, st.tool, st.status]),
+      [
+        [0, 'click', 'ok'],
+        [1, 'type_text', 'ok'],
+        [2, 'set_value', 'ok'],
+        [3, 'set_value', 'ok'],
+        [4, 'type_text', 'failed'],
+        [5, 'click', 'not_run'],
+        [6, 'type_text', 'not_run'],
+      ],
+    );
     assert.equal(r.structured.steps[4].result.refusal.code, 'element_readonly');
     assert.equal(r.structured.steps[5].result, undefined);
     assert.deepEqual(await state(page), { clicks: 1, text: 'abc', area: '', cb: true, sel: 'b', ro: 'fixed' });
@@ -144,10 +175,12 @@ describe('run_actions: running', () => {
 
   test('a step that reports no_effect or mismatch also stops the batch', async () => {
     const { page, snap } = await fresh();
-    const r = await s.v.call('run_actions', { steps: [
-      { tool: 'type_text', args: { element_token: snap.token('Upper-cases'), text: 'abc' } },
-      { tool: 'click', args: { element_token: snap.token('Increment') } },
-    ] });
+    const r = await s.v.call('run_actions', {
+      steps: [
+        { tool: 'type_text', args: { element_token: snap.token('Upper-cases'), text: 'abc' } },
+        { tool: 'click', args: { element_token: snap.token('Increment') } },
+      ],
+    });
     assert.equal(r.isError, true, r.text);
     assert.equal(r.structured.steps[0].status, 'failed');
     assert.equal(r.structured.steps[0].result.effect, 'mismatch');
@@ -155,15 +188,20 @@ describe('run_actions: running', () => {
     assert.equal((await state(page)).clicks, 0);
   });
 
-  test('each step\'s result is the single call\'s (shape and effect)', async () => {
+  test("each step's result is the single call's (shape and effect)", async () => {
     const shape = (result: any) => ({
-      ...result, timings_ms: Object.keys(result.timings_ms ?? {}).sort(),
-      ...(result.refusal ? { refusal: { ...result.refusal, message: result.refusal.message.replace(/^steps\.\d+ \([a-z_]+\): /, '') } } : {}),
+      ...result,
+      timings_ms: Object.keys(result.timings_ms ?? {}).sort(),
+      ...(result.refusal
+        ? { refusal: { ...result.refusal, message: result.refusal.message.replace(/^steps\.\d+ \([a-z_]+\): /, '') } }
+        : {}),
     });
-    const plan = (snap: Snap) => [...goodFour(snap),
+    const plan = (snap: Snap) => [
+      ...goodFour(snap),
       { tool: 'press_key', args: { element_token: snap.token('Text'), key: 'Backspace' } },
       { tool: 'scroll', args: { direction: 'down', amount: 3 } },
-      { tool: 'type_text', args: { element_token: snap.token('Read-only'), text: 'x' } }];
+      { tool: 'type_text', args: { element_token: snap.token('Read-only'), text: 'x' } },
+    ];
     const batchRun = await fresh();
     const batch = await s.v.call('run_actions', { steps: plan(batchRun.snap) });
     const afterBatch = await s.model(batchRun.page);
@@ -172,7 +210,11 @@ describe('run_actions: running', () => {
     for (const step of plan(direct.snap)) singles.push(await s.v.call(step.tool, step.args));
     assert.equal(batch.structured.steps.length, singles.length);
     for (const [i, single] of singles.entries()) {
-      assert.deepEqual(shape(batch.structured.steps[i].result), shape(single.structured), `step ${i} (${batch.structured.steps[i].tool})`);
+      assert.deepEqual(
+        shape(batch.structured.steps[i].result),
+        shape(single.structured),
+        `step ${i} (${batch.structured.steps[i].tool})`,
+      );
       assert.equal(batch.structured.steps[i].status, single.isError ? 'failed' : 'ok');
     }
     const afterSingles = await s.model(direct.page);
@@ -182,11 +224,16 @@ describe('run_actions: running', () => {
 
   test('observe: one get_window_state after the last executed step, without a screenshot by default', async () => {
     const { page, snap } = await fresh();
-    const plain = await s.v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: snap.token('Text'), text: 'seen' } }] });
+    const plain = await s.v.call('run_actions', {
+      steps: [{ tool: 'type_text', args: { element_token: snap.token('Text'), text: 'seen' } }],
+    });
     assert.equal(plain.isError, false, plain.text);
     assert.equal(plain.structured.observation, undefined, 'without observe nothing is read');
     assert.equal(plain.images, 0);
-    const r = await s.v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: snap.token('Text'), text: '!' } }], observe: { format: 'full' } });
+    const r = await s.v.call('run_actions', {
+      steps: [{ tool: 'type_text', args: { element_token: snap.token('Text'), text: '!' } }],
+      observe: { format: 'full' },
+    });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.images, 0, 'no screenshot by default');
     const obs = r.structured.observation;
@@ -194,23 +241,40 @@ describe('run_actions: running', () => {
     assert.ok(obs.returned_element_count <= 200);
     assert.equal(obs.elements.find((e: any) => e.label === 'Text').value, 'seen!', 'read after the last step');
     // It is a real snapshot: its tokens are current and the older ones are stale.
-    assert.equal(refusalOf(await s.v.call('click', { element_token: snap.token('Increment') })).code, 'stale_element_token');
-    const click = await s.v.call('click', { element_token: obs.elements.find((e: any) => e.label === 'Increment').element_token });
+    assert.equal(
+      refusalOf(await s.v.call('click', { element_token: snap.token('Increment') })).code,
+      'stale_element_token',
+    );
+    const click = await s.v.call('click', {
+      element_token: obs.elements.find((e: any) => e.label === 'Increment').element_token,
+    });
     assert.equal(click.structured.effect, 'confirmed', click.text);
-    const shot = await s.v.call('run_actions', { steps: [{ tool: 'press_key', args: { key: 'End' } }], observe: { include_screenshot: true, max_elements: 3 } });
+    const shot = await s.v.call('run_actions', {
+      steps: [{ tool: 'press_key', args: { key: 'End' } }],
+      observe: { include_screenshot: true, max_elements: 3 },
+    });
     assert.equal(shot.images, 1);
     assert.equal(shot.structured.observation.returned_element_count, 3);
     // After a failure the observation still reads the page as the last executed step left it.
     const ro = (await s.snapshot(s.v)).token('Read-only');
-    const failed = await s.v.call('run_actions', { steps: [{ tool: 'type_text', args: { element_token: ro, text: 'x' } }, { tool: 'press_key', args: { key: 'a' } }], observe: { query: 'Read-only', format: 'full' } });
-    assert.deepEqual(failed.structured.steps.map((st: any) => st.status), ['failed', 'not_run']);
+    const failed = await s.v.call('run_actions', {
+      steps: [
+        { tool: 'type_text', args: { element_token: ro, text: 'x' } },
+        { tool: 'press_key', args: { key: 'a' } },
+      ],
+      observe: { query: 'Read-only', format: 'full' },
+    });
+    assert.deepEqual(
+      failed.structured.steps.map((st: any) => st.status),
+      ['failed', 'not_run'],
+    );
     assert.equal(failed.structured.observation.elements[0].value, 'fixed');
     assert.equal((await state(page)).clicks, 1);
   });
 });
 
 describe('run_actions: one session', () => {
-  test('a step naming a different session is refused and nothing runs; repeating the batch\'s is fine', async () => {
+  test("a step naming a different session is refused and nothing runs; repeating the batch's is fine", async () => {
     assert.equal((await s.v.call('start_session', { session: 'batch-a' })).isError, false);
     const { page, snap } = await fresh('batch-a');
     const click = { tool: 'click', args: { element_token: snap.token('Increment') } };
@@ -223,7 +287,10 @@ describe('run_actions: one session', () => {
       assert.match(r.structured.refusal.message, /steps\.1\.args\.session/);
       assert.equal((await state(page)).clicks, 0);
     }
-    const same = await s.v.call('run_actions', { session: 'batch-a', steps: [click, { ...click, args: { ...click.args, session: 'batch-a' } }] });
+    const same = await s.v.call('run_actions', {
+      session: 'batch-a',
+      steps: [click, { ...click, args: { ...click.args, session: 'batch-a' } }],
+    });
     assert.equal(same.isError, false, same.text);
     assert.equal((await state(page)).clicks, 2);
   });
@@ -232,7 +299,10 @@ describe('run_actions: one session', () => {
     assert.equal((await s.v.call('start_session', { session: 'batch-ended' })).isError, false);
     const { page, snap } = await fresh('batch-ended');
     assert.equal((await s.v.call('end_session', { session: 'batch-ended' })).isError, false);
-    const r = await s.v.call('run_actions', { session: 'batch-ended', steps: [{ tool: 'click', args: { element_token: snap.token('Increment') } }] });
+    const r = await s.v.call('run_actions', {
+      session: 'batch-ended',
+      steps: [{ tool: 'click', args: { element_token: snap.token('Increment') } }],
+    });
     assert.equal(refusalOf(r).code, 'session_ended', r.text);
     assert.deepEqual(await state(page), PRISTINE);
   });

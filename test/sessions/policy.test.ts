@@ -22,8 +22,15 @@ function policyFile(name: string, body: unknown): string {
 
 let fx: FixtureServer;
 let chrome: TestBrowser;
-before(async () => { fx = await serveFixtures(); chrome = await launchChromium(); });
-after(async () => { await chrome?.close(); await fx?.close(); rmSync(tmp, { recursive: true, force: true }); });
+before(async () => {
+  fx = await serveFixtures();
+  chrome = await launchChromium();
+});
+after(async () => {
+  await chrome?.close();
+  await fx?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
 
 async function ready(page: Page): Promise<Page> {
   await page.waitForFunction('window.__ready === true && document.readyState === "complete"', { timeout: 10_000 });
@@ -43,7 +50,10 @@ async function openDirectly(v: Verity, url: string): Promise<{ page: Page; tabId
 
 /** The centre of #btn in CSS pixels (screenshot pixels at scale 1). */
 async function buttonPoint(page: Page) {
-  return page.evaluate(() => { const r = document.getElementById('btn')!.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+  return page.evaluate(() => {
+    const r = document.getElementById('btn')!.getBoundingClientRect();
+    return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  });
 }
 
 describe('allowed_origins', () => {
@@ -53,11 +63,17 @@ describe('allowed_origins', () => {
   before(async () => {
     // The fixtures are served on 127.0.0.1 and 127.0.0.2: only the second origin is allowed.
     const file = policyFile('origins.json', { allowed_origins: [`http://127.0.0.2:*`] });
-    v = await startVerity(['--browser-url', chrome.browserUrl, '--policy', file], { VERITY_CONFIG_DIR: join(tmp, 'cfg') });
+    v = await startVerity(['--browser-url', chrome.browserUrl, '--policy', file], {
+      VERITY_CONFIG_DIR: join(tmp, 'cfg'),
+    });
     allowed = await openDirectly(v, fx.crossUrl('plain.html?allowed'));
     denied = await openDirectly(v, fx.url('plain.html?denied'));
   });
-  after(async () => { await v?.close(); await allowed?.page.close().catch(() => {}); await denied?.page.close().catch(() => {}); });
+  after(async () => {
+    await v?.close();
+    await allowed?.page.close().catch(() => {});
+    await denied?.page.close().catch(() => {});
+  });
 
   test('an action on an allowed tab works (the control)', async () => {
     const snap = await snapshot(v, { target: { kind: 'tab', tab_id: allowed.tabId } });
@@ -70,8 +86,11 @@ describe('allowed_origins', () => {
     const target = { kind: 'tab', tab_id: denied.tabId };
     const point = await buttonPoint(denied.page);
     for (const [tool, args] of [
-      ['click', { target, ...point }], ['double_click', { target, ...point }], ['type_text', { target, text: 'nope' }],
-      ['press_key', { target, key: 'Enter' }], ['scroll', { target, direction: 'down' }],
+      ['click', { target, ...point }],
+      ['double_click', { target, ...point }],
+      ['type_text', { target, text: 'nope' }],
+      ['press_key', { target, key: 'Enter' }],
+      ['scroll', { target, direction: 'down' }],
     ] as const) {
       const r = await v.call(tool, args);
       const refusal = refusalOf(r);
@@ -86,13 +105,18 @@ describe('allowed_origins', () => {
     const snap = await snapshot(v, { target: { kind: 'tab', tab_id: allowed.tabId } });
     const before = (await model(allowed.page)).clicks;
     const point = await buttonPoint(denied.page);
-    const r = await v.call('run_actions', { steps: [
-      { tool: 'click', args: { element_token: snap.token('Increment') } },
-      { tool: 'click', args: { target: { kind: 'tab', tab_id: denied.tabId }, ...point } },
-      { tool: 'click', args: { element_token: snap.token('Increment') } },
-    ] });
+    const r = await v.call('run_actions', {
+      steps: [
+        { tool: 'click', args: { element_token: snap.token('Increment') } },
+        { tool: 'click', args: { target: { kind: 'tab', tab_id: denied.tabId }, ...point } },
+        { tool: 'click', args: { element_token: snap.token('Increment') } },
+      ],
+    });
     assert.equal(r.isError, true, r.text);
-    assert.deepEqual(r.structured.steps.map((st: any) => st.status), ['ok', 'failed', 'not_run']);
+    assert.deepEqual(
+      r.structured.steps.map((st: any) => st.status),
+      ['ok', 'failed', 'not_run'],
+    );
     assert.equal(r.structured.steps[1].result.refusal.code, 'not_permitted');
     assert.equal((await model(denied.page)).clicks, 0);
     assert.equal((await model(allowed.page)).clicks, before + 1);
@@ -107,7 +131,11 @@ describe('allowed_origins', () => {
     assert.equal(refusalOf(opened).code, 'not_permitted', opened.text);
     assert.equal((await chrome.browser.pages()).length, pagesBefore, 'no tab was opened');
     assert.ok(!(await chrome.browser.pages()).some((p) => p.url().includes('sneaky')));
-    const ok = await v.call('page', { action: 'navigate', tab_id: allowed.tabId, url: fx.crossUrl('plain.html?allowed-again') });
+    const ok = await v.call('page', {
+      action: 'navigate',
+      tab_id: allowed.tabId,
+      url: fx.crossUrl('plain.html?allowed-again'),
+    });
     assert.equal(ok.isError, false, ok.text);
   });
 });
@@ -117,14 +145,19 @@ describe('require_approval', () => {
   let page: Page;
   before(async () => {
     const file = policyFile('approval.json', { require_approval: ['type_text'] });
-    v = await startVerity(['--browser-url', chrome.browserUrl, '--policy', file], { VERITY_CONFIG_DIR: join(tmp, 'cfg') });
+    v = await startVerity(['--browser-url', chrome.browserUrl, '--policy', file], {
+      VERITY_CONFIG_DIR: join(tmp, 'cfg'),
+    });
     const r = await v.call('page', { action: 'new_tab', url: fx.url('plain.html?approval') });
     assert.equal(r.isError, false, r.text);
     page = await ready(await chrome.page('plain.html?approval'));
   });
-  after(async () => { await v?.close(); await page?.close().catch(() => {}); });
+  after(async () => {
+    await v?.close();
+    await page?.close().catch(() => {});
+  });
 
-  test('type_text is refused not_permitted, saying it needs an operator\'s approval; click is not held', async () => {
+  test("type_text is refused not_permitted, saying it needs an operator's approval; click is not held", async () => {
     const snap = await snapshot(v);
     const r = await v.call('type_text', { element_token: snap.token('Text'), text: 'held' });
     const refusal = refusalOf(r);
@@ -139,10 +172,12 @@ describe('require_approval', () => {
 
   test('inside run_actions the held step is refused the same way and nothing after it runs', async () => {
     const snap = await snapshot(v);
-    const r = await v.call('run_actions', { steps: [
-      { tool: 'type_text', args: { element_token: snap.token('Text'), text: 'held' } },
-      { tool: 'click', args: { element_token: snap.token('Increment') } },
-    ] });
+    const r = await v.call('run_actions', {
+      steps: [
+        { tool: 'type_text', args: { element_token: snap.token('Text'), text: 'held' } },
+        { tool: 'click', args: { element_token: snap.token('Increment') } },
+      ],
+    });
     assert.equal(r.isError, true, r.text);
     const [held, next] = r.structured.steps;
     const refusal = held.result.status === 'refused' ? held.result.refusal : r.structured.refusal;
@@ -168,7 +203,11 @@ describe('a malformed policy file', () => {
     test(`verity mcp --policy ${name}.json exits non-zero naming the problem`, () => {
       const file = policyFile(`${name}.json`, body);
       const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'mcp', '--headless', '--policy', file], {
-        input: '', encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL', env: { ...process.env, VERITY_CONFIG_DIR: join(tmp, 'cfg') },
+        input: '',
+        encoding: 'utf8',
+        timeout: 30_000,
+        killSignal: 'SIGKILL',
+        env: { ...process.env, VERITY_CONFIG_DIR: join(tmp, 'cfg') },
       });
       assert.notEqual(r.status, null, `it exits by itself (signal ${r.signal})`);
       assert.notEqual(r.status, 0, r.stderr);
@@ -178,7 +217,11 @@ describe('a malformed policy file', () => {
   }
 
   test('a policy file that does not exist is refused too', () => {
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'mcp', '--policy', join(tmp, 'missing.json')], { input: '', encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin', 'verity.js'), 'mcp', '--policy', join(tmp, 'missing.json')],
+      { input: '', encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' },
+    );
     assert.ok(r.status !== null && r.status !== 0, r.stderr);
     assert.match(r.stderr, /missing\.json/);
   });

@@ -13,7 +13,13 @@ import { Brake } from '../../server/sessions/brake.js';
 import type { Refusal } from '../../server/routing/refusal.js';
 import { TargetQueue } from '../../server/routing/queue.js';
 
-const call = (sessionKey: string, tool: string, verdict: string, summary = '') => ({ kind: 'call' as const, sessionKey, tool, verdict, summary });
+const call = (sessionKey: string, tool: string, verdict: string, summary = '') => ({
+  kind: 'call' as const,
+  sessionKey,
+  tool,
+  verdict,
+  summary,
+});
 
 describe('AuditStore', () => {
   test('entries survive a reopen, page back newest first, and filter by session, tool, verdict, text and time', () => {
@@ -21,8 +27,19 @@ describe('AuditStore', () => {
     try {
       const first = new AuditStore(dir);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString();
-      first.append({ ...call('a/implicit', 'click', 'confirmed', 'element_token=button "Submit claim"'), at: yesterday });
-      for (let i = 0; i < 30; i++) first.append(call(i % 2 ? 'a/implicit' : 'b/x', i % 3 ? 'type_text' : 'press_key', i % 5 ? 'confirmed' : 'refused', `n=${i}`));
+      first.append({
+        ...call('a/implicit', 'click', 'confirmed', 'element_token=button "Submit claim"'),
+        at: yesterday,
+      });
+      for (let i = 0; i < 30; i++)
+        first.append(
+          call(
+            i % 2 ? 'a/implicit' : 'b/x',
+            i % 3 ? 'type_text' : 'press_key',
+            i % 5 ? 'confirmed' : 'refused',
+            `n=${i}`,
+          ),
+        );
       first.close();
 
       const store = new AuditStore(dir);
@@ -31,16 +48,25 @@ describe('AuditStore', () => {
       assert.equal(page1.entries[0].id, 31, 'newest first, ids continue across the reopen');
       const page2 = store.query({ limit: 10, before: page1.next_before! });
       assert.equal(page2.entries[0].id, 21);
-      assert.deepEqual(new Set(store.query({ sessionKey: 'b/x', limit: 500 }).entries.map((e) => e.sessionKey)), new Set(['b/x']));
+      assert.deepEqual(
+        new Set(store.query({ sessionKey: 'b/x', limit: 500 }).entries.map((e) => e.sessionKey)),
+        new Set(['b/x']),
+      );
       assert.equal(store.query({ tool: 'click' }).entries.length, 1);
       assert.ok(store.query({ verdict: 'refused' }).entries.every((e) => e.verdict === 'refused'));
       assert.equal(store.query({ text: 'submit CLAIM' }).entries[0].tool, 'click');
       const old = store.query({ to: Date.now() - 3_600_000 });
-      assert.deepEqual(old.entries.map((e) => e.id), [1], 'only yesterday\'s entry is older than an hour');
+      assert.deepEqual(
+        old.entries.map((e) => e.id),
+        [1],
+        "only yesterday's entry is older than an hour",
+      );
       assert.equal(store.query({ from: Date.now() - 3_600_000, limit: 500 }).entries.length, 30);
       assert.equal(store.append(call('a/implicit', 'scroll', 'confirmed')).id, 32);
       store.close();
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a torn last line (a crash mid-write) is skipped and the next entry starts clean', () => {
@@ -55,9 +81,14 @@ describe('AuditStore', () => {
       assert.equal(next.id, 2);
       again.close();
       const third = new AuditStore(dir);
-      assert.deepEqual(third.query().entries.map((e) => e.tool), ['scroll', 'click']);
+      assert.deepEqual(
+        third.query().entries.map((e) => e.tool),
+        ['scroll', 'click'],
+      );
       third.close();
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('retention drops segments past the age bound and the oldest beyond the size bound', () => {
@@ -75,12 +106,18 @@ describe('AuditStore', () => {
       assert.equal(s.query().entries.length, 0, 'everything past the age bound went');
       assert.equal(readdirSync(dir).length, 0);
       s.close();
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a long argument is cut and says how long it was; an oversized result keeps its verdict fields', () => {
     const s = new AuditStore(null);
-    const e = s.append({ ...call('a/implicit', 'type_text', 'confirmed'), args: { text: 'y'.repeat(10_000) }, result: { effect: 'confirmed', big: 'z'.repeat(100_000) } });
+    const e = s.append({
+      ...call('a/implicit', 'type_text', 'confirmed'),
+      args: { text: 'y'.repeat(10_000) },
+      result: { effect: 'confirmed', big: 'z'.repeat(100_000) },
+    });
     const stored = s.get(e.id)!;
     assert.match(String(stored.args!.text), /10000 chars in all/);
     assert.equal((stored.result as any).effect, 'confirmed');
@@ -91,21 +128,47 @@ describe('AuditStore', () => {
 describe('export', () => {
   test('JSONL in the recording format, and a zip that unzip accepts', () => {
     const s = new AuditStore(null);
-    s.append({ ...call('a/implicit', 'click', 'confirmed'), args: { element_token: 's1:2' }, result: { effect: 'confirmed' }, labels: { 's1:2': 'button "Go"' } });
-    s.append({ kind: 'approval', sessionKey: 'a/implicit', tool: 'click', verdict: 'approved', summary: '', by: 'ui #1' });
-    const lines = exportJsonl(s.sessionEntries('a/implicit'), 'a/implicit').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.event), ['start', 'action', 'approval', 'end']);
+    s.append({
+      ...call('a/implicit', 'click', 'confirmed'),
+      args: { element_token: 's1:2' },
+      result: { effect: 'confirmed' },
+      labels: { 's1:2': 'button "Go"' },
+    });
+    s.append({
+      kind: 'approval',
+      sessionKey: 'a/implicit',
+      tool: 'click',
+      verdict: 'approved',
+      summary: '',
+      by: 'ui #1',
+    });
+    const lines = exportJsonl(s.sessionEntries('a/implicit'), 'a/implicit')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.event),
+      ['start', 'action', 'approval', 'end'],
+    );
     assert.equal(lines[1].step, 1);
     assert.deepEqual(lines[1].args, { element_token: 's1:2' });
     assert.equal(lines[1].labels['s1:2'], 'button "Go"');
     const dir = mkdtempSync(join(tmpdir(), 'verity-zip-'));
     try {
       const file = join(dir, 'x.zip');
-      writeFileSync(file, zip([{ name: 'trajectory.jsonl', data: Buffer.from('{"a":1}\n'.repeat(100)) }, { name: 'images/1-after.png', data: Buffer.from([137, 80, 78, 71]) }]));
+      writeFileSync(
+        file,
+        zip([
+          { name: 'trajectory.jsonl', data: Buffer.from('{"a":1}\n'.repeat(100)) },
+          { name: 'images/1-after.png', data: Buffer.from([137, 80, 78, 71]) },
+        ]),
+      );
       const out = execFileSync('unzip', ['-t', file]).toString();
       assert.match(out, /No errors detected/);
       assert.equal(execFileSync('unzip', ['-p', file, 'trajectory.jsonl']).toString(), '{"a":1}\n'.repeat(100));
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -121,17 +184,26 @@ describe('Brake', () => {
     const running = brake.begin('c1/implicit');
     const queue = new TargetQueue();
     let release!: () => void;
-    const first = queue.run('tab 1', () => new Promise<void>((r) => { release = r; }));
+    const first = queue.run(
+      'tab 1',
+      () =>
+        new Promise<void>((r) => {
+          release = r;
+        }),
+    );
     const queued = queue.run('tab 1', async () => 'ran', undefined, running.signal);
     brake.stop('c1', 'op');
     await assert.rejects(queued, (e: Refusal) => e.code === 'session_stopped');
-    release(); await first;
+    release();
+    await first;
     brake.finish('c1/implicit', running);
 
     brake.resume('c1');
     brake.pause('c1', 'op');
     let resumed = false;
-    const held = brake.admit('c1').then(() => { resumed = true; });
+    const held = brake.admit('c1').then(() => {
+      resumed = true;
+    });
     assert.equal(brake.status('c1').waiting, 1);
     assert.equal(resumed, false);
     brake.resume('c1');

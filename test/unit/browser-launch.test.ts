@@ -26,13 +26,17 @@ describe('temporary profiles', () => {
       assert.equal(profileOwner(basename(p)), process.pid);
       assert.equal(profileOwner('verity-profile-abc'), null, 'an old-style name has no owner and is left alone');
       assert.equal(profileOwner('other-1234-x'), null);
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('only profiles whose owner is gone are removed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'verity-unit-'));
     try {
-      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+        encoding: 'utf8',
+      });
       const deadPid = Number(dead.stdout);
       assert.ok(deadPid > 0);
       const stale = join(dir, `verity-profile-${deadPid}-abc123`);
@@ -44,21 +48,42 @@ describe('temporary profiles', () => {
       assert.deepEqual(removed, [stale]);
       assert.equal(existsSync(stale), false);
       for (const d of [mine, parents, oldStyle]) assert.equal(existsSync(d), true, d);
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
 describe('browser flags', () => {
   test('each flag and its VERITY_* variable', () => {
-    const f = parseFlags(['--channel', 'chrome-beta', '--viewport', '800x600', '--proxy-server', 'socks5://127.0.0.1:1080',
-      '--ignore-https-errors', '--browser-arg', '--lang=fr', '--browser-arg', '--user-agent=A B'], {});
+    const f = parseFlags(
+      [
+        '--channel',
+        'chrome-beta',
+        '--viewport',
+        '800x600',
+        '--proxy-server',
+        'socks5://127.0.0.1:1080',
+        '--ignore-https-errors',
+        '--browser-arg',
+        '--lang=fr',
+        '--browser-arg',
+        '--user-agent=A B',
+      ],
+      {},
+    );
     assert.equal(f.channel, 'chrome-beta');
     assert.deepEqual(f.viewport, { width: 800, height: 600 });
     assert.equal(f.proxyServer, 'socks5://127.0.0.1:1080');
     assert.equal(f.ignoreHttpsErrors, true);
     assert.deepEqual(f.browserArgs, ['--lang=fr', '--user-agent=A B']);
-    const e = parseFlags([], { VERITY_CHANNEL: 'msedge', VERITY_VIEWPORT: '1024x768', VERITY_PROXY_SERVER: 'http://p:8080',
-      VERITY_IGNORE_HTTPS_ERRORS: '1', VERITY_BROWSER_ARGS: '["--user-agent=A B", "--lang=fr"]' });
+    const e = parseFlags([], {
+      VERITY_CHANNEL: 'msedge',
+      VERITY_VIEWPORT: '1024x768',
+      VERITY_PROXY_SERVER: 'http://p:8080',
+      VERITY_IGNORE_HTTPS_ERRORS: '1',
+      VERITY_BROWSER_ARGS: '["--user-agent=A B", "--lang=fr"]',
+    });
     assert.equal(e.channel, 'msedge');
     assert.deepEqual(e.viewport, { width: 1024, height: 768 });
     assert.equal(e.proxyServer, 'http://p:8080');
@@ -69,12 +94,19 @@ describe('browser flags', () => {
   });
 
   test('bad values are refused naming the flag', () => {
-    assert.throws(() => parseFlags(['--channel', 'firefox'], {}), /--channel must be one of chromium, chrome, .*msedge/);
+    assert.throws(
+      () => parseFlags(['--channel', 'firefox'], {}),
+      /--channel must be one of chromium, chrome, .*msedge/,
+    );
     assert.throws(() => parseFlags([], { VERITY_CHANNEL: 'x' }), /VERITY_CHANNEL must be one of/);
-    for (const v of ['800', '0x600', '800x', 'axb', '20000x10', '800x600x2']) assert.throws(() => parseFlags(['--viewport', v], {}), /--viewport must be WIDTHxHEIGHT/, v);
+    for (const v of ['800', '0x600', '800x', 'axb', '20000x10', '800x600x2'])
+      assert.throws(() => parseFlags(['--viewport', v], {}), /--viewport must be WIDTHxHEIGHT/, v);
     assert.throws(() => parseFlags(['--proxy-server', 'a b'], {}), /--proxy-server must be a proxy/);
     assert.throws(() => parseFlags(['--browser-arg'], {}), /--browser-arg needs a value/);
     assert.throws(() => parseFlags([], { VERITY_BROWSER_ARGS: '[1]' }), /VERITY_BROWSER_ARGS must be/);
-    assert.throws(() => parseFlags(['--browser-url', 'http://127.0.0.1:9222', '--proxy-server', 'http://p:1'], {}), /--proxy-server apply to a browser Verity launches/);
+    assert.throws(
+      () => parseFlags(['--browser-url', 'http://127.0.0.1:9222', '--proxy-server', 'http://p:1'], {}),
+      /--proxy-server apply to a browser Verity launches/,
+    );
   });
 });

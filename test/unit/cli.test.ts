@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ENV_ONLY, OPTIONS, UsageError, envName, helpText, parseCommandLine, type OptionSpec } from '../../server/cli.js';
+import {
+  ENV_ONLY,
+  OPTIONS,
+  UsageError,
+  envName,
+  helpText,
+  parseCommandLine,
+  type OptionSpec,
+} from '../../server/cli.js';
 import { nativeUnavailable } from '../../server/routing/router.js';
 import { ROOT } from '../helpers/fixtures.js';
 
@@ -15,12 +23,18 @@ const run = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
   return parsed as Extract<typeof parsed, { kind: 'run' }>;
 };
 const refused = (argv: string[], message: RegExp, env: NodeJS.ProcessEnv = {}) =>
-  assert.throws(() => parseCommandLine(argv, env), (e: unknown) => e instanceof UsageError && message.test(e.message));
+  assert.throws(
+    () => parseCommandLine(argv, env),
+    (e: unknown) => e instanceof UsageError && message.test(e.message),
+  );
 
 test('--flag=value and --flag value are the same; booleans take --no-; --headful is --no-headless', () => {
   assert.deepEqual(run(['start', '--port=8000', '--host', '127.0.0.2']).values, { port: 8000, host: '127.0.0.2' });
   assert.deepEqual(run(['mcp', '--no-cursor', '--headful']).values, { cursor: false, headless: false });
-  assert.deepEqual(run(['mcp', '--headless', '--allow-javascript']).values, { headless: true, 'allow-javascript': true });
+  assert.deepEqual(run(['mcp', '--headless', '--allow-javascript']).values, {
+    headless: true,
+    'allow-javascript': true,
+  });
 });
 
 test('help and version, for the program and for each command', () => {
@@ -30,9 +44,14 @@ test('help and version, for the program and for each command', () => {
   assert.deepEqual(parseCommandLine(['help', 'start'], {}), { kind: 'help', command: 'start' });
   assert.deepEqual(parseCommandLine(['--version'], {}), { kind: 'version' });
   for (const command of ['start', 'mcp'] as const) {
-    const help = helpText(command).split('\n').filter((l) => l.startsWith('  --')).join('\n');
-    for (const o of OPTIONS.filter((x) => x.commands.includes(command))) assert.match(help, new RegExp(`--${o.name}\\b.*\\[${envName(o)}\\]`), `${command} --help lists --${o.name}`);
-    for (const o of OPTIONS.filter((x) => !x.commands.includes(command))) assert.doesNotMatch(help, new RegExp(`--${o.name}\\b`), `${command} --help leaves out --${o.name}`);
+    const help = helpText(command)
+      .split('\n')
+      .filter((l) => l.startsWith('  --'))
+      .join('\n');
+    for (const o of OPTIONS.filter((x) => x.commands.includes(command)))
+      assert.match(help, new RegExp(`--${o.name}\\b.*\\[${envName(o)}\\]`), `${command} --help lists --${o.name}`);
+    for (const o of OPTIONS.filter((x) => !x.commands.includes(command)))
+      assert.doesNotMatch(help, new RegExp(`--${o.name}\\b`), `${command} --help leaves out --${o.name}`);
   }
 });
 
@@ -41,7 +60,11 @@ test('the command line wins over the environment, the environment over --config'
   try {
     const config = join(dir, 'verity.json');
     writeFileSync(config, JSON.stringify({ port: 9000, headless: false, 'browser-url': 'http://127.0.0.1:9222' }));
-    const fromAll = run(['start', '--config', config, '--port', '9100'], { VERITY_PORT: '9200', VERITY_HEADLESS: 'on', VERITY_HOST: '' });
+    const fromAll = run(['start', '--config', config, '--port', '9100'], {
+      VERITY_PORT: '9200',
+      VERITY_HEADLESS: 'on',
+      VERITY_HOST: '',
+    });
     assert.deepEqual(fromAll.values, { config, port: 9100, headless: true, 'browser-url': 'http://127.0.0.1:9222' });
     assert.deepEqual(fromAll.sources, { config: 'flag', port: 'flag', headless: 'env', 'browser-url': 'config' });
     assert.deepEqual(run(['start'], { VERITY_CONFIG: config }).values.port, 9000, 'VERITY_CONFIG names the file too');
@@ -56,7 +79,7 @@ test('the command line wins over the environment, the environment over --config'
   }
 });
 
-test('refusals name the option: another command\'s, unknown, a bad value, a missing value, a stray argument', () => {
+test("refusals name the option: another command's, unknown, a bad value, a missing value, a stray argument", () => {
   refused(['mcp', '--port', '1'], /verity mcp does not take --port \(an option of verity start\)/);
   refused(['start', '--gateway'], /verity start does not take --gateway/);
   refused(['start', '--bogus'], /unknown option --bogus/);
@@ -68,7 +91,11 @@ test('refusals name the option: another command\'s, unknown, a bad value, a miss
   refused(['stop'], /unknown command stop/);
   refused([], /no command given/);
   refused(['mcp', '--gateway', '--standalone'], /exclude each other/);
-  assert.equal(run(['mcp'], { VERITY_PORT: 'x' }).values.port, undefined, 'another command\'s variable is not this one\'s concern');
+  assert.equal(
+    run(['mcp'], { VERITY_PORT: 'x' }).values.port,
+    undefined,
+    "another command's variable is not this one's concern",
+  );
 });
 
 test('the native route says where it cannot run, before anything of it is loaded', () => {
@@ -85,14 +112,22 @@ test('one README table documents every option and every VERITY_* variable the se
   assert.ok(table, 'README.md has the options table between <!-- options:start --> and <!-- options:end -->');
   const rows = table.split('\n').filter((l) => l.startsWith('| ') && l.includes('`VERITY_'));
   for (const o of OPTIONS) {
-    assert.ok(rows.some((r) => r.includes(`\`--${o.name}`) && r.includes(`\`${envName(o)}\``)), `a README row for --${o.name} with ${envName(o)}`);
+    assert.ok(
+      rows.some((r) => r.includes(`\`--${o.name}`) && r.includes(`\`${envName(o)}\``)),
+      `a README row for --${o.name} with ${envName(o)}`,
+    );
   }
-  for (const v of ENV_ONLY) assert.ok(rows.some((r) => r.includes(`\`${v.env}\``)), `a README row for ${v.env}`);
+  for (const v of ENV_ONLY)
+    assert.ok(
+      rows.some((r) => r.includes(`\`${v.env}\``)),
+      `a README row for ${v.env}`,
+    );
   const read = new Set<string>();
   const scan = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       if (e.isDirectory()) scan(join(dir, e.name));
-      else if (e.name.endsWith('.ts')) for (const m of readFileSync(join(dir, e.name), 'utf8').matchAll(/\bVERITY_[A-Z_]+/g)) read.add(m[0]);
+      else if (e.name.endsWith('.ts'))
+        for (const m of readFileSync(join(dir, e.name), 'utf8').matchAll(/\bVERITY_[A-Z_]+/g)) read.add(m[0]);
     }
   };
   scan(join(ROOT, 'server'));
@@ -100,17 +135,46 @@ test('one README table documents every option and every VERITY_* variable the se
   assert.deepEqual(undocumented, [], 'every VERITY_* variable under server/ is in the README table');
 });
 
-test('the table\'s other kinds: repeatable lists, checked values, another variable name, a refused option', () => {
+test("the table's other kinds: repeatable lists, checked values, another variable name, a refused option", () => {
   const table = [
     { name: 'upload-root', kind: 'list', split: ':', env: 'VERITY_UPLOAD_ROOTS', commands: ['mcp'], help: 'h' },
-    { name: 'viewport', kind: 'string', commands: ['mcp'], help: 'h', parse: (v: string, from: string) => { const m = /^(\d+)x(\d+)$/.exec(v); if (!m) throw new Error(`${from}: expected WxH, got ${JSON.stringify(v)}`); return { width: +m[1], height: +m[2] }; } },
-    { name: 'token', kind: 'string', commands: ['mcp'], help: 'h', refused: 'not on the command line (it shows in `ps`): set VERITY_TOKEN' },
+    {
+      name: 'viewport',
+      kind: 'string',
+      commands: ['mcp'],
+      help: 'h',
+      parse: (v: string, from: string) => {
+        const m = /^(\d+)x(\d+)$/.exec(v);
+        if (!m) throw new Error(`${from}: expected WxH, got ${JSON.stringify(v)}`);
+        return { width: +m[1], height: +m[2] };
+      },
+    },
+    {
+      name: 'token',
+      kind: 'string',
+      commands: ['mcp'],
+      help: 'h',
+      refused: 'not on the command line (it shows in `ps`): set VERITY_TOKEN',
+    },
   ] as const satisfies readonly OptionSpec[];
-  const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseCommandLine(argv, env, table as unknown as OptionSpec[]) as Extract<ReturnType<typeof parseCommandLine>, { kind: 'run' }>;
-  assert.deepEqual(parse(['mcp', '--upload-root', '/a:/b', '--upload-root=/c']).values, { 'upload-root': ['/a', '/b', '/c'] });
+  const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+    parseCommandLine(argv, env, table as unknown as OptionSpec[]) as Extract<
+      ReturnType<typeof parseCommandLine>,
+      { kind: 'run' }
+    >;
+  assert.deepEqual(parse(['mcp', '--upload-root', '/a:/b', '--upload-root=/c']).values, {
+    'upload-root': ['/a', '/b', '/c'],
+  });
   assert.deepEqual(parse(['mcp'], { VERITY_UPLOAD_ROOTS: '/x:/y' }).values, { 'upload-root': ['/x', '/y'] });
   assert.deepEqual(parse(['mcp', '--viewport=800x600']).values, { viewport: { width: 800, height: 600 } });
-  assert.throws(() => parse(['mcp', '--viewport', 'big']), (e: unknown) => e instanceof UsageError && /^--viewport: expected WxH, got "big"$/.test(e.message));
+  assert.throws(
+    () => parse(['mcp', '--viewport', 'big']),
+    (e: unknown) => e instanceof UsageError && /^--viewport: expected WxH, got "big"$/.test(e.message),
+  );
   assert.deepEqual(parse(['mcp'], { VERITY_TOKEN: 's3cret' }).values, {}, 'its variable is left to whoever reads it');
-  assert.throws(() => parse(['mcp', '--token', 's3cret']), (e: unknown) => e instanceof UsageError && /--token: not on the command line/.test(e.message) && !e.message.includes('s3cret'));
+  assert.throws(
+    () => parse(['mcp', '--token', 's3cret']),
+    (e: unknown) =>
+      e instanceof UsageError && /--token: not on the command line/.test(e.message) && !e.message.includes('s3cret'),
+  );
 });

@@ -13,7 +13,11 @@ import { urlHost } from '../../server/gateway/server.js';
 const dir = mkdtempSync(join(tmpdir(), 'verity-unit-creds-'));
 const saved = process.env.VERITY_CONFIG_DIR;
 process.env.VERITY_CONFIG_DIR = dir;
-after(() => { if (saved === undefined) delete process.env.VERITY_CONFIG_DIR; else process.env.VERITY_CONFIG_DIR = saved; rmSync(dir, { recursive: true, force: true }); });
+after(() => {
+  if (saved === undefined) delete process.env.VERITY_CONFIG_DIR;
+  else process.env.VERITY_CONFIG_DIR = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const start = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
   const parsed = parseCommandLine(['start', ...argv], env);
@@ -22,7 +26,10 @@ const start = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
 };
 
 test('--token is refused, naming the environment variables and --token-file', () => {
-  assert.throws(() => start(['--token', 'secret']), /--token is not accepted.*VERITY_TOKEN.*VERITY_AGENT_TOKEN.*--token-file/);
+  assert.throws(
+    () => start(['--token', 'secret']),
+    /--token is not accepted.*VERITY_TOKEN.*VERITY_AGENT_TOKEN.*--token-file/,
+  );
 });
 
 test('--token-file, --agent-token-file and --allowed-hosts (and their env vars) are parsed', () => {
@@ -36,7 +43,8 @@ test('--token-file, --agent-token-file and --allowed-hosts (and their env vars) 
 
 test('a credential is 8..512 printable characters without spaces', () => {
   assert.equal(checkCredential('abcdefgh', 'x'), 'abcdefgh');
-  for (const bad of ['short', 'has a space', 'tab\there!', 'x'.repeat(513), '']) assert.throws(() => checkCredential(bad, 'VERITY_TOKEN'), /VERITY_TOKEN/);
+  for (const bad of ['short', 'has a space', 'tab\there!', 'x'.repeat(513), ''])
+    assert.throws(() => checkCredential(bad, 'VERITY_TOKEN'), /VERITY_TOKEN/);
 });
 
 test('pairings: the secret is returned once and stored hashed; replace, revoke and the cap', () => {
@@ -48,8 +56,11 @@ test('pairings: the secret is returned once and stored hashed; replace, revoke a
   assert.equal(store.bySecret(a.secret + 'x'), null);
   assert.equal(new Pairings().bySecret(a.secret)?.id, a.pairing.id, 'persisted');
   const b = store.add(origin, a.pairing.id)!;
-  assert.equal(store.bySecret(a.secret), null, 'the replaced pairing\'s secret is dead');
-  assert.deepEqual(store.all().map((p) => p.id), [b.pairing.id]);
+  assert.equal(store.bySecret(a.secret), null, "the replaced pairing's secret is dead");
+  assert.deepEqual(
+    store.all().map((p) => p.id),
+    [b.pairing.id],
+  );
   assert.deepEqual(store.origins(), [origin]);
   assert.equal(store.remove(b.pairing.id)?.id, b.pairing.id);
   assert.equal(store.remove(b.pairing.id), null);
@@ -59,5 +70,11 @@ test('pairings: the secret is returned once and stored hashed; replace, revoke a
 });
 
 test('urlHost: a wildcard bind is reached as 127.0.0.1, IPv6 literals get brackets', () => {
-  assert.deepEqual(['0.0.0.0', '::', '127.0.0.1', '::1', 'box.lan'].map(urlHost), ['127.0.0.1', '127.0.0.1', '127.0.0.1', '[::1]', 'box.lan']);
+  assert.deepEqual(['0.0.0.0', '::', '127.0.0.1', '::1', 'box.lan'].map(urlHost), [
+    '127.0.0.1',
+    '127.0.0.1',
+    '127.0.0.1',
+    '[::1]',
+    'box.lan',
+  ]);
 });

@@ -7,7 +7,9 @@ import { asRefusal } from '../../server/mcp/refusals.js';
 
 test('a typed relay error and its tag in a protocol error give the same code', () => {
   assert.equal(errorCodeOf(new RelayCommandError('delivery_unknown', 'any words')), 'delivery_unknown');
-  const viaPuppeteer = new Error(`Protocol error (Input.dispatchMouseEvent): whatever the relay said ${errorTag('not_delivered')}`);
+  const viaPuppeteer = new Error(
+    `Protocol error (Input.dispatchMouseEvent): whatever the relay said ${errorTag('not_delivered')}`,
+  );
   assert.equal(errorCodeOf(viaPuppeteer), 'not_delivered');
   assert.equal(errorCodeOf(new Error('its result is unknown and it is not resent')), null, 'prose alone is no code');
   assert.equal(errorCodeOf(new Error('[verity-error:made_up]')), null, 'an unknown tag is no code');
@@ -15,7 +17,9 @@ test('a typed relay error and its tag in a protocol error give the same code', (
 });
 
 test('asRefusal maps the codes to the delivery the caller must know', () => {
-  const unknown = asRefusal(new RelayCommandError('delivery_unknown', 'the extension disconnected before answering relay command r-1'));
+  const unknown = asRefusal(
+    new RelayCommandError('delivery_unknown', 'the extension disconnected before answering relay command r-1'),
+  );
   assert.equal(unknown.code, 'unavailable');
   assert.deepEqual([unknown.details.delivery, unknown.details.retryable], ['unknown', false]);
   const none = asRefusal(new Error(`Protocol error (Runtime.callFunctionOn): detached ${errorTag('not_delivered')}`));

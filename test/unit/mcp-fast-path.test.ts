@@ -9,13 +9,21 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Verity } from '../../server/core.js';
 import { connectMcp, createMcpServer } from '../../server/mcp/server.js';
 
-test('requests take the fast path into the SDK\'s _onrequest; notifications take the SDK\'s router', async () => {
+test("requests take the fast path into the SDK's _onrequest; notifications take the SDK's router", async () => {
   const core = new Verity({});
   const server = createMcpServer(core, { connectionId: 'fast-path-test' });
   const hook = (server as unknown as { _onrequest?: (...args: unknown[]) => unknown })._onrequest;
-  assert.equal(typeof hook, 'function', 'the MCP SDK no longer has Protocol._onrequest: server/mcp/server.ts connectMcp must move to the public API (Server.connect alone)');
+  assert.equal(
+    typeof hook,
+    'function',
+    'the MCP SDK no longer has Protocol._onrequest: server/mcp/server.ts connectMcp must move to the public API (Server.connect alone)',
+  );
   const dispatched: string[] = [];
-  (server as unknown as { _onrequest: (...args: unknown[]) => unknown })._onrequest = function (this: unknown, message: unknown, extra: unknown) {
+  (server as unknown as { _onrequest: (...args: unknown[]) => unknown })._onrequest = function (
+    this: unknown,
+    message: unknown,
+    extra: unknown,
+  ) {
     dispatched.push((message as { method: string }).method);
     return hook!.call(this, message, extra);
   };
@@ -29,7 +37,13 @@ test('requests take the fast path into the SDK\'s _onrequest; notifications take
     configurable: true,
     get: () => onmessage,
     set(fn: (m: JSONRPCMessage, extra?: unknown) => void) {
-      onmessage = ++assignments === 1 ? (m, extra) => { routed.push('method' in m ? m.method : 'response'); fn(m, extra); } : fn;
+      onmessage =
+        ++assignments === 1
+          ? (m, extra) => {
+              routed.push('method' in m ? m.method : 'response');
+              fn(m, extra);
+            }
+          : fn;
     },
   });
 
@@ -43,7 +57,11 @@ test('requests take the fast path into the SDK\'s _onrequest; notifications take
     const called = await client.callTool({ name: 'list_sessions', arguments: {} });
     assert.ok(!called.isError, JSON.stringify(called));
     assert.deepEqual(dispatched, ['initialize', 'tools/list', 'tools/call'], 'every request reached _onrequest');
-    assert.deepEqual(routed, ['notifications/initialized'], 'no request went through the SDK\'s router; the notification did');
+    assert.deepEqual(
+      routed,
+      ['notifications/initialized'],
+      "no request went through the SDK's router; the notification did",
+    );
   } finally {
     await client.close();
     await core.close();

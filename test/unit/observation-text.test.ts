@@ -7,17 +7,33 @@ import { refusalText, summarize, textOfStructured } from '../../server/tools/def
 import { Refusal } from '../../server/routing/refusal.js';
 
 const el = (i: number, over: Partial<OutlineElement> = {}): OutlineElement => ({
-  element_index: i, role: 'button', label: `B${i}`, enabled: true, focused: false, in_web_content: true,
-  frame: { x: 0, y: 0, w: 1, h: 1 }, parent_index: null, ...over,
+  element_index: i,
+  role: 'button',
+  label: `B${i}`,
+  enabled: true,
+  focused: false,
+  in_web_content: true,
+  frame: { x: 0, y: 0, w: 1, h: 1 },
+  parent_index: null,
+  ...over,
 });
 
 describe('outline lines', () => {
   test('role, quoted name, value, states and the token', () => {
     assert.equal(outlineLine(el(3), true), "- button 'B3' [t=3]");
-    assert.equal(outlineLine(el(4, { role: 'textbox', label: 'Email', value: 'a@b.c', focused: true }), true), "- textbox 'Email' value='a@b.c' [focused] [t=4]");
-    assert.equal(outlineLine(el(5, { role: 'checkbox', value: 'true', enabled: false }), true), "- checkbox 'B5' [checked] [disabled] [t=5]");
+    assert.equal(
+      outlineLine(el(4, { role: 'textbox', label: 'Email', value: 'a@b.c', focused: true }), true),
+      "- textbox 'Email' value='a@b.c' [focused] [t=4]",
+    );
+    assert.equal(
+      outlineLine(el(5, { role: 'checkbox', value: 'true', enabled: false }), true),
+      "- checkbox 'B5' [checked] [disabled] [t=5]",
+    );
     assert.equal(outlineLine(el(6, { role: 'checkbox', value: 'false' }), true), "- checkbox 'B6' [t=6]");
-    assert.equal(outlineLine(el(7, { role: 'checkbox', value: 'mixed' }), true), "- checkbox 'B7' [checked=mixed] [t=7]");
+    assert.equal(
+      outlineLine(el(7, { role: 'checkbox', value: 'mixed' }), true),
+      "- checkbox 'B7' [checked=mixed] [t=7]",
+    );
     assert.equal(outlineLine(el(8, { label: '' }), true), '- button [t=8]');
     assert.equal(outlineLine(el(9, { in_web_content: false }), true), "- button 'B9' [not web content] [t=9]");
     assert.equal(outlineLine(el(10, { in_web_content: true }), false), "- button 'B10' [web content] [t=10]");
@@ -31,19 +47,52 @@ describe('outline lines', () => {
   });
 
   test('children are indented under their nearest listed ancestor, also when a filter skips the parent', () => {
-    const all = [el(0, { role: 'iframe' }), el(1, { role: 'generic', parent_index: 0 }), el(2, { parent_index: 1 }), el(3)];
+    const all = [
+      el(0, { role: 'iframe' }),
+      el(1, { role: 'generic', parent_index: 0 }),
+      el(2, { parent_index: 1 }),
+      el(3),
+    ];
     const parentOf = (i: number) => all[i].parent_index;
-    assert.deepEqual(renderOutline(all, parentOf, true).split('\n').map((l) => l.indexOf('-')), [0, 2, 4, 0]);
-    assert.deepEqual(renderOutline([all[0], all[2], all[3]], parentOf, true).split('\n').map((l) => l.indexOf('-')), [0, 2, 0]);
-    assert.deepEqual(renderOutline([all[2]], parentOf, true).split('\n').map((l) => l.indexOf('-')), [0]);
+    assert.deepEqual(
+      renderOutline(all, parentOf, true)
+        .split('\n')
+        .map((l) => l.indexOf('-')),
+      [0, 2, 4, 0],
+    );
+    assert.deepEqual(
+      renderOutline([all[0], all[2], all[3]], parentOf, true)
+        .split('\n')
+        .map((l) => l.indexOf('-')),
+      [0, 2, 0],
+    );
+    assert.deepEqual(
+      renderOutline([all[2]], parentOf, true)
+        .split('\n')
+        .map((l) => l.indexOf('-')),
+      [0],
+    );
   });
 });
 
 describe('error text', () => {
   test('a refusal names its code, message and every detail', () => {
-    const text = refusalText(new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', { current_snapshot_ids: ['s0000000a'] }));
-    assert.equal(text, 'refused: stale_element_token: element_token is stale; call get_window_state again to refresh\ncurrent_snapshot_ids: ["s0000000a"]');
-    const budget = refusalText(new Refusal('type_text_synthesis_budget_exceeded', 'too long', { max_chunk_chars: 200, retryable: false, covering_element: 'div#x' }));
+    const text = refusalText(
+      new Refusal('stale_element_token', 'element_token is stale; call get_window_state again to refresh', {
+        current_snapshot_ids: ['s0000000a'],
+      }),
+    );
+    assert.equal(
+      text,
+      'refused: stale_element_token: element_token is stale; call get_window_state again to refresh\ncurrent_snapshot_ids: ["s0000000a"]',
+    );
+    const budget = refusalText(
+      new Refusal('type_text_synthesis_budget_exceeded', 'too long', {
+        max_chunk_chars: 200,
+        retryable: false,
+        covering_element: 'div#x',
+      }),
+    );
     assert.match(budget, /\nmax_chunk_chars: 200\n/);
     assert.match(budget, /\nretryable: false\n/);
     assert.match(budget, /\ncovering_element: div#x$/);
@@ -51,23 +100,43 @@ describe('error text', () => {
 
   test('a failed verdict carries delivery, evidence, what the field holds and what to try', () => {
     const text = summarize({
-      effect: 'partial', route: 'dom', method: 'insert_text', target: 'input#max "Max"',
+      effect: 'partial',
+      route: 'dom',
+      method: 'insert_text',
+      target: 'input#max "Max"',
       delivery: { mode: 'background', delivered_count: 5 },
       evidence: [{ kind: 'field_value', expected: 'abcdefgh', observed: 'abcde', detail: 'maxlength 5' }],
-      observed: 'abcde', escalation: { target: 'verify', reason: 'read the field' }, timings_ms: { resolve: 1, deliver: 1, verify: 1 },
+      observed: 'abcde',
+      escalation: { target: 'verify', reason: 'read the field' },
+      timings_ms: { resolve: 1, deliver: 1, verify: 1 },
     });
-    assert.equal(text, [
-      'partial (insert_text) on input#max "Max", route dom',
-      'delivery: background, delivered_count 5',
-      'evidence field_value: expected "abcdefgh", observed "abcde", maxlength 5',
-      'holds now: "abcde"',
-      'next: verify: read the field',
-    ].join('\n'));
+    assert.equal(
+      text,
+      [
+        'partial (insert_text) on input#max "Max", route dom',
+        'delivery: background, delivered_count 5',
+        'evidence field_value: expected "abcdefgh", observed "abcde", maxlength 5',
+        'holds now: "abcde"',
+        'next: verify: read the field',
+      ].join('\n'),
+    );
   });
 
   test('a batch step known only by its structuredContent gets the same text', () => {
-    const refused = textOfStructured({ status: 'refused', refusal: { code: 'element_disabled', message: 'input#dis is disabled', retryable: false } });
+    const refused = textOfStructured({
+      status: 'refused',
+      refusal: { code: 'element_disabled', message: 'input#dis is disabled', retryable: false },
+    });
     assert.equal(refused, 'refused: element_disabled: input#dis is disabled\nretryable: false');
-    assert.match(textOfStructured({ effect: 'no_effect', route: 'dom', delivery: { mode: 'background' }, evidence: [], timings_ms: {} }), /^no_effect, route dom/);
+    assert.match(
+      textOfStructured({
+        effect: 'no_effect',
+        route: 'dom',
+        delivery: { mode: 'background' },
+        evidence: [],
+        timings_ms: {},
+      }),
+      /^no_effect, route dom/,
+    );
   });
 });

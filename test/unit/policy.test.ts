@@ -13,13 +13,22 @@ const tmp = mkdtempSync(join(tmpdir(), 'verity-policy-unit-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
 function refusal(fn: () => void): Refusal {
-  try { fn(); } catch (e) { if (e instanceof Refusal) return e; throw e; }
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof Refusal) return e;
+    throw e;
+  }
   assert.fail('expected a refusal');
 }
 function loadError(json: string): string {
   const file = join(tmp, `p${Math.random().toString(16).slice(2)}.json`);
   writeFileSync(file, json);
-  try { Policy.load(file); } catch (e) { return (e as Error).message; }
+  try {
+    Policy.load(file);
+  } catch (e) {
+    return (e as Error).message;
+  }
   assert.fail(`${json} was accepted`);
 }
 
@@ -58,15 +67,23 @@ describe('policy file', () => {
       p.checkUrl('https://anything.example/');
       p.checkApp('anything', 1);
     } finally {
-      if (saved.env === undefined) delete process.env.VERITY_POLICY; else process.env.VERITY_POLICY = saved.env;
-      if (saved.dir === undefined) delete process.env.VERITY_CONFIG_DIR; else process.env.VERITY_CONFIG_DIR = saved.dir;
+      if (saved.env === undefined) delete process.env.VERITY_POLICY;
+      else process.env.VERITY_POLICY = saved.env;
+      if (saved.dir === undefined) delete process.env.VERITY_CONFIG_DIR;
+      else process.env.VERITY_CONFIG_DIR = saved.dir;
     }
   });
 });
 
 describe('origin patterns', () => {
   const allows = (pattern: string, url: string) => {
-    try { new Policy({ allowed_origins: [pattern], require_approval: [] }).checkUrl(url); return true; } catch (e) { if (e instanceof Refusal) return false; throw e; }
+    try {
+      new Policy({ allowed_origins: [pattern], require_approval: [] }).checkUrl(url);
+      return true;
+    } catch (e) {
+      if (e instanceof Refusal) return false;
+      throw e;
+    }
   };
   const table: Array<[string, string, boolean]> = [
     ['https://a.example', 'https://a.example/path?q', true],
@@ -83,14 +100,18 @@ describe('origin patterns', () => {
     ['https://a.example', 'https://A.EXAMPLE/', true],
     ['https://a.example', 'about:blank', true],
   ];
-  for (const [pattern, url, want] of table) test(`${pattern} ${want ? 'allows' : 'refuses'} ${url}`, () => assert.equal(allows(pattern, url), want));
+  for (const [pattern, url, want] of table)
+    test(`${pattern} ${want ? 'allows' : 'refuses'} ${url}`, () => assert.equal(allows(pattern, url), want));
 
-  test('a refusal names the origin and the policy\'s source and list', () => {
+  test("a refusal names the origin and the policy's source and list", () => {
     const p = new Policy({ allowed_origins: ['https://a.example'], require_approval: [] }, '/etc/verity/policy.json');
     const r = refusal(() => p.checkUrl('https://b.example/x?secret=1', 'the tab'));
     assert.equal(r.code, 'not_permitted');
     assert.equal(r.details.origin, 'https://b.example');
-    assert.match(r.message, /^the tab is on https:\/\/b\.example, which the policy \(\/etc\/verity\/policy\.json\) does not allow; allowed: https:\/\/a\.example$/);
+    assert.match(
+      r.message,
+      /^the tab is on https:\/\/b\.example, which the policy \(\/etc\/verity\/policy\.json\) does not allow; allowed: https:\/\/a\.example$/,
+    );
   });
 });
 
@@ -104,7 +125,11 @@ describe('native apps', () => {
     assert.equal(r.code, 'not_permitted');
     assert.match(r.message, /the app xterm \(pid 7\) is not allowed .*allowed: gedit, 4242/);
     new Policy().checkApp('xterm', 7);
-    assert.equal(refusal(() => new Policy({ allowed_apps: [], require_approval: [] }).checkApp('gedit', 1)).code, 'not_permitted', 'an empty list allows none');
+    assert.equal(
+      refusal(() => new Policy({ allowed_apps: [], require_approval: [] }).checkApp('gedit', 1)).code,
+      'not_permitted',
+      'an empty list allows none',
+    );
   });
 });
 
@@ -112,8 +137,12 @@ describe('approvals', () => {
   test('require_approval holds a tool, or one page action as page.<action>', () => {
     const p = new Policy({ require_approval: ['drag', 'page.execute_javascript'] });
     const table: Array<[string, string | undefined, boolean]> = [
-      ['drag', undefined, true], ['drag', 'anything', true], ['click', undefined, false],
-      ['page', 'execute_javascript', true], ['page', 'navigate', false], ['page', undefined, false],
+      ['drag', undefined, true],
+      ['drag', 'anything', true],
+      ['click', undefined, false],
+      ['page', 'execute_javascript', true],
+      ['page', 'navigate', false],
+      ['page', undefined, false],
       ['execute_javascript', undefined, false],
     ];
     for (const [tool, action, want] of table) assert.equal(p.needsApproval(tool, action), want, `${tool} ${action}`);
@@ -123,7 +152,9 @@ describe('approvals', () => {
   test('a require_approval entry naming no tool is refused at start, naming it and the known ones', () => {
     const known = ['click', 'drag', 'page.navigate'];
     new Policy({ require_approval: ['drag', 'page.navigate'] }).checkNames(known);
-    assert.throws(() => new Policy({ require_approval: ['drga', 'click', 'page.nav'] }, 'my.json').checkNames(known),
-      /^Error: policy file my\.json: require_approval: unknown tool "drga", "page\.nav"; known: click, drag, page\.navigate$/);
+    assert.throws(
+      () => new Policy({ require_approval: ['drga', 'click', 'page.nav'] }, 'my.json').checkNames(known),
+      /^Error: policy file my\.json: require_approval: unknown tool "drga", "page\.nav"; known: click, drag, page\.navigate$/,
+    );
   });
 });

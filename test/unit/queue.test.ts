@@ -6,7 +6,9 @@ import { Refusal } from '../../server/routing/refusal.js';
 
 function gate() {
   let open!: () => void;
-  const opened = new Promise<void>((r) => { open = r; });
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
   return { open, opened };
 }
 
@@ -41,7 +43,9 @@ describe('TargetQueue', () => {
 
   test('a failing call hands the target on', async () => {
     const q = new TargetQueue();
-    const first = q.run('tab 1', async () => { throw new Error('boom'); });
+    const first = q.run('tab 1', async () => {
+      throw new Error('boom');
+    });
     const second = q.run('tab 1', async () => 'ok');
     await assert.rejects(first, /boom/);
     assert.equal(await second, 'ok');
@@ -52,8 +56,20 @@ describe('TargetQueue', () => {
     const g = gate();
     let ran = 0;
     const running = q.run('tab 1', () => g.opened);
-    const waiting = [q.run('tab 1', async () => { ran++; }), q.run('tab 1', async () => { ran++; })];
-    await assert.rejects(q.run('tab 1', async () => { ran += 100; }), (e: unknown) => e instanceof Refusal && e.code === 'target_busy' && /at most 2/.test(e.message));
+    const waiting = [
+      q.run('tab 1', async () => {
+        ran++;
+      }),
+      q.run('tab 1', async () => {
+        ran++;
+      }),
+    ];
+    await assert.rejects(
+      q.run('tab 1', async () => {
+        ran += 100;
+      }),
+      (e: unknown) => e instanceof Refusal && e.code === 'target_busy' && /at most 2/.test(e.message),
+    );
     g.open();
     await running;
     await Promise.all(waiting);
@@ -65,7 +81,12 @@ describe('TargetQueue', () => {
     const g = gate();
     const running = q.run('tab 1', () => g.opened);
     let ran = false;
-    await assert.rejects(q.run('tab 1', async () => { ran = true; }), (e: unknown) => e instanceof Refusal && e.code === 'target_busy' && /waited 20 ms/.test(e.message));
+    await assert.rejects(
+      q.run('tab 1', async () => {
+        ran = true;
+      }),
+      (e: unknown) => e instanceof Refusal && e.code === 'target_busy' && /waited 20 ms/.test(e.message),
+    );
     assert.equal(q.waiting('tab 1'), 0);
     g.open();
     await running;
@@ -77,8 +98,18 @@ describe('TargetQueue', () => {
     const q = new TargetQueue();
     const heard: number[] = [];
     const g = gate();
-    const running = q.run('tab 1', () => g.opened, () => heard.push(-1));
-    const w = [1, 2].map(() => q.run('tab 1', async () => {}, (i) => heard.push(i.position)));
+    const running = q.run(
+      'tab 1',
+      () => g.opened,
+      () => heard.push(-1),
+    );
+    const w = [1, 2].map(() =>
+      q.run(
+        'tab 1',
+        async () => {},
+        (i) => heard.push(i.position),
+      ),
+    );
     assert.deepEqual(heard, [1, 2]);
     g.open();
     await Promise.all([running, ...w]);

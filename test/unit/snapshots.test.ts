@@ -7,18 +7,42 @@ import { Refusal } from '../../server/routing/refusal.js';
 import type { Snapshot, SnapshotElement } from '../../server/routing/driver.js';
 
 const element = (i: number): SnapshotElement => ({
-  element_index: i, role: 'button', label: `b${i}`, enabled: true, focused: false, in_web_content: true,
-  frame: { x: 0, y: 0, w: 1, h: 1 }, parent_index: null, ref: { local: i },
+  element_index: i,
+  role: 'button',
+  label: `b${i}`,
+  enabled: true,
+  focused: false,
+  in_web_content: true,
+  frame: { x: 0, y: 0, w: 1, h: 1 },
+  parent_index: null,
+  ref: { local: i },
 });
-const snap = (n: number, scale = 1): Snapshot => ({ target: {}, elements: Array.from({ length: n }, (_, i) => element(i)), screenshot_width: 1, screenshot_height: 1, scale });
+const snap = (n: number, scale = 1): Snapshot => ({
+  target: {},
+  elements: Array.from({ length: n }, (_, i) => element(i)),
+  screenshot_width: 1,
+  screenshot_height: 1,
+  scale,
+});
 
 function refusal(fn: () => unknown): Refusal {
-  try { fn(); } catch (e) { if (e instanceof Refusal) return e; throw e; }
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof Refusal) return e;
+    throw e;
+  }
   assert.fail('expected a refusal');
 }
 
 /** Records a fresh snapshot of a target and returns its id. */
-function take(reg: SnapshotRegistry, key: string, n = 3, kind: 'tab' | 'window' | 'desktop' = 'tab', scale = 1): string {
+function take(
+  reg: SnapshotRegistry,
+  key: string,
+  n = 3,
+  kind: 'tab' | 'window' | 'desktop' = 'tab',
+  scale = 1,
+): string {
   const id = reg.nextId();
   reg.record(id, kind, key, snap(n, scale));
   return id;
@@ -37,13 +61,29 @@ describe('SnapshotRegistry', () => {
     const reg = new SnapshotRegistry();
     const id = take(reg, 'T1', 3, 'window');
     const found = reg.resolve(SnapshotRegistry.token(id, 2));
-    assert.deepEqual([found.kind, found.key, found.snapshotId, found.index, found.element.label], ['window', 'T1', id, 2, 'b2']);
+    assert.deepEqual(
+      [found.kind, found.key, found.snapshotId, found.index, found.element.label],
+      ['window', 'T1', id, 2, 'b2'],
+    );
   });
 
   test('malformed tokens are invalid_element_token, never a lookup', () => {
     const reg = new SnapshotRegistry();
     take(reg, 'T1');
-    for (const token of ['', 's00000001', 's00000001:', 'S00000001:0', 's0000001:0', 's00000001:-1', 's00000001:0x1', 'x00000001:0', ' s00000001:0', 's00000001:0 ', 's000000001:0', 's0000000g:0']) {
+    for (const token of [
+      '',
+      's00000001',
+      's00000001:',
+      'S00000001:0',
+      's0000001:0',
+      's00000001:-1',
+      's00000001:0x1',
+      'x00000001:0',
+      ' s00000001:0',
+      's00000001:0 ',
+      's000000001:0',
+      's0000000g:0',
+    ]) {
       const r = refusal(() => reg.resolve(token));
       assert.equal(r.code, 'invalid_element_token', JSON.stringify(token));
       assert.match(r.message, /element_token/);
@@ -71,7 +111,11 @@ describe('SnapshotRegistry', () => {
     assert.equal(reg.resolve(SnapshotRegistry.token(other, 1)).key, 'T2');
     assert.equal(reg.resolve(SnapshotRegistry.token(current, 1)).snapshotId, current);
     const win = take(reg, 'T1', 2, 'window');
-    assert.equal(reg.resolve(SnapshotRegistry.token(current, 0)).kind, 'tab', 'a window with the same key is another target');
+    assert.equal(
+      reg.resolve(SnapshotRegistry.token(current, 0)).kind,
+      'tab',
+      'a window with the same key is another target',
+    );
     assert.equal(reg.resolve(SnapshotRegistry.token(win, 0)).kind, 'window');
   });
 
@@ -81,7 +125,7 @@ describe('SnapshotRegistry', () => {
     assert.equal(reg.latestOf('tab', 'T1')?.elements.length, 1000);
     const oldStored = reg.latestOf('tab', 'T1')!;
     take(reg, 'T1', 2);
-    assert.equal(oldStored.elements.length, 0, 'the stale snapshot\'s 1000 elements were let go');
+    assert.equal(oldStored.elements.length, 0, "the stale snapshot's 1000 elements were let go");
     assert.equal(refusal(() => reg.resolve(SnapshotRegistry.token(old, 0))).code, 'stale_element_token');
   });
 
@@ -103,12 +147,21 @@ describe('SnapshotRegistry', () => {
     const r = refusal(() => reg.resolve(SnapshotRegistry.token(first, 0)));
     assert.equal(r.code, 'stale_element_token');
     // The refusal names current snapshots to go to; the recent ones still resolve.
-    assert.ok(Array.isArray(r.details.current_snapshot_ids) && (r.details.current_snapshot_ids as string[]).includes(ids[99]));
+    assert.ok(
+      Array.isArray(r.details.current_snapshot_ids) && (r.details.current_snapshot_ids as string[]).includes(ids[99]),
+    );
     for (const id of ids.slice(-64)) assert.equal(reg.resolve(SnapshotRegistry.token(id, 0)).snapshotId, id);
-    assert.equal(refusal(() => reg.resolve(SnapshotRegistry.token(ids[35], 0))).code, 'stale_element_token', 'the 65th newest is gone');
+    assert.equal(
+      refusal(() => reg.resolve(SnapshotRegistry.token(ids[35], 0))).code,
+      'stale_element_token',
+      'the 65th newest is gone',
+    );
     // Targets whose only snapshot was evicted are let go too (windows long closed are never forgotten otherwise).
     assert.deepEqual(reg.size, { targets: 64, snapshots: 64 });
-    assert.ok(!(r.details.current_snapshot_ids as string[]).includes(first), 'an evicted snapshot is not offered as current');
+    assert.ok(
+      !(r.details.current_snapshot_ids as string[]).includes(first),
+      'an evicted snapshot is not offered as current',
+    );
   });
 
   test('latestOf gives the latest snapshot of a target with its scale (the px form)', () => {

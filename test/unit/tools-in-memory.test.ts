@@ -7,40 +7,80 @@ import assert from 'node:assert/strict';
 import { inMemoryVerity, type InMemoryAgent, type InMemoryVerity } from '../helpers/in-memory.js';
 import { Policy } from '../../server/policy.js';
 
-const bytesOf = (tools: any[]) => Buffer.byteLength(JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))));
-const CONTRACT_TOOLS = ['start_session', 'get_session', 'list_sessions', 'end_session', 'set_agent_cursor_motion', 'list_apps', 'list_windows',
-  'get_window_state', 'click', 'double_click', 'right_click', 'set_value', 'type_text', 'press_key', 'hotkey', 'scroll', 'drag', 'run_actions', 'page'];
+const bytesOf = (tools: any[]) =>
+  Buffer.byteLength(
+    JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))),
+  );
+const CONTRACT_TOOLS = [
+  'start_session',
+  'get_session',
+  'list_sessions',
+  'end_session',
+  'set_agent_cursor_motion',
+  'list_apps',
+  'list_windows',
+  'get_window_state',
+  'click',
+  'double_click',
+  'right_click',
+  'set_value',
+  'type_text',
+  'press_key',
+  'hotkey',
+  'scroll',
+  'drag',
+  'run_actions',
+  'page',
+];
 
 describe('tools/list', () => {
   let v: InMemoryVerity, full: InMemoryVerity, d: InMemoryAgent;
-  before(async () => { v = await inMemoryVerity(); full = await inMemoryVerity({ tools: 'full' }); d = await v.connect(); });
-  after(async () => { await v?.close(); await full?.close(); });
+  before(async () => {
+    v = await inMemoryVerity();
+    full = await inMemoryVerity({ tools: 'full' });
+    d = await v.connect();
+  });
+  after(async () => {
+    await v?.close();
+    await full?.close();
+  });
 
   test('default surface: the contract tools, no deprecated ones, lean schemas, at most 8.8 KB', async () => {
     const { tools } = d;
     const names = tools.map((t) => t.name);
     for (const name of CONTRACT_TOOLS) assert.ok(names.includes(name), name);
     assert.equal(new Set(names).size, names.length, 'names are unique');
-    for (const hidden of ['escalate_session', 'get_session_state', 'screen']) assert.ok(!names.includes(hidden), hidden);
+    for (const hidden of ['escalate_session', 'get_session_state', 'screen'])
+      assert.ok(!names.includes(hidden), hidden);
     const bytes = bytesOf(tools);
     assert.ok(bytes <= 8800, `default tool definitions are ${bytes} B`);
     assert.ok(!JSON.stringify(tools).includes('9007199254740991'), 'no safe-integer bounds');
     const inputs = JSON.stringify(tools.map((t) => t.inputSchema));
-    assert.ok(!inputs.includes('"maxLength"') && !inputs.includes('"additionalProperties":false'), 'no input bounds the server checks anyway');
+    assert.ok(
+      !inputs.includes('"maxLength"') && !inputs.includes('"additionalProperties":false'),
+      'no input bounds the server checks anyway',
+    );
     // Seed-only arguments are accepted but not advertised on the default surface; session tools keep `session`.
-    assert.equal((tools.find((t) => t.name === 'click')!.inputSchema.properties as Record<string, unknown>).delivery_mode, undefined);
+    assert.equal(
+      (tools.find((t) => t.name === 'click')!.inputSchema.properties as Record<string, unknown>).delivery_mode,
+      undefined,
+    );
     assert.ok((tools.find((t) => t.name === 'get_session')!.inputSchema.properties as Record<string, unknown>).session);
   });
 
   test('every tool: an object input schema, outputSchema {type: object, anyOf: [success, refusal]}, the three hints', async () => {
     for (const t of d.tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);
-      const out = t.outputSchema as { type: string; anyOf: Array<{ type: string; properties?: Record<string, unknown> }> };
+      const out = t.outputSchema as {
+        type: string;
+        anyOf: Array<{ type: string; properties?: Record<string, unknown> }>;
+      };
       assert.equal(out.type, 'object', t.name);
       assert.equal(out.anyOf.length, 2, t.name);
       assert.equal(out.anyOf[0].type, 'object', `${t.name} success branch`);
       assert.ok(out.anyOf[1].properties?.status && out.anyOf[1].properties?.refusal, `${t.name} refusal branch`);
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint'] as const) assert.equal(typeof t.annotations?.[hint], 'boolean', `${t.name}.${hint}`);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint'] as const)
+        assert.equal(typeof t.annotations?.[hint], 'boolean', `${t.name}.${hint}`);
       if (/^(list_|get_)/.test(t.name)) assert.equal(t.annotations?.readOnlyHint, true, t.name);
     }
   });
@@ -55,7 +95,8 @@ describe('tools/list', () => {
     const names = tools.map((t) => t.name);
     assert.ok(names.includes('escalate_session') && names.includes('get_session_state'), names.join(', '));
     const click = tools.find((t) => t.name === 'click')!.inputSchema.properties as Record<string, any>;
-    for (const arg of ['pid', 'window_id', 'scope', 'session', 'delivery_mode', 'target']) assert.ok(click[arg], `click.${arg}`);
+    for (const arg of ['pid', 'window_id', 'scope', 'session', 'delivery_mode', 'target'])
+      assert.ok(click[arg], `click.${arg}`);
     assert.deepEqual(click.target.properties.kind.enum, ['tab', 'window', 'desktop']);
     assert.deepEqual(tools.find((t) => t.name === 'type_text')!.inputSchema.required, ['text']);
     const bytes = bytesOf(tools);
@@ -68,8 +109,13 @@ describe('tools/list', () => {
 
 describe('argument refusals name the field', () => {
   let v: InMemoryVerity, a: InMemoryAgent;
-  before(async () => { v = await inMemoryVerity(); a = await v.connect(); });
-  after(async () => { await v?.close(); });
+  before(async () => {
+    v = await inMemoryVerity();
+    a = await v.connect();
+  });
+  after(async () => {
+    await v?.close();
+  });
 
   const table: Array<[string, Record<string, unknown>, string, RegExp?]> = [
     ['click', { x: 'a', y: 1 }, 'x'],
@@ -124,8 +170,13 @@ describe('argument refusals name the field', () => {
 
 describe('target refusals before any browser', () => {
   let v: InMemoryVerity, a: InMemoryAgent;
-  before(async () => { v = await inMemoryVerity(); a = await v.connect(); });
-  after(async () => { await v?.close(); });
+  before(async () => {
+    v = await inMemoryVerity();
+    a = await v.connect();
+  });
+  after(async () => {
+    await v?.close();
+  });
 
   test('two ways of naming the target: conflicting_target naming both', async () => {
     const r = await a.call('click', { element_token: 's00000001:0', target: { kind: 'tab', tab_id: 'T' } });
@@ -138,7 +189,10 @@ describe('target refusals before any browser', () => {
     const r = await a.call('type_text', { element_token: 's00000001:0', text: 'x' });
     assert.equal(r.structured.refusal.code, 'stale_element_token', r.text);
     assert.deepEqual(r.structured.refusal.current_snapshot_ids, []);
-    assert.equal(r.text, 'refused: stale_element_token: element_token is stale; call get_window_state again to refresh\ncurrent_snapshot_ids: []');
+    assert.equal(
+      r.text,
+      'refused: stale_element_token: element_token is stale; call get_window_state again to refresh\ncurrent_snapshot_ids: []',
+    );
   });
 
   test('a malformed token: invalid_element_token', async () => {
@@ -147,7 +201,12 @@ describe('target refusals before any browser', () => {
   });
 
   test('run_actions validates every step before the first runs', async () => {
-    const r = await a.call('run_actions', { steps: [{ tool: 'press_key', args: { key: 'a' } }, { tool: 'click', args: { element_token: 'e42' } }] });
+    const r = await a.call('run_actions', {
+      steps: [
+        { tool: 'press_key', args: { key: 'a' } },
+        { tool: 'click', args: { element_token: 'e42' } },
+      ],
+    });
     assert.equal(r.structured.status, 'refused', r.text);
     assert.equal(r.structured.refusal.code, 'invalid_element_token', r.text);
   });
@@ -157,14 +216,23 @@ describe('target refusals before any browser', () => {
 
 describe('sessions', () => {
   let v: InMemoryVerity, a: InMemoryAgent, b: InMemoryAgent;
-  before(async () => { v = await inMemoryVerity(); [a, b] = [await v.connect(), await v.connect()]; });
-  after(async () => { await v?.close(); });
-  const labels = (r: { structured: any }) => (r.structured.sessions as Array<{ session: string | null }>).map((s) => s.session);
+  before(async () => {
+    v = await inMemoryVerity();
+    [a, b] = [await v.connect(), await v.connect()];
+  });
+  after(async () => {
+    await v?.close();
+  });
+  const labels = (r: { structured: any }) =>
+    (r.structured.sessions as Array<{ session: string | null }>).map((s) => s.session);
 
   test('the implicit session: readable before it exists, created by the first admitted call', async () => {
     const got = await a.call('get_session');
     assert.equal(got.isError, false, got.text);
-    assert.deepEqual([got.structured.session, got.structured.implicit, got.structured.state, got.structured.recording_active], [null, true, 'active', false]);
+    assert.deepEqual(
+      [got.structured.session, got.structured.implicit, got.structured.state, got.structured.recording_active],
+      [null, true, 'active', false],
+    );
     assert.deepEqual(labels(await a.call('list_sessions')), [], 'reading it created nothing');
     const set = await a.call('set_agent_cursor_motion', { spring: 5 });
     assert.equal(set.isError, false, set.text);
@@ -177,7 +245,10 @@ describe('sessions', () => {
   test('start, get, end, revive a label; it belongs to its connection', async () => {
     const started = await a.call('start_session', { session: 'alpha' });
     assert.equal(started.isError, false, started.text);
-    assert.deepEqual([started.structured.session, started.structured.active, started.structured.revived, started.structured.implicit], ['alpha', true, false, false]);
+    assert.deepEqual(
+      [started.structured.session, started.structured.active, started.structured.revived, started.structured.implicit],
+      ['alpha', true, false, false],
+    );
     assert.equal((await a.call('get_session', { session: 'alpha' })).structured.state, 'active');
     const other = await b.call('get_session', { session: 'alpha' });
     assert.equal(other.structured.refusal?.code, 'session_unavailable', other.text);
@@ -196,7 +267,8 @@ describe('sessions', () => {
   });
 
   test('list_sessions pages with an opaque cursor', async () => {
-    for (const label of ['p1', 'p2', 'p3']) assert.equal((await b.call('start_session', { session: label })).isError, false);
+    for (const label of ['p1', 'p2', 'p3'])
+      assert.equal((await b.call('start_session', { session: label })).isError, false);
     const first = await b.call('list_sessions', { limit: 2 });
     assert.deepEqual(labels(first), ['p1', 'p2']);
     assert.equal(typeof first.structured.next_cursor, 'string');
@@ -210,7 +282,8 @@ describe('sessions', () => {
     assert.equal((await c.call('start_session', { session: 'gone' })).isError, false);
     assert.equal(v.core.sessions.find(c.connectionId, 'gone')?.state, 'active');
     await c.close();
-    for (let i = 0; i < 100 && v.core.sessions.find(c.connectionId, 'gone')?.state === 'active'; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && v.core.sessions.find(c.connectionId, 'gone')?.state === 'active'; i++)
+      await new Promise((r) => setTimeout(r, 10));
     assert.notEqual(v.core.sessions.find(c.connectionId, 'gone')?.state ?? 'ended', 'active');
   });
 
@@ -219,8 +292,12 @@ describe('sessions', () => {
 
 describe('screen without a Control UI', () => {
   let v: InMemoryVerity;
-  before(async () => { v = await inMemoryVerity(); });
-  after(async () => { await v?.close(); });
+  before(async () => {
+    v = await inMemoryVerity();
+  });
+  after(async () => {
+    await v?.close();
+  });
 
   test('not listed and not callable on a connection bound to no Control UI', async () => {
     const a = await v.connect();
@@ -241,7 +318,10 @@ describe('screen without a Control UI', () => {
     const r = await a.call('screen', { action: 'split_right' });
     assert.equal(r.structured.refusal.code, 'unavailable', r.text);
     assert.equal(r.structured.refusal.gateway_code, 'UNAVAILABLE');
-    assert.match(r.text, /^refused: unavailable: UNAVAILABLE: the Control UI this agent is bound to is no longer connected.*\ngateway_code: UNAVAILABLE$/s);
+    assert.match(
+      r.text,
+      /^refused: unavailable: UNAVAILABLE: the Control UI this agent is bound to is no longer connected.*\ngateway_code: UNAVAILABLE$/s,
+    );
     const bad = await a.call('screen', { action: 'explode' });
     assert.equal(bad.structured.refusal.code, 'invalid_arguments');
     assert.match(bad.structured.refusal.message, /^action: /);
@@ -255,19 +335,33 @@ describe('screen without a Control UI', () => {
 describe('approvals held by the policy', () => {
   let v: InMemoryVerity, a: InMemoryAgent;
   before(async () => {
-    v = await inMemoryVerity({ policy: new Policy({ require_approval: ['drag', 'page.execute_javascript', 'start_session'] }) });
+    v = await inMemoryVerity({
+      policy: new Policy({ require_approval: ['drag', 'page.execute_javascript', 'start_session'] }),
+    });
     a = await v.connect();
   });
-  after(async () => { await v?.close(); });
+  after(async () => {
+    await v?.close();
+  });
 
   test('with no operator connected, a held tool is refused at once, before anything of it runs', async () => {
-    for (const [tool, args] of [['drag', { from_x: 0, from_y: 0, to_x: 1, to_y: 1 }], ['page', { action: 'execute_javascript', code: '1' }], ['start_session', { session: 'held' }]] as const) {
+    for (const [tool, args] of [
+      ['drag', { from_x: 0, from_y: 0, to_x: 1, to_y: 1 }],
+      ['page', { action: 'execute_javascript', code: '1' }],
+      ['start_session', { session: 'held' }],
+    ] as const) {
       const r = await a.call(tool, args);
       assert.equal(r.isError, true, r.text);
       assert.equal(r.structured.status, 'refused', r.text);
       assert.equal(r.structured.refusal.code, 'not_permitted', r.text);
       assert.deepEqual([r.structured.refusal.needs_approval, r.structured.refusal.tool], [true, tool]);
-      assert.match(r.text, new RegExp(`^refused: not_permitted: ${tool} needs an operator's approval.*\nneeds_approval: true\ntool: ${tool}$`, 's'));
+      assert.match(
+        r.text,
+        new RegExp(
+          `^refused: not_permitted: ${tool} needs an operator's approval.*\nneeds_approval: true\ntool: ${tool}$`,
+          's',
+        ),
+      );
     }
     assert.deepEqual((await a.call('list_sessions')).structured.sessions, [], 'the held start_session created nothing');
     // A tool the policy does not hold runs.

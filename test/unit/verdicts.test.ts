@@ -4,69 +4,306 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  excerpt, judgeInsertion, judgePointer, judgeText, judgeTextAt, judgeTextRead, judgeValue, numberFieldRejects, stringIndex, type FieldState, type WatchedEvent,
+  excerpt,
+  judgeInsertion,
+  judgePointer,
+  judgeText,
+  judgeTextAt,
+  judgeTextRead,
+  judgeValue,
+  numberFieldRejects,
+  stringIndex,
+  type FieldState,
+  type WatchedEvent,
 } from '../../server/routing/verdicts.js';
 
 const field = (text: string, over: Partial<FieldState> = {}): FieldState => ({
-  kind: 'value', text, start: text.length, end: text.length, maxLength: -1, focused: true, describe: 'input#f', lines: 0, ...over,
+  kind: 'value',
+  text,
+  start: text.length,
+  end: text.length,
+  maxLength: -1,
+  focused: true,
+  describe: 'input#f',
+  lines: 0,
+  ...over,
 });
 const editor = (text: string, lines: number, over: Partial<FieldState> = {}): FieldState =>
   field(text, { kind: 'editor', lines, start: text.length, end: text.length, describe: 'div#editor', ...over });
 
-interface Row { name: string; before: FieldState; first?: FieldState | null; settled: FieldState | null; text: string; effect: string; delivered?: number }
+interface Row {
+  name: string;
+  before: FieldState;
+  first?: FieldState | null;
+  settled: FieldState | null;
+  text: string;
+  effect: string;
+  delivered?: number;
+}
 
 const ROWS: Row[] = [
   // Blank rich editors: one empty block (innerText "\n", lines 1) that goes away when text lands.
-  { name: 'blank editor, plain text', before: editor('', 1), settled: editor('abc', 0), text: 'abc', effect: 'confirmed', delivered: 3 },
-  { name: 'blank editor (reported lines 0), plain text', before: editor('', 0), settled: editor('abc', 0), text: 'abc', effect: 'confirmed' },
-  { name: 'blank editor, text with a line break', before: editor('', 1), settled: editor('ab', 1), text: 'a\nb', effect: 'confirmed', delivered: 3 },
-  { name: 'filled editor, a line break that did not land', before: editor('Hello', 0), settled: editor('Helloab', 0), text: 'a\nb', effect: 'mismatch', delivered: 2 },
-  { name: 'filled editor, line break landed', before: editor('Hello', 0), settled: editor('Helloab', 1), text: 'a\nb', effect: 'confirmed' },
+  {
+    name: 'blank editor, plain text',
+    before: editor('', 1),
+    settled: editor('abc', 0),
+    text: 'abc',
+    effect: 'confirmed',
+    delivered: 3,
+  },
+  {
+    name: 'blank editor (reported lines 0), plain text',
+    before: editor('', 0),
+    settled: editor('abc', 0),
+    text: 'abc',
+    effect: 'confirmed',
+  },
+  {
+    name: 'blank editor, text with a line break',
+    before: editor('', 1),
+    settled: editor('ab', 1),
+    text: 'a\nb',
+    effect: 'confirmed',
+    delivered: 3,
+  },
+  {
+    name: 'filled editor, a line break that did not land',
+    before: editor('Hello', 0),
+    settled: editor('Helloab', 0),
+    text: 'a\nb',
+    effect: 'mismatch',
+    delivered: 2,
+  },
+  {
+    name: 'filled editor, line break landed',
+    before: editor('Hello', 0),
+    settled: editor('Helloab', 1),
+    text: 'a\nb',
+    effect: 'confirmed',
+  },
   // Trailing newline: a new empty block after the text.
-  { name: 'editor, trailing newline landed', before: editor('Hi', 0), settled: editor('Hi there', 1), text: ' there\n', effect: 'confirmed' },
-  { name: 'editor, trailing newline lost', before: editor('Hi', 0), settled: editor('Hi there', 0), text: ' there\n', effect: 'mismatch' },
-  { name: 'textarea, trailing newline kept', before: field('Hi'), settled: field('Hi there\n'), text: ' there\n', effect: 'confirmed' },
-  { name: 'textarea, trailing newline stripped by the page', before: field('Hi'), settled: field('Hi there'), text: ' there\n', effect: 'partial', delivered: 6 },
+  {
+    name: 'editor, trailing newline landed',
+    before: editor('Hi', 0),
+    settled: editor('Hi there', 1),
+    text: ' there\n',
+    effect: 'confirmed',
+  },
+  {
+    name: 'editor, trailing newline lost',
+    before: editor('Hi', 0),
+    settled: editor('Hi there', 0),
+    text: ' there\n',
+    effect: 'mismatch',
+  },
+  {
+    name: 'textarea, trailing newline kept',
+    before: field('Hi'),
+    settled: field('Hi there\n'),
+    text: ' there\n',
+    effect: 'confirmed',
+  },
+  {
+    name: 'textarea, trailing newline stripped by the page',
+    before: field('Hi'),
+    settled: field('Hi there'),
+    text: ' there\n',
+    effect: 'partial',
+    delivered: 6,
+  },
   // NBSP: editors keep a typed trailing space as U+00A0; it is the same text.
-  { name: 'editor, trailing space held as NBSP', before: editor('a', 0), settled: editor('a b\u00a0', 0), text: ' b ', effect: 'confirmed' },
-  { name: 'input, NBSP is not a space there', before: field('a'), settled: field('a b\u00a0'), text: ' b ', effect: 'mismatch' },
+  {
+    name: 'editor, trailing space held as NBSP',
+    before: editor('a', 0),
+    settled: editor('a b\u00a0', 0),
+    text: ' b ',
+    effect: 'confirmed',
+  },
+  {
+    name: 'input, NBSP is not a space there',
+    before: field('a'),
+    settled: field('a b\u00a0'),
+    text: ' b ',
+    effect: 'mismatch',
+  },
   // maxlength: a prefix landed.
-  { name: 'maxlength cut', before: field('', { maxLength: 5 }), settled: field('abcde', { maxLength: 5 }), text: 'abcdefgh', effect: 'partial', delivered: 5 },
-  { name: 'full field', before: field('abcde', { maxLength: 5 }), settled: field('abcde', { maxLength: 5 }), text: 'x', effect: 'no_effect', delivered: 0 },
+  {
+    name: 'maxlength cut',
+    before: field('', { maxLength: 5 }),
+    settled: field('abcde', { maxLength: 5 }),
+    text: 'abcdefgh',
+    effect: 'partial',
+    delivered: 5,
+  },
+  {
+    name: 'full field',
+    before: field('abcde', { maxLength: 5 }),
+    settled: field('abcde', { maxLength: 5 }),
+    text: 'x',
+    effect: 'no_effect',
+    delivered: 0,
+  },
   // Rewriting fields: the page changed what landed.
   { name: 'upper-casing field', before: field(''), settled: field('ABC'), text: 'abc', effect: 'mismatch' },
-  { name: 'field that reverts after a frame', before: field('x'), first: field('xabc'), settled: field('x'), text: 'abc', effect: 'no_effect' },
-  { name: 'formatting field (phone)', before: field(''), settled: field('(555) 123'), text: '555123', effect: 'mismatch' },
+  {
+    name: 'field that reverts after a frame',
+    before: field('x'),
+    first: field('xabc'),
+    settled: field('x'),
+    text: 'abc',
+    effect: 'no_effect',
+  },
+  {
+    name: 'formatting field (phone)',
+    before: field(''),
+    settled: field('(555) 123'),
+    text: '555123',
+    effect: 'mismatch',
+  },
   // Caret in the middle; a selection replaced.
-  { name: 'insert at a caret in the middle', before: field('ac', { start: 1, end: 1 }), settled: field('abc'), text: 'b', effect: 'confirmed' },
-  { name: 'selection replaced', before: field('aXXc', { start: 1, end: 3 }), settled: field('abc'), text: 'b', effect: 'confirmed' },
+  {
+    name: 'insert at a caret in the middle',
+    before: field('ac', { start: 1, end: 1 }),
+    settled: field('abc'),
+    text: 'b',
+    effect: 'confirmed',
+  },
+  {
+    name: 'selection replaced',
+    before: field('aXXc', { start: 1, end: 3 }),
+    settled: field('abc'),
+    text: 'b',
+    effect: 'confirmed',
+  },
   // No selection API (email, number): the caret offset is unknown; one whole insertion anywhere is it.
-  { name: 'email, appended', before: field('a@b.c', { start: -1, end: -1 }), settled: field('a@b.co'), text: 'o', effect: 'confirmed' },
-  { name: 'email, inserted at the start', before: field('a@b.c', { start: -1, end: -1 }), settled: field('xa@b.c'), text: 'x', effect: 'confirmed' },
-  { name: 'number, value emptied (not a number)', before: field('4', { start: -1, end: -1 }), settled: field(''), text: 'e', effect: 'mismatch' },
-  { name: 'text twice is not confirmed', before: field('', { start: -1, end: -1 }), settled: field('abab'), text: 'ab', effect: 'mismatch' },
+  {
+    name: 'email, appended',
+    before: field('a@b.c', { start: -1, end: -1 }),
+    settled: field('a@b.co'),
+    text: 'o',
+    effect: 'confirmed',
+  },
+  {
+    name: 'email, inserted at the start',
+    before: field('a@b.c', { start: -1, end: -1 }),
+    settled: field('xa@b.c'),
+    text: 'x',
+    effect: 'confirmed',
+  },
+  {
+    name: 'number, value emptied (not a number)',
+    before: field('4', { start: -1, end: -1 }),
+    settled: field(''),
+    text: 'e',
+    effect: 'mismatch',
+  },
+  {
+    name: 'text twice is not confirmed',
+    before: field('', { start: -1, end: -1 }),
+    settled: field('abab'),
+    text: 'ab',
+    effect: 'mismatch',
+  },
   // Nothing readable.
-  { name: 'no read-back', before: field(''), first: null, settled: null, text: 'a', effect: 'unverifiable', delivered: 0 },
-  { name: 'read back at once only (the settled read failed)', before: field('a'), first: field('ab'), settled: null, text: 'b', effect: 'confirmed' },
+  {
+    name: 'no read-back',
+    before: field(''),
+    first: null,
+    settled: null,
+    text: 'a',
+    effect: 'unverifiable',
+    delivered: 0,
+  },
+  {
+    name: 'read back at once only (the settled read failed)',
+    before: field('a'),
+    first: field('ab'),
+    settled: null,
+    text: 'b',
+    effect: 'confirmed',
+  },
   // Placeholder text: the page agent leaves an editor's placeholder out of its text, an input's is no value.
-  { name: 'editor whose placeholder was left out: blank before', before: editor('', 1), settled: editor('hello', 0), text: 'hello', effect: 'confirmed' },
-  { name: 'placeholder text read as the text is never confirmed', before: editor('Write here…', 0), settled: editor('hello', 0), text: 'hello', effect: 'mismatch', delivered: 0 },
-  { name: 'text appended to a placeholder still shown', before: editor('', 1), settled: editor('Write here…hello', 0), text: 'hello', effect: 'mismatch' },
+  {
+    name: 'editor whose placeholder was left out: blank before',
+    before: editor('', 1),
+    settled: editor('hello', 0),
+    text: 'hello',
+    effect: 'confirmed',
+  },
+  {
+    name: 'placeholder text read as the text is never confirmed',
+    before: editor('Write here…', 0),
+    settled: editor('hello', 0),
+    text: 'hello',
+    effect: 'mismatch',
+    delivered: 0,
+  },
+  {
+    name: 'text appended to a placeholder still shown',
+    before: editor('', 1),
+    settled: editor('Write here…hello', 0),
+    text: 'hello',
+    effect: 'mismatch',
+  },
   // Partial: a prefix of the text at the caret, the rest of the field as it was.
-  { name: 'prefix in the middle of a field', before: field('[]', { start: 1, end: 1 }), settled: field('[ab]'), text: 'abcd', effect: 'partial', delivered: 2 },
-  { name: 'a suffix of the text is not a partial', before: field(''), settled: field('cd'), text: 'abcd', effect: 'mismatch', delivered: 0 },
-  { name: 'prefix counted in code points', before: field(''), settled: field('😀é'), text: '😀éx', effect: 'partial', delivered: 2 },
-  { name: 'editor, prefix of a multi-line text', before: editor('', 1), settled: editor('ab', 0), text: 'abc\nd', effect: 'partial', delivered: 2 },
+  {
+    name: 'prefix in the middle of a field',
+    before: field('[]', { start: 1, end: 1 }),
+    settled: field('[ab]'),
+    text: 'abcd',
+    effect: 'partial',
+    delivered: 2,
+  },
+  {
+    name: 'a suffix of the text is not a partial',
+    before: field(''),
+    settled: field('cd'),
+    text: 'abcd',
+    effect: 'mismatch',
+    delivered: 0,
+  },
+  {
+    name: 'prefix counted in code points',
+    before: field(''),
+    settled: field('😀é'),
+    text: '😀éx',
+    effect: 'partial',
+    delivered: 2,
+  },
+  {
+    name: 'editor, prefix of a multi-line text',
+    before: editor('', 1),
+    settled: editor('ab', 0),
+    text: 'abc\nd',
+    effect: 'partial',
+    delivered: 2,
+  },
   // Text landed twice, or elsewhere: a mismatch, never confirmed.
-  { name: 'text landed twice at the caret', before: field('x'), settled: field('xabab'), text: 'ab', effect: 'mismatch' },
-  { name: 'text landed before the caret, not at it', before: field('x'), settled: field('abx'), text: 'ab', effect: 'mismatch' },
+  {
+    name: 'text landed twice at the caret',
+    before: field('x'),
+    settled: field('xabab'),
+    text: 'ab',
+    effect: 'mismatch',
+  },
+  {
+    name: 'text landed before the caret, not at it',
+    before: field('x'),
+    settled: field('abx'),
+    text: 'ab',
+    effect: 'mismatch',
+  },
   { name: 'the rest of the field lost', before: field('keep'), settled: field('ab'), text: 'ab', effect: 'mismatch' },
 ];
 
 describe('judgeText', () => {
   for (const row of ROWS) {
     test(row.name, () => {
-      const v = judgeText(row.before, { first: row.first === undefined ? row.settled : row.first, settled: row.settled, events: [] }, row.text);
+      const v = judgeText(
+        row.before,
+        { first: row.first === undefined ? row.settled : row.first, settled: row.settled, events: [] },
+        row.text,
+      );
       assert.equal(v.effect, row.effect, JSON.stringify(v.evidence));
       if (row.delivered !== undefined) assert.equal(v.delivered, row.delivered);
       if (v.effect === 'confirmed') assert.ok(v.evidence.length > 0, 'confirmed carries evidence');
@@ -85,17 +322,32 @@ describe('judgeText', () => {
     const text = 'x'.repeat(5000);
     const v = judgeText(field(''), { first: null, settled: field(text), events: [] }, text);
     assert.equal(v.effect, 'confirmed');
-    for (const e of v.evidence) assert.ok(String(e.expected ?? '').length < 400 && String(e.observed ?? '').length < 400);
+    for (const e of v.evidence)
+      assert.ok(String(e.expected ?? '').length < 400 && String(e.observed ?? '').length < 400);
   });
 });
 
 describe('numberFieldRejects', () => {
-  const table: Array<[string, string | null]> = [['123', null], ['-1.5e3', null], ['1,5', null], ['12abc', 'abc'], ['x1x', 'x'], [' 1', ' '], ['', null]];
+  const table: Array<[string, string | null]> = [
+    ['123', null],
+    ['-1.5e3', null],
+    ['1,5', null],
+    ['12abc', 'abc'],
+    ['x1x', 'x'],
+    [' 1', ' '],
+    ['', null],
+  ];
   for (const [text, want] of table) test(JSON.stringify(text), () => assert.equal(numberFieldRejects(text), want));
 });
 
 describe('judgePointer', () => {
-  const ev = (type: string, onTarget = true, trusted = true, hit = 'button#b'): WatchedEvent => ({ type, trusted, onTarget, prevented: false, hit });
+  const ev = (type: string, onTarget = true, trusted = true, hit = 'button#b'): WatchedEvent => ({
+    type,
+    trusted,
+    onTarget,
+    prevented: false,
+    hit,
+  });
   const table: Array<[string, WatchedEvent[], string]> = [
     ['click on the target', [ev('mousedown'), ev('mouseup'), ev('click')], 'confirmed'],
     ['untrusted click only', [ev('click', true, false)], 'unverifiable'],
@@ -113,29 +365,116 @@ describe('judgePointer', () => {
 });
 
 describe('judgeTextAt and judgeTextRead (the native route)', () => {
-  interface NativeRow { name: string; before: string; after: string; at: number; text: string; utf16?: boolean; whole?: boolean; effect: string; delivered?: number }
+  interface NativeRow {
+    name: string;
+    before: string;
+    after: string;
+    at: number;
+    text: string;
+    utf16?: boolean;
+    whole?: boolean;
+    effect: string;
+    delivered?: number;
+  }
   const rows: NativeRow[] = [
     { name: 'appended', before: 'ab', after: 'abc', at: 2, text: 'c', effect: 'confirmed', delivered: 1 },
     { name: 'inserted at a caret in the middle', before: 'ac', after: 'abc', at: 1, text: 'b', effect: 'confirmed' },
     { name: 'blank field', before: '', after: 'hello', at: 0, text: 'hello', effect: 'confirmed', delivered: 5 },
-    { name: 'trailing newline kept (a text view)', before: 'a', after: 'ab\n', at: 1, text: 'b\n', effect: 'confirmed', delivered: 2 },
-    { name: 'trailing newline dropped (an entry)', before: 'a', after: 'ab', at: 1, text: 'b\n', effect: 'partial', delivered: 1 },
+    {
+      name: 'trailing newline kept (a text view)',
+      before: 'a',
+      after: 'ab\n',
+      at: 1,
+      text: 'b\n',
+      effect: 'confirmed',
+      delivered: 2,
+    },
+    {
+      name: 'trailing newline dropped (an entry)',
+      before: 'a',
+      after: 'ab',
+      at: 1,
+      text: 'b\n',
+      effect: 'partial',
+      delivered: 1,
+    },
     { name: 'NBSP is not a space to an app', before: '', after: 'a\u00a0', at: 0, text: 'a ', effect: 'mismatch' },
-    { name: 'max length: a prefix landed', before: '', after: 'abc', at: 0, text: 'abcdef', effect: 'partial', delivered: 3 },
-    { name: 'full field: nothing landed', before: 'abc', after: 'abc', at: 3, text: 'd', effect: 'no_effect', delivered: 0 },
+    {
+      name: 'max length: a prefix landed',
+      before: '',
+      after: 'abc',
+      at: 0,
+      text: 'abcdef',
+      effect: 'partial',
+      delivered: 3,
+    },
+    {
+      name: 'full field: nothing landed',
+      before: 'abc',
+      after: 'abc',
+      at: 3,
+      text: 'd',
+      effect: 'no_effect',
+      delivered: 0,
+    },
     { name: 'rewritten (upper-cased)', before: '', after: 'ABC', at: 0, text: 'abc', effect: 'mismatch', delivered: 0 },
     { name: 'landed twice', before: '', after: 'abab', at: 0, text: 'ab', effect: 'mismatch' },
     { name: 'landed at the end, not at the caret', before: 'ac', after: 'acb', at: 1, text: 'b', effect: 'mismatch' },
     { name: 'code points after an emoji (GTK)', before: 'a😀b', after: 'a😀Xb', at: 2, text: 'X', effect: 'confirmed' },
-    { name: 'UTF-16 units after an emoji (Qt)', before: 'a😀b', after: 'a😀Xb', at: 3, text: 'X', utf16: true, effect: 'confirmed' },
-    { name: 'a code-point offset taken as UTF-16 points into the emoji', before: 'a😀b', after: 'a😀Xb', at: 2, text: 'X', utf16: true, effect: 'mismatch' },
-    { name: 'not whole: an exact read-back is not proof', before: '', after: 'café', at: 0, text: 'café', whole: false, effect: 'mismatch', delivered: 0 },
-    { name: 'not whole: unchanged proves nothing', before: 'x', after: 'x', at: 1, text: 'y', whole: false, effect: 'unverifiable' },
-    { name: 'not whole: a partial stays partial', before: '', after: 'ab', at: 0, text: 'abc', whole: false, effect: 'partial', delivered: 2 },
+    {
+      name: 'UTF-16 units after an emoji (Qt)',
+      before: 'a😀b',
+      after: 'a😀Xb',
+      at: 3,
+      text: 'X',
+      utf16: true,
+      effect: 'confirmed',
+    },
+    {
+      name: 'a code-point offset taken as UTF-16 points into the emoji',
+      before: 'a😀b',
+      after: 'a😀Xb',
+      at: 2,
+      text: 'X',
+      utf16: true,
+      effect: 'mismatch',
+    },
+    {
+      name: 'not whole: an exact read-back is not proof',
+      before: '',
+      after: 'café',
+      at: 0,
+      text: 'café',
+      whole: false,
+      effect: 'mismatch',
+      delivered: 0,
+    },
+    {
+      name: 'not whole: unchanged proves nothing',
+      before: 'x',
+      after: 'x',
+      at: 1,
+      text: 'y',
+      whole: false,
+      effect: 'unverifiable',
+    },
+    {
+      name: 'not whole: a partial stays partial',
+      before: '',
+      after: 'ab',
+      at: 0,
+      text: 'abc',
+      whole: false,
+      effect: 'partial',
+      delivered: 2,
+    },
   ];
   for (const row of rows) {
     test(row.name, () => {
-      const v = row.whole === undefined ? judgeTextAt(row.before, row.after, row.at, row.text, row.utf16) : judgeTextRead(row.before, { text: row.after, whole: row.whole }, row.at, row.text, row.utf16);
+      const v =
+        row.whole === undefined
+          ? judgeTextAt(row.before, row.after, row.at, row.text, row.utf16)
+          : judgeTextRead(row.before, { text: row.after, whole: row.whole }, row.at, row.text, row.utf16);
       assert.equal(v.effect, row.effect, JSON.stringify(v));
       if (row.delivered !== undefined) assert.equal(v.delivered, row.delivered);
     });
@@ -145,7 +484,11 @@ describe('judgeTextAt and judgeTextRead (the native route)', () => {
     // Caret after the emoji: code point 2, UTF-16 unit 3.
     assert.equal(judgeTextAt(before, 'a😀Xb', 2, 'X').effect, 'confirmed');
     assert.equal(judgeTextAt(before, 'a😀Xb', 3, 'X', true).effect, 'confirmed');
-    assert.equal(judgeTextAt(before, 'a😀Xb', 2, 'X', true).effect, 'mismatch', 'a UTF-16 offset taken as code points points into the emoji');
+    assert.equal(
+      judgeTextAt(before, 'a😀Xb', 2, 'X', true).effect,
+      'mismatch',
+      'a UTF-16 offset taken as code points points into the emoji',
+    );
     assert.equal(judgeTextAt(before, before, 3, 'X').effect, 'no_effect');
     assert.deepEqual(judgeTextAt('', 'Grü', 0, 'Grüße'), { effect: 'partial', delivered: 3, expected: 'Grüße' });
   });
@@ -175,13 +518,26 @@ describe('judgeTextAt and judgeTextRead (the native route)', () => {
 describe('both routes decide the same thing the same way', () => {
   // One field, one insertion, read by each route: the same effect and the same count.
   const cases: Array<[string, string, number, string]> = [
-    ['', 'abc', 0, 'abc'], ['ac', 'abc', 1, 'b'], ['abc', 'abc', 3, 'd'], ['', 'ab', 0, 'abcd'], ['', 'ABC', 0, 'abc'], ['x', 'xabab', 1, 'ab'],
+    ['', 'abc', 0, 'abc'],
+    ['ac', 'abc', 1, 'b'],
+    ['abc', 'abc', 3, 'd'],
+    ['', 'ab', 0, 'abcd'],
+    ['', 'ABC', 0, 'abc'],
+    ['x', 'xabab', 1, 'ab'],
   ];
   for (const [before, after, at, text] of cases) {
     test(`${JSON.stringify(before)} + ${JSON.stringify(text)} at ${at} reads ${JSON.stringify(after)}`, () => {
-      const browser = judgeText(field(before, { start: at, end: at }), { first: null, settled: field(after), events: [] }, text);
+      const browser = judgeText(
+        field(before, { start: at, end: at }),
+        { first: null, settled: field(after), events: [] },
+        text,
+      );
       const native = judgeTextAt(before, after, at, text);
-      const shared = judgeInsertion(before, after, { head: before.slice(0, at), inserted: text, tail: before.slice(at) });
+      const shared = judgeInsertion(before, after, {
+        head: before.slice(0, at),
+        inserted: text,
+        tail: before.slice(at),
+      });
       assert.deepEqual([browser.effect, browser.delivered], [native.effect, native.delivered]);
       assert.equal(native.effect, shared.effect);
     });
@@ -190,11 +546,18 @@ describe('both routes decide the same thing the same way', () => {
 
 describe('judgeValue', () => {
   const table: Array<[string, unknown, unknown, unknown, string]> = [
-    ['set', 'b', 'a', 'b', 'confirmed'], ['unchanged', 'b', 'a', 'a', 'no_effect'], ['something else', 'b', 'a', 'c', 'mismatch'],
-    ['already so', 'a', 'a', 'a', 'confirmed'], ['checked', true, false, true, 'confirmed'], ['not checked', true, false, false, 'no_effect'],
-    ['number', 5, 1, 5, 'confirmed'], ['number clamped', 500, 1, 100, 'mismatch'], ['nothing selected before or after', 'x', null, null, 'no_effect'],
+    ['set', 'b', 'a', 'b', 'confirmed'],
+    ['unchanged', 'b', 'a', 'a', 'no_effect'],
+    ['something else', 'b', 'a', 'c', 'mismatch'],
+    ['already so', 'a', 'a', 'a', 'confirmed'],
+    ['checked', true, false, true, 'confirmed'],
+    ['not checked', true, false, false, 'no_effect'],
+    ['number', 5, 1, 5, 'confirmed'],
+    ['number clamped', 500, 1, 100, 'mismatch'],
+    ['nothing selected before or after', 'x', null, null, 'no_effect'],
   ];
-  for (const [name, wanted, before, now, effect] of table) test(name, () => assert.equal(judgeValue(wanted, before, now), effect));
+  for (const [name, wanted, before, now, effect] of table)
+    test(name, () => assert.equal(judgeValue(wanted, before, now), effect));
 });
 
 describe('excerpt', () => {

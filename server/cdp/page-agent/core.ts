@@ -6,20 +6,36 @@
 // evaluation answers one question (a round trip per question, never per element).
 import type { WatchedEvent } from '../../routing/verdicts.js';
 
-
 const closedRoots = new WeakMap<Element, ShadowRoot>();
 let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
 let watch: { target: Element; events: WatchedEvent[] } | null = null;
 
 /** Why the agent would not act: the server turns the code into its typed refusal (cdp/aim.ts, cdp/typing.ts). */
-export type RefusedCode = 'element_disabled' | 'element_readonly' | 'element_covered' | 'not_visible' | 'not_editable' | 'not_settable'
-  | 'focus_failed' | 'caret_not_placed' | 'target_not_found' | 'value_rejected' | 'no_such_option' | 'invalid_arguments';
+export type RefusedCode =
+  | 'element_disabled'
+  | 'element_readonly'
+  | 'element_covered'
+  | 'not_visible'
+  | 'not_editable'
+  | 'not_settable'
+  | 'focus_failed'
+  | 'caret_not_placed'
+  | 'target_not_found'
+  | 'value_rejected'
+  | 'no_such_option'
+  | 'invalid_arguments';
 export interface Refused {
-  refusal: RefusedCode; detail: string; /** the element aimed at, when `detail` names another (what covers it) */ target?: string;
+  refusal: RefusedCode;
+  detail: string /** the element aimed at, when `detail` names another (what covers it) */;
+  target?: string;
   /** element_covered: what covers it, by role and name, and its index in the latest snapshot (-1: not listed) */
   covering?: Covering;
 }
-export interface Covering { role: string; name: string; index: number }
+export interface Covering {
+  role: string;
+  name: string;
+  index: number;
+}
 
 /**
  * What covers `el` at a point, as the model would look for it: the hit element's role and name, and the
@@ -29,12 +45,23 @@ export interface Covering { role: string; name: string; index: number }
 export function coveringOf(hit: Element | null, el: Element): Covering | undefined {
   if (!hit) return undefined;
   let listed: Element | null = null;
-  for (let n: Element | null = hit, depth = 0; n && depth < 32; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host ?? null), depth++) {
+  for (
+    let n: Element | null = hit, depth = 0;
+    n && depth < 32;
+    n = n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null, depth++
+  ) {
     if (isWithin(el, n)) break; // an ancestor of the target too: it does not name the cover
-    if (latest.elements.includes(n)) { listed = n; break; }
+    if (latest.elements.includes(n)) {
+      listed = n;
+      break;
+    }
   }
   const named = listed ?? hit;
-  return { role: named.getAttribute('role') || implicitRole(named), name: labelOf(named).slice(0, 80), index: listed ? latest.elements.indexOf(listed) : -1 };
+  return {
+    role: named.getAttribute('role') || implicitRole(named),
+    name: labelOf(named).slice(0, 80),
+    index: listed ? latest.elements.indexOf(listed) : -1,
+  };
 }
 
 /**
@@ -42,13 +69,37 @@ export function coveringOf(hit: Element | null, el: Element): Covering | undefin
  * enabled, focused, x, y, width, height (frame viewport CSS pixels), parent row (-1: none), is a frame,
  * whether its name and role should be asked of the accessibility tree.
  */
-export type SnapshotRow = [string, string, string | null, boolean, boolean, number, number, number, number, number, boolean, boolean];
+export type SnapshotRow = [
+  string,
+  string,
+  string | null,
+  boolean,
+  boolean,
+  number,
+  number,
+  number,
+  number,
+  number,
+  boolean,
+  boolean,
+];
 
 /** The point to press for an element, in this frame's viewport, hit-tested. */
-export interface Aimed { refusal?: undefined; x: number; y: number; stable: boolean; target: string; href?: string }
+export interface Aimed {
+  refusal?: undefined;
+  x: number;
+  y: number;
+  stable: boolean;
+  target: string;
+  href?: string;
+}
 
 /** What an armed watch saw. `fresh`: no watch exists here (the frame navigated since it was armed). */
-export interface Watched { target: string; events: WatchedEvent[]; fresh?: boolean }
+export interface Watched {
+  target: string;
+  events: WatchedEvent[];
+  fresh?: boolean;
+}
 
 /** The watch armed last (read by the field part's read-back). */
 export function currentWatch(): { target: Element; events: WatchedEvent[] } | null {
@@ -56,9 +107,25 @@ export function currentWatch(): { target: Element; events: WatchedEvent[] } | nu
 }
 
 export const TEXT_INPUT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
-const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox',
-  'listbox', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider',
-  'spinbutton', 'treeitem']);
+const INTERACTIVE_ROLES = new Set([
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'switch',
+  'slider',
+  'spinbutton',
+  'treeitem',
+]);
 
 function implicitRole(el: Element): string {
   const tag = el.localName;
@@ -89,7 +156,7 @@ function hasEditContext(el: Element): boolean {
 
 function isEditingHost(el: Element): boolean {
   const h = el as HTMLElement;
-  return !!h.isContentEditable && !(h.parentElement?.isContentEditable);
+  return !!h.isContentEditable && !h.parentElement?.isContentEditable;
 }
 
 function isInteractive(el: Element): boolean {
@@ -124,12 +191,19 @@ function labelOf(el: Element): string {
   const by = el.getAttribute('aria-labelledby');
   if (by) {
     const root = el.getRootNode() as Document | ShadowRoot;
-    const text = by.split(/\s+/).map((id) => textOf(root.getElementById?.(id) ?? null)).filter(Boolean).join(' ');
+    const text = by
+      .split(/\s+/)
+      .map((id) => textOf(root.getElementById?.(id) ?? null))
+      .filter(Boolean)
+      .join(' ');
     if (text) return text;
   }
   const labels = (el as HTMLInputElement).labels;
   if (labels?.length) {
-    const text = Array.from(labels).map((l) => textOf(l)).filter(Boolean).join(' ');
+    const text = Array.from(labels)
+      .map((l) => textOf(l))
+      .filter(Boolean)
+      .join(' ');
     if (text) return text;
   }
   const tag = el.localName;
@@ -140,7 +214,8 @@ function labelOf(el: Element): string {
   }
   if (tag === 'iframe') return el.getAttribute('title') || el.getAttribute('name') || (el as HTMLIFrameElement).src;
   if (tag === 'select') return el.getAttribute('title') || (el as HTMLSelectElement).name || '';
-  if (isEditingHost(el)) return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
+  if (isEditingHost(el))
+    return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
   return textOf(el) || el.getAttribute('title') || el.getAttribute('alt') || '';
 }
 
@@ -156,7 +231,9 @@ export function valueOf(el: Element): string | undefined {
   if (tag === 'textarea') return (el as HTMLTextAreaElement).value;
   if (tag === 'select') {
     const sel = el as HTMLSelectElement;
-    return Array.from(sel.selectedOptions).map((o) => o.label || o.value).join(', ');
+    return Array.from(sel.selectedOptions)
+      .map((o) => o.label || o.value)
+      .join(', ');
   }
   if (isEditingHost(el)) return textOf(el, 200);
   const checked = el.getAttribute('aria-checked');
@@ -223,7 +300,9 @@ export function snapshot(snapshotId: string) {
       const pointer = getComputedStyle(child).cursor === 'pointer';
       if (isInteractive(child) || (pointer && !parentPointer && pointerTarget(child))) {
         const rect = child.getBoundingClientRect();
-        const visible = rect.width > 0 && rect.height > 0 &&
+        const visible =
+          rect.width > 0 &&
+          rect.height > 0 &&
           (child as HTMLElement).checkVisibility?.({ visibilityProperty: true }) !== false;
         if (visible) {
           myIndex = elements.length;
@@ -231,9 +310,20 @@ export function snapshot(snapshotId: string) {
           elements.push(child);
           const role = child.getAttribute('role') || implicitRole(child);
           const label = labelOf(child);
-          rows.push([role, label, valueOf(child) ?? null, isEnabled(child), child === active,
-            rect.x, rect.y, rect.width, rect.height, parentIndex, child.localName === 'iframe' || child.localName === 'frame',
-            needsAccessibilityTree(child, role, label)]);
+          rows.push([
+            role,
+            label,
+            valueOf(child) ?? null,
+            isEnabled(child),
+            child === active,
+            rect.x,
+            rect.y,
+            rect.width,
+            rect.height,
+            parentIndex,
+            child.localName === 'iframe' || child.localName === 'frame',
+            needsAccessibilityTree(child, role, label),
+          ]);
         }
       }
       const shadow = shadowOf(child);
@@ -252,8 +342,12 @@ export function snapshot(snapshotId: string) {
  * custom element), an EditContext editor. The CDP side asks the accessibility tree.
  */
 function needsAccessibilityTree(el: Element, _role: string, label: string): boolean {
-  return label === '' || el.hasAttribute('aria-labelledby') || hasEditContext(el) ||
-    (el.localName.includes('-') && !el.hasAttribute('role'));
+  return (
+    label === '' ||
+    el.hasAttribute('aria-labelledby') ||
+    hasEditContext(el) ||
+    (el.localName.includes('-') && !el.hasAttribute('role'))
+  );
 }
 
 /** Elements of the latest snapshot by index (for the accessibility tree's names); empty when stale. */
@@ -298,14 +392,23 @@ function quickLabel(el: Element): string {
     if (['button', 'submit', 'reset'].includes(input.type) && input.value) return input.value;
     return input.placeholder || el.getAttribute('title') || input.name || '';
   }
-  if ((el as HTMLElement).isContentEditable) return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
-  return (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60) || el.getAttribute('title') || el.getAttribute('alt') || '';
+  if ((el as HTMLElement).isContentEditable)
+    return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
+  return (
+    (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60) ||
+    el.getAttribute('title') ||
+    el.getAttribute('alt') ||
+    ''
+  );
 }
 
 export function nextFrame(): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 100); // rAF never fires in a hidden tab; do not wait forever
-    requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+    requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }
 
@@ -329,7 +432,11 @@ export function hitAt(el: Element, x: number, y: number): Element | null {
 }
 
 export function isWithin(node: Element, ancestor: Element): boolean {
-  for (let n: Node | null = node; n; n = (n as Node & Partial<Slottable>).assignedSlot ?? n.parentNode ?? (n as ShadowRoot).host ?? null) {
+  for (
+    let n: Node | null = node;
+    n;
+    n = (n as Node & Partial<Slottable>).assignedSlot ?? n.parentNode ?? (n as ShadowRoot).host ?? null
+  ) {
     if (n === ancestor) return true;
   }
   return false;
@@ -356,20 +463,30 @@ export async function pointFor(snapshotId: string, index: number, watchTypes: st
   el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
   let rect = el.getBoundingClientRect();
   let stable = false;
-  for (let i = 0; i < 20 && !stable; i++) { // up to 20 frames for animations to settle
+  for (let i = 0; i < 20 && !stable; i++) {
+    // up to 20 frames for animations to settle
     await nextFrame();
     const next = el.getBoundingClientRect();
     // A transition that just started can show the same box two frames running (its first frame is at
     // progress 0): a box is stable only when nothing finite still animates it or its ancestors.
-    stable = next.x === rect.x && next.y === rect.y && next.width === rect.width && next.height === rect.height && !animated(el);
+    stable =
+      next.x === rect.x &&
+      next.y === rect.y &&
+      next.width === rect.width &&
+      next.height === rect.height &&
+      !animated(el);
     rect = next;
   }
-  const left = Math.max(rect.left, 0), right = Math.min(rect.right, innerWidth);
-  const top = Math.max(rect.top, 0), bottom = Math.min(rect.bottom, innerHeight);
+  const left = Math.max(rect.left, 0),
+    right = Math.min(rect.right, innerWidth);
+  const top = Math.max(rect.top, 0),
+    bottom = Math.min(rect.bottom, innerHeight);
   if (right <= left || bottom <= top) return { refusal: 'not_visible', detail: describe(el) };
-  const x = (left + right) / 2, y = (top + bottom) / 2;
+  const x = (left + right) / 2,
+    y = (top + bottom) / 2;
   const hit = hitAt(el, x, y);
-  if (!acceptsHit(el, hit)) return { refusal: 'element_covered', detail: describe(hit), target: describe(el), covering: coveringOf(hit, el) };
+  if (!acceptsHit(el, hit))
+    return { refusal: 'element_covered', detail: describe(hit), target: describe(el), covering: coveringOf(hit, el) };
   if (watchTypes.length) watchEvents(snapshotId, index, watchTypes);
   const href = el.localName === 'a' ? (el as HTMLAnchorElement).href : undefined;
   return { x, y, stable, target: describe(el), href };
@@ -377,7 +494,7 @@ export async function pointFor(snapshotId: string, index: number, watchTypes: st
 
 /** Whether a finite animation or transition is running (or about to) on the element or an ancestor. */
 function animated(el: Element): boolean {
-  for (let n: Element | null = el; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host ?? null)) {
+  for (let n: Element | null = el; n; n = n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null) {
     for (const a of n.getAnimations()) {
       if ((a.playState === 'running' || a.pending) && a.effect?.getComputedTiming().endTime !== Infinity) return true;
     }
@@ -415,7 +532,13 @@ const armedOn = new WeakMap<Element, Set<string>>();
 const armedOnWindow = new Set<string>();
 function onTargetEvent(e: Event) {
   if (!watch || e.currentTarget !== watch.target) return;
-  watch.events.push({ type: e.type, trusted: e.isTrusted, onTarget: true, prevented: false, hit: describe(e.composedPath()[0] as Element) });
+  watch.events.push({
+    type: e.type,
+    trusted: e.isTrusted,
+    onTarget: true,
+    prevented: false,
+    hit: describe(e.composedPath()[0] as Element),
+  });
 }
 // Bubble listener on window: runs after the page's handlers, so it sees a cancelled event.
 function onWindowEvent(e: Event) {
@@ -423,21 +546,32 @@ function onWindowEvent(e: Event) {
   const seen = watch.events.find((r) => r.type === e.type && r.onTarget && !r.prevented);
   if (seen) seen.prevented = e.defaultPrevented;
   else if (!watch.events.some((r) => r.type === e.type && r.onTarget)) {
-    watch.events.push({ type: e.type, trusted: e.isTrusted, onTarget: false, prevented: e.defaultPrevented, hit: describe(e.composedPath()[0] as Element) });
+    watch.events.push({
+      type: e.type,
+      trusted: e.isTrusted,
+      onTarget: false,
+      prevented: e.defaultPrevented,
+      hit: describe(e.composedPath()[0] as Element),
+    });
   }
 }
 
 function armWatch(target: Element, types: string[]) {
   let onTarget = armedOn.get(target);
-  if (!onTarget) armedOn.set(target, onTarget = new Set());
+  if (!onTarget) armedOn.set(target, (onTarget = new Set()));
   for (const type of types) {
-    if (!onTarget.has(type)) { target.addEventListener(type, onTargetEvent, { capture: true }); onTarget.add(type); }
-    if (!armedOnWindow.has(type)) { window.addEventListener(type, onWindowEvent); armedOnWindow.add(type); }
+    if (!onTarget.has(type)) {
+      target.addEventListener(type, onTargetEvent, { capture: true });
+      onTarget.add(type);
+    }
+    if (!armedOnWindow.has(type)) {
+      window.addEventListener(type, onWindowEvent);
+      armedOnWindow.add(type);
+    }
   }
   watch = { target, events: [] };
   return describe(target);
 }
-
 
 /** What the armed watch saw. `fresh` means no watch exists here: the frame navigated since it was armed. */
 export async function watched(waitFrame: boolean): Promise<Watched> {

@@ -1,33 +1,72 @@
 // The page agent's text-field and value part: focusing a field with the caret where it belongs, reading
 // fields and rich editors back, and setting control values.
 import type { FieldReadBack, FieldState } from '../../routing/verdicts.js';
-import { type Refused, currentWatch, deepActiveElement, describe, element, isEnabled, nextFrame, TEXT_INPUT_TYPES, valueOf, watchEvents } from './core.js';
+import {
+  type Refused,
+  currentWatch,
+  deepActiveElement,
+  describe,
+  element,
+  isEnabled,
+  nextFrame,
+  TEXT_INPUT_TYPES,
+  valueOf,
+  watchEvents,
+} from './core.js';
 
 const EDITOR_SELECTION_SYNC_MS = 120;
 const EDITOR_SETTLE_MS = 400;
 // Inputs that hold one value and have no caret to insert at: type_text sets the whole value.
 const VALUE_INPUT_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
 const VALUE_FORMS: Record<string, string> = {
-  date: 'yyyy-mm-dd', time: 'hh:mm or hh:mm:ss', 'datetime-local': 'yyyy-mm-ddThh:mm', month: 'yyyy-mm',
-  week: 'yyyy-Www', color: '#rrggbb (lower case)', range: 'a number within its min, max and step',
+  date: 'yyyy-mm-dd',
+  time: 'hh:mm or hh:mm:ss',
+  'datetime-local': 'yyyy-mm-ddThh:mm',
+  month: 'yyyy-mm',
+  week: 'yyyy-Www',
+  color: '#rrggbb (lower case)',
+  range: 'a number within its min, max and step',
 };
 
 // ---------- text fields ----------
 
 /** A text field or editor, focused, its caret placed: what type_text inserts into. */
 export interface PreparedField {
-  refusal?: undefined; none?: undefined; valueInput?: undefined;
-  state: FieldState; singleLine: boolean; pressEnd: boolean; inputType: string; combobox: boolean; center: { x: number; y: number };
+  refusal?: undefined;
+  none?: undefined;
+  valueInput?: undefined;
+  state: FieldState;
+  singleLine: boolean;
+  pressEnd: boolean;
+  inputType: string;
+  combobox: boolean;
+  center: { x: number; y: number };
 }
 /** A field holding one value and no caret (date, color, range...): type_text sets its whole value. */
-export interface PreparedValueInput { refusal?: undefined; none?: undefined; valueInput: true; inputType: string; form: string; state: FieldState; describe: string }
+export interface PreparedValueInput {
+  refusal?: undefined;
+  none?: undefined;
+  valueInput: true;
+  inputType: string;
+  form: string;
+  state: FieldState;
+  describe: string;
+}
 /** No element given and nothing focused. */
-export interface NoField { refusal?: undefined; none: true; valueInput?: undefined }
+export interface NoField {
+  refusal?: undefined;
+  none: true;
+  valueInput?: undefined;
+}
 /** `inline`: a role=textbox element that is no field itself (an inline-edit widget: a click makes one). */
 export type FieldRefused = Refused & { none?: undefined; valueInput?: undefined; inline?: boolean };
 
 /** A control's value as set_value reads it; `checked` is aria-checked's text on a custom control. */
-export interface ValueReading { value: string; label: string; checked: boolean | string | null }
+export interface ValueReading {
+  value: string;
+  label: string;
+  checked: boolean | string | null;
+}
 
 function editableOf(el: Element | null): Element | null {
   if (!el) return null;
@@ -44,7 +83,11 @@ function editableOf(el: Element | null): Element | null {
 
 /** email, number and others have no selection API: selectionStart reads null (or throws). */
 function hasSelectionApi(f: HTMLInputElement | HTMLTextAreaElement): boolean {
-  try { return f.selectionStart !== null; } catch { return false; }
+  try {
+    return f.selectionStart !== null;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -52,7 +95,11 @@ function hasSelectionApi(f: HTMLInputElement | HTMLTextAreaElement): boolean {
  * not part of the document, so left out of the text and the caret offsets.
  */
 function placeholdersIn(host: Element): Element[] {
-  return Array.from(host.querySelectorAll('[contenteditable="false"][class*="placeholder" i], [aria-hidden="true"][class*="placeholder" i], [data-slate-placeholder]'));
+  return Array.from(
+    host.querySelectorAll(
+      '[contenteditable="false"][class*="placeholder" i], [aria-hidden="true"][class*="placeholder" i], [data-slate-placeholder]',
+    ),
+  );
 }
 
 // Zero-width characters editors keep as caret anchors in empty blocks (Slate's U+FEFF): not text.
@@ -65,7 +112,9 @@ function editorText(host: HTMLElement): string {
   let cut = 0;
   for (const h of holders) cut += (h.textContent ?? '').length;
   // Placeholders show only in an empty document: what remains is the document's text.
-  return cut >= text.length ? '' : text.replace(holders.map((h) => (h.textContent ?? '').replace(ANCHORS, '')).join(''), '');
+  return cut >= text.length
+    ? ''
+    : text.replace(holders.map((h) => (h.textContent ?? '').replace(ANCHORS, '')).join(''), '');
 }
 
 function selectionIn(host: Element): Selection | null {
@@ -86,7 +135,8 @@ function editorOffsets(host: HTMLElement): { start: number; end: number } {
     r.setStart(host, 0);
     r.setEnd(node, offset);
     let length = r.toString().replace(ANCHORS, '').length; // compare against editorText (see readField)
-    for (const h of placeholdersIn(host)) if (r.intersectsNode(h)) length -= Math.min(length, (h.textContent ?? '').length);
+    for (const h of placeholdersIn(host))
+      if (r.intersectsNode(h)) length -= Math.min(length, (h.textContent ?? '').length);
     return length;
   };
   return { start: measure(range.startContainer, range.startOffset), end: measure(range.endContainer, range.endOffset) };
@@ -97,17 +147,33 @@ function readField(el: Element): FieldState {
   const focused = deepActiveElement() === editable || (editable as HTMLElement).contains?.(deepActiveElement());
   if (editable.localName === 'input' || editable.localName === 'textarea') {
     const f = editable as HTMLInputElement;
-    let start = -1, end = -1;
+    let start = -1,
+      end = -1;
     // email, number, ...: no selection API (start -1); the caret was put at the end with the End key.
-    try { start = f.selectionStart ?? -1; end = f.selectionEnd ?? -1; } catch { /* number inputs have none */ }
-    return { kind: 'value', text: f.value, start, end, maxLength: f.maxLength, focused, describe: describe(f), lines: 0 };
+    try {
+      start = f.selectionStart ?? -1;
+      end = f.selectionEnd ?? -1;
+    } catch {
+      /* number inputs have none */
+    }
+    return {
+      kind: 'value',
+      text: f.value,
+      start,
+      end,
+      maxLength: f.maxLength,
+      focused,
+      describe: describe(f),
+      lines: 0,
+    };
   }
   const host = editable as HTMLElement;
   const { start, end } = editorOffsets(host);
   // Line breaks live in the block structure, not in textContent: count them from innerText.
   // A blank editor is one empty block (`<p><br></p>`, innerText "\n"): that is no line break.
   const text = editorText(host);
-  const lines = text === '' && !host.querySelector('br + br, p + p, div + div') ? 0 : (host.innerText.match(/\n+/g) ?? []).length;
+  const lines =
+    text === '' && !host.querySelector('br + br, p + p, div + div') ? 0 : (host.innerText.match(/\n+/g) ?? []).length;
   return { kind: 'editor', text, start, end, maxLength: -1, focused, describe: describe(host), lines };
 }
 
@@ -124,11 +190,18 @@ function caretAtEnd(host: HTMLElement): boolean {
 async function caretToEnd(editable: Element): Promise<void> {
   const sel = selectionIn(editable);
   const changed = new Promise<void>((resolve) => {
-    const done = () => { clearTimeout(timer); document.removeEventListener('selectionchange', done); resolve(); };
+    const done = () => {
+      clearTimeout(timer);
+      document.removeEventListener('selectionchange', done);
+      resolve();
+    };
     const timer = setTimeout(done, EDITOR_SELECTION_SYNC_MS);
     document.addEventListener('selectionchange', done);
   });
-  if (sel) { sel.selectAllChildren(editable); sel.collapseToEnd(); }
+  if (sel) {
+    sel.selectAllChildren(editable);
+    sel.collapseToEnd();
+  }
   await changed;
   await new Promise((r) => setTimeout(r, EDITOR_SELECTION_SYNC_MS));
   await nextFrame();
@@ -144,19 +217,25 @@ async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>):
  * Resolves the field to type into: the token's element (focused first, caret at the end unless it was
  * already focused) or the focused element. Reports why a field cannot take text instead of guessing.
  */
-export async function prepareField(snapshotId: string | null, index: number): Promise<PreparedField | PreparedValueInput | NoField | FieldRefused> {
+export async function prepareField(
+  snapshotId: string | null,
+  index: number,
+): Promise<PreparedField | PreparedValueInput | NoField | FieldRefused> {
   const el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
   // The body is "nothing focused", unless it is the editing host itself (TinyMCE's iframe body).
   if (!el || (el === document.body && !(el as HTMLElement).isContentEditable)) return { none: true };
-  if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type)) return prepareValueInput(el as HTMLInputElement);
+  if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type))
+    return prepareValueInput(el as HTMLInputElement);
   const editable = editableOf(el);
   // An inline-edit widget (task boards): a role=textbox element that becomes an <input> when clicked.
-  if (!editable) return { refusal: 'not_editable', detail: describe(el), inline: el.getAttribute('role') === 'textbox' };
+  if (!editable)
+    return { refusal: 'not_editable', detail: describe(el), inline: el.getAttribute('role') === 'textbox' };
   if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
   if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
   // In an iframe the element can be its document's active one (TinyMCE's body always is) while the frame
   // itself is not focused: keys and inserted text then go elsewhere. Focused means this frame has focus too.
-  const wasFocused = document.hasFocus() && (deepActiveElement() === editable || editable.contains(deepActiveElement()));
+  const wasFocused =
+    document.hasFocus() && (deepActiveElement() === editable || editable.contains(deepActiveElement()));
   if (!wasFocused) {
     if (window !== window.top) window.focus(); // focus moves into this frame first
     (editable as HTMLElement).focus({ preventScroll: false });
@@ -172,20 +251,33 @@ export async function prepareField(snapshotId: string | null, index: number): Pr
         return finishPrepare(editable, true);
       }
       const place = async () => {
-        try { f.setSelectionRange(f.value.length, f.value.length); } catch { /* type without selection */ }
+        try {
+          f.setSelectionRange(f.value.length, f.value.length);
+        } catch {
+          /* type without selection */
+        }
         // A timer the focus handlers set (the usual deferred select()) runs before this one. Not a
         // frame: that would add one to every call into a field that was not focused.
         await new Promise((r) => setTimeout(r, 0));
       };
       await place();
-      placed = await keepCaretAtEnd(() => { try { return f.selectionStart === f.value.length && f.selectionEnd === f.value.length; } catch { return true; } }, place);
+      placed = await keepCaretAtEnd(() => {
+        try {
+          return f.selectionStart === f.value.length && f.selectionEnd === f.value.length;
+        } catch {
+          return true;
+        }
+      }, place);
     } else {
       // Editors restore their own selection when focused (CodeMirror, Lexical): let them, then move
       // the caret to the end and give them time to read it back into their model (Slate throttles
       // its selectionchange handler to 100 ms; typing before that lands at its stale selection).
       // An editor that re-renders on focus (Slate) can also put its model's selection back afterwards.
       await nextFrame();
-      placed = await keepCaretAtEnd(() => caretAtEnd(editable as HTMLElement), () => caretToEnd(editable));
+      placed = await keepCaretAtEnd(
+        () => caretAtEnd(editable as HTMLElement),
+        () => caretToEnd(editable),
+      );
     }
     if (!placed) return { refusal: 'caret_not_placed', detail: describe(editable) };
   }
@@ -199,14 +291,24 @@ function finishPrepare(editable: Element, pressEnd: boolean): PreparedField | Fi
   watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
   const box = editable.getBoundingClientRect();
   const type = editable.localName === 'input' ? (editable as HTMLInputElement).type : '';
-  return { state: readField(editable), singleLine: editable.localName === 'input', pressEnd, inputType: type, combobox: isCombobox(editable), center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 } };
+  return {
+    state: readField(editable),
+    singleLine: editable.localName === 'input',
+    pressEnd,
+    inputType: type,
+    combobox: isCombobox(editable),
+    center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 },
+  };
 }
 
 /** Checks `text` against what the field would store, without touching the field (a detached probe). */
 function probeValue(f: HTMLInputElement, text: string): string {
   const probe = document.createElement('input');
   probe.type = f.type;
-  for (const a of ['min', 'max', 'step']) { const v = f.getAttribute(a); if (v !== null) probe.setAttribute(a, v); }
+  for (const a of ['min', 'max', 'step']) {
+    const v = f.getAttribute(a);
+    if (v !== null) probe.setAttribute(a, v);
+  }
   probe.value = text;
   return probe.value;
 }
@@ -218,11 +320,19 @@ function prepareValueInput(f: HTMLInputElement): PreparedValueInput | FieldRefus
   if (f.readOnly) return { refusal: 'element_readonly', detail: describe(f) };
   valueTarget = f;
   watchEvents(null, 0, []);
-  return { valueInput: true, inputType: f.type, form: VALUE_FORMS[f.type] ?? '', state: readField(f), describe: describe(f) };
+  return {
+    valueInput: true,
+    inputType: f.type,
+    form: VALUE_FORMS[f.type] ?? '',
+    state: readField(f),
+    describe: describe(f),
+  };
 }
 
 /** Sets the value-type input prepared last to `text` and reads it back after the page settled. */
-export async function assignPreparedValue(text: string): Promise<(Refused & { stored?: string }) | { refusal?: undefined; before: string; first: string; settled: string }> {
+export async function assignPreparedValue(
+  text: string,
+): Promise<(Refused & { stored?: string }) | { refusal?: undefined; before: string; first: string; settled: string }> {
   const f = valueTarget;
   if (!f?.isConnected) return { refusal: 'target_not_found', detail: 'the field left the page' };
   const stored = probeValue(f, text);
@@ -251,7 +361,7 @@ export async function readBack(): Promise<FieldReadBack> {
     // input, which a busy page can push past a few frames): wait until the text has held still for
     // two frames and then through an idle period, bounded.
     const deadline = performance.now() + EDITOR_SETTLE_MS;
-    for (let still = 0; still < 3 && performance.now() < deadline;) {
+    for (let still = 0; still < 3 && performance.now() < deadline; ) {
       await (still === 2 ? idle(deadline - performance.now()) : nextFrame());
       const next = readField(target);
       still = next.text === settled.text ? still + 1 : 0;
@@ -282,7 +392,8 @@ function nativeSetValue(el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectE
   // Use the prototype's setter so frameworks that track the value (React) see a real change.
   const proto = Object.getPrototypeOf(el);
   const setter = Object.getOwnPropertyDescriptor(proto, 'value')?.set;
-  if (setter) setter.call(el, value); else el.value = value;
+  if (setter) setter.call(el, value);
+  else el.value = value;
   el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
   el.dispatchEvent(new Event('change', { bubbles: true }));
 }
@@ -295,7 +406,11 @@ function readValue(el: Element): ValueReading {
   }
   if (tag === 'input' || tag === 'textarea') {
     const input = el as HTMLInputElement;
-    return { value: input.value, label: '', checked: input.type === 'checkbox' || input.type === 'radio' ? input.checked : null };
+    return {
+      value: input.value,
+      label: '',
+      checked: input.type === 'checkbox' || input.type === 'radio' ? input.checked : null,
+    };
   }
   return { value: valueOf(el) ?? '', label: '', checked: el.getAttribute('aria-checked') };
 }
@@ -308,11 +423,26 @@ const isCombobox = (el: Element) => el.getAttribute('role') === 'combobox' && el
 function shownText(root: Element): string {
   let out = '';
   const walk = (n: Node) => {
-    if (n.nodeType === Node.TEXT_NODE) { out += n.textContent; return; }
+    if (n.nodeType === Node.TEXT_NODE) {
+      out += n.textContent;
+      return;
+    }
     if (!(n instanceof Element)) return;
     const role = n.getAttribute('role');
-    if (role === 'listbox' || role === 'log' || role === 'status' || n.hasAttribute('aria-live') || n.localName === 'label' || n.localName === 'script' || n.localName === 'style') return;
-    if (n.localName === 'input') { out += ' ' + (n as HTMLInputElement).value + ' '; return; }
+    if (
+      role === 'listbox' ||
+      role === 'log' ||
+      role === 'status' ||
+      n.hasAttribute('aria-live') ||
+      n.localName === 'label' ||
+      n.localName === 'script' ||
+      n.localName === 'style'
+    )
+      return;
+    if (n.localName === 'input') {
+      out += ' ' + (n as HTMLInputElement).value + ' ';
+      return;
+    }
     for (const c of Array.from(n.childNodes)) walk(c);
     out += ' ';
   };
@@ -336,14 +466,16 @@ function comboboxShows(el: Element): string {
 function listboxOf(el: Element): Element | null {
   for (const attr of ['aria-controls', 'aria-owns']) {
     const id = el.getAttribute(attr);
-    const found = id ? (el.getRootNode() as Document).getElementById?.(id) ?? document.getElementById(id) : null;
+    const found = id ? ((el.getRootNode() as Document).getElementById?.(id) ?? document.getElementById(id)) : null;
     if (found) return found;
   }
   return null;
 }
 
 let optionClicks = 0;
-const countClick = (e: Event) => { if (e.isTrusted) optionClicks++; };
+const countClick = (e: Event) => {
+  if (e.isTrusted) optionClicks++;
+};
 
 /**
  * Waits (bounded) for the combobox's listbox to list an option whose text is `value` (case and spaces
@@ -365,13 +497,20 @@ export async function findOption(snapshotId: string, index: number, value: strin
     offered = opts.map((o) => (o.textContent ?? '').trim());
     const match = opts.find((o) => (o.textContent ?? '').trim().toLowerCase() === want);
     if (match) {
-      if (match.getAttribute('aria-disabled') === 'true') return { refusal: 'element_disabled', detail: describe(match) };
+      if (match.getAttribute('aria-disabled') === 'true')
+        return { refusal: 'element_disabled', detail: describe(match) };
       (match as HTMLElement).scrollIntoView({ block: 'nearest' });
       await nextFrame();
       const r = match.getBoundingClientRect();
       optionClicks = 0;
       match.addEventListener('click', countClick);
-      return { found: true, x: r.x + r.width / 2, y: r.y + r.height / 2, label: (match.textContent ?? '').trim(), describe: describe(match) };
+      return {
+        found: true,
+        x: r.x + r.width / 2,
+        y: r.y + r.height / 2,
+        label: (match.textContent ?? '').trim(),
+        describe: describe(match),
+      };
     }
     if (performance.now() > deadline) return { found: false, offered: offered.slice(0, 30) };
     await nextFrame();
@@ -383,7 +522,11 @@ export async function offeredOptions(snapshotId: string, index: number): Promise
   const el = element(snapshotId, index);
   for (let i = 0; i < 3; i++) await nextFrame();
   const box = listboxOf(el);
-  return box ? Array.from(box.querySelectorAll('[role="option"]')).map((o) => (o.textContent ?? '').trim()).slice(0, 30) : [];
+  return box
+    ? Array.from(box.querySelectorAll('[role="option"]'))
+        .map((o) => (o.textContent ?? '').trim())
+        .slice(0, 30)
+    : [];
 }
 
 /** After the option was clicked: whether it got the trusted click, and what the combobox shows now (settled). */
@@ -391,14 +534,26 @@ export async function comboboxAfter(snapshotId: string, index: number) {
   const el = element(snapshotId, index);
   for (let i = 0; i < 3; i++) await nextFrame();
   await new Promise((r) => setTimeout(r, 0));
-  return { clicked: optionClicks, expanded: el.getAttribute('aria-expanded') === 'true', shows: comboboxShows(el), describe: describe(el) };
+  return {
+    clicked: optionClicks,
+    expanded: el.getAttribute('aria-expanded') === 'true',
+    shows: comboboxShows(el),
+    describe: describe(el),
+  };
 }
 
 /** How set_value goes on: the agent set it already (select, value), or the server delivers input (text, toggle, combobox). */
 export type ValuePlan =
   | { refusal?: undefined; kind: 'select' | 'value' | 'text'; before: ValueReading; expected: ValueReading }
   | { refusal?: undefined; kind: 'toggle'; before: ValueReading; expected: ValueReading; needsClick: boolean }
-  | { refusal?: undefined; kind: 'combobox'; typeable: boolean; before: ValueReading; expected: ValueReading; describe: string };
+  | {
+      refusal?: undefined;
+      kind: 'combobox';
+      typeable: boolean;
+      before: ValueReading;
+      expected: ValueReading;
+      describe: string;
+    };
 
 export function setValue(snapshotId: string, index: number, value: string): Refused | ValuePlan {
   const el = element(snapshotId, index);
@@ -407,16 +562,31 @@ export function setValue(snapshotId: string, index: number, value: string): Refu
   if (isCombobox(el)) {
     // Choosing is the only way to set a select-like combobox: its search text is not its value.
     const shows = comboboxShows(el);
-    return { kind: 'combobox', typeable: el.localName === 'input', before: { value: shows, label: '', checked: null }, expected: { value, label: '', checked: null }, describe: describe(el) };
+    return {
+      kind: 'combobox',
+      typeable: el.localName === 'input',
+      before: { value: shows, label: '', checked: null },
+      expected: { value, label: '', checked: null },
+      describe: describe(el),
+    };
   }
   const before = readValue(el);
   const tag = el.localName;
   if (tag === 'select') {
     const sel = el as HTMLSelectElement;
     const want = value.trim().toLowerCase();
-    const option = Array.from(sel.options).find((o) => o.value === value) ??
-      Array.from(sel.options).find((o) => o.label.trim().toLowerCase() === want || o.text.trim().toLowerCase() === want);
-    if (!option) return { refusal: 'no_such_option', detail: `options: ${Array.from(sel.options).map((o) => `${o.value} (${o.label})`).join(', ')}` };
+    const option =
+      Array.from(sel.options).find((o) => o.value === value) ??
+      Array.from(sel.options).find(
+        (o) => o.label.trim().toLowerCase() === want || o.text.trim().toLowerCase() === want,
+      );
+    if (!option)
+      return {
+        refusal: 'no_such_option',
+        detail: `options: ${Array.from(sel.options)
+          .map((o) => `${o.value} (${o.label})`)
+          .join(', ')}`,
+      };
     nativeSetValue(sel, option.value);
     return { before, expected: { value: option.value, label: option.label, checked: null }, kind: 'select' };
   }
@@ -424,10 +594,20 @@ export function setValue(snapshotId: string, index: number, value: string): Refu
     const input = el as HTMLInputElement;
     if (input.type === 'checkbox' || input.type === 'radio') {
       const want = /^(true|1|on|yes|checked)$/i.test(value.trim());
-      if (!want && input.type === 'radio') return { refusal: 'invalid_arguments', detail: 'a radio button can only be selected (value "true"); select another one to clear it' };
-      return { before, expected: { value: input.value, label: '', checked: want }, kind: 'toggle', needsClick: input.checked !== want };
+      if (!want && input.type === 'radio')
+        return {
+          refusal: 'invalid_arguments',
+          detail: 'a radio button can only be selected (value "true"); select another one to clear it',
+        };
+      return {
+        before,
+        expected: { value: input.value, label: '', checked: want },
+        kind: 'toggle',
+        needsClick: input.checked !== want,
+      };
     }
-    if (TEXT_INPUT_TYPES.has(input.type) && input.type !== 'number') return { before, expected: { value, label: '', checked: null }, kind: 'text' };
+    if (TEXT_INPUT_TYPES.has(input.type) && input.type !== 'number')
+      return { before, expected: { value, label: '', checked: null }, kind: 'text' };
     nativeSetValue(input, value);
     return { before, expected: { value, label: '', checked: null }, kind: 'value' };
   }

@@ -13,22 +13,43 @@ import * as text from './text.js';
 
 const pageAgent = {
   // core.ts: snapshot, aiming, event watches
-  snapshot: core.snapshot, pointFor: core.pointFor, watchPoint: core.watchPoint, watchEvents: core.watchEvents,
-  watched: core.watched, hasFocus: core.hasFocus, focusElement: core.focusElement,
+  snapshot: core.snapshot,
+  pointFor: core.pointFor,
+  watchPoint: core.watchPoint,
+  watchEvents: core.watchEvents,
+  watched: core.watched,
+  hasFocus: core.hasFocus,
+  focusElement: core.focusElement,
   // core.ts, called by tab.ts / snapshot.ts with object handles rather than through Tab.call
-  closedRootCandidates: core.closedRootCandidates, registerClosedRoot: core.registerClosedRoot,
-  element: core.element, indexInLatest: core.indexInLatest, elementsAt: core.elementsAt,
+  closedRootCandidates: core.closedRootCandidates,
+  registerClosedRoot: core.registerClosedRoot,
+  element: core.element,
+  indexInLatest: core.indexInLatest,
+  elementsAt: core.elementsAt,
   // fields.ts: text fields, values, comboboxes
-  prepareField: fields.prepareField, assignPreparedValue: fields.assignPreparedValue, readBack: fields.readBack,
-  settledValue: fields.settledValue, setValue: fields.setValue, selectAllIn: fields.selectAllIn,
-  readElementValue: fields.readElementValue, findOption: fields.findOption, offeredOptions: fields.offeredOptions,
+  prepareField: fields.prepareField,
+  assignPreparedValue: fields.assignPreparedValue,
+  readBack: fields.readBack,
+  settledValue: fields.settledValue,
+  setValue: fields.setValue,
+  selectAllIn: fields.selectAllIn,
+  readElementValue: fields.readElementValue,
+  findOption: fields.findOption,
+  offeredOptions: fields.offeredOptions,
   comboboxAfter: fields.comboboxAfter,
   // motion.ts: scrolling, dragging, the agent cursor
-  scrollState: motion.scrollState, scrollAim: motion.scrollAim, scrollSettled: motion.scrollSettled,
-  watchDrag: motion.watchDrag, dragSeen: motion.dragSeen,
-  cursorShow: motion.cursorShow, cursorHide: motion.cursorHide, cursorVisible: motion.cursorVisible,
+  scrollState: motion.scrollState,
+  scrollAim: motion.scrollAim,
+  scrollSettled: motion.scrollSettled,
+  watchDrag: motion.watchDrag,
+  dragSeen: motion.dragSeen,
+  cursorShow: motion.cursorShow,
+  cursorHide: motion.cursorHide,
+  cursorVisible: motion.cursorVisible,
   // text.ts: the page tool's reads
-  pageText: text.pageText, queryDom: text.queryDom, pageHas: text.pageHas,
+  pageText: text.pageText,
+  queryDom: text.queryDom,
+  pageHas: text.pageHas,
 };
 
 export type PageAgent = typeof pageAgent;

@@ -4,12 +4,16 @@ import type { DragProbe } from '../../routing/drag-verdict.js';
 import { type Refused, coveringOf, describe, element, hitAt, nextFrame, textOf } from './core.js';
 
 /** A scroll container's offsets (rounded CSS pixels) and what it is. */
-export interface ScrollOffsets { x: number; y: number; target: string }
+export interface ScrollOffsets {
+  x: number;
+  y: number;
+  target: string;
+}
 
 // ---------- scrolling ----------
 
 function composedParent(n: Element): Element | null {
-  return n.parentElement ?? ((n.getRootNode() as ShadowRoot).host ?? null);
+  return n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null;
 }
 
 function isPageScroller(el: Element | null): boolean {
@@ -46,7 +50,12 @@ export function scrollState(snapshotId: string | null, index: number, x: number,
 
 type Box = { left: number; top: number; right: number; bottom: number };
 function intersect(a: Box, b: Box): Box | null {
-  const box = { left: Math.max(a.left, b.left), top: Math.max(a.top, b.top), right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom) };
+  const box = {
+    left: Math.max(a.left, b.left),
+    top: Math.max(a.top, b.top),
+    right: Math.min(a.right, b.right),
+    bottom: Math.min(a.bottom, b.bottom),
+  };
   return box.right - box.left >= 1 && box.bottom - box.top >= 1 ? box : null;
 }
 
@@ -56,7 +65,10 @@ function intersect(a: Box, b: Box): Box | null {
  * at a point whose nearest scroller is that container. The element itself is not scrolled into view
  * (that would be an unreported scroll of its own); an off-screen container is brought just into view.
  */
-export function scrollAim(snapshotId: string | null, index: number): Refused | { refusal?: undefined; x: number; y: number; offsets: ScrollOffsets } {
+export function scrollAim(
+  snapshotId: string | null,
+  index: number,
+): Refused | { refusal?: undefined; x: number; y: number; offsets: ScrollOffsets } {
   const el = snapshotId ? element(snapshotId, index) : null;
   const page = document.scrollingElement;
   const pageScrolls = !!page && (page.scrollHeight > page.clientHeight + 1 || page.scrollWidth > page.clientWidth + 1);
@@ -74,11 +86,13 @@ export function scrollAim(snapshotId: string | null, index: number): Refused | {
   if (own) boxes.push(own);
   boxes.push(clip);
   const points = boxes.map((b) => ({ x: (b.left + b.right) / 2, y: (b.top + b.bottom) / 2 }));
-  for (const fx of [0.25, 0.75]) for (const fy of [0.25, 0.75]) points.push({ x: clip.left + (clip.right - clip.left) * fx, y: clip.top + (clip.bottom - clip.top) * fy });
+  for (const fx of [0.25, 0.75])
+    for (const fy of [0.25, 0.75])
+      points.push({ x: clip.left + (clip.right - clip.left) * fx, y: clip.top + (clip.bottom - clip.top) * fy });
   let first: Element | null = null;
   // With no element and a page that does not scroll (an app whose main pane scrolls), or a page covered
   // by inner scrollers, the wheel goes to the centre and the result names whatever scrolled there.
-  for (const p of (el || pageScrolls ? points : [])) {
+  for (const p of el || pageScrolls ? points : []) {
     const hit = hitAt(el ?? document.body, p.x, p.y);
     const owner = scrollContainerOf(hit);
     first ??= hit;
@@ -87,7 +101,13 @@ export function scrollAim(snapshotId: string | null, index: number): Refused | {
       return { x: p.x, y: p.y, offsets: offsetsOf(container) };
     }
   }
-  if (el) return { refusal: 'element_covered', detail: describe(first), target: describe(el), covering: coveringOf(first, el) };
+  if (el)
+    return {
+      refusal: 'element_covered',
+      detail: describe(first),
+      target: describe(el),
+      covering: coveringOf(first, el),
+    };
   return { x: points[0].x, y: points[0].y, offsets: scrollState(null, -1, points[0].x, points[0].y) };
 }
 
@@ -105,32 +125,79 @@ export async function scrollSettled(): Promise<ScrollOffsets> {
 
 // ---------- dragging ----------
 
-interface DragRecord { source: Element | null; down: string | null; up: string | null; moves: number; fromX: number; fromY: number; toX: number; toY: number; probe: ProbeStart | null }
+interface DragRecord {
+  source: Element | null;
+  down: string | null;
+  up: string | null;
+  moves: number;
+  fromX: number;
+  fromY: number;
+  toX: number;
+  toY: number;
+  probe: ProbeStart | null;
+}
 let drag: DragRecord | null = null;
 // One set of listeners for every drag, reporting to the drag watched now (not three more per drag).
 let dragListening = false;
 function listenForDrags(): void {
   if (dragListening) return;
   dragListening = true;
-  const on = (type: string, fn: (record: DragRecord, e: MouseEvent) => void) => window.addEventListener(type, (e) => { if (drag && e.isTrusted) fn(drag, e as MouseEvent); }, { capture: true });
-  on('mousedown', (record, e) => { record.down = describe(e.composedPath()[0] as Element); });
-  on('mousemove', (record) => { record.moves++; });
-  on('mouseup', (record, e) => { record.up = describe(e.composedPath()[0] as Element); });
+  const on = (type: string, fn: (record: DragRecord, e: MouseEvent) => void) =>
+    window.addEventListener(
+      type,
+      (e) => {
+        if (drag && e.isTrusted) fn(drag, e as MouseEvent);
+      },
+      { capture: true },
+    );
+  on('mousedown', (record, e) => {
+    record.down = describe(e.composedPath()[0] as Element);
+  });
+  on('mousemove', (record) => {
+    record.moves++;
+  });
+  on('mouseup', (record, e) => {
+    record.up = describe(e.composedPath()[0] as Element);
+  });
 }
 
 export function watchDrag(fromX: number, fromY: number, toX: number, toY: number): string {
   const source = hitAt(document.body, fromX, fromY);
-  drag = { source, down: null, up: null, moves: 0, fromX, fromY, toX, toY, probe: source ? probeStart(source, toX - fromX, toY - fromY, hitAt(document.body, toX, toY)) : null };
+  drag = {
+    source,
+    down: null,
+    up: null,
+    moves: 0,
+    fromX,
+    fromY,
+    toX,
+    toY,
+    probe: source ? probeStart(source, toX - fromX, toY - fromY, hitAt(document.body, toX, toY)) : null,
+  };
   listenForDrags();
   return describe(source);
 }
 
 /** Which element got the press and the release of the drag watched last, and what it moved (the read-back). */
-export async function dragSeen(): Promise<{ down: string | null; up: string | null; moves: number; source: string; destination: string; probe: DragProbe | null }> {
+export async function dragSeen(): Promise<{
+  down: string | null;
+  up: string | null;
+  moves: number;
+  source: string;
+  destination: string;
+  probe: DragProbe | null;
+}> {
   if (!drag) return { down: null, up: null, source: 'nothing', destination: 'nothing', moves: 0, probe: null };
   const d = drag;
   await nextFrame(); // a widget may commit its new order or value in the frame after the release
-  return { down: d.down, up: d.up, moves: d.moves, source: describe(d.source), destination: describe(hitAt(document.body, d.toX, d.toY)), probe: d.probe ? probeEnd(d.probe) : null };
+  return {
+    down: d.down,
+    up: d.up,
+    moves: d.moves,
+    source: describe(d.source),
+    destination: describe(hitAt(document.body, d.toX, d.toY)),
+    probe: d.probe ? probeEnd(d.probe) : null,
+  };
 }
 
 // ---------- what a drag moved ----------
@@ -156,7 +223,9 @@ function listItemOf(el: Element | null): Element | null {
   return null;
 }
 
-function itemText(el: Element): string { return textOf(el, 60) || describe(el); }
+function itemText(el: Element): string {
+  return textOf(el, 60) || describe(el);
+}
 
 function sliderOf(el: Element): Element | null {
   return el.closest('input[type=range], [role=slider]');
@@ -165,12 +234,28 @@ function sliderOf(el: Element): Element | null {
 function sliderNumbers(el: Element): { value: number; min: number; max: number; step: number; vertical: boolean } {
   if (el.localName === 'input') {
     const input = el as HTMLInputElement;
-    const min = input.min === '' ? 0 : Number(input.min), max = input.max === '' ? 100 : Number(input.max);
+    const min = input.min === '' ? 0 : Number(input.min),
+      max = input.max === '' ? 100 : Number(input.max);
     const step = input.step === '' || input.step === 'any' ? 1 : Number(input.step);
-    return { value: Number(input.value), min, max, step, vertical: getComputedStyle(input).writingMode.startsWith('vertical') };
+    return {
+      value: Number(input.value),
+      min,
+      max,
+      step,
+      vertical: getComputedStyle(input).writingMode.startsWith('vertical'),
+    };
   }
-  const num = (name: string, fallback: number) => { const v = Number(el.getAttribute(name)); return el.hasAttribute(name) && Number.isFinite(v) ? v : fallback; };
-  return { value: num('aria-valuenow', NaN), min: num('aria-valuemin', 0), max: num('aria-valuemax', 100), step: 1, vertical: el.getAttribute('aria-orientation') === 'vertical' };
+  const num = (name: string, fallback: number) => {
+    const v = Number(el.getAttribute(name));
+    return el.hasAttribute(name) && Number.isFinite(v) ? v : fallback;
+  };
+  return {
+    value: num('aria-valuenow', NaN),
+    min: num('aria-valuemin', 0),
+    max: num('aria-valuemax', 100),
+    step: 1,
+    vertical: el.getAttribute('aria-orientation') === 'vertical',
+  };
 }
 
 /** The track a slider's handle runs along: a range input itself, else the nearest ancestor much wider than the handle. */
@@ -192,7 +277,8 @@ function probeStart(source: Element, dx: number, dy: number, dropHit: Element | 
       const width = trackWidth(slider);
       const span = n.max - n.min;
       // Along a horizontal track the value follows the pointer's distance; a vertical one's direction varies.
-      const expected = n.vertical || width <= 0 ? null : Math.min(n.max, Math.max(n.min, n.value + (dx / width) * span));
+      const expected =
+        n.vertical || width <= 0 ? null : Math.min(n.max, Math.max(n.min, n.value + (dx / width) * span));
       return { kind: 'value', element: slider, before: n.value, expected, tolerance: span * 0.05 + n.step };
     }
   }
@@ -201,20 +287,50 @@ function probeStart(source: Element, dx: number, dy: number, dropHit: Element | 
     const list = item.parentElement;
     const items = Array.from(list.children);
     const dropItem = listItemOf(dropHit);
-    return { kind: 'list', item, list, before: items.map(itemText), fromIndex: items.indexOf(item), toIndex: dropItem && dropItem.parentElement === list ? items.indexOf(dropItem) : -1 };
+    return {
+      kind: 'list',
+      item,
+      list,
+      before: items.map(itemText),
+      fromIndex: items.indexOf(item),
+      toIndex: dropItem && dropItem.parentElement === list ? items.indexOf(dropItem) : -1,
+    };
   }
   const box = source.getBoundingClientRect();
   return { kind: 'box', element: source, x: box.x, y: box.y, wantDx: dx, wantDy: dy };
 }
 
 function probeEnd(p: ProbeStart): DragProbe {
-  if (p.kind === 'value') return { kind: 'value', element: describe(p.element), before: p.before, after: sliderNumbers(p.element).value, expected: p.expected, tolerance: p.tolerance };
+  if (p.kind === 'value')
+    return {
+      kind: 'value',
+      element: describe(p.element),
+      before: p.before,
+      after: sliderNumbers(p.element).value,
+      expected: p.expected,
+      tolerance: p.tolerance,
+    };
   if (p.kind === 'list') {
     const items = Array.from(p.list.children);
-    return { kind: 'list', item: itemText(p.item), before: p.before, after: items.map(itemText), fromIndex: p.fromIndex, toIndex: p.toIndex, afterIndex: items.indexOf(p.item) };
+    return {
+      kind: 'list',
+      item: itemText(p.item),
+      before: p.before,
+      after: items.map(itemText),
+      fromIndex: p.fromIndex,
+      toIndex: p.toIndex,
+      afterIndex: items.indexOf(p.item),
+    };
   }
   const box = p.element.getBoundingClientRect();
-  return { kind: 'box', element: describe(p.element), dx: box.x - p.x, dy: box.y - p.y, wantDx: p.wantDx, wantDy: p.wantDy };
+  return {
+    kind: 'box',
+    element: describe(p.element),
+    dx: box.x - p.x,
+    dy: box.y - p.y,
+    wantDx: p.wantDx,
+    wantDy: p.wantDy,
+  };
 }
 
 // ---------- the agent cursor (a visual aid; see cdp/cursor-overlay.ts) ----------
@@ -225,9 +341,11 @@ function cursorElement() {
   const host = document.createElement('div');
   // Fixed, zero-size, no pointer events: it cannot change layout or receive a click. No paint (or size)
   // containment: on a zero-size host it would clip the arrow away entirely.
-  host.style.cssText = 'all: initial; position: fixed; left: 0; top: 0; width: 0; height: 0; pointer-events: none; z-index: 2147483647; contain: layout style;';
+  host.style.cssText =
+    'all: initial; position: fixed; left: 0; top: 0; width: 0; height: 0; pointer-events: none; z-index: 2147483647; contain: layout style;';
   const root = host.attachShadow({ mode: 'closed' });
-  root.innerHTML = '<style>.a{position:fixed;left:0;top:0;width:22px;height:22px;pointer-events:none;transition:opacity .25s;will-change:transform}' +
+  root.innerHTML =
+    '<style>.a{position:fixed;left:0;top:0;width:22px;height:22px;pointer-events:none;transition:opacity .25s;will-change:transform}' +
     '.r{position:fixed;width:28px;height:28px;margin:-14px 0 0 -14px;border-radius:50%;border:2px solid #6d5dfc;pointer-events:none;opacity:0}</style>' +
     '<svg class="a" viewBox="0 0 22 22"><path d="M2 2 L2 18 L7 13 L10.5 20 L13 19 L9.5 12 L16 12 Z" fill="#6d5dfc" stroke="white" stroke-width="1.5"/></svg>';
   document.documentElement.appendChild(host);
@@ -235,31 +353,59 @@ function cursorElement() {
   return cursor;
 }
 
-export function cursorShow(path: Array<[number, number]>, duration: number, kind: string, fx: { ripple: boolean; trail: boolean; dwell: number; idleHide: number; overshoot: boolean }) {
+export function cursorShow(
+  path: Array<[number, number]>,
+  duration: number,
+  kind: string,
+  fx: { ripple: boolean; trail: boolean; dwell: number; idleHide: number; overshoot: boolean },
+) {
   const c = cursorElement();
   c.arrow.style.opacity = '1';
   const frames = path.map(([x, y]) => ({ transform: `translate(${x}px, ${y}px)` }));
   if (fx.overshoot && path.length > 2) {
-    const [ax, ay] = path[path.length - 2], [bx, by] = path[path.length - 1];
-    frames.splice(frames.length - 1, 0, { transform: `translate(${bx + (bx - ax) * 0.6}px, ${by + (by - ay) * 0.6}px)` });
+    const [ax, ay] = path[path.length - 2],
+      [bx, by] = path[path.length - 1];
+    frames.splice(frames.length - 1, 0, {
+      transform: `translate(${bx + (bx - ax) * 0.6}px, ${by + (by - ay) * 0.6}px)`,
+    });
   }
   c.arrow.animate(frames, { duration, easing: 'ease-in-out', fill: 'forwards' });
   const [x, y] = path[path.length - 1];
   if (fx.ripple) {
     const ripple = document.createElement('div');
     ripple.className = 'r';
-    ripple.style.left = `${x}px`; ripple.style.top = `${y}px`;
+    ripple.style.left = `${x}px`;
+    ripple.style.top = `${y}px`;
     c.root.appendChild(ripple);
-    ripple.animate([{ opacity: 0.9, transform: 'scale(0.4)' }, { opacity: 0, transform: 'scale(1.6)' }], { duration: Math.max(200, fx.dwell + 200), delay: duration, fill: 'forwards' })
-      .finished.then(() => ripple.remove(), () => ripple.remove());
+    ripple
+      .animate(
+        [
+          { opacity: 0.9, transform: 'scale(0.4)' },
+          { opacity: 0, transform: 'scale(1.6)' },
+        ],
+        { duration: Math.max(200, fx.dwell + 200), delay: duration, fill: 'forwards' },
+      )
+      .finished.then(
+        () => ripple.remove(),
+        () => ripple.remove(),
+      );
   }
   if (c.hideTimer) clearTimeout(c.hideTimer);
-  if (fx.idleHide > 0) c.hideTimer = setTimeout(() => { c.arrow.style.opacity = '0'; }, duration + fx.dwell + fx.idleHide) as unknown as number;
+  if (fx.idleHide > 0)
+    c.hideTimer = setTimeout(
+      () => {
+        c.arrow.style.opacity = '0';
+      },
+      duration + fx.dwell + fx.idleHide,
+    ) as unknown as number;
   return { kind, visible: true };
 }
 
 export function cursorHide() {
-  if (cursor) { cursor.host.remove(); cursor = null; }
+  if (cursor) {
+    cursor.host.remove();
+    cursor = null;
+  }
   return true;
 }
 

@@ -9,15 +9,26 @@ export function pageText(max: number) {
 
 export function queryDom(selector: string, attributes: string[], limit: number) {
   let found: Element[];
-  try { found = Array.from(document.querySelectorAll(selector)); } catch (e) { return { error: (e as Error).message }; }
+  try {
+    found = Array.from(document.querySelectorAll(selector));
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
   const matches = found.slice(0, limit).map((el) => ({
-    tag: el.localName, text: textOf(el, 200),
+    tag: el.localName,
+    text: textOf(el, 200),
     attributes: Object.fromEntries(attributes.map((a) => [a, el.getAttribute(a)])),
   }));
   return { count: found.length, matches };
 }
 
 export function pageHas(text: string | null, selector: string | null): boolean {
-  if (selector) { try { return !!document.querySelector(selector); } catch { return false; } }
+  if (selector) {
+    try {
+      return !!document.querySelector(selector);
+    } catch {
+      return false;
+    }
+  }
   return !!text && (document.body?.innerText ?? '').includes(text);
 }
