@@ -114,7 +114,9 @@ export class BrowserPanel extends LitElement {
           : nothing
       }
       <small class="muted browser-status" data-browser-status role="status">${this.status}</small>
+      <!-- A role so the name is allowed (axe aria-prohibited-attr); "application" while keys go to the tab. -->
       <div class="screen-host ${this.inControl ? 'in-control' : ''} ${this.online ? '' : 'stale'}" data-screen-host tabindex=${this.inControl ? '0' : '-1'}
+        role=${this.inControl ? 'application' : 'group'}
         aria-label=${this.inControl ? "The session's tab: your keys and clicks go to it; Esc gives control back" : "The session's tab (view only)"} @keydown=${this.key}>
         ${this.noBrowser ? html`<p class="no-browser" data-no-browser>No browser yet. It appears here when an agent opens a page.</p>` : nothing}
         <img class="screen" alt="The session's tab, live" data-frames="0" ?hidden=${!shown} @click=${this.clickScreen} @wheel=${this.wheel}>
