@@ -80,6 +80,8 @@ describe('axe-core on the Control UI', () => {
   let key = '';
 
   test('the sidebar with a connected agent session', async () => {
+    // Recorded, so the audit log's detail has before/after images to check too.
+    await agent.call('start_session', { session: 'audited', recording_dir: 'audited' });
     const r = await agent.call('page', { action: 'navigate', url: FORM, session: 'audited' });
     assert.equal(r.isError, false, r.text);
     key = await page
@@ -126,9 +128,11 @@ describe('axe-core on the Control UI', () => {
     await assertAccessible(page, 'terminal and browser panels');
   });
 
-  test('the audit log drawer', async () => {
+  test('the audit log drawer with an entry open', async () => {
     await page.click('header.bar button[data-toggle="log"]');
     await page.waitForSelector(`[data-audit-entry][data-session-key="${key}"]`, { timeout: 15_000 });
+    await page.click(`[data-audit-entry][data-session-key="${key}"][data-tool="click"] .audit-line`);
+    await page.waitForSelector('[data-audit-detail]', { timeout: 10_000 });
     await assertAccessible(page, 'audit log');
     await page.click('header.bar button[data-toggle="log"]');
   });
