@@ -126,6 +126,13 @@ describe('axe-core on the Control UI', () => {
       { timeout: 30_000 },
     );
     await assertAccessible(page, 'terminal and browser panels');
+    // Taken control: the screen host becomes the place keys go to.
+    await page.waitForSelector('[data-panel="browser"] [data-take-control]:not([disabled])', { timeout: 15_000 });
+    await page.click('[data-panel="browser"] [data-take-control]');
+    await page.waitForSelector('[data-panel="browser"] [data-take-control][aria-pressed="true"]', { timeout: 5000 });
+    await assertAccessible(page, 'browser panel in control');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-panel="browser"] [data-take-control][aria-pressed="false"]', { timeout: 5000 });
   });
 
   test('the audit log drawer with an entry open', async () => {
@@ -135,6 +142,19 @@ describe('axe-core on the Control UI', () => {
     await page.waitForSelector('[data-audit-detail]', { timeout: 10_000 });
     await assertAccessible(page, 'audit log');
     await page.click('header.bar button[data-toggle="log"]');
+  });
+
+  test('a paused session, at 900x700 (one pane, panels as drawers)', async () => {
+    await page.setViewport({ width: 900, height: 700 });
+    await page.waitForSelector('[data-panel="terminal"][data-dock="drawer"]', { timeout: 5000 });
+    await page.click(`[data-session-key="${key}"] [data-brake="pause"]`);
+    await page.waitForSelector(`[data-session-key="${key}"] [data-brake-state="paused"]`, { timeout: 10_000 });
+    try {
+      await assertAccessible(page, 'narrow, paused');
+    } finally {
+      await page.click(`[data-session-key="${key}"] [data-brake="resume"]`);
+      await page.setViewport({ width: 1400, height: 860 });
+    }
   });
 
   test('the offline banner while the gateway is down', async () => {
