@@ -172,7 +172,15 @@ describe('the brake from the Control UI', () => {
       );
 
       await chord('KeyE');
-      await ui.waitForFunction((sel) => !document.querySelector(sel), { timeout: 10_000 }, row('endme'));
+      // The ended session leaves the live list: its row goes, or stays marked closed (the console keeps closed rows).
+      await ui.waitForFunction(
+        (sel) => {
+          const el = document.querySelector(sel) as HTMLElement | null;
+          return !el || el.dataset.state === 'closed';
+        },
+        { timeout: 10_000 },
+        row('endme'),
+      );
       assert.equal(refusalOf(await a.call('page', { action: 'get_text', session: 'endme' })).code, 'session_ended');
 
       // Each brake step is in the audit trail, with who did it.

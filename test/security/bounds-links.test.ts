@@ -1,11 +1,13 @@
 // Agent links in-process (pure logic, no server): the per-connection and total caps refuse with
-// TOO_MANY, an expired link resolves to nothing and frees its room, a disconnected Control UI's links go.
+// TOO_MANY, an expired link resolves to nothing and frees its room, a disconnected Control UI's links bind
+// nothing and go after the grace period.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 process.env.VERITY_MAX_LINKS_PER_CONNECTION = '2';
 process.env.VERITY_MAX_LINKS = '3';
 process.env.VERITY_LINK_TTL_MS = '200';
+process.env.VERITY_LINK_GRACE_MS = '100';
 const { Links } = await import('../../server/gateway/links.js');
 const { GatewayError } = await import('../../server/gateway/protocol.js');
 
@@ -19,14 +21,17 @@ test('caps per connection and in all, expiry, and forget', async () => {
     () => links.mint(conn('a')),
     (e: unknown) => e instanceof GatewayError && e.code === 'TOO_MANY' && /PER_CONNECTION/.test(e.message),
   );
-  links.mint(conn('b'));
+  const b1 = links.mint(conn('b'));
   assert.throws(
     () => links.mint(conn('c')),
     (e: unknown) => e instanceof GatewayError && e.code === 'TOO_MANY' && /VERITY_MAX_LINKS\)/.test(e.message),
   );
   assert.deepEqual(links.resolve(a1.link_token), { connId: 'a', caps: ['ui-commands'] });
+  // A Control UI that went away: its link binds nothing at once, and is kept only for the grace period
+  // (VERITY_LINK_GRACE_MS) in which the same page, reloaded, may reclaim it.
   links.forget('b');
-  assert.equal(links.size, 2);
+  assert.equal(links.resolve(b1.link_token), undefined, "a gone Control UI's link binds nothing");
+  assert.equal(links.size, 3, 'kept for the grace period');
   await new Promise((r) => setTimeout(r, 250));
   assert.equal(links.resolve(a1.link_token), undefined, 'expired');
   assert.equal(links.size, 0, 'expired links are dropped, not kept');
