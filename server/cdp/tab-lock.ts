@@ -77,7 +77,9 @@ export async function withTabLock<T>(tab: Tab, work: () => Promise<T>): Promise<
   } finally {
     if (held.held && contextId !== null) {
       // A navigation during the action destroyed the world, and with it the hold: nothing to release then.
-      await frame.session
+      // Not awaited: the session delivers commands in order, so the release reaches the page before this
+      // process's next acquire, and the action's reply does not wait one more round trip for it.
+      void frame.session
         .send('Runtime.evaluate', {
           expression: `globalThis.${WORLD_REGISTRY}?.get(${JSON.stringify(held.id)})?.()`,
           contextId,
