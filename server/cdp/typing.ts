@@ -315,18 +315,7 @@ async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: str
     try {
       if (value) await send(tab, 'Input.insertText', { text: value });
       else {
-        await send(tab, 'Input.dispatchKeyEvent', {
-          type: 'keyDown',
-          key: 'Delete',
-          code: 'Delete',
-          windowsVirtualKeyCode: 46,
-        });
-        await send(tab, 'Input.dispatchKeyEvent', {
-          type: 'keyUp',
-          key: 'Delete',
-          code: 'Delete',
-          windowsVirtualKeyCode: 46,
-        });
+        await pressDelete(tab);
       }
     } catch (e) {
       if (e instanceof DialogOpened) {
@@ -389,18 +378,7 @@ async function chooseOption(
     if (!option.found) {
       // Leave the widget as it was found: the search text cleared, the list closed.
       if (plan.typeable && (await tab.call(frame, 'selectAllIn', snapshotId, local))) {
-        await send(tab, 'Input.dispatchKeyEvent', {
-          type: 'keyDown',
-          key: 'Delete',
-          code: 'Delete',
-          windowsVirtualKeyCode: 46,
-        });
-        await send(tab, 'Input.dispatchKeyEvent', {
-          type: 'keyUp',
-          key: 'Delete',
-          code: 'Delete',
-          windowsVirtualKeyCode: 46,
-        });
+        await pressDelete(tab);
         // With the search text gone the list shows everything it offers.
         const all = await tab.call(frame, 'offeredOptions', snapshotId, local);
         if (all.length) option.offered = all;
@@ -442,5 +420,12 @@ async function chooseOption(
       return dialogResult(sw, plan.describe, 'choosing an option');
     }
     throw e;
+  }
+}
+
+/** A trusted Delete key press: empties a field whose text is selected. */
+async function pressDelete(tab: Tab): Promise<void> {
+  for (const type of ['keyDown', 'keyUp'] as const) {
+    await send(tab, 'Input.dispatchKeyEvent', { type, key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
   }
 }
