@@ -34,11 +34,11 @@ export class TerminalPanel extends LitElement {
   private exited = false;
   private observer: ResizeObserver | null = null;
   private onData = (e: Event) => {
-    const { terminalId, data } = (e as CustomEvent).detail;
+    const { terminalId, data } = (e as CustomEvent<EventPayload<'terminal.data'>>).detail;
     if (terminalId === this.terminalId && this.attached) this.term?.write(data);
   };
   private onExit = (e: Event) => {
-    if ((e as CustomEvent).detail.terminalId !== this.terminalId) return;
+    if ((e as CustomEvent<EventPayload<'terminal.exit'>>).detail.terminalId !== this.terminalId) return;
     this.status = 'the shell exited';
     this.exited = true;
     this.terminalId = null;
