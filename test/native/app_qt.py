@@ -3,7 +3,9 @@
 # text edit, a check box, a button, a combo box, a spin box and a slider. It reports its own state as one
 # JSON line on stdout on every change, so tests assert what the app itself holds, not what Verity says.
 # Run with QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (desktop.ts's startApp does).
-#   app_qt.py TITLE
+#   app_qt.py TITLE [--entry-with-nul]
+# --entry-with-nul: the line edit starts holding "Ada\0x" (a NUL inside, as Qt's own padding leaves one;
+# D-Bus strings cannot carry it, so AT-SPI reads of the text stop there).
 import sys
 
 from truth import click_counter, reporter  # noqa: E402 (beside this script)
@@ -27,6 +29,8 @@ def named(widget, name):
 
 
 entry = named(QLineEdit(), 'Name')
+if '--entry-with-nul' in sys.argv[2:]:
+    entry.setText('Ada\x00x')
 notes = named(QTextEdit(), 'Notes')
 notes.setAcceptRichText(False)
 check = named(QCheckBox('Subscribe'), 'Subscribe')

@@ -181,4 +181,38 @@ describe('native route on qt: what Qt says differently', { skip: missingToolkit(
     assert.ok(app().state().notes.includes(' über'), JSON.stringify(app().state().notes));
     assert.equal(r.structured.effect, 'confirmed', r.text);
   });
+
+  test('a field holding a NUL (which D-Bus cannot carry) is never confirmed from its cut read-back', async () => {
+    // What Qt's padding used to leave behind: the app holds more than AT-SPI reads back. Only the app's
+    // CharacterCount says so, and the verdict must follow it, never the clean-looking text.
+    const padded = await startApp(d, 'Verity qt nul', ['--entry-with-nul'], 'qt');
+    try {
+      assert.equal(padded.state().entry, 'Ada\u0000x');
+      const target = { kind: 'window', pid: padded.pid, window_id: padded.windowId() };
+      let els: El[] = [];
+      for (let i = 0; i < 20 && !els.some((e) => e.label === 'Name'); i++) {
+        if (i) await new Promise((res) => setTimeout(res, 250));
+        const r = await v.call('get_window_state', { format: 'full', target, include_screenshot: false });
+        assert.equal(r.isError, false, r.text);
+        els = r.structured.elements as El[];
+      }
+      const name = els.find((e) => e.label === 'Name' && e.role === 'text');
+      assert.ok(name, els.map((e) => `${e.role}:${e.label}`).join(', '));
+      const r = await v.call('type_text', { element_token: name.element_token, text: 'Z' });
+      const held = (await padded.waitFor((st) => st.entry.length > 5, 'the entry to take the text')).entry;
+      assert.ok(held.includes('\u0000'), JSON.stringify(held));
+      assert.notEqual(
+        r.structured.effect,
+        'confirmed',
+        `a false confirmation: the app holds ${JSON.stringify(held)}\n${r.text}`,
+      );
+      assert.ok(['mismatch', 'unverifiable', 'partial'].includes(r.structured.effect), r.text);
+      assert.ok(
+        r.structured.evidence.some((e: { detail?: string }) => /cannot carry \(NULs\)/.test(e.detail ?? '')),
+        r.text,
+      );
+    } finally {
+      await padded.kill();
+    }
+  });
 });
