@@ -38,7 +38,7 @@ after(async () => {
 });
 
 describe('native route: an undriven Firefox', { skip: missing ?? false }, () => {
-  test('type_text into its page goes by keystrokes, lands, and is unverifiable with a "verify" escalation', async () => {
+  test('type_text into its page (px form, then by token) goes by keystrokes, lands, and is unverifiable with a "verify" escalation', async () => {
     const win = await until(
       async () => {
         const r = await v.call('list_windows');
@@ -93,6 +93,29 @@ describe('native route: an undriven Firefox', { skip: missing ?? false }, () => 
         );
       },
       'the page to hold the typed text (its title)',
+      10_000,
+      200,
+    );
+
+    // By its token: the same keystrokes (Firefox takes the accessibility insertion and shows nothing), and
+    // an escalation that does not lead back to a route that failed or would type the text a second time.
+    const byToken = await v.call('type_text', {
+      element_token: field.element_token,
+      text: 'xy',
+      delivery_mode: 'foreground',
+      delay_ms: 0,
+    });
+    assert.equal(byToken.structured.effect, 'unverifiable', byToken.text);
+    assert.equal(byToken.structured.route, 'synthetic_events', byToken.text);
+    assert.equal(byToken.structured.escalation?.target, 'verify', byToken.text);
+    await until(
+      async () => {
+        const l = await v.call('list_windows');
+        return (l.structured.windows as any[]).find(
+          (w) => w.window_id === win.window_id && w.title?.startsWith('FF:hé 1xy'),
+        );
+      },
+      'the page to hold the text typed by token (its title)',
       10_000,
       200,
     );
