@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { operatorSocket, startGateway, waitFor } from '../helpers/gateway.js';
+import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
+import { connectAs, raw } from '../security/wire.js';
 
 const SLOW_MS = 2500;
 let http: Server;
@@ -167,6 +169,44 @@ describe('MCP logging and progress', () => {
     } finally {
       await agent.disconnect();
       approver.ws.close();
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("over HTTP, the extension's connection and each reconnection is a log line to MCP clients", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-log-relay-'));
+    const gw = await startGateway([], { VERITY_CONFIG_DIR: dir });
+    const agent = await gw.connect();
+    const heard: string[] = [];
+    agent.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      heard.push(String(n.params.data));
+    });
+    const origin = `chrome-extension://${EXTENSION_ID}`;
+    try {
+      // Paired as the extension's pairing page does; its relay secret opens the relay (see relay.ts).
+      const paired = await raw(gw, '/pair', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', origin },
+        body: JSON.stringify({ token: gw.token }),
+      });
+      assert.equal(paired.status, 200, paired.body);
+      const secret = JSON.parse(paired.body).relay_secret as string;
+      // The SDK client opens its event stream after initialize: a call first, so the stream is up.
+      await agent.call('list_sessions');
+      const connected = () => heard.filter((l) => l === 'the Verity extension connected').length;
+      for (let n = 1; n <= 2; n++) {
+        const relay = await connectAs(gw, secret, ['operator.read', 'operator.write'], ['tab-relay'], { origin });
+        assert.equal(relay.reply?.ok, true, JSON.stringify(relay.reply));
+        const announced = await relay.request('relay.tabs', { tabs: [] });
+        assert.equal(announced?.ok, true, JSON.stringify(announced));
+        await waitFor(() => connected() >= n, `log line ${n} for the extension connecting: ${JSON.stringify(heard)}`);
+        relay.ws.close();
+        await relay.closed;
+      }
+      assert.equal(connected(), 2, JSON.stringify(heard));
+    } finally {
+      await agent.disconnect();
       await gw.close();
       rmSync(dir, { recursive: true, force: true });
     }
