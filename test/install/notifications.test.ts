@@ -184,16 +184,25 @@ describe('MCP logging and progress', () => {
     });
     const origin = `chrome-extension://${EXTENSION_ID}`;
     try {
-      // Paired as the extension's pairing page does; its relay secret opens the relay (see relay.ts).
-      const paired = await raw(gw, '/pair', {
-        method: 'POST',
-        headers: { 'content-type': 'text/plain', origin },
-        body: JSON.stringify({ token: gw.token }),
-      });
-      assert.equal(paired.status, 200, paired.body);
-      const secret = JSON.parse(paired.body).relay_secret as string;
-      // The SDK client opens its event stream after initialize: a call first, so the stream is up.
-      await agent.call('list_sessions');
+      // Paired as the extension's pairing page does; its relay secret opens the relay (see relay.ts). Log
+      // lines travel on the client's event stream (GET /mcp), which the SDK client opens on its own after
+      // initialize: pairing (each replacing the last) goes on until its own log line is heard, so the
+      // stream is up before the extension connects.
+      let secret = '';
+      let pairing: string | undefined;
+      await waitFor(
+        async () => {
+          const paired = await raw(gw, '/pair', {
+            method: 'POST',
+            headers: { 'content-type': 'text/plain', origin },
+            body: JSON.stringify({ token: gw.token, ...(pairing ? { replaces: pairing } : {}) }),
+          });
+          assert.equal(paired.status, 200, paired.body);
+          ({ relay_secret: secret, pairing_id: pairing } = JSON.parse(paired.body));
+          return heard.some((l) => l.startsWith('paired the extension'));
+        },
+        `a log line for the pairing: ${JSON.stringify(heard)}`,
+      );
       const connected = () => heard.filter((l) => l === 'the Verity extension connected').length;
       for (let n = 1; n <= 2; n++) {
         const relay = await connectAs(gw, secret, ['operator.read', 'operator.write'], ['tab-relay'], { origin });
