@@ -166,6 +166,7 @@ export function webEscalation(
   win: WindowInfo,
   pixelAlready: boolean,
   mode: 'background' | 'foreground',
+  tool: 'set_value' | 'other' = 'other',
 ): NonNullable<ActionResult['escalation']> {
   if (win.driven) {
     return {
@@ -187,11 +188,18 @@ export function webEscalation(
         reason:
           'web content cannot be proven through accessibility; retry with delivery_mode "foreground" and check the screenshot',
       }
-    : {
-        target: 'pixel',
-        reason:
-          'web content cannot be proven through accessibility; use the px form (x, y from the screenshot): it sends XTest pointer events and, for type_text, XTest keystrokes, as a user would; then check the screenshot',
-      };
+    : tool === 'set_value'
+      ? {
+          // set_value has no px form: name the two calls that have one, not a form this tool lacks.
+          target: 'pixel',
+          reason:
+            'web content cannot be proven through accessibility, and set_value has no px form; click the field with the px form (x, y from the screenshot), then type_text with the same x, y: it sends XTest keystrokes, as a user would; then check the screenshot',
+        }
+      : {
+          target: 'pixel',
+          reason:
+            'web content cannot be proven through accessibility; use the px form (x, y from the screenshot): it sends XTest pointer events and, for type_text, XTest keystrokes, as a user would; then check the screenshot',
+        };
 }
 
 /** The contract's result for the native route. */

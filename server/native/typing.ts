@@ -473,13 +473,15 @@ export async function setValueNative(
       });
       return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
         target: el.name,
-        escalation: webEscalation(a.win, false, mode),
+        escalation: webEscalation(a.win, false, mode, 'set_value'),
       });
     }
     const observed = evidence[0].observed;
     return nativeResult(effect, 'accessibility', sw, evidence, mode, {
       target: el.name,
       ...(effect === 'confirmed' ? {} : { observed }),
+      // Web content that did not take the value: say which route can deliver there.
+      ...(el.web ? { escalation: webEscalation(a.win, false, mode, 'set_value') } : {}),
     });
   });
 }

@@ -119,5 +119,12 @@ describe('native route: an undriven Firefox', { skip: missing ?? false }, () => 
       10_000,
       200,
     );
+
+    // set_value has no px form: its escalation names the calls that have one (click and type_text with x, y).
+    const set = await v.call('set_value', { element_token: field.element_token, value: 'zz' });
+    assert.notEqual(set.structured.effect, 'confirmed', set.text);
+    assert.equal(set.structured.escalation?.target, 'pixel', set.text);
+    assert.match(set.structured.escalation.reason, /set_value has no px form/, set.text);
+    assert.match(set.structured.escalation.reason, /type_text with the same x, y/, set.text);
   });
 });
