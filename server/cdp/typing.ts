@@ -79,7 +79,7 @@ async function typeIntoTab(
     );
   if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
   if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared);
-  const before = prepared.state;
+  let before = prepared.state;
   const dropped = prepared.inputType === 'number' ? numberFieldRejects(text) : null;
   if (dropped) {
     throw new Refusal(
@@ -102,7 +102,13 @@ async function typeIntoTab(
   try {
     // A field without a selection API (email, number) cannot have its caret placed from the page:
     // the End key puts it after the value, where the text belongs.
-    if (prepared.pressEnd) await pressNamedKey(tab, 'End', 35);
+    if (prepared.pressEnd === 'End') await pressNamedKey(tab, 'End', 35);
+    if (prepared.pressEnd === 'Ctrl+End') {
+      // An editor that keeps its caret in its own model: its own Ctrl+End puts it at the end, then the
+      // field is read again, so the verdict starts from where the caret is now.
+      await pressNamedKey(tab, 'End', 35, CTRL);
+      before = (await tab.call(frame, 'preparedFieldNow')) ?? before;
+    }
     await insertText(tab, text, before.kind);
   } catch (e) {
     if (e instanceof DialogOpened) {
@@ -174,13 +180,17 @@ async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Pro
   }
 }
 
-async function pressNamedKey(tab: Tab, key: string, code: number): Promise<void> {
+/** CDP's modifier bit for Control. */
+const CTRL = 2;
+
+async function pressNamedKey(tab: Tab, key: string, code: number, modifiers = 0): Promise<void> {
   await send(tab, 'Input.dispatchKeyEvent', {
     type: 'rawKeyDown',
     key,
     code: key,
     windowsVirtualKeyCode: code,
     nativeVirtualKeyCode: code,
+    modifiers,
   });
   await send(tab, 'Input.dispatchKeyEvent', {
     type: 'keyUp',
@@ -188,6 +198,7 @@ async function pressNamedKey(tab: Tab, key: string, code: number): Promise<void>
     code: key,
     windowsVirtualKeyCode: code,
     nativeVirtualKeyCode: code,
+    modifiers,
   });
 }
 

@@ -52,6 +52,8 @@ export interface FieldState {
   focused: boolean;
   describe: string;
   lines: number;
+  /** Set when the field's text cannot be read (an EditContext editor whose rendered text was not found): why. */
+  unreadable?: string;
 }
 export interface WatchedEvent {
   type: string;
@@ -86,6 +88,13 @@ export function judgeText(before: FieldState, read: FieldReadBack, text: string)
       effect: 'unverifiable',
       delivered: 0,
       evidence: [{ kind: 'value', detail: 'the field could not be read back' }],
+    };
+  const unreadable = before.unreadable ?? after.unreadable;
+  if (unreadable)
+    return {
+      effect: 'unverifiable',
+      delivered: 0,
+      evidence: [{ kind: before.kind === 'value' ? 'field_value' : 'editor_text', detail: unreadable }],
     };
   const norm = (s: string) => (before.kind === 'editor' ? s.replace(NBSP, ' ') : s);
   const inserted = before.kind === 'editor' ? text.replace(/\n/g, '') : text;
@@ -124,16 +133,20 @@ export function judgeText(before: FieldState, read: FieldReadBack, text: string)
     return { effect: 'mismatch', delivered: codePointCount(text) - newlines, evidence };
   }
   if (landed.effect === 'no_effect') return { effect: 'no_effect', delivered: 0, evidence };
-  if (before.kind === 'value' && before.start < 0) {
-    for (let k = before.text.length - 1; k >= 0; k--) {
-      if (observed === before.text.slice(0, k) + text + before.text.slice(k)) {
-        evidence.push({
-          kind: 'caret',
-          observed: k,
-          detail: 'the field has no selection API; the text landed whole at offset ' + k + ', where its caret was',
-        });
-        return { effect: 'confirmed', delivered: codePointCount(text), evidence };
-      }
+  if (before.start < 0) {
+    // The caret could not be read (a field without a selection API, an editor whose caret lives in its own
+    // model): the end was assumed above; the whole text landing once at any other offset is the caret
+    // having been there. An editor's line breaks are still checked.
+    const base = norm(before.text);
+    for (let k = base.length - 1; k >= 0; k--) {
+      if (observed !== base.slice(0, k) + inserted + base.slice(k)) continue;
+      if (!breaksLanded) break;
+      evidence.push({
+        kind: 'caret',
+        observed: k,
+        detail: `the field's caret could not be read; the text landed whole at offset ${k}, where its caret was`,
+      });
+      return { effect: 'confirmed', delivered: codePointCount(text), evidence };
     }
   }
   if (landed.effect === 'partial') {

@@ -294,6 +294,66 @@ const ROWS: Row[] = [
     effect: 'mismatch',
   },
   { name: 'the rest of the field lost', before: field('keep'), settled: field('ab'), text: 'ab', effect: 'mismatch' },
+  // Editors whose caret lives in their own model (Monaco's EditContext surface): start -1, caret unknown.
+  {
+    name: 'editor, caret unknown: appended at the end',
+    before: editor('Hello', 0, { start: -1, end: -1 }),
+    settled: editor('HelloHi', 0),
+    text: 'Hi',
+    effect: 'confirmed',
+    delivered: 2,
+  },
+  {
+    name: 'editor, caret unknown: landed once inside',
+    before: editor('Hello', 0, { start: -1, end: -1 }),
+    settled: editor('HeHillo', 0),
+    text: 'Hi',
+    effect: 'confirmed',
+  },
+  {
+    name: 'editor, caret unknown: a line break landed with the text',
+    before: editor('ab', 0, { start: -1, end: -1 }),
+    settled: editor('abnext', 1),
+    text: '\nnext',
+    effect: 'confirmed',
+    delivered: 5,
+  },
+  {
+    name: 'editor, caret unknown: text landed inside but its line break did not',
+    before: editor('ab', 0, { start: -1, end: -1 }),
+    settled: editor('anextb', 0),
+    text: '\nnext',
+    effect: 'mismatch',
+  },
+  {
+    name: 'editor, caret unknown: text twice is not confirmed',
+    before: editor('ab', 0, { start: -1, end: -1 }),
+    settled: editor('aHiHib', 0),
+    text: 'Hi',
+    effect: 'mismatch',
+  },
+  {
+    name: 'editor, caret unknown: unchanged',
+    before: editor('ab', 0, { start: -1, end: -1 }),
+    settled: editor('ab', 0),
+    text: 'Hi',
+    effect: 'no_effect',
+  },
+  {
+    name: 'editor whose text cannot be read: unverifiable, never confirmed',
+    before: editor('', 0, { start: -1, end: -1, unreadable: 'no rendered text found' }),
+    settled: editor('', 0, { unreadable: 'no rendered text found' }),
+    text: 'Hi',
+    effect: 'unverifiable',
+    delivered: 0,
+  },
+  {
+    name: 'text field that became unreadable after the insertion: unverifiable',
+    before: field('ab'),
+    settled: field('abHi', { unreadable: 'the surface lost its editor' }),
+    text: 'Hi',
+    effect: 'unverifiable',
+  },
 ];
 
 describe('judgeText', () => {

@@ -5,6 +5,7 @@
 // Everything that must be read from the page to prove an effect lives in the page agent, so that one
 // evaluation answers one question (a round trip per question, never per element).
 import type { WatchedEvent } from '../../routing/verdicts.js';
+import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
 let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
@@ -150,16 +151,13 @@ function implicitRole(el: Element): string {
   return 'generic';
 }
 
-function hasEditContext(el: Element): boolean {
-  return !!(el as Element & { editContext?: unknown }).editContext;
-}
-
 function isEditingHost(el: Element): boolean {
   const h = el as HTMLElement;
   return !!h.isContentEditable && !h.parentElement?.isContentEditable;
 }
 
 function isInteractive(el: Element): boolean {
+  if (isHelperField(el)) return false;
   const tag = el.localName;
   if (tag === 'input') return (el as HTMLInputElement).type !== 'hidden';
   if (tag === 'button' || tag === 'select' || tag === 'textarea' || tag === 'summary') return true;
@@ -220,6 +218,9 @@ function labelOf(el: Element): string {
 }
 
 export function valueOf(el: Element): string | undefined {
+  // An editor's caret-sized surface holds at most a window of its text: the value is what the editor shows.
+  const shown = isCaretSizedSurface(el) ? renderedLines(el as HTMLElement) : null;
+  if (shown) return shown.join('\n').slice(0, 200);
   const tag = el.localName;
   if (tag === 'input') {
     const input = el as HTMLInputElement;
@@ -236,6 +237,7 @@ export function valueOf(el: Element): string | undefined {
       .join(', ');
   }
   if (isEditingHost(el)) return textOf(el, 200);
+  if (hasEditContext(el)) return textOf(el, 200);
   const checked = el.getAttribute('aria-checked');
   if (checked !== null) return checked;
   const now = el.getAttribute('aria-valuenow');
@@ -299,7 +301,8 @@ export function snapshot(snapshotId: string) {
       // the outermost element showing a pointer cursor is listed as clickable too.
       const pointer = getComputedStyle(child).cursor === 'pointer';
       if (isInteractive(child) || (pointer && !parentPointer && pointerTarget(child))) {
-        const rect = child.getBoundingClientRect();
+        // A caret-sized editor surface (Monaco's) is shown with the box of its editor, where it is clicked.
+        const rect = (editorAreaOf(child) ?? child).getBoundingClientRect();
         const visible =
           rect.width > 0 &&
           rect.height > 0 &&
@@ -460,13 +463,19 @@ function acceptsHit(el: Element, hit: Element | null): boolean {
 export async function pointFor(snapshotId: string, index: number, watchTypes: string[]): Promise<Refused | Aimed> {
   const el = element(snapshotId, index);
   if (!isEnabled(el)) return { refusal: 'element_disabled', detail: describe(el) };
-  el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
-  let rect = el.getBoundingClientRect();
+  // A caret-sized editor surface is clicked where a user clicks: its editor's area, which the events must reach.
+  return pointAt(editorAreaOf(el) ?? el, el, watchTypes);
+}
+
+/** Aims at `box` (the element itself, or the editor area standing for it); `el` is what the action is on. */
+async function pointAt(box: Element, el: Element, watchTypes: string[]): Promise<Refused | Aimed> {
+  box.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
+  let rect = box.getBoundingClientRect();
   let stable = false;
   for (let i = 0; i < 20 && !stable; i++) {
     // up to 20 frames for animations to settle
     await nextFrame();
-    const next = el.getBoundingClientRect();
+    const next = box.getBoundingClientRect();
     // A transition that just started can show the same box two frames running (its first frame is at
     // progress 0): a box is stable only when nothing finite still animates it or its ancestors.
     stable =
@@ -474,7 +483,7 @@ export async function pointFor(snapshotId: string, index: number, watchTypes: st
       next.y === rect.y &&
       next.width === rect.width &&
       next.height === rect.height &&
-      !animated(el);
+      !animated(box);
     rect = next;
   }
   const left = Math.max(rect.left, 0),
@@ -484,12 +493,12 @@ export async function pointFor(snapshotId: string, index: number, watchTypes: st
   if (right <= left || bottom <= top) return { refusal: 'not_visible', detail: describe(el) };
   const x = (left + right) / 2,
     y = (top + bottom) / 2;
-  const hit = hitAt(el, x, y);
-  if (!acceptsHit(el, hit))
-    return { refusal: 'element_covered', detail: describe(hit), target: describe(el), covering: coveringOf(hit, el) };
-  if (watchTypes.length) watchEvents(snapshotId, index, watchTypes);
+  const hit = hitAt(box, x, y);
+  if (!acceptsHit(box, hit))
+    return { refusal: 'element_covered', detail: describe(hit), target: describe(el), covering: coveringOf(hit, box) };
+  if (watchTypes.length) armWatch(box, watchTypes);
   const href = el.localName === 'a' ? (el as HTMLAnchorElement).href : undefined;
-  return { x, y, stable, target: describe(el), href };
+  return { x, y, stable, target: box === el ? describe(el) : `${describe(el)} (clicked in its editor's area)`, href };
 }
 
 /** Whether a finite animation or transition is running (or about to) on the element or an ancestor. */

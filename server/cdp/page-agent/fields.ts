@@ -13,6 +13,7 @@ import {
   valueOf,
   watchEvents,
 } from './core.js';
+import { hasEditContext, isCaretSizedSurface, renderedLines } from './surfaces.js';
 
 const EDITOR_SELECTION_SYNC_MS = 120;
 const EDITOR_SETTLE_MS = 400;
@@ -37,7 +38,12 @@ export interface PreparedField {
   valueInput?: undefined;
   state: FieldState;
   singleLine: boolean;
-  pressEnd: boolean;
+  /**
+   * The key that puts the caret at the end, when the page cannot: 'End' for a field without a selection
+   * API, 'Ctrl+End' for an editor whose caret lives in its own model (an EditContext, a caret-sized
+   * textarea); the field is read again after it.
+   */
+  pressEnd: false | 'End' | 'Ctrl+End';
   inputType: string;
   combobox: boolean;
   center: { x: number; y: number };
@@ -72,6 +78,7 @@ function editableOf(el: Element | null): Element | null {
   if (!el) return null;
   if (el.localName === 'textarea') return el;
   if (el.localName === 'input') return TEXT_INPUT_TYPES.has((el as HTMLInputElement).type) ? el : null;
+  if (hasEditContext(el)) return el; // the element the EditContext delivers text to (Monaco's surface)
   const h = el as HTMLElement;
   if (h.isContentEditable) {
     let host: HTMLElement = h;
@@ -145,6 +152,8 @@ function editorOffsets(host: HTMLElement): { start: number; end: number } {
 function readField(el: Element): FieldState {
   const editable = editableOf(el) ?? el;
   const focused = deepActiveElement() === editable || (editable as HTMLElement).contains?.(deepActiveElement());
+  if (hasEditContext(editable) || isCaretSizedSurface(editable))
+    return readEditorSurface(editable as HTMLElement, focused);
   if (editable.localName === 'input' || editable.localName === 'textarea') {
     const f = editable as HTMLInputElement;
     let start = -1,
@@ -175,6 +184,30 @@ function readField(el: Element): FieldState {
   const lines =
     text === '' && !host.querySelector('br + br, p + p, div + div') ? 0 : (host.innerText.match(/\n+/g) ?? []).length;
   return { kind: 'editor', text, start, end, maxLength: -1, focused, describe: describe(host), lines };
+}
+
+/**
+ * An editor typed through a surface that is not its text, read from what it shows: an EditContext holds
+ * only a window the editor keeps for itself, and a caret-sized textarea holds what the editor last wrote
+ * into it (text that lands there and that the editor refuses stays until it rewrites it). A caret-sized
+ * surface's lines are rendered beside it (Monaco's view lines); an EditContext host that renders its own
+ * text is read like a contenteditable. The caret lives in the editor's model: unknown (-1).
+ */
+function readEditorSurface(host: HTMLElement, focused: boolean): FieldState {
+  const state = { kind: 'editor' as const, start: -1, end: -1, maxLength: -1, focused, describe: describe(host) };
+  if (!isCaretSizedSurface(host)) {
+    const text = editorText(host);
+    return { ...state, text, lines: text === '' ? 0 : (host.innerText.match(/\n+/g) ?? []).length };
+  }
+  const lines = renderedLines(host);
+  if (!lines)
+    return {
+      ...state,
+      text: '',
+      lines: 0,
+      unreadable: `${describe(host)} is an editor's caret-sized input surface; the editor shows its text elsewhere, in no view Verity can read`,
+    };
+  return { ...state, text: lines.join(''), lines: lines.length - 1 };
 }
 
 function caretAtEnd(host: HTMLElement): boolean {
@@ -239,6 +272,13 @@ export async function prepareField(
   if (!wasFocused) {
     if (window !== window.top) window.focus(); // focus moves into this frame first
     (editable as HTMLElement).focus({ preventScroll: false });
+    // An editor whose caret lives in its own model (an EditContext has no DOM selection; a caret-sized
+    // textarea is rewritten by its editor, which ignores a selection set from script): Ctrl+End, as a
+    // user would, moves the editor's own caret to the end of its document.
+    if (hasEditContext(editable) || isCaretSizedSurface(editable)) {
+      await nextFrame(); // the editor's focus handler writes its state into the surface first
+      return finishPrepare(editable, 'Ctrl+End');
+    }
     let placed: boolean;
     if (editable.localName === 'input' || editable.localName === 'textarea') {
       // A page may select the whole value a moment after focus (select-on-focus): typing then would
@@ -248,7 +288,7 @@ export async function prepareField(
         // No selection API (email, number): the caret cannot be read or placed from here; the
         // End key (sent by the driver) puts it at the end. A deferred select() runs first.
         await new Promise((r) => setTimeout(r, 0));
-        return finishPrepare(editable, true);
+        return finishPrepare(editable, 'End');
       }
       const place = async () => {
         try {
@@ -285,7 +325,7 @@ export async function prepareField(
   return finishPrepare(editable, false);
 }
 
-function finishPrepare(editable: Element, pressEnd: boolean): PreparedField | FieldRefused {
+function finishPrepare(editable: Element, pressEnd: PreparedField['pressEnd']): PreparedField | FieldRefused {
   const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
   if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };
   watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
@@ -299,6 +339,14 @@ function finishPrepare(editable: Element, pressEnd: boolean): PreparedField | Fi
     combobox: isCombobox(editable),
     center: { x: box.x + Math.min(box.width / 2, 40), y: box.y + box.height / 2 },
   };
+}
+
+/** The prepared field read again (after the driver pressed a key to place its caret); null when none is. */
+export async function preparedFieldNow(): Promise<FieldState | null> {
+  const target = currentWatch()?.target;
+  if (!target) return null;
+  await nextFrame(); // the editor writes its new caret into the surface on the key
+  return readField(target);
 }
 
 /** Checks `text` against what the field would store, without touching the field (a detached probe). */

@@ -30,6 +30,7 @@ const pageAgent = {
   prepareField: fields.prepareField,
   assignPreparedValue: fields.assignPreparedValue,
   readBack: fields.readBack,
+  preparedFieldNow: fields.preparedFieldNow,
   settledValue: fields.settledValue,
   setValue: fields.setValue,
   selectAllIn: fields.selectAllIn,
