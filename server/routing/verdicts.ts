@@ -54,6 +54,8 @@ export interface FieldState {
   lines: number;
   /** Set when the field's text cannot be read (an EditContext editor whose rendered text was not found): why. */
   unreadable?: string;
+  /** Set when `text` is only part of the field's text (an editor that renders the lines in view): why. */
+  partial?: string;
 }
 export interface WatchedEvent {
   type: string;
@@ -96,6 +98,16 @@ export function judgeText(before: FieldState, read: FieldReadBack, text: string)
       delivered: 0,
       evidence: [{ kind: before.kind === 'value' ? 'field_value' : 'editor_text', detail: unreadable }],
     };
+  const verdict = judgeWholeText(before, after, read, text);
+  // Part of the text proves neither that the text landed once nor that nothing changed: what it shows
+  // stays in the evidence, the verdict is unverifiable.
+  const partial = before.partial ?? after.partial;
+  if (!partial) return verdict;
+  verdict.evidence.push({ kind: 'partial_read', detail: partial });
+  return { ...verdict, effect: 'unverifiable', delivered: 0 };
+}
+
+function judgeWholeText(before: FieldState, after: FieldState, read: FieldReadBack, text: string): TextVerdict {
   const norm = (s: string) => (before.kind === 'editor' ? s.replace(NBSP, ' ') : s);
   const inserted = before.kind === 'editor' ? text.replace(/\n/g, '') : text;
   // A field without a selection API (email, number) cannot say where its caret was: the end is assumed,

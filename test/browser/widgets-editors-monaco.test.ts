@@ -39,6 +39,18 @@ for (const [name, { extra, surface }] of Object.entries(SURFACES)) {
       assert.match(text.text, /textbox 'Code editor' value='Hello world'/);
     });
 
+    test('a document longer than the view (only its lines in view are rendered): unverifiable, landed once', async () => {
+      const page = await s.open(`monaco.html${extra ? '?' + extra : ''}`);
+      const long = Array.from({ length: 200 }, (_, i) => `line ${i}`).join('\n');
+      await page.evaluate(`window.__monaco.setValue(${JSON.stringify(long)})`);
+      const snap = await s.snapshot(s.v, { format: 'full' });
+      const field = snap.find((e) => e.role === 'textbox', 'the editor');
+      const r = await s.v.call('type_text', { element_token: field.element_token, text: 'X' });
+      assert.equal(r.structured.effect, 'unverifiable', r.text);
+      assert.match(r.text, /only the lines in view/);
+      assert.equal(await s.model(page), `${long}X`, 'typed once, at the end');
+    });
+
     test('a read-only editor: typing is never confirmed, and nothing lands', async () => {
       const page = await s.open(`monaco.html${extra ? '?' + extra : ''}`);
       await page.evaluate('window.__monaco.updateOptions({ readOnly: true })');

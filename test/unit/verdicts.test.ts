@@ -347,6 +347,29 @@ const ROWS: Row[] = [
     effect: 'unverifiable',
     delivered: 0,
   },
+  // An editor that renders only the lines in view (Monaco on a long document): part of its text.
+  {
+    name: 'partial read that matches: unverifiable, never confirmed',
+    before: editor('line 9', 0, { start: -1, end: -1, partial: 'lines in view' }),
+    settled: editor('line 9X', 0, { partial: 'lines in view' }),
+    text: 'X',
+    effect: 'unverifiable',
+    delivered: 0,
+  },
+  {
+    name: 'partial read whose window moved: unverifiable, not mismatch',
+    before: editor('line 8line 9', 1, { start: -1, end: -1, partial: 'lines in view' }),
+    settled: editor('line 9next', 1, { partial: 'lines in view' }),
+    text: '\nnext',
+    effect: 'unverifiable',
+  },
+  {
+    name: 'partial read, unchanged: unverifiable, not no_effect',
+    before: editor('line 9', 0, { start: -1, end: -1, partial: 'lines in view' }),
+    settled: editor('line 9', 0, { partial: 'lines in view' }),
+    text: 'X',
+    effect: 'unverifiable',
+  },
   {
     name: 'text field that became unreadable after the insertion: unverifiable',
     before: field('ab'),

@@ -220,7 +220,7 @@ function labelOf(el: Element): string {
 export function valueOf(el: Element): string | undefined {
   // An editor's caret-sized surface holds at most a window of its text: the value is what the editor shows.
   const shown = isCaretSizedSurface(el) ? renderedLines(el as HTMLElement) : null;
-  if (shown) return shown.join('\n').slice(0, 200);
+  if (shown) return shown.lines.join('\n').slice(0, 200);
   const tag = el.localName;
   if (tag === 'input') {
     const input = el as HTMLInputElement;

@@ -199,15 +199,21 @@ function readEditorSurface(host: HTMLElement, focused: boolean): FieldState {
     const text = editorText(host);
     return { ...state, text, lines: text === '' ? 0 : (host.innerText.match(/\n+/g) ?? []).length };
   }
-  const lines = renderedLines(host);
-  if (!lines)
+  const shown = renderedLines(host);
+  if (!shown)
     return {
       ...state,
       text: '',
       lines: 0,
       unreadable: `${describe(host)} is an editor's caret-sized input surface; the editor shows its text elsewhere, in no view Verity can read`,
     };
-  return { ...state, text: lines.join(''), lines: lines.length - 1 };
+  const { lines, whole } = shown;
+  return {
+    ...state,
+    text: lines.join(''),
+    lines: Math.max(0, lines.length - 1),
+    ...(whole ? {} : { partial: 'the editor shows only the lines in view, not all of its text' }),
+  };
 }
 
 function caretAtEnd(host: HTMLElement): boolean {

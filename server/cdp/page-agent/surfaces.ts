@@ -47,18 +47,33 @@ export function isHelperField(el: Element): boolean {
   );
 }
 
+/** What an editor shows: its rendered lines in order, and whether they are all of its lines. */
+export interface ShownLines {
+  lines: string[];
+  /** false when the editor renders only the lines in view and some are out of it (a long document) */
+  whole: boolean;
+}
+
 /**
- * The text an EditContext editor shows, one entry per line in line order, or null when it is not found.
- * An EditContext holds only what the editor chooses to tell it (Monaco: a window of lines, rewritten
- * after each edit), so the rendered text is the witness. A host that renders its own text is read like a
- * contenteditable; Monaco renders its lines beside the host, as `.view-line` rows in `.view-lines`.
+ * The text an editor typed through a caret-sized surface shows, or null when it is not found. Its
+ * EditContext or textarea holds only what the editor chooses to write there (Monaco: a window of lines,
+ * rewritten after each edit), so the rendered text is the witness. Monaco renders its lines beside the
+ * surface, as `.view-line` rows in `.view-lines`, and only those in view.
  */
-export function renderedLines(host: HTMLElement): string[] | null {
+export function renderedLines(host: HTMLElement): ShownLines | null {
   const area = editorAreaOf(host);
   const view = area?.querySelector('.view-lines');
-  if (!view) return null;
-  const rows = Array.from(view.querySelectorAll<HTMLElement>(':scope > .view-line'));
+  if (!area || !view) return null;
+  const rows = Array.from(view.querySelectorAll<HTMLElement>(':scope > .view-line')).map((row) => ({
+    row,
+    box: row.getBoundingClientRect(),
+  }));
   // Monaco positions its rows absolutely and may reuse them out of document order: sort by where they are.
-  rows.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
-  return rows.map((r) => (r.textContent ?? '').replace(/\u00a0/g, ' '));
+  rows.sort((a, b) => a.box.top - b.box.top);
+  if (!rows.length) return { lines: [], whole: false };
+  // `.view-lines` starts where the document's first line is; rows that end at or below the area's bottom
+  // may be followed by lines out of view.
+  const first = rows[0].box.top - view.getBoundingClientRect().top < 1;
+  const last = rows[rows.length - 1].box.bottom < area.getBoundingClientRect().bottom - 1;
+  return { lines: rows.map((r) => (r.row.textContent ?? '').replace(/\u00a0/g, ' ')), whole: first && last };
 }
