@@ -5,7 +5,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHROME_ROLE_WORDS, mergedRole, saysNothing } from '../../server/cdp/ax-roles.js';
-import { cutName, defaultInputButtonName, namedFromContent, squash } from '../../server/cdp/page-agent/names.js';
+import {
+  cutName,
+  defaultInputButtonName,
+  namedFromContent,
+  splitSelectorList,
+  squash,
+} from '../../server/cdp/page-agent/names.js';
 
 describe("mergedRole: Chrome's tree and the page agent", () => {
   const cases: Array<[string, unknown, string, string]> = [
@@ -64,5 +70,15 @@ describe('names.ts rules without a DOM', () => {
       assert.ok(namedFromContent(r), r);
     for (const r of ['textbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'searchbox', 'iframe', 'tablist'])
       assert.ok(!namedFromContent(r), r);
+  });
+});
+
+describe('splitSelectorList: the selectors of a rule whose ::before/::after may name an element', () => {
+  test('top-level commas only', () => {
+    assert.deepEqual(splitSelectorList('a::before, .x > b::after'), ['a::before', '.x > b::after']);
+    assert.deepEqual(splitSelectorList(':is(a, b)::before,c::after'), [':is(a, b)::before', 'c::after']);
+    assert.deepEqual(splitSelectorList('[data-x=","]::before , d'), ['[data-x=","]::before', 'd']);
+    assert.deepEqual(splitSelectorList("[title='a,b']::after"), ["[title='a,b']::after"]);
+    assert.deepEqual(splitSelectorList(''), []);
   });
 });

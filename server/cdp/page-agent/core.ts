@@ -5,7 +5,7 @@
 // Everything that must be read from the page to prove an effect lives in the page agent, so that one
 // evaluation answers one question (a round trip per question, never per element).
 import type { WatchedEvent } from '../../routing/verdicts.js';
-import { accessibleName, cutName } from './names.js';
+import { accessibleName, cutName, startNaming } from './names.js';
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
 let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
@@ -264,6 +264,7 @@ export function snapshot(snapshotId: string) {
   const rows: SnapshotRow[] = [];
   const active = deepActiveElement();
   const indexOf = new Map<Element, number>();
+  startNaming();
   const visit = (root: Document | ShadowRoot | Element, parentIndex: number, parentPointer: boolean) => {
     for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
       let myIndex = parentIndex;

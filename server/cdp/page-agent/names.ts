@@ -141,10 +141,98 @@ function hidden(el: Element): boolean {
 
 /** CSS generated text of a ::before or ::after, when it is a plain string. */
 function generated(el: Element, pseudo: '::before' | '::after'): string {
+  if (!mayGenerate(el, pseudo)) return '';
   const content = getComputedStyle(el, pseudo).content;
   if (!content || content === 'none' || content === 'normal') return '';
   const m = /^"((?:[^"\\]|\\.)*)"$/.exec(content);
   return m ? m[1].replace(/\\(.)/g, '$1') : '';
+}
+
+/**
+ * Per tree (document or shadow root), the elements a stylesheet may give ::before/::after text: a selector
+ * list to match, or "any" when a sheet cannot be read (cross-origin) or a rule is too complex to tell.
+ * Reading a pseudo-element's computed style costs a style resolution each time; matching a selector is
+ * cheap, so on a page whose sheets generate no text no pseudo-element is read at all.
+ */
+type PseudoMatcher = { before: string; after: string } | 'any';
+let pseudoMatchers = new Map<Node, PseudoMatcher>();
+
+/** Forgets what the sheets said: called at the start of each snapshot (sheets may have changed). */
+export function startNaming(): void {
+  pseudoMatchers = new Map();
+}
+
+function mayGenerate(el: Element, pseudo: '::before' | '::after'): boolean {
+  const root = el.getRootNode();
+  let matcher = pseudoMatchers.get(root);
+  if (!matcher) pseudoMatchers.set(root, (matcher = pseudoMatcherOf(root as Document | ShadowRoot)));
+  if (matcher === 'any') return true;
+  const selectors = pseudo === '::before' ? matcher.before : matcher.after;
+  if (!selectors) return false;
+  try {
+    return el.matches(selectors);
+  } catch {
+    return true;
+  }
+}
+
+function pseudoMatcherOf(root: Document | ShadowRoot): PseudoMatcher {
+  const before: string[] = [];
+  const after: string[] = [];
+  const visit = (rules: CSSRuleList): boolean => {
+    for (const rule of Array.from(rules)) {
+      if (rule instanceof CSSImportRule) {
+        if (rule.styleSheet && !visitSheet(rule.styleSheet)) return false;
+      } else if (rule instanceof CSSStyleRule) {
+        if (rule.cssRules?.length && /before|after/.test(rule.cssText)) return false; // nested CSS: cannot tell
+        if (!/:(before|after)/.test(rule.selectorText)) continue;
+        const content = rule.style.getPropertyValue('content').trim();
+        if (!content || /^(none|normal|""|'')$/.test(content)) continue;
+        for (const selector of splitSelectorList(rule.selectorText)) {
+          const m = /^(.*?)::?(before|after)\b/.exec(selector);
+          if (!m) continue;
+          if (/:host|::part|::slotted/.test(selector)) return false;
+          (m[2] === 'before' ? before : after).push(m[1].trim() || '*');
+        }
+      } else if ('cssRules' in rule && (rule as CSSGroupingRule).cssRules) {
+        if (!visit((rule as CSSGroupingRule).cssRules)) return false;
+      }
+    }
+    return true;
+  };
+  const visitSheet = (sheet: CSSStyleSheet): boolean => {
+    try {
+      return visit(sheet.cssRules);
+    } catch {
+      return false; // a cross-origin sheet: its rules cannot be read
+    }
+  };
+  const sheets = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])];
+  for (const sheet of sheets) if (!visitSheet(sheet)) return 'any';
+  return { before: before.join(','), after: after.join(',') };
+}
+
+/** A selector list split at its top-level commas (not those inside :is(...) or [attr=","]). */
+export function splitSelectorList(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quote = '';
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(list.slice(start).trim());
+  return out.filter(Boolean);
 }
 
 const INLINE = /^(inline|contents|inline-block|inline-flex|inline-grid)$/;
