@@ -5,6 +5,8 @@ import { Refusal } from '../routing/refusal.js';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import type { Frame, Tab } from './tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
+import { cutName, squash } from './page-agent/names.js';
+import { mergedRole } from './ax-roles.js';
 
 /** How an element of a tab snapshot is found again: its frame and its index in that frame's list. */
 export interface TabElementRef {
@@ -156,12 +158,11 @@ async function withAccessibleNames(tab: Tab, frame: Frame, snapshotId: string, r
         const role = node?.role?.value;
         const name = node?.name?.value;
         const row = rows[local];
-        if (typeof name === 'string' && name.trim() !== '') row[1] = name.replace(/\s+/g, ' ').trim().slice(0, 200);
+        if (typeof name === 'string' && name.trim() !== '') row[1] = cutName(squash(name));
         // A checked state only the tree knows (ElementInternals.ariaChecked) becomes the value, as aria-checked would.
         const checked = node?.properties?.find((p: any) => p.name === 'checked')?.value?.value;
         if (row[2] === null && checked !== undefined) row[2] = String(checked);
-        // Chrome's role unless it says less than the agent's ("generic", or none).
-        if (typeof role === 'string' && role && !/^(generic|none|GenericContainer|Unknown)$/i.test(role)) row[0] = role;
+        row[0] = mergedRole(row[0], role);
       }),
     );
   } catch {

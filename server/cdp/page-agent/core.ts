@@ -5,6 +5,7 @@
 // Everything that must be read from the page to prove an effect lives in the page agent, so that one
 // evaluation answers one question (a round trip per question, never per element).
 import type { WatchedEvent } from '../../routing/verdicts.js';
+import { accessibleName, cutName, startNaming } from './names.js';
 import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
@@ -183,38 +184,9 @@ export function textOf(node: Element | null, max = 80): string {
   return t.length > max ? t.slice(0, max - 1) + '…' : t;
 }
 
-function labelOf(el: Element): string {
-  const aria = el.getAttribute('aria-label');
-  if (aria) return aria.trim();
-  const by = el.getAttribute('aria-labelledby');
-  if (by) {
-    const root = el.getRootNode() as Document | ShadowRoot;
-    const text = by
-      .split(/\s+/)
-      .map((id) => textOf(root.getElementById?.(id) ?? null))
-      .filter(Boolean)
-      .join(' ');
-    if (text) return text;
-  }
-  const labels = (el as HTMLInputElement).labels;
-  if (labels?.length) {
-    const text = Array.from(labels)
-      .map((l) => textOf(l))
-      .filter(Boolean)
-      .join(' ');
-    if (text) return text;
-  }
-  const tag = el.localName;
-  if (tag === 'input' || tag === 'textarea') {
-    const input = el as HTMLInputElement;
-    if (['button', 'submit', 'reset'].includes(input.type) && input.value) return input.value;
-    return input.placeholder || el.getAttribute('title') || input.name || '';
-  }
-  if (tag === 'iframe') return el.getAttribute('title') || el.getAttribute('name') || (el as HTMLIFrameElement).src;
-  if (tag === 'select') return el.getAttribute('title') || (el as HTMLSelectElement).name || '';
-  if (isEditingHost(el))
-    return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('data-placeholder') || '';
-  return textOf(el) || el.getAttribute('title') || el.getAttribute('alt') || '';
+/** The element's accessible name as Chrome computes it, as far as the DOM tells (names.ts). */
+function labelOf(el: Element, role = el.getAttribute('role') || implicitRole(el)): string {
+  return cutName(accessibleName(el, role, shadowOf));
 }
 
 export function valueOf(el: Element): string | undefined {
@@ -294,6 +266,7 @@ export function snapshot(snapshotId: string) {
   const rows: SnapshotRow[] = [];
   const active = deepActiveElement();
   const indexOf = new Map<Element, number>();
+  startNaming();
   const visit = (root: Document | ShadowRoot | Element, parentIndex: number, parentPointer: boolean) => {
     for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
       let myIndex = parentIndex;
@@ -312,7 +285,7 @@ export function snapshot(snapshotId: string) {
           indexOf.set(child, myIndex);
           elements.push(child);
           const role = child.getAttribute('role') || implicitRole(child);
-          const label = labelOf(child);
+          const label = labelOf(child, role);
           rows.push([
             role,
             label,
