@@ -146,7 +146,7 @@ export class AuditStore extends EventEmitter {
   /** Records one entry (written with the next flush, at most a tick later) and tells listeners. */
   append(input: AuditInput): AuditEntry {
     const entry = { ...input, id: this.nextId++, at: input.at ?? new Date().toISOString() } as AuditEntry;
-    const line = JSON.stringify(compact(entry)) + '\n';
+    const line = storedLine(entry) + '\n';
     const length = Buffer.byteLength(line);
     const atMs = Date.parse(entry.at);
     if (!this.dir) {
@@ -430,6 +430,30 @@ export class AuditStore extends EventEmitter {
 }
 
 const MEMORY_SEGMENT: Segment = { file: '', firstId: 0, bytes: 0, lastAtMs: 0, rows: 0 };
+
+/**
+ * The entry's line as stored. Most entries need nothing cut: those are written as they are, in one
+ * stringify (their result cannot be over RESULT_MAX when the whole line is not), without the copies and
+ * the second stringify `compact` makes. The line is the same either way.
+ */
+function storedLine(entry: AuditEntry): string {
+  if (!needsCut(entry.args) && !needsCut(entry.result) && !needsCut(entry.evidence)) {
+    const line = JSON.stringify(entry);
+    if (line.length <= RESULT_MAX) return line;
+  }
+  return JSON.stringify(compact(entry));
+}
+
+/** Whether `cut` would change `value`: a string over STRING_MAX, or an object that is not plain (cut copies it into one). */
+function needsCut(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.length > STRING_MAX;
+  if (!value || typeof value !== 'object' || depth > 12) return false;
+  if (Array.isArray(value)) return value.some((v) => needsCut(v, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return true;
+  for (const v of Object.values(value)) if (needsCut(v, depth + 1)) return true;
+  return false;
+}
 
 /** An entry as stored: long strings cut (saying how long they were), a huge result reduced to its verdict fields. */
 function compact(entry: AuditEntry): AuditEntry {

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import type { Verity } from '../core.js';
 import { Refusal } from '../routing/refusal.js';
 import type { CallContext } from '../tools/context.js';
@@ -46,7 +47,7 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
       })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest, extra: CallToolExtra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool || (tool.listed && !tool.listed(ctx))) {
       return toCallToolResult(
@@ -62,7 +63,9 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     if (refusal && LOGGED_REFUSALS.has(refusal.code))
       logTo(server, 'warning', `${tool.name} refused (${refusal.code}): ${refusal.message}`);
     return result;
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, callTool);
+  skipSdkRechecks(server, callTool);
   server.oninitialized = () => {
     listen(server);
     const client = server.getClientVersion();
@@ -83,6 +86,41 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     void core.sessions.disconnect(ctx.connectionId);
   };
   return server;
+}
+
+type CallToolRequest = z.infer<typeof CallToolRequestSchema>;
+type CallToolExtra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
+
+/**
+ * The SDK wraps a tools/call handler in three zod parses per call: the request against CallToolRequestSchema
+ * twice (Server's wrapper, then Protocol's) and the handler's own result against CallToolResultSchema; a
+ * fifth of the server's work on a native type_text. The arguments are checked by the tool's own schema
+ * (parseArgs, which names the field) and the result is built by toCallToolResult, so a request of the
+ * expected shape goes straight to the handler. Any other shape (no name, arguments that are not an
+ * object, a task request, an odd progress token) takes the SDK's wrapped path and gets its errors.
+ * Should an SDK release rename its handler map, everything takes the SDK's path.
+ */
+function skipSdkRechecks(server: Server, callTool: (request: CallToolRequest, extra: CallToolExtra) => unknown): void {
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  const sdkPath = handlers.get('tools/call') as ((request: unknown, extra: unknown) => unknown) | undefined;
+  if (typeof sdkPath !== 'function') return;
+  handlers.set('tools/call', (request: { params?: unknown }, extra: CallToolExtra) =>
+    isPlainCall(request.params) ? callTool(request as CallToolRequest, extra) : sdkPath(request, extra),
+  );
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A tools/call's params in the shape CallToolRequestSchema accepts, without a task. */
+export function isPlainCall(params: unknown): boolean {
+  if (!isObject(params) || typeof params.name !== 'string' || params.task !== undefined) return false;
+  if (params.arguments !== undefined && !isObject(params.arguments)) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isObject(meta)) return false;
+  const token = meta.progressToken;
+  return token === undefined || typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token));
 }
 
 /**

@@ -123,6 +123,24 @@ describe('AuditStore', () => {
     assert.equal((stored.result as any).effect, 'confirmed');
     assert.equal((stored.result as any).truncated, true);
   });
+
+  test('an entry with nothing to cut is stored whole, near the bounds too', () => {
+    const s = new AuditStore(null);
+    const chunks = (n: number, c: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, c.repeat(4000)]));
+    // The line is over the result bound, the result itself is not: nothing is truncated.
+    const result = { effect: 'confirmed', nested: [{ deep: chunks(15, 'r') }] };
+    const e = s.append({ ...call('a/implicit', 'type_text', 'confirmed'), args: chunks(3, 'a'), result });
+    const stored = s.get(e.id)!;
+    assert.deepEqual(stored.result, result);
+    assert.deepEqual(stored.args, chunks(3, 'a'));
+    const small = s.append({
+      ...call('a/implicit', 'click', 'confirmed'),
+      args: { x: 1 },
+      result: { effect: 'confirmed' },
+    });
+    assert.deepEqual(s.get(small.id)!.result, { effect: 'confirmed' });
+  });
 });
 
 describe('export', () => {

@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Verity } from '../../server/core.js';
-import { connectMcp, createMcpServer } from '../../server/mcp/server.js';
+import { connectMcp, createMcpServer, isPlainCall } from '../../server/mcp/server.js';
 
 test("requests take the fast path into the SDK's _onrequest; notifications take the SDK's router", async () => {
   const core = new Verity({});
@@ -61,6 +61,46 @@ test("requests take the fast path into the SDK's _onrequest; notifications take 
       routed,
       ['notifications/initialized'],
       "no request went through the SDK's router; the notification did",
+    );
+  } finally {
+    await client.close();
+    await core.close();
+  }
+});
+
+test("tools/call of the expected shape skips the SDK's re-parses; any other shape gets the SDK's own error", async () => {
+  assert.equal(isPlainCall({ name: 'type_text', arguments: { text: 'x' } }), true);
+  assert.equal(isPlainCall({ name: 'list_sessions' }), true);
+  assert.equal(isPlainCall({ name: 'list_sessions', _meta: { progressToken: 7 } }), true);
+  assert.equal(isPlainCall({ name: 'list_sessions', arguments: [1] }), false);
+  assert.equal(isPlainCall({ name: 3 }), false);
+  assert.equal(isPlainCall({ name: 'list_sessions', task: { ttl: 1 } }), false);
+  assert.equal(isPlainCall({ name: 'list_sessions', _meta: { progressToken: 1.5 } }), false);
+  assert.equal(isPlainCall(null), false);
+
+  const core = new Verity({});
+  const server = createMcpServer(core, { connectionId: 'recheck-test' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await connectMcp(server, serverSide, core);
+  const client = new Client({ name: 'recheck-test', version: '1' });
+  try {
+    await client.connect(clientSide);
+    await client.listTools();
+    // The fast path: the same result the SDK's path gives (the client checks it against the outputSchema).
+    const ok = await client.callTool({ name: 'list_sessions', arguments: {} });
+    assert.ok(!ok.isError, JSON.stringify(ok));
+    assert.ok(ok.structuredContent && Array.isArray(ok.content), JSON.stringify(ok));
+    // Bad arguments of the right shape: the tool's own refusal, naming the field.
+    const bad = await client.callTool({ name: 'type_text', arguments: { text: 5 } });
+    assert.equal(bad.isError, true);
+    assert.equal((bad.structuredContent as { refusal?: { code: string } }).refusal?.code, 'invalid_arguments');
+    // Arguments that are not an object: the SDK's path, which rejects the request itself.
+    await assert.rejects(
+      client.request(
+        { method: 'tools/call', params: { name: 'list_sessions', arguments: [1] } } as never,
+        CallToolResultSchema,
+      ),
+      /Invalid/i,
     );
   } finally {
     await client.close();
