@@ -486,6 +486,13 @@ export class Gateway {
     const who = this.roleOf(parsed.data.auth.token);
     if (!who) {
       setTimeout(() => conn.socket.close(4001, 'wrong token'), 50);
+      // The extension shows this to its user: a relay secret fails when its pairing is gone.
+      if (parsed.data.caps.includes('tab-relay'))
+        throw new GatewayError(
+          'UNAUTHORIZED',
+          'that relay secret matches no pairing (revoked, replaced, or unused for --pairing-max-idle-days): pair the extension again with the link `verity start` prints',
+          { recommendedNextStep: 'update_auth_credentials' },
+        );
       throw new GatewayError(
         'UNAUTHORIZED',
         'wrong gateway token: open the Control UI with the URL `verity start` printed (it carries ?token=), or read the operator credential from the token file in the config dir (~/.config/verity/token)',

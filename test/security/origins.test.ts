@@ -363,6 +363,7 @@ describe('extension pairing', () => {
     });
     assert.equal(expired.reply.ok, false, JSON.stringify(expired.reply));
     assert.equal(expired.reply.error.code, 'UNAUTHORIZED');
+    assert.match(expired.reply.error.message, /no pairing.*pairing-max-idle-days.*pair the extension again/);
     assert.equal((await expired.closed).code, 4001);
     assert.deepEqual(
       expired.frames.filter((f) => f.type !== 'res'),
