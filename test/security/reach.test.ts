@@ -528,3 +528,60 @@ describe('an origin policy and upload roots', () => {
     await stillUp(gw, agent);
   });
 });
+
+describe('a blocked_origins policy (no allow-list)', () => {
+  let gw: Gateway;
+  let agent: Connection;
+  before(async () => {
+    writeFileSync(join(tmp, 'blocked.json'), JSON.stringify({ blocked_origins: [`http://127.0.0.2:${site.port}`] }));
+    gw = await startGateway(['--browser-url', chrome.browserUrl, '--policy', join(tmp, 'blocked.json')], {
+      VERITY_CONFIG_DIR: join(tmp, 'cfg-blocked'),
+      VERITY_ALLOW_URL_SCHEMES: undefined,
+    });
+    site.gateway = gw.base;
+    agent = await gw.connect();
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  test('the blocked origin is refused by URL, after a redirect and a link click, and on a tab already there', async () => {
+    const start = site.hits['127.0.0.2'] ?? 0;
+    const opened = await agent.call('page', { action: 'new_tab', url: site.allowed('/home?case=blocked') });
+    assert.equal(opened.isError, false, opened.text);
+    refused(
+      await agent.call('page', { action: 'navigate', url: site.denied('/secret') }),
+      'not_permitted',
+      /127\.0\.0\.2/,
+    );
+    const redirected = await agent.call('page', { action: 'navigate', url: site.allowed('/redirect-away') });
+    assert.equal(refusalOf(redirected).code, 'not_permitted', redirected.text);
+    await agent.call('page', { action: 'navigate', url: site.allowed('/home?case=blocked-link') });
+    const snap = await agent.call('get_window_state', { include_screenshot: false, format: 'full' });
+    const away = snap.structured.elements.find((e: any) => e.label === 'away');
+    assert.ok(away, snap.text);
+    await agent.call('click', { element_token: away.element_token });
+    // The page's own read-back after the click: still the allowed page, nothing of the blocked one.
+    const read = await agent.call('page', { action: 'get_text' });
+    assert.doesNotMatch(read.text, /TOP SECRET/);
+    assert.equal(site.hits['127.0.0.2'] ?? 0, start, 'the blocked origin never received a request');
+
+    // A tab the operator opened there: listed, but every read is refused.
+    const page = await chrome.browser.newPage();
+    await page.goto(site.denied('/secret?case=blocked-current'));
+    const tabs = await agent.call('page', { action: 'list_tabs' });
+    const tab = tabs.structured.tabs.find((t: any) => t.url === site.denied('/secret?case=blocked-current'));
+    assert.ok(tab, tabs.text);
+    for (const args of [
+      { action: 'get_text', tab_id: tab.tab_id },
+      { action: 'query_dom', tab_id: tab.tab_id, css_selector: 'h1' },
+      { action: 'screenshot', tab_id: tab.tab_id },
+    ]) {
+      const r = await agent.call('page', args);
+      assert.equal(refusalOf(r).code, 'not_permitted', `${args.action}: ${r.text}`);
+      assert.doesNotMatch(r.text, /TOP SECRET/);
+    }
+    await page.close().catch(() => {});
+    await stillUp(gw, agent);
+  });
+});
