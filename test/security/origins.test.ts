@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
+import { METHOD_SCHEMAS } from '../../server/gateway/protocol.js';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
 import { alive, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 import { ALL_SCOPES, connectAs, INITIALIZE, MCP_HEADERS, openSocket, raw, stillServing } from './wire.js';
@@ -378,7 +379,9 @@ describe('extension pairing', () => {
     });
     assert.equal(relay.reply.ok, true, JSON.stringify(relay.reply));
     const operator = await connectAs(gw, gw.token, ALL_SCOPES);
-    const [row] = (await operator.request('pairings.list')).payload.pairings;
+    const listed = (await operator.request('pairings.list')).payload;
+    METHOD_SCHEMAS['pairings.list'].result.parse(listed); // the row as the protocol declares it
+    const [row] = listed.pairings;
     assert.equal(row.id, 'fresh');
     assert.equal(row.connected, true);
     assert.ok(
