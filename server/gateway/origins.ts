@@ -6,7 +6,7 @@
 // A pairing unused for --pairing-max-idle-days (its relay secret not presented, its relay not connected)
 // is removed: a secret copied off a machine, or an extension profile long gone, stops opening the relay.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, newSecret } from '../token.js';
 
@@ -96,9 +96,15 @@ export class Pairings {
     for (const p of stale) this.options.onExpired?.(info(p));
   }
 
+  /**
+   * Written whole then renamed into place: the relay's connects and disconnects rewrite the file, and a
+   * reader (another `verity start` of this config dir) must never see it half written.
+   */
   private save(): void {
     mkdirSync(configDir(), { recursive: true, mode: 0o700 });
-    writeFileSync(file(), JSON.stringify(this.list, null, 2), { mode: 0o600 });
+    const partial = `${file()}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify(this.list, null, 2), { mode: 0o600 });
+    renameSync(partial, file());
   }
 
   all(): PairingInfo[] {
