@@ -382,6 +382,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'the audit trail keeps at most this many megabytes (the oldest segments go first)',
   },
   {
+    name: 'pairing-max-idle-days',
+    exportEnv: true,
+    kind: 'positive',
+    commands: START,
+    arg: 'DAYS',
+    default: '30',
+    help: 'an extension pairing whose relay has not connected for this many days is removed (pair again to use it)',
+  },
+  {
     name: 'atspi-direct',
     own: true,
     exportEnv: true,

@@ -44,6 +44,7 @@ interface PairingRow {
   id: string;
   origin: string;
   createdAt: string;
+  lastUsedAt: string;
   connected: boolean;
 }
 
@@ -338,7 +339,7 @@ export class VerityApp extends LitElement {
               ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
           <ul class="pairings" data-pairings>${this.pairings.map(
             (p) => html`
-            <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : ''}</small>
+            <li data-pairing=${p.id}><small>paired ${new Date(p.createdAt).toLocaleString()}${p.connected ? ' · connected' : html` · last used <time datetime=${p.lastUsedAt}>${new Date(p.lastUsedAt).toLocaleString()}</time>`}</small>
               <button class="deny" data-revoke=${p.id} aria-label=${`Revoke the pairing made ${new Date(p.createdAt).toLocaleString()}`} @click=${() => this.revokePairing(p.id)}>Revoke</button></li>`,
           )}</ul>`
               : nothing

@@ -212,6 +212,8 @@ export const pairingRow = z.strictObject({
   id: z.string(),
   origin: z.string(),
   createdAt: z.string(),
+  /** When its relay last connected or disconnected; unused for --pairing-max-idle-days, it is removed. */
+  lastUsedAt: z.string(),
   connected: z.boolean(),
 });
 export type PairingRow = z.infer<typeof pairingRow>;

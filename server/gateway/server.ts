@@ -96,7 +96,7 @@ export class Gateway {
   private sessionsTimer: NodeJS.Timeout | null = null;
   /** Tabs shared from the operator's Chrome by the extension: a second source of tabs for the CDP route. */
   private readonly relay: Relay;
-  private readonly pairings = new Pairings();
+  private readonly pairings: Pairings;
   /** What the method table's handlers see of the gateway (methods.ts). */
   private readonly methodContext: MethodContext;
   /** Registrations with the core, taken back on close. */
@@ -111,6 +111,13 @@ export class Gateway {
     private readonly options: GatewayOptions,
   ) {
     this.links = new Links(() => `http://${urlHost(this.options.host)}:${this.port}/mcp`);
+    this.pairings = new Pairings({
+      inUse: () => this.connectedPairings(),
+      onExpired: (p) =>
+        options.log(
+          `removed the extension pairing ${p.id}: unused since ${p.lastUsedAt} (--pairing-max-idle-days); pair the extension again to use it`,
+        ),
+    });
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
@@ -147,8 +154,7 @@ export class Gateway {
       agentToken: options.agentToken,
       terminals: this.terminals,
       pairings: this.pairings,
-      connectedPairings: () =>
-        new Set([...this.connections.values()].map((c) => c.pairingId).filter((id): id is string => !!id)),
+      connectedPairings: () => this.connectedPairings(),
       revokePairing: (id) => this.revokePairing(id),
       tabFor: (tabId, sessionKey) => this.tabFor(tabId, sessionKey),
       screencasts: this.screencasts,
@@ -214,6 +220,11 @@ export class Gateway {
 
   private hostRefusal(req: IncomingMessage): string {
     return `Host ${JSON.stringify(req.headers.host ?? '')} is not this gateway's (a DNS-rebinding guard): open ${this.home}/, or start it with --allowed-hosts NAME to answer to another name`;
+  }
+
+  /** The pairing ids of the tab relays connected now. */
+  private connectedPairings(): Set<string> {
+    return new Set([...this.connections.values()].map((c) => c.pairingId).filter((id): id is string => !!id));
   }
 
   /** Which role a credential holds: the operator's, a paired extension's relay secret, the agent's, or none. */
@@ -412,6 +423,8 @@ export class Gateway {
       ws.on('close', () => {
         clearTimeout(timer);
         this.connections.delete(conn.connId);
+        // A relay's pairing was in use until now: its idle time (before it expires) starts here.
+        if (conn.pairingId) this.pairings.touch(conn.pairingId);
         conn.dispose();
         this.links.forget(conn.connId);
         this.terminals.detachAll(conn.connId);
@@ -473,6 +486,13 @@ export class Gateway {
     const who = this.roleOf(parsed.data.auth.token);
     if (!who) {
       setTimeout(() => conn.socket.close(4001, 'wrong token'), 50);
+      // The extension shows this to its user: a relay secret fails when its pairing is gone.
+      if (parsed.data.caps.includes('tab-relay'))
+        throw new GatewayError(
+          'UNAUTHORIZED',
+          'that relay secret matches no pairing (revoked, replaced, or unused for --pairing-max-idle-days): pair the extension again with the link `verity start` prints',
+          { recommendedNextStep: 'update_auth_credentials' },
+        );
       throw new GatewayError(
         'UNAUTHORIZED',
         'wrong gateway token: open the Control UI with the URL `verity start` printed (it carries ?token=), or read the operator credential from the token file in the config dir (~/.config/verity/token)',
@@ -505,6 +525,7 @@ export class Gateway {
     const held = ROLE_SCOPES[who.role];
     conn.role = who.role;
     conn.pairingId = who.pairingId ?? null;
+    if (conn.pairingId) this.pairings.touch(conn.pairingId);
     conn.hello = { ...parsed.data, scopes: parsed.data.scopes.filter((s) => held.includes(s)) };
     return {
       type: 'hello-ok',

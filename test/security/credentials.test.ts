@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/fixtures.js';
@@ -197,6 +197,60 @@ describe('the agent credential against the gateway', () => {
       await agent.disconnect();
       approver.ws.close();
     }
+  });
+
+  test('the launched Chromium (what an agent drives) has neither credential in its environment or command line', async () => {
+    // Given to `verity start` in its environment (as the helper does), the operator's credential is dropped
+    // once read: a page that escaped into the browser process, or `ps`/`/proc`, finds neither secret there.
+    const agent = await gw.connect();
+    try {
+      const r = await agent.call('page', { action: 'navigate', url: 'data:text/html,<p>env</p>' });
+      assert.equal(r.isError, false, r.text);
+    } finally {
+      await agent.disconnect();
+    }
+    const descendants = (root: number): number[] => {
+      const children = new Map<number, number[]>();
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const ppid = Number(/^\d+ \(.*\) \S (\d+)/.exec(readFileSync(`/proc/${entry}/stat`, 'utf8'))?.[1]);
+          children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+        } catch {
+          /* ended meanwhile */
+        }
+      }
+      const all: number[] = [];
+      for (let queue = [root]; queue.length > 0; ) {
+        const next = children.get(queue.shift()!) ?? [];
+        all.push(...next);
+        queue.push(...next);
+      }
+      return all;
+    };
+    const browsers = descendants(gw.pid).filter((pid) => {
+      try {
+        return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
+    assert.ok(browsers.length > 0, 'the gateway launched Chromium');
+    for (const pid of browsers) {
+      let environ = '',
+        cmdline = '';
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue; // a helper process that ended meanwhile
+      }
+      for (const secret of [gw.token, gw.agentToken]) {
+        assert.ok(!environ.includes(secret), `Chromium ${pid}'s environment holds a credential`);
+        assert.ok(!cmdline.includes(secret), `Chromium ${pid}'s command line holds a credential`);
+      }
+    }
+    assert.ok(alive(gw.pid));
   });
 
   test("the terminal's shell carries the agent credential in VERITY_TOKEN, never the operator's", async () => {

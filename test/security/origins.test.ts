@@ -5,13 +5,15 @@
 // Chromium: it connects to its own origin only and the CSP it is served with reports no violation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
+import { METHOD_SCHEMAS } from '../../server/gateway/protocol.js';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
 import { alive, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 import { ALL_SCOPES, connectAs, INITIALIZE, MCP_HEADERS, openSocket, raw, stillServing } from './wire.js';
@@ -327,6 +329,83 @@ describe('extension pairing', () => {
     const stale = await connectAs(gw, first.relay_secret, ['operator.read', 'operator.write'], ['tab-relay']);
     assert.equal(stale.reply.ok, false, "the replaced pairing's secret is dead");
     relay.ws.close();
+    await stillServing(gw);
+  });
+
+  test('a pairing unused for --pairing-max-idle-days is removed at start and its relay refused; a used one lists when it was last used', async () => {
+    await gw.close();
+    // Two pairings on disk, as a gateway run days ago left them: one idle 3 days, one used yesterday.
+    const DAY = 24 * 60 * 60_000;
+    const secrets = { stale: 'stale-relay-secret-0123456789', fresh: 'fresh-relay-secret-0123456789' };
+    const stored = (id: keyof typeof secrets, daysAgo: number) => ({
+      id,
+      origin: EXT_ORIGIN,
+      createdAt: new Date(Date.now() - 10 * DAY).toISOString(),
+      lastUsedAt: new Date(Date.now() - daysAgo * DAY).toISOString(),
+      secretSha256: createHash('sha256').update(secrets[id]).digest('hex'),
+    });
+    writeFileSync(join(dir, 'pairings.json'), JSON.stringify([stored('stale', 3), stored('fresh', 1)]), {
+      mode: 0o600,
+    });
+    gw = await startGateway(['--pairing-max-idle-days', '2'], { VERITY_CONFIG_DIR: dir });
+    assert.match(
+      gw.stderr() + gw.stdout(),
+      /removed the extension pairing stale: unused since .*pairing-max-idle-days/,
+    );
+    assert.deepEqual(
+      pairings().map((p) => p.id),
+      ['fresh'],
+      'the expired pairing is gone from pairings.json',
+    );
+
+    // The attack: the expired pairing's secret (copied off this machine, or an extension long gone).
+    const expired = await connectAs(gw, secrets.stale, ['operator.read', 'operator.write'], ['tab-relay'], {
+      origin: EXT_ORIGIN,
+    });
+    assert.equal(expired.reply.ok, false, JSON.stringify(expired.reply));
+    assert.equal(expired.reply.error.code, 'UNAUTHORIZED');
+    assert.match(expired.reply.error.message, /no pairing.*pairing-max-idle-days.*pair the extension again/);
+    assert.equal((await expired.closed).code, 4001);
+    assert.deepEqual(
+      expired.frames.filter((f) => f.type !== 'res'),
+      [],
+      'no event reached it',
+    );
+
+    // The pairing still in use connects, and its idle time starts again (shown in the Control UI's list).
+    const before = Date.now();
+    const relay = await connectAs(gw, secrets.fresh, ['operator.read', 'operator.write'], ['tab-relay'], {
+      origin: EXT_ORIGIN,
+    });
+    assert.equal(relay.reply.ok, true, JSON.stringify(relay.reply));
+    const operator = await connectAs(gw, gw.token, ALL_SCOPES);
+    const listed = (await operator.request('pairings.list')).payload;
+    METHOD_SCHEMAS['pairings.list'].result.parse(listed); // the row as the protocol declares it
+    const [row] = listed.pairings;
+    assert.equal(row.id, 'fresh');
+    assert.equal(row.connected, true);
+    assert.ok(
+      Date.parse(row.lastUsedAt) >= before - 1000,
+      `last used at the connect, not a day ago: ${row.lastUsedAt}`,
+    );
+    // Disconnected, it counts as used until then; the Control UI's "Paired extensions" shows that time.
+    relay.ws.close();
+    const closed = await waitFor(async () => {
+      const [r] = (await operator.request('pairings.list')).payload.pairings;
+      return r.connected ? null : r;
+    }, 'the relay gone');
+    assert.ok(Date.parse(closed.lastUsedAt) >= Date.parse(row.lastUsedAt));
+    operator.ws.close();
+    const chrome = await launchChromium();
+    try {
+      const page = await chrome.browser.newPage();
+      await page.goto(`${gw.base}/?token=${gw.token}`);
+      const shown = await page.waitForSelector('[data-pairings] [data-pairing="fresh"] time', { timeout: 20_000 });
+      assert.equal(await shown!.evaluate((e) => e.getAttribute('datetime')), closed.lastUsedAt);
+      assert.match(await shown!.evaluate((e) => e.parentElement!.textContent ?? ''), /last used/);
+    } finally {
+      await chrome.close();
+    }
     await stillServing(gw);
   });
 });

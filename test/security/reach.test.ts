@@ -8,7 +8,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
@@ -208,6 +217,53 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
     const text = await agent.call('page', { action: 'get_text', tab_id: tabId });
     assert.equal(text.isError, false, text.text);
     assert.doesNotMatch(text.text, /the-file-secret/);
+    await stillUp(gw, agent);
+  });
+
+  test("the issue's root-shell chain, step by step: the token file, the Control UI in the driven browser, its terminal: each refused, no shell", async () => {
+    // The file the chain read: the operator credential as `verity start` keeps it in the config dir.
+    mkdirSync(cfg, { recursive: true });
+    writeFileSync(join(cfg, 'token'), `${gw.token}\n`, { mode: 0o600 });
+    const opened = await agent.call('page', { action: 'new_tab', url: site.allowed('/home?case=chain') });
+    assert.equal(opened.isError, false, opened.text);
+    const tabId = opened.structured.tab_id as string;
+    // 1. page navigate file://<config>/token, then get_text: refused, and nothing of the token is read.
+    refused(
+      await agent.call('page', { action: 'navigate', url: `file://${join(cfg, 'token')}` }),
+      'not_permitted',
+      /file:/,
+    );
+    const read = await agent.call('page', { action: 'get_text', tab_id: tabId });
+    assert.equal(read.isError, false, read.text);
+    assert.ok(!read.text.includes(gw.token), 'the operator credential was not read');
+    // No javascript: or script detour to the file or the gateway either (scripts are off by default).
+    for (const code of [`location.href = ${JSON.stringify(`${gw.base}/`)}`, 'fetch("file:///etc/hostname")']) {
+      const r = await agent.call('page', { action: 'execute_javascript', tab_id: tabId, code });
+      assert.equal(refusalOf(r).code, 'not_permitted', r.text);
+    }
+    // 2. page navigate to the Control UI with the token (had it leaked) or with the agent's own credential.
+    for (const token of [gw.token, gw.agentToken]) {
+      const r = await agent.call('page', { action: 'navigate', url: `${gw.base}/?token=${token}`, tab_id: tabId });
+      assert.equal(refused(r, 'not_permitted', /gateway/).gateway, true);
+    }
+    // 3. click "Terminal", type_text "id > FILE" and Enter: there is no Control UI to click in, so no shell runs it.
+    const proof = join(tmp, 'chain-id');
+    await agent.call('type_text', { text: `id > ${proof}` });
+    await agent.call('press_key', { key: 'Enter' });
+    for (const page of await chrome.browser.pages())
+      assert.equal(await hasControlUi(page), false, `the Control UI loaded in ${page.url()}`);
+    const shells = readdirSync('/proc')
+      .filter((e) => /^\d+$/.test(e))
+      .filter((e) => {
+        try {
+          const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+          return Number(/^\d+ \(.*\) \S (\d+)/.exec(stat)?.[1]) === gw.pid && /\((ba|z|da)?sh\)/.test(stat);
+        } catch {
+          return false;
+        }
+      });
+    assert.deepEqual(shells, [], 'the gateway started no shell');
+    assert.equal(existsSync(proof), false, 'the typed command never ran');
     await stillUp(gw, agent);
   });
 
@@ -469,6 +525,63 @@ describe('an origin policy and upload roots', () => {
     assert.equal(ok.structured.effect, 'confirmed', ok.text);
     await page.waitForFunction('JSON.parse(window.__model()).text !== null');
     assert.equal((await model()).text, 'fine to upload');
+    await stillUp(gw, agent);
+  });
+});
+
+describe('a blocked_origins policy (no allow-list)', () => {
+  let gw: Gateway;
+  let agent: Connection;
+  before(async () => {
+    writeFileSync(join(tmp, 'blocked.json'), JSON.stringify({ blocked_origins: [`http://127.0.0.2:${site.port}`] }));
+    gw = await startGateway(['--browser-url', chrome.browserUrl, '--policy', join(tmp, 'blocked.json')], {
+      VERITY_CONFIG_DIR: join(tmp, 'cfg-blocked'),
+      VERITY_ALLOW_URL_SCHEMES: undefined,
+    });
+    site.gateway = gw.base;
+    agent = await gw.connect();
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  test('the blocked origin is refused by URL, after a redirect and a link click, and on a tab already there', async () => {
+    const start = site.hits['127.0.0.2'] ?? 0;
+    const opened = await agent.call('page', { action: 'new_tab', url: site.allowed('/home?case=blocked') });
+    assert.equal(opened.isError, false, opened.text);
+    refused(
+      await agent.call('page', { action: 'navigate', url: site.denied('/secret') }),
+      'not_permitted',
+      /127\.0\.0\.2/,
+    );
+    const redirected = await agent.call('page', { action: 'navigate', url: site.allowed('/redirect-away') });
+    assert.equal(refusalOf(redirected).code, 'not_permitted', redirected.text);
+    await agent.call('page', { action: 'navigate', url: site.allowed('/home?case=blocked-link') });
+    const snap = await agent.call('get_window_state', { include_screenshot: false, format: 'full' });
+    const away = snap.structured.elements.find((e: any) => e.label === 'away');
+    assert.ok(away, snap.text);
+    await agent.call('click', { element_token: away.element_token });
+    // The page's own read-back after the click: still the allowed page, nothing of the blocked one.
+    const read = await agent.call('page', { action: 'get_text' });
+    assert.doesNotMatch(read.text, /TOP SECRET/);
+    assert.equal(site.hits['127.0.0.2'] ?? 0, start, 'the blocked origin never received a request');
+
+    // A tab the operator opened there: listed, but every read is refused.
+    const page = await chrome.browser.newPage();
+    await page.goto(site.denied('/secret?case=blocked-current'));
+    const tabs = await agent.call('page', { action: 'list_tabs' });
+    const tab = tabs.structured.tabs.find((t: any) => t.url === site.denied('/secret?case=blocked-current'));
+    assert.ok(tab, tabs.text);
+    for (const args of [
+      { action: 'get_text', tab_id: tab.tab_id },
+      { action: 'query_dom', tab_id: tab.tab_id, css_selector: 'h1' },
+      { action: 'screenshot', tab_id: tab.tab_id },
+    ]) {
+      const r = await agent.call('page', args);
+      assert.equal(refusalOf(r).code, 'not_permitted', `${args.action}: ${r.text}`);
+      assert.doesNotMatch(r.text, /TOP SECRET/);
+    }
+    await page.close().catch(() => {});
     await stillUp(gw, agent);
   });
 });

@@ -1,13 +1,13 @@
 // In-process unit tests of the credential plumbing: flags that never take a credential on the command
-// line, credential checks, and the pairing store (secrets kept hashed, replace, revoke, the cap).
+// line, credential checks, and the pairing store (secrets kept hashed, replace, revoke, the cap, expiry).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCommandLine } from '../../server/cli.js';
 import { checkCredential } from '../../server/token.js';
-import { MAX_PAIRINGS, Pairings } from '../../server/gateway/origins.js';
+import { MAX_PAIRINGS, pairingMaxIdleMs, Pairings, type PairingInfo } from '../../server/gateway/origins.js';
 import { urlHost } from '../../server/gateway/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-unit-creds-'));
@@ -67,6 +67,81 @@ test('pairings: the secret is returned once and stored hashed; replace, revoke a
   assert.deepEqual(store.origins(), []);
   for (let i = 0; i < MAX_PAIRINGS; i++) assert.ok(store.add(origin));
   assert.equal(store.add(origin), null, 'more than the cap is refused');
+});
+
+test('pairings expire when unused: the idle time restarts on use, a connected relay keeps its pairing, old files too', () => {
+  rmSync(join(dir, 'pairings.json'), { force: true });
+  const DAY = 24 * 60 * 60_000;
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  const inUse = new Set<string>();
+  const expired: PairingInfo[] = [];
+  const options = {
+    maxIdleMs: 30 * DAY,
+    now: () => now,
+    inUse: () => inUse,
+    onExpired: (p: PairingInfo) => expired.push(p),
+  };
+  const store = new Pairings(options);
+  const origin = 'chrome-extension://aehmmekdcffbjdehcemegbhmemnbmdmh';
+  const used = store.add(origin)!;
+  const idle = store.add(origin)!;
+  const connected = store.add(origin)!;
+  assert.equal(used.pairing.lastUsedAt, used.pairing.createdAt, 'a new pairing counts as used when made');
+
+  now += 20 * DAY;
+  store.touch(used.pairing.id);
+  inUse.add(connected.pairing.id);
+  assert.equal(store.all().find((p) => p.id === used.pairing.id)?.lastUsedAt, new Date(now).toISOString());
+  now += 10 * DAY + 1; // idle: 30 days and 1 ms unused; used: 10 days
+  assert.equal(store.bySecret(idle.secret), null, "an expired pairing's secret opens nothing");
+  assert.deepEqual(
+    expired.map((p) => p.id),
+    [idle.pairing.id],
+    'told once, naming it',
+  );
+  assert.equal(store.bySecret(used.secret)?.id, used.pairing.id);
+  assert.equal(store.bySecret(connected.secret)?.id, connected.pairing.id, 'in use however long ago it connected');
+  assert.ok(!readFileSync(join(dir, 'pairings.json'), 'utf8').includes(idle.pairing.id), 'removed from the file');
+
+  // Disconnected now: its idle time starts at the disconnect (the gateway touches it then).
+  inUse.clear();
+  store.touch(connected.pairing.id);
+  now += 29 * DAY;
+  assert.deepEqual(store.origins(), [origin]);
+  now += 2 * DAY; // used: 41 days unused, connected: 31 days
+  assert.deepEqual(store.origins(), [], "the last pairing gone, the extension's origin goes off the allow-list");
+  assert.equal(store.bySecret(connected.secret), null);
+
+  // A file written before expiry existed (no lastUsedAt) counts from createdAt; an unreadable time is stale.
+  const stored = (id: string, createdAt: unknown) => ({ id, origin, createdAt, secretSha256: '00'.repeat(32) });
+  writeFileSync(
+    join(dir, 'pairings.json'),
+    JSON.stringify([
+      stored('recent', new Date(now - DAY).toISOString()),
+      stored('old', new Date(now - 31 * DAY).toISOString()),
+      stored('garbled', 'yesterday-ish'),
+    ]),
+  );
+  store.load();
+  assert.deepEqual(
+    store.all().map((p) => [p.id, p.lastUsedAt]),
+    [['recent', new Date(now - DAY).toISOString()]],
+  );
+});
+
+test('the pairing idle bound comes from VERITY_PAIRING_MAX_IDLE_DAYS (exported by --pairing-max-idle-days), default 30 days', () => {
+  const saved = process.env.VERITY_PAIRING_MAX_IDLE_DAYS;
+  try {
+    delete process.env.VERITY_PAIRING_MAX_IDLE_DAYS;
+    assert.equal(pairingMaxIdleMs(), 30 * 86_400_000);
+    process.env.VERITY_PAIRING_MAX_IDLE_DAYS = '7';
+    assert.equal(pairingMaxIdleMs(), 7 * 86_400_000);
+    assert.equal(start(['--pairing-max-idle-days', '3'])['pairing-max-idle-days'], 3);
+    assert.throws(() => start(['--pairing-max-idle-days', '0']), /pairing-max-idle-days/);
+  } finally {
+    if (saved === undefined) delete process.env.VERITY_PAIRING_MAX_IDLE_DAYS;
+    else process.env.VERITY_PAIRING_MAX_IDLE_DAYS = saved;
+  }
 });
 
 test('urlHost: a wildcard bind is reached as 127.0.0.1, IPv6 literals get brackets', () => {
