@@ -85,25 +85,30 @@ describe('the browser panel', () => {
       const drawn = () =>
         page.$eval('[data-panel="browser"] img.screen', (el) => {
           const img = el as HTMLImageElement;
-          return { shown: img.getBoundingClientRect().width, bitmap: img.naturalWidth, host: img.parentElement!.clientWidth };
+          return {
+            shown: img.getBoundingClientRect().width,
+            bitmap: img.naturalWidth,
+            host: img.parentElement!.clientWidth,
+          };
         });
       let frame = await drawn();
-      await waitFor(
-        async () => {
-          frame = await drawn();
-          return Math.abs(frame.shown - frame.host) <= 1 && frame.bitmap >= frame.host - 1;
-        },
-        'the frame drawn 1:1 (never scaled down)',
-      ).catch((e) => {
+      await waitFor(async () => {
+        frame = await drawn();
+        return Math.abs(frame.shown - frame.host) <= 1 && frame.bitmap >= frame.host - 1;
+      }, 'the frame drawn 1:1 (never scaled down)').catch((e) => {
         throw new Error(`${(e as Error).message}: ${JSON.stringify(frame)}`);
       });
       const before = await hostSize(page);
       await page.focus('[data-resizer="right"]');
       for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
-      await page.waitForFunction((b) => {
-        const h = document.querySelector('[data-panel="browser"] [data-screen-host]')!;
-        return `${h.clientWidth}x${h.clientHeight}` !== b;
-      }, {}, before);
+      await page.waitForFunction(
+        (b) => {
+          const h = document.querySelector('[data-panel="browser"] [data-screen-host]')!;
+          return `${h.clientWidth}x${h.clientHeight}` !== b;
+        },
+        {},
+        before,
+      );
       await sizedTo('resized');
       await page.click('[data-panel="browser"] [data-dock-to="bottom"]');
       await page.waitForSelector('[data-panel="browser"][data-dock="bottom"]');
@@ -114,7 +119,7 @@ describe('the browser panel', () => {
     }
   });
 
-  test('the URL bar follows the agent; back, forward and reload; the tab strip shows the session\'s tabs', async () => {
+  test("the URL bar follows the agent; back, forward and reload; the tab strip shows the session's tabs", async () => {
     const page = await openUi();
     const agent = await agentOn(page);
     const urlBar = () => page.$eval('[data-panel="browser"] [data-browser-url]', (i) => (i as HTMLInputElement).value);
@@ -183,7 +188,8 @@ describe('the browser panel', () => {
       page.$eval('[data-panel="browser"] [data-screen-host]', (host) => {
         const h = host.getBoundingClientRect();
         const i = host.querySelector('img.screen')!.getBoundingClientRect();
-        const covered = Math.max(0, Math.min(h.right, i.right) - Math.max(h.left, i.left)) *
+        const covered =
+          Math.max(0, Math.min(h.right, i.right) - Math.max(h.left, i.left)) *
           Math.max(0, Math.min(h.bottom, i.bottom) - Math.max(h.top, i.top));
         return 1 - covered / (h.width * h.height);
       });
@@ -212,10 +218,15 @@ describe('the browser panel', () => {
     const page = await openUi();
     const agent = await agentOn(page);
     const op = await operatorSocket(gw, ['operator.read']);
-    const active = () => page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      return el?.hasAttribute('data-screen-host') ? 'host' : el?.hasAttribute('data-take-control') ? 'toggle' : (el?.outerHTML.slice(0, 60) ?? '');
-    });
+    const active = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        return el?.hasAttribute('data-screen-host')
+          ? 'host'
+          : el?.hasAttribute('data-take-control')
+            ? 'toggle'
+            : (el?.outerHTML.slice(0, 60) ?? '');
+      });
     try {
       await agent.call('start_session', { session: 'taken' });
       await agent.call('page', {
@@ -240,13 +251,18 @@ describe('the browser panel', () => {
       const next = await active();
       assert.ok(next !== 'host' && next !== 'toggle', `Tab moves on through the UI (now on ${next})`);
 
-      const sessionKey = (await op.request('sessions.list')).payload.sessions.find((s: any) => s.session === 'taken').sessionKey;
+      const sessionKey = (await op.request('sessions.list')).payload.sessions.find(
+        (s: any) => s.session === 'taken',
+      ).sessionKey;
       const logged = await waitFor(async () => {
         const entries = (await op.request('audit.query', { sessionKey, kind: 'operator_input' })).payload.entries;
         return entries.some((e: any) => e.args?.key === 'Tab') ? entries : null;
       }, "the operator's key in the audit trail");
-      assert.ok(logged.every((e: any) => e.tool === 'browser.input' && e.by), 'logged as browser.input, by whom');
-      assert.ok(!logged.some((e: any) => e.args?.key === 'Escape'), 'Esc is the UI\'s, not sent to the tab');
+      assert.ok(
+        logged.every((e: any) => e.tool === 'browser.input' && e.by),
+        'logged as browser.input, by whom',
+      );
+      assert.ok(!logged.some((e: any) => e.args?.key === 'Escape'), "Esc is the UI's, not sent to the tab");
     } finally {
       op.ws.close();
       await agent.close();
@@ -254,4 +270,3 @@ describe('the browser panel', () => {
     }
   });
 });
-
