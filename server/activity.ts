@@ -18,6 +18,8 @@ export interface ActionEntry {
   labels?: Record<string, string>;
   /** The approval this call went through, and who gave it. */
   approval?: { id: string; by?: string };
+  /** The call's entry in the audit trail (the Control UI opens it from the action log). */
+  auditId?: number;
 }
 
 /** How many recent actions are kept for operators who open the Control UI later. */
@@ -42,6 +44,7 @@ export class Activity extends EventEmitter {
     };
     if (entry.labels) full.labels = entry.labels;
     if (entry.approval) full.approval = entry.approval;
+    if (entry.auditId !== undefined) full.auditId = entry.auditId;
     this.recent.push(full);
     // Trimmed in steps of 100: shifting a 500-entry array on every action would move all of it each time.
     if (this.recent.length > KEPT + 100) this.recent.splice(0, this.recent.length - KEPT);

@@ -128,6 +128,33 @@ export class AuditLog extends LitElement {
     void this.reload();
   }
 
+  /**
+   * Opens one entry (a click on a pane's log line): the session's history with that entry selected, its
+   * images and expected vs observed shown, scrolled into view. An entry older than the first page is
+   * shown on top of it.
+   */
+  async showEntry(sessionKey: string, id: number): Promise<void> {
+    this.filters = { sessionKey, tool: '', verdict: '', text: '', from: '', to: '' };
+    await this.reload();
+    let entry = this.entries.find((e) => e.id === id);
+    if (!entry) {
+      const stored = (
+        await this.client.request('audit.query', { sessionKey, before: id + 1, limit: 1 }).catch(() => null)
+      )?.entries?.[0] as AuditEntry | undefined;
+      if (stored?.id !== id) {
+        this.status = `entry ${id} is no longer in the trail (retention)`;
+        return;
+      }
+      entry = stored;
+      this.entries = [stored, ...this.entries];
+    }
+    if (this.selected?.id !== id) await this.select(entry);
+    await this.updateComplete;
+    const line = this.querySelector(`[data-audit-entry="${id}"] .audit-line`) as HTMLElement | null;
+    line?.scrollIntoView({ block: 'nearest' });
+    line?.focus();
+  }
+
   private shows(e: AuditEntry): boolean {
     const f = this.filters;
     if (f.sessionKey && e.sessionKey !== f.sessionKey) return false;

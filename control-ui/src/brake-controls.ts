@@ -34,10 +34,13 @@ export class BrakeControls extends LitElement {
     client: { attribute: false },
     sessionKey: { attribute: false },
     status: { attribute: false },
+    name: { attribute: false },
     compact: { type: Boolean },
   };
   client!: GatewayClient;
   sessionKey = '';
+  /** The session as the UI names it ("client · label"): each button's accessible name says which session it acts on. */
+  name = '';
   status: BrakeStatus | undefined;
   /** The sidebar row's smaller form. */
   compact = false;
@@ -56,15 +59,16 @@ export class BrakeControls extends LitElement {
   render() {
     const state = this.status?.state ?? 'running';
     const held = state !== 'running';
-    return html`<span class="brake ${this.compact ? 'compact' : ''}" data-brake-state=${state} role="group" aria-label="Brake for this session">
+    const session = `session ${this.name || this.sessionKey}`;
+    return html`<span class="brake ${this.compact ? 'compact' : ''}" data-brake-state=${state} role="group" aria-label=${`Brake for ${session}`}>
       ${held ? html`<span class="brake-mark ${state}" title=${`${state} by ${this.status?.by ?? 'an operator'}`}>${state === 'paused' ? '⏸ paused' : '■ stopped'}${this.status?.waiting ? html` · ${this.status.waiting} waiting` : nothing}</span>` : nothing}
       ${
         state === 'running'
-          ? html`<button class="brake-pause" data-brake="pause" title="Pause: the agent's calls wait until you resume (Alt+Shift+P)" aria-label="Pause this agent" @click=${(e: Event) => this.send(e, 'pause')}>Pause</button>`
-          : html`<button class="brake-resume" data-brake="resume" title="Resume: the agent's calls run again (Alt+Shift+P)" aria-label="Resume this agent" @click=${(e: Event) => this.send(e, 'resume')}>Resume</button>`
+          ? html`<button class="brake-pause" data-brake="pause" title="Pause: the agent's calls wait until you resume (Alt+Shift+P)" aria-label=${`Pause ${session}`} @click=${(e: Event) => this.send(e, 'pause')}>Pause</button>`
+          : html`<button class="brake-resume" data-brake="resume" title="Resume: the agent's calls run again (Alt+Shift+P)" aria-label=${`Resume ${session}`} @click=${(e: Event) => this.send(e, 'resume')}>Resume</button>`
       }
-      ${state !== 'stopped' ? html`<button class="brake-stop" data-brake="stop" title="Stop: refuse the agent's calls and cancel what it waits for (Alt+Shift+S)" aria-label="Stop this agent" @click=${(e: Event) => this.send(e, 'stop')}>Stop</button>` : nothing}
-      <button class="brake-end" data-brake="end" title="End this session, as end_session does (Alt+Shift+E)" aria-label="End this session" @click=${(e: Event) => this.send(e, 'end')}>End</button>
+      ${state !== 'stopped' ? html`<button class="brake-stop" data-brake="stop" title="Stop: refuse the agent's calls and cancel what it waits for (Alt+Shift+S)" aria-label=${`Stop ${session}`} @click=${(e: Event) => this.send(e, 'stop')}>Stop</button>` : nothing}
+      <button class="brake-end" data-brake="end" title="End this session, as end_session does (Alt+Shift+E)" aria-label=${`End ${session}`} @click=${(e: Event) => this.send(e, 'end')}>End</button>
     </span>`;
   }
 }

@@ -158,6 +158,9 @@ export class BrowserPanel extends LitElement {
           if (r.tab_id !== this.shownTab) this.frames = 0;
           this.shownTab = r.tab_id;
           this.lastViewport = JSON.stringify(viewport);
+          // The panel may have changed size while the screencast started (its status line appearing, the
+          // tab strip): the resize observer fired too early to act on it, so the size is checked again.
+          this.viewportChanged();
           void this.refreshTabs();
         },
         (e) => {

@@ -38,6 +38,7 @@ interface ActionRow {
   thumbnail?: string;
   labels?: Record<string, string>;
   approval?: { id: string; by?: string };
+  auditId?: number;
 }
 
 interface PairingRow {
@@ -214,12 +215,19 @@ export class VerityApp extends LitElement {
         .catch(() => this.client.request('agent.link')),
     ]);
     sessionStorage.setItem('verity.link', link.link_token);
-    this.closed = this.closed.filter(
-      (row) => !sessions.sessions.some((s: SessionRow) => s.sessionKey === row.sessionKey),
-    );
+    // Sessions that did not survive the gap (a gateway restart ends them) are shown closed, not dropped.
+    const now = new Set(sessions.sessions.map((s: SessionRow) => s.sessionKey));
+    this.closed = closedRows(this.closed, this.sessions, {
+      added: sessions.sessions,
+      removed: this.sessions.filter((s) => !now.has(s.sessionKey)).map((s) => s.sessionKey),
+    });
     this.sessions = sessions.sessions;
+    // The gateway's recent actions start empty after a restart: the lines this page already showed stay
+    // (keyed by session), so a pane's history is back once the gateway is.
+    const shown = this.actions;
     this.actions = new Map();
     for (const a of actions.actions as ActionRow[]) this.addAction(a);
+    for (const [key, rows] of shown) if (!this.actions.has(key)) this.actions = new Map(this.actions).set(key, rows);
     this.approvals = approvals.approvals;
     this.link = link;
     await this.refreshPairings();
@@ -262,10 +270,13 @@ export class VerityApp extends LitElement {
     });
   }
 
-  /** Opens the audit log on one session's history. */
-  private openHistory(key: string): void {
+  /** Opens the audit log on one session's history, and on one of its entries when given (a log line's click). */
+  private openHistory(key: string, auditId?: number): void {
     this.logOpen = true;
-    void this.updateComplete.then(() => (this.querySelector('verity-audit-log') as AuditLog | null)?.showSession(key));
+    void this.updateComplete.then(() => {
+      const log = this.querySelector('verity-audit-log') as AuditLog | null;
+      return auditId === undefined ? log?.showSession(key) : log?.showEntry(key, auditId);
+    });
   }
 
   private sessionTitle(key: string): string {
@@ -322,7 +333,7 @@ export class VerityApp extends LitElement {
             <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
               <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
               <small>${s.transport} · <span data-session-state>${s.state}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}</small>
-              ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .status=${s.brake}></verity-brake>`}
+              ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .name=${sessionName(s)} .status=${s.brake}></verity-brake>`}
               <span class="row-actions">
                 <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
                 <button aria-label=${`Split down with ${sessionName(s)}`} title="Split down" @click=${() => this.command({ kind: 'split', direction: 'down', sessionKey: s.sessionKey })}><span aria-hidden="true">⤓</span></button>
@@ -439,7 +450,7 @@ export class VerityApp extends LitElement {
           <span class="spacer"></span>
           ${
             session
-              ? html`<verity-brake .client=${this.client} .sessionKey=${key} .status=${session.brake} @brake-error=${(
+              ? html`<verity-brake .client=${this.client} .sessionKey=${key} .name=${name} .status=${session.brake} @brake-error=${(
                   e: CustomEvent,
                 ) => {
                   this.error = e.detail;
@@ -472,11 +483,11 @@ export class VerityApp extends LitElement {
             .reverse()
             .map(
               (a) => html`
-            <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-tool=${a.tool} data-effect=${badge(a)}>
-              <button class="thumb-button" data-action-details title="Open in the audit log: expected vs observed, before/after images" aria-label=${`Details of ${a.tool} in the audit log`}
+            <li class="action ${a.isError ? 'bad' : ''}" data-action-id=${a.id} data-audit-id=${a.auditId ?? ''} data-tool=${a.tool} data-effect=${badge(a)}>
+              <button class="thumb-button" data-action-details title="Open this action in the audit log: expected vs observed, before/after images" aria-label=${`Details of ${a.tool} at ${new Date(a.at).toLocaleTimeString()} in the audit log`}
                 @click=${(e: Event) => {
                   e.stopPropagation();
-                  this.openHistory(key);
+                  this.openHistory(key, a.auditId);
                 }}>${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}</button>
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>

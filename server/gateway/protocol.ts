@@ -164,6 +164,8 @@ export const actionEntry = z.strictObject({
   labels: z.record(z.string(), z.string()).optional(),
   /** The approval the call waited for, and who approved it. */
   approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
+  /** The call's entry in the audit trail (audit.query), which has its images and whole result. */
+  auditId: z.number().int().optional(),
 });
 export type ActionEntry = z.infer<typeof actionEntry>;
 

@@ -36,6 +36,8 @@ export interface PipelineParts {
 type Trace = {
   approval?: { id: string; by?: string };
   recording?: { dir: string; step: number; before?: string; after?: string };
+  /** Tells the operators' action log, once the call's audit entry exists (so the line can open that entry). */
+  noteAction?: (auditId: number | undefined) => void;
 };
 
 /** The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none). */
@@ -102,8 +104,9 @@ export class CallPipeline {
     const reply = await this.admitAndRun(tool, rawArgs, connection, sessionKey, labels, trace);
     // After the reply is on its way; a failure to log must never reach the caller or the process.
     setImmediate(() => {
+      let auditId: number | undefined;
       try {
-        noteCall(this.parts.audit(), {
+        auditId = noteCall(this.parts.audit(), {
           sessionKey,
           tool: tool.name,
           args: raw,
@@ -112,10 +115,11 @@ export class CallPipeline {
           approval: trace.approval,
           durationMs: performance.now() - started,
           recording: trace.recording,
-        });
+        }).id;
       } catch (e) {
         process.stderr.write(`verity: audit: ${(e as Error).message}\n`);
       }
+      trace.noteAction?.(auditId);
     });
     return reply;
   }
@@ -183,7 +187,7 @@ export class CallPipeline {
           });
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
         if (!tool.annotations.readOnlyHint)
-          setImmediate(() => this.noteAction(ctx, tool.name, args, reply, labels, trace.approval));
+          trace.noteAction = (auditId) => this.noteAction(ctx, tool.name, args, reply, labels, trace.approval, auditId);
         return reply;
       } finally {
         session.inFlight--;
@@ -215,6 +219,7 @@ export class CallPipeline {
     reply: Reply,
     labels?: Record<string, string>,
     approval?: { id: string; by?: string },
+    auditId?: number,
   ): void {
     const { activity, sessions, router } = this.parts;
     const structured = reply.structured as {
@@ -228,6 +233,7 @@ export class CallPipeline {
       summary: labelledSummary(args, labels),
       ...(labels ? { labels } : {}),
       ...(approval ? { approval } : {}),
+      ...(auditId !== undefined ? { auditId } : {}),
       effect: structured.effect ?? null,
       refusal: structured.refusal ? `${structured.refusal.code}: ${structured.refusal.message}` : null,
       evidence: (structured.evidence ?? []).slice(0, 4),

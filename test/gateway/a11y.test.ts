@@ -1,7 +1,7 @@
 // The Control UI's own accessibility (issue #17 item 7), checked with axe-core (WCAG 2.0/2.1/2.2 A and AA)
 // in real Chromium against a real `verity start` on its main views: the sidebar with an MCP session, a
 // pane with its action log, an approval waiting, the terminal and browser panels, the audit log drawer,
-// and the offline banner. Any serious or critical violation fails, listed in the message.
+// the brake (paused and stopped sessions, each button named by its session) and the offline banner. Any serious or critical violation fails, listed in the message.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -155,6 +155,36 @@ describe('axe-core on the Control UI', () => {
       await page.click(`[data-session-key="${key}"] [data-brake="resume"]`);
       await page.setViewport({ width: 1400, height: 860 });
     }
+  });
+
+  test('the brake: every button names its session; a stopped session', async () => {
+    await agent.call('start_session', { session: 'second' });
+    const second = await page
+      .waitForSelector('[data-session-key$="/second"] verity-brake button', { timeout: 10_000 })
+      .then(() => page.$eval('[data-session-key$="/second"]', (e) => (e as HTMLElement).dataset.sessionKey!));
+    // The names as Chrome computes them (its accessibility tree), for every brake button on the page.
+    const cdp = await page.createCDPSession();
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    await cdp.detach();
+    const names = nodes
+      .filter((n) => n.role?.value === 'button' && /^(Pause|Resume|Stop|End)\b/.test(String(n.name?.value)))
+      .map((n) => String(n.name?.value));
+    const title = (k: string) => page.$eval(`[data-session-key="${k}"] button.link`, (b) => b.textContent!.trim());
+    for (const k of [key, second])
+      for (const verb of ['Pause', 'Stop', 'End'])
+        assert.ok(
+          names.includes(`${verb} session ${await title(k)}`),
+          `${verb} names ${await title(k)}: ${names.join(' | ')}`,
+        );
+    // Within the sidebar each button is told apart by its name alone.
+    const sidebarNames = await page.$$eval('[data-sidebar] verity-brake button', (bs) =>
+      bs.map((b) => b.getAttribute('aria-label')),
+    );
+    assert.equal(new Set(sidebarNames).size, sidebarNames.length, sidebarNames.join(' | '));
+
+    await page.click(`[data-session-key="${second}"] [data-brake="stop"]`);
+    await page.waitForSelector(`[data-session-key="${second}"] [data-brake-state="stopped"]`, { timeout: 10_000 });
+    await assertAccessible(page, 'a stopped session');
   });
 
   test('the offline banner while the gateway is down', async () => {

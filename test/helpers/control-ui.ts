@@ -1,0 +1,44 @@
+// Shared by the Control UI's browser tests: a UI page of its own (a fresh browser context, so its own
+// saved layout) against a gateway, and an MCP agent bound to that page through the link it shows.
+import type { Page } from 'puppeteer-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { TestBrowser } from './chromium.js';
+import { wrap, type Gateway } from './gateway.js';
+
+export async function openControlUi(
+  chrome: TestBrowser,
+  gw: Gateway,
+  viewport: { width: number; height: number; deviceScaleFactor?: number } = { width: 1400, height: 860 },
+): Promise<Page> {
+  const context = await chrome.browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.setViewport(viewport);
+  await page.goto(`${gw.base}/?token=${gw.token}`);
+  await page.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });
+  await page.waitForSelector('[data-agent-link]', { timeout: 15_000 });
+  return page;
+}
+
+export interface BoundAgent {
+  call: ReturnType<typeof wrap>;
+  close(): Promise<void>;
+}
+
+/** An MCP client (clientInfo `name` version 1) bound to the Control UI page through its link. */
+export async function bindAgent(gw: Gateway, page: Page, name: string): Promise<BoundAgent> {
+  const headers = {
+    Authorization: `Bearer ${gw.agentToken}`,
+    'X-Verity-Link': await page.$eval('[data-agent-link]', (el) => (el as HTMLElement).dataset.linkToken!),
+  };
+  const client = new Client({ name, version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers } });
+  await client.connect(transport);
+  return {
+    call: wrap(client),
+    close: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
+}
