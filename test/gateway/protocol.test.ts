@@ -5,13 +5,7 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import type { z } from 'zod';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
-import {
-  EVENT_SCHEMAS,
-  eventFrame,
-  helloOk,
-  METHOD_SCHEMAS,
-  responseFrame,
-} from '../../server/gateway/protocol.js';
+import { EVENT_SCHEMAS, eventFrame, helloOk, METHOD_SCHEMAS, responseFrame } from '../../server/gateway/protocol.js';
 
 let gw: Gateway;
 before(async () => {
@@ -296,9 +290,10 @@ describe('every frame the gateway sends matches protocol.ts', () => {
   }
 
   test('a real session (connect, an MCP session, an action, the brake, the audit trail): every frame is valid', async () => {
-    const s = await connected(['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'], [
-      'ui-commands',
-    ]);
+    const s = await connected(
+      ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'],
+      ['ui-commands'],
+    );
     // The socket helper numbers requests 1, 2, 3, ... (connect was 1): the method of id n is sent[n - 1].
     const sent = ['connect'];
     const call = async (method: string, params?: unknown) => {
