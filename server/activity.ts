@@ -11,7 +11,8 @@ export interface ActionEntry {
   summary: string;
   effect: string | null;
   refusal: string | null;
-  evidence: unknown[];
+  /** The call's read-back evidence (routing/driver.ts Evidence), the first few pieces. */
+  evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>;
   isError: boolean;
   thumbnail?: string;
   /** element_token -> `role "name"` (the log shows labels, not tokens). */
@@ -25,7 +26,14 @@ export interface ActionEntry {
 /** How many recent actions are kept for operators who open the Control UI later. */
 const KEPT = 500;
 
-export class Activity extends EventEmitter {
+/** What the activity tells its listeners: an action, a thumbnail added to one, a session list that changed. */
+interface ActivityEvents {
+  action: [entry: ActionEntry];
+  thumbnail: [entry: ActionEntry];
+  sessions: [];
+}
+
+export class Activity extends EventEmitter<ActivityEvents> {
   private readonly recent: ActionEntry[] = [];
   private nextId = 1;
 

@@ -36,7 +36,13 @@ export interface ApprovalOptions {
 
 export const APPROVAL_TIMEOUT_MS = 120_000;
 
-export class Approvals extends EventEmitter {
+/** What approvals tell their listeners (the gateway sends both on; the audit trail notes both). */
+interface ApprovalEvents {
+  requested: [request: ApprovalRequest];
+  resolved: [outcome: ApprovalOutcome];
+}
+
+export class Approvals extends EventEmitter<ApprovalEvents> {
   private readonly pending = new Map<
     string,
     { request: ApprovalRequest; decide: (approved: boolean, by?: string) => void }

@@ -1,17 +1,10 @@
 // One approval card: what will run (the element by its role and name, the arguments whole), how long it
 // still waits (a countdown to its time-out), and Approve / Deny that look nothing alike.
 import { LitElement, html, nothing } from 'lit';
+import type { ApprovalRequest } from '../../server/gateway/protocol.js';
 
-export interface Approval {
-  id: string;
-  tool: string;
-  summary: string;
-  arguments?: Record<string, unknown>;
-  sessionKey: string;
-  requestedAt: string;
-  expiresAt?: string;
-  labels?: Record<string, string>;
-}
+/** An approval request as the gateway sends it (approval.requested, approvals.list). */
+export type Approval = ApprovalRequest;
 
 export class ApprovalCard extends LitElement {
   static properties = { approval: { attribute: false }, sessionTitle: { attribute: false }, now: { state: true } };

@@ -4,28 +4,9 @@
 // expected vs observed for every piece of evidence, the element labels, who approved it, and the
 // before/after images side by side when the session was recording.
 import { LitElement, html, nothing } from 'lit';
+import type { AuditEntry } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
 import './audit.css';
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  kind: 'call' | 'approval' | 'brake' | 'operator_input';
-  sessionKey: string;
-  tool: string;
-  verdict: string;
-  summary: string;
-  args?: Record<string, unknown>;
-  result?: unknown;
-  isError?: boolean;
-  refusal?: { code: string; message: string };
-  evidence?: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>;
-  labels?: Record<string, string>;
-  by?: string;
-  approval?: { id: string; by?: string };
-  duration_ms?: number;
-  recording?: { dir: string; step: number; before?: string; after?: string };
-}
 
 interface Filters {
   sessionKey: string;
@@ -87,9 +68,9 @@ export class AuditLog extends LitElement {
   status = '';
   private textTimer: number | undefined;
   private loadedFor: GatewayClient | null = null;
+  private stopEntries: (() => void) | null = null;
 
-  private onEntry = (e: Event) => {
-    const entry = (e as CustomEvent).detail as AuditEntry;
+  private onEntry = (entry: AuditEntry) => {
     if (!this.open || !this.shows(entry)) return;
     this.entries = [entry, ...this.entries].slice(0, SHOWN_MAX);
   };
@@ -107,7 +88,8 @@ export class AuditLog extends LitElement {
   }
 
   private unlisten(): void {
-    this.loadedFor?.removeEventListener('audit.entry', this.onEntry);
+    this.stopEntries?.();
+    this.stopEntries = null;
     this.loadedFor?.removeEventListener('hello', this.onHello);
     this.loadedFor = null;
   }
@@ -116,7 +98,7 @@ export class AuditLog extends LitElement {
     if ((changed.has('open') || changed.has('client')) && this.open && this.client && this.loadedFor !== this.client) {
       this.unlisten();
       this.loadedFor = this.client;
-      this.client.addEventListener('audit.entry', this.onEntry);
+      this.stopEntries = this.client.on('audit.entry', this.onEntry);
       this.client.addEventListener('hello', this.onHello);
       void this.reload();
     } else if (changed.has('open') && this.open) void this.reload();
@@ -225,7 +207,7 @@ export class AuditLog extends LitElement {
     this.images = {};
     // Live entries come without their result: the stored entry has it.
     const stored = (await this.client.request('audit.query', { before: entry.id + 1, limit: 1 }).catch(() => null))
-      ?.entries?.[0] as AuditEntry | undefined;
+      ?.entries[0];
     if (stored?.id === entry.id && this.selected?.id === entry.id) this.selected = stored;
     const current = this.selected;
     if (!current?.recording) {

@@ -4,14 +4,10 @@
 // The gateway holds the state (sessions.stop/pause/resume/end); the rows show it as sessions.changed
 // brings it, so two Control UIs agree.
 import { LitElement, html, nothing } from 'lit';
+import type { BrakeStatus } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
 
-export interface BrakeStatus {
-  state: 'running' | 'paused' | 'stopped';
-  by: string | null;
-  since: string | null;
-  waiting: number;
-}
+export type { BrakeStatus };
 
 export type BrakeVerb = 'stop' | 'pause' | 'resume' | 'end';
 

@@ -4,7 +4,7 @@
 // ("Take control"; Esc gives it back). Without control no key is captured: Tab moves on through the UI.
 import { LitElement, html, nothing } from 'lit';
 import type { GatewayClient } from './gateway.js';
-import type { Params, ScreencastFrame } from '../../server/gateway/protocol.js';
+import type { EventPayload, Params, ScreencastFrame } from '../../server/gateway/protocol.js';
 
 interface TabRow {
   tab_id: string;
@@ -53,8 +53,7 @@ export class BrowserPanel extends LitElement {
   private observer: ResizeObserver | null = null;
   private resizeTimer: number | undefined;
   private lastViewport = '';
-  private onFrame = (e: Event) => {
-    const frame = (e as CustomEvent<ScreencastFrame>).detail;
+  private onFrame = (frame: ScreencastFrame) => {
     if (frame.tab_id !== this.shownTab) return;
     const img = this.querySelector('img.screen') as HTMLImageElement | null;
     if (!img) return;
@@ -65,8 +64,7 @@ export class BrowserPanel extends LitElement {
     this.frames++;
     img.dataset.frames = String(this.frames);
   };
-  private onLocation = (e: Event) => {
-    const location = (e as CustomEvent).detail as TabRow;
+  private onLocation = (location: EventPayload<'browser.location'>) => {
     if (location.tab_id !== this.shownTab) return;
     if (document.activeElement !== this.querySelector('[data-browser-url]')) this.url = location.url;
     void this.refreshTabs();
@@ -83,8 +81,8 @@ export class BrowserPanel extends LitElement {
 
   disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.client?.removeEventListener('browser.frame', this.onFrame);
-    this.client?.removeEventListener('browser.location', this.onLocation);
+    this.client?.off('browser.frame', this.onFrame);
+    this.client?.off('browser.location', this.onLocation);
     this.observer?.disconnect();
   }
 
@@ -128,10 +126,8 @@ export class BrowserPanel extends LitElement {
   }
 
   updated(changed: Map<string, unknown>): void {
-    this.client?.removeEventListener('browser.frame', this.onFrame);
-    this.client?.addEventListener('browser.frame', this.onFrame);
-    this.client?.removeEventListener('browser.location', this.onLocation);
-    this.client?.addEventListener('browser.location', this.onLocation);
+    this.client?.on('browser.frame', this.onFrame);
+    this.client?.on('browser.location', this.onLocation);
     if (changed.has('tabId') && this.picked && this.picked.while !== this.tabId) this.picked = null; // the agent moved on: follow it
     if (!this.active && this.inControl) this.setControl(false);
     const tab = this.picked?.tab ?? this.tabId;

@@ -97,6 +97,8 @@ export class GatewayClient extends EventTarget {
   state: ConnState = 'closed';
   hello: HelloOk | null = null;
   lastError = '';
+  /** Each `on` listener's DOM handler, so that adding it again or `off` finds the same one. */
+  private readonly handlers = new WeakMap<object, (e: Event) => void>();
 
   constructor(readonly options: GatewayOptions) {
     super();
@@ -131,11 +133,24 @@ export class GatewayClient extends EventTarget {
     return !this.stopped;
   }
 
-  /** Listens to one gateway event, typed by the protocol; returns the way to stop listening. */
+  /**
+   * Listens to one gateway event, typed by the protocol; returns the way to stop listening. Like
+   * addEventListener, the same listener added twice is called once, and `off` takes it away again.
+   */
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
-    const handler = (e: Event) => listener((e as CustomEvent<EventPayload<E>>).detail);
+    let handler = this.handlers.get(listener);
+    if (!handler) {
+      // The one place a DOM event becomes a payload: dispatched below from frames of this event's name.
+      handler = (e: Event) => listener((e as CustomEvent<EventPayload<E>>).detail);
+      this.handlers.set(listener, handler);
+    }
     this.addEventListener(event, handler);
-    return () => this.removeEventListener(event, handler);
+    return () => this.off(event, listener);
+  }
+
+  off<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): void {
+    const handler = this.handlers.get(listener);
+    if (handler) this.removeEventListener(event, handler);
   }
 
   private setState(detail: StateDetail): void {
@@ -258,12 +273,7 @@ export class GatewayClient extends EventTarget {
       ? [params?: Params<M>, timeoutMs?: number]
       : [params: Params<M>, timeoutMs?: number]
   ): Promise<Result<M>>;
-  /**
-   * Methods protocol.ts does not declare in METHOD_SCHEMAS yet (the brake's and the audit trail's, whose
-   * results are untyped there): answered as any until they are declared.
-   */
-  request(method: Exclude<string, Method>, params?: unknown, timeoutMs?: number): Promise<any>;
-  request(method: string, ...args: [params?: unknown, timeoutMs?: number]): Promise<unknown> {
+  request(method: Method, ...args: [params?: unknown, timeoutMs?: number]): Promise<unknown> {
     const [params, timeoutMs] = args;
     if (!this.hello)
       return Promise.reject(new GatewayRequestError('NOT_CONNECTED', `${method}: not connected to the gateway`));

@@ -6,48 +6,13 @@ import { apply, focusedSession, loadLayout, saveLayout, type Layout, type UiComm
 import { closedRows, connectionBanner, dockGrid, sessionName, shortcut, type PanelPlace } from './console.js';
 import './terminal-panel.js';
 import './browser-panel.js';
-import { installBrakeShortcuts, type BrakeStatus } from './brake-controls.js';
+import { installBrakeShortcuts } from './brake-controls.js';
 import type { Approval } from './approval-card.js';
 import './approval-card.js';
 import type { AuditLog } from './audit-log.js';
 import './audit-log.js';
 import './styles.css';
-
-interface SessionRow {
-  sessionKey: string;
-  session: string | null;
-  implicit: boolean;
-  state: string;
-  transport: string;
-  client: string;
-  recording_active: boolean;
-  idle_seconds: number;
-  tab_id: string | null;
-  brake?: BrakeStatus;
-}
-interface ActionRow {
-  id: number;
-  at: string;
-  sessionKey: string;
-  tool: string;
-  summary: string;
-  effect: string | null;
-  refusal: string | null;
-  evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>;
-  isError: boolean;
-  thumbnail?: string;
-  labels?: Record<string, string>;
-  approval?: { id: string; by?: string };
-  auditId?: number;
-}
-
-interface PairingRow {
-  id: string;
-  origin: string;
-  createdAt: string;
-  lastUsedAt: string;
-  connected: boolean;
-}
+import type { ActionEntry as ActionRow, PairingRow, SessionRow } from '../../server/gateway/protocol.js';
 
 /**
  * Where the gateway is and the operator credential. Served by the gateway, the UI connects only to its
@@ -179,20 +144,18 @@ export class VerityApp extends LitElement {
       this.error = state === 'unauthorized' ? error : '';
     });
     this.client.addEventListener('hello', () => void this.refresh());
-    this.client.addEventListener('ui.command', (e) => this.command((e as CustomEvent).detail.command));
-    this.client.addEventListener('sessions.changed', (e) => {
-      const delta = (e as CustomEvent).detail;
+    this.client.on('ui.command', ({ command }) => this.command(command));
+    this.client.on('sessions.changed', (delta) => {
       this.closed = closedRows(this.closed, this.sessions, delta);
       this.sessions = applySessionsDelta(this.sessions, delta);
     });
-    this.client.addEventListener('action', (e) => this.addAction((e as CustomEvent).detail));
-    this.client.addEventListener('approval.requested', (e) => {
-      const request = (e as CustomEvent).detail as Approval;
+    this.client.on('action', (entry) => this.addAction(entry));
+    this.client.on('approval.requested', (request) => {
       this.approvals = [...this.approvals, request];
       this.announcement = `Approval needed: ${request.tool} from ${this.sessionTitle(request.sessionKey)}.`;
     });
-    this.client.addEventListener('approval.resolved', (e) => {
-      this.approvals = this.approvals.filter((a) => a.id !== (e as CustomEvent).detail.id);
+    this.client.on('approval.resolved', ({ id }) => {
+      this.approvals = this.approvals.filter((a) => a.id !== id);
     });
     if (!token || !url) {
       this.conn = 'unauthorized';
@@ -226,7 +189,7 @@ export class VerityApp extends LitElement {
     // (keyed by session), so a pane's history is back once the gateway is.
     const shown = this.actions;
     this.actions = new Map();
-    for (const a of actions.actions as ActionRow[]) this.addAction(a);
+    for (const a of actions.actions) this.addAction(a);
     for (const [key, rows] of shown) if (!this.actions.has(key)) this.actions = new Map(this.actions).set(key, rows);
     this.approvals = approvals.approvals;
     this.link = link;

@@ -33,12 +33,11 @@ export class TerminalPanel extends LitElement {
   /** The shell exited: no new one starts until the panel is shown again. */
   private exited = false;
   private observer: ResizeObserver | null = null;
-  private onData = (e: Event) => {
-    const { terminalId, data } = (e as CustomEvent<EventPayload<'terminal.data'>>).detail;
+  private onData = ({ terminalId, data }: EventPayload<'terminal.data'>) => {
     if (terminalId === this.terminalId && this.attached) this.term?.write(data);
   };
-  private onExit = (e: Event) => {
-    if ((e as CustomEvent<EventPayload<'terminal.exit'>>).detail.terminalId !== this.terminalId) return;
+  private onExit = ({ terminalId }: EventPayload<'terminal.exit'>) => {
+    if (terminalId !== this.terminalId) return;
     this.status = 'the shell exited';
     this.exited = true;
     this.terminalId = null;
@@ -97,10 +96,8 @@ export class TerminalPanel extends LitElement {
   private async show(): Promise<void> {
     this.busy = true;
     try {
-      this.client.removeEventListener('terminal.data', this.onData);
-      this.client.removeEventListener('terminal.exit', this.onExit);
-      this.client.addEventListener('terminal.data', this.onData);
-      this.client.addEventListener('terminal.exit', this.onExit);
+      this.client.on('terminal.data', this.onData);
+      this.client.on('terminal.exit', this.onExit);
       const term = this.ensureXterm();
       await this.updateComplete;
       this.fit.fit();

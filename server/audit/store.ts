@@ -21,45 +21,12 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import type { AuditEntry, AuditKind, AuditPage, EvidenceItem } from '../gateway/protocol.js';
 
-export type AuditKind = 'call' | 'approval' | 'brake' | 'operator_input';
-
-export interface AuditEvidence {
-  kind: string;
-  expected?: unknown;
-  observed?: unknown;
-  detail?: string;
-}
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  kind: AuditKind;
-  sessionKey: string;
-  /** The tool of a call or approval; the brake's verb (stop, pause, resume, end); browser.input for operator input. */
-  tool: string;
-  /**
-   * A call: its effect (confirmed, mismatch, ...), `refused`, `ok` or `failed`. An approval: requested,
-   * approved, denied, timed_out, cancelled. The brake: stopped, paused, resumed, ended. Input: input.
-   */
-  verdict: string;
-  /** One line for the log: the arguments with element tokens shown as their labels. */
-  summary: string;
-  args?: Record<string, unknown>;
-  result?: unknown;
-  isError?: boolean;
-  refusal?: { code: string; message: string };
-  evidence?: AuditEvidence[];
-  /** element_token -> `role "name"` at the time of the call. */
-  labels?: Record<string, string>;
-  /** Who did it, for what an operator did (approve, deny, stop, input). */
-  by?: string;
-  /** The approval a call went through, and who gave it. */
-  approval?: { id: string; by?: string };
-  duration_ms?: number;
-  /** The call's recording step: the folder and its before/after PNG file names. */
-  recording?: { dir: string; step: number; before?: string; after?: string };
-}
+// An entry's shape is declared once, in the gateway protocol (audit.query and audit.entry carry it).
+export type { AuditEntry, AuditKind, AuditPage };
+/** One piece of a call's read-back evidence, as the trail keeps it. */
+export type AuditEvidence = EvidenceItem;
 
 export type AuditInput = Omit<AuditEntry, 'id' | 'at'> & { at?: string };
 
@@ -75,12 +42,6 @@ export interface AuditQuery {
   /** Page back: only entries with an id below this. */
   before?: number;
   limit?: number;
-}
-
-export interface AuditPage {
-  entries: AuditEntry[];
-  next_before: number | null;
-  total: number;
 }
 
 export interface Retention {
@@ -117,7 +78,8 @@ const PAGE_MAX = 500;
 /** In-memory rows when there is no folder (`verity mcp` on its own): the newest are kept. */
 const MEMORY_ROWS = 5000;
 
-export class AuditStore extends EventEmitter {
+/** The trail: appends, pages back, retention; each new entry is also emitted ('entry': the gateway sends it on). */
+export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   private readonly rows: Row[] = [];
   private readonly segments: Segment[] = [];
   private nextId = 1;
@@ -145,7 +107,7 @@ export class AuditStore extends EventEmitter {
 
   /** Records one entry (written with the next flush, at most a tick later) and tells listeners. */
   append(input: AuditInput): AuditEntry {
-    const entry = { ...input, id: this.nextId++, at: input.at ?? new Date().toISOString() } as AuditEntry;
+    const entry: AuditEntry = { ...input, id: this.nextId++, at: input.at ?? new Date().toISOString() };
     const line = storedLine(entry) + '\n';
     const length = Buffer.byteLength(line);
     const atMs = Date.parse(entry.at);

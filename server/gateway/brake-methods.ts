@@ -1,21 +1,13 @@
 // Gateway methods of the brake (sessions.stop/pause/resume/end, scope operator.write) and of the audit
 // trail (audit.*, scope operator.read), and the one-time download route of an export (GET /audit/export).
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import type { ServerResponse } from 'node:http';
 import type { GatewayConnection } from './connection.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
-import type { Scope } from './protocol.js';
-import {
-  auditExportParams,
-  auditImageParams,
-  auditQueryParams,
-  brakeParams,
-  GatewayError,
-  type AuditExportParams,
-} from './protocol.js';
+import { GatewayError, type AuditExportParams, type Method } from './protocol.js';
+import type { MethodHandler } from './method-handler.js';
 import { connectionOfKey } from '../sessions/brake.js';
 import { Refusal } from '../routing/refusal.js';
 import { exportJsonl, exportZip, noteBrake, noteOperatorInput, recordingImage } from '../audit/trail.js';
@@ -27,14 +19,6 @@ export interface BrakeMethodContext {
   readonly sessions: Pick<SessionManager, 'all' | 'keyOf' | 'list' | 'end'>;
   agentConnected(connectionId: string): boolean;
 }
-
-interface Spec<P extends z.ZodType = z.ZodType> {
-  scope: Scope;
-  params: P;
-  handler(params: z.infer<P>, conn: GatewayConnection, gw: BrakeMethodContext): Promise<unknown> | unknown;
-}
-
-const spec = <P extends z.ZodType>(m: Spec<P>): Spec => m as unknown as Spec;
 
 /** Who did it, for the audit trail and the cards: the client's name and a short connection id (two UIs apart). */
 export function operatorName(conn: GatewayConnection): string {
@@ -67,10 +51,12 @@ const EXPORT_TTL_MS = 60_000;
 const EXPORT_TICKETS_MAX = 16;
 const tickets = new Map<string, { params: AuditExportParams; expires: number }>();
 
-export const BRAKE_METHODS: Record<string, Spec> = {
-  'sessions.stop': spec({
+type BrakeMethod = Extract<Method, `sessions.${'stop' | 'pause' | 'resume' | 'end'}` | `audit.${string}`>;
+
+/** Their entries in the method table (methods.ts): params and results are declared in protocol.ts. */
+export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodContext> } = {
+  'sessions.stop': {
     scope: 'operator.write',
-    params: brakeParams,
     handler: (p, conn, gw) => {
       const agent = agentOf(gw, p.sessionKey);
       const by = operatorName(conn);
@@ -78,10 +64,9 @@ export const BRAKE_METHODS: Record<string, Spec> = {
       noteBrake(gw.audit, p.sessionKey, 'stop', by);
       return gw.brake.status(agent);
     },
-  }),
-  'sessions.pause': spec({
+  },
+  'sessions.pause': {
     scope: 'operator.write',
-    params: brakeParams,
     handler: (p, conn, gw) => {
       const agent = agentOf(gw, p.sessionKey);
       const by = operatorName(conn);
@@ -91,21 +76,19 @@ export const BRAKE_METHODS: Record<string, Spec> = {
       noteBrake(gw.audit, p.sessionKey, 'pause', by);
       return gw.brake.status(agent);
     },
-  }),
-  'sessions.resume': spec({
+  },
+  'sessions.resume': {
     scope: 'operator.write',
-    params: brakeParams,
     handler: (p, conn, gw) => {
       const agent = agentOf(gw, p.sessionKey);
       if (gw.brake.resume(agent)) noteBrake(gw.audit, p.sessionKey, 'resume', operatorName(conn));
       return gw.brake.status(agent);
     },
-  }),
+  },
   // As if the agent had called end_session: its cleanup hooks run once, its label is a tombstone (the next
   // call is refused session_ended), and what its running calls wait for is cancelled.
-  'sessions.end': spec({
+  'sessions.end': {
     scope: 'operator.write',
-    params: brakeParams,
     handler: async (p, conn, gw) => {
       const session = gw.sessions.all().find((s) => s.state === 'active' && gw.sessions.keyOf(s) === p.sessionKey);
       if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
@@ -118,10 +101,9 @@ export const BRAKE_METHODS: Record<string, Spec> = {
       noteBrake(gw.audit, p.sessionKey, 'end', by);
       return { ok: true, sessionKey: p.sessionKey };
     },
-  }),
-  'audit.query': spec({
+  },
+  'audit.query': {
     scope: 'operator.read',
-    params: auditQueryParams,
     handler: (p, _c, gw) =>
       gw.audit.query({
         sessionKey: p?.sessionKey,
@@ -134,15 +116,13 @@ export const BRAKE_METHODS: Record<string, Spec> = {
         before: p?.before,
         limit: p?.limit ?? 100,
       }),
-  }),
-  'audit.sessions': spec({
+  },
+  'audit.sessions': {
     scope: 'operator.read',
-    params: z.strictObject({}).optional(),
     handler: (_p, _c, gw) => ({ sessions: gw.audit.sessions(), bytes: gw.audit.bytes, dir: gw.audit.dir }),
-  }),
-  'audit.image': spec({
+  },
+  'audit.image': {
     scope: 'operator.read',
-    params: auditImageParams,
     handler: (p, _c, gw) => {
       const entry = gw.audit.get(p.id);
       if (!entry) throw new GatewayError('NOT_FOUND', `no audit entry ${p.id} (retention may have removed it)`);
@@ -154,10 +134,9 @@ export const BRAKE_METHODS: Record<string, Spec> = {
         );
       return { mimeType: 'image/png', data: png.toString('base64') };
     },
-  }),
-  'audit.export': spec({
+  },
+  'audit.export': {
     scope: 'operator.read',
-    params: auditExportParams,
     handler: (p) => {
       const now = Date.now();
       for (const [t, v] of tickets) if (v.expires < now) tickets.delete(t);
@@ -171,7 +150,7 @@ export const BRAKE_METHODS: Record<string, Spec> = {
       tickets.set(ticket, { params: p, expires: now + EXPORT_TTL_MS });
       return { url: `/audit/export?ticket=${ticket}`, filename: exportName(p), expiresInMs: EXPORT_TTL_MS };
     },
-  }),
+  },
 };
 
 function exportName(p: AuditExportParams): string {

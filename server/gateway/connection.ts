@@ -2,7 +2,16 @@
 // sequence numbers.
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { EVENT_SCOPES, type GatewayError, hasScope, type ConnectParams, type Role, type Scope } from './protocol.js';
+import {
+  EVENT_SCHEMAS,
+  type EventName,
+  type EventPayload,
+  type GatewayError,
+  hasScope,
+  type ConnectParams,
+  type Role,
+  type Scope,
+} from './protocol.js';
 import { LIMITS } from '../limits.js';
 
 /** The close code for a consumer that does not read what it is sent (4000-4999: the application's own). */
@@ -55,11 +64,13 @@ export class GatewayConnection {
     });
   }
 
-  /** Sends an event if this connection's scopes allow it; unknown events fail closed. */
-  event(event: string, payload: unknown): boolean {
+  /**
+   * Sends an event if this connection's scopes allow it. Every event the gateway sends goes through here,
+   * typed by protocol.ts (EVENT_SCHEMAS): a payload of the wrong shape does not build.
+   */
+  event<E extends EventName>(event: E, payload: EventPayload<E>): boolean {
     if (!this.hello || !this.open) return false;
-    const required = EVENT_SCOPES[event];
-    if (required === undefined) return false;
+    const required: Scope | null = EVENT_SCHEMAS[event].scope;
     if (required !== null && !this.can(required)) return false;
     this.send({ type: 'event', event, payload, seq: ++this.seq });
     return true;

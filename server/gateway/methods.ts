@@ -16,18 +16,20 @@ import {
   GatewayError,
   METHOD_SCHEMAS,
   type Method,
+  type Params,
   type ParsedParams,
   type Result,
   type Scope,
   type UiCommand,
 } from './protocol.js';
+import type { MethodHandler } from './method-handler.js';
 import type { Relay } from './relay.js';
 import { openTerminal, type Terminals } from './terminal.js';
 import { forwardInput, operatorUrl, startScreencast, stepHistory, type Screencast } from './screencast.js';
 import type { SessionRow } from '../sessions/summary.js';
 import type { Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
-import { BRAKE_METHODS, logOperatorInput, operatorName } from './brake-methods.js';
+import { BRAKE_HANDLERS, logOperatorInput, operatorName } from './brake-methods.js';
 
 /** What the method handlers use of the gateway and the core behind it. */
 export interface MethodContext {
@@ -57,21 +59,14 @@ export interface MethodContext {
   readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
 }
 
-export interface MethodSpec<P extends z.ZodType = z.ZodType> {
-  scope: Scope;
-  params: P;
-  handler(params: z.infer<P>, conn: GatewayConnection, gw: MethodContext): Promise<unknown> | unknown;
-}
-
 export { uiCommand, type UiCommand } from './protocol.js';
 
-/** One method's entry: the handler is typed by the method's params and result in protocol.ts. */
-interface Handler<M extends Method> {
-  scope: Scope;
-  handler(params: ParsedParams<M>, conn: GatewayConnection, gw: MethodContext): Promise<Result<M>> | Result<M>;
-}
-
-const HANDLERS: { [M in Method]: Handler<M> } = {
+/**
+ * Every method of protocol.ts, each with its handler typed by the method's params and result: the build
+ * fails when one is missing, named twice or answers the wrong shape. The brake's and the audit trail's
+ * handlers are in brake-methods.ts.
+ */
+const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'sessions.list': {
     scope: 'operator.read',
     handler: (_p, _c, gw) => ({ sessions: gw.sessionList() }),
@@ -285,19 +280,40 @@ const HANDLERS: { [M in Method]: Handler<M> } = {
       return { ok: true };
     },
   },
+  ...BRAKE_HANDLERS,
 };
 
 /**
- * The table as the gateway reads it: each handler with its params schema from protocol.ts; then the
- * brake's and the audit trail's methods (brake-methods.ts), whose params are in protocol.ts but whose
- * results are not typed there yet.
+ * METHOD_SCHEMAS seen one method at a time: for a method M, its params schema parses into ParsedParams<M>
+ * and its result is Result<M>. A plain assignment, so the compiler checks that it is a true widening.
  */
-export const METHODS: Record<string, MethodSpec> = {
-  ...Object.fromEntries(
-    (Object.keys(HANDLERS) as Method[]).map((name) => [
-      name,
-      { ...HANDLERS[name], params: METHOD_SCHEMAS[name].params } as MethodSpec,
-    ]),
-  ),
-  ...BRAKE_METHODS,
-};
+const SCHEMAS: {
+  [M in Method]: { params: z.ZodType<ParsedParams<M>, Params<M>>; result: z.ZodType<Result<M>> };
+} = METHOD_SCHEMAS;
+
+export function isMethod(name: string): name is Method {
+  return Object.hasOwn(HANDLERS, name);
+}
+
+/** Every method's name (hello-ok lists those a connection's scopes reach). */
+export const METHOD_NAMES: readonly Method[] = Object.keys(HANDLERS).filter(isMethod);
+
+export function methodScope(method: Method): Scope {
+  return HANDLERS[method].scope;
+}
+
+/** Checks a request's params against the method's schema (naming the bad field), then runs its handler. */
+export async function callMethod<M extends Method>(
+  method: M,
+  raw: unknown,
+  conn: GatewayConnection,
+  gw: MethodContext,
+): Promise<Result<M>> {
+  const parsed = SCHEMAS[method].params.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new GatewayError('INVALID_REQUEST', `${method}: ${issue.path.join('.') || 'params'}: ${issue.message}`);
+  }
+  const entry: MethodHandler<M, MethodContext> = HANDLERS[method];
+  return entry.handler(parsed.data, conn, gw);
+}

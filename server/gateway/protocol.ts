@@ -155,8 +155,7 @@ export const actionEntry = z.strictObject({
   summary: z.string(),
   effect: z.string().nullable(),
   refusal: z.string().nullable(),
-  /** EvidenceItem each (typed unknown: the server's action log does not type them yet). */
-  evidence: z.array(z.unknown()),
+  evidence: z.array(evidenceItem),
   isError: z.boolean(),
   /** A JPEG (base64) of the page after the action, added after the fact (the entry is sent again). */
   thumbnail: z.string().optional(),
@@ -266,6 +265,90 @@ export const panelViewport = z.strictObject({
 });
 export type PanelViewport = z.infer<typeof panelViewport>;
 
+// ---- the brake and the audit trail (sessions/brake.ts, audit/) ----
+
+const sessionKey = z.string().min(1).max(512);
+/** sessions.stop / sessions.pause / sessions.resume / sessions.end (scope operator.write). */
+export const brakeParams = z.strictObject({ sessionKey });
+export type BrakeParams = z.infer<typeof brakeParams>;
+export type BrakeStatus = z.infer<typeof brakeState>;
+
+export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
+export type AuditKind = (typeof auditKinds)[number];
+
+/**
+ * One entry of the audit trail: audit/store.ts writes it as one JSONL line, audit.query pages through
+ * them, and the audit.entry event carries each new one (without its result).
+ */
+export const auditEntry = z.strictObject({
+  id: z.number().int(),
+  at: z.string(),
+  kind: z.enum(auditKinds),
+  sessionKey: z.string(),
+  /** The tool of a call or approval; the brake's verb (stop, pause, resume, end); browser.input for operator input. */
+  tool: z.string(),
+  /**
+   * A call: its effect (confirmed, mismatch, ...), `refused`, `ok` or `failed`. An approval: requested,
+   * approved, denied, timed_out, cancelled. The brake: stopped, paused, resumed, ended. Input: input.
+   */
+  verdict: z.string(),
+  /** One line for the log: the arguments with element tokens shown as their labels. */
+  summary: z.string(),
+  args: z.record(z.string(), z.unknown()).optional(),
+  result: z.unknown().optional(),
+  isError: z.boolean().optional(),
+  refusal: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+  evidence: z.array(evidenceItem).optional(),
+  /** element_token -> `role "name"` at the time of the call. */
+  labels: z.record(z.string(), z.string()).optional(),
+  /** Who did it, for what an operator did (approve, deny, stop, input). */
+  by: z.string().optional(),
+  /** The approval a call went through, and who gave it. */
+  approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
+  duration_ms: z.number().optional(),
+  /** The call's recording step: the folder and its before/after PNG file names. */
+  recording: z
+    .strictObject({
+      dir: z.string(),
+      step: z.number().int(),
+      before: z.string().optional(),
+      after: z.string().optional(),
+    })
+    .optional(),
+});
+export type AuditEntry = z.infer<typeof auditEntry>;
+
+const when = z.union([z.string().max(64), z.number()]).optional();
+/** audit.query: newest first, paged back with `before` (the previous page's next_before). Times are ISO strings or epoch ms. */
+export const auditQueryParams = z
+  .strictObject({
+    sessionKey: sessionKey.optional(),
+    tool: z.string().max(128).optional(),
+    verdict: z.string().max(64).optional(),
+    kind: z.enum(auditKinds).optional(),
+    text: z.string().max(500).optional(),
+    from: when,
+    to: when,
+    before: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).max(500).default(100),
+  })
+  .optional();
+export type AuditQueryParams = z.infer<typeof auditQueryParams>;
+/** A page of audit.query: `next_before` continues the search (null: the beginning of the trail). */
+export const auditPage = z.strictObject({
+  entries: z.array(auditEntry),
+  next_before: z.number().int().nullable(),
+  total: z.number().int(),
+});
+export type AuditPage = z.infer<typeof auditPage>;
+/** The sessions the trail knows, newest first. */
+export const auditSession = z.strictObject({ sessionKey: z.string(), entries: z.number().int(), last: z.string() });
+/** audit.image: a recorded call's before or after PNG, base64. */
+export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
+/** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
+export const auditExportParams = z.strictObject({ sessionKey, format: z.enum(['jsonl', 'zip']).default('jsonl') });
+export type AuditExportParams = z.infer<typeof auditExportParams>;
+
 // ---- methods: params and results ----
 
 const none = z.strictObject({}).optional();
@@ -372,6 +455,29 @@ export const METHOD_SCHEMAS = {
     }),
     result: ok,
   },
+  // The brake (scope operator.write): the agent's brake state after the change.
+  'sessions.stop': { params: brakeParams, result: brakeState },
+  'sessions.pause': { params: brakeParams, result: brakeState },
+  'sessions.resume': { params: brakeParams, result: brakeState },
+  // As if the agent had called end_session.
+  'sessions.end': {
+    params: brakeParams,
+    result: z.strictObject({ ok: z.literal(true), sessionKey: z.string() }),
+  },
+  // The audit trail (scope operator.read).
+  'audit.query': { params: auditQueryParams, result: auditPage },
+  'audit.sessions': {
+    params: none,
+    result: z.strictObject({ sessions: z.array(auditSession), bytes: z.number().int(), dir: z.string().nullable() }),
+  },
+  'audit.image': {
+    params: auditImageParams,
+    result: z.strictObject({ mimeType: z.literal('image/png'), data: z.string() }),
+  },
+  'audit.export': {
+    params: auditExportParams,
+    result: z.strictObject({ url: z.string(), filename: z.string(), expiresInMs: z.number().int() }),
+  },
 } satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type Method = keyof typeof METHOD_SCHEMAS;
@@ -410,7 +516,7 @@ export const EVENT_SCHEMAS = {
   // Sent only to the extension's relay connection (cap tab-relay), never broadcast.
   'relay.command': { scope: 'operator.write', payload: relayCommand },
   // Each new audit trail entry (audit/store.ts), for the Control UI's log view.
-  'audit.entry': { scope: 'operator.read', payload: z.unknown() },
+  'audit.entry': { scope: 'operator.read', payload: auditEntry },
   tick: { scope: null, payload: z.unknown() },
 } satisfies Record<string, { scope: Scope | null; payload: z.ZodType }>;
 
@@ -448,40 +554,3 @@ export function missingScope(method: string, required: Scope): GatewayError {
     { missingScope: required, requiredScopes: [required] },
   );
 }
-
-// The brake and the audit trail (sessions/brake.ts, audit/): params of their methods.
-const sessionKey = z.string().min(1).max(512);
-/** sessions.stop / sessions.pause / sessions.resume / sessions.end (scope operator.write). */
-export const brakeParams = z.strictObject({ sessionKey });
-export type BrakeParams = z.infer<typeof brakeParams>;
-/** What sessions.stop/pause/resume answer: the agent's brake state after the change. */
-export const brakeStatus = z.object({
-  state: z.enum(['running', 'paused', 'stopped']),
-  by: z.string().nullable(),
-  since: z.string().nullable(),
-  waiting: z.number().int(),
-});
-export type BrakeStatusPayload = z.infer<typeof brakeStatus>;
-
-const when = z.union([z.string().max(64), z.number()]).optional();
-export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
-/** audit.query: newest first, paged back with `before` (the previous page's next_before). Times are ISO strings or epoch ms. */
-export const auditQueryParams = z
-  .strictObject({
-    sessionKey: sessionKey.optional(),
-    tool: z.string().max(128).optional(),
-    verdict: z.string().max(64).optional(),
-    kind: z.enum(auditKinds).optional(),
-    text: z.string().max(500).optional(),
-    from: when,
-    to: when,
-    before: z.number().int().min(1).optional(),
-    limit: z.number().int().min(1).max(500).default(100),
-  })
-  .optional();
-export type AuditQueryParams = z.infer<typeof auditQueryParams>;
-/** audit.image: a recorded call's before or after PNG, base64. */
-export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
-/** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
-export const auditExportParams = z.strictObject({ sessionKey, format: z.enum(['jsonl', 'zip']).default('jsonl') });
-export type AuditExportParams = z.infer<typeof auditExportParams>;

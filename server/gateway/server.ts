@@ -17,7 +17,7 @@ import { sessionSummary, type SessionRow } from '../sessions/summary.js';
 import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
-import { METHODS, type MethodContext, type UiCommand } from './methods.js';
+import { callMethod, isMethod, METHOD_NAMES, methodScope, type MethodContext, type UiCommand } from './methods.js';
 import {
   connectParams,
   EVENT_SCOPES,
@@ -27,6 +27,9 @@ import {
   missingScope,
   requestFrame,
   ROLE_SCOPES,
+  type EventName,
+  type EventPayload,
+  type HelloOk,
   type Role,
 } from './protocol.js';
 import { Terminals } from './terminal.js';
@@ -461,23 +464,18 @@ export class Gateway {
         if (frame.method !== 'connect') throw new GatewayError('INVALID_REQUEST', 'the first request must be connect');
         return conn.respond(frame.id, this.connect(conn, frame.params));
       }
-      const spec = METHODS[frame.method];
-      if (!spec)
-        throw new GatewayError('INVALID_REQUEST', `unknown method ${frame.method}; hello-ok lists the methods`);
-      if (!conn.can(spec.scope)) throw missingScope(frame.method, spec.scope);
-      const params = spec.params.safeParse(frame.params);
-      if (!params.success)
-        throw new GatewayError(
-          'INVALID_REQUEST',
-          `${frame.method}: ${params.error.issues[0].path.join('.') || 'params'}: ${params.error.issues[0].message}`,
-        );
-      conn.respond(frame.id, await spec.handler(params.data, conn, this.methodContext));
+      const method = frame.method;
+      if (!isMethod(method))
+        throw new GatewayError('INVALID_REQUEST', `unknown method ${method}; hello-ok lists the methods`);
+      const scope = methodScope(method);
+      if (!conn.can(scope)) throw missingScope(method, scope);
+      conn.respond(frame.id, await callMethod(method, frame.params, conn, this.methodContext));
     } catch (e) {
       conn.fail(frame.id, e instanceof GatewayError ? e : new GatewayError('UNAVAILABLE', (e as Error).message));
     }
   }
 
-  private connect(conn: GatewayConnection, raw: unknown) {
+  private connect(conn: GatewayConnection, raw: unknown): HelloOk {
     const parsed = connectParams.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -530,10 +528,8 @@ export class Gateway {
     return {
       type: 'hello-ok',
       connId: conn.connId,
-      scopes: conn.scopes,
-      methods: Object.entries(METHODS)
-        .filter(([, m]) => conn.can(m.scope))
-        .map(([name]) => name),
+      scopes: [...conn.scopes],
+      methods: METHOD_NAMES.filter((name) => conn.can(methodScope(name))),
       events: this.eventsFor(conn),
       policy: { maxPayload: MAX_FRAME_BYTES },
     };
@@ -552,7 +548,7 @@ export class Gateway {
   }
 
   /** Sends an event to every connection whose scopes allow it (the connection checks). */
-  broadcast(event: string, payload: unknown): void {
+  broadcast<E extends EventName>(event: E, payload: EventPayload<E>): void {
     for (const conn of this.connections.values()) conn.event(event, payload);
   }
 

@@ -5,7 +5,7 @@
 // terminal panel, with a message saying why.
 import { createRequire } from 'node:module';
 import type { IPty } from '@lydell/node-pty';
-import { GatewayError } from './protocol.js';
+import { GatewayError, type EventPayload } from './protocol.js';
 
 const require = createRequire(import.meta.url);
 
@@ -62,7 +62,11 @@ export class Terminals {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly send: (connId: string, event: string, payload: unknown) => void,
+    private readonly send: <E extends 'terminal.data' | 'terminal.exit'>(
+      connId: string,
+      event: E,
+      payload: EventPayload<E>,
+    ) => void,
     private readonly detachMs: () => number,
   ) {}
 

@@ -2,7 +2,7 @@
 // checked, the policy's approval list consulted, the call admitted to a session, the handler run with the
 // narrow ToolContext, the step recorded when its session records, and the operators' action log told.
 // The read-ahead for type_text (anticipate) lives here too: it is the one place that knows MCP requests.
-import type { Activity } from '../activity.js';
+import type { Activity, ActionEntry } from '../activity.js';
 import { summarizeArgs } from '../activity.js';
 import type { Approvals } from '../approvals.js';
 import type { Policy } from '../policy.js';
@@ -224,7 +224,7 @@ export class CallPipeline {
     const { activity, sessions, router } = this.parts;
     const structured = reply.structured as {
       effect?: string;
-      evidence?: unknown[];
+      evidence?: ActionEntry['evidence'];
       refusal?: { code: string; message: string };
     };
     const entry = activity.record({

@@ -3,7 +3,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import type { z } from 'zod';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
+import { EVENT_SCHEMAS, eventFrame, helloOk, METHOD_SCHEMAS, responseFrame } from '../../server/gateway/protocol.js';
 
 let gw: Gateway;
 before(async () => {
@@ -253,6 +255,105 @@ describe('events', () => {
     assert.ok(!b.frames.some((f) => f.event === 'ui.command'), 'never broadcast');
     a.ws.close();
     b.ws.close();
+  });
+});
+
+describe('every frame the gateway sends matches protocol.ts', () => {
+  // Each answer by its method's result schema, each event by its payload schema: the schemas are the
+  // types the Control UI and the extension are built against, so a frame that does not match is a bug.
+  const results: Record<string, z.ZodType> = Object.fromEntries(
+    Object.entries(METHOD_SCHEMAS).map(([name, m]) => [name, m.result]),
+  );
+  const payloads: Record<string, z.ZodType> = Object.fromEntries(
+    Object.entries(EVENT_SCHEMAS).map(([name, e]) => [name, e.payload]),
+  );
+
+  /** What is wrong with one frame (empty: nothing); `methodOf` names the method a response answers. */
+  function problems(frame: any, methodOf: (id: unknown) => string | undefined): string[] {
+    const issues = (what: string, r: { success: boolean; error?: z.ZodError }) =>
+      r.success ? [] : [`${what}: ${r.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`];
+    if (frame.type === 'event') {
+      const schema = payloads[frame.event];
+      if (!schema) return [`event ${frame.event}: not in EVENT_SCHEMAS`];
+      return [
+        ...issues(`event frame ${frame.event}`, eventFrame.safeParse(frame)),
+        ...issues(`event ${frame.event} payload`, schema.safeParse(frame.payload)),
+      ];
+    }
+    const method = methodOf(frame.id);
+    const framing = issues(`response to ${method}`, responseFrame.safeParse(frame));
+    if (!frame.ok) return framing;
+    if (method === 'connect') return [...framing, ...issues('connect result', helloOk.safeParse(frame.payload))];
+    const schema = method ? results[method] : undefined;
+    if (!schema) return [...framing, `response ${JSON.stringify(frame.id)}: no method with a result schema`];
+    return [...framing, ...issues(`${method} result`, schema.safeParse(frame.payload))];
+  }
+
+  test('a real session (connect, an MCP session, an action, the brake, the audit trail): every frame is valid', async () => {
+    const s = await connected(
+      ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'],
+      ['ui-commands'],
+    );
+    // The socket helper numbers requests 1, 2, 3, ... (connect was 1): the method of id n is sent[n - 1].
+    const sent = ['connect'];
+    const call = async (method: string, params?: unknown) => {
+      sent.push(method);
+      const res = await s.request(method, params);
+      assert.equal(res.ok, true, `${method}: ${JSON.stringify(res)}`);
+      return res.payload;
+    };
+    const agent = await gw.connect();
+    try {
+      assert.equal((await agent.call('start_session', { session: 'framed' })).isError, false);
+      await agent.call('page', { action: 'navigate', url: 'data:text/html,<input aria-label=Name>' });
+      await agent.call('press_key', { key: 'Tab' });
+      await waitUntil(
+        () => ['action', 'audit.entry', 'sessions.changed'].every((e) => s.frames.some((f) => f.event === e)),
+        'the action, audit.entry and sessions.changed events',
+      );
+      const { sessions } = await call('sessions.list');
+      const sessionKey = sessions.find((row: any) => row.session === 'framed')?.sessionKey;
+      assert.ok(sessionKey, JSON.stringify(sessions));
+      await call('actions.list', { sessionKey });
+      await call('approvals.list');
+      await call('pairings.list');
+      await call('browser.tabs', { sessionKey });
+      await call('agent.link');
+      assert.equal((await call('sessions.pause', { sessionKey })).state, 'paused');
+      assert.equal((await call('sessions.resume', { sessionKey })).state, 'running');
+      assert.equal((await call('sessions.stop', { sessionKey })).state, 'stopped');
+      const page = await call('audit.query', { sessionKey });
+      const kinds = new Set(page.entries.map((e: any) => e.kind));
+      assert.ok(kinds.has('call') && kinds.has('brake'), `the trail holds the calls and the brake: ${[...kinds]}`);
+      await call('audit.sessions');
+      await call('audit.export', { sessionKey, format: 'jsonl' });
+      await call('sessions.end', { sessionKey });
+      await waitUntil(() => s.frames.some((f) => f.event === 'audit.entry' && f.payload.verdict === 'ended'));
+
+      const wrong = s.frames.flatMap((f) => problems(f, (id) => (typeof id === 'number' ? sent[id - 1] : undefined)));
+      assert.deepEqual(wrong, [], 'frames that do not match protocol.ts');
+      const answered = new Set(s.frames.filter((f) => f.type === 'res' && f.ok).map((f) => sent[f.id - 1]));
+      for (const m of ['connect', 'sessions.stop', 'audit.query', 'audit.export']) assert.ok(answered.has(m), m);
+
+      // The check itself can fail: a frame off by one field or one value is caught.
+      const byMethod = (m: string) => s.frames.find((f) => f.type === 'res' && sent[f.id - 1] === m);
+      const stopped = byMethod('sessions.stop');
+      const queried = byMethod('audit.query');
+      const action = s.frames.find((f) => f.event === 'action');
+      const tampered = [
+        problems({ ...stopped, payload: { ...stopped.payload, state: 'braked' } }, () => 'sessions.stop'),
+        problems(
+          { ...queried, payload: { ...queried.payload, entries: [{ ...queried.payload.entries[0], extra: 1 }] } },
+          () => 'audit.query',
+        ),
+        problems({ ...action, payload: { ...action.payload, evidence: [{ detail: 'no kind' }] } }, () => undefined),
+        problems({ ...action, event: 'no.such.event' }, () => undefined),
+      ];
+      for (const found of tampered) assert.equal(found.length > 0, true, 'a tampered frame is caught');
+    } finally {
+      await agent.disconnect();
+      s.ws.close();
+    }
   });
 });
 
