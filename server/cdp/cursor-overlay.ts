@@ -66,7 +66,7 @@ export async function showCursor(
 
 /**
  * Actions queue their glide here and the call path flushes it once the result is in: the glide then
- * never competes with delivery or read-back for the page's main thread.
+ * never competes with delivery or read-back for the page's main thread, nor its command with the reply.
  */
 const pending = new Map<
   Tab,
@@ -83,10 +83,17 @@ export function queueCursor(
   pending.set(tab, { x, y, settings, kind });
 }
 
+let flushScheduled = false;
+
+/** Starts the queued glides on the next turn of the event loop, once the action's reply has been written. */
 export function flushCursors(): void {
-  if (!pending.size) return;
-  for (const [tab, glide] of pending) void showCursor(tab, glide.x, glide.y, glide.settings, glide.kind);
-  pending.clear();
+  if (!pending.size || flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(() => {
+    flushScheduled = false;
+    for (const [tab, glide] of pending) void showCursor(tab, glide.x, glide.y, glide.settings, glide.kind);
+    pending.clear();
+  });
 }
 
 export async function hideCursor(tab: Tab): Promise<void> {

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 import { Refusal, bounded } from '../routing/refusal.js';
 import type { PageAgent } from './page-agent/index.js';
+import { foldTabLock } from './tab-lock.js';
 
 /** The page agent (server/cdp/page-agent/), bundled into one script by scripts/build-page-agent.mjs. */
 const AGENT_BUNDLE = new URL('./page-agent.bundle.js', import.meta.url);
@@ -233,6 +234,8 @@ export class Tab {
     const expression = `globalThis.__verity.${method}(${args.map((a) => JSON.stringify(a ?? null)).join(',')})`;
     for (let attempt = 0; attempt < 2; attempt++) {
       const contextId = await this.world(frame);
+      // Inside an action, its first call also takes the tab's cross-process lock (tab-lock.ts).
+      const folded = await foldTabLock(this, frame, contextId, expression, PAGE_CALL_TIMEOUT_MS);
       let reply: Protocol.Runtime.EvaluateResponse;
       let notify = () => {};
       // A dialog freezes the page's scripts: stop waiting the moment one opens.
@@ -249,15 +252,23 @@ export class Tab {
       try {
         reply = await bounded(
           Promise.race([
-            frame.session.send('Runtime.evaluate', { expression, contextId, awaitPromise: true, returnByValue: true }),
+            frame.session.send('Runtime.evaluate', {
+              expression: folded?.expression ?? expression,
+              contextId,
+              awaitPromise: true,
+              returnByValue: true,
+            }),
             dialogOpened,
           ]),
-          PAGE_CALL_TIMEOUT_MS,
+          folded?.timeoutMs ?? PAGE_CALL_TIMEOUT_MS,
           `the page to answer ${method}`,
         );
       } catch (e) {
-        if (e instanceof Refusal) throw e;
-        if (/context with specified id|Execution context was destroyed/i.test((e as Error).message)) {
+        const worldGone =
+          !(e instanceof Refusal) &&
+          /context with specified id|Execution context was destroyed/i.test((e as Error).message);
+        folded?.failed(worldGone);
+        if (worldGone) {
           this.worlds.delete(this.worldKey(frame));
           continue; // the frame navigated: a fresh world, once
         }
@@ -266,10 +277,14 @@ export class Tab {
         this.dialogWaiters.delete(notify);
       }
       if (reply.exceptionDetails) {
+        folded?.failed(false);
         const text = reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text;
         throw pageError(text);
       }
-      return reply.result.value as AgentReply<K>;
+      if (!folded) return reply.result.value as AgentReply<K>;
+      const unwrapped = folded.unwrap(reply.result.value);
+      if ('error' in unwrapped) throw pageError(unwrapped.error);
+      return unwrapped.value as AgentReply<K>;
     }
     throw new Refusal('target_not_found', 'the frame kept navigating while Verity tried to read it');
   }
