@@ -16,7 +16,24 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Refusal, bounded } from '../routing/refusal.js';
-import type { Frame, Tab } from './tab.js';
+import type { CDPSession } from 'puppeteer-core';
+
+/** The frame a page-agent call goes to, as far as the lock cares (tab.ts's Frame has more). */
+interface LockFrame {
+  session: CDPSession;
+  frameId: string;
+}
+
+/**
+ * What the lock needs of a tab (tab.ts's Tab has it). Declared here, not imported, because Tab.call asks
+ * this module to fold the lock into its call: an import back would be a cycle.
+ */
+interface Tab {
+  readonly id: string;
+  dialog: unknown;
+  topFrame(): LockFrame;
+  world(frame: LockFrame): Promise<number>;
+}
 
 /** How long an action waits for another process's action on the same tab before it is refused. */
 export const TAB_LOCK_WAIT_MS = 60_000;
@@ -150,7 +167,7 @@ export interface FoldedCall {
  */
 export async function foldTabLock(
   tab: Tab,
-  frame: Frame,
+  frame: LockFrame,
   contextId: number,
   call: string,
   callTimeoutMs: number,
