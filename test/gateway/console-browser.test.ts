@@ -5,26 +5,20 @@
 // control" with Esc giving it back (no keyboard trap) and the operator's input in the audit trail.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
-import { bindAgent, openControlUi, type BoundAgent } from '../helpers/control-ui.js';
-import { operatorSocket, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
+import type { TestBrowser } from '../helpers/chromium.js';
+import { bindAgent, type BoundAgent, type Console, openControlUi, startConsole } from '../helpers/control-ui.js';
+import { operatorSocket, waitFor, type Gateway } from '../helpers/gateway.js';
 
 let gw: Gateway;
 let chrome: TestBrowser;
-// Recordings and the audit trail go here, not into the user's config dir.
-const configDir = mkdtempSync(join(tmpdir(), 'verity-console-'));
+let suite: Console;
 before(async () => {
-  gw = await startGateway([], { SHELL: '/bin/sh', VERITY_CONFIG_DIR: configDir });
-  chrome = await launchChromium();
+  suite = await startConsole();
+  ({ gw, chrome } = suite);
 });
 after(async () => {
-  await chrome?.close();
-  await gw?.close();
-  rmSync(configDir, { recursive: true, force: true });
+  await suite?.close();
 });
 
 const openUi = (width = 1400, height = 860, deviceScaleFactor = 1, gateway = gw) =>

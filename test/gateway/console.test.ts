@@ -5,10 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'puppeteer-core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
-import { startGateway, wrap, type Gateway } from '../helpers/gateway.js';
+import { bindAgent as bindConsoleAgent, openControlUi } from '../helpers/control-ui.js';
+import { startGateway, type Gateway } from '../helpers/gateway.js';
 
 let gw: Gateway;
 let chrome: TestBrowser;
@@ -21,32 +20,8 @@ after(async () => {
   await gw?.close();
 });
 
-async function openUi(width = 1400, height = 860): Promise<Page> {
-  const context = await chrome.browser.createBrowserContext();
-  const page = await context.newPage();
-  await page.setViewport({ width, height });
-  await page.goto(`${gw.base}/?token=${gw.token}`);
-  await page.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });
-  await page.waitForSelector('[data-agent-link]', { timeout: 15_000 });
-  return page;
-}
-
-async function bindAgent(page: Page) {
-  const headers = {
-    Authorization: `Bearer ${gw.agentToken}`,
-    'X-Verity-Link': await page.$eval('[data-agent-link]', (el) => (el as HTMLElement).dataset.linkToken!),
-  };
-  const client = new Client({ name: 'console-agent', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers } });
-  await client.connect(transport);
-  return {
-    call: wrap(client),
-    close: async () => {
-      await transport.terminateSession().catch(() => {});
-      await client.close();
-    },
-  };
-}
+const openUi = (width = 1400, height = 860) => openControlUi(chrome, gw, { width, height });
+const bindAgent = (page: Page) => bindConsoleAgent(gw, page, 'console-agent');
 
 const boxOf = (page: Page, selector: string) =>
   page.$eval(selector, (el) => {

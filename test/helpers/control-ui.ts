@@ -1,10 +1,41 @@
 // Shared by the Control UI's browser tests: a UI page of its own (a fresh browser context, so its own
 // saved layout) against a gateway, and an MCP agent bound to that page through the link it shows.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { TestBrowser } from './chromium.js';
-import { wrap, type Gateway } from './gateway.js';
+import { launchChromium, type TestBrowser } from './chromium.js';
+import { startGateway, wrap, type Gateway } from './gateway.js';
+
+export interface Console {
+  gw: Gateway;
+  chrome: TestBrowser;
+  close(): Promise<void>;
+}
+
+/**
+ * A real `verity start` (shells are /bin/sh; recordings and the audit trail in a config dir of its own, not
+ * the user's) and a Chromium for the Control UI's pages.
+ */
+export async function startConsole(): Promise<Console> {
+  const configDir = mkdtempSync(join(tmpdir(), 'verity-console-'));
+  const gw = await startGateway([], { SHELL: '/bin/sh', VERITY_CONFIG_DIR: configDir });
+  const chrome = await launchChromium().catch(async (e) => {
+    await gw.close();
+    throw e;
+  });
+  return {
+    gw,
+    chrome,
+    async close() {
+      await chrome.close();
+      await gw.close();
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
+}
 
 export async function openControlUi(
   chrome: TestBrowser,
