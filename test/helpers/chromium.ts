@@ -1,7 +1,7 @@
 // A Chromium the test owns (Verity attaches to it with --browser-url), plus a second, independent CDP
 // connection the test uses to read the page's own state (the editor's or framework's model).
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
@@ -20,6 +20,9 @@ export async function launchChromium(): Promise<TestBrowser> {
     executablePath: findChromium(process.env.VERITY_CHROMIUM),
     headless: true,
     defaultViewport: null,
+    // The test drives it over the pipe, so Chromium exits with this process however it ends (a runner's
+    // timeout or a kill included); the port is for the Verity under test (--browser-url).
+    pipe: true,
     args: [...CHROMIUM_FLAGS, '--remote-debugging-port=0'],
     userDataDir: profile,
     handleSIGINT: false,
@@ -27,7 +30,7 @@ export async function launchChromium(): Promise<TestBrowser> {
     handleSIGHUP: false,
   });
   const pid = browser.process()!.pid!;
-  const port = new URL(browser.wsEndpoint()).port;
+  const port = await devToolsPort(profile);
   return {
     browser,
     pid,
@@ -50,6 +53,20 @@ export async function launchChromium(): Promise<TestBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** The port Chromium chose for --remote-debugging-port=0, from the file it writes in its profile (at most 10 s). */
+async function devToolsPort(profile: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const port = readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+      if (port) return port;
+    } catch {
+      /* not written yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Chromium wrote no DevToolsActivePort in ${profile} within 10 s`);
 }
 
 /** The page's own model (`window.__model()` in the fixture), parsed when it is JSON. */
