@@ -105,9 +105,10 @@ function skipSdkRechecks(server: Server, callTool: (request: CallToolRequest, ex
   if (!(handlers instanceof Map)) return;
   const sdkPath = handlers.get('tools/call') as ((request: unknown, extra: unknown) => unknown) | undefined;
   if (typeof sdkPath !== 'function') return;
-  handlers.set('tools/call', (request: { params?: unknown }, extra: CallToolExtra) =>
-    isPlainCall(request.params) ? callTool(request as CallToolRequest, extra) : sdkPath(request, extra),
-  );
+  // Named, so the test (test/unit/mcp-fast-path.test.ts) can tell it is the one installed.
+  const plainCallFirst = (request: { params?: unknown }, extra: CallToolExtra) =>
+    isPlainCall(request.params) ? callTool(request as CallToolRequest, extra) : sdkPath(request, extra);
+  handlers.set('tools/call', plainCallFirst);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -80,6 +80,17 @@ test("tools/call of the expected shape skips the SDK's re-parses; any other shap
 
   const core = new Verity({});
   const server = createMcpServer(core, { connectionId: 'recheck-test' });
+  // The hook itself: without it every call still works (the SDK's path), so only this can tell it is gone.
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  assert.ok(
+    handlers instanceof Map && typeof handlers.get('tools/call') === 'function',
+    'the MCP SDK no longer keeps its handlers in Protocol._requestHandlers: server/mcp/server.ts skipSdkRechecks must move to the public API (setRequestHandler alone)',
+  );
+  assert.equal(
+    handlers.get('tools/call').name,
+    'plainCallFirst',
+    'tools/call is not dispatched by skipSdkRechecks: the fast path is not taken',
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await connectMcp(server, serverSide, core);
   const client = new Client({ name: 'recheck-test', version: '1' });
