@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserSuite, type Suite } from '../helpers/suite.js';
 import { startVerity } from '../helpers/mcp.js';
+import { CONTRACT_TOOLS } from '../helpers/contract-tools.js';
 
 let s: Suite;
 before(async () => {
@@ -168,27 +169,7 @@ describe('the tool surface', () => {
   test('default: every contract tool but the deprecated ones, at most 8.8 KB, no safe-integer bounds, reads read-only', async () => {
     const tools = (await s.v.client.listTools()).tools as any[];
     const names = tools.map((t) => t.name);
-    for (const name of [
-      'start_session',
-      'get_session',
-      'list_sessions',
-      'end_session',
-      'set_agent_cursor_motion',
-      'list_apps',
-      'list_windows',
-      'get_window_state',
-      'click',
-      'double_click',
-      'right_click',
-      'set_value',
-      'type_text',
-      'press_key',
-      'hotkey',
-      'scroll',
-      'drag',
-      'run_actions',
-      'page',
-    ]) {
+    for (const name of CONTRACT_TOOLS) {
       assert.ok(names.includes(name), name);
     }
     assert.ok(!names.includes('escalate_session') && !names.includes('get_session_state'), names.join(', '));

@@ -6,32 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inMemoryVerity, type InMemoryAgent, type InMemoryVerity } from '../helpers/in-memory.js';
 import { Policy } from '../../server/policy.js';
+import { CONTRACT_TOOLS } from '../helpers/contract-tools.js';
 
 const bytesOf = (tools: any[]) =>
   Buffer.byteLength(
     JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))),
   );
-const CONTRACT_TOOLS = [
-  'start_session',
-  'get_session',
-  'list_sessions',
-  'end_session',
-  'set_agent_cursor_motion',
-  'list_apps',
-  'list_windows',
-  'get_window_state',
-  'click',
-  'double_click',
-  'right_click',
-  'set_value',
-  'type_text',
-  'press_key',
-  'hotkey',
-  'scroll',
-  'drag',
-  'run_actions',
-  'page',
-];
 
 describe('tools/list', () => {
   let v: InMemoryVerity, full: InMemoryVerity, d: InMemoryAgent;
