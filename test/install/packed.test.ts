@@ -186,8 +186,11 @@ describe('the packed package, installed offline into an empty folder with a fres
       'extension/background.js',
       'extension/pair.js',
       'extension/open-ui.js',
+      'extension/icons/icon-16.png',
+      'extension/icons/icon-128.png',
       'package.json',
       'README.md',
+      'LICENSE',
     ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
