@@ -59,7 +59,12 @@ export class SnapshotRegistry {
     element: SnapshotElement;
   } {
     const match = TOKEN.exec(token);
-    if (!match) throw new Refusal('invalid_element_token', 'element_token has invalid format');
+    if (!match)
+      throw new Refusal(
+        'invalid_element_token',
+        `element_token ${JSON.stringify(token.length > 40 ? `${token.slice(0, 40)}…` : token)} is not a token: a token is "<snapshot_id>:<element_index>" exactly as get_window_state lists it, e.g. "s0f3a9c21:12"`,
+        { expected_form: 's<8 hex digits>:<element_index>' },
+      );
     const [, id, indexText] = match;
     const stored = this.byId.get(id);
     if (!stored) {

@@ -147,7 +147,8 @@ const handlers: Record<
     const tabs = await Promise.all((await core.tabsFor(ctx)).map(describeTab));
     return {
       structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null },
-      text: tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n'),
+      // An empty list reads as one, in the text as in the structure (an empty text item tells a model nothing).
+      text: tabs.length ? tabs.map((t) => `${t.tab_id} ${t.title} ${t.url}`).join('\n') : '[]',
     };
   },
   async new_tab(args, core, ctx) {

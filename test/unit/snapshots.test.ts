@@ -87,6 +87,9 @@ describe('SnapshotRegistry', () => {
       const r = refusal(() => reg.resolve(token));
       assert.equal(r.code, 'invalid_element_token', JSON.stringify(token));
       assert.match(r.message, /element_token/);
+      // The refusal shows what a token looks like, so a model can tell a typo from a stale one.
+      assert.match(r.message, /"<snapshot_id>:<element_index>"/);
+      assert.equal(r.details.expected_form, 's<8 hex digits>:<element_index>');
     }
   });
 
