@@ -11,6 +11,8 @@ import {
   UsageError,
   envName,
   helpText,
+  HELP_WIDTH,
+  CONFIG_EXAMPLE,
   parseCommandLine,
   type OptionSpec,
 } from '../../server/cli.js';
@@ -43,6 +45,7 @@ test('help and version, for the program and for each command', () => {
   assert.deepEqual(parseCommandLine(['mcp', '--help'], {}), { kind: 'help', command: 'mcp' });
   assert.deepEqual(parseCommandLine(['help', 'start'], {}), { kind: 'help', command: 'start' });
   assert.deepEqual(parseCommandLine(['--version'], {}), { kind: 'version' });
+  assert.deepEqual(parseCommandLine(['-V'], {}), { kind: 'version' });
   for (const command of ['start', 'mcp'] as const) {
     const help = helpText(command)
       .split('\n')
@@ -52,6 +55,36 @@ test('help and version, for the program and for each command', () => {
       assert.match(help, new RegExp(`--${o.name}\\b.*\\[${envName(o)}\\]`), `${command} --help lists --${o.name}`);
     for (const o of OPTIONS.filter((x) => !x.commands.includes(command)))
       assert.doesNotMatch(help, new RegExp(`--${o.name}\\b`), `${command} --help leaves out --${o.name}`);
+  }
+});
+
+test('every help fits 80 columns and says each thing once', () => {
+  for (const command of [undefined, 'start', 'mcp'] as const) {
+    const lines = helpText(command).split('\n');
+    const long = lines.filter((l) => l.length > HELP_WIDTH);
+    assert.deepEqual(long, [], `verity ${command ?? ''} --help: no line over ${HELP_WIDTH} columns`);
+    const text = lines.join(' ');
+    assert.doesNotMatch(
+      text,
+      /repeatable.*may repeat|may repeat.*repeatable/,
+      'a list option says once that it repeats',
+    );
+    assert.ok((text.match(/\(repeatable/g) ?? []).length <= OPTIONS.filter((o) => o.kind === 'list').length);
+  }
+});
+
+test("each command's --config example is one that command takes", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-cli-'));
+  try {
+    for (const command of ['start', 'mcp'] as const) {
+      assert.match(helpText(command), new RegExp(CONFIG_EXAMPLE[command].replace(/[{}[\]]/g, '\\$&')));
+      const file = join(dir, `${command}.json`);
+      writeFileSync(file, CONFIG_EXAMPLE[command]);
+      const parsed = run([command, '--config', file], {});
+      assert.equal(parsed.kind, 'run', `verity ${command} takes its own --config example`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
