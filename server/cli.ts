@@ -14,11 +14,11 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from './core.js';
 import { checkCredential, configDir, loadOrCreateCredential, readCredentialFile, readGatewayFile } from './token.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
-import { CHANNELS, isChannel } from './cdp/discovery.js';
+import { CHANNELS, isChannel, type Channel } from './cdp/discovery.js';
 import { currentProgress } from './progress.js';
 import { broadcastLog } from './mcp/notify.js';
 
-export type Command = 'start' | 'mcp';
+export type Command = 'start' | 'mcp' | 'doctor';
 /**
  * string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive
  * integer; list (the flag may repeat, each value split at `split`; the environment variable is split the same
@@ -60,13 +60,16 @@ export interface OptionSpec {
 const BOTH = ['start', 'mcp'] as const;
 const START = ['start'] as const;
 const MCP = ['mcp'] as const;
+/** The browser options `verity doctor` also takes, to check the browser they name. */
+const WITH_DOCTOR = ['start', 'mcp', 'doctor'] as const;
+const DOCTOR = ['doctor'] as const;
 
 /** Every option, one line each. Adding a flag: add its line here (and to the README's table). */
 export const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'config',
     kind: 'string',
-    commands: BOTH,
+    commands: WITH_DOCTOR,
     arg: 'FILE',
     // The example is the command's own (helpText puts it in): `mcp` takes no --port.
     help: 'read options from a JSON file whose keys are the option names',
@@ -141,7 +144,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'browserUrl',
     own: true,
     kind: 'string',
-    commands: BOTH,
+    commands: WITH_DOCTOR,
     arg: 'URL',
     help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed',
   },
@@ -191,7 +194,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'chromium',
     own: true,
     kind: 'string',
-    commands: BOTH,
+    commands: WITH_DOCTOR,
     arg: 'PATH',
     default: 'see --channel',
     help: 'the browser to launch on the first call that needs a tab (a path, or a command on PATH); wins over --channel',
@@ -201,7 +204,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     key: 'channel',
     own: true,
     kind: 'string',
-    commands: BOTH,
+    commands: WITH_DOCTOR,
     arg: 'NAME',
     default: 'Chromium, then Chrome, then Edge, then previews',
     help: `the browser to launch, found at the usual install paths of Linux, macOS and Windows and on PATH: ${CHANNELS.join(', ')}`,
@@ -409,6 +412,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: '$XDG_CONFIG_HOME/verity or ~/.config/verity',
     help: "where the token, policy.json, config.json and the running gateway's address are kept",
   },
+  { name: 'json', kind: 'boolean', commands: DOCTOR, help: 'print the findings as one JSON object, for programs' },
 ];
 
 /** Variables read from the environment that are not options (set by Verity itself, or for development). */
@@ -478,6 +482,13 @@ export const COMMANDS: Record<Command, { short: string; long: string }> = {
       'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code,\n' +
       'Codex). With a `verity start` running and no option that configures a server of its own, it joins\n' +
       'that gateway (its browser, its Control UI); --standalone keeps it apart.',
+  },
+  doctor: {
+    short: 'what works on this machine (browser, display, AT-SPI) and how to fix the rest',
+    long:
+      'What works on this machine and what to do about the rest: the browser found (path, version, how it was ' +
+      'found), the native backend and why, the display server (X11, Wayland, XWayland), the AT-SPI bus, and ' +
+      'the OS permissions native input needs. Exits 0 unless it cannot run; --json for programs.',
   },
   start: {
     short: "the gateway: the Control UI, MCP over Streamable HTTP at /mcp, the extension's WebSocket",
@@ -796,6 +807,7 @@ export function wrap(text: string, indent: string, next = indent, width = HELP_W
 export const CONFIG_EXAMPLE: Record<Command, string> = {
   start: '{"port": 7317, "headless": true}',
   mcp: '{"headless": true, "viewport": "1280x800"}',
+  doctor: '{"channel": "chrome"}',
 };
 
 /** One option's help: what it does, how it repeats, its default; each said once. */
@@ -879,6 +891,17 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const { command, values, sources } = parsed;
+  if (command === 'doctor') {
+    const { runDoctor, doctorText } = await import('./doctor.js');
+    const report = await runDoctor({
+      chromium: values.chromium as string | undefined,
+      channel: values.channel as Channel | undefined,
+      browserUrl: values['browser-url'] as string | undefined,
+    });
+    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${doctorText(report)}\n`);
+    // The native parts it opened (D-Bus, X11) are closed; exit now rather than wait on a stray timer.
+    process.exit(0);
+  }
   for (const o of OPTIONS)
     if (o.exportEnv && values[o.name] !== undefined)
       process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);

@@ -59,7 +59,7 @@ test('help and version, for the program and for each command', () => {
 });
 
 test('every help fits 80 columns and says each thing once', () => {
-  for (const command of [undefined, 'start', 'mcp'] as const) {
+  for (const command of [undefined, 'start', 'mcp', 'doctor'] as const) {
     const lines = helpText(command).split('\n');
     const long = lines.filter((l) => l.length > HELP_WIDTH);
     assert.deepEqual(long, [], `verity ${command ?? ''} --help: no line over ${HELP_WIDTH} columns`);
@@ -76,7 +76,7 @@ test('every help fits 80 columns and says each thing once', () => {
 test("each command's --config example is one that command takes", () => {
   const dir = mkdtempSync(join(tmpdir(), 'verity-cli-'));
   try {
-    for (const command of ['start', 'mcp'] as const) {
+    for (const command of ['start', 'mcp', 'doctor'] as const) {
       assert.match(helpText(command), new RegExp(CONFIG_EXAMPLE[command].replace(/[{}[\]]/g, '\\$&')));
       const file = join(dir, `${command}.json`);
       writeFileSync(file, CONFIG_EXAMPLE[command]);
