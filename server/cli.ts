@@ -10,6 +10,7 @@
 // server's modules (the SDK, puppeteer, the tools) are imported once a command runs.
 import { parseArgs } from 'node:util';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from './core.js';
 import { checkCredential, configDir, loadOrCreateCredential, readCredentialFile, readGatewayFile } from './token.js';
@@ -19,6 +20,9 @@ import { currentProgress } from './progress.js';
 import { broadcastLog } from './mcp/notify.js';
 
 export type Command = 'start' | 'mcp' | 'doctor';
+
+/** The unpacked extension that ships in the package (bin/ and dist/server/ sit beside it). */
+export const EXTENSION_DIR = fileURLToPath(new URL('../../extension/', import.meta.url));
 /**
  * string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive
  * integer; list (the flag may repeat, each value split at `split`; the environment variable is split the same
@@ -1076,6 +1080,7 @@ async function startGateway(
   process.stdout.write(
     `Verity gateway on ${base}/?token=${creds.operator}\n` +
       `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
+      `The Chrome extension's folder (chrome://extensions, Developer mode, Load unpacked): ${EXTENSION_DIR}\n` +
       `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
       `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
       `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`,

@@ -329,6 +329,12 @@ describe('the packed package, installed offline into an empty folder with a fres
         headers: { Authorization: bearer![2] },
       });
       assert.ok(existsSync(join(home, '.config', 'verity')), 'its config went to the fresh HOME');
+      // A user who installed the package is told where its extension is, to load it unpacked.
+      const extension = /The Chrome extension's folder \([^)]*\): (\S+)/.exec(out)?.[1];
+      assert.ok(extension, out);
+      assert.ok(existsSync(join(extension, 'manifest.json')), `${extension} holds the extension`);
+      assert.ok(existsSync(join(extension, 'icons', 'icon-128.png')), 'with its icons');
+      assert.ok(extension.startsWith(join(app, 'node_modules')), 'the installed copy, not the repository');
     } finally {
       killPid(proc.pid, 'SIGTERM');
       for (let i = 0; i < 100 && proc.exitCode === null && proc.signalCode === null; i++) await sleep(100);

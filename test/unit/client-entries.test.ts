@@ -71,3 +71,17 @@ test('for a clone, the same entries with node and the absolute path of bin/verit
   assert.equal(args[1], 'mcp');
   assert.match(clone.find((b) => b.lang === 'sh')!.body, /^claude mcp add verity -- node \/\S+\/bin\/verity\.js mcp$/m);
 });
+
+test('until the package is published: the README installs the tarball, and every client has that form too', () => {
+  const tarball = `${pkg.name}-${pkg.version}.tgz`;
+  assert.match(readme, /npm pack/, 'the README says how to build the tarball');
+  assert.match(readme, new RegExp(`npm install -g \\./${tarball.replaceAll('.', '\\.')}`), `it installs ./${tarball}`);
+  const installed = blocks.filter(
+    (b) => /installed from the tarball/i.test(b.caption) || b.body.includes(`-- ${pkg.name} mcp`),
+  );
+  const json = installed.find((b) => b.lang === 'json');
+  assert.ok(json, 'a JSON entry for the installed command');
+  assert.deepEqual(JSON.parse(json.body).mcpServers.verity, { command: pkg.name, args: ['mcp'] });
+  assert.ok(pkg.bin[pkg.name], `npm install -g puts ${pkg.name} on PATH`);
+  assert.ok(installed.some((b) => new RegExp(`^claude mcp add verity -- ${pkg.name} mcp$`, 'm').test(b.body)));
+});
