@@ -31,8 +31,26 @@ function once(def: ToolDef, which: Surface | 'output', build: () => Record<strin
 export function outputSchemaOf(def: ToolDef): Record<string, unknown> {
   return once(def, 'output', () => ({
     type: 'object',
-    anyOf: [objectSchema(jsonSchema(def.output)), jsonSchema(refusalSchema)],
+    anyOf: [objectSchema(tidy(jsonSchema(def.output))), tidy(jsonSchema(refusalSchema))],
   }));
+}
+
+/**
+ * An output schema as strict validators read it, in fewer bytes: "any more fields" is `true`, not the empty
+ * schema `{}` that strict checkers flag, and a string type beside an enum or a const says nothing more.
+ * Nothing is loosened: `additionalProperties: false` stays, so a result with a field it should not have
+ * still fails.
+ */
+function tidy(node: unknown): any {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (!node || typeof node !== 'object') return node;
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'additionalProperties' && v && typeof v === 'object' && !Object.keys(v).length) o[k] = true;
+    else o[k] = k === 'enum' || k === 'const' || k === 'default' ? v : tidy(v);
+  }
+  if (o.type === 'string' && (o.enum || o.const !== undefined)) delete o.type;
+  return o;
 }
 
 /** A success that has several forms (a union of objects) is still advertised as an object. */

@@ -47,3 +47,23 @@ test('types read as a model would write them', () => {
   );
   assert.equal(typeOf(undefined), 'any');
 });
+
+test('output schemas say "more fields allowed" as true, never the bare {} that strict checkers flag', async () => {
+  const v = await inMemoryVerity({ tools: 'full' });
+  try {
+    const agent = await v.connect();
+    const bare: string[] = [];
+    const walk = (node: unknown, path: string) => {
+      if (!node || typeof node !== 'object') return;
+      for (const [k, child] of Object.entries(node)) {
+        if (k === 'additionalProperties' && child && typeof child === 'object' && !Object.keys(child).length)
+          bare.push(path);
+        walk(child, `${path}.${k}`);
+      }
+    };
+    for (const tool of agent.tools) walk(tool.outputSchema, tool.name);
+    assert.deepEqual(bare, []);
+  } finally {
+    await v.close();
+  }
+});
