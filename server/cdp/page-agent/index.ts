@@ -9,6 +9,7 @@
 import * as core from './core.js';
 import * as fields from './fields.js';
 import * as motion from './motion.js';
+import * as sinks from './sinks.js';
 import * as text from './text.js';
 
 const pageAgent = {
@@ -38,6 +39,8 @@ const pageAgent = {
   findOption: fields.findOption,
   offeredOptions: fields.offeredOptions,
   comboboxAfter: fields.comboboxAfter,
+  // sinks.ts: hidden inputs a widget collects keys with
+  sinkShown: sinks.sinkShown,
   // motion.ts: scrolling, dragging, the agent cursor
   scrollState: motion.scrollState,
   scrollAim: motion.scrollAim,
