@@ -14,6 +14,7 @@ import type {
 } from '../routing/driver.js';
 import { tabOf, type CdpRoute } from './aim.js';
 import type { BrowserHost } from './browser.js';
+import { chooseSeveral } from './choose.js';
 import { click } from './click.js';
 import { drag } from './drag.js';
 import { pressKey } from './keys.js';
@@ -58,7 +59,8 @@ export class CdpDriver implements Driver {
   typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
     return typeText(this.route, target, text, options);
   }
-  setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
+    if (Array.isArray(value)) return chooseSeveral(this.route, target, value);
     return setValue(this.route, target, value);
   }
   pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {

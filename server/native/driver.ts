@@ -101,7 +101,12 @@ export class NativeDriver implements Driver {
     return typeNative(this.host, target, text, options);
   }
 
-  setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
+    if (Array.isArray(value))
+      throw new Refusal(
+        'invalid_arguments',
+        'value: a list chooses several options of a multi-select list on a browser tab; a native window takes one value (a string)',
+      );
     return setValueNative(this.host, target, value, modeOf(target));
   }
 

@@ -109,7 +109,8 @@ export interface Driver {
   snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot>;
   click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult>;
   typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult>;
-  setValue(target: ResolvedTarget, value: string): Promise<ActionResult>;
+  /** A list chooses several options of a multi-select list (the whole selection becomes the list). */
+  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult>;
   pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult>;
   scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult>;
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult>;

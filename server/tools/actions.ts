@@ -46,11 +46,11 @@ export const rightClick = clickTool('right_click', 'Right-click (context menu) a
 export const setValue = defineTool({
   name: 'set_value',
   description:
-    'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text. Read back.',
+    'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text; a list of options for a multi-select. Read back.',
   input: z.strictObject({
     ...targeting,
     element_token: targeting.element_token.unwrap(),
-    value: z.string().max(100_000),
+    value: z.union([z.string().max(100_000), z.array(z.string().max(1000)).max(200)]),
   }),
   output: actionResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },

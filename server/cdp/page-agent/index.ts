@@ -6,6 +6,7 @@
 // The server never imports this module at run time: it imports the `PageAgent` type only, so that
 // `Tab.call(frame, name, ...args)` is checked against these methods' own signatures. Every method takes
 // and returns JSON (arguments are written with JSON.stringify, results read back by value).
+import * as choices from './choices.js';
 import * as core from './core.js';
 import * as fields from './fields.js';
 import * as motion from './motion.js';
@@ -39,6 +40,10 @@ const pageAgent = {
   findOption: fields.findOption,
   offeredOptions: fields.offeredOptions,
   comboboxAfter: fields.comboboxAfter,
+  // choices.ts: set_value with a list (multi-select lists and listboxes)
+  planChoices: choices.planChoices,
+  choicePoint: choices.choicePoint,
+  choicesNow: choices.choicesNow,
   // sinks.ts: hidden inputs a widget collects keys with
   sinkShown: sinks.sinkShown,
   // motion.ts: scrolling, dragging, the agent cursor
