@@ -17,6 +17,7 @@ import type { BrowserHost } from './browser.js';
 import { chooseSeveral } from './choose.js';
 import { click } from './click.js';
 import { drag } from './drag.js';
+import { hover } from './hover.js';
 import { pressKey } from './keys.js';
 import { scroll } from './scroll.js';
 import { SideEffectWatch } from './side-effects.js';
@@ -71,5 +72,8 @@ export class CdpDriver implements Driver {
   }
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
     return drag(this.route, target, options);
+  }
+  hover(target: ResolvedTarget): Promise<ActionResult> {
+    return hover(this.route, target);
   }
 }

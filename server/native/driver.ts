@@ -27,7 +27,7 @@ import {
 } from './aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';
 import { capture, pressKeys, screenSize } from './input.js';
-import { clickNative, dragNative, scrollNative } from './pointer.js';
+import { clickNative, dragNative, hoverNative, scrollNative } from './pointer.js';
 import { has, STATE } from './roles.js';
 import { snapshotWindow, windowElements } from './tree.js';
 import { setValueNative, typeNative } from './typing.js';
@@ -182,5 +182,9 @@ export class NativeDriver implements Driver {
 
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
     return dragNative(this.host, target, options, modeOf(target));
+  }
+
+  hover(target: ResolvedTarget): Promise<ActionResult> {
+    return hoverNative(this.host, target, modeOf(target));
   }
 }

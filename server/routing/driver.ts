@@ -114,6 +114,8 @@ export interface Driver {
   pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult>;
   scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult>;
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult>;
+  /** Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. */
+  hover(target: ResolvedTarget): Promise<ActionResult>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
   exclusive?<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T>;
 }

@@ -9,6 +9,7 @@
 import * as choices from './choices.js';
 import * as core from './core.js';
 import * as fields from './fields.js';
+import * as hover from './hover.js';
 import * as motion from './motion.js';
 import * as sinks from './sinks.js';
 import * as text from './text.js';
@@ -46,6 +47,9 @@ const pageAgent = {
   choicesNow: choices.choicesNow,
   // sinks.ts: hidden inputs a widget collects keys with
   sinkShown: sinks.sinkShown,
+  // hover.ts: what a hover made visible
+  hoverBaseline: hover.hoverBaseline,
+  hoverAppeared: hover.hoverAppeared,
   // motion.ts: scrolling, dragging, the agent cursor
   scrollState: motion.scrollState,
   scrollAim: motion.scrollAim,
