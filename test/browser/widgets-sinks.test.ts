@@ -45,6 +45,32 @@ describe('xterm.js', () => {
       );
     });
   }
+  test('a newline is the Enter key: each line shows, the last one on the new prompt', async () => {
+    const page = await s.open('sinks.html');
+    const r = await s.v.call('type_text', {
+      element_token: await tokenOf('Terminal input', 0),
+      text: 'echo a\necho b',
+    });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal((await s.model(page))['term-blank'], '$ echo b');
+  });
+
+  test('the px form: a click on the terminal focuses its sink, then the text is typed as keys', async () => {
+    const page = await s.open('sinks.html');
+    const snap = await s.snapshot(s.v, { format: 'full' });
+    const scale = snap.result.structured.screenshot_width / ((await page.evaluate('innerWidth')) as number);
+    const box = (await page.evaluate(
+      'JSON.parse(JSON.stringify(document.querySelector("#term-blank .xterm-screen").getBoundingClientRect()))',
+    )) as { x: number; y: number; width: number; height: number };
+    const r = await s.v.call('type_text', {
+      x: (box.x + box.width / 2) * scale,
+      y: (box.y + box.height / 2) * scale,
+      text: 'pwd',
+    });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.method, 'key_events', r.text);
+    assert.equal((await s.model(page))['term-blank'], '$ pwd');
+  });
 });
 
 describe('line editor drawn from keydown', () => {
