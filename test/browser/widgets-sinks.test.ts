@@ -105,3 +105,11 @@ test('an ordinary visible field keeps the fast insert path', async () => {
   assert.equal(r.structured.effect, 'confirmed', r.text);
   assert.equal(r.structured.method, 'insert_text', r.text);
 });
+
+test('a field that shows itself once focused (an expanding search box) is an ordinary field', async () => {
+  const page = await s.open('sinks.html');
+  const r = await s.v.call('type_text', { element_token: await tokenOf('expanding search'), text: 'shoes' });
+  assert.equal(r.structured.effect, 'confirmed', r.text);
+  assert.equal(r.structured.method, 'insert_text', r.text);
+  assert.equal(await page.evaluate('document.querySelector(".expand").value'), 'shoes');
+});

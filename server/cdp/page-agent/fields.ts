@@ -273,8 +273,18 @@ export async function prepareField(
   if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
   if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
   // A field nobody can see (a web terminal's keyboard sink): typed with keys, judged by what the widget shows.
+  // One that shows itself once focused (a search box that expands on focus) is an ordinary field: it is
+  // let go again, so the ordinary path focuses it and places its caret as for any other.
   const hidden = sinkReason(editable);
-  if (hidden) return prepareSink(editable as HTMLElement, hidden);
+  if (hidden) {
+    const wasActive = deepActiveElement() === editable;
+    if (!wasActive) {
+      (editable as HTMLElement).focus({ preventScroll: true });
+      await nextFrame();
+    }
+    if (sinkReason(editable)) return prepareSink(editable as HTMLElement, hidden);
+    if (!wasActive) (editable as HTMLElement).blur();
+  }
   // In an iframe the element can be its document's active one (TinyMCE's body always is) while the frame
   // itself is not focused: keys and inserted text then go elsewhere. Focused means this frame has focus too.
   const wasFocused =
