@@ -14,8 +14,10 @@ import type {
 } from '../routing/driver.js';
 import { tabOf, type CdpRoute } from './aim.js';
 import type { BrowserHost } from './browser.js';
+import { chooseSeveral } from './choose.js';
 import { click } from './click.js';
 import { drag } from './drag.js';
+import { hover } from './hover.js';
 import { pressKey } from './keys.js';
 import { scroll } from './scroll.js';
 import { SideEffectWatch } from './side-effects.js';
@@ -58,7 +60,8 @@ export class CdpDriver implements Driver {
   typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
     return typeText(this.route, target, text, options);
   }
-  setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
+    if (Array.isArray(value)) return chooseSeveral(this.route, target, value);
     return setValue(this.route, target, value);
   }
   pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
@@ -69,5 +72,8 @@ export class CdpDriver implements Driver {
   }
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
     return drag(this.route, target, options);
+  }
+  hover(target: ResolvedTarget): Promise<ActionResult> {
+    return hover(this.route, target);
   }
 }

@@ -19,8 +19,16 @@ import { click } from './click.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { AgentReply, Frame, Tab } from './tab.js';
 import type { PreparedValueInput, ValuePlan, ValueReading } from './page-agent/fields.js';
+import type { PreparedSink } from './page-agent/sinks.js';
 import { queueCursor } from './cursor-overlay.js';
-import { excerpt, judgeText, judgeValue, numberFieldRejects, type FieldState } from '../routing/verdicts.js';
+import {
+  excerpt,
+  judgeShownText,
+  judgeText,
+  judgeValue,
+  numberFieldRejects,
+  type FieldState,
+} from '../routing/verdicts.js';
 
 // The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
 export { excerpt, judgeText as judge };
@@ -79,6 +87,7 @@ async function typeIntoTab(
     );
   if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
   if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared);
+  if ('sink' in prepared) return typeIntoSink(tab, frame, sw, text, prepared);
   let before = prepared.state;
   const dropped = prepared.inputType === 'number' ? numberFieldRejects(text) : null;
   if (dropped) {
@@ -247,6 +256,48 @@ async function typeIntoValueInput(
   };
 }
 
+/**
+ * A keyboard sink (a hidden input a widget collects keys with): each character as a real key press
+ * (keydown with its text, so keypress, beforeinput and input follow, then keyup), since the widget acts
+ * on the keys and may never read the value. The verdict is the widget's visible text, not the sink's value.
+ */
+async function typeIntoSink(
+  tab: Tab,
+  frame: Frame,
+  sw: Stopwatch,
+  text: string,
+  prepared: PreparedSink,
+): Promise<ActionResult> {
+  sw.lap('resolve');
+  try {
+    await typeKeys(tab, text);
+  } catch (e) {
+    if (e instanceof DialogOpened) {
+      sw.lap('deliver');
+      return dialogResult(sw, prepared.describe, 'typing');
+    }
+    throw e;
+  }
+  sw.lap('deliver');
+  const shown = await tab.call(frame, 'sinkShown', text);
+  const seen = await tab.call(frame, 'watched', false);
+  sw.lap('verify');
+  const verdict = judgeShownText(shown?.before ?? null, shown?.after ?? null, text, shown?.area ?? prepared.area);
+  const evidence: Evidence[] = [
+    ...verdict.evidence,
+    {
+      kind: 'keyboard_sink',
+      detail: `${prepared.describe} is a hidden (${prepared.hidden}) input a widget collects keys with: typed as key presses, judged by what the widget shows`,
+    },
+    { kind: 'event', observed: describeEvents(seen) },
+  ];
+  return {
+    ...result(verdict.effect, sw, evidence, { target: prepared.describe, method: 'key_events' }),
+    delivery: { mode: 'background', delivered_count: verdict.delivered },
+    ...(verdict.escalation ? { escalation: verdict.escalation } : {}),
+  };
+}
+
 async function pressEnter(tab: Tab): Promise<void> {
   const key = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
   await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: '\r', unmodifiedText: '\r' });
@@ -259,9 +310,22 @@ async function typeKeys(tab: Tab, text: string): Promise<void> {
       await pressEnter(tab);
       continue;
     }
-    await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', key: char, text: char, unmodifiedText: char });
-    await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', key: char });
+    const key = keyOf(char);
+    await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: char, unmodifiedText: char });
+    await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', ...key });
   }
+}
+
+/**
+ * The key a character is typed with: letters, digits and space carry their code and key code (keydown
+ * handlers that read e.code or e.keyCode, as terminals do, see the key); other characters only their key.
+ */
+function keyOf(char: string): { key: string; code?: string; windowsVirtualKeyCode?: number } {
+  if (/^[a-z]$/i.test(char))
+    return { key: char, code: `Key${char.toUpperCase()}`, windowsVirtualKeyCode: char.toUpperCase().charCodeAt(0) };
+  if (/^[0-9]$/.test(char)) return { key: char, code: `Digit${char}`, windowsVirtualKeyCode: char.charCodeAt(0) };
+  if (char === ' ') return { key: char, code: 'Space', windowsVirtualKeyCode: 32 };
+  return { key: char };
 }
 
 /** A dialog opened while input was being delivered: the page is frozen until it is answered. */

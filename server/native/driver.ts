@@ -27,7 +27,7 @@ import {
 } from './aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';
 import { capture, pressKeys, screenSize } from './input.js';
-import { clickNative, dragNative, scrollNative } from './pointer.js';
+import { clickNative, dragNative, hoverNative, scrollNative } from './pointer.js';
 import { has, STATE } from './roles.js';
 import { snapshotWindow, windowElements } from './tree.js';
 import { setValueNative, typeNative } from './typing.js';
@@ -101,7 +101,12 @@ export class NativeDriver implements Driver {
     return typeNative(this.host, target, text, options);
   }
 
-  setValue(target: ResolvedTarget, value: string): Promise<ActionResult> {
+  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
+    if (Array.isArray(value))
+      throw new Refusal(
+        'invalid_arguments',
+        'value: a list chooses several options of a multi-select list on a browser tab; a native window takes one value (a string)',
+      );
     return setValueNative(this.host, target, value, modeOf(target));
   }
 
@@ -177,5 +182,9 @@ export class NativeDriver implements Driver {
 
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
     return dragNative(this.host, target, options, modeOf(target));
+  }
+
+  hover(target: ResolvedTarget): Promise<ActionResult> {
+    return hoverNative(this.host, target, modeOf(target));
   }
 }

@@ -365,4 +365,46 @@ export async function dragNative(
   });
 }
 
+/**
+ * hover on a native window: XTest pointer motion onto the element or point. What a hover opens (a tooltip,
+ * a menu) is not read back here, so the verdict is unverifiable with the way to look.
+ */
+export async function hoverNative(
+  host: NativeHost,
+  target: ResolvedTarget,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  const a = await aim(host, target);
+  return deliver(mode, a.win, async () => {
+    const p = pointOf(a);
+    const hit = a.element ?? (await elementAt(a, p));
+    sw.lap('resolve');
+    await moveTo(p.x, p.y);
+    sw.lap('deliver');
+    sw.lap('verify');
+    const label = hit ? `${hit.name || 'element'} (${roleName(hit.role)})` : `window ${a.win.id}`;
+    return nativeResult(
+      'unverifiable',
+      'pixel',
+      sw,
+      [
+        {
+          kind: 'pixel_event',
+          detail: `XTest motion to screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
+        },
+      ],
+      mode,
+      {
+        target: label,
+        method: 'pointer_motion',
+        escalation: {
+          target: 'verify',
+          reason: 'the pointer moved; what the hover opened is not read back here: call get_window_state to see it',
+        },
+      },
+    );
+  });
+}
+
 export type { Aim };

@@ -109,10 +109,13 @@ export interface Driver {
   snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot>;
   click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult>;
   typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult>;
-  setValue(target: ResolvedTarget, value: string): Promise<ActionResult>;
+  /** A list chooses several options of a multi-select list (the whole selection becomes the list). */
+  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult>;
   pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult>;
   scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult>;
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult>;
+  /** Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. */
+  hover(target: ResolvedTarget): Promise<ActionResult>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
   exclusive?<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T>;
 }

@@ -110,7 +110,7 @@ export class TargetQueue {
   }
 }
 
-const ACTIONS = new Set<keyof Driver>(['click', 'typeText', 'setValue', 'pressKey', 'scroll', 'drag']);
+const ACTIONS = new Set<keyof Driver>(['click', 'typeText', 'setValue', 'pressKey', 'scroll', 'drag', 'hover']);
 
 /** The key actions on `target` queue under: one per tab, one per native window, one for the desktop. */
 export function queueKey(target: ResolvedTarget): string {

@@ -266,3 +266,71 @@ export function judgePointer(events: WatchedEvent[], decisive: string): PointerV
     escalation: { target: 'verify', reason: `no ${decisive} was observed; call get_window_state to see the page` },
   };
 }
+
+/** Whitespace as a widget shows it: no-break spaces are spaces, runs of spaces and line breaks one space. */
+export function normalizeShown(s: string): string {
+  return s.replace(NBSP, ' ').replace(/\s+/g, ' ').trim();
+}
+
+function occurrences(haystack: string, needle: string): number {
+  let n = 0;
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
+
+export interface ShownVerdict {
+  effect: Effect;
+  /** code points of the text that shows */
+  delivered: number;
+  evidence: Evidence[];
+  escalation?: ActionResult['escalation'];
+}
+
+/**
+ * What typing into a keyboard sink (a hidden input a widget collects keys with: a web terminal, a game, a
+ * custom editor) proves, from the widget's visible text read before and after. The sink's own value is
+ * never the witness: the widget may ignore it. Each line of the text must show once more than before
+ * (whitespace as rendered); an unchanged or unreadable widget proves nothing either way (it may draw on a
+ * canvas, or echo later), so that is unverifiable, never no_effect. `area` names what was read.
+ */
+export function judgeShownText(before: string | null, after: string | null, text: string, area: string): ShownVerdict {
+  const screenshot: ActionResult['escalation'] = {
+    target: 'verify',
+    reason: 'the keys were sent; take a screenshot (get_window_state include_screenshot) to see what the widget shows',
+  };
+  if (before === null || after === null)
+    return {
+      effect: 'unverifiable',
+      delivered: 0,
+      evidence: [{ kind: 'shown_text', detail: 'no visible text around the keyboard sink to read back' }],
+      escalation: screenshot,
+    };
+  const pieces = text.split('\n').map(normalizeShown).filter(Boolean);
+  const was = normalizeShown(before),
+    now = normalizeShown(after);
+  const shown = pieces.filter((p) => occurrences(now, p) > occurrences(was, p));
+  const around = (p: string) => {
+    const at = now.lastIndexOf(p);
+    return at >= 0 ? excerpt(now, at, p.length) : excerpt(now, now.length, 0);
+  };
+  const evidence: Evidence[] = [
+    {
+      kind: 'shown_text',
+      expected: pieces.join(' / '),
+      observed: pieces.length ? around(pieces[pieces.length - 1]) : excerpt(now, now.length, 0),
+      detail: `the visible text of ${area}, read before and after the keys (the keyboard sink's own value is not proof)`,
+    },
+  ];
+  if (pieces.length && shown.length === pieces.length)
+    return { effect: 'confirmed', delivered: codePointCount(text), evidence };
+  if (shown.length) {
+    evidence[0].detail += `; shown: ${shown.join(' / ')}`;
+    return { effect: 'partial', delivered: codePointCount(shown.join('')), evidence };
+  }
+  evidence[0].detail += pieces.length
+    ? was === now
+      ? '; it did not change'
+      : '; it changed, but the typed text is not in it'
+    : '; the text has nothing visible to look for';
+  return { effect: 'unverifiable', delivered: 0, evidence, escalation: screenshot };
+}

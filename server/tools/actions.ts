@@ -5,8 +5,13 @@ import { DESTRUCTIVE, actionReply, defineTool, type ToolDef } from './define.js'
 import { actionResult, deliveryMode, targeting } from './schemas.js';
 
 const button = z.enum(['left', 'right', 'middle']).default('left');
+// The aliases (control, option, cmd, command) are accepted; the four names are what tools/list shows.
 const modifiers = z
-  .array(z.enum(['ctrl', 'control', 'shift', 'alt', 'option', 'meta', 'cmd', 'command']))
+  .array(
+    z
+      .enum(['ctrl', 'control', 'shift', 'alt', 'option', 'meta', 'cmd', 'command'])
+      .meta({ advertise: ['ctrl', 'shift', 'alt', 'meta'] }),
+  )
   .max(4)
   .default([]);
 
@@ -22,7 +27,6 @@ function clickTool(name: string, description: string, fixed: { button?: 'right';
     }),
     output: actionResult,
     annotations: DESTRUCTIVE,
-    advanced: ['modifier'],
     async handler(args, core, ctx) {
       const { target, driver } = await core.resolve(args, ctx);
       const chosen = fixed.button ?? (args as { button?: 'left' | 'right' | 'middle' }).button ?? 'left';
@@ -46,11 +50,11 @@ export const rightClick = clickTool('right_click', 'Right-click (context menu) a
 export const setValue = defineTool({
   name: 'set_value',
   description:
-    'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text. Read back.',
+    'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text; a list of options for a multi-select. Read back.',
   input: z.strictObject({
     ...targeting,
     element_token: targeting.element_token.unwrap(),
-    value: z.string().max(100_000),
+    value: z.union([z.string().max(100_000), z.array(z.string().max(1000)).max(200)]),
   }),
   output: actionResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -139,4 +143,17 @@ export const drag = defineTool({
   },
 });
 
-export const actionTools: ToolDef[] = [click, doubleClick, rightClick, setValue, pressKey, hotkey, scroll, drag];
+export const hover = defineTool({
+  name: 'hover',
+  description:
+    'Move the pointer onto an element or a point, to open a hover menu or tooltip; confirmed when something new shows.',
+  input: z.strictObject({ ...targeting, delivery_mode: deliveryMode }),
+  output: actionResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async handler(args, core, ctx) {
+    const { target, driver } = await core.resolve(args, ctx);
+    return actionReply(await driver.hover(target));
+  },
+});
+
+export const actionTools: ToolDef[] = [click, doubleClick, rightClick, setValue, pressKey, hotkey, scroll, drag, hover];

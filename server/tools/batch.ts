@@ -19,6 +19,7 @@ export const BATCHABLE = [
   'hotkey',
   'scroll',
   'drag',
+  'hover',
 ] as const;
 const byName = new Map<string, ToolDef>([...actionTools, typeText].map((t) => [t.name, t]));
 

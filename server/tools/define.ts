@@ -86,6 +86,9 @@ export function inputSchemaOf(def: ToolDef, surface: Surface = 'full'): Record<s
 
 function buildInputSchema(def: ToolDef, surface: Surface): Record<string, unknown> {
   const schema = lean(jsonSchema(def.input, 'input')) as Record<string, unknown>;
+  // x,y's units (the screenshot's px) are said once, on get_window_state's include_screenshot.
+  const all = schema.properties as Record<string, Record<string, unknown>>;
+  if (all.x?.description && def.name !== 'get_window_state') all.x = { type: 'number' };
   if (surface === 'full') return schema;
   // Session tools keep `session`: it is what they are about.
   const hidden = new Set([...(def.sessionless ? [] : SEED_ONLY), ...(def.advanced ?? [])]);
@@ -95,7 +98,7 @@ function buildInputSchema(def: ToolDef, surface: Surface): Record<string, unknow
   // The target's shape is spelled out once, on get_window_state; actions take the same (rarely: a token
   // carries its target, and the default is the current tab).
   if (properties.target && def.name !== 'get_window_state')
-    properties.target = { type: 'object', description: 'As in get_window_state; default: the current tab.' };
+    properties.target = { type: 'object', description: 'As in get_window_state.' };
   const required = (schema.required as string[] | undefined)?.filter((k) => !hidden.has(k));
   return { ...schema, properties, ...(required?.length ? { required } : {}) };
 }
@@ -120,6 +123,11 @@ function lean(node: unknown): unknown {
     Object.assign(o, { type: 'object', properties, required: ['kind'] });
   }
   for (const k of BOUNDS) delete o[k];
+  // An enum whose aliases are accepted but not worth a model's bytes names its advertised values (.meta).
+  if (Array.isArray(o.advertise)) {
+    if (o.enum) o.enum = o.advertise;
+    delete o.advertise;
+  }
   if (
     o.additionalProperties === false ||
     (typeof o.additionalProperties === 'object' && !Object.keys(o.additionalProperties).length)

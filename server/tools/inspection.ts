@@ -26,7 +26,10 @@ export const getWindowState = defineTool({
       .nonnegative()
       .max(2 ** 32)
       .optional(),
-    include_screenshot: z.boolean().optional().describe('Attach a PNG (default: windows yes, tabs no).'),
+    include_screenshot: z
+      .boolean()
+      .optional()
+      .describe("Attach a PNG (default: windows yes, tabs no); actions' x,y are its px."),
     max_elements: z.number().int().min(0).max(MAX_ELEMENTS).default(MAX_ELEMENTS),
     query: z.string().max(200).optional().describe('Keep elements whose role, name or value contains this.'),
     format: z

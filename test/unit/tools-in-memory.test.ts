@@ -48,6 +48,20 @@ describe('tools/list', () => {
     assert.ok((tools.find((t) => t.name === 'get_session')!.inputSchema.properties as Record<string, unknown>).session);
   });
 
+  test("advertised: the click tools' modifier (four names), set_value's list, hover, hover as a batch step", async () => {
+    const props = (name: string) => d.tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, any>;
+    for (const name of ['click', 'double_click', 'right_click'])
+      assert.deepEqual(props(name).modifier?.items?.enum, ['ctrl', 'shift', 'alt', 'meta'], `${name}.modifier`);
+    assert.ok(
+      props('set_value').value.anyOf.some((b: any) => b.type === 'array'),
+      'set_value takes a list',
+    );
+    assert.ok(props('hover').element_token && props('hover').x, 'hover takes an element or a point');
+    assert.ok(props('run_actions').steps.items.properties.tool.enum.includes('hover'), 'hover is a batch step');
+    // The bench's row: at most half of Playwright MCP's 17,591 B.
+    assert.ok(bytesOf(d.tools) <= 8795, `default tool definitions are ${bytesOf(d.tools)} B`);
+  });
+
   test('every tool: an object input schema, outputSchema {type: object, anyOf: [success, refusal]}, the three hints', async () => {
     for (const t of d.tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);

@@ -7,6 +7,7 @@ import {
   excerpt,
   judgeInsertion,
   judgePointer,
+  judgeShownText,
   judgeText,
   judgeTextAt,
   judgeTextRead,
@@ -672,4 +673,26 @@ describe('excerpt', () => {
     const text = 'a'.repeat(500) + 'Z' + 'b'.repeat(500);
     assert.equal(excerpt(text, 500, 1, 3), '…aaaZbbb…');
   });
+});
+
+describe('judgeShownText: a keyboard sink judged by what the widget shows', () => {
+  const cases: Array<[string, string | null, string | null, string, string]> = [
+    ['the text appears', '$ ', '$ ls', 'ls', 'confirmed'],
+    ['pre-filled: once more than before', '> ls', '> lsls', 'ls', 'confirmed'],
+    ['no-break spaces as rendered', '$', '$\u00a0ls\u00a0-la', 'ls -la', 'confirmed'],
+    ['unchanged: could be a canvas, proves nothing', '$ ', '$ ', 'ls', 'unverifiable'],
+    ['already shown and not again', '> ls', '> ls', 'ls', 'unverifiable'],
+    ['changed but not the text', '$ ', '$ x', 'ls', 'unverifiable'],
+    ['one line of two', '$ ', '$ echo a', 'echo a\necho b', 'partial'],
+    ['nothing to read', null, null, 'ls', 'unverifiable'],
+    ['only a newline: nothing visible to look for', '$ ', '$ \n$ ', '\n', 'unverifiable'],
+  ];
+  for (const [name, before, after, text, effect] of cases)
+    test(name, () => {
+      const v = judgeShownText(before, after, text, 'div.term');
+      assert.equal(v.effect, effect);
+      if (effect === 'unverifiable') assert.equal(v.escalation?.target, 'verify');
+      if (effect === 'confirmed') assert.equal(v.delivered, [...text].length);
+      assert.ok(v.evidence.length > 0);
+    });
 });

@@ -14,6 +14,7 @@ import {
   watchEvents,
 } from './core.js';
 import { hasEditContext, isCaretSizedSurface, renderedLines } from './surfaces.js';
+import { type PreparedSink, prepareSink, sinkReason } from './sinks.js';
 
 const EDITOR_SELECTION_SYNC_MS = 120;
 const EDITOR_SETTLE_MS = 400;
@@ -259,7 +260,7 @@ async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>):
 export async function prepareField(
   snapshotId: string | null,
   index: number,
-): Promise<PreparedField | PreparedValueInput | NoField | FieldRefused> {
+): Promise<PreparedField | PreparedValueInput | PreparedSink | NoField | FieldRefused> {
   const el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
   // The body is "nothing focused", unless it is the editing host itself (TinyMCE's iframe body).
   if (!el || (el === document.body && !(el as HTMLElement).isContentEditable)) return { none: true };
@@ -271,6 +272,19 @@ export async function prepareField(
     return { refusal: 'not_editable', detail: describe(el), inline: el.getAttribute('role') === 'textbox' };
   if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
   if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
+  // A field nobody can see (a web terminal's keyboard sink): typed with keys, judged by what the widget shows.
+  // One that shows itself once focused (a search box that expands on focus) is an ordinary field: it is
+  // let go again, so the ordinary path focuses it and places its caret as for any other.
+  const hidden = sinkReason(editable);
+  if (hidden) {
+    const wasActive = deepActiveElement() === editable;
+    if (!wasActive) {
+      (editable as HTMLElement).focus({ preventScroll: true });
+      await nextFrame();
+    }
+    if (sinkReason(editable)) return prepareSink(editable as HTMLElement, hidden);
+    if (!wasActive) (editable as HTMLElement).blur();
+  }
   // In an iframe the element can be its document's active one (TinyMCE's body always is) while the frame
   // itself is not focused: keys and inserted text then go elsewhere. Focused means this frame has focus too.
   const wasFocused =

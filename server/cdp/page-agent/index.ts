@@ -6,9 +6,12 @@
 // The server never imports this module at run time: it imports the `PageAgent` type only, so that
 // `Tab.call(frame, name, ...args)` is checked against these methods' own signatures. Every method takes
 // and returns JSON (arguments are written with JSON.stringify, results read back by value).
+import * as choices from './choices.js';
 import * as core from './core.js';
 import * as fields from './fields.js';
+import * as hover from './hover.js';
 import * as motion from './motion.js';
+import * as sinks from './sinks.js';
 import * as text from './text.js';
 
 const pageAgent = {
@@ -38,6 +41,15 @@ const pageAgent = {
   findOption: fields.findOption,
   offeredOptions: fields.offeredOptions,
   comboboxAfter: fields.comboboxAfter,
+  // choices.ts: set_value with a list (multi-select lists and listboxes)
+  planChoices: choices.planChoices,
+  choicePoint: choices.choicePoint,
+  choicesNow: choices.choicesNow,
+  // sinks.ts: hidden inputs a widget collects keys with
+  sinkShown: sinks.sinkShown,
+  // hover.ts: what a hover made visible
+  hoverBaseline: hover.hoverBaseline,
+  hoverAppeared: hover.hoverAppeared,
   // motion.ts: scrolling, dragging, the agent cursor
   scrollState: motion.scrollState,
   scrollAim: motion.scrollAim,

@@ -1,0 +1,57 @@
+// hover on a tab: the pointer moved onto an element or a point (a trusted mouseMoved), confirmed when what
+// the hover opened can be read back: things that became visible (a :hover menu, a mouseenter menu, a
+// tooltip). Nothing new visible proves nothing (the hover may only restyle): unverifiable, never no_effect.
+import type { ActionResult, Evidence, ResolvedTarget } from '../routing/driver.js';
+import { Stopwatch } from '../routing/driver.js';
+import { Refusal } from '../routing/refusal.js';
+import { aim, describeEvents, dialogResult, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+
+export function hover(route: CdpRoute, target: ResolvedTarget): Promise<ActionResult> {
+  return withSideEffects(route, target, () => deliverHover(route, target));
+}
+
+async function deliverHover(route: CdpRoute, target: ResolvedTarget): Promise<ActionResult> {
+  const sw = new Stopwatch();
+  const aimed = await aim(await tabOf(route, target), target, ['mouseover', 'mouseenter', 'mousemove']);
+  const { tab, frame } = aimed;
+  // What shows is read in the frame the pointer rests in (a menu opens beside its trigger).
+  await tab.call(frame, 'hoverBaseline');
+  sw.lap('resolve');
+  const sent = await tab.unlessDialog(
+    tab.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: aimed.x, y: aimed.y }),
+  );
+  sw.lap('deliver');
+  if (sent === 'dialog') return dialogResult(sw, aimed.target, 'the hover');
+  let opened: { count: number; shown: string[] };
+  let seen: Awaited<ReturnType<typeof tab.call<'watched'>>>;
+  try {
+    opened = await tab.call(frame, 'hoverAppeared');
+    seen = await tab.call(frame, 'watched', false);
+  } catch (e) {
+    if (e instanceof Refusal && e.code === 'dialog_open') return dialogResult(sw, aimed.target, 'the hover');
+    throw e;
+  }
+  sw.lap('verify');
+  const reached = seen.events.some((e) => e.trusted && e.onTarget && e.type !== 'mousemove');
+  const evidence: Evidence[] = [
+    { kind: 'event', expected: `trusted mouseover at ${seen.target}`, observed: describeEvents(seen) },
+    {
+      kind: 'appeared',
+      observed: opened.count ? opened.shown : 'nothing new became visible',
+      detail: opened.count
+        ? `${opened.count} element(s) became visible; call get_window_state for their tokens`
+        : 'the visible elements and text were read before and after the move',
+    },
+  ];
+  if (opened.count) return result('confirmed', sw, evidence, { target: aimed.target, method: 'mouse_moved' });
+  return result('unverifiable', sw, evidence, {
+    target: aimed.target,
+    method: 'mouse_moved',
+    escalation: {
+      target: 'verify',
+      reason: reached
+        ? 'the pointer rests on the element but nothing new became visible; take a screenshot to see what changed'
+        : 'no pointer event reached the element; call get_window_state to see what is there',
+    },
+  });
+}
