@@ -21,6 +21,7 @@ import type { AgentReply, Frame, Tab } from './tab.js';
 import type { PreparedValueInput, ValuePlan, ValueReading } from './page-agent/fields.js';
 import { queueCursor } from './cursor-overlay.js';
 import { excerpt, judgeText, judgeValue, numberFieldRejects, type FieldState } from '../routing/verdicts.js';
+import { maskSecrets } from '../routing/secrets.js';
 
 // The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
 export { excerpt, judgeText as judge };
@@ -160,11 +161,13 @@ async function typeIntoTab(
       observed: 'cancelled by the page (preventDefault)',
       detail: 'the page refused the input',
     });
-  return {
+  const typed: ActionResult = {
     ...result(verdict.effect, sw, evidence, { target: before.describe, method }),
     delivery: { mode: 'background', delivered_count: verdict.delivered },
     ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(read.settled?.text ?? '', 0, 400) }),
   };
+  const secret = before.secret ?? read.settled?.secret ?? read.first?.secret;
+  return secret ? maskSecrets(typed, secret, [text, before.text, read.first?.text, read.settled?.text]) : typed;
 }
 
 async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Promise<void> {
@@ -353,7 +356,9 @@ async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: str
   ];
   const unchanged = show(now) === show(plan.before);
   const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
-  return { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
+  const set: ActionResult = { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
+  const secret = 'secret' in plan ? plan.secret : undefined;
+  return secret ? maskSecrets(set, secret, [value, plan.before.value, now.value]) : set;
 }
 
 type ComboboxPlan = Extract<ValuePlan, { kind: 'combobox' }>;

@@ -23,6 +23,12 @@ export interface ActionResult {
   /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
   observed?: unknown;
   target?: string;
+  /**
+   * Why the target's text is masked in this result (a password field, a one-time code or card number
+   * field, an AT-SPI password text): its expected/observed show one • per character. The verdict was
+   * reached on the full text before masking (routing/secrets.ts).
+   */
+  masked?: string;
   /** What else the action caused: a tab opened, a download, a dialog now blocking the page. */
   side_effects?: Array<
     | { kind: 'tab_opened'; tab_id: string; url: string }
