@@ -81,6 +81,8 @@ async function typeIntoTab(
   if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
   if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared);
   let before = prepared.state;
+  // A refusal on a secret field says so too: the call's arguments are masked in the audit trail and the log.
+  const secretDetail = before.secret ? { masked: before.secret } : {};
   const dropped = prepared.inputType === 'number' ? numberFieldRejects(text) : null;
   if (dropped) {
     throw new Refusal(
@@ -92,6 +94,7 @@ async function typeIntoTab(
     throw new Refusal(
       'text_not_deliverable',
       `${before.describe} is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter if you mean to submit`,
+      secretDetail,
     );
   }
   // The cursor glides to the field; in the top frame its viewport is the tab's (iframes are skipped).

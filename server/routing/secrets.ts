@@ -51,12 +51,13 @@ export function maskSecrets(
 
 /**
  * The arguments as the audit trail, the action log and a recording keep them: a call whose result says
- * `masked` has its `text` / `value` masked; a run_actions call has the arguments of each masked step masked.
+ * `masked` (or whose refusal does) has its `text` / `value` masked; a run_actions call has the arguments of
+ * each masked step masked.
  */
 export function maskedArgs<T extends Record<string, unknown>>(args: T, structured: unknown): T {
-  const result = structured as { masked?: unknown; steps?: unknown } | null | undefined;
+  const result = structured as { steps?: unknown } | null | undefined;
   if (!result || typeof result !== 'object') return args;
-  if (typeof result.masked === 'string') {
+  if (isMasked(result)) {
     const out: Record<string, unknown> = { ...args };
     for (const key of ['text', 'value']) if (typeof out[key] === 'string') out[key] = mask(out[key] as string);
     return out as T;
@@ -64,8 +65,7 @@ export function maskedArgs<T extends Record<string, unknown>>(args: T, structure
   if (Array.isArray(result.steps) && Array.isArray(args.steps)) {
     const maskedSteps = new Map<number, unknown>();
     for (const s of result.steps as Array<{ index?: unknown; result?: unknown }>)
-      if (typeof s?.index === 'number' && (s.result as { masked?: unknown } | undefined)?.masked)
-        maskedSteps.set(s.index, s.result);
+      if (typeof s?.index === 'number' && isMasked(s.result)) maskedSteps.set(s.index, s.result);
     if (!maskedSteps.size) return args;
     const steps = (args.steps as unknown[]).map((step, i) => {
       const stepArgs = (step as { args?: unknown })?.args;
@@ -75,4 +75,10 @@ export function maskedArgs<T extends Record<string, unknown>>(args: T, structure
     return { ...args, steps };
   }
   return args;
+}
+
+/** Whether a result, or a refusal, says its target's text is a secret (`masked`: why). */
+function isMasked(structured: unknown): boolean {
+  const r = structured as { masked?: unknown; refusal?: { masked?: unknown } } | null | undefined;
+  return typeof r?.masked === 'string' || typeof r?.refusal?.masked === 'string';
 }

@@ -31,6 +31,7 @@ const SECRETS = [
   'card#5555-1234',
   'csc#93',
   'csc#93xyz',
+  'nl#secret',
 ];
 let fx: FixtureServer;
 let gw: Gateway;
@@ -160,6 +161,17 @@ describe('secrets stay secret', () => {
     // A field that is no secret keeps its text: masking is for secrets only.
     assert.equal(r.structured.steps[1].result.masked, undefined, r.text);
     assert.match(JSON.stringify(r.structured.steps[1].result), /Robin/);
+  });
+
+  test('a refused type_text into a password field says masked, so its text is kept masked too', async () => {
+    const token = await tokens();
+    const r = await agent.call('type_text', {
+      element_token: token('Password'),
+      text: 'nl#secret\nmore',
+      session: 'pay',
+    });
+    assert.equal(r.structured.refusal?.code, 'text_not_deliverable', r.text);
+    assert.match(r.structured.refusal.masked ?? '', /password/, r.text);
   });
 
   test('nothing in plaintext in the activity events, the audit trail or the recording', async () => {

@@ -45,6 +45,11 @@ test('maskedArgs: a masked call has text and value masked; a batch masks only it
     element_token: 't',
   });
   assert.deepEqual(maskedArgs({ text: 'abc' }, { effect: 'confirmed' }), { text: 'abc' });
+  assert.deepEqual(
+    maskedArgs({ text: 'a\nb' }, { status: 'refused', refusal: { code: 'text_not_deliverable', masked: 'x' } }),
+    { text: '•••' },
+    'a refusal on a secret field masks too',
+  );
   const batch = {
     steps: [
       { tool: 'set_value', args: { value: 'card' } },
