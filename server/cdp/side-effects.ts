@@ -54,9 +54,9 @@ const DOWNLOAD_WAIT_MS = 3_000;
 const CAUSE_GRACE_MS = 2_000;
 /** Events of one action window are kept up to this many (a page that opens popups in a loop). */
 const MAX_EFFECTS = 20;
-/** Refused downloads no action caused, kept per tab until its next action's result tells them (bounded). */
-const MAX_UNPROMPTED_PER_TAB = 5;
-const MAX_UNPROMPTED_TABS = 100;
+/** Downloads no result told (refused ones no action caused, late ones): kept per tab for its next result (bounded). */
+const MAX_UNTOLD_PER_TAB = 5;
+const MAX_UNTOLD_TABS = 100;
 /** Recently ended actions remembered for CAUSE_GRACE_MS (bounded: the oldest go first). */
 const MAX_RECENT = 1_000;
 
@@ -81,9 +81,8 @@ export class SideEffectWatch {
   private readonly progress = new Map<string, (e: Protocol.Browser.DownloadProgressEvent) => void>();
   /** tab id -> when its last action ended, and whose it was. */
   private readonly recent = new Map<string, { at: number; owner: string }>();
-  private readonly unprompted = new Map<string, DownloadEffect[]>();
+  private readonly untold = new Map<string, DownloadEffect[]>();
   private readonly perOwner = new Map<string, Usage>();
-  private total: Usage | null = null;
 
   constructor(
     private readonly host: BrowserHost,
@@ -103,7 +102,7 @@ export class SideEffectWatch {
       const session = await browser.target().createCDPSession();
       const dir = downloadDir();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      this.total ??= folderUsage(dir);
+      folderTotal(dir); // what it holds before this browser downloads anything
       // Saved under the download's guid, renamed to its own name once complete (no clobbering). Chromium's
       // own prompt for many downloads is skipped by this behaviour: the cause and quota checks below stand in.
       await session.send('Browser.setDownloadBehavior', {
@@ -165,16 +164,15 @@ export class SideEffectWatch {
         code: 'download_without_action',
         detail: 'the page started it with no agent action on the tab in flight; it was cancelled, nothing was saved',
       };
-      if (!this.unprompted.has(e.frameId) && this.unprompted.size >= MAX_UNPROMPTED_TABS) return;
-      const notes = this.unprompted.get(e.frameId) ?? [];
-      if (notes.length < MAX_UNPROMPTED_PER_TAB) notes.push(note);
-      this.unprompted.set(e.frameId, notes);
+      this.tellLater(e.frameId, note);
       return;
     }
     const limits = downloadLimits();
     const mine = this.perOwner.get(owner) ?? { files: 0, bytes: 0 };
+    this.perOwner.delete(owner); // kept in order of use: the least recently used session goes first past the bound
     this.perOwner.set(owner, mine);
-    const total = this.total!;
+    if (this.perOwner.size > MAX_RECENT) this.perOwner.delete(this.perOwner.keys().next().value!);
+    const total = folderTotal(dir);
     const state: DownloadEffect = { kind: 'download', file, state: 'in_progress' };
     const refuse = (detail: string) => {
       cancel();
@@ -242,6 +240,15 @@ export class SideEffectWatch {
       w.downloads.set(e.guid, { file, done, state });
       push(w, state);
     }
+    // Caused by an action that has ended (a script's short delay): the tab's next result tells it.
+    if (!windows.length) this.tellLater(e.frameId, state);
+  }
+
+  private tellLater(tabId: string, note: DownloadEffect): void {
+    if (!this.untold.has(tabId) && this.untold.size >= MAX_UNTOLD_TABS) return;
+    const notes = this.untold.get(tabId) ?? [];
+    if (notes.length < MAX_UNTOLD_PER_TAB) notes.push(note);
+    this.untold.set(tabId, notes);
   }
 
   /** Starts hearing what an action on `tabId` (of session `owner`) causes; `end` returns it. Never fails the action. */
@@ -252,8 +259,8 @@ export class SideEffectWatch {
     await this.attach().catch(() => {});
     const w: Window = { tabId, owner, effects: [], downloads: new Map() };
     // Downloads refused on this tab since its last action: this result tells them.
-    for (const note of this.unprompted.get(tabId) ?? []) push(w, note);
-    this.unprompted.delete(tabId);
+    for (const note of this.untold.get(tabId) ?? []) push(w, note);
+    this.untold.delete(tabId);
     this.windows.add(w);
     return {
       end: async (dialog, settleMs) => {
@@ -273,6 +280,14 @@ export class SideEffectWatch {
       },
     };
   }
+}
+
+/** Each download folder's use, shared by every watch (a pool gives each session a browser and a watch of its own). */
+const folderTotals = new Map<string, Usage>();
+function folderTotal(dir: string): Usage {
+  let total = folderTotals.get(dir);
+  if (!total) folderTotals.set(dir, (total = folderUsage(dir)));
+  return total;
 }
 
 /** What the download folder holds already (files and bytes), counted against the total quota. */

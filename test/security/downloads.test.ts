@@ -111,4 +111,34 @@ describe('downloads are bounded', () => {
     await sleep(1_500);
     assert.deepEqual(folder().files.sort(), before.files.sort());
   });
+
+  test('a download a click starts a moment later is kept and told in the next result; one much later is refused', async () => {
+    // Another session: a quota of its own.
+    assert.equal((await v.call('start_session', { session: 'later' })).isError, false);
+    const nav = await v.call('page', { action: 'new_tab', url: fx.url('downloads.html'), session: 'later' });
+    assert.equal(nav.isError, false, nav.text);
+    const tab = { kind: 'tab', tab_id: nav.structured.tab_id };
+    const snap = await snapshot(v, { format: 'full', target: tab, session: 'later' });
+    const soon = await v.call('click', { element_token: snap.token('Download in a moment'), session: 'later' });
+    assert.equal(soon.structured.effect, 'confirmed', soon.text);
+    await sleep(2_000);
+    assert.ok(folder().files.includes('part-8.bin'), folder().files.join(', '));
+    const told = await v.call('click', { element_token: snap.token('Do nothing else'), session: 'later' });
+    const late = (told.structured.side_effects ?? []).find((e: any) => e.kind === 'download');
+    assert.ok(late, told.text);
+    assert.equal(late.file, 'part-8.bin', told.text);
+    assert.equal(late.state, 'completed', told.text);
+    assert.equal(late.size_bytes, 400 * 1024, told.text);
+    noHostPath(told);
+
+    const much = await v.call('click', { element_token: snap.token('Download much later'), session: 'later' });
+    assert.equal(much.structured.effect, 'confirmed', much.text);
+    await sleep(5_500);
+    assert.ok(!folder().files.some((f) => f.startsWith('part-9')), folder().files.join(', '));
+    const next = await v.call('click', { element_token: snap.token('Do nothing else'), session: 'later' });
+    const refused = (next.structured.side_effects ?? []).find((e: any) => e.kind === 'download');
+    assert.ok(refused, next.text);
+    assert.equal(refused.file, 'part-9.bin');
+    assert.equal(refused.code, 'download_without_action', next.text);
+  });
 });
