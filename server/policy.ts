@@ -33,6 +33,13 @@ const CHROME_SCHEMES = ['chrome', 'chrome-extension', 'chrome-untrusted', 'chrom
 /** Schemes a tab can show on its own without an agent having navigated there (not reachable by navigation). */
 const PASSIVE_SCHEMES = ['chrome-error', 'blob'];
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]', '0.0.0.0'];
+/**
+ * IPv4-mapped IPv6 spellings of 127.0.0.0/8 and 0.0.0.0 as a parsed URL writes them: WHATWG URL turns
+ * `[::ffff:127.0.0.1]` (and `[0:0:0:0:0:ffff:7f00:1]`, `[::FFFF:127.1.2.3]`...) into `[::ffff:7f00:1]`.
+ */
+const MAPPED_LOOPBACK = /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/;
+/** Fetch URL patterns (globs over the whole URL) for the loopback hosts LOOPBACK_NAMES does not list one by one. */
+const LOOPBACK_GLOBS = ['127.*', '*.localhost', '[::ffff:7f*]', '[::ffff:0:0]'];
 
 export class Policy {
   /** Schemes beyond DEFAULT_SCHEMES the operator allowed (--allow-url-schemes / VERITY_ALLOW_URL_SCHEMES). */
@@ -91,6 +98,7 @@ export class Policy {
       host === gwHost ||
       LOOPBACK_NAMES.includes(host) ||
       /^127\.\d+\.\d+\.\d+$/.test(host) ||
+      MAPPED_LOOPBACK.test(host) ||
       host.endsWith('.localhost')
     );
   }
@@ -100,6 +108,7 @@ export class Policy {
     if (!this.gateway) return [];
     const hosts = new Set([
       ...LOOPBACK_NAMES,
+      ...LOOPBACK_GLOBS,
       this.gateway.host.includes(':') && !this.gateway.host.startsWith('[')
         ? `[${this.gateway.host}]`
         : this.gateway.host,

@@ -48,7 +48,7 @@ export async function withSideEffects(
   run: () => Promise<ActionResult>,
   settleMs = 0,
 ): Promise<ActionResult> {
-  const watch = await route.sideEffects.begin(target.key);
+  const watch = await route.sideEffects.begin(target.key, target.owner);
   let r: ActionResult | undefined;
   try {
     r = await run();

@@ -85,6 +85,8 @@ export class BrowserHost {
   private readonly byId = new Map<string, Tab>();
   /** Told the id of each tab that closes (bookkeeping kept per tab elsewhere, e.g. tab ownership, goes with it). */
   readonly closedListeners = new Set<(tabId: string) => void>();
+  /** Told each time a browser is opened (launched or attached): the download guard must hold before any page loads. */
+  readonly openedListeners = new Set<() => void>();
   /**
    * More sources of tabs searched by tabs_() and findTab(): the extension relay's shared tabs (`shared`:
    * given to every session), and with --browser-endpoint each session's own browser (for the operator's views).
@@ -269,6 +271,7 @@ export class BrowserHost {
       if (this.watchdog === watchdog) this.watchdog = null;
     });
     this.browser = browser;
+    for (const listener of this.openedListeners) listener();
     return browser;
   }
 

@@ -1,7 +1,9 @@
 // What else an action on a tab caused, told in its result (`side_effects`): a tab or popup it opened (with
-// the tab_id to drive it), a download (saved in the download folder the operator allowed), a dialog that
-// now blocks the page. One browser-level CDP session hears the browser's target and download events.
-import { mkdirSync, existsSync, renameSync } from 'node:fs';
+// the tab_id to drive it), a download (saved in the download folder the operator allowed, told by name and
+// size only), a dialog that now blocks the page. One browser-level CDP session hears the browser's target
+// and download events. A download is kept only when an agent action on its tab caused it, and within the
+// per-session and folder quotas; any other is cancelled and reported refused.
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, extname, basename } from 'node:path';
 import type { Browser, CDPSession, Protocol } from 'puppeteer-core';
 import type { BrowserHost } from './browser.js';
@@ -9,25 +11,66 @@ import { configDir } from '../token.js';
 
 export type SideEffect =
   | { kind: 'tab_opened'; tab_id: string; url: string }
-  | { kind: 'download'; file: string; path: string; state: 'completed' | 'in_progress' | 'canceled' }
+  | DownloadEffect
   | { kind: 'dialog'; type: string; message: string };
+
+/** A download as the agent is told of it: its file name and size, never where the host keeps it. */
+export interface DownloadEffect {
+  kind: 'download';
+  file: string;
+  state: 'completed' | 'in_progress' | 'canceled' | 'refused';
+  size_bytes?: number;
+  /** Why it was refused (cancelled before it was kept): download_without_action, download_quota_exceeded. */
+  code?: string;
+  detail?: string;
+}
 
 /** Where downloads are saved: VERITY_DOWNLOAD_DIR, else `<config dir>/downloads`. */
 export function downloadDir(): string {
   return process.env.VERITY_DOWNLOAD_DIR ?? join(configDir(), 'downloads');
 }
 
+/** The download quotas (the CLI exports --download-max-files etc.; a bad or missing value is the default). */
+export function downloadLimits(): { files: number; bytes: number; totalFiles: number; totalBytes: number } {
+  const num = (name: string, fallback: number) => {
+    const n = Number(process.env[name]);
+    return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
+  };
+  return {
+    files: num('VERITY_DOWNLOAD_MAX_FILES', DEFAULT_DOWNLOAD_LIMITS.files),
+    bytes: num('VERITY_DOWNLOAD_MAX_MB', DEFAULT_DOWNLOAD_LIMITS.mb) * MB,
+    totalFiles: num('VERITY_DOWNLOAD_TOTAL_FILES', DEFAULT_DOWNLOAD_LIMITS.totalFiles),
+    totalBytes: num('VERITY_DOWNLOAD_TOTAL_MB', DEFAULT_DOWNLOAD_LIMITS.totalMb) * MB,
+  };
+}
+export const DEFAULT_DOWNLOAD_LIMITS = { files: 20, mb: 100, totalFiles: 100, totalMb: 500 };
+const MB = 1024 * 1024;
+
 /** The browser reports a new target or download a moment after the input that caused it: how long a click's result listens on. */
 export const INPUT_SETTLE_MS = 50;
 /** How long a result waits for a download that began to finish (bounded; reported in_progress past it). */
 const DOWNLOAD_WAIT_MS = 3_000;
+/** A download that begins this long after an action on its tab ended is still that action's (a script's short delay). */
+const CAUSE_GRACE_MS = 2_000;
 /** Events of one action window are kept up to this many (a page that opens popups in a loop). */
 const MAX_EFFECTS = 20;
+/** Downloads no result told (refused ones no action caused, late ones): kept per tab for its next result (bounded). */
+const MAX_UNTOLD_PER_TAB = 5;
+const MAX_UNTOLD_TABS = 100;
+/** Recently ended actions remembered for CAUSE_GRACE_MS (bounded: the oldest go first). */
+const MAX_RECENT = 1_000;
 
 interface Window {
   tabId: string;
+  owner: string;
   effects: SideEffect[];
-  downloads: Map<string, { file: string; done: Promise<void>; state: SideEffect & { kind: 'download' } }>;
+  downloads: Map<string, { file: string; done: Promise<void>; state: DownloadEffect }>;
+}
+
+/** Files and bytes kept, per session (owner) and in all; all starts from what the folder already holds. */
+interface Usage {
+  files: number;
+  bytes: number;
 }
 
 export class SideEffectWatch {
@@ -35,9 +78,22 @@ export class SideEffectWatch {
   private browser: Browser | null = null;
   private attaching: Promise<void> | null = null;
   private readonly windows = new Set<Window>();
-  private readonly progress = new Map<string, (state: string) => void>();
+  private readonly progress = new Map<string, (e: Protocol.Browser.DownloadProgressEvent) => void>();
+  /** tab id -> when its last action ended, and whose it was. */
+  private readonly recent = new Map<string, { at: number; owner: string }>();
+  private readonly untold = new Map<string, DownloadEffect[]>();
+  private readonly perOwner = new Map<string, Usage>();
 
-  constructor(private readonly host: BrowserHost) {}
+  constructor(
+    private readonly host: BrowserHost,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`verity: ${line}\n`),
+  ) {
+    // Downloads are guarded from the moment a browser is there, not from the first action: a page the
+    // agent only navigated to must not save files on its own either.
+    const guard = () => void this.attach().catch(() => {});
+    host.openedListeners.add(guard);
+    if (host.running) guard();
+  }
 
   private async attach(): Promise<void> {
     const browser = await this.host.get();
@@ -46,7 +102,9 @@ export class SideEffectWatch {
       const session = await browser.target().createCDPSession();
       const dir = downloadDir();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // Saved under the download's guid, renamed to its own name once complete (no clobbering).
+      folderTotal(dir); // what it holds before this browser downloads anything
+      // Saved under the download's guid, renamed to its own name once complete (no clobbering). Chromium's
+      // own prompt for many downloads is skipped by this behaviour: the cause and quota checks below stand in.
       await session.send('Browser.setDownloadBehavior', {
         behavior: 'allowAndName',
         downloadPath: dir,
@@ -66,34 +124,11 @@ export class SideEffectWatch {
             if (fx.kind === 'tab_opened' && fx.tab_id === e.targetInfo.targetId && e.targetInfo.url)
               fx.url = e.targetInfo.url;
       });
-      session.on('Browser.downloadWillBegin', (e: Protocol.Browser.DownloadWillBeginEvent) => {
-        for (const w of this.windows) {
-          if (w.tabId !== e.frameId && this.windows.size > 1) continue; // iframes' downloads: to the only window
-          const state = {
-            kind: 'download' as const,
-            file: e.suggestedFilename,
-            path: join(dir, e.guid),
-            state: 'in_progress' as const,
-          } as SideEffect & { kind: 'download' };
-          const done = new Promise<void>((resolve) => {
-            this.progress.set(e.guid, (s) => {
-              if (s === 'completed') {
-                state.state = 'completed';
-                state.path = finish(dir, e.guid, e.suggestedFilename);
-              }
-              if (s === 'canceled') state.state = 'canceled';
-              if (s !== 'inProgress') {
-                this.progress.delete(e.guid);
-                resolve();
-              }
-            });
-          });
-          w.downloads.set(e.guid, { file: e.suggestedFilename, done, state });
-          push(w, state);
-        }
-      });
+      session.on('Browser.downloadWillBegin', (e: Protocol.Browser.DownloadWillBeginEvent) =>
+        this.downloadBegan(session, dir, e),
+      );
       session.on('Browser.downloadProgress', (e: Protocol.Browser.DownloadProgressEvent) =>
-        this.progress.get(e.guid)?.(e.state),
+        this.progress.get(e.guid)?.(e),
       );
       this.session = session;
       this.browser = browser;
@@ -103,12 +138,129 @@ export class SideEffectWatch {
     return this.attaching;
   }
 
-  /** Starts hearing what an action on `tabId` causes; `end` returns it. Never fails the action. */
+  /**
+   * A download began: kept only when an agent action on its tab is in flight or just ended, and within the
+   * quotas of that action's session and of the folder; otherwise cancelled and said so (a refused side
+   * effect in that action's result, or in the tab's next action's result when no action caused it).
+   */
+  private downloadBegan(session: CDPSession, dir: string, e: Protocol.Browser.DownloadWillBeginEvent): void {
+    const file = safeName(e.suggestedFilename);
+    const windows = [...this.windows].filter((w) => w.tabId === e.frameId);
+    // An iframe's download names its frame, not its tab: it goes to the only action in flight.
+    if (!windows.length && this.windows.size === 1) windows.push(...this.windows);
+    const recent = this.recent.get(e.frameId);
+    const owner = windows[0]?.owner ?? (recent && Date.now() - recent.at <= CAUSE_GRACE_MS ? recent.owner : undefined);
+    const cancel = () => {
+      void session.send('Browser.cancelDownload', { guid: e.guid }).catch(() => {});
+      removeQuietly(join(dir, e.guid));
+    };
+    if (owner === undefined) {
+      cancel();
+      this.log(`download ${JSON.stringify(file)} refused: no agent action on its tab caused it`);
+      const note: DownloadEffect = {
+        kind: 'download',
+        file,
+        state: 'refused',
+        code: 'download_without_action',
+        detail: 'the page started it with no agent action on the tab in flight; it was cancelled, nothing was saved',
+      };
+      this.tellLater(e.frameId, note);
+      return;
+    }
+    const limits = downloadLimits();
+    const mine = this.perOwner.get(owner) ?? { files: 0, bytes: 0 };
+    this.perOwner.delete(owner); // kept in order of use: the least recently used session goes first past the bound
+    this.perOwner.set(owner, mine);
+    if (this.perOwner.size > MAX_RECENT) this.perOwner.delete(this.perOwner.keys().next().value!);
+    const total = folderTotal(dir);
+    const state: DownloadEffect = { kind: 'download', file, state: 'in_progress' };
+    const refuse = (detail: string) => {
+      cancel();
+      state.state = 'refused';
+      state.code = 'download_quota_exceeded';
+      state.detail = `${detail}; it was cancelled and nothing of it kept (the operator sets --download-max-files, --download-max-mb, --download-total-files, --download-total-mb)`;
+      this.log(`download ${JSON.stringify(file)} refused: ${detail}`);
+    };
+    const overCount =
+      mine.files >= limits.files
+        ? `this session has kept ${mine.files} downloads, its quota (--download-max-files ${limits.files})`
+        : total.files >= limits.totalFiles
+          ? `the download folder holds ${total.files} files, its quota (--download-total-files ${limits.totalFiles})`
+          : null;
+    let done: Promise<void> = Promise.resolve();
+    if (overCount) refuse(overCount);
+    else {
+      // Counted when it begins (so many at once cannot all pass), its bytes as they arrive.
+      mine.files++;
+      total.files++;
+      let counted = 0;
+      const overBytes = (bytes: number) =>
+        mine.bytes - counted + bytes > limits.bytes
+          ? `it would take this session's downloads past ${limits.bytes / MB} MB (--download-max-mb)`
+          : total.bytes - counted + bytes > limits.totalBytes
+            ? `it would take the download folder past ${limits.totalBytes / MB} MB (--download-total-mb)`
+            : null;
+      const account = (bytes: number) => {
+        mine.bytes += bytes - counted;
+        total.bytes += bytes - counted;
+        counted = bytes;
+      };
+      const release = () => {
+        account(0);
+        mine.files--;
+        total.files--;
+      };
+      done = new Promise<void>((resolve) => {
+        const finished = () => {
+          this.progress.delete(e.guid);
+          resolve();
+        };
+        this.progress.set(e.guid, (p) => {
+          const over = overBytes(Math.max(p.receivedBytes, p.totalBytes || 0));
+          if (over && state.state === 'in_progress') {
+            refuse(over);
+            release();
+            return finished();
+          }
+          account(p.receivedBytes);
+          state.size_bytes = p.receivedBytes;
+          if (p.state === 'completed') {
+            state.state = 'completed';
+            finish(dir, e.guid, file);
+          }
+          if (p.state === 'canceled' && state.state === 'in_progress') {
+            state.state = 'canceled';
+            release();
+          }
+          if (p.state !== 'inProgress') finished();
+        });
+      });
+    }
+    for (const w of windows) {
+      w.downloads.set(e.guid, { file, done, state });
+      push(w, state);
+    }
+    // Caused by an action that has ended (a script's short delay): the tab's next result tells it.
+    if (!windows.length) this.tellLater(e.frameId, state);
+  }
+
+  private tellLater(tabId: string, note: DownloadEffect): void {
+    if (!this.untold.has(tabId) && this.untold.size >= MAX_UNTOLD_TABS) return;
+    const notes = this.untold.get(tabId) ?? [];
+    if (notes.length < MAX_UNTOLD_PER_TAB) notes.push(note);
+    this.untold.set(tabId, notes);
+  }
+
+  /** Starts hearing what an action on `tabId` (of session `owner`) causes; `end` returns it. Never fails the action. */
   async begin(
     tabId: string,
+    owner = 'default',
   ): Promise<{ end(dialog: { type: string; message: string } | null, settleMs: number): Promise<SideEffect[]> }> {
     await this.attach().catch(() => {});
-    const w: Window = { tabId, effects: [], downloads: new Map() };
+    const w: Window = { tabId, owner, effects: [], downloads: new Map() };
+    // Downloads refused on this tab since its last action: this result tells them.
+    for (const note of this.untold.get(tabId) ?? []) push(w, note);
+    this.untold.delete(tabId);
     this.windows.add(w);
     return {
       end: async (dialog, settleMs) => {
@@ -121,10 +273,58 @@ export class SideEffectWatch {
           return w.effects.map((e) => ({ ...e }));
         } finally {
           this.windows.delete(w);
+          this.recent.delete(tabId);
+          this.recent.set(tabId, { at: Date.now(), owner });
+          if (this.recent.size > MAX_RECENT) this.recent.delete(this.recent.keys().next().value!);
         }
       },
     };
   }
+}
+
+/** Each download folder's use, shared by every watch (a pool gives each session a browser and a watch of its own). */
+const folderTotals = new Map<string, Usage>();
+function folderTotal(dir: string): Usage {
+  let total = folderTotals.get(dir);
+  if (!total) folderTotals.set(dir, (total = folderUsage(dir)));
+  return total;
+}
+
+/** What the download folder holds already (files and bytes), counted against the total quota. */
+function folderUsage(dir: string): Usage {
+  const usage = { files: 0, bytes: 0 };
+  try {
+    for (const name of readdirSync(dir)) {
+      const st = statSync(join(dir, name));
+      if (!st.isFile()) continue;
+      usage.files++;
+      usage.bytes += st.size;
+    }
+  } catch {
+    /* an unreadable folder holds nothing we can count */
+  }
+  return usage;
+}
+
+function removeQuietly(path: string): void {
+  // Chromium may still be writing it: removed now and once more after its last write would have landed.
+  const remove = () => rmSync(path, { force: true });
+  try {
+    remove();
+  } catch {
+    /* gone already */
+  }
+  setTimeout(() => {
+    try {
+      remove();
+    } catch {
+      /* gone already */
+    }
+  }, 1_000).unref();
+}
+
+function safeName(suggested: string): string {
+  return basename(suggested || 'download').replace(/[\0/\\]/g, '_') || 'download';
 }
 
 function push(w: Window, effect: SideEffect): void {
@@ -133,7 +333,7 @@ function push(w: Window, effect: SideEffect): void {
 
 /** Renames a completed download from its guid to its own name, made unique in the folder. */
 function finish(dir: string, guid: string, suggested: string): string {
-  const safe = basename(suggested || 'download').replace(/[\0/\\]/g, '_') || 'download';
+  const safe = safeName(suggested);
   const ext = extname(safe),
     stem = safe.slice(0, safe.length - ext.length);
   let name = safe;

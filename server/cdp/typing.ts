@@ -29,6 +29,7 @@ import {
   numberFieldRejects,
   type FieldState,
 } from '../routing/verdicts.js';
+import { maskSecrets } from '../routing/secrets.js';
 
 // The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
 export { excerpt, judgeText as judge };
@@ -89,6 +90,8 @@ async function typeIntoTab(
   if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared);
   if ('sink' in prepared) return typeIntoSink(tab, frame, sw, text, prepared);
   let before = prepared.state;
+  // A refusal on a secret field says so too: the call's arguments are masked in the audit trail and the log.
+  const secretDetail = before.secret ? { masked: before.secret } : {};
   const dropped = prepared.inputType === 'number' ? numberFieldRejects(text) : null;
   if (dropped) {
     throw new Refusal(
@@ -100,6 +103,7 @@ async function typeIntoTab(
     throw new Refusal(
       'text_not_deliverable',
       `${before.describe} is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter if you mean to submit`,
+      secretDetail,
     );
   }
   // The cursor glides to the field; in the top frame its viewport is the tab's (iframes are skipped).
@@ -169,11 +173,13 @@ async function typeIntoTab(
       observed: 'cancelled by the page (preventDefault)',
       detail: 'the page refused the input',
     });
-  return {
+  const typed: ActionResult = {
     ...result(verdict.effect, sw, evidence, { target: before.describe, method }),
     delivery: { mode: 'background', delivered_count: verdict.delivered },
     ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(read.settled?.text ?? '', 0, 400) }),
   };
+  const secret = before.secret ?? read.settled?.secret ?? read.first?.secret;
+  return secret ? maskSecrets(typed, secret, [text, before.text, read.first?.text, read.settled?.text]) : typed;
 }
 
 async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Promise<void> {
@@ -417,7 +423,9 @@ async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: str
   ];
   const unchanged = show(now) === show(plan.before);
   const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
-  return { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
+  const set: ActionResult = { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
+  const secret = 'secret' in plan ? plan.secret : undefined;
+  return secret ? maskSecrets(set, secret, [value, plan.before.value, now.value]) : set;
 }
 
 type ComboboxPlan = Extract<ValuePlan, { kind: 'combobox' }>;

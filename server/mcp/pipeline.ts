@@ -18,6 +18,7 @@ import { asRefusal } from './refusals.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
 import { labelledSummary, labelsOf, noteCall } from '../audit/trail.js';
+import { maskedArgs } from '../routing/secrets.js';
 
 export interface PipelineParts {
   router: Router;
@@ -109,7 +110,8 @@ export class CallPipeline {
         auditId = noteCall(this.parts.audit(), {
           sessionKey,
           tool: tool.name,
-          args: raw,
+          // A secret typed into a password field (the result says `masked`) is kept masked.
+          args: maskedArgs(raw, reply.structured),
           reply,
           labels,
           approval: trace.approval,
@@ -179,7 +181,7 @@ export class CallPipeline {
         if (recorded)
           trace.recording = recordStep(session, {
             tool: tool.name,
-            args,
+            args: maskedArgs(args, reply.structured),
             result: reply.structured,
             isError: !!reply.isError,
             before,
@@ -187,7 +189,8 @@ export class CallPipeline {
           });
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
         if (!tool.annotations.readOnlyHint)
-          trace.noteAction = (auditId) => this.noteAction(ctx, tool.name, args, reply, labels, trace.approval, auditId);
+          trace.noteAction = (auditId) =>
+            this.noteAction(ctx, tool.name, maskedArgs(args, reply.structured), reply, labels, trace.approval, auditId);
         return reply;
       } finally {
         session.inFlight--;

@@ -5,6 +5,7 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
+import { maskSecrets } from '../routing/secrets.js';
 import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../routing/verdicts.js';
 import { IFACE, codePoints } from './atspi.js';
 import { dropDownValue, labelsUnder } from './dropdown.js';
@@ -79,6 +80,9 @@ async function fieldOf(
   return { el: found.ref, states: found.states, clicked: false };
 }
 
+/** Why an AT-SPI password text's content is masked in results. */
+const PASSWORD_TEXT = 'a password text (AT-SPI role "password text")';
+
 export async function typeNative(
   host: NativeHost,
   target: ResolvedTarget,
@@ -115,9 +119,11 @@ export async function typeNative(
         `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`,
       );
     }
-    if (editable && !undrivenWeb)
-      return insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early);
-    return keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
+    const typed =
+      editable && !undrivenWeb
+        ? await insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early)
+        : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
+    return el.role === ROLE.passwordText ? maskSecrets(typed, PASSWORD_TEXT, [text]) : typed;
   });
 }
 
@@ -377,6 +383,8 @@ export async function setValueNative(
   return deliver(mode, a.win, async () => {
     let evidence: Evidence[];
     let effect: ActionResult['effect'];
+    /** The field's text before and after, when set_value replaced it (masked too in a password text). */
+    let contents: string[] = [];
     const show = (v: unknown) => String(v);
     if (TOGGLE_ROLES.has(el.role)) {
       if (value !== 'true' && value !== 'false')
@@ -460,6 +468,7 @@ export async function setValueNative(
       sw.lap('verify');
       evidence = [{ kind: 'field_value', expected: value, observed: now, detail: `before: ${was}` }];
       effect = judgeValue(value, was, now);
+      contents = [was, now];
     } else {
       throw new Refusal(
         'not_settable',
@@ -471,18 +480,20 @@ export async function setValueNative(
         kind: 'web_content',
         detail: 'under a "document web" ancestor: accessibility state is not proof of what the page holds',
       });
-      return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
+      const unproven = nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
         target: el.name,
         escalation: webEscalation(a.win, false, mode, 'set_value'),
       });
+      return el.role === ROLE.passwordText ? maskSecrets(unproven, PASSWORD_TEXT, [value, ...contents]) : unproven;
     }
     const observed = evidence[0].observed;
-    return nativeResult(effect, 'accessibility', sw, evidence, mode, {
+    const set = nativeResult(effect, 'accessibility', sw, evidence, mode, {
       target: el.name,
       ...(effect === 'confirmed' ? {} : { observed }),
       // Web content that did not take the value: say which route can deliver there.
       ...(el.web ? { escalation: webEscalation(a.win, false, mode, 'set_value') } : {}),
     });
+    return el.role === ROLE.passwordText ? maskSecrets(set, PASSWORD_TEXT, [value, ...contents]) : set;
   });
 }
 

@@ -23,10 +23,16 @@ export interface ActionResult {
   /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
   observed?: unknown;
   target?: string;
+  /**
+   * Why the target's text is masked in this result (a password field, a one-time code or card number
+   * field, an AT-SPI password text): its expected/observed show one • per character. The verdict was
+   * reached on the full text before masking (routing/secrets.ts).
+   */
+  masked?: string;
   /** What else the action caused: a tab opened, a download, a dialog now blocking the page. */
   side_effects?: Array<
     | { kind: 'tab_opened'; tab_id: string; url: string }
-    | { kind: 'download'; file: string; path: string; state: string }
+    | { kind: 'download'; file: string; state: string; size_bytes?: number; code?: string; detail?: string }
     | { kind: 'dialog'; type: string; message: string }
   >;
 }
@@ -40,6 +46,8 @@ export interface ResolvedTarget {
   element?: { snapshotId: string; index: number; ref: unknown };
   /** Screenshot pixels of the target's last snapshot (the px form). */
   point?: { x: number; y: number };
+  /** The session the action is for (its sessionKey): whose download quota what it causes counts against. */
+  owner?: string;
   /** How the session's agent cursor moves to the action's point (absent: no cursor). */
   cursor?: CursorSettings;
 }

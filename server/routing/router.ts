@@ -288,6 +288,11 @@ export class Router {
     options: { needsTarget?: boolean } = {},
   ): Promise<{ target: ResolvedTarget; driver: Driver }> {
     const { target, driver } = await this.route(args, caller, options);
+    // What a tab action causes (downloads) counts against its session's quota.
+    if (target.kind === 'tab')
+      target.owner = caller.session
+        ? `${caller.session.connectionId}/${caller.session.label ?? 'implicit'}`
+        : caller.connectionId;
     // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
     return { target, driver: queuedDriver(this.actionQueue, driver, target, caller.onQueued, caller.signal) };
   }

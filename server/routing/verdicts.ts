@@ -56,6 +56,8 @@ export interface FieldState {
   unreadable?: string;
   /** Set when `text` is only part of the field's text (an editor that renders the lines in view): why. */
   partial?: string;
+  /** Set when the field's text is a secret (a password, a one-time code, a card number): why. Masked in results. */
+  secret?: string;
 }
 export interface WatchedEvent {
   type: string;

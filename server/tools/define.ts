@@ -214,7 +214,9 @@ export function summarize(result: ActionResult): string {
       e.kind === 'tab_opened'
         ? `Opened tab ${e.tab_id} (${e.url || 'its URL not known yet'}); drive it with its tab_id`
         : e.kind === 'download'
-          ? `Downloaded ${e.file} to ${e.path} (${e.state})`
+          ? e.state === 'refused'
+            ? `Download ${e.file} refused: ${e.code}: ${e.detail}`
+            : `Downloaded ${e.file}${e.size_bytes !== undefined ? ` (${e.size_bytes} bytes)` : ''} (${e.state})`
           : `A ${e.type} dialog is open (${show(e.message)}); answer it with page handle_dialog`,
     );
   }

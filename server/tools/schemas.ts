@@ -56,6 +56,7 @@ export const actionResult = z.object({
   method: z.string().optional(),
   observed: z.unknown().optional(),
   target: z.string().optional(),
+  masked: z.string().optional(),
   side_effects: z.array(z.looseObject({ kind: z.enum(['tab_opened', 'download', 'dialog']) })).optional(),
 });
 

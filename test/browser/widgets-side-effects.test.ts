@@ -1,11 +1,11 @@
 // What else an action caused, in its result: a tab or popup opened (its tab_id and URL, drivable at once),
-// a download (its name and where it was saved, in the allowed folder), and a beforeunload dialog met by
+// a download (its name and size; saved in the allowed folder, which the agent is not told), and a beforeunload dialog met by
 // page navigate (reported at once, not after a navigation timeout).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
@@ -80,7 +80,7 @@ describe('side effects of actions', () => {
     assert.equal(r.structured.side_effects, undefined);
   });
 
-  test('a download link: the file is reported with its name and where it was saved, in the allowed folder', async () => {
+  test('a download link: the file is reported with its name and size (no host path), saved in the allowed folder', async () => {
     const snap = await open();
     const r = await v.call('click', { element_token: snap.token('Download the report') });
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -88,9 +88,12 @@ describe('side effects of actions', () => {
     assert.ok(dl, r.text);
     assert.equal(dl.file, 'report.txt');
     assert.equal(dl.state, 'completed', r.text);
-    assert.equal(dirname(dl.path), downloads);
-    assert.ok(existsSync(dl.path), dl.path);
-    assert.match(readFileSync(dl.path, 'utf8'), /<html/i, 'the saved file is the linked document');
+    assert.equal(dl.path, undefined, 'the agent is not told where the host keeps it');
+    assert.ok(!r.text.includes(downloads), r.text);
+    const saved = join(downloads, 'report.txt');
+    assert.ok(existsSync(saved), saved);
+    assert.equal(dl.size_bytes, readFileSync(saved).length, r.text);
+    assert.match(readFileSync(saved, 'utf8'), /<html/i, 'the saved file is the linked document');
   });
 
   test('page navigate away from a page whose beforeunload asks: the dialog is reported at once', async () => {

@@ -5,6 +5,7 @@
 # what the app itself holds, not what Verity says.
 #   app.py TITLE            the form
 #   app.py TITLE --many N   the form plus N rows of labelled buttons (for the ~500-node benchmark)
+#   app.py TITLE --password the form plus a password entry "Secret" (AT-SPI role "password text")
 import sys
 
 from truth import click_counter, reporter  # noqa: E402 (beside this script)
@@ -135,10 +136,18 @@ if many:
     rows.add(grid)
     box.pack_start(rows, True, True, 0)
 
+secret = None
+if '--password' in sys.argv:
+    secret = Gtk.Entry()
+    secret.set_visibility(False)
+    secret.get_accessible().set_name('Secret')
+    box.pack_start(secret, False, False, 0)
+
 
 def state():
     buf = view.get_buffer()
     return {
+        'secret': secret.get_text() if secret else None,
         'entry': entry.get_text(),
         'notes': buf.get_text(buf.get_start_iter(), buf.get_end_iter(), True),
         'checked': check.get_active(),
@@ -158,6 +167,8 @@ on_click = click_counter(clicks, changed)
 
 button.connect('clicked', on_click)
 entry.connect('changed', changed)
+if secret:
+    secret.connect('changed', changed)
 view.get_buffer().connect('changed', changed)
 check.connect('toggled', changed)
 combo.connect('changed', changed)

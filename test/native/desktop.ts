@@ -54,6 +54,8 @@ export interface Desktop {
 
 export interface AppState {
   entry: string;
+  /** The password entry's text (app.py --password), else null. */
+  secret?: string | null;
   notes: string;
   checked: boolean;
   clicks: number;

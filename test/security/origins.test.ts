@@ -97,6 +97,36 @@ describe('Host names (DNS rebinding)', () => {
   });
 });
 
+describe('IPv4-mapped IPv6 spellings of loopback', () => {
+  // [::ffff:127.0.0.1] reaches the same loopback socket; the URL parser writes it [::ffff:7f00:1].
+  const mapped = ['[::ffff:127.0.0.1]', '[::FFFF:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]', '[::ffff:7f00:1]'];
+
+  test('an agent cannot drive a tab to the gateway under a mapped spelling, and a page there gets no socket', async () => {
+    const agent = await gw.connect();
+    try {
+      for (const name of mapped) {
+        const url = `http://${name}:${port}/?token=${gw.token}`;
+        for (const action of ['navigate', 'new_tab']) {
+          const r = await agent.call('page', { action, url });
+          assert.equal(r.isError, true, `${action} ${url}: ${r.text}`);
+          assert.equal(r.structured.refusal.code, 'not_permitted', r.text);
+          assert.equal(r.structured.refusal.gateway, true, r.text);
+          assert.match(r.text, /gateway/);
+        }
+        // The gateway itself: such an Origin is not one of its own (its Host check refuses the Host too).
+        await assert.rejects(
+          openSocket(gw, { host: `127.0.0.1:${port}`, origin: `http://${name}:${port}` }),
+          (e: any) => e.status === 403,
+          name,
+        );
+      }
+    } finally {
+      await agent.disconnect();
+    }
+    await stillServing(gw);
+  });
+});
+
 describe('bound elsewhere: configured names', () => {
   test('--host 0.0.0.0 --allowed-hosts NAME answers to NAME and loopback, prints 127.0.0.1, refuses others', async () => {
     const wide = await startGateway(['--host', '0.0.0.0', '--allowed-hosts', 'verity.test'], {

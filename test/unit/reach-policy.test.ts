@@ -62,18 +62,34 @@ test('the gateway origin: every loopback spelling of its port, never another por
     'https://localhost:7317/',
     'http://app.localhost:7317/',
     'http://localhost.:7317/',
+    // IPv4-mapped IPv6 spellings of loopback (the URL parser writes them as [::ffff:7f00:1]).
+    'http://[::ffff:127.0.0.1]:7317/',
+    'http://[::FFFF:127.0.0.1]:7317/',
+    'http://[0:0:0:0:0:ffff:7f00:1]:7317/',
+    'http://[::ffff:127.1.2.3]:7317/',
+    'http://[::ffff:0.0.0.0]:7317/',
   ]) {
     assert.ok(p.isGateway(url), url);
     const r = refusal(() => p.checkNavigation(url));
     assert.match(r.message, /gateway/);
     assert.equal(p.requestAllowed(url), false, url);
   }
-  for (const url of ['http://127.0.0.1:7318/', 'http://example.com:7317/', 'data:text/html,x'])
+  for (const url of [
+    'http://127.0.0.1:7318/',
+    'http://[::ffff:127.0.0.1]:7318/',
+    'http://[::ffff:8.8.8.8]:7317/',
+    'http://example.com:7317/',
+    'data:text/html,x',
+  ])
     assert.equal(p.isGateway(url), false, url);
   assert.deepEqual(p.gatewayPatterns().sort(), [
+    '*://*.localhost:7317/*',
     '*://0.0.0.0:7317/*',
+    '*://127.*:7317/*',
     '*://127.0.0.1:7317/*',
     '*://[::1]:7317/*',
+    '*://[::ffff:0:0]:7317/*',
+    '*://[::ffff:7f*]:7317/*',
     '*://localhost:7317/*',
   ]);
 });

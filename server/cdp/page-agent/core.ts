@@ -189,6 +189,21 @@ function labelOf(el: Element, role = el.getAttribute('role') || implicitRole(el)
   return cutName(accessibleName(el, role, shadowOf));
 }
 
+/** `autocomplete` tokens that mark a field's text as a secret (one-time codes, card numbers, passwords). */
+const SECRET_AUTOCOMPLETE = new Set(['one-time-code', 'cc-number', 'cc-csc', 'new-password', 'current-password']);
+
+/**
+ * Why a field's text is a secret, or null: a password input, or an input/textarea whose `autocomplete`
+ * names a one-time code, a card number or security code, or a password. Its text is masked in results.
+ */
+export function secretKind(el: Element | null): string | null {
+  if (!el || (el.localName !== 'input' && el.localName !== 'textarea')) return null;
+  if (el.localName === 'input' && (el as HTMLInputElement).type === 'password') return 'a password field';
+  const tokens = (el.getAttribute('autocomplete') ?? '').toLowerCase().split(/\s+/);
+  const token = tokens.find((t) => SECRET_AUTOCOMPLETE.has(t));
+  return token ? `a field marked autocomplete="${token}"` : null;
+}
+
 export function valueOf(el: Element): string | undefined {
   // An editor's caret-sized surface holds at most a window of its text: the value is what the editor shows.
   const shown = isCaretSizedSurface(el) ? renderedLines(el as HTMLElement) : null;
@@ -197,11 +212,14 @@ export function valueOf(el: Element): string | undefined {
   if (tag === 'input') {
     const input = el as HTMLInputElement;
     if (input.type === 'checkbox' || input.type === 'radio') return input.checked ? 'true' : 'false';
-    if (input.type === 'password') return '•'.repeat(input.value.length);
+    if (secretKind(input)) return '•'.repeat([...input.value].length);
     if (['button', 'submit', 'reset', 'image', 'file'].includes(input.type)) return undefined;
     return input.value;
   }
-  if (tag === 'textarea') return (el as HTMLTextAreaElement).value;
+  if (tag === 'textarea')
+    return secretKind(el)
+      ? '•'.repeat([...(el as HTMLTextAreaElement).value].length)
+      : (el as HTMLTextAreaElement).value;
   if (tag === 'select') {
     const sel = el as HTMLSelectElement;
     return Array.from(sel.selectedOptions)

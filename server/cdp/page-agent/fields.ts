@@ -9,6 +9,7 @@ import {
   element,
   isEnabled,
   nextFrame,
+  secretKind,
   TEXT_INPUT_TYPES,
   valueOf,
   watchEvents,
@@ -166,6 +167,7 @@ function readField(el: Element): FieldState {
     } catch {
       /* number inputs have none */
     }
+    const secret = secretKind(f);
     return {
       kind: 'value',
       text: f.value,
@@ -175,6 +177,7 @@ function readField(el: Element): FieldState {
       focused,
       describe: describe(f),
       lines: 0,
+      ...(secret ? { secret } : {}),
     };
   }
   const host = editable as HTMLElement;
@@ -612,7 +615,14 @@ export async function comboboxAfter(snapshotId: string, index: number) {
 
 /** How set_value goes on: the agent set it already (select, value), or the server delivers input (text, toggle, combobox). */
 export type ValuePlan =
-  | { refusal?: undefined; kind: 'select' | 'value' | 'text'; before: ValueReading; expected: ValueReading }
+  | {
+      refusal?: undefined;
+      kind: 'select' | 'value' | 'text';
+      before: ValueReading;
+      expected: ValueReading;
+      /** Why the field's text is a secret (masked in the result), when it is one. */
+      secret?: string;
+    }
   | { refusal?: undefined; kind: 'toggle'; before: ValueReading; expected: ValueReading; needsClick: boolean }
   | {
       refusal?: undefined;
@@ -674,12 +684,14 @@ export function setValue(snapshotId: string, index: number, value: string): Refu
         needsClick: input.checked !== want,
       };
     }
+    const secret = secretKind(input) ?? undefined;
     if (TEXT_INPUT_TYPES.has(input.type) && input.type !== 'number')
-      return { before, expected: { value, label: '', checked: null }, kind: 'text' };
+      return { before, expected: { value, label: '', checked: null }, kind: 'text', secret };
     nativeSetValue(input, value);
-    return { before, expected: { value, label: '', checked: null }, kind: 'value' };
+    return { before, expected: { value, label: '', checked: null }, kind: 'value', secret };
   }
-  if (tag === 'textarea') return { before, expected: { value, label: '', checked: null }, kind: 'text' };
+  if (tag === 'textarea')
+    return { before, expected: { value, label: '', checked: null }, kind: 'text', secret: secretKind(el) ?? undefined };
   return { refusal: 'not_settable', detail: describe(el) };
 }
 

@@ -1,0 +1,144 @@
+// Issue #22 item 6, replayed with a real Chromium: a page cannot fill the disk with downloads. A download
+// no agent action caused is cancelled and reported refused (download_without_action) in the tab's next
+// result; downloads an action caused are kept within the session's quota (count and bytes) and the rest
+// refused with download_quota_exceeded; the agent is told file names and sizes, never a host path; the
+// download folder holds at most the quota.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
+import { sleep } from '../helpers/gateway.js';
+import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
+
+let fx: FixtureServer;
+let chrome: TestBrowser;
+let v: Verity;
+const tmp = mkdtempSync(join(tmpdir(), 'verity-sec-downloads-'));
+const downloads = join(tmp, 'downloads');
+const MB = 1024 * 1024;
+before(async () => {
+  fx = await serveFixtures();
+  chrome = await launchChromium();
+  v = await startVerity(['--browser-url', chrome.browserUrl], {
+    VERITY_CONFIG_DIR: join(tmp, 'cfg'),
+    VERITY_DOWNLOAD_DIR: downloads,
+    VERITY_DOWNLOAD_MAX_FILES: '3',
+    VERITY_DOWNLOAD_MAX_MB: '1',
+  });
+});
+after(async () => {
+  await v?.close();
+  await chrome?.close();
+  await fx?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The files the download folder holds now, and their bytes (Chromium's unfinished files included). */
+function folder(): { files: string[]; bytes: number } {
+  if (!existsSync(downloads)) return { files: [], bytes: 0 };
+  const files = readdirSync(downloads);
+  return { files, bytes: files.reduce((sum, f) => sum + statSync(join(downloads, f)).size, 0) };
+}
+
+function noHostPath(r: { structured: unknown; text: string }): void {
+  const all = JSON.stringify(r.structured) + r.text;
+  assert.ok(!all.includes(downloads) && !all.includes(tmp), `a host path reached the agent: ${r.text}`);
+}
+
+describe('downloads are bounded', () => {
+  test('a page that downloads on its own: cancelled, nothing saved, told as refused in the next result', async () => {
+    const nav = await v.call('page', { action: 'navigate', url: fx.url('downloads.html?auto') });
+    assert.equal(nav.isError, false, nav.text);
+    await sleep(2_500); // the page's own downloads start 200 ms after load; Chromium writes them at once
+    assert.deepEqual(folder().files, [], 'nothing the page downloaded on its own was kept');
+    const snap = await snapshot(v, { format: 'full' });
+    const r = await v.call('click', { element_token: snap.token('Do nothing else') });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    const refused = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'download');
+    assert.ok(refused.length >= 1, r.text);
+    for (const e of refused) {
+      assert.equal(e.state, 'refused', r.text);
+      assert.equal(e.code, 'download_without_action', r.text);
+    }
+    assert.match(r.text, /download_without_action/);
+    noHostPath(r);
+    await sleep(1_500);
+    assert.deepEqual(folder().files, []);
+  });
+
+  test("downloads a click caused: kept up to the session's quota, the rest refused by name; no host path", async () => {
+    const nav = await v.call('page', { action: 'navigate', url: fx.url('downloads.html') });
+    assert.equal(nav.isError, false, nav.text);
+    const snap = await snapshot(v, { format: 'full' });
+    const r = await v.call('click', { element_token: snap.token('Download four') });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    noHostPath(r);
+    const dls = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'download');
+    assert.equal(dls.length, 4, r.text);
+    const kept = dls.filter((e: any) => e.state === 'completed');
+    const refused = dls.filter((e: any) => e.state === 'refused');
+    assert.ok(kept.length >= 1 && kept.length <= 2, `1 MB holds at most two 400 KB files: ${r.text}`);
+    for (const e of kept) {
+      assert.match(e.file, /^part-\d\.bin$/);
+      assert.equal(e.size_bytes, 400 * 1024, r.text);
+      assert.equal(e.path, undefined);
+    }
+    assert.ok(refused.length >= 2, r.text);
+    for (const e of refused) {
+      assert.equal(e.code, 'download_quota_exceeded', r.text);
+      assert.match(e.detail, /--download-max-mb|--download-max-files/);
+    }
+    await sleep(1_500);
+    const disk = folder();
+    assert.ok(disk.bytes <= 1 * MB, `the folder holds ${disk.bytes} bytes: ${disk.files.join(', ')}`);
+    assert.equal(disk.files.length, kept.length, disk.files.join(', '));
+  });
+
+  test('the session at its quota: a further download is refused at once, the folder unchanged', async () => {
+    const before = folder();
+    const snap = await snapshot(v, { format: 'full' });
+    const r = await v.call('click', { element_token: snap.token('Download four') });
+    const dls = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'download');
+    assert.ok(dls.length >= 1, r.text);
+    for (const e of dls) {
+      assert.equal(e.state, 'refused', r.text);
+      assert.equal(e.code, 'download_quota_exceeded', r.text);
+    }
+    noHostPath(r);
+    await sleep(1_500);
+    assert.deepEqual(folder().files.sort(), before.files.sort());
+  });
+
+  test('a download a click starts a moment later is kept and told in the next result; one much later is refused', async () => {
+    // Another session: a quota of its own.
+    assert.equal((await v.call('start_session', { session: 'later' })).isError, false);
+    const nav = await v.call('page', { action: 'new_tab', url: fx.url('downloads.html'), session: 'later' });
+    assert.equal(nav.isError, false, nav.text);
+    const tab = { kind: 'tab', tab_id: nav.structured.tab_id };
+    const snap = await snapshot(v, { format: 'full', target: tab, session: 'later' });
+    const soon = await v.call('click', { element_token: snap.token('Download in a moment'), session: 'later' });
+    assert.equal(soon.structured.effect, 'confirmed', soon.text);
+    await sleep(2_000);
+    assert.ok(folder().files.includes('part-8.bin'), folder().files.join(', '));
+    const told = await v.call('click', { element_token: snap.token('Do nothing else'), session: 'later' });
+    const late = (told.structured.side_effects ?? []).find((e: any) => e.kind === 'download');
+    assert.ok(late, told.text);
+    assert.equal(late.file, 'part-8.bin', told.text);
+    assert.equal(late.state, 'completed', told.text);
+    assert.equal(late.size_bytes, 400 * 1024, told.text);
+    noHostPath(told);
+
+    const much = await v.call('click', { element_token: snap.token('Download much later'), session: 'later' });
+    assert.equal(much.structured.effect, 'confirmed', much.text);
+    await sleep(5_500);
+    assert.ok(!folder().files.some((f) => f.startsWith('part-9')), folder().files.join(', '));
+    const next = await v.call('click', { element_token: snap.token('Do nothing else'), session: 'later' });
+    const refused = (next.structured.side_effects ?? []).find((e: any) => e.kind === 'download');
+    assert.ok(refused, next.text);
+    assert.equal(refused.file, 'part-9.bin');
+    assert.equal(refused.code, 'download_without_action', next.text);
+  });
+});
