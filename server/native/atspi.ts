@@ -51,6 +51,7 @@ export const IFACE = {
   value: 'org.a11y.atspi.Value',
   selection: 'org.a11y.atspi.Selection',
   application: 'org.a11y.atspi.Application',
+  table: 'org.a11y.atspi.Table',
 } as const;
 
 const CALL_TIMEOUT_MS = 5000;
@@ -447,6 +448,13 @@ export class Atspi {
       );
       return refs.filter((r): r is AccRef => r !== null && r.path !== '/org/a11y/atspi/null');
     }
+  }
+
+  /** The child at `index` (GetChildAtIndex), or null where there is none. */
+  childAt(ref: AccRef, index: number): Promise<AccRef | null> {
+    return this.call(ref, IFACE.accessible, 'GetChildAtIndex', 'i', [index]).then(([[bus, path]]) =>
+      bus && path !== '/org/a11y/atspi/null' ? { bus: String(bus), path: String(path) } : null,
+    );
   }
 
   states(ref: AccRef): Promise<[number, number]> {
