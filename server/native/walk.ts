@@ -52,7 +52,6 @@ export function cacheChildren(items: CacheItem[]): Map<string, CacheItem[]> {
 export const managesChildren = (item: Pick<CacheItem, 'childCount' | 'states'>) =>
   item.childCount < 0 || has(item.states, STATE.managesDescendants);
 
-
 /**
  * Rows of the tree under `root`, depth first: `live` children (read from the app) where known, else the
  * cache's. Pure: the walk's rounds call it again as live reads come in.
@@ -103,39 +102,44 @@ export async function walkWindow(atspi: Atspi, root: AccRef): Promise<Walk> {
     const pending = order.rows
       .map((r) => ({ item: r.item, how: needsLiveRead(r.item, cached) }))
       .filter((p) => p.how && !tried.has(key(p.item.ref)));
-    if (process.env.VERITY_WALK_DEBUG) console.error("round", round, pending.length, pending.slice(0, 8).map((p) => `${p.how}:${p.item.role}:${p.item.name}:${p.item.childCount}`));
     if (!pending.length) break;
     if (round >= MAX_ROUNDS) {
       problems.push(`the tree is deeper than ${MAX_ROUNDS} levels of live reads`);
       break;
     }
     await Promise.all(
-      pending.map(async ({ item, how }) => {
-        tried.add(key(item.ref));
-        const read =
-          how === 'managed' ? await managedChildren(atspi, item) : { refs: await atspi.children(item.ref) };
-        if (read.cut) problems.push(read.cut);
-        const children = await Promise.all(
-          read.refs.map(async (ref, index) => {
-            const k = key(ref);
-            const have = known.get(k);
-            // The live tree says whose child it is, whatever the cache's parent link says.
-            if (have) return have.parent.path === item.ref.path && have.parent.bus === item.ref.bus
-              ? have
-              : { ...have, parent: item.ref };
-            const described = await atspi.describe(ref, item.ref).catch(() => null);
-            if (!described) return null;
-            if (described.indexInParent < 0) described.indexInParent = index;
-            known.set(k, described);
-            return described;
+      pending
+        .map(async ({ item, how }) => {
+          tried.add(key(item.ref));
+          const read =
+            how === 'managed' ? await managedChildren(atspi, item) : { refs: await atspi.children(item.ref) };
+          if (read.cut) problems.push(read.cut);
+          const children = await Promise.all(
+            read.refs.map(async (ref, index) => {
+              const k = key(ref);
+              const have = known.get(k);
+              // The live tree says whose child it is, whatever the cache's parent link says.
+              if (have)
+                return have.parent.path === item.ref.path && have.parent.bus === item.ref.bus
+                  ? have
+                  : { ...have, parent: item.ref };
+              const described = await atspi.describe(ref, item.ref).catch(() => null);
+              if (!described) return null;
+              if (described.indexInParent < 0) described.indexInParent = index;
+              known.set(k, described);
+              return described;
+            }),
+          );
+          live.set(
+            key(item.ref),
+            children.filter((c): c is CacheItem => c !== null),
+          );
+        })
+        .map((p) =>
+          p.catch((e: unknown) => {
+            problems.push(`children of an element could not be read (${(e as Error).message})`);
           }),
-        );
-        live.set(key(item.ref), children.filter((c): c is CacheItem => c !== null));
-      }).map((p) =>
-        p.catch((e: unknown) => {
-          problems.push(`children of an element could not be read (${(e as Error).message})`);
-        }),
-      ),
+        ),
     );
     order = orderRows(rootItem, cached, live);
   }
@@ -198,7 +202,9 @@ async function tableCellsInView(atspi: Atspi, table: AccRef): Promise<{ refs: Ac
   return {
     refs: cells.filter((c): c is AccRef => c !== null),
     ...(keptRows < rows || columns > MAX_MANAGED_CHILDREN
-      ? { cut: `the table shows ${rows * columns} cells; the first ${keptRows * Math.min(columns, MAX_MANAGED_CHILDREN)} were read` }
+      ? {
+          cut: `the table shows ${rows * columns} cells; the first ${keptRows * Math.min(columns, MAX_MANAGED_CHILDREN)} were read`,
+        }
       : {}),
   };
 }

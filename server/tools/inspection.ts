@@ -56,7 +56,10 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
-      incomplete: z.string().optional().describe('Why not every element shown could be read (then elements_complete is false).'),
+      incomplete: z
+        .string()
+        .optional()
+        .describe('Why not every element shown could be read (then elements_complete is false).'),
       screenshot_width: z.number().int(),
       screenshot_height: z.number().int(),
     }),
