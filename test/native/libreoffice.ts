@@ -34,6 +34,8 @@ export interface Office {
   text(title: string): Promise<string>;
   /** A Calc cell's content (first sheet), from its model. */
   cell(title: string, cell: string): Promise<string>;
+  /** The texts of the shapes on an Impress document's first slide, from its model. */
+  shapes(title: string): Promise<string[]>;
   /** Closes a document without saving (its window goes). */
   closeDoc(title: string): Promise<void>;
   close(): Promise<void>;
@@ -131,6 +133,7 @@ export async function startOffice(d: Desktop): Promise<Office> {
     },
     text: async (title) => (await ask({ op: 'text', title })).text,
     cell: async (title, cell) => (await ask({ op: 'cell', title, cell })).text,
+    shapes: async (title) => (await ask({ op: 'shapes', title })).texts,
     closeDoc: async (title) => {
       await ask({ op: 'close', title });
     },

@@ -5,6 +5,7 @@
 #        window is "T - LibreOffice Writer"), pre-filled with S (Writer: its text; Calc: cell A1)
 #   {"op": "text", "title": T}              the Writer document's text (doc.Text.String)
 #   {"op": "cell", "title": T, "cell": "B2"} a Calc cell's content (.String of the first sheet's cell)
+#   {"op": "shapes", "title": T}            the texts of the Impress document's first slide's shapes
 #   {"op": "close", "title": T}             closes the document without saving
 import json
 import sys
@@ -61,6 +62,9 @@ def handle(req):
         return {'text': doc.Text.String}
     if op == 'cell':
         return {'text': doc.Sheets.getByIndex(0).getCellRangeByName(req['cell']).String}
+    if op == 'shapes':
+        page = doc.DrawPages.getByIndex(0)
+        return {'texts': [page.getByIndex(i).String for i in range(page.Count)]}
     if op == 'close':
         doc.close(True)
         del docs[req['title']]

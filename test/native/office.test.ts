@@ -1,4 +1,4 @@
-// The native route on LibreOffice Writer and Calc (SAL_USE_VCLPLUGIN=gtk3) under Xvfb + openbox + AT-SPI.
+// The native route on LibreOffice Writer, Calc and Impress (SAL_USE_VCLPLUGIN=gtk3) under Xvfb + openbox + AT-SPI.
 // LibreOffice's accessibility tree is what screen readers walk: its cache links the root pane to a parent
 // that is not in the cache, and its documents and sheets manage their own children (child count -1).
 // Every confirmed effect is checked against the document's own model, read through UNO (office.py).
@@ -27,8 +27,9 @@ before(
     windows.set('blank', await office.open('writer', 'Verity Blank'));
     windows.set('filled', await office.open('writer', 'Verity Filled', FILLED));
     windows.set('sheet', await office.open('calc', 'Verity Sheet', SHEET_A1));
+    windows.set('slides', await office.open('impress', 'Verity Slides'));
     v = await startVerity([], d.env);
-    process.stderr.write(`office.test: LibreOffice and three documents up in ${Date.now() - started} ms\n`);
+    process.stderr.write(`office.test: LibreOffice and four documents up in ${Date.now() - started} ms\n`);
   },
   { timeout: 240_000 },
 );
@@ -76,7 +77,7 @@ async function activate(name: string) {
   await until(() => Number(d.x('xdotool', ['getactivewindow'])) === id || null, `window ${name} to be active`);
 }
 
-describe('LibreOffice Writer and Calc on the native route', { skip: missing ?? false }, () => {
+describe('LibreOffice Writer, Calc and Impress on the native route', { skip: missing ?? false }, () => {
   test('Writer: the document and its paragraphs are listed with tokens; off-screen items are not; complete', async () => {
     for (const name of ['blank', 'filled']) {
       const { r, elements } = await snap(name);
@@ -168,6 +169,19 @@ describe('LibreOffice Writer and Calc on the native route', { skip: missing ?? f
     });
     assert.equal(refused.structured.refusal?.code, 'text_not_deliverable', refused.text);
     assert.equal(await office.cell('Verity Sheet', 'C3'), '');
+  });
+
+  test('Impress: the slide and its text placeholders are listed; typing into the title is checked against the model', async () => {
+    const { r, elements } = await snap('slides');
+    assert.equal(r.structured.elements_complete, true);
+    assert.ok(elements.some((e) => e.role === 'document presentation'));
+    const title = elements.find((e) => e.role === 'paragraph' && e.value === 'Click to add Title');
+    assert.ok(title, elements.map((e) => `${e.role}:${e.value ?? e.label}`).join(', '));
+    const typed = await v.call('type_text', { element_token: title.element_token, text: 'Folie ✓' });
+    assert.equal(typed.structured.effect, 'confirmed', typed.text);
+    // Impress's accessible text of an empty placeholder is its prompt, and an insertion at its end keeps
+    // the prompt as text: what the read-back saw is what the slide's model holds.
+    assert.equal((await office.shapes('Verity Slides'))[0], 'Click to add TitleFolie ✓');
   });
 
   test('no false confirmed: typing into a paragraph whose document closed is refused', async () => {
