@@ -46,15 +46,27 @@ const APP_NAME = { writer: 'Writer', calc: 'Calc', impress: 'Impress' } as const
 export async function startOffice(d: Desktop): Promise<Office> {
   const profile = mkdtempSync(join(tmpdir(), 'verity-office-'));
   const pipe = `verity${process.pid}x${Date.now()}`;
+  const userInstallation = `-env:UserInstallation=file://${profile}`;
   const args = [
     '--norestore',
     '--nologo',
     '--nolockcheck',
     '--nodefault',
-    '--nofirststartwizard',
-    `-env:UserInstallation=file://${profile}`,
+    userInstallation,
     `--accept=pipe,name=${pipe};urp;`,
   ];
+  // A fresh profile's first start writes the profile and exits 81 to be started again, and a UNO client
+  // that reached it before then talks to a process on its way out. So the profile is made first, by a
+  // start that ends once initialised.
+  const init = spawnSync(SOFFICE, ['--headless', '--terminate_after_init', '--norestore', userInstallation], {
+    env: { ...process.env, ...d.env, SAL_USE_VCLPLUGIN: 'gtk3' },
+    stdio: 'ignore',
+    timeout: START_MS,
+  });
+  if (init.error || (init.status !== 0 && init.status !== RESTART)) {
+    rmSync(profile, { recursive: true, force: true });
+    throw new Error(`LibreOffice could not make its profile: ${init.error?.message ?? `exit ${init.status}`}`);
+  }
   let soffice: ChildProcess | null = null;
   let helper: ChildProcess | null = null;
   const launch = () => {
@@ -84,7 +96,7 @@ export async function startOffice(d: Desktop): Promise<Office> {
     if (next) next(line);
     else early.push(line);
   });
-  const ask = (req: Record<string, unknown>, ms = 60_000): Promise<any> =>
+  const ask = (req: Record<string, unknown>, ms = START_MS): Promise<any> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`office.py did not answer ${JSON.stringify(req)} within ${ms} ms (${stderr.trim()})`)),
