@@ -8,6 +8,7 @@
 //   and columns in view, anything else by GetChildAtIndex up to a cap).
 // Whatever could not be read, or was cut by a bound, is said in `incomplete`: no snapshot built on a walk
 // that left something out claims to be complete.
+import { LIMITS } from '../limits.js';
 import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
 import { STATE, has } from './roles.js';
 
@@ -25,9 +26,9 @@ export interface Walk {
 }
 
 /** Nodes of one window's walk. */
-export const MAX_WALK_NODES = 20_000;
+export const MAX_WALK_NODES = LIMITS.nativeWalkNodes;
 /** Children read from one self-managing container (a sheet's cells in view, a document's paragraphs). */
-export const MAX_MANAGED_CHILDREN = 2_000;
+export const MAX_MANAGED_CHILDREN = LIMITS.nativeManagedChildren;
 const MAX_DEPTH = 200;
 /** Rounds of live reads (each goes one level deeper where the cache fell short). */
 const MAX_ROUNDS = 24;

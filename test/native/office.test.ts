@@ -154,6 +154,28 @@ describe('LibreOffice Writer, Calc and Impress on the native route', { skip: mis
     }
   });
 
+  test('no false elements_complete: a sheet with more cells in view than the bound is listed as incomplete', async () => {
+    const bounded = await startVerity([], { ...d.env, VERITY_MAX_NATIVE_MANAGED_CHILDREN: '40' });
+    try {
+      const full = await bounded.call('get_window_state', {
+        format: 'full',
+        target: target('sheet'),
+        include_screenshot: false,
+      });
+      assert.equal(full.isError, false, full.text);
+      assert.equal(full.structured.elements_complete, false);
+      assert.match(full.structured.incomplete, /the table shows \d+ cells; the first \d+ were read/);
+      const cells = (full.structured.elements as El[]).filter((e) => e.role === 'table cell');
+      assert.ok(cells.length > 0 && cells.length <= 40, `${cells.length} cells`);
+      // The default outline says it too, in its text.
+      const outline = await bounded.call('get_window_state', { target: target('sheet'), include_screenshot: false });
+      assert.equal(outline.structured.elements_complete, false);
+      assert.match(outline.text, /not every element could be read/);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   test('Calc: typing into a cell is committed, confirmed by its read-back, and the model agrees', async () => {
     await activate('sheet');
     const { elements } = await snap('sheet', (els) => els.some((e) => e.label === 'B2'));
