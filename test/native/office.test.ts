@@ -176,7 +176,7 @@ describe('LibreOffice Writer, Calc and Impress on the native route', { skip: mis
     }
   });
 
-  test('Calc: typing into a cell is committed, confirmed by its read-back, and the model agrees', async () => {
+  test('Calc: typing into a cell (by token, by focus) is committed, confirmed by its read-back, and the model agrees', async () => {
     await activate('sheet');
     const { elements } = await snap('sheet', (els) => els.some((e) => e.label === 'B2'));
     const b2 = elements.find((e) => e.label === 'B2')!;
@@ -191,6 +191,10 @@ describe('LibreOffice Writer, Calc and Impress on the native route', { skip: mis
     });
     assert.equal(refused.structured.refusal?.code, 'text_not_deliverable', refused.text);
     assert.equal(await office.cell('Verity Sheet', 'C3'), '');
+    // By focus: Enter moved the sheet's cursor to B3, which libatspi reports focused.
+    const byFocus = await v.call('type_text', { target: target('sheet'), text: 'fokus' });
+    assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
+    assert.equal(await office.cell('Verity Sheet', 'B3'), 'fokus');
   });
 
   test('Impress: the slide and its text placeholders are listed; typing into the title is checked against the model', async () => {
