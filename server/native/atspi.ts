@@ -408,7 +408,7 @@ export class Atspi {
 
   /** One object read the slow way (apps without a cache, or a fresh read of one element). */
   async describe(ref: AccRef, parent: AccRef): Promise<CacheItem> {
-    const [[role], [states], [interfaces], name, index] = await Promise.all([
+    const [[role], [states], [interfaces], name, index, childCount] = await Promise.all([
       this.call(ref, IFACE.accessible, 'GetRole'),
       this.call(ref, IFACE.accessible, 'GetState'),
       this.call(ref, IFACE.accessible, 'GetInterfaces'),
@@ -416,8 +416,10 @@ export class Atspi {
       this.call(ref, IFACE.accessible, 'GetIndexInParent')
         .then(([i]) => Number(i))
         .catch(() => -1),
+      this.prop(ref, IFACE.accessible, 'ChildCount')
+        .then(Number)
+        .catch(() => 0),
     ]);
-    const childCount = Number(await this.prop(ref, IFACE.accessible, 'ChildCount').catch(() => 0));
     return {
       ref,
       parent,
