@@ -71,6 +71,14 @@ if (forTests) {
     'x11-utils',
     'fonts-noto-color-emoji',
     'fonts-noto-cjk',
+    // LibreOffice for test/native/office.test.ts (with the GTK 3 VCL plugin; python3-uno reads the
+    // document models), and the libatspi introspection data the bench uses for its bare AT-SPI walk.
+    'libreoffice-writer',
+    'libreoffice-calc',
+    'libreoffice-impress',
+    'libreoffice-gtk3',
+    'python3-uno',
+    'gir1.2-atspi-2.0',
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }

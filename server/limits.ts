@@ -14,6 +14,10 @@ function fromEnv(name: string, fallback: number): number {
 export const LIMITS = {
   /** Bytes a gateway socket may have queued but unsent; a consumer over it is closed with 4010. */
   sendBufferBytes: fromEnv('VERITY_MAX_SEND_BUFFER_BYTES', 4 * 1024 * 1024),
+  /** Accessible objects one native window's walk reads; more make its snapshot incomplete (said, never complete). */
+  nativeWalkNodes: fromEnv('VERITY_MAX_NATIVE_WALK_NODES', 20_000),
+  /** Children read from one self-managing container (a sheet's cells in view, a document's paragraphs); the same. */
+  nativeManagedChildren: fromEnv('VERITY_MAX_NATIVE_MANAGED_CHILDREN', 2_000),
   /** Gateway WebSocket connections at once (Control UIs, the extension, CLI clients). */
   gatewayConnections: fromEnv('VERITY_MAX_GATEWAY_CONNECTIONS', 32),
   /** Live agent links (`agent.link` and terminal links) per Control UI connection, and in all. */

@@ -5,5 +5,13 @@ import { concurrencySection } from './concurrency.js';
 import { formSection } from './form.js';
 import { latencySection } from './latency.js';
 import { nativeSection } from './native.js';
+import { officeSection } from './office.js';
 
-export const sections: Section[] = [latencySection, bytesSection, formSection, nativeSection, concurrencySection];
+export const sections: Section[] = [
+  latencySection,
+  bytesSection,
+  formSection,
+  nativeSection,
+  officeSection,
+  concurrencySection,
+];

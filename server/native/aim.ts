@@ -4,9 +4,10 @@ import type { ActionResult, Evidence, ResolvedTarget } from '../routing/driver.j
 import type { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi, type CacheItem } from './atspi.js';
-import { completeTree, subtree, type NativeHost, type WindowInfo } from './host.js';
+import type { NativeHost, WindowInfo } from './host.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';
 import { nativeRef, type NativeRef } from './tree.js';
+import { walkWindow } from './walk.js';
 import { activate, activeWindow } from './x11.js';
 
 export interface Aim {
@@ -67,10 +68,9 @@ export async function aim(
 /** The element that has keyboard focus inside a window (AT-SPI FOCUSED state), if any. */
 export async function focusedIn(atspi: Atspi, win: WindowInfo): Promise<{ item: CacheItem; web: boolean } | null> {
   if (!win.frame || !win.app) return null;
-  const items = await completeTree(atspi, await atspi.itemsFor(win.app.bus, win.frame), win.frame);
   let found: { item: CacheItem; web: boolean } | null = null;
   const webOf = new Map<CacheItem, boolean>();
-  for (const { item, parent } of subtree(items, win.frame)) {
+  for (const { item, parent } of (await walkWindow(atspi, win.frame)).rows) {
     const web = item.role === ROLE.documentWeb || (parent ? (webOf.get(parent) ?? false) : false);
     webOf.set(item, web);
     if (has(item.states, STATE.focused)) found = { item, web };

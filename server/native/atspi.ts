@@ -51,6 +51,7 @@ export const IFACE = {
   value: 'org.a11y.atspi.Value',
   selection: 'org.a11y.atspi.Selection',
   application: 'org.a11y.atspi.Application',
+  table: 'org.a11y.atspi.Table',
 } as const;
 
 const CALL_TIMEOUT_MS = 5000;
@@ -407,7 +408,7 @@ export class Atspi {
 
   /** One object read the slow way (apps without a cache, or a fresh read of one element). */
   async describe(ref: AccRef, parent: AccRef): Promise<CacheItem> {
-    const [[role], [states], [interfaces], name, index] = await Promise.all([
+    const [[role], [states], [interfaces], name, index, childCount] = await Promise.all([
       this.call(ref, IFACE.accessible, 'GetRole'),
       this.call(ref, IFACE.accessible, 'GetState'),
       this.call(ref, IFACE.accessible, 'GetInterfaces'),
@@ -415,8 +416,10 @@ export class Atspi {
       this.call(ref, IFACE.accessible, 'GetIndexInParent')
         .then(([i]) => Number(i))
         .catch(() => -1),
+      this.prop(ref, IFACE.accessible, 'ChildCount')
+        .then(Number)
+        .catch(() => 0),
     ]);
-    const childCount = Number(await this.prop(ref, IFACE.accessible, 'ChildCount').catch(() => 0));
     return {
       ref,
       parent,
@@ -447,6 +450,13 @@ export class Atspi {
       );
       return refs.filter((r): r is AccRef => r !== null && r.path !== '/org/a11y/atspi/null');
     }
+  }
+
+  /** The child at `index` (GetChildAtIndex), or null where there is none. */
+  childAt(ref: AccRef, index: number): Promise<AccRef | null> {
+    return this.call(ref, IFACE.accessible, 'GetChildAtIndex', 'i', [index]).then(([[bus, path]]) =>
+      bus && path !== '/org/a11y/atspi/null' ? { bus: String(bus), path: String(path) } : null,
+    );
   }
 
   states(ref: AccRef): Promise<[number, number]> {

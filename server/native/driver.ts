@@ -71,9 +71,14 @@ export class NativeDriver implements Driver {
     const atspi = await this.host.atspi();
     const windows = await this.host.windows();
     const elements: SnapshotElement[] = [];
+    const incomplete: string[] = [];
     for (const win of windows) {
-      const tree = await windowElements(atspi, win, { x: 0, y: 0 }, elements.length).catch(() => null);
+      const tree = await windowElements(atspi, win, { x: 0, y: 0 }, elements.length).catch((e: Error) => {
+        incomplete.push(`window ${win.id}: ${e.message}`);
+        return null;
+      });
       if (tree) elements.push(...tree.elements);
+      if (tree?.incomplete) incomplete.push(`window ${win.id}: ${tree.incomplete}`);
     }
     const { width, height } = await screenSize();
     const shot = includeScreenshot ? await capture({ x: 0, y: 0, w: width, h: height }) : null;
@@ -84,6 +89,7 @@ export class NativeDriver implements Driver {
         windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })),
       },
       elements,
+      ...(incomplete.length ? { incomplete: incomplete.join('; ') } : {}),
       ...(shot
         ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } }
         : {}),

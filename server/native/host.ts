@@ -2,7 +2,7 @@
 // dropped), X11 windows matched to their AT-SPI frames, and which windows belong to the browser Verity
 // drives over CDP.
 import { Refusal } from '../routing/refusal.js';
-import { Atspi, type AccRef, type CacheItem } from './atspi.js';
+import { Atspi, type AccRef } from './atspi.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
 import { describeWindow, descendsFrom, listWindows, processName, windowGone, type XWindow } from './x11.js';
@@ -223,80 +223,6 @@ export class NativeHost {
     tops2.sort((a, b) => score(b) - score(a));
     return tops2[0]?.ref ?? null;
   }
-}
-
-/** Cache rows of one top-level's subtree, in document order (depth first, children by index). */
-export function subtree(
-  items: CacheItem[],
-  root: AccRef,
-): Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> {
-  const key = (r: AccRef) => `${r.bus}${r.path}`;
-  const rootKey = key(root);
-  const children = new Map<string, CacheItem[]>();
-  const keys = new Map<CacheItem, string>();
-  let rootItem: CacheItem | undefined;
-  for (const item of items) {
-    const own = key(item.ref),
-      parent = key(item.parent);
-    keys.set(item, own);
-    if (own === rootKey) rootItem = item;
-    const list = children.get(parent);
-    if (list) list.push(item);
-    else children.set(parent, [item]);
-  }
-  if (!rootItem) return [];
-  for (const list of children.values()) if (list.length > 1) list.sort((a, b) => a.indexInParent - b.indexInParent);
-  const out: Array<{ item: CacheItem; depth: number; parent: CacheItem | null }> = [];
-  const seen = new Set<CacheItem>();
-  const visit = (item: CacheItem, depth: number, parent: CacheItem | null) => {
-    if (seen.has(item) || depth > 200) return;
-    seen.add(item);
-    out.push({ item, depth, parent });
-    for (const child of children.get(keys.get(item)!) ?? []) visit(child, depth + 1, item);
-  };
-  visit(rootItem, 0, null);
-  return out;
-}
-
-/**
- * Adds what the app's cache left out (objects created lazily, never announced): wherever a node has more
- * children than the cache lists, its children are read directly, recursively.
- */
-export async function completeTree(atspi: Atspi, items: CacheItem[], root: AccRef): Promise<CacheItem[]> {
-  const key = (r: AccRef) => `${r.bus}${r.path}`;
-  const counts = new Map<string, number>();
-  for (const item of items) {
-    const parent = key(item.parent);
-    counts.set(parent, (counts.get(parent) ?? 0) + 1);
-  }
-  const short = (i: CacheItem) => i.childCount > (counts.get(key(i.ref)) ?? 0);
-  if (!items.some(short)) return items; // the usual case: the cache is complete, no subtree walk needed
-  const known = new Map(items.map((i) => [key(i.ref), i]));
-  let pending = subtree(items, root)
-    .map((r) => r.item)
-    .filter(short);
-  const added: CacheItem[] = [];
-  for (let round = 0; pending.length && round < 20; round++) {
-    const next: CacheItem[] = [];
-    await Promise.all(
-      pending.map(async (parent) => {
-        const children = await atspi.children(parent.ref).catch(() => []);
-        await Promise.all(
-          children.map(async (ref, index) => {
-            if (known.has(key(ref))) return;
-            const item = await atspi.describe(ref, parent.ref).catch(() => null);
-            if (!item) return;
-            if (item.indexInParent < 0) item.indexInParent = index;
-            known.set(key(ref), item);
-            added.push(item);
-            if (item.childCount > 0) next.push(item);
-          }),
-        );
-      }),
-    );
-    pending = next;
-  }
-  return added.length ? [...items, ...added] : items;
 }
 
 export const isWebDocument = (role: number) => role === ROLE.documentWeb;

@@ -13,7 +13,8 @@ import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE, type Atspi } from './atspi.js';
 import { aim, checkEnabled, deliver, nativeResult, refFor, webEscalation, webLike, type Aim } from './aim.js';
-import { completeTree, subtree, type NativeHost } from './host.js';
+import type { NativeHost } from './host.js';
+import { walkWindow } from './walk.js';
 import { clickAt, dragPath, moveTo, wheel } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
 import type { NativeRef } from './tree.js';
@@ -228,9 +229,8 @@ async function pixelClick(
 async function scrollBars(a: Aim): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!a.win.frame || !a.win.app) return out;
-  const items = await completeTree(a.atspi, await a.atspi.itemsFor(a.win.app.bus, a.win.frame), a.win.frame);
   await Promise.all(
-    subtree(items, a.win.frame)
+    (await walkWindow(a.atspi, a.win.frame)).rows
       .filter((r) => r.item.role === ROLE.scrollBar && r.item.interfaces.includes(IFACE.value))
       .map(async ({ item }) => {
         const v = await a.atspi.prop(item.ref, IFACE.value, 'CurrentValue').catch(() => null);

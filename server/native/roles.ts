@@ -76,6 +76,8 @@ export const STATE = {
   showing: 25,
   singleLine: 26,
   visible: 30,
+  /** A container whose children come and go with what it shows (documents, sheets): read them by index. */
+  managesDescendants: 31,
   indeterminate: 32,
   checkable: 41,
   readOnly: 43,

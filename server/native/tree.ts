@@ -1,12 +1,13 @@
-// get_window_state for native windows: the AT-SPI tree of the window's frame (one Cache.GetItems call for
-// the whole app, then extents and values of the kept elements in parallel), with frames in the pixels of
-// the window's screenshot.
+// get_window_state for native windows: the AT-SPI tree of the window's frame (walk.ts: the app's cache,
+// read live where it falls short), then extents and values of the kept elements in parallel, with frames in
+// the pixels of the window's screenshot.
 import type { Snapshot, SnapshotElement } from '../routing/driver.js';
 import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
-import { completeTree, subtree, type WindowInfo } from './host.js';
+import type { WindowInfo } from './host.js';
 import { dropDownValue } from './dropdown.js';
 import { capture } from './input.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, has, roleName } from './roles.js';
+import { walkWindow } from './walk.js';
 
 /** Closed menus and popups report VISIBLE without being shown; they are listed only while open. */
 const POPUP_ROLES: ReadonlySet<number> = new Set([
@@ -58,7 +59,12 @@ export interface WindowTree {
   elements: SnapshotElement[];
   hasWebDocument: boolean;
   nodes: number;
+  /** What the walk could not read or cut (see walk.ts): the elements are then not all the window shows. */
+  incomplete?: string;
 }
+
+/** Where toolkits (LibreOffice) place what they do not draw: x or y at INT32_MIN. */
+const OFF_SCREEN = -2147483648;
 
 /** The elements of one window, frames relative to `origin` (the screenshot's top-left in screen pixels). */
 export async function windowElements(
@@ -68,8 +74,7 @@ export async function windowElements(
   firstIndex = 0,
 ): Promise<WindowTree> {
   if (!win.frame || !win.app) return { elements: [], hasWebDocument: false, nodes: 0 };
-  const items = await completeTree(atspi, await atspi.itemsFor(win.app.bus, win.frame), win.frame);
-  const rows = subtree(items, win.frame);
+  const { rows, incomplete } = await walkWindow(atspi, win.frame);
   const kept: Array<{ item: CacheItem; parentIndex: number | null; web: boolean }> = [];
   const indexOf = new Map<CacheItem, number>();
   const webOf = new Map<CacheItem, boolean>();
@@ -107,11 +112,19 @@ export async function windowElements(
     kept.push({ item, parentIndex, web });
   }
   const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item, win.bounds)));
-  const elements: SnapshotElement[] = kept.map(({ item, parentIndex, web }, i) => {
+  // What is placed off the screen (LibreOffice's closed menus' separators) is not shown, nor anything
+  // under it: left out, and the indices of what stays closed up.
+  const finalIndex = new Map<number, number | null>();
+  const elements: SnapshotElement[] = [];
+  kept.forEach(({ item, parentIndex, web }, i) => {
     const { box, value } = details[i];
+    const parentFinal = parentIndex === null ? null : finalIndex.get(parentIndex);
+    if (parentFinal === undefined || box.x === OFF_SCREEN || box.y === OFF_SCREEN) return;
+    const index = firstIndex + elements.length;
+    finalIndex.set(firstIndex + i, index);
     const ref = nativeRef(item.ref, item, web, win, box);
-    return {
-      element_index: firstIndex + i,
+    elements.push({
+      element_index: index,
       role: roleName(item.role),
       label: item.name,
       ...(value !== undefined ? { value } : {}),
@@ -119,11 +132,11 @@ export async function windowElements(
       focused: has(item.states, STATE.focused),
       in_web_content: web,
       frame: { x: box.x - origin.x, y: box.y - origin.y, w: box.w, h: box.h },
-      parent_index: parentIndex,
+      parent_index: parentFinal,
       ref,
-    };
+    });
   });
-  return { elements, hasWebDocument, nodes: rows.length };
+  return { elements, hasWebDocument, nodes: rows.length, ...(incomplete ? { incomplete } : {}) };
 }
 
 async function readDetails(
@@ -157,6 +170,8 @@ export async function valueOf(
     if (item.role === ROLE.passwordText) return undefined;
     return atspi.text(item.ref);
   }
+  // A spreadsheet cell's Value is its number (0 for text): what it holds is its Text.
+  if (item.role === ROLE.tableCell && item.interfaces.includes(IFACE.text)) return atspi.text(item.ref);
   if (TOGGLE_ROLES.has(item.role)) return String(has(item.states, STATE.checked));
   if (item.interfaces.includes(IFACE.value)) return String(await atspi.prop(item.ref, IFACE.value, 'CurrentValue'));
   if (item.role === ROLE.comboBox && item.interfaces.includes(IFACE.selection)) {
@@ -193,6 +208,7 @@ export async function snapshotWindow(
       ...(win.frame ? {} : { accessibility: 'this window exposes no AT-SPI tree' }),
     },
     elements: tree.elements,
+    ...(tree.incomplete ? { incomplete: tree.incomplete } : {}),
     ...(shot ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } } : {}),
     screenshot_width: win.bounds.w,
     screenshot_height: win.bounds.h,

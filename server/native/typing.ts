@@ -122,7 +122,9 @@ export async function typeNative(
     const typed =
       editable && !undrivenWeb
         ? await insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early)
-        : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
+        : isSheetCell(el, states)
+          ? await cellRoute(a, el, text, options, sw)
+          : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
     return el.role === ROLE.passwordText ? maskSecrets(typed, PASSWORD_TEXT, [text]) : typed;
   });
 }
@@ -349,6 +351,89 @@ async function keystrokeRoute(
   return {
     ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, {
       ...base,
+      ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
+    }),
+    delivery: { mode, delivered_count: verdict.delivered },
+  };
+}
+
+/**
+ * A spreadsheet cell (LibreOffice Calc): Text to read, `editable`, but no EditableText. What it holds
+ * changes only when an edit is committed, so it is typed as a user does: F2 (edit at the end of its
+ * content), the keys, Enter (commit; the cursor moves to the next row).
+ */
+function isSheetCell(el: NativeRef, states: [number, number]): boolean {
+  return (
+    el.role === ROLE.tableCell &&
+    el.interfaces.includes(IFACE.text) &&
+    !el.interfaces.includes(IFACE.editable) &&
+    has(states, STATE.editable)
+  );
+}
+
+async function cellRoute(
+  a: Aim,
+  el: NativeRef,
+  text: string,
+  options: TypeOptions,
+  sw: Stopwatch,
+): Promise<ActionResult> {
+  const { atspi } = a;
+  const mode = options.deliveryMode;
+  const label = `${el.name || 'cell'} (table cell)`;
+  if (/[\n\r]/.test(text))
+    throw new Refusal(
+      'text_not_deliverable',
+      `"${label}" is a spreadsheet cell: Enter commits it, so a newline cannot be typed into it; nothing was typed. Send the text without newlines (one cell per call)`,
+    );
+  const odd = untypable(text).slice(0, 10).join(' ');
+  if (odd)
+    throw new Refusal(
+      'text_not_deliverable',
+      `"${label}" takes text only as keystrokes, and control characters have none (${odd}); nothing was typed`,
+      { characters: odd },
+    );
+  const chars = codePoints(text);
+  const limit = maxChunkChars(options.delayMs);
+  if (chars > limit)
+    throw new Refusal(
+      'type_text_synthesis_budget_exceeded',
+      `"${label}" takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`,
+      { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
+    );
+  await requireKeyboardFocus(a.win, mode);
+  // The sheet's cursor goes to the cell (Calc's GrabFocus selects it), proven by its `focused` state.
+  await atspi.grabFocus(el).catch(() => false);
+  const onCell = await pollUntil(async () => has(await atspi.states(el), STATE.focused), KEYS_LANDED_WAIT_MS);
+  if (!onCell)
+    throw new Refusal(
+      'focus_failed',
+      `the sheet's cursor did not move to "${label}", so nothing was typed; click the cell (px form) and type again`,
+    );
+  const before = await atspi.text(el);
+  sw.lap('resolve');
+  await pressKeys(['F2']);
+  await typeKeys(text, options.delayMs);
+  await pressKeys(['Enter']);
+  sw.lap('deliver');
+  const expected = before + text;
+  await pollUntil(async () => (await atspi.text(el)) === expected, KEYS_LANDED_WAIT_MS);
+  const after = await atspi.text(el);
+  sw.lap('verify');
+  const verdict = judgeTextAt(before, after, codePoints(before), text);
+  const evidence: Evidence[] = [
+    {
+      kind: 'text',
+      expected: excerpt(verdict.expected, before.length, text.length),
+      observed: excerpt(after, before.length, text.length),
+      detail:
+        "AT-SPI Text of the cell read back after XTest F2, the keys and Enter (committed: the sheet's cursor moved on)",
+    },
+  ];
+  return {
+    ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, {
+      target: label,
+      method: 'key_events',
       ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
     }),
     delivery: { mode, delivered_count: verdict.delivered },

@@ -89,6 +89,8 @@ export interface Snapshot {
   screenshot_height: number;
   /** Screenshot pixels per CSS/logical pixel, to map the px form back. */
   scale: number;
+  /** Why `elements` are not all the target shows (a read failed or a bound cut it): then never `elements_complete`. */
+  incomplete?: string;
 }
 
 export interface ClickOptions {

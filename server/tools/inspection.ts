@@ -59,6 +59,10 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
+      incomplete: z
+        .string()
+        .optional()
+        .describe('Why not every element shown could be read (then elements_complete is false).'),
       screenshot_width: z.number().int(),
       screenshot_height: z.number().int(),
     }),
@@ -100,10 +104,12 @@ export const getWindowState = defineTool({
       const returned = matching.slice(0, args.max_elements);
       const webNorm = webNormOf(snap.target.kind);
       const outline = renderOutline(returned, (i) => snap.elements[i]?.parent_index ?? null, webNorm);
-      const complete = returned.length === matching.length;
+      const complete = returned.length === matching.length && !snap.incomplete;
       const cut = complete
         ? undefined
-        : `listed ${returned.length} of ${matching.length} elements${needle ? ' matching the query' : ''} (max_elements ${args.max_elements}); pass query (a word of the role, name or value) to list the ones you need`;
+        : snap.incomplete && returned.length === matching.length
+          ? `not every element could be read: ${snap.incomplete}`
+          : `listed ${returned.length} of ${matching.length} elements${needle ? ' matching the query' : ''} (max_elements ${args.max_elements}); pass query (a word of the role, name or value) to list the ones you need`;
       const tokens = tokenHint(snapshotId);
       const structured = {
         snapshot_id: snapshotId,
@@ -141,7 +147,7 @@ export const getWindowState = defineTool({
         format: 'compact',
         element_count: snap.elements.length,
         returned_element_count: returned.length,
-        elements_complete: returned.length === matching.length,
+        elements_complete: returned.length === matching.length && !snap.incomplete,
         screenshot_width: snap.screenshot_width,
         screenshot_height: snap.screenshot_height,
         token_prefix: tokenPrefix,
@@ -167,7 +173,8 @@ export const getWindowState = defineTool({
       elements: returned,
       element_count: snap.elements.length,
       returned_element_count: returned.length,
-      elements_complete: returned.length === matching.length,
+      elements_complete: returned.length === matching.length && !snap.incomplete,
+      ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
       screenshot_width: snap.screenshot_width,
       screenshot_height: snap.screenshot_height,
     };

@@ -1,0 +1,170 @@
+// LibreOffice on a test desktop (desktop.ts), for the native tests and the bench: one soffice per caller,
+// with its own profile and a UNO pipe, and office.py beside it answering what the documents themselves
+// hold (the truth Verity's read-back is checked against). Stopped by PID.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { until, type Desktop } from './desktop.js';
+
+const SOFFICE = '/usr/lib/libreoffice/program/soffice.bin';
+const OFFICE_PY = fileURLToPath(new URL('../../../test/native/office.py', import.meta.url));
+/** LibreOffice's exit code when it wants to be started again (the first start of a fresh profile). */
+const RESTART = 81;
+/** A cold start under load (two cores shared by many tests) takes 10-40 s. */
+const START_MS = 120_000;
+
+/** Why LibreOffice cannot run here, or null. */
+export function missingOffice(): string | null {
+  if (!existsSync(SOFFICE)) return 'LibreOffice is missing (libreoffice-writer libreoffice-calc libreoffice-gtk3)';
+  const r = spawnSync('/usr/bin/python3', ['-c', 'import uno'], { stdio: 'ignore' });
+  if (r.status !== 0) return 'python3-uno is missing';
+  if (!existsSync('/usr/lib/libreoffice/program/libvclplug_gtk3lo.so')) return 'libreoffice-gtk3 is missing';
+  return null;
+}
+
+export interface Office {
+  /** The pid of soffice.bin (the process that owns the windows). */
+  pid(): number;
+  /** Opens a new document titled `title` (its window: "<title> - LibreOffice Writer" etc.), optionally pre-filled. */
+  open(kind: 'writer' | 'calc' | 'impress', title: string, text?: string): Promise<number>;
+  /** A Writer document's whole text, from its model (XText.String: paragraphs joined by "\n"). */
+  text(title: string): Promise<string>;
+  /** A Calc cell's content (first sheet), from its model. */
+  cell(title: string, cell: string): Promise<string>;
+  /** The texts of the shapes on an Impress document's first slide, from its model. */
+  shapes(title: string): Promise<string[]>;
+  /** Closes a document without saving (its window goes). */
+  closeDoc(title: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const APP_NAME = { writer: 'Writer', calc: 'Calc', impress: 'Impress' } as const;
+
+export async function startOffice(d: Desktop): Promise<Office> {
+  const profile = mkdtempSync(join(tmpdir(), 'verity-office-'));
+  const pipe = `verity${process.pid}x${Date.now()}`;
+  const userInstallation = `-env:UserInstallation=file://${profile}`;
+  const args = [
+    '--norestore',
+    '--nologo',
+    '--nolockcheck',
+    '--nodefault',
+    userInstallation,
+    `--accept=pipe,name=${pipe};urp;`,
+  ];
+  // A fresh profile's first start writes the profile and exits 81 to be started again, and a UNO client
+  // that reached it before then talks to a process on its way out. So the profile is made first, by a
+  // start that ends once initialised.
+  const init = spawnSync(SOFFICE, ['--headless', '--terminate_after_init', '--norestore', userInstallation], {
+    env: { ...process.env, ...d.env, SAL_USE_VCLPLUGIN: 'gtk3' },
+    stdio: 'ignore',
+    timeout: START_MS,
+  });
+  if (init.error || (init.status !== 0 && init.status !== RESTART)) {
+    rmSync(profile, { recursive: true, force: true });
+    throw new Error(`LibreOffice could not make its profile: ${init.error?.message ?? `exit ${init.status}`}`);
+  }
+  let soffice: ChildProcess | null = null;
+  let helper: ChildProcess | null = null;
+  const launch = () => {
+    const child = d.spawn(SOFFICE, args, { SAL_USE_VCLPLUGIN: 'gtk3' });
+    // A fresh profile's first start exits 81 once it has written the profile: start it again.
+    child.on('exit', (code) => {
+      if (code === RESTART && soffice === child) soffice = launch();
+    });
+    return child;
+  };
+  soffice = launch();
+  // Its own spawn (the desktop's gives no stdin), on the desktop's environment; stopped by PID below.
+  const py = spawn('/usr/bin/python3', [OFFICE_PY, pipe], {
+    env: { ...process.env, ...d.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  helper = py;
+  let stderr = '';
+  py.stderr!.on('data', (c) => {
+    stderr += String(c);
+  });
+  const lines = createInterface({ input: py.stdout! });
+  const answers: Array<(line: string) => void> = [];
+  const early: string[] = [];
+  lines.on('line', (line) => {
+    const next = answers.shift();
+    if (next) next(line);
+    else early.push(line);
+  });
+  const ask = (req: Record<string, unknown>, ms = START_MS): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`office.py did not answer ${JSON.stringify(req)} within ${ms} ms (${stderr.trim()})`)),
+        ms,
+      );
+      answers.push((line) => {
+        clearTimeout(timer);
+        const out = JSON.parse(line);
+        if (out.error) reject(new Error(`office.py: ${out.error}`));
+        else resolve(out);
+      });
+      py.stdin!.write(`${JSON.stringify(req)}\n`);
+    });
+  const stopAll = async () => {
+    const s = soffice;
+    soffice = null;
+    await stop(helper?.pid);
+    await stop(s?.pid);
+    rmSync(profile, { recursive: true, force: true });
+  };
+  try {
+    // office.py says "ready" once it reached soffice over the pipe.
+    await until(() => early.length > 0 || null, `LibreOffice's UNO pipe (office.py: ${stderr.trim()})`, START_MS, 200);
+    if (!JSON.parse(early.shift()!).ready) throw new Error('office.py did not say ready');
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+  return {
+    pid: () => soffice!.pid!,
+    async open(kind, title, text) {
+      await ask({ op: 'new', kind, title, ...(text !== undefined ? { text } : {}) });
+      const name = `^${title} - LibreOffice ${APP_NAME[kind]}$`;
+      return until(
+        () => {
+          try {
+            return Number(d.x('xdotool', ['search', '--onlyvisible', '--name', name]).split('\n')[0]) || null;
+          } catch {
+            return null;
+          }
+        },
+        `the window "${title} - LibreOffice ${APP_NAME[kind]}"`,
+        60_000,
+        100,
+      );
+    },
+    text: async (title) => (await ask({ op: 'text', title })).text,
+    cell: async (title, cell) => (await ask({ op: 'cell', title, cell })).text,
+    shapes: async (title) => (await ask({ op: 'shapes', title })).texts,
+    closeDoc: async (title) => {
+      await ask({ op: 'close', title });
+    },
+    close: stopAll,
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function stop(pid: number | undefined): Promise<void> {
+  if (!pid || !alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+}

@@ -1,0 +1,95 @@
+// The native tree walk's pure parts (server/native/walk.ts): ordering rows from the cache and from live
+// reads, and which nodes must be read live. The live walk itself runs against LibreOffice in
+// test/native/office.test.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CacheItem } from '../../server/native/atspi.js';
+import { cacheChildren, managesChildren, needsLiveRead, orderRows } from '../../server/native/walk.js';
+
+const BUS = ':1.9';
+const SHOWING: [number, number] = [1 << 25, 0];
+function item(path: string, parent: string, index: number, childCount: number, states = SHOWING): CacheItem {
+  return {
+    ref: { bus: BUS, path },
+    parent: { bus: BUS, path: parent },
+    indexInParent: index,
+    childCount,
+    interfaces: [],
+    name: path,
+    role: 39,
+    states,
+  };
+}
+
+// LibreOffice's shape: the frame's panel has two children, but the cache lists one; the root pane's
+// parent in the cache is a panel that is not in the cache at all.
+const frame = item('frame', 'app', 0, 1);
+const panel = item('panel', 'frame', 0, 2);
+const menus = item('menus', 'panel', 0, 0);
+const rootPane = item('rootpane', 'missing', 0, 1);
+const doc = item('doc', 'rootpane', 0, -1);
+const items = [frame, panel, menus, rootPane, doc];
+
+test('from the cache alone, a subtree whose parent is not in the cache is not reached', () => {
+  const { rows } = orderRows(frame, cacheChildren(items), new Map());
+  assert.deepEqual(
+    rows.map((r) => r.item.ref.path),
+    ['frame', 'panel', 'menus'],
+  );
+});
+
+test('the panel that has more children than the cache lists is read live, and the document is then reached', () => {
+  const cached = cacheChildren(items);
+  assert.equal(needsLiveRead(panel, cached), 'children');
+  assert.equal(needsLiveRead(menus, cached), null);
+  assert.equal(needsLiveRead(frame, cached), null);
+  // What a live read of the panel gives: its menus and the missing panel, which holds the root pane.
+  const missing = item('missing', 'panel', 1, 1);
+  const live = new Map([
+    [`${BUS}panel`, [menus, missing]],
+    [`${BUS}missing`, [rootPane]],
+  ]);
+  const { rows, cut } = orderRows(frame, cached, live);
+  assert.equal(cut, false);
+  assert.deepEqual(
+    rows.map((r) => [r.item.ref.path, r.depth, r.parent?.ref.path ?? null]),
+    [
+      ['frame', 0, null],
+      ['panel', 1, 'frame'],
+      ['menus', 2, 'panel'],
+      ['missing', 2, 'panel'],
+      ['rootpane', 3, 'missing'],
+      ['doc', 4, 'rootpane'],
+    ],
+  );
+});
+
+test('a self-managing container is read by index when shown, never when not (closed menus)', () => {
+  const cached = cacheChildren(items);
+  assert.equal(managesChildren(doc), true);
+  assert.equal(needsLiveRead(doc, cached), 'managed');
+  const closedMenu = item('menu', 'menus', 0, -1, [1 << 30, 0]);
+  assert.equal(needsLiveRead(closedMenu, cached), null);
+  // MANAGES_DESCENDANTS (state 31) with a real child count is self-managing too.
+  const sheet = item('sheet', 'doc', 0, 2147483647, [(1 << 25) | (1 << 31), 0]);
+  assert.equal(managesChildren(sheet), true);
+  assert.equal(needsLiveRead(sheet, cached), 'managed');
+});
+
+test('a walk cut at its node bound says so (no false elements_complete)', () => {
+  const wide = [frame, ...Array.from({ length: 10 }, (_, i) => item(`c${i}`, 'frame', i, 0))];
+  const { rows, cut } = orderRows(frame, cacheChildren(wide), new Map(), 5);
+  assert.equal(rows.length, 5);
+  assert.equal(cut, true);
+  assert.equal(orderRows(frame, cacheChildren(wide), new Map(), 50).cut, false);
+});
+
+test('a live read overrides the cache: a child the cache still lists under the node but the app no longer has is gone', () => {
+  const cached = cacheChildren([frame, item('old', 'frame', 0, 0)]);
+  const fresh = item('new', 'frame', 0, 0);
+  const { rows } = orderRows(frame, cached, new Map([[`${BUS}frame`, [fresh]]]));
+  assert.deepEqual(
+    rows.map((r) => r.item.ref.path),
+    ['frame', 'new'],
+  );
+});
