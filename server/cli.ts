@@ -491,6 +491,14 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
     help: 'agent links (agent.link) one Control UI connection may hold; more are refused TOO_MANY (default 32)',
   },
   { env: 'VERITY_MAX_LINKS', help: 'agent links in all (default 256)' },
+  {
+    env: 'VERITY_MAX_NATIVE_WALK_NODES',
+    help: "accessibility nodes one native window's tree walk reads at most; past it the snapshot says it is incomplete (default 20000)",
+  },
+  {
+    env: 'VERITY_MAX_NATIVE_MANAGED_CHILDREN',
+    help: 'children read by index from one container that manages its own (a document, a sheet) at most (default 2000)',
+  },
   { env: 'VERITY_LINK_TTL_MS', help: 'how long an agent link lasts (default 86400000, 24 h)' },
   {
     env: 'VERITY_MAX_LABELS_PER_CONNECTION',
