@@ -30,6 +30,7 @@ import { capture, pressKeys, screenSize } from './input.js';
 import { clickNative, dragNative, scrollNative } from './pointer.js';
 import { has, STATE } from './roles.js';
 import { snapshotWindow, windowElements } from './tree.js';
+import { onSurface } from './wayland.js';
 import { setValueNative, typeNative } from './typing.js';
 
 /** A native target carries the call's delivery_mode (the Driver methods other than typeText take none). */
@@ -54,7 +55,7 @@ export class NativeDriver implements Driver {
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
     const { pid, windowId } = parseWindowKey(target.key);
     const win = await this.host.window(pid, windowId);
-    const snap = await snapshotWindow(atspi, win, options.includeScreenshot);
+    const snap = await onSurface(win, () => snapshotWindow(atspi, win, options.includeScreenshot));
     const { tree, ...rest } = snap;
     if (win.browserLike && !tree.hasWebDocument) {
       rest.target = {
@@ -69,10 +70,19 @@ export class NativeDriver implements Driver {
   /** The whole screen: every window's tree, frames in screen pixels. */
   private async desktop(includeScreenshot: boolean): Promise<Snapshot> {
     const atspi = await this.host.atspi();
-    const windows = await this.host.windows();
+    const { windows, x11Missing } = await this.host.windowsAndGaps();
     const elements: SnapshotElement[] = [];
+    const gaps: string[] = x11Missing ? [x11Missing] : [];
     for (const win of windows) {
-      const tree = await windowElements(atspi, win, { x: 0, y: 0 }, elements.length).catch(() => null);
+      // A Wayland window the compositor does not place has no screen frames: its elements are left out, and said so.
+      if (!win.placed) {
+        gaps.push(`window ${win.id} ("${win.title}") is a Wayland window with no known place on the screen`);
+        continue;
+      }
+      const tree = await windowElements(atspi, win, { x: 0, y: 0 }, elements.length).catch((e: Error) => {
+        gaps.push(`window ${win.id} ("${win.title}"): ${e.message}`);
+        return null;
+      });
       if (tree) elements.push(...tree.elements);
     }
     const { width, height } = await screenSize();
@@ -90,6 +100,9 @@ export class NativeDriver implements Driver {
       screenshot_width: width,
       screenshot_height: height,
       scale: 1,
+      ...(gaps.length
+        ? { incomplete: `elements left out: ${gaps.join('; ')}; get_window_state of a window target lists its own` }
+        : {}),
     };
   }
 
@@ -147,7 +160,7 @@ export class NativeDriver implements Driver {
       const evidence: Evidence[] = [
         {
           kind: 'key_event',
-          detail: `XTest ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}`,
+          detail: `${a.win.surface === 'wayland' ? 'virtual keyboard (wtype)' : 'XTest'} ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}`,
         },
       ];
       if (before !== null && after !== null)

@@ -81,6 +81,8 @@ export interface Snapshot {
   screenshot_height: number;
   /** Screenshot pixels per CSS/logical pixel, to map the px form back. */
   scale: number;
+  /** Set when the snapshot knowingly leaves elements out (a window's tree could not be read): why. */
+  incomplete?: string;
 }
 
 export interface ClickOptions {

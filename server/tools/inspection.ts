@@ -43,6 +43,7 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
+      incomplete: z.string().optional().describe('why elements_complete is false though nothing was cut'),
       tokens: z.string(),
       outline: z.string(),
       cut: z.string().optional(),
@@ -56,6 +57,7 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
+      incomplete: z.string().optional().describe('why elements_complete is false though nothing was cut'),
       screenshot_width: z.number().int(),
       screenshot_height: z.number().int(),
     }),
@@ -66,6 +68,7 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
+      incomplete: z.string().optional().describe('why elements_complete is false though nothing was cut'),
       screenshot_width: z.number().int(),
       screenshot_height: z.number().int(),
       token_prefix: z.string(),
@@ -92,12 +95,12 @@ export const getWindowState = defineTool({
       : snap.elements;
     const images = snap.screenshot ? [{ data: snap.screenshot.data, mimeType: snap.screenshot.mimeType }] : [];
     const header = (returned: number) =>
-      `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}`;
+      `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}${snap.incomplete ? ` not complete: ${snap.incomplete}` : ''}`;
     if (args.format === 'outline') {
       const returned = matching.slice(0, args.max_elements);
       const webNorm = webNormOf(snap.target.kind);
       const outline = renderOutline(returned, (i) => snap.elements[i]?.parent_index ?? null, webNorm);
-      const complete = returned.length === matching.length;
+      const complete = returned.length === matching.length && !snap.incomplete;
       const cut = complete
         ? undefined
         : `listed ${returned.length} of ${matching.length} elements${needle ? ' matching the query' : ''} (max_elements ${args.max_elements}); pass query (a word of the role, name or value) to list the ones you need`;
@@ -110,6 +113,7 @@ export const getWindowState = defineTool({
         returned_element_count: returned.length,
         elements_complete: complete,
         ...(cut ? { cut } : {}),
+        ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
         tokens,
         outline,
         ...(snap.screenshot
@@ -123,7 +127,7 @@ export const getWindowState = defineTool({
       const counted = needle
         ? `${matching.length} of ${snap.elements.length} elements match ${JSON.stringify(args.query)}`
         : `${snap.elements.length} elements`;
-      const head = `Snapshot ${snapshotId} of ${snap.target.kind} ${where}: ${counted}${cut ? `; ${cut}` : ''}. ${tokens}.`;
+      const head = `Snapshot ${snapshotId} of ${snap.target.kind} ${where}: ${counted}${cut ? `; ${cut}` : ''}${snap.incomplete ? `; not complete: ${snap.incomplete}` : ''}. ${tokens}.`;
       return { structured, images, text: `${head}\n${outline}` };
     }
     if (args.format === 'compact') {
@@ -138,7 +142,8 @@ export const getWindowState = defineTool({
         format: 'compact',
         element_count: snap.elements.length,
         returned_element_count: returned.length,
-        elements_complete: returned.length === matching.length,
+        elements_complete: returned.length === matching.length && !snap.incomplete,
+        ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
         screenshot_width: snap.screenshot_width,
         screenshot_height: snap.screenshot_height,
         token_prefix: tokenPrefix,
@@ -164,7 +169,8 @@ export const getWindowState = defineTool({
       elements: returned,
       element_count: snap.elements.length,
       returned_element_count: returned.length,
-      elements_complete: returned.length === matching.length,
+      elements_complete: returned.length === matching.length && !snap.incomplete,
+      ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
       screenshot_width: snap.screenshot_width,
       screenshot_height: snap.screenshot_height,
     };
