@@ -71,6 +71,11 @@ if (forTests) {
     'x11-utils',
     'fonts-noto-color-emoji',
     'fonts-noto-cjk',
+    // The Wayland tests (issue 23): sway headless, its wlroots clients, and XWayland for the mixed session.
+    'sway',
+    'wtype',
+    'grim',
+    'xwayland',
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }
