@@ -30,7 +30,15 @@ import { capture, pressKeys, screenSize } from './input.js';
 import { clickNative, dragNative, scrollNative } from './pointer.js';
 import { has, STATE } from './roles.js';
 import { snapshotWindow, windowElements } from './tree.js';
-import { onSurface } from './wayland.js';
+import { onSurface, routes } from './wayland.js';
+
+/** Why a Wayland window's screenshot cannot be taken here, or null when it can. */
+function waylandShotMissing(win: { placed: boolean }): string | null {
+  const r = routes();
+  if (!r.capture) return `not taken: ${r.missing || 'this compositor offers no screen capture'}`;
+  if (!win.placed) return 'not taken: the compositor does not say where this Wayland window is on the screen';
+  return null;
+}
 import { setValueNative, typeNative } from './typing.js';
 
 /** A native target carries the call's delivery_mode (the Driver methods other than typeText take none). */
@@ -55,8 +63,13 @@ export class NativeDriver implements Driver {
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
     const { pid, windowId } = parseWindowKey(target.key);
     const win = await this.host.window(pid, windowId);
-    const snap = await onSurface(win, () => snapshotWindow(atspi, win, options.includeScreenshot));
+    // A Wayland window the compositor does not place, or one with no capture route, has no screenshot to
+    // take (a region at the wrong place would show another window): its tree is still read, and it says so.
+    const noShot = win.surface === 'wayland' ? waylandShotMissing(win) : null;
+    const shoot = options.includeScreenshot && !noShot;
+    const snap = await onSurface(win, () => snapshotWindow(atspi, win, shoot));
     const { tree, ...rest } = snap;
+    if (options.includeScreenshot && noShot) rest.target = { ...rest.target, screenshot: noShot };
     if (win.browserLike && !tree.hasWebDocument) {
       rest.target = {
         ...rest.target,

@@ -6,6 +6,7 @@ import { PNG } from 'pngjs';
 import { Refusal } from '../routing/refusal.js';
 import { xServer } from './env.js';
 import {
+  routes,
   session,
   waylandCapture,
   waylandNoRoute,
@@ -238,8 +239,9 @@ export async function capture(region: {
   w: number;
   h: number;
 }): Promise<{ data: string; width: number; height: number }> {
-  // Inside a Wayland session the screen is the compositor's (XWayland's root shows only X11 windows).
-  if (session().kind === 'wayland') return waylandCapture(region);
+  // Inside a Wayland session the screen is the compositor's (XWayland's root shows only X11 windows): its
+  // capture route where there is one; an X11 window there falls back to XWayland's own image of itself.
+  if (session().kind === 'wayland' && (waylandSurface() || routes().capture)) return waylandCapture(region);
   const x = await xServer();
   const { width: sw, height: sh, bitsPerPixel, imageByteOrder } = x.setup;
   if (bitsPerPixel !== 32)

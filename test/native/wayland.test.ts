@@ -197,6 +197,42 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     await app.waitFor((st) => st.clicks === before + 1, 'the pixel click to reach the button', 5000);
   });
 
+  test('a window sway does not show: read by its tree, never clicked at a point, and the desktop says it is incomplete', async () => {
+    const hidden = await startApp(d, 'Hidden Form');
+    const hw = await windowOf(v, hidden.pid);
+    const moved = spawnSync('/usr/bin/swaymsg', [`[pid=${hidden.pid}]`, 'move', 'to', 'workspace', '2'], {
+      env: { ...process.env, ...d.env },
+      encoding: 'utf8',
+    });
+    assert.equal(moved.status, 0, moved.stderr);
+    try {
+      const desktop = await v.call('get_window_state', {
+        format: 'full',
+        target: { kind: 'desktop', display_id: 'primary' },
+      });
+      assert.equal(desktop.isError, false, desktop.text);
+      assert.equal(desktop.structured.elements_complete, false, 'its elements are left out, and it says so');
+      assert.match(desktop.structured.incomplete, /Hidden Form/);
+      const s = await snap(v, hw, { include_screenshot: true });
+      assert.equal(s.r.images, 0, 'no screenshot of a region that is not this window');
+      assert.match(String(s.r.structured.target.screenshot), /does not say where/);
+      const set = await v.call('set_value', { element_token: s.token('Name'), value: 'unseen' });
+      assert.equal(set.structured.effect, 'confirmed', set.text);
+      await hidden.waitFor((st) => st.entry === 'unseen', 'the hidden window holding the value');
+      const button = s.find('Press me').frame;
+      const px = await v.call('click', {
+        target: { kind: 'window', pid: hw.pid, window_id: hw.window_id },
+        x: button.x + 5,
+        y: button.y + 5,
+      });
+      assert.equal(px.isError, true, px.text);
+      assert.match(px.text, /cannot be placed.*element_token/);
+      assert.equal(hidden.state().clicks, 0);
+    } finally {
+      await hidden.kill();
+    }
+  });
+
   test('a closed Wayland window is gone from list_windows, and a target on it is refused naming it', async () => {
     const other = await startApp(d, 'Short Lived');
     const ow = await windowOf(v, other.pid);
