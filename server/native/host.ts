@@ -194,9 +194,14 @@ export class NativeHost {
     const x11Pids = new Set(x11.map((w) => w.pid));
     const out: WindowInfo[] = [];
     const seen = new Set<string>();
+    const unread = new Set<string>();
     for (const app of apps) {
       if (app.pid === null || x11Pids.has(app.pid)) continue;
-      const tops = await this.topLevels(atspi, app.ref.bus).catch(() => []);
+      const tops = await this.topLevels(atspi, app.ref.bus).catch(() => null);
+      if (!tops) {
+        unread.add(app.ref.bus); // not read this time: its windows keep their ids
+        continue;
+      }
       if (!tops.length) continue;
       const toolkit = await atspi.toolkit(app.ref.bus);
       toolkit.wayland = true; // its extents count from its window (measured: GTK 3 and GTK 4 on sway)
@@ -223,7 +228,7 @@ export class NativeHost {
         });
       }
     }
-    this.waylandIds.keepOnly(seen);
+    this.waylandIds.keepOnly(seen, unread);
     return out;
   }
 

@@ -146,10 +146,10 @@ export class WaylandIds {
     return this.byId.get(id);
   }
 
-  /** Forgets the frames not seen in a complete listing (their windows closed). */
-  keepOnly(seen: Set<string>): void {
+  /** Forgets the frames not seen in a listing (their windows closed), except those of apps it could not read. */
+  keepOnly(seen: Set<string>, unreadBuses: Set<string> = new Set()): void {
     for (const [key, id] of this.byFrame)
-      if (!seen.has(key)) {
+      if (!seen.has(key) && !unreadBuses.has(key.slice(0, key.indexOf('/')))) {
         this.byFrame.delete(key);
         this.byId.delete(id);
       }

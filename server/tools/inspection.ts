@@ -263,7 +263,9 @@ export const listWindows = defineTool({
     let browserPid: number | null = null;
     if (core.browserInUse) browserPid = await core.drivenBrowserPid().catch(() => null);
     try {
-      for (const w of await (await core.nativeRoute()).host.windows()) {
+      const { windows, x11Missing } = await (await core.nativeRoute()).host.windowsAndGaps();
+      if (x11Missing) native = x11Missing; // a Wayland session whose XWayland does not answer
+      for (const w of windows) {
         list.push({
           window_id: w.id,
           pid: w.pid,
@@ -275,7 +277,7 @@ export const listWindows = defineTool({
       }
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
-      native = `X11 windows are not listed: ${e.message}`;
+      native = `native windows are not listed: ${e.message}`;
     }
     if (core.browserInUse) {
       const byCdpWindow = new Map<number, { bounds: unknown; tabs: Entry['tabs']; titles: string[] }>();

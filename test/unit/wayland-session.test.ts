@@ -17,9 +17,15 @@ test('the session type comes from XDG_SESSION_TYPE and WAYLAND_DISPLAY, not from
     XDG_CURRENT_DESKTOP: 'GNOME',
   });
   assert.deepEqual(gnome, { kind: 'wayland', x11Display: ':0', waylandDisplay: 'wayland-0', compositor: 'gnome' });
-  assert.equal(detectSession({ DISPLAY: ':1', WAYLAND_DISPLAY: 'wayland-1', XDG_CURRENT_DESKTOP: 'KDE' }).compositor, 'kde');
+  assert.equal(
+    detectSession({ DISPLAY: ':1', WAYLAND_DISPLAY: 'wayland-1', XDG_CURRENT_DESKTOP: 'KDE' }).compositor,
+    'kde',
+  );
   assert.equal(detectSession({ WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: '/run/sway.sock' }).compositor, 'sway');
-  assert.equal(detectSession({ WAYLAND_DISPLAY: 'wayland-1', HYPRLAND_INSTANCE_SIGNATURE: 'x' }).compositor, 'hyprland');
+  assert.equal(
+    detectSession({ WAYLAND_DISPLAY: 'wayland-1', HYPRLAND_INSTANCE_SIGNATURE: 'x' }).compositor,
+    'hyprland',
+  );
   assert.equal(detectSession({ WAYLAND_DISPLAY: 'wayland-1' }).compositor, 'unknown');
   // XDG_SESSION_TYPE=wayland alone names the default socket.
   assert.equal(detectSession({ XDG_SESSION_TYPE: 'wayland' }).waylandDisplay, 'wayland-0');
@@ -67,6 +73,11 @@ test("Wayland window ids: Verity's own, above X11 ids, stable per frame, dropped
   assert.equal(ids.frameOf(a), undefined);
   assert.equal(ids.frameOf(b), ':1.6/org/a11y/atspi/accessible/1');
   assert.notEqual(ids.idOf(':1.5/org/a11y/atspi/accessible/1'), a, 'a new window never reuses a closed one’s id');
+  // An app that could not be read this time keeps its windows' ids (a slow app is not a closed window).
+  const c = ids.idOf(':1.7/org/a11y/atspi/accessible/3');
+  ids.keepOnly(new Set(), new Set([':1.7']));
+  assert.equal(ids.frameOf(c), ':1.7/org/a11y/atspi/accessible/3');
+  assert.equal(ids.frameOf(b), undefined);
 });
 
 test('Wayland requests are encoded as the wire format says: header, words, padded strings', () => {
