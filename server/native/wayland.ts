@@ -96,7 +96,7 @@ interface SwayNode {
 
 /** The compositor's windows (sway IPC), or null where the compositor does not say (not sway). */
 export async function placements(): Promise<Placement[] | null> {
-  if (routes().placement !== 'sway-ipc') return null;
+  if (session().kind !== 'wayland' || routes().placement !== 'sway-ipc') return null; // an X session: X11 says
   const tree = JSON.parse((await run('swaymsg', ['-t', 'get_tree', '-r'])).toString('utf8')) as SwayNode;
   const out: Placement[] = [];
   const walk = (n: SwayNode, depth: number) => {
@@ -250,6 +250,15 @@ const containers = new Map<number, number>();
 export function rememberContainers(pairs: Array<[number, number]>): void {
   containers.clear();
   for (const [id, con] of pairs.slice(0, MAX_WINDOW_IDS)) containers.set(id, con);
+}
+
+/**
+ * Whether focus and stacking are asked of the compositor: in a Wayland session whose compositor says (sway),
+ * or that has no X display to ask. GNOME and KDE do not say, but keep XWayland's EWMH view of X11 windows.
+ */
+export function compositorSaysFocus(): boolean {
+  const s = session();
+  return s.kind === 'wayland' && (routes().placement !== null || !s.x11Display);
 }
 
 /** The window with keyboard focus in the compositor's view (0 when none or the compositor does not say). */

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectSession, waylandRoutes } from '../../server/native/session-type.js';
-import { WAYLAND_ID_BASE, WaylandIds, isWaylandWindowId } from '../../server/native/wayland.js';
+import { WAYLAND_ID_BASE, WaylandIds, compositorSaysFocus, isWaylandWindowId } from '../../server/native/wayland.js';
 import { request } from '../../server/native/wayland-pointer.js';
 
 test('the session type comes from XDG_SESSION_TYPE and WAYLAND_DISPLAY, not from a missing DISPLAY', () => {
@@ -96,4 +96,34 @@ test('Wayland requests are encoded as the wire format says: header, words, padde
   const motion = request(6, 1, [0xffffffff, 10, 20, 1280, 720]);
   assert.equal(motion.readUInt32LE(4), (28 << 16) | 1);
   assert.equal(motion.readUInt32LE(8), 0xffffffff);
+});
+
+test('focus is asked of the compositor where it says (sway) or there is no X display; GNOME keeps X11 for XWayland', () => {
+  const keys = ['DISPLAY', 'WAYLAND_DISPLAY', 'XDG_SESSION_TYPE', 'XDG_CURRENT_DESKTOP', 'SWAYSOCK'] as const;
+  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+  const withEnv = (env: Partial<Record<(typeof keys)[number], string>>) => {
+    for (const k of keys) delete process.env[k];
+    Object.assign(process.env, env);
+    return compositorSaysFocus();
+  };
+  try {
+    assert.equal(withEnv({ DISPLAY: ':0' }), false, 'an X session: X11 says');
+    assert.equal(withEnv({ WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: '/tmp/s', DISPLAY: ':1' }), true, 'sway says');
+    assert.equal(
+      withEnv({
+        WAYLAND_DISPLAY: 'wayland-0',
+        XDG_SESSION_TYPE: 'wayland',
+        XDG_CURRENT_DESKTOP: 'GNOME',
+        DISPLAY: ':0',
+      }),
+      false,
+      "GNOME does not say: XWayland's EWMH view of X11 windows is asked",
+    );
+    assert.equal(withEnv({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'GNOME' }), true, 'no X display to ask');
+  } finally {
+    for (const k of keys) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  }
 });
