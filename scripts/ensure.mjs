@@ -79,6 +79,11 @@ if (forTests) {
     'libreoffice-gtk3',
     'python3-uno',
     'gir1.2-atspi-2.0',
+    // The Wayland tests (issue 23): sway headless, its wlroots clients, and XWayland for the mixed session.
+    'sway',
+    'wtype',
+    'grim',
+    'xwayland',
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }

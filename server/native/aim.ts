@@ -8,6 +8,7 @@ import type { NativeHost, WindowInfo } from './host.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';
 import { nativeRef, type NativeRef } from './tree.js';
 import { walkWindow } from './walk.js';
+import { onSurface } from './wayland.js';
 import { activate, activeWindow } from './x11.js';
 
 export interface Aim {
@@ -55,6 +56,12 @@ export async function aim(
       );
   }
   let screenPoint: Aim['screenPoint'] = null;
+  if (target.point && target.kind !== 'desktop' && !win.placed)
+    throw new Refusal(
+      'unavailable',
+      `window ${win.id} ("${win.title}") is a Wayland window and the compositor does not say where it is on the screen (only sway's IPC does), so a point in it cannot be placed; nothing was sent. Use an element_token`,
+      { window_id: win.id },
+    );
   if (target.point) {
     // Desktop screenshots are the whole screen; window screenshots start at the window's client origin.
     screenPoint =
@@ -140,11 +147,12 @@ export async function deliver<T>(
   win: WindowInfo,
   work: () => Promise<T>,
 ): Promise<T> {
-  if (mode === 'background') return work();
+  // Its input goes the way its surface is reached: XTest for X11, the compositor's protocols for Wayland.
+  if (mode === 'background') return onSurface(win, work);
   const previous = await activeWindow();
   if (previous !== win.id) await activate(win.id);
   try {
-    return await work();
+    return await onSurface(win, work);
   } finally {
     if (previous && previous !== win.id) await activate(previous).catch(() => undefined);
   }

@@ -37,6 +37,8 @@ export interface Toolkit {
   windowRelative: boolean;
   atk: boolean;
   wholeText: boolean;
+  /** A Wayland client: its extents count from its window whatever the toolkit (set by the host, wayland.ts). */
+  wayland?: boolean;
 }
 const SURROGATES = /[\uD800-\uDFFF]/;
 /** Code points of a string (most strings have no surrogates and count by UTF-16 units without an array). */
@@ -307,6 +309,12 @@ export class Atspi {
     );
   }
 
+  /** Whether the app on `bus` answers extents relative to its window (GTK 4, or any Wayland client). */
+  private countsFromWindow(bus: string): boolean {
+    const t = this.knownToolkit(bus);
+    return t.windowRelative || !!t.wayland;
+  }
+
   /** A string's length in the unit the app on `bus` counts offsets in (UTF-16 units for Qt, else code points). */
   units(bus: string, s: string): number {
     return this.knownToolkit(bus).utf16 ? s.length : codePoints(s);
@@ -472,7 +480,7 @@ export class Atspi {
     origin?: { x: number; y: number },
   ): Promise<{ x: number; y: number; w: number; h: number }> {
     const [[x, y, w, h]] = await this.call(ref, IFACE.component, 'GetExtents', 'u', [0]);
-    if (origin && this.knownToolkit(ref.bus).windowRelative) return { x: x + origin.x, y: y + origin.y, w, h };
+    if (origin && this.countsFromWindow(ref.bus)) return { x: x + origin.x, y: y + origin.y, w, h };
     return { x, y, w, h };
   }
 
@@ -558,7 +566,7 @@ export class Atspi {
    */
   async at(ref: AccRef, x: number, y: number, origin?: { x: number; y: number }): Promise<AccRef> {
     let current = ref;
-    if (origin && this.knownToolkit(ref.bus).windowRelative) {
+    if (origin && this.countsFromWindow(ref.bus)) {
       x -= origin.x;
       y -= origin.y;
     }

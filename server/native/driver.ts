@@ -30,6 +30,15 @@ import { capture, pressKeys, screenSize } from './input.js';
 import { clickNative, dragNative, hoverNative, scrollNative } from './pointer.js';
 import { has, STATE } from './roles.js';
 import { snapshotWindow, windowElements } from './tree.js';
+import { onSurface, routes } from './wayland.js';
+
+/** Why a Wayland window's screenshot cannot be taken here, or null when it can. */
+function waylandShotMissing(win: { placed: boolean }): string | null {
+  const r = routes();
+  if (!r.capture) return `not taken: ${r.missing || 'this compositor offers no screen capture'}`;
+  if (!win.placed) return 'not taken: the compositor does not say where this Wayland window is on the screen';
+  return null;
+}
 import { setValueNative, typeNative } from './typing.js';
 
 /** A native target carries the call's delivery_mode (the Driver methods other than typeText take none). */
@@ -54,8 +63,13 @@ export class NativeDriver implements Driver {
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
     const { pid, windowId } = parseWindowKey(target.key);
     const win = await this.host.window(pid, windowId);
-    const snap = await snapshotWindow(atspi, win, options.includeScreenshot);
+    // A Wayland window the compositor does not place, or one with no capture route, has no screenshot to
+    // take (a region at the wrong place would show another window): its tree is still read, and it says so.
+    const noShot = win.surface === 'wayland' ? waylandShotMissing(win) : null;
+    const shoot = options.includeScreenshot && !noShot;
+    const snap = await onSurface(win, () => snapshotWindow(atspi, win, shoot));
     const { tree, ...rest } = snap;
+    if (options.includeScreenshot && noShot) rest.target = { ...rest.target, screenshot: noShot };
     if (win.browserLike && !tree.hasWebDocument) {
       rest.target = {
         ...rest.target,
@@ -69,16 +83,22 @@ export class NativeDriver implements Driver {
   /** The whole screen: every window's tree, frames in screen pixels. */
   private async desktop(includeScreenshot: boolean): Promise<Snapshot> {
     const atspi = await this.host.atspi();
-    const windows = await this.host.windows();
+    const { windows, x11Missing } = await this.host.windowsAndGaps();
     const elements: SnapshotElement[] = [];
-    const incomplete: string[] = [];
+    // What is left out or cut, each said: a failed or bounded walk, an unplaced Wayland window, a missing X server.
+    const gaps: string[] = x11Missing ? [x11Missing] : [];
     for (const win of windows) {
+      // A Wayland window the compositor does not place has no screen frames: its elements are left out, and said so.
+      if (!win.placed) {
+        gaps.push(`window ${win.id} ("${win.title}") is a Wayland window with no known place on the screen`);
+        continue;
+      }
       const tree = await windowElements(atspi, win, { x: 0, y: 0 }, elements.length).catch((e: Error) => {
-        incomplete.push(`window ${win.id}: ${e.message}`);
+        gaps.push(`window ${win.id} ("${win.title}"): ${e.message}`);
         return null;
       });
       if (tree) elements.push(...tree.elements);
-      if (tree?.incomplete) incomplete.push(`window ${win.id}: ${tree.incomplete}`);
+      if (tree?.incomplete) gaps.push(`window ${win.id} ("${win.title}"): ${tree.incomplete}`);
     }
     const { width, height } = await screenSize();
     const shot = includeScreenshot ? await capture({ x: 0, y: 0, w: width, h: height }) : null;
@@ -89,13 +109,17 @@ export class NativeDriver implements Driver {
         windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })),
       },
       elements,
-      ...(incomplete.length ? { incomplete: incomplete.join('; ') } : {}),
       ...(shot
         ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } }
         : {}),
       screenshot_width: width,
       screenshot_height: height,
       scale: 1,
+      ...(gaps.length
+        ? {
+            incomplete: `not every element is listed: ${gaps.join('; ')}; get_window_state of a window target lists its own`,
+          }
+        : {}),
     };
   }
 
@@ -158,7 +182,7 @@ export class NativeDriver implements Driver {
       const evidence: Evidence[] = [
         {
           kind: 'key_event',
-          detail: `XTest ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}`,
+          detail: `${a.win.surface === 'wayland' ? 'virtual keyboard (wtype)' : 'XTest'} ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}`,
         },
       ];
       if (before !== null && after !== null)

@@ -40,7 +40,7 @@ export async function xServer(): Promise<XConnection> {
   if (!display)
     throw new Refusal(
       'unavailable',
-      'the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session)',
+      'the native route needs an X display or a Wayland session: DISPLAY is not set, nor WAYLAND_DISPLAY (start Xvfb, or run inside an X or Wayland session)',
     );
   if (current?.display === display) {
     if (current.ready && !current.ready.closed) return current.ready;

@@ -1,10 +1,12 @@
 // The native route's view of the desktop: one AT-SPI connection (made on first use, remade when the bus
-// dropped), X11 windows matched to their AT-SPI frames, and which windows belong to the browser Verity
-// drives over CDP.
+// dropped), X11 windows matched to their AT-SPI frames, Wayland-native windows (AT-SPI frames of apps with
+// no X11 window, wayland.ts), and which windows belong to the browser Verity drives over CDP.
 import { Refusal } from '../routing/refusal.js';
+import { closeWaylandPointer } from './wayland-pointer.js';
 import { Atspi, type AccRef } from './atspi.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
+import { WaylandIds, isWaylandWindowId, placements, rememberContainers, session, type Placement } from './wayland.js';
 import { describeWindow, descendsFrom, listWindows, processName, windowGone, type XWindow } from './x11.js';
 
 export interface NativeHostOptions {
@@ -18,8 +20,15 @@ export interface FieldReads {
   textAndCaret: Promise<[string, number]>;
 }
 
-/** A window as the native route acts on it: X11 facts plus its AT-SPI frame, when the app exposes one. */
+/**
+ * A window as the native route acts on it: X11 facts (or, for a Wayland-native window, the same facts from
+ * AT-SPI and the compositor) plus its AT-SPI frame, when the app exposes one.
+ */
 export interface WindowInfo extends XWindow {
+  /** How it is reached: X11 (XTest, X capture) or Wayland (AT-SPI, and the compositor's protocols). */
+  surface: 'x11' | 'wayland';
+  /** Whether `bounds` are where it is on the screen (a Wayland window's are known only from the compositor). */
+  placed: boolean;
   frame: AccRef | null;
   app: { bus: string; name: string } | null;
   /** Owned by the browser Verity drives over CDP. */
@@ -39,6 +48,8 @@ export class NativeHost {
     number,
     { pid: number | null; frame: AccRef; app: { bus: string; name: string } }
   >();
+  /** Verity's own ids for Wayland windows, stable for each frame's life. */
+  private readonly waylandIds = new WaylandIds();
   /** Reads started for one field as its type_text call arrived (prefetchField), until that call takes them. */
   private early: { ref: AccRef; reads: FieldReads } | null = null;
 
@@ -73,7 +84,8 @@ export class NativeHost {
 
   /** The AT-SPI connection; refuses naming what is missing (display, session bus, AT-SPI bus). */
   async atspi(): Promise<Atspi> {
-    await requireDisplay();
+    // AT-SPI needs no X display: on Wayland it is the only source of windows and elements.
+    if (session().kind !== 'wayland') await requireDisplay();
     sessionBusAddress();
     if (this.connected?.connected) return this.connected;
     if (this.client) {
@@ -104,6 +116,7 @@ export class NativeHost {
       () => undefined,
     );
     closeXServer();
+    closeWaylandPointer();
   }
 
   /** AT-SPI apps with name and pid. */
@@ -124,18 +137,122 @@ export class NativeHost {
 
   /** An X11 window's title (the router matches it to the driven browser's tab titles). */
   async windowTitle(windowId: number): Promise<string> {
+    if (isWaylandWindowId(windowId)) return (await this.window(undefined, windowId)).title;
     return (await describeWindow(windowId)).title;
   }
 
+  /**
+   * Every window: X11 ones (an X session's, or XWayland's inside a Wayland session) and, in a Wayland
+   * session, the Wayland-native ones. `x11Missing` says why X11 windows are not among them, when they are not.
+   */
+  async windowsAndGaps(): Promise<{ windows: WindowInfo[]; x11Missing: string | null }> {
+    const s = session();
+    if (s.kind !== 'wayland') {
+      const windows = await listWindows();
+      const atspi = await this.atspi().catch(() => null);
+      const apps = atspi ? await atspi.apps().catch(() => []) : [];
+      return { windows: await Promise.all(windows.map((w) => this.enrich(w, apps, atspi))), x11Missing: null };
+    }
+    const atspi = await this.atspi();
+    const apps = await atspi.apps();
+    let x11Missing: string | null = null;
+    let xWindows: XWindow[] = [];
+    if (s.x11Display) {
+      xWindows = await listWindows().catch((e) => {
+        if (!(e instanceof Refusal)) throw e;
+        x11Missing = `XWayland windows are not listed: ${e.message}`;
+        return [];
+      });
+    }
+    const placed = await placements().catch(() => null);
+    const x11 = await Promise.all(xWindows.map((w) => this.enrich(w, apps, atspi, placed)));
+    const wayland = await this.waylandWindows(atspi, apps, x11, placed);
+    const all = [...x11, ...wayland];
+    const pairs: Array<[number, number]> = [];
+    for (const w of all) {
+      const con = placed?.find((p) => (w.surface === 'x11' ? p.xid === w.id : p.pid === w.pid && p.xid === null));
+      if (con) pairs.push([w.id, con.conId]);
+    }
+    rememberContainers(pairs);
+    return { windows: all, x11Missing };
+  }
+
   async windows(): Promise<WindowInfo[]> {
-    const windows = await listWindows();
-    const atspi = await this.atspi().catch(() => null);
-    const apps = atspi ? await atspi.apps().catch(() => []) : [];
-    return Promise.all(windows.map((w) => this.enrich(w, apps, atspi)));
+    return (await this.windowsAndGaps()).windows;
+  }
+
+  /**
+   * The Wayland-native windows: the showing top-level frames of apps that have no X11 window (an app is a
+   * Wayland client or an X11 one, not both), placed where the compositor says, when it says.
+   */
+  private async waylandWindows(
+    atspi: Atspi,
+    apps: Array<{ ref: AccRef; name: string; pid: number | null }>,
+    x11: WindowInfo[],
+    placed: Placement[] | null,
+  ): Promise<WindowInfo[]> {
+    const x11Pids = new Set(x11.map((w) => w.pid));
+    const out: WindowInfo[] = [];
+    const seen = new Set<string>();
+    const unread = new Set<string>();
+    for (const app of apps) {
+      if (app.pid === null || x11Pids.has(app.pid)) continue;
+      const tops = await this.topLevels(atspi, app.ref.bus).catch(() => null);
+      if (!tops) {
+        unread.add(app.ref.bus); // not read this time: its windows keep their ids
+        continue;
+      }
+      if (!tops.length) continue;
+      const toolkit = await atspi.toolkit(app.ref.bus);
+      toolkit.wayland = true; // its extents count from its window (measured: GTK 3 and GTK 4 on sway)
+      const nodes = (placed ?? []).filter((p) => p.pid === app.pid && p.xid === null);
+      for (const top of tops) {
+        const key = `${top.ref.bus}${top.ref.path}`;
+        seen.add(key);
+        const node =
+          nodes.find((n) => n.title === top.name) ?? (nodes.length === 1 && tops.length === 1 ? nodes[0] : null);
+        const size = top.box ?? { x: 0, y: 0, w: 0, h: 0 };
+        const driven = await this.isDriven(app.pid);
+        out.push({
+          id: this.waylandIds.idOf(key),
+          pid: app.pid,
+          title: top.name,
+          bounds: node ? node.bounds : { x: 0, y: 0, w: size.w, h: size.h },
+          viewable: true,
+          surface: 'wayland',
+          placed: !!node,
+          frame: top.ref,
+          app: { bus: app.ref.bus, name: app.name },
+          driven,
+          browserLike: driven || BROWSER_NAMES.test(processName(app.pid)),
+        });
+      }
+    }
+    this.waylandIds.keepOnly(seen, unread);
+    return out;
   }
 
   /** The window `pid`/`windowId` names, refused with target_not_found when it is gone or not that pid's. */
   async window(pid: number | undefined, windowId: number): Promise<WindowInfo> {
+    if (isWaylandWindowId(windowId)) {
+      const win = (await this.windows()).find((w) => w.id === windowId);
+      if (!win)
+        throw new Refusal(
+          'target_not_found',
+          `Wayland window ${windowId} is not shown (its frame closed or is hidden); call list_windows`,
+          { window_id: windowId },
+        );
+      if (pid !== undefined && win.pid !== pid)
+        throw new Refusal(
+          'target_not_found',
+          `window ${windowId} belongs to pid ${win.pid}, not ${pid}; call list_windows`,
+          {
+            window_id: windowId,
+            pid: win.pid,
+          },
+        );
+      return win;
+    }
     const x = await describeWindow(windowId);
     if (!x.viewable)
       throw new Refusal('target_not_found', `window ${windowId} is not shown (unmapped or closed); call list_windows`);
@@ -155,6 +272,7 @@ export class NativeHost {
         const driven = await this.isDriven(x.pid);
         return {
           ...x,
+          ...this.x11Surface(x, await placements().catch(() => null)),
           frame: known.frame,
           app: known.app,
           driven,
@@ -162,11 +280,21 @@ export class NativeHost {
         };
       }
     }
-    return this.enrich(x, await atspi.apps(), atspi);
+    return this.enrich(x, await atspi.apps(), atspi, await placements().catch(() => null));
+  }
+
+  /** An X11 window's surface facts; inside a Wayland session (XWayland) its bounds are the compositor's. */
+  private x11Surface(w: XWindow, placed: Placement[] | null): Pick<WindowInfo, 'surface' | 'placed' | 'bounds'> {
+    const node = placed?.find((p) => p.xid === w.id);
+    return { surface: 'x11', placed: true, bounds: node ? node.bounds : w.bounds };
   }
 
   /** Checks that a window still exists (between delivery and read-back). */
   async stillThere(windowId: number): Promise<void> {
+    if (isWaylandWindowId(windowId)) {
+      await this.window(undefined, windowId);
+      return;
+    }
     const x = await describeWindow(windowId).catch((e) => {
       if (e instanceof Refusal) throw e;
       throw windowGone(windowId);
@@ -178,10 +306,11 @@ export class NativeHost {
     w: XWindow,
     apps: Array<{ ref: AccRef; name: string; pid: number | null }>,
     atspi: Atspi | null,
+    placed: Placement[] | null = null,
   ): Promise<WindowInfo> {
     const driven = await this.isDriven(w.pid);
     const browserLike = driven || (w.pid !== null && BROWSER_NAMES.test(processName(w.pid)));
-    const info: WindowInfo = { ...w, frame: null, app: null, driven, browserLike };
+    const info: WindowInfo = { ...w, ...this.x11Surface(w, placed), frame: null, app: null, driven, browserLike };
     if (!atspi || w.pid === null) return info;
     for (const app of apps.filter((a) => a.pid === w.pid)) {
       const toolkit = atspi.toolkit(app.ref.bus); // its units and coordinates, known before any element is used
@@ -195,8 +324,8 @@ export class NativeHost {
     return info;
   }
 
-  /** The app's top-level accessible for an X window: same title, else the one whose extents fit it best. */
-  private async frameIn(atspi: Atspi, bus: string, w: XWindow): Promise<AccRef | null> {
+  /** An app's showing top-level accessibles (its windows), with name, states and extents. */
+  private async topLevels(atspi: Atspi, bus: string) {
     const tops = await atspi.children({ bus, path: '/org/a11y/atspi/accessible/root' });
     const candidates = await Promise.all(
       tops.map(async (ref) => {
@@ -210,9 +339,14 @@ export class NativeHost {
       }),
     );
     // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window.
-    const tops2 = candidates.filter(
+    return candidates.filter(
       (c) => (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) && has(c.states, STATE.showing),
     );
+  }
+
+  /** The app's top-level accessible for an X window: same title, else the one whose extents fit it best. */
+  private async frameIn(atspi: Atspi, bus: string, w: XWindow): Promise<AccRef | null> {
+    const tops2 = await this.topLevels(atspi, bus);
     const score = (c: (typeof tops2)[number]) => {
       let s = c.name === w.title ? 100 : 0;
       if (c.box)

@@ -5,6 +5,17 @@
 import { PNG } from 'pngjs';
 import { Refusal } from '../routing/refusal.js';
 import { xServer } from './env.js';
+import {
+  routes,
+  session,
+  waylandCapture,
+  waylandNoRoute,
+  waylandPressKeys,
+  waylandScreenSize,
+  waylandSurface,
+  waylandTypeText,
+} from './wayland.js';
+import { waylandClick, waylandMove } from './wayland-pointer.js';
 import type { XConnection } from './xproto.js';
 
 const KEY_PRESS = 2,
@@ -228,6 +239,9 @@ export async function capture(region: {
   w: number;
   h: number;
 }): Promise<{ data: string; width: number; height: number }> {
+  // Inside a Wayland session the screen is the compositor's (XWayland's root shows only X11 windows): its
+  // capture route where there is one; an X11 window there falls back to XWayland's own image of itself.
+  if (session().kind === 'wayland' && (waylandSurface() || routes().capture)) return waylandCapture(region);
   const x = await xServer();
   const { width: sw, height: sh, bitsPerPixel, imageByteOrder } = x.setup;
   if (bitsPerPixel !== 32)
@@ -255,12 +269,14 @@ export async function capture(region: {
 
 /** The size of the screen in pixels. */
 export async function screenSize(): Promise<{ width: number; height: number }> {
+  if (session().kind === 'wayland') return waylandScreenSize();
   const { width, height } = (await xServer()).setup;
   return { width, height };
 }
 
 export async function pressKeys(names: string[]): Promise<void> {
   const keysyms = names.map(keyFor);
+  if (waylandSurface()) return waylandPressKeys(keysyms);
   const synth = await Synth.open(true);
   await synth.withKeys(keysyms, async (codeOf) => {
     const codes = keysyms.map((k) => codeOf(k).keycode);
@@ -280,6 +296,10 @@ export async function typeKeys(
   delayMs: number,
   landed?: () => Promise<boolean>,
 ): Promise<boolean | undefined> {
+  if (waylandSurface()) {
+    await waylandTypeText(text, delayMs); // the caller's read-back proves what landed
+    return undefined;
+  }
   let proven: boolean | undefined;
   const probe = landed && (async () => (proven = await landed()));
   const synth = await Synth.open(true);
@@ -308,6 +328,7 @@ export async function typeKeys(
 const BUTTON: Record<string, number> = { left: 1, middle: 2, right: 3 };
 
 export async function moveTo(x: number, y: number): Promise<void> {
+  if (waylandSurface()) return waylandMove(x, y);
   const synth = await Synth.open(false);
   synth.fake(MOTION, 0, x, y);
   await synth.sync();
@@ -315,6 +336,7 @@ export async function moveTo(x: number, y: number): Promise<void> {
 
 export async function clickAt(button: 'left' | 'right' | 'middle', count: number, modifiers: string[]): Promise<void> {
   const mods = modifiers.map(keyFor);
+  if (waylandSurface()) return waylandClick(button, count, mods);
   const synth = await Synth.open(mods.length > 0);
   const press = async (modCodes: number[]) => {
     for (const c of modCodes) synth.fake(KEY_PRESS, c);
@@ -334,6 +356,8 @@ export async function clickAt(button: 'left' | 'right' | 'middle', count: number
 
 /** Wheel clicks: X buttons 4 (up), 5 (down), 6 (left), 7 (right). */
 export async function wheel(direction: 'up' | 'down' | 'left' | 'right', steps: number): Promise<void> {
+  if (waylandSurface())
+    throw waylandNoRoute('scrolling by wheel', 'virtual-pointer axis events, which Verity does not send yet');
   const synth = await Synth.open(false);
   const b = { up: 4, down: 5, left: 6, right: 7 }[direction];
   for (let i = 0; i < steps; i++) {
@@ -350,6 +374,7 @@ export async function dragPath(
   durationMs: number,
   button: 'left' | 'right' | 'middle',
 ): Promise<void> {
+  if (waylandSurface()) throw waylandNoRoute('a drag', 'virtual-pointer drags, which Verity does not send yet');
   const synth = await Synth.open(false);
   synth.fake(MOTION, 0, from.x, from.y);
   synth.fake(BUTTON_PRESS, BUTTON[button]);

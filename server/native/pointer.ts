@@ -187,7 +187,7 @@ async function pixelClick(
   const evidence: Evidence[] = [
     {
       kind: 'pixel_event',
-      detail: `XTest ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
+      detail: `${a.win.surface === 'wayland' ? 'virtual pointer' : 'XTest'} ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
     },
   ];
   if (hit && before && after)

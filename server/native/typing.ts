@@ -325,7 +325,7 @@ async function keystrokeRoute(
       kind: 'text',
       expected: excerpt(verdict.expected, at, text.length),
       observed: excerpt(after, at, text.length),
-      detail: 'AT-SPI Text read back after XTest keystrokes',
+      detail: `AT-SPI Text read back after ${a.win.surface === 'wayland' ? 'virtual-keyboard (wtype)' : 'XTest'} keystrokes`,
     },
   ];
   if (webLike(a.win, el)) {

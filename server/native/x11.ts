@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Refusal } from '../routing/refusal.js';
 import { x11Tool, xServer } from './env.js';
+import { compositorSaysFocus, focusWindow, focusedWindow, isWaylandWindowId, windowAt } from './wayland.js';
 import { cardinals, isBadWindow, type XConnection, type XProperty } from './xproto.js';
 
 export interface XWindow {
@@ -86,6 +87,8 @@ export async function listWindows(): Promise<XWindow[]> {
 
 /** The window that has keyboard focus (0 when none): the window manager's active window, else the X focus. */
 export async function activeWindow(): Promise<number> {
+  // In a Wayland session the compositor knows, for its own windows and XWayland's alike.
+  if (compositorSaysFocus()) return focusedWindow();
   const x = await xServer();
   const [active] = cardinals(await x.property(x.root, '_NET_ACTIVE_WINDOW', 1));
   if (active !== undefined) return active;
@@ -95,6 +98,7 @@ export async function activeWindow(): Promise<number> {
 
 /** Raises and focuses a window, waiting until the window manager says it is active. */
 export async function activate(id: number): Promise<void> {
+  if (compositorSaysFocus() || isWaylandWindowId(id)) return focusWindow(id);
   await tool('xdotool', ['windowactivate', '--sync', String(id)], id).catch(async (e) => {
     if (e instanceof Refusal) throw e;
     // Without a window manager there is no _NET_ACTIVE_WINDOW: raise and set the input focus directly.
@@ -107,6 +111,10 @@ export async function activate(id: number): Promise<void> {
  * null when there is no window manager to say what is on top.
  */
 export async function topWindowAt(x: number, y: number): Promise<XWindow | null> {
+  if (compositorSaysFocus()) {
+    const hit = await windowAt(x, y);
+    return hit ? { id: hit.id, pid: null, title: '', bounds: { x, y, w: 1, h: 1 }, viewable: true } : null;
+  }
   const server = await xServer();
   const ids = windowList(await server.property(server.root, '_NET_CLIENT_LIST_STACKING')).reverse();
   if (!ids.length) return null;

@@ -89,7 +89,7 @@ export interface Snapshot {
   screenshot_height: number;
   /** Screenshot pixels per CSS/logical pixel, to map the px form back. */
   scale: number;
-  /** Why `elements` are not all the target shows (a read failed or a bound cut it): then never `elements_complete`. */
+  /** Why `elements` are not all the target shows (a read failed, a bound cut it, a window could not be placed): then never `elements_complete`. */
   incomplete?: string;
 }
 

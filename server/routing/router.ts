@@ -19,6 +19,7 @@ import {
 import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
 import type { NativeDriver, NativeTarget } from '../native/driver.js';
+import { detectSession } from '../native/session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
 import type { CursorSettings, Driver, ResolvedTarget } from './driver.js';
@@ -50,8 +51,8 @@ export interface RouterOptions {
 }
 
 /**
- * Why the native route cannot run here, or null when it may: it needs Linux with an X display (and, found
- * on its first call, a session D-Bus with AT-SPI). Nothing of it is loaded while this says no.
+ * Why the native route cannot run here, or null when it may: it needs Linux with an X display or a Wayland
+ * session (and, found on its first call, a session D-Bus with AT-SPI). Nothing of it is loaded while this says no.
  */
 export function nativeUnavailable(
   platform: string = process.platform,
@@ -59,8 +60,8 @@ export function nativeUnavailable(
 ): string | null {
   if (platform !== 'linux')
     return `the native route needs Linux with X11 and AT-SPI; this is ${platform} (the browser route works here)`;
-  if (!env.DISPLAY)
-    return `the native route needs an X display: DISPLAY is not set (start Xvfb or run inside an X session${env.WAYLAND_DISPLAY ? '; a Wayland session needs XWayland' : ''})`;
+  if (detectSession(env).kind === 'none')
+    return 'the native route needs an X display or a Wayland session: DISPLAY is not set, nor WAYLAND_DISPLAY (start Xvfb, or run inside an X or Wayland session)';
   return null;
 }
 

@@ -8,6 +8,10 @@ import { elementSchema, session, target } from './schemas.js';
 
 const MAX_ELEMENTS = 5000;
 
+/** What `incomplete` means, said once for the three formats. */
+const INCOMPLETE =
+  'Why not every element shown is listed (a read failed, a bound cut the walk, a window could not be placed); then elements_complete is false.';
+
 export const getWindowState = defineTool({
   name: 'get_window_state',
   description:
@@ -46,6 +50,7 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
+      incomplete: z.string().optional().describe(INCOMPLETE),
       tokens: z.string(),
       outline: z.string(),
       cut: z.string().optional(),
@@ -59,10 +64,7 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
-      incomplete: z
-        .string()
-        .optional()
-        .describe('Why not every element shown could be read (then elements_complete is false).'),
+      incomplete: z.string().optional().describe(INCOMPLETE),
       screenshot_width: z.number().int(),
       screenshot_height: z.number().int(),
     }),
@@ -73,6 +75,7 @@ export const getWindowState = defineTool({
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
+      incomplete: z.string().optional().describe(INCOMPLETE),
       screenshot_width: z.number().int(),
       screenshot_height: z.number().int(),
       token_prefix: z.string(),
@@ -99,16 +102,16 @@ export const getWindowState = defineTool({
       : snap.elements;
     const images = snap.screenshot ? [{ data: snap.screenshot.data, mimeType: snap.screenshot.mimeType }] : [];
     const header = (returned: number) =>
-      `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}`;
+      `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}${snap.incomplete ? ` not every element could be read: ${snap.incomplete}` : ''}`;
     if (args.format === 'outline') {
       const returned = matching.slice(0, args.max_elements);
       const webNorm = webNormOf(snap.target.kind);
       const outline = renderOutline(returned, (i) => snap.elements[i]?.parent_index ?? null, webNorm);
       const complete = returned.length === matching.length && !snap.incomplete;
-      const cut = complete
-        ? undefined
-        : snap.incomplete && returned.length === matching.length
-          ? `not every element could be read: ${snap.incomplete}`
+      // `cut` is about max_elements and query; what the walk could not read is `incomplete`.
+      const cut =
+        returned.length === matching.length
+          ? undefined
           : `listed ${returned.length} of ${matching.length} elements${needle ? ' matching the query' : ''} (max_elements ${args.max_elements}); pass query (a word of the role, name or value) to list the ones you need`;
       const tokens = tokenHint(snapshotId);
       const structured = {
@@ -119,6 +122,7 @@ export const getWindowState = defineTool({
         returned_element_count: returned.length,
         elements_complete: complete,
         ...(cut ? { cut } : {}),
+        ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
         tokens,
         outline,
         ...(snap.screenshot
@@ -132,7 +136,7 @@ export const getWindowState = defineTool({
       const counted = needle
         ? `${matching.length} of ${snap.elements.length} elements match ${JSON.stringify(args.query)}`
         : `${snap.elements.length} elements`;
-      const head = `Snapshot ${snapshotId} of ${snap.target.kind} ${where}: ${counted}${cut ? `; ${cut}` : ''}. ${tokens}.`;
+      const head = `Snapshot ${snapshotId} of ${snap.target.kind} ${where}: ${counted}${cut ? `; ${cut}` : ''}${snap.incomplete ? `; not every element could be read: ${snap.incomplete}` : ''}. ${tokens}.`;
       return { structured, images, text: `${head}\n${outline}` };
     }
     if (args.format === 'compact') {
@@ -148,6 +152,7 @@ export const getWindowState = defineTool({
         element_count: snap.elements.length,
         returned_element_count: returned.length,
         elements_complete: returned.length === matching.length && !snap.incomplete,
+        ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
         screenshot_width: snap.screenshot_width,
         screenshot_height: snap.screenshot_height,
         token_prefix: tokenPrefix,
@@ -267,7 +272,9 @@ export const listWindows = defineTool({
     let browserPid: number | null = null;
     if (core.browserInUse) browserPid = await core.drivenBrowserPid().catch(() => null);
     try {
-      for (const w of await (await core.nativeRoute()).host.windows()) {
+      const { windows, x11Missing } = await (await core.nativeRoute()).host.windowsAndGaps();
+      if (x11Missing) native = x11Missing; // a Wayland session whose XWayland does not answer
+      for (const w of windows) {
         list.push({
           window_id: w.id,
           pid: w.pid,
@@ -279,7 +286,7 @@ export const listWindows = defineTool({
       }
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
-      native = `X11 windows are not listed: ${e.message}`;
+      native = `native windows are not listed: ${e.message}`;
     }
     if (core.browserInUse) {
       const byCdpWindow = new Map<number, { bounds: unknown; tabs: Entry['tabs']; titles: string[] }>();

@@ -2,7 +2,16 @@
 // D-Bus and the AT-SPI bus, all started here and stopped by PID in order (apps and Chromium first, then
 // the buses, then the window manager and Xvfb). Plus the GTK test app, which reports its own state.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +52,10 @@ export function missingToolkit(toolkit: Toolkit): string | null {
 }
 
 export interface Desktop {
+  /** The X display ('' on a Wayland desktop without XWayland). */
   display: string;
+  /** On a Wayland desktop: the compositor's runtime directory, socket name and IPC socket. */
+  wayland?: { runtimeDir: string; socket: string; swaysock: string };
   env: Record<string, string>;
   /** Starts a process on this desktop; it is stopped (by PID) before the buses and Xvfb. */
   spawn(command: string, args: string[], extraEnv?: Record<string, string>): ChildProcess;
@@ -181,6 +193,58 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
+/** The session D-Bus and the AT-SPI bus behind it, for a desktop whose display variables are `displayEnv`. */
+async function startBuses(
+  dir: string,
+  started: ChildProcess[],
+  displayEnv: Record<string, string>,
+  launcherEnv: Record<string, string> = {},
+) {
+  const dbus = spawn(
+    '/usr/bin/dbus-daemon',
+    ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(dir, 'bus')}`],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  started.push(dbus);
+  let busOut = '';
+  dbus.stdout!.on('data', (d) => {
+    busOut += String(d);
+  });
+  const address = await until(() => /^(unix:\S+)\n/.exec(busOut)?.[1], 'the session D-Bus');
+  const env: Record<string, string> = {
+    ...displayEnv,
+    DBUS_SESSION_BUS_ADDRESS: address,
+    ACCESSIBILITY_ENABLED: '1',
+    NO_AT_BRIDGE: '0',
+  };
+  const fullEnv = () => ({ ...process.env, ...env, AT_SPI_BUS_ADDRESS: '' });
+  const launcher = spawn('/usr/libexec/at-spi-bus-launcher', ['--launch-immediately', '--a11y=1'], {
+    env: { ...fullEnv(), ...launcherEnv },
+    stdio: 'ignore',
+  });
+  started.push(launcher);
+  const a11yAddress = await until(
+    () => {
+      const r = spawnSync(
+        'dbus-send',
+        ['--session', '--print-reply=literal', '--dest=org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus.GetAddress'],
+        { env: fullEnv(), encoding: 'utf8' },
+      );
+      return r.status === 0 ? r.stdout.trim() : null;
+    },
+    'the AT-SPI bus',
+    30_000,
+  );
+  env.AT_SPI_BUS_ADDRESS = a11yAddress;
+  const stopBuses = async () => {
+    const a11yDaemon = launcher.pid ? childrenOf(launcher.pid) : [];
+    await stop(launcher.pid);
+    for (const pid of a11yDaemon) await stop(pid);
+    await stop(dbus.pid);
+  };
+  return { env, fullEnv, stopBuses };
+}
+
 export async function startDesktop(): Promise<Desktop> {
   const started: ChildProcess[] = [];
   try {
@@ -212,42 +276,7 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   });
   const number = await until(() => /^(\d+)\n/.exec(fdOut)?.[1], 'Xvfb to pick a display', 30_000);
   const display = `:${number}`;
-  const dbus = spawn(
-    '/usr/bin/dbus-daemon',
-    ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(dir, 'bus')}`],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  started.push(dbus);
-  let busOut = '';
-  dbus.stdout!.on('data', (d) => {
-    busOut += String(d);
-  });
-  const address = await until(() => /^(unix:\S+)\n/.exec(busOut)?.[1], 'the session D-Bus');
-  const env: Record<string, string> = {
-    DISPLAY: display,
-    DBUS_SESSION_BUS_ADDRESS: address,
-    ACCESSIBILITY_ENABLED: '1',
-    NO_AT_BRIDGE: '0',
-  };
-  const fullEnv = () => ({ ...process.env, ...env, AT_SPI_BUS_ADDRESS: '' });
-  const launcher = spawn('/usr/libexec/at-spi-bus-launcher', ['--launch-immediately', '--a11y=1'], {
-    env: fullEnv(),
-    stdio: 'ignore',
-  });
-  started.push(launcher);
-  const a11yAddress = await until(
-    () => {
-      const r = spawnSync(
-        'dbus-send',
-        ['--session', '--print-reply=literal', '--dest=org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus.GetAddress'],
-        { env: fullEnv(), encoding: 'utf8' },
-      );
-      return r.status === 0 ? r.stdout.trim() : null;
-    },
-    'the AT-SPI bus',
-    30_000,
-  );
-  env.AT_SPI_BUS_ADDRESS = a11yAddress;
+  const { env, fullEnv, stopBuses } = await startBuses(dir, started, { DISPLAY: display });
   // Before -noreset, openbox sometimes never claimed the display (1 start in 12 at worst). It is still
   // given 15 s, then replaced once, and a second failure says what it was doing.
   const wmReady = () => spawnSync('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env: fullEnv(), encoding: 'utf8' });
@@ -298,10 +327,7 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
     },
     async close() {
       for (const app of apps.reverse()) await stop(app.pid);
-      const a11yDaemon = launcher.pid ? childrenOf(launcher.pid) : [];
-      await stop(launcher.pid);
-      for (const pid of a11yDaemon) await stop(pid);
-      await stop(dbus.pid);
+      await stopBuses();
       await stop(wm.pid);
       await stop(xvfb.pid);
       rmSync(dir, { recursive: true, force: true });
@@ -309,14 +335,191 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   };
 }
 
-/** Starts the test app of `toolkit` (GTK 3 unless said) and waits for its window and first state line. */
+const XPROTO_URL = new URL('../../server/native/xproto.js', import.meta.url).href;
+const GRANT_ROOT = `
+const { XConnection } = await import(process.env.XPROTO);
+const x = await XConnection.open(process.env.DISPLAY);
+const addr = Buffer.from('localuser\\0root', 'latin1');
+const body = Buffer.alloc(4 + Math.ceil(addr.length / 4) * 4);
+body[0] = 5; // ServerInterpreted
+body.writeUInt16LE(addr.length, 2);
+addr.copy(body, 4);
+x.send(109, 0, body); // ChangeHosts, Insert
+await x.sync();
+x.close();
+`;
+
+/** Whether this machine can run the Wayland tests (sway, its clients, and the X11 desktop's tools), and why not. */
+export function missingWaylandTools(): string | null {
+  for (const bin of ['/usr/bin/sway', '/usr/bin/swaymsg', '/usr/bin/wtype', '/usr/bin/grim', '/usr/bin/Xwayland'])
+    if (!existsSync(bin)) return `${bin} is missing`;
+  return missingTools();
+}
+
+/**
+ * A private Wayland desktop: sway on its headless backend (no DISPLAY), with XWayland beside it when asked
+ * (a mixed session, as GNOME and KDE are), plus the session D-Bus and AT-SPI bus. Sway refuses to run as
+ * root, so as root it runs as nobody; root's clients reach its sockets all the same.
+ */
+export async function startWaylandDesktop(options: { xwayland?: boolean } = {}): Promise<Desktop> {
+  const started: ChildProcess[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'verity-wayland-'));
+  const runtimeDir = join(dir, 'runtime');
+  const asRoot = process.getuid?.() === 0;
+  try {
+    mkdirSync(runtimeDir, { mode: 0o700 });
+    if (asRoot) {
+      chownSync(dir, 65534, 65534);
+      chownSync(runtimeDir, 65534, 65534);
+    }
+    const config = join(dir, 'sway.conf');
+    writeFileSync(config, `xwayland ${options.xwayland ? 'force' : 'disable'}\n`);
+    const swayEnv = {
+      ...process.env,
+      XDG_RUNTIME_DIR: runtimeDir,
+      WLR_BACKENDS: 'headless',
+      WLR_LIBINPUT_NO_DEVICES: '1',
+      WLR_RENDERER: 'pixman',
+      HOME: dir,
+      DISPLAY: '',
+      WAYLAND_DISPLAY: '',
+    };
+    const [cmd, args] = asRoot
+      ? ['/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '/usr/bin/sway', '-c', config]]
+      : ['/usr/bin/sway', ['-c', config]];
+    const sway = spawn(cmd, args as string[], { env: swayEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    started.push(sway);
+    let swayErr = '';
+    sway.stderr!.on('data', (d) => {
+      swayErr = (swayErr + String(d)).slice(-4000);
+    });
+    const sockets = await until(
+      () => {
+        const names = readdirSync(runtimeDir);
+        const socket = names.find((n) => /^wayland-\d+$/.test(n));
+        const ipc = names.find((n) => n.startsWith('sway-ipc.'));
+        return socket && ipc ? { socket, swaysock: join(runtimeDir, ipc) } : null;
+      },
+      `sway to open its sockets (${swayErr.trim().split('\n').slice(-2).join(' ')})`,
+      30_000,
+    );
+    const waylandEnv: Record<string, string> = {
+      XDG_RUNTIME_DIR: runtimeDir,
+      WAYLAND_DISPLAY: sockets.socket,
+      SWAYSOCK: sockets.swaysock,
+      XDG_SESSION_TYPE: 'wayland',
+      DISPLAY: '',
+    };
+    const swaymsg = (...a: string[]) =>
+      spawnSync('/usr/bin/swaymsg', a, { env: { ...process.env, ...waylandEnv }, encoding: 'utf8' });
+    if (options.xwayland) {
+      // XWayland's display is in sway's own environment: a command sway runs writes it down.
+      const file = join(runtimeDir, 'display');
+      await until(() => {
+        swaymsg('exec', `printf %s "$DISPLAY" > ${file}`);
+        return existsSync(file) && readFileSync(file, 'utf8').startsWith(':') ? readFileSync(file, 'utf8') : null;
+      }, "XWayland's display");
+      waylandEnv.DISPLAY = readFileSync(join(runtimeDir, 'display'), 'utf8');
+      const local = /^:(\d+)/.exec(waylandEnv.DISPLAY)![1];
+      await until(() => existsSync(`/tmp/.X11-unix/X${local}`), 'the XWayland socket');
+      // XWayland admits only its own user: as root, sway's user lets root in (ChangeHosts si:localuser:root,
+      // sent over Verity's own X client; Debian's xhost is not installed).
+      if (asRoot) {
+        const grant = spawnSync(
+          '/usr/bin/setpriv',
+          [
+            '--reuid=65534',
+            '--regid=65534',
+            '--clear-groups',
+            process.execPath,
+            '--input-type=module',
+            '-e',
+            GRANT_ROOT,
+          ],
+          {
+            env: { ...process.env, DISPLAY: waylandEnv.DISPLAY, XPROTO: XPROTO_URL },
+            encoding: 'utf8',
+            timeout: 10_000,
+          },
+        );
+        if (grant.status !== 0) throw new Error(`letting root into XWayland failed: ${grant.stderr}`);
+      }
+    }
+    // The AT-SPI bus socket is named after the X display, and without one it would be the shared
+    // ~/.cache/at-spi/bus: a runtime directory of this desktop's own keeps it private.
+    const a11yRuntime = join(dir, 'a11y-runtime');
+    mkdirSync(a11yRuntime, { mode: 0o700 });
+    const { env, stopBuses } = await startBuses(dir, started, waylandEnv, { XDG_RUNTIME_DIR: a11yRuntime });
+    // Headless sway has no input devices, and a seat without a keyboard never activates a window (GTK then
+    // reports no focus). A desktop always has a keyboard: a virtual one held for the desktop's life stands in.
+    const keyboard = spawn('/usr/bin/wtype', ['-s', '2000000000', '-k', 'Shift_L'], {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
+    started.push(keyboard);
+    await until(
+      () => /"capabilities": [1-9]/.test(swaymsg('-t', 'get_seats').stdout),
+      'the virtual keyboard on the seat',
+    );
+    const apps: ChildProcess[] = [];
+    return {
+      display: waylandEnv.DISPLAY,
+      wayland: { runtimeDir, socket: sockets.socket, swaysock: sockets.swaysock },
+      env,
+      spawn(command, args, extraEnv = {}) {
+        const child = spawn(command, args, {
+          env: { ...process.env, ...env, ...extraEnv },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        apps.push(child);
+        return child;
+      },
+      x(command, args) {
+        const r = spawnSync(command, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${r.stderr}`);
+        return r.stdout.trim();
+      },
+      async close() {
+        for (const app of apps.reverse()) await stop(app.pid);
+        await stop(keyboard.pid);
+        await stopBuses();
+        const xwayland = sway.pid ? childrenOf(sway.pid) : [];
+        await stop(sway.pid);
+        for (const pid of xwayland) await stop(pid);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    for (const child of started.reverse()) {
+      const kids = child.pid ? childrenOf(child.pid) : [];
+      await stop(child.pid);
+      for (const pid of kids) await stop(pid);
+    }
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/**
+ * Starts the test app of `toolkit` (GTK 3 unless said) and waits for its window and first state line. On a
+ * Wayland desktop it is a Wayland client unless `backend` is 'x11' (XWayland); a Wayland window has no X id.
+ */
 export async function startApp(
   desktop: Desktop,
   title: string,
   extraArgs: string[] = [],
   toolkit: Toolkit = 'gtk3',
+  backend: 'x11' | 'wayland' = desktop.wayland ? 'wayland' : 'x11',
 ): Promise<GtkApp> {
-  const child = desktop.spawn('/usr/bin/python3', [APPS[toolkit].script, title, ...extraArgs], APPS[toolkit].env);
+  const backendEnv: Record<string, string> = desktop.wayland
+    ? backend === 'wayland'
+      ? { GDK_BACKEND: 'wayland', QT_QPA_PLATFORM: 'wayland' }
+      : { GDK_BACKEND: 'x11', QT_QPA_PLATFORM: 'xcb', WAYLAND_DISPLAY: '' }
+    : {};
+  const child = desktop.spawn('/usr/bin/python3', [APPS[toolkit].script, title, ...extraArgs], {
+    ...APPS[toolkit].env,
+    ...backendEnv,
+  });
   let latest: AppState | null = null;
   let buffer = '';
   const waiters = new Set<() => void>();
@@ -362,6 +565,7 @@ export async function startApp(
       });
     },
     windowId() {
+      if (backend === 'wayland') throw new Error(`"${title}" is a Wayland window: it has no X11 window id`);
       if (!id)
         id = Number(
           desktop
@@ -374,12 +578,13 @@ export async function startApp(
       await stop(child.pid);
     },
   };
-  await until(() => {
-    try {
-      return app.windowId();
-    } catch {
-      return 0;
-    }
-  }, `the window of "${title}"`);
+  if (backend === 'x11')
+    await until(() => {
+      try {
+        return app.windowId();
+      } catch {
+        return 0;
+      }
+    }, `the window of "${title}"`);
   return app;
 }

@@ -135,7 +135,12 @@ test('the native route says where it cannot run, before anything of it is loaded
   assert.match(nativeUnavailable('darwin', { DISPLAY: ':0' })!, /needs Linux .* this is darwin/);
   assert.match(nativeUnavailable('win32', {})!, /this is win32/);
   assert.match(nativeUnavailable('linux', {})!, /DISPLAY is not set/);
-  assert.match(nativeUnavailable('linux', { WAYLAND_DISPLAY: 'wayland-0' })!, /XWayland/);
+  // A Wayland session is a desktop of its own (issue 23): AT-SPI and the compositor, no XWayland needed.
+  assert.equal(nativeUnavailable('linux', { WAYLAND_DISPLAY: 'wayland-0' }), null);
+  assert.match(
+    nativeUnavailable('linux', { XDG_SESSION_TYPE: 'x11', WAYLAND_DISPLAY: 'wayland-0' })!,
+    /DISPLAY is not set/,
+  );
   assert.equal(nativeUnavailable('linux', { DISPLAY: ':0' }), null);
 });
 

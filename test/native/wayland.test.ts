@@ -1,0 +1,351 @@
+// The native route on a real Wayland compositor: sway's headless backend with no DISPLAY, then a mixed
+// session (XWayland beside Wayland-native windows). Every case asserts what the app itself reports (its own
+// JSON state, test/native/truth.py) and the effect Verity reported; window placement is checked against
+// sway's own IPC, asked here independently.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { PNG } from 'pngjs';
+import { startVerity, type Verity } from '../helpers/mcp.js';
+import {
+  missingToolkit,
+  missingWaylandTools,
+  startApp,
+  startWaylandDesktop,
+  type Desktop,
+  type GtkApp,
+} from './desktop.js';
+
+const missing = missingWaylandTools();
+const WAYLAND_ID_BASE = 0x4000_0000; // ids of Verity's own, above any X11 id
+
+interface Win {
+  window_id: number;
+  pid: number | null;
+  title: string;
+  bounds: { x: number; y: number; w: number; h: number };
+}
+
+/** Sway's own view of a client's window: its content area on the screen, and whether XWayland shows it. */
+function swayWindow(d: Desktop, pid: number): { bounds: Win['bounds']; shell: string; focused: boolean } | null {
+  const r = spawnSync('/usr/bin/swaymsg', ['-t', 'get_tree', '-r'], {
+    env: { ...process.env, ...d.env },
+    encoding: 'utf8',
+  });
+  let found: ReturnType<typeof swayWindow> = null;
+  const walk = (n: any) => {
+    if (n.pid === pid)
+      found = {
+        bounds: {
+          x: n.rect.x + n.window_rect.x,
+          y: n.rect.y + n.window_rect.y,
+          w: n.window_rect.width,
+          h: n.window_rect.height,
+        },
+        shell: n.shell,
+        focused: n.focused,
+      };
+    for (const c of [...(n.nodes ?? []), ...(n.floating_nodes ?? [])]) walk(c);
+  };
+  walk(JSON.parse(r.stdout));
+  return found;
+}
+
+async function windowOf(v: Verity, pid: number): Promise<Win> {
+  const listed = await v.call('list_windows');
+  assert.equal(listed.isError, false, listed.text);
+  const w = (listed.structured.windows as Win[]).find((x) => x.pid === pid);
+  assert.ok(w, `no window of pid ${pid} in ${listed.text}`);
+  return w;
+}
+
+async function snap(v: Verity, w: Win, extra: Record<string, unknown> = {}) {
+  const r = await v.call('get_window_state', {
+    format: 'full',
+    target: { kind: 'window', pid: w.pid, window_id: w.window_id },
+    include_screenshot: false,
+    ...extra,
+  });
+  assert.equal(r.isError, false, r.text);
+  const elements = r.structured.elements as Array<{
+    element_token: string;
+    role: string;
+    label: string;
+    value?: string;
+    focused: boolean;
+    frame: { x: number; y: number; w: number; h: number };
+  }>;
+  const find = (label: string) => {
+    const e = elements.find((x) => x.label === label);
+    assert.ok(e, `no element "${label}" in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`);
+    return e;
+  };
+  return { r, elements, find, token: (label: string) => find(label).element_token };
+}
+
+describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing ?? false }, () => {
+  let d: Desktop;
+  let v: Verity;
+  let app: GtkApp;
+  let w: Win;
+  before(async () => {
+    d = await startWaylandDesktop();
+    app = await startApp(d, 'Wayland Form');
+    v = await startVerity([], d.env);
+    w = await windowOf(v, app.pid);
+  });
+  after(async () => {
+    await v?.close();
+    await d?.close();
+  });
+
+  test('list_apps and list_windows come from AT-SPI: the app, its window with an id of our own, placed where sway says', async () => {
+    assert.equal(d.env.DISPLAY, '', 'no X display in this session');
+    const apps = await v.call('list_apps');
+    assert.equal(apps.isError, false, apps.text);
+    assert.ok(
+      apps.structured.apps.some((a: any) => a.pid === app.pid && a.accessibility),
+      apps.text,
+    );
+    assert.ok(w.window_id >= WAYLAND_ID_BASE, `a Wayland window id of Verity's own: ${w.window_id}`);
+    assert.equal(w.title, 'Wayland Form');
+    const sway = swayWindow(d, app.pid);
+    assert.ok(sway, 'sway shows the window');
+    assert.equal(sway.shell, 'xdg_shell', 'a Wayland-native window');
+    assert.deepEqual(w.bounds, sway.bounds);
+    // Stable for the window's life: the same id on the next listing.
+    assert.equal((await windowOf(v, app.pid)).window_id, w.window_id);
+  });
+
+  test('get_window_state lists the form, complete, with frames inside the window; a screenshot comes through grim', async () => {
+    const s = await snap(v, w, { include_screenshot: true });
+    assert.equal(s.r.structured.elements_complete, true);
+    for (const label of ['Name', 'Notes', 'Subscribe', 'Press me', 'Term']) s.find(label);
+    const name = s.find('Name').frame;
+    assert.ok(
+      name.x >= 0 && name.y >= 0 && name.x + name.w <= w.bounds.w && name.y + name.h <= w.bounds.h,
+      JSON.stringify(name),
+    );
+    assert.equal(s.r.images, 1, 'one screenshot');
+    const image = (await v.client.callTool({
+      name: 'get_window_state',
+      arguments: { target: { kind: 'window', pid: w.pid, window_id: w.window_id }, include_screenshot: true },
+    })) as { content: Array<{ type: string; data?: string }> };
+    const png = PNG.sync.read(Buffer.from(image.content.find((c) => c.type === 'image')!.data!, 'base64'));
+    assert.deepEqual([png.width, png.height], [w.bounds.w, w.bounds.h]);
+    const colours = new Set<number>();
+    for (let i = 0; i < png.data.length; i += 4 * 97) colours.add(png.data.readUInt32BE(i));
+    assert.ok(colours.size > 2, `the window's pixels, not a blank image (${colours.size} colours)`);
+  });
+
+  test('set_value and type_text by token go through AT-SPI and are confirmed against the app', async () => {
+    const s = await snap(v, w);
+    const set = await v.call('set_value', { element_token: s.token('Name'), value: 'Grüße ✓' });
+    assert.equal(set.structured.effect, 'confirmed', set.text);
+    await app.waitFor((st) => st.entry === 'Grüße ✓', 'the entry holding the value');
+    const typed = await v.call('type_text', { element_token: s.token('Notes'), text: 'one\ntwo 世界' });
+    assert.equal(typed.structured.effect, 'confirmed', typed.text);
+    await app.waitFor((st) => st.notes === 'one\ntwo 世界', 'the notes holding the text');
+  });
+
+  test('click by element: the toolkit action, confirmed; the app counts the click and the check box toggles', async () => {
+    const s = await snap(v, w);
+    const before = app.state();
+    const b = await v.call('click', { element_token: s.token('Press me') });
+    assert.equal(b.structured.effect, 'confirmed', b.text);
+    await app.waitFor((st) => st.clicks === before.clicks + 1, 'one more click');
+    const c = await v.call('click', { element_token: s.token('Subscribe') });
+    assert.equal(c.structured.effect, 'confirmed', c.text);
+    await app.waitFor((st) => st.checked === !before.checked, 'the check box toggled');
+  });
+
+  test('keystrokes by focus go through the virtual keyboard (wtype) and are confirmed by AT-SPI read-back', async () => {
+    const s = await snap(v, w);
+    const before = app.state().term;
+    // Term has Text but no EditableText: only keystrokes reach it.
+    const r = await v.call('type_text', { element_token: s.token('Term'), text: 'ls é→🙂', delay_ms: 0 });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.route, 'synthetic_events');
+    await app.waitFor((st) => st.term === `${before}ls é→🙂`, 'the terminal holding the keys');
+    // With focus left there, a window target types into the focused element.
+    const byFocus = await v.call('type_text', {
+      target: { kind: 'window', pid: w.pid, window_id: w.window_id },
+      text: 'ok',
+    });
+    assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
+    await app.waitFor((st) => st.term === `${before}ls é→🙂ok`, 'the terminal holding the focused keys');
+    const key = await v.call('press_key', {
+      target: { kind: 'window', pid: w.pid, window_id: w.window_id },
+      key: 'BackSpace',
+    });
+    assert.equal(key.isError, false, key.text);
+    assert.match(JSON.stringify(key.structured.evidence), /wtype/);
+    await app.waitFor((st) => st.term === `${before}ls é→🙂o`, 'the backspace to land');
+  });
+
+  test('a pixel click lands where sway placed the window (virtual pointer), honestly unverifiable', async () => {
+    const s = await snap(v, w);
+    const button = s.find('Press me').frame;
+    const before = app.state().clicks;
+    const r = await v.call('click', {
+      target: { kind: 'window', pid: w.pid, window_id: w.window_id },
+      x: button.x + button.w / 2,
+      y: button.y + button.h / 2,
+    });
+    assert.equal(r.isError, false, r.text);
+    assert.notEqual(r.structured.effect, 'confirmed', 'a pixel click on a button proves nothing AT-SPI can read');
+    await app.waitFor((st) => st.clicks === before + 1, 'the pixel click to reach the button', 5000);
+  });
+
+  test('a window sway does not show: read by its tree, never clicked at a point, and the desktop says it is incomplete', async () => {
+    const hidden = await startApp(d, 'Hidden Form');
+    const hw = await windowOf(v, hidden.pid);
+    const moved = spawnSync('/usr/bin/swaymsg', [`[pid=${hidden.pid}]`, 'move', 'to', 'workspace', '2'], {
+      env: { ...process.env, ...d.env },
+      encoding: 'utf8',
+    });
+    assert.equal(moved.status, 0, moved.stderr);
+    try {
+      const desktop = await v.call('get_window_state', {
+        format: 'full',
+        target: { kind: 'desktop', display_id: 'primary' },
+      });
+      assert.equal(desktop.isError, false, desktop.text);
+      assert.equal(desktop.structured.elements_complete, false, 'its elements are left out, and it says so');
+      assert.match(desktop.structured.incomplete, /Hidden Form/);
+      const s = await snap(v, hw, { include_screenshot: true });
+      assert.equal(s.r.images, 0, 'no screenshot of a region that is not this window');
+      assert.match(String(s.r.structured.target.screenshot), /does not say where/);
+      const set = await v.call('set_value', { element_token: s.token('Name'), value: 'unseen' });
+      assert.equal(set.structured.effect, 'confirmed', set.text);
+      await hidden.waitFor((st) => st.entry === 'unseen', 'the hidden window holding the value');
+      const button = s.find('Press me').frame;
+      const px = await v.call('click', {
+        target: { kind: 'window', pid: hw.pid, window_id: hw.window_id },
+        x: button.x + 5,
+        y: button.y + 5,
+      });
+      assert.equal(px.isError, true, px.text);
+      assert.match(px.text, /cannot be placed.*element_token/);
+      assert.equal(hidden.state().clicks, 0);
+    } finally {
+      await hidden.kill();
+    }
+  });
+
+  test('a closed Wayland window is gone from list_windows, and a target on it is refused naming it', async () => {
+    const other = await startApp(d, 'Short Lived');
+    const ow = await windowOf(v, other.pid);
+    assert.ok(ow.window_id >= WAYLAND_ID_BASE && ow.window_id !== w.window_id);
+    await other.kill();
+    const listed = await v.call('list_windows');
+    assert.ok(!listed.structured.windows.some((x: Win) => x.window_id === ow.window_id), listed.text);
+    const r = await v.call('get_window_state', { target: { kind: 'window', pid: ow.pid, window_id: ow.window_id } });
+    assert.equal(r.isError, true);
+    assert.equal(r.structured.refusal.code, 'target_not_found', r.text);
+    assert.match(r.text, /Wayland window/);
+  });
+});
+
+describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolkit('gtk4') ?? false }, () => {
+  let d: Desktop;
+  let v: Verity;
+  let app: GtkApp;
+  before(async () => {
+    d = await startWaylandDesktop();
+    app = await startApp(d, 'Wayland GTK4', [], 'gtk4');
+    v = await startVerity([], d.env);
+  });
+  after(async () => {
+    await v?.close();
+    await d?.close();
+  });
+
+  test('listed, read, set and clicked by element, confirmed against the app', async () => {
+    const w = await windowOf(v, app.pid);
+    assert.ok(w.window_id >= WAYLAND_ID_BASE);
+    const s = await snap(v, w);
+    assert.equal(s.r.structured.elements_complete, true);
+    const set = await v.call('set_value', { element_token: s.token('Name'), value: 'Wayland 4 ✓' });
+    assert.equal(set.structured.effect, 'confirmed', set.text);
+    await app.waitFor((st) => st.entry === 'Wayland 4 ✓', 'the GTK 4 entry holding the value');
+    const before = app.state().clicks;
+    const b = await v.call('click', { element_token: s.token('Press me') });
+    assert.equal(b.structured.effect, 'confirmed', b.text);
+    await app.waitFor((st) => st.clicks === before + 1, 'the GTK 4 click');
+  });
+});
+
+describe('mixed session: XWayland beside Wayland-native windows', { skip: missing ?? false }, () => {
+  let d: Desktop;
+  let v: Verity;
+  let native: GtkApp;
+  let x11: GtkApp;
+  before(async () => {
+    d = await startWaylandDesktop({ xwayland: true });
+    native = await startApp(d, 'Native Form', [], 'gtk3', 'wayland');
+    x11 = await startApp(d, 'X11 Form', [], 'gtk3', 'x11');
+    v = await startVerity([], d.env);
+  });
+  after(async () => {
+    await v?.close();
+    await d?.close();
+  });
+
+  test('both kinds are listed, each with its own kind of id, placed where sway says', async () => {
+    assert.match(d.env.DISPLAY, /^:\d+$/, 'XWayland runs');
+    const nw = await windowOf(v, native.pid);
+    const xw = await windowOf(v, x11.pid);
+    assert.ok(nw.window_id >= WAYLAND_ID_BASE, `Wayland window: ${nw.window_id}`);
+    assert.equal(xw.window_id, x11.windowId(), 'the XWayland window by its X11 id');
+    assert.equal(swayWindow(d, native.pid)?.shell, 'xdg_shell');
+    assert.equal(swayWindow(d, x11.pid)?.shell, 'xwayland');
+    assert.deepEqual(nw.bounds, swayWindow(d, native.pid)!.bounds);
+    assert.deepEqual(xw.bounds, swayWindow(d, x11.pid)!.bounds);
+  });
+
+  test('each is reached: set_value and click by element on both, confirmed against each app', async () => {
+    for (const [app, value] of [
+      [native, 'on Wayland'],
+      [x11, 'on XWayland'],
+    ] as const) {
+      const s = await snap(v, await windowOf(v, app.pid));
+      const set = await v.call('set_value', { element_token: s.token('Name'), value });
+      assert.equal(set.structured.effect, 'confirmed', set.text);
+      await app.waitFor((st) => st.entry === value, `"${app.title}" holding its value`);
+      const before = app.state().clicks;
+      const b = await v.call('click', { element_token: s.token('Press me') });
+      assert.equal(b.structured.effect, 'confirmed', b.text);
+      await app.waitFor((st) => st.clicks === before + 1, `"${app.title}" counting the click`);
+    }
+  });
+
+  test('the desktop snapshot holds both windows, and says complete only because it is', async () => {
+    const r = await v.call('get_window_state', { format: 'full', target: { kind: 'desktop', display_id: 'primary' } });
+    assert.equal(r.isError, false, r.text);
+    const frames = r.structured.elements.filter((e: any) => e.role === 'frame').map((e: any) => e.label);
+    assert.ok(frames.includes('Native Form') && frames.includes('X11 Form'), JSON.stringify(frames));
+    assert.equal(r.structured.elements_complete, true, r.text);
+    const ids = r.structured.target.windows.map((x: any) => x.window_id);
+    assert.ok(ids.includes(x11.windowId()) && ids.some((id: number) => id >= WAYLAND_ID_BASE), JSON.stringify(ids));
+  });
+
+  test('keys for the Wayland window go through the compositor, never XTest: the X11 app receives none', async () => {
+    const nw = await windowOf(v, native.pid);
+    const s = await snap(v, nw);
+    const x11Before = x11.state().term;
+    const before = native.state().term;
+    const r = await v.call('type_text', { element_token: s.token('Term'), text: 'wl', delivery_mode: 'foreground' });
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+    await native.waitFor((st) => st.term === `${before}wl`, 'the Wayland terminal holding the keys');
+    const key = await v.call('press_key', {
+      target: { kind: 'window', pid: nw.pid, window_id: nw.window_id },
+      key: 'BackSpace',
+      delivery_mode: 'foreground',
+    });
+    assert.match(JSON.stringify(key.structured.evidence), /wtype/, key.text);
+    assert.doesNotMatch(JSON.stringify(key.structured.evidence), /XTest/, key.text);
+    await native.waitFor((st) => st.term === `${before}w`, 'the backspace on the Wayland terminal');
+    assert.equal(x11.state().term, x11Before, 'nothing reached the X11 app');
+  });
+});
