@@ -233,6 +233,7 @@ export class Policy {
   appRefusal(app: AppFacts): string | null {
     if (app.browserLike && app.title !== undefined && isControlUiTitle(app.title))
       return "it shows the Verity Control UI (the operator's console), which agents never drive";
+    if (app.driven) return null;
     const { allowed_apps: allowed, blocked_apps: blocked } = this.rules;
     const blockedBy = blocked?.find((entry) => appMatches(entry, app));
     if (blockedBy !== undefined) return `the policy (${this.source}) blocks it (blocked_apps: ${blockedBy})`;
@@ -293,6 +294,8 @@ export interface AppFacts {
   /** The window's title and whether a browser draws it (the Control UI rule), when a window is asked about. */
   title?: string;
   browserLike?: boolean;
+  /** The browser Verity drives over CDP: the origin policy governs it, so the app lists do not. */
+  driven?: boolean;
 }
 
 /** The Control UI's document title (control-ui/index.html): a browser window showing it is titled with it first. */

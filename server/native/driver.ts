@@ -54,7 +54,9 @@ export class NativeDriver implements Driver {
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
     const { pid, windowId } = parseWindowKey(target.key);
     const win = await this.host.window(pid, windowId);
-    const snap = await snapshotWindow(atspi, win, options.includeScreenshot);
+    // Windows agents may not see are blanked where they overlap this one (on top of it or not: conservative).
+    const hidden = options.includeScreenshot ? await this.host.hiddenIn(win.bounds, win.id) : [];
+    const snap = await snapshotWindow(atspi, win, options.includeScreenshot, hidden);
     const { tree, ...rest } = snap;
     if (win.browserLike && !tree.hasWebDocument) {
       rest.target = {
@@ -76,12 +78,21 @@ export class NativeDriver implements Driver {
       if (tree) elements.push(...tree.elements);
     }
     const { width, height } = await screenSize();
-    const shot = includeScreenshot ? await capture({ x: 0, y: 0, w: width, h: height }) : null;
+    const screen = { x: 0, y: 0, w: width, h: height };
+    const hidden = includeScreenshot ? await this.host.hiddenIn(screen) : [];
+    const shot = includeScreenshot ? await capture(screen, hidden) : null;
     return {
       target: {
         kind: 'desktop',
         display_id: 'primary',
         windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })),
+        // Said whether or not any window is left out now, so that it tells nothing of what runs.
+        ...(this.host.filtersApps
+          ? {
+              policy:
+                "windows of apps the operator's policy keeps agents off (terminal emulators unless allowed, the Control UI, apps outside allowed_apps or in blocked_apps) are not listed here, and are blacked out in the screenshot",
+            }
+          : {}),
       },
       elements,
       ...(shot

@@ -1,16 +1,37 @@
 // The native route's view of the desktop: one AT-SPI connection (made on first use, remade when the bus
 // dropped), X11 windows matched to their AT-SPI frames, and which windows belong to the browser Verity
 // drives over CDP.
+import type { AppFacts } from '../policy.js';
 import { Refusal } from '../routing/refusal.js';
 import { Atspi, type AccRef, type CacheItem } from './atspi.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
-import { describeWindow, descendsFrom, listWindows, processName, windowGone, type XWindow } from './x11.js';
+import {
+  activeWindow,
+  describeWindow,
+  descendsFrom,
+  listWindows,
+  processFacts,
+  processName,
+  topWindowAt,
+  windowGone,
+  type XWindow,
+} from './x11.js';
 
 export interface NativeHostOptions {
   /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
   drivenBrowserPid(): Promise<number | null>;
+  /**
+   * Why the operator's policy keeps agents off an app (null: they may drive it); absent: no app policy.
+   * Asked wherever this host lists windows and apps or finds a target, so every native call passes it.
+   */
+  appRefusal?(app: AppFacts): string | null;
 }
+
+type Rect = { x: number; y: number; w: number; h: number };
+const contains = (r: Rect, p: { x: number; y: number }) =>
+  p.x >= r.x && p.y >= r.y && p.x < r.x + r.w && p.y < r.y + r.h;
+const intersects = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 
 /** A field's states, and its text and caret, read together before text goes in. */
 export interface FieldReads {
@@ -106,9 +127,20 @@ export class NativeHost {
     closeXServer();
   }
 
-  /** AT-SPI apps with name and pid. */
+  /** AT-SPI apps with name and pid: those the policy refuses are left out. */
   async apps(): Promise<Array<{ ref: AccRef; name: string; pid: number | null }>> {
-    return (await this.atspi()).apps();
+    const apps = await (await this.atspi()).apps();
+    const rule = this.options.appRefusal;
+    if (!rule) return apps;
+    const admitted = await Promise.all(
+      apps.map(async (app) => {
+        const driven = await this.isDriven(app.pid);
+        const proc = app.pid !== null ? processFacts(app.pid) : { exe: '', comm: '', argv: [] };
+        const names = apps.filter((a) => a.pid !== null && a.pid === app.pid).map((a) => a.name);
+        return rule({ pid: app.pid, names: app.pid !== null ? names : [app.name], ...proc, driven }) === null;
+      }),
+    );
+    return apps.filter((_, i) => admitted[i]);
   }
 
   async isDriven(pid: number | null): Promise<boolean> {
@@ -127,11 +159,102 @@ export class NativeHost {
     return (await describeWindow(windowId)).title;
   }
 
+  /** Whether an app policy is in force (the desktop's view says some windows may be left out). */
+  get filtersApps(): boolean {
+    return !!this.options.appRefusal;
+  }
+
+  /** The windows agents may see: those of apps the policy refuses are left out, as if they were not there. */
   async windows(): Promise<WindowInfo[]> {
     const windows = await listWindows();
     const atspi = await this.atspi().catch(() => null);
     const apps = atspi ? await atspi.apps().catch(() => []) : [];
-    return Promise.all(windows.map((w) => this.enrich(w, apps, atspi)));
+    const admitted = await Promise.all(windows.map(async (w) => ((await this.refusalOf(w, apps)) ? null : w)));
+    return Promise.all(admitted.filter((w): w is XWindow => !!w).map((w) => this.enrich(w, apps, atspi)));
+  }
+
+  /**
+   * The policy's word on the app behind a window (null: agents may drive it). The one app check of the
+   * native route: listing, finding a target, and where a point or the keyboard focus lands all ask it.
+   * The browser Verity drives is the origin policy's (its windows route to their tabs), so only the
+   * Control UI rule applies to it.
+   */
+  private async refusalOf(w: XWindow, apps: Array<{ name: string; pid: number | null }>): Promise<string | null> {
+    const rule = this.options.appRefusal;
+    if (!rule) return null;
+    const driven = await this.isDriven(w.pid);
+    const proc = w.pid !== null ? processFacts(w.pid) : { exe: '', comm: '', argv: [] };
+    const names = w.pid !== null ? apps.filter((a) => a.pid === w.pid).map((a) => a.name) : [];
+    return rule({
+      pid: w.pid,
+      names,
+      ...proc,
+      title: w.title,
+      browserLike: driven || BROWSER_NAMES.test(proc.comm),
+      driven,
+    });
+  }
+
+  /** The AT-SPI apps' names and pids for a policy question (none when AT-SPI is not reachable). */
+  private async appNames(): Promise<Array<{ name: string; pid: number | null }>> {
+    if (!this.options.appRefusal) return [];
+    const atspi = await this.atspi().catch(() => null);
+    return atspi ? atspi.apps().catch(() => []) : [];
+  }
+
+  /**
+   * Refuses `not_permitted` an action whose screen point lands on a window of an app the policy keeps agents
+   * off (the top window there; without a window manager's stacking order, any window there).
+   */
+  async checkPoint(p: { x: number; y: number }): Promise<void> {
+    if (!this.options.appRefusal) return;
+    const top = await topWindowAt(p.x, p.y);
+    const there = top ? [top] : (await listWindows()).filter((w) => contains(w.bounds, p));
+    const apps = await this.appNames();
+    for (const w of there) {
+      const why = await this.refusalOf(w, apps);
+      if (why)
+        throw new Refusal(
+          'not_permitted',
+          `the point (${Math.round(p.x)}, ${Math.round(p.y)}) lands on a window agents may not drive: ${why}; nothing was done`,
+        );
+    }
+  }
+
+  /** Refuses `not_permitted` desktop keystrokes while the focused window is one the policy keeps agents off. */
+  async checkFocus(windowId: number): Promise<void> {
+    if (!this.options.appRefusal) return;
+    const w = await describeWindow(windowId).catch(() => null);
+    const why = w ? await this.refusalOf(w, await this.appNames()) : null;
+    if (why)
+      throw new Refusal(
+        'not_permitted',
+        `the focused window is one agents may not drive (${why}); keys sent to the desktop would reach it, so nothing was sent`,
+      );
+  }
+
+  /** A browser window's title changes with its tab: checks again that it does not show the Control UI now. */
+  async recheck(win: WindowInfo): Promise<void> {
+    if (!this.options.appRefusal || !win.browserLike) return;
+    const now = await describeWindow(win.id);
+    if (await this.refusalOf(now, await this.appNames())) throw windowGone(win.id);
+  }
+
+  /** Screen rectangles of windows agents may not see that overlap `region` (blanked in its screenshot). */
+  async hiddenIn(region: Rect, except?: number): Promise<Rect[]> {
+    if (!this.options.appRefusal) return [];
+    const apps = await this.appNames();
+    const out: Rect[] = [];
+    for (const w of await listWindows())
+      if (w.id !== except && intersects(w.bounds, region) && (await this.refusalOf(w, apps))) out.push(w.bounds);
+    return out;
+  }
+
+  /** The focused window, refused for desktop keys when the policy keeps agents off it. */
+  async focusedWindow(): Promise<number> {
+    const active = await activeWindow();
+    if (active) await this.checkFocus(active);
+    return active;
   }
 
   /** The window `pid`/`windowId` names, refused with target_not_found when it is gone or not that pid's. */
@@ -148,6 +271,9 @@ export class NativeHost {
     }
     const atspi = await this.atspi();
     const known = this.frames.get(windowId);
+    // A window of an app the policy refuses is refused as one that does not exist.
+    const names = known && known.pid === x.pid ? [{ name: known.app.name, pid: x.pid }] : await this.appNames();
+    if (await this.refusalOf(x, names)) throw windowGone(windowId);
     if (known && known.pid === x.pid) {
       const states = await atspi.states(known.frame).catch(() => null);
       if (states && has(states, STATE.showing) && !has(states, STATE.defunct)) {

@@ -221,13 +221,11 @@ class Synth {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A PNG of a screen region (absolute pixels), base64. */
-export async function capture(region: {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}): Promise<{ data: string; width: number; height: number }> {
+/** A PNG of a screen region (absolute pixels), base64; `hidden` rectangles (absolute) come out black. */
+export async function capture(
+  region: { x: number; y: number; w: number; h: number },
+  hidden: Array<{ x: number; y: number; w: number; h: number }> = [],
+): Promise<{ data: string; width: number; height: number }> {
   const x = await xServer();
   const { width: sw, height: sh, bitsPerPixel, imageByteOrder } = x.setup;
   if (bitsPerPixel !== 32)
@@ -250,6 +248,13 @@ export async function capture(region: {
     dst[i + 2] = data[i + b];
     dst[i + 3] = 255;
   }
+  for (const r of hidden) {
+    const x0 = Math.max(0, Math.round(r.x) - left),
+      x1 = Math.min(w, Math.round(r.x + r.w) - left);
+    for (let y = Math.max(0, Math.round(r.y) - top); y < Math.min(h, Math.round(r.y + r.h) - top); y++)
+      if (x1 > x0) dst.fill(0, (y * w + x0) * 4, (y * w + x1) * 4);
+  }
+  if (hidden.length) for (let i = 3; i < dst.length; i += 4) dst[i] = 255;
   return { data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64'), width: w, height: h };
 }
 
