@@ -143,12 +143,21 @@ export class Policy {
   static load(explicit?: string): Policy {
     const file = explicit ?? process.env.VERITY_POLICY ?? join(configDir(), 'policy.json');
     if (!existsSync(file)) {
-      if (explicit) throw new Error(`policy file ${file} does not exist`);
+      if (explicit)
+        throw new Error(`policy file ${file} does not exist; create it (see policy.sample.json) or leave out --policy`);
       return new Policy();
+    }
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new Error(
+        `policy file ${file} cannot be read (${(e as Error).message}); make it a readable file, or name another with --policy`,
+      );
     }
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(file, 'utf8'));
+      json = JSON.parse(text);
     } catch (e) {
       throw new Error(`policy file ${file}: not valid JSON (${(e as Error).message})`);
     }
