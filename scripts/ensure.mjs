@@ -71,6 +71,7 @@ if (forTests) {
     'x11-utils',
     'fonts-noto-color-emoji',
     'fonts-noto-cjk',
+    'xterm',
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }
