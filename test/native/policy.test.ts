@@ -6,12 +6,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { startVerity, type ToolResult, type Verity } from '../helpers/mcp.js';
-import { missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
+import { APP_PY, missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
 
 const missing =
   missingTools() ?? (spawnSync('sh', ['-c', 'command -v xterm']).status === 0 ? null : 'xterm is missing');
@@ -205,6 +205,18 @@ describe('native route: allowed_apps', { skip: missing ?? false }, () => {
       const message = refusal(r, 'not_permitted');
       assert.doesNotMatch(message, /Policy Refused/);
       assert.equal(refused.state().clicks, 0);
+      // The allowed window's own screenshot does not show the refused one where it lies on top.
+      const shot = (await v.client.callTool({
+        name: 'get_window_state',
+        arguments: { target: windowOf(allowed), include_screenshot: true, max_elements: 0 },
+      })) as { content: Array<{ type: string; data?: string }> };
+      const png = PNG.sync.read(Buffer.from(shot.content.find((c) => c.type === 'image')!.data!, 'base64'));
+      const at = (x: number, y: number) => [...png.data.subarray((y * png.width + x) * 4, (y * png.width + x) * 4 + 3)];
+      assert.deepEqual(at(150, 150), [0, 0, 0], 'the covering refused window is blacked out');
+      assert.ok(
+        at(20, 20).some((c) => c > 0),
+        'the rest of the allowed window is drawn',
+      );
     } finally {
       d.x('xdotool', ['windowmove', '--sync', String(refused.windowId()), '640', '0']);
     }
@@ -246,6 +258,36 @@ describe('native route: the terminal default and blocked_apps', { skip: missing 
       assert.match(message, /terminal emulator/);
     } finally {
       await plain.close();
+    }
+  });
+
+  test('a browser window showing the Control UI is never listed, even when allowed_apps names the browser', async () => {
+    // A browser as the policy knows one (its process name), showing a page titled as the Control UI is.
+    const link = join(tmp, 'chromium-lookalike');
+    symlinkSync('/usr/bin/python3', link);
+    d.spawn(link, [APP_PY, 'Verity Control - Chromium']);
+    const id = await until(() => {
+      try {
+        return Number(
+          d.x('xdotool', ['search', '--onlyvisible', '--name', '^Verity Control - Chromium$']).split('\n')[0],
+        );
+      } catch {
+        return 0;
+      }
+    }, 'the Control UI lookalike window');
+    const file = policyFile('browser.json', { allowed_apps: ['*Policy*', 'chromium-lookalike'] });
+    const named = await startVerity(['--policy', file], d.env);
+    try {
+      const ids = (await named.call('list_windows')).structured.windows.map((w: any) => w.window_id);
+      assert.ok(ids.includes(allowed.windowId()), JSON.stringify(ids));
+      assert.ok(!ids.includes(id), 'the Control UI window is not listed');
+      const message = refusal(
+        await named.call('click', { target: { kind: 'desktop' }, ...centre(boundsOf(id)) }),
+        'not_permitted',
+      );
+      assert.match(message, /Control UI/);
+    } finally {
+      await named.close();
     }
   });
 
