@@ -920,14 +920,15 @@ async function run(argv: string[]): Promise<void> {
     process.stderr.write(`verity: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  // A browser the operator named is looked for now, not at the first call that needs a tab.
-  if ((values.chromium || values.channel) && !values['browser-url'] && !values['browser-endpoint']) {
+  // A browser binary the operator named is looked for now (a typo is a start error), not at the first call
+  // that needs a tab. A --channel, or the default search, is still looked for then: it may be installed later.
+  if (values.chromium && !values['browser-url'] && !values['browser-endpoint']) {
     const { findChromium } = await import('./cdp/browser.js');
     try {
-      findChromium(values.chromium as string | undefined, values.channel as Parameters<typeof findChromium>[1]);
+      findChromium(values.chromium as string);
     } catch (e) {
       process.stderr.write(
-        `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM) or --channel\n`,
+        `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM)\n`,
       );
       process.exit(2);
     }
