@@ -28,6 +28,10 @@ export interface NativeHostOptions {
   appRefusal?(app: AppFacts): string | null;
 }
 
+/** The AT-SPI names of a process's apps. */
+const namesOf = (pid: number, apps: Array<{ name: string; pid: number | null }>) =>
+  apps.filter((a) => a.pid === pid).map((a) => a.name);
+
 type Rect = { x: number; y: number; w: number; h: number };
 const contains = (r: Rect, p: { x: number; y: number }) =>
   p.x >= r.x && p.y >= r.y && p.x < r.x + r.w && p.y < r.y + r.h;
@@ -133,12 +137,10 @@ export class NativeHost {
     const rule = this.options.appRefusal;
     if (!rule) return apps;
     const admitted = await Promise.all(
-      apps.map(async (app) => {
-        const driven = await this.isDriven(app.pid);
-        const proc = app.pid !== null ? processFacts(app.pid) : { exe: '', comm: '', argv: [] };
-        const names = apps.filter((a) => a.pid !== null && a.pid === app.pid).map((a) => a.name);
-        return rule({ pid: app.pid, names: app.pid !== null ? names : [app.name], ...proc, driven }) === null;
-      }),
+      apps.map(
+        async (app) =>
+          rule(await this.factsOf(app.pid, app.pid !== null ? namesOf(app.pid, apps) : [app.name])) === null,
+      ),
     );
     return apps.filter((_, i) => admitted[i]);
   }
@@ -182,17 +184,15 @@ export class NativeHost {
   private async refusalOf(w: XWindow, apps: Array<{ name: string; pid: number | null }>): Promise<string | null> {
     const rule = this.options.appRefusal;
     if (!rule) return null;
-    const driven = await this.isDriven(w.pid);
-    const proc = w.pid !== null ? processFacts(w.pid) : { exe: '', comm: '', argv: [] };
-    const names = w.pid !== null ? apps.filter((a) => a.pid === w.pid).map((a) => a.name) : [];
-    return rule({
-      pid: w.pid,
-      names,
-      ...proc,
-      title: w.title,
-      browserLike: driven || BROWSER_NAMES.test(proc.comm),
-      driven,
-    });
+    return rule(await this.factsOf(w.pid, w.pid !== null ? namesOf(w.pid, apps) : [], w));
+  }
+
+  /** What the policy is told of a process: /proc's facts, its AT-SPI names, and its window when asked about one. */
+  private async factsOf(pid: number | null, names: string[], w?: XWindow): Promise<AppFacts> {
+    const driven = await this.isDriven(pid);
+    const proc = pid !== null ? processFacts(pid) : { exe: '', comm: '', argv: [] };
+    const window = w ? { title: w.title, browserLike: driven || BROWSER_NAMES.test(proc.comm) } : {};
+    return { pid, names, ...proc, driven, ...window };
   }
 
   /** The AT-SPI apps' names and pids for a policy question (none when AT-SPI is not reachable). */
@@ -221,18 +221,6 @@ export class NativeHost {
     }
   }
 
-  /** Refuses `not_permitted` desktop keystrokes while the focused window is one the policy keeps agents off. */
-  async checkFocus(windowId: number): Promise<void> {
-    if (!this.options.appRefusal) return;
-    const w = await describeWindow(windowId).catch(() => null);
-    const why = w ? await this.refusalOf(w, await this.appNames()) : null;
-    if (why)
-      throw new Refusal(
-        'not_permitted',
-        `the focused window is one agents may not drive (${why}); keys sent to the desktop would reach it, so nothing was sent`,
-      );
-  }
-
   /** A browser window's title changes with its tab: checks again that it does not show the Control UI now. */
   async recheck(win: WindowInfo): Promise<void> {
     if (!this.options.appRefusal || !win.browserLike) return;
@@ -250,10 +238,17 @@ export class NativeHost {
     return out;
   }
 
-  /** The focused window, refused for desktop keys when the policy keeps agents off it. */
+  /** The focused window (0: none), refused `not_permitted` for desktop keys when the policy keeps agents off it. */
   async focusedWindow(): Promise<number> {
     const active = await activeWindow();
-    if (active) await this.checkFocus(active);
+    if (!active || !this.options.appRefusal) return active;
+    const w = await describeWindow(active).catch(() => null);
+    const why = w ? await this.refusalOf(w, await this.appNames()) : null;
+    if (why)
+      throw new Refusal(
+        'not_permitted',
+        `the focused window is one agents may not drive (${why}); keys sent to the desktop would reach it, so nothing was sent`,
+      );
     return active;
   }
 
