@@ -84,6 +84,7 @@ if (forTests) {
     'wtype',
     'grim',
     'xwayland',
+    'xterm',
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }

@@ -448,6 +448,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'call native apps on their own AT-SPI socket when they offer one (--no-atspi-direct: always through the bus)',
   },
   {
+    name: 'verbose',
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'off',
+    help: 'a failed start also prints the stack trace of its error (else one line says what failed and how to fix it)',
+  },
+  {
     name: 'config-dir',
     exportEnv: true,
     kind: 'string',
@@ -705,11 +712,19 @@ export function parseCommandLine(
   // 3. The config file.
   const configFile = values.config as string | undefined;
   if (configFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(configFile, 'utf8');
+    } catch (e) {
+      throw new UsageError(
+        `--config ${configFile} cannot be read (${(e as Error).message.split('\n')[0]}); name a readable JSON file`,
+      );
+    }
     let config: unknown;
     try {
-      config = JSON.parse(readFileSync(configFile, 'utf8'));
+      config = JSON.parse(text);
     } catch (e) {
-      throw new UsageError(`--config ${configFile}: ${(e as Error).message.split('\n')[0]}`);
+      throw new UsageError(`--config ${configFile}: not valid JSON (${(e as Error).message.split('\n')[0]})`);
     }
     if (!config || typeof config !== 'object' || Array.isArray(config))
       throw new UsageError(`--config ${configFile}: expected a JSON object whose keys are option names`);
@@ -922,7 +937,52 @@ const log = (line: string) => {
   broadcastLog('info', line);
 };
 
+/**
+ * The one line a failed start prints: what failed and how to fix it, for the failures an operator can
+ * meet (a used port, an address this machine does not have, an unreadable file); anything else by its
+ * message. The stack trace only with --verbose.
+ */
+export function startFailure(e: unknown, port?: number): string {
+  const err = e as NodeJS.ErrnoException & { address?: string; port?: number };
+  const bound = err.port ?? port;
+  const where = `${err.address ?? 'its address'}${bound ? `:${bound}` : ''}`;
+  if (err.code === 'EADDRINUSE') {
+    const running = readGatewayFile();
+    const ours = running && new URL(running.mcp_url).port === String(bound) && alive(running.pid);
+    return `port ${bound} is in use on ${err.address ?? 'this machine'}${ours ? ` by a running verity start (pid ${running.pid})` : ''}: stop what holds it, or choose another port with --port N (--port 0 picks a free one)`;
+  }
+  if (err.code === 'EADDRNOTAVAIL')
+    return `cannot listen on ${where}: ${err.address} is not an address of this machine; choose one it has with --host (default 127.0.0.1)`;
+  if (err.code === 'EACCES' && err.syscall === 'listen')
+    return `cannot listen on ${where}: binding port ${bound} needs privileges; choose a port above 1023 with --port`;
+  if (err.code && err.path)
+    return `cannot ${err.syscall ?? 'use'} ${err.path} (${err.code}); check that it exists and is readable and writable by this user (the config dir: --config-dir or VERITY_CONFIG_DIR)`;
+  return (err?.message ?? String(e)).split('\n')[0];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
+  try {
+    await run(argv);
+  } catch (e) {
+    // --verbose may not have been parsed (the failure may be in parsing): read it from the words themselves.
+    const verbose = argv.includes('--verbose') || /^(1|true|yes|on)$/i.test(process.env.VERITY_VERBOSE ?? '');
+    const command = argv.find((a) => a in COMMANDS);
+    process.stderr.write(`verity${command ? ` ${command}` : ''}: ${startFailure(e)}\n`);
+    if (verbose) process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
+    process.exit(1);
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
   let parsed: Parsed;
   try {
     parsed = parseCommandLine(argv);
@@ -930,7 +990,7 @@ export async function main(argv: string[]): Promise<void> {
     if (!(e instanceof UsageError)) throw e;
     const command = argv.find((a) => a in COMMANDS);
     process.stderr.write(
-      `verity: ${e.message}\nrun \`verity ${command ? `${command} ` : ''}--help\` for the ${command ? 'options' : 'commands and options'}\n`,
+      `verity: ${e.message} (\`verity ${command ? `${command} ` : ''}--help\` lists the ${command ? 'options' : 'commands and options'})\n`,
     );
     process.exit(2);
   }
@@ -973,6 +1033,19 @@ export async function main(argv: string[]): Promise<void> {
   } catch (e) {
     process.stderr.write(`verity: ${(e as Error).message}\n`);
     process.exit(2);
+  }
+  // A browser binary the operator named is looked for now (a typo is a start error), not at the first call
+  // that needs a tab. A --channel, or the default search, is still looked for then: it may be installed later.
+  if (values.chromium && !values['browser-url'] && !values['browser-endpoint']) {
+    const { findChromium } = await import('./cdp/browser.js');
+    try {
+      findChromium(values.chromium as string);
+    } catch (e) {
+      process.stderr.write(
+        `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM)\n`,
+      );
+      process.exit(2);
+    }
   }
   const sessionLog = values['session-log'] as string | undefined;
   // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.

@@ -18,7 +18,13 @@ const policySchema = z.strictObject({
   allowed_apps: z
     .array(z.string().min(1))
     .optional()
-    .describe('Native app names (or pids as strings) that may be driven; omitted = any.'),
+    .describe(
+      'Native apps that may be driven: an app name, executable or command line ("*" wildcards), or a pid as a string; omitted = any (but terminal emulators).',
+    ),
+  blocked_apps: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Native apps (same patterns) that may never be driven; wins over allowed_apps.'),
   require_approval: z
     .array(z.string().min(1))
     .default([])
@@ -146,12 +152,21 @@ export class Policy {
   static load(explicit?: string): Policy {
     const file = explicit ?? process.env.VERITY_POLICY ?? join(configDir(), 'policy.json');
     if (!existsSync(file)) {
-      if (explicit) throw new Error(`policy file ${file} does not exist`);
+      if (explicit)
+        throw new Error(`policy file ${file} does not exist; create it (see policy.sample.json) or leave out --policy`);
       return new Policy();
+    }
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new Error(
+        `policy file ${file} cannot be read (${(e as Error).message}); make it a readable file, or name another with --policy`,
+      );
     }
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(file, 'utf8'));
+      json = JSON.parse(text);
     } catch (e) {
       throw new Error(`policy file ${file}: not valid JSON (${(e as Error).message})`);
     }
@@ -226,28 +241,159 @@ export class Policy {
     return this.originRefusal(url) === null;
   }
 
-  checkApp(name: string, pid: number): void {
-    const allowed = this.rules.allowed_apps;
-    if (!allowed) return;
-    if (!allowed.some((a) => a === String(pid) || a.toLowerCase() === name.toLowerCase())) {
-      throw new Refusal(
-        'not_permitted',
-        `the app ${name} (pid ${pid}) is not allowed by the policy (${this.source}); allowed: ${allowed.join(', ')}`,
-      );
-    }
+  /**
+   * Why the native route must not touch this app's windows (null when it may). The one rule for every
+   * native call: the native host asks it where windows and apps are listed and where targets are found.
+   * The Control UI's own window is never driven (like the gateway's origin on tabs); blocked_apps wins;
+   * then allowed_apps, when given, must name the app; a terminal emulator (a shell as the user) needs an
+   * allowed_apps entry that names it, not just "*".
+   */
+  appRefusal(app: AppFacts): string | null {
+    if (app.browserLike && app.title !== undefined && isControlUiTitle(app.title))
+      return "it shows the Verity Control UI (the operator's console), which agents never drive";
+    if (app.driven) return null;
+    const { allowed_apps: allowed, blocked_apps: blocked } = this.rules;
+    const blockedBy = blocked?.find((entry) => appMatches(entry, app));
+    if (blockedBy !== undefined) return `the policy (${this.source}) blocks it (blocked_apps: ${blockedBy})`;
+    const allowedBy = allowed?.filter((entry) => appMatches(entry, app));
+    if (allowed && !allowedBy?.length)
+      return `the policy (${this.source}) does not allow it; allowed_apps: ${allowed.join(', ')}`;
+    if (isTerminal(app) && !allowedBy?.some((entry) => entry.trim() !== '*'))
+      return 'it is a terminal emulator (commands typed there run as the user), which agents may drive only when allowed_apps names it';
+    return null;
+  }
+
+  /** What the operator's console shows of the active policy (gateway method policy.get). */
+  summary(): PolicySummary {
+    const r = this.rules;
+    return {
+      source: this.source,
+      allowed_origins: r.allowed_origins ?? null,
+      blocked_origins: r.blocked_origins ?? [],
+      url_schemes: [...DEFAULT_SCHEMES, ...this.extraSchemes],
+      allowed_apps: r.allowed_apps ?? null,
+      blocked_apps: r.blocked_apps ?? [],
+      require_approval: r.require_approval,
+      always_refused: [
+        "the gateway's own origin and the Control UI's window",
+        'terminal emulators, unless allowed_apps names them',
+      ],
+    };
   }
 }
 
+/** The policy as the Control UI shows it: null lists mean "any". */
+export interface PolicySummary {
+  source: string;
+  allowed_origins: string[] | null;
+  blocked_origins: string[];
+  url_schemes: string[];
+  allowed_apps: string[] | null;
+  blocked_apps: string[];
+  require_approval: string[];
+  always_refused: string[];
+}
+
+/**
+ * What the native route knows of the process behind a window or an AT-SPI app (read from /proc by the
+ * native host). Names and command lines are what a process says about itself; its executable's path is
+ * what the kernel says.
+ */
+export interface AppFacts {
+  pid: number | null;
+  /** Its AT-SPI application names (the toolkit's program name), when it has any. */
+  names: string[];
+  /** /proc/<pid>/exe resolved ('' when unreadable). */
+  exe: string;
+  /** /proc/<pid>/comm. */
+  comm: string;
+  /** /proc/<pid>/cmdline. */
+  argv: string[];
+  /** The window's title and whether a browser draws it (the Control UI rule), when a window is asked about. */
+  title?: string;
+  browserLike?: boolean;
+  /** The browser Verity drives over CDP: the origin policy governs it, so the app lists do not. */
+  driven?: boolean;
+}
+
+/** The Control UI's document title (control-ui/index.html): a browser window showing it is titled with it first. */
+export const CONTROL_UI_TITLE = 'Verity Control';
+const isControlUiTitle = (title: string) => title === CONTROL_UI_TITLE || title.startsWith(`${CONTROL_UI_TITLE} `);
+
+/** Terminal emulators by executable name (Debian's and the common others'), and names that end like one. */
+const TERMINALS = new Set([
+  'x-terminal-emulator',
+  'gnome-terminal',
+  'gnome-terminal-server',
+  'kgx',
+  'ptyxis',
+  'konsole',
+  'yakuake',
+  'xfce4-terminal',
+  'lxterminal',
+  'mate-terminal',
+  'qterminal',
+  'terminator',
+  'tilix',
+  'guake',
+  'tilda',
+  'sakura',
+  'terminology',
+  'alacritty',
+  'kitty',
+  'foot',
+  'footclient',
+  'wezterm',
+  'wezterm-gui',
+  'st',
+  'stterm',
+  'rxvt',
+  'urxvt',
+  'urxvtd',
+  'rxvt-unicode',
+  'eterm',
+  'cool-retro-term',
+  'deepin-terminal',
+  'blackbox',
+  'contour',
+  'tabby',
+  'hyper',
+  'warp-terminal',
+  'ghostty',
+]);
+const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/** Whether any name the process goes by is a terminal emulator's (more names can only refuse more). */
+export function isTerminal(app: AppFacts): boolean {
+  const names = [...app.names, basename(app.exe), app.comm, basename(app.argv[0] ?? '')];
+  return names.some((raw) => {
+    const name = raw.toLowerCase().replace(/\.(bin|real|wrapped)$/, '');
+    return !!name && (TERMINALS.has(name) || /term(inal)?$/.test(name));
+  });
+}
+
+/**
+ * Whether one allowed_apps/blocked_apps entry names this app: a pid (digits), else a pattern ("*" any
+ * characters, any case) matching the whole of an AT-SPI name, the executable (path or file name), the
+ * process name, argv[0] (path or file name), or the command line (arguments joined by spaces).
+ */
+export function appMatches(entry: string, app: AppFacts): boolean {
+  const pattern = entry.trim();
+  if (/^\d+$/.test(pattern)) return app.pid !== null && Number(pattern) === app.pid;
+  const regex = globRegex(pattern, '.*', 'is');
+  const argv0 = app.argv[0] ?? '';
+  const candidates = [...app.names, app.exe, basename(app.exe), app.comm, argv0, basename(argv0), app.argv.join(' ')];
+  return candidates.some((c) => c !== '' && regex.test(c));
+}
+
 function matches(pattern: string, origin: string): boolean {
-  const regex = new RegExp(
-    '^' +
-      pattern
-        .split('*')
-        .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
-        .join('[^/]*') +
-      '$',
-  );
-  return regex.test(origin);
+  return globRegex(pattern, '[^/]*').test(origin);
+}
+
+/** A pattern whose "*" stands for `wildcard` (a regex), every other character for itself, matched whole. */
+function globRegex(pattern: string, wildcard: string, flags = ''): RegExp {
+  const parts = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(`^${parts.join(wildcard)}$`, flags);
 }
 
 function schemeOf(url: string): string {

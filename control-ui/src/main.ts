@@ -7,6 +7,7 @@ import { closedRows, connectionBanner, dockGrid, sessionName, shortcut, type Pan
 import './terminal-panel.js';
 import './browser-panel.js';
 import { installBrakeShortcuts } from './brake-controls.js';
+import './policy-view.js';
 import type { Approval } from './approval-card.js';
 import './approval-card.js';
 import type { AuditLog } from './audit-log.js';
@@ -318,6 +319,7 @@ export class VerityApp extends LitElement {
           )}</ul>`
               : nothing
           }
+          <verity-policy .client=${this.client}></verity-policy>
         </aside>
         <main class="work ${this.narrow ? 'narrow' : ''}" style=${grid.style}>
           <section class="panes" style=${grid.panes} aria-label="Session panes">

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { Activity } from '../activity.js';
 import type { Approvals } from '../approvals.js';
+import type { Policy } from '../policy.js';
 import type { BrowserHost } from '../cdp/browser.js';
 import type { Tab } from '../cdp/tab.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -57,6 +58,8 @@ export interface MethodContext {
   readonly screencasts: Map<string, Screencast>;
   stopScreencast(conn: GatewayConnection): void;
   readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
+  /** The permission policy in force (shown to the operator; agents are held to it by the router). */
+  readonly policy: Pick<Policy, 'summary'>;
 }
 
 export { uiCommand, type UiCommand } from './protocol.js';
@@ -159,6 +162,11 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
       gw.terminals.kill(p.terminalId);
       return { ok: true };
     },
+  },
+  // The active policy, for the Control UI's Policy view: what agents may reach, read-only here.
+  'policy.get': {
+    scope: 'operator.read',
+    handler: (_p, _c, gw) => gw.policy.summary(),
   },
   // Pairings of the extension: listed and revoked by the operator (the Control UI's "Paired extensions").
   'pairings.list': {

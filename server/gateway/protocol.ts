@@ -351,6 +351,19 @@ export type AuditExportParams = z.infer<typeof auditExportParams>;
 
 // ---- methods: params and results ----
 
+/** The active policy as the operator's console shows it (server/policy.ts summary()): null lists mean "any". */
+export const policySummary = z.strictObject({
+  source: z.string(),
+  allowed_origins: z.array(z.string()).nullable(),
+  blocked_origins: z.array(z.string()),
+  url_schemes: z.array(z.string()),
+  allowed_apps: z.array(z.string()).nullable(),
+  blocked_apps: z.array(z.string()),
+  require_approval: z.array(z.string()),
+  always_refused: z.array(z.string()),
+});
+export type PolicySummary = z.infer<typeof policySummary>;
+
 const none = z.strictObject({}).optional();
 const ok = z.strictObject({ ok: z.literal(true) });
 
@@ -400,6 +413,7 @@ export const METHOD_SCHEMAS = {
   },
   'terminal.close': { params: z.strictObject({ terminalId: z.string() }), result: ok },
   'pairings.list': { params: none, result: z.strictObject({ pairings: z.array(pairingRow) }) },
+  'policy.get': { params: none, result: policySummary },
   'pairings.revoke': { params: z.strictObject({ id: z.string().min(1).max(64) }), result: ok },
   'browser.tabs': {
     params: z.strictObject({ sessionKey: z.string().max(512).optional() }).optional(),

@@ -163,6 +163,7 @@ export class Gateway {
       screencasts: this.screencasts,
       stopScreencast: (conn) => this.stopScreencast(conn),
       relay: this.relay,
+      policy: core.policy,
     };
   }
 

@@ -9,10 +9,12 @@ import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js'
 import { nativeRef, type NativeRef } from './tree.js';
 import { walkWindow } from './walk.js';
 import { onSurface } from './wayland.js';
-import { activate, activeWindow } from './x11.js';
+import { activate, activeWindow, topWindowAt } from './x11.js';
 
 export interface Aim {
   atspi: Atspi;
+  /** The host that found the target: where a pixel event lands is checked against the policy through it. */
+  host: NativeHost;
   win: WindowInfo;
   /** The element the call named (token), found at the px point, or null. */
   element: NativeRef | null;
@@ -36,12 +38,18 @@ export async function aim(
   const element = target.element ? (target.element.ref as NativeRef) : null;
   let win: WindowInfo;
   // An element's window is the one of its snapshot: if it closed since, the element's own calls say so.
-  if (element) win = element.win;
-  else if (target.kind === 'window') {
+  if (element) {
+    win = element.win;
+    await host.recheck(win); // a browser window listed before may show the Control UI now
+  } else if (target.kind === 'window') {
     const { pid, windowId } = parseWindowKey(target.key);
     win = await host.window(pid, windowId);
   } else {
-    const active = await activeWindow();
+    // A desktop point acts on the window there (refused first when agents may not drive it); desktop
+    // keys go to the focused window, refused when it is one agents may not drive.
+    if (target.point) await host.checkPoint(target.point);
+    const at = target.point ? await topWindowAt(target.point.x, target.point.y) : null;
+    const active = at?.id ?? (target.point ? await activeWindow() : await host.focusedWindow());
     if (!active)
       throw new Refusal('target_not_found', 'no window has focus on the desktop; name a window target (list_windows)');
     win = await host.window(undefined, active);
@@ -68,8 +76,9 @@ export async function aim(
       target.kind === 'desktop'
         ? { ...target.point }
         : { x: win.bounds.x + target.point.x, y: win.bounds.y + target.point.y };
+    if (target.kind !== 'desktop') await host.checkPoint(screenPoint); // a desktop point was checked above
   }
-  return { atspi, win, element, states, screenPoint };
+  return { atspi, host, win, element, states, screenPoint };
 }
 
 /** The element that has keyboard focus inside a window (AT-SPI FOCUSED state), if any. */

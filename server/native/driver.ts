@@ -67,7 +67,9 @@ export class NativeDriver implements Driver {
     // take (a region at the wrong place would show another window): its tree is still read, and it says so.
     const noShot = win.surface === 'wayland' ? waylandShotMissing(win) : null;
     const shoot = options.includeScreenshot && !noShot;
-    const snap = await onSurface(win, () => snapshotWindow(atspi, win, shoot));
+    // Windows agents may not see are blanked where they overlap this one (on top of it or not: conservative).
+    const hidden = shoot ? await this.host.hiddenIn(win.bounds, win.id) : [];
+    const snap = await onSurface(win, () => snapshotWindow(atspi, win, shoot, hidden));
     const { tree, ...rest } = snap;
     if (options.includeScreenshot && noShot) rest.target = { ...rest.target, screenshot: noShot };
     if (win.browserLike && !tree.hasWebDocument) {
@@ -101,12 +103,21 @@ export class NativeDriver implements Driver {
       if (tree?.incomplete) gaps.push(`window ${win.id} ("${win.title}"): ${tree.incomplete}`);
     }
     const { width, height } = await screenSize();
-    const shot = includeScreenshot ? await capture({ x: 0, y: 0, w: width, h: height }) : null;
+    const screen = { x: 0, y: 0, w: width, h: height };
+    const hidden = includeScreenshot ? await this.host.hiddenIn(screen) : [];
+    const shot = includeScreenshot ? await capture(screen, hidden) : null;
     return {
       target: {
         kind: 'desktop',
         display_id: 'primary',
         windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })),
+        // Said whether or not any window is left out now, so that it tells nothing of what runs.
+        ...(this.host.filtersApps
+          ? {
+              policy:
+                "windows of apps the operator's policy keeps agents off (terminal emulators unless allowed, the Control UI, apps outside allowed_apps or in blocked_apps) are not listed here, and are blacked out in the screenshot",
+            }
+          : {}),
       },
       elements,
       ...(shot

@@ -1,18 +1,44 @@
 // The native route's view of the desktop: one AT-SPI connection (made on first use, remade when the bus
 // dropped), X11 windows matched to their AT-SPI frames, Wayland-native windows (AT-SPI frames of apps with
-// no X11 window, wayland.ts), and which windows belong to the browser Verity drives over CDP.
+// no X11 window, wayland.ts), and which windows belong to the browser Verity drives over CDP. The operator's
+// app policy is asked here, in one place, for every window and point the native route uses.
+import type { AppFacts } from '../policy.js';
 import { Refusal } from '../routing/refusal.js';
 import { closeWaylandPointer } from './wayland-pointer.js';
 import { Atspi, type AccRef } from './atspi.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
 import { WaylandIds, isWaylandWindowId, placements, rememberContainers, session, type Placement } from './wayland.js';
-import { describeWindow, descendsFrom, listWindows, processName, windowGone, type XWindow } from './x11.js';
+import {
+  activeWindow,
+  describeWindow,
+  descendsFrom,
+  listWindows,
+  processFacts,
+  processName,
+  topWindowAt,
+  windowGone,
+  type XWindow,
+} from './x11.js';
 
 export interface NativeHostOptions {
   /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
   drivenBrowserPid(): Promise<number | null>;
+  /**
+   * Why the operator's policy keeps agents off an app (null: they may drive it); absent: no app policy.
+   * Asked wherever this host lists windows and apps or finds a target, so every native call passes it.
+   */
+  appRefusal?(app: AppFacts): string | null;
 }
+
+/** The AT-SPI names of a process's apps. */
+const namesOf = (pid: number, apps: Array<{ name: string; pid: number | null }>) =>
+  apps.filter((a) => a.pid === pid).map((a) => a.name);
+
+type Rect = { x: number; y: number; w: number; h: number };
+const contains = (r: Rect, p: { x: number; y: number }) =>
+  p.x >= r.x && p.y >= r.y && p.x < r.x + r.w && p.y < r.y + r.h;
+const intersects = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 
 /** A field's states, and its text and caret, read together before text goes in. */
 export interface FieldReads {
@@ -119,9 +145,18 @@ export class NativeHost {
     closeWaylandPointer();
   }
 
-  /** AT-SPI apps with name and pid. */
+  /** AT-SPI apps with name and pid: those the policy refuses are left out. */
   async apps(): Promise<Array<{ ref: AccRef; name: string; pid: number | null }>> {
-    return (await this.atspi()).apps();
+    const apps = await (await this.atspi()).apps();
+    const rule = this.options.appRefusal;
+    if (!rule) return apps;
+    const admitted = await Promise.all(
+      apps.map(
+        async (app) =>
+          rule(await this.factsOf(app.pid, app.pid !== null ? namesOf(app.pid, apps) : [app.name])) === null,
+      ),
+    );
+    return apps.filter((_, i) => admitted[i]);
   }
 
   async isDriven(pid: number | null): Promise<boolean> {
@@ -146,6 +181,16 @@ export class NativeHost {
    * session, the Wayland-native ones. `x11Missing` says why X11 windows are not among them, when they are not.
    */
   async windowsAndGaps(): Promise<{ windows: WindowInfo[]; x11Missing: string | null }> {
+    const { windows, x11Missing } = await this.everyWindow();
+    const rule = this.options.appRefusal;
+    if (!rule) return { windows, x11Missing };
+    const apps = await this.appNames();
+    const refused = await Promise.all(windows.map((w) => this.refusalOf(w, apps)));
+    return { windows: windows.filter((_, i) => !refused[i]), x11Missing };
+  }
+
+  /** Every window, the policy's refused ones included (for the policy's own questions: points, blackouts). */
+  private async everyWindow(): Promise<{ windows: WindowInfo[]; x11Missing: string | null }> {
     const s = session();
     if (s.kind !== 'wayland') {
       const windows = await listWindows();
@@ -177,8 +222,14 @@ export class NativeHost {
     return { windows: all, x11Missing };
   }
 
+  /** The windows agents may see: those of apps the policy refuses are left out, as if they were not there. */
   async windows(): Promise<WindowInfo[]> {
     return (await this.windowsAndGaps()).windows;
+  }
+
+  /** Whether an app policy is in force (the desktop's view says some windows may be left out). */
+  get filtersApps(): boolean {
+    return !!this.options.appRefusal;
   }
 
   /**
@@ -232,6 +283,96 @@ export class NativeHost {
     return out;
   }
 
+  /**
+   * The policy's word on the app behind a window (null: agents may drive it). The one app check of the
+   * native route: listing, finding a target, and where a point or the keyboard focus lands all ask it.
+   * The browser Verity drives is the origin policy's (its windows route to their tabs), so only the
+   * Control UI rule applies to it.
+   */
+  private async refusalOf(
+    w: Pick<XWindow, 'pid' | 'title'>,
+    apps: Array<{ name: string; pid: number | null }>,
+  ): Promise<string | null> {
+    const rule = this.options.appRefusal;
+    if (!rule) return null;
+    return rule(await this.factsOf(w.pid, w.pid !== null ? namesOf(w.pid, apps) : [], w));
+  }
+
+  /** What the policy is told of a process: /proc's facts, its AT-SPI names, and its window when asked about one. */
+  private async factsOf(pid: number | null, names: string[], w?: Pick<XWindow, 'title'>): Promise<AppFacts> {
+    const driven = await this.isDriven(pid);
+    const proc = pid !== null ? processFacts(pid) : { exe: '', comm: '', argv: [] };
+    const window = w ? { title: w.title, browserLike: driven || BROWSER_NAMES.test(proc.comm) } : {};
+    return { pid, names, ...proc, driven, ...window };
+  }
+
+  /** The AT-SPI apps' names and pids for a policy question (none when AT-SPI is not reachable). */
+  private async appNames(): Promise<Array<{ name: string; pid: number | null }>> {
+    if (!this.options.appRefusal) return [];
+    const atspi = await this.atspi().catch(() => null);
+    return atspi ? atspi.apps().catch(() => []) : [];
+  }
+
+  /**
+   * Refuses `not_permitted` an action whose screen point lands on a window of an app the policy keeps agents
+   * off (the top window there; without a window manager's stacking order, any window there).
+   */
+  async checkPoint(p: { x: number; y: number }): Promise<void> {
+    if (!this.options.appRefusal) return;
+    // Under Wayland the compositor keeps the stacking order to itself: every placed window there counts.
+    const top = session().kind === 'wayland' ? null : await topWindowAt(p.x, p.y);
+    const there = top
+      ? [top]
+      : (await this.everyWindow()).windows.filter((w) => w.placed !== false && contains(w.bounds, p));
+    const apps = await this.appNames();
+    for (const w of there) {
+      const why = await this.refusalOf(w, apps);
+      if (why)
+        throw new Refusal(
+          'not_permitted',
+          `the point (${Math.round(p.x)}, ${Math.round(p.y)}) lands on a window agents may not drive: ${why}; nothing was done`,
+        );
+    }
+  }
+
+  /** A browser window's title changes with its tab: checks again that it does not show the Control UI now. */
+  async recheck(win: WindowInfo): Promise<void> {
+    if (!this.options.appRefusal || !win.browserLike) return;
+    const now = isWaylandWindowId(win.id)
+      ? ((await this.everyWindow()).windows.find((w) => w.id === win.id) ?? win)
+      : await describeWindow(win.id);
+    if (await this.refusalOf(now, await this.appNames())) throw windowGone(win.id);
+  }
+
+  /** Screen rectangles of windows agents may not see that overlap `region` (blanked in its screenshot). */
+  async hiddenIn(region: Rect, except?: number): Promise<Rect[]> {
+    if (!this.options.appRefusal) return [];
+    const apps = await this.appNames();
+    const out: Rect[] = [];
+    for (const w of (await this.everyWindow()).windows)
+      if (w.id !== except && intersects(w.bounds, region) && (await this.refusalOf(w, apps))) out.push(w.bounds);
+    return out;
+  }
+
+  /** The focused window (0: none), refused `not_permitted` for desktop keys when the policy keeps agents off it. */
+  async focusedWindow(): Promise<number> {
+    if (this.options.appRefusal && session().kind === 'wayland')
+      throw new Refusal(
+        'not_permitted',
+        'under Wayland the compositor does not say which window has the keyboard, and an app policy is in force: keys sent to the desktop could reach a window agents may not drive, so nothing was sent; name an element or a window instead',
+      );
+    const active = await activeWindow();
+    if (!active || !this.options.appRefusal) return active;
+    const w = await describeWindow(active).catch(() => null);
+    const why = w ? await this.refusalOf(w, await this.appNames()) : null;
+    if (why)
+      throw new Refusal(
+        'not_permitted',
+        `the focused window is one agents may not drive (${why}); keys sent to the desktop would reach it, so nothing was sent`,
+      );
+    return active;
+  }
+
   /** The window `pid`/`windowId` names, refused with target_not_found when it is gone or not that pid's. */
   async window(pid: number | undefined, windowId: number): Promise<WindowInfo> {
     if (isWaylandWindowId(windowId)) {
@@ -265,6 +406,9 @@ export class NativeHost {
     }
     const atspi = await this.atspi();
     const known = this.frames.get(windowId);
+    // A window of an app the policy refuses is refused as one that does not exist.
+    const names = known && known.pid === x.pid ? [{ name: known.app.name, pid: x.pid }] : await this.appNames();
+    if (await this.refusalOf(x, names)) throw windowGone(windowId);
     if (known && known.pid === x.pid) {
       const states = await atspi.states(known.frame).catch(() => null);
       if (states && has(states, STATE.showing) && !has(states, STATE.defunct)) {

@@ -232,16 +232,33 @@ class Synth {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A PNG of a screen region (absolute pixels), base64. */
-export async function capture(region: {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}): Promise<{ data: string; width: number; height: number }> {
+/** Paints `hidden` rectangles (absolute pixels) black in a PNG of the region whose corner is (left, top). */
+function blackOut(png: PNG, left: number, top: number, hidden: Array<{ x: number; y: number; w: number; h: number }>) {
+  const { width: w, height: h, data } = png;
+  for (const r of hidden) {
+    const x0 = Math.max(0, Math.round(r.x) - left),
+      x1 = Math.min(w, Math.round(r.x + r.w) - left);
+    for (let y = Math.max(0, Math.round(r.y) - top); y < Math.min(h, Math.round(r.y + r.h) - top); y++)
+      if (x1 > x0) data.fill(0, (y * w + x0) * 4, (y * w + x1) * 4);
+  }
+  if (hidden.length) for (let i = 3; i < data.length; i += 4) data[i] = 255;
+}
+
+/** A PNG of a screen region (absolute pixels), base64; `hidden` rectangles (absolute) come out black. */
+export async function capture(
+  region: { x: number; y: number; w: number; h: number },
+  hidden: Array<{ x: number; y: number; w: number; h: number }> = [],
+): Promise<{ data: string; width: number; height: number }> {
   // Inside a Wayland session the screen is the compositor's (XWayland's root shows only X11 windows): its
   // capture route where there is one; an X11 window there falls back to XWayland's own image of itself.
-  if (session().kind === 'wayland' && (waylandSurface() || routes().capture)) return waylandCapture(region);
+  if (session().kind === 'wayland' && (waylandSurface() || routes().capture)) {
+    const shot = await waylandCapture(region);
+    if (!hidden.length) return shot;
+    // The policy's hidden windows are blacked out on this route too.
+    const png = PNG.sync.read(Buffer.from(shot.data, 'base64'));
+    blackOut(png, Math.round(region.x), Math.round(region.y), hidden);
+    return { ...shot, data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64') };
+  }
   const x = await xServer();
   const { width: sw, height: sh, bitsPerPixel, imageByteOrder } = x.setup;
   if (bitsPerPixel !== 32)
@@ -264,6 +281,7 @@ export async function capture(region: {
     dst[i + 2] = data[i + b];
     dst[i + 3] = 255;
   }
+  blackOut(png, left, top, hidden);
   return { data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64'), width: w, height: h };
 }
 

@@ -137,6 +137,7 @@ async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef
 
 /** Refuses a pointer event that would land on another window covering the point. */
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
+  await a.host.checkPoint(p); // a window agents may not drive is refused before it is named as a cover
   const top = await topWindowAt(p.x, p.y);
   if (top && top.id !== a.win.id) {
     throw new Refusal(
@@ -320,6 +321,7 @@ export async function dragNative(
     const from = { x: origin.x + options.from.x, y: origin.y + options.from.y };
     const to = { x: origin.x + options.to.x, y: origin.y + options.to.y };
     await checkUncovered(a, from);
+    await a.host.checkPoint(to); // a drop lands where it ends
     const grabbed = target.kind !== 'desktop' ? await elementAt(a, from) : null;
     const before = await dragState(a.atspi, grabbed).catch(() => null);
     sw.lap('resolve');

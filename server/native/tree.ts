@@ -193,11 +193,12 @@ export async function snapshotWindow(
   atspi: Atspi,
   win: WindowInfo,
   includeScreenshot: boolean,
+  hidden: Array<{ x: number; y: number; w: number; h: number }> = [],
 ): Promise<Snapshot & { tree: WindowTree }> {
   const origin = { x: win.bounds.x, y: win.bounds.y };
   const [tree, shot] = await Promise.all([
     windowElements(atspi, win, origin),
-    includeScreenshot ? capture(win.bounds) : Promise.resolve(null),
+    includeScreenshot ? capture(win.bounds, hidden) : Promise.resolve(null),
   ]);
   return {
     target: {

@@ -1,7 +1,7 @@
 // X11 top-level windows: which there are, whose they are (pid), where they are, which one has focus, and
 // raising/focusing one. The queries go over Verity's own X connection (xproto.ts); raising a window is
 // left to xdotool, which knows each window manager's EWMH dance.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { Refusal } from '../routing/refusal.js';
 import { x11Tool, xServer } from './env.js';
 import { compositorSaysFocus, focusWindow, focusedWindow, isWaylandWindowId, windowAt } from './wayland.js';
@@ -148,4 +148,25 @@ export function processName(pid: number): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * What /proc says of a process, for the app policy: its executable ('' when another user's is unreadable),
+ * its process name and its command line. Empty for a process that is gone.
+ */
+export function processFacts(pid: number): { exe: string; comm: string; argv: string[] } {
+  const read = (what: () => string) => {
+    try {
+      return what();
+    } catch {
+      return '';
+    }
+  };
+  return {
+    exe: read(() => readlinkSync(`/proc/${pid}/exe`)).replace(/ \(deleted\)$/, ''),
+    comm: read(() => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()),
+    argv: read(() => readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
+      .split('\0')
+      .filter((arg, i, all) => arg !== '' || i < all.length - 1),
+  };
 }

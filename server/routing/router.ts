@@ -98,7 +98,10 @@ export class Router {
     const missing = nativeUnavailable();
     if (missing) throw new Refusal('unavailable', missing);
     this.nativeLoading ??= import('../native/driver.js').then(({ NativeDriver }) => {
-      return (this.native = new NativeDriver({ drivenBrowserPid: () => this.drivenBrowserPid() }));
+      return (this.native = new NativeDriver({
+        drivenBrowserPid: () => this.drivenBrowserPid(),
+        appRefusal: (app) => this.policy.appRefusal(app),
+      }));
     });
     return this.nativeLoading;
   }

@@ -14,6 +14,7 @@ import {
   HELP_WIDTH,
   CONFIG_EXAMPLE,
   parseCommandLine,
+  startFailure,
   type OptionSpec,
 } from '../../server/cli.js';
 import { nativeUnavailable } from '../../server/routing/router.js';
@@ -215,4 +216,28 @@ test("the table's other kinds: repeatable lists, checked values, another variabl
     (e: unknown) =>
       e instanceof UsageError && /--token: not on the command line/.test(e.message) && !e.message.includes('s3cret'),
   );
+});
+
+test('a failed start is one line naming what failed and how to fix it (startFailure)', () => {
+  const listenError = (code: string, address: string, port: number) =>
+    Object.assign(new Error(`listen ${code}: ${address}:${port}`), { code, syscall: 'listen', address, port });
+  assert.match(
+    startFailure(listenError('EADDRINUSE', '127.0.0.1', 1)),
+    /^port 1 is in use on 127\.0\.0\.1: .*--port N/,
+  );
+  assert.match(
+    startFailure(listenError('EACCES', '127.0.0.1', 80)),
+    /^cannot listen on 127\.0\.0\.1:80: binding port 80 needs privileges; .*above 1023/,
+  );
+  assert.match(
+    startFailure(listenError('EADDRNOTAVAIL', '192.0.2.1', 7317)),
+    /not an address of this machine; .*--host/,
+  );
+  const fsError = Object.assign(new Error("EACCES: permission denied, mkdir '/x/audit'"), {
+    code: 'EACCES',
+    syscall: 'mkdir',
+    path: '/x/audit',
+  });
+  assert.match(startFailure(fsError), /^cannot mkdir \/x\/audit \(EACCES\); .*--config-dir/);
+  assert.equal(startFailure(new Error('first line\n    at somewhere')), 'first line', 'never a stack');
 });

@@ -3,10 +3,17 @@
 // (schemes, the gateway's own origin) are in reach-policy.test.ts.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Policy } from '../../server/policy.js';
+import {
+  appMatches,
+  CONTROL_UI_TITLE,
+  isTerminal,
+  Policy,
+  type AppFacts,
+  type PolicyFile,
+} from '../../server/policy.js';
 import { Refusal } from '../../server/routing/refusal.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'verity-policy-unit-'));
@@ -65,7 +72,7 @@ describe('policy file', () => {
       const p = Policy.load();
       assert.match(p.source, /built-in/);
       p.checkUrl('https://anything.example/');
-      p.checkApp('anything', 1);
+      assert.equal(p.appRefusal(facts({ names: ['anything'] })), null);
     } finally {
       if (saved.env === undefined) delete process.env.VERITY_POLICY;
       else process.env.VERITY_POLICY = saved.env;
@@ -115,21 +122,113 @@ describe('origin patterns', () => {
   });
 });
 
+/** An app as the native host reads it from /proc, with the fields a test does not care about empty. */
+function facts(extra: Partial<AppFacts>): AppFacts {
+  return { pid: 100, names: [], exe: '', comm: '', argv: [], ...extra };
+}
+const gedit = facts({
+  pid: 4100,
+  names: ['gedit'],
+  exe: '/usr/bin/gedit',
+  comm: 'gedit',
+  argv: ['gedit', 'notes.txt'],
+});
+const pyApp = facts({
+  pid: 4200,
+  names: ['app.py'],
+  exe: '/usr/bin/python3.11',
+  comm: 'python3',
+  argv: ['/usr/bin/python3', '/work/test/native/app.py', 'Policy Allowed'],
+});
+const xterm = facts({ pid: 4300, exe: '/usr/bin/xterm', comm: 'xterm', argv: ['xterm'] });
+
 describe('native apps', () => {
-  test('allowed_apps: by name (any case) or by pid; omitted: any app', () => {
-    const p = new Policy({ allowed_apps: ['gedit', '4242'], require_approval: [] });
-    p.checkApp('gedit', 1);
-    p.checkApp('GEdit', 2);
-    p.checkApp('python3', 4242);
-    const r = refusal(() => p.checkApp('xterm', 7));
-    assert.equal(r.code, 'not_permitted');
-    assert.match(r.message, /the app xterm \(pid 7\) is not allowed .*allowed: gedit, 4242/);
-    new Policy().checkApp('xterm', 7);
-    assert.equal(
-      refusal(() => new Policy({ allowed_apps: [], require_approval: [] }).checkApp('gedit', 1)).code,
-      'not_permitted',
-      'an empty list allows none',
+  const allows = (rules: Partial<PolicyFile>, app: AppFacts) =>
+    new Policy({ require_approval: [], ...rules }).appRefusal(app) === null;
+
+  test('allowed_apps names an app by AT-SPI name, executable, process name, argv[0], command line or pid', () => {
+    const table: Array<[string, AppFacts, boolean]> = [
+      ['gedit', gedit, true],
+      ['GEdit', gedit, true],
+      ['/usr/bin/gedit', gedit, true],
+      ['gedit notes.txt', gedit, true],
+      ['4100', gedit, true],
+      ['4101', gedit, false],
+      ['gedi', gedit, false],
+      ['app.py', pyApp, true],
+      ['python3', pyApp, true],
+      ['python3.11', pyApp, true],
+      ['*Policy Allowed', pyApp, true],
+      ['*app.py Policy*', pyApp, true],
+      ['*Policy Blocked', pyApp, false],
+      ['/usr/bin/python3 *', pyApp, true],
+      ['app.*', gedit, false],
+      ['.*', gedit, false],
+      ['g(edit)?', gedit, false],
+    ];
+    for (const [entry, app, want] of table)
+      assert.equal(appMatches(entry, app), want, `${entry} ${want ? 'names' : 'does not name'} ${app.argv.join(' ')}`);
+  });
+
+  test('omitted lists allow any app but terminals; an empty allowed_apps allows none; blocked_apps wins', () => {
+    assert.equal(allows({}, gedit), true);
+    assert.equal(allows({}, pyApp), true);
+    assert.equal(allows({ allowed_apps: [] }, gedit), false, 'an empty list allows none');
+    assert.equal(allows({ allowed_apps: ['gedit'] }, pyApp), false);
+    assert.equal(allows({ blocked_apps: ['*Policy Allowed'] }, pyApp), false);
+    assert.equal(allows({ allowed_apps: ['gedit'], blocked_apps: ['gedit'] }, gedit), false, 'blocked wins');
+    assert.equal(allows({ blocked_apps: ['gedit'] }, pyApp), true);
+    const why = new Policy({ allowed_apps: ['gedit', '4242'], require_approval: [] }, 'my.json').appRefusal(pyApp);
+    assert.equal(why, 'the policy (my.json) does not allow it; allowed_apps: gedit, 4242');
+    const blocked = new Policy({ blocked_apps: ['python3'], require_approval: [] }, 'my.json').appRefusal(pyApp);
+    assert.equal(blocked, 'the policy (my.json) blocks it (blocked_apps: python3)');
+  });
+
+  test('a terminal emulator is refused unless allowed_apps names it (a bare "*" does not)', () => {
+    assert.match(String(new Policy().appRefusal(xterm)), /terminal emulator/);
+    assert.equal(allows({ allowed_apps: ['*'] }, xterm), false);
+    assert.equal(allows({ allowed_apps: ['*'] }, gedit), true);
+    assert.equal(allows({ allowed_apps: ['xterm'] }, xterm), true);
+    assert.equal(allows({ allowed_apps: ['4300'] }, xterm), true);
+    assert.equal(allows({ allowed_apps: ['xterm'], blocked_apps: ['4300'] }, xterm), false);
+    // Any of its names makes it one: a renamed binary, a wrapper, a link named like a terminal.
+    for (const app of [
+      facts({ names: ['gnome-terminal-server'] }),
+      facts({ exe: '/usr/lib/kitty/kitty' }),
+      facts({ comm: 'konsole' }),
+      facts({ argv: ['/tmp/x/uxterm', '-e', 'sh'] }),
+      facts({ exe: '/opt/foo/foo-terminal' }),
+      facts({ argv: ['alacritty.bin'] }),
+    ])
+      assert.equal(isTerminal(app), true, JSON.stringify(app));
+    for (const app of [gedit, pyApp, facts({ names: ['Terms of use viewer'] }), facts({ comm: 'determine' })])
+      assert.equal(isTerminal(app), false, JSON.stringify(app));
+  });
+
+  test('a browser window showing the Control UI is refused whatever the lists say; another title is not', () => {
+    const firefox = facts({ names: ['Firefox'], exe: '/usr/lib/firefox-esr/firefox-esr', comm: 'firefox-esr' });
+    const ui = { ...firefox, browserLike: true };
+    assert.match(
+      String(new Policy().appRefusal({ ...ui, title: `${CONTROL_UI_TITLE} — Mozilla Firefox` })),
+      /Control UI/,
     );
+    assert.equal(allows({ allowed_apps: ['firefox-esr'] }, { ...ui, title: `${CONTROL_UI_TITLE} - Chromium` }), false);
+    assert.equal(allows({ allowed_apps: ['firefox-esr'] }, { ...ui, title: 'Example Domain — Mozilla Firefox' }), true);
+    // Only a browser draws the console: a native app titled so is an app like any other.
+    assert.equal(allows({}, { ...gedit, title: CONTROL_UI_TITLE, browserLike: false }), true);
+    // The constant is the Control UI's real title.
+    const html = readFileSync(join(process.cwd(), 'control-ui', 'index.html'), 'utf8');
+    assert.equal(/<title>([^<]*)<\/title>/.exec(html)?.[1], CONTROL_UI_TITLE);
+  });
+
+  test('a policy file with blocked_apps loads; a wrong type there is refused naming the field', () => {
+    const file = join(tmp, 'apps.json');
+    writeFileSync(file, JSON.stringify({ allowed_apps: ['gedit'], blocked_apps: ['xterm'] }));
+    const p = Policy.load(file);
+    assert.deepEqual(p.summary().blocked_apps, ['xterm']);
+    assert.deepEqual(p.summary().allowed_apps, ['gedit']);
+    assert.equal(new Policy().summary().allowed_apps, null, 'null: any app');
+    assert.match(loadError('{"blocked_apps": "xterm"}'), /blocked_apps: /);
   });
 });
 
