@@ -8,6 +8,7 @@ import { cardinals, isBadWindow, type XConnection, type XProperty } from './xpro
 
 export interface XWindow {
   id: number;
+  /** _NET_WM_PID, else the creating X client's pid (X-Resource); null when neither is known. */
   pid: number | null;
   title: string;
   bounds: { x: number; y: number; w: number; h: number };
@@ -60,7 +61,8 @@ export async function describeWindow(id: number): Promise<XWindow> {
     ]);
     return {
       id,
-      pid: cardinals(pid)[0] ?? null,
+      // Tk and Java AWT set no _NET_WM_PID: then the X server says which process created the window.
+      pid: cardinals(pid)[0] ?? (await x.clientPid(id).catch(() => null)),
       title: await titleOf(x, netName ?? wmName),
       // Like xwininfo's "Absolute upper-left": the outer corner, border included.
       bounds: { x: corner.x - geometry.border, y: corner.y - geometry.border, w: geometry.w, h: geometry.h },

@@ -156,6 +156,36 @@ export class XConnection {
     );
   }
 
+  /**
+   * The pid of the X client that created `window`, from the X-Resource extension's QueryClientIds (1.2):
+   * the server knows it for local clients from the socket's peer credentials. For toolkits that set no
+   * _NET_WM_PID (Tk, Java AWT). Null when the server lacks the extension or does not know the pid.
+   */
+  async clientPid(window: number): Promise<number | null> {
+    const major = await this.extension('X-Resource');
+    if (major === null) return null;
+    const supportsIds = await this.once(this.extensions, 'X-Resource 1.2', async () => {
+      const version = Buffer.from([1, 2, 0, 0]); // client major 1, minor 2
+      const r = await this.request(major, 0 /* QueryVersion */, version, 'XResQueryVersion');
+      const [serverMajor, serverMinor] = [r.readUInt16LE(8), r.readUInt16LE(10)];
+      return serverMajor > 1 || (serverMajor === 1 && serverMinor >= 2) ? 1 : null;
+    });
+    if (!supportsIds) return null;
+    const body = Buffer.alloc(12);
+    body.writeUInt32LE(1, 0); // one spec:
+    body.writeUInt32LE(window, 4); // the client owning this XID
+    body.writeUInt32LE(2, 8); // XRES_CLIENT_ID_PID_MASK
+    const r = await this.request(major, 4 /* QueryClientIds */, body, 'XResQueryClientIds', window);
+    const count = r.readUInt32LE(8);
+    for (let i = 0, at = 32; i < count && at + 12 <= r.length; i++) {
+      const mask = r.readUInt32LE(at + 4),
+        length = r.readUInt32LE(at + 8);
+      if (mask === 2 && length >= 4) return r.readUInt32LE(at + 12);
+      at += 12 + length;
+    }
+    return null;
+  }
+
   /** Asked once per key for the connection's life (atoms, extension opcodes); a failed answer is asked again. */
   private once<T>(cache: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
     let answer = cache.get(key);
