@@ -209,9 +209,13 @@ export class NativeHost {
         return { ref, role: Number(role), name: String(name), states, box };
       }),
     );
-    // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window.
+    // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window. A GTK 4
+    // dialog's (a file chooser's) is a `filler` that says `visible` but never `showing`: it is this
+    // window's when it bears its title.
     const tops2 = candidates.filter(
-      (c) => (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) && has(c.states, STATE.showing),
+      (c) =>
+        (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) &&
+        (has(c.states, STATE.showing) || (has(c.states, STATE.visible) && c.name === w.title)),
     );
     const score = (c: (typeof tops2)[number]) => {
       let s = c.name === w.title ? 100 : 0;

@@ -136,6 +136,10 @@ async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef
 
 /** Refuses a pointer event that would land on another window covering the point. */
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
+  // An element of an open popover is drawn in its own surface, above the window and maybe beyond it.
+  const surface = a.element?.surface;
+  if (surface && p.x >= surface.x && p.y >= surface.y && p.x < surface.x + surface.w && p.y < surface.y + surface.h)
+    return;
   const top = await topWindowAt(p.x, p.y);
   if (top && top.id !== a.win.id) {
     throw new Refusal(

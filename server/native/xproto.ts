@@ -140,6 +140,21 @@ export class XConnection {
     return (await this.request(3, 0, u32(window), 'GetWindowAttributes', window))[26];
   }
 
+  /** Map state and override-redirect (popups, menus and popovers that no window manager manages). */
+  async attributes(window: number): Promise<{ mapState: number; overrideRedirect: boolean }> {
+    const r = await this.request(3, 0, u32(window), 'GetWindowAttributes', window);
+    return { mapState: r[26], overrideRedirect: r[27] !== 0 };
+  }
+
+  /** A window's children, bottom to top (QueryTree). */
+  async children(window: number): Promise<number[]> {
+    const r = await this.request(15, 0, u32(window), 'QueryTree', window);
+    const count = r.readUInt16LE(16);
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) out.push(r.readUInt32LE(32 + 4 * i));
+    return out;
+  }
+
   async inputFocus(): Promise<number> {
     return (await this.request(43, 0, Buffer.alloc(0), 'GetInputFocus')).readUInt32LE(8);
   }
@@ -393,6 +408,8 @@ export interface XSetup {
   bitsPerPixel: number;
   /** 0 LSBFirst (BGRX for depth 24), 1 MSBFirst. */
   imageByteOrder: number;
+  /** The bits of a resource id that a client picks; the rest say which client it is (the same for all). */
+  resourceIdMask: number;
 }
 
 /** What the server's setup block says about screen `index` (vendor, pixmap formats, then screens). */
@@ -420,5 +437,6 @@ function parseSetup(setup: Buffer, index: number): XSetup {
     maxKeycode: setup[27],
     bitsPerPixel,
     imageByteOrder: setup[22],
+    resourceIdMask: setup.readUInt32LE(8),
   };
 }

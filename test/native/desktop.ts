@@ -75,6 +75,13 @@ export interface AppState {
   focus: string | null;
   active: boolean;
   count?: number;
+  /** GTK 4 app: its popover menu's action count and check item, the popover's check box, what is open. */
+  opened?: number;
+  bold?: boolean;
+  wrap?: boolean;
+  menu_open?: boolean;
+  popover_open?: boolean;
+  dialog_open?: boolean;
 }
 
 export interface GtkApp {

@@ -13,6 +13,7 @@ import {
   type Desktop,
   type GtkApp,
   type Toolkit,
+  until,
 } from './desktop.js';
 
 const TEXT = 'Grüße 😀 世界 مرحبا café';
@@ -272,5 +273,109 @@ describe('native route on tk: a toolkit with no accessibility tree', { skip: mis
     const k = await v.call('press_key', { target: { kind: 'window', window_id: tk.windowId() }, key: 'BackSpace' });
     await tk.waitFor((st) => st.entry === `${was} 世`, 'the key press');
     assert.equal(k.structured.effect, 'unverifiable', k.text);
+  });
+});
+
+describe('native route on gtk4: popovers, drop-down lists and dialogs', {
+  skip: missingToolkit('gtk4') ?? false,
+}, () => {
+  const app = () => apps.get('gtk4')!;
+  const win = () => ({ kind: 'window', pid: app().pid, window_id: app().windowId() });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  async function elements(target: Record<string, unknown> = win()): Promise<El[]> {
+    const r = await v.call('get_window_state', { format: 'full', target, include_screenshot: false });
+    assert.equal(r.isError, false, r.text);
+    return r.structured.elements as El[];
+  }
+  /** The elements once `pred` holds of them (GTK 4 builds a popover's tree as it maps it). */
+  async function elementsWhen(pred: (els: El[]) => boolean, what: string, target?: Record<string, unknown>) {
+    let els = await elements(target);
+    for (let i = 0; i < 20 && !pred(els); i++) {
+      await sleep(250);
+      els = await elements(target);
+    }
+    assert.ok(pred(els), `${what}: ${els.map((e) => `${e.role}:${e.label}`).join(', ')}`);
+    return els;
+  }
+  const one = (els: El[], label: string, role?: string) => {
+    const e = els.find((x) => x.label === label && (!role || x.role === role));
+    assert.ok(e, `no ${role ?? ''} "${label}" in ${els.map((x) => `${x.role}:${x.label}`).join(', ')}`);
+    return e;
+  };
+  const centre = (e: El) => ({ x: Math.round(e.frame.x + e.frame.w / 2), y: Math.round(e.frame.y + e.frame.h / 2) });
+  // A popover closes when its window loses focus: the window is given focus first, as a user's would have.
+  before(async () => {
+    if (!app()) return;
+    d.x('xdotool', ['windowactivate', '--sync', String(app().windowId())]);
+    await app().waitFor((st) => st.active, 'the window to be active');
+  });
+
+  test('a popover menu is listed while open, and only then, with frames where it is drawn', async () => {
+    let els = await elementsWhen((x) => x.some((e) => e.label === 'Actions'), 'the menu button');
+    assert.ok(!els.some((e) => e.label === 'Open recent'), 'a closed menu is listed');
+    await v.call('click', { element_token: one(els, 'Actions', 'push button').element_token });
+    await app().waitFor((st) => !!st.menu_open, 'the menu to open');
+    els = await elementsWhen((x) => x.some((e) => e.label === 'Open recent'), 'the open menu');
+    const item = one(els, 'Open recent', 'menu item');
+    one(els, 'Bold', 'menu item');
+    // A click by pixels at the item's frame proves the frame: it lands on that item only where it is drawn.
+    const r = await v.call('click', { target: win(), ...centre(item) });
+    assert.equal(r.isError, false, r.text);
+    await app().waitFor((st) => st.opened === 1 && !st.menu_open, 'the menu item to be activated');
+    els = await elementsWhen((x) => !x.some((e) => e.label === 'Open recent'), 'the closed menu gone');
+    // A menu's check item by its token: the app holds it.
+    await v.call('click', { element_token: one(els, 'Actions', 'push button').element_token });
+    await app().waitFor((st) => !!st.menu_open, 'the menu to open again');
+    els = await elementsWhen((x) => x.some((e) => e.label === 'Bold'), 'the open menu');
+    const bold = await v.call('click', { element_token: one(els, 'Bold', 'menu item').element_token });
+    await app().waitFor((st) => !!st.bold, 'Bold to be on');
+    assert.ok(['confirmed', 'unverifiable'].includes(bold.structured.effect), bold.text);
+  });
+
+  test('a check box in a popover: clicked where it is drawn, confirmed by its state; gone once closed', async () => {
+    let els = await elements();
+    await v.call('click', { element_token: one(els, 'Options', 'push button').element_token });
+    await app().waitFor((st) => !!st.popover_open, 'the popover to open');
+    els = await elementsWhen((x) => x.some((e) => e.label === 'Wrap lines'), 'the open popover');
+    const r = await v.call('click', { target: win(), ...centre(one(els, 'Wrap lines', 'check box')) });
+    await app().waitFor((st) => !!st.wrap, 'the check box in the popover to be checked');
+    const byToken = await v.call('click', {
+      element_token: one(await elements(), 'Wrap lines', 'check box').element_token,
+    });
+    await app().waitFor((st) => !st.wrap, 'the check box to be unchecked');
+    assert.equal(byToken.structured.effect, 'confirmed', byToken.text);
+    assert.ok(['confirmed', 'unverifiable'].includes(r.structured.effect), r.text);
+    await v.call('press_key', { target: win(), key: 'Escape', delivery_mode: 'foreground' });
+    await app().waitFor((st) => !st.popover_open, 'the popover to close');
+    await elementsWhen((x) => !x.some((e) => e.label === 'Wrap lines'), 'the closed popover gone');
+  });
+
+  test('an open drop-down list: its items listed where drawn, and a click on one chooses it', async () => {
+    let els = await elements();
+    const combo = els.find((e) => e.role === 'combo box')!;
+    const was = app().state().combo;
+    const want = was === 'Green' ? 'Blue' : 'Green';
+    await v.call('click', { element_token: combo.element_token });
+    els = await elementsWhen((x) => x.some((e) => e.label === want), 'the open list');
+    const r = await v.call('click', { target: win(), ...centre(one(els, want, 'label')) });
+    await app().waitFor((st) => st.combo === want, `the drop-down to show ${want}`);
+    assert.notEqual(r.structured.effect, 'no_effect', r.text);
+    assert.equal(one(await elements(), 'Colour', 'combo box').value, want);
+  });
+
+  test("a file chooser dialog: its own window, and get_window_state is the dialog's tree", async () => {
+    const els = await elements();
+    await v.call('click', { element_token: one(els, 'Choose file', 'push button').element_token });
+    await app().waitFor((st) => !!st.dialog_open, 'the dialog to open');
+    type Listed = { window_id: number; pid: number; title: string };
+    const dialog = await until(async () => {
+      const listed = await v.call('list_windows', {});
+      return (listed.structured.windows as Listed[]).find((w) => w.title === 'Choose a file' && w.pid === app().pid);
+    }, 'the dialog in list_windows');
+    const target = { kind: 'window', pid: dialog.pid, window_id: dialog.window_id };
+    const inside = await elementsWhen((x) => x.some((e) => e.label === 'Home'), 'the dialog tree', target);
+    assert.ok(!inside.some((e) => e.label === 'Subscribe'), "the dialog's snapshot holds the main window's tree");
+    await v.call('press_key', { target, key: 'Escape', delivery_mode: 'foreground' });
+    await app().waitFor((st) => !st.dialog_open, 'the dialog to close');
   });
 });
