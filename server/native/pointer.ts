@@ -128,11 +128,30 @@ function pointOf(a: Aim): { x: number; y: number } {
   return { x: a.win.bounds.x + a.win.bounds.w / 2, y: a.win.bounds.y + a.win.bounds.h / 2 };
 }
 
-/** The deepest element of the window at a screen point (what a pixel event there reaches), if AT-SPI knows. */
+/**
+ * The deepest element of the window at a screen point (what a pixel event there reaches), if AT-SPI knows;
+ * a check box's or radio button's own label or indicator stands for the toggle it belongs to (a click
+ * there toggles it, and its state is what proves the click).
+ */
 async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef | null> {
   if (!a.win.frame) return null;
-  return (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, p.x, p.y, a.win.bounds), null)).ref;
+  const deepest = await a.atspi.at(a.win.frame, p.x, p.y, a.win.bounds);
+  const hit = (await refFor(a.atspi, a.win, deepest, null)).ref;
+  if (TOGGLE_ROLES.has(hit.role)) return hit;
+  let current: { bus: string; path: string } = deepest;
+  for (let up = 0; up < TOGGLE_PART_DEPTH; up++) {
+    const parent = (await a.atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null)) as
+      | [string, string]
+      | null;
+    if (!parent || parent[1] === '/org/a11y/atspi/null') break;
+    current = { bus: parent[0], path: parent[1] };
+    const [[role]] = [await a.atspi.call(current, IFACE.accessible, 'GetRole').catch(() => [0])];
+    if (TOGGLE_ROLES.has(Number(role))) return (await refFor(a.atspi, a.win, current, hit.web)).ref;
+  }
+  return hit;
 }
+/** How far above the point's element a toggle may be for the point to be part of it (label, then indicator box). */
+const TOGGLE_PART_DEPTH = 2;
 
 /** Refuses a pointer event that would land on another window covering the point. */
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {

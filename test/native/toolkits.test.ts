@@ -153,6 +153,21 @@ for (const toolkit of toolkits) {
       await app().waitFor((st) => st.checked === !was, 'the toggled check box');
       assert.equal(r.structured.effect, 'confirmed', r.text);
     });
+
+    test("a click by pixels on a check box's label is proven by the check box's state", async () => {
+      const { find } = await snap();
+      const box = find('Subscribe', 'check box');
+      const was = app().state().checked;
+      // Its text, to the right of the indicator: GTK 4 reports a label there (a part of the check box).
+      const r = await v.call('click', {
+        target: win(),
+        x: box.frame.x + box.frame.w / 4,
+        y: box.frame.y + box.frame.h / 2,
+        delivery_mode: 'foreground',
+      });
+      await app().waitFor((st) => st.checked === !was, 'the toggled check box');
+      assert.equal(r.structured.effect, 'confirmed', r.text);
+    });
   });
 }
 
