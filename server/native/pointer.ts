@@ -18,6 +18,8 @@ import { clickAt, dragPath, moveTo, wheel } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { waitStates } from './typing.js';
+import { dropDownValue, labelsUnder } from './dropdown.js';
+import { judgeValue } from '../routing/verdicts.js';
 import { topWindowAt } from './x11.js';
 
 const PRESS_ACTIONS = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];
@@ -190,6 +192,7 @@ async function pixelClick(
   await checkUncovered(a, p);
   const hit = a.element ?? (await elementAt(a, p));
   const before = hit ? await a.atspi.states(hit).catch(() => [0, 0] as [number, number]) : null;
+  const wasShown = hit?.dropDown ? await dropDownValue(a.atspi, hit.dropDown).catch(() => null) : null;
   sw.lap('resolve');
   await moveTo(p.x, p.y);
   await clickAt(options.button, options.count, options.modifiers);
@@ -221,6 +224,15 @@ async function pixelClick(
       method: 'pixel_click',
       escalation: webEscalation(a.win, true, mode),
     });
+  if (hit?.dropDown && options.button === 'left' && options.count === 1) {
+    const chosen = await dropDownChoice(a.atspi, hit, wasShown);
+    evidence.push(chosen.evidence);
+    return nativeResult(chosen.effect, 'pixel', sw, evidence, mode, {
+      target: label,
+      method: 'pixel_click',
+      ...(chosen.effect === 'confirmed' ? {} : { observed: chosen.evidence.observed }),
+    });
+  }
   if (
     hit &&
     before &&
@@ -245,6 +257,35 @@ async function pixelClick(
       reason: 'a pixel click leaves no state AT-SPI can prove here; call get_window_state and check the screenshot',
     },
   });
+}
+
+/**
+ * A click on an item of an open GTK 4 drop-down list, judged by what the drop-down shows afterwards (read
+ * until it shows the item, bounded): the item's label there proves the choice.
+ */
+async function dropDownChoice(
+  atspi: Atspi,
+  item: NativeRef,
+  was: string | null,
+): Promise<{ effect: ActionResult['effect']; evidence: Evidence }> {
+  const option =
+    item.role === ROLE.label
+      ? item.name
+      : ((await labelsUnder(atspi, item, 10)).find((n) => n.role === ROLE.label)?.name ?? '');
+  const shown = () => dropDownValue(atspi, item.dropDown!).catch(() => null);
+  let now = await shown();
+  for (let i = 0; i < 25 && option && now !== option; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    now = await shown();
+  }
+  const evidence: Evidence = {
+    kind: 'selection',
+    expected: option || '(an item with no label)',
+    observed: now ?? '(none)',
+    detail: `the label the drop-down shows, before: ${was ?? '(none)'}`,
+  };
+  if (!option) return { effect: 'unverifiable', evidence };
+  return { effect: judgeValue(option, was, now), evidence };
 }
 
 /** The window's scroll bars and their values (what a wheel event moves). */

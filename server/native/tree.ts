@@ -33,6 +33,8 @@ export interface NativeRef extends AccRef {
   win: WindowInfo;
   /** The popup surface (screen pixels) it is drawn in, when that is not its window (a GTK 4 popover). */
   surface?: { x: number; y: number; w: number; h: number };
+  /** The drop-down whose open list holds it (a GTK 4 drop-down's popover): what a click on it chooses there. */
+  dropDown?: AccRef;
 }
 
 /** An element's server-side handle. Fields spelled out: spreading `ref` made building a snapshot's refs ten times slower. */
@@ -129,6 +131,7 @@ export async function windowElements(
       : details[i].box;
     const ref = nativeRef(item.ref, item, web, win, box);
     if (shift) ref.surface = shift.surface;
+    if (shift?.dropDown) ref.dropDown = shift.dropDown;
     return {
       element_index: firstIndex + i,
       role: roleName(item.role),
@@ -150,6 +153,7 @@ const isPopover = (item: Pick<CacheItem, 'role' | 'name'>) =>
   item.role === ROLE.menu || item.role === 41 /* popup menu */ || item.name === 'GtkPopover';
 
 type Surface = { x: number; y: number; w: number; h: number };
+type Placed = { dx: number; dy: number; surface: Surface; dropDown?: AccRef };
 /** How far (width plus height, pixels) a popover's AT-SPI size may be from its surface's. */
 const SIZE_SLACK = 16;
 
@@ -166,13 +170,18 @@ async function popoverPlacement(
 ): Promise<{
   gtk4: boolean;
   popovers: Set<CacheItem>;
-  shift: Map<CacheItem, { dx: number; dy: number; surface: Surface }>;
+  shift: Map<CacheItem, Placed>;
 }> {
-  const shift = new Map<CacheItem, { dx: number; dy: number; surface: Surface }>();
+  const shift = new Map<CacheItem, Placed>();
   const popovers = new Set<CacheItem>();
   const gtk4 = !!win.app && atspi.knownToolkit(win.app.bus).windowRelative;
   if (!gtk4) return { gtk4, popovers, shift };
-  for (const { item, parent } of rows) if (parent && isPopover(item)) popovers.add(item);
+  const parentOf = new Map<CacheItem, CacheItem>();
+  for (const { item, parent } of rows)
+    if (parent && isPopover(item)) {
+      popovers.add(item);
+      parentOf.set(item, parent);
+    }
   if (!popovers.size) return { gtk4, popovers, shift };
   const free = await popupSurfaces(win.id).catch(() => []);
   for (const item of popovers) {
@@ -189,7 +198,13 @@ async function popoverPlacement(
     // Where the surface is taller, the difference is above the content (measured on a drop-down list,
     // which opens below its button).
     const extra = Math.max(0, surface.h - box.h);
-    shift.set(item, { dx: surface.x - box.x, dy: surface.y + extra - box.y, surface });
+    const owner = parentOf.get(item);
+    shift.set(item, {
+      dx: surface.x - box.x,
+      dy: surface.y + extra - box.y,
+      surface,
+      ...(owner?.role === ROLE.comboBox ? { dropDown: owner.ref } : {}),
+    });
   }
   return { gtk4, popovers, shift };
 }
