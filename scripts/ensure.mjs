@@ -66,6 +66,7 @@ if (forTests) {
     'gir1.2-gtk-3.0',
     'gir1.2-gtk-4.0',
     'python3-pyqt5',
+    'python3-tk', // the Tk test app: a toolkit with no accessibility tree
     'firefox-esr',
     'xdotool',
     'x11-utils',

@@ -469,7 +469,7 @@ export class NativeHost {
   }
 
   /** An app's showing top-level accessibles (its windows), with name, states and extents. */
-  private async topLevels(atspi: Atspi, bus: string) {
+  private async topLevels(atspi: Atspi, bus: string, title?: string) {
     const tops = await atspi.children({ bus, path: '/org/a11y/atspi/accessible/root' });
     const candidates = await Promise.all(
       tops.map(async (ref) => {
@@ -482,15 +482,19 @@ export class NativeHost {
         return { ref, role: Number(role), name: String(name), states, box };
       }),
     );
-    // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window.
+    // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window. A GTK 4
+    // dialog's (a file chooser's) is a `filler` that says `visible` but never `showing`: it is the window
+    // `title` names when it bears that title.
     return candidates.filter(
-      (c) => (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) && has(c.states, STATE.showing),
+      (c) =>
+        (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) &&
+        (has(c.states, STATE.showing) || (title !== undefined && has(c.states, STATE.visible) && c.name === title)),
     );
   }
 
   /** The app's top-level accessible for an X window: same title, else the one whose extents fit it best. */
   private async frameIn(atspi: Atspi, bus: string, w: XWindow): Promise<AccRef | null> {
-    const tops2 = await this.topLevels(atspi, bus);
+    const tops2 = await this.topLevels(atspi, bus, w.title);
     const score = (c: (typeof tops2)[number]) => {
       let s = c.name === w.title ? 100 : 0;
       if (c.box)

@@ -19,6 +19,8 @@ import { clickAt, dragPath, moveTo, wheel } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { waitStates } from './typing.js';
+import { dropDownValue, labelsUnder } from './dropdown.js';
+import { judgeValue } from '../routing/verdicts.js';
 import { topWindowAt } from './x11.js';
 
 const PRESS_ACTIONS = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];
@@ -129,15 +131,38 @@ function pointOf(a: Aim): { x: number; y: number } {
   return { x: a.win.bounds.x + a.win.bounds.w / 2, y: a.win.bounds.y + a.win.bounds.h / 2 };
 }
 
-/** The deepest element of the window at a screen point (what a pixel event there reaches), if AT-SPI knows. */
+/**
+ * The deepest element of the window at a screen point (what a pixel event there reaches), if AT-SPI knows;
+ * a check box's or radio button's own label or indicator stands for the toggle it belongs to (a click
+ * there toggles it, and its state is what proves the click).
+ */
 async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef | null> {
   if (!a.win.frame) return null;
-  return (await refFor(a.atspi, a.win, await a.atspi.at(a.win.frame, p.x, p.y, a.win.bounds), null)).ref;
+  const deepest = await a.atspi.at(a.win.frame, p.x, p.y, a.win.bounds);
+  const hit = (await refFor(a.atspi, a.win, deepest, null)).ref;
+  if (TOGGLE_ROLES.has(hit.role)) return hit;
+  let current: { bus: string; path: string } = deepest;
+  for (let up = 0; up < TOGGLE_PART_DEPTH; up++) {
+    const parent = (await a.atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null)) as
+      | [string, string]
+      | null;
+    if (!parent || parent[1] === '/org/a11y/atspi/null') break;
+    current = { bus: parent[0], path: parent[1] };
+    const [[role]] = [await a.atspi.call(current, IFACE.accessible, 'GetRole').catch(() => [0])];
+    if (TOGGLE_ROLES.has(Number(role))) return (await refFor(a.atspi, a.win, current, hit.web)).ref;
+  }
+  return hit;
 }
+/** How far above the point's element a toggle may be for the point to be part of it (label, then indicator box). */
+const TOGGLE_PART_DEPTH = 2;
 
 /** Refuses a pointer event that would land on another window covering the point. */
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
   await a.host.checkPoint(p); // a window agents may not drive is refused before it is named as a cover
+  // An element of an open popover is drawn in its own surface, above the window and maybe beyond it.
+  const surface = a.element?.surface;
+  if (surface && p.x >= surface.x && p.y >= surface.y && p.x < surface.x + surface.w && p.y < surface.y + surface.h)
+    return;
   const top = await topWindowAt(p.x, p.y);
   if (top && top.id !== a.win.id) {
     throw new Refusal(
@@ -169,6 +194,7 @@ async function pixelClick(
   await checkUncovered(a, p);
   const hit = a.element ?? (await elementAt(a, p));
   const before = hit ? await a.atspi.states(hit).catch(() => [0, 0] as [number, number]) : null;
+  const wasShown = hit?.dropDown ? await dropDownValue(a.atspi, hit.dropDown).catch(() => null) : null;
   sw.lap('resolve');
   await moveTo(p.x, p.y);
   await clickAt(options.button, options.count, options.modifiers);
@@ -200,6 +226,15 @@ async function pixelClick(
       method: 'pixel_click',
       escalation: webEscalation(a.win, true, mode),
     });
+  if (hit?.dropDown && options.button === 'left' && options.count === 1) {
+    const chosen = await dropDownChoice(a.atspi, hit, wasShown);
+    evidence.push(chosen.evidence);
+    return nativeResult(chosen.effect, 'pixel', sw, evidence, mode, {
+      target: label,
+      method: 'pixel_click',
+      ...(chosen.effect === 'confirmed' ? {} : { observed: chosen.evidence.observed }),
+    });
+  }
   if (
     hit &&
     before &&
@@ -224,6 +259,35 @@ async function pixelClick(
       reason: 'a pixel click leaves no state AT-SPI can prove here; call get_window_state and check the screenshot',
     },
   });
+}
+
+/**
+ * A click on an item of an open GTK 4 drop-down list, judged by what the drop-down shows afterwards (read
+ * until it shows the item, bounded): the item's label there proves the choice.
+ */
+async function dropDownChoice(
+  atspi: Atspi,
+  item: NativeRef,
+  was: string | null,
+): Promise<{ effect: ActionResult['effect']; evidence: Evidence }> {
+  const option =
+    item.role === ROLE.label
+      ? item.name
+      : ((await labelsUnder(atspi, item, 10)).find((n) => n.role === ROLE.label)?.name ?? '');
+  const shown = () => dropDownValue(atspi, item.dropDown!).catch(() => null);
+  let now = await shown();
+  for (let i = 0; i < 25 && option && now !== option; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    now = await shown();
+  }
+  const evidence: Evidence = {
+    kind: 'selection',
+    expected: option || '(an item with no label)',
+    observed: now ?? '(none)',
+    detail: `the label the drop-down shows, before: ${was ?? '(none)'}`,
+  };
+  if (!option) return { effect: 'unverifiable', evidence };
+  return { effect: judgeValue(option, was, now), evidence };
 }
 
 /** The window's scroll bars and their values (what a wheel event moves). */

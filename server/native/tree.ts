@@ -6,6 +6,7 @@ import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
 import type { WindowInfo } from './host.js';
 import { dropDownValue } from './dropdown.js';
 import { capture } from './input.js';
+import { popupSurfaces } from './x11.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, has, roleName } from './roles.js';
 import { walkWindow } from './walk.js';
 
@@ -31,6 +32,10 @@ export interface NativeRef extends AccRef {
   box: { x: number; y: number; w: number; h: number };
   /** The window as it was at snapshot time (its id, pid, frame, and whether it is the driven browser's). */
   win: WindowInfo;
+  /** The popup surface (screen pixels) it is drawn in, when that is not its window (a GTK 4 popover). */
+  surface?: { x: number; y: number; w: number; h: number };
+  /** The drop-down whose open list holds it (a GTK 4 drop-down's popover): what a click on it chooses there. */
+  dropDown?: AccRef;
 }
 
 /** An element's server-side handle. Fields spelled out: spreading `ref` made building a snapshot's refs ten times slower. */
@@ -84,6 +89,7 @@ export async function windowElements(
   // GTK 4 marks its widgets `visible` but never `showing`: where no element below the window says
   // `showing`, `visible` is what says it is shown.
   const showingKnown = rows.some(({ item, parent }) => parent && has(item.states, STATE.showing));
+  const placed = await popoverPlacement(atspi, win, rows);
   for (const { item, parent } of rows) {
     const web = item.role === ROLE.documentWeb || (parent ? (webOf.get(parent) ?? false) : false);
     webOf.set(item, web);
@@ -93,9 +99,19 @@ export async function windowElements(
     // Visible content scrolled out of a viewport is still listed; anything else unshown is not.
     const scrolled = item.role === 68 /* viewport */ || (parent ? (scrolledOf.get(parent) ?? false) : false);
     scrolledOf.set(item, scrolled);
+    // A popover is shown while its surface is mapped (and then its items are, though GTK 4 says only `visible`).
+    // GTK 4 leaves a closed popover's content behind, unparented from its popover, under the widget.
+    const leftOver = placed.gtk4 && item.name === 'GtkPopoverContent' && !(parent && placed.shift.has(parent));
+    if ((placed.popovers.has(item) && !placed.shift.has(item)) || leftOver) {
+      hidden.add(item);
+      continue;
+    }
+    if (!placed.shift.has(item) && parent && placed.shift.has(parent))
+      placed.shift.set(item, placed.shift.get(parent)!);
+    const inSurface = placed.shift.has(item);
     const shown =
       has(item.states, STATE.showing) ||
-      (!showingKnown && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role)) ||
+      (!showingKnown && has(item.states, STATE.visible) && (!POPUP_ROLES.has(item.role) || inSurface)) ||
       (scrolled && has(item.states, STATE.visible) && !POPUP_ROLES.has(item.role));
     if ((parent && hidden.has(parent)) || (parent && !shown)) {
       hidden.add(item);
@@ -112,6 +128,7 @@ export async function windowElements(
     kept.push({ item, parentIndex, web });
   }
   const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item, win.bounds)));
+<<<<<<< HEAD
   // What is placed off the screen (LibreOffice's closed menus' separators) is not shown, nor anything
   // under it: left out, and the indices of what stays closed up.
   const finalIndex = new Map<number, number | null>();
@@ -125,6 +142,19 @@ export async function windowElements(
     const ref = nativeRef(item.ref, item, web, win, box);
     elements.push({
       element_index: index,
+=======
+  const elements: SnapshotElement[] = kept.map(({ item, parentIndex, web }, i) => {
+    const { value } = details[i];
+    const shift = placed.shift.get(item);
+    const box = shift
+      ? { ...details[i].box, x: details[i].box.x + shift.dx, y: details[i].box.y + shift.dy }
+      : details[i].box;
+    const ref = nativeRef(item.ref, item, web, win, box);
+    if (shift) ref.surface = shift.surface;
+    if (shift?.dropDown) ref.dropDown = shift.dropDown;
+    return {
+      element_index: firstIndex + i,
+>>>>>>> gtk4tk
       role: roleName(item.role),
       label: item.name,
       ...(value !== undefined ? { value } : {}),
@@ -137,6 +167,67 @@ export async function windowElements(
     });
   });
   return { elements, hasWebDocument, nodes: rows.length, ...(incomplete ? { incomplete } : {}) };
+}
+
+/** GTK 4's popovers (popover menus, popovers, drop-down lists): the roots of their subtrees in its tree. */
+const isPopover = (item: Pick<CacheItem, 'role' | 'name'>) =>
+  item.role === ROLE.menu || item.role === 41 /* popup menu */ || item.name === 'GtkPopover';
+
+type Surface = { x: number; y: number; w: number; h: number };
+type Placed = { dx: number; dy: number; surface: Surface; dropDown?: AccRef };
+/** How far (width plus height, pixels) a popover's AT-SPI size may be from its surface's. */
+const SIZE_SLACK = 16;
+
+/**
+ * Where GTK 4 (under X11) draws its open popovers. Each is its own override-redirect X window, but AT-SPI
+ * places it at its parent widget's origin: so each popover in the tree is matched to a mapped popup
+ * surface of the app of the same size, and it and everything in it are moved by the difference. A
+ * popover with no such surface is closed (or not drawn), so it is not listed.
+ */
+async function popoverPlacement(
+  atspi: Atspi,
+  win: WindowInfo,
+  rows: Array<{ item: CacheItem; parent: CacheItem | null }>,
+): Promise<{
+  gtk4: boolean;
+  popovers: Set<CacheItem>;
+  shift: Map<CacheItem, Placed>;
+}> {
+  const shift = new Map<CacheItem, Placed>();
+  const popovers = new Set<CacheItem>();
+  const gtk4 = !!win.app && atspi.knownToolkit(win.app.bus).windowRelative;
+  if (!gtk4) return { gtk4, popovers, shift };
+  const parentOf = new Map<CacheItem, CacheItem>();
+  for (const { item, parent } of rows)
+    if (parent && isPopover(item)) {
+      popovers.add(item);
+      parentOf.set(item, parent);
+    }
+  if (!popovers.size) return { gtk4, popovers, shift };
+  const free = await popupSurfaces(win.id).catch(() => []);
+  for (const item of popovers) {
+    if (!free.length) break;
+    const box = await atspi.extents(item.ref, win.bounds).catch(() => null);
+    // GTK 4 counts a popover a few pixels smaller than its surface at times (a drop-down list: 510x120
+    // in a 510x126 surface); the closest in size within a tolerance is its surface.
+    const off = (s: Surface) => (box ? Math.abs(s.w - box.w) + Math.abs(s.h - box.h) : Infinity);
+    const at = box
+      ? free.reduce((best, s, i) => (off(s) <= SIZE_SLACK && (best < 0 || off(s) < off(free[best])) ? i : best), -1)
+      : -1;
+    if (!box || at < 0) continue;
+    const [surface] = free.splice(at, 1);
+    // Where the surface is taller, the difference is above the content (measured on a drop-down list,
+    // which opens below its button).
+    const extra = Math.max(0, surface.h - box.h);
+    const owner = parentOf.get(item);
+    shift.set(item, {
+      dx: surface.x - box.x,
+      dy: surface.y + extra - box.y,
+      surface,
+      ...(owner?.role === ROLE.comboBox ? { dropDown: owner.ref } : {}),
+    });
+  }
+  return { gtk4, popovers, shift };
 }
 
 async function readDetails(

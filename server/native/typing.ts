@@ -98,6 +98,14 @@ export async function typeNative(
   early?.catch(() => undefined); // a gone element is reported by aim's own read
   const a = await aim(host, target, prefetched?.states);
   const mode = options.deliveryMode;
+  // A window whose toolkit exposes no AT-SPI tree (Tk, Java without its bridge): no field to find or
+  // read, so keys go to its focused widget (after the px form's click), every check made before anything
+  // is sent, and the verdict says that nothing can be read back.
+  if (!a.element && !a.win.frame) {
+    checkKeystrokes('this window', text, options);
+    await requireKeyboardFocus(a.win, mode);
+    return deliver(mode, a.win, () => blindKeys(host, a, text, options, sw));
+  }
   return deliver(mode, a.win, async () => {
     const { el, states, clicked } = await fieldOf(host, target, a);
     checkEnabled(el, states);
@@ -252,22 +260,7 @@ async function keystrokeRoute(
   const { atspi } = a;
   const mode = options.deliveryMode;
   const chars = codePoints(text);
-  const odd = untypable(text).slice(0, 10).join(' ');
-  if (odd) {
-    throw new Refusal(
-      'text_not_deliverable',
-      `"${el.name || 'this element'}" has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`,
-      { characters: odd },
-    );
-  }
-  const limit = maxChunkChars(options.delayMs);
-  if (chars > limit) {
-    throw new Refusal(
-      'type_text_synthesis_budget_exceeded',
-      `"${el.name || 'this element'}" takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`,
-      { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
-    );
-  }
+  checkKeystrokes(`"${el.name || 'this element'}"`, text, options);
   await requireKeyboardFocus(a.win, mode);
   if (fromToken && !has(states, STATE.focused)) {
     const ok = el.interfaces.includes(IFACE.component) && (await atspi.grabFocus(el).catch(() => false));
@@ -437,6 +430,84 @@ async function cellRoute(
       ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
     }),
     delivery: { mode, delivered_count: verdict.delivered },
+  };
+}
+
+/** Refuses, before anything is sent, text that keystrokes cannot carry or that exceeds one call's budget. */
+function checkKeystrokes(what: string, text: string, options: TypeOptions): void {
+  const odd = untypable(text).slice(0, 10).join(' ');
+  if (odd) {
+    throw new Refusal(
+      'text_not_deliverable',
+      `${what} has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`,
+      { characters: odd },
+    );
+  }
+  const chars = codePoints(text);
+  const limit = maxChunkChars(options.delayMs);
+  if (chars > limit) {
+    throw new Refusal(
+      'type_text_synthesis_budget_exceeded',
+      `${what} takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`,
+      { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
+    );
+  }
+}
+
+/**
+ * Keystrokes into a window with no AT-SPI tree (checked beforehand by the caller): the px form clicks its
+ * point first, as a user focuses a field; then XTest keys to whatever has focus. Never confirmed: nothing
+ * the window holds can be read back.
+ */
+async function blindKeys(
+  host: NativeHost,
+  a: Aim,
+  text: string,
+  options: TypeOptions,
+  sw: Stopwatch,
+): Promise<ActionResult> {
+  const mode = options.deliveryMode;
+  sw.lap('resolve');
+  if (a.screenPoint) {
+    await moveTo(a.screenPoint.x, a.screenPoint.y);
+    await clickAt('left', 1, []);
+    await new Promise((r) => setTimeout(r, 60));
+  }
+  await typeKeys(text, options.delayMs);
+  sw.lap('deliver');
+  await new Promise((r) => setTimeout(r, 30));
+  await host.stillThere(a.win.id);
+  sw.lap('verify');
+  const where = a.screenPoint
+    ? `clicked at (${a.screenPoint.x - a.win.bounds.x}, ${a.screenPoint.y - a.win.bounds.y}) of the window, then `
+    : '';
+  return {
+    ...nativeResult(
+      'unverifiable',
+      'synthetic_events',
+      sw,
+      [
+        {
+          kind: 'key_event',
+          detail: `${where}XTest keystrokes for ${codePoints(text)} characters to window ${a.win.id} ("${a.win.title}"), to whichever of its widgets has keyboard focus`,
+        },
+        {
+          kind: 'no_accessibility_tree',
+          detail: `window ${a.win.id} exposes no AT-SPI tree (its toolkit has no accessibility bridge): which widget took the keys and what it holds now cannot be read back`,
+        },
+      ],
+      mode,
+      {
+        target: `window ${a.win.id}`,
+        method: 'key_events',
+        escalation: {
+          target: 'verify',
+          reason:
+            'the keys were sent (sending them again would type them twice); call get_window_state with include_screenshot and look at the window to see what it holds',
+        },
+      },
+    ),
+    delivery: { mode, delivered_count: codePoints(text) },
   };
 }
 

@@ -9,6 +9,7 @@ import { cardinals, isBadWindow, type XConnection, type XProperty } from './xpro
 
 export interface XWindow {
   id: number;
+  /** _NET_WM_PID, else the creating X client's pid (X-Resource); null when neither is known. */
   pid: number | null;
   title: string;
   bounds: { x: number; y: number; w: number; h: number };
@@ -61,7 +62,8 @@ export async function describeWindow(id: number): Promise<XWindow> {
     ]);
     return {
       id,
-      pid: cardinals(pid)[0] ?? null,
+      // Tk and Java AWT set no _NET_WM_PID: then the X server says which process created the window.
+      pid: cardinals(pid)[0] ?? (await x.clientPid(id).catch(() => null)),
       title: await titleOf(x, netName ?? wmName),
       // Like xwininfo's "Absolute upper-left": the outer corner, border included.
       bounds: { x: corner.x - geometry.border, y: corner.y - geometry.border, w: geometry.w, h: geometry.h },
@@ -124,6 +126,29 @@ export async function topWindowAt(x: number, y: number): Promise<XWindow | null>
       return w;
   }
   return null;
+}
+
+/**
+ * The popup surfaces shown now by the X client that owns window `id`: its mapped override-redirect
+ * top-levels (GTK 4 draws each popover, popover menu and drop-down list in one), in screen pixels. A
+ * client's resource ids share the bits outside the server's resource-id mask.
+ */
+export async function popupSurfaces(id: number): Promise<Array<{ x: number; y: number; w: number; h: number }>> {
+  const x = await xServer();
+  const client = (n: number) => (n & ~x.setup.resourceIdMask) >>> 0;
+  const mine = (await x.children(x.root)).filter((w) => w !== id && client(w) === client(id));
+  const found = await Promise.all(
+    mine.map((w) =>
+      Promise.all([x.attributes(w), x.geometry(w), x.toRoot(w, 0, 0)]).then(
+        ([attributes, geometry, corner]) =>
+          attributes.overrideRedirect && attributes.mapState === 2 && geometry.w > 1 && geometry.h > 1
+            ? { x: corner.x, y: corner.y, w: geometry.w, h: geometry.h }
+            : null,
+        () => null, // closed while asked
+      ),
+    ),
+  );
+  return found.filter((s): s is NonNullable<typeof s> => !!s);
 }
 
 /** Whether `pid` is `ancestor` or one of its descendants (Chromium's renderers and GPU process). */

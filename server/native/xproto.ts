@@ -140,6 +140,21 @@ export class XConnection {
     return (await this.request(3, 0, u32(window), 'GetWindowAttributes', window))[26];
   }
 
+  /** Map state and override-redirect (popups, menus and popovers that no window manager manages). */
+  async attributes(window: number): Promise<{ mapState: number; overrideRedirect: boolean }> {
+    const r = await this.request(3, 0, u32(window), 'GetWindowAttributes', window);
+    return { mapState: r[26], overrideRedirect: r[27] !== 0 };
+  }
+
+  /** A window's children, bottom to top (QueryTree). */
+  async children(window: number): Promise<number[]> {
+    const r = await this.request(15, 0, u32(window), 'QueryTree', window);
+    const count = r.readUInt16LE(16);
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) out.push(r.readUInt32LE(32 + 4 * i));
+    return out;
+  }
+
   async inputFocus(): Promise<number> {
     return (await this.request(43, 0, Buffer.alloc(0), 'GetInputFocus')).readUInt32LE(8);
   }
@@ -154,6 +169,36 @@ export class XConnection {
     return this.once(this.extensions, name, () =>
       this.request(98, 0, nameBody(name), `QueryExtension ${name}`).then((r) => (r[8] ? r[9] : null)),
     );
+  }
+
+  /**
+   * The pid of the X client that created `window`, from the X-Resource extension's QueryClientIds (1.2):
+   * the server knows it for local clients from the socket's peer credentials. For toolkits that set no
+   * _NET_WM_PID (Tk, Java AWT). Null when the server lacks the extension or does not know the pid.
+   */
+  async clientPid(window: number): Promise<number | null> {
+    const major = await this.extension('X-Resource');
+    if (major === null) return null;
+    const supportsIds = await this.once(this.extensions, 'X-Resource 1.2', async () => {
+      const version = Buffer.from([1, 2, 0, 0]); // client major 1, minor 2
+      const r = await this.request(major, 0 /* QueryVersion */, version, 'XResQueryVersion');
+      const [serverMajor, serverMinor] = [r.readUInt16LE(8), r.readUInt16LE(10)];
+      return serverMajor > 1 || (serverMajor === 1 && serverMinor >= 2) ? 1 : null;
+    });
+    if (!supportsIds) return null;
+    const body = Buffer.alloc(12);
+    body.writeUInt32LE(1, 0); // one spec:
+    body.writeUInt32LE(window, 4); // the client owning this XID
+    body.writeUInt32LE(2, 8); // XRES_CLIENT_ID_PID_MASK
+    const r = await this.request(major, 4 /* QueryClientIds */, body, 'XResQueryClientIds', window);
+    const count = r.readUInt32LE(8);
+    for (let i = 0, at = 32; i < count && at + 12 <= r.length; i++) {
+      const mask = r.readUInt32LE(at + 4),
+        length = r.readUInt32LE(at + 8);
+      if (mask === 2 && length >= 4) return r.readUInt32LE(at + 12);
+      at += 12 + length;
+    }
+    return null;
   }
 
   /** Asked once per key for the connection's life (atoms, extension opcodes); a failed answer is asked again. */
@@ -363,6 +408,8 @@ export interface XSetup {
   bitsPerPixel: number;
   /** 0 LSBFirst (BGRX for depth 24), 1 MSBFirst. */
   imageByteOrder: number;
+  /** The bits of a resource id that a client picks; the rest say which client it is (the same for all). */
+  resourceIdMask: number;
 }
 
 /** What the server's setup block says about screen `index` (vendor, pixmap formats, then screens). */
@@ -390,5 +437,6 @@ function parseSetup(setup: Buffer, index: number): XSetup {
     maxKeycode: setup[27],
     bitsPerPixel,
     imageByteOrder: setup[22],
+    resourceIdMask: setup.readUInt32LE(8),
   };
 }

@@ -6,7 +6,7 @@ export interface TargetArgs {
   element_token?: string;
   target?:
     | { kind: 'tab'; tab_id: string }
-    | { kind: 'window'; pid: number; window_id: number }
+    | { kind: 'window'; pid?: number; window_id: number }
     | { kind: 'desktop'; display_id?: 'primary' };
   pid?: number;
   window_id?: number;

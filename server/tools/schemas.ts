@@ -10,7 +10,8 @@ export const target = z
     z.strictObject({ kind: z.literal('tab'), tab_id: z.string().min(1) }),
     z.strictObject({
       kind: z.literal('window'),
-      pid: z.number().int().positive(),
+      // Optional: window_id alone names a window (list_windows may know no pid for it).
+      pid: z.number().int().positive().optional(),
       window_id: z.number().int().nonnegative(),
     }),
     z.strictObject({ kind: z.literal('desktop'), display_id: z.literal('primary').default('primary') }),

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 # A small GTK 4 app for the native route's tests (the GTK 4 counterpart of app.py): an entry, a
-# multi-line text view, a check box, a button, a combo box, a spin button and a slider. It reports its own
-# state as one JSON line on stdout on every change, so tests assert what the app itself holds.
+# multi-line text view, a check box, a button, a combo box, a spin button and a slider; and in a row below
+# them the surfaces GTK 4 draws apart from its window: a menu button with a popover menu (an action item
+# and a check item), a menu button with a plain popover holding a check box, and a button that opens a
+# file chooser dialog. It reports its own state as one JSON line on stdout on every change, so tests
+# assert what the app itself holds.
 #   app_gtk4.py TITLE
 import sys
 
@@ -9,11 +12,11 @@ from truth import click_counter, reporter  # noqa: E402 (beside this script)
 
 import gi
 gi.require_version('Gtk', '4.0')
-from gi.repository import GLib, Gtk  # noqa: E402
+from gi.repository import Gio, GLib, Gtk  # noqa: E402
 
 title = sys.argv[1] if len(sys.argv) > 1 else 'Verity GTK 4 app'
 win = Gtk.Window(title=title)
-win.set_default_size(520, 420)
+win.set_default_size(520, 480)
 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6)
 for side in ('top', 'bottom', 'start', 'end'):
     getattr(box, f'set_margin_{side}')(8)
@@ -43,6 +46,36 @@ volume = named(Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 100, 1), 
 volume.set_value(10)
 clicks = {'n': 0}
 
+# The popover surfaces, in a row under the form.
+row = Gtk.Box(orientation=Gtk.Orientation.HORIZONTAL, spacing=6)
+box.append(row)
+app_actions = Gio.SimpleActionGroup()
+win.insert_action_group('app', app_actions)
+menu_state = {'opened': 0}
+open_action = Gio.SimpleAction.new('open', None)
+app_actions.add_action(open_action)
+bold_action = Gio.SimpleAction.new_stateful('bold', None, GLib.Variant.new_boolean(False))
+app_actions.add_action(bold_action)
+menu = Gio.Menu()
+menu.append('Open recent', 'app.open')
+menu.append('Bold', 'app.bold')
+menu_button = Gtk.MenuButton(label='Actions')
+menu_button.set_menu_model(menu)
+menu_button.update_property([Gtk.AccessibleProperty.LABEL], ['Actions'])
+row.append(menu_button)
+pop_check = Gtk.CheckButton(label='Wrap lines')
+pop_box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
+pop_box.append(pop_check)
+popover = Gtk.Popover()
+popover.set_child(pop_box)
+options_button = Gtk.MenuButton(label='Options')
+options_button.set_popover(popover)
+options_button.update_property([Gtk.AccessibleProperty.LABEL], ['Options'])
+row.append(options_button)
+file_button = Gtk.Button(label='Choose file')
+row.append(file_button)
+dialogs = {'chooser': None}
+
 
 def state():
     buf = view.get_buffer()
@@ -56,6 +89,12 @@ def state():
         'count': count.get_value_as_int(),
         'volume': volume.get_value(),
         'focus': type(focus).__name__ if focus else None,
+        'opened': menu_state['opened'],
+        'bold': bold_action.get_state().get_boolean(),
+        'wrap': pop_check.get_active(),
+        'menu_open': menu_button.get_popover().get_visible(),
+        'popover_open': popover.get_visible(),
+        'dialog_open': dialogs['chooser'] is not None,
         'active': win.is_active(),
     }
 
@@ -64,6 +103,38 @@ changed = reporter(state)
 on_click = click_counter(clicks, changed)
 
 
+def on_open(*_):
+    menu_state['opened'] += 1
+    changed()
+
+
+def on_bold(action, _):
+    action.set_state(GLib.Variant.new_boolean(not action.get_state().get_boolean()))
+    changed()
+
+
+def on_dialog_response(dialog, _response):
+    dialog.destroy()
+    dialogs['chooser'] = None
+    changed()
+
+
+def on_choose(*_):
+    dialog = Gtk.FileChooserDialog(title='Choose a file', transient_for=win, action=Gtk.FileChooserAction.OPEN)
+    dialog.add_button('Cancel', Gtk.ResponseType.CANCEL)
+    dialog.add_button('Open', Gtk.ResponseType.ACCEPT)
+    dialog.connect('response', on_dialog_response)
+    dialogs['chooser'] = dialog
+    dialog.present()
+    changed()
+
+
+open_action.connect('activate', on_open)
+bold_action.connect('activate', on_bold)
+file_button.connect('clicked', on_choose)
+pop_check.connect('toggled', changed)
+menu_button.get_popover().connect('notify::visible', changed)
+popover.connect('notify::visible', changed)
 button.connect('clicked', on_click)
 entry.connect('changed', changed)
 view.get_buffer().connect('changed', changed)

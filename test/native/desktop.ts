@@ -20,8 +20,11 @@ import type { DBusConnection } from '../../server/native/dbus.js';
 export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', import.meta.url));
 
 /** The test apps, one per toolkit; each reports its own widgets' state as JSON lines on stdout. */
-export type Toolkit = 'gtk3' | 'gtk4' | 'qt';
-const APPS: Record<Toolkit, { script: string; env: Record<string, string>; probe: string; needs: string }> = {
+export type Toolkit = 'gtk3' | 'gtk4' | 'qt' | 'tk';
+const APPS: Record<
+  Toolkit,
+  { script: string; env: Record<string, string>; probe: string; needs: string; setsPid?: false }
+> = {
   gtk3: {
     script: APP_PY,
     env: {},
@@ -40,6 +43,14 @@ const APPS: Record<Toolkit, { script: string; env: Record<string, string>; probe
     env: { QT_ACCESSIBILITY: '1', QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1' },
     probe: 'import PyQt5.QtWidgets',
     needs: 'python3-pyqt5',
+  },
+  // Tk has no AT-SPI bridge and sets no _NET_WM_PID: its window is found by title only.
+  tk: {
+    script: fileURLToPath(new URL('../../../test/native/app_tk.py', import.meta.url)),
+    env: {},
+    probe: 'import tkinter',
+    needs: 'python3-tk',
+    setsPid: false,
   },
 };
 
@@ -78,6 +89,13 @@ export interface AppState {
   focus: string | null;
   active: boolean;
   count?: number;
+  /** GTK 4 app: its popover menu's action count and check item, the popover's check box, what is open. */
+  opened?: number;
+  bold?: boolean;
+  wrap?: boolean;
+  menu_open?: boolean;
+  popover_open?: boolean;
+  dialog_open?: boolean;
 }
 
 export interface GtkApp {
@@ -566,11 +584,10 @@ export async function startApp(
     },
     windowId() {
       if (backend === 'wayland') throw new Error(`"${title}" is a Wayland window: it has no X11 window id`);
+      const byPid = APPS[toolkit].setsPid === false ? [] : ['--pid', String(child.pid)];
       if (!id)
         id = Number(
-          desktop
-            .x('xdotool', ['search', '--sync', '--onlyvisible', '--pid', String(child.pid), '--name', `^${title}$`])
-            .split('\n')[0],
+          desktop.x('xdotool', ['search', '--sync', '--onlyvisible', ...byPid, '--name', `^${title}$`]).split('\n')[0],
         );
       return id;
     },
