@@ -128,33 +128,25 @@ export async function windowElements(
     kept.push({ item, parentIndex, web });
   }
   const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item, win.bounds)));
-<<<<<<< HEAD
   // What is placed off the screen (LibreOffice's closed menus' separators) is not shown, nor anything
-  // under it: left out, and the indices of what stays closed up.
+  // under it: left out, and the indices of what stays closed up. An open popover's elements are moved to
+  // where its own surface is drawn.
   const finalIndex = new Map<number, number | null>();
   const elements: SnapshotElement[] = [];
   kept.forEach(({ item, parentIndex, web }, i) => {
-    const { box, value } = details[i];
+    const { value } = details[i];
+    const shift = placed.shift.get(item);
+    const read = details[i].box;
     const parentFinal = parentIndex === null ? null : finalIndex.get(parentIndex);
-    if (parentFinal === undefined || box.x === OFF_SCREEN || box.y === OFF_SCREEN) return;
+    if (parentFinal === undefined || read.x === OFF_SCREEN || read.y === OFF_SCREEN) return;
+    const box = shift ? { ...read, x: read.x + shift.dx, y: read.y + shift.dy } : read;
     const index = firstIndex + elements.length;
     finalIndex.set(firstIndex + i, index);
     const ref = nativeRef(item.ref, item, web, win, box);
-    elements.push({
-      element_index: index,
-=======
-  const elements: SnapshotElement[] = kept.map(({ item, parentIndex, web }, i) => {
-    const { value } = details[i];
-    const shift = placed.shift.get(item);
-    const box = shift
-      ? { ...details[i].box, x: details[i].box.x + shift.dx, y: details[i].box.y + shift.dy }
-      : details[i].box;
-    const ref = nativeRef(item.ref, item, web, win, box);
     if (shift) ref.surface = shift.surface;
     if (shift?.dropDown) ref.dropDown = shift.dropDown;
-    return {
-      element_index: firstIndex + i,
->>>>>>> gtk4tk
+    elements.push({
+      element_index: index,
       role: roleName(item.role),
       label: item.name,
       ...(value !== undefined ? { value } : {}),
