@@ -33,7 +33,9 @@ export type RefusalCode =
   // A browser pool (--browser-endpoint): it is full (HTTP 429), it refused the token, the session's browser went away.
   | 'browser_pool_full'
   | 'browser_pool_unauthorized'
-  | 'browser_lost';
+  | 'browser_lost'
+  // A defect in Verity, contained to the one call it happened in (the server stays up; the log has the stack).
+  | 'internal_error';
 
 export class Refusal extends Error {
   constructor(
