@@ -16,12 +16,19 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import WebSocket from 'ws';
 import type { ToolDef } from '../server/tools/context.js';
 import { refusal as refusalSchema } from '../server/tools/schemas.js';
-import { METHOD_SCHEMAS, responseFrame, type Method } from '../server/gateway/protocol.js';
+import {
+  connectParams,
+  helloOk,
+  METHOD_SCHEMAS,
+  responseFrame,
+  SCOPES,
+  type Method,
+} from '../server/gateway/protocol.js';
 import { EXTENSION_ID } from '../server/gateway/extension-id.js';
 
 export const FUZZ_SEED = 22_2026;
@@ -356,6 +363,8 @@ export async function fuzzTools(client: Client, tools: ToolDef[], opts: ToolFuzz
       CASE_BOUND_MS,
     );
     if (answer === 'hang') tally.fail('hang', `${tool.name} gave no answer in ${CASE_BOUND_MS} ms`, args);
+    // The client could not serialize it (JSON.stringify of a 5,000-deep value): it never left this process.
+    else if ('e' in answer && answer.e instanceof RangeError) tally.note('unsendable');
     else if ('e' in answer) {
       // The SDK client rejects a structuredContent that does not match the advertised outputSchema.
       if (/output schema|structured content/i.test(answer.e.message))
@@ -407,6 +416,20 @@ export interface FrameCase {
   method?: Method;
   /** The id the answer must carry (null: the frame has none a reply can name). */
   id: string | number | null;
+  /** What a successful answer's payload must be (default: the method's result schema). */
+  result?: z.ZodType;
+  /** Sent on a socket of its own that has not connected yet. */
+  fresh?: boolean;
+}
+
+/** `connect` frames, each on a fresh socket: generated params, the real credential in some, hostile ones in others. */
+export function connectCases(token: string, runs: number, seed = FUZZ_SEED): FrameCase[] {
+  const tokens = fc.constantFrom(token, 'wrong-token', `${token}\u0000`, '\ud800', token.toUpperCase());
+  const arb = inputsOf(connectParams, { token: tokens, scopes: fc.subarray([...SCOPES]) });
+  return fc.sample(arb, { seed, numRuns: runs }).flatMap((params, i) => {
+    const frame = safeStringify({ type: 'req', id: `c${i}`, method: 'connect', params });
+    return frame === null ? [] : [{ frame, id: `c${i}`, result: helloOk, fresh: true }];
+  });
 }
 
 /** Request frames for every method (valid-but-odd and hostile params), plus frames that are not requests. */
@@ -456,8 +479,9 @@ export function badAnswer(frame: unknown, c: FrameCase): string | null {
   if (!parsed.success) return `not a response frame: ${parsed.error.issues[0]?.message}`;
   const f = parsed.data;
   if (c.id !== null && f.id !== c.id) return `answered id ${f.id}, sent ${c.id}`;
-  if (f.ok && c.method) {
-    const result = (METHOD_SCHEMAS[c.method].result as z.ZodType).safeParse(f.payload);
+  const schema = c.result ?? (c.method ? (METHOD_SCHEMAS[c.method].result as z.ZodType) : undefined);
+  if (f.ok && schema) {
+    const result = schema.safeParse(f.payload);
     if (!result.success)
       return `${c.method} result of the wrong shape: ${result.error.issues[0]?.path.join('.')}: ${result.error.issues[0]?.message}`;
   }
@@ -542,19 +566,27 @@ export async function openFuzzSocket(base: string, token?: string): Promise<Gate
  * A socket the gateway closed (a frame it may close on) is replaced; `alive` is asked after every case.
  */
 export async function fuzzFrames(
-  open: () => Promise<GatewaySocket>,
+  open: (connected: boolean) => Promise<GatewaySocket>,
   cases: FrameCase[],
   alive: () => boolean,
   tally = new Tally(),
 ): Promise<Tally> {
-  let sock = await open();
+  let sock: GatewaySocket | null = null;
   for (const c of cases) {
-    if (sock.ws.readyState !== sock.ws.OPEN) sock = await open();
+    if (c.fresh || !sock || sock.ws.readyState !== sock.ws.OPEN) {
+      sock?.ws.close();
+      sock = await open(!c.fresh);
+    }
     sock.ws.send(c.frame, { binary: Buffer.isBuffer(c.frame) });
     const answer = await sock.next(CASE_BOUND_MS);
     if (!alive()) {
       tally.fail('crash', `the gateway process died after ${c.method ?? 'a raw frame'}`, c.frame);
       return tally;
+    }
+    // A connect case's socket is done with: the next case gets the operator socket again.
+    if (c.fresh) {
+      sock.ws.close();
+      sock = null;
     }
     if (answer === 'hang') tally.fail('hang', `no answer to ${c.method ?? 'a raw frame'}`, c.frame);
     else if (answer === 'closed') tally.note('closed');
@@ -567,7 +599,7 @@ export async function fuzzFrames(
       }
     }
   }
-  sock.ws.close();
+  sock?.ws.close();
   return tally;
 }
 
@@ -637,6 +669,9 @@ export function httpCases(e: Endpoint, runs: number, seed = FUZZ_SEED): HttpCase
     ),
     hostile.map((v) => safeStringify(v) ?? ''),
     fc.constant(`${'['.repeat(20_000)}${']'.repeat(20_000)}`),
+    fc.constant(
+      `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)},"clientInfo":{"name":"x","version":"1"}}}`,
+    ),
   );
   const mcp = fc.record({
     method: fc.constantFrom('POST', 'GET', 'DELETE'),
@@ -670,15 +705,19 @@ function send(base: string, c: HttpCase): Promise<{ status: number; body: string
     const headers = Object.fromEntries(
       Object.entries(c.headers).filter(([, v]) => v !== '' && !/[^\t\x20-\x7e]/.test(v)),
     );
-    const req = request({ host: url.hostname, port: url.port, path: c.path, method: c.method, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => {
-        if (body.length < 100_000) body += d;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', () => resolve('failed'));
-    });
+    // A socket of its own per case (no keep-alive agent): one case's answer never lands on another's socket.
+    const req = request(
+      { host: url.hostname, port: url.port, path: c.path, method: c.method, headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          if (body.length < 100_000) body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', () => resolve('failed'));
+      },
+    );
     req.on('error', () => resolve('failed'));
     req.setTimeout(CASE_BOUND_MS, () => req.destroy());
     req.end(c.method === 'GET' || c.method === 'HEAD' ? undefined : c.body);
@@ -719,7 +758,9 @@ export async function fuzzHttp(e: Endpoint, runs: number, alive: () => boolean, 
       tally.fail('malformed', `${c.method} ${c.path}: no HTTP answer`, c);
       continue;
     }
-    const endpoint = c.path.startsWith('/pair') ? 'pair' : c.path.startsWith('/mcp') ? 'mcp' : 'export';
+    const pathname = c.path.split('?')[0];
+    const endpoint =
+      pathname === '/pair' ? 'pair' : pathname === '/mcp' ? 'mcp' : pathname === '/audit/export' ? 'export' : 'other';
     // /pair answers JSON always; a 500 anywhere is a defect that reached the boundary.
     const jsonExpected = endpoint === 'pair' && answer.status !== 204;
     if (answer.status >= 500 && answer.status !== 503)
@@ -736,6 +777,7 @@ export async function fuzzHttp(e: Endpoint, runs: number, alive: () => boolean, 
     }
     const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1];
     if (!status) tally.fail('malformed', `"${line}": no HTTP answer`, line);
+    else if (status.startsWith('5')) tally.fail('malformed', `"${line}": ${text.slice(0, 120)}`, line);
     else tally.note(`http:raw:${status}`);
   }
   return tally;

@@ -86,6 +86,15 @@ export function urlHost(bound: string): string {
   return bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound;
 }
 
+/** The request's target as a URL, or null when it is not one (`//[` makes the URL parser throw). */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://gateway');
+  } catch {
+    return null;
+  }
+}
+
 export class Gateway {
   readonly http: Server;
   private readonly links: Links;
@@ -263,7 +272,13 @@ export class Gateway {
         .end('the gateway is shutting down; connect again once `verity start` is back');
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    const url = requestUrl(req);
+    if (!url) {
+      res
+        .writeHead(400, { 'content-type': 'text/plain', ...BASE_HEADERS })
+        .end(`the request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a path`);
+      return;
+    }
     if (!this.hostAllowed(req)) {
       res.writeHead(403, { 'content-type': 'text/plain', ...BASE_HEADERS }).end(this.hostRefusal(req));
       return;
@@ -411,12 +426,12 @@ export class Gateway {
   }
 
   private onUpgrade(req: IncomingMessage, socket: import('node:net').Socket, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    const url = requestUrl(req);
     const refuse = (status: number, message: string) => {
-      socket.end(
-        `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Not Found'}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`,
-      );
+      const reason = { 400: 'Bad Request', 403: 'Forbidden' }[status] ?? 'Not Found';
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
     };
+    if (!url) return refuse(400, 'the request target is not a path');
     if (!this.hostAllowed(req)) return refuse(403, this.hostRefusal(req));
     if (url.pathname !== '/gateway') return refuse(404, 'the gateway WebSocket is at /gateway');
     if (!this.originAllowed(req))

@@ -48,8 +48,7 @@ test('the cases cover every tool and every page action', () => {
   const actions = new Set(
     cases.filter((c) => c.tool.name === 'page').map((c) => (c.args as { action?: unknown })?.action),
   );
-  for (const a of ['navigate', 'execute_javascript', 'set_input_files', 'wait_for', 'handle_dialog'])
-    assert.ok(actions.has(a), a);
+  for (const a of PAGE_ACTIONS) assert.ok(actions.has(a), a);
 });
 
 test(`every tool and page action, ${RUNS} generated inputs each: well-formed replies, no escape, server up, RSS bounded`, async () => {
@@ -83,6 +82,8 @@ test(`every tool and page action, ${RUNS} generated inputs each: well-formed rep
   );
   assert.deepEqual(escaped, [], 'nothing escapes a call');
   assert.deepEqual(tally.failures, [], 'every reply well formed, none hung');
+  // A defect the boundary contained is still a defect.
+  assert.equal(tally.outcomes.get('refused:internal_error'), undefined, tally.summary());
   assert.ok(tally.inputs >= 1500, `${tally.inputs} inputs`);
   assert.ok((tally.outcomes.get('refused:invalid_arguments') ?? 0) > 0, 'hostile inputs are refused invalid_arguments');
   assert.ok(
