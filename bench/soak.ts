@@ -232,7 +232,7 @@ async function main(): Promise<number> {
     await Promise.all([
       ...workers.map((w) => callLoop(w, 50, 5_000, false)),
       churnLoop(20, 5_000, false),
-      fuzzLoad(Math.min(FUZZ_RUNS, 5), 1, warmFuzz),
+      fuzzLoad(Math.max(5, Math.round(FUZZ_RUNS / 4)), 1, warmFuzz),
     ]);
     await sleep(10_000);
     const baseline = { rss: rssKb(pid), fds: fds(pid) };

@@ -229,8 +229,13 @@ export class CallPipeline {
    */
   anticipate(request: { method: string; params?: Record<string, unknown> }): void {
     if (request.method !== 'tools/call' || request.params?.name !== 'type_text') return;
-    const token = (request.params.arguments as { element_token?: unknown } | undefined)?.element_token;
-    if (typeof token === 'string') this.parts.router.prefetchNativeField(token);
+    try {
+      const token = (request.params.arguments as { element_token?: unknown } | undefined)?.element_token;
+      if (typeof token === 'string') this.parts.router.prefetchNativeField(token);
+    } catch (e) {
+      // It runs on the transport's own path, before the call's boundary: a defect here costs the head start only.
+      logDefect('type_text', 'read-ahead', e);
+    }
   }
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
