@@ -482,7 +482,7 @@ export class Gateway {
       // Bounded before anything walks it (zod's issue paths, handlers, the audit trail, events back out).
       const breach = checkLimits(json);
       if (breach) {
-        const id = (json as { id?: unknown }).id;
+        const id = json && typeof json === 'object' ? (json as { id?: unknown }).id : undefined;
         return conn.fail(
           requestId.safeParse(id).success ? (id as string | number) : null,
           new GatewayError('INVALID_REQUEST', `frame ${breach.message}`, { field: breach.field }),
