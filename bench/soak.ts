@@ -6,6 +6,11 @@
 // server must not have crashed, and it must exit cleanly on SIGTERM. The figures go into the "Soak"
 // section of bench/latest.md (the rest of the file is left as it is). SOAK_SECONDS, SOAK_CALLS and
 // SOAK_CHURNS shorten it for a quick look.
+// Beside that load runs the fuzz load (bench/fuzz.ts, issue #22): generated frames for every gateway
+// method, connect frames, requests to /pair, /audit/export and /mcp, and generated tool calls over MCP,
+// SOAK_FUZZ_RUNS inputs per method and tool (0: none). Every answer must be well formed and the server
+// alive after each; its counts (inputs, crashes, hangs, malformed answers, outcomes by code) go into the
+// "Fuzz" section of bench/latest.md, and the RSS and fd bounds above hold with it running.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,10 +20,23 @@ import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT } from './mcp.js';
+import {
+  connectCases,
+  frameCases,
+  fuzzFrames,
+  fuzzHttp,
+  fuzzTools,
+  openFuzzSocket,
+  safeOverrides,
+  Tally,
+  tallyLine,
+} from './fuzz.js';
+import { allTools } from '../server/tools/index.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 const CALLS = Number(process.env.SOAK_CALLS ?? 10_000);
 const CHURNS = Number(process.env.SOAK_CHURNS ?? 1_000);
+const FUZZ_RUNS = Number(process.env.SOAK_FUZZ_RUNS ?? 100);
 const WORKERS = 8;
 /** The load stops here even if the counts are not reached (a slow machine): bounded in time. */
 const HARD_STOP_FACTOR = 3;
@@ -59,8 +77,11 @@ async function agent(
 
 async function main(): Promise<number> {
   const configDir = mkdtempSync(join(tmpdir(), 'verity-soak-'));
+  // No display and no session bus: the fuzz's native calls are refused, never delivered to a real desktop.
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'AT_SPI_BUS_ADDRESS']) delete env[name];
   const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'verity.js'), 'start', '--port', '0', '--headless'], {
-    env: { ...process.env, VERITY_CONFIG_DIR: configDir, VERITY_TOKEN: TOKEN, VERITY_AGENT_TOKEN: AGENT_TOKEN },
+    env: { ...env, VERITY_CONFIG_DIR: configDir, VERITY_TOKEN: TOKEN, VERITY_AGENT_TOKEN: AGENT_TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = proc.pid!;
@@ -168,9 +189,51 @@ async function main(): Promise<number> {
       }
     };
 
+    // The fuzz load: one tier after another, each with its own seed; `runs` inputs per method and tool.
+    const fuzz = { frames: new Tally(), http: new Tally(), tools: new Tally() };
+    const fuzzAlive = () => alive(pid);
+    const fuzzLoad = async (runs: number, seed: number, tally: typeof fuzz) => {
+      if (runs <= 0) return;
+      try {
+        const cases = [...frameCases(runs, seed, safeOverrides(configDir)), ...connectCases(TOKEN, runs * 2, seed)];
+        await fuzzFrames(
+          (connected) => openFuzzSocket(base, connected ? TOKEN : undefined),
+          cases,
+          fuzzAlive,
+          tally.frames,
+        );
+        await fuzzHttp({ base, agentToken: AGENT_TOKEN, operatorToken: TOKEN }, runs * 10, fuzzAlive, tally.http, seed);
+        let current: Awaited<ReturnType<typeof agent>> | null = null;
+        const fresh = async () => {
+          if (current) {
+            await current.transport.terminateSession().catch(() => {});
+            await current.client.close().catch(() => {});
+          }
+          current = await agent(base, 'soak-fuzz');
+          await current.client.listTools();
+          return current.client;
+        };
+        await fuzzTools(
+          await fresh(),
+          allTools(),
+          { runs: Math.max(2, Math.round(runs / 4)), seed, overrides: safeOverrides(configDir), fresh },
+          tally.tools,
+        );
+        await fresh();
+      } catch (e) {
+        note(e);
+        tally.frames.fail('crash', `the fuzz load stopped: ${(e as Error).message}`, null);
+      }
+    };
+
     // Warm-up (not counted), then a settle window, then the baseline.
     log('warming up');
-    await Promise.all([...workers.map((w) => callLoop(w, 50, 5_000, false)), churnLoop(20, 5_000, false)]);
+    const warmFuzz = { frames: new Tally(), http: new Tally(), tools: new Tally() };
+    await Promise.all([
+      ...workers.map((w) => callLoop(w, 50, 5_000, false)),
+      churnLoop(20, 5_000, false),
+      fuzzLoad(Math.max(5, Math.round(FUZZ_RUNS / 4)), 1, warmFuzz),
+    ]);
     await sleep(10_000);
     const baseline = { rss: rssKb(pid), fds: fds(pid) };
     log(`baseline: RSS ${(baseline.rss / 1024).toFixed(1)} MB, ${baseline.fds} fds`);
@@ -193,6 +256,7 @@ async function main(): Promise<number> {
     await Promise.all([
       ...workers.map((w, i) => callLoop(w, Math.floor(CALLS / WORKERS) + (i < CALLS % WORKERS ? 1 : 0), spread, true)),
       churnLoop(CHURNS, spread, true),
+      fuzzLoad(FUZZ_RUNS, 22, fuzz),
     ]);
     clearInterval(progress);
     const loadSeconds = (Date.now() - t0) / 1000;
@@ -219,7 +283,11 @@ async function main(): Promise<number> {
 
     const rssChange = (after.rss - baseline.rss) / baseline.rss;
     const fdChange = (after.fds - baseline.fds) / baseline.fds;
+    const fuzzAll = new Tally();
+    for (const t of Object.values(fuzz)) fuzzAll.merge(t);
+    const fuzzPass = fuzzAll.crashes === 0 && fuzzAll.hangs === 0 && fuzzAll.malformed === 0;
     const pass =
+      fuzzPass &&
       !crashed &&
       counts.calls === CALLS &&
       counts.churns === CHURNS &&
@@ -255,8 +323,28 @@ async function main(): Promise<number> {
         : []),
       '',
     ].join('\n');
-    process.stdout.write(`${section}\n`);
-    if (process.env.SOAK_WRITE !== '0') writeSection(section);
+    const fuzzSection = [
+      '## Fuzz',
+      '',
+      `${new Date().toISOString()}, \`npm run soak\` (bench/fuzz.ts, fast-check, fixed seeds): generated inputs against the soak's \`verity start\` while its load ran, ` +
+        `${FUZZ_RUNS} per gateway method (valid-but-odd and hostile params: 5,000-deep nesting, 1 MB strings, prototype keys, NaN/Infinity/-0, lone surrogates) plus connect frames and frames that are not requests; ` +
+        `${FUZZ_RUNS * 10} requests to /pair, /audit/export and /mcp plus odd request lines; ${Math.max(2, Math.round(FUZZ_RUNS / 4))} per tool and per page action over MCP Streamable HTTP. ` +
+        'A case fails when the process dies (crash), nothing answers within 30 s (hang), or the answer is not a well-formed response frame, method result, tool result or refusal, or an HTTP 5xx (malformed). ' +
+        'The npm-test tier (test/fuzz/) runs the same generators with fewer inputs.',
+      '',
+      '| tier | inputs tried | crashes | hangs | malformed | outcomes (refusals by code) |',
+      '| --- | --- | --- | --- | --- | --- |',
+      tallyLine('gateway frames', fuzz.frames),
+      tallyLine('HTTP endpoints', fuzz.http),
+      tallyLine('tools over MCP', fuzz.tools),
+      `| verdict | ${fuzzPass ? 'PASS' : 'FAIL'} | | | | ${fuzzAll.failures.map((f) => `\`${f.replace(/[`|]/g, "'").slice(0, 160)}\``).join('; ')} |`,
+      '',
+    ].join('\n');
+    process.stdout.write(`${section}\n${fuzzSection}\n`);
+    if (process.env.SOAK_WRITE !== '0') {
+      writeSection('Soak', section);
+      writeSection('Fuzz', fuzzSection);
+    }
     return pass ? 0 : 1;
   } finally {
     if (alive(pid)) {
@@ -268,11 +356,11 @@ async function main(): Promise<number> {
   }
 }
 
-/** Puts the section into bench/latest.md in place of an earlier "## Soak" section, or at the end. */
-function writeSection(section: string): void {
+/** Puts the section into bench/latest.md in place of an earlier "## <title>" section, or at the end. */
+function writeSection(title: string, section: string): void {
   const file = join(REPO_ROOT, 'bench', 'latest.md');
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const start = text.indexOf('\n## Soak\n');
+  const start = text.indexOf(`\n## ${title}\n`);
   let next: string;
   if (start < 0) next = `${text.replace(/\n*$/, '\n')}\n${section}`;
   else {
@@ -280,7 +368,7 @@ function writeSection(section: string): void {
     next = `${text.slice(0, start + 1)}${section}${end < 0 ? '' : text.slice(end)}`;
   }
   writeFileSync(file, next);
-  log(`wrote the Soak section of ${file}`);
+  log(`wrote the ${title} section of ${file}`);
 }
 
 main().then(

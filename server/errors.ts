@@ -34,3 +34,8 @@ export function errorCodeOf(e: unknown): RelayErrorCode | null {
   const found = e instanceof Error ? TAG.exec(e.message)?.[1] : undefined;
   return found && (CODES as readonly string[]).includes(found) ? (found as RelayErrorCode) : null;
 }
+
+/** An error the JavaScript engine throws for a bug (TypeError, RangeError, ReferenceError), not a failure outside. */
+export function isDefect(e: unknown): boolean {
+  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError;
+}

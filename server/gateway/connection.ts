@@ -84,7 +84,24 @@ export class GatewayConnection {
    */
   private send(frame: unknown): void {
     if (!this.open) return;
-    const text = JSON.stringify(frame);
+    let text: string;
+    try {
+      text = JSON.stringify(frame);
+    } catch (e) {
+      // A payload that cannot be written (a defect: a cycle, a BigInt) costs that frame, never the gateway.
+      this.log(`gateway connection ${this.connId}: a frame could not be written: ${(e as Error).message}`);
+      const id =
+        (frame as { type?: string; id?: string | number | null }).type === 'res'
+          ? (frame as { id: string | number | null }).id
+          : undefined;
+      if (id === undefined) return;
+      text = JSON.stringify({
+        type: 'res',
+        id,
+        ok: false,
+        error: { code: 'UNAVAILABLE', message: 'internal error: the answer could not be written' },
+      });
+    }
     if (this.socket.bufferedAmount + text.length > LIMITS.sendBufferBytes) {
       this.closedBecause = `too slow: send buffer over ${LIMITS.sendBufferBytes} bytes`;
       this.log(

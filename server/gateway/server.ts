@@ -26,6 +26,7 @@ import {
   MAX_PRECONNECT_BYTES,
   missingScope,
   requestFrame,
+  requestId,
   ROLE_SCOPES,
   type EventName,
   type EventPayload,
@@ -38,6 +39,8 @@ import { Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
 import { serveAuditExport } from './brake-methods.js';
+import { checkLimits } from '../arg-limits.js';
+import { isDefect } from '../errors.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../control-ui/dist/', import.meta.url));
 const TYPES: Record<string, string> = {
@@ -83,6 +86,15 @@ export function urlHost(bound: string): string {
   return bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound;
 }
 
+/** The request's target as a URL, or null when it is not one (`//[` makes the URL parser throw). */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://gateway');
+  } catch {
+    return null;
+  }
+}
+
 export class Gateway {
   readonly http: Server;
   private readonly links: Links;
@@ -124,8 +136,23 @@ export class Gateway {
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
-    this.http = createServer((req, res) => this.onHttp(req, res));
-    this.http.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket as import('node:net').Socket, head));
+    // Each request, upgrade and frame is its own boundary: a defect in one is logged and answered (500,
+    // a destroyed socket, an error frame), never an uncaught exception that takes every session down.
+    this.http = createServer((req, res) => {
+      try {
+        this.onHttp(req, res);
+      } catch (e) {
+        this.httpDefect(res, 'request', e);
+      }
+    });
+    this.http.on('upgrade', (req, socket, head) => {
+      try {
+        this.onUpgrade(req, socket as import('node:net').Socket, head);
+      } catch (e) {
+        this.defect('upgrade', e);
+        socket.destroy();
+      }
+    });
     this.unregister.push(
       core.uiCommands.register((connId, command) => this.dispatchUiCommand(connId, command as UiCommand)),
       core.approvals.registerApprovers(() => this.approverCount()),
@@ -246,14 +273,20 @@ export class Gateway {
         .end('the gateway is shutting down; connect again once `verity start` is back');
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    const url = requestUrl(req);
+    if (!url) {
+      res
+        .writeHead(400, { 'content-type': 'text/plain', ...BASE_HEADERS })
+        .end(`the request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a path`);
+      return;
+    }
     if (!this.hostAllowed(req)) {
       res.writeHead(403, { 'content-type': 'text/plain', ...BASE_HEADERS }).end(this.hostRefusal(req));
       return;
     }
     // Pairing comes from the extension's origin before it is on the allow-list: the credential decides.
     if (url.pathname === '/pair') {
-      void this.pair(req, res);
+      void this.pair(req, res).catch((e) => this.httpDefect(res, '/pair', e));
       return;
     }
     if (!this.originAllowed(req)) {
@@ -279,9 +312,7 @@ export class Gateway {
         );
         return;
       }
-      void this.mcp.handle(req, res).catch((e) => {
-        if (!res.headersSent) res.writeHead(500).end(String(e));
-      });
+      void this.mcp.handle(req, res).catch((e) => this.httpDefect(res, '/mcp', e));
       return;
     }
     if (url.pathname === '/audit/export') return serveAuditExport(this.core, url, res, BASE_HEADERS);
@@ -396,12 +427,12 @@ export class Gateway {
   }
 
   private onUpgrade(req: IncomingMessage, socket: import('node:net').Socket, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    const url = requestUrl(req);
     const refuse = (status: number, message: string) => {
-      socket.end(
-        `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Not Found'}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`,
-      );
+      const reason = { 400: 'Bad Request', 403: 'Forbidden' }[status] ?? 'Not Found';
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${message}`);
     };
+    if (!url) return refuse(400, 'the request target is not a path');
     if (!this.hostAllowed(req)) return refuse(403, this.hostRefusal(req));
     if (url.pathname !== '/gateway') return refuse(404, 'the gateway WebSocket is at /gateway');
     if (!this.originAllowed(req))
@@ -421,7 +452,10 @@ export class Gateway {
       const timer = setTimeout(() => {
         if (!conn.hello) ws.close(4008, 'connect timeout: send a connect request first');
       }, CONNECT_TIMEOUT_MS);
-      ws.on('message', (data, isBinary) => void this.onFrame(conn, data, isBinary));
+      ws.on(
+        'message',
+        (data, isBinary) => void this.onFrame(conn, data, isBinary).catch((e) => this.frameDefect(conn, e)),
+      );
       // Oversized or malformed frames surface here (ws closes with 1009/1002); they must not crash the gateway.
       ws.on('error', (e) => this.options.log(`gateway connection ${conn.connId}: ${e.message}`));
       ws.on('close', () => {
@@ -445,7 +479,17 @@ export class Gateway {
     }
     let frame: ReturnType<typeof requestFrame.parse>;
     try {
-      const parsed = requestFrame.safeParse(JSON.parse(data.toString()));
+      const json: unknown = JSON.parse(data.toString());
+      // Bounded before anything walks it (zod's issue paths, handlers, the audit trail, events back out).
+      const breach = checkLimits(json);
+      if (breach) {
+        const id = json && typeof json === 'object' ? (json as { id?: unknown }).id : undefined;
+        return conn.fail(
+          requestId.safeParse(id).success ? (id as string | number) : null,
+          new GatewayError('INVALID_REQUEST', `frame ${breach.message}`, { field: breach.field }),
+        );
+      }
+      const parsed = requestFrame.safeParse(json);
       if (!parsed.success)
         throw new GatewayError(
           'INVALID_REQUEST',
@@ -472,7 +516,38 @@ export class Gateway {
       if (!conn.can(scope)) throw missingScope(method, scope);
       conn.respond(frame.id, await callMethod(method, frame.params, conn, this.methodContext));
     } catch (e) {
-      conn.fail(frame.id, e instanceof GatewayError ? e : new GatewayError('UNAVAILABLE', (e as Error).message));
+      if (e instanceof GatewayError) return conn.fail(frame.id, e);
+      if (isDefect(e)) this.defect(`method ${frame.method}`, e);
+      conn.fail(frame.id, new GatewayError('UNAVAILABLE', e instanceof Error ? e.message : String(e)));
+    }
+  }
+
+  /** A defect in Verity's own code, written to the log with its stack. */
+  private defect(where: string, e: unknown): void {
+    this.options.log(`internal error in ${where}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  }
+
+  /** A request whose handling failed: logged, and answered 500 when nothing was sent yet (else cut). */
+  private httpDefect(res: ServerResponse, where: string, e: unknown): void {
+    this.defect(where, e);
+    try {
+      if (!res.headersSent)
+        res
+          .writeHead(500, { 'content-type': 'text/plain', ...BASE_HEADERS })
+          .end('internal error: the request failed; the gateway is still up (its log has the details)');
+      else res.destroy();
+    } catch {
+      res.destroy();
+    }
+  }
+
+  /** A frame whose handling failed outside every answer: logged, and answered once with an error frame. */
+  private frameDefect(conn: GatewayConnection, e: unknown): void {
+    this.defect(`frame on ${conn.connId}`, e);
+    try {
+      conn.fail(null, new GatewayError('UNAVAILABLE', 'internal error handling that frame; the gateway is still up'));
+    } catch {
+      conn.socket.terminate();
     }
   }
 

@@ -15,6 +15,9 @@ import type { CallContext, Reply, ToolContext, ToolDef } from '../tools/context.
 import { parseArgs, refusalReply } from '../tools/define.js';
 import type { UiCommands } from '../ui-commands.js';
 import { asRefusal } from './refusals.js';
+import { isDefect } from '../errors.js';
+import { checkLimits } from '../arg-limits.js';
+import { Refusal } from '../routing/refusal.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
 import { labelledSummary, labelsOf, noteCall } from '../audit/trail.js';
@@ -97,12 +100,26 @@ export class CallPipeline {
    */
   async call(tool: ToolDef, rawArgs: unknown, connection: CallContext): Promise<Reply> {
     const started = performance.now();
-    const raw = (rawArgs && typeof rawArgs === 'object' ? rawArgs : {}) as Record<string, unknown>;
+    // Depth, size and string lengths first: everything after this (labels, approvals, the audit trail,
+    // the action log, recording) walks or stringifies the arguments, and must only ever see bounded ones.
+    const breach = checkLimits(rawArgs);
+    const raw = (!breach && rawArgs && typeof rawArgs === 'object' ? rawArgs : {}) as Record<string, unknown>;
     const sessionKey = `${connection.connectionId}/${sessionLabelOf(raw.session)}`;
-    // Labels are read before the call runs: its own snapshot would make the tokens stale.
-    const labels = labelsOf(this.parts.router.snapshots, raw);
     const trace: Trace = {};
-    const reply = await this.admitAndRun(tool, rawArgs, connection, sessionKey, labels, trace);
+    let labels: Record<string, string> | undefined;
+    let reply: Reply;
+    // The call's boundary: whatever happens in it becomes this call's refusal, never the process's end.
+    try {
+      if (breach) {
+        reply = refusalReply(new Refusal('invalid_arguments', breach.message, { field: breach.field }));
+      } else {
+        // Labels are read before the call runs: its own snapshot would make the tokens stale.
+        labels = labelsOf(this.parts.router.snapshots, raw);
+        reply = await this.admitAndRun(tool, rawArgs, connection, sessionKey, labels, trace);
+      }
+    } catch (e) {
+      reply = internalError(tool.name, 'call', e);
+    }
     // After the reply is on its way; a failure to log must never reach the caller or the process.
     setImmediate(() => {
       let auditId: number | undefined;
@@ -119,9 +136,13 @@ export class CallPipeline {
           recording: trace.recording,
         }).id;
       } catch (e) {
-        process.stderr.write(`verity: audit: ${(e as Error).message}\n`);
+        logDefect(tool.name, 'audit', e);
       }
-      trace.noteAction?.(auditId);
+      try {
+        trace.noteAction?.(auditId);
+      } catch (e) {
+        logDefect(tool.name, 'action log', e);
+      }
     });
     return reply;
   }
@@ -172,7 +193,7 @@ export class CallPipeline {
         try {
           reply = await abandonOnAbort(tool.handler(args, this.tools, ctx), signal);
         } catch (e) {
-          reply = refusalReply(asRefusal(e));
+          reply = isDefect(e) ? internalError(tool.name, 'handler', e) : refusalReply(asRefusal(e));
         }
         // The session's pool browser went away while this ran: nothing it says about that browser stands.
         const lost = router.browsers.lostDuring(connection.connectionId, lossesBefore);
@@ -197,6 +218,7 @@ export class CallPipeline {
         session.lastActive = Date.now();
       }
     } catch (e) {
+      if (isDefect(e)) return internalError(tool.name, 'call', e);
       return refusalReply(asRefusal(e));
     } finally {
       if (running) brake.finish(sessionKey, running);
@@ -210,8 +232,13 @@ export class CallPipeline {
    */
   anticipate(request: { method: string; params?: Record<string, unknown> }): void {
     if (request.method !== 'tools/call' || request.params?.name !== 'type_text') return;
-    const token = (request.params.arguments as { element_token?: unknown } | undefined)?.element_token;
-    if (typeof token === 'string') this.parts.router.prefetchNativeField(token);
+    try {
+      const token = (request.params.arguments as { element_token?: unknown } | undefined)?.element_token;
+      if (typeof token === 'string') this.parts.router.prefetchNativeField(token);
+    } catch (e) {
+      // It runs on the transport's own path, before the call's boundary: a defect here costs the head start only.
+      logDefect('type_text', 'read-ahead', e);
+    }
   }
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
@@ -250,4 +277,22 @@ export class CallPipeline {
         /* a thumbnail is a courtesy */
       });
   }
+}
+
+/** A defect in Verity's own code on a call's path: written to the log with its stack, once. */
+function logDefect(tool: string, where: string, e: unknown): void {
+  const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  process.stderr.write(`verity: internal error in ${tool} (${where}): ${detail}\n`);
+}
+
+/** A defect contained to the one call it happened in: logged, and that call refused `internal_error`. */
+function internalError(tool: string, where: string, e: unknown): Reply {
+  logDefect(tool, where, e);
+  const message = e instanceof Error ? e.message : String(e);
+  return refusalReply(
+    new Refusal(
+      'internal_error',
+      `internal error in ${tool} (${where}): ${message.slice(0, 300)}; the call may not have completed, the server is still up (its log has the details)`,
+    ),
+  );
 }

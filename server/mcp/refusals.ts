@@ -1,7 +1,7 @@
 // Failures that are not Verity's own refusals (the browser, a tab, the extension relay) as the refusals the
 // contract names, saying what happened and whether a retry is safe.
 import { PROTOCOL_TIMEOUT_MS } from '../cdp/browser.js';
-import { errorCodeOf } from '../errors.js';
+import { errorCodeOf, isDefect } from '../errors.js';
 import { Refusal } from '../routing/refusal.js';
 
 /** Protocol-level failures (a tab closed mid-call, the browser gone) as refusals that say what happened. */
@@ -52,5 +52,7 @@ export function asRefusal(e: unknown): Refusal {
     );
   }
   if (/timed out/i.test(message)) return new Refusal('timeout', message.slice(0, 300), { retryable: true });
+  // The engine's own errors (a property of undefined, a stack overflow) are Verity's defects, not the environment's.
+  if (isDefect(e)) return new Refusal('internal_error', `internal error: ${message.slice(0, 300)}`);
   return new Refusal('unavailable', `internal error: ${message.slice(0, 300)}`);
 }

@@ -37,6 +37,7 @@ export const REFUSAL_CODES = {
   browser_pool_full: 'the browser pool has no browser free: retry',
   browser_pool_unauthorized: 'the browser pool refused its token',
   browser_lost: "the session's browser went away while the call ran",
+  internal_error: 'a defect in Verity, contained to this one call (the server stays up; its log has the stack)',
 } as const;
 
 export type RefusalCode = keyof typeof REFUSAL_CODES;

@@ -135,3 +135,31 @@ export async function stillServing(gw: Gateway): Promise<void> {
     await agent.disconnect();
   }
 }
+
+/** The JSON-RPC answer in a Streamable HTTP reply: the body itself (JSON) or the first `data:` line of an SSE stream. */
+export function jsonRpcOf(reply: RawReply): any {
+  const text = String(reply.headers['content-type']).includes('text/event-stream')
+    ? (/^data: (.*)$/m.exec(reply.body)?.[1] ?? 'null')
+    : reply.body;
+  return JSON.parse(text);
+}
+
+/**
+ * A raw MCP session over HTTP with the agent credential: initialized, then `post` sends any request body
+ * as text (so a body can be built that no client library would serialize) and returns its JSON-RPC answer.
+ */
+export async function rawMcpSession(gw: Gateway): Promise<{ post(body: string): Promise<any> }> {
+  const headers = { ...MCP_HEADERS, host: new URL(gw.base).host, authorization: `Bearer ${gw.agentToken}` };
+  const init = await raw(gw, '/mcp', { method: 'POST', headers, body: INITIALIZE });
+  const id = init.headers['mcp-session-id'];
+  if (init.status !== 200 || typeof id !== 'string') throw new Error(`initialize failed: ${init.status} ${init.body}`);
+  const session = { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
+  await raw(gw, '/mcp', {
+    method: 'POST',
+    headers: session,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  return {
+    post: async (body) => jsonRpcOf(await raw(gw, '/mcp', { method: 'POST', headers: session, body })),
+  };
+}

@@ -106,6 +106,18 @@ describe('asRefusal', () => {
     });
   }
 
+  test("the engine's own errors are Verity's defects: internal_error, not the environment's unavailable", () => {
+    for (const e of [
+      new TypeError("Cannot read properties of undefined (reading 'x')"),
+      new RangeError('Maximum call stack size exceeded'),
+      new ReferenceError('x is not defined'),
+    ]) {
+      const r = asRefusal(e);
+      assert.equal(r.code, 'internal_error', e.name);
+      assert.match(r.message, /^internal error: /);
+    }
+  });
+
   test('not an Error at all: its text, bounded', () => {
     assert.equal(asRefusal('boom').message, 'internal error: boom');
     assert.equal(asRefusal(undefined).code, 'unavailable');
