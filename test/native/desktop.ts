@@ -176,7 +176,8 @@ export async function until<T>(
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process is still there. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -185,7 +186,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function stop(pid: number | undefined): Promise<void> {
+/** Stops a process by PID: SIGTERM, then SIGKILL after about 3 s. */
+export async function stop(pid: number | undefined): Promise<void> {
   if (!pid || !alive(pid)) return;
   try {
     process.kill(pid, 'SIGTERM');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { until, type Desktop } from './desktop.js';
+import { stop, until, type Desktop } from './desktop.js';
 
 const SOFFICE = '/usr/lib/libreoffice/program/soffice.bin';
 const OFFICE_PY = fileURLToPath(new URL('../../../test/native/office.py', import.meta.url));
@@ -151,20 +151,4 @@ export async function startOffice(d: Desktop): Promise<Office> {
     },
     close: stopAll,
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function stop(pid: number | undefined): Promise<void> {
-  if (!pid || !alive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
