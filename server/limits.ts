@@ -23,6 +23,8 @@ export const LIMITS = {
   linkTtlMs: fromEnv('VERITY_LINK_TTL_MS', 24 * 60 * 60_000),
   /** A link whose Control UI went away (a reload) waits this long for the page to reclaim it. */
   linkGraceMs: fromEnv('VERITY_LINK_GRACE_MS', 300_000),
+  /** A Control UI's resume ticket (gateway/resume.ts) stays good this long after its connection closed (a reload). */
+  resumeGraceMs: fromEnv('VERITY_RESUME_GRACE_MS', 300_000),
   /** A terminal whose panel is hidden (or whose Control UI went away) keeps its shell this long, then it is killed. */
   terminalDetachMs: fromEnv('VERITY_TERMINAL_DETACH_MS', 300_000),
   /** Labelled sessions one MCP connection may hold (live or ended), and sessions in the whole server. */

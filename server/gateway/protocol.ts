@@ -96,6 +96,11 @@ export const helloOk = z.strictObject({
   methods: z.array(z.string()),
   events: z.array(z.string()),
   policy: z.strictObject({ maxPayload: z.number().int() }),
+  /**
+   * Operator connections: a single-use ticket that connects once more in place of the credential (as
+   * `auth.token`), for a reloaded page that keeps no credential in web storage (gateway/resume.ts).
+   */
+  resume_token: z.string().optional(),
 });
 export type HelloOk = z.infer<typeof helloOk>;
 

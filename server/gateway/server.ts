@@ -17,6 +17,7 @@ import { sessionSummary, type SessionRow } from '../sessions/summary.js';
 import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
+import { ResumeTickets } from './resume.js';
 import { callMethod, isMethod, METHOD_NAMES, methodScope, type MethodContext, type UiCommand } from './methods.js';
 import {
   connectParams,
@@ -86,6 +87,8 @@ export function urlHost(bound: string): string {
 export class Gateway {
   readonly http: Server;
   private readonly links: Links;
+  /** Single-use tickets a reloaded Control UI connects with (the credential is never in web storage). */
+  private readonly resume = new ResumeTickets();
   private readonly connections = new Map<string, GatewayConnection>();
   private readonly terminals = new Terminals(
     (connId, event, payload) => this.connections.get(connId)?.event(event, payload),
@@ -430,6 +433,7 @@ export class Gateway {
         if (conn.pairingId) this.pairings.touch(conn.pairingId);
         conn.dispose();
         this.links.forget(conn.connId);
+        this.resume.closed(conn.connId);
         this.terminals.detachAll(conn.connId);
       });
     });
@@ -481,7 +485,9 @@ export class Gateway {
       const issue = parsed.error.issues[0];
       throw new GatewayError('INVALID_REQUEST', `connect: ${issue.path.join('.') || 'params'}: ${issue.message}`);
     }
-    const who = this.roleOf(parsed.data.auth.token);
+    const who =
+      this.roleOf(parsed.data.auth.token) ??
+      (this.resume.redeem(parsed.data.auth.token) ? { role: 'operator' as const } : null);
     if (!who) {
       setTimeout(() => conn.socket.close(4001, 'wrong token'), 50);
       // The extension shows this to its user: a relay secret fails when its pairing is gone.
@@ -532,6 +538,7 @@ export class Gateway {
       methods: METHOD_NAMES.filter((name) => conn.can(methodScope(name))),
       events: this.eventsFor(conn),
       policy: { maxPayload: MAX_FRAME_BYTES },
+      ...(conn.role === 'operator' ? { resume_token: this.resume.issue(conn.connId) } : {}),
     };
   }
 
