@@ -147,6 +147,8 @@ export class VerityApp extends LitElement {
       caps: ['ui-commands'],
       scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'],
       clientId: 'verity-control-ui',
+      // Served by the gateway, the page's port is anyone's while the gateway is down: prove, never send.
+      proveCredential: location.protocol !== 'chrome-extension:',
     });
     this.client.addEventListener('state', (e) => {
       const { state, error } = (e as CustomEvent).detail;

@@ -5,16 +5,20 @@
 // localStorage, sessionStorage, cookies or the address bar; a stale one an older version left in
 // localStorage is deleted; a reload reconnects (with a single-use resume ticket); and a "squatter" HTTP
 // server on the port, while the gateway is down, serves a page that reads every kind of storage and sees
-// every request's headers: it learns neither credential, and what it did read (the ticket) is refused by
-// the gateway once it is back. Every process is ended by its PID.
+// every request's headers, and speaks the gateway protocol to the open page that reconnects to it (the
+// page proves the credential with an HMAC of a nonce, never sends it): it learns neither credential, and
+// whatever it did get (the ticket, a proof) is refused by the gateway once it is back. Every process is
+// ended by its PID.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'puppeteer-core';
+import WebSocket, { WebSocketServer } from 'ws';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
 import { sleep, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 import { connectParams, openSocket } from './wire.js';
@@ -101,6 +105,41 @@ test('a reload reconnects (a single-use ticket), still with no credential stored
   sock.ws.close();
 });
 
+/** Opens `/gateway?challenge=1` and returns its nonce and a connect that answers with `token`. */
+async function challenged(): Promise<{ nonce: string; connect(token: string): Promise<any>; close(): void }> {
+  const ws = new WebSocket(`${gw!.base.replace('http', 'ws')}/gateway?challenge=1`);
+  const frames: any[] = [];
+  ws.on('message', (d) => frames.push(JSON.parse(String(d))));
+  await new Promise((r, j) => ws.once('open', r).once('error', j));
+  const first = await waitFor(() => frames[0], 'the challenge');
+  assert.deepEqual(Object.keys(first.payload), ['nonce']);
+  assert.equal(first.event, 'connect.challenge');
+  return {
+    nonce: first.payload.nonce,
+    async connect(token) {
+      ws.send(JSON.stringify({ type: 'req', id: 1, method: 'connect', params: connectParams(token) }));
+      return waitFor(() => frames.find((f) => f.type === 'res' && f.id === 1), 'the connect answer');
+    },
+    close: () => ws.close(),
+  };
+}
+const proofOf = (credential: string, nonce: string) =>
+  `proof.${createHmac('sha256', credential).update(nonce).digest('hex')}`;
+
+test("a challenged connect takes the proof for its own nonce only: another connection's proof or a wrong one is refused", async () => {
+  const first = await challenged();
+  const proof = proofOf(credentials.operator, first.nonce);
+  assert.equal((await first.connect(proof)).ok, true);
+  first.close();
+  for (const token of [proof, proofOf('not-the-credential', 'x'), 'proof.00']) {
+    const other = await challenged();
+    const reply = await other.connect(token);
+    assert.equal(reply.ok, false, token);
+    assert.equal(reply.error.code, 'UNAUTHORIZED');
+    other.close();
+  }
+});
+
 test('a squatter on the port while the gateway is down learns nothing, and what it read opens nothing later', async () => {
   assert.equal(await gw!.stop(), 0);
   gw = undefined;
@@ -126,6 +165,15 @@ test('a squatter on the port while the gateway is down learns nothing, and what 
       );
   });
   squatter = squat;
+  // The squatter speaks the gateway protocol to the page that reconnects: a challenge, then it reads the connect.
+  const frames: string[] = [];
+  const wss = new WebSocketServer({ server: squat });
+  wss.on('connection', (ws) => {
+    ws.send(
+      JSON.stringify({ type: 'event', event: 'connect.challenge', payload: { nonce: 'squatter-nonce' }, seq: 0 }),
+    );
+    ws.on('message', (d) => frames.push(String(d)));
+  });
   // The port was the gateway's a moment ago: bind it as soon as it is free (bounded).
   await waitFor(
     () =>
@@ -137,6 +185,9 @@ test('a squatter on the port while the gateway is down learns nothing, and what 
     50,
     100,
   );
+  // The open page reconnects to whatever answers on the port: it proves, it does not send the credential.
+  await waitFor(() => frames.some((f) => f.includes('"connect"')), "the open page's reconnect", 300, 100);
+  assertNoCredential('what the open page sent the squatter', frames);
   // The operator reloads the open tab, and opens the bookmark (the address bar after load) in a new tab.
   await page.reload();
   const bookmark = await context.newPage();
@@ -145,6 +196,8 @@ test('a squatter on the port while the gateway is down learns nothing, and what 
   for (const r of reports) assertNoCredential('what the squatter page read', r);
   assertNoCredential("the squatter's request headers", headers);
   await bookmark.close();
+  for (const client of wss.clients) client.terminate();
+  wss.close();
   await new Promise((r) => squat.close(r));
   squatter = undefined;
 
@@ -153,6 +206,10 @@ test('a squatter on the port while the gateway is down learns nothing, and what 
   gw = await startGateway(['--port', String(port)], env);
   const candidates = new Set<string>();
   for (const r of reports) for (const v of [...Object.values(r.local), ...Object.values(r.session)]) candidates.add(v);
+  for (const f of frames) {
+    const token = JSON.parse(f).params?.auth?.token;
+    if (typeof token === 'string') candidates.add(token);
+  }
   assert.ok(candidates.size > 0, 'the squatter read the tab storage (the ticket)');
   for (const token of candidates) {
     const sock = await openSocket(gw);
