@@ -90,13 +90,16 @@ export class McpHttpEndpoint {
           'X-Verity-Link is unknown or its Control UI has disconnected; copy a fresh link from the open Control UI ("connect an agent")',
         );
     }
-    const body = await readBody(req, MAX_INITIALIZE_BYTES);
-    if (body === null) return reply(res, 413, `an initialize request must not exceed ${MAX_INITIALIZE_BYTES} bytes`);
+    // A linked client's share is its link; an unlinked one's needs its clientInfo, so its body is read here.
     let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return reply(res, 400, 'Parse error: the request body is not JSON', undefined, -32700);
+    if (!uiTarget) {
+      const body = await readBody(req, MAX_INITIALIZE_BYTES);
+      if (body === null) return reply(res, 413, `an initialize request must not exceed ${MAX_INITIALIZE_BYTES} bytes`);
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return reply(res, 400, 'Parse error: the request body is not JSON', undefined, -32700);
+      }
     }
     const client = clientOf(uiTarget ? (linkHeader as string) : undefined, parsed, req.socket.remoteAddress);
     const refused = this.admit(client);
