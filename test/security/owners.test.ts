@@ -16,6 +16,7 @@ import {
   operatorSocket,
   refusalOf,
   startGateway,
+  waitFor,
   type Connection,
   type Gateway,
   type OperatorSocket,
@@ -73,9 +74,11 @@ describe('a recording folder belongs to the session that created it', () => {
       Object.keys(aFiles).some((f) => /^\d{4}-click\.json$/.test(f)),
       `a step file: ${Object.keys(aFiles)}`,
     );
-    const entries = (await operator.request('audit.query', { limit: 50 })).payload.entries as any[];
-    const step = entries.find((e) => e.tool === 'click' && e.recording?.after);
-    assert.ok(step, JSON.stringify(entries.map((e) => [e.tool, e.recording])));
+    // The audit trail is written after the reply: ask until A's step is in it (bounded).
+    const step = await waitFor(async () => {
+      const entries = (await operator.request('audit.query', { limit: 50 })).payload.entries as any[];
+      return entries.find((e) => e.tool === 'click' && e.recording?.after);
+    }, "A's recorded click in the audit trail");
     const image = await operator.request('audit.image', { id: step.id, which: 'after' });
     assert.equal(image.ok, true, JSON.stringify(image));
     aImage = image.payload.data;
