@@ -11,6 +11,8 @@ function fromEnv(name: string, fallback: number): number {
   return fallback;
 }
 
+const httpMcpSessions = fromEnv('VERITY_MAX_HTTP_SESSIONS', 256);
+
 export const LIMITS = {
   /** Bytes a gateway socket may have queued but unsent; a consumer over it is closed with 4010. */
   sendBufferBytes: fromEnv('VERITY_MAX_SEND_BUFFER_BYTES', 4 * 1024 * 1024),
@@ -27,13 +29,29 @@ export const LIMITS = {
   linkTtlMs: fromEnv('VERITY_LINK_TTL_MS', 24 * 60 * 60_000),
   /** A link whose Control UI went away (a reload) waits this long for the page to reclaim it. */
   linkGraceMs: fromEnv('VERITY_LINK_GRACE_MS', 300_000),
+  /** A Control UI's resume ticket (gateway/resume.ts) stays good this long after its connection closed (a reload). */
+  resumeGraceMs: fromEnv('VERITY_RESUME_GRACE_MS', 300_000),
   /** A terminal whose panel is hidden (or whose Control UI went away) keeps its shell this long, then it is killed. */
   terminalDetachMs: fromEnv('VERITY_TERMINAL_DETACH_MS', 300_000),
   /** Labelled sessions one MCP connection may hold (live or ended), and sessions in the whole server. */
   labelsPerConnection: fromEnv('VERITY_MAX_LABELS_PER_CONNECTION', 64),
   sessions: fromEnv('VERITY_MAX_SESSIONS', 1024),
   /** MCP sessions over HTTP at once (each holds an MCP server until it ends or idles out). */
-  httpMcpSessions: fromEnv('VERITY_MAX_HTTP_SESSIONS', 256),
+  httpMcpSessions,
+  /**
+   * Fair shares of /mcp (mcp/http.ts): MCP sessions one client may hold, and all clients without an agent
+   * link together (the agent credential is shared by every agent on the machine; the rest of the room is
+   * kept for agents the operator linked). A client is its agent link, or else its clientInfo name and
+   * version with its remote address.
+   */
+  httpSessionsPerClient: fromEnv('VERITY_MAX_HTTP_SESSIONS_PER_CLIENT', 32),
+  httpSessionsUnlinked: fromEnv(
+    'VERITY_MAX_HTTP_SESSIONS_UNLINKED',
+    Math.max(1, Math.floor((3 * httpMcpSessions) / 4)),
+  ),
+  /** Requests one client may have in flight at /mcp, and all unlinked clients together. */
+  pendingCallsPerClient: fromEnv('VERITY_MAX_PENDING_CALLS_PER_CLIENT', 16),
+  pendingCallsUnlinked: fromEnv('VERITY_MAX_PENDING_CALLS_UNLINKED', 128),
   /**
    * An HTTP MCP session with no request for this long is closed (null: twice the session idle time, at
    * least a minute, so an idled-out session's tombstone stays readable to a client that comes back).

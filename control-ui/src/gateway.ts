@@ -28,6 +28,13 @@ export interface GatewayOptions {
   WebSocket?: WebSocketClass;
   /** Bound on requests waiting for an answer (MAX_PENDING by default). */
   maxPending?: number;
+  /**
+   * Never send the credential: open `/gateway?challenge=1` and answer the gateway's nonce with an HMAC of
+   * it (the Control UI page, whose port anyone may bind while the gateway is down). A resume ticket is
+   * sent as it is (it opens only the gateway process that issued it). Without WebCrypto (a page that is
+   * not a secure context) the credential is sent as before.
+   */
+  proveCredential?: boolean;
 }
 
 /** What the client needs of a WebSocket (the platform's and `ws`'s both have it). */
@@ -43,6 +50,10 @@ interface SocketLike {
 type WebSocketClass = new (url: string) => SocketLike;
 
 const OPEN = 1;
+// Written out (the protocol module is imported for its types only, so zod stays out of the bundles); the
+// types make the build fail if they ever differ from protocol.ts.
+const CONNECT_CHALLENGE: typeof import('../../server/gateway/protocol.js').CONNECT_CHALLENGE = 'connect.challenge';
+const PROOF_PREFIX: typeof import('../../server/gateway/protocol.js').PROOF_PREFIX = 'proof.';
 export const CLIENT_VERSION = '0.1.0';
 /** Requests waiting for an answer at once, at most; one more is refused (TOO_MANY_PENDING). */
 export const MAX_PENDING = 256;
@@ -163,8 +174,11 @@ export class GatewayClient extends EventTarget {
     this.setState({ state: 'connecting', error: '' });
     const Socket = this.options.WebSocket ?? (globalThis.WebSocket as unknown as WebSocketClass);
     let socket: SocketLike;
+    const challenged = this.options.proveCredential && !this.options.token.startsWith('resume.') && !!subtle();
     try {
-      socket = new Socket(this.options.url);
+      socket = new Socket(
+        challenged ? `${this.options.url}${this.options.url.includes('?') ? '&' : '?'}challenge=1` : this.options.url,
+      );
     } catch (e) {
       // A malformed address never gets better: say so and stop.
       this.stopped = true;
@@ -176,41 +190,27 @@ export class GatewayClient extends EventTarget {
     }
     this.socket = socket;
     let wasConnected = false;
-    socket.onopen = () => {
-      const hello: ConnectParams = {
-        client: {
-          id: this.options.clientId,
-          version: CLIENT_VERSION,
-          mode: this.options.mode ?? 'ui',
-          ...(this.options.displayName ? { displayName: this.options.displayName } : {}),
+    // With a challenge, the gateway's nonce comes first; no nonce in time (not a gateway): close and retry.
+    let nonce: ((n: string) => void) | null = null;
+    const credential = challenged
+      ? new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no connect.challenge')), REQUEST_TIMEOUT_MS);
+          nonce = (n) => {
+            clearTimeout(timer);
+            resolve(proof(this.options.token, n));
+          };
+        })
+      : Promise.resolve(this.options.token);
+    credential.catch(() => {});
+    socket.onopen = () =>
+      void credential.then(
+        (token) => {
+          if (this.socket === socket) this.connect(socket, token, () => (wasConnected = true));
         },
-        caps: this.options.caps,
-        role: 'operator',
-        scopes: this.options.scopes,
-        auth: { token: this.options.token },
-      };
-      this.send<HelloOk>('connect', hello).then(
-        (ok) => {
-          if (this.socket !== socket) return;
-          this.hello = ok;
-          this.attempt = 0;
-          wasConnected = true;
-          this.setState({ state: 'connected', error: '' });
-          this.dispatchEvent(new CustomEvent('hello', { detail: ok }));
-        },
-        (e: GatewayRequestError) => {
-          if (this.socket !== socket) return;
-          // Only the gateway's own refusal is one; a link that dropped (or never answered) is retried.
-          if (e.code === 'CLOSED' || e.code === 'TIMEOUT' || e.code === 'NOT_CONNECTED') {
-            socket.close();
-            return;
-          }
-          this.stopped = true; // a refused credential does not get better by retrying
-          this.setState({ state: 'unauthorized', error: e.message });
-          socket.close();
+        () => {
+          if (this.socket === socket) socket.close();
         },
       );
-    };
     socket.onmessage = (message) => {
       let frame: ServerFrame;
       try {
@@ -218,16 +218,12 @@ export class GatewayClient extends EventTarget {
       } catch {
         return;
       }
-      if (frame.type === 'res') {
-        const waiter = typeof frame.id === 'number' ? this.pending.get(frame.id) : undefined;
-        if (!waiter || typeof frame.id !== 'number') return; // an answer nobody waits for (notify)
-        this.pending.delete(frame.id);
-        clearTimeout(waiter.timer);
-        if (frame.ok) waiter.resolve(frame.payload);
-        else waiter.reject(new GatewayRequestError(frame.error.code, frame.error.message, frame.error.details));
-      } else if (frame.type === 'event') {
-        this.dispatchEvent(new CustomEvent(frame.event, { detail: frame.payload }));
+      if (nonce && frame.type === 'event' && (frame.event as string) === CONNECT_CHALLENGE) {
+        nonce((frame.payload as { nonce: string }).nonce);
+        nonce = null;
+        return;
       }
+      this.onFrame(frame);
     };
     socket.onerror = () => {
       /* onclose follows and says what happened */
@@ -247,6 +243,56 @@ export class GatewayClient extends EventTarget {
       }
       if (!this.stopped) this.retry();
     };
+  }
+
+  /** The connect handshake on an open socket, with this credential (or proof of it). */
+  private connect(socket: SocketLike, token: string, connected: () => void): void {
+    const hello: ConnectParams = {
+      client: {
+        id: this.options.clientId,
+        version: CLIENT_VERSION,
+        mode: this.options.mode ?? 'ui',
+        ...(this.options.displayName ? { displayName: this.options.displayName } : {}),
+      },
+      caps: this.options.caps,
+      role: 'operator',
+      scopes: this.options.scopes,
+      auth: { token },
+    };
+    this.send<HelloOk>('connect', hello).then(
+      (ok) => {
+        if (this.socket !== socket) return;
+        this.hello = ok;
+        this.attempt = 0;
+        connected();
+        this.setState({ state: 'connected', error: '' });
+        this.dispatchEvent(new CustomEvent('hello', { detail: ok }));
+      },
+      (e: GatewayRequestError) => {
+        if (this.socket !== socket) return;
+        // Only the gateway's own refusal is one; a link that dropped (or never answered) is retried.
+        if (e.code === 'CLOSED' || e.code === 'TIMEOUT' || e.code === 'NOT_CONNECTED') {
+          socket.close();
+          return;
+        }
+        this.stopped = true; // a refused credential does not get better by retrying
+        this.setState({ state: 'unauthorized', error: e.message });
+        socket.close();
+      },
+    );
+  }
+
+  private onFrame(frame: ServerFrame): void {
+    if (frame.type === 'res') {
+      const waiter = typeof frame.id === 'number' ? this.pending.get(frame.id) : undefined;
+      if (!waiter || typeof frame.id !== 'number') return; // an answer nobody waits for (notify)
+      this.pending.delete(frame.id);
+      clearTimeout(waiter.timer);
+      if (frame.ok) waiter.resolve(frame.payload);
+      else waiter.reject(new GatewayRequestError(frame.error.code, frame.error.message, frame.error.details));
+    } else if (frame.type === 'event') {
+      this.dispatchEvent(new CustomEvent(frame.event, { detail: frame.payload }));
+    }
   }
 
   private retry(): void {
@@ -315,4 +361,17 @@ export class GatewayClient extends EventTarget {
       socket.send(JSON.stringify({ type: 'req', id, method, params }));
     });
   }
+}
+
+/** WebCrypto's subtle API where the platform has it (pages in a secure context, workers, Node). */
+function subtle(): SubtleCrypto | undefined {
+  return (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;
+}
+
+/** The proof of a credential for one challenge: `proof.` + hex HMAC-SHA256(credential, nonce). */
+async function proof(credential: string, nonce: string): Promise<string> {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const key = await subtle()!.importKey('raw', bytes(credential), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await subtle()!.sign('HMAC', key, bytes(nonce)));
+  return PROOF_PREFIX + Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -13,28 +13,40 @@ import './approval-card.js';
 import type { AuditLog } from './audit-log.js';
 import './audit-log.js';
 import './styles.css';
-import type { ActionEntry as ActionRow, PairingRow, SessionRow } from '../../server/gateway/protocol.js';
+import type { ActionEntry as ActionRow, HelloOk, PairingRow, SessionRow } from '../../server/gateway/protocol.js';
+
+/** Where a reloaded tab finds its single-use resume ticket (never the credential: see connection()). */
+const RESUME_KEY = 'verity.resume';
+/** Where versions before issue #22 kept the operator credential; deleted on every load. */
+const STALE_TOKEN_KEY = 'verity.token';
 
 /**
  * Where the gateway is and the operator credential. Served by the gateway, the UI connects only to its
- * own origin (never to an address from the URL: a link could send the credential elsewhere); the token
- * comes from the URL (then removed from the address bar) or storage. Hosted by the extension, both come
- * from the extension's own pairing storage.
+ * own origin (never to an address from the URL: a link could send the credential elsewhere). The
+ * credential comes from the URL, is removed from the address bar at once, and is kept in memory only:
+ * never in web storage, which any process that binds 127.0.0.1:<port> while the gateway is down could
+ * read the next time the operator opens the console URL or a bookmark. A reload reconnects with the
+ * single-use resume ticket the gateway gave this tab (hello-ok resume_token, in sessionStorage), which no
+ * later gateway process accepts. Hosted by the extension, both come from the extension's own pairing
+ * storage (its origin is not a port anyone can bind).
  */
-async function connection(): Promise<{ url: string; token: string }> {
+async function connection(): Promise<{ url: string; token: string; resumed: boolean }> {
   const ext = (globalThis as { chrome?: { storage?: { local?: { get(key: string): Promise<Record<string, any>> } } } })
     .chrome;
   if (location.protocol === 'chrome-extension:' && ext?.storage?.local) {
     const { pairing } = await ext.storage.local.get('pairing');
-    return { url: pairing?.gateway ?? '', token: pairing?.token ?? '' };
+    return { url: pairing?.gateway ?? '', token: pairing?.token ?? '', resumed: false };
   }
+  localStorage.removeItem(STALE_TOKEN_KEY);
   const params = new URLSearchParams(location.search);
   const hash = new URLSearchParams(location.hash.slice(1));
-  const token = params.get('token') ?? hash.get('token') ?? localStorage.getItem('verity.token') ?? '';
-  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway`;
-  if (token) localStorage.setItem('verity.token', token);
+  const given = params.get('token') ?? hash.get('token');
   if (params.has('token') || hash.has('token')) history.replaceState(null, '', location.pathname);
-  return { url, token };
+  // A ticket is used once: taken out now, replaced by the one the gateway sends with hello-ok.
+  const ticket = sessionStorage.getItem(RESUME_KEY);
+  sessionStorage.removeItem(RESUME_KEY);
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway`;
+  return { url, token: given ?? ticket ?? '', resumed: !given && !!ticket };
 }
 
 /**
@@ -120,7 +132,7 @@ export class VerityApp extends LitElement {
       },
     );
     void connection().then(
-      ({ url, token }) => this.start(url, token),
+      ({ url, token, resumed }) => this.start(url, token, resumed),
       (e) => {
         this.conn = 'unauthorized';
         this.error = `cannot read the gateway pairing: ${(e as Error).message}`;
@@ -128,13 +140,16 @@ export class VerityApp extends LitElement {
     );
   }
 
-  private start(url: string, token: string): void {
+  /** `resumed`: the token is a single-use resume ticket, not the credential (a reloaded tab). */
+  private start(url: string, token: string, resumed: boolean): void {
     this.client = new GatewayClient({
       url,
       token,
       caps: ['ui-commands'],
       scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'],
       clientId: 'verity-control-ui',
+      // Served by the gateway, the page's port is anyone's while the gateway is down: prove, never send.
+      proveCredential: location.protocol !== 'chrome-extension:',
     });
     this.client.addEventListener('state', (e) => {
       const { state, error } = (e as CustomEvent).detail;
@@ -144,7 +159,15 @@ export class VerityApp extends LitElement {
       this.conn = state;
       this.error = state === 'unauthorized' ? error : '';
     });
-    this.client.addEventListener('hello', () => void this.refresh());
+    this.client.addEventListener('hello', (e) => {
+      const ticket = (e as CustomEvent<HelloOk>).detail.resume_token;
+      if (ticket && location.protocol !== 'chrome-extension:') {
+        sessionStorage.setItem(RESUME_KEY, ticket);
+        // A tab that came back with a ticket has no credential: its next reconnect uses the newest ticket.
+        if (resumed) this.client.options.token = ticket;
+      }
+      void this.refresh();
+    });
     this.client.on('ui.command', ({ command }) => this.command(command));
     this.client.on('sessions.changed', (delta) => {
       this.closed = closedRows(this.closed, this.sessions, delta);

@@ -88,6 +88,20 @@ export const connectParams = z.strictObject({
 });
 export type ConnectParams = z.infer<typeof connectParams>;
 
+/**
+ * The one frame before connect, sent only to a socket opened as `/gateway?challenge=1`: a nonce the
+ * client proves the operator credential with (`auth.token` = `proof.` + hex HMAC-SHA256(credential,
+ * nonce)) instead of sending it, so whatever answers on the port in the gateway's absence never sees it.
+ */
+export const CONNECT_CHALLENGE = 'connect.challenge' as const;
+export const connectChallenge = z.strictObject({
+  type: z.literal('event'),
+  event: z.literal(CONNECT_CHALLENGE),
+  payload: z.strictObject({ nonce: z.string() }),
+  seq: z.literal(0),
+});
+export const PROOF_PREFIX = 'proof.' as const;
+
 export const helloOk = z.strictObject({
   type: z.literal('hello-ok'),
   connId: z.string(),
@@ -96,6 +110,11 @@ export const helloOk = z.strictObject({
   methods: z.array(z.string()),
   events: z.array(z.string()),
   policy: z.strictObject({ maxPayload: z.number().int() }),
+  /**
+   * Operator connections: a single-use ticket that connects once more in place of the credential (as
+   * `auth.token`), for a reloaded page that keeps no credential in web storage (gateway/resume.ts).
+   */
+  resume_token: z.string().optional(),
 });
 export type HelloOk = z.infer<typeof helloOk>;
 

@@ -4,6 +4,7 @@
 // with a credential, and the scopes come from that credential, not from the request; every method's scope
 // is checked; events go only to connections whose scopes allow them, and a ui.command only ever to the
 // one Control UI connection it targets.
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
@@ -17,14 +18,17 @@ import { sessionSummary, type SessionRow } from '../sessions/summary.js';
 import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
+import { ResumeTickets } from './resume.js';
 import { callMethod, isMethod, METHOD_NAMES, methodScope, type MethodContext, type UiCommand } from './methods.js';
 import {
+  CONNECT_CHALLENGE,
   connectParams,
   EVENT_SCOPES,
   GatewayError,
   MAX_FRAME_BYTES,
   MAX_PRECONNECT_BYTES,
   missingScope,
+  PROOF_PREFIX,
   requestFrame,
   requestId,
   ROLE_SCOPES,
@@ -98,6 +102,10 @@ function requestUrl(req: IncomingMessage): URL | null {
 export class Gateway {
   readonly http: Server;
   private readonly links: Links;
+  /** Single-use tickets a reloaded Control UI connects with (the credential is never in web storage). */
+  private readonly resume = new ResumeTickets();
+  /** The nonce each challenged connection (`/gateway?challenge=1`) proves the operator credential with. */
+  private readonly challenges = new WeakMap<GatewayConnection, string>();
   private readonly connections = new Map<string, GatewayConnection>();
   private readonly terminals = new Terminals(
     (connId, event, payload) => this.connections.get(connId)?.event(event, payload),
@@ -449,6 +457,11 @@ export class Gateway {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = new GatewayConnection(ws, req.headers.origin ?? null, this.options.log);
       this.connections.set(conn.connId, conn);
+      if (url.searchParams.get('challenge') === '1') {
+        const nonce = randomBytes(24).toString('base64url');
+        this.challenges.set(conn, nonce);
+        ws.send(JSON.stringify({ type: 'event', event: CONNECT_CHALLENGE, payload: { nonce }, seq: 0 }));
+      }
       const timer = setTimeout(() => {
         if (!conn.hello) ws.close(4008, 'connect timeout: send a connect request first');
       }, CONNECT_TIMEOUT_MS);
@@ -465,6 +478,7 @@ export class Gateway {
         if (conn.pairingId) this.pairings.touch(conn.pairingId);
         conn.dispose();
         this.links.forget(conn.connId);
+        this.resume.closed(conn.connId);
         this.terminals.detachAll(conn.connId);
       });
     });
@@ -557,7 +571,10 @@ export class Gateway {
       const issue = parsed.error.issues[0];
       throw new GatewayError('INVALID_REQUEST', `connect: ${issue.path.join('.') || 'params'}: ${issue.message}`);
     }
-    const who = this.roleOf(parsed.data.auth.token);
+    const token = parsed.data.auth.token;
+    const who =
+      this.roleOf(token) ??
+      (this.proves(conn, token) || this.resume.redeem(token) ? { role: 'operator' as const } : null);
     if (!who) {
       setTimeout(() => conn.socket.close(4001, 'wrong token'), 50);
       // The extension shows this to its user: a relay secret fails when its pairing is gone.
@@ -608,7 +625,17 @@ export class Gateway {
       methods: METHOD_NAMES.filter((name) => conn.can(methodScope(name))),
       events: this.eventsFor(conn),
       policy: { maxPayload: MAX_FRAME_BYTES },
+      ...(conn.role === 'operator' ? { resume_token: this.resume.issue(conn.connId) } : {}),
     };
+  }
+
+  /** The token is this connection's proof of the operator credential (its challenge's HMAC); usable once. */
+  private proves(conn: GatewayConnection, token: string): boolean {
+    const nonce = this.challenges.get(conn);
+    if (!nonce || !token.startsWith(PROOF_PREFIX)) return false;
+    this.challenges.delete(conn);
+    const expected = createHmac('sha256', this.options.operatorToken).update(nonce).digest('hex');
+    return tokenMatches(token, PROOF_PREFIX + expected);
   }
 
   private eventsFor(conn: GatewayConnection): string[] {

@@ -4,6 +4,17 @@
 // have idled out by then, and their "ended" state stayed readable for a while) is closed here:
 // its sessions end as a disconnect and its entries go. The ids of the last reaped sessions are kept
 // (bounded) only to tell a returning client why its id is unknown.
+//
+// Fair shares (issue #22 item 5): one client must not take every slot (253 initializes with the agent
+// credential locked every other agent out). The agent credential is shared by every agent on the machine,
+// so shares are per client: a client is its agent link (X-Verity-Link, minted by the operator's Control UI),
+// or else the clientInfo name and version of its initialize with its remote address. A client holds at
+// most VERITY_MAX_HTTP_SESSIONS_PER_CLIENT sessions and VERITY_MAX_PENDING_CALLS_PER_CLIENT requests in
+// flight; unlinked clients together hold at most VERITY_MAX_HTTP_SESSIONS_UNLINKED sessions (the rest is
+// kept for linked agents) and VERITY_MAX_PENDING_CALLS_UNLINKED requests. clientInfo is the client's own
+// word, so a hog can take several names; that is why the table is also fair when full: a new client's
+// initialize closes the least recently used idle session of the client furthest over its share (pool /
+// clients) before it is refused. Fewer requests may be in flight than sessions exist, so some are idle.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -19,14 +30,29 @@ interface HttpSession {
   connectionId: string;
   lastSeen: number;
   inFlight: number;
+  /** Whose share it counts against (see the top of this file); `name` is for logs (no secret in it). */
+  client: { key: string; name: string; linked: boolean };
 }
 
 const REAPED_REMEMBERED = 1024;
+/** An initialize is small; its body is read here (for clientInfo) up to this bound. */
+const MAX_INITIALIZE_BYTES = 64 * 1024;
+
+/** A cap was hit: the reply names it and says when a slot frees. */
+class ShareRefusal {
+  constructor(
+    readonly status: number,
+    readonly message: string,
+    readonly data: { code: string; limit: number; retryable: true; retry_after_s?: number },
+  ) {}
+}
 
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, HttpSession>();
-  /** Recently reaped session ids (oldest first), so a late client hears why; bounded. */
-  private readonly reaped = new Set<string>();
+  /** Every MCP session counted against a share, the ones still initializing included. */
+  private readonly entries = new Set<HttpSession>();
+  /** Recently closed session ids (oldest first) and why, so a late client hears it; bounded. */
+  private readonly reaped = new Map<string, string>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
 
@@ -49,22 +75,10 @@ export class McpHttpEndpoint {
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     if (existing) return this.serve(existing, req, res);
-    if (typeof sessionId === 'string' && this.reaped.has(sessionId)) {
-      return reply(
-        res,
-        404,
-        `this MCP session was closed after ${Math.round(this.idleMs / 1000)} s without a request (VERITY_HTTP_SESSION_IDLE_MS); start a new MCP session (initialize) without Mcp-Session-Id`,
-      );
-    }
+    if (typeof sessionId === 'string' && this.reaped.has(sessionId))
+      return reply(res, 404, this.reaped.get(sessionId)!);
     if (sessionId) return reply(res, 404, 'unknown Mcp-Session-Id; start a new MCP session (initialize) without it');
     if (req.method !== 'POST') return reply(res, 405, 'start an MCP session with a POST of initialize');
-    if (this.sessions.size >= LIMITS.httpMcpSessions) {
-      return reply(
-        res,
-        503,
-        `too_many_sessions: the gateway already serves ${LIMITS.httpMcpSessions} MCP sessions over HTTP (VERITY_MAX_HTTP_SESSIONS); end unused ones (DELETE /mcp) or wait for idle ones to close`,
-      );
-    }
     const linkHeader = req.headers['x-verity-link'];
     let uiTarget: { connId: string; caps: string[] } | undefined;
     if (typeof linkHeader === 'string' && linkHeader) {
@@ -76,8 +90,23 @@ export class McpHttpEndpoint {
           'X-Verity-Link is unknown or its Control UI has disconnected; copy a fresh link from the open Control UI ("connect an agent")',
         );
     }
+    // A linked client's share is its link; an unlinked one's needs its clientInfo, so its body is read here.
+    let parsed: unknown;
+    if (!uiTarget) {
+      const body = await readBody(req, MAX_INITIALIZE_BYTES);
+      if (body === null) return reply(res, 413, `an initialize request must not exceed ${MAX_INITIALIZE_BYTES} bytes`);
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return reply(res, 400, 'Parse error: the request body is not JSON', undefined, -32700);
+      }
+    }
+    const client = clientOf(uiTarget ? (linkHeader as string) : undefined, parsed, req.socket.remoteAddress);
+    const refused = this.admit(client);
+    if (refused) return reply(res, refused.status, refused.message, refused.data);
     const connectionId = `http-${randomUUID()}`;
-    const entry: HttpSession = { transport: null!, connectionId, lastSeen: Date.now(), inFlight: 0 };
+    const entry: HttpSession = { transport: null!, connectionId, lastSeen: Date.now(), inFlight: 0, client };
+    this.entries.add(entry);
     entry.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -85,17 +114,132 @@ export class McpHttpEndpoint {
       },
     });
     entry.transport.onclose = () => {
+      this.entries.delete(entry);
       if (entry.transport.sessionId) this.sessions.delete(entry.transport.sessionId);
     };
     const server = createMcpServer(this.core, { connectionId, uiTarget, transport: 'http' });
     await connectMcp(server, entry.transport, this.core);
-    return this.serve(entry, req, res);
+    try {
+      await this.serve(entry, req, res, parsed);
+    } finally {
+      // Not an initialize the SDK accepted: it holds no slot.
+      if (!entry.transport.sessionId) {
+        this.entries.delete(entry);
+        void entry.transport.close().catch(() => {});
+      }
+    }
+  }
+
+  /**
+   * Room for one more MCP session of this client, or the refusal naming the cap and when a slot frees.
+   * When the whole table (or the unlinked clients' part of it) is full, the least recently used idle
+   * session of the client furthest over its fair share is closed first, so the newcomer gets in.
+   */
+  private admit(client: HttpSession['client']): ShareRefusal | null {
+    const frees = `a slot frees when one of them ends (DELETE /mcp) or has gone ${Math.round(this.idleMs / 1000)} s without a request`;
+    const own = [...this.entries].filter((e) => e.client.key === client.key).length;
+    if (own >= LIMITS.httpSessionsPerClient)
+      return new ShareRefusal(
+        429,
+        `too_many_sessions: this client (${client.name}) already holds ${LIMITS.httpSessionsPerClient} MCP sessions (VERITY_MAX_HTTP_SESSIONS_PER_CLIENT); ${frees}`,
+        { code: 'too_many_sessions', limit: LIMITS.httpSessionsPerClient, retryable: true, retry_after_s: this.idleS },
+      );
+    const pools: Array<{ cap: number; member: (e: HttpSession) => boolean; message: string }> = [
+      {
+        cap: LIMITS.httpMcpSessions,
+        member: () => true,
+        message: `too_many_sessions: the gateway already serves ${LIMITS.httpMcpSessions} MCP sessions over HTTP (VERITY_MAX_HTTP_SESSIONS) and none is idle over its client's share; ${frees}`,
+      },
+    ];
+    if (!client.linked)
+      pools.push({
+        cap: LIMITS.httpSessionsUnlinked,
+        member: (e) => !e.client.linked,
+        message: `too_many_sessions: clients without an agent link already hold ${LIMITS.httpSessionsUnlinked} MCP sessions (VERITY_MAX_HTTP_SESSIONS_UNLINKED; the rest is kept for agents linked from the Control UI) and none is idle over its client's share; ${frees}`,
+      });
+    for (const pool of pools) {
+      const members = [...this.entries].filter(pool.member);
+      if (members.length < pool.cap) continue;
+      if (!this.evictOverShare(members, pool.cap, client.key))
+        return new ShareRefusal(503, pool.message, {
+          code: 'too_many_sessions',
+          limit: pool.cap,
+          retryable: true,
+          retry_after_s: this.idleS,
+        });
+    }
+    return null;
+  }
+
+  private get idleS(): number {
+    return Math.round(this.idleMs / 1000);
+  }
+
+  /** Closes the least recently used idle session of the client furthest over its share of `cap`; false when none is. */
+  private evictOverShare(members: HttpSession[], cap: number, newcomer: string): boolean {
+    const byClient = new Map<string, HttpSession[]>();
+    for (const e of members) byClient.set(e.client.key, [...(byClient.get(e.client.key) ?? []), e]);
+    const share = Math.max(1, Math.floor(cap / (byClient.size + (byClient.has(newcomer) ? 0 : 1))));
+    const over = [...byClient.values()].filter((list) => list.length > share).sort((x, y) => y.length - x.length);
+    for (const list of over) {
+      const idle = list.filter((e) => e.transport.sessionId && this.idle(e)).sort((x, y) => x.lastSeen - y.lastSeen)[0];
+      if (!idle) continue;
+      this.closeSession(
+        idle,
+        `this MCP session was closed to make room for another client: its client (${idle.client.name}) held ${list.length} of ${cap} sessions, over its share of ${share} (VERITY_MAX_HTTP_SESSIONS_PER_CLIENT); end sessions you do not use, then start a new MCP session (initialize) without Mcp-Session-Id`,
+        `closed the MCP session ${idle.transport.sessionId} (${idle.client.name}): over its client's share (${list.length} of ${cap}, share ${share}), room for a new client`,
+      );
+      return true;
+    }
+    return false;
+  }
+
+  /** Nothing in flight, over HTTP or in any of its Verity sessions. */
+  private idle(entry: HttpSession): boolean {
+    return entry.inFlight === 0 && !this.core.sessions.list(entry.connectionId).some((s) => s.inFlight > 0);
+  }
+
+  /** Closes an MCP session (its Verity sessions end as a disconnect); a late request with its id hears `why`. */
+  private closeSession(entry: HttpSession, why: string, logLine: string): void {
+    const id = entry.transport.sessionId!;
+    this.sessions.delete(id);
+    this.entries.delete(entry);
+    this.log(logLine);
+    this.reaped.set(id, why);
+    if (this.reaped.size > REAPED_REMEMBERED) this.reaped.delete(this.reaped.keys().next().value!);
+    void entry.transport.close().catch(() => {});
+  }
+
+  /** Refuses a request over its client's (or the unlinked clients') share of requests in flight. */
+  private pendingRefusal(entry: HttpSession): ShareRefusal | null {
+    let own = 0;
+    let unlinked = 0;
+    for (const e of this.entries) {
+      if (e.client.key === entry.client.key) own += e.inFlight;
+      if (!e.client.linked) unlinked += e.inFlight;
+    }
+    const frees = 'a slot frees as soon as one of them is answered';
+    if (own >= LIMITS.pendingCallsPerClient)
+      return new ShareRefusal(
+        429,
+        `too_many_pending_calls: this client (${entry.client.name}) already has ${LIMITS.pendingCallsPerClient} requests in flight (VERITY_MAX_PENDING_CALLS_PER_CLIENT); ${frees}`,
+        { code: 'too_many_pending_calls', limit: LIMITS.pendingCallsPerClient, retryable: true },
+      );
+    if (!entry.client.linked && unlinked >= LIMITS.pendingCallsUnlinked)
+      return new ShareRefusal(
+        429,
+        `too_many_pending_calls: clients without an agent link already have ${LIMITS.pendingCallsUnlinked} requests in flight (VERITY_MAX_PENDING_CALLS_UNLINKED); ${frees}`,
+        { code: 'too_many_pending_calls', limit: LIMITS.pendingCallsUnlinked, retryable: true },
+      );
+    return null;
   }
 
   /** Counts the POSTs in flight (a long-lived GET stream is not activity) and when the last one was seen. */
-  private async serve(entry: HttpSession, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serve(entry: HttpSession, req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> {
     entry.lastSeen = Date.now();
     if (req.method !== 'POST') return entry.transport.handleRequest(req, res);
+    const refused = this.pendingRefusal(entry);
+    if (refused) return reply(res, refused.status, refused.message, refused.data);
     entry.inFlight++;
     const done = () => {
       entry.inFlight--;
@@ -104,7 +248,7 @@ export class McpHttpEndpoint {
     // The SDK answers tool calls on the response stream; the call is over when the response is.
     res.once('close', done);
     try {
-      await entry.transport.handleRequest(req, res);
+      await entry.transport.handleRequest(req, res, parsed);
     } catch (e) {
       res.off('close', done);
       done();
@@ -115,16 +259,13 @@ export class McpHttpEndpoint {
   /** Closes sessions idle for the session idle time with nothing in flight (their sessions end as a disconnect). */
   private reap(idleMs: number): void {
     const now = Date.now();
-    for (const [id, entry] of this.sessions) {
-      if (entry.inFlight > 0 || now - entry.lastSeen < idleMs) continue;
-      if (this.core.sessions.list(entry.connectionId).some((s) => s.inFlight > 0)) continue;
-      this.sessions.delete(id);
-      this.log(
-        `closed the idle MCP session ${id} (${this.core.connections.get(entry.connectionId)?.client ?? 'unknown client'}): no request for ${Math.round(idleMs / 1000)} s`,
+    for (const entry of this.sessions.values()) {
+      if (now - entry.lastSeen < idleMs || !this.idle(entry)) continue;
+      this.closeSession(
+        entry,
+        `this MCP session was closed after ${Math.round(idleMs / 1000)} s without a request (VERITY_HTTP_SESSION_IDLE_MS); start a new MCP session (initialize) without Mcp-Session-Id`,
+        `closed the idle MCP session ${entry.transport.sessionId} (${this.core.connections.get(entry.connectionId)?.client ?? entry.client.name}): no request for ${Math.round(idleMs / 1000)} s`,
       );
-      this.reaped.add(id);
-      if (this.reaped.size > REAPED_REMEMBERED) this.reaped.delete(this.reaped.values().next().value!);
-      void entry.transport.close().catch(() => {});
     }
   }
 
@@ -134,7 +275,31 @@ export class McpHttpEndpoint {
   }
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+function reply(res: ServerResponse, status: number, message: string, data?: ShareRefusal['data'], code = -32000): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (data?.retry_after_s) headers['retry-after'] = String(data.retry_after_s);
+  res.writeHead(status, headers);
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null }));
+}
+
+/** The request body as text, or null past `max` bytes (the rest is not read). */
+async function readBody(req: IncomingMessage, max: number): Promise<string | null> {
+  if (Number(req.headers['content-length']) > max) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Whose share a new MCP session counts against: its link, or its clientInfo and remote address. */
+function clientOf(link: string | undefined, body: unknown, remote: string | undefined): HttpSession['client'] {
+  const info = (body as { params?: { clientInfo?: { name?: unknown; version?: unknown } } } | null)?.params?.clientInfo;
+  const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 128) : '?');
+  const name = `${text(info?.name)} ${text(info?.version)}`;
+  if (link) return { key: `link\u0000${link}`, name: `${name}, linked`, linked: true };
+  return { key: `info\u0000${name}\u0000${remote ?? ''}`, name, linked: false };
 }

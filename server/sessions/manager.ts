@@ -1,6 +1,10 @@
-// Lifecycle sessions (seed 000): a lease per connection, an implicit session when none is named, public
-// labels scoped to the connection that owns them, tombstones for ended labels, and cleanup hooks that
-// run exactly once however a session ends (end_session, disconnect, idle timeout, shutdown).
+// Lifecycle sessions (seed 000): a lease per connection, an implicit session when none is named, labels
+// namespaced per connection, tombstones for ended labels, and cleanup hooks that run exactly once however a
+// session ends (end_session, disconnect, idle timeout, shutdown).
+// Labels are per connection (issue #22 item 7): "work" of one MCP client and "work" of another are two
+// sessions. One namespace across connections told B that A's label existed (B was refused it) and let B
+// squat a label before A took it. The operator still sees every session (the gateway keys them by
+// connection and label).
 import { Refusal } from '../routing/refusal.js';
 import { LIMITS } from '../limits.js';
 import type { CursorTheme, MotionInput } from './cursor-config.js';
@@ -37,8 +41,6 @@ export interface SessionManagerOptions {
 
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
-  /** label -> owning connection, so another connection is refused rather than shown the session. */
-  private readonly labelOwners = new Map<string, string>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly globalHooks = new Map<string, CleanupHook>();
   /** Sessions whose cleanup hooks are running now, and when they finish. */
@@ -68,21 +70,12 @@ export class SessionManager {
     return !trimmed || trimmed === 'default' ? null : trimmed;
   }
 
-  private checkOwner(connectionId: string, label: string | null): void {
-    if (label === null) return;
-    const owner = this.labelOwners.get(label);
-    if (owner && owner !== connectionId) {
-      throw new Refusal('session_unavailable', `session "${label}" is not available to this connection`);
-    }
-  }
-
   /**
    * The session an ordinary call runs in: created on first use, refused when its label has ended
-   * (only start_session revives a label) or belongs to another connection.
+   * (only start_session revives a label).
    */
   admit(connectionId: string, rawLabel: string | undefined): Session {
     const label = this.normalize(rawLabel);
-    this.checkOwner(connectionId, label);
     const existing = this.sessions.get(this.key(connectionId, label));
     if (existing?.state === 'ended') {
       throw new Refusal('session_ended', 'this session has ended; call start_session explicitly to reuse its label');
@@ -96,7 +89,6 @@ export class SessionManager {
   /** start_session: create, return, or revive a session. */
   start(connectionId: string, rawLabel: string | undefined): { session: Session; revived: boolean } {
     const label = this.normalize(rawLabel);
-    this.checkOwner(connectionId, label);
     const existing = this.sessions.get(this.key(connectionId, label));
     if (existing && existing.state !== 'ended') {
       existing.lastActive = Date.now();
@@ -108,7 +100,6 @@ export class SessionManager {
   /** A session visible to this connection, for get/end, without creating one. */
   find(connectionId: string, rawLabel: string | undefined): Session | undefined {
     const label = this.normalize(rawLabel);
-    this.checkOwner(connectionId, label);
     return this.sessions.get(this.key(connectionId, label));
   }
 
@@ -148,14 +139,18 @@ export class SessionManager {
       tabs: new Set(),
     };
     this.sessions.set(this.key(connectionId, label), session);
-    if (label !== null) this.labelOwners.set(label, connectionId);
     this.options.onChange?.();
     return session;
   }
 
   /** A stable key naming a session across the server (the Control UI's sessionKey). */
   keyOf(session: Session): string {
-    return `${session.connectionId}/${session.label ?? 'implicit'}`;
+    return this.keyFor(session.connectionId, session.label ?? undefined);
+  }
+
+  /** The key the session of this connection and label has (or will have once started). */
+  keyFor(connectionId: string, rawLabel: string | undefined): string {
+    return `${connectionId}/${this.normalize(rawLabel) ?? 'implicit'}`;
   }
 
   all(): Session[] {
@@ -199,13 +194,11 @@ export class SessionManager {
     this.options.onChange?.();
   }
 
-  /** The connection went away: its sessions end, and its labels become free for others. */
+  /** The connection went away: its sessions end and go. */
   async disconnect(connectionId: string): Promise<void> {
     for (const session of this.list(connectionId)) {
       await this.end(session, 'disconnect');
       this.sessions.delete(this.key(connectionId, session.label));
-      if (session.label !== null && this.labelOwners.get(session.label) === connectionId)
-        this.labelOwners.delete(session.label);
     }
     this.options.onChange?.();
   }

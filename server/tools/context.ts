@@ -57,7 +57,7 @@ export interface ToolContext extends ToolRouting {
   readonly options: { readonly allowJavascript: boolean; readonly uploadRoots?: readonly string[] };
   readonly snapshots: Pick<SnapshotRegistry, 'resolve' | 'nextId' | 'record' | 'forget'>;
   readonly policy: Pick<Policy, 'checkUrl' | 'checkNavigation'>;
-  readonly sessions: Pick<SessionManager, 'start' | 'find' | 'list' | 'end' | 'keyOf'>;
+  readonly sessions: Pick<SessionManager, 'start' | 'find' | 'list' | 'end' | 'keyOf' | 'keyFor'>;
   readonly cursor: Pick<CursorPreferences, 'motionOf'>;
   /** Delivers a ui.command to one Control UI connection; false when it is gone (or no gateway runs). */
   sendUiCommand(connId: string, command: Record<string, unknown>): boolean;

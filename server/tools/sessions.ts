@@ -5,7 +5,7 @@ import type { CallContext, ToolContext } from './context.js';
 import { Refusal } from '../routing/refusal.js';
 import { STYLES, TIMINGS, type MotionInput } from '../sessions/cursor-config.js';
 import type { Session } from '../sessions/manager.js';
-import { recordingPath, startRecording } from '../sessions/recording.js';
+import { claimRecording, recordingOwner, recordingPath, startRecording } from '../sessions/recording.js';
 import { cursorOf, sessionSummary } from '../sessions/summary.js';
 import { DESTRUCTIVE, READ_ONLY, defineTool } from './define.js';
 import { session as sessionArg } from './schemas.js';
@@ -116,6 +116,12 @@ export const startSession = defineTool({
   advanced: ['capture_scope', 'cursor_motion', 'cursor_theme'],
   async handler(args, core, ctx) {
     const recordTo = args.recording_dir ? recordingPath(args.recording_dir) : undefined; // refused before anything changes
+    if (recordTo && args.recording_dir)
+      claimRecording(
+        recordTo,
+        recordingOwner(core.sessions.keyFor(ctx.connectionId, args.session)),
+        args.recording_dir,
+      );
     const { session, revived } = core.sessions.start(ctx.connectionId, args.session);
     if (args.cursor_motion) session.cursor.start = args.cursor_motion as MotionInput;
     if (args.cursor_theme) session.cursor.theme = { ...session.cursor.theme, ...args.cursor_theme };

@@ -282,7 +282,8 @@ describe('caps with named refusals', () => {
   });
 
   test('HTTP MCP sessions: the initialize over the bound is refused (503 too_many_sessions)', async () => {
-    const gw = await gateway({ VERITY_MAX_HTTP_SESSIONS: '2' });
+    // The unlinked clients' share is the whole table here, so the global bound is the one reached.
+    const gw = await gateway({ VERITY_MAX_HTTP_SESSIONS: '2', VERITY_MAX_HTTP_SESSIONS_UNLINKED: '2' });
     const a = await gw.connect();
     const b = await gw.connect();
     await assert.rejects(gw.connect(), /too_many_sessions: the gateway already serves 2 MCP sessions/);

@@ -244,8 +244,9 @@ describe('sessions', () => {
       ['alpha', true, false, false],
     );
     assert.equal((await a.call('get_session', { session: 'alpha' })).structured.state, 'active');
+    // Labels are per connection: B is told nothing of A's "alpha", exactly as of a label never started.
     const other = await b.call('get_session', { session: 'alpha' });
-    assert.equal(other.structured.refusal?.code, 'session_unavailable', other.text);
+    assert.equal(other.structured.refusal?.code, 'target_not_found', other.text);
     const unknown = await a.call('get_session', { session: 'never-started' });
     assert.equal(unknown.structured.refusal?.code, 'target_not_found', unknown.text);
     const ended = await a.call('end_session', { session: 'alpha' });
