@@ -499,6 +499,26 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
   },
   { env: 'VERITY_MAX_LINKS', help: 'agent links in all (default 256)' },
   {
+    env: 'VERITY_RESUME_GRACE_MS',
+    help: "how long a Control UI's single-use resume ticket (for a reload) stays valid after its connection closed (default 300000, 5 min)",
+  },
+  {
+    env: 'VERITY_MAX_HTTP_SESSIONS_PER_CLIENT',
+    help: 'MCP sessions over HTTP one client (its agent link, else its clientInfo and address) may hold; more are refused 429 too_many_sessions (default 32)',
+  },
+  {
+    env: 'VERITY_MAX_HTTP_SESSIONS_UNLINKED',
+    help: 'MCP sessions over HTTP of all clients without an agent link together; the rest is kept for agents linked from the Control UI (default three quarters of VERITY_MAX_HTTP_SESSIONS)',
+  },
+  {
+    env: 'VERITY_MAX_PENDING_CALLS_PER_CLIENT',
+    help: 'requests one MCP client may have in flight; more are refused too_many_pending_calls (default 16)',
+  },
+  {
+    env: 'VERITY_MAX_PENDING_CALLS_UNLINKED',
+    help: 'requests in flight of all clients without an agent link together (default 128)',
+  },
+  {
     env: 'VERITY_MAX_NATIVE_WALK_NODES',
     help: "accessibility nodes one native window's tree walk reads at most; past it the snapshot says it is incomplete (default 20000)",
   },
