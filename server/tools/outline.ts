@@ -191,6 +191,7 @@ const CHECKABLE =
 export function outlineLine(e: OutlineElement, webNorm: boolean): string {
   let line = `- ${e.role || 'generic'}`;
   if (e.label !== '') line += ` ${quoted(e.label)}`;
+  if (e.name_source === 'icon_guess') line += ' (guessed)'; // a name read from the icon, not given by the page
   const states: string[] = [];
   if (e.value !== undefined && e.value !== '') {
     if (e.value === 'true' && CHECKABLE.test(e.role)) states.push('checked');
