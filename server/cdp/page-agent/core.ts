@@ -321,7 +321,10 @@ export function snapshot(snapshotId: string) {
           indexOf.set(child, myIndex);
           elements.push(child);
           const slider = isLibrarySliderHandle(child);
-          const role = child.getAttribute('role') || (slider ? 'slider' : implicitRole(child));
+          // role="presentation" on an element a person clicks is not honoured (Chrome's tree makes it generic too).
+          const explicit = child.getAttribute('role');
+          const role =
+            explicit && !/^(none|presentation)$/.test(explicit) ? explicit : slider ? 'slider' : implicitRole(child);
           const [label, source] = shownName(child, role);
           weak.push(strong ? '' : pointer && !parentPointer ? 'pointer' : 'handler');
           rows.push([
