@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'puppeteer-core';
 import { browserSuite, type Suite } from '../helpers/suite.js';
+import { decodeOutline, webNormOf } from '../../server/tools/outline.js';
 
 let s: Suite;
 before(async () => {
@@ -150,5 +151,41 @@ describe('colour swatches', () => {
     assert.equal((await model(page)).swatch, 'teal');
     await click(swatches[2]);
     assert.equal((await model(page)).swatch, 'navy');
+  });
+});
+
+describe('the other forms and the cost', () => {
+  test('the compact form decodes to the full form, name sources included', async () => {
+    await s.open('listing.html');
+    const full = await s.v.call('get_window_state', { include_screenshot: false, format: 'full' });
+    const compact = await s.v.call('get_window_state', { include_screenshot: false, format: 'compact' });
+    const st = compact.structured;
+    const decoded = decodeOutline(st.outline, st.roles, webNormOf(st.target.kind));
+    const want = full.structured.elements.map(({ element_token: _t, ...e }: any) => e);
+    assert.deepEqual(decoded, want);
+    assert.ok(decoded.some((e) => e.name_source === 'icon_guess') && decoded.some((e) => e.name_source === 'colour'));
+  });
+
+  test('a thousand rows with their own click handlers are all listed, each by its name', async () => {
+    const page = await s.open('listing.html');
+    await page.evaluate(`(() => {
+      const list = document.createElement('div');
+      for (let i = 0; i < 1000; i++) {
+        const row = document.createElement('span');
+        row.textContent = 'row ' + i;
+        row.style.display = 'block';
+        row.addEventListener('click', () => (window.__row = i));
+        list.append(row);
+      }
+      document.body.prepend(list);
+    })()`);
+    const started = Date.now();
+    const elements = await listed();
+    const ms = Date.now() - started;
+    const rows = elements.filter((e) => /^row \d+$/.test(e.label));
+    assert.equal(rows.length, 1000);
+    console.log(`# observed ${elements.length} elements (1000 handler rows) in ${ms} ms`);
+    await click(rows[777]);
+    assert.equal(await page.evaluate('window.__row'), 777);
   });
 });
