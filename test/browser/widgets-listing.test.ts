@@ -154,6 +154,16 @@ describe('colour swatches', () => {
   });
 });
 
+describe('the pointer cursor', () => {
+  test('children of an unlisted pointer-cursor wrapper (display: contents) are listed; their clicks land', async () => {
+    const page = await s.open('listing.html');
+    const elements = await listed();
+    await click(find(elements, 'generic', 'Beta'));
+    await click(find(elements, 'generic', 'Alpha'));
+    assert.deepEqual((await model(page)).clicked, ['beta', 'alpha']);
+  });
+});
+
 describe('the other forms and the cost', () => {
   test('the compact form decodes to the full form, name sources included', async () => {
     await s.open('listing.html');

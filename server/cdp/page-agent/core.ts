@@ -300,6 +300,8 @@ export function snapshot(snapshotId: string) {
   const weak: Weak[] = [];
   startNaming();
   const { targets: handled, sliders } = handlerTargets();
+  // `parentPointer`: the parent's pointer cursor is a listed ancestor's (a child merely inheriting it is not
+  // listed for it); a pointer on an unlisted wrapper (display: contents, <body>) leaves its children listable.
   const visit = (root: Document | ShadowRoot | Element, parentIndex: number, parentPointer: boolean) => {
     for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
       let myIndex = parentIndex;
@@ -344,9 +346,10 @@ export function snapshot(snapshotId: string) {
           ]);
         }
       }
+      const covered = pointer && (myIndex !== parentIndex || parentPointer);
       const shadow = shadowOf(child);
-      if (shadow) visit(shadow, myIndex, pointer);
-      if (child.localName !== 'iframe') visit(child, myIndex, pointer);
+      if (shadow) visit(shadow, myIndex, covered);
+      if (child.localName !== 'iframe') visit(child, myIndex, covered);
     }
   };
   visit(document, -1, false);
