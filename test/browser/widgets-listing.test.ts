@@ -164,6 +164,18 @@ describe('the pointer cursor', () => {
   });
 });
 
+describe('wrappers', () => {
+  test('a card clickable itself stays listed beside the icon button inside it; both clicks land', async () => {
+    const page = await s.open('listing.html');
+    const elements = await listed();
+    const save = find(elements, 'generic', 'bookmark');
+    assert.equal(save.name_source, 'icon_guess');
+    await click(save);
+    await click(find(elements, 'generic', 'Card title'));
+    assert.deepEqual((await model(page)).clicked, ['card-save', 'card']);
+  });
+});
+
 describe('the other forms and the cost', () => {
   test('the compact form decodes to the full form, name sources included', async () => {
     await s.open('listing.html');

@@ -328,7 +328,8 @@ export function snapshot(snapshotId: string) {
           const role =
             explicit && !/^(none|presentation)$/.test(explicit) ? explicit : slider ? 'slider' : implicitRole(child);
           const [label, source] = shownName(child, role);
-          weak.push(strong ? '' : pointer && !parentPointer ? 'pointer' : 'handler');
+          const ownPointer = pointer && !parentPointer;
+          weak.push(strong ? '' : !handled.has(child) ? 'pointer' : ownPointer ? 'both' : 'handler');
           rows.push([
             role,
             label,
@@ -358,22 +359,26 @@ export function snapshot(snapshotId: string) {
   return { rows: kept.rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
 }
 
-/** Why an element is listed when nothing but a script or its cursor says it is clickable ('': other reasons). */
-type Weak = '' | 'pointer' | 'handler';
+/**
+ * Why an element is listed when nothing but a script or its cursor says it is clickable: its own pointer
+ * cursor only, a click listener only, or both ('': anything else, a button, a link, a tabindex).
+ */
+type Weak = '' | 'pointer' | 'handler' | 'both';
 
 /**
  * Drops the generic elements listed only for a handler or pointer cursor that merely wrap other controls:
- * one holding another such control (a pointer-cursor bar around "Reply" and "Forward" spans with their own
- * handlers would be one 'Reply Forward'), a nameless one holding any listed control (a slider's track
- * around its handle), and one listed only for a handler holding any listed control (a delegating root,
- * React's container or a menu that handles its items' clicks). Parents are re-pointed to the nearest kept.
+ * a pointer-cursor one (no listener of its own) holding another such control (a bar around "Reply" and
+ * "Forward" spans with their own handlers would be one 'Reply Forward'), a nameless one holding any listed
+ * control (a slider's track around its handle), and one with a listener but no pointer cursor holding any
+ * listed control (a delegating root, React's container, a menu that handles its items' clicks). A card with
+ * both its own listener and cursor stays: clicking it does something. Parents are re-pointed to the nearest kept.
  */
 function withoutWrappers(rows: SnapshotRow[], elements: Element[], weak: Weak[]) {
   const drop = new Set<number>();
   rows.forEach((row, i) => {
     for (let p = row[9]; p >= 0; p = rows[p][9]) {
-      const wrapper = weak[p] !== '' && rows[p][0] === 'generic';
-      if (wrapper && (weak[i] !== '' || rows[p][1] === '' || weak[p] === 'handler')) drop.add(p);
+      if (weak[p] === '' || rows[p][0] !== 'generic') continue;
+      if (rows[p][1] === '' || weak[p] === 'handler' || (weak[p] === 'pointer' && weak[i] !== '')) drop.add(p);
     }
   });
   if (drop.size === 0) return { rows, elements };
