@@ -98,6 +98,8 @@ async function main() {
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
+    // Icon fonts and theme images referenced by a bundled stylesheet (Font Awesome, jQuery UI) are copied beside it.
+    loader: { '.woff2': 'file', '.ttf': 'file', '.png': 'file', '.gif': 'file' },
     define: {
       'process.env.NODE_ENV': '"production"',
       // Vue esm-bundler feature flags (full build with template compiler).

@@ -5,7 +5,7 @@ import { Refusal } from '../routing/refusal.js';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import type { Frame, Tab } from './tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
-import { cutName, squash } from './page-agent/names.js';
+import { cutName, squash, withoutIconGlyphs } from './page-agent/names.js';
 import { mergedRole } from './ax-roles.js';
 
 /** How an element of a tab snapshot is found again: its frame and its index in that frame's list. */
@@ -74,7 +74,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
   const emit = (f: FrameSnapshot, parentOfRoot: number) => {
     const globalOf: number[] = [];
     f.rows.forEach((row, local) => {
-      const [role, label, value, enabled, focused, x, y, w, h, parentLocal, isFrame] = row;
+      const [role, label, value, enabled, focused, x, y, w, h, parentLocal, isFrame, , nameSource] = row;
       const index = elements.length;
       globalOf[local] = index;
       const ref: TabElementRef = { sessionId: f.frame.session.id(), frameId: f.frame.frameId, local };
@@ -82,6 +82,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
         element_index: index,
         role,
         label,
+        ...(nameSource ? { name_source: nameSource } : {}),
         ...(value !== null ? { value } : {}),
         enabled,
         focused,
@@ -158,7 +159,14 @@ async function withAccessibleNames(tab: Tab, frame: Frame, snapshotId: string, r
         const role = node?.role?.value;
         const name = node?.name?.value;
         const row = rows[local];
-        if (typeof name === 'string' && name.trim() !== '') row[1] = cutName(squash(name));
+        // An icon font's glyph is no name: the agent's guess from the icon stands then.
+        const named = typeof name === 'string' ? withoutIconGlyphs(name) : '';
+        // A Material icon's ligature ("more_vert") is Chrome's name for it too: the guess reads better.
+        const ligature = row[12] === 'icon_guess' && /^[a-z0-9_]+$/.test(named);
+        if (named !== '' && !ligature) {
+          row[1] = cutName(squash(named));
+          row[12] = '';
+        }
         // A checked state only the tree knows (ElementInternals.ariaChecked) becomes the value, as aria-checked would.
         const checked = node?.properties?.find((p: any) => p.name === 'checked')?.value?.value;
         if (row[2] === null && checked !== undefined) row[2] = String(checked);

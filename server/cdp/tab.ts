@@ -6,6 +6,7 @@ import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 import { Refusal, bounded } from '../routing/refusal.js';
 import type { PageAgent } from './page-agent/index.js';
 import { foldTabLock } from './tab-lock.js';
+import { HANDLER_HOOK_SOURCE } from './handler-hook.js';
 
 /** The page agent (server/cdp/page-agent/), bundled into one script by scripts/build-page-agent.mjs. */
 const AGENT_BUNDLE = new URL('./page-agent.bundle.js', import.meta.url);
@@ -90,6 +91,11 @@ export class Tab {
       void child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
     });
     session.on('sessiondetached', (child: CDPSession) => this.children.delete(child.id()));
+    // Records which elements the page's scripts make clickable (handler-hook.ts), in this document and every
+    // later one; a frame whose hook cannot be installed keeps the other ways of finding its controls.
+    await session
+      .send('Page.addScriptToEvaluateOnNewDocument', { source: HANDLER_HOOK_SOURCE, runImmediately: true })
+      .catch(() => undefined);
     await session.send('Target.setAutoAttach', {
       autoAttach: true,
       waitForDebuggerOnStart: false,

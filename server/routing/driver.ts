@@ -71,6 +71,8 @@ export interface SnapshotElement {
   element_index: number;
   role: string;
   label: string;
+  /** Where the label came from when it is not the accessible name: guessed from an icon, or a swatch's colour. */
+  name_source?: 'icon_guess' | 'colour';
   value?: string;
   enabled: boolean;
   focused: boolean;

@@ -2,8 +2,9 @@
 // clients hand structuredContent to the model as JSON and the contract's element objects cost ~210 B each.
 // Every field of the full form survives, so decodeOutline gives back exactly the full form's elements.
 //
-// Line: `index role x,y,wxh [=value] [^parent] [!disabled] [*focused] [+web|-web] label`
+// Line: `index role x,y,wxh [=value] [^parent] [!disabled] [*focused] [+web|-web] [~guess|~colour] label`
 // - a value of "true"/"false" (a checked state) is written =1 / =0.
+// - ~guess: the label is guessed from an icon (name_source icon_guess); ~colour: it is a swatch's colour.
 // - role is a short code looked up in `roles`: role names repeat on every line and were the biggest cost
 //   after the frame.
 // - y is left empty when it is the y of the line above (`86,,48x19`): elements in a row share it.
@@ -23,8 +24,8 @@ export function webNormOf(targetKind: unknown): boolean {
 export function legendOf(webNorm: boolean): string {
   const web = webNorm ? '-web: not in web content' : '+web: in web content';
   return (
-    `index role x,y,wxh [=value] [^parent_index] [!disabled] [*focused] [${webNorm ? '-' : '+'}web] label` +
-    ` | role: code in roles; x,y,wxh: frame in screenshot px, empty y = y of the line above; =1/=0: true/false; ${web}; label: rest of line;` +
+    `index role x,y,wxh [=value] [^parent_index] [!disabled] [*focused] [${webNorm ? '-' : '+'}web] [~guess|~colour] label` +
+    ` | role: code in roles; x,y,wxh: frame in screenshot px, empty y = y of the line above; =1/=0: true/false; ${web}; ~guess/~colour: label guessed from an icon/is a colour; label: rest of line;` +
     ` 'quoted' strings use JSON escapes; element_token = token_prefix + index`
   );
 }
@@ -63,6 +64,7 @@ export function encodeOutline(
     if (!e.enabled) parts.push('!disabled');
     if (e.focused) parts.push('*focused');
     if (e.in_web_content !== webNorm) parts.push(e.in_web_content ? '+web' : '-web');
+    if (e.name_source) parts.push(e.name_source === 'icon_guess' ? '~guess' : '~colour');
     if (e.label !== '') parts.push(BARE_LABEL.test(e.label) ? e.label : quote(e.label));
     return parts.join(' ');
   });
@@ -83,7 +85,7 @@ function valueText(value: string): string {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern keeps out
 const BARE_VALUE = /^(?!')[^\s\x00-\x1f\x7f\u0085\u2028\u2029]*$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern keeps out
-const BARE_LABEL = /^(?![\s'=^!*+-])[^\x00-\x1f\x7f\u0085\u2028\u2029]*(?<!\s)$/;
+const BARE_LABEL = /^(?![\s'=^!*+~-])[^\x00-\x1f\x7f\u0085\u2028\u2029]*(?<!\s)$/;
 
 function quote(s: string): string {
   // Every `"` in JSON.stringify's output is escaped, so each `\"` match is one escape, never half of `\\`.
@@ -154,6 +156,9 @@ export function decodeOutline(outline: string, roles: Record<string, string>, we
       } else if (word === '+web' || word === '-web') {
         e.in_web_content = word === '+web';
         at += word.length;
+      } else if (word === '~guess' || word === '~colour') {
+        e.name_source = word === '~guess' ? 'icon_guess' : 'colour';
+        at += word.length;
       } else if (c === "'") {
         [e.label, at] = unquote(line, at);
         if (at !== line.length) throw new Error(`text after a quoted label in outline line: ${line}`);
@@ -191,6 +196,7 @@ const CHECKABLE =
 export function outlineLine(e: OutlineElement, webNorm: boolean): string {
   let line = `- ${e.role || 'generic'}`;
   if (e.label !== '') line += ` ${quoted(e.label)}`;
+  if (e.name_source === 'icon_guess') line += ' (guessed)'; // a name read from the icon, not given by the page
   const states: string[] = [];
   if (e.value !== undefined && e.value !== '') {
     if (e.value === 'true' && CHECKABLE.test(e.role)) states.push('checked');

@@ -71,6 +71,7 @@ export const elementSchema = z.object({
   element_token: z.string(),
   role: z.string(),
   label: z.string(),
+  name_source: z.enum(['icon_guess', 'colour']).optional(),
   value: z.string().optional(),
   enabled: z.boolean(),
   focused: z.boolean(),

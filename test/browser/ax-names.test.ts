@@ -23,10 +23,11 @@ after(async () => {
  * Whether Verity's role word is Chrome's role: ARIA's words the same, Chrome's internal names by the
  * table in server/cdp/ax-roles.ts. Where Chrome's tree has no role (generic, ignored), Verity lists the
  * element for what only the DOM shows (a pointer cursor, tabindex, a click handler) as "generic", or as
- * "textbox" when it takes typing (an EditContext editor without a role).
+ * "textbox" when it takes typing (an EditContext editor without a role), or as "slider" when it is a widget
+ * library's slider handle without ARIA (jQuery UI's `.ui-slider-handle`: Chrome calls it generic).
  */
 function sameRole(verityRole: string, chrome: ChromeNode): boolean {
-  if (saysNothing(chrome.role)) return verityRole === 'generic' || verityRole === 'textbox';
+  if (saysNothing(chrome.role)) return /^(generic|textbox|slider)$/.test(verityRole);
   return (CHROME_ROLE_WORDS[chrome.role] ?? [chrome.role]).includes(verityRole);
 }
 

@@ -11,6 +11,8 @@ const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript',
   '.css': 'text/css',
+  '.woff2': 'font/woff2',
+  '.png': 'image/png',
 };
 
 export interface FixtureServer {

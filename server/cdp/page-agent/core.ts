@@ -5,7 +5,16 @@
 // Everything that must be read from the page to prove an effect lives in the page agent, so that one
 // evaluation answers one question (a round trip per question, never per element).
 import type { WatchedEvent } from '../../routing/verdicts.js';
-import { accessibleName, cutName, startNaming } from './names.js';
+import { handlerTargets, isLibrarySliderHandle, librarySliderValue } from './handlers.js';
+import {
+  accessibleName,
+  colourName,
+  cutName,
+  iconGuess,
+  isLigatureName,
+  startNaming,
+  withoutIconGlyphs,
+} from './names.js';
 import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
@@ -69,7 +78,8 @@ export function coveringOf(hit: Element | null, el: Element): Covering | undefin
 /**
  * One listed element, as a row (not an object) to keep the protocol payload small: role, label, value,
  * enabled, focused, x, y, width, height (frame viewport CSS pixels), parent row (-1: none), is a frame,
- * whether its name and role should be asked of the accessibility tree.
+ * whether its name and role should be asked of the accessibility tree, where its name came from when it
+ * is not the accessible name ('' , 'icon_guess': guessed from its icon, 'colour': its background colour).
  */
 export type SnapshotRow = [
   string,
@@ -84,7 +94,9 @@ export type SnapshotRow = [
   number,
   boolean,
   boolean,
+  NameSource,
 ];
+export type NameSource = '' | 'icon_guess' | 'colour';
 
 /** The point to press for an element, in this frame's viewport, hit-tested. */
 export interface Aimed {
@@ -169,7 +181,8 @@ function isInteractive(el: Element): boolean {
   if (role && INTERACTIVE_ROLES.has(role)) return true;
   const tabindex = el.getAttribute('tabindex');
   if (tabindex !== null && Number(tabindex) >= 0) return true;
-  return (el as HTMLElement).onclick != null;
+  if (isLibrarySliderHandle(el)) return true;
+  return (el as HTMLElement).onclick != null || el.hasAttribute('onclick');
 }
 
 /** A pointer-cursor element worth listing: not the page itself, not a label standing for its control. */
@@ -182,6 +195,23 @@ export function textOf(node: Element | null, max = 80): string {
   if (!node) return '';
   const t = ((node as HTMLElement).innerText ?? node.textContent ?? '').replace(/\s+/g, ' ').trim();
   return t.length > max ? t.slice(0, max - 1) + '…' : t;
+}
+
+/**
+ * The name a listed element is shown by: its accessible name without icon-font glyphs; for an icon-only
+ * control a guess from its icon (a Material ligature is an icon's name, not a label), and for a swatch
+ * (no content at all) its colour. The source says which, so a guess is marked as one.
+ */
+function shownName(el: Element, role: string): [string, NameSource] {
+  const name = withoutIconGlyphs(labelOf(el, role));
+  if (name && !isLigatureName(el, name)) return [name, ''];
+  const icon = iconGuess(el);
+  if (icon) return [icon, 'icon_guess'];
+  if (!name && role === 'generic' && el.childElementCount === 0 && !textOf(el)) {
+    const colour = colourName(el);
+    if (colour) return [colour, 'colour'];
+  }
+  return [name, ''];
 }
 
 /** The element's accessible name as Chrome computes it, as far as the DOM tells (names.ts). */
@@ -284,14 +314,22 @@ export function snapshot(snapshotId: string) {
   const rows: SnapshotRow[] = [];
   const active = deepActiveElement();
   const indexOf = new Map<Element, number>();
+  // Why each listed element is listed, when it is only a script's handler or a pointer cursor: a wrapper is dropped.
+  const weak: Weak[] = [];
   startNaming();
+  const { targets: handled, sliders } = handlerTargets();
+  // `parentPointer`: the parent's pointer cursor is a listed ancestor's (a child merely inheriting it is not
+  // listed for it); a pointer on an unlisted wrapper (display: contents, <body>) leaves its children listable.
   const visit = (root: Document | ShadowRoot | Element, parentIndex: number, parentPointer: boolean) => {
     for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
       let myIndex = parentIndex;
       // Frameworks attach click handlers where the DOM cannot see them (React delegates to the root):
       // the outermost element showing a pointer cursor is listed as clickable too.
+      // Elements a script gave a click listener (handlers.ts) are listed as their own controls, even inside
+      // a pointer-cursor parent: sibling "Reply" and "Forward" spans are two elements, not one.
       const pointer = getComputedStyle(child).cursor === 'pointer';
-      if (isInteractive(child) || (pointer && !parentPointer && pointerTarget(child))) {
+      const strong = isInteractive(child);
+      if (strong || ((handled.has(child) || (pointer && !parentPointer)) && pointerTarget(child))) {
         // A caret-sized editor surface (Monaco's) is shown with the box of its editor, where it is clicked.
         const rect = (editorAreaOf(child) ?? child).getBoundingClientRect();
         const visible =
@@ -302,12 +340,18 @@ export function snapshot(snapshotId: string) {
           myIndex = elements.length;
           indexOf.set(child, myIndex);
           elements.push(child);
-          const role = child.getAttribute('role') || implicitRole(child);
-          const label = labelOf(child, role);
+          const slider = isLibrarySliderHandle(child);
+          // role="presentation" on an element a person clicks is not honoured (Chrome's tree makes it generic too).
+          const explicit = child.getAttribute('role');
+          const role =
+            explicit && !/^(none|presentation)$/.test(explicit) ? explicit : slider ? 'slider' : implicitRole(child);
+          const [label, source] = shownName(child, role);
+          const ownPointer = pointer && !parentPointer;
+          weak.push(strong ? '' : !handled.has(child) ? 'pointer' : ownPointer ? 'both' : 'handler');
           rows.push([
             role,
             label,
-            valueOf(child) ?? null,
+            (slider ? librarySliderValue(child, sliders.get(child)) : valueOf(child)) ?? null,
             isEnabled(child),
             child === active,
             rect.x,
@@ -316,18 +360,59 @@ export function snapshot(snapshotId: string) {
             rect.height,
             parentIndex,
             child.localName === 'iframe' || child.localName === 'frame',
-            needsAccessibilityTree(child, role, label),
+            source === 'icon_guess' || needsAccessibilityTree(child, role, label),
+            source,
           ]);
         }
       }
+      const covered = pointer && (myIndex !== parentIndex || parentPointer);
       const shadow = shadowOf(child);
-      if (shadow) visit(shadow, myIndex, pointer);
-      if (child.localName !== 'iframe') visit(child, myIndex, pointer);
+      if (shadow) visit(shadow, myIndex, covered);
+      if (child.localName !== 'iframe') visit(child, myIndex, covered);
     }
   };
   visit(document, -1, false);
-  latest = { id: snapshotId, elements };
-  return { rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
+  const kept = withoutWrappers(rows, elements, weak);
+  latest = { id: snapshotId, elements: kept.elements };
+  return { rows: kept.rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
+}
+
+/**
+ * Why an element is listed when nothing but a script or its cursor says it is clickable: its own pointer
+ * cursor only, a click listener only, or both ('': anything else, a button, a link, a tabindex).
+ */
+type Weak = '' | 'pointer' | 'handler' | 'both';
+
+/**
+ * Drops the generic elements listed only for a handler or pointer cursor that merely wrap other controls:
+ * a pointer-cursor one (no listener of its own) holding another such control (a bar around "Reply" and
+ * "Forward" spans with their own handlers would be one 'Reply Forward'), a nameless one holding any listed
+ * control (a slider's track around its handle), and one with a listener but no pointer cursor holding any
+ * listed control (a delegating root, React's container, a menu that handles its items' clicks). A card with
+ * both its own listener and cursor stays: clicking it does something. Parents are re-pointed to the nearest kept.
+ */
+function withoutWrappers(rows: SnapshotRow[], elements: Element[], weak: Weak[]) {
+  const drop = new Set<number>();
+  rows.forEach((row, i) => {
+    for (let p = row[9]; p >= 0; p = rows[p][9]) {
+      if (weak[p] === '' || rows[p][0] !== 'generic') continue;
+      if (rows[p][1] === '' || weak[p] === 'handler' || (weak[p] === 'pointer' && weak[i] !== '')) drop.add(p);
+    }
+  });
+  if (drop.size === 0) return { rows, elements };
+  const newIndex: number[] = [];
+  const out: { rows: SnapshotRow[]; elements: Element[] } = { rows: [], elements: [] };
+  rows.forEach((row, i) => {
+    if (drop.has(i)) return;
+    let parent = row[9];
+    while (parent >= 0 && drop.has(parent)) parent = rows[parent][9];
+    newIndex[i] = out.rows.length;
+    const copy = row.slice() as SnapshotRow;
+    copy[9] = parent >= 0 ? newIndex[parent] : -1;
+    out.rows.push(copy);
+    out.elements.push(elements[i]);
+  });
+  return out;
 }
 
 /**

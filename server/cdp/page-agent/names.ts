@@ -275,3 +275,74 @@ function contentOf(node: Element, self: Element, shadowOf: (el: Element) => Shad
   }
   return out + generated(node, '::after');
 }
+
+/** Characters of Unicode's private use areas: an icon font's glyphs, which say nothing as text. */
+const PRIVATE_USE = /[\uE000-\uF8FF\u{F0000}-\u{FFFFD}\u{100000}-\u{10FFFD}]/gu;
+export function withoutIconGlyphs(name: string): string {
+  return squash(name.replace(PRIVATE_USE, ''));
+}
+
+/** An icon font's class words that style the icon rather than say what it is (Font Awesome's). */
+const ICON_MODIFIERS =
+  /^(solid|regular|light|thin|duotone|brands|sharp|classic|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|beat|fade|bounce|flip|shake|border|inverse|li|ul|stack(-\dx)?|pull-(left|right|start|end)|rotate-\d+|flip-(horizontal|vertical|both)|width-(auto|fixed))$/;
+const ICON_CLASS = /^(?:fa|fas|far|fab|bi|glyphicon|icon|ti|mdi|ion|ri|bx|ui-icon)-(.+)$/;
+const MATERIAL = /^material-(icons|symbols)/;
+/** Words an icon's name is usually read as, where its file name says something else. */
+const ICON_WORDS: Record<string, string> = {
+  ellipsis: 'more',
+  'ellipsis vertical': 'more',
+  'ellipsis h': 'more',
+  'ellipsis v': 'more',
+  'more vert': 'more',
+  'more horiz': 'more',
+  'three dots': 'more',
+  'three dots vertical': 'more',
+  'dots vertical': 'more',
+  xmark: 'close',
+  times: 'close',
+  bars: 'menu',
+};
+
+/**
+ * A guess at what an icon-only control does, from its icon: a Font Awesome (or alike) class `fa-reply`,
+ * a Material icon's ligature `more_vert`, an SVG sprite `<use href="#icon-reply">`. '' when nothing tells.
+ */
+export function iconGuess(el: Element): string {
+  const candidates = [el, ...Array.from(el.querySelectorAll('[class], use')).slice(0, 20)];
+  for (const node of candidates) {
+    if (node.localName === 'use') {
+      const ref = node.getAttribute('href') ?? node.getAttribute('xlink:href') ?? '';
+      const id = /#(?:icon[-_]|i[-_])?([\w-]+)$/.exec(ref)?.[1];
+      if (id) return iconWords(id);
+      continue;
+    }
+    const classes = Array.from(node.classList);
+    if (classes.some((c) => MATERIAL.test(c))) {
+      const ligature = squash(node.textContent ?? '');
+      if (/^[a-z0-9_]+$/.test(ligature)) return iconWords(ligature);
+    }
+    for (const c of classes) {
+      const name = ICON_CLASS.exec(c)?.[1];
+      if (name && !ICON_MODIFIERS.test(name)) return iconWords(name);
+    }
+  }
+  return '';
+}
+
+function iconWords(name: string): string {
+  const words = name.replace(/[-_]+/g, ' ').trim().toLowerCase();
+  return ICON_WORDS[words] ?? words;
+}
+
+/** Whether `name` is only a Material icon's ligature inside `el` (its text is the icon's name, not a label). */
+export function isLigatureName(el: Element, name: string): boolean {
+  const icon = Array.from(el.classList).some((c) => MATERIAL.test(c)) ? el : el.querySelector('[class*="material-"]');
+  return !!icon && Array.from(icon.classList).some((c) => MATERIAL.test(c)) && squash(icon.textContent ?? '') === name;
+}
+
+/** A swatch's name: its computed background colour as #rrggbb, or '' when it has none. */
+export function colourName(el: Element): string {
+  const m = /^rgba?\((\d+),\s*(\d+),\s*(\d+)(?:,\s*([\d.]+))?\)$/.exec(getComputedStyle(el).backgroundColor);
+  if (!m || (m[4] !== undefined && Number(m[4]) === 0)) return '';
+  return '#' + [m[1], m[2], m[3]].map((n) => Number(n).toString(16).padStart(2, '0')).join('');
+}
