@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findBrowser, type Channel } from './cdp/discovery.js';
 import { bounded } from './routing/refusal.js';
+import { detectSession } from './routing/session-type.js';
 import { VERSION } from './version.js';
 
 const run = promisify(execFile);
@@ -34,9 +35,9 @@ export interface DoctorReport {
 
 /** Which display server this session runs, from the session's own variables (not from DISPLAY alone). */
 export function displayServerOf(env: NodeJS.ProcessEnv): 'x11' | 'wayland' | 'xwayland' | 'none' {
-  const wayland = !!env.WAYLAND_DISPLAY || env.XDG_SESSION_TYPE === 'wayland';
-  if (wayland) return env.DISPLAY ? 'xwayland' : 'wayland';
-  return env.DISPLAY ? 'x11' : 'none';
+  const session = detectSession(env);
+  if (session.kind === 'wayland') return session.x11Display ? 'xwayland' : 'wayland';
+  return session.kind;
 }
 
 function nodeFinding(version = process.versions.node): DoctorReport['node'] {

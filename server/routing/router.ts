@@ -19,7 +19,7 @@ import {
 import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
 import type { NativeDriver, NativeTarget } from '../native/driver.js';
-import { detectSession } from '../native/session-type.js';
+import { detectSession } from './session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
 import type { CursorSettings, Driver, ResolvedTarget } from './driver.js';

@@ -79,7 +79,10 @@ test('a native call says unavailable with the reason, and still nothing native i
   const call = wrap(client);
   const desktop = await call('get_window_state', { target: { kind: 'desktop' } });
   assert.equal(desktop.structured.refusal?.code, 'unavailable', desktop.text);
-  assert.match(desktop.structured.refusal.message, /native route needs an X display: DISPLAY is not set/);
+  assert.match(
+    desktop.structured.refusal.message,
+    /native route needs an X display or a Wayland session: DISPLAY is not set, nor WAYLAND_DISPLAY/,
+  );
   const typed = await call('type_text', { target: { kind: 'window', pid: 1, window_id: 1 }, text: 'x' });
   assert.equal(typed.structured.refusal?.code, 'unavailable', typed.text);
   const windows = await call('list_windows');

@@ -1,4 +1,5 @@
-// Which desktop the native route runs on, from the session's own variables: XDG_SESSION_TYPE and
+// Which desktop the native route runs on (here, below the router, so that choosing a route loads nothing of
+// server/native), from the session's own variables: XDG_SESSION_TYPE and
 // WAYLAND_DISPLAY say Wayland, not the absence of DISPLAY. A GNOME or KDE session sets DISPLAY too (XWayland
 // runs beside the compositor), and XTest sent there for a Wayland-native window is dropped without an error.
 // Pure: the environment comes in, so the rules are unit-tested.
