@@ -572,9 +572,10 @@ export class Gateway {
       throw new GatewayError('INVALID_REQUEST', `connect: ${issue.path.join('.') || 'params'}: ${issue.message}`);
     }
     const token = parsed.data.auth.token;
+    const proven = this.proves(conn, token);
     const who =
       this.roleOf(token) ??
-      (this.proves(conn, token) || this.resume.redeem(token) ? { role: 'operator' as const } : null);
+      (proven ? { role: proven } : this.resume.redeem(token) ? { role: 'operator' as const } : null);
     if (!who) {
       setTimeout(() => conn.socket.close(4001, 'wrong token'), 50);
       // The extension shows this to its user: a relay secret fails when its pairing is gone.
@@ -629,13 +630,19 @@ export class Gateway {
     };
   }
 
-  /** The token is this connection's proof of the operator credential (its challenge's HMAC); usable once. */
-  private proves(conn: GatewayConnection, token: string): boolean {
+  /**
+   * Which credential the token proves on this connection (its challenge's HMAC), usable once: the operator's,
+   * or the agent's, so that a Control UI opened with the agent credential is told so (and refused) rather
+   * than told its token is wrong.
+   */
+  private proves(conn: GatewayConnection, token: string): 'operator' | 'agent' | null {
     const nonce = this.challenges.get(conn);
-    if (!nonce || !token.startsWith(PROOF_PREFIX)) return false;
+    if (!nonce || !token.startsWith(PROOF_PREFIX)) return null;
     this.challenges.delete(conn);
-    const expected = createHmac('sha256', this.options.operatorToken).update(nonce).digest('hex');
-    return tokenMatches(token, PROOF_PREFIX + expected);
+    const proof = (secret: string) => PROOF_PREFIX + createHmac('sha256', secret).update(nonce).digest('hex');
+    if (tokenMatches(token, proof(this.options.operatorToken))) return 'operator';
+    if (tokenMatches(token, proof(this.options.agentToken))) return 'agent';
+    return null;
   }
 
   private eventsFor(conn: GatewayConnection): string[] {
