@@ -265,6 +265,25 @@ async function startBuses(
   return { env, fullEnv, stopBuses };
 }
 
+/** A desktop's spawn (its processes, stopped by PID on close) and x (a helper run on it), for both kinds. */
+function runners(env: Record<string, string>, apps: ChildProcess[]): Pick<Desktop, 'spawn' | 'x'> {
+  return {
+    spawn(command, args, extraEnv = {}) {
+      const child = spawn(command, args, {
+        env: { ...process.env, ...env, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      apps.push(child);
+      return child;
+    },
+    x(command, args) {
+      const r = spawnSync(command, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout.trim();
+    },
+  };
+}
+
 export async function startDesktop(): Promise<Desktop> {
   const started: ChildProcess[] = [];
   try {
@@ -332,19 +351,7 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   return {
     display,
     env,
-    spawn(command, args, extraEnv = {}) {
-      const child = spawn(command, args, {
-        env: { ...process.env, ...env, ...extraEnv },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      apps.push(child);
-      return child;
-    },
-    x(command, args) {
-      const r = spawnSync(command, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${r.stderr}`);
-      return r.stdout.trim();
-    },
+    ...runners(env, apps),
     async close() {
       for (const app of apps.reverse()) await stop(app.pid);
       await stopBuses();
@@ -486,19 +493,7 @@ export async function startWaylandDesktop(options: { xwayland?: boolean } = {}):
       display: waylandEnv.DISPLAY,
       wayland: { runtimeDir, socket: sockets.socket, swaysock: sockets.swaysock },
       env,
-      spawn(command, args, extraEnv = {}) {
-        const child = spawn(command, args, {
-          env: { ...process.env, ...env, ...extraEnv },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        apps.push(child);
-        return child;
-      },
-      x(command, args) {
-        const r = spawnSync(command, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
-        if (r.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${r.stderr}`);
-        return r.stdout.trim();
-      },
+      ...runners(env, apps),
       async close() {
         for (const app of apps.reverse()) await stop(app.pid);
         await stop(keyboard.pid);
