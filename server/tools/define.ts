@@ -179,7 +179,15 @@ export function parseArgs<S extends z.ZodObject>(def: ToolDef<S>, args: unknown)
     : issue.code === 'unrecognized_keys'
       ? (issue as any).keys.join(', ')
       : 'arguments';
-  throw new Refusal('invalid_arguments', `${field}: ${issue.message}`, { field, issues: parsed.error.issues.length });
+  // `page` takes a tab as `tab_id`; the other tools name it as a target: say so where a model mixes them up.
+  const hint =
+    issue.code === 'unrecognized_keys' && (issue as any).keys.includes('tab_id') && def.input.shape.target
+      ? '; name a tab as target: {"kind": "tab", "tab_id": "…"}'
+      : '';
+  throw new Refusal('invalid_arguments', `${field}: ${issue.message}${hint}`, {
+    field,
+    issues: parsed.error.issues.length,
+  });
 }
 
 /** An action's result: isError for partial, mismatch and no_effect (the contract). */

@@ -172,6 +172,15 @@ describe('target refusals before any browser', () => {
     await v?.close();
   });
 
+  test("tab_id where a tool names its tab as a target: refused, pointing at target's form", async () => {
+    for (const tool of ['get_window_state', 'click']) {
+      const r = await a.call(tool, { tab_id: 'T' });
+      assert.equal(r.structured.refusal?.code, 'invalid_arguments', r.text);
+      assert.match(r.text, /tab_id/);
+      assert.match(r.text, /name a tab as target: \{"kind": "tab", "tab_id": "…"\}/, r.text);
+    }
+  });
+
   test('two ways of naming the target: conflicting_target naming both', async () => {
     const r = await a.call('click', { element_token: 's00000001:0', target: { kind: 'tab', tab_id: 'T' } });
     assert.equal(r.structured.refusal.code, 'conflicting_target', r.text);
