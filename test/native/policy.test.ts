@@ -178,6 +178,7 @@ describe('native route: allowed_apps', { skip: missing ?? false }, () => {
       assert.match(message, /lands on a window agents may not drive/);
       assert.doesNotMatch(message, /Policy Refused|Shell Window/, 'the window is not named');
       refusal(await v.call('type_text', { target: { kind: 'desktop' }, ...p, text: 'x' }), 'not_permitted');
+      refusal(await v.call('hover', { target: { kind: 'desktop' }, ...p }), 'not_permitted');
       refusal(
         await v.call('drag', { target: { kind: 'desktop' }, from_x: start.x, from_y: start.y, to_x: p.x, to_y: p.y }),
         'not_permitted',
