@@ -224,7 +224,16 @@ describe('sessions over two HTTP connections at once', () => {
       () => hookLines(log).find((l) => l.session === 'by-disconnect' && l.hook === 'recording')?.connection,
       "B's hooks",
     );
-    await waitFor(() => hookLines(log).filter((l) => l.connection === bConn).length >= 5, "all of B's sessions ended");
+    // Wait for each of B's sessions by name: a count alone can be reached by the lines of B's earlier
+    // end_session ("alpha") before the disconnect's last hook is written.
+    await waitFor(() => {
+      const mine = hookLines(log).filter((l) => l.connection === bConn && l.reason === 'disconnect');
+      return (
+        mine.filter((l) => l.session === 'by-disconnect').length >= 3 &&
+        mine.some((l) => l.session === 'implicit') &&
+        mine.some((l) => l.session === 'beta')
+      );
+    }, "all of B's sessions ended");
     assertHooksOnce(hookLines(log), 'by-disconnect', 'disconnect');
     const bLines = hookLines(log).filter((l) => l.connection === bConn);
     assert.deepEqual(
