@@ -319,6 +319,17 @@ export const OPTIONS: readonly OptionSpec[] = [
     parse: toolsOf,
   },
   {
+    name: 'native-backend',
+    key: 'nativeBackend',
+    own: true,
+    kind: 'string',
+    commands: WITH_DOCTOR,
+    arg: 'NAME',
+    default: 'auto',
+    help: "the native route's backend: auto (AT-SPI on Linux, nutjs on macOS and Windows) or nutjs (pixels and keys on any OS, every action unverifiable)",
+    parse: nativeBackendOf,
+  },
+  {
     name: 'download-dir',
     own: true,
     exportEnv: true,
@@ -1029,6 +1040,7 @@ async function run(argv: string[]): Promise<void> {
       chromium: values.chromium as string | undefined,
       channel: values.channel as Channel | undefined,
       browserUrl: values['browser-url'] as string | undefined,
+      nativeBackend: values['native-backend'] as 'auto' | 'nutjs' | undefined,
     });
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${doctorText(report)}\n`);
     // The native parts it opened (D-Bus, X11) are closed; exit now rather than wait on a stray timer.
@@ -1291,6 +1303,11 @@ async function relayToGateway(url: string, link: string | null, token: string): 
   log(
     `MCP on stdio, relayed to the gateway at ${url}${link ? ' (bound to the Control UI that opened this terminal)' : ''}`,
   );
+}
+
+function nativeBackendOf(raw: string, from: string): 'auto' | 'nutjs' {
+  if (raw !== 'auto' && raw !== 'nutjs') throw new Error(`${from}: must be auto or nutjs, got ${JSON.stringify(raw)}`);
+  return raw;
 }
 
 function toolsOf(raw: string, from: string): 'default' | 'full' {

@@ -6,6 +6,7 @@ import { Approvals } from './approvals.js';
 import { BrowserHost, type BrowserOptions } from './cdp/browser.js';
 import { CallPipeline } from './mcp/pipeline.js';
 import { Policy } from './policy.js';
+import type { NativeBackendChoice } from './routing/native-backend.js';
 import { Router } from './routing/router.js';
 import { CursorPreferences } from './sessions/cursor-preferences.js';
 import { SessionManager, type Session } from './sessions/manager.js';
@@ -36,6 +37,8 @@ export interface VerityOptions extends BrowserOptions {
   browserConnectTimeoutMs?: number;
   /** A browser context per MCP connection in the one local browser (--isolated). */
   isolated?: boolean;
+  /** The native route's backend (--native-backend): `auto` (the platform's own) or `nutjs` (pixels and keys). */
+  nativeBackend?: NativeBackendChoice;
 }
 
 export class Verity {
@@ -79,6 +82,7 @@ export class Verity {
       policy: this.policy,
       cursorFor: (session) => this.cursor.forDriver(session),
       onCurrentTabChanged: () => this.activity.emit('sessions'),
+      nativeBackend: options.nativeBackend,
       perConnection: {
         endpoint: options.browserEndpoint
           ? {

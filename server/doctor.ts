@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findBrowser, type Channel } from './cdp/discovery.js';
+import { type NativeBackendChoice, nativeBackendOf } from './routing/native-backend.js';
 import { bounded } from './routing/refusal.js';
 import { detectSession } from './routing/session-type.js';
 import { VERSION } from './version.js';
@@ -30,6 +31,8 @@ export interface DoctorReport {
     display: Finding & { server: 'x11' | 'wayland' | 'xwayland' | 'none'; session_type: string | null };
     atspi: Finding;
     permissions: Finding;
+    /** With the nutjs backend: whether nut-js loads and reaches the screen here. */
+    nutjs?: Finding;
   };
 }
 
@@ -151,14 +154,21 @@ async function atspiFinding(env: NodeJS.ProcessEnv): Promise<Finding> {
   }
 }
 
-/** The native backend this machine gets, and why. */
-function backendOf(platform: NodeJS.Platform): { backend: string; why: string } {
-  if (platform === 'linux')
-    return { backend: 'atspi', why: 'auto on Linux: AT-SPI for elements and read-back, X11 for windows and input' };
-  return {
-    backend: 'none',
-    why: `auto on ${platform}: this version has no native backend here; the browser route works (docs/native-platforms.md)`,
-  };
+/** Whether nut-js loads here and sees the screen (in its helper process: a crash there costs nothing). */
+async function nutjsFinding(display: Finding, platform: NodeJS.Platform): Promise<Finding> {
+  if (platform === 'linux' && !display.ok)
+    return { ok: false, detail: 'not tried: nut-js needs the X display', fix: display.fix ?? 'start an X server' };
+  const { probeNutjs } = await import('./native/nutjs.js');
+  try {
+    const s = await probeNutjs(CHECK_MS * 2);
+    return { ok: true, detail: `nut-js loads; the screen is ${s.width}x${s.height}` };
+  } catch (e) {
+    return {
+      ok: false,
+      detail: (e as Error).message,
+      fix: 'install @nut-tree-fork/nut-js 4.2.6 beside Verity (npm install @nut-tree-fork/nut-js@4.2.6); its binary ships for macOS, Windows and Linux x64/arm64',
+    };
+  }
 }
 
 function permissionsFinding(platform: NodeJS.Platform): Finding {
@@ -179,7 +189,7 @@ function permissionsFinding(platform: NodeJS.Platform): Finding {
 }
 
 export async function runDoctor(
-  opts: { chromium?: string; channel?: Channel; browserUrl?: string } = {},
+  opts: { chromium?: string; channel?: Channel; browserUrl?: string; nativeBackend?: NativeBackendChoice } = {},
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
 ): Promise<DoctorReport> {
@@ -191,12 +201,23 @@ export async function runDoctor(
       : Promise.resolve({ ok: null, server: 'none' as const, session_type: null, detail: 'checked on Linux only' }),
     onLinux ? atspiFinding(env) : Promise.resolve({ ok: null, detail: 'AT-SPI is Linux only' }),
   ]);
+  const backend = nativeBackendOf(opts.nativeBackend, platform);
+  const nutjs = backend.backend === 'nutjs' ? await nutjsFinding(display, platform) : undefined;
   return {
     verity: VERSION,
     node: nodeFinding(),
     browser,
-    native: { ...backendOf(platform), display, atspi, permissions: permissionsFinding(platform) },
+    native: { ...backend, display, atspi, permissions: permissionsFinding(platform), ...(nutjs ? { nutjs } : {}) },
   };
+}
+
+function nativeSummary(n: DoctorReport['native']): string {
+  if (n.backend === 'none') return 'not on this system yet';
+  if (n.backend === 'nutjs')
+    return n.nutjs?.ok
+      ? 'works: pixels and keys through nut-js, every action unverifiable (nothing is read back)'
+      : 'needs what is missing above (nut-js)';
+  return n.display.ok && n.atspi.ok ? 'works (verified by AT-SPI read-back)' : 'needs what is missing above';
 }
 
 /** The report for a person: one line a check, a mark, and the fix under what is missing. */
@@ -207,7 +228,7 @@ export function doctorText(r: DoctorReport): string {
   };
   const routes = [
     `browser route: ${r.browser.ok ? 'works' : 'needs a browser'}`,
-    `native route: ${r.native.backend === 'none' ? 'not on this system yet' : r.native.display.ok && r.native.atspi.ok ? 'works (verified by AT-SPI read-back)' : 'needs what is missing above'}`,
+    `native route: ${nativeSummary(r.native)}`,
   ];
   return [
     `verity ${r.verity} doctor`,
@@ -217,6 +238,7 @@ export function doctorText(r: DoctorReport): string {
     ...line(`native backend ${r.native.backend}`, { ok: r.native.backend !== 'none', detail: r.native.why }),
     ...line('display', r.native.display),
     ...line('AT-SPI bus', r.native.atspi),
+    ...(r.native.nutjs ? line('nut-js', r.native.nutjs) : []),
     ...line('permissions', r.native.permissions),
     '',
     ...routes,

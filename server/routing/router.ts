@@ -19,6 +19,8 @@ import {
 import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
 import type { NativeDriver, NativeTarget } from '../native/driver.js';
+import type { NutjsDriver } from '../native/nutjs.js';
+import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from './session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
@@ -48,7 +50,12 @@ export interface RouterOptions {
   onCurrentTabChanged: () => void;
   /** A browser (--browser-endpoint) or context (--isolated) per MCP connection; none: every session shares `browser`. */
   perConnection: Omit<SessionBrowsersOptions, 'tabGone'>;
+  /** Which native backend (--native-backend): `auto` is the platform's own. */
+  nativeBackend?: NativeBackendChoice;
 }
+
+/** The native route's driver: AT-SPI/XTest (or Wayland) on Linux, or the portable pixels-and-keys one. */
+export type NativeRoute = NativeDriver | NutjsDriver;
 
 /**
  * Why the native route cannot run here, or null when it may: it needs Linux with an X display or a Wayland
@@ -57,9 +64,16 @@ export interface RouterOptions {
 export function nativeUnavailable(
   platform: string = process.platform,
   env: NodeJS.ProcessEnv = process.env,
+  choice: NativeBackendChoice = 'auto',
 ): string | null {
-  if (platform !== 'linux')
-    return `the native route needs Linux with X11 and AT-SPI; this is ${platform} (the browser route works here)`;
+  const { backend } = nativeBackendOf(choice, platform);
+  if (backend === 'nutjs') {
+    if (platform === 'linux' && !env.DISPLAY)
+      return 'the nutjs native backend needs an X display on Linux: DISPLAY is not set (start Xvfb, or run inside an X session)';
+    return null;
+  }
+  if (backend === 'none')
+    return `the native route needs Linux, macOS or Windows; this is ${platform} (the browser route works here)`;
   if (detectSession(env).kind === 'none')
     return 'the native route needs an X display or a Wayland session: DISPLAY is not set, nor WAYLAND_DISPLAY (start Xvfb, or run inside an X or Wayland session)';
   return null;
@@ -74,8 +88,8 @@ export class Router {
   readonly actionQueue = new TargetQueue();
   private readonly policy: Policy;
   /** The native route's driver, once nativeRoute() loaded it. */
-  private native: NativeDriver | null = null;
-  private nativeLoading: Promise<NativeDriver> | null = null;
+  private native: NativeRoute | null = null;
+  private nativeLoading: Promise<NativeRoute> | null = null;
 
   constructor(private readonly options: RouterOptions) {
     this.browser = options.browser;
@@ -93,16 +107,19 @@ export class Router {
   }
 
   /** The native route's driver, imported on the first native call; refused `unavailable` where it cannot run. */
-  async nativeRoute(): Promise<NativeDriver> {
+  async nativeRoute(): Promise<NativeRoute> {
     if (this.native) return this.native;
-    const missing = nativeUnavailable();
+    const choice = this.options.nativeBackend ?? 'auto';
+    const missing = nativeUnavailable(process.platform, process.env, choice);
     if (missing) throw new Refusal('unavailable', missing);
-    this.nativeLoading ??= import('../native/driver.js').then(({ NativeDriver }) => {
-      return (this.native = new NativeDriver({
-        drivenBrowserPid: () => this.drivenBrowserPid(),
-        appRefusal: (app) => this.policy.appRefusal(app),
-      }));
-    });
+    const options = {
+      drivenBrowserPid: () => this.drivenBrowserPid(),
+      appRefusal: (app: Parameters<Policy['appRefusal']>[0]) => this.policy.appRefusal(app),
+    };
+    this.nativeLoading ??=
+      nativeBackendOf(choice).backend === 'nutjs'
+        ? import('../native/nutjs.js').then(({ NutjsDriver }) => (this.native = new NutjsDriver(options)))
+        : import('../native/driver.js').then(({ NativeDriver }) => (this.native = new NativeDriver(options)));
     return this.nativeLoading;
   }
 

@@ -223,7 +223,9 @@ export const listApps = defineTool({
           apps[0].accessibility = true;
           continue;
         }
-        apps.push({ name: app.name, pid: app.pid, driven_over_cdp: false, accessibility: true });
+        // The nutjs backend says its apps have no accessibility here; AT-SPI's always do.
+        const accessibility = (app as { accessibility?: boolean }).accessibility ?? true;
+        apps.push({ name: app.name, pid: app.pid, driven_over_cdp: false, accessibility });
       }
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;

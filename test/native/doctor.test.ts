@@ -95,5 +95,27 @@ describe('on a private desktop (Xvfb, D-Bus, AT-SPI)', { skip: missing ?? false 
     assert.equal(report.native.atspi.ok, true, report.native.atspi.detail);
     assert.match(report.native.atspi.detail, /connected; \d+ app\(s\) registered/);
     assert.match(await doctor(env), /^native route: works \(verified by AT-SPI read-back\)$/m);
+    assert.match(report.native.why, /auto on Linux/);
+    assert.equal(report.native.nutjs, undefined, 'nut-js is not tried when it is not the backend');
   });
+
+  test('--native-backend nutjs: the backend, why, and that nut-js loads and sees the screen', async () => {
+    const env = bareEnv(desktop.env);
+    const report = JSON.parse(await doctor(env, ['--json', '--native-backend', 'nutjs']));
+    assert.equal(report.native.backend, 'nutjs');
+    assert.match(report.native.why, /--native-backend nutjs: .*unverifiable/);
+    assert.equal(report.native.nutjs.ok, true, report.native.nutjs.detail);
+    assert.match(report.native.nutjs.detail, /the screen is 1280x800/);
+    const viaEnv = await doctor({ ...env, VERITY_NATIVE_BACKEND: 'nutjs' });
+    assert.match(viaEnv, /^ok\s+native backend nutjs: /m);
+    assert.match(viaEnv, /^native route: works: pixels and keys through nut-js, every action unverifiable/m);
+  });
+});
+
+test('--native-backend nutjs with no display: nut-js is not started, and the fix is named', async () => {
+  const report = JSON.parse(await doctor(bareEnv(), ['--json', '--native-backend', 'nutjs']));
+  assert.equal(report.native.backend, 'nutjs');
+  assert.equal(report.native.nutjs.ok, false);
+  assert.match(report.native.nutjs.detail, /needs the X display/);
+  assert.ok(report.native.nutjs.fix);
 });

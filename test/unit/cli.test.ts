@@ -133,9 +133,14 @@ test("refusals name the option: another command's, unknown, a bad value, a missi
 });
 
 test('the native route says where it cannot run, before anything of it is loaded', () => {
-  assert.match(nativeUnavailable('darwin', { DISPLAY: ':0' })!, /needs Linux .* this is darwin/);
-  assert.match(nativeUnavailable('win32', {})!, /this is win32/);
+  // macOS and Windows get the portable nut-js backend (issue 27); a system with none is refused naming it.
+  assert.equal(nativeUnavailable('darwin', {}), null);
+  assert.equal(nativeUnavailable('win32', {}), null);
+  assert.match(nativeUnavailable('freebsd', { DISPLAY: ':0' })!, /needs Linux, macOS or Windows; this is freebsd/);
   assert.match(nativeUnavailable('linux', {})!, /DISPLAY is not set/);
+  // Forced nutjs on Linux needs X (nut-js there is Xlib): a Wayland socket alone is not enough.
+  assert.match(nativeUnavailable('linux', { WAYLAND_DISPLAY: 'wayland-0' }, 'nutjs')!, /nutjs .*DISPLAY is not set/);
+  assert.equal(nativeUnavailable('linux', { DISPLAY: ':0' }, 'nutjs'), null);
   // A Wayland session is a desktop of its own (issue 23): AT-SPI and the compositor, no XWayland needed.
   assert.equal(nativeUnavailable('linux', { WAYLAND_DISPLAY: 'wayland-0' }), null);
   assert.match(
