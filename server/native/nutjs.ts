@@ -62,8 +62,10 @@ const MAX_SHOTS = 256;
 const WORKER = fileURLToPath(new URL('./nutjs-worker.js', import.meta.url));
 
 /** The nut-js helper process: started on first use, started again after it ended. */
-class NutProcess {
+export class NutProcess {
   private child: ChildProcess | null = null;
+  constructor(private readonly worker = WORKER) {}
+
   private nextId = 1;
   private readonly pending = new Map<
     number,
@@ -71,10 +73,10 @@ class NutProcess {
   >();
 
   private start(): ChildProcess {
-    const child = fork(WORKER, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    const child = fork(this.worker, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
     let stderr = '';
     child.stderr?.on('data', (d) => {
-      stderr = (stderr + String(d)).slice(-400);
+      stderr = (stderr + String(d)).slice(-4000); // bounded: the last of what it said
     });
     child.on('message', (m: NutReply) => {
       const p = this.pending.get(m.id);
@@ -87,15 +89,17 @@ class NutProcess {
     child.on('exit', (code, signal) => {
       if (this.child === child) this.child = null;
       const how = signal ? `signal ${signal}` : `exit code ${code}`;
-      const last = stderr.trim().split('\n').pop();
+      // A module that does not load (nut-js, its binary, or what the helper imports) is said as such.
+      const why = /^.*(Cannot find (module|package)|dlopen).*$/m.exec(stderr)?.[0] ?? stderr.trim().split('\n').pop();
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
         clearTimeout(p.timer);
         p.reject(
-          new Refusal(
-            'unavailable',
-            `the nut-js helper process ended (${how}${last ? `: ${last}` : ''}) during ${p.op}; the display it used may be gone. Nothing more was sent; the next call starts it again`,
-          ),
+          loadFailure(why ?? '') ??
+            new Refusal(
+              'unavailable',
+              `the nut-js helper process ended (${how}${why ? `: ${why}` : ''}) during ${p.op}; the display it used may be gone. Nothing more was sent; the next call starts it again`,
+            ),
         );
       }
     });
@@ -135,14 +139,18 @@ class NutProcess {
   }
 }
 
-/** A helper's error as a refusal: nut-js that does not load is the backend being unavailable here. */
+/** nut-js (or its binary) not loading, as the refusal that says the backend is off here; null for other errors. */
+function loadFailure(message: string): Refusal | null {
+  if (!/Cannot find (module|package)|ERR_MODULE_NOT_FOUND|\.node\b|dlopen|libnut/i.test(message)) return null;
+  return new Refusal(
+    'unavailable',
+    `the nutjs native backend is off: @nut-tree-fork/nut-js does not load on ${process.platform}-${process.arch} (${message}); the browser route works`,
+  );
+}
+
+/** A helper's error as a refusal. */
 function failure(op: string, message: string): Refusal {
-  if (/Cannot find (module|package)|ERR_MODULE_NOT_FOUND|\.node|dlopen|libnut/i.test(message))
-    return new Refusal(
-      'unavailable',
-      `the nutjs native backend is off: @nut-tree-fork/nut-js does not load on ${process.platform}-${process.arch} (${message}); the browser route works`,
-    );
-  return new Refusal('unavailable', `nut-js failed at ${op}: ${message}`);
+  return loadFailure(message) ?? new Refusal('unavailable', `nut-js failed at ${op}: ${message}`);
 }
 
 /** The characters nut-js types as keys on every system: printable ASCII, newline and tab. */
@@ -370,6 +378,24 @@ interface Mapping {
   win: NutWindow | null;
 }
 
+/**
+ * Where screenshot pixel `px` is on the screen: the target's origin (logical units, as the OS places windows
+ * and moves the pointer) plus the pixel over the screenshot's scale (2 on a Retina display). A pixel outside
+ * the screenshot is refused naming `field`.
+ */
+export function screenPoint(
+  m: { origin: { x: number; y: number }; scale: number; width: number; height: number },
+  px: { x: number; y: number },
+  field = 'x, y',
+): { x: number; y: number } {
+  if (px.x < 0 || px.y < 0 || px.x >= m.width || px.y >= m.height)
+    throw new Refusal(
+      'invalid_arguments',
+      `${field}: (${px.x}, ${px.y}) is outside the target's screenshot (${m.width}x${m.height} pixels); nothing was sent`,
+    );
+  return { x: Math.round(m.origin.x + px.x / m.scale), y: Math.round(m.origin.y + px.y / m.scale) };
+}
+
 export class NutjsDriver implements Driver {
   readonly backend = 'nutjs';
   readonly host: NutjsHost;
@@ -442,12 +468,7 @@ export class NutjsDriver implements Driver {
   }
 
   private toScreen(m: Mapping, px: { x: number; y: number }, field = 'x, y'): { x: number; y: number } {
-    if (px.x < 0 || px.y < 0 || px.x >= m.width || px.y >= m.height)
-      throw new Refusal(
-        'invalid_arguments',
-        `${field}: (${px.x}, ${px.y}) is outside the target's screenshot (${m.width}x${m.height} pixels); nothing was sent`,
-      );
-    return { x: Math.round(m.origin.x + px.x / m.scale), y: Math.round(m.origin.y + px.y / m.scale) };
+    return screenPoint(m, px, field);
   }
 
   /** The screen point an action at the target's px point lands on, checked against the policy. */

@@ -1,8 +1,12 @@
 // The nutjs backend's pure parts (#27): which backend a --native-backend choice means per platform, the
-// characters it refuses to type before sending any, and the key names it takes.
+// characters it refuses to type before sending any, the key names it takes, pixel mapping, and a missing nut-js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nutKey, nutUntypable } from '../../server/native/nutjs.js';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NutProcess, nutKey, nutUntypable, screenPoint } from '../../server/native/nutjs.js';
 import { nativeBackendOf } from '../../server/routing/native-backend.js';
 
 test('auto is the platform own backend; nutjs is forced anywhere', () => {
@@ -38,4 +42,32 @@ test('key names map to nut-js keys; an unknown one is refused naming the field',
     () => nutKey('F25'),
     (e: any) => e.code === 'invalid_arguments' && /^key:/.test(e.message),
   );
+});
+
+test('screenshot pixels map to the screen through the window origin and the scale (HiDPI)', () => {
+  const retina = { origin: { x: 100, y: 40 }, scale: 2, width: 800, height: 600 };
+  assert.deepEqual(screenPoint(retina, { x: 0, y: 0 }), { x: 100, y: 40 });
+  assert.deepEqual(screenPoint(retina, { x: 200, y: 101 }), { x: 200, y: 91 });
+  assert.deepEqual(screenPoint({ ...retina, scale: 1.5 }, { x: 300, y: 300 }), { x: 300, y: 240 });
+  assert.throws(
+    () => screenPoint(retina, { x: 800, y: 10 }, 'to'),
+    (e: any) => e.code === 'invalid_arguments' && /^to: .*800x600/.test(e.message),
+  );
+});
+
+test('where nut-js does not load, its helper says the backend is off, and the server process is untouched', async () => {
+  // The helper copied where no node_modules is found: its imports fail as on a machine without nut-js.
+  const dir = mkdtempSync(join(tmpdir(), 'verity-nutjs-'));
+  const copy = join(dir, 'nutjs-worker.mjs');
+  copyFileSync(fileURLToPath(new URL('../../server/native/nutjs-worker.js', import.meta.url)), copy);
+  const nut = new NutProcess(copy);
+  try {
+    await assert.rejects(
+      nut.request('screen', {}, 30_000),
+      (e: any) => e.code === 'unavailable' && /nutjs native backend is off: .*does not load/.test(e.message),
+    );
+  } finally {
+    nut.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
