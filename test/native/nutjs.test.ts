@@ -6,6 +6,9 @@
 // second server on the default (AT-SPI) backend, which is also checked to be unchanged.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
 
@@ -150,6 +153,43 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
     } finally {
       await v?.close();
       await doomed.close();
+    }
+  });
+
+  test("the operator's app policy holds: a refused app's window is not listed, not shot, not clicked", async () => {
+    const refusedApp = await startApp(d, 'Nut Refused');
+    const dir = mkdtempSync(join(tmpdir(), 'verity-nutjs-policy-'));
+    let v: Verity | undefined;
+    try {
+      d.x('xdotool', ['windowmove', '--sync', String(app.windowId()), '0', '0']);
+      d.x('xdotool', ['windowmove', '--sync', String(refusedApp.windowId()), '640', '0']);
+      const policy = join(dir, 'policy.json');
+      writeFileSync(policy, JSON.stringify({ allowed_apps: ['*Verity Nut'] }));
+      v = await startVerity(['--native-backend', 'nutjs', '--policy', policy], d.env);
+      const listed = await v.call('list_windows');
+      const ids = listed.structured.windows.map((w: any) => w.window_id);
+      assert.ok(ids.includes(app.windowId()), listed.text);
+      assert.ok(!ids.includes(refusedApp.windowId()), listed.text);
+      const shot = await v.call('get_window_state', {
+        target: { kind: 'window', pid: refusedApp.pid, window_id: refusedApp.windowId() },
+      });
+      assert.equal(shot.structured.refusal?.code, 'target_not_found', shot.text);
+      const w = (await nut.call('list_windows')).structured.windows.find(
+        (x: any) => x.window_id === refusedApp.windowId(),
+      );
+      await v.call('get_window_state', { target: { kind: 'desktop' }, include_screenshot: false });
+      const click = await v.call('click', {
+        target: { kind: 'desktop' },
+        x: w.bounds.x + Math.round(w.bounds.w / 2),
+        y: w.bounds.y + Math.round(w.bounds.h / 2),
+      });
+      assert.equal(click.structured.refusal?.code, 'not_permitted', click.text);
+      await sleep(300);
+      assert.equal(refusedApp.state().clicks, 0, 'nothing reached the refused app');
+    } finally {
+      await v?.close();
+      await refusedApp.kill();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
