@@ -622,12 +622,20 @@ export class NutjsDriver implements Driver {
         `the keyboard map of this X server has no key for ${keys.missing.slice(0, 10).join(' ')}, and nut-js would drop it; nothing was typed`,
         { characters: keys.missing.slice(0, 10).join(' ') },
       );
-    const m = await this.keyboardFor(target);
+    // The px form clicks the field first, as a user would (the click also gives its window the keyboard).
+    let clicked = '';
+    if (target.point) {
+      const { m, at } = await this.pointOf(target, 'types');
+      await this.host.call('click', { ...at, button: 'left', count: 1, modifiers: [] });
+      await new Promise((r) => setTimeout(r, 50));
+      clicked = `clicked ${this.where(m, at)}, then `;
+    }
+    const m = await this.keyboardFor({ ...target, point: undefined });
     sw.lap('resolve');
     await this.host.call('type', { text, delayMs: options.delayMs, shifted: keys.shifted });
     sw.lap('deliver');
     return {
-      ...this.result(sw, 'key_events', `typed ${chars} character(s) as keys to the focused window`, m),
+      ...this.result(sw, 'key_events', `${clicked}typed ${chars} character(s) as keys to the focused window`, m),
       delivery: { mode: 'foreground', delivered_count: chars },
     };
   }

@@ -103,6 +103,14 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
     const back = await nut.call('press_key', { target: target(), key: 'Backspace' });
     assertUnverifiable(back);
     await app.waitFor((s) => s.entry === (before + text).slice(0, -1), 'one character erased', 5000);
+    // The px form of type_text clicks the field first: the Notes view takes the text, the entry keeps its own.
+    const entry = app.state().entry;
+    const notes = await centreOf('Notes');
+    const px = await nut.call('type_text', { target: target(), ...notes, text: 'in notes', delay_ms: 0 });
+    assertUnverifiable(px);
+    assert.match(JSON.stringify(px.structured.evidence), /clicked at screen/, px.text);
+    await app.waitFor((s) => s.notes.endsWith('in notes'), 'the notes to end with the text', 10_000);
+    assert.equal(app.state().entry, entry);
   });
 
   test('a character nut-js cannot type is refused before the first one is sent', async () => {
