@@ -69,18 +69,23 @@ const OPS: Record<string, (n: Nut, a: Record<string, any>) => Promise<unknown>> 
     const shot = region
       ? await n.screen.grabRegion(new n.Region(region.x, region.y, region.w, region.h))
       : await n.screen.grab();
-    const rgb = await shot.toRGB();
-    const png = new PNG({ width: rgb.width, height: rgb.height });
-    const ch = rgb.channels;
-    for (let y = 0; y < rgb.height; y++)
-      for (let x = 0; x < rgb.width; x++) {
-        const s = y * rgb.byteWidth + x * ch;
-        const d = (y * rgb.width + x) * 4;
-        png.data[d] = rgb.data[s];
-        png.data[d + 1] = rgb.data[s + 1];
-        png.data[d + 2] = rgb.data[s + 2];
-        png.data[d + 3] = 255;
+    // One pass from nut-js's rows (BGR(A) or RGB(A), rows byteWidth apart) into RGBA: no toRGB() copy first.
+    const png = new PNG({ width: shot.width, height: shot.height });
+    const ch = shot.channels;
+    const bgr = shot.colorMode === n.ColorMode.BGR;
+    const [r0, b0] = bgr ? [2, 0] : [0, 2];
+    const src = shot.data;
+    const dst = png.data;
+    for (let y = 0; y < shot.height; y++) {
+      let s = y * shot.byteWidth;
+      let d = y * shot.width * 4;
+      for (let x = 0; x < shot.width; x++, s += ch, d += 4) {
+        dst[d] = src[s + r0];
+        dst[d + 1] = src[s + 1];
+        dst[d + 2] = src[s + b0];
+        dst[d + 3] = 255;
       }
+    }
     // Windows agents may not see come out black (their rectangles are in logical units, like `region`).
     const scale = shot.pixelDensity?.scaleX || 1;
     const left = region?.x ?? 0;
@@ -98,8 +103,8 @@ const OPS: Record<string, (n: Nut, a: Record<string, any>) => Promise<unknown>> 
     if (hidden.length) for (let i = 3; i < png.data.length; i += 4) png.data[i] = 255;
     return {
       data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64'),
-      width: rgb.width,
-      height: rgb.height,
+      width: shot.width,
+      height: shot.height,
       scale,
     };
   },

@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PNG } from 'pngjs';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
+import { missingTools, startApp, startDesktop, stop, until, type Desktop, type GtkApp } from './desktop.js';
 
 const missing = missingTools();
 let d: Desktop;
@@ -74,6 +75,30 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
     const w = (await nut.call('list_windows')).structured.windows.find((x: any) => x.window_id === app.windowId());
     assert.equal(r.structured.screenshot_width, w.bounds.w, 'Xvfb has scale 1: the window at its own size');
     assert.equal(r.structured.screenshot_height, w.bounds.h);
+  });
+
+  test("the screenshot's colours are in order (nut-js gives BGRA): a red window is red", async () => {
+    const red = d.spawn('display', ['-title', 'Nut Red', '-size', '120x90', 'xc:#ff0000']);
+    try {
+      const id = await until(() => {
+        try {
+          return Number(d.x('xdotool', ['search', '--onlyvisible', '--name', '^Nut Red$']).split('\n')[0]);
+        } catch {
+          return 0;
+        }
+      }, 'the red ImageMagick window');
+      const shot = (await nut.client.callTool({
+        name: 'get_window_state',
+        arguments: { target: { kind: 'window', pid: red.pid, window_id: id }, include_screenshot: true },
+      })) as { content: Array<{ type: string; data?: string }>; structuredContent?: any };
+      const image = shot.content.find((c) => c.type === 'image');
+      assert.ok(image?.data, JSON.stringify(shot.structuredContent));
+      const png = PNG.sync.read(Buffer.from(image.data, 'base64'));
+      const at = (Math.floor(png.height / 2) * png.width + Math.floor(png.width / 2)) * 4;
+      assert.deepEqual([...png.data.subarray(at, at + 4)], [255, 0, 0, 255]);
+    } finally {
+      await stop(red.pid);
+    }
   });
 
   test('a click at screenshot pixels lands on the button exactly once; the verdict is unverifiable', async () => {
@@ -182,10 +207,29 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
         target: { kind: 'window', pid: refusedApp.pid, window_id: refusedApp.windowId() },
       });
       assert.equal(shot.structured.refusal?.code, 'target_not_found', shot.text);
-      const w = (await nut.call('list_windows')).structured.windows.find(
-        (x: any) => x.window_id === refusedApp.windowId(),
+      const all = (await nut.call('list_windows')).structured.windows;
+      const w = all.find((x: any) => x.window_id === refusedApp.windowId());
+      const own = all.find((x: any) => x.window_id === app.windowId());
+      // The desktop's screenshot shows the allowed window and a black rectangle where the refused one is.
+      const desktop = (await v.client.callTool({
+        name: 'get_window_state',
+        arguments: { target: { kind: 'desktop' }, include_screenshot: true },
+      })) as { content: Array<{ type: string; data?: string }> };
+      const image = desktop.content.find((c) => c.type === 'image');
+      assert.ok(image?.data, 'a desktop screenshot');
+      const png = PNG.sync.read(Buffer.from(image.data, 'base64'));
+      const pixel = (x: number, y: number) => [
+        ...png.data.subarray((y * png.width + x) * 4, (y * png.width + x) * 4 + 4),
+      ];
+      const mid = (b: any) => [b.x + Math.round(b.w / 2), b.y + Math.round(b.h / 2)] as const;
+      assert.deepEqual(pixel(...mid(w.bounds)), [0, 0, 0, 255], 'the refused window is blacked out');
+      assert.notDeepEqual(pixel(...mid(own.bounds)), [0, 0, 0, 255], 'the allowed window shows');
+      // GTK's default window background is light grey: red, green and blue close together, not swapped noise.
+      const [r, g, b] = pixel(own.bounds.x + 3, own.bounds.y + own.bounds.h - 3);
+      assert.ok(
+        r > 150 && Math.abs(r - g) < 20 && Math.abs(g - b) < 20,
+        `a light grey window corner, got ${[r, g, b]}`,
       );
-      await v.call('get_window_state', { target: { kind: 'desktop' }, include_screenshot: false });
       const click = await v.call('click', {
         target: { kind: 'desktop' },
         x: w.bounds.x + Math.round(w.bounds.w / 2),
