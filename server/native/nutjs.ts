@@ -104,6 +104,9 @@ export class NutProcess {
       }
     });
     child.on('error', () => undefined); // reported through 'exit'
+    // The helper never keeps the server alive by itself: a waiting request holds the loop with its timer.
+    child.unref();
+    child.channel?.unref();
     return child;
   }
 
