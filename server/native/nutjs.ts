@@ -460,7 +460,12 @@ export class NutjsDriver implements Driver {
   private async mapping(target: ResolvedTarget): Promise<Mapping> {
     const { rect, win } = await this.region(target);
     const known = this.shots.get(target.key);
-    const scale = known?.scale ?? 1;
+    // No screenshot of it yet: its pixels are the screen's, measured on one pixel (X11's are always 1).
+    const scale =
+      known?.scale ??
+      (this.host.linux
+        ? 1
+        : (await this.host.call<{ scale: number }>('grab', { region: { x: rect.x, y: rect.y, w: 1, h: 1 } })).scale);
     return {
       origin: { x: rect.x, y: rect.y },
       scale,
