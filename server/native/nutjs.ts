@@ -434,7 +434,7 @@ export class NutjsDriver implements Driver {
           hidden,
         })
       : null;
-    const scale = shot?.scale ?? this.shots.get(target.key)?.scale ?? 1;
+    const scale = shot?.scale ?? this.shots.get(target.key)?.scale ?? (await this.screenScale(rect));
     const width = shot?.width ?? Math.round(rect.w * scale);
     const height = shot?.height ?? Math.round(rect.h * scale);
     this.remember(target.key, { scale, width, height });
@@ -456,16 +456,18 @@ export class NutjsDriver implements Driver {
     };
   }
 
+  /** Screenshot pixels per logical unit where `rect` is, measured on one pixel (X11's are always 1). */
+  private async screenScale(rect: Rect): Promise<number> {
+    if (this.host.linux) return 1;
+    const one = await this.host.call<{ scale: number }>('grab', { region: { x: rect.x, y: rect.y, w: 1, h: 1 } });
+    return one.scale;
+  }
+
   /** The screen point of screenshot pixel `px` of a target: its origin plus the pixel over the scale. */
   private async mapping(target: ResolvedTarget): Promise<Mapping> {
     const { rect, win } = await this.region(target);
     const known = this.shots.get(target.key);
-    // No screenshot of it yet: its pixels are the screen's, measured on one pixel (X11's are always 1).
-    const scale =
-      known?.scale ??
-      (this.host.linux
-        ? 1
-        : (await this.host.call<{ scale: number }>('grab', { region: { x: rect.x, y: rect.y, w: 1, h: 1 } })).scale);
+    const scale = known?.scale ?? (await this.screenScale(rect));
     return {
       origin: { x: rect.x, y: rect.y },
       scale,
