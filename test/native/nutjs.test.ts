@@ -128,6 +128,11 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
     const back = await nut.call('press_key', { target: target(), key: 'Backspace' });
     assertUnverifiable(back);
     await app.waitFor((s) => s.entry === (before + text).slice(0, -1), 'one character erased', 5000);
+    // A hotkey holds its modifiers: ctrl+a selects the entry's text, and what is typed next replaces it.
+    const all = await nut.call('hotkey', { target: target(), keys: ['ctrl', 'a'] });
+    assertUnverifiable(all);
+    assertUnverifiable(await nut.call('type_text', { target: target(), text: 'Z', delay_ms: 0 }));
+    await app.waitFor((s) => s.entry === 'Z', 'the entry replaced by "Z"', 5000);
     // The px form of type_text clicks the field first: the Notes view takes the text, the entry keeps its own.
     const entry = app.state().entry;
     const notes = await centreOf('Notes');
