@@ -1099,6 +1099,14 @@ async function run(argv: string[]): Promise<void> {
       if (running) return relayToGateway(running.mcp_url, null, running.token);
     }
   }
+  // The gateway keeps the durable audit trail (the operator's history across restarts).
+  if (command === 'start') {
+    const { AuditStore, retentionOf } = await import('./audit/store.js');
+    options.audit = new AuditStore(
+      join(configDir(), 'audit'),
+      retentionOf(values['audit-max-age-days'] as number | undefined, values['audit-max-mb'] as number | undefined),
+    );
+  }
   const { Verity } = await import('./core.js');
   const core = new Verity(options);
   const shutdown = async () => {
@@ -1136,12 +1144,6 @@ async function run(argv: string[]): Promise<void> {
     );
     return;
   }
-  // The gateway keeps the durable audit trail (the operator's history across restarts).
-  const { AuditStore, retentionOf } = await import('./audit/store.js');
-  core.audit = new AuditStore(
-    join(configDir(), 'audit'),
-    retentionOf(values['audit-max-age-days'] as number | undefined, values['audit-max-mb'] as number | undefined),
-  );
   let creds: { operator: string; agent: string };
   try {
     creds = credentials(values);

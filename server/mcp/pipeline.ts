@@ -34,7 +34,7 @@ export interface PipelineParts {
   options: { allowJavascript?: boolean; uploadRoots?: string[] };
   /** The operator's brake (stop, pause) and the audit trail every call goes into. */
   brake: Brake;
-  audit: () => AuditStore;
+  audit: AuditStore;
 }
 
 type Trace = {
@@ -124,7 +124,7 @@ export class CallPipeline {
     setImmediate(() => {
       let auditId: number | undefined;
       try {
-        auditId = noteCall(this.parts.audit(), {
+        auditId = noteCall(this.parts.audit, {
           sessionKey,
           tool: tool.name,
           // A secret typed into a password field (the result says `masked`) is kept masked.
