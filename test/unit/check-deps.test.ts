@@ -100,6 +100,7 @@ test('CDP is found however it is spelled, and puppeteer types are CDP', async ()
     'server/mcp/spelled.ts': [
       "import type { Page } from 'puppeteer-core';",
       'export async function f(page: Page, s: any, name: string) {',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template, written into a file
       '  await s.send(`Page.${name}`);',
       "  s.on('Network.requestWillBeSent', () => {});",
       "  await s['send']('Runtime.evaluate', {});",
