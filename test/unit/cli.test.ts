@@ -113,6 +113,55 @@ test('the command line wins over the environment, the environment over --config'
   }
 });
 
+test('Config: a flag over the environment over the --config file over the default, each value typed by its row', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-cli-'));
+  try {
+    const file = join(dir, 'verity.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, host: '127.0.0.3', viewport: '800x600' }));
+    const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => run(['start', ...argv], env).config;
+    // The default, where no layer gives it; a default is not "given" (it does not make `verity mcp` its own server).
+    assert.equal(config([]).port, 7317);
+    assert.equal(config([]).host, '127.0.0.1');
+    assert.deepEqual(run(['start']).values, {});
+    assert.equal(run(['mcp']).config.relay, true);
+    // The file over the default, the environment over the file, the flag over the environment.
+    assert.equal(config(['--config', file]).port, 9000);
+    assert.equal(config(['--config', file], { VERITY_PORT: '9200' }).port, 9200);
+    assert.equal(config(['--config', file, '--port', '9100'], { VERITY_PORT: '9200' }).port, 9100);
+    const mixed = config(['--config', file, '--port', '9100'], { VERITY_HOST: '127.0.0.4' });
+    assert.deepEqual([mixed.port, mixed.host, mixed.viewport], [9100, '127.0.0.4', { width: 800, height: 600 }]);
+    // Typed by the table: these lines compile only while each field has its row's type.
+    const port: number = mixed.port;
+    const viewport: { width: number; height: number } | undefined = mixed.viewport;
+    const roots: string[] | undefined = run(['mcp', '--upload-root', '/a']).config['upload-root'];
+    assert.deepEqual([port, viewport?.width, roots], [9100, 800, ['/a']]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a bad value is refused naming its option, in whichever layer it is', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-cli-'));
+  try {
+    const file = join(dir, 'verity.json');
+    writeFileSync(file, JSON.stringify({ port: 'seven' }));
+    refused(['start', '--config', file], /--config .*verity\.json: "port": expected a port, 0\.\.65535, got "seven"/);
+    writeFileSync(file, JSON.stringify({ 'session-idle-ms': 0 }));
+    refused(['mcp', '--config', file], /"session-idle-ms": expected a positive integer, got 0/);
+    writeFileSync(file, JSON.stringify({ viewport: 'big' }));
+    refused(['mcp', '--config', file], /"viewport" must be WIDTHxHEIGHT|"viewport".*WIDTHxHEIGHT/);
+    refused(['mcp'], /^VERITY_SESSION_IDLE_MS: expected a positive integer, got "-1"$/, {
+      VERITY_SESSION_IDLE_MS: '-1',
+    });
+    refused(['mcp', '--tools', 'most'], /^--tools: must be default or full, got "most"$/);
+    // A lower layer's value is not read when a higher one gives the option (it does not apply).
+    writeFileSync(file, JSON.stringify({ port: 'seven' }));
+    assert.equal(run(['start', '--config', file, '--port', '1'], { VERITY_PORT: 'x' }).config.port, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("refusals name the option: another command's, unknown, a bad value, a missing value, a stray argument", () => {
   refused(['mcp', '--port', '1'], /verity mcp does not take --port \(an option of verity start\)/);
   refused(['start', '--gateway'], /verity start does not take --gateway/);
