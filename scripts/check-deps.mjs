@@ -162,6 +162,7 @@ const LAYERS = [
     files: ['server/cli.ts', 'server/cli/', 'server/doctor.ts'],
     may: [
       'node:',
+      'zod',
       '@modelcontextprotocol/sdk',
       'server/cli.ts',
       'server/cli/',

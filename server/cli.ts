@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import type { VerityOptions } from './core.js';
 import { readGatewayFile } from './token.js';
+import type { KindValues } from './cli/kinds.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
 import { CHANNELS, isChannel } from './cdp/discovery.js';
 
@@ -25,11 +26,10 @@ export const EXTENSION_DIR = fileURLToPath(new URL('../../extension/', import.me
 /**
  * string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive
  * integer; list (the flag may repeat, each value split at `split`; the environment variable is split the same
- * way; a config value is an array or a string).
+ * way; a config value is an array or a string). Their value types are zod schemas (cli/kinds.ts), taken here
+ * as types only.
  */
-type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'list';
-/** What each kind's value is, once checked (a row with `parse` has what its parse returns, per item for a list). */
-type KindValue = { string: string; boolean: boolean; port: number; positive: number; list: string[] };
+type Kind = keyof KindValues;
 
 export interface OptionSpec {
   /** The flag without its dashes; also the option's key in a --config file. */
@@ -478,7 +478,7 @@ type ValueOf<O> = O extends { parse: (raw: string, from: string) => infer R }
     ? R[]
     : R
   : O extends { kind: infer K extends Kind }
-    ? KindValue[K]
+    ? KindValues[K]
     : never;
 /** The options given (by a flag, the environment or the --config file), each typed by its row of OPTIONS. */
 export type OptionValues = { -readonly [O in Row as O['name']]?: ValueOf<O> };

@@ -17,6 +17,7 @@ import {
   startFailure,
   type OptionSpec,
 } from '../../server/cli.js';
+import { configSchema, KIND_SCHEMAS } from '../../server/cli/kinds.js';
 import { nativeUnavailable } from '../../server/routing/router.js';
 import { ROOT } from '../helpers/fixtures.js';
 
@@ -138,6 +139,26 @@ test('Config: a flag over the environment over the --config file over the defaul
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("every default and every value the parser makes is of its kind's zod schema", () => {
+  for (const o of OPTIONS.filter((x) => x.value !== undefined))
+    assert.ok(KIND_SCHEMAS[o.kind].safeParse(o.value).success, `--${o.name}'s default ${JSON.stringify(o.value)}`);
+  const argv = {
+    start: ['--port', '0', '--host', '::1', '--allowed-hosts', 'a.lan,b.lan', '--audit-max-mb', '9', '--no-cursor'],
+    mcp: ['--headful', '--upload-root', '/a', '--browser-arg', '--lang=fr', '--viewport', '10x10', '--tools', 'full'],
+    doctor: ['--channel', 'chrome', '--json'],
+  } as const;
+  for (const command of ['start', 'mcp', 'doctor'] as const) {
+    const schema = configSchema(OPTIONS.filter((o) => o.commands.includes(command)));
+    for (const config of [run([command]).config, run([command, ...argv[command]]).config]) {
+      const checked = schema.safeParse(config);
+      assert.ok(checked.success, `${command}: ${JSON.stringify(config)}: ${checked.error?.message}`);
+    }
+  }
+  // The schema is not one that takes anything.
+  assert.equal(configSchema(OPTIONS).safeParse({ port: '7317' }).success, false);
+  assert.equal(configSchema(OPTIONS).safeParse({ prot: 1 }).success, false);
 });
 
 test('a bad value is refused naming its option, in whichever layer it is', () => {
