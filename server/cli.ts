@@ -788,40 +788,50 @@ export function parseCommandLine(
       sources[key] = 'config';
     }
   }
-  if (given.gateway === true && given.standalone === true)
+  // Each value was checked by convert against its row: from here on the values are read by their types.
+  const values = given as OptionValues;
+  refuseTogether(values);
+  return { kind: 'run', command: cmd, values, sources, config: withDefaults(values, table, cmd) };
+}
+
+/** Options that do not go together, named. */
+function refuseTogether(values: OptionValues): void {
+  if (values.gateway === true && values.standalone === true)
     throw new UsageError('--gateway and --standalone exclude each other');
-  if (given['browser-endpoint'] !== undefined) {
-    const local = ['browser-url', 'chromium', 'channel', 'proxy-server', 'browser-arg', 'user-data-dir', 'isolated']
-      .filter(
-        (n) =>
-          given[n] !== undefined &&
-          given[n] !== false &&
-          !(Array.isArray(given[n]) && (given[n] as unknown[]).length === 0),
-      )
+  // Given, and not as nothing (false, or an empty list).
+  const named = (names: ReadonlyArray<keyof OptionValues>) =>
+    names
+      .filter((n) => {
+        const v = values[n];
+        return v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
+      })
       .map((n) => `--${n}`);
+  if (values['browser-endpoint'] !== undefined) {
+    const local = named([
+      'browser-url',
+      'chromium',
+      'channel',
+      'proxy-server',
+      'browser-arg',
+      'user-data-dir',
+      'isolated',
+    ]);
     if (local.length)
       throw new UsageError(
         `${local.join(', ')} apply to a browser of this machine, not to --browser-endpoint (every session gets its own browser from the pool already)`,
       );
-  } else if (
-    (given['browser-header'] as unknown[] | undefined)?.length ||
-    given['browser-connect-timeout'] !== undefined
-  ) {
+  } else if (values['browser-header']?.length || values['browser-connect-timeout'] !== undefined) {
     throw new UsageError(
       '--browser-header and --browser-connect-timeout apply to --browser-endpoint, which is not given',
     );
   }
-  if (given['browser-url'] !== undefined) {
-    const launchOnly = ['channel', 'proxy-server', 'browser-arg']
-      .filter((n) => given[n] !== undefined && !(Array.isArray(given[n]) && (given[n] as unknown[]).length === 0))
-      .map((n) => `--${n}`);
+  if (values['browser-url'] !== undefined) {
+    const launchOnly = named(['channel', 'proxy-server', 'browser-arg']);
     if (launchOnly.length)
       throw new UsageError(
         `${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`,
       );
   }
-  const values = given as OptionValues;
-  return { kind: 'run', command: cmd, values, sources, config: withDefaults(values, table, cmd) };
 }
 
 /** The given values over each row's default `value` (for the options the command takes). */
