@@ -11,7 +11,7 @@ import type { BrowserHost } from './browser.js';
 import type { Refused, Watched } from './page-agent/core.js';
 import type { SideEffectWatch } from './side-effects.js';
 import { frameOf, tokenInLatest, type TabElementRef } from './snapshot.js';
-import type { Frame, Tab } from './tab.js';
+import { Tab, type Frame } from './tab.js';
 
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
 
@@ -32,8 +32,16 @@ export interface PointTarget {
   local: number;
 }
 
-export function tabOf(route: CdpRoute, target: ResolvedTarget): Promise<Tab> {
-  return route.host.findTab(target.key);
+/**
+ * The tab a target names: the one the router found for this call (never looked up by id again). Refused
+ * when the call is not on a tab, or when the tab closed while the action waited its turn.
+ */
+export function tabOf(target: ResolvedTarget): Tab {
+  if (target.kind !== 'tab' || !(target.tab instanceof Tab))
+    throw new Refusal('invalid_arguments', `the browser route acts on tabs; this target is a ${target.kind}`);
+  if (target.tab.closed)
+    throw new Refusal('target_not_found', `tab ${target.tab.id} closed before the action ran; call page list_tabs`);
+  return target.tab;
 }
 
 /**
@@ -53,8 +61,7 @@ export async function withSideEffects(
   try {
     r = await run();
   } finally {
-    const dialog =
-      target.kind === 'tab' ? ((await route.host.findTab(target.key).catch(() => null))?.dialog ?? null) : null;
+    const dialog = target.kind === 'tab' && target.tab instanceof Tab ? target.tab.dialog : null;
     const effects = await watch.end(r ? dialog : null, settleMs);
     // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
     for (const e of effects) {

@@ -13,13 +13,13 @@ const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmen
 
 /** A click with the side effects it caused (it listens a moment longer: clicks open tabs and start downloads). */
 export function click(route: CdpRoute, target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
-  return withSideEffects(route, target, () => deliverClick(route, target, options), INPUT_SETTLE_MS);
+  return withSideEffects(route, target, () => deliverClick(target, options), INPUT_SETTLE_MS);
 }
 
-async function deliverClick(route: CdpRoute, target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+async function deliverClick(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
   const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
-  const aimed = await aim(await tabOf(route, target), target, ['mousedown', 'mouseup', decisive]);
+  const aimed = await aim(tabOf(target), target, ['mousedown', 'mouseup', decisive]);
   if (target.cursor) queueCursor(aimed.tab, aimed.x, aimed.y, target.cursor, 'click');
   sw.lap('resolve');
   const urlBefore = aimed.frame.url;

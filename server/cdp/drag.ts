@@ -10,12 +10,12 @@ import { judgeDrag } from '../routing/drag-verdict.js';
 
 /** A drag with the side effects it caused (a drop can open a tab or start a download). */
 export function drag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
-  return withSideEffects(route, target, () => deliverDrag(route, target, options), INPUT_SETTLE_MS);
+  return withSideEffects(route, target, () => deliverDrag(target, options), INPUT_SETTLE_MS);
 }
 
-async function deliverDrag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+async function deliverDrag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const tab = await tabOf(route, target);
+  const tab = tabOf(target);
   const frames = await tab.frames();
   const scale = await scaleOf(tab);
   const from = { x: options.from.x / scale, y: options.from.y / scale };

@@ -7,12 +7,12 @@ import { Refusal } from '../routing/refusal.js';
 import { aim, describeEvents, dialogResult, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 
 export function hover(route: CdpRoute, target: ResolvedTarget): Promise<ActionResult> {
-  return withSideEffects(route, target, () => deliverHover(route, target));
+  return withSideEffects(route, target, () => deliverHover(target));
 }
 
-async function deliverHover(route: CdpRoute, target: ResolvedTarget): Promise<ActionResult> {
+async function deliverHover(target: ResolvedTarget): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const aimed = await aim(await tabOf(route, target), target, ['mouseover', 'mouseenter', 'mousemove']);
+  const aimed = await aim(tabOf(target), target, ['mouseover', 'mouseenter', 'mousemove']);
   const { tab, frame } = aimed;
   // What shows is read in the frame the pointer rests in (a menu opens beside its trigger).
   await tab.call(frame, 'hoverBaseline');
