@@ -3,7 +3,7 @@
 import type { Protocol } from 'puppeteer-core';
 import type { ActionResult, DragOptions, ResolvedTarget } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
-import { dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+import { dialogResult, notePointer, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from './cursor-overlay.js';
 import { INPUT_SETTLE_MS } from './side-effects.js';
 import { judgeDrag } from '../routing/drag-verdict.js';
@@ -23,6 +23,7 @@ async function deliverDrag(target: ResolvedTarget, options: DragOptions): Promis
   const source = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
   if (target.cursor) queueCursor(tab, from.x, from.y, target.cursor, 'drag');
   sw.lap('resolve');
+  notePointer(tab, null); // wherever the drag stops, the next click moves there first
   const send = (params: Protocol.Input.DispatchMouseEventRequest) =>
     tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
   const steps: Protocol.Input.DispatchMouseEventRequest[] = [

@@ -12,6 +12,7 @@ import type {
   Snapshot,
   TypeOptions,
 } from '../routing/driver.js';
+import { withTiming } from '../routing/driver.js';
 import { tabOf, type CdpRoute } from './aim.js';
 import type { BrowserHost } from './browser.js';
 import { chooseSeveral } from './choose.js';
@@ -41,9 +42,13 @@ export class CdpDriver implements Driver {
    * attached browser (--browser-url) can have other drivers: one this process launched speaks DevTools
    * over a pipe only it holds, so its tabs skip the lock and the round trips it costs (about 5-15 ms).
    */
-  async exclusive<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T> {
+  async exclusive(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult> {
     if (!this.host.attached) return work();
-    return withTabLock(this.tab(target), work);
+    let lockMs = 0;
+    const r = await withTabLock(this.tab(target), work, (ms) => {
+      lockMs = ms;
+    });
+    return withTiming(r, 'lock', lockMs);
   }
 
   async snapshot(

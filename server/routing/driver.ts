@@ -17,7 +17,11 @@ export interface ActionResult {
   delivery: { mode: 'background' | 'foreground' | 'not_applicable'; delivered_count?: number };
   evidence: Evidence[];
   escalation?: { target: 'page' | 'pixel' | 'foreground' | 'chunk' | 'verify'; reason: string };
-  timings_ms: { resolve: number; deliver: number; verify: number };
+  /**
+   * The three phases every action reports, and around them (when they took part): the wait in the
+   * target's queue, for the tab's cross-process lock (inside resolve), and the side-effect watch's own time.
+   */
+  timings_ms: { resolve: number; deliver: number; verify: number } & Partial<Record<AroundPhase, number>>;
   /** Which delivery method produced the effect (type_text: insert_text, key_events, ...). */
   method?: string;
   /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
@@ -165,7 +169,16 @@ export interface Driver {
   /** Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. */
   hover(target: ResolvedTarget): Promise<ActionResult>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
-  exclusive?<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T>;
+  exclusive?(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult>;
+}
+
+/** What an action's time went to around its three phases (see ActionResult.timings_ms). */
+export type AroundPhase = 'queue' | 'lock' | 'side_effects';
+
+/** `r` with the time one part around the action took (added to what it says already). */
+export function withTiming(r: ActionResult, phase: AroundPhase, ms: number): ActionResult {
+  const sum = (r.timings_ms[phase] ?? 0) + Math.round(ms * 100) / 100;
+  return { ...r, timings_ms: { ...r.timings_ms, [phase]: Math.round(sum * 100) / 100 } };
 }
 
 /** Measures the three phases every action reports. */
