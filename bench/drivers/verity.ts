@@ -70,7 +70,14 @@ export async function verityToken(tab: VerityTab, role: RegExp, label: string): 
   return hit.element_token;
 }
 
-export type Timings = { resolve?: number; deliver?: number; verify?: number };
+export type Timings = {
+  resolve?: number;
+  deliver?: number;
+  verify?: number;
+  queue?: number;
+  lock?: number;
+  side_effects?: number;
+};
 
 function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
   assertOk('verity', tool, result);
@@ -85,7 +92,7 @@ export function timingNote(what: string, timings: Timings[]): string {
     const xs = timings.map((t) => t[k]).filter((x): x is number => typeof x === 'number');
     return xs.length ? median(xs).toFixed(1) : 'n/a';
   };
-  return `Verity ${what} server-side timings_ms (median): resolve ${m('resolve')}, deliver ${m('deliver')}, verify ${m('verify')}.`;
+  return `Verity ${what} server-side timings_ms (median): resolve ${m('resolve')} (of it the tab lock ${m('lock')}), deliver ${m('deliver')}, verify ${m('verify')}; around them: queue ${m('queue')}, side-effect watch ${m('side_effects')}.`;
 }
 
 export const verityDriver: DriverFactory = {

@@ -17,7 +17,11 @@ export interface ActionResult {
   delivery: { mode: 'background' | 'foreground' | 'not_applicable'; delivered_count?: number };
   evidence: Evidence[];
   escalation?: { target: 'page' | 'pixel' | 'foreground' | 'chunk' | 'verify'; reason: string };
-  timings_ms: { resolve: number; deliver: number; verify: number };
+  /**
+   * The three phases every action reports, and around them (when they took part): the wait in the
+   * target's queue, for the tab's cross-process lock (inside resolve), and the side-effect watch's own time.
+   */
+  timings_ms: { resolve: number; deliver: number; verify: number } & Partial<Record<AroundPhase, number>>;
   /** Which delivery method produced the effect (type_text: insert_text, key_events, ...). */
   method?: string;
   /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
@@ -37,20 +41,57 @@ export interface ActionResult {
   >;
 }
 
-/** Where an action lands, after the tool layer resolved tokens and targets. */
-export interface ResolvedTarget {
-  kind: 'tab' | 'window' | 'desktop';
-  /** CDP target id for tabs; `${pid}:${windowId}` for windows; the display for the desktop. */
+/** An element a call named by its token, as the router resolved it (once per call). */
+export interface TargetElement {
+  snapshotId: string;
+  index: number;
+  /** The backend's own handle to find the element again (cdp: TabElementRef; native: NativeRef). */
+  ref: unknown;
+}
+
+/**
+ * The tab the router found for a call, handed on so no one looks it up by id again. Opaque here (this
+ * contract sits below the backends): the CDP route's Tab, which that route checks it is.
+ */
+export interface TabHandle {
+  readonly id: string;
+}
+
+interface TargetBase {
+  /** What queues and snapshots know the target by: the tab id, `${pid}:${windowId}`, or the display. */
   key: string;
   /** The element from a snapshot, when the call named one. */
-  element?: { snapshotId: string; index: number; ref: unknown };
+  element?: TargetElement;
   /** Screenshot pixels of the target's last snapshot (the px form). */
   point?: { x: number; y: number };
+  /** The call's delivery_mode, carried here only: each route honours it (raises the tab or window) or refuses. */
+  deliveryMode: 'background' | 'foreground';
   /** The session the action is for (its sessionKey): whose download quota what it causes counts against. */
   owner?: string;
   /** How the session's agent cursor moves to the action's point (absent: no cursor). */
   cursor?: CursorSettings;
 }
+
+/** A browser tab, with the tab itself as the router found it. */
+export interface TabTarget extends TargetBase {
+  kind: 'tab';
+  tab: TabHandle;
+}
+
+/** A native window, by its process and X11/Wayland window id. */
+export interface WindowTarget extends TargetBase {
+  kind: 'window';
+  pid: number | undefined;
+  windowId: number;
+}
+
+/** The whole desktop (a point on it, or the focused window's keys). */
+export interface DesktopTarget extends TargetBase {
+  kind: 'desktop';
+}
+
+/** Where an action lands, resolved once per call by the router and handed to the driver as it is. */
+export type ResolvedTarget = TabTarget | WindowTarget | DesktopTarget;
 
 /** Effective agent-cursor motion, as the session layer computes it (plain data). */
 export interface CursorSettings {
@@ -102,7 +143,6 @@ export interface ClickOptions {
 }
 export interface TypeOptions {
   delayMs: number;
-  deliveryMode: 'background' | 'foreground';
 }
 export interface ScrollOptions {
   direction: 'up' | 'down' | 'left' | 'right';
@@ -129,7 +169,16 @@ export interface Driver {
   /** Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. */
   hover(target: ResolvedTarget): Promise<ActionResult>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
-  exclusive?<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T>;
+  exclusive?(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult>;
+}
+
+/** What an action's time went to around its three phases (see ActionResult.timings_ms). */
+export type AroundPhase = 'queue' | 'lock' | 'side_effects';
+
+/** `r` with the time one part around the action took (added to what it says already). */
+export function withTiming(r: ActionResult, phase: AroundPhase, ms: number): ActionResult {
+  const sum = (r.timings_ms[phase] ?? 0) + Math.round(ms * 100) / 100;
+  return { ...r, timings_ms: { ...r.timings_ms, [phase]: Math.round(sum * 100) / 100 } };
 }
 
 /** Measures the three phases every action reports. */

@@ -53,7 +53,15 @@ export const actionResult = z.object({
   escalation: z
     .object({ target: z.enum(['page', 'pixel', 'foreground', 'chunk', 'verify']), reason: z.string() })
     .optional(),
-  timings_ms: z.object({ resolve: z.number(), deliver: z.number(), verify: z.number() }),
+  timings_ms: z.object({
+    resolve: z.number(),
+    deliver: z.number(),
+    verify: z.number(),
+    // Around the phases, when they took part: the target's queue, the tab's lock (within resolve), the side-effect watch.
+    queue: z.number().optional(),
+    lock: z.number().optional(),
+    side_effects: z.number().optional(),
+  }),
   method: z.string().optional(),
   observed: z.unknown().optional(),
   target: z.string().optional(),
