@@ -38,7 +38,8 @@ export function tabOf(route: CdpRoute, target: ResolvedTarget): Promise<Tab> {
 
 /**
  * Runs one action and adds to its result what else it caused (a tab opened, a download, a dialog now
- * blocking the page) as `side_effects`; absent when there was nothing. `settleMs`: how long to keep
+ * blocking the page) as `side_effects`, and what its page did (`caused`: page-activity.ts); each absent when
+ * there was nothing. `settleMs`: how long to keep
  * listening after the action, for input that commonly opens tabs or starts downloads (clicks, keys,
  * drops); typing, set_value and scrolling report what arrived during the action and add no wait.
  */
@@ -48,14 +49,14 @@ export async function withSideEffects(
   run: () => Promise<ActionResult>,
   settleMs = 0,
 ): Promise<ActionResult> {
+  const tab = target.kind === 'tab' ? await route.host.findTab(target.key).catch(() => null) : null;
+  const mark = tab?.activity.mark();
   const watch = await route.sideEffects.begin(target.key, target.owner);
   let r: ActionResult | undefined;
   try {
     r = await run();
   } finally {
-    const dialog =
-      target.kind === 'tab' ? ((await route.host.findTab(target.key).catch(() => null))?.dialog ?? null) : null;
-    const effects = await watch.end(r ? dialog : null, settleMs);
+    const effects = await watch.end(r ? (tab?.dialog ?? null) : null, settleMs);
     // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
     for (const e of effects) {
       if (e.kind !== 'tab_opened') continue;
@@ -69,6 +70,9 @@ export async function withSideEffects(
       }
     }
     if (r && effects.length) r = { ...r, side_effects: effects };
+    // What the page did in the action's window (its settle included): requests, console errors, a navigation.
+    const caused = r && mark ? await tab!.activity.causedSince(mark, r.masked !== undefined) : undefined;
+    if (r && caused) r = { ...r, caused };
   }
   return r!; // run() returned (a throw leaves above)
 }
