@@ -49,6 +49,8 @@ export interface ConsoleEntry {
   source?: string;
   /** Raised during an action on a secret field: its text is masked wherever it is shown. */
   secret?: boolean;
+  /** Written by the browser, not the page's scripts (a failed load, an intervention): no console call's arguments. */
+  browser?: boolean;
 }
 
 /** What the origin policy says of a request's URL (policy.ts; requests it refuses are blocked by guard.ts). */
@@ -176,11 +178,16 @@ export function causedOf(
 ): Caused | undefined {
   const out: Caused = {};
   if (navigated !== undefined) out.navigated = shownUrl(navigated, policy);
-  const ordered = [...requests.filter(failed), ...requests.filter((e) => !failed(e))];
+  // data: and blob: URLs are read from the page itself: no request left it.
+  const sent = requests.filter((e) => !/^(data|blob):/.test(e.url));
+  const ordered = [...sent.filter(failed), ...sent.filter((e) => !failed(e))];
   if (ordered.length) out.requests = ordered.slice(0, MAX_CAUSED_REQUESTS).map((e) => showRequest(e, policy));
-  const moreRequests = counts.requests - (out.requests?.length ?? 0);
+  const moreRequests = counts.requests - (requests.length - sent.length) - (out.requests?.length ?? 0);
   if (moreRequests > 0) out.more_requests = moreRequests;
-  const errors = messages.filter((m) => m.level === 'exception' || m.level === 'error');
+  // The browser's "Failed to load resource" says again what the request line says.
+  const errors = messages.filter(
+    (m) => (m.level === 'exception' || m.level === 'error') && !(m.browser && /^Failed to load resource/.test(m.text)),
+  );
   if (errors.length) out.console = errors.slice(0, MAX_CAUSED_CONSOLE).map((m) => showConsole(m, policy));
   if (errors.length > MAX_CAUSED_CONSOLE) out.more_console = errors.length - MAX_CAUSED_CONSOLE;
   return Object.keys(out).length ? out : undefined;
@@ -280,21 +287,25 @@ export class PageActivity {
     });
     page.on('console', (msg: ConsoleMessage) => {
       // The text is all that is kept: the message's handles would hold its objects alive in the page.
-      for (const arg of msg.args()) void arg.dispose().catch(() => {});
-      this.note(levelOf(msg.type()), msg.text(), msg.location()?.url);
+      const args = msg.args();
+      this.note(levelOf(msg.type()), msg.text(), msg.location()?.url, args.length === 0);
+      for (const arg of args) void arg.dispose().catch(() => {});
     });
     page.on('pageerror', (error: unknown) => {
       const text =
         error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
-      this.note('exception', text, undefined);
+      this.note('exception', text, undefined, false);
     });
     page.on('framenavigated', (frame: PuppeteerFrame) => {
       if (frame === page.mainFrame()) this.navigation = { seq: ++this.seq, url: frame.url() };
     });
   }
 
-  private note(level: ConsoleLevel, text: string, source: string | undefined): void {
-    this.messages.push({ seq: ++this.seq, at: Date.now(), level, text, ...(source ? { source } : {}) });
+  private note(level: ConsoleLevel, text: string, source: string | undefined, browser: boolean): void {
+    const entry: ConsoleEntry = { seq: ++this.seq, at: Date.now(), level, text };
+    if (source) entry.source = source;
+    if (browser) entry.browser = true;
+    this.messages.push(entry);
     if (this.messages.length > MAX_CONSOLE_KEPT) {
       this.messages.shift();
       this.droppedConsole++;
