@@ -24,6 +24,8 @@ export const CAUSED_REQUEST_WAIT_MS = 1_000;
 const TEXT_MAX = 300;
 /** A shown URL is cut here. */
 const URL_MAX = 200;
+/** What a buffer keeps of one URL or console text (a page can log megabytes, or load a data: URL of them). */
+const KEPT_MAX = 4_096;
 
 export type ConsoleLevel = NonNullable<ActionCaused['console']>[number]['level'];
 /** Most severe first: a level filter takes its level and every one above it. */
@@ -34,6 +36,8 @@ export interface RequestEntry {
   at: number;
   method: string;
   url: string;
+  /** The URL's whole length when `url` keeps only its start (KEPT_MAX). */
+  length?: number;
   type: string;
   status?: number;
   /** The network error (net::ERR_…) of a request that got no answer. */
@@ -110,8 +114,9 @@ export function isSecretParam(name: string): boolean {
   return words.some((w) => SECRET_PARAM_WORDS.has(w)) || SECRET_PARAM_WORDS.has(words.join(''));
 }
 
-function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+/** The text cut at `max`, saying its whole length (`length`, when the text is already a kept start of it). */
+function cut(text: string, max: number, length = text.length): string {
+  return text.length > max ? `${text.slice(0, max)}… (${Math.max(length, text.length)} chars)` : text;
 }
 
 /**
@@ -119,25 +124,26 @@ function cut(text: string, max: number): string {
  * without user and password or fragment, each secret-looking query value as •••, a data: URL by its type
  * and length, cut at URL_MAX.
  */
-export function shownUrl(url: string, policy?: RequestPolicy): string {
-  if (url.startsWith('data:')) return `data:${url.slice(5).split(/[;,]/)[0]},… (${url.length} chars)`;
+export function shownUrl(url: string, policy?: RequestPolicy, length = url.length): string {
+  if (url.startsWith('data:')) return `data:${url.slice(5).split(/[;,]/)[0]},… (${length} chars)`;
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return cut(url, URL_MAX);
+    return cut(url, URL_MAX, length);
   }
   if (policy && !policy.requestAllowed(url)) return `${u.protocol}//${u.host}/… (blocked by the origin policy)`;
   u.username = '';
   u.password = '';
   u.hash = '';
   const params = [...u.searchParams.entries()];
-  if (!params.some(([name]) => isSecretParam(name))) return cut(u.href, URL_MAX);
+  const whole = length + u.href.length - url.length; // what the cut-off tail adds
+  if (!params.some(([name]) => isSecretParam(name))) return cut(u.href, URL_MAX, whole);
   const query = params
     .map(([name, value]) => `${encodeURIComponent(name)}=${isSecretParam(name) ? '•••' : encodeURIComponent(value)}`)
     .join('&');
   u.search = '';
-  return cut(`${u.href}?${query}`, URL_MAX);
+  return cut(`${u.href}?${query}`, URL_MAX, whole);
 }
 
 /** Text with every URL in it shown as shownUrl shows it (a page may print a token-bearing URL). */
@@ -151,7 +157,7 @@ function failed(e: RequestEntry): boolean {
 }
 
 export function showRequest(e: RequestEntry, policy?: RequestPolicy): ShownRequest {
-  const out: ShownRequest = { method: e.method, url: shownUrl(e.url, policy) };
+  const out: ShownRequest = { method: e.method, url: shownUrl(e.url, policy, e.length) };
   if (e.error !== undefined)
     out.failed = policy && !policy.requestAllowed(e.url) ? 'blocked by the origin policy' : e.error;
   else if (e.status !== undefined) out.status = e.status;
@@ -255,14 +261,16 @@ export class PageActivity {
     this.started = true;
     const page = this.page;
     page.on('request', (req: HTTPRequest) => {
+      const url = req.url();
       const entry: RequestEntry = {
         seq: ++this.seq,
         at: Date.now(),
         method: req.method(),
-        url: req.url(),
+        url: url.slice(0, KEPT_MAX),
         type: req.resourceType(),
         done: false,
       };
+      if (url.length > KEPT_MAX) entry.length = url.length;
       this.byRequest.set(req, entry);
       this.requestTotal++;
       this.requests.push(entry);
@@ -302,8 +310,9 @@ export class PageActivity {
   }
 
   private note(level: ConsoleLevel, text: string, source: string | undefined, browser: boolean): void {
-    const entry: ConsoleEntry = { seq: ++this.seq, at: Date.now(), level, text };
-    if (source) entry.source = source;
+    const kept = text.length > KEPT_MAX ? `${text.slice(0, KEPT_MAX)}… (${text.length} chars)` : text;
+    const entry: ConsoleEntry = { seq: ++this.seq, at: Date.now(), level, text: kept };
+    if (source) entry.source = source.slice(0, KEPT_MAX);
     if (browser) entry.browser = true;
     this.messages.push(entry);
     if (this.messages.length > MAX_CONSOLE_KEPT) {

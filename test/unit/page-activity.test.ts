@@ -64,6 +64,9 @@ test('shownUrl: a blocked origin by its origin only; data: by type and length; l
   const long = shownUrl(`https://site.example/${'p'.repeat(400)}`);
   assert.match(long, /… \(421 chars\)$/);
   assert.ok(long.length < 230, long);
+  // A buffer keeps only a URL's start; what it shows still says the whole length.
+  assert.equal(shownUrl('data:text/plain,abc', undefined, 5_000_000), 'data:text/plain,… (5000000 chars)');
+  assert.match(shownUrl(`https://site.example/${'p'.repeat(300)}`, undefined, 9_000), /… \(9000 chars\)$/);
 });
 
 test('scrubUrls: URLs inside a console text are shown as shownUrl shows them', () => {
