@@ -85,6 +85,22 @@ describe('what an action caused', () => {
     );
   });
 
+  test('a run_actions step tells what it caused, as the single call does', async () => {
+    const snap = await open();
+    const r = await v.call('run_actions', {
+      steps: [
+        { tool: 'click', args: { element_token: snap.token('Do nothing else') } },
+        { tool: 'click', args: { element_token: snap.token('Save by fetch') } },
+      ],
+    });
+    assert.equal(r.isError, false, r.text);
+    const [quiet, saving] = r.structured.steps;
+    assert.equal(quiet.result.caused, undefined, r.text);
+    assert.deepEqual(saving.result.caused?.requests, [
+      { method: 'POST', url: fx.url('respond?status=503'), status: 503 },
+    ]);
+  });
+
   test('a handler that throws: the uncaught exception is in the result', async () => {
     await open();
     const r = await click('Throw');
