@@ -46,7 +46,8 @@ export function tabOf(target: ResolvedTarget): Tab {
 
 /**
  * Runs one action and adds to its result what else it caused (a tab opened, a download, a dialog now
- * blocking the page) as `side_effects`; absent when there was nothing. `settleMs`: how long to keep
+ * blocking the page) as `side_effects`, and what its page did (`caused`: page-activity.ts); each absent when
+ * there was nothing. `settleMs`: how long to keep
  * listening after the action, for input that commonly opens tabs or starts downloads (clicks, keys,
  * drops), or a function asked once the action ran (a click listens on only when it may have led out); typing, set_value and scrolling report what arrived during the action and add no wait.
  */
@@ -57,6 +58,8 @@ export async function withSideEffects(
   settleMs: number | (() => number) = 0,
 ): Promise<ActionResult> {
   const began = performance.now();
+  const tab = target.kind === 'tab' && target.tab instanceof Tab ? target.tab : null;
+  const mark = tab?.activity.mark();
   const watch = await route.sideEffects.begin(target.key, target.owner);
   let watchMs = performance.now() - began;
   let r: ActionResult | undefined;
@@ -64,8 +67,7 @@ export async function withSideEffects(
     r = await run();
   } finally {
     const ending = performance.now();
-    const dialog = target.kind === 'tab' && target.tab instanceof Tab ? target.tab.dialog : null;
-    const effects = await watch.end(r ? dialog : null, typeof settleMs === 'number' ? settleMs : settleMs());
+    const effects = await watch.end(r ? (tab?.dialog ?? null) : null, typeof settleMs === 'number' ? settleMs : settleMs());
     // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
     for (const e of effects) {
       if (e.kind !== 'tab_opened') continue;
@@ -79,6 +81,9 @@ export async function withSideEffects(
       }
     }
     if (r && effects.length) r = { ...r, side_effects: effects };
+    // What the page did in the action's window (its settle included): requests, console errors, a navigation.
+    const caused = r && mark ? await tab!.activity.causedSince(mark, r.masked !== undefined) : undefined;
+    if (r && caused) r = { ...r, caused };
     watchMs += performance.now() - ending;
     if (r) r = withTiming(r, 'side_effects', watchMs);
   }

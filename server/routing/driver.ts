@@ -39,6 +39,20 @@ export interface ActionResult {
     | { kind: 'download'; file: string; state: string; size_bytes?: number; code?: string; detail?: string }
     | { kind: 'dialog'; type: string; message: string }
   >;
+  /**
+   * What the action caused on its page, beside side_effects (absent when nothing): the top-level navigation,
+   * the requests it started (failed first, bounded; `more_requests` counts the rest), the console errors and
+   * uncaught exceptions it raised. URLs as the origin policy and secret masking allow them to be shown.
+   */
+  caused?: ActionCaused;
+}
+
+export interface ActionCaused {
+  navigated?: string;
+  requests?: Array<{ method: string; url: string; status?: number; failed?: string; pending?: true }>;
+  more_requests?: number;
+  console?: Array<{ level: 'exception' | 'error' | 'warning' | 'info' | 'debug'; text: string }>;
+  more_console?: number;
 }
 
 /** An element a call named by its token, as the router resolved it (once per call). */

@@ -67,6 +67,27 @@ export const actionResult = z.object({
   target: z.string().optional(),
   masked: z.string().optional(),
   side_effects: z.array(z.looseObject({ kind: z.enum(['tab_opened', 'download', 'dialog']) })).optional(),
+  caused: z
+    .object({
+      navigated: z.string().optional(),
+      requests: z
+        .array(
+          z.object({
+            method: z.string(),
+            url: z.string(),
+            status: z.number().int().optional(),
+            failed: z.string().optional(),
+            pending: z.literal(true).optional(),
+          }),
+        )
+        .optional(),
+      more_requests: z.number().int().optional(),
+      console: z
+        .array(z.object({ level: z.enum(['exception', 'error', 'warning', 'info', 'debug']), text: z.string() }))
+        .optional(),
+      more_console: z.number().int().optional(),
+    })
+    .optional(),
 });
 
 export const refusal = z.object({
