@@ -67,7 +67,10 @@ export async function withSideEffects(
     r = await run();
   } finally {
     const ending = performance.now();
-    const effects = await watch.end(r ? (tab?.dialog ?? null) : null, typeof settleMs === 'number' ? settleMs : settleMs());
+    const effects = await watch.end(
+      r ? (tab?.dialog ?? null) : null,
+      typeof settleMs === 'number' ? settleMs : settleMs(),
+    );
     // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
     for (const e of effects) {
       if (e.kind !== 'tab_opened') continue;
