@@ -247,7 +247,7 @@ async function runOne(
     ctx.notes.push(`reference task through ${who}: ${tally.calls} calls: ${tally.log.join(', ')}.`);
     return { calls: ok(tally.calls, tally.log.map((l) => l.split(' ')[0]).join(', ')), bytes: ok(tally.bytes) };
   } catch (e) {
-    const viewport = await readBack<string>(ctx.browserUrl, url, '`${innerWidth}x${innerHeight}`').catch(() => '?');
+    const viewport = await readBack<string>(ctx.browserUrl, url, "innerWidth + 'x' + innerHeight").catch(() => '?');
     ctx.log(
       `task: ${who}: FAILED after ${tally.calls} calls (${tally.log.join(', ')}; viewport ${viewport}): ${(e as Error).message}`,
     );

@@ -43,7 +43,7 @@ export const getWindowState = defineTool({
       .optional()
       .describe("Attach a PNG (default: windows yes, tabs no); actions' x,y are its px."),
     max_elements: z.number().int().min(0).max(MAX_ELEMENTS).default(MAX_ELEMENTS),
-    query: z.string().max(200).optional().describe('Keep elements whose role, name or value contains this.'),
+    query: z.string().max(200).optional().describe('Keep elements (role, name, value) and text with this.'),
     format: z
       .enum(['outline', 'full', 'compact'])
       .default('outline')
