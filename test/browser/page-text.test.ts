@@ -113,6 +113,26 @@ describe("the page's text in the default observation", () => {
     assert.deepEqual(textLines(table.outline), ['- row: Alan Turing | Large | Shipped']);
   });
 
+  test("a frame's text stands inside its iframe, same-origin and cross-origin", async () => {
+    await s.open('frames.html');
+    let st = (await observe()).structured;
+    for (let i = 0; i < 20 && (st.outline.match(/'Inner button'/g) ?? []).length < 2; i++) {
+      await new Promise((done) => setTimeout(done, 250)); // the cross-origin child may still be loading
+      st = (await observe()).structured;
+    }
+    const lines: string[] = st.outline.split('\n');
+    for (const label of ['- text: Same-origin frame:', '- text: Cross-origin frame:']) {
+      const at = lines.indexOf(label);
+      assert.ok(at >= 0, `no ${label} in:\n${st.outline}`);
+      // The frame's own text is indented under its iframe, after the frame's controls.
+      assert.match(lines[at + 1], /^- iframe /);
+      assert.deepEqual(
+        lines.slice(at + 2, at + 5).map((l) => l.replace(/ \[t=\d+\]$/, '')),
+        ["  - textbox 'Inner'", "  - button 'Inner button'", '  - text: clicks: 0'],
+      );
+    }
+  });
+
   test('the three formats carry the same blocks', async () => {
     await s.open('reading.html');
     const outline = (await observe()).structured;
