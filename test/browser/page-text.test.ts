@@ -43,7 +43,10 @@ describe("the page's text in the default observation", () => {
     };
     const order = [
       at('- heading: Order desk'),
-      at('- text: Ship the order for Ada Lovelace: enter the code ZX-42 in the Code field'),
+      // One line, whole: its bold name, its code and the icon inside it do not split it.
+      at(
+        '- text: Ship the order for Ada Lovelace: enter the code ZX-42 in the Code field, choose the size the table gives her, then press Submit.',
+      ),
       at('- row: Customer | Size | Status'),
       at('- row: Ada Lovelace | Medium | Waiting'),
       at('- row: Alan Turing | Large | Shipped'),

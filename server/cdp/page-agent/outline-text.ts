@@ -127,9 +127,16 @@ export function outlineText(
       const el = node as Element;
       const listed = indexOf.get(el);
       if (SKIPPED.has(el.localName) || el.getAttribute('aria-hidden') === 'true') {
-        flush();
-        // An svg may hold listed links; a select's options and a field's content are never listed.
+        // An svg may hold listed links; a select's options and a field's content are never listed. Only a
+        // listed element ends the text around it: an icon inside a sentence leaves the sentence whole.
+        const at = next;
         skipPast(el, el.localName === 'svg' || el.localName === 'math' || el.localName === 'object');
+        if (next !== at) {
+          const after = next;
+          next = at;
+          flush();
+          next = after;
+        }
         continue;
       }
       const style = getComputedStyle(el);
