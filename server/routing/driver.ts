@@ -138,9 +138,24 @@ export interface SnapshotElement {
   ref: unknown;
 }
 
+/** A block of the page's own text (a tab's), placed among the elements where it stands. */
+export interface SnapshotText {
+  kind: 'heading' | 'text' | 'row' | 'status' | 'alert';
+  /** Whitespace collapsed; a table row's cells joined by " | ". */
+  text: string;
+  /** The element it stands before in reading order (the element count: after the last). */
+  before_index: number;
+  /** The listed element it is inside (null: none). */
+  parent_index: number | null;
+}
+
 export interface Snapshot {
   target: Record<string, unknown>;
   elements: SnapshotElement[];
+  /** The page's text in reading order, without what the elements' names already say (tabs only). */
+  text?: SnapshotText[];
+  /** Why `text` is not all of the page's text (a frame's walk hit its bound). */
+  text_incomplete?: string;
   screenshot?: { data: string; mimeType: string; width: number; height: number };
   screenshot_width: number;
   screenshot_height: number;

@@ -15,6 +15,7 @@ import {
   startNaming,
   withoutIconGlyphs,
 } from './names.js';
+import { outlineText } from './outline-text.js';
 import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
@@ -379,7 +380,21 @@ export function snapshot(snapshotId: string) {
   visit(document, -1, false);
   const kept = withoutWrappers(rows, elements, weak);
   latest = { id: snapshotId, elements: kept.elements };
-  return { rows: kept.rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
+  // The page's own text among the controls, in the same evaluation (no round trip of its own).
+  const text = outlineText(
+    kept.elements,
+    kept.rows.map((row) => row[1]),
+    shadowOf,
+  );
+  return {
+    rows: kept.rows,
+    text: text.rows,
+    textTruncated: text.truncated,
+    scrollX: window.scrollX,
+    scrollY: window.scrollY,
+    width: innerWidth,
+    height: innerHeight,
+  };
 }
 
 /**
