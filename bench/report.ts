@@ -12,6 +12,7 @@ function valueOf(cell: Cell): number | undefined {
 function fmt(cell: Cell, unit: Row['unit']): string {
   if (!cell) return '—';
   if ('error' in cell) return 'error';
+  if (unit === 'calls') return `${cell.value} calls`;
   return unit === 'ms' ? `${cell.value.toFixed(1)} ms` : `${Math.round(cell.value).toLocaleString('en-US')} B`;
 }
 

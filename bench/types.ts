@@ -18,7 +18,7 @@ export interface Check {
 
 export interface Row {
   metric: string;
-  unit: 'ms' | 'bytes';
+  unit: 'ms' | 'bytes' | 'calls';
   cells: Partial<Record<Column, Cell>>;
   checks: Check[];
   /** Free text shown under the table (e.g. what the number includes). */

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// The layering rules, checked (`npm test` and `npm run lint` run this): which folder may import what, who
-// may speak CDP, and no import cycle in server/, control-ui/src or extension/, type imports included.
-// Imports are read with the TypeScript compiler's parser (static, `import type`, `export … from`,
-// `import('…')` and `import('…').T` types). Exits 1 naming each file, its import and the rule it breaks.
+// The layering rules, checked (`npm test` and `npm run lint` run this): each layer's allow-list of what it may
+// import (default deny: a file in no layer fails), who may speak CDP, and no import cycle in server/,
+// control-ui/src, extension/, bench/ or scripts/, type imports included. Imports are read with the TypeScript
+// compiler's parser (static, `import type`, `export … from`, `import('…')` and `import('…').T` types); CDP use is
+// a command sent or an event listened to by name (a string or a template), a CDP session opened, or
+// puppeteer-core imported (its types too). Exits 1 naming each file, its import and the rule it breaks.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,15 +14,18 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = /\.(ts|mts|js|mjs)$/;
 const SKIP = /(^|\/)(node_modules|dist|ui)(\/|$)|\.min\.js$|\.d\.ts$/;
 
-/** The folders checked for cycles; `extension/ui` is the built Control UI, not source. */
-const TREES = ['server', 'control-ui/src', 'extension'];
+/** The trees checked: every source file in them must belong to a layer below; `extension/ui` is the built Control UI. */
+const TREES = ['server', 'control-ui/src', 'extension', 'bench', 'scripts'];
 
-const BACKENDS = ['server/cdp/', 'server/native/'];
-const FRONT = ['server/mcp/', 'server/tools/', 'server/gateway/', 'server/core.ts', 'server/cli.ts'];
-/** Leaf modules everybody shares: they import no folder above them. */
+/** Packages that are CDP: importing them (types included) is speaking CDP. */
+const CDP_PACKAGES = ['puppeteer-core', 'devtools-protocol'];
+
+/** Leaf modules everybody shares: they import no folder above them (the router's contract in routing/ aside). */
 const SHARED = [
   'server/activity.ts',
   'server/approvals.ts',
+  'server/arg-limits.ts',
+  'server/errors.ts',
   'server/limits.ts',
   'server/policy.ts',
   'server/progress.ts',
@@ -30,66 +35,192 @@ const SHARED = [
 ];
 
 /**
- * What each place may not import (a path prefix, or a package name), and whether it may send CDP
- * commands (`.send('Domain.method', …)`). The first rule whose `files` match a file applies to it.
- * `allowTypes` lists imports taken for their types only (`import type`) that a rule lets through.
+ * The layers, as allow-lists (default deny, like Playwright's DEPS.list): every source file belongs to the
+ * first layer whose `files` (path prefixes) match it, and a file that belongs to none fails the check, so a
+ * new folder gets its rules here before it lands. A layer may import its own files, and `may` (path prefixes,
+ * package names, `node:` for Node's built-ins); nothing else. `cdp`: it may speak CDP (send commands, listen to
+ * events, open CDP sessions, import puppeteer-core or its types); without it all of these fail wherever they occur.
+ * `allowTypes` lists imports taken for their types only (`import type`) that one file of a layer needs.
  */
-const RULES = [
+const LAYERS = [
   {
-    name: 'tools see only ToolContext: no backend, no MCP, no gateway, no core, no CDP',
-    files: ['server/tools/'],
-    deny: ['puppeteer-core', ...BACKENDS, 'server/mcp/', 'server/gateway/', 'server/core.ts', 'server/cli.ts'],
-    // The page tool hands Tab objects back to the router; it names their type through context.ts.
-    allowTypes: { 'server/tools/context.ts': ['server/cdp/tab.ts'] },
-    noCdp: true,
+    name: 'the page agent runs in the page: only the verdict types it shares with the server',
+    files: ['server/cdp/page-agent/'],
+    may: ['server/routing/verdicts.ts', 'server/routing/drag-verdict.ts'],
   },
   {
-    name: 'the core and the router speak no CDP and know nothing of MCP, tools or the gateway',
-    files: ['server/routing/', 'server/core.ts'],
-    deny: ['puppeteer-core', 'server/tools/', 'server/gateway/', 'server/cli.ts'],
-    except: { 'server/core.ts': ['server/mcp/pipeline.ts'] },
-    noCdp: true,
-  },
-  {
-    name: 'the MCP side reaches the backends through the router',
-    files: ['server/mcp/'],
-    deny: ['puppeteer-core', 'server/gateway/', 'server/cli.ts', 'server/native/'],
-    noCdp: true,
-  },
-  {
-    name: 'the CDP route is a backend: no MCP, tools, gateway, core, nor the native route',
+    name: 'the CDP route is a backend: no MCP, tools, gateway, core, sessions, nor the native route',
     files: ['server/cdp/'],
-    deny: [...FRONT, 'server/native/', 'server/sessions/'],
+    may: [
+      'node:',
+      'puppeteer-core',
+      'ws',
+      'server/routing/',
+      'server/limits.ts',
+      'server/policy.ts',
+      'server/progress.ts',
+      'server/token.ts',
+    ],
+    cdp: true,
   },
   {
-    name: 'the native route is a backend: no MCP, tools, gateway, core, nor the CDP route',
+    name: 'the native route is a backend: no MCP, tools, gateway, core, sessions, nor the CDP route',
     files: ['server/native/'],
-    deny: [...FRONT, 'server/cdp/', 'server/sessions/'],
+    may: ['node:', 'pngjs', 'server/routing/', 'server/limits.ts', 'server/policy.ts', 'server/progress.ts'],
+  },
+  {
+    name: 'the router speaks no CDP and knows nothing of MCP, tools or the gateway',
+    files: ['server/routing/'],
+    may: [
+      'node:',
+      'server/cdp/',
+      'server/native/',
+      'server/sessions/',
+      'server/policy.ts',
+      'server/progress.ts',
+      'server/limits.ts',
+    ],
   },
   {
     name: 'sessions are plain state: no backend, no MCP, tools, gateway or core',
     files: ['server/sessions/'],
-    deny: ['puppeteer-core', ...BACKENDS, ...FRONT],
-    noCdp: true,
+    may: ['node:', 'server/routing/', 'server/limits.ts', 'server/progress.ts', 'server/token.ts'],
   },
   {
-    name: 'shared leaf modules import no folder above them',
-    files: SHARED,
-    deny: ['puppeteer-core', ...BACKENDS, ...FRONT, 'server/sessions/'],
-    noCdp: true,
+    name: 'tools see only ToolContext: no backend, no MCP, no gateway, no core, no CDP',
+    files: ['server/tools/'],
+    may: [
+      'node:',
+      'zod',
+      '@modelcontextprotocol/sdk',
+      'server/routing/',
+      'server/sessions/',
+      'server/policy.ts',
+      'server/progress.ts',
+      'server/limits.ts',
+    ],
+    // The page tool hands Tab objects back to the router; it names their type through context.ts. Goes with
+    // issue #25 item 3 (tools see page operations through their context, never Tab).
+    allowTypes: { 'server/tools/context.ts': ['server/cdp/tab.ts'] },
+  },
+  {
+    name: 'the audit trail notes what the server did: no backend, no MCP, no gateway beyond its wire shapes',
+    files: ['server/audit/'],
+    may: [
+      'node:',
+      'server/routing/',
+      'server/sessions/',
+      'server/activity.ts',
+      'server/approvals.ts',
+      'server/gateway/protocol.ts',
+      'server/tools/define.ts',
+    ],
+  },
+  {
+    name: 'the MCP side reaches the backends through the router and speaks no CDP',
+    files: ['server/mcp/'],
+    may: [
+      'node:',
+      'zod',
+      '@modelcontextprotocol/sdk',
+      'server/tools/',
+      'server/routing/',
+      'server/sessions/',
+      'server/audit/',
+      'server/core.ts',
+      ...SHARED,
+      // A constant: how long a CDP call may take, which a timeout refusal names.
+      'server/cdp/browser.ts',
+    ],
+  },
+  {
+    name: 'the core builds the parts: no tools, gateway or CLI, and no CDP',
+    files: ['server/core.ts'],
+    may: ['server/cdp/', 'server/routing/', 'server/sessions/', 'server/audit/', 'server/mcp/pipeline.ts', ...SHARED],
   },
   {
     name: 'the gateway is not a tool and does not start the process',
     files: ['server/gateway/'],
-    deny: ['server/tools/', 'server/cli.ts'],
+    may: [
+      'node:',
+      'ws',
+      'zod',
+      'puppeteer-core',
+      '@lydell/node-pty',
+      'server/cdp/',
+      'server/routing/',
+      'server/sessions/',
+      'server/audit/',
+      'server/mcp/',
+      'server/core.ts',
+      ...SHARED,
+    ],
+    cdp: true,
   },
   {
-    name: 'the Control UI and the extension share only the gateway protocol with the server',
-    files: ['control-ui/src/', 'extension/'],
-    deny: ['server/'],
-    except: { '*': ['server/gateway/protocol'] },
+    name: 'the command line starts the process: it builds the core and the gateway, and speaks no CDP',
+    files: ['server/cli.ts', 'server/cli/', 'server/doctor.ts'],
+    may: [
+      'node:',
+      'zod',
+      '@modelcontextprotocol/sdk',
+      'server/cli.ts',
+      'server/cli/',
+      'server/doctor.ts',
+      'server/core.ts',
+      'server/mcp/',
+      'server/gateway/',
+      'server/audit/',
+      'server/tools/',
+      'server/cdp/',
+      'server/native/',
+      'server/routing/',
+      ...SHARED,
+    ],
+  },
+  {
+    name: 'shared leaf modules import no folder above them',
+    files: SHARED,
+    may: ['node:', 'zod', 'server/routing/', ...SHARED],
+  },
+  {
+    name: 'the Control UI shares only the gateway protocol with the server',
+    files: ['control-ui/src/'],
+    may: ['lit', '@xterm/', 'server/gateway/protocol.ts'],
+  },
+  {
+    name: 'the extension shares only the gateway protocol with the server (and the Control UI its gateway client)',
+    files: ['extension/'],
+    may: ['webextension-polyfill', 'control-ui/src/', 'server/gateway/protocol.ts'],
+  },
+  {
+    name: 'the benchmarks drive the server as a client does, and measure the raw CDP floor beside it',
+    files: ['bench/'],
+    may: [
+      'node:',
+      'ws',
+      'zod',
+      'fast-check',
+      '@modelcontextprotocol/sdk',
+      'server/tools/',
+      'server/gateway/',
+      'server/cdp/',
+      'server/native/',
+      'test/helpers/',
+      'test/native/',
+    ],
+    cdp: true,
+  },
+  {
+    name: 'the build and test scripts import no server code',
+    files: ['scripts/'],
+    may: ['node:', 'typescript', 'esbuild', '@modelcontextprotocol/sdk', 'dist/'],
   },
 ];
+
+for (const layer of LAYERS)
+  if (!layer.cdp && layer.may.some((m) => CDP_PACKAGES.includes(m)))
+    throw new Error(`check-deps: the layer "${layer.name}" lists a CDP package but does not speak CDP`);
 
 const list = (root, dir) => {
   const abs = join(root, dir);
@@ -120,7 +251,30 @@ function resolveSpecifier(root, from, specifier) {
   return null;
 }
 
-/** Every import of a file (with whether it is for types only) and every CDP command it sends. */
+/** The calls that carry a CDP method name as their first argument: a command sent, an event listened to. */
+const CDP_CALLS = new Set(['send', 'on', 'once', 'off', 'addListener', 'removeListener', 'prependListener']);
+/** Members that hand out a CDP session. */
+const CDP_MEMBERS = new Set(['createCDPSession', '_client']);
+/** A CDP method: Domain.method, as a string, a template (`Page.${name}`) or the start of one. */
+const CDP_METHOD = /^[A-Z][A-Za-z]+\.([a-z][A-Za-z]*)?$/;
+
+function memberName(node) {
+  if (ts.isPropertyAccessExpression(node)) return node.name.text;
+  return ts.isStringLiteralLike(node.argumentExpression) ? node.argumentExpression.text : '';
+}
+/** `x.send`, `x['send']`, or `send` itself. */
+function calleeName(expression) {
+  if (ts.isPropertyAccessExpression(expression) || ts.isElementAccessExpression(expression))
+    return memberName(expression);
+  return ts.isIdentifier(expression) ? expression.text : '';
+}
+function cdpMethodOf(node) {
+  if (ts.isStringLiteralLike(node)) return /^[A-Z][A-Za-z]+\.[a-z][A-Za-z]+$/.test(node.text) ? node.text : null;
+  if (ts.isTemplateExpression(node) && CDP_METHOD.test(node.head.text)) return `${node.head.text}\${…}`;
+  return null;
+}
+
+/** Every import of a file (with whether it is for types only) and every use of CDP in it. */
 function scan(root, file) {
   const text = readFileSync(join(root, file), 'utf8');
   const source = ts.createSourceFile(
@@ -160,22 +314,29 @@ function scan(root, file) {
       const [first] = node.arguments;
       if (node.expression.kind === ts.SyntaxKind.ImportKeyword && first && ts.isStringLiteralLike(first)) {
         imports.push({ specifier: first.text, typeOnly: false, line: line(node) });
-      } else if (
-        ts.isPropertyAccessExpression(node.expression) &&
-        node.expression.name.text === 'send' &&
-        first &&
-        ts.isStringLiteralLike(first) &&
-        /^[A-Z][A-Za-z]+\.[a-z][A-Za-z]+$/.test(first.text)
-      ) {
-        cdp.push({ method: first.text, line: line(node) });
+      } else {
+        const callee = calleeName(node.expression);
+        const method = first && cdpMethodOf(first);
+        if (callee && CDP_CALLS.has(callee) && method)
+          cdp.push({
+            what: `${callee === 'send' ? 'sends the CDP command' : 'listens to the CDP event'} ${method}`,
+            line: line(node),
+          });
       }
     }
+    // A CDP session of its own (puppeteer's createCDPSession, or its private client), however it is called.
+    if (
+      (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) &&
+      CDP_MEMBERS.has(memberName(node))
+    )
+      cdp.push({ what: `opens a CDP session (${memberName(node)})`, line: line(node) });
     ts.forEachChild(node, visit);
   };
   visit(source);
   return { imports, cdp };
 }
 
+/** Whether a path or package is one of `prefixes` (a folder ends in /; `node:` covers every built-in). */
 const matches = (path, prefixes) => prefixes.some((p) => path === p || path.startsWith(p));
 const packageOf = (specifier) =>
   specifier
@@ -197,25 +358,37 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
   const graph = new Map();
   for (const file of files) {
     const { imports, cdp } = scan(root, file);
-    const rule = RULES.find((r) => matches(file, r.files));
+    const layer = LAYERS.find((l) => matches(file, l.files));
+    if (!layer)
+      problems.push(
+        `${file}: belongs to no layer; give its folder its rules (what it may import) in LAYERS in scripts/check-deps.mjs`,
+      );
     const edges = [];
     for (const imp of imports) {
       const target = resolveSpecifier(root, file, imp.specifier);
       if (target) edges.push(target);
-      if (!rule) continue;
-      const named = target ?? packageOf(imp.specifier);
-      if (!matches(named, rule.deny)) continue;
-      const excepted = [...(rule.except?.[file] ?? []), ...(rule.except?.['*'] ?? [])];
-      if (matches(named, excepted)) continue;
-      if (imp.typeOnly && (rule.allowTypes?.[file] ?? []).includes(named)) continue;
-      problems.push(
-        `${file}:${imp.line}: imports ${imp.specifier}${imp.typeOnly ? ' (types)' : ''}; rule: ${rule.name}`,
-      );
+      if (!layer) continue;
+      // A relative import of a file not there (yet: dist/) is named by its path, a package by its name.
+      const named =
+        target ??
+        (imp.specifier.startsWith('.')
+          ? relative(root, resolve(root, dirname(file), imp.specifier))
+              .split('\\')
+              .join('/')
+          : packageOf(imp.specifier));
+      const where = `${file}:${imp.line}: imports ${imp.specifier}${imp.typeOnly ? ' (types)' : ''}`;
+      if (!layer.cdp && matches(named, CDP_PACKAGES)) {
+        problems.push(`${where}: CDP (its types too) only where CDP is spoken; rule: ${layer.name}`);
+        continue;
+      }
+      if (matches(named, layer.files) || matches(named, layer.may)) continue;
+      if (imp.typeOnly && (layer.allowTypes?.[file] ?? []).includes(named)) continue;
+      problems.push(`${where}: not in its layer's allow-list; rule: ${layer.name}`);
     }
-    if (rule?.noCdp)
+    if (layer && !layer.cdp)
       for (const c of cdp)
         problems.push(
-          `${file}:${c.line}: sends the CDP command ${c.method}; rule: ${rule.name} (put it behind a method of server/cdp/ and the router)`,
+          `${file}:${c.line}: ${c.what}; rule: ${layer.name} (put it behind a method of server/cdp/ and the router)`,
         );
     graph.set(file, edges);
   }
@@ -297,7 +470,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const note of notes) process.stdout.write(`check-deps: note: ${note}\n`);
   if (problems.length) {
     process.stderr.write(
-      `check-deps: ${problems.length} problem(s) in ${files} files (rules in scripts/check-deps.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
+      `check-deps: ${problems.length} problem(s) in ${files} files (LAYERS in scripts/check-deps.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}\n`,
     );
     process.exit(1);
   }

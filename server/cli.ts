@@ -1,23 +1,23 @@
-// The command line: `verity start` (the gateway) and `verity mcp` (MCP over stdio).
+// The command line's options: `verity start` (the gateway), `verity mcp` (MCP over stdio), `verity doctor`.
+// What each command does is in server/cli/ (main.ts reads the command line and runs one).
 //
 // Every option is one row of OPTIONS: its flag (also its key in a --config file), the commands that take
 // it and its help line; its environment variable is VERITY_ and the flag in capitals (--browser-url is
 // VERITY_BROWSER_URL). A value comes from the command line, else the environment, else the --config file
-// (JSON), else the default. node:util's parseArgs reads the command line; an option the command does not
+// (JSON), else the default: one typed Config, each value's type given by its row (its kind, or its parse). node:util's parseArgs reads the command line; an option the command does not
 // take, an unknown one, or a value that does not parse is refused with exit code 2, naming it.
 //
 // Only the parser is loaded up front: --help, --version and a refused command line answer at once; the
 // server's modules (the SDK, puppeteer, the tools) are imported once a command runs.
 import { parseArgs } from 'node:util';
-import { delimiter, join } from 'node:path';
+import { delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { appendFileSync, readFileSync } from 'node:fs';
-import type { Verity, VerityOptions } from './core.js';
-import { checkCredential, configDir, loadOrCreateCredential, readCredentialFile, readGatewayFile } from './token.js';
+import { readFileSync } from 'node:fs';
+import type { VerityOptions } from './core.js';
+import { readGatewayFile } from './token.js';
+import type { KindValues } from './cli/kinds.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
-import { CHANNELS, isChannel, type Channel } from './cdp/discovery.js';
-import { currentProgress } from './progress.js';
-import { broadcastLog } from './mcp/notify.js';
+import { CHANNELS, isChannel } from './cdp/discovery.js';
 
 export type Command = 'start' | 'mcp' | 'doctor';
 
@@ -26,10 +26,10 @@ export const EXTENSION_DIR = fileURLToPath(new URL('../../extension/', import.me
 /**
  * string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive
  * integer; list (the flag may repeat, each value split at `split`; the environment variable is split the same
- * way; a config value is an array or a string).
+ * way; a config value is an array or a string). Their value types are zod schemas (cli/kinds.ts), taken here
+ * as types only.
  */
-type Kind = 'string' | 'boolean' | 'port' | 'positive' | 'list';
-type Value = string | boolean | number | string[] | unknown;
+type Kind = keyof KindValues;
 
 export interface OptionSpec {
   /** The flag without its dashes; also the option's key in a --config file. */
@@ -41,6 +41,8 @@ export interface OptionSpec {
   arg?: string;
   /** What applies when the option is not given (for --help and the README). */
   default?: string;
+  /** That default as a value, where it is one (Config holds it when no layer gives the option). */
+  value?: unknown;
   /** The VerityOptions field the value goes to (the others are read by name below). */
   key?: keyof VerityOptions;
   /** Read from process.env by the module that uses it: the CLI writes the resolved value there. */
@@ -68,8 +70,8 @@ const MCP = ['mcp'] as const;
 const WITH_DOCTOR = ['start', 'mcp', 'doctor'] as const;
 const DOCTOR = ['doctor'] as const;
 
-/** Every option, one line each. Adding a flag: add its line here (and to the README's table). */
-export const OPTIONS: readonly OptionSpec[] = [
+/** Every option, one line each. Adding a flag: add its line here (and to the README's table); Config types it. */
+const TABLE = [
   {
     name: 'config',
     kind: 'string',
@@ -84,6 +86,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     commands: START,
     arg: 'ADDR',
     default: '127.0.0.1',
+    value: '127.0.0.1',
     help: 'the address the gateway listens on',
   },
   {
@@ -92,6 +95,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     commands: START,
     arg: 'N',
     default: '7317',
+    value: 7317,
     help: "the gateway's port (0: any free port)",
   },
   // A credential on the command line is readable by every local user (`ps`): never taken there.
@@ -141,6 +145,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'boolean',
     commands: MCP,
     default: 'on',
+    value: true,
     help: '--no-relay: ignore the VERITY_MCP_URL/VERITY_LINK/VERITY_TOKEN a Control UI terminal sets',
   },
   {
@@ -475,7 +480,25 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: "where the token, policy.json, config.json and the running gateway's address are kept",
   },
   { name: 'json', kind: 'boolean', commands: DOCTOR, help: 'print the findings as one JSON object, for programs' },
-];
+] as const satisfies readonly OptionSpec[];
+export const OPTIONS: readonly OptionSpec[] = TABLE;
+
+type Row = (typeof TABLE)[number];
+type ValueOf<O> = O extends { parse: (raw: string, from: string) => infer R }
+  ? O extends { kind: 'list' }
+    ? R[]
+    : R
+  : O extends { kind: infer K extends Kind }
+    ? KindValues[K]
+    : never;
+/** The options given (by a flag, the environment or the --config file), each typed by its row of OPTIONS. */
+export type OptionValues = { -readonly [O in Row as O['name']]?: ValueOf<O> };
+/** Every option's value for a command: those given, else the row's default `value` (those always have one). */
+export type Config = OptionValues & {
+  -readonly [O in Row as O extends { value: unknown } ? O['name'] : never]: ValueOf<O>;
+};
+/** Where a given option's value came from. */
+export type Source = 'flag' | 'env' | 'config';
 
 /** Variables read from the environment that are not options (set by Verity itself, or for development). */
 export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
@@ -598,11 +621,15 @@ export type Parsed =
   | {
       kind: 'run';
       command: Command;
-      values: Record<string, Value> /** which options were given, and how */;
-      sources: Record<string, 'flag' | 'env' | 'config'>;
+      /** The options given: a flag over the environment over the --config file. */
+      values: OptionValues;
+      /** How each given option was given. */
+      sources: Partial<Record<keyof OptionValues, Source>>;
+      /** `values` over the defaults: what the command runs with. */
+      config: Config;
     };
 
-function convert(option: OptionSpec, raw: unknown, from: string): Value {
+function convert(option: OptionSpec, raw: unknown, from: string): unknown {
   const bad = (why: string) => new UsageError(`${from}: ${why}, got ${JSON.stringify(raw)}`);
   const custom = (one: string) => {
     if (!option.parse) return one;
@@ -664,6 +691,7 @@ export function parseCommandLine(
   env: NodeJS.ProcessEnv = process.env,
   table: readonly OptionSpec[] = OPTIONS,
 ): Parsed {
+  // Read generically over `table` (tests pass their own); each value is checked by convert against its row.
   const byName = new Map(table.map((o) => [o.name, o]));
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
     help: { type: 'boolean', short: 'h' },
@@ -709,8 +737,8 @@ export function parseCommandLine(
   if (extra.length)
     throw new UsageError(`verity ${cmd} takes no argument ${JSON.stringify(extra[0])} (options start with --)`);
 
-  const values: Record<string, Value> = {};
-  const sources: Record<string, 'flag' | 'env' | 'config'> = {};
+  const given: Record<string, unknown> = {};
+  const sources: Record<string, Source> = {};
   // 1. The command line.
   for (const t of tokens) {
     const alias = ALIASES[t.name];
@@ -720,14 +748,14 @@ export function parseCommandLine(
     const negated = t.rawName.startsWith('--no-');
     if (option.refused) throw new UsageError(`${t.rawName}: ${option.refused}`);
     // The last of repeated flags wins, except a list's, which add up.
-    values[name] = alias
+    given[name] = alias
       ? negated
         ? !alias.value
         : alias.value
       : option.kind === 'boolean'
         ? !negated
         : option.kind === 'list'
-          ? [...((values[name] as unknown[] | undefined) ?? []), ...(convert(option, t.value, t.rawName) as unknown[])]
+          ? [...((given[name] as unknown[] | undefined) ?? []), ...(convert(option, t.value, t.rawName) as unknown[])]
           : convert(option, t.value, t.rawName);
     sources[name] = 'flag';
   }
@@ -737,11 +765,11 @@ export function parseCommandLine(
     // A refused option's variable may be read elsewhere (a credential is taken from the environment, never argv).
     if (sources[option.name] || raw === undefined || raw === '' || !option.commands.includes(cmd) || option.refused)
       continue;
-    values[option.name] = convert(option, raw, envName(option));
+    given[option.name] = convert(option, raw, envName(option));
     sources[option.name] = 'env';
   }
   // 3. The config file.
-  const configFile = values.config as string | undefined;
+  const configFile = given.config as string | undefined;
   if (configFile !== undefined) {
     let text: string;
     try {
@@ -767,43 +795,62 @@ export function parseCommandLine(
         );
       if (!option.commands.includes(cmd)) refuseForCommand(option, cmd, `"${key}" (in --config ${configFile})`);
       if (sources[key]) continue;
-      values[key] = convert(option, raw, `--config ${configFile}: "${key}"`);
+      given[key] = convert(option, raw, `--config ${configFile}: "${key}"`);
       sources[key] = 'config';
     }
   }
+  // Each value was checked by convert against its row: from here on the values are read by their types.
+  const values = given as OptionValues;
+  refuseTogether(values);
+  return { kind: 'run', command: cmd, values, sources, config: withDefaults(values, table, cmd) };
+}
+
+/** Options that do not go together, named. */
+function refuseTogether(values: OptionValues): void {
   if (values.gateway === true && values.standalone === true)
     throw new UsageError('--gateway and --standalone exclude each other');
-  if (values['browser-endpoint'] !== undefined) {
-    const local = ['browser-url', 'chromium', 'channel', 'proxy-server', 'browser-arg', 'user-data-dir', 'isolated']
-      .filter(
-        (n) =>
-          values[n] !== undefined &&
-          values[n] !== false &&
-          !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0),
-      )
+  // Given, and not as nothing (false, or an empty list).
+  const named = (names: ReadonlyArray<keyof OptionValues>) =>
+    names
+      .filter((n) => {
+        const v = values[n];
+        return v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
+      })
       .map((n) => `--${n}`);
+  if (values['browser-endpoint'] !== undefined) {
+    const local = named([
+      'browser-url',
+      'chromium',
+      'channel',
+      'proxy-server',
+      'browser-arg',
+      'user-data-dir',
+      'isolated',
+    ]);
     if (local.length)
       throw new UsageError(
         `${local.join(', ')} apply to a browser of this machine, not to --browser-endpoint (every session gets its own browser from the pool already)`,
       );
-  } else if (
-    (values['browser-header'] as unknown[] | undefined)?.length ||
-    values['browser-connect-timeout'] !== undefined
-  ) {
+  } else if (values['browser-header']?.length || values['browser-connect-timeout'] !== undefined) {
     throw new UsageError(
       '--browser-header and --browser-connect-timeout apply to --browser-endpoint, which is not given',
     );
   }
   if (values['browser-url'] !== undefined) {
-    const launchOnly = ['channel', 'proxy-server', 'browser-arg']
-      .filter((n) => values[n] !== undefined && !(Array.isArray(values[n]) && (values[n] as unknown[]).length === 0))
-      .map((n) => `--${n}`);
+    const launchOnly = named(['channel', 'proxy-server', 'browser-arg']);
     if (launchOnly.length)
       throw new UsageError(
         `${launchOnly.join(', ')} apply to a browser Verity launches, not to one attached with --browser-url`,
       );
   }
-  return { kind: 'run', command: cmd, values, sources };
+}
+
+/** The given values over each row's default `value` (for the options the command takes). */
+function withDefaults(values: OptionValues, table: readonly OptionSpec[], command: Command): Config {
+  const defaults = Object.fromEntries(
+    table.filter((o) => o.value !== undefined && o.commands.includes(command)).map((o) => [o.name, o.value]),
+  );
+  return { ...defaults, ...values } as Config;
 }
 
 /** A pool's endpoint: a ws: or wss: URL (its token is never echoed back in a refusal). */
@@ -864,6 +911,22 @@ function browserArgsOf(v: string): string[] {
   return v.split(/\s+/).filter(Boolean);
 }
 
+/** One option's value, for code driven by the table (each row read the same way); typed readers use Config's fields. */
+export const optionValue = (values: OptionValues, option: OptionSpec): unknown =>
+  (values as Readonly<Record<string, unknown>>)[option.name];
+
+/** How one option was given, if it was (for code driven by the table). */
+export const givenBy = (sources: Partial<Record<keyof OptionValues, Source>>, option: OptionSpec): Source | undefined =>
+  (sources as Readonly<Record<string, Source | undefined>>)[option.name];
+
+/** The VerityOptions fields the options with a `key` give (browser headers as one object). */
+export function verityOptionsOf(values: OptionValues): VerityOptions {
+  const options: Record<string, unknown> = {};
+  for (const o of OPTIONS) if (o.key && optionValue(values, o) !== undefined) options[o.key] = optionValue(values, o);
+  if (values['browser-header']) options.browserHeaders = Object.fromEntries(values['browser-header']);
+  return options as VerityOptions;
+}
+
 /** The options of `verity mcp` as VerityOptions (for tests of single flags); refusals throw UsageError. */
 export function parseFlags(
   argv: string[],
@@ -871,13 +934,7 @@ export function parseFlags(
 ): VerityOptions & { ignoreHttpsErrors: boolean } {
   const parsed = parseCommandLine(['mcp', ...argv], env);
   if (parsed.kind !== 'run') throw new UsageError('expected options, not --help or --version');
-  const options: Record<string, unknown> = {};
-  for (const o of OPTIONS) if (o.key && parsed.values[o.name] !== undefined) options[o.key] = parsed.values[o.name];
-  if (parsed.values['browser-header'])
-    options.browserHeaders = Object.fromEntries(parsed.values['browser-header'] as Array<[string, string]>);
-  return { ...options, ignoreHttpsErrors: options.ignoreHttpsErrors === true } as VerityOptions & {
-    ignoreHttpsErrors: boolean;
-  };
+  return { ...verityOptionsOf(parsed.values), ignoreHttpsErrors: parsed.values['ignore-https-errors'] === true };
 }
 
 /** Help is read in terminals: every line fits this many columns, as its peers' do. */
@@ -961,13 +1018,6 @@ export function helpText(command?: Command): string {
   return lines.join('\n');
 }
 
-/** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
-const log = (line: string) => {
-  process.stderr.write(`verity: ${line}\n`);
-  currentProgress()?.(line);
-  broadcastLog('info', line);
-};
-
 /**
  * The one line a failed start prints: what failed and how to fix it, for the failures an operator can
  * meet (a used port, an address this machine does not have, an unreadable file); anything else by its
@@ -998,311 +1048,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-export async function main(argv: string[]): Promise<void> {
-  try {
-    await run(argv);
-  } catch (e) {
-    // --verbose may not have been parsed (the failure may be in parsing): read it from the words themselves.
-    const verbose = argv.includes('--verbose') || /^(1|true|yes|on)$/i.test(process.env.VERITY_VERBOSE ?? '');
-    const command = argv.find((a) => a in COMMANDS);
-    process.stderr.write(`verity${command ? ` ${command}` : ''}: ${startFailure(e)}\n`);
-    if (verbose) process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
-    process.exit(1);
-  }
-}
-
-async function run(argv: string[]): Promise<void> {
-  let parsed: Parsed;
-  try {
-    parsed = parseCommandLine(argv);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    const command = argv.find((a) => a in COMMANDS);
-    process.stderr.write(
-      `verity: ${e.message} (\`verity ${command ? `${command} ` : ''}--help\` lists the ${command ? 'options' : 'commands and options'})\n`,
-    );
-    process.exit(2);
-  }
-  if (parsed.kind === 'help') {
-    process.stdout.write(helpText(parsed.command) + '\n');
-    return;
-  }
-  if (parsed.kind === 'version') {
-    process.stdout.write(`${VERSION}\n`);
-    return;
-  }
-  const { command, values, sources } = parsed;
-  if (command === 'doctor') {
-    const { runDoctor, doctorText } = await import('./doctor.js');
-    const report = await runDoctor({
-      chromium: values.chromium as string | undefined,
-      channel: values.channel as Channel | undefined,
-      browserUrl: values['browser-url'] as string | undefined,
-      nativeBackend: values['native-backend'] as 'auto' | 'nutjs' | undefined,
-    });
-    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${doctorText(report)}\n`);
-    // The native parts it opened (D-Bus, X11) are closed; exit now rather than wait on a stray timer.
-    process.exit(0);
-  }
-  for (const o of OPTIONS)
-    if (o.exportEnv && values[o.name] !== undefined)
-      process.env[envName(o)] = o.kind === 'boolean' ? (values[o.name] ? '1' : '0') : String(values[o.name]);
-  const options: VerityOptions = { log };
-  for (const o of OPTIONS)
-    if (o.key && values[o.name] !== undefined) (options as Record<string, unknown>)[o.key] = values[o.name];
-  if (values['browser-header'])
-    options.browserHeaders = Object.fromEntries(values['browser-header'] as Array<[string, string]>);
-  const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([
-    import('./policy.js'),
-    import('./mcp/server.js'),
-    import('./tools/page.js'),
-  ]);
-  try {
-    options.policy = Policy.load(values.policy as string | undefined);
-    options.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
-  } catch (e) {
-    process.stderr.write(`verity: ${(e as Error).message}\n`);
-    process.exit(2);
-  }
-  // A browser binary the operator named is looked for now (a typo is a start error), not at the first call
-  // that needs a tab. A --channel, or the default search, is still looked for then: it may be installed later.
-  if (values.chromium && !values['browser-url'] && !values['browser-endpoint']) {
-    const { findChromium } = await import('./cdp/browser.js');
-    try {
-      findChromium(values.chromium as string);
-    } catch (e) {
-      process.stderr.write(
-        `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM)\n`,
-      );
-      process.exit(2);
-    }
-  }
-  const sessionLog = values['session-log'] as string | undefined;
-  // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
-  if (sessionLog)
-    options.onSessionEnd = (session, reason, hook) =>
-      appendFileSync(
-        sessionLog,
-        JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n',
-      );
-
-  if (command === 'mcp') {
-    const env = process.env;
-    if (values.relay !== false && env.VERITY_MCP_URL && env.VERITY_LINK && env.VERITY_TOKEN) {
-      return relayToGateway(env.VERITY_MCP_URL, env.VERITY_LINK, env.VERITY_TOKEN);
-    }
-    if (values.gateway) {
-      const running = readGatewayFile();
-      if (!running) {
-        process.stderr.write(
-          'verity mcp --gateway: no running gateway found; start one with `verity start` (or `npm start`)\n',
-        );
-        process.exit(2);
-      }
-      return relayToGateway(running.mcp_url, null, running.token);
-    }
-    // A plain `verity mcp` joins a running gateway, so every agent shows up in the operator's Control UI
-    // and shares its browser; an option that configures a server of its own (or --standalone) keeps it apart.
-    const own = OPTIONS.some((o) => o.own && sources[o.name]);
-    if (!own && !values.standalone) {
-      const running = readGatewayFile();
-      if (running) return relayToGateway(running.mcp_url, null, running.token);
-    }
-  }
-  const { Verity } = await import('./core.js');
-  const core = new Verity(options);
-  const shutdown = async () => {
-    await core.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
-  if (command === 'mcp') {
-    const [{ StdioServerTransport }, { connectMcp, createMcpServer }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-      import('./mcp/server.js'),
-    ]);
-    // A gateway running beside this standalone server is still never driven by its agent.
-    const running = readGatewayFile();
-    if (running)
-      try {
-        const u = new URL(running.mcp_url);
-        core.policy.setGatewayOrigin(u.hostname, Number(u.port));
-      } catch {
-        /* no gateway */
-      }
-    const server = createMcpServer(core, { connectionId: 'stdio', transport: 'stdio' });
-    const transport = new StdioServerTransport();
-    transport.onclose = () => {
-      void shutdown();
-    };
-    // The client went away: its sessions end as a disconnect (each hook once), then the server exits.
-    process.stdin.on('end', () => {
-      void core.sessions.disconnect('stdio').finally(shutdown);
-    });
-    await connectMcp(server, transport, core);
-    log(
-      `MCP on stdio${options.browserEndpoint ? ', a browser from the pool (--browser-endpoint) on the first call that needs a tab' : options.browserUrl ? `, attached to ${options.browserUrl}` : ', Chromium launches on the first call that needs a tab'}`,
-    );
-    return;
-  }
-  // The gateway keeps the durable audit trail (the operator's history across restarts).
-  const { AuditStore, retentionOf } = await import('./audit/store.js');
-  core.audit = new AuditStore(
-    join(configDir(), 'audit'),
-    retentionOf(values['audit-max-age-days'] as number | undefined, values['audit-max-mb'] as number | undefined),
-  );
-  let creds: { operator: string; agent: string };
-  try {
-    creds = credentials(values);
-  } catch (e) {
-    process.stderr.write(`verity start: ${(e as Error).message}\n`);
-    process.exit(2);
-  }
-  await startGateway(
-    core,
-    (values.host as string) ?? '127.0.0.1',
-    (values.port as number) ?? 7317,
-    creds,
-    (values['allowed-hosts'] as string[] | undefined) ?? [],
-  );
-}
-
-/**
- * The two credentials: from the environment, else a file named by a flag, else the config dir (generated
- * on first start). Read once, then dropped from this process's environment, so the browser, the
- * terminal's shells and any other child never inherit the operator's.
- */
-function credentials(values: Record<string, Value>): { operator: string; agent: string } {
-  const tokenFile = values['token-file'] as string | undefined,
-    agentTokenFile = values['agent-token-file'] as string | undefined;
-  const operator = process.env.VERITY_TOKEN
-    ? checkCredential(process.env.VERITY_TOKEN, 'VERITY_TOKEN')
-    : tokenFile
-      ? readCredentialFile(tokenFile, '--token-file')
-      : loadOrCreateCredential('operator', log);
-  const agent = process.env.VERITY_AGENT_TOKEN
-    ? checkCredential(process.env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
-    : agentTokenFile
-      ? readCredentialFile(agentTokenFile, '--agent-token-file')
-      : loadOrCreateCredential('agent', log);
-  if (operator === agent)
-    throw new Error(
-      'the operator and agent credentials must differ (VERITY_TOKEN / VERITY_AGENT_TOKEN or their files)',
-    );
-  delete process.env.VERITY_TOKEN;
-  delete process.env.VERITY_AGENT_TOKEN;
-  return { operator, agent };
-}
-
-/** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */
-const SHUTDOWN_BOUND_MS = 8_000;
-
-async function startGateway(
-  core: Verity,
-  host: string,
-  wantedPort: number,
-  creds: { operator: string; agent: string },
-  allowedHosts: string[],
-): Promise<void> {
-  const [{ Gateway, urlHost }, { EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] = await Promise.all([
-    import('./gateway/server.js'),
-    import('./gateway/extension-id.js'),
-    import('./token.js'),
-  ]);
-  const gateway = new Gateway(core, {
-    host,
-    port: wantedPort,
-    operatorToken: creds.operator,
-    agentToken: creds.agent,
-    allowedHosts,
-    log,
-  });
-  const port = await gateway.listen();
-  core.policy.setGatewayOrigin(host, port); // agents never drive the gateway's own origin
-  const base = `http://${urlHost(host)}:${port}`;
-  const mcpUrl = `${base}/mcp`;
-  // The extension pairs only with a loopback gateway (extension/pair.js).
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(urlHost(host)) ? urlHost(host) : '127.0.0.1';
-  // Contract section 1: the Control UI URL carries the operator credential; the /mcp line the agent's,
-  // and so does the entry an HTTP client takes as it is.
-  const bearer = `Bearer ${creds.agent}`;
-  const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: bearer } } } };
-  process.stdout.write(
-    `Verity gateway on ${base}/?token=${creds.operator}\n` +
-      `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
-      `The Chrome extension's folder (chrome://extensions, Developer mode, Load unpacked): ${EXTENSION_DIR}\n` +
-      `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
-      `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
-      `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`,
-  );
-  // Sessions end as a shutdown before their connections close (which would end them as disconnects).
-  writeGatewayFile({ mcp_url: mcpUrl, token: creds.agent, pid: process.pid });
-  // SIGTERM/SIGINT: stop accepting first (the port is free for a restart, kept-alive sockets closed),
-  // end the sessions (hooks bounded), close every socket, close Chromium, exit. A watchdog makes sure the
-  // process exits within a bound even if a step hangs, killing the Chromium it launched on the way.
-  let closing = false;
-  const close = async () => {
-    if (closing) return;
-    closing = true;
-    const watchdog = setTimeout(() => {
-      log('shutdown took too long; exiting now');
-      if (core.browser.launchedPid)
-        try {
-          process.kill(core.browser.launchedPid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      process.exit(1);
-    }, SHUTDOWN_BOUND_MS);
-    watchdog.unref();
-    removeGatewayFile();
-    gateway.stopAccepting();
-    await Promise.race([core.sessions.shutdown(), new Promise((r) => setTimeout(r, SHUTDOWN_BOUND_MS / 2).unref())]);
-    await gateway.close();
-    await core.close();
-    process.exit(0);
-  };
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  process.on('SIGINT', close);
-  process.on('SIGTERM', close);
-}
-
-/**
- * `verity mcp` started from the Control UI's terminal: relay stdio to the gateway's /mcp with the
- * terminal's link, so the agent is bound to that Control UI (and shows up in its session list).
- */
-async function relayToGateway(url: string, link: string | null, token: string): Promise<void> {
-  const [{ StreamableHTTPClientTransport }, { StdioServerTransport }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-  ]);
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${token}`,
-    ...(link ? { 'x-verity-link': link } : {}),
-  };
-  const up = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  const down = new StdioServerTransport();
-  down.onmessage = (message) => {
-    void up.send(message).catch((e) => log(`relay to ${url} failed: ${(e as Error).message}`));
-  };
-  up.onmessage = (message) => {
-    void down.send(message);
-  };
-  const stop = () => {
-    void up.close().finally(() => process.exit(0));
-  };
-  down.onclose = stop;
-  up.onerror = (e) => log(`gateway connection: ${e.message}`);
-  process.stdin.on('end', stop);
-  await up.start();
-  await down.start();
-  log(
-    `MCP on stdio, relayed to the gateway at ${url}${link ? ' (bound to the Control UI that opened this terminal)' : ''}`,
-  );
 }
 
 function nativeBackendOf(raw: string, from: string): 'auto' | 'nutjs' {

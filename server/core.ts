@@ -37,6 +37,8 @@ export interface VerityOptions extends BrowserOptions {
   browserConnectTimeoutMs?: number;
   /** A browser context per MCP connection in the one local browser (--isolated). */
   isolated?: boolean;
+  /** The audit trail: `verity start` passes its durable store (<config dir>/audit); else one in memory. */
+  audit?: AuditStore;
   /** The native route's backend (--native-backend): `auto` (the platform's own) or `nutjs` (pixels and keys). */
   nativeBackend?: NativeBackendChoice;
 }
@@ -52,7 +54,7 @@ export class Verity {
   /** The operator's brake on each agent (stop, pause, resume): sessions/brake.ts. */
   readonly brake = new Brake();
   /** Every call, approval, brake and operator input: durable under the gateway (audit/store.ts), in memory otherwise. */
-  audit: AuditStore = new AuditStore(null);
+  readonly audit: AuditStore;
   /** Where the `screen` tool's ui.commands go: the gateway registers its delivery. */
   readonly uiCommands = new UiCommands();
   readonly pipeline: CallPipeline;
@@ -60,6 +62,7 @@ export class Verity {
   readonly connections = new Map<string, { transport: string; client: string; since: string }>();
 
   constructor(readonly options: VerityOptions) {
+    this.audit = options.audit ?? new AuditStore(null);
     // With a pool, the server has no browser of its own: each connection's comes from the pool.
     this.browser = new BrowserHost(
       options.browserEndpoint
@@ -110,7 +113,7 @@ export class Verity {
       uiCommands: this.uiCommands,
       options,
       brake: this.brake,
-      audit: () => this.audit,
+      audit: this.audit,
     });
   }
 

@@ -1,6 +1,6 @@
 // Playwright MCP (@playwright/mcp) attached over CDP to the same Chromium.
 import { readBack } from '../cdp.js';
-import type { McpSession } from '../mcp.js';
+import type { McpSession, ToolResult } from '../mcp.js';
 import { assertOk, textOf } from '../mcp.js';
 import { measure } from '../stats.js';
 import type { BenchContext } from '../types.js';
@@ -27,10 +27,10 @@ export async function refArgName(pw: McpSession, tool: string): Promise<string> 
 }
 
 /** Opens a fresh tab of its own (it would otherwise take over the first existing tab). */
-export async function pwOpenTab(pw: McpSession, url: string): Promise<void> {
+export async function pwOpenTab(pw: McpSession, url: string): Promise<ToolResult> {
   const props = await pw.inputProperties('browser_tabs');
-  if ('action' in props) await pw.call('browser_tabs', { action: 'new', url });
-  else await pw.call('browser_navigate', { url });
+  if ('action' in props) return pw.call('browser_tabs', { action: 'new', url });
+  return pw.call('browser_navigate', { url });
 }
 
 export async function pwSnapshot(pw: McpSession): Promise<string> {

@@ -18,6 +18,8 @@ export interface VerityTab {
   tabId: string;
   /** The URL the tab was last sent to (unique per navigation, used for the bench's own read-back). */
   url: string;
+  /** What `page new_tab` returned (the reference task counts its bytes). */
+  opened?: ToolResult;
 }
 
 function structured(result: ToolResult): Record<string, unknown> {
@@ -27,7 +29,8 @@ function structured(result: ToolResult): Record<string, unknown> {
 
 /** Opens a tab through Verity's own `page new_tab` and finds its tab_id. */
 export async function verityOpenTab(session: McpSession, url: string): Promise<VerityTab> {
-  const r = structured(await session.call('page', { action: 'new_tab', url }));
+  const opened = await session.call('page', { action: 'new_tab', url });
+  const r = structured(opened);
   let tabId = typeof r.tab_id === 'string' ? r.tab_id : (r.tab as { tab_id?: string } | undefined)?.tab_id;
   if (!tabId) {
     const tabs = (structured(await session.call('page', { action: 'list_tabs' })).tabs ?? []) as Array<{
@@ -37,7 +40,7 @@ export async function verityOpenTab(session: McpSession, url: string): Promise<V
     tabId = tabs.find((t) => t.url === url)?.tab_id;
   }
   if (!tabId) throw new Error(`could not find the tab_id of the new tab at ${url}`);
-  return { session, tabId, url };
+  return { session, tabId, url, opened };
 }
 
 /** `page navigate` aimed at our tab, whichever way the tool's schema names the tab. */
@@ -70,7 +73,14 @@ export async function verityToken(tab: VerityTab, role: RegExp, label: string): 
   return hit.element_token;
 }
 
-export type Timings = { resolve?: number; deliver?: number; verify?: number };
+export type Timings = {
+  resolve?: number;
+  deliver?: number;
+  verify?: number;
+  queue?: number;
+  lock?: number;
+  side_effects?: number;
+};
 
 function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
   assertOk('verity', tool, result);
@@ -85,7 +95,7 @@ export function timingNote(what: string, timings: Timings[]): string {
     const xs = timings.map((t) => t[k]).filter((x): x is number => typeof x === 'number');
     return xs.length ? median(xs).toFixed(1) : 'n/a';
   };
-  return `Verity ${what} server-side timings_ms (median): resolve ${m('resolve')}, deliver ${m('deliver')}, verify ${m('verify')}.`;
+  return `Verity ${what} server-side timings_ms (median): resolve ${m('resolve')} (of it the tab lock ${m('lock')}), deliver ${m('deliver')}, verify ${m('verify')}; around them: queue ${m('queue')}, side-effect watch ${m('side_effects')}.`;
 }
 
 export const verityDriver: DriverFactory = {

@@ -20,7 +20,7 @@ const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 const B = (n: number) => `${n.toLocaleString('en-US')} B`;
 
 /** What a model reads of a result: its text, or its structuredContent as JSON, whichever a client picks (the larger). */
-function modelBytes(result: ToolResult): number {
+export function modelBytes(result: ToolResult): number {
   const text = Buffer.byteLength(textOf(result), 'utf8');
   return Math.max(text, result.structuredContent ? bytesOf(result.structuredContent) : 0);
 }

@@ -6,11 +6,13 @@ import { formSection } from './form.js';
 import { latencySection } from './latency.js';
 import { nativeSection } from './native.js';
 import { officeSection } from './office.js';
+import { taskSection } from './task.js';
 
 export const sections: Section[] = [
   latencySection,
   bytesSection,
   formSection,
+  taskSection,
   nativeSection,
   officeSection,
   concurrencySection,

@@ -5,17 +5,14 @@ import { readFileSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import type { Reply } from '../tools/define.js';
 import { summarizeArgs } from '../activity.js';
-import type { SnapshotRegistry } from '../routing/snapshots.js';
+import type { ResolvedToken } from '../routing/snapshots.js';
 import { recordingsRoot } from '../sessions/recording.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../approvals.js';
 import type { AuditEntry, AuditEvidence, AuditStore } from './store.js';
 import { zip } from './zip.js';
 
-/** `role "name"` for every element token in a call's arguments (run_actions steps too), read before the call runs. */
-export function labelsOf(
-  snapshots: SnapshotRegistry,
-  args: Record<string, unknown>,
-): Record<string, string> | undefined {
+/** The element tokens in a call's arguments (run_actions steps too), at most 64. */
+export function tokensIn(args: Record<string, unknown>): string[] {
   const tokens = new Set<string>();
   const visit = (value: unknown, depth: number) => {
     if (depth > 4 || !value || typeof value !== 'object') return;
@@ -25,16 +22,14 @@ export function labelsOf(
     }
   };
   visit(args, 0);
-  if (!tokens.size) return undefined;
+  return [...tokens].slice(0, 64);
+}
+
+/** `role "name"` for every token a call's arguments named, from their resolution before the call ran. */
+export function labelsOf(resolved: ReadonlyMap<string, ResolvedToken>): Record<string, string> | undefined {
   const labels: Record<string, string> = {};
-  for (const token of [...tokens].slice(0, 64)) {
-    try {
-      const { element } = snapshots.resolve(token);
-      labels[token] = element.label ? `${element.role} ${JSON.stringify(element.label.slice(0, 80))}` : element.role;
-    } catch {
-      /* stale or invalid: the call itself says so */
-    }
-  }
+  for (const [token, { element }] of resolved)
+    labels[token] = element.label ? `${element.role} ${JSON.stringify(element.label.slice(0, 80))}` : element.role;
   return Object.keys(labels).length ? labels : undefined;
 }
 

@@ -5,13 +5,13 @@
 // clicks first, like typing.ts and keys.ts, imports click.ts directly).
 import type { Protocol } from 'puppeteer-core';
 import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../routing/driver.js';
-import type { Stopwatch } from '../routing/driver.js';
+import { withTiming, type Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import type { BrowserHost } from './browser.js';
 import type { Refused, Watched } from './page-agent/core.js';
 import type { SideEffectWatch } from './side-effects.js';
 import { frameOf, tokenInLatest, type TabElementRef } from './snapshot.js';
-import type { Frame, Tab } from './tab.js';
+import { Tab, type Frame } from './tab.js';
 
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
 
@@ -32,30 +32,45 @@ export interface PointTarget {
   local: number;
 }
 
-export function tabOf(route: CdpRoute, target: ResolvedTarget): Promise<Tab> {
-  return route.host.findTab(target.key);
+/**
+ * The tab a target names: the one the router found for this call (never looked up by id again). Refused
+ * when the call is not on a tab, or when the tab closed while the action waited its turn.
+ */
+export function tabOf(target: ResolvedTarget): Tab {
+  if (target.kind !== 'tab' || !(target.tab instanceof Tab))
+    throw new Refusal('invalid_arguments', `the browser route acts on tabs; this target is a ${target.kind}`);
+  if (target.tab.closed)
+    throw new Refusal('target_not_found', `tab ${target.tab.id} closed before the action ran; call page list_tabs`);
+  return target.tab;
 }
 
 /**
  * Runs one action and adds to its result what else it caused (a tab opened, a download, a dialog now
- * blocking the page) as `side_effects`; absent when there was nothing. `settleMs`: how long to keep
+ * blocking the page) as `side_effects`, and what its page did (`caused`: page-activity.ts); each absent when
+ * there was nothing. `settleMs`: how long to keep
  * listening after the action, for input that commonly opens tabs or starts downloads (clicks, keys,
- * drops); typing, set_value and scrolling report what arrived during the action and add no wait.
+ * drops), or a function asked once the action ran (a click listens on only when it may have led out); typing, set_value and scrolling report what arrived during the action and add no wait.
  */
 export async function withSideEffects(
   route: CdpRoute,
   target: ResolvedTarget,
   run: () => Promise<ActionResult>,
-  settleMs = 0,
+  settleMs: number | (() => number) = 0,
 ): Promise<ActionResult> {
+  const began = performance.now();
+  const tab = target.kind === 'tab' && target.tab instanceof Tab ? target.tab : null;
+  const mark = tab?.activity.mark();
   const watch = await route.sideEffects.begin(target.key, target.owner);
+  let watchMs = performance.now() - began;
   let r: ActionResult | undefined;
   try {
     r = await run();
   } finally {
-    const dialog =
-      target.kind === 'tab' ? ((await route.host.findTab(target.key).catch(() => null))?.dialog ?? null) : null;
-    const effects = await watch.end(r ? dialog : null, settleMs);
+    const ending = performance.now();
+    const effects = await watch.end(
+      r ? (tab?.dialog ?? null) : null,
+      typeof settleMs === 'number' ? settleMs : settleMs(),
+    );
     // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
     for (const e of effects) {
       if (e.kind !== 'tab_opened') continue;
@@ -69,6 +84,11 @@ export async function withSideEffects(
       }
     }
     if (r && effects.length) r = { ...r, side_effects: effects };
+    // What the page did in the action's window (its settle included): requests, console errors, a navigation.
+    const caused = r && mark ? await tab!.activity.causedSince(mark, r.masked !== undefined) : undefined;
+    if (r && caused) r = { ...r, caused };
+    watchMs += performance.now() - ending;
+    if (r) r = withTiming(r, 'side_effects', watchMs);
   }
   return r!; // run() returned (a throw leaves above)
 }
@@ -77,10 +97,14 @@ export async function withSideEffects(
 export async function aim(tab: Tab, target: ResolvedTarget, watchTypes: string[]): Promise<PointTarget> {
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
-    const { frame, frames } = await frameOf(tab, ref);
+    // An element of the top frame (most are) needs no frame listing: its origin is the viewport's.
+    const top = ref.sessionId === tab.session.id() && ref.frameId === tab.mainFrameId;
+    const { frame, frames } = top
+      ? { frame: { ...tab.topFrame(), url: tab.page.url() }, frames: [] }
+      : await frameOf(tab, ref);
     const aimed = await tab.call(frame, 'pointFor', target.element.snapshotId, ref.local, watchTypes);
     if (aimed.refusal) throw aimRefusal(aimed, { tab, frame, snapshotId: target.element.snapshotId });
-    const origin = await tab.frameOrigin(frame, frames);
+    const origin = top ? { x: 0, y: 0 } : await tab.frameOrigin(frame, frames);
     return {
       tab,
       frame,
@@ -109,12 +133,29 @@ export async function scaleOf(tab: Tab): Promise<number> {
   return metrics.visualViewport.clientWidth / metrics.cssVisualViewport.clientWidth || 1;
 }
 
-/** Presses and releases; stops at 'dialog' when a handler opened one (nothing more is sent then). */
+/**
+ * Where this process last put each tab's pointer (clicks, hovers, drags). A move waits for the renderer's
+ * next frame (Chromium aligns moves to frames: 10-20 ms here); a click where the pointer already rests
+ * needs none: the press itself updates what the pointer is over, as a user's second click does.
+ */
+const pointerAt = new WeakMap<Tab, { x: number; y: number }>();
+
+/** This process moved the tab's pointer to (x, y) (hover, drag); null: where it is is not known now. */
+export function notePointer(tab: Tab, at: { x: number; y: number } | null): void {
+  if (at) pointerAt.set(tab, at);
+  else pointerAt.delete(tab);
+}
+
+/** Moves (unless the pointer rests there), presses and releases; stops at 'dialog' when a handler opened one. */
 export async function mouseClick(tab: Tab, x: number, y: number, options: ClickOptions): Promise<'sent' | 'dialog'> {
   const modifiers = options.modifiers.reduce((bits, m) => bits | (MODIFIER_BITS[m.toLowerCase()] ?? 0), 0);
   const send = (params: Protocol.Input.DispatchMouseEventRequest) =>
     tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
-  if ((await send({ type: 'mouseMoved', x, y, modifiers })) === 'dialog') return 'dialog';
+  const at = pointerAt.get(tab);
+  notePointer(tab, null); // until the move is known to have been sent
+  if ((!at || at.x !== x || at.y !== y) && (await send({ type: 'mouseMoved', x, y, modifiers })) === 'dialog')
+    return 'dialog';
+  notePointer(tab, { x, y });
   for (let n = 1; n <= options.count; n++) {
     if ((await send({ type: 'mousePressed', x, y, button: options.button, clickCount: n, modifiers })) === 'dialog')
       return 'dialog';

@@ -329,7 +329,11 @@ export class BrowserHost {
     return tab;
   }
 
+  /** How many times a tab was looked up by id (a debug stat: the hot-path test counts one per call). */
+  foundCount = 0;
+
   async findTab(tabId: string): Promise<Tab> {
+    this.foundCount++;
     // Hot path of every action: a tab seen before is answered without asking the browser.
     for (const host of [this, ...this.peers.map((p) => p.host)]) {
       const known = host.byId.get(tabId);

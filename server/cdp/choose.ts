@@ -9,14 +9,14 @@ import { dialogResult, mouseClick, result, tabOf, withSideEffects, type CdpRoute
 import { frameOf, type TabElementRef } from './snapshot.js';
 
 export function chooseSeveral(route: CdpRoute, target: ResolvedTarget, values: string[]): Promise<ActionResult> {
-  return withSideEffects(route, target, () => choose(route, target, values));
+  return withSideEffects(route, target, () => choose(target, values));
 }
 
-async function choose(route: CdpRoute, target: ResolvedTarget, values: string[]): Promise<ActionResult> {
+async function choose(target: ResolvedTarget, values: string[]): Promise<ActionResult> {
   const sw = new Stopwatch();
   if (!target.element)
     throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
-  const tab = await tabOf(route, target);
+  const tab = tabOf(target);
   const ref = target.element.ref as TabElementRef;
   const { frame, frames } = await frameOf(tab, ref);
   const snapshotId = target.element.snapshotId;

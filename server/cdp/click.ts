@@ -13,13 +13,29 @@ const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmen
 
 /** A click with the side effects it caused (it listens a moment longer: clicks open tabs and start downloads). */
 export function click(route: CdpRoute, target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
-  return withSideEffects(route, target, () => deliverClick(route, target, options), INPUT_SETTLE_MS);
+  // Listens on unless the page's own account of the click says nothing in it can lead out of the page:
+  // a popup a handler opens at once is heard before that account comes back (one connection, in order);
+  // a link, a form submit or an unload takes the wait (a new tab's target or a download comes a moment later).
+  let settleMs = INPUT_SETTLE_MS;
+  const heard = (leaving: boolean) => {
+    settleMs = leaving ? INPUT_SETTLE_MS : 0;
+  };
+  return withSideEffects(
+    route,
+    target,
+    () => deliverClick(target, options, heard),
+    () => settleMs,
+  );
 }
 
-async function deliverClick(route: CdpRoute, target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
+async function deliverClick(
+  target: ResolvedTarget,
+  options: ClickOptions,
+  heard: (leaving: boolean) => void = () => {},
+): Promise<ActionResult> {
   const sw = new Stopwatch();
   const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
-  const aimed = await aim(await tabOf(route, target), target, ['mousedown', 'mouseup', decisive]);
+  const aimed = await aim(tabOf(target), target, ['mousedown', 'mouseup', decisive]);
   if (target.cursor) queueCursor(aimed.tab, aimed.x, aimed.y, target.cursor, 'click');
   sw.lap('resolve');
   const urlBefore = aimed.frame.url;
@@ -39,6 +55,7 @@ async function deliverClick(route: CdpRoute, target: ResolvedTarget, options: Cl
       },
     });
   }
+  if (!seen.fresh) heard(!!seen.leaving);
   // A link click that navigated replaces the world that was watching; the navigation is the proof.
   if (seen.fresh) {
     const url = aimed.tab.page.url();

@@ -3,19 +3,19 @@
 import type { Protocol } from 'puppeteer-core';
 import type { ActionResult, DragOptions, ResolvedTarget } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
-import { dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+import { dialogResult, notePointer, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from './cursor-overlay.js';
 import { INPUT_SETTLE_MS } from './side-effects.js';
 import { judgeDrag } from '../routing/drag-verdict.js';
 
 /** A drag with the side effects it caused (a drop can open a tab or start a download). */
 export function drag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
-  return withSideEffects(route, target, () => deliverDrag(route, target, options), INPUT_SETTLE_MS);
+  return withSideEffects(route, target, () => deliverDrag(target, options), INPUT_SETTLE_MS);
 }
 
-async function deliverDrag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
+async function deliverDrag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const tab = await tabOf(route, target);
+  const tab = tabOf(target);
   const frames = await tab.frames();
   const scale = await scaleOf(tab);
   const from = { x: options.from.x / scale, y: options.from.y / scale };
@@ -23,6 +23,7 @@ async function deliverDrag(route: CdpRoute, target: ResolvedTarget, options: Dra
   const source = await tab.call(frames[0], 'watchDrag', from.x, from.y, to.x, to.y);
   if (target.cursor) queueCursor(tab, from.x, from.y, target.cursor, 'drag');
   sw.lap('resolve');
+  notePointer(tab, null); // wherever the drag stops, the next click moves there first
   const send = (params: Protocol.Input.DispatchMouseEventRequest) =>
     tab.unlessDialog(tab.session.send('Input.dispatchMouseEvent', params));
   const steps: Protocol.Input.DispatchMouseEventRequest[] = [

@@ -12,6 +12,7 @@ import type {
   Snapshot,
   TypeOptions,
 } from '../routing/driver.js';
+import { withTiming } from '../routing/driver.js';
 import { tabOf, type CdpRoute } from './aim.js';
 import type { BrowserHost } from './browser.js';
 import { chooseSeveral } from './choose.js';
@@ -32,8 +33,8 @@ export class CdpDriver implements Driver {
     this.route = { host, sideEffects: new SideEffectWatch(host) };
   }
 
-  tab(target: ResolvedTarget): Promise<Tab> {
-    return tabOf(this.route, target);
+  tab(target: ResolvedTarget): Tab {
+    return tabOf(target);
   }
 
   /**
@@ -41,9 +42,13 @@ export class CdpDriver implements Driver {
    * attached browser (--browser-url) can have other drivers: one this process launched speaks DevTools
    * over a pipe only it holds, so its tabs skip the lock and the round trips it costs (about 5-15 ms).
    */
-  async exclusive<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T> {
+  async exclusive(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult> {
     if (!this.host.attached) return work();
-    return withTabLock(await this.tab(target), work);
+    let lockMs = 0;
+    const r = await withTabLock(this.tab(target), work, (ms) => {
+      lockMs = ms;
+    });
+    return withTiming(r, 'lock', lockMs);
   }
 
   async snapshot(
@@ -51,29 +56,40 @@ export class CdpDriver implements Driver {
     snapshotId: string,
     options: { includeScreenshot: boolean },
   ): Promise<Snapshot> {
-    return snapshotTab(await this.tab(target), snapshotId, options.includeScreenshot);
+    return snapshotTab(this.tab(target), snapshotId, options.includeScreenshot);
+  }
+
+  /**
+   * The target's delivery_mode honoured: input reaches a tab in the background as it is; `foreground`
+   * brings the tab to the front first (one CDP call), and the result says it was delivered so.
+   */
+  private async delivered(target: ResolvedTarget, act: () => Promise<ActionResult>): Promise<ActionResult> {
+    if (target.deliveryMode !== 'foreground') return act();
+    await this.tab(target).page.bringToFront();
+    const r = await act();
+    return { ...r, delivery: { ...r.delivery, mode: 'foreground' } };
   }
 
   click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
-    return click(this.route, target, options);
+    return this.delivered(target, () => click(this.route, target, options));
   }
   typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
-    return typeText(this.route, target, text, options);
+    return this.delivered(target, () => typeText(this.route, target, text, options));
   }
   setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
-    if (Array.isArray(value)) return chooseSeveral(this.route, target, value);
-    return setValue(this.route, target, value);
+    if (Array.isArray(value)) return this.delivered(target, () => chooseSeveral(this.route, target, value));
+    return this.delivered(target, () => setValue(this.route, target, value));
   }
   pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
-    return pressKey(this.route, target, key, modifiers);
+    return this.delivered(target, () => pressKey(this.route, target, key, modifiers));
   }
   scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
-    return scroll(this.route, target, options);
+    return this.delivered(target, () => scroll(this.route, target, options));
   }
   drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
-    return drag(this.route, target, options);
+    return this.delivered(target, () => drag(this.route, target, options));
   }
   hover(target: ResolvedTarget): Promise<ActionResult> {
-    return hover(this.route, target);
+    return this.delivered(target, () => hover(this.route, target));
   }
 }

@@ -7,6 +7,8 @@ import type { Policy } from '../policy.js';
 import type { Tab } from './tab.js';
 
 export async function guardRequests(tab: Tab, policy: Policy): Promise<void> {
+  // From now on the tab's requests and console are recorded for results and page listings, under this policy.
+  tab.activity.start(policy);
   await guardSession(tab.session, policy);
 }
 

@@ -9,6 +9,13 @@
 // Measured cost: one Set lookup per addEventListener call, and per snapshot one event per recorded element.
 // Bounded: at most HOOK_MAX elements are recorded; the rest are still listed when they show a pointer cursor.
 
+/**
+ * Event types whose listener (on any element, the document or the window) can defer work after a focus
+ * (the usual select-on-focus timer): while none is registered, the hook answers `verity-focus-listeners`
+ * with `no` (a `verity-focus-answer` CustomEvent), and the page agent places a caret without waiting a timer.
+ */
+export const FOCUS_TYPES = ['focus', 'focusin'];
+
 /** Event types whose listener makes an element something a person clicks. */
 export const CLICK_TYPES = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick'];
 const HOOK_MAX = 5000;
@@ -20,6 +27,8 @@ export const HANDLER_HOOK_SOURCE = `(() => {
   if (Object.prototype.hasOwnProperty.call(proto, mark)) return;
   Object.defineProperty(proto, mark, { value: true });
   const TYPES = new Set(${JSON.stringify(CLICK_TYPES)});
+  const FOCUS = new Set(${JSON.stringify(FOCUS_TYPES)});
+  let focusListened = false;
   const MAX = ${HOOK_MAX};
   const listeners = new WeakMap(); // element -> Set of "type|capture" keys per listener
   let recorded = [];
@@ -56,7 +65,13 @@ export const HANDLER_HOOK_SOURCE = `(() => {
       return Reflect.apply(target, self, args);
     },
   });
-  proto.addEventListener = wrap(add, record);
+  const noteFocus = function (type, listener) {
+    if (listener && FOCUS.has(type)) focusListened = true; // never unset: a removal is not tracked
+  };
+  proto.addEventListener = wrap(wrap(add, record), noteFocus);
+  add.call(document, 'verity-focus-listeners', () => {
+    dispatch.call(document, new CustomEvent('verity-focus-answer', { detail: focusListened ? 'yes' : 'no' }));
+  });
   proto.removeEventListener = wrap(remove, forget);
   add.call(document, 'verity-list-handlers', () => {
     recorded = recorded.filter((r) => r.deref());

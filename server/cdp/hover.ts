@@ -4,22 +4,33 @@
 import type { ActionResult, Evidence, ResolvedTarget } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import { aim, describeEvents, dialogResult, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
+import {
+  aim,
+  describeEvents,
+  dialogResult,
+  notePointer,
+  result,
+  tabOf,
+  withSideEffects,
+  type CdpRoute,
+} from './aim.js';
 
 export function hover(route: CdpRoute, target: ResolvedTarget): Promise<ActionResult> {
-  return withSideEffects(route, target, () => deliverHover(route, target));
+  return withSideEffects(route, target, () => deliverHover(target));
 }
 
-async function deliverHover(route: CdpRoute, target: ResolvedTarget): Promise<ActionResult> {
+async function deliverHover(target: ResolvedTarget): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const aimed = await aim(await tabOf(route, target), target, ['mouseover', 'mouseenter', 'mousemove']);
+  const aimed = await aim(tabOf(target), target, ['mouseover', 'mouseenter', 'mousemove']);
   const { tab, frame } = aimed;
   // What shows is read in the frame the pointer rests in (a menu opens beside its trigger).
   await tab.call(frame, 'hoverBaseline');
   sw.lap('resolve');
+  notePointer(tab, null);
   const sent = await tab.unlessDialog(
     tab.session.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: aimed.x, y: aimed.y }),
   );
+  if (sent !== 'dialog') notePointer(tab, { x: aimed.x, y: aimed.y });
   sw.lap('deliver');
   if (sent === 'dialog') return dialogResult(sw, aimed.target, 'the hover');
   let opened: { count: number; shown: string[] };

@@ -27,7 +27,7 @@ async function deliverPressKey(
   modifiers: string[],
 ): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const tab = await tabOf(route, target);
+  const tab = tabOf(target);
   let frame: Frame;
   if (target.element) {
     const ref = target.element.ref as TabElementRef;

@@ -10,12 +10,12 @@ import type { Frame } from './tab.js';
 
 /** A scroll, with what arrived during it (no extra listening: a wheel rarely opens anything). */
 export function scroll(route: CdpRoute, target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
-  return withSideEffects(route, target, () => deliverScroll(route, target, options));
+  return withSideEffects(route, target, () => deliverScroll(target, options));
 }
 
-async function deliverScroll(route: CdpRoute, target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
+async function deliverScroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const tab = await tabOf(route, target);
+  const tab = tabOf(target);
   let frame: Frame, x: number, y: number;
   let before: ScrollOffsets;
   if (target.point && !target.element) {

@@ -1,10 +1,11 @@
 // get_window_state for a tab: every frame's interactive elements (cross-origin iframes and closed shadow
 // roots included), merged into one list in document order, with frames in screenshot pixels.
-import type { Snapshot, SnapshotElement } from '../routing/driver.js';
+import type { Snapshot, SnapshotElement, SnapshotText } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import type { Frame, Tab } from './tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
+import type { TextRow } from './page-agent/outline-text.js';
 import { cutName, squash, withoutIconGlyphs } from './page-agent/names.js';
 import { mergedRole } from './ax-roles.js';
 
@@ -22,6 +23,7 @@ const AX_LOOKUPS_MAX = 500;
 interface FrameSnapshot {
   frame: Frame;
   rows: Row[];
+  text: TextRow[];
   origin: { x: number; y: number };
   ownerIndex: number;
 }
@@ -44,12 +46,14 @@ export function tokenInLatest(tab: Tab, frame: Frame, snapshotId: string | null,
 export async function snapshotTab(tab: Tab, snapshotId: string, includeScreenshot: boolean): Promise<Snapshot> {
   const frames = await tab.frames();
   const taken: FrameSnapshot[] = [];
+  let textCut = false;
   for (const frame of frames) {
     try {
       await tab.pierceClosedShadowRoots(frame);
-      const { rows } = await tab.call(frame, 'snapshot', snapshotId);
+      const { rows, text, textTruncated } = await tab.call(frame, 'snapshot', snapshotId);
       await withAccessibleNames(tab, frame, snapshotId, rows);
-      taken.push({ frame, rows, origin: { x: 0, y: 0 }, ownerIndex: -1 });
+      if (textTruncated) textCut = true;
+      taken.push({ frame, rows, text, origin: { x: 0, y: 0 }, ownerIndex: -1 });
     } catch (e) {
       if (e instanceof Refusal || frame === frames[0]) throw e;
       // A child frame that detached or never committed a document has nothing to list.
@@ -71,9 +75,20 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
   const shot = includeScreenshot ? await tab.screenshot() : null;
   const scale = shot ? shot.width / viewport.width : await devicePixelRatio(tab);
   const elements: SnapshotElement[] = [];
+  const text: SnapshotText[] = [];
   const emit = (f: FrameSnapshot, parentOfRoot: number) => {
     const globalOf: number[] = [];
+    // A frame's text blocks go where they stand: before its element `before` (local), inside `parent`.
+    let block = 0;
+    const textUpTo = (local: number) => {
+      for (; block < f.text.length && f.text[block][2] <= local; block++) {
+        const [kind, words, , parent] = f.text[block];
+        const inside = parent >= 0 ? globalOf[parent] : parentOfRoot;
+        text.push({ kind, text: words, before_index: elements.length, parent_index: inside >= 0 ? inside : null });
+      }
+    };
     f.rows.forEach((row, local) => {
+      textUpTo(local);
       const [role, label, value, enabled, focused, x, y, w, h, parentLocal, isFrame, , nameSource] = row;
       const index = elements.length;
       globalOf[local] = index;
@@ -102,6 +117,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
         }
       }
     });
+    textUpTo(Number.POSITIVE_INFINITY);
   };
   const main = taken.find((f) => !f.frame.parentFrameId);
   if (main) emit(main, -1);
@@ -117,6 +133,10 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
   return {
     target: { kind: 'tab', tab_id: tab.id, url: tab.page.url() },
     elements,
+    text,
+    ...(textCut
+      ? { text_incomplete: 'a frame held more text than one observation reads; page get_text reads it' }
+      : {}),
     ...(shot ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } } : {}),
     screenshot_width: shot?.width ?? Math.round(viewport.width * scale),
     screenshot_height: shot?.height ?? Math.round(viewport.height * scale),

@@ -57,6 +57,8 @@ interface ActionLock {
   requested: Promise<void> | null;
   /** The isolated world (top frame) the request went to: the release goes there too. */
   contextId: number | null;
+  /** How long the lock took to be had (the page's own measure when folded), for the action's timings. */
+  waitedMs: number;
 }
 
 const actionLocks = new AsyncLocalStorage<ActionLock>();
@@ -98,12 +100,13 @@ function busy(): Refusal {
  * Runs `work` holding the tab's cross-process action lock (see above): taken by its first page call,
  * released (without waiting for the reply) when it ends.
  */
-export async function withTabLock<T>(tab: Tab, work: () => Promise<T>): Promise<T> {
+export async function withTabLock<T>(tab: Tab, work: () => Promise<T>, waited?: (ms: number) => void): Promise<T> {
   if (tab.dialog) return work(); // the page is frozen: the action refuses on its own, nothing to order
-  const lock: ActionLock = { tab, id: randomBytes(8).toString('hex'), requested: null, contextId: null };
+  const lock: ActionLock = { tab, id: randomBytes(8).toString('hex'), requested: null, contextId: null, waitedMs: 0 };
   try {
     return await actionLocks.run(lock, work);
   } finally {
+    waited?.(lock.waitedMs);
     // A navigation during the action destroyed the world, and with it the hold: nothing to release then.
     if (lock.contextId !== null) releaseSoon(tab, lock.id, lock.contextId);
   }
@@ -193,7 +196,9 @@ export async function foldTabLock(
   lock.contextId = contextId;
   return {
     expression: `(async () => {
+      const asked = performance.now();
       const lock = await ${requestFunction(name, lock.id)}();
+      lock.ms = performance.now() - asked;
       if (lock.why === 'timeout') return { lock };
       try {
         return { lock, value: await ${call} };
@@ -204,7 +209,8 @@ export async function foldTabLock(
     timeoutMs: TAB_LOCK_WAIT_MS + callTimeoutMs,
     unwrap(reply) {
       settle();
-      const r = (reply ?? {}) as { lock?: LockReply; value?: unknown; error?: string };
+      const r = (reply ?? {}) as { lock?: LockReply & { ms?: number }; value?: unknown; error?: string };
+      lock.waitedMs = r.lock?.ms ?? 0;
       if (r.lock?.why === 'timeout') throw busy();
       if (r.error !== undefined) return { error: r.error };
       return { value: r.value };
@@ -226,6 +232,7 @@ async function requestAlone(lock: ActionLock, name: string): Promise<void> {
   lock.requested = new Promise<void>((resolve) => {
     done = resolve;
   });
+  const asked = performance.now();
   try {
     const contextId = await lock.tab.world(frame);
     lock.contextId = contextId;
@@ -244,6 +251,7 @@ async function requestAlone(lock: ActionLock, name: string): Promise<void> {
     if (e instanceof Refusal && (e.code === 'timeout' || e.code === 'target_busy')) throw busy();
     // The world went away (navigation, a dialog): act as before, unlocked.
   } finally {
+    lock.waitedMs = performance.now() - asked; // a round trip of its own: all of it is the lock's
     done();
   }
 }

@@ -7,6 +7,7 @@ import { Refusal, bounded } from '../routing/refusal.js';
 import type { PageAgent } from './page-agent/index.js';
 import { foldTabLock } from './tab-lock.js';
 import { HANDLER_HOOK_SOURCE } from './handler-hook.js';
+import { PageActivity } from './page-activity.js';
 
 /** The page agent (server/cdp/page-agent/), bundled into one script by scripts/build-page-agent.mjs. */
 const AGENT_BUNDLE = new URL('./page-agent.bundle.js', import.meta.url);
@@ -50,12 +51,16 @@ export class Tab {
   /** The top frame's id (stable across navigations of the tab). */
   mainFrameId = '';
   private readonly dialogWaiters = new Set<() => void>();
+  /** The page's requests and console messages, recorded once a session drives the tab (page-activity.ts). */
+  readonly activity: PageActivity;
 
   private constructor(
     readonly page: Page,
     readonly session: CDPSession,
     readonly id: string,
-  ) {}
+  ) {
+    this.activity = new PageActivity(page);
+  }
 
   static async open(page: Page): Promise<Tab> {
     const session = await page.createCDPSession();

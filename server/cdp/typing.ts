@@ -57,7 +57,7 @@ async function typeIntoTab(
   _options: TypeOptions,
 ): Promise<ActionResult> {
   const sw = new Stopwatch();
-  const tab = await tabOf(route, target);
+  const tab = tabOf(target);
   if (target.point && !target.element) await click(route, target, { button: 'left', count: 1, modifiers: [] });
   let frame: Frame;
   let prepared: AgentReply<'prepareField'>;
@@ -374,7 +374,7 @@ async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: str
   const sw = new Stopwatch();
   if (!target.element)
     throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
-  const tab = await tabOf(route, target);
+  const tab = tabOf(target);
   const ref = target.element.ref as TabElementRef;
   const frame = quickFrameOf(tab, ref);
   const snapshotId = target.element.snapshotId;

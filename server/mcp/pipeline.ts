@@ -20,7 +20,8 @@ import { checkLimits } from '../arg-limits.js';
 import { Refusal } from '../routing/refusal.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
-import { labelledSummary, labelsOf, noteCall } from '../audit/trail.js';
+import { labelledSummary, labelsOf, noteCall, tokensIn } from '../audit/trail.js';
+import type { ResolvedToken } from '../routing/snapshots.js';
 import { maskedArgs } from '../routing/secrets.js';
 
 export interface PipelineParts {
@@ -34,7 +35,7 @@ export interface PipelineParts {
   options: { allowJavascript?: boolean; uploadRoots?: string[] };
   /** The operator's brake (stop, pause) and the audit trail every call goes into. */
   brake: Brake;
-  audit: () => AuditStore;
+  audit: AuditStore;
 }
 
 type Trace = {
@@ -107,15 +108,18 @@ export class CallPipeline {
     const sessionKey = `${connection.connectionId}/${sessionLabelOf(raw.session)}`;
     const trace: Trace = {};
     let labels: Record<string, string> | undefined;
+    let tokens: Map<string, ResolvedToken> | undefined;
     let reply: Reply;
     // The call's boundary: whatever happens in it becomes this call's refusal, never the process's end.
     try {
       if (breach) {
         reply = refusalReply(new Refusal('invalid_arguments', breach.message, { field: breach.field }));
       } else {
-        // Labels are read before the call runs: its own snapshot would make the tokens stale.
-        labels = labelsOf(this.parts.router.snapshots, raw);
-        reply = await this.admitAndRun(tool, rawArgs, connection, sessionKey, labels, trace);
+        // Tokens are resolved once, before the call runs (its own snapshot would make them stale): the
+        // labels for the audit trail and the approval card, and the router's target, all come from this.
+        tokens = this.resolveTokens(raw);
+        labels = labelsOf(tokens);
+        reply = await this.admitAndRun(tool, rawArgs, { ...connection, tokens }, sessionKey, labels, trace);
       }
     } catch (e) {
       reply = internalError(tool.name, 'call', e);
@@ -124,7 +128,7 @@ export class CallPipeline {
     setImmediate(() => {
       let auditId: number | undefined;
       try {
-        auditId = noteCall(this.parts.audit(), {
+        auditId = noteCall(this.parts.audit, {
           sessionKey,
           tool: tool.name,
           // A secret typed into a password field (the result says `masked`) is kept masked.
@@ -234,11 +238,48 @@ export class CallPipeline {
     if (request.method !== 'tools/call' || request.params?.name !== 'type_text') return;
     try {
       const token = (request.params.arguments as { element_token?: unknown } | undefined)?.element_token;
-      if (typeof token === 'string') this.parts.router.prefetchNativeField(token);
+      if (typeof token !== 'string') return;
+      let found: ResolvedToken;
+      try {
+        found = this.parts.router.snapshots.resolve(token);
+      } catch {
+        return; // a stale or invalid token is refused by the call itself
+      }
+      // The call takes this resolution over (resolveTokens) instead of resolving the token again.
+      this.readAhead.delete(token);
+      this.readAhead.set(token, found);
+      if (this.readAhead.size > MAX_READ_AHEAD) this.readAhead.delete(this.readAhead.keys().next().value!);
+      this.parts.router.prefetchNativeField(found);
     } catch (e) {
       // It runs on the transport's own path, before the call's boundary: a defect here costs the head start only.
       logDefect('type_text', 'read-ahead', e);
     }
+  }
+
+  /** Tokens resolved by anticipate() for calls that have not started yet (bounded: the oldest go first). */
+  private readonly readAhead = new Map<string, ResolvedToken>();
+
+  /**
+   * Each element token of a call, resolved once (or taken from its read-ahead while still current); a
+   * stale or invalid one is left out here and refused by the call itself when it uses it.
+   */
+  private resolveTokens(args: Record<string, unknown>): Map<string, ResolvedToken> {
+    const { snapshots } = this.parts.router;
+    const resolved = new Map<string, ResolvedToken>();
+    for (const token of tokensIn(args)) {
+      const early = this.readAhead.get(token);
+      this.readAhead.delete(token);
+      if (early && snapshots.isCurrent(early)) {
+        resolved.set(token, early);
+        continue;
+      }
+      try {
+        resolved.set(token, snapshots.resolve(token));
+      } catch {
+        /* stale or invalid: the call itself says so */
+      }
+    }
+    return resolved;
   }
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
@@ -278,6 +319,9 @@ export class CallPipeline {
       });
   }
 }
+
+/** How many read-ahead resolutions wait for their calls at most (one per request in flight, in practice). */
+const MAX_READ_AHEAD = 32;
 
 /** A defect in Verity's own code on a call's path: written to the log with its stack, once. */
 function logDefect(tool: string, where: string, e: unknown): void {

@@ -23,11 +23,6 @@ export interface Aim {
   screenPoint: { x: number; y: number } | null;
 }
 
-export function parseWindowKey(key: string): { pid: number | undefined; windowId: number } {
-  const [pid, windowId] = key.split(':').map(Number);
-  return { pid: pid || undefined, windowId };
-}
-
 /** Finds the window and element of a target (its states already being read, or read now); refuses target_not_found when either is gone. */
 export async function aim(
   host: NativeHost,
@@ -42,8 +37,7 @@ export async function aim(
     win = element.win;
     await host.recheck(win); // a browser window listed before may show the Control UI now
   } else if (target.kind === 'window') {
-    const { pid, windowId } = parseWindowKey(target.key);
-    win = await host.window(pid, windowId);
+    win = await host.window(target.pid, target.windowId);
   } else {
     // A desktop point acts on the window there (refused first when agents may not drive it); desktop
     // keys go to the focused window, refused when it is one agents may not drive.

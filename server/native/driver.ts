@@ -15,16 +15,7 @@ import type {
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
 import { IFACE } from './atspi.js';
-import {
-  aim,
-  deliver,
-  focusedIn,
-  nativeResult,
-  parseWindowKey,
-  requireKeyboardFocus,
-  webEscalation,
-  webLike,
-} from './aim.js';
+import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';
 import { capture, pressKeys, screenSize } from './input.js';
 import { clickNative, dragNative, hoverNative, scrollNative } from './pointer.js';
@@ -41,11 +32,7 @@ function waylandShotMissing(win: { placed: boolean }): string | null {
 }
 import { setValueNative, typeNative } from './typing.js';
 
-/** A native target carries the call's delivery_mode (the Driver methods other than typeText take none). */
-export interface NativeTarget extends ResolvedTarget {
-  deliveryMode?: 'background' | 'foreground';
-}
-const modeOf = (t: ResolvedTarget) => (t as NativeTarget).deliveryMode ?? 'background';
+const modeOf = (t: ResolvedTarget) => t.deliveryMode;
 
 export class NativeDriver implements Driver {
   readonly host: NativeHost;
@@ -61,8 +48,9 @@ export class NativeDriver implements Driver {
   ): Promise<Snapshot> {
     const atspi = await this.host.atspi();
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
-    const { pid, windowId } = parseWindowKey(target.key);
-    const win = await this.host.window(pid, windowId);
+    if (target.kind !== 'window')
+      throw new Refusal('invalid_arguments', 'the native route snapshots a window or the desktop, not a tab');
+    const win = await this.host.window(target.pid, target.windowId);
     // A Wayland window the compositor does not place, or one with no capture route, has no screenshot to
     // take (a region at the wrong place would show another window): its tree is still read, and it says so.
     const noShot = win.surface === 'wayland' ? waylandShotMissing(win) : null;
@@ -139,7 +127,7 @@ export class NativeDriver implements Driver {
   }
 
   typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
-    return typeNative(this.host, target, text, options);
+    return typeNative(this.host, target, text, { ...options, deliveryMode: target.deliveryMode });
   }
 
   setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {

@@ -20,7 +20,6 @@ import type {
 } from '../routing/driver.js';
 import { Stopwatch } from '../routing/driver.js';
 import { Refusal } from '../routing/refusal.js';
-import { parseWindowKey } from './aim.js';
 import { closeXServer, requireDisplay, xServer } from './env.js';
 import type { NutReply } from './nutjs-worker.js';
 import { maxChunkChars } from './typing.js';
@@ -420,8 +419,8 @@ export class NutjsDriver implements Driver {
       const s = await this.host.call<{ width: number; height: number }>('screen');
       return { rect: { x: 0, y: 0, w: s.width, h: s.height }, win: null };
     }
-    const { pid, windowId } = parseWindowKey(target.key);
-    const win = await this.host.window(pid, windowId);
+    if (target.kind !== 'window') throw new Refusal('not_supported', 'a browser tab is not a native target');
+    const win = await this.host.window(target.pid, target.windowId);
     return { rect: win.bounds, win };
   }
 
@@ -591,7 +590,7 @@ export class NutjsDriver implements Driver {
     }
     const m = await this.mapping(target);
     const win = m.win!;
-    const mode = (target as ResolvedTarget & { deliveryMode?: string }).deliveryMode ?? 'background';
+    const mode = target.deliveryMode;
     if ((await this.host.activeWindow()) === win.id) return m;
     if (mode === 'foreground') {
       await this.host.focus(win.id);

@@ -38,6 +38,9 @@ export function maxChunkChars(delayMs: number): number {
   return Math.max(1, Math.floor(SYNTHESIS_BUDGET_MS / (delayMs + PER_KEY_OVERHEAD_MS)));
 }
 
+/** How to type, with the target's delivery_mode (carried on the target; the driver hands it on here). */
+export type NativeTyping = TypeOptions & { deliveryMode: ResolvedTarget['deliveryMode'] };
+
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
 async function fieldOf(
   host: NativeHost,
@@ -87,7 +90,7 @@ export async function typeNative(
   host: NativeHost,
   target: ResolvedTarget,
   text: string,
-  options: TypeOptions,
+  options: NativeTyping,
 ): Promise<ActionResult> {
   const sw = new Stopwatch();
   // A token's field: its text and caret are asked for right behind its states (one round trip, not two),
@@ -152,7 +155,7 @@ async function insertRoute(
   el: NativeRef,
   states: [number, number],
   text: string,
-  mode: TypeOptions['deliveryMode'],
+  mode: NativeTyping['deliveryMode'],
   sw: Stopwatch,
   fromToken: boolean,
   early: Promise<[string, number]> | null,
@@ -253,7 +256,7 @@ async function keystrokeRoute(
   states: [number, number],
   readable: boolean,
   text: string,
-  options: TypeOptions,
+  options: NativeTyping,
   sw: Stopwatch,
   fromToken: boolean,
 ): Promise<ActionResult> {
@@ -368,7 +371,7 @@ async function cellRoute(
   a: Aim,
   el: NativeRef,
   text: string,
-  options: TypeOptions,
+  options: NativeTyping,
   sw: Stopwatch,
 ): Promise<ActionResult> {
   const { atspi } = a;
@@ -434,7 +437,7 @@ async function cellRoute(
 }
 
 /** Refuses, before anything is sent, text that keystrokes cannot carry or that exceeds one call's budget. */
-function checkKeystrokes(what: string, text: string, options: TypeOptions): void {
+function checkKeystrokes(what: string, text: string, options: NativeTyping): void {
   const odd = untypable(text).slice(0, 10).join(' ');
   if (odd) {
     throw new Refusal(
@@ -463,7 +466,7 @@ async function blindKeys(
   host: NativeHost,
   a: Aim,
   text: string,
-  options: TypeOptions,
+  options: NativeTyping,
   sw: Stopwatch,
 ): Promise<ActionResult> {
   const mode = options.deliveryMode;

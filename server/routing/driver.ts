@@ -17,7 +17,11 @@ export interface ActionResult {
   delivery: { mode: 'background' | 'foreground' | 'not_applicable'; delivered_count?: number };
   evidence: Evidence[];
   escalation?: { target: 'page' | 'pixel' | 'foreground' | 'chunk' | 'verify'; reason: string };
-  timings_ms: { resolve: number; deliver: number; verify: number };
+  /**
+   * The three phases every action reports, and around them (when they took part): the wait in the
+   * target's queue, for the tab's cross-process lock (inside resolve), and the side-effect watch's own time.
+   */
+  timings_ms: { resolve: number; deliver: number; verify: number } & Partial<Record<AroundPhase, number>>;
   /** Which delivery method produced the effect (type_text: insert_text, key_events, ...). */
   method?: string;
   /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
@@ -35,22 +39,73 @@ export interface ActionResult {
     | { kind: 'download'; file: string; state: string; size_bytes?: number; code?: string; detail?: string }
     | { kind: 'dialog'; type: string; message: string }
   >;
+  /**
+   * What the action caused on its page, beside side_effects (absent when nothing): the top-level navigation,
+   * the requests it started (failed first, bounded; `more_requests` counts the rest), the console errors and
+   * uncaught exceptions it raised. URLs as the origin policy and secret masking allow them to be shown.
+   */
+  caused?: ActionCaused;
 }
 
-/** Where an action lands, after the tool layer resolved tokens and targets. */
-export interface ResolvedTarget {
-  kind: 'tab' | 'window' | 'desktop';
-  /** CDP target id for tabs; `${pid}:${windowId}` for windows; the display for the desktop. */
+export interface ActionCaused {
+  navigated?: string;
+  requests?: Array<{ method: string; url: string; status?: number; failed?: string; pending?: true }>;
+  more_requests?: number;
+  console?: Array<{ level: 'exception' | 'error' | 'warning' | 'info' | 'debug'; text: string }>;
+  more_console?: number;
+}
+
+/** An element a call named by its token, as the router resolved it (once per call). */
+export interface TargetElement {
+  snapshotId: string;
+  index: number;
+  /** The backend's own handle to find the element again (cdp: TabElementRef; native: NativeRef). */
+  ref: unknown;
+}
+
+/**
+ * The tab the router found for a call, handed on so no one looks it up by id again. Opaque here (this
+ * contract sits below the backends): the CDP route's Tab, which that route checks it is.
+ */
+export interface TabHandle {
+  readonly id: string;
+}
+
+interface TargetBase {
+  /** What queues and snapshots know the target by: the tab id, `${pid}:${windowId}`, or the display. */
   key: string;
   /** The element from a snapshot, when the call named one. */
-  element?: { snapshotId: string; index: number; ref: unknown };
+  element?: TargetElement;
   /** Screenshot pixels of the target's last snapshot (the px form). */
   point?: { x: number; y: number };
+  /** The call's delivery_mode, carried here only: each route honours it (raises the tab or window) or refuses. */
+  deliveryMode: 'background' | 'foreground';
   /** The session the action is for (its sessionKey): whose download quota what it causes counts against. */
   owner?: string;
   /** How the session's agent cursor moves to the action's point (absent: no cursor). */
   cursor?: CursorSettings;
 }
+
+/** A browser tab, with the tab itself as the router found it. */
+export interface TabTarget extends TargetBase {
+  kind: 'tab';
+  tab: TabHandle;
+}
+
+/** A native window, by its process and X11/Wayland window id. */
+export interface WindowTarget extends TargetBase {
+  kind: 'window';
+  pid: number | undefined;
+  windowId: number;
+}
+
+/** The whole desktop (a point on it, or the focused window's keys). */
+export interface DesktopTarget extends TargetBase {
+  kind: 'desktop';
+}
+
+/** Where an action lands, resolved once per call by the router and handed to the driver as it is. */
+export type ResolvedTarget = TabTarget | WindowTarget | DesktopTarget;
 
 /** Effective agent-cursor motion, as the session layer computes it (plain data). */
 export interface CursorSettings {
@@ -83,9 +138,24 @@ export interface SnapshotElement {
   ref: unknown;
 }
 
+/** A block of the page's own text (a tab's), placed among the elements where it stands. */
+export interface SnapshotText {
+  kind: 'heading' | 'text' | 'row' | 'status' | 'alert';
+  /** Whitespace collapsed; a table row's cells joined by " | ". */
+  text: string;
+  /** The element it stands before in reading order (the element count: after the last). */
+  before_index: number;
+  /** The listed element it is inside (null: none). */
+  parent_index: number | null;
+}
+
 export interface Snapshot {
   target: Record<string, unknown>;
   elements: SnapshotElement[];
+  /** The page's text in reading order, without what the elements' names already say (tabs only). */
+  text?: SnapshotText[];
+  /** Why `text` is not all of the page's text (a frame's walk hit its bound). */
+  text_incomplete?: string;
   screenshot?: { data: string; mimeType: string; width: number; height: number };
   screenshot_width: number;
   screenshot_height: number;
@@ -102,7 +172,6 @@ export interface ClickOptions {
 }
 export interface TypeOptions {
   delayMs: number;
-  deliveryMode: 'background' | 'foreground';
 }
 export interface ScrollOptions {
   direction: 'up' | 'down' | 'left' | 'right';
@@ -129,7 +198,16 @@ export interface Driver {
   /** Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. */
   hover(target: ResolvedTarget): Promise<ActionResult>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
-  exclusive?<T>(target: ResolvedTarget, work: () => Promise<T>): Promise<T>;
+  exclusive?(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult>;
+}
+
+/** What an action's time went to around its three phases (see ActionResult.timings_ms). */
+export type AroundPhase = 'queue' | 'lock' | 'side_effects';
+
+/** `r` with the time one part around the action took (added to what it says already). */
+export function withTiming(r: ActionResult, phase: AroundPhase, ms: number): ActionResult {
+  const sum = (r.timings_ms[phase] ?? 0) + Math.round(ms * 100) / 100;
+  return { ...r, timings_ms: { ...r.timings_ms, [phase]: Math.round(sum * 100) / 100 } };
 }
 
 /** Measures the three phases every action reports. */

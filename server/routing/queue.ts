@@ -3,7 +3,7 @@
 // the other's events, and six type_texts focus six fields while the first one's text is still on its
 // way. Serialized per target, each call's delivery and read-back are its own, so its verdict is about its
 // own effect. Reads (get_window_state, page get_text) do not wait: they change nothing.
-import type { Driver, ResolvedTarget } from './driver.js';
+import { withTiming, type ActionResult, type Driver, type ResolvedTarget } from './driver.js';
 import { Refusal } from './refusal.js';
 
 export interface QueueLimits {
@@ -133,9 +133,22 @@ export function queuedDriver(
       if (!ACTIONS.has(prop as keyof Driver)) return value.bind(d);
       // Within this process the queue orders the calls; the driver's own lock (if any) orders them against
       // other processes driving the same target.
-      const act = (...args: unknown[]) =>
+      const act = (...args: unknown[]): Promise<ActionResult> =>
         d.exclusive ? d.exclusive(target, () => value.apply(d, args)) : value.apply(d, args);
-      return (...args: unknown[]) => queue.run(key, () => act(...args), onWait, signal);
+      return async (...args: unknown[]) => {
+        const asked = performance.now();
+        let waited = 0;
+        const r = await queue.run(
+          key,
+          () => {
+            waited = performance.now() - asked;
+            return act(...args);
+          },
+          onWait,
+          signal,
+        );
+        return withTiming(r, 'queue', waited);
+      };
     },
   });
 }

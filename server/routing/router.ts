@@ -18,17 +18,17 @@ import {
 } from '../cdp/tab-commands.js';
 import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
-import type { NativeDriver, NativeTarget } from '../native/driver.js';
+import type { NativeDriver } from '../native/driver.js';
 import type { NutjsDriver } from '../native/nutjs.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from './session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
-import type { CursorSettings, Driver, ResolvedTarget } from './driver.js';
+import type { CursorSettings, Driver, ResolvedTarget, TabTarget } from './driver.js';
 import { queuedDriver, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from './refusal.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
-import { SnapshotRegistry } from './snapshots.js';
+import { SnapshotRegistry, type ResolvedToken } from './snapshots.js';
 import { checkTargetShape, type TargetArgs } from './target.js';
 
 /** Who a call comes from, as far as routing cares: its connection (the authority) and its session. */
@@ -39,6 +39,8 @@ export interface Caller {
   onQueued?: WaitHook;
   /** Fires when the operator stops the agent (sessions/brake.ts): a call waiting in a target's line leaves it. */
   signal?: AbortSignal;
+  /** The call's element tokens, resolved once as it arrived (mcp/pipeline.ts); used while still current. */
+  tokens?: ReadonlyMap<string, ResolvedToken>;
 }
 
 export interface RouterOptions {
@@ -205,19 +207,31 @@ export class Router {
   }
 
   /** A tab by id for this call: refused as not found when it is another connection's; claimed when unowned. */
-  async tabFor(caller: Caller, tabId: string): Promise<Tab> {
-    const notFound = async () =>
-      new Refusal('target_not_found', `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`, {
-        tab_ids: (await this.tabsFor(caller).catch(() => [])).map((t) => t.id),
-      });
+  tabFor(caller: Caller, tabId: string): Promise<Tab> {
+    return this.ownTab(caller, tabId, () => this.tabNotFound(caller, tabId));
+  }
+
+  private async tabNotFound(caller: Caller, tabId: string): Promise<Refusal> {
+    return new Refusal(
+      'target_not_found',
+      `no tab with tab_id ${tabId}; call page {action:"list_tabs"} for the open tabs`,
+      { tab_ids: (await this.tabsFor(caller).catch(() => [])).map((t) => t.id) },
+    );
+  }
+
+  /**
+   * The one lookup of a tab by id in a call: `gone` is the refusal when no such tab is open; another
+   * connection's tab is refused as if it did not exist; an unowned one is claimed.
+   */
+  private async ownTab(caller: Caller, tabId: string, gone: () => Promise<Refusal> | Refusal): Promise<Tab> {
     let tab: Tab;
     try {
       tab = await this.browsers.hostFor(caller).findTab(tabId);
     } catch (e) {
-      if (e instanceof Refusal && e.code === 'target_not_found') throw await notFound();
+      if (e instanceof Refusal && e.code === 'target_not_found') throw await gone();
       throw e;
     }
-    if (!(await this.mayUse(tab, caller))) throw await notFound();
+    if (!(await this.mayUse(tab, caller))) throw await this.tabNotFound(caller, tabId);
     await this.claim(tab, caller);
     return tab;
   }
@@ -290,13 +304,14 @@ export class Router {
    * field's states, text and caret), so that they overlap with the checking of the call. Only that call can
    * use them (see NativeHost.prefetchField).
    */
-  prefetchNativeField(elementToken: string): void {
-    try {
-      const found = this.snapshots.resolve(elementToken);
-      if (found.kind !== 'tab') this.native?.host.prefetchField(found.element.ref as AccRef);
-    } catch {
-      /* a stale or invalid token is refused by the call itself */
-    }
+  prefetchNativeField(found: ResolvedToken): void {
+    if (found.kind !== 'tab') this.native?.host.prefetchField(found.element.ref as AccRef);
+  }
+
+  /** A token of this call: as the call's pipeline resolved it when still current, else resolved (or refused) now. */
+  private tokenOf(token: string, caller: Caller): ResolvedToken {
+    const early = caller.tokens?.get(token);
+    return early && this.snapshots.isCurrent(early) ? early : this.snapshots.resolve(token);
   }
 
   /**
@@ -325,38 +340,44 @@ export class Router {
   ): Promise<{ target: ResolvedTarget; driver: Driver }> {
     checkTargetShape(args);
     const point = args.x !== undefined ? { x: args.x, y: args.y! } : undefined;
-    const cursor = () => this.options.cursorFor(caller.session);
-
     const deliveryMode = args.delivery_mode ?? 'background';
+    // A tab target carries the Tab just found: the driver acts on it without looking it up again.
+    const onTab = (tab: Tab, element?: TabTarget['element']) => {
+      this.policy.checkUrl(tab.page.url());
+      this.setCurrentTab(caller, tab.id);
+      const target: TabTarget = {
+        kind: 'tab',
+        key: tab.id,
+        tab,
+        ...(element ? { element } : { point }),
+        deliveryMode,
+        cursor: this.options.cursorFor(caller.session),
+      };
+      return { target, driver: this.browsers.driverFor(caller) };
+    };
+
     if (args.element_token !== undefined) {
-      const found = this.snapshots.resolve(args.element_token);
+      const found = this.tokenOf(args.element_token, caller);
       const element = { snapshotId: found.snapshotId, index: found.index, ref: found.element.ref };
-      if (found.kind !== 'tab') {
-        const target: NativeTarget = { kind: found.kind, key: found.key, element, deliveryMode };
+      if (found.kind === 'desktop')
+        return { target: { kind: 'desktop', key: found.key, element, deliveryMode }, driver: await this.nativeRoute() };
+      if (found.kind === 'window') {
+        const target = { kind: 'window' as const, key: found.key, element, deliveryMode, ...windowOfKey(found.key) };
         return { target, driver: await this.nativeRoute() };
       }
-      const tab = await this.checkTabOpen(found.key, caller);
-      this.policy.checkUrl(tab.page.url());
-      this.setCurrentTab(caller, found.key);
-      return {
-        target: { kind: 'tab', key: found.key, element, cursor: cursor() },
-        driver: this.browsers.driverFor(caller),
-      };
+      const tab = await this.ownTab(caller, found.key, () => {
+        this.snapshots.forget('tab', found.key);
+        return new Refusal(
+          'target_not_found',
+          `the tab of this element_token (${found.key}) is closed; call page list_tabs and get_window_state`,
+        );
+      });
+      return onTab(tab, element);
     }
     const t = args.target;
-    if (t?.kind === 'tab') {
-      const tab = await this.tabFor(caller, t.tab_id);
-      this.policy.checkUrl(tab.page.url());
-      this.setCurrentTab(caller, t.tab_id);
-      return {
-        target: { kind: 'tab', key: t.tab_id, point, cursor: cursor() },
-        driver: this.browsers.driverFor(caller),
-      };
-    }
-    if (t?.kind === 'desktop' || args.scope === 'desktop') {
-      const target: NativeTarget = { kind: 'desktop', key: 'primary', point, deliveryMode };
-      return { target, driver: await this.nativeRoute() };
-    }
+    if (t?.kind === 'tab') return onTab(await this.tabFor(caller, t.tab_id));
+    if (t?.kind === 'desktop' || args.scope === 'desktop')
+      return { target: { kind: 'desktop', key: 'primary', point, deliveryMode }, driver: await this.nativeRoute() };
     if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
       const native = await this.nativeRoute(); // a window is an X11 window: none without the native route
       const { pid, windowId } = await this.windowOf(
@@ -365,21 +386,20 @@ export class Router {
       );
       // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
       const tab = await this.tabOfWindow(pid, windowId, caller);
-      if (tab) {
-        this.policy.checkUrl(tab.page.url());
-        this.setCurrentTab(caller, tab.id);
-        return {
-          target: { kind: 'tab', key: tab.id, point, cursor: cursor() },
-          driver: this.browsers.driverFor(caller),
-        };
-      }
-      const target: NativeTarget = { kind: 'window', key: `${pid}:${windowId}`, point, deliveryMode };
+      if (tab) return onTab(tab);
+      const target = {
+        kind: 'window' as const,
+        key: `${pid}:${windowId}`,
+        point,
+        deliveryMode,
+        pid: pid || undefined,
+        windowId,
+      };
       return { target, driver: native };
     }
     void options;
     const tab = await this.currentTab(caller);
-    this.policy.checkUrl(tab.page.url());
-    return { target: { kind: 'tab', key: tab.id, point, cursor: cursor() }, driver: this.browsers.driverFor(caller) };
+    return onTab(tab);
   }
 
   /** Whether a browser is driven now (launched and running, or attached). */
@@ -455,32 +475,16 @@ export class Router {
     return pick.tab;
   }
 
-  private async checkTabOpen(tabId: string, caller: Caller): Promise<Tab> {
-    const exists = await this.browsers
-      .hostFor(caller)
-      .findTab(tabId)
-      .then(
-        () => true,
-        (e) => {
-          if (e instanceof Refusal && e.code === 'target_not_found') return false;
-          throw e;
-        },
-      );
-    if (!exists) {
-      this.snapshots.forget('tab', tabId);
-      throw new Refusal(
-        'target_not_found',
-        `the tab of this element_token (${tabId}) is closed; call page list_tabs and get_window_state`,
-      );
-    }
-    // Another connection's tab: refused like a tab that does not exist (its snapshots stay its owner's).
-    return this.tabFor(caller, tabId);
-  }
-
   /** Ends what the routes hold: the browser (a launched one is closed) and the native route's connections. */
   async close(): Promise<void> {
     await this.browsers.closeAll();
     await this.browser.close();
     this.native?.host.close();
   }
+}
+
+/** A window's pid and id from the key its snapshots are kept under (`${pid}:${windowId}`; pid 0: not known). */
+function windowOfKey(key: string): { pid: number | undefined; windowId: number } {
+  const [pid, windowId] = key.split(':').map(Number);
+  return { pid: pid || undefined, windowId };
 }

@@ -11,6 +11,15 @@ interface Stored {
   scale: number;
 }
 
+/** What a token names, as resolve() found it; a call resolves each of its tokens once and hands this on. */
+export interface ResolvedToken {
+  kind: Stored['kind'];
+  key: string;
+  snapshotId: string;
+  index: number;
+  element: SnapshotElement;
+}
+
 const TOKEN = /^(s[0-9a-f]{8}):(\d+)$/;
 const KEEP = 64; // snapshots remembered, so an old token is told "stale" rather than "invalid"
 
@@ -18,6 +27,8 @@ export class SnapshotRegistry {
   private counter = 0;
   private readonly byId = new Map<string, Stored>();
   private readonly latest = new Map<string, string>();
+  /** How many tokens were resolved (a debug stat: the hot-path test counts one per call). */
+  resolvedCount = 0;
 
   nextId(): string {
     this.counter++;
@@ -51,13 +62,8 @@ export class SnapshotRegistry {
   }
 
   /** The element a token names, or the contract's refusal (stale, invalid). */
-  resolve(token: string): {
-    kind: Stored['kind'];
-    key: string;
-    snapshotId: string;
-    index: number;
-    element: SnapshotElement;
-  } {
+  resolve(token: string): ResolvedToken {
+    this.resolvedCount++;
     const match = TOKEN.exec(token);
     if (!match)
       throw new Refusal(
@@ -86,6 +92,14 @@ export class SnapshotRegistry {
         `element_token element_index ${index} out of range (snapshot had ${stored.elements.length} elements)`,
       );
     return { kind: stored.kind, key: stored.key, snapshotId: id, index, element };
+  }
+
+  /**
+   * Whether a token resolved earlier in this call still names its target's latest snapshot (a newer
+   * snapshot or a closed tab since makes it stale): a map lookup, not a second resolution.
+   */
+  isCurrent(found: ResolvedToken): boolean {
+    return this.latest.get(`${found.kind}:${found.key}`) === found.snapshotId && this.byId.has(found.snapshotId);
   }
 
   /** The latest snapshot of a target (for the px form's scale), if any. */

@@ -6,7 +6,7 @@ import type { Tab } from '../cdp/tab.js';
 import type { Policy } from '../policy.js';
 import type { WaitHook } from '../routing/queue.js';
 import type { Router } from '../routing/router.js';
-import type { SnapshotRegistry } from '../routing/snapshots.js';
+import type { ResolvedToken, SnapshotRegistry } from '../routing/snapshots.js';
 import type { Session, SessionManager } from '../sessions/manager.js';
 import type { CursorPreferences } from '../sessions/cursor-preferences.js';
 
@@ -29,6 +29,8 @@ export interface CallContext {
   onQueued?: WaitHook;
   /** Fires when the operator stops the agent or ends the session (sessions/brake.ts): waits give up. */
   signal?: AbortSignal;
+  /** The call's element tokens, resolved once as it arrived (the pipeline): the router's resolve uses them. */
+  tokens?: ReadonlyMap<string, ResolvedToken>;
 }
 
 /** The router's part tools use: target resolution, tabs this call may see, and the routes' facts. */

@@ -228,6 +228,7 @@ export function summarize(result: ActionResult): string {
           : `A ${e.type} dialog is open (${show(e.message)}); answer it with page handle_dialog`,
     );
   }
+  lines.push(...causedLines(result.caused));
   const known = new Set([
     'effect',
     'method',
@@ -238,6 +239,7 @@ export function summarize(result: ActionResult): string {
     'observed',
     'escalation',
     'side_effects',
+    'caused',
     'timings_ms',
   ]);
   for (const [k, v] of Object.entries(result)) if (!known.has(k) && v !== undefined) lines.push(`${k}: ${show(v)}`);
@@ -245,6 +247,23 @@ export function summarize(result: ActionResult): string {
 }
 
 const TEXT_FIELD_MAX = 2000;
+
+/** What the action caused on its page, one line each (the result's `caused`). */
+function causedLines(caused: ActionResult['caused']): string[] {
+  if (!caused) return [];
+  const lines: string[] = [];
+  if (caused.navigated !== undefined) lines.push(`Navigated to ${caused.navigated}`);
+  for (const r of caused.requests ?? [])
+    lines.push(
+      `Request ${r.method} ${r.url}: ${r.failed !== undefined ? `failed (${r.failed})` : r.status !== undefined ? r.status : 'no answer yet'}`,
+    );
+  if (caused.more_requests) lines.push(`…and ${caused.more_requests} more requests (page network_requests lists them)`);
+  for (const m of caused.console ?? [])
+    lines.push(`${m.level === 'exception' ? 'Uncaught exception' : `Console ${m.level}`}: ${m.text}`);
+  if (caused.more_console)
+    lines.push(`…and ${caused.more_console} more console errors (page console_messages lists them)`);
+  return lines;
+}
 
 /** A value as one line of a result's text: strings quoted (JSON), anything else as JSON, long ones cut. */
 function show(value: unknown): string {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import { Refusal } from '../routing/refusal.js';
 import { READ_ONLY, defineTool } from './define.js';
-import { encodeOutline, legendOf, renderOutline, tokenHint, webNormOf } from './outline.js';
+import { encodeOutline, encodeText, legendOf, renderOutline, shownText, tokenHint, webNormOf } from './outline.js';
 import { elementSchema, session, target } from './schemas.js';
 
 const MAX_ELEMENTS = 5000;
@@ -11,6 +11,14 @@ const MAX_ELEMENTS = 5000;
 /** What `incomplete` means, said once for the three formats. */
 const INCOMPLETE =
   'Why not every element shown is listed (a read failed, a bound cut the walk, a window could not be placed); then elements_complete is false.';
+/** What `text_cut` means, said once for the three formats. */
+const TEXT_CUT = "What of the page's text is left out (a cap, or a frame's bound) and how to read it.";
+const textBlock = z.object({
+  kind: z.enum(['heading', 'text', 'row', 'status', 'alert']),
+  text: z.string(),
+  before_index: z.number().int(),
+  parent_index: z.number().int().nullable(),
+});
 
 export const getWindowState = defineTool({
   name: 'get_window_state',
@@ -35,7 +43,7 @@ export const getWindowState = defineTool({
       .optional()
       .describe("Attach a PNG (default: windows yes, tabs no); actions' x,y are its px."),
     max_elements: z.number().int().min(0).max(MAX_ELEMENTS).default(MAX_ELEMENTS),
-    query: z.string().max(200).optional().describe('Keep elements whose role, name or value contains this.'),
+    query: z.string().max(200).optional().describe('Keep elements (role, name, value) and text with this.'),
     format: z
       .enum(['outline', 'full', 'compact'])
       .default('outline')
@@ -54,6 +62,7 @@ export const getWindowState = defineTool({
       tokens: z.string(),
       outline: z.string(),
       cut: z.string().optional(),
+      text_cut: z.string().optional().describe(TEXT_CUT),
       screenshot_width: z.number().int().optional(),
       screenshot_height: z.number().int().optional(),
     }),
@@ -61,6 +70,8 @@ export const getWindowState = defineTool({
       snapshot_id: z.string(),
       target: z.record(z.string(), z.unknown()),
       elements: z.array(elementSchema),
+      text: z.array(textBlock).optional(),
+      text_cut: z.string().optional().describe(TEXT_CUT),
       element_count: z.number().int(),
       returned_element_count: z.number().int(),
       elements_complete: z.boolean(),
@@ -82,6 +93,8 @@ export const getWindowState = defineTool({
       roles: z.record(z.string(), z.string()),
       legend: z.string(),
       outline: z.string(),
+      text: z.string().optional(),
+      text_cut: z.string().optional().describe(TEXT_CUT),
     }),
   ]),
   annotations: READ_ONLY,
@@ -100,13 +113,16 @@ export const getWindowState = defineTool({
     const matching = needle
       ? snap.elements.filter((e) => `${e.role} ${e.label} ${e.value ?? ''}`.toLowerCase().includes(needle))
       : snap.elements;
+    // The page's text (tabs): the blocks holding the query, capped; the elements' names are not repeated.
+    const shown = shownText(snap.text ?? [], needle, snap.text_incomplete);
+    const textCut = shown.cut ? { text_cut: shown.cut } : {};
     const images = snap.screenshot ? [{ data: snap.screenshot.data, mimeType: snap.screenshot.mimeType }] : [];
     const header = (returned: number) =>
       `${snapshotId} ${JSON.stringify(snap.target)} elements=${snap.elements.length} returned=${returned}${snap.incomplete ? ` not every element could be read: ${snap.incomplete}` : ''}`;
     if (args.format === 'outline') {
       const returned = matching.slice(0, args.max_elements);
       const webNorm = webNormOf(snap.target.kind);
-      const outline = renderOutline(returned, (i) => snap.elements[i]?.parent_index ?? null, webNorm);
+      const outline = renderOutline(returned, (i) => snap.elements[i]?.parent_index ?? null, webNorm, shown.blocks);
       const complete = returned.length === matching.length && !snap.incomplete;
       // `cut` is about max_elements and query; what the walk could not read is `incomplete`.
       const cut =
@@ -123,6 +139,7 @@ export const getWindowState = defineTool({
         elements_complete: complete,
         ...(cut ? { cut } : {}),
         ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
+        ...textCut,
         tokens,
         outline,
         ...(snap.screenshot
@@ -136,7 +153,7 @@ export const getWindowState = defineTool({
       const counted = needle
         ? `${matching.length} of ${snap.elements.length} elements match ${JSON.stringify(args.query)}`
         : `${snap.elements.length} elements`;
-      const head = `Snapshot ${snapshotId} of ${snap.target.kind} ${where}: ${counted}${cut ? `; ${cut}` : ''}${snap.incomplete ? `; not every element could be read: ${snap.incomplete}` : ''}. ${tokens}.`;
+      const head = `Snapshot ${snapshotId} of ${snap.target.kind} ${where}: ${counted}${cut ? `; ${cut}` : ''}${snap.incomplete ? `; not every element could be read: ${snap.incomplete}` : ''}${shown.cut ? `; ${shown.cut}` : ''}. ${tokens}.`;
       return { structured, images, text: `${head}\n${outline}` };
     }
     if (args.format === 'compact') {
@@ -157,8 +174,12 @@ export const getWindowState = defineTool({
         screenshot_height: snap.screenshot_height,
         token_prefix: tokenPrefix,
         roles,
-        legend,
+        legend: shown.blocks.length
+          ? `${legend} | text: a line per block of the page's text, "before_index kind words"`
+          : legend,
         outline,
+        ...(shown.blocks.length ? { text: encodeText(shown.blocks) } : {}),
+        ...textCut,
       };
       const codes = Object.entries(roles)
         .map(([code, role]) => `${code}=${JSON.stringify(role)}`)
@@ -166,7 +187,7 @@ export const getWindowState = defineTool({
       return {
         structured,
         images,
-        text: `${header(returned.length)} token_prefix=${tokenPrefix} roles: ${codes} | ${legend}\n${outline}`,
+        text: `${header(returned.length)} token_prefix=${tokenPrefix} roles: ${codes} | ${structured.legend}${shown.cut ? ` | ${shown.cut}` : ''}\n${outline}${structured.text ? `\ntext:\n${structured.text}` : ''}`,
       };
     }
     const returned = matching
@@ -176,6 +197,8 @@ export const getWindowState = defineTool({
       snapshot_id: snapshotId,
       target: snap.target,
       elements: returned,
+      ...(shown.blocks.length ? { text: shown.blocks } : {}),
+      ...textCut,
       element_count: snap.elements.length,
       returned_element_count: returned.length,
       elements_complete: returned.length === matching.length && !snap.incomplete,
@@ -187,7 +210,12 @@ export const getWindowState = defineTool({
       (e) =>
         `[${e.element_index}] ${e.role} "${e.label}"${e.value !== undefined ? ` = "${e.value}"` : ''}${e.enabled ? '' : ' (disabled)'}${e.focused ? ' (focused)' : ''}`,
     );
-    return { structured, images, text: `${header(returned.length)}\n${lines.join('\n')}` };
+    const textLines = shown.blocks.map((t) => `before [${t.before_index}] ${t.kind}: ${t.text}`);
+    return {
+      structured,
+      images,
+      text: `${header(returned.length)}${shown.cut ? ` ${shown.cut}` : ''}\n${[...lines, ...textLines].join('\n')}`,
+    };
   },
 });
 

@@ -11,7 +11,7 @@
 // - Strings that need it are 'single-quoted' with JSON escapes: a double quote would be escaped again when
 //   the outline itself is JSON-encoded, so each one would cost two bytes more.
 // - The label is the rest of the line, so it needs no quotes unless it could be read as something else.
-import type { SnapshotElement } from '../routing/driver.js';
+import type { SnapshotElement, SnapshotText } from '../routing/driver.js';
 
 /** An element as the full form lists it, without its token (token_prefix + index gives that). */
 export type OutlineElement = Omit<SnapshotElement, 'ref'>;
@@ -182,7 +182,12 @@ export function tokenHint(snapshotId: string): string {
   return `[t=N] is element_token "${snapshotId}:N"`;
 }
 
-const VALUE_MAX = 300; // a long field's text is cut here; page get_text reads a page's whole text
+/** A field's value is shown whole up to this many characters, its length beside it once it is long. */
+export const VALUE_SHOWN_MAX = 4000;
+const VALUE_LONG = 200;
+
+/** The page's text shown in one observation, at most (characters): the rest is named by `text_cut`. */
+export const TEXT_SHOWN_MAX = 6000;
 
 function quoted(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern keeps out
@@ -202,8 +207,11 @@ export function outlineLine(e: OutlineElement, webNorm: boolean): string {
     if (e.value === 'true' && CHECKABLE.test(e.role)) states.push('checked');
     else if (e.value === 'mixed' && CHECKABLE.test(e.role)) states.push('checked=mixed');
     else if (!(e.value === 'false' && CHECKABLE.test(e.role))) {
-      const v = e.value.length > VALUE_MAX ? `${e.value.slice(0, VALUE_MAX)}…` : e.value;
-      line += ` value=${quoted(v)}${e.value.length > VALUE_MAX ? ` (${e.value.length} chars)` : ''}`;
+      // Whole, never cut with "…": a model must not mistake a cut value for the field's text.
+      const n = e.value.length;
+      line += ` value=${quoted(e.value.slice(0, VALUE_SHOWN_MAX))}`;
+      if (n > VALUE_SHOWN_MAX) line += ` (first ${VALUE_SHOWN_MAX} of ${n} chars; format "full" gives it whole)`;
+      else if (n > VALUE_LONG) line += ` (${n} chars)`;
     }
   }
   if (!e.enabled) states.push('disabled');
@@ -214,29 +222,89 @@ export function outlineLine(e: OutlineElement, webNorm: boolean): string {
 }
 
 /**
+ * The page's text an observation shows: the blocks holding `needle` (all without one), in order, up to
+ * TEXT_SHOWN_MAX characters; the block that crosses the cap is cut at a word, and `cut` says what was left
+ * out and how to read it.
+ */
+export function shownText(
+  text: readonly SnapshotText[],
+  needle: string | undefined,
+  incomplete?: string,
+): { blocks: SnapshotText[]; cut?: string } {
+  const matching = needle ? text.filter((t) => t.text.toLowerCase().includes(needle)) : text;
+  const blocks: SnapshotText[] = [];
+  let used = 0;
+  let left = 0;
+  let leftBlocks = 0;
+  for (const t of matching) {
+    const room = TEXT_SHOWN_MAX - used;
+    if (t.text.length <= room) {
+      blocks.push(t);
+      used += t.text.length;
+      continue;
+    }
+    const words = room > 40 ? t.text.slice(0, room).replace(/\s+\S*$/, '') : '';
+    if (words) {
+      blocks.push({ ...t, text: words });
+      used += words.length;
+    }
+    left += t.text.length - words.length;
+    leftBlocks++;
+  }
+  const parts: string[] = [];
+  if (left)
+    parts.push(
+      `the page's text is shown up to ${TEXT_SHOWN_MAX} characters: ${left} more in ${leftBlocks} blocks${needle ? ' matching the query' : ''} are left out; pass query (a word of the text) to read them here, or page get_text for all of it`,
+    );
+  if (incomplete) parts.push(incomplete);
+  return { blocks, ...(parts.length ? { cut: parts.join('; ') } : {}) };
+}
+
+/** One text block's line, without indentation: `- heading: Orders` (the kind, then the words as they are). */
+export function textLine(t: SnapshotText): string {
+  return `- ${t.kind}: ${t.text}`;
+}
+
+/**
  * The outline of the returned elements: a child is indented under its nearest listed ancestor, so a
  * filtered list (query) still nests what it can. `parentOf` gives any element's parent index (the
- * snapshot's whole list, which a filtered list skips parts of).
+ * snapshot's whole list, which a filtered list skips parts of). The page's text blocks stand among the
+ * elements where they are read, indented under the element they are inside.
  */
 export function renderOutline(
   elements: readonly OutlineElement[],
   parentOf: (index: number) => number | null,
   webNorm: boolean,
+  text: readonly SnapshotText[] = [],
 ): string {
   const depthOf = new Map<number, number>();
-  return elements
-    .map((e) => {
-      let depth = 0;
-      // Parents come before their children in document order, so a listed ancestor already has its depth.
-      for (let p = e.parent_index, hops = 0; p !== null && hops < 256; p = parentOf(p), hops++) {
-        const d = depthOf.get(p);
-        if (d !== undefined) {
-          depth = d + 1;
-          break;
-        }
-      }
-      depthOf.set(e.element_index, depth);
-      return '  '.repeat(Math.min(depth, 16)) + outlineLine(e, webNorm);
-    })
-    .join('\n');
+  const depthUnder = (parent: number | null) => {
+    // Parents come before their children in document order, so a listed ancestor already has its depth.
+    for (let p = parent, hops = 0; p !== null && hops < 256; p = parentOf(p), hops++) {
+      const d = depthOf.get(p);
+      if (d !== undefined) return d + 1;
+    }
+    return 0;
+  };
+  const lines: string[] = [];
+  let block = 0;
+  const textBefore = (index: number) => {
+    for (; block < text.length && text[block].before_index <= index; block++) {
+      const t = text[block];
+      lines.push('  '.repeat(Math.min(depthUnder(t.parent_index), 16)) + textLine(t));
+    }
+  };
+  for (const e of elements) {
+    textBefore(e.element_index);
+    const depth = depthUnder(e.parent_index);
+    depthOf.set(e.element_index, depth);
+    lines.push('  '.repeat(Math.min(depth, 16)) + outlineLine(e, webNorm));
+  }
+  textBefore(Number.POSITIVE_INFINITY);
+  return lines.join('\n');
+}
+
+/** The compact form's text: a line per block, `before_index kind words` (the element it stands before). */
+export function encodeText(text: readonly SnapshotText[]): string {
+  return text.map((t) => `${t.before_index} ${t.kind} ${t.text}`).join('\n');
 }

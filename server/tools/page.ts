@@ -24,6 +24,8 @@ export const PAGE_ACTIONS = [
   'handle_dialog',
   'set_input_files',
   'execute_javascript',
+  'console_messages',
+  'network_requests',
 ] as const;
 
 const input = z.strictObject({
@@ -31,8 +33,18 @@ const input = z.strictObject({
   tab_id: z.string().min(1).optional(),
   url: z.string().min(1).max(8192).optional().describe('wait_for: a part of the URL.'),
   css_selector: z.string().min(1).max(1000).optional(),
-  attributes: z.array(z.string().max(100)).max(20).optional().describe('query_dom: attributes to return.'),
+  attributes: z.array(z.string().max(100)).max(20).optional(),
   text: z.string().min(1).max(1000).optional(),
+  // console_messages: this level and the ones above it (exception > error > warning > info > debug).
+  level: z
+    .enum(['exception', 'error', 'warning', 'info', 'debug'])
+    .optional()
+    .meta({ advertise: ['error', 'warning', 'info'] }),
+  // network_requests: answered with this status; failed: a network error or a status of 400 and above.
+  status: z.number().int().min(100).max(599).optional(),
+  failed: z.boolean().optional(),
+  // console_messages and network_requests: the latest this many (a bounded reply).
+  limit: z.number().int().min(1).max(500).default(50),
   timeout_ms: z.number().int().min(0).max(60_000).default(5000),
   accept: z.boolean().optional(),
   prompt_text: z.string().max(10_000).optional(),
@@ -255,6 +267,29 @@ const handlers: Record<
     const same = names.length === expected.length && names.every((n, i) => n === expected[i]);
     return { structured: { files: names, expected, effect: same ? 'confirmed' : 'mismatch' }, isError: !same };
   },
+  async console_messages(args, core, ctx) {
+    const tab = await tabOf(args, core, ctx);
+    const read = tab.activity.consoleMessages({ level: args.level, text: args.text, limit: args.limit });
+    return {
+      structured: { tab_id: tab.id, ...read },
+      text: listingText(read, read.messages, (m) => `${m.at} ${m.level}: ${m.text}`),
+    };
+  },
+  async network_requests(args, core, ctx) {
+    const tab = await tabOf(args, core, ctx);
+    const read = tab.activity.networkRequests({
+      status: args.status,
+      failed: args.failed,
+      url: args.url,
+      limit: args.limit,
+    });
+    const outcome = (r: (typeof read.requests)[number]) =>
+      r.failed !== undefined ? `failed (${r.failed})` : (r.status ?? 'no answer yet');
+    return {
+      structured: { tab_id: tab.id, ...read },
+      text: listingText(read, read.requests, (r) => `${r.at} ${r.method} ${r.url} (${r.type}): ${outcome(r)}`),
+    };
+  },
   async execute_javascript(args, core, ctx) {
     if (!core.options.allowJavascript)
       throw new Refusal(
@@ -268,6 +303,16 @@ const handlers: Record<
   },
 };
 
+/** A buffer's listing as text: one line per entry, then how many matched, were kept and were dropped past the bound. */
+function listingText<T>(
+  read: { matched: number; kept: number; dropped: number; bound: number },
+  entries: T[],
+  line: (entry: T) => string,
+): string {
+  const tail = `${entries.length} shown of ${read.matched} matching; ${read.kept} kept (bound ${read.bound}), ${read.dropped} older dropped`;
+  return [...entries.map(line), tail].join('\n');
+}
+
 async function history(core: ToolContext, tab: Tab, move: (t: Tab) => Promise<unknown>): Promise<Reply> {
   await move(tab).catch((e) => {
     throw new Refusal('timeout', `the tab did not finish navigating: ${(e as Error).message}`);
@@ -279,10 +324,13 @@ async function history(core: ToolContext, tab: Tab, move: (t: Tab) => Promise<un
 export const page = defineTool({
   name: 'page',
   description:
-    'Tabs and pages (tab_id: default the current tab). Actions take: new_tab/navigate url, select_tab/close_tab tab_id, query_dom css_selector, wait_for text|css_selector|url, handle_dialog accept, set_input_files element_token paths, execute_javascript code.',
+    'Tabs and pages (tab_id: default the current tab). Actions take: new_tab/navigate url, query_dom css_selector, wait_for text|css_selector|url, handle_dialog accept, set_input_files element_token paths, execute_javascript code.',
   input,
   output: z.looseObject({}),
   annotations: DESTRUCTIVE,
+  // Within the tool-definition budget; accepted always (console_messages and network_requests filter by url,
+  // text, level and failed as advertised).
+  advanced: ['status', 'limit'],
   async handler(args, core, ctx) {
     return handlers[args.action](args, core, ctx);
   },

@@ -53,12 +53,41 @@ export const actionResult = z.object({
   escalation: z
     .object({ target: z.enum(['page', 'pixel', 'foreground', 'chunk', 'verify']), reason: z.string() })
     .optional(),
-  timings_ms: z.object({ resolve: z.number(), deliver: z.number(), verify: z.number() }),
+  timings_ms: z.object({
+    resolve: z.number(),
+    deliver: z.number(),
+    verify: z.number(),
+    // Around the phases, when they took part: the target's queue, the tab's lock (within resolve), the side-effect watch.
+    queue: z.number().optional(),
+    lock: z.number().optional(),
+    side_effects: z.number().optional(),
+  }),
   method: z.string().optional(),
   observed: z.unknown().optional(),
   target: z.string().optional(),
   masked: z.string().optional(),
   side_effects: z.array(z.looseObject({ kind: z.enum(['tab_opened', 'download', 'dialog']) })).optional(),
+  caused: z
+    .object({
+      navigated: z.string().optional(),
+      requests: z
+        .array(
+          z.object({
+            method: z.string(),
+            url: z.string(),
+            status: z.number().int().optional(),
+            failed: z.string().optional(),
+            pending: z.literal(true).optional(),
+          }),
+        )
+        .optional(),
+      more_requests: z.number().int().optional(),
+      console: z
+        .array(z.object({ level: z.enum(['exception', 'error', 'warning', 'info', 'debug']), text: z.string() }))
+        .optional(),
+      more_console: z.number().int().optional(),
+    })
+    .optional(),
 });
 
 export const refusal = z.object({

@@ -24,8 +24,6 @@ export const typeText = defineTool({
   advanced: ['delay_ms'],
   async handler(args, core, ctx) {
     const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(
-      await driver.typeText(target, args.text, { delayMs: args.delay_ms, deliveryMode: args.delivery_mode }),
-    );
+    return actionReply(await driver.typeText(target, args.text, { delayMs: args.delay_ms }));
   },
 });

@@ -118,9 +118,13 @@ describe('get_window_state format "compact"', () => {
     assert.equal(typeof st.legend, 'string');
     assert.ok(!st.legend.includes('\n'), 'the legend is one line');
     assert.equal(st.outline.split('\n').length, st.returned_element_count);
-    // The text item is one header line (naming the prefix, the role codes and the grammar) and the same outline.
-    const [header, ...lines] = c.r.text.split('\n');
-    assert.equal(lines.join('\n'), st.outline);
+    // The text item is one header line (naming the prefix, the role codes and the grammar), the same outline,
+    // and the page's text blocks after a "text:" line.
+    const [header, ...rest] = c.r.text.split('\n');
+    const textAt = rest.indexOf('text:');
+    assert.ok(textAt > 0 && typeof st.text === 'string', 'plain.html has text of its own');
+    assert.equal(rest.slice(0, textAt).join('\n'), st.outline);
+    assert.equal(rest.slice(textAt + 1).join('\n'), st.text);
     assert.ok(
       header.startsWith(`${st.snapshot_id} `) && header.includes(st.token_prefix) && header.includes(st.legend),
       header,

@@ -44,7 +44,9 @@ describe('the default get_window_state', () => {
     assert.equal(st.elements_complete, true);
     assert.equal(st.cut, undefined);
     assert.equal(st.tokens, `[t=N] is element_token "${st.snapshot_id}:N"`);
-    const lines = st.outline.split('\n');
+    // The page's heading is its only text (the labels are the fields' names, not said twice).
+    const [heading, ...lines] = st.outline.split('\n');
+    assert.equal(heading, '- heading: Many interactive elements');
     assert.equal(lines.length, st.element_count);
     lines.forEach((l: string, i: number) => assert.match(l, new RegExp(`^\\s*- \\S+.* \\[t=${i}\\]$`), `line ${i}`));
     assert.ok(st.outline.includes('Option 999'), 'the last element is listed');
@@ -97,7 +99,10 @@ describe('the default get_window_state', () => {
     for (const l of lines) {
       const n = /\[t=(\d+)\]$/.exec(l)![1];
       assert.ok(
-        whole.outline.split('\n')[Number(n)].endsWith(l.trim()),
+        whole.outline
+          .split('\n')
+          .find((w: string) => w.endsWith(`[t=${n}]`))!
+          .endsWith(l.trim()),
         `[t=${n}] is the same element in the whole list`,
       );
     }

@@ -1,5 +1,6 @@
 // Serves test/fixtures over HTTP on two loopback origins (127.0.0.1 and 127.0.0.2 on one port), so a
-// page can embed a truly cross-origin iframe.
+// page can embed a truly cross-origin iframe. `/respond?status=N&delay=MS` answers any method with that
+// status after that delay (a form whose POST fails, a slow request).
 import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -24,6 +25,18 @@ export interface FixtureServer {
 
 export async function serveFixtures(): Promise<FixtureServer> {
   const handler = async (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+    const asked = new URL(req.url ?? '/', 'http://x');
+    if (asked.pathname === '/respond') {
+      req.resume(); // a POST's body is read and dropped
+      const status = Number(asked.searchParams.get('status') ?? 200);
+      const delay = Math.min(Number(asked.searchParams.get('delay') ?? 0), 10_000);
+      setTimeout(() => {
+        res
+          .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'access-control-allow-origin': '*' })
+          .end(`<!doctype html><title>Answer ${status}</title><p>${req.method} answered ${status}</p>`);
+      }, delay);
+      return;
+    }
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(
       /^(\.\.[/\\])+/,
       '',

@@ -1,5 +1,6 @@
 // scripts/check-deps.mjs, the layering check `npm test` runs: this repository passes it, and on a small
-// tree made to break each rule it names the file, the import and the rule (and every cycle, type imports too).
+// tree made to break each rule it names the file, the import and the rule (and every cycle, type imports too):
+// a folder without rules, an import outside its layer's allow-list, CDP used however it is spelled.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,27 @@ type Check = (root?: string, pending?: string[][]) => { files: number; problems:
 const load = async () =>
   ((await import(pathToFileURL(join(ROOT, 'scripts', 'check-deps.mjs')).href)) as { checkDeps: Check }).checkDeps;
 
+/** Checks a tree of the given files; returns its problems and notes, and `has` to look for one. */
+async function checkTree(files: Record<string, string>, pending: string[][] = []) {
+  const checkDeps = await load();
+  const root = mkdtempSync(join(tmpdir(), 'verity-deps-'));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    const { problems, notes } = checkDeps(root, pending);
+    const has = (pattern: RegExp) =>
+      assert.ok(
+        problems.some((p) => pattern.test(p)),
+        `expected ${pattern} in:\n${problems.join('\n')}`,
+      );
+    return { problems, notes, has };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 test('this repository keeps its layers and has no import cycle', async () => {
   const { files, problems } = (await load())();
   assert.ok(files > 50, `scanned ${files} files`);
@@ -19,47 +41,87 @@ test('this repository keeps its layers and has no import cycle', async () => {
 });
 
 test('each broken rule is named with its file and import', async () => {
-  const checkDeps = await load();
-  const root = mkdtempSync(join(tmpdir(), 'verity-deps-'));
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  };
-  try {
-    write(
-      'server/tools/bad.ts',
-      "import puppeteer from 'puppeteer-core';\nexport async function f(tab: any) { await tab.session.send('Page.reload'); }\n",
-    );
-    write('server/tools/fine.ts', "export async function g(x: any) { await x.send('not a CDP method'); }\n");
-    write('server/cdp/backend.ts', "import { pipeline } from '../mcp/pipeline.js';\nexport const b = pipeline;\n");
-    write('server/mcp/pipeline.ts', 'export const pipeline = 1;\n');
-    write('server/sessions/a.ts', "import type { B } from './b.js';\nexport type A = { b?: B };\n");
-    write('server/sessions/b.ts', "export type B = { a?: import('./a.js').A };\n");
-    write(
-      'control-ui/src/ui.ts',
-      "import { Router } from '../../server/routing/router.js';\nimport { frame } from '../../server/gateway/protocol.js';\nexport const u = [Router, frame];\n",
-    );
-    write('server/routing/router.ts', 'export class Router {}\n');
-    write('server/gateway/protocol.ts', 'export const frame = 1;\n');
-    const { problems, notes } = checkDeps(root, [['server/x.ts', 'server/y.ts']]);
-    const has = (pattern: RegExp) =>
-      assert.ok(
-        problems.some((p) => pattern.test(p)),
-        `expected ${pattern} in:\n${problems.join('\n')}`,
-      );
-    has(/^server\/tools\/bad\.ts:1: imports puppeteer-core; rule: tools see only ToolContext/);
-    has(/^server\/tools\/bad\.ts:2: sends the CDP command Page\.reload; rule: tools see only ToolContext/);
-    has(/^server\/cdp\/backend\.ts:1: imports \.\.\/mcp\/pipeline\.js; rule: the CDP route is a backend/);
-    has(/^import cycle \(type imports count\): server\/sessions\/(a|b)\.ts -> server\/sessions\/(a|b)\.ts -> /);
-    has(
-      /^control-ui\/src\/ui\.ts:1: imports \.\.\/\.\.\/server\/routing\/router\.js; rule: the Control UI and the extension share only the gateway protocol/,
-    );
-    assert.equal(problems.length, 5, problems.join('\n'));
-    assert.ok(
-      notes.some((n) => /server\/x\.ts <-> server\/y\.ts is gone/.test(n)),
-      notes.join('\n'),
-    );
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  const { problems, notes, has } = await checkTree(
+    {
+      'server/tools/bad.ts':
+        "import puppeteer from 'puppeteer-core';\nexport async function f(tab: any) { await tab.session.send('Page.reload'); }\n",
+      'server/tools/fine.ts': "export async function g(x: any) { await x.send('not a CDP method'); }\n",
+      'server/cdp/backend.ts': "import { pipeline } from '../mcp/pipeline.js';\nexport const b = pipeline;\n",
+      'server/mcp/pipeline.ts': 'export const pipeline = 1;\n',
+      'server/sessions/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
+      'server/sessions/b.ts': "export type B = { a?: import('./a.js').A };\n",
+      'control-ui/src/ui.ts':
+        "import { Router } from '../../server/routing/router.js';\nimport { frame } from '../../server/gateway/protocol.js';\nexport const u = [Router, frame];\n",
+      'server/routing/router.ts': 'export class Router {}\n',
+      'server/gateway/protocol.ts': 'export const frame = 1;\n',
+    },
+    [['server/x.ts', 'server/y.ts']],
+  );
+  has(/^server\/tools\/bad\.ts:1: imports puppeteer-core: CDP .*; rule: tools see only ToolContext/);
+  has(/^server\/tools\/bad\.ts:2: sends the CDP command Page\.reload; rule: tools see only ToolContext/);
+  has(
+    /^server\/cdp\/backend\.ts:1: imports \.\.\/mcp\/pipeline\.js: not in its layer's allow-list; rule: the CDP route is a backend/,
+  );
+  has(/^import cycle \(type imports count\): server\/sessions\/(a|b)\.ts -> server\/sessions\/(a|b)\.ts -> /);
+  has(
+    /^control-ui\/src\/ui\.ts:1: imports \.\.\/\.\.\/server\/routing\/router\.js: not in its layer's allow-list; rule: the Control UI shares only the gateway protocol/,
+  );
+  assert.equal(problems.length, 5, problems.join('\n'));
+  assert.ok(
+    notes.some((n) => /server\/x\.ts <-> server\/y\.ts is gone/.test(n)),
+    notes.join('\n'),
+  );
+});
+
+test('a folder without rules fails, and audit/, bench/ and scripts/ are checked', async () => {
+  const { problems, has } = await checkTree({
+    'server/newfolder/thing.ts': 'export const thing = 1;\n',
+    'server/newleaf.ts': 'export const leaf = 1;\n',
+    'server/audit/trail.ts': "import { CdpDriver } from '../cdp/driver.js';\nexport const t = CdpDriver;\n",
+    'server/cdp/driver.ts': 'export class CdpDriver {}\n',
+    'bench/run.ts': "import { Router } from '../server/routing/router.js';\nexport const r = Router;\n",
+    'server/routing/router.ts': 'export class Router {}\n',
+    'scripts/build.mjs': "import { CdpDriver } from '../server/cdp/driver.js';\nexport const d = CdpDriver;\n",
+  });
+  has(/^server\/newfolder\/thing\.ts: belongs to no layer; give its folder its rules/);
+  has(/^server\/newleaf\.ts: belongs to no layer/);
+  has(
+    /^server\/audit\/trail\.ts:1: imports \.\.\/cdp\/driver\.js: not in its layer's allow-list; rule: the audit trail/,
+  );
+  has(
+    /^bench\/run\.ts:1: imports \.\.\/server\/routing\/router\.js: not in its layer's allow-list; rule: the benchmarks/,
+  );
+  has(/^scripts\/build\.mjs:1: imports \.\.\/server\/cdp\/driver\.js: not in its layer's allow-list; rule: the build/);
+  assert.equal(problems.length, 5, problems.join('\n'));
+});
+
+test('CDP is found however it is spelled, and puppeteer types are CDP', async () => {
+  const { problems, has } = await checkTree({
+    'server/mcp/spelled.ts': [
+      "import type { Page } from 'puppeteer-core';",
+      'export async function f(page: Page, s: any, name: string) {',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template, written into a file
+      '  await s.send(`Page.${name}`);',
+      "  s.on('Network.requestWillBeSent', () => {});",
+      "  await s['send']('Runtime.evaluate', {});",
+      '  const own = await page.createCDPSession();',
+      '  return [own, (page as any)._client()];',
+      '}',
+    ].join('\n'),
+    'server/tools/context.ts':
+      "import type { Tab } from '../cdp/tab.js';\nimport { TAB } from '../cdp/tab.js';\nexport type C = { tab: Tab; t: typeof TAB };\n",
+    'server/cdp/tab.ts':
+      "export class Tab {}\nexport const TAB = 1;\nexport const ok = (s: any) => s.send('Page.reload');\n",
+    'server/gateway/screencast.ts':
+      "import type { Page } from 'puppeteer-core';\nexport const f = (p: Page) => p.createCDPSession();\n",
+  });
+  has(/^server\/mcp\/spelled\.ts:1: imports puppeteer-core \(types\): CDP \(its types too\) only where CDP is spoken/);
+  has(/^server\/mcp\/spelled\.ts:3: sends the CDP command Page\.\$\{…\}/);
+  has(/^server\/mcp\/spelled\.ts:4: listens to the CDP event Network\.requestWillBeSent/);
+  has(/^server\/mcp\/spelled\.ts:5: sends the CDP command Runtime\.evaluate/);
+  has(/^server\/mcp\/spelled\.ts:6: opens a CDP session \(createCDPSession\)/);
+  has(/^server\/mcp\/spelled\.ts:7: opens a CDP session \(_client\)/);
+  // The one type-only exception lets the type through, not a value import of the same file.
+  has(/^server\/tools\/context\.ts:2: imports \.\.\/cdp\/tab\.js: not in its layer's allow-list; rule: tools see only/);
+  assert.equal(problems.length, 7, problems.join('\n'));
 });

@@ -17,6 +17,7 @@ import {
   startFailure,
   type OptionSpec,
 } from '../../server/cli.js';
+import { configSchema, KIND_SCHEMAS } from '../../server/cli/kinds.js';
 import { nativeUnavailable } from '../../server/routing/router.js';
 import { ROOT } from '../helpers/fixtures.js';
 
@@ -108,6 +109,75 @@ test('the command line wins over the environment, the environment over --config'
     refused(['mcp', '--config', config], /verity mcp does not take "host".*an option of verity start/);
     writeFileSync(config, '{"port": ');
     refused(['start', '--config', config], /verity\.json/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Config: a flag over the environment over the --config file over the default, each value typed by its row', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-cli-'));
+  try {
+    const file = join(dir, 'verity.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, host: '127.0.0.3', viewport: '800x600' }));
+    const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => run(['start', ...argv], env).config;
+    // The default, where no layer gives it; a default is not "given" (it does not make `verity mcp` its own server).
+    assert.equal(config([]).port, 7317);
+    assert.equal(config([]).host, '127.0.0.1');
+    assert.deepEqual(run(['start']).values, {});
+    assert.equal(run(['mcp']).config.relay, true);
+    // The file over the default, the environment over the file, the flag over the environment.
+    assert.equal(config(['--config', file]).port, 9000);
+    assert.equal(config(['--config', file], { VERITY_PORT: '9200' }).port, 9200);
+    assert.equal(config(['--config', file, '--port', '9100'], { VERITY_PORT: '9200' }).port, 9100);
+    const mixed = config(['--config', file, '--port', '9100'], { VERITY_HOST: '127.0.0.4' });
+    assert.deepEqual([mixed.port, mixed.host, mixed.viewport], [9100, '127.0.0.4', { width: 800, height: 600 }]);
+    // Typed by the table: these lines compile only while each field has its row's type.
+    const port: number = mixed.port;
+    const viewport: { width: number; height: number } | undefined = mixed.viewport;
+    const roots: string[] | undefined = run(['mcp', '--upload-root', '/a']).config['upload-root'];
+    assert.deepEqual([port, viewport?.width, roots], [9100, 800, ['/a']]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("every default and every value the parser makes is of its kind's zod schema", () => {
+  for (const o of OPTIONS.filter((x) => x.value !== undefined))
+    assert.ok(KIND_SCHEMAS[o.kind].safeParse(o.value).success, `--${o.name}'s default ${JSON.stringify(o.value)}`);
+  const argv = {
+    start: ['--port', '0', '--host', '::1', '--allowed-hosts', 'a.lan,b.lan', '--audit-max-mb', '9', '--no-cursor'],
+    mcp: ['--headful', '--upload-root', '/a', '--browser-arg', '--lang=fr', '--viewport', '10x10', '--tools', 'full'],
+    doctor: ['--channel', 'chrome', '--json'],
+  } as const;
+  for (const command of ['start', 'mcp', 'doctor'] as const) {
+    const schema = configSchema(OPTIONS.filter((o) => o.commands.includes(command)));
+    for (const config of [run([command]).config, run([command, ...argv[command]]).config]) {
+      const checked = schema.safeParse(config);
+      assert.ok(checked.success, `${command}: ${JSON.stringify(config)}: ${checked.error?.message}`);
+    }
+  }
+  // The schema is not one that takes anything.
+  assert.equal(configSchema(OPTIONS).safeParse({ port: '7317' }).success, false);
+  assert.equal(configSchema(OPTIONS).safeParse({ prot: 1 }).success, false);
+});
+
+test('a bad value is refused naming its option, in whichever layer it is', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-cli-'));
+  try {
+    const file = join(dir, 'verity.json');
+    writeFileSync(file, JSON.stringify({ port: 'seven' }));
+    refused(['start', '--config', file], /--config .*verity\.json: "port": expected a port, 0\.\.65535, got "seven"/);
+    writeFileSync(file, JSON.stringify({ 'session-idle-ms': 0 }));
+    refused(['mcp', '--config', file], /"session-idle-ms": expected a positive integer, got 0/);
+    writeFileSync(file, JSON.stringify({ viewport: 'big' }));
+    refused(['mcp', '--config', file], /"viewport" must be WIDTHxHEIGHT|"viewport".*WIDTHxHEIGHT/);
+    refused(['mcp'], /^VERITY_SESSION_IDLE_MS: expected a positive integer, got "-1"$/, {
+      VERITY_SESSION_IDLE_MS: '-1',
+    });
+    refused(['mcp', '--tools', 'most'], /^--tools: must be default or full, got "most"$/);
+    // A lower layer's value is not read when a higher one gives the option (it does not apply).
+    writeFileSync(file, JSON.stringify({ port: 'seven' }));
+    assert.equal(run(['start', '--config', file, '--port', '1'], { VERITY_PORT: 'x' }).config.port, 1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
-// server/mcp/server.ts hands requests straight to the SDK's private request dispatcher
-// (Protocol._onrequest), skipping the SDK's message router (about 70 µs of failed zod parses per call).
+// server/mcp/sdk-fast-path.ts hands requests straight to the SDK's private request dispatcher
+// (Protocol._onrequest), skipping the SDK's message router (about 70 µs of failed zod parses per call), on the
+// SDK version it is pinned to; on any other version it takes the SDK's public path.
 // This fails the day an SDK release renames or drops that hook, or the fast path stops being taken.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,7 +8,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Verity } from '../../server/core.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectMcp, createMcpServer, isPlainCall } from '../../server/mcp/server.js';
+import {
+  connectFast,
+  fastPathApplies,
+  installedSdkVersion,
+  PINNED_SDK_VERSION,
+  skipSdkRechecks,
+} from '../../server/mcp/sdk-fast-path.js';
+import { ROOT } from '../helpers/fixtures.js';
 
 test("requests take the fast path into the SDK's _onrequest; notifications take the SDK's router", async () => {
   const core = new Verity({});
@@ -16,7 +29,7 @@ test("requests take the fast path into the SDK's _onrequest; notifications take 
   assert.equal(
     typeof hook,
     'function',
-    'the MCP SDK no longer has Protocol._onrequest: server/mcp/server.ts connectMcp must move to the public API (Server.connect alone)',
+    'the MCP SDK no longer has Protocol._onrequest: server/mcp/sdk-fast-path.ts connectFast must move to the public API (Server.connect alone)',
   );
   const dispatched: string[] = [];
   (server as unknown as { _onrequest: (...args: unknown[]) => unknown })._onrequest = function (
@@ -84,7 +97,7 @@ test("tools/call of the expected shape skips the SDK's re-parses; any other shap
   const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
   assert.ok(
     handlers instanceof Map && typeof handlers.get('tools/call') === 'function',
-    'the MCP SDK no longer keeps its handlers in Protocol._requestHandlers: server/mcp/server.ts skipSdkRechecks must move to the public API (setRequestHandler alone)',
+    'the MCP SDK no longer keeps its handlers in Protocol._requestHandlers: server/mcp/sdk-fast-path.ts skipSdkRechecks must move to the public API (setRequestHandler alone)',
   );
   assert.equal(
     handlers.get('tools/call').name,
@@ -116,5 +129,63 @@ test("tools/call of the expected shape skips the SDK's re-parses; any other shap
   } finally {
     await client.close();
     await core.close();
+  }
+});
+
+test('the fast path is pinned to the SDK version package.json pins, and that is the one installed', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  assert.equal(
+    pkg.dependencies['@modelcontextprotocol/sdk'],
+    PINNED_SDK_VERSION,
+    'package.json pins another SDK: check the hooks in server/mcp/sdk-fast-path.ts against it, then move PINNED_SDK_VERSION',
+  );
+  assert.equal(installedSdkVersion(), PINNED_SDK_VERSION);
+  assert.equal(fastPathApplies(), true);
+  assert.equal(fastPathApplies('1.33.0'), false);
+  assert.equal(fastPathApplies(null), false);
+});
+
+test("on another SDK version both hooks stay off and every request takes the SDK's public path", async () => {
+  const server = new Server({ name: 'fallback-test', version: '1' }, { capabilities: { tools: {} } });
+  let handled = 0;
+  const callTool = async () => {
+    handled++;
+    return { content: [{ type: 'text' as const, text: 'ok' }] };
+  };
+  server.setRequestHandler(CallToolRequestSchema, callTool);
+  const handlers = (server as unknown as { _requestHandlers: Map<string, { name: string }> })._requestHandlers;
+  const sdkPath = handlers.get('tools/call');
+  assert.equal(skipSdkRechecks(server, callTool, '1.33.0'), false);
+  assert.equal(handlers.get('tools/call'), sdkPath, "the SDK's own tools/call handler is kept");
+  // Requests reach the SDK's router (the first onmessage it assigns), and anticipate still sees them.
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const routed: string[] = [];
+  let onmessage: ((m: JSONRPCMessage, extra?: unknown) => void) | undefined;
+  let assignments = 0;
+  Object.defineProperty(serverSide, 'onmessage', {
+    configurable: true,
+    get: () => onmessage,
+    set(fn: (m: JSONRPCMessage, extra?: unknown) => void) {
+      onmessage =
+        ++assignments === 1
+          ? (m, extra) => {
+              routed.push('method' in m ? m.method : 'response');
+              fn(m, extra);
+            }
+          : fn;
+    },
+  });
+  const seen: string[] = [];
+  assert.equal(await connectFast(server, serverSide, (request) => seen.push(request.method), '1.33.0'), false);
+  const client = new Client({ name: 'fallback-test', version: '1' });
+  try {
+    await client.connect(clientSide);
+    const result = await client.callTool({ name: 'anything', arguments: {} });
+    assert.deepEqual(result.content, [{ type: 'text', text: 'ok' }]);
+    assert.equal(handled, 1);
+    assert.deepEqual(routed, ['initialize', 'notifications/initialized', 'tools/call'], "all through the SDK's router");
+    assert.deepEqual(seen, ['initialize', 'tools/call'], 'onRequest saw each request');
+  } finally {
+    await client.close();
   }
 });

@@ -2,7 +2,16 @@
 // refusals and failed verdicts (every detail, since clients show only the text of an error).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { outlineLine, renderOutline, type OutlineElement } from '../../server/tools/outline.js';
+import {
+  encodeText,
+  outlineLine,
+  renderOutline,
+  shownText,
+  TEXT_SHOWN_MAX,
+  VALUE_SHOWN_MAX,
+  type OutlineElement,
+} from '../../server/tools/outline.js';
+import type { SnapshotText } from '../../server/routing/driver.js';
 import { refusalText, summarize, textOfStructured } from '../../server/tools/define.js';
 import { Refusal } from '../../server/routing/refusal.js';
 
@@ -39,11 +48,17 @@ describe('outline lines', () => {
     assert.equal(outlineLine(el(10, { in_web_content: true }), false), "- button 'B10' [web content] [t=10]");
   });
 
-  test('a name with a quote or a line break is a JSON string; a long value is cut and says its length', () => {
+  test('a name with a quote or a line break is a JSON string; a long value is whole up to its cap, with its length', () => {
     assert.equal(outlineLine(el(1, { label: "Don't" }), true), '- button "Don\'t" [t=1]');
     assert.equal(outlineLine(el(2, { label: 'a\nb' }), true), '- button "a\\nb" [t=2]');
     const line = outlineLine(el(3, { role: 'textbox', value: 'x'.repeat(1000) }), true);
-    assert.match(line, /value='x{300}…' \(1000 chars\) \[t=3\]$/);
+    assert.match(line, /value='x{1000}' \(1000 chars\) \[t=3\]$/);
+    const cut = outlineLine(el(4, { role: 'textbox', value: 'y'.repeat(VALUE_SHOWN_MAX + 5) }), true);
+    assert.equal(
+      cut,
+      `- textbox 'B4' value='${'y'.repeat(VALUE_SHOWN_MAX)}' (first ${VALUE_SHOWN_MAX} of ${VALUE_SHOWN_MAX + 5} chars; format "full" gives it whole) [t=4]`,
+    );
+    assert.equal(outlineLine(el(5, { role: 'textbox', value: 'short' }), true), "- textbox 'B5' value='short' [t=5]");
   });
 
   test('children are indented under their nearest listed ancestor, also when a filter skips the parent', () => {
@@ -138,5 +153,57 @@ describe('error text', () => {
       }),
       /^no_effect, route dom/,
     );
+  });
+});
+
+const block = (text: string, before: number, over: Partial<SnapshotText> = {}): SnapshotText => ({
+  kind: 'text',
+  text,
+  before_index: before,
+  parent_index: null,
+  ...over,
+});
+
+describe("the page's text in the outline", () => {
+  test('blocks stand before the element they precede, indented under the element they are inside', () => {
+    const all = [el(0, { role: 'generic', label: 'Card' }), el(1, { parent_index: 0 }), el(2)];
+    const text = [
+      block('Title', 0, { kind: 'heading' }),
+      block('inside the card', 1, { parent_index: 0 }),
+      block('Saved', 3, { kind: 'status' }),
+    ];
+    assert.equal(
+      renderOutline(all, (i) => all[i].parent_index, true, text),
+      [
+        '- heading: Title',
+        "- generic 'Card' [t=0]",
+        '  - text: inside the card',
+        "  - button 'B1' [t=1]",
+        "- button 'B2' [t=2]",
+        '- status: Saved',
+      ].join('\n'),
+    );
+    // A query that keeps only the last element still shows the blocks in order, before or after it.
+    assert.equal(
+      renderOutline([all[2]], (i) => all[i].parent_index, true, [text[0], text[2]]),
+      ['- heading: Title', "- button 'B2' [t=2]", '- status: Saved'].join('\n'),
+    );
+    assert.equal(encodeText(text), '0 heading Title\n1 text inside the card\n3 status Saved');
+  });
+
+  test('the text is capped at a word, with a marker naming what was left out and how to read it', () => {
+    const words = (n: number, w: string) => Array.from({ length: n }, () => w).join(' ');
+    const text = [block(words(600, 'alpha'), 0), block(words(1000, 'beta'), 0), block('gamma', 0)];
+    const { blocks, cut } = shownText(text, undefined);
+    const shown = blocks.reduce((n, b) => n + b.text.length, 0);
+    assert.ok(shown <= TEXT_SHOWN_MAX && shown > TEXT_SHOWN_MAX - 10, `${shown}`);
+    assert.equal(blocks[0].text, text[0].text, 'a block under the cap is whole');
+    assert.match(blocks[1].text, /^beta( beta)*$/, 'the block that crosses the cap is cut at a word');
+    assert.equal(blocks.length, 2);
+    assert.match(cut!, /: \d+ more in 2 blocks are left out; pass query \(a word of the text\) .*page get_text/);
+    const narrowed = shownText(text, 'gamma');
+    assert.deepEqual(narrowed, { blocks: [text[2]] });
+    assert.deepEqual(shownText([], undefined), { blocks: [] });
+    assert.match(shownText([], undefined, 'a frame held more').cut!, /a frame held more/);
   });
 });

@@ -174,4 +174,21 @@ describe('SnapshotRegistry', () => {
     assert.deepEqual([reg.latestOf('tab', 'T1')?.id, reg.latestOf('tab', 'T1')?.scale], [id, 2]);
     assert.equal(reg.latestOf('window', 'T1'), undefined);
   });
+
+  test('a token resolved once stays current until a newer snapshot of its target or its forgetting; each resolve is counted', () => {
+    const reg = new SnapshotRegistry();
+    const id = take(reg, 'T1');
+    const before = reg.resolvedCount;
+    const found = reg.resolve(SnapshotRegistry.token(id, 1));
+    assert.equal(reg.resolvedCount, before + 1);
+    assert.equal(reg.isCurrent(found), true);
+    take(reg, 'T2'); // another target's snapshot changes nothing here
+    assert.equal(reg.isCurrent(found), true);
+    assert.equal(reg.resolvedCount, before + 1, 'isCurrent is no second resolution');
+    const newer = take(reg, 'T1');
+    assert.equal(reg.isCurrent(found), false, 'a newer snapshot of T1 makes the early resolution stale');
+    const again = reg.resolve(SnapshotRegistry.token(newer, 0));
+    reg.forget('tab', 'T1');
+    assert.equal(reg.isCurrent(again), false, 'a forgotten target (its tab closed) makes it stale');
+  });
 });

@@ -15,11 +15,12 @@ import {
   startNaming,
   withoutIconGlyphs,
 } from './names.js';
+import { outlineText } from './outline-text.js';
 import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
 let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
-let watch: { target: Element; events: WatchedEvent[] } | null = null;
+let watch: { target: Element; events: WatchedEvent[]; leaving?: boolean } | null = null;
 
 /** Why the agent would not act: the server turns the code into its typed refusal (cdp/aim.ts, cdp/typing.ts). */
 export type RefusedCode =
@@ -113,6 +114,11 @@ export interface Watched {
   target: string;
   events: WatchedEvent[];
   fresh?: boolean;
+  /**
+   * While it was armed, something happened that can open a tab, navigate or start a download a moment
+   * later (a link or area activated, a form submitted, the page about to unload): its result listens on.
+   */
+  leaving?: boolean;
 }
 
 /** The watch armed last (read by the field part's read-back). */
@@ -374,7 +380,21 @@ export function snapshot(snapshotId: string) {
   visit(document, -1, false);
   const kept = withoutWrappers(rows, elements, weak);
   latest = { id: snapshotId, elements: kept.elements };
-  return { rows: kept.rows, scrollX: window.scrollX, scrollY: window.scrollY, width: innerWidth, height: innerHeight };
+  // The page's own text among the controls, in the same evaluation (no round trip of its own).
+  const text = outlineText(
+    kept.elements,
+    kept.rows.map((row) => row[1]),
+    shadowOf,
+  );
+  return {
+    rows: kept.rows,
+    text: text.rows,
+    textTruncated: text.truncated,
+    scrollX: window.scrollX,
+    scrollY: window.scrollY,
+    width: innerWidth,
+    height: innerHeight,
+  };
 }
 
 /**
@@ -641,7 +661,31 @@ function onWindowEvent(e: Event) {
   }
 }
 
+/**
+ * Capture listeners on window (once) for what can lead out of the page: a click on or in a link or image-map
+ * area (trusted or a script's a.click(), as long as the link is in the document), a form's submit, and
+ * beforeunload (a script's navigation begins). They only note it on the armed watch.
+ */
+let leavingHeard = false;
+function hearLeaving() {
+  if (leavingHeard) return;
+  leavingHeard = true;
+  const note = () => {
+    if (watch) watch.leaving = true;
+  };
+  window.addEventListener(
+    'click',
+    (e) => {
+      if (e.composedPath().some((n) => n instanceof Element && n.matches('a[href], area[href]'))) note();
+    },
+    { capture: true },
+  );
+  window.addEventListener('submit', note, { capture: true });
+  window.addEventListener('beforeunload', note, { capture: true });
+}
+
 function armWatch(target: Element, types: string[]) {
+  hearLeaving();
   let onTarget = armedOn.get(target);
   if (!onTarget) armedOn.set(target, (onTarget = new Set()));
   for (const type of types) {
@@ -662,5 +706,5 @@ function armWatch(target: Element, types: string[]) {
 export async function watched(waitFrame: boolean): Promise<Watched> {
   if (waitFrame) await nextFrame();
   if (!watch) return { target: 'nothing', events: [], fresh: true };
-  return { target: describe(watch.target), events: watch.events.slice() };
+  return { target: describe(watch.target), events: watch.events.slice(), ...(watch.leaving ? { leaving: true } : {}) };
 }

@@ -251,6 +251,26 @@ async function caretToEnd(editable: Element): Promise<void> {
 }
 
 /** Places the caret again (at most three times) until it stays at the end; false if the page keeps moving it. */
+/**
+ * Whether the page may have deferred work after a focus (a select-on-focus timer): yes unless the page's
+ * world hook (cdp/handler-hook.ts) says no focus listener was ever added and no element has an onfocus
+ * attribute. A page that assigns `onfocus` from script is not seen here: the read-back's verdict still
+ * catches text that replaced a selection (never confirmed).
+ */
+function focusMayDefer(): boolean {
+  let answer: string | null = null;
+  const hear = (e: Event) => {
+    answer = String((e as CustomEvent).detail);
+  };
+  document.addEventListener('verity-focus-answer', hear);
+  try {
+    document.dispatchEvent(new Event('verity-focus-listeners'));
+  } finally {
+    document.removeEventListener('verity-focus-answer', hear);
+  }
+  return answer !== 'no' || !!document.querySelector('[onfocus], [onfocusin]');
+}
+
 async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>): Promise<boolean> {
   for (let attempt = 0; attempt < 3 && !atEnd(); attempt++) await place();
   return atEnd();
@@ -313,6 +333,7 @@ export async function prepareField(
         await new Promise((r) => setTimeout(r, 0));
         return finishPrepare(editable, 'End');
       }
+      const defers = focusMayDefer();
       const place = async () => {
         try {
           f.setSelectionRange(f.value.length, f.value.length);
@@ -320,8 +341,9 @@ export async function prepareField(
           /* type without selection */
         }
         // A timer the focus handlers set (the usual deferred select()) runs before this one. Not a
-        // frame: that would add one to every call into a field that was not focused.
-        await new Promise((r) => setTimeout(r, 0));
+        // frame: that would add one to every call into a field that was not focused. With no focus
+        // listener on the page there is nothing to wait for (the timer costs 3-13 ms after a focus).
+        if (defers) await new Promise((r) => setTimeout(r, 0));
       };
       await place();
       placed = await keepCaretAtEnd(() => {

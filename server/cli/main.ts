@@ -1,0 +1,53 @@
+// The program: reads the command line into one typed Config (server/cli.ts) and runs its command. Only the
+// parser is loaded up front: --help, --version and a refused command line answer at once; each command's
+// module (and through it the SDK, puppeteer, the tools) is imported once it runs.
+import { COMMANDS, helpText, parseCommandLine, startFailure, UsageError, type Parsed } from '../cli.js';
+import { VERSION } from '../version.js';
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await run(argv);
+  } catch (e) {
+    // --verbose may not have been parsed (the failure may be in parsing): read it from the words themselves.
+    const verbose = argv.includes('--verbose') || /^(1|true|yes|on)$/i.test(process.env.VERITY_VERBOSE ?? '');
+    const command = argv.find((a) => a in COMMANDS);
+    process.stderr.write(`verity${command ? ` ${command}` : ''}: ${startFailure(e)}\n`);
+    if (verbose) process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
+    process.exit(1);
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
+  const parsed = readCommandLine(argv);
+  if (parsed.kind === 'help') return void process.stdout.write(`${helpText(parsed.command)}\n`);
+  if (parsed.kind === 'version') return void process.stdout.write(`${VERSION}\n`);
+  const { command, config, sources } = parsed;
+  if (command === 'doctor') {
+    const { runDoctor, doctorText } = await import('../doctor.js');
+    const report = await runDoctor({
+      chromium: config.chromium,
+      channel: config.channel,
+      browserUrl: config['browser-url'],
+      nativeBackend: config['native-backend'],
+    });
+    process.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : `${doctorText(report)}\n`);
+    // The native parts it opened (D-Bus, X11) are closed; exit now rather than wait on a stray timer.
+    process.exit(0);
+  }
+  if (command === 'mcp') return (await import('./mcp.js')).runMcp(config, sources);
+  return (await import('./start.js')).runStart(config);
+}
+
+/** The command line read, or a refusal naming what is wrong (exit code 2). */
+function readCommandLine(argv: string[]): Parsed {
+  try {
+    return parseCommandLine(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    const command = argv.find((a) => a in COMMANDS);
+    process.stderr.write(
+      `verity: ${e.message} (\`verity ${command ? `${command} ` : ''}--help\` lists the ${command ? 'options' : 'commands and options'})\n`,
+    );
+    process.exit(2);
+  }
+}

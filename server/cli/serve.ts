@@ -1,0 +1,75 @@
+// What `verity mcp` and `verity start` share: the log line, the server's options from the Config (the
+// policy loaded, a named browser looked for, the session log), and the core built once with all of them.
+import { appendFileSync } from 'node:fs';
+import type { Verity, VerityOptions } from '../core.js';
+import { broadcastLog } from '../mcp/notify.js';
+import { currentProgress } from '../progress.js';
+import { type Config, envName, OPTIONS, optionValue, verityOptionsOf } from '../cli.js';
+
+/** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
+export const log = (line: string) => {
+  process.stderr.write(`verity: ${line}\n`);
+  currentProgress()?.(line);
+  broadcastLog('info', line);
+};
+
+/**
+ * The core's options from the Config. The options read from process.env by the module that uses them
+ * (`exportEnv`) are written there first. A policy file that does not load, or a --chromium that is not
+ * found, ends the process with exit code 2 (a start error, not a failure at the first call).
+ */
+export async function serverOptions(config: Config): Promise<VerityOptions> {
+  for (const o of OPTIONS) {
+    const value = optionValue(config, o);
+    if (o.exportEnv && value !== undefined)
+      process.env[envName(o)] = o.kind === 'boolean' ? (value ? '1' : '0') : String(value);
+  }
+  const options: VerityOptions = { ...verityOptionsOf(config), log };
+  const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([
+    import('../policy.js'),
+    import('../mcp/server.js'),
+    import('../tools/page.js'),
+  ]);
+  try {
+    options.policy = Policy.load(config.policy);
+    options.policy.checkNames([...allTools().map((t) => t.name), ...PAGE_ACTIONS.map((a) => `page.${a}`)]);
+  } catch (e) {
+    process.stderr.write(`verity: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  // A browser binary the operator named is looked for now (a typo is a start error), not at the first call
+  // that needs a tab. A --channel, or the default search, is still looked for then: it may be installed later.
+  if (config.chromium && !config['browser-url'] && !config['browser-endpoint']) {
+    const { findChromium } = await import('../cdp/browser.js');
+    try {
+      findChromium(config.chromium);
+    } catch (e) {
+      process.stderr.write(
+        `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM)\n`,
+      );
+      process.exit(2);
+    }
+  }
+  const sessionLog = config['session-log'];
+  // An audit line per cleanup hook run, so an operator (and the tests) can see each ran once.
+  if (sessionLog)
+    options.onSessionEnd = (session, reason, hook) =>
+      appendFileSync(
+        sessionLog,
+        JSON.stringify({ session: session.label ?? 'implicit', connection: session.connectionId, reason, hook }) + '\n',
+      );
+  return options;
+}
+
+/** The core, built once with everything it needs; SIGINT and SIGTERM close it and exit. */
+export async function startCore(options: VerityOptions): Promise<{ core: Verity; shutdown: () => Promise<void> }> {
+  const { Verity } = await import('../core.js');
+  const core = new Verity(options);
+  const shutdown = async () => {
+    await core.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  return { core, shutdown };
+}

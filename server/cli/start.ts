@@ -1,0 +1,127 @@
+// `verity start`: the gateway (the Control UI, MCP over Streamable HTTP at /mcp, the extension's WebSocket)
+// over one core that gets its durable audit trail at construction.
+import { join } from 'node:path';
+import type { Verity } from '../core.js';
+import { EXTENSION_DIR, type Config } from '../cli.js';
+import { checkCredential, configDir, loadOrCreateCredential, readCredentialFile } from '../token.js';
+import { log, serverOptions, startCore } from './serve.js';
+
+export async function runStart(config: Config): Promise<void> {
+  const options = await serverOptions(config);
+  // The gateway keeps the durable audit trail (the operator's history across restarts).
+  const { AuditStore, retentionOf } = await import('../audit/store.js');
+  options.audit = new AuditStore(
+    join(configDir(), 'audit'),
+    retentionOf(config['audit-max-age-days'], config['audit-max-mb']),
+  );
+  const { core } = await startCore(options);
+  let creds: { operator: string; agent: string };
+  try {
+    creds = credentials(config);
+  } catch (e) {
+    process.stderr.write(`verity start: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  await startGateway(core, config.host, config.port, creds, config['allowed-hosts'] ?? []);
+}
+
+/**
+ * The two credentials: from the environment, else a file named by a flag, else the config dir (generated
+ * on first start). Read once, then dropped from this process's environment, so the browser, the
+ * terminal's shells and any other child never inherit the operator's.
+ */
+function credentials(config: Config): { operator: string; agent: string } {
+  const tokenFile = config['token-file'],
+    agentTokenFile = config['agent-token-file'];
+  const operator = process.env.VERITY_TOKEN
+    ? checkCredential(process.env.VERITY_TOKEN, 'VERITY_TOKEN')
+    : tokenFile
+      ? readCredentialFile(tokenFile, '--token-file')
+      : loadOrCreateCredential('operator', log);
+  const agent = process.env.VERITY_AGENT_TOKEN
+    ? checkCredential(process.env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
+    : agentTokenFile
+      ? readCredentialFile(agentTokenFile, '--agent-token-file')
+      : loadOrCreateCredential('agent', log);
+  if (operator === agent)
+    throw new Error(
+      'the operator and agent credentials must differ (VERITY_TOKEN / VERITY_AGENT_TOKEN or their files)',
+    );
+  delete process.env.VERITY_TOKEN;
+  delete process.env.VERITY_AGENT_TOKEN;
+  return { operator, agent };
+}
+
+/** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */
+const SHUTDOWN_BOUND_MS = 8_000;
+
+async function startGateway(
+  core: Verity,
+  host: string,
+  wantedPort: number,
+  creds: { operator: string; agent: string },
+  allowedHosts: string[],
+): Promise<void> {
+  const [{ Gateway, urlHost }, { EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] = await Promise.all([
+    import('../gateway/server.js'),
+    import('../gateway/extension-id.js'),
+    import('../token.js'),
+  ]);
+  const gateway = new Gateway(core, {
+    host,
+    port: wantedPort,
+    operatorToken: creds.operator,
+    agentToken: creds.agent,
+    allowedHosts,
+    log,
+  });
+  const port = await gateway.listen();
+  core.policy.setGatewayOrigin(host, port); // agents never drive the gateway's own origin
+  const base = `http://${urlHost(host)}:${port}`;
+  const mcpUrl = `${base}/mcp`;
+  // The extension pairs only with a loopback gateway (extension/pair.js).
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(urlHost(host)) ? urlHost(host) : '127.0.0.1';
+  // Contract section 1: the Control UI URL carries the operator credential; the /mcp line the agent's,
+  // and so does the entry an HTTP client takes as it is.
+  const bearer = `Bearer ${creds.agent}`;
+  const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: bearer } } } };
+  process.stdout.write(
+    `Verity gateway on ${base}/?token=${creds.operator}\n` +
+      `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
+      `The Chrome extension's folder (chrome://extensions, Developer mode, Load unpacked): ${EXTENSION_DIR}\n` +
+      `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
+      `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
+      `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`,
+  );
+  // Sessions end as a shutdown before their connections close (which would end them as disconnects).
+  writeGatewayFile({ mcp_url: mcpUrl, token: creds.agent, pid: process.pid });
+  // SIGTERM/SIGINT: stop accepting first (the port is free for a restart, kept-alive sockets closed),
+  // end the sessions (hooks bounded), close every socket, close Chromium, exit. A watchdog makes sure the
+  // process exits within a bound even if a step hangs, killing the Chromium it launched on the way.
+  let closing = false;
+  const close = async () => {
+    if (closing) return;
+    closing = true;
+    const watchdog = setTimeout(() => {
+      log('shutdown took too long; exiting now');
+      if (core.browser.launchedPid)
+        try {
+          process.kill(core.browser.launchedPid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      process.exit(1);
+    }, SHUTDOWN_BOUND_MS);
+    watchdog.unref();
+    removeGatewayFile();
+    gateway.stopAccepting();
+    await Promise.race([core.sessions.shutdown(), new Promise((r) => setTimeout(r, SHUTDOWN_BOUND_MS / 2).unref())]);
+    await gateway.close();
+    await core.close();
+    process.exit(0);
+  };
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  process.on('SIGINT', close);
+  process.on('SIGTERM', close);
+}

@@ -1,0 +1,91 @@
+// The hot path of an action (#25 item 1): a call resolves its element token once and finds its tab once,
+// however many parts need them (the read-ahead, the audit trail's labels, the router, the queue's lock,
+// the driver, the side-effect watch); the tab found travels in the resolved target. Counted on the core
+// in this process (SnapshotRegistry.resolvedCount, BrowserHost.foundCount), driven by the real MCP SDK
+// client over a real Chromium. delivery_mode travels on the target only, and the CDP route honours it.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
+import { inMemoryVerity, type InMemoryAgent, type InMemoryVerity } from '../helpers/in-memory.js';
+
+let fx: FixtureServer;
+let chrome: TestBrowser;
+let v: InMemoryVerity;
+let agent: InMemoryAgent;
+
+before(async () => {
+  fx = await serveFixtures();
+  chrome = await launchChromium();
+  v = await inMemoryVerity({ browserUrl: chrome.browserUrl });
+  agent = await v.connect();
+});
+after(async () => {
+  await v?.close();
+  await chrome?.close();
+  await fx?.close();
+});
+
+/** A fresh plain.html in the agent's tab, and the token of the element labelled `label`. */
+async function tokenOf(label: string): Promise<string> {
+  const nav = await agent.call('page', { action: 'navigate', url: fx.url('plain.html') });
+  assert.equal(nav.isError, false, nav.text);
+  const state = await agent.call('get_window_state', { format: 'full', include_screenshot: false });
+  assert.equal(state.isError, false, state.text);
+  const elements = state.structured.elements as Array<{ label: string; element_token: string }>;
+  const hit = elements.find((e) => e.label === label);
+  assert.ok(hit, `no element labelled ${label}: ${state.text.slice(0, 400)}`);
+  return hit.element_token;
+}
+
+function countWhile<T>(run: () => Promise<T>): Promise<{ result: T; tokens: number; tabs: number }> {
+  const { snapshots } = v.core.router;
+  const tokens0 = snapshots.resolvedCount;
+  const tabs0 = v.core.browser.foundCount;
+  return run().then((result) => ({
+    result,
+    tokens: snapshots.resolvedCount - tokens0,
+    tabs: v.core.browser.foundCount - tabs0,
+  }));
+}
+
+test('a tab type_text by token resolves its token once and finds its tab once', async () => {
+  const token = await tokenOf('Text');
+  const { result, tokens, tabs } = await countWhile(() =>
+    agent.call('type_text', { element_token: token, text: 'The quick brown fox.' }),
+  );
+  assert.equal(result.structured.effect, 'confirmed', result.text);
+  assert.equal(tokens, 1, 'the token is resolved once in the whole call');
+  assert.equal(tabs, 1, 'the tab is looked up by id once in the whole call');
+});
+
+test('a tab click by token resolves its token once and finds its tab once', async () => {
+  const token = await tokenOf('Checkbox');
+  const { result, tokens, tabs } = await countWhile(() => agent.call('click', { element_token: token }));
+  assert.equal(result.structured.effect, 'confirmed', result.text);
+  assert.equal(tokens, 1, 'the token is resolved once in the whole call');
+  assert.equal(tabs, 1, 'the tab is looked up by id once in the whole call');
+});
+
+test('a token resolved as the call arrived, made stale before it is routed, is refused stale', async () => {
+  const token = await tokenOf('Text');
+  const early = v.core.router.snapshots.resolve(token);
+  // A newer snapshot of the tab while the call waited (an approval, the queue): the early resolution is not used.
+  await agent.call('get_window_state', { include_screenshot: false });
+  await assert.rejects(
+    v.core.router.resolve(
+      { element_token: token },
+      { connectionId: agent.connectionId, tokens: new Map([[token, early]]) },
+    ),
+    (e: any) => e.code === 'stale_element_token',
+  );
+});
+
+test('delivery_mode foreground on a tab is honoured: the tab is brought to the front and the result says so', async () => {
+  const token = await tokenOf('Text');
+  const r = await agent.call('type_text', { element_token: token, text: 'front', delivery_mode: 'foreground' });
+  assert.equal(r.structured.effect, 'confirmed', r.text);
+  assert.equal(r.structured.delivery.mode, 'foreground', r.text);
+  const background = await agent.call('type_text', { element_token: token, text: 'back' });
+  assert.equal(background.structured.delivery.mode, 'background', background.text);
+});
