@@ -66,7 +66,16 @@ const LAYERS = [
   {
     name: 'the native route is a backend: no MCP, tools, gateway, core, sessions, nor the CDP route',
     files: ['server/native/'],
-    may: ['node:', 'pngjs', 'server/routing/', 'server/limits.ts', 'server/policy.ts', 'server/progress.ts'],
+    // nut-js: only nutjs-worker.ts, the child process the nutjs backend runs it in, imports it.
+    may: [
+      'node:',
+      'pngjs',
+      '@nut-tree-fork/nut-js',
+      'server/routing/',
+      'server/limits.ts',
+      'server/policy.ts',
+      'server/progress.ts',
+    ],
   },
   {
     name: 'the router speaks no CDP and knows nothing of MCP, tools or the gateway',
