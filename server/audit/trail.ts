@@ -38,6 +38,18 @@ export function labelsOf(
   return Object.keys(labels).length ? labels : undefined;
 }
 
+/** Why the element a token names holds a secret (a password, one-time code or card field), or undefined. */
+export function secretOf(snapshots: SnapshotRegistry, token: string): string | undefined {
+  try {
+    const { element } = snapshots.resolve(token);
+    return (
+      element.secret ?? (element.role === 'password text' ? 'a password text (AT-SPI role "password text")' : undefined)
+    );
+  } catch {
+    return undefined; // stale or invalid: the call itself says so
+  }
+}
+
 /** A call's arguments as one log line, each known token shown as its label (`element_token=button "Submit claim"`). */
 export function labelledSummary(args: Record<string, unknown>, labels: Record<string, string> | undefined): string {
   let line = summarizeArgs(args);

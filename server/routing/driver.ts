@@ -81,6 +81,8 @@ export interface SnapshotElement {
   parent_index: number | null;
   /** Backend-private handle to find the element again; never leaves the server. */
   ref: unknown;
+  /** Why the element's text is a secret (a password, one-time code or card field); never leaves the server. */
+  secret?: string;
 }
 
 export interface Snapshot {
