@@ -12,7 +12,9 @@
 // alive after each; its counts (inputs, crashes, hangs, malformed answers, outcomes by code) go into the
 // "Fuzz" section of bench/latest.md, and the RSS and fd bounds above hold with it running.
 // Leak or retention: the server runs with its inspector on loopback (bench/heap-probe.ts), and at the
-// baseline and after, the soak forces full GCs and reads the heap used; that too must stay within 10%.
+// baseline and after, the soak forces full GCs and reads the heap used and the RSS; both must stay within
+// 10%. The RSS bound is read after the GCs: as found, 30 s after the load, the RSS also held the old-
+// generation pages V8 had not yet collected (measured: +61% as found, +8% after GC, heap used flat).
 // The warm-up includes one whole fuzz pass (its own seed): the fuzz's large inputs (1 MB strings, 5,000-deep
 // JSON, screenshots) leave freed native memory that glibc's allocator keeps mapped for reuse (malloc_trim
 // gives it all back: measured 337 -> 125 MB), so the baseline is taken once that working set has formed,
@@ -307,7 +309,9 @@ async function main(): Promise<number> {
     while (exitCode === 'running' && Date.now() - exitStart < 15_000) await sleep(100);
     const exited = exitCode as number | null | 'running';
 
-    const rssChange = (after.rss - baseline.rss) / baseline.rss;
+    // The RSS bound is on the RSS after the forced GCs: without them, "after" also counts the old-generation
+    // pages V8 had not collected yet (measured: raw RSS +61% while RSS after GC was +8% and the heap flat).
+    const rssChange = afterHeap ? (afterHeap.rss - baselineHeap.rss) / baselineHeap.rss : NaN;
     const heapChange = afterHeap ? (afterHeap.heapUsed - baselineHeap.heapUsed) / baselineHeap.heapUsed : NaN;
     const fdChange = (after.fds - baseline.fds) / baseline.fds;
     const fuzzAll = new Tally();
@@ -336,15 +340,16 @@ async function main(): Promise<number> {
         `${CHURNS} session churns (connect, start_session, list_sessions, end_session, DELETE) spread over ${SECONDS} s, with one gateway ` +
         `reader (operator.read) that reads nothing (the load stops at ${HARD_STOP_FACTOR}x that time if the counts are not reached). Baseline after a warm-up (${WORKERS * 50} calls, 20 churns and one whole fuzz pass with its own seed, so that the allocator's working set for the fuzz's large inputs has formed) and 10 s settle; "after" is ${SETTLE_MS / 1000} s after the load ended. ` +
         'Heap used is read after two forced full GCs over the inspector: a leak grows it, allocator retention does not. ' +
-        `Bound: RSS, heap used and fds after at most ${TOLERANCE * 100}% above baseline (less is memory given back, not a leak).`,
+        `Bound: RSS and heap used after forced GCs, and fds, after at most ${TOLERANCE * 100}% above baseline (less is memory given back, not a leak); the RSS as found is shown too (it also counts garbage V8 has not collected yet).`,
       '',
       '| figure | value |',
       '| --- | --- |',
       `| verdict | ${pass ? 'PASS' : 'FAIL'} |`,
       `| tool calls (errors) | ${counts.calls} (${counts.callErrors}) in ${loadSeconds.toFixed(0)} s, ${(counts.calls / loadSeconds).toFixed(1)}/s |`,
       `| session churns (errors) | ${counts.churns} (${counts.churnErrors}) |`,
-      `| RSS baseline / peak / after | ${mb(baseline.rss)} / ${mb(peak.rss)} / ${mb(after.rss)} MB (${pct(rssChange)}) |`,
-      `| heap used after a forced GC, baseline / after | ${mib(baselineHeap.heapUsed)} / ${afterHeap ? mib(afterHeap.heapUsed) : 'n/a'} MB (${pct(heapChange)}); RSS then ${mib(baselineHeap.rss)} / ${afterHeap ? mib(afterHeap.rss) : 'n/a'} MB |`,
+      `| RSS after a forced GC, baseline / after (the bound) | ${mib(baselineHeap.rss)} / ${afterHeap ? mib(afterHeap.rss) : 'n/a'} MB (${pct(rssChange)}) |`,
+      `| heap used after a forced GC, baseline / after | ${mib(baselineHeap.heapUsed)} / ${afterHeap ? mib(afterHeap.heapUsed) : 'n/a'} MB (${pct(heapChange)}) |`,
+      `| RSS as found (no forced GC), baseline / peak / after | ${mb(baseline.rss)} / ${mb(peak.rss)} / ${mb(after.rss)} MB (${pct((after.rss - baseline.rss) / baseline.rss)}) |`,
       `| open fds baseline / peak / after | ${baseline.fds} / ${peak.fds} / ${after.fds} (${pct(fdChange)}) |`,
       `| slow reader | ${slowClosed ? `closed by the gateway: ${slowClosed}` : 'still connected at the end (its send buffer stayed under the bound)'} |`,
       `| crash | ${crashed ? 'yes' : 'none'} |`,
