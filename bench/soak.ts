@@ -17,8 +17,9 @@
 // generation pages V8 had not yet collected (measured: +61% as found, +8% after GC, heap used flat).
 // The warm-up includes one whole fuzz pass (its own seed): the fuzz's large inputs (1 MB strings, 5,000-deep
 // JSON, screenshots) leave freed memory that V8 and the allocator keep mapped for reuse, so the baseline is
-// taken once that working set has formed, and the second pass, under the calls and churns, must not grow it. SOAK_HEAP_SNAPSHOTS=<dir> also writes
-// heap snapshots at the baseline and after, to compare in DevTools (they swell the RSS: diagnosis only).
+// taken once that working set has formed, and the second pass, under the calls and churns, must not grow
+// it. SOAK_HEAP_SNAPSHOTS=<dir> also writes heap snapshots at the baseline and after, to compare in DevTools
+// (they swell the RSS: diagnosis only).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
