@@ -242,6 +242,7 @@ async function main(): Promise<number> {
         await fresh();
       } catch (e) {
         note(e);
+        log(`the fuzz load (seed ${seed}) stopped: ${(e as Error).stack}`);
         tally.frames.fail('crash', `the fuzz load stopped: ${(e as Error).message}`, null);
       }
     };
