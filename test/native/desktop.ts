@@ -88,6 +88,9 @@ export interface AppState {
   selection: number[];
   focus: string | null;
   active: boolean;
+  /** GTK 3 app: the modifiers held at the button's last press, and how far the notes are scrolled. */
+  press_mods?: string[];
+  notes_scroll?: number;
   count?: number;
   /** GTK 4 app: its popover menu's action count and check item, the popover's check box, what is open. */
   opened?: number;

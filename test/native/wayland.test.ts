@@ -15,6 +15,7 @@ import {
   type Desktop,
   type GtkApp,
 } from './desktop.js';
+import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
 
 const missing = missingWaylandTools();
 const WAYLAND_ID_BASE = 0x4000_0000; // ids of Verity's own, above any X11 id
@@ -59,29 +60,8 @@ async function windowOf(v: Verity, pid: number): Promise<Win> {
   return w;
 }
 
-async function snap(v: Verity, w: Win, extra: Record<string, unknown> = {}) {
-  const r = await v.call('get_window_state', {
-    format: 'full',
-    target: { kind: 'window', pid: w.pid, window_id: w.window_id },
-    include_screenshot: false,
-    ...extra,
-  });
-  assert.equal(r.isError, false, r.text);
-  const elements = r.structured.elements as Array<{
-    element_token: string;
-    role: string;
-    label: string;
-    value?: string;
-    focused: boolean;
-    frame: { x: number; y: number; w: number; h: number };
-  }>;
-  const find = (label: string) => {
-    const e = elements.find((x) => x.label === label);
-    assert.ok(e, `no element "${label}" in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`);
-    return e;
-  };
-  return { r, elements, find, token: (label: string) => find(label).element_token };
-}
+const snap = (v: Verity, w: Win, extra: Record<string, unknown> = {}) =>
+  windowState(v, { kind: 'window', pid: w.pid, window_id: w.window_id }, extra);
 
 describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing ?? false }, () => {
   let d: Desktop;
@@ -196,6 +176,14 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     assert.notEqual(r.structured.effect, 'confirmed', 'a pixel click on a button proves nothing AT-SPI can read');
     await app.waitFor((st) => st.clicks === before + 1, 'the pixel click to reach the button', 5000);
   });
+
+  const pointerCase = () => ({ v, app, target: () => ({ kind: 'window', pid: w.pid, window_id: w.window_id }) });
+  test('drag through the virtual pointer: a slider by its value, a field by its selection, a button unverifiable', () =>
+    dragCases(pointerCase()));
+  test('the wheel through virtual-pointer axis events: the notes scroll, confirmed; over the button no_effect', () =>
+    wheelCases(pointerCase()));
+  test('a modifier click: wtype holds ctrl and shift around the virtual pointer click, and lets them go', () =>
+    modifierClickCases(pointerCase()));
 
   test('a window sway does not show: read by its tree, never clicked at a point, and the desktop says it is incomplete', async () => {
     const hidden = await startApp(d, 'Hidden Form');
