@@ -38,6 +38,7 @@ after(async () => {
 
 type El = {
   element_token: string;
+  element_index: number;
   role: string;
   label: string;
   value?: string;
@@ -320,6 +321,18 @@ describe('native route on gtk4: popovers, drop-down lists and dialogs', {
     return e;
   };
   const centre = (e: El) => ({ x: Math.round(e.frame.x + e.frame.w / 2), y: Math.round(e.frame.y + e.frame.h / 2) });
+  type Surface = { kind: string; element_index: number | null; label: string; frame: El['frame'] };
+  /** The window's surfaces drawn apart from it, as get_window_state lists them in its target. */
+  async function surfaces(): Promise<{ listed: Surface[]; els: El[] }> {
+    const r = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false });
+    assert.equal(r.isError, false, r.text);
+    return { listed: (r.structured.target.surfaces ?? []) as Surface[], els: r.structured.elements as El[] };
+  }
+  const inside = (inner: El['frame'], outer: El['frame']) =>
+    inner.x >= outer.x &&
+    inner.y >= outer.y &&
+    inner.x + inner.w <= outer.x + outer.w &&
+    inner.y + inner.h <= outer.y + outer.h;
   // A popover closes when its window loses focus: the window is given focus first, as a user's would have.
   before(async () => {
     if (!app()) return;
@@ -328,18 +341,35 @@ describe('native route on gtk4: popovers, drop-down lists and dialogs', {
   });
 
   test('a popover menu is listed while open, and only then, with frames where it is drawn', async () => {
-    let els = await elementsWhen((x) => x.some((e) => e.label === 'Actions'), 'the menu button');
+    await elementsWhen((x) => x.some((e) => e.label === 'Actions'), 'the menu button');
+    const closed = await surfaces(); // the newest snapshot: its tokens are the current ones
+    assert.deepEqual(closed.listed, [], 'no popover is open');
+    let els = closed.els;
     assert.ok(!els.some((e) => e.label === 'Open recent'), 'a closed menu is listed');
     await v.call('click', { element_token: one(els, 'Actions', 'push button').element_token });
     await app().waitFor((st) => !!st.menu_open, 'the menu to open');
     els = await elementsWhen((x) => x.some((e) => e.label === 'Open recent'), 'the open menu');
-    const item = one(els, 'Open recent', 'menu item');
+    one(els, 'Open recent', 'menu item');
     one(els, 'Bold', 'menu item');
+    // The open menu is a surface of its own, where its items are drawn, naming its element.
+    const open = await surfaces();
+    assert.equal(open.listed.length, 1, JSON.stringify(open.listed));
+    const [menu] = open.listed;
+    assert.equal(menu.kind, 'popover');
+    const drawn = one(open.els, 'Open recent', 'menu item').frame;
+    assert.ok(inside(drawn, menu.frame), `${JSON.stringify(drawn)} in ${JSON.stringify(menu.frame)}`);
+    if (menu.element_index !== null) {
+      const own = open.els.find((e) => e.element_index === menu.element_index);
+      assert.ok(own && inside(own.frame, menu.frame), JSON.stringify(own));
+    }
     // A click by pixels at the item's frame proves the frame: it lands on that item only where it is drawn.
-    const r = await v.call('click', { target: win(), ...centre(item) });
+    const r = await v.call('click', { target: win(), ...centre(one(open.els, 'Open recent', 'menu item')) });
     assert.equal(r.isError, false, r.text);
     await app().waitFor((st) => st.opened === 1 && !st.menu_open, 'the menu item to be activated');
-    els = await elementsWhen((x) => !x.some((e) => e.label === 'Open recent'), 'the closed menu gone');
+    await elementsWhen((x) => !x.some((e) => e.label === 'Open recent'), 'the closed menu gone');
+    const gone = await surfaces();
+    assert.deepEqual(gone.listed, [], 'a closed menu is no surface');
+    els = gone.els;
     // A menu's check item by its token: the app holds it.
     await v.call('click', { element_token: one(els, 'Actions', 'push button').element_token });
     await app().waitFor((st) => !!st.menu_open, 'the menu to open again');
@@ -353,8 +383,15 @@ describe('native route on gtk4: popovers, drop-down lists and dialogs', {
     let els = await elements();
     await v.call('click', { element_token: one(els, 'Options', 'push button').element_token });
     await app().waitFor((st) => !!st.popover_open, 'the popover to open');
-    els = await elementsWhen((x) => x.some((e) => e.label === 'Wrap lines'), 'the open popover');
-    const r = await v.call('click', { target: win(), ...centre(one(els, 'Wrap lines', 'check box')) });
+    await elementsWhen((x) => x.some((e) => e.label === 'Wrap lines'), 'the open popover');
+    const open = await surfaces();
+    const wrap = one(open.els, 'Wrap lines', 'check box');
+    assert.equal(open.listed.length, 1, JSON.stringify(open.listed));
+    assert.ok(
+      inside(wrap.frame, open.listed[0].frame),
+      `${JSON.stringify(wrap.frame)} in ${JSON.stringify(open.listed)}`,
+    );
+    const r = await v.call('click', { target: win(), ...centre(wrap) });
     await app().waitFor((st) => !!st.wrap, 'the check box in the popover to be checked');
     const byToken = await v.call('click', {
       element_token: one(await elements(), 'Wrap lines', 'check box').element_token,
