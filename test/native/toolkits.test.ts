@@ -380,7 +380,7 @@ describe('native route on gtk4: popovers, drop-down lists and dialogs', {
   });
 
   test('a check box in a popover: clicked where it is drawn, confirmed by its state; gone once closed', async () => {
-    let els = await elements();
+    const els = await elements();
     await v.call('click', { element_token: one(els, 'Options', 'push button').element_token });
     await app().waitFor((st) => !!st.popover_open, 'the popover to open');
     await elementsWhen((x) => x.some((e) => e.label === 'Wrap lines'), 'the open popover');
