@@ -16,6 +16,7 @@ import {
   type GtkApp,
 } from './desktop.js';
 import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
+import { tkCases } from './tk-cases.js';
 
 const missing = missingWaylandTools();
 const WAYLAND_ID_BASE = 0x4000_0000; // ids of Verity's own, above any X11 id
@@ -336,4 +337,7 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
     await native.waitFor((st) => st.term === `${before}w`, 'the backspace on the Wayland terminal');
     assert.equal(x11.state().term, x11Before, 'nothing reached the X11 app');
   });
+
+  // Tk has no Wayland backend: on a Wayland desktop it runs on XWayland, reached by X11 as on an X session.
+  describe('Tk on XWayland', { skip: missingToolkit('tk') ?? false }, () => tkCases(() => ({ d, v })));
 });
