@@ -2,7 +2,7 @@
 // read live where it falls short), then extents and values of the kept elements in parallel, with frames in
 // the pixels of the window's screenshot.
 import type { Snapshot, SnapshotElement } from '../routing/driver.js';
-import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
+import { IFACE, PLACED_NOWHERE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
 import type { WindowInfo } from './host.js';
 import { dropDownValue } from './dropdown.js';
 import { capture } from './input.js';
@@ -79,9 +79,6 @@ export interface PopupSurface {
   frame: { x: number; y: number; w: number; h: number };
 }
 
-/** Where toolkits (LibreOffice) place what they do not draw: x or y at INT32_MIN. */
-const OFF_SCREEN = -2147483648;
-
 /** The elements of one window, frames relative to `origin` (the screenshot's top-left in screen pixels). */
 export async function windowElements(
   atspi: Atspi,
@@ -149,7 +146,7 @@ export async function windowElements(
     const shift = placed.shift.get(item);
     const read = details[i].box;
     const parentFinal = parentIndex === null ? null : finalIndex.get(parentIndex);
-    if (parentFinal === undefined || read.x === OFF_SCREEN || read.y === OFF_SCREEN) return;
+    if (parentFinal === undefined || read.x === PLACED_NOWHERE || read.y === PLACED_NOWHERE) return;
     const box = shift ? { ...read, x: read.x + shift.dx, y: read.y + shift.dy } : read;
     const index = firstIndex + elements.length;
     finalIndex.set(firstIndex + i, index);
