@@ -12,6 +12,7 @@ import {
   missingWaylandTools,
   startApp,
   startWaylandDesktop,
+  until,
   type Desktop,
   type GtkApp,
 } from './desktop.js';
@@ -185,6 +186,35 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     wheelCases(pointerCase()));
   test('a modifier click: wtype holds ctrl and shift around the virtual pointer click, and lets them go', () =>
     modifierClickCases(pointerCase()));
+
+  test('a modifier click on a window without keyboard focus is refused (modifiers go to the focus only), nothing clicked', async () => {
+    // Sway's focus follows the mouse by default, so the click's own motion would focus the window (and the
+    // modifiers would reach it): off here, as on a compositor that focuses by click.
+    d.x('swaymsg', ['focus_follows_mouse', 'no']);
+    const other = await startApp(d, 'Focus Thief'); // a new window takes the focus
+    try {
+      await windowOf(v, other.pid);
+      await until(() => swayWindow(d, other.pid)?.focused, 'sway to give the new window the focus');
+      const here = await windowOf(v, app.pid); // tiled beside it now: placed again
+      const s = await snap(v, here);
+      const button = s.find('Press me').frame;
+      const clicks = app.state().clicks;
+      const r = await v.call('click', {
+        target: { kind: 'window', pid: here.pid, window_id: here.window_id },
+        x: button.x + button.w / 2,
+        y: button.y + button.h / 2,
+        modifier: ['ctrl'],
+      });
+      assert.equal(r.isError, true, r.text);
+      assert.equal(r.structured.refusal.code, 'focus_failed', r.text);
+      assert.match(r.text, /modifiers.*focused.*foreground/);
+      await new Promise((done) => setTimeout(done, 300));
+      assert.equal(app.state().clicks, clicks, 'nothing was clicked');
+    } finally {
+      await other.kill();
+      d.x('swaymsg', ['focus_follows_mouse', 'yes']);
+    }
+  });
 
   test('a window sway does not show: read by its tree, never clicked at a point, and the desktop says it is incomplete', async () => {
     const hidden = await startApp(d, 'Hidden Form');
