@@ -17,6 +17,7 @@ import {
   type GtkApp,
 } from './desktop.js';
 import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
+import { formCases } from './form-cases.js';
 import { tkCases } from './tk-cases.js';
 
 const missing = missingWaylandTools();
@@ -292,6 +293,19 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
     const b = await v.call('click', { element_token: s.token('Press me') });
     assert.equal(b.structured.effect, 'confirmed', b.text);
     await app.waitFor((st) => st.clicks === before + 1, 'the GTK 4 click');
+  });
+
+  // The same form cases as GTK 4 and Qt pass on X11 (form-cases.ts), here a Wayland client.
+  describe('the form cases shared with X11', () => {
+    let w: Win;
+    before(async () => {
+      w = await windowOf(v, app.pid);
+      // The cases start from an empty entry, as the app starts (the case above filled it).
+      const cleared = await v.call('set_value', { element_token: (await snap(v, w)).token('Name'), value: '' });
+      assert.equal(cleared.structured.effect, 'confirmed', cleared.text);
+      await app.waitFor((st) => st.entry === '', 'the emptied entry');
+    });
+    formCases(() => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
   });
 });
 
