@@ -13,7 +13,15 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from './core.js';
-import { checkCredential, configDir, loadOrCreateCredential, readCredentialFile, readGatewayFile } from './token.js';
+import {
+  checkCredential,
+  claimConfigDir,
+  configDir,
+  loadOrCreateCredential,
+  readCredentialFile,
+  readGatewayFile,
+  releaseConfigDir,
+} from './token.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
 import { CHANNELS, isChannel, type Channel } from './cdp/discovery.js';
 import { currentProgress } from './progress.js';
@@ -539,6 +547,10 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
   {
     env: 'VERITY_HTTP_SESSION_IDLE_MS',
     help: 'an HTTP MCP session idle this long is closed (default twice the session idle time, at least 60 s)',
+  },
+  {
+    env: 'VERITY_HTTP_ABANDONED_MS',
+    help: 'an HTTP MCP session whose GET stream closed and that sent no request since is closed after this long, its pool browser freed (default 30000)',
   },
   {
     env: 'VERITY_MAX_PENDING_APPROVALS',
@@ -1136,6 +1148,14 @@ async function run(argv: string[]): Promise<void> {
     );
     return;
   }
+  // One gateway per config dir (its audit segments, gateway.json): a second one is refused here, before it writes.
+  try {
+    claimConfigDir();
+  } catch (e) {
+    process.stderr.write(`verity start: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  process.once('exit', releaseConfigDir);
   // The gateway keeps the durable audit trail (the operator's history across restarts).
   const { AuditStore, retentionOf } = await import('./audit/store.js');
   core.audit = new AuditStore(
