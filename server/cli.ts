@@ -1148,14 +1148,6 @@ async function run(argv: string[]): Promise<void> {
     );
     return;
   }
-  // One gateway per config dir (its audit segments, gateway.json): a second one is refused here, before it writes.
-  try {
-    claimConfigDir();
-  } catch (e) {
-    process.stderr.write(`verity start: ${(e as Error).message}\n`);
-    process.exit(2);
-  }
-  process.once('exit', releaseConfigDir);
   // The gateway keeps the durable audit trail (the operator's history across restarts).
   const { AuditStore, retentionOf } = await import('./audit/store.js');
   core.audit = new AuditStore(
@@ -1229,6 +1221,15 @@ async function startGateway(
     log,
   });
   const port = await gateway.listen();
+  // One gateway per config dir (its audit segments, gateway.json): a second one is refused before it writes
+  // either (after listening, so a used port or a bad address is still the error a second start names).
+  try {
+    claimConfigDir();
+  } catch (e) {
+    process.stderr.write(`verity start: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  process.once('exit', releaseConfigDir);
   core.policy.setGatewayOrigin(host, port); // agents never drive the gateway's own origin
   const base = `http://${urlHost(host)}:${port}`;
   const mcpUrl = `${base}/mcp`;
