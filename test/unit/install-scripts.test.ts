@@ -21,6 +21,7 @@ const name = (path: string) => path.slice(path.lastIndexOf('node_modules/') + 'n
 const PREBUILT_ONLY: Record<string, string> = {
   esbuild: 'checks that its platform binary (an optional dependency, prebuilt) is there',
   'core-js': 'prints a banner',
+  '@modelcontextprotocol/inspector': 'installs its clients in a source checkout only; as a dependency it exits at once',
 };
 /** Compilers and the packages that call them: none may be in the tree. */
 const COMPILING = ['node-gyp', 'nan', 'prebuild-install', 'node-pre-gyp', '@mapbox/node-pre-gyp', 'cmake-js'];
@@ -69,6 +70,10 @@ const DEV_NEWER_NODE: Record<string, string> = {
   lighthouse: "chrome-devtools-mcp's dependency, a bench peer (>=22.19)",
   '@puppeteer/browsers': "lighthouse's (>=22.12)",
   'puppeteer-core': "lighthouse's own puppeteer-core 25 (>=22.12); Verity's is 24",
+  '@modelcontextprotocol/inspector':
+    "the MCP Inspector's CLI for test/install/inspector.test.ts (>=22.19; its CLI runs on 20)",
+  commander: "the Inspector's own (>=22.12)",
+  undici: "the Inspector's (>=22.19)",
 };
 
 test('development packages install on this Node without EBADENGINE, but for the listed ones', () => {
