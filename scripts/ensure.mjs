@@ -86,6 +86,7 @@ if (forTests) {
     'grim',
     'xwayland',
     'xterm',
+    'haproxy', // test/pool/balancer.test.ts runs the README's load-balancer example as written
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }

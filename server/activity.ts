@@ -25,6 +25,11 @@ export interface ActionEntry {
 
 /** How many recent actions are kept for operators who open the Control UI later. */
 const KEPT = 500;
+/**
+ * Characters of thumbnails the kept actions hold in all; past it the oldest lose theirs (their entries
+ * stay). 500 JPEGs of a busy page were ~6 MB held for as long as nothing newer came (the soak's heap growth).
+ */
+export const THUMBNAIL_CHARS_KEPT = 1_500_000;
 
 /** What the activity tells its listeners: an action, a thumbnail added to one, a session list that changed. */
 interface ActivityEvents {
@@ -35,6 +40,9 @@ interface ActivityEvents {
 
 export class Activity extends EventEmitter<ActivityEvents> {
   private readonly recent: ActionEntry[] = [];
+  /** The entries holding a thumbnail, oldest first, and the characters those thumbnails take. */
+  private readonly withThumbnail: ActionEntry[] = [];
+  private thumbnailChars = 0;
   private nextId = 1;
 
   record(entry: Omit<ActionEntry, 'id' | 'at'>): ActionEntry {
@@ -55,15 +63,34 @@ export class Activity extends EventEmitter<ActivityEvents> {
     if (entry.auditId !== undefined) full.auditId = entry.auditId;
     this.recent.push(full);
     // Trimmed in steps of 100: shifting a 500-entry array on every action would move all of it each time.
-    if (this.recent.length > KEPT + 100) this.recent.splice(0, this.recent.length - KEPT);
+    if (this.recent.length > KEPT + 100)
+      for (const gone of this.recent.splice(0, this.recent.length - KEPT)) this.dropThumbnail(gone);
     this.emit('action', full);
     return full;
   }
 
   /** Adds a thumbnail to an entry after the fact (it is taken after the reply went out). */
   attachThumbnail(entry: ActionEntry, thumbnail: string): void {
+    this.dropThumbnail(entry);
     entry.thumbnail = thumbnail;
+    this.withThumbnail.push(entry);
+    this.thumbnailChars += thumbnail.length;
+    while (this.thumbnailChars > THUMBNAIL_CHARS_KEPT && this.withThumbnail.length > 1)
+      this.dropThumbnail(this.withThumbnail[0]);
     this.emit('thumbnail', entry);
+  }
+
+  /** Characters of thumbnails held now (bounded by THUMBNAIL_CHARS_KEPT, or one larger thumbnail). */
+  get thumbnailsHeld(): number {
+    return this.thumbnailChars;
+  }
+
+  private dropThumbnail(entry: ActionEntry): void {
+    if (entry.thumbnail === undefined) return;
+    const at = this.withThumbnail.indexOf(entry);
+    if (at >= 0) this.withThumbnail.splice(at, 1);
+    this.thumbnailChars -= entry.thumbnail.length;
+    delete entry.thumbnail;
   }
 
   list(sessionKey?: string): ActionEntry[] {

@@ -575,6 +575,10 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
     help: 'an HTTP MCP session idle this long is closed (default twice the session idle time, at least 60 s)',
   },
   {
+    env: 'VERITY_HTTP_ABANDONED_MS',
+    help: 'an HTTP MCP session whose GET stream closed and that sent no request since is closed after this long, its pool browser freed (default 30000)',
+  },
+  {
     env: 'VERITY_MAX_PENDING_APPROVALS',
     help: 'calls waiting for an operator at once; more are refused too_many_approvals (default 64)',
   },

@@ -59,6 +59,11 @@ export const LIMITS = {
   httpSessionIdleMs: process.env.VERITY_HTTP_SESSION_IDLE_MS
     ? fromEnv('VERITY_HTTP_SESSION_IDLE_MS', 60_000)
     : (null as number | null),
+  /**
+   * An HTTP MCP session whose client had a GET stream open, closed it and sent nothing since is taken to
+   * have gone after this long (a client reopens a dropped stream within seconds): closed, its pool browser freed.
+   */
+  httpAbandonedMs: fromEnv('VERITY_HTTP_ABANDONED_MS', 30_000),
   /** Tool calls waiting for an operator's approval at once. */
   pendingApprovals: fromEnv('VERITY_MAX_PENDING_APPROVALS', 64),
   /** How long a call of a paused agent waits for the operator to resume it before it is refused `session_paused`. */

@@ -78,6 +78,57 @@ export function removeGatewayFile(): void {
   rmSync(gatewayFile(), { force: true });
 }
 
+/**
+ * One gateway per config dir: two would append to the same audit segment with overlapping ids, and the first
+ * to stop would delete the other's gateway.json. `gateway.lock` (created exclusively) holds the pid of the
+ * gateway that owns the dir; one left by a gateway that is gone is taken over. Throws, naming the fix, when
+ * a running gateway holds it.
+ */
+export function claimConfigDir(): void {
+  const file = lockFile();
+  mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = lockHolder();
+    if (holder !== null && holder !== process.pid && running(holder))
+      throw new Error(
+        `another gateway (pid ${holder}) already uses the config dir ${configDir()} (its audit trail and gateway.json); give each gateway its own --config-dir (or VERITY_CONFIG_DIR) and the same VERITY_AGENT_TOKEN`,
+      );
+    rmSync(file, { force: true }); // left by a gateway that is gone
+  }
+  throw new Error(`could not create ${file}: another gateway is starting with the same config dir`);
+}
+
+/** Gives the config dir up (only when this process holds it). */
+export function releaseConfigDir(): void {
+  if (lockHolder() === process.pid) rmSync(lockFile(), { force: true });
+}
+
+const lockFile = () => join(configDir(), 'gateway.lock');
+
+function lockHolder(): number | null {
+  try {
+    const pid = Number(readFileSync(lockFile(), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
+}
+
 export function readGatewayFile(): GatewayFile | null {
   if (!existsSync(gatewayFile())) return null;
   try {

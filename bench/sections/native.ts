@@ -17,8 +17,10 @@ import {
   appBusName,
   missingToolkit,
   missingTools,
+  missingWaylandTools,
   startApp,
   startDesktop,
+  startWaylandDesktop,
   until,
   type Desktop,
   type Toolkit,
@@ -412,9 +414,11 @@ export const nativeSection: Section = {
       );
 
       const toolkitRows = await perToolkit(ctx, d, v);
+      const waylandRows = await waylandTyping(ctx);
 
       return [
         ...toolkitRows,
+        ...waylandRows,
         {
           metric: 'native verified type_text, 100 chars (AT-SPI)',
           unit: 'ms',
@@ -616,4 +620,128 @@ async function perToolkit(ctx: BenchContext, d: Desktop, v: McpSession): Promise
     }
   }
   return rows;
+}
+
+/**
+ * Typing on Wayland (sway headless, no DISPLAY), beside the xdotool rows: Verity's type_text by token (AT-SPI
+ * insertion) and by keystrokes (the terminal: Text without EditableText, so wtype under Verity) against
+ * `wtype` itself into the focused widget, each timed until the app reports the text.
+ */
+export async function waylandTyping(ctx: BenchContext): Promise<Row[]> {
+  const missing = missingWaylandTools();
+  if (missing) {
+    ctx.notes.push(`native Wayland typing rows skipped: ${missing} (needs sway, wtype, grim, xwayland)`);
+    return [];
+  }
+  let d: Desktop | null = null;
+  let v: McpSession | null = null;
+  try {
+    d = await startWaylandDesktop();
+    const desktop = d;
+    const app = await startApp(d, 'Bench Wayland');
+    const saved = { ...process.env };
+    Object.assign(process.env, d.env);
+    try {
+      v = await startMcp(ctx.procs, {
+        name: 'verity-wayland',
+        command: process.execPath,
+        args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'],
+        cwd: REPO_ROOT,
+      });
+    } finally {
+      for (const k of Object.keys(d.env)) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+    const session = v;
+    const listed = await session.call('list_windows', {});
+    const win = (
+      listed.structuredContent as { windows: Array<{ pid: number | null; window_id: number }> }
+    ).windows.find((w) => w.pid === app.pid);
+    if (!win) throw new Error('the Wayland app is not in list_windows');
+    const snap = await session.call('get_window_state', {
+      target: { kind: 'window', pid: app.pid, window_id: win.window_id },
+      include_screenshot: false,
+      format: 'full',
+    });
+    const els = (snap.structuredContent as { elements: Array<{ label: string; element_token: string }> }).elements;
+    const token = (label: string) => {
+      const e = els.find((x) => x.label === label);
+      if (!e) throw new Error(`the Wayland app lists no "${label}"`);
+      return e.element_token;
+    };
+    const [name, term] = [token('Name'), token('Term')];
+    const wtype = (text: string) => {
+      const r = spawnSync('wtype', ['-'], { input: text, env: { ...process.env, ...desktop.env } });
+      if (r.status !== 0) throw new Error(`wtype: ${String(r.stderr)}`);
+    };
+    const verified = async (args: Record<string, unknown>) => {
+      const { result } = await session.timed('type_text', args);
+      const effect = (result.structuredContent as { effect?: string } | undefined)?.effect;
+      if (effect !== 'confirmed')
+        throw new Error(`type_text: ${JSON.stringify(result.structuredContent).slice(0, 300)}`);
+    };
+    // The field, emptied (and focused, for wtype's keys) before each run; the app's own report is the truth.
+    const emptyName = async () => {
+      const r = await session.call('set_value', { element_token: name, value: '' });
+      if ((r.structuredContent as { effect?: string } | undefined)?.effect !== 'confirmed')
+        throw new Error(`clearing the field: ${JSON.stringify(r.structuredContent).slice(0, 200)}`);
+      await app.waitFor((st) => st.entry === '', 'the emptied Name');
+    };
+    // The terminal only grows (it has no EditableText to empty): each run waits for TEXT more than before.
+    let termFrom = 0;
+    const markTerm = async () => {
+      termFrom = app.state().term.length;
+    };
+    const termHolds = (what: string) =>
+      app.waitFor((st) => st.term.length >= termFrom + TEXT.length, `${what} in the terminal`, 10_000);
+    const byToken = await timeIt(ctx, 'Wayland: Verity type_text by token', emptyName, async () => {
+      await verified({ element_token: name, text: TEXT });
+      await app.waitFor((st) => st.entry === TEXT, 'the text in Name', 10_000);
+    });
+    const wtypeName = await timeIt(
+      ctx,
+      'Wayland: wtype into the focused field',
+      async () => {
+        await emptyName();
+        await session.call('click', { element_token: name }); // focus for the keys
+      },
+      async () => {
+        wtype(TEXT);
+        await app.waitFor((st) => st.entry === TEXT, 'the wtype text in Name', 10_000);
+      },
+    );
+    const byKeys = await timeIt(ctx, 'Wayland: Verity type_text by keystrokes (wtype)', markTerm, async () => {
+      await verified({ element_token: term, text: TEXT, delay_ms: 0 });
+      await termHolds('Verity keys');
+    });
+    const wtypeTerm = await timeIt(ctx, 'Wayland: wtype into the terminal', markTerm, async () => {
+      wtype(TEXT);
+      await termHolds('wtype keys');
+    });
+    return [
+      {
+        metric: 'native type_text vs `wtype`, 100 chars (Wayland, sway)',
+        unit: 'ms',
+        cells: { verity: byToken, floor: wtypeName },
+        checks: [],
+        note: 'a GTK 3 entry on headless sway with no DISPLAY; Verity = the MCP type_text round trip by token (AT-SPI insertion, confirmed by its read-back); floor column here = `wtype -` (virtual-keyboard protocol) into the focused entry, timed until the app reports the text.',
+      },
+      {
+        metric: 'native type_text by keystrokes vs `wtype`, 100 chars (Wayland, sway)',
+        unit: 'ms',
+        cells: { verity: byKeys, floor: wtypeTerm },
+        checks: [],
+        note: "a widget with Text but no EditableText (a terminal), so Verity's keys go through wtype too (plus its keymap settle and its read-back); both timed until the app reports the whole text.",
+      },
+    ];
+  } catch (e) {
+    ctx.log(`native: Wayland typing: FAILED: ${(e as Error).message}`);
+    ctx.notes.push(`native Wayland typing rows failed: ${(e as Error).message}`);
+    return [];
+  } finally {
+    await v?.close().catch(() => undefined);
+    await d?.close();
+  }
 }

@@ -90,9 +90,15 @@ export const officeSection: Section = {
       const d = desktop;
       office = await startOffice(d);
       const o = office;
-      const writerId = await o.open('writer', 'Bench Writer', FILLED);
-      const calcId = await o.open('calc', 'Bench Calc', 'Anfang');
-      const typingId = await o.open('writer', 'Bench Typing');
+      // An X11 desktop: every document's window has its X id.
+      const open = async (...args: Parameters<Office['open']>) => {
+        const id = await o.open(...args);
+        if (id === null) throw new Error(`"${args[1]}" has no X11 window`);
+        return id;
+      };
+      const writerId = await open('writer', 'Bench Writer', FILLED);
+      const calcId = await open('calc', 'Bench Calc', 'Anfang');
+      const typingId = await open('writer', 'Bench Typing');
       // Verity's MCP server and the in-process AT-SPI reader on this desktop (environment read at start).
       Object.assign(process.env, d.env);
       verity = await startMcp(ctx.procs, {

@@ -77,6 +77,8 @@ const TEXT_SCAN_MAX = 20_000;
 const PAGE_MAX = 500;
 /** In-memory rows when there is no folder (`verity mcp` on its own): the newest are kept. */
 const MEMORY_ROWS = 5000;
+/** Distinct session keys, tools and verdicts the rows share one copy of (AuditStore.shared). */
+const SHARED_STRINGS = 4096;
 
 /** The trail: appends, pages back, retention; each new entry is also emitted ('entry': the gateway sends it on). */
 export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
@@ -89,6 +91,8 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   private readonly memory = new Map<number, string>();
   private readonly segmentBytes: number;
   private sweepTimer: NodeJS.Timeout | null = null;
+  /** One copy of each session key, tool and verdict for the rows to share (see shared()). */
+  private readonly strings = new Map<string, string>();
 
   /** `dir` null: a bounded in-memory trail (a `verity mcp` with no gateway); otherwise durable. */
   constructor(
@@ -117,9 +121,9 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
         id: entry.id,
         atMs,
         kind: entry.kind,
-        sessionKey: entry.sessionKey,
-        tool: entry.tool,
-        verdict: entry.verdict,
+        sessionKey: this.shared(entry.sessionKey),
+        tool: this.shared(entry.tool),
+        verdict: this.shared(entry.verdict),
         seg: MEMORY_SEGMENT,
         offset: 0,
         length,
@@ -133,9 +137,9 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
         id: entry.id,
         atMs,
         kind: entry.kind,
-        sessionKey: entry.sessionKey,
-        tool: entry.tool,
-        verdict: entry.verdict,
+        sessionKey: this.shared(entry.sessionKey),
+        tool: this.shared(entry.tool),
+        verdict: this.shared(entry.verdict),
         seg,
         offset: seg.bytes,
         length,
@@ -151,6 +155,20 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     }
     this.emit('entry', entry);
     return entry;
+  }
+
+  /**
+   * The one copy of `text` the rows share: each call's session key is a string of its own (~80 bytes), and
+   * the index holds a row per entry for the whole retention (the soak's heap growth was mostly these).
+   * Bounded: past SHARED_STRINGS distinct values the table starts afresh (rows keep the copies they have).
+   */
+  private shared<T extends string | undefined>(text: T): T {
+    if (text === undefined) return text;
+    const known = this.strings.get(text);
+    if (known !== undefined) return known as T;
+    if (this.strings.size >= SHARED_STRINGS) this.strings.clear();
+    this.strings.set(text, text);
+    return text;
   }
 
   /** Writes what is buffered. Called a tick after appends, before every read, and at close. */
@@ -324,9 +342,9 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
               id: e.id,
               atMs,
               kind: e.kind,
-              sessionKey: e.sessionKey,
-              tool: e.tool,
-              verdict: e.verdict,
+              sessionKey: this.shared(e.sessionKey),
+              tool: this.shared(e.tool),
+              verdict: this.shared(e.verdict),
               seg,
               offset,
               length,

@@ -33,6 +33,15 @@ export function labelsOf(resolved: ReadonlyMap<string, ResolvedToken>): Record<s
   return Object.keys(labels).length ? labels : undefined;
 }
 
+/** Why the element a token names holds a secret (a password, one-time code or card field), or undefined. */
+export function secretOf(resolved: ReadonlyMap<string, ResolvedToken>, token: string): string | undefined {
+  const element = resolved.get(token)?.element; // absent: stale or invalid, and the call itself says so
+  if (!element) return undefined;
+  return (
+    element.secret ?? (element.role === 'password text' ? 'a password text (AT-SPI role "password text")' : undefined)
+  );
+}
+
 /** A call's arguments as one log line, each known token shown as its label (`element_token=button "Submit claim"`). */
 export function labelledSummary(args: Record<string, unknown>, labels: Record<string, string> | undefined): string {
   let line = summarizeArgs(args);

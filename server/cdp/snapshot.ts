@@ -89,7 +89,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
     };
     f.rows.forEach((row, local) => {
       textUpTo(local);
-      const [role, label, value, enabled, focused, x, y, w, h, parentLocal, isFrame, , nameSource] = row;
+      const [role, label, value, enabled, focused, x, y, w, h, parentLocal, isFrame, , nameSource, secret] = row;
       const index = elements.length;
       globalOf[local] = index;
       const ref: TabElementRef = { sessionId: f.frame.session.id(), frameId: f.frame.frameId, local };
@@ -110,6 +110,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
         },
         parent_index: parentLocal >= 0 ? globalOf[parentLocal] : parentOfRoot >= 0 ? parentOfRoot : null,
         ref,
+        ...(secret ? { secret } : {}),
       });
       if (isFrame) {
         for (const child of taken) {

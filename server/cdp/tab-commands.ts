@@ -70,11 +70,13 @@ export function browserWindowOf(tab: Tab): Promise<{ windowId: number; bounds: u
 
 /** A small JPEG of the tab for the operators' action log. */
 export async function thumbnailOf(tab: Tab): Promise<string> {
-  const { data } = await tab.session.send('Page.captureScreenshot', {
-    format: 'jpeg',
-    quality: 40,
-    clip: undefined,
-    optimizeForSpeed: true,
-  });
+  const { data } = await tab.withSecretsMasked(() =>
+    tab.session.send('Page.captureScreenshot', {
+      format: 'jpeg',
+      quality: 40,
+      clip: undefined,
+      optimizeForSpeed: true,
+    }),
+  );
   return data;
 }

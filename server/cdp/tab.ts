@@ -397,13 +397,34 @@ export class Tab {
   }
 
   async screenshot(): Promise<{ data: string; width: number; height: number }> {
-    const { data } = await bounded(
-      this.session.send('Page.captureScreenshot', { format: 'png' }),
-      PAGE_CALL_TIMEOUT_MS,
-      'a screenshot of the tab',
-    );
-    const png = Buffer.from(data, 'base64');
+    const data = await this.withSecretsMasked(async () => {
+      const shot = await bounded(
+        this.session.send('Page.captureScreenshot', { format: 'png' }),
+        PAGE_CALL_TIMEOUT_MS,
+        'a screenshot of the tab',
+      );
+      return shot.data;
+    });
+    // The size is in the PNG's header (IHDR, bytes 16-23): decoding only its first 32 bytes spares a native
+    // buffer as large as the image per screenshot, which the allocator keeps in the RSS after it is freed.
+    const png = Buffer.from(data.slice(0, 44), 'base64');
     return { data, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+  }
+
+  /**
+   * Runs a capture with the text of one-time code and card fields drawn as discs in every frame, as
+   * password fields are (issue #22: a screenshot showed them in clear), and puts the page back after.
+   * A frame that cannot be reached (gone, navigating) is captured as it is.
+   */
+  async withSecretsMasked<T>(capture: () => Promise<T>): Promise<T> {
+    const frames = this.dialog ? [] : await this.frames().catch(() => []);
+    const mask = (on: boolean) => Promise.all(frames.map((f) => this.call(f, 'maskSecretFields', on).catch(() => 0)));
+    const masked = (await mask(true)).some((n) => n > 0);
+    try {
+      return await capture();
+    } finally {
+      if (masked) await mask(false);
+    }
   }
 
   /** CSS size of the layout viewport, to relate screenshot pixels to CSS pixels. */

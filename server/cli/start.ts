@@ -3,7 +3,14 @@
 import { join } from 'node:path';
 import type { Verity } from '../core.js';
 import { EXTENSION_DIR, type Config } from '../cli.js';
-import { checkCredential, configDir, loadOrCreateCredential, readCredentialFile } from '../token.js';
+import {
+  checkCredential,
+  claimConfigDir,
+  configDir,
+  loadOrCreateCredential,
+  readCredentialFile,
+  releaseConfigDir,
+} from '../token.js';
 import { log, serverOptions, startCore } from './serve.js';
 
 export async function runStart(config: Config): Promise<void> {
@@ -76,6 +83,15 @@ async function startGateway(
     log,
   });
   const port = await gateway.listen();
+  // One gateway per config dir (its audit segments, gateway.json): a second one is refused before it writes
+  // either (after listening, so a used port or a bad address is still the error a second start names).
+  try {
+    claimConfigDir();
+  } catch (e) {
+    process.stderr.write(`verity start: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  process.once('exit', releaseConfigDir);
   core.policy.setGatewayOrigin(host, port); // agents never drive the gateway's own origin
   const base = `http://${urlHost(host)}:${port}`;
   const mcpUrl = `${base}/mcp`;

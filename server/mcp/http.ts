@@ -4,6 +4,9 @@
 // have idled out by then, and their "ended" state stayed readable for a while) is closed here:
 // its sessions end as a disconnect and its entries go. The ids of the last reaped sessions are kept
 // (bounded) only to tell a returning client why its id is unknown.
+// A client that went away shows it sooner when it had a GET stream: that stream closed and no request came
+// for VERITY_HTTP_ABANDONED_MS (30 s; the SDK's client reopens a dropped stream within seconds). Such a
+// session is closed then, so a pool browser it holds goes back to the pool without the long idle wait.
 //
 // Fair shares (issue #22 item 5): one client must not take every slot (253 initializes with the agent
 // credential locked every other agent out). The agent credential is shared by every agent on the machine,
@@ -30,6 +33,9 @@ interface HttpSession {
   connectionId: string;
   lastSeen: number;
   inFlight: number;
+  /** GET streams open now, and whether the client ever opened one (only then does a closed one mean it left). */
+  streams: number;
+  streamSeen: boolean;
   /** Whose share it counts against (see the top of this file); `name` is for logs (no secret in it). */
   client: { key: string; name: string; linked: boolean };
 }
@@ -55,6 +61,7 @@ export class McpHttpEndpoint {
   private readonly reaped = new Map<string, string>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
+  private readonly abandonedMs = LIMITS.httpAbandonedMs;
 
   constructor(
     private readonly core: Verity,
@@ -63,7 +70,8 @@ export class McpHttpEndpoint {
   ) {
     const idleMs = LIMITS.httpSessionIdleMs ?? Math.max(2 * core.sessions.idleMs, 60_000);
     this.idleMs = idleMs;
-    this.sweeper = setInterval(() => this.reap(idleMs), Math.max(50, Math.min(5000, idleMs / 4)));
+    const every = Math.max(50, Math.min(5000, Math.min(idleMs, this.abandonedMs) / 4));
+    this.sweeper = setInterval(() => this.reap(idleMs), every);
     this.sweeper.unref();
   }
 
@@ -105,7 +113,15 @@ export class McpHttpEndpoint {
     const refused = this.admit(client);
     if (refused) return reply(res, refused.status, refused.message, refused.data);
     const connectionId = `http-${randomUUID()}`;
-    const entry: HttpSession = { transport: null!, connectionId, lastSeen: Date.now(), inFlight: 0, client };
+    const entry: HttpSession = {
+      transport: null!,
+      connectionId,
+      lastSeen: Date.now(),
+      inFlight: 0,
+      streams: 0,
+      streamSeen: false,
+      client,
+    };
     this.entries.add(entry);
     entry.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -234,9 +250,20 @@ export class McpHttpEndpoint {
     return null;
   }
 
-  /** Counts the POSTs in flight (a long-lived GET stream is not activity) and when the last one was seen. */
+  /**
+   * Counts the POSTs in flight (a long-lived GET stream is not activity) and when the last one was seen,
+   * and the GET streams open (one closing counts as the client's last sign of life).
+   */
   private async serve(entry: HttpSession, req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> {
     entry.lastSeen = Date.now();
+    if (req.method === 'GET') {
+      entry.streams++;
+      entry.streamSeen = true;
+      res.once('close', () => {
+        entry.streams--;
+        entry.lastSeen = Date.now();
+      });
+    }
     if (req.method !== 'POST') return entry.transport.handleRequest(req, res);
     const refused = this.pendingRefusal(entry);
     if (refused) return reply(res, refused.status, refused.message, refused.data);
@@ -256,11 +283,25 @@ export class McpHttpEndpoint {
     }
   }
 
-  /** Closes sessions idle for the session idle time with nothing in flight (their sessions end as a disconnect). */
+  /**
+   * Closes sessions with nothing in flight that idled for the session idle time, or whose client left
+   * (its GET stream closed, then no request for VERITY_HTTP_ABANDONED_MS); their sessions end as a disconnect.
+   */
   private reap(idleMs: number): void {
     const now = Date.now();
     for (const entry of this.sessions.values()) {
-      if (now - entry.lastSeen < idleMs || !this.idle(entry)) continue;
+      const quiet = now - entry.lastSeen;
+      if (quiet < Math.min(idleMs, this.abandonedMs) || !this.idle(entry)) continue;
+      if (quiet < idleMs) {
+        if (!entry.streamSeen || entry.streams > 0) continue;
+        const s = Math.round(this.abandonedMs / 1000);
+        this.closeSession(
+          entry,
+          `this MCP session was closed: its GET stream closed and no request came for ${s} s (VERITY_HTTP_ABANDONED_MS), so its client was taken to have gone; start a new MCP session (initialize) without Mcp-Session-Id`,
+          `closed the MCP session ${entry.transport.sessionId} (${this.core.connections.get(entry.connectionId)?.client ?? entry.client.name}): its GET stream closed and no request came for ${s} s`,
+        );
+        continue;
+      }
       this.closeSession(
         entry,
         `this MCP session was closed after ${Math.round(idleMs / 1000)} s without a request (VERITY_HTTP_SESSION_IDLE_MS); start a new MCP session (initialize) without Mcp-Session-Id`,

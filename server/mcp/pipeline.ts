@@ -20,9 +20,9 @@ import { checkLimits } from '../arg-limits.js';
 import { Refusal } from '../routing/refusal.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
-import { labelledSummary, labelsOf, noteCall, tokensIn } from '../audit/trail.js';
+import { labelledSummary, labelsOf, noteCall, secretOf, tokensIn } from '../audit/trail.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
-import { maskedArgs } from '../routing/secrets.js';
+import { maskedArgs, maskedForApproval } from '../routing/secrets.js';
 
 export interface PipelineParts {
   router: Router;
@@ -170,10 +170,14 @@ export class CallPipeline {
       // Every tool the policy holds waits for an operator, the session tools included: the check comes
       // before anything of the call runs, and the operator is shown the arguments whole.
       if (policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
+        // Text bound for a password, one-time code or card field is masked on the card (and in its audit entry).
+        const shown = maskedForApproval(args, (token) =>
+          connection.tokens ? secretOf(connection.tokens, token) : undefined,
+        );
         trace.approval = await reportWhile(
           connection.progress,
           `waiting for an operator to approve ${tool.name}`,
-          approvals.request(tool.name, summarizeArgs(args, Infinity), sessionKey, args, { signal, labels }),
+          approvals.request(tool.name, summarizeArgs(shown, Infinity), sessionKey, shown, { signal, labels }),
         );
       }
       if (tool.sessionless)

@@ -11,6 +11,9 @@ export interface AccRef {
   path: string;
 }
 
+/** Where toolkits (LibreOffice) place what they do not draw: x or y at INT32_MIN. */
+export const PLACED_NOWHERE = -2147483648;
+
 /** One row of org.a11y.atspi.Cache.GetItems: a((so)(so)(so)iiassusau). */
 export interface CacheItem {
   ref: AccRef;
@@ -480,6 +483,9 @@ export class Atspi {
     origin?: { x: number; y: number },
   ): Promise<{ x: number; y: number; w: number; h: number }> {
     const [[x, y, w, h]] = await this.call(ref, IFACE.component, 'GetExtents', 'u', [0]);
+    // INT32_MIN says "placed nowhere" (LibreOffice's closed menus' separators): kept as said, not moved by
+    // the window's origin, so that it is still recognised (on Wayland LibreOffice counts from its window).
+    if (x === PLACED_NOWHERE || y === PLACED_NOWHERE) return { x, y, w, h };
     if (origin && this.countsFromWindow(ref.bus)) return { x: x + origin.x, y: y + origin.y, w, h };
     return { x, y, w, h };
   }

@@ -211,11 +211,13 @@ export class NativeHost {
     }
     const placed = await placements().catch(() => null);
     const x11 = await Promise.all(xWindows.map((w) => this.enrich(w, apps, atspi, placed)));
-    const wayland = await this.waylandWindows(atspi, apps, x11, placed);
-    const all = [...x11, ...wayland];
+    // Each window's container: an X11 one's by its X id, a Wayland one's as waylandWindows placed it (an app
+    // with several windows, LibreOffice's documents, has one container per window, told apart by title).
     const pairs: Array<[number, number]> = [];
-    for (const w of all) {
-      const con = placed?.find((p) => (w.surface === 'x11' ? p.xid === w.id : p.pid === w.pid && p.xid === null));
+    const wayland = await this.waylandWindows(atspi, apps, x11, placed, pairs);
+    const all = [...x11, ...wayland];
+    for (const w of x11) {
+      const con = placed?.find((p) => p.xid === w.id);
       if (con) pairs.push([w.id, con.conId]);
     }
     rememberContainers(pairs);
@@ -241,6 +243,7 @@ export class NativeHost {
     apps: Array<{ ref: AccRef; name: string; pid: number | null }>,
     x11: WindowInfo[],
     placed: Placement[] | null,
+    containers: Array<[number, number]>,
   ): Promise<WindowInfo[]> {
     const x11Pids = new Set(x11.map((w) => w.pid));
     const out: WindowInfo[] = [];
@@ -264,8 +267,10 @@ export class NativeHost {
           nodes.find((n) => n.title === top.name) ?? (nodes.length === 1 && tops.length === 1 ? nodes[0] : null);
         const size = top.box ?? { x: 0, y: 0, w: 0, h: 0 };
         const driven = await this.isDriven(app.pid);
+        const id = this.waylandIds.idOf(key);
+        if (node) containers.push([id, node.conId]);
         out.push({
-          id: this.waylandIds.idOf(key),
+          id,
           pid: app.pid,
           title: top.name,
           bounds: node ? node.bounds : { x: 0, y: 0, w: size.w, h: size.h },

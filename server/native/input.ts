@@ -6,16 +6,17 @@ import { PNG } from 'pngjs';
 import { Refusal } from '../routing/refusal.js';
 import { xServer } from './env.js';
 import {
+  focusedWindow,
   routes,
   session,
   waylandCapture,
-  waylandNoRoute,
+  waylandHoldingModifiers,
   waylandPressKeys,
   waylandScreenSize,
   waylandSurface,
   waylandTypeText,
 } from './wayland.js';
-import { waylandClick, waylandMove } from './wayland-pointer.js';
+import { alongPath, waylandClick, waylandDrag, waylandMove, waylandWheel } from './wayland-pointer.js';
 import type { XConnection } from './xproto.js';
 
 const KEY_PRESS = 2,
@@ -354,7 +355,18 @@ export async function moveTo(x: number, y: number): Promise<void> {
 
 export async function clickAt(button: 'left' | 'right' | 'middle', count: number, modifiers: string[]): Promise<void> {
   const mods = modifiers.map(keyFor);
-  if (waylandSurface()) return waylandClick(button, count, mods);
+  const surface = waylandSurface();
+  if (surface) {
+    if (!mods.length) return waylandClick(button, count);
+    // Wayland gives modifiers to the keyboard focus only: a click elsewhere would arrive without them.
+    const focused = await focusedWindow();
+    if (focused !== surface.id)
+      throw new Refusal(
+        'focus_failed',
+        `a click with modifiers on a Wayland window needs it focused (the compositor sends modifiers to the focused window only), and window ${surface.id} is not${focused ? ` (window ${focused} is)` : ''}; nothing was clicked. Use delivery_mode "foreground"`,
+      );
+    return waylandHoldingModifiers(mods, () => waylandClick(button, count));
+  }
   const synth = await Synth.open(mods.length > 0);
   const press = async (modCodes: number[]) => {
     for (const c of modCodes) synth.fake(KEY_PRESS, c);
@@ -374,8 +386,7 @@ export async function clickAt(button: 'left' | 'right' | 'middle', count: number
 
 /** Wheel clicks: X buttons 4 (up), 5 (down), 6 (left), 7 (right). */
 export async function wheel(direction: 'up' | 'down' | 'left' | 'right', steps: number): Promise<void> {
-  if (waylandSurface())
-    throw waylandNoRoute('scrolling by wheel', 'virtual-pointer axis events, which Verity does not send yet');
+  if (waylandSurface()) return waylandWheel(direction, steps);
   const synth = await Synth.open(false);
   const b = { up: 4, down: 5, left: 6, right: 7 }[direction];
   for (let i = 0; i < steps; i++) {
@@ -392,19 +403,16 @@ export async function dragPath(
   durationMs: number,
   button: 'left' | 'right' | 'middle',
 ): Promise<void> {
-  if (waylandSurface()) throw waylandNoRoute('a drag', 'virtual-pointer drags, which Verity does not send yet');
+  if (waylandSurface()) return waylandDrag(from, to, steps, durationMs, button);
   const synth = await Synth.open(false);
   synth.fake(MOTION, 0, from.x, from.y);
   synth.fake(BUTTON_PRESS, BUTTON[button]);
   try {
-    for (let i = 1; i <= steps; i++) {
-      const t = i / steps;
-      if (durationMs > 0) {
-        await synth.sync();
-        await new Promise((r) => setTimeout(r, durationMs / steps));
-      }
-      synth.fake(MOTION, 0, from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t);
-    }
+    if (durationMs > 0) await synth.sync();
+    await alongPath(from, to, steps, durationMs, async (p) => {
+      synth.fake(MOTION, 0, p.x, p.y);
+      if (durationMs > 0) await synth.sync(); // each step reaches the server before the next wait
+    });
   } finally {
     synth.fake(BUTTON_RELEASE, BUTTON[button]);
     await synth.sync();

@@ -156,6 +156,9 @@ async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef
 /** How far above the point's element a toggle may be for the point to be part of it (label, then indicator box). */
 const TOGGLE_PART_DEPTH = 2;
 
+/** What a window's pointer events go through, for the evidence. */
+const pointerOf = (a: Aim) => (a.win.surface === 'wayland' ? 'virtual pointer' : 'XTest');
+
 /** Refuses a pointer event that would land on another window covering the point. */
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
   await a.host.checkPoint(p); // a window agents may not drive is refused before it is named as a cover
@@ -214,7 +217,7 @@ async function pixelClick(
   const evidence: Evidence[] = [
     {
       kind: 'pixel_event',
-      detail: `${a.win.surface === 'wayland' ? 'virtual pointer' : 'XTest'} ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
+      detail: `${pointerOf(a)} ${options.button} x${options.count} at screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
     },
   ];
   if (hit && before && after)
@@ -398,7 +401,7 @@ export async function dragNative(
     const evidence: Evidence[] = [
       {
         kind: 'pixel_event',
-        detail: `XTest drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps over ${label}`,
+        detail: `${pointerOf(a)} drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps over ${label}`,
       },
     ];
     if (before !== null && after !== null)
@@ -457,7 +460,7 @@ export async function hoverNative(
       [
         {
           kind: 'pixel_event',
-          detail: `XTest motion to screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
+          detail: `${pointerOf(a)} motion to screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
         },
       ],
       mode,

@@ -2,7 +2,7 @@
 // read live where it falls short), then extents and values of the kept elements in parallel, with frames in
 // the pixels of the window's screenshot.
 import type { Snapshot, SnapshotElement } from '../routing/driver.js';
-import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
+import { IFACE, PLACED_NOWHERE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
 import type { WindowInfo } from './host.js';
 import { dropDownValue } from './dropdown.js';
 import { capture } from './input.js';
@@ -66,10 +66,18 @@ export interface WindowTree {
   nodes: number;
   /** What the walk could not read or cut (see walk.ts): the elements are then not all the window shows. */
   incomplete?: string;
+  /** The surfaces drawn apart from the window (GTK 4's open popovers), frames relative to `origin`. */
+  surfaces?: PopupSurface[];
 }
 
-/** Where toolkits (LibreOffice) place what they do not draw: x or y at INT32_MIN. */
-const OFF_SCREEN = -2147483648;
+/** A surface of the window's app drawn apart from it, and the element (its popover) whose subtree it shows. */
+export interface PopupSurface {
+  kind: 'popover';
+  /** The popover's own element, or null when it is not listed itself (an unnamed container). */
+  element_index: number | null;
+  label: string;
+  frame: { x: number; y: number; w: number; h: number };
+}
 
 /** The elements of one window, frames relative to `origin` (the screenshot's top-left in screen pixels). */
 export async function windowElements(
@@ -138,7 +146,7 @@ export async function windowElements(
     const shift = placed.shift.get(item);
     const read = details[i].box;
     const parentFinal = parentIndex === null ? null : finalIndex.get(parentIndex);
-    if (parentFinal === undefined || read.x === OFF_SCREEN || read.y === OFF_SCREEN) return;
+    if (parentFinal === undefined || read.x === PLACED_NOWHERE || read.y === PLACED_NOWHERE) return;
     const box = shift ? { ...read, x: read.x + shift.dx, y: read.y + shift.dy } : read;
     const index = firstIndex + elements.length;
     finalIndex.set(firstIndex + i, index);
@@ -158,7 +166,27 @@ export async function windowElements(
       ref,
     });
   });
-  return { elements, hasWebDocument, nodes: rows.length, ...(incomplete ? { incomplete } : {}) };
+  // Each open popover is a surface of its own: listed with the frame it is drawn at and its element.
+  const surfaces: PopupSurface[] = [];
+  for (const item of placed.popovers) {
+    const at = placed.shift.get(item);
+    if (!at || hidden.has(item)) continue;
+    const keptAt = indexOf.get(item);
+    const own = keptAt !== undefined && kept[keptAt - firstIndex]?.item === item;
+    surfaces.push({
+      kind: 'popover',
+      element_index: own ? (finalIndex.get(keptAt) ?? null) : null,
+      label: item.name,
+      frame: { x: at.surface.x - origin.x, y: at.surface.y - origin.y, w: at.surface.w, h: at.surface.h },
+    });
+  }
+  return {
+    elements,
+    hasWebDocument,
+    nodes: rows.length,
+    ...(incomplete ? { incomplete } : {}),
+    ...(surfaces.length ? { surfaces } : {}),
+  };
 }
 
 /** GTK 4's popovers (popover menus, popovers, drop-down lists): the roots of their subtrees in its tree. */
@@ -290,6 +318,7 @@ export async function snapshotWindow(
       window_id: win.id,
       title: win.title,
       ...(win.frame ? {} : { accessibility: 'this window exposes no AT-SPI tree' }),
+      ...(tree.surfaces ? { surfaces: tree.surfaces } : {}),
     },
     elements: tree.elements,
     ...(tree.incomplete ? { incomplete: tree.incomplete } : {}),

@@ -224,47 +224,117 @@ export function closeWaylandPointer(): void {
 }
 
 const now = () => Date.now() >>> 0;
+/** wl_fixed_t: 24.8 fixed point. */
+const fixed = (n: number) => Math.round(n * 256);
+/** How far one wheel notch scrolls, in the axis's units (libinput's 15 degrees a notch). */
+const WHEEL_NOTCH = 15;
 
-/** Moves the compositor's pointer to a screen point (absolute motion over the outputs' layout). */
+/** A screen point as absolute motion over the outputs' layout; a point off the screen is refused. */
+interface Point {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /** The last point moved to, sent again with a click (the pointer's position is the compositor's). */
-let lastPoint: { x: number; y: number; width: number; height: number } | null = null;
+let lastPoint: Point | null = null;
 
-export async function waylandMove(x: number, y: number): Promise<void> {
+async function place(x: number, y: number): Promise<Point> {
   const { width, height } = await waylandScreenSize();
   if (!(x >= 0 && y >= 0 && x < width && y < height))
     throw new Refusal(
       'invalid_arguments',
       `the point (${Math.round(x)}, ${Math.round(y)}) is off the screen (${width}x${height}); nothing was sent`,
     );
-  lastPoint = { x: Math.round(x), y: Math.round(y), width, height };
+  return { x: Math.round(x), y: Math.round(y), width, height };
+}
+
+type Send = (opcode: number, args: number[]) => void;
+const motion = (send: Send, p: Point) => {
+  send(1, [now(), p.x, p.y, p.width, p.height]); // motion_absolute
+  send(4, []); // frame
+};
+const buttonEvent = (send: Send, button: 'left' | 'right' | 'middle', pressed: boolean) => {
+  send(2, [now(), BUTTON_CODE[button], pressed ? 1 : 0]);
+  send(4, []);
+};
+
+/** Moves the compositor's pointer to a screen point. */
+export async function waylandMove(x: number, y: number): Promise<void> {
+  const p = await place(x, y);
+  lastPoint = p;
+  await withPointer((send) => motion(send, p));
+}
+
+/** Presses and releases a button `count` times where the pointer is (modifiers: input.ts holds them around it). */
+export async function waylandClick(button: 'left' | 'right' | 'middle', count: number): Promise<void> {
+  const at = lastPoint;
   await withPointer((send) => {
-    send(1, [now(), lastPoint!.x, lastPoint!.y, width, height]); // motion_absolute
-    send(4, []); // frame
+    if (at) motion(send, at);
+    for (let i = 0; i < count; i++) {
+      buttonEvent(send, button, true);
+      buttonEvent(send, button, false);
+    }
   });
 }
 
-/** Presses and releases a button `count` times where the pointer is. */
-export async function waylandClick(
-  button: 'left' | 'right' | 'middle',
-  count: number,
-  modifiers: number[],
-): Promise<void> {
-  if (modifiers.length)
-    throw waylandNoRoute(
-      'a click with modifiers',
-      'virtual keyboard held across the click, which Verity does not do yet',
-    );
+/** Wheel notches where the pointer is: a wheel's discrete axis steps, one frame each, as a mouse sends them. */
+export async function waylandWheel(direction: 'up' | 'down' | 'left' | 'right', steps: number): Promise<void> {
   const at = lastPoint;
+  const axis = direction === 'up' || direction === 'down' ? 0 : 1; // vertical_scroll, horizontal_scroll
+  const sign = direction === 'down' || direction === 'right' ? 1 : -1;
   await withPointer((send) => {
-    if (at) {
-      send(1, [now(), at.x, at.y, at.width, at.height]);
-      send(4, []);
-    }
-    for (let i = 0; i < count; i++) {
-      send(2, [now(), BUTTON_CODE[button], 1]);
-      send(4, []);
-      send(2, [now(), BUTTON_CODE[button], 0]);
+    if (at) motion(send, at);
+    for (let i = 0; i < steps; i++) {
+      send(5, [0]); // axis_source: wheel
+      send(7, [now(), axis, fixed(sign * WHEEL_NOTCH), sign]); // axis_discrete
       send(4, []);
     }
   });
+}
+
+/** Visits `steps` points from `from` to `to` (its end included), `durationMs` spread between them. */
+export async function alongPath(
+  from: { x: number; y: number },
+  to: { x: number; y: number },
+  steps: number,
+  durationMs: number,
+  visit: (p: { x: number; y: number }) => Promise<void>,
+): Promise<void> {
+  for (let i = 1; i <= steps; i++) {
+    if (durationMs > 0) await new Promise((r) => setTimeout(r, durationMs / steps));
+    const t = i / steps;
+    await visit({ x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t });
+  }
+}
+
+/**
+ * A drag: press at `from`, `steps` motions to `to` (`durationMs` spread over them), release. Each step is
+ * its own frame and roundtrip, as a hand's motion arrives; the button is let go even when a step fails.
+ */
+export async function waylandDrag(
+  from: { x: number; y: number },
+  to: { x: number; y: number },
+  steps: number,
+  durationMs: number,
+  button: 'left' | 'right' | 'middle',
+): Promise<void> {
+  const start = await place(from.x, from.y);
+  const end = await place(to.x, to.y);
+  await withPointer((send) => {
+    motion(send, start);
+    buttonEvent(send, button, true);
+  });
+  let last = start;
+  try {
+    await alongPath(start, end, steps, durationMs, async ({ x, y }) => {
+      const p = { ...end, x: Math.round(x), y: Math.round(y) };
+      last = p;
+      await withPointer((send) => motion(send, p));
+    });
+  } finally {
+    lastPoint = last;
+    await withPointer((send) => buttonEvent(send, button, false));
+  }
 }

@@ -4,9 +4,9 @@
 // count from its window. Keystrokes go through the wlroots virtual-keyboard protocol (wtype), screenshots
 // through screencopy (grim), the pointer through virtual-pointer (wayland-pointer.ts). What a compositor
 // does not offer is refused naming what is missing and the alternative (an element target).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { PNG } from 'pngjs';
 import { Refusal } from '../routing/refusal.js';
@@ -198,6 +198,84 @@ export async function waylandPressKeys(keysyms: number[]): Promise<void> {
   for (const k of keys) args.push('-k', `0x${k.toString(16)}`); // xkbcommon reads keysyms in hex
   for (const m of mods.slice().reverse()) args.push('-m', m);
   await run('wtype', args);
+}
+
+/** How long wtype gets to hold the modifiers (it then waits on its input) before a click goes. */
+const MODIFIER_HOLD_WAIT_MS = 2000;
+/** How long wtype gets to let them go and exit once its input ends. */
+const MODIFIER_RELEASE_WAIT_MS = 2000;
+
+/** Whether process `pid` is blocked reading its stdin (fd 0): Linux's /proc/PID/syscall, "0 0x0 ..." is read(0). */
+function readingStdin(pid: number): boolean | null {
+  try {
+    return readFileSync(`/proc/${pid}/syscall`, 'utf8').startsWith('0 0x0 ');
+  } catch {
+    return null; // no such file to read (not Linux, or not allowed): cannot tell
+  }
+}
+
+/**
+ * Runs `work` with `keysyms` (modifiers) held on a virtual keyboard. wtype presses them, then reads the text
+ * to type from its stdin, which stays open for the length of `work`: once it is blocked on that read, the
+ * compositor has the modifiers (wtype makes a roundtrip after each). Ending its input lets them go: wtype
+ * releases them and exits (the compositor drops what a gone keyboard held, too).
+ */
+export async function waylandHoldingModifiers<T>(keysyms: number[], work: () => Promise<T>): Promise<T> {
+  if (!routes().keys) throw noRoute('a click with modifiers', 'virtual-keyboard protocol (wtype)');
+  const mods = keysyms.map((k) => MODIFIERS.get(k) ?? `0x${k.toString(16)}`);
+  const press = mods.flatMap((m) => (m.startsWith('0x') ? ['-P', m] : ['-M', m]));
+  const release = mods
+    .slice()
+    .reverse()
+    .flatMap((m) => (m.startsWith('0x') ? ['-p', m] : ['-m', m]));
+  const child = spawn('wtype', [...press, '-', ...release], { env: process.env, stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + String(d)).slice(-1000);
+  });
+  child.stdin.on('error', () => undefined);
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'gone'));
+    child.on('error', (e) => resolve((e as NodeJS.ErrnoException).code ?? e.message));
+  });
+  let gone: number | string | null = null;
+  void exited.then((c) => {
+    gone = c;
+  });
+  const held = async (): Promise<boolean> => {
+    const deadline = performance.now() + MODIFIER_HOLD_WAIT_MS;
+    while (performance.now() < deadline && gone === null) {
+      const reading = child.pid ? readingStdin(child.pid) : false;
+      if (reading === null) {
+        // Nothing says where wtype is: its roundtrips take a few ms; give it a settle well above that.
+        await new Promise((r) => setTimeout(r, WTYPE_KEYMAP_SETTLE_MS * 3));
+        return gone === null;
+      }
+      if (reading) return true;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return false;
+  };
+  const letGo = async () => {
+    child.stdin.end();
+    const timer = new Promise<'late'>((r) => setTimeout(() => r('late'), MODIFIER_RELEASE_WAIT_MS));
+    if ((await Promise.race([exited, timer])) === 'late' && child.pid) process.kill(child.pid, 'SIGKILL');
+  };
+  if (!(await held())) {
+    await letGo();
+    if (gone === 'ENOENT') throw new Refusal('unavailable', 'wtype is not installed (apt-get install wtype)');
+    throw new Refusal(
+      'unavailable',
+      gone === null
+        ? `wtype did not hold the modifiers ${mods.join('+')} within ${MODIFIER_HOLD_WAIT_MS} ms; nothing was clicked`
+        : `wtype exited before holding the modifiers ${mods.join('+')} (${stderr.trim().split('\n')[0] || `exit ${gone}`}); nothing was clicked`,
+    );
+  }
+  try {
+    return await work();
+  } finally {
+    await letGo();
+  }
 }
 
 /** Text typed through wtype (any Unicode: wtype maps each character into its own keymap). */

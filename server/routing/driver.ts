@@ -136,6 +136,8 @@ export interface SnapshotElement {
   parent_index: number | null;
   /** Backend-private handle to find the element again; never leaves the server. */
   ref: unknown;
+  /** Why the element's text is a secret (a password, one-time code or card field); never leaves the server. */
+  secret?: string;
 }
 
 /** A block of the page's own text (a tab's), placed among the elements where it stands. */

@@ -82,3 +82,24 @@ function isMasked(structured: unknown): boolean {
   const r = structured as { masked?: unknown; refusal?: { masked?: unknown } } | null | undefined;
   return typeof r?.masked === 'string' || typeof r?.refusal?.masked === 'string';
 }
+
+/**
+ * The arguments as an operator approving the call sees them, before it ran (so before any result could say
+ * `masked`): the `text` / `value` of a call whose element_token names a field its snapshot knew as a secret
+ * (`secretOf` says why, or undefined) is masked, and so is each such step of a run_actions call.
+ */
+export function maskedForApproval<T extends Record<string, unknown>>(
+  args: T,
+  secretOf: (token: string) => string | undefined,
+): T {
+  if (typeof args.element_token === 'string' && secretOf(args.element_token))
+    return maskedArgs(args, { masked: secretOf(args.element_token) });
+  if (!Array.isArray(args.steps)) return args;
+  const steps = args.steps.map((step) => {
+    const stepArgs = (step as { args?: unknown })?.args;
+    if (!stepArgs || typeof stepArgs !== 'object' || Array.isArray(stepArgs)) return step;
+    const shown = maskedForApproval(stepArgs as Record<string, unknown>, secretOf);
+    return shown === stepArgs ? step : { ...(step as object), args: shown };
+  });
+  return { ...args, steps };
+}

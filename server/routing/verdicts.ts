@@ -11,37 +11,46 @@ export interface Insertion {
   tail: string;
 }
 
+const codePointCount = (s: string) => [...s].length;
+
 /**
  * The rule both routes share for text inserted at a caret. The field must hold exactly head + inserted +
  * tail: the text landed once, where the caret was. Unchanged is no_effect. A prefix of the text at the
  * caret with nothing else changed is partial (maxlength, a full field). Anything else (the text twice,
- * elsewhere, rewritten by the page) is a mismatch. `landed` is the part of the text that is there.
+ * elsewhere, rewritten by the page) is a mismatch. `landed` is the part of the text that is there;
+ * `delivered` counts the code points that reached the field: on a mismatch, all of them when the field
+ * holds the text rewritten in place (head and tail kept, between them the same letters and digits in
+ * another case, spacing or punctuation: the page upper-cased or formatted what arrived), else none.
  */
 export function judgeInsertion(
   before: string,
   observed: string,
   at: Insertion,
-): { effect: Exclude<Effect, 'unverifiable'>; landed: string } {
+): { effect: Exclude<Effect, 'unverifiable'>; landed: string; delivered: number } {
   const { head, inserted, tail } = at;
-  if (observed === head + inserted + tail) return { effect: 'confirmed', landed: inserted };
-  if (observed === before) return { effect: 'no_effect', landed: '' };
-  if (
-    observed.startsWith(head) &&
-    observed.endsWith(tail) &&
-    observed.length < head.length + inserted.length + tail.length
-  ) {
-    const middle = observed.slice(head.length, observed.length - tail.length);
-    if (middle.length > 0 && inserted.startsWith(middle)) return { effect: 'partial', landed: middle };
-  }
-  return { effect: 'mismatch', landed: '' };
+  if (observed === head + inserted + tail)
+    return { effect: 'confirmed', landed: inserted, delivered: codePointCount(inserted) };
+  if (observed === before) return { effect: 'no_effect', landed: '', delivered: 0 };
+  if (!observed.startsWith(head) || !observed.endsWith(tail) || observed.length < head.length + tail.length)
+    return { effect: 'mismatch', landed: '', delivered: 0 };
+  const middle = observed.slice(head.length, observed.length - tail.length);
+  if (middle.length > 0 && middle.length < inserted.length && inserted.startsWith(middle))
+    return { effect: 'partial', landed: middle, delivered: codePointCount(middle) };
+  const rewritten = middle.length > 0 && fold(inserted) !== '' && fold(middle) === fold(inserted);
+  return { effect: 'mismatch', landed: '', delivered: rewritten ? codePointCount(inserted) : 0 };
 }
+
+/** Text as a rewrite keeps it: letters and digits, case-folded (NFKC), without spaces, punctuation or symbols. */
+const fold = (s: string) =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s\p{P}\p{S}]/gu, '');
 
 /** What setting a value proves: the value asked for, the value before, the value read back. */
 export function judgeValue<T>(wanted: T, before: T, now: T): Exclude<Effect, 'partial' | 'unverifiable'> {
   return now === wanted ? 'confirmed' : now === before ? 'no_effect' : 'mismatch';
 }
-
-const codePointCount = (s: string) => [...s].length;
 
 export interface FieldState {
   kind: 'value' | 'editor';
@@ -165,9 +174,14 @@ function judgeWholeText(before: FieldState, after: FieldState, read: FieldReadBa
   }
   if (landed.effect === 'partial') {
     if (after.maxLength >= 0) evidence.push({ kind: 'max_length', observed: after.maxLength });
-    return { effect: 'partial', delivered: codePointCount(landed.landed), evidence };
+    return { effect: 'partial', delivered: landed.delivered, evidence };
   }
-  return { effect: 'mismatch', delivered: 0, evidence };
+  // Read at once, the field held the text as asked: all of it arrived, and the page rewrote it after.
+  const arrived =
+    read.first && read.settled && judgeInsertion(norm(before.text), norm(read.first.text), { head, inserted, tail });
+  if (arrived && arrived.effect === 'confirmed')
+    return { effect: 'mismatch', delivered: codePointCount(text), evidence };
+  return { effect: 'mismatch', delivered: landed.delivered, evidence };
 }
 
 /** Strings without surrogates (nearly all) are cut by UTF-16 units, without splitting into an array. */
@@ -187,8 +201,8 @@ export function judgeTextAt(
   const at = stringIndex(before, position, utf16);
   const head = before.slice(0, at),
     tail = before.slice(at);
-  const { effect, landed } = judgeInsertion(before, after, { head, inserted: text, tail });
-  return { effect, delivered: codePointCount(landed), expected: head + text + tail };
+  const { effect, delivered } = judgeInsertion(before, after, { head, inserted: text, tail });
+  return { effect, delivered, expected: head + text + tail };
 }
 
 /** The string index (UTF-16 units) of `position` in `text`, counted in code points unless `utf16`. */

@@ -48,10 +48,11 @@ export const runActions = defineTool({
         index: z.number().int(),
         tool: z.string(),
         status: z.enum(['ok', 'failed', 'not_run']),
-        result: z.unknown().optional(),
+        // The single call's result, refusals included (always an object).
+        result: z.looseObject({}).optional(),
       }),
     ),
-    observation: z.unknown().optional(),
+    observation: z.looseObject({}).optional(),
   }),
   annotations: DESTRUCTIVE,
   async handler(args, core, ctx) {

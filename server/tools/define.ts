@@ -47,10 +47,28 @@ function tidy(node: unknown): any {
   const o: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === 'additionalProperties' && v && typeof v === 'object' && !Object.keys(v).length) o[k] = true;
+    else if (k === 'properties' && v && typeof v === 'object')
+      o[k] = Object.fromEntries(Object.entries(v).map(([name, field]) => [name, anyJsonIfBare(tidy(field))]));
+    else if (k === 'items') o[k] = anyJsonIfBare(tidy(v));
     else o[k] = k === 'enum' || k === 'const' || k === 'default' ? v : tidy(v);
   }
   if (o.type === 'string' && (o.enum || o.const !== undefined)) delete o.type;
   return o;
+}
+
+/** One branch per JSON type (a `type` list is less portable: single-type dialects reject it). */
+const ANY_JSON = ['string', 'number', 'boolean', 'object', 'array', 'null'].map((type) => ({ type }));
+const ANNOTATIONS = new Set(['description', 'title', '$comment', 'default', 'examples', 'deprecated']);
+
+/**
+ * A field that may hold any JSON value (evidence's `expected` and `observed`: a text, a count, a list) says
+ * so with one branch per JSON type: a schema with no validation keyword at all is what the MCP Inspector's --strict
+ * check flags as constraining nothing. The same values pass.
+ */
+function anyJsonIfBare(schema: any): any {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  if (!Object.keys(schema).every((k) => ANNOTATIONS.has(k))) return schema;
+  return { ...schema, anyOf: ANY_JSON };
 }
 
 /** A success that has several forms (a union of objects) is still advertised as an object. */

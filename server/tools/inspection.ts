@@ -190,9 +190,10 @@ export const getWindowState = defineTool({
         text: `${header(returned.length)} token_prefix=${tokenPrefix} roles: ${codes} | ${structured.legend}${shown.cut ? ` | ${shown.cut}` : ''}\n${outline}${structured.text ? `\ntext:\n${structured.text}` : ''}`,
       };
     }
-    const returned = matching
-      .slice(0, args.max_elements)
-      .map(({ ref: _ref, ...e }) => ({ ...e, element_token: SnapshotRegistry.token(snapshotId, e.element_index) }));
+    const returned = matching.slice(0, args.max_elements).map(({ ref: _ref, secret: _secret, ...e }) => ({
+      ...e,
+      element_token: SnapshotRegistry.token(snapshotId, e.element_index),
+    }));
     const structured = {
       snapshot_id: snapshotId,
       target: snap.target,

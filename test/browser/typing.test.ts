@@ -29,6 +29,15 @@ describe('plain fields', () => {
     assert.equal((await s.model(page)).text, UNICODE + '!');
   });
 
+  test('a field that upper-cases what arrives: mismatch, and delivered_count says all of it was delivered', async () => {
+    const page = await s.open('plain.html');
+    const snap = await s.snapshot(s.v);
+    const r = await s.v.call('type_text', { element_token: snap.token('Upper-cases on input'), text: 'quiet words' });
+    assert.equal(r.structured.effect, 'mismatch', r.text);
+    assert.equal(r.structured.delivery.delivered_count, 11, r.text);
+    assert.equal((await s.model(page)).upper, 'QUIET WORDS');
+  });
+
   test('textarea keeps newlines', async () => {
     const page = await s.open('plain.html');
     const snap = await s.snapshot(s.v);
@@ -133,6 +142,9 @@ describe('framework-controlled inputs', () => {
     const snap = await s.snapshot(s.v);
     const r = await s.v.call('type_text', { element_token: snap.token('Upper'), text: 'abc' });
     assert.equal(r.structured.effect, 'mismatch', r.text);
+    // The text arrived and the page rewrote it: all of it was delivered.
+    assert.equal(r.structured.delivery.delivered_count, 3, r.text);
+    assert.match(r.text, /delivered_count"?:? ?3/);
     assert.equal((await s.model(page)).upper, 'ABC');
   });
 

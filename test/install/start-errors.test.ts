@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/fixtures.js';
@@ -141,4 +141,44 @@ test('a bad option value and an address this machine does not have', async () =>
   // 192.0.2.0/24 is TEST-NET-1: never an address of this machine.
   const r = await verity(['start', '--port', '0', '--host', '192.0.2.55']);
   cleanFailure(r, /^verity start: cannot listen on 192\.0\.2\.55: .*not an address of this machine; .*--host/);
+});
+
+test('a second gateway on the same config dir is refused, naming --config-dir; the first keeps its gateway.json', async () => {
+  const r = await verity(['start', '--port', '0']);
+  cleanFailure(
+    r,
+    new RegExp(
+      `^verity start: another gateway \\(pid ${first!.pid}\\) already uses the config dir .*config \\(its audit trail and gateway\\.json\\); give each gateway its own --config-dir`,
+    ),
+  );
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '', 'no URL printed for a gateway that did not start');
+  const running = JSON.parse(readFileSync(join(configDir, 'gateway.json'), 'utf8'));
+  assert.equal(running.pid, first!.pid, "the refused start left the first gateway's gateway.json alone");
+});
+
+test('a config dir whose lock was left by a gateway that is gone is taken over', async () => {
+  const other = join(dir, 'left-behind');
+  mkdirSync(other, { recursive: true });
+  const gone = spawn(process.execPath, ['-e', '']);
+  await new Promise((r) => gone.once('exit', r));
+  writeFileSync(join(other, 'gateway.lock'), String(gone.pid));
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'verity.js'), 'start', '--port', '0'], {
+    env: { ...env, VERITY_CONFIG_DIR: other },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    for (let i = 0; i < 300 && !/\/mcp/.test(out) && child.exitCode === null; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.match(out, /\/mcp/, 'the gateway started');
+    assert.equal(readFileSync(join(other, 'gateway.lock'), 'utf8'), String(child.pid), 'the lock is its own now');
+  } finally {
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+  assert.ok(!existsSync(join(other, 'gateway.lock')), 'a gateway that stops gives its config dir up');
 });

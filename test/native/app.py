@@ -158,14 +158,28 @@ def state():
         'selection': list(entry.get_selection_bounds()),
         'focus': (win.get_focus().get_accessible().get_name() if win.get_focus() else None),
         'active': win.is_active(),
+        'press_mods': press_mods['mods'],
+        'notes_scroll': view.get_vadjustment().get_value(),
     }
 
 
 changed = reporter(state)
 on_click = click_counter(clicks, changed)
+# The modifiers held at the last press on the button (what a modifier click must deliver with it).
+press_mods = {'mods': []}
+MODS = (('shift', Gdk.ModifierType.SHIFT_MASK), ('ctrl', Gdk.ModifierType.CONTROL_MASK),
+        ('alt', Gdk.ModifierType.MOD1_MASK))
+
+
+def on_press(_widget, event):
+    press_mods['mods'] = [name for name, mask in MODS if event.state & mask]
+    GLib.idle_add(changed)
+    return False
 
 
 button.connect('clicked', on_click)
+button.connect('button-press-event', on_press)
+view.get_vadjustment().connect('value-changed', changed)
 entry.connect('changed', changed)
 if secret:
     secret.connect('changed', changed)

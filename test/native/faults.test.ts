@@ -149,10 +149,13 @@ describe('native route faults', { skip: missing ?? false }, () => {
     await stillServes(v);
   });
 
-  test('a session bus without the AT-SPI bus: refused naming the AT-SPI bus', async () => {
+  test('a session bus without the AT-SPI bus: refused naming the AT-SPI bus', async (t) => {
+    // A socket path (unix:tmpdir= would be an abstract socket here, which needs the optional usocket).
+    const busDir = mkdtempSync(join(tmpdir(), 'verity-lonely-bus-'));
+    t.after(() => rmSync(busDir, { recursive: true, force: true }));
     const lonely = d.spawn(
       '/usr/bin/dbus-daemon',
-      ['--session', '--nofork', '--print-address=1', '--address=unix:tmpdir=/tmp'],
+      ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(busDir, 'bus')}`],
       { XDG_DATA_DIRS: '/nonexistent', XDG_DATA_HOME: '/nonexistent' },
     );
     const address = await new Promise<string>((resolve) =>

@@ -9,6 +9,7 @@ import { DBusConnection } from '../../server/native/dbus.js';
 import { readFileSync } from 'node:fs';
 import { decodeOutline, webNormOf } from '../../server/tools/outline.js';
 import { PNG } from 'pngjs';
+import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
 
 const missing = missingTools();
 let d: Desktop;
@@ -28,25 +29,7 @@ after(async () => {
 
 const win = () => ({ kind: 'window', pid: app.pid, window_id: app.windowId() });
 
-async function snap(extra: Record<string, unknown> = {}) {
-  const r = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false, ...extra });
-  assert.equal(r.isError, false, r.text);
-  const elements = r.structured.elements as Array<{
-    element_token: string;
-    role: string;
-    label: string;
-    value?: string;
-    frame: { x: number; y: number; w: number; h: number };
-    in_web_content: boolean;
-    focused: boolean;
-  }>;
-  const find = (label: string) => {
-    const e = elements.find((x) => x.label === label);
-    assert.ok(e, `no element "${label}" in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`);
-    return e;
-  };
-  return { r, elements, find, token: (label: string) => find(label).element_token };
-}
+const snap = (extra: Record<string, unknown> = {}) => windowState(v, win(), extra);
 
 describe('native route: inspection', { skip: missing ?? false }, () => {
   test('list_apps and list_windows show the app with its pid, title and bounds', async () => {
@@ -245,74 +228,13 @@ describe('native route: clicks', { skip: missing ?? false }, () => {
   });
 });
 
-describe('native route: drag', { skip: missing ?? false }, () => {
-  test('dragging a slider is proven by its value; dragging across a field by its selection; elsewhere unverifiable', async () => {
-    let s = await snap();
-    const volume = s.find('Volume').frame;
-    const wasVolume = app.state().volume;
-    const y = volume.y + volume.h / 2;
-    const slid = await v.call('drag', {
-      target: win(),
-      from_x: volume.x + volume.w * 0.1,
-      from_y: y,
-      to_x: volume.x + volume.w * 0.8,
-      to_y: y,
-      delivery_mode: 'foreground',
-    });
-    assert.equal(slid.structured.effect, 'confirmed', slid.text);
-    const moved = await app.waitFor((st) => st.volume > wasVolume, 'the slider to move');
-    assert.ok(
-      slid.structured.evidence.some(
-        (e: any) => e.kind === 'drag_state' && e.observed.includes(`after: value ${moved.volume}`),
-      ),
-      slid.text,
-    );
-
-    const set = await v.call('set_value', { element_token: s.token('Name'), value: 'select me please' });
-    assert.equal(set.structured.effect, 'confirmed', set.text);
-    s = await snap();
-    const name = s.find('Name').frame;
-    // GTK takes the first press into an unfocused entry as focusing it, not as a selection: click it first.
-    await v.call('click', {
-      target: win(),
-      x: name.x + name.w - 10,
-      y: name.y + name.h / 2,
-      delivery_mode: 'foreground',
-    });
-    await app.waitFor((x) => x.focus === 'Name', 'the entry to take focus');
-    const selected = await v.call('drag', {
-      target: win(),
-      from_x: name.x + 20,
-      from_y: name.y + name.h / 2,
-      to_x: name.x + 120,
-      to_y: name.y + name.h / 2,
-      delivery_mode: 'foreground',
-    });
-    assert.equal(selected.structured.effect, 'confirmed', selected.text);
-    const st = await app.waitFor(
-      (x) => x.selection.length === 2 && x.selection[1] > x.selection[0],
-      'a selection in the entry',
-    );
-    assert.ok(
-      selected.structured.evidence.some(
-        (e: any) =>
-          e.kind === 'drag_state' && e.observed.includes(`after: selection ${st.selection[0]}-${st.selection[1]}`),
-      ),
-      selected.text,
-    );
-
-    const button = s.find('Press me').frame;
-    const nothing = await v.call('drag', {
-      target: win(),
-      from_x: button.x + 5,
-      from_y: button.y + button.h / 2,
-      to_x: button.x + 5,
-      to_y: button.y + button.h / 2 + 2,
-      delivery_mode: 'foreground',
-    });
-    assert.equal(nothing.structured.effect, 'unverifiable', nothing.text);
-    assert.equal(nothing.structured.escalation?.target, 'verify', nothing.text);
-  });
+describe('native route: drag, wheel and modifier clicks (XTest)', { skip: missing ?? false }, () => {
+  const c = () => ({ v, app, target: win });
+  test('dragging a slider is proven by its value; dragging across a field by its selection; elsewhere unverifiable', () =>
+    dragCases(c()));
+  test('the wheel over the notes moves their scroll bar, confirmed; over the button nothing moves: no_effect', () =>
+    wheelCases(c()));
+  test('a click with ctrl and shift arrives with both held, and the next without', () => modifierClickCases(c()));
 });
 
 describe('native route: keystrokes and the synthesis budget', { skip: missing ?? false }, () => {

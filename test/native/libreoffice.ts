@@ -28,8 +28,12 @@ export function missingOffice(): string | null {
 export interface Office {
   /** The pid of soffice.bin (the process that owns the windows). */
   pid(): number;
-  /** Opens a new document titled `title` (its window: "<title> - LibreOffice Writer" etc.), optionally pre-filled. */
-  open(kind: 'writer' | 'calc' | 'impress', title: string, text?: string): Promise<number>;
+  /**
+   * Opens a new document titled `title` (its window: "<title> - LibreOffice Writer" etc.), optionally
+   * pre-filled, and gives its X11 window id; null on a desktop with no X display (a Wayland window has none),
+   * once the compositor shows it.
+   */
+  open(kind: 'writer' | 'calc' | 'impress', title: string, text?: string): Promise<number | null>;
   /** A Writer document's whole text, from its model (XText.String: paragraphs joined by "\n"). */
   text(title: string): Promise<string>;
   /** A Calc cell's content (first sheet), from its model. */
@@ -130,6 +134,15 @@ export async function startOffice(d: Desktop): Promise<Office> {
     async open(kind, title, text) {
       await ask({ op: 'new', kind, title, ...(text !== undefined ? { text } : {}) });
       const name = `^${title} - LibreOffice ${APP_NAME[kind]}$`;
+      if (!d.display) {
+        await until(
+          () => d.x('swaymsg', ['-t', 'get_tree']).includes(`${title} - LibreOffice ${APP_NAME[kind]}`),
+          `sway to show "${title} - LibreOffice ${APP_NAME[kind]}"`,
+          60_000,
+          100,
+        );
+        return null;
+      }
       return until(
         () => {
           try {

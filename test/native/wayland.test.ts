@@ -12,9 +12,13 @@ import {
   missingWaylandTools,
   startApp,
   startWaylandDesktop,
+  until,
   type Desktop,
   type GtkApp,
 } from './desktop.js';
+import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
+import { formCases } from './form-cases.js';
+import { tkCases } from './tk-cases.js';
 
 const missing = missingWaylandTools();
 const WAYLAND_ID_BASE = 0x4000_0000; // ids of Verity's own, above any X11 id
@@ -59,29 +63,8 @@ async function windowOf(v: Verity, pid: number): Promise<Win> {
   return w;
 }
 
-async function snap(v: Verity, w: Win, extra: Record<string, unknown> = {}) {
-  const r = await v.call('get_window_state', {
-    format: 'full',
-    target: { kind: 'window', pid: w.pid, window_id: w.window_id },
-    include_screenshot: false,
-    ...extra,
-  });
-  assert.equal(r.isError, false, r.text);
-  const elements = r.structured.elements as Array<{
-    element_token: string;
-    role: string;
-    label: string;
-    value?: string;
-    focused: boolean;
-    frame: { x: number; y: number; w: number; h: number };
-  }>;
-  const find = (label: string) => {
-    const e = elements.find((x) => x.label === label);
-    assert.ok(e, `no element "${label}" in ${elements.map((x) => `${x.role}:${x.label}`).join(', ')}`);
-    return e;
-  };
-  return { r, elements, find, token: (label: string) => find(label).element_token };
-}
+const snap = (v: Verity, w: Win, extra: Record<string, unknown> = {}) =>
+  windowState(v, { kind: 'window', pid: w.pid, window_id: w.window_id }, extra);
 
 describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing ?? false }, () => {
   let d: Desktop;
@@ -197,6 +180,43 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     await app.waitFor((st) => st.clicks === before + 1, 'the pixel click to reach the button', 5000);
   });
 
+  const pointerCase = () => ({ v, app, target: () => ({ kind: 'window', pid: w.pid, window_id: w.window_id }) });
+  test('drag through the virtual pointer: a slider by its value, a field by its selection, a button unverifiable', () =>
+    dragCases(pointerCase()));
+  test('the wheel through virtual-pointer axis events: the notes scroll, confirmed; over the button no_effect', () =>
+    wheelCases(pointerCase()));
+  test('a modifier click: wtype holds ctrl and shift around the virtual pointer click, and lets them go', () =>
+    modifierClickCases(pointerCase()));
+
+  test('a modifier click on a window without keyboard focus is refused (modifiers go to the focus only), nothing clicked', async () => {
+    // Sway's focus follows the mouse by default, so the click's own motion would focus the window (and the
+    // modifiers would reach it): off here, as on a compositor that focuses by click.
+    d.x('swaymsg', ['focus_follows_mouse', 'no']);
+    const other = await startApp(d, 'Focus Thief'); // a new window takes the focus
+    try {
+      await windowOf(v, other.pid);
+      await until(() => swayWindow(d, other.pid)?.focused, 'sway to give the new window the focus');
+      const here = await windowOf(v, app.pid); // tiled beside it now: placed again
+      const s = await snap(v, here);
+      const button = s.find('Press me').frame;
+      const clicks = app.state().clicks;
+      const r = await v.call('click', {
+        target: { kind: 'window', pid: here.pid, window_id: here.window_id },
+        x: button.x + button.w / 2,
+        y: button.y + button.h / 2,
+        modifier: ['ctrl'],
+      });
+      assert.equal(r.isError, true, r.text);
+      assert.equal(r.structured.refusal.code, 'focus_failed', r.text);
+      assert.match(r.text, /modifiers.*focused.*foreground/);
+      await new Promise((done) => setTimeout(done, 300));
+      assert.equal(app.state().clicks, clicks, 'nothing was clicked');
+    } finally {
+      await other.kill();
+      d.x('swaymsg', ['focus_follows_mouse', 'yes']);
+    }
+  });
+
   test('a window sway does not show: read by its tree, never clicked at a point, and the desktop says it is incomplete', async () => {
     const hidden = await startApp(d, 'Hidden Form');
     const hw = await windowOf(v, hidden.pid);
@@ -274,6 +294,19 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
     assert.equal(b.structured.effect, 'confirmed', b.text);
     await app.waitFor((st) => st.clicks === before + 1, 'the GTK 4 click');
   });
+
+  // The same form cases as GTK 4 and Qt pass on X11 (form-cases.ts), here a Wayland client.
+  describe('the form cases shared with X11', () => {
+    let w: Win;
+    before(async () => {
+      w = await windowOf(v, app.pid);
+      // The cases start from an empty entry, as the app starts (the case above filled it).
+      const cleared = await v.call('set_value', { element_token: (await snap(v, w)).token('Name'), value: '' });
+      assert.equal(cleared.structured.effect, 'confirmed', cleared.text);
+      await app.waitFor((st) => st.entry === '', 'the emptied entry');
+    });
+    formCases(() => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
+  });
 });
 
 describe('mixed session: XWayland beside Wayland-native windows', { skip: missing ?? false }, () => {
@@ -348,4 +381,7 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
     await native.waitFor((st) => st.term === `${before}w`, 'the backspace on the Wayland terminal');
     assert.equal(x11.state().term, x11Before, 'nothing reached the X11 app');
   });
+
+  // Tk has no Wayland backend: on a Wayland desktop it runs on XWayland, reached by X11 as on an X session.
+  describe('Tk on XWayland', { skip: missingToolkit('tk') ?? false }, () => tkCases(() => ({ d, v })));
 });

@@ -23,6 +23,8 @@ describe('--browser-endpoint: a browser per session from browserless', { skip: m
       VERITY_BROWSER_ENDPOINT: pool.endpoint(),
       VERITY_CONFIG_DIR: setup.dir('cfg'),
       VERITY_POLICY: undefined,
+      // A client gone without DELETE /mcp (its GET stream closed, nothing since) is let go after 1.5 s.
+      VERITY_HTTP_ABANDONED_MS: '1500',
     });
     [a, b] = [await gw.connect(), await gw.connect()];
   });
@@ -42,5 +44,18 @@ describe('--browser-endpoint: a browser per session from browserless', { skip: m
     await untilPressure(pool, (p) => p.running === 1, "A's browser closed by end_session");
     await b.disconnect();
     await untilPressure(pool, (p) => p.running === 0, "B's browser closed with its connection");
+  });
+
+  test('a client gone without DELETE /mcp gives its browser back soon; a quiet client with its GET stream open keeps its session', async () => {
+    await untilPressure(pool, (p) => p.running === 0, 'no browser in use before this test');
+    const c = await gw.connect();
+    ok(await c.call('page', { action: 'navigate', url: setup.task().url('gone') }), 'C navigates');
+    assert.equal((await pool.pressure()).running, 1, "C's browser");
+    // The client goes away without ending its MCP session: its GET stream closes, no DELETE is sent.
+    await c.client.close();
+    await untilPressure(pool, (p) => p.running === 0, "C's browser freed after its GET stream closed");
+    assert.match(gw.stderr(), /its GET stream closed and no request came/);
+    // A has sent nothing for longer than that too, but its GET stream is open: its MCP session still answers.
+    ok(await a.call('get_session'), 'A, quiet with its stream open, is still served');
   });
 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ActionResult } from '../../server/routing/driver.js';
-import { mask, maskedArgs, maskSecrets } from '../../server/routing/secrets.js';
+import { mask, maskedArgs, maskedForApproval, maskSecrets } from '../../server/routing/secrets.js';
 
 const base: ActionResult = {
   effect: 'mismatch',
@@ -68,4 +68,29 @@ test('maskedArgs: a masked call has text and value masked; a batch masks only it
   ]);
   assert.equal(batch.steps[0].args.value, 'card', 'the arguments themselves are not changed');
   assert.equal(maskedArgs(batch, null), batch);
+});
+
+test('maskedForApproval: text and value bound for a secret field are masked before the call runs, batch steps too', () => {
+  const secretOf = (token: string) => (token.startsWith('pw') ? 'a password field' : undefined);
+  assert.deepEqual(maskedForApproval({ element_token: 'pw:1', text: 'hunter2' }, secretOf), {
+    element_token: 'pw:1',
+    text: '•••••••',
+  });
+  const plain = { element_token: 'name:1', text: 'Ada' };
+  assert.equal(maskedForApproval(plain, secretOf), plain, 'an ordinary field is shown whole');
+  const typedAtCaret = { text: 'x' };
+  assert.equal(maskedForApproval(typedAtCaret, secretOf), typedAtCaret, 'no token: nothing known to mask');
+  const batch = {
+    steps: [
+      { tool: 'set_value', args: { element_token: 'pw:2', value: '4111' } },
+      { tool: 'type_text', args: { element_token: 'name:2', text: 'Robin' } },
+      { tool: 'press_key', args: null },
+    ],
+  };
+  assert.deepEqual(maskedForApproval(batch, secretOf).steps, [
+    { tool: 'set_value', args: { element_token: 'pw:2', value: '••••' } },
+    { tool: 'type_text', args: { element_token: 'name:2', text: 'Robin' } },
+    { tool: 'press_key', args: null },
+  ]);
+  assert.equal(batch.steps[0].args!.value, '4111', 'the arguments themselves are not changed');
 });

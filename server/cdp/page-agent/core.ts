@@ -96,6 +96,8 @@ export type SnapshotRow = [
   boolean,
   boolean,
   NameSource,
+  /** Why the field's text is a secret (secretKind), only on such a field: never its text. */
+  string?,
 ];
 export type NameSource = '' | 'icon_guess' | 'colour';
 
@@ -240,6 +242,28 @@ export function secretKind(el: Element | null): string | null {
   return token ? `a field marked autocomplete="${token}"` : null;
 }
 
+/** Fields masked for the capture in progress, with the inline value they had (restored after it). */
+let maskedForCapture: Array<{ el: HTMLElement; before: string; priority: string }> = [];
+
+/**
+ * Shows the text of every secret field (secretKind) other than a password input (Chromium already draws
+ * those as discs) as discs for a screenshot: on, before the capture; off, after it, putting back what the
+ * page had set. Returns how many fields it masked. Fields inside shadow roots are not reached.
+ */
+export function maskSecretFields(on: boolean): number {
+  for (const { el, before, priority } of maskedForCapture)
+    el.style.setProperty('-webkit-text-security', before, priority);
+  maskedForCapture = [];
+  if (!on) return 0;
+  for (const el of document.querySelectorAll<HTMLElement>('input[autocomplete], textarea[autocomplete]')) {
+    if (!secretKind(el) || (el as HTMLInputElement).type === 'password') continue;
+    const before = el.style.getPropertyValue('-webkit-text-security');
+    maskedForCapture.push({ el, before, priority: el.style.getPropertyPriority('-webkit-text-security') });
+    el.style.setProperty('-webkit-text-security', 'disc', 'important');
+  }
+  return maskedForCapture.length;
+}
+
 export function valueOf(el: Element): string | undefined {
   // An editor's caret-sized surface holds at most a window of its text: the value is what the editor shows.
   const shown = isCaretSizedSurface(el) ? renderedLines(el as HTMLElement) : null;
@@ -354,6 +378,7 @@ export function snapshot(snapshotId: string) {
           const [label, source] = shownName(child, role);
           const ownPointer = pointer && !parentPointer;
           weak.push(strong ? '' : !handled.has(child) ? 'pointer' : ownPointer ? 'both' : 'handler');
+          const secret = secretKind(child);
           rows.push([
             role,
             label,
@@ -368,6 +393,7 @@ export function snapshot(snapshotId: string) {
             child.localName === 'iframe' || child.localName === 'frame',
             source === 'icon_guess' || needsAccessibilityTree(child, role, label),
             source,
+            ...((secret ? [secret] : []) as [string?]),
           ]);
         }
       }

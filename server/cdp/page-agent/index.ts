@@ -23,6 +23,7 @@ const pageAgent = {
   watched: core.watched,
   hasFocus: core.hasFocus,
   focusElement: core.focusElement,
+  maskSecretFields: core.maskSecretFields,
   // core.ts, called by tab.ts / snapshot.ts with object handles rather than through Tab.call
   closedRootCandidates: core.closedRootCandidates,
   registerClosedRoot: core.registerClosedRoot,
