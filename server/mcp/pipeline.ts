@@ -40,6 +40,8 @@ export interface PipelineParts {
 
 type Trace = {
   approval?: { id: string; by?: string };
+  /** The call was held for an operator (whatever the operator then said). */
+  approvalAsked?: boolean;
   recording?: { dir: string; step: number; before?: string; after?: string };
   /** Tells the operators' action log, once the call's audit entry exists (so the line can open that entry). */
   noteAction?: (auditId: number | undefined) => void;
@@ -143,7 +145,20 @@ export class CallPipeline {
         logDefect(tool.name, 'audit', e);
       }
       try {
-        trace.noteAction?.(auditId);
+        if (trace.noteAction) trace.noteAction(auditId);
+        // A call refused before it ran (the brake, its arguments, the policy, an operator's denial or an
+        // approval that timed out) is a decision the operators' log shows too, in the session's pane.
+        else if (reply.isError && (!tool.annotations.readOnlyHint || trace.approvalAsked))
+          this.noteAction(
+            sessionKey,
+            undefined,
+            tool.name,
+            maskedArgs(raw, reply.structured),
+            reply,
+            labels,
+            trace.approval,
+            auditId,
+          );
       } catch (e) {
         logDefect(tool.name, 'action log', e);
       }
@@ -174,6 +189,7 @@ export class CallPipeline {
         const shown = maskedForApproval(args, (token) =>
           connection.tokens ? secretOf(connection.tokens, token) : undefined,
         );
+        trace.approvalAsked = true;
         trace.approval = await reportWhile(
           connection.progress,
           `waiting for an operator to approve ${tool.name}`,
@@ -219,7 +235,16 @@ export class CallPipeline {
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
         if (!tool.annotations.readOnlyHint)
           trace.noteAction = (auditId) =>
-            this.noteAction(ctx, tool.name, maskedArgs(args, reply.structured), reply, labels, trace.approval, auditId);
+            this.noteAction(
+              sessions.keyOf(session),
+              session.currentTabId,
+              tool.name,
+              maskedArgs(args, reply.structured),
+              reply,
+              labels,
+              trace.approval,
+              auditId,
+            );
         return reply;
       } finally {
         session.inFlight--;
@@ -288,7 +313,8 @@ export class CallPipeline {
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
   private noteAction(
-    ctx: CallContext,
+    sessionKey: string,
+    currentTabId: string | null | undefined,
     tool: string,
     args: Record<string, unknown>,
     reply: Reply,
@@ -296,14 +322,14 @@ export class CallPipeline {
     approval?: { id: string; by?: string },
     auditId?: number,
   ): void {
-    const { activity, sessions, router } = this.parts;
+    const { activity, router } = this.parts;
     const structured = reply.structured as {
       effect?: string;
       evidence?: ActionEntry['evidence'];
       refusal?: { code: string; message: string };
     };
     const entry = activity.record({
-      sessionKey: ctx.session ? sessions.keyOf(ctx.session) : ctx.connectionId,
+      sessionKey,
       tool,
       summary: labelledSummary(args, labels),
       ...(labels ? { labels } : {}),
@@ -314,9 +340,9 @@ export class CallPipeline {
       evidence: (structured.evidence ?? []).slice(0, 4),
       isError: !!reply.isError,
     });
-    if (!activity.watched || !router.browser.running || !ctx.session?.currentTabId) return;
+    if (!activity.watched || !router.browser.running || !currentTabId) return;
     void router
-      .thumbnail(ctx.session.currentTabId)
+      .thumbnail(currentTabId)
       .then((data) => activity.attachThumbnail(entry, data))
       .catch(() => {
         /* a thumbnail is a courtesy */

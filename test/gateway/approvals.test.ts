@@ -59,6 +59,13 @@ test('an operator approves: the call runs; denies: it is refused; a reader never
     const r = await denied;
     assert.equal(r.structured.refusal.code, 'not_permitted');
     assert.match(r.structured.refusal.message, /denied/);
+    // The denial is a decision the operators' log shows, as the calls that ran are (issue #26 item 1).
+    const logged = await waitFor(
+      () => reader.events.find((e) => e.event === 'action' && e.payload.tool === 'press_key' && e.payload.refusal),
+      'the denied call in the action log',
+    );
+    assert.match(logged.payload.refusal, /^not_permitted: .*denied/);
+    assert.equal(logged.payload.sessionKey.endsWith('/implicit'), true, logged.payload.sessionKey);
     assert.ok(
       !reader.events.some((e) => e.event.startsWith('approval.')),
       'operator.read alone does not see approvals',
