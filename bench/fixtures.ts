@@ -85,7 +85,9 @@ export const TASK_PAGE =
   '<div class="items"><button type="button" id="draft">Save draft</button><button type="button" id="place">Place order</button></div></div>' +
   '<p id="status" role="status"></p>' +
   '<script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script><script>' +
-  "$('#date').datepicker({ defaultDate: new Date(2025, 2, 1), dateFormat: 'yy-mm-dd' });" +
+  // No open/close animation: a picker still fading out when the next observation is read would make the
+  // bytes depend on the machine's speed (both peers read the same page).
+  "$('#date').datepicker({ defaultDate: new Date(2025, 2, 1), dateFormat: 'yy-mm-dd', showAnim: '' });" +
   'let placed = 0, drafts = 0;' +
   'const v = (id) => document.getElementById(id).value;' +
   "document.getElementById('draft').addEventListener('click', () => { drafts++; });" +

@@ -90,9 +90,14 @@ function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
   if (s.timings_ms && typeof s.timings_ms === 'object') timings.push(s.timings_ms as Timings);
 }
 
+const AROUND: ReadonlyArray<keyof Timings> = ['queue', 'lock', 'side_effects'];
+
 export function timingNote(what: string, timings: Timings[]): string {
   const m = (k: keyof Timings) => {
-    const xs = timings.map((t) => t[k]).filter((x): x is number => typeof x === 'number');
+    // An around-phase under 1 ms is left out of the result: it counts here as 0.
+    const xs = timings
+      .map((t) => t[k] ?? (AROUND.includes(k) ? 0 : undefined))
+      .filter((x): x is number => typeof x === 'number');
     return xs.length ? median(xs).toFixed(1) : 'n/a';
   };
   return `Verity ${what} server-side timings_ms (median): resolve ${m('resolve')} (of it the tab lock ${m('lock')}), deliver ${m('deliver')}, verify ${m('verify')}; around them: queue ${m('queue')}, side-effect watch ${m('side_effects')}.`;

@@ -184,8 +184,10 @@ export function causedOf(
 ): Caused | undefined {
   const out: Caused = {};
   if (navigated !== undefined) out.navigated = shownUrl(navigated, policy);
-  // data: and blob: URLs are read from the page itself: no request left it.
-  const sent = requests.filter((e) => !/^(data|blob):/.test(e.url));
+  // data: and blob: URLs are read from the page itself: no request left it. An image, font, style sheet or
+  // media file that loaded is the page's decoration, not an effect of the action worth the model's bytes
+  // (network_requests still lists it); one that failed is shown.
+  const sent = requests.filter((e) => !/^(data|blob):/.test(e.url) && (failed(e) || !DECORATION_TYPES.has(e.type)));
   const ordered = [...sent.filter(failed), ...sent.filter((e) => !failed(e))];
   if (ordered.length) out.requests = ordered.slice(0, MAX_CAUSED_REQUESTS).map((e) => showRequest(e, policy));
   const moreRequests = counts.requests - (requests.length - sent.length) - (out.requests?.length ?? 0);
@@ -237,6 +239,8 @@ function levelOf(type: string): ConsoleLevel {
 
 /** Request types a result waits for (bounded) to be answered: the ones that say whether the action's work landed. */
 const AWAITED_TYPES = new Set(['document', 'xhr', 'fetch']);
+/** Resource types that only dress the page (puppeteer's resourceType()). */
+const DECORATION_TYPES = new Set(['image', 'font', 'stylesheet', 'media']);
 
 /** A tab's buffers and the events that fill them. */
 export class PageActivity {

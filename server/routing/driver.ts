@@ -206,10 +206,15 @@ export interface Driver {
 /** What an action's time went to around its three phases (see ActionResult.timings_ms). */
 export type AroundPhase = 'queue' | 'lock' | 'side_effects';
 
-/** `r` with the time one part around the action took (added to what it says already). */
+/**
+ * `r` with the time one part around the action took (added to what it says already), in tenths of a ms.
+ * Shown only from 1 ms: below that the part did not hold the action up, and every byte of a result is read
+ * by the model on every turn.
+ */
 export function withTiming(r: ActionResult, phase: AroundPhase, ms: number): ActionResult {
-  const sum = (r.timings_ms[phase] ?? 0) + Math.round(ms * 100) / 100;
-  return { ...r, timings_ms: { ...r.timings_ms, [phase]: Math.round(sum * 100) / 100 } };
+  const sum = Math.round(((r.timings_ms[phase] ?? 0) + ms) * 10) / 10;
+  if (sum < 1) return r;
+  return { ...r, timings_ms: { ...r.timings_ms, [phase]: sum } };
 }
 
 /** Measures the three phases every action reports. */
@@ -218,7 +223,7 @@ export class Stopwatch {
   readonly timings = { resolve: 0, deliver: 0, verify: 0 };
   lap(phase: keyof Stopwatch['timings']): void {
     const now = performance.now();
-    this.timings[phase] += Math.round((now - this.last) * 100) / 100;
+    this.timings[phase] = Math.round((this.timings[phase] + now - this.last) * 10) / 10; // tenths: enough to read
     this.last = now;
   }
 }

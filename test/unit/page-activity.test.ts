@@ -81,6 +81,23 @@ test('causedOf: nothing at all is undefined (a result adds no field)', () => {
   assert.equal(causedOf([], [msg('info', 'hello'), msg('warning', 'careful')], undefined, { requests: 0 }), undefined);
 });
 
+test('causedOf: an image, font or style sheet that loaded is left out; one that failed is shown', () => {
+  const requests = [
+    req('https://s.example/icon.png', { type: 'image' }),
+    req('https://s.example/face.woff2', { type: 'font' }),
+    req('https://s.example/site.css', { type: 'stylesheet' }),
+    req('https://s.example/missing.png', { type: 'image', status: 404 }),
+  ];
+  assert.deepEqual(causedOf(requests, [], undefined, { requests: requests.length })?.requests, [
+    { method: 'GET', url: 'https://s.example/missing.png', status: 404 },
+  ]);
+  assert.equal(
+    causedOf(requests.slice(0, 3), [], undefined, { requests: 3 }),
+    undefined,
+    'decoration alone adds nothing',
+  );
+});
+
 test('causedOf: failed requests first, at most MAX_CAUSED_REQUESTS, the rest counted (dropped ones too)', () => {
   const requests = [
     req('https://s.example/ok1'),
