@@ -318,18 +318,7 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   });
   const number = await until(() => /^(\d+)\n/.exec(fdOut)?.[1], 'Xvfb to pick a display', 30_000);
   const display = `:${number}`;
-  // The AT-SPI bus socket would otherwise be the shared ~/.cache/at-spi/bus (measured here: not named after
-  // the display), so desktops started side by side took over each other's socket, and an app started as
-  // another desktop's launcher came up joined that desktop's bus: Qt's bridge then never registered on this
-  // one (2 starts in 10). A runtime directory of this desktop's own keeps its bus private.
-  const a11yRuntime = join(dir, 'a11y-runtime');
-  mkdirSync(a11yRuntime, { mode: 0o700 });
-  const { env, fullEnv, stopBuses } = await startBuses(
-    dir,
-    started,
-    { DISPLAY: display },
-    { XDG_RUNTIME_DIR: a11yRuntime },
-  );
+  const { env, fullEnv, stopBuses } = await startBuses(dir, started, { DISPLAY: display });
   // Before -noreset, openbox sometimes never claimed the display (1 start in 12 at worst). It is still
   // given 15 s, then replaced once, and a second failure says what it was doing.
   const wmReady = () => spawnSync('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env: fullEnv(), encoding: 'utf8' });
