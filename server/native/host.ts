@@ -18,6 +18,7 @@ import {
   processName,
   topWindowAt,
   windowGone,
+  windowOfOtherPid,
   type XWindow,
 } from './x11.js';
 
@@ -388,27 +389,13 @@ export class NativeHost {
           `Wayland window ${windowId} is not shown (its frame closed or is hidden); call list_windows`,
           { window_id: windowId },
         );
-      if (pid !== undefined && win.pid !== pid)
-        throw new Refusal(
-          'target_not_found',
-          `window ${windowId} belongs to pid ${win.pid}, not ${pid}; call list_windows`,
-          {
-            window_id: windowId,
-            pid: win.pid,
-          },
-        );
+      if (pid !== undefined && win.pid !== pid) throw windowOfOtherPid(windowId, pid, win.pid);
       return win;
     }
     const x = await describeWindow(windowId);
     if (!x.viewable)
       throw new Refusal('target_not_found', `window ${windowId} is not shown (unmapped or closed); call list_windows`);
-    if (pid !== undefined && x.pid !== null && x.pid !== pid) {
-      throw new Refusal(
-        'target_not_found',
-        `window ${windowId} belongs to pid ${x.pid}, not ${pid}; call list_windows`,
-        { window_id: windowId, pid: x.pid },
-      );
-    }
+    if (pid !== undefined && x.pid !== null && x.pid !== pid) throw windowOfOtherPid(windowId, pid, x.pid);
     const atspi = await this.atspi();
     const known = this.frames.get(windowId);
     // A window of an app the policy refuses is refused as one that does not exist.

@@ -33,6 +33,7 @@ import {
   processName,
   topWindowAt,
   windowGone,
+  windowOfOtherPid,
 } from './x11.js';
 
 type Rect = { x: number; y: number; w: number; h: number };
@@ -323,15 +324,7 @@ export class NutjsHost {
       ? await describeWindow(windowId).then((w) => (w.viewable ? w : null))
       : (await this.everyWindow()).find((w) => w.id === windowId);
     if (!win || (await this.refusalOf(win))) throw windowGone(windowId);
-    if (pid !== undefined && win.pid !== null && win.pid !== pid)
-      throw new Refusal(
-        'target_not_found',
-        `window ${windowId} belongs to pid ${win.pid}, not ${pid}; call list_windows`,
-        {
-          window_id: windowId,
-          pid: win.pid,
-        },
-      );
+    if (pid !== undefined && win.pid !== null && win.pid !== pid) throw windowOfOtherPid(windowId, pid, win.pid);
     return win;
   }
 

@@ -27,6 +27,14 @@ export function windowGone(id: number): Refusal {
   );
 }
 
+/** The error for a window target whose `pid` is not the window's own (`actual`). */
+export function windowOfOtherPid(id: number, pid: number, actual: number | null): Refusal {
+  return new Refusal('target_not_found', `window ${id} belongs to pid ${actual}, not ${pid}; call list_windows`, {
+    window_id: id,
+    pid: actual,
+  });
+}
+
 async function tool(bin: string, args: string[], windowId?: number): Promise<string> {
   try {
     return await x11Tool(bin, args);
