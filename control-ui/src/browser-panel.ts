@@ -41,6 +41,7 @@ export class BrowserPanel extends LitElement {
   frames = 0;
   url = '';
   tabs: TabRow[] = [];
+  private tabsAsked = 0;
   inControl = false;
   noBrowser = false;
   private streaming: string | null = null;
@@ -129,6 +130,9 @@ export class BrowserPanel extends LitElement {
     this.client?.on('browser.frame', this.onFrame);
     this.client?.on('browser.location', this.onLocation);
     if (changed.has('tabId') && this.picked && this.picked.while !== this.tabId) this.picked = null; // the agent moved on: follow it
+    // The session's tab changed (a new tab, one closed): the strip is asked again at once, not only once the
+    // screencast of the new tab has started, which a loaded machine can hold up past the operator's patience.
+    if (this.active && (changed.has('tabId') || changed.has('sessionKey'))) void this.refreshTabs();
     if (!this.active && this.inControl) this.setControl(false);
     const tab = this.picked?.tab ?? this.tabId;
     const want = this.active ? `${tab ?? ''}|${this.sessionKey ?? ''}` : null;
@@ -187,13 +191,15 @@ export class BrowserPanel extends LitElement {
   }
 
   private async refreshTabs(): Promise<void> {
+    const asked = ++this.tabsAsked;
     if (!this.sessionKey || !this.online) {
       this.tabs = [];
       return;
     }
-    this.tabs = (
-      await this.client.request('browser.tabs', { sessionKey: this.sessionKey }).catch(() => ({ tabs: [] }))
-    ).tabs;
+    const { tabs } = await this.client
+      .request('browser.tabs', { sessionKey: this.sessionKey })
+      .catch(() => ({ tabs: [] as TabRow[] }));
+    if (asked === this.tabsAsked) this.tabs = tabs; // an older answer never replaces a newer one
   }
 
   private pick(tab: string): void {
