@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { launchChromium } from './chromium.js';
 import { startFixtures } from './fixtures.js';
 import { REPO_ROOT, startPlaywright, startVerity } from './mcp.js';
+import { writeReadmeTable } from './readme-table.js';
 import { ProcessRegistry } from './procs.js';
 import { cellErrors, renderMarkdown } from './report.js';
 import { sections as allSections } from './sections/index.js';
@@ -101,6 +102,11 @@ export async function runBench(sections: Section[], opts: Options, procs: Proces
     const out = join(REPO_ROOT, 'bench', 'latest.md');
     writeFileSync(out, md);
     log(`wrote ${out}`);
+    // Only a whole run speaks for the README (a --only run leaves out rows).
+    if (!opts.only) {
+      writeReadmeTable(REPO_ROOT, md, version, new Date());
+      log('wrote the README table');
+    }
   }
   return sectionErrors.length || cellErrors(rows).length ? 1 : 0;
 }
