@@ -70,6 +70,25 @@ const STEADY = { warmup: 200, iterations: 60 };
 const TURNS = { warmup: 2000, iterations: 1000 };
 
 /** Reads `read` every millisecond until `done` holds of it or `boundMs` passed; the last value read. */
+/** `verity mcp` on this desktop: its environment is taken from ours at spawn time, then ours is put back. */
+async function verityOn(ctx: BenchContext, d: Desktop, name: string): Promise<McpSession> {
+  const saved = { ...process.env };
+  Object.assign(process.env, d.env);
+  try {
+    return await startMcp(ctx.procs, {
+      name,
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'],
+      cwd: REPO_ROOT,
+    });
+  } finally {
+    for (const k of Object.keys(d.env)) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  }
+}
+
 async function readUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, boundMs: number): Promise<T> {
   const deadline = performance.now() + boundMs;
   for (;;) {
@@ -123,22 +142,7 @@ export const nativeSection: Section = {
       const windowId = app.windowId();
       d.x('xdotool', ['windowactivate', '--sync', String(windowId)]);
 
-      // Verity's MCP server on this desktop: its environment is taken from ours at spawn time.
-      const saved = { ...process.env };
-      Object.assign(process.env, d.env);
-      try {
-        verity = await startMcp(ctx.procs, {
-          name: 'verity-native',
-          command: process.execPath,
-          args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'],
-          cwd: REPO_ROOT,
-        });
-      } finally {
-        for (const k of Object.keys(d.env)) {
-          if (saved[k] === undefined) delete process.env[k];
-          else process.env[k] = saved[k];
-        }
-      }
+      verity = await verityOn(ctx, d, 'verity-native');
       const v = verity;
       const target = { kind: 'window', pid: app.pid, window_id: windowId };
 
@@ -639,21 +643,7 @@ export async function waylandTyping(ctx: BenchContext): Promise<Row[]> {
     d = await startWaylandDesktop();
     const desktop = d;
     const app = await startApp(d, 'Bench Wayland');
-    const saved = { ...process.env };
-    Object.assign(process.env, d.env);
-    try {
-      v = await startMcp(ctx.procs, {
-        name: 'verity-wayland',
-        command: process.execPath,
-        args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'],
-        cwd: REPO_ROOT,
-      });
-    } finally {
-      for (const k of Object.keys(d.env)) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
-    }
+    v = await verityOn(ctx, d, 'verity-wayland');
     const session = v;
     const listed = await session.call('list_windows', {});
     const win = (

@@ -22,6 +22,28 @@ import {
 } from '../../server/mcp/sdk-fast-path.js';
 import { ROOT } from '../helpers/fixtures.js';
 
+/** A linked in-memory pair whose server side counts what reaches the SDK's router (the first onmessage assigned). */
+function countedPair() {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const routed: string[] = [];
+  let onmessage: ((m: JSONRPCMessage, extra?: unknown) => void) | undefined;
+  let assignments = 0;
+  Object.defineProperty(serverSide, 'onmessage', {
+    configurable: true,
+    get: () => onmessage,
+    set(fn: (m: JSONRPCMessage, extra?: unknown) => void) {
+      onmessage =
+        ++assignments === 1
+          ? (m, extra) => {
+              routed.push('method' in m ? m.method : 'response');
+              fn(m, extra);
+            }
+          : fn;
+    },
+  });
+  return { clientSide, serverSide, routed };
+}
+
 test("requests take the fast path into the SDK's _onrequest; notifications take the SDK's router", async () => {
   const core = new Verity({});
   const server = createMcpServer(core, { connectionId: 'fast-path-test' });
@@ -42,23 +64,7 @@ test("requests take the fast path into the SDK's _onrequest; notifications take 
   };
 
   // The router the SDK installs on the transport (the first onmessage assigned), counted.
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const routed: string[] = [];
-  let onmessage: ((m: JSONRPCMessage, extra?: unknown) => void) | undefined;
-  let assignments = 0;
-  Object.defineProperty(serverSide, 'onmessage', {
-    configurable: true,
-    get: () => onmessage,
-    set(fn: (m: JSONRPCMessage, extra?: unknown) => void) {
-      onmessage =
-        ++assignments === 1
-          ? (m, extra) => {
-              routed.push('method' in m ? m.method : 'response');
-              fn(m, extra);
-            }
-          : fn;
-    },
-  });
+  const { clientSide, serverSide, routed } = countedPair();
 
   const fast = await connectMcp(server, serverSide, core);
   assert.equal(fast, true, 'connectMcp installed the fast path');
@@ -158,23 +164,7 @@ test("on another SDK version both hooks stay off and every request takes the SDK
   assert.equal(skipSdkRechecks(server, callTool, '1.33.0'), false);
   assert.equal(handlers.get('tools/call'), sdkPath, "the SDK's own tools/call handler is kept");
   // Requests reach the SDK's router (the first onmessage it assigns), and anticipate still sees them.
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const routed: string[] = [];
-  let onmessage: ((m: JSONRPCMessage, extra?: unknown) => void) | undefined;
-  let assignments = 0;
-  Object.defineProperty(serverSide, 'onmessage', {
-    configurable: true,
-    get: () => onmessage,
-    set(fn: (m: JSONRPCMessage, extra?: unknown) => void) {
-      onmessage =
-        ++assignments === 1
-          ? (m, extra) => {
-              routed.push('method' in m ? m.method : 'response');
-              fn(m, extra);
-            }
-          : fn;
-    },
-  });
+  const { clientSide, serverSide, routed } = countedPair();
   const seen: string[] = [];
   assert.equal(await connectFast(server, serverSide, (request) => seen.push(request.method), '1.33.0'), false);
   const client = new Client({ name: 'fallback-test', version: '1' });
