@@ -11,7 +11,7 @@ export interface ActionEntry {
   summary: string;
   effect: string | null;
   refusal: string | null;
-  /** The call's read-back evidence (routing/driver.ts Evidence), the first few pieces. */
+  /** The call's read-back evidence (contract/driver.ts Evidence), the first few pieces. */
   evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>;
   isError: boolean;
   thumbnail?: string;

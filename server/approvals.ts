@@ -1,7 +1,7 @@
 // Operator approvals: a tool the policy holds for approval waits (bounded) for an operator with the
 // operator.approvals scope to approve or deny it. With no operator connected it is refused at once.
 import { EventEmitter } from 'node:events';
-import { Refusal } from './routing/refusal.js';
+import { Refusal } from './contract/refusal.js';
 import { LIMITS } from './limits.js';
 
 /** What an approver sees: the tool, a one-line summary, and the call's arguments whole (never cut). */

@@ -1,7 +1,7 @@
 // get_window_state for a tab: every frame's interactive elements (cross-origin iframes and closed shadow
 // roots included), merged into one list in document order, with frames in screenshot pixels.
-import type { Snapshot, SnapshotElement, SnapshotText } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+import type { Snapshot, SnapshotElement, SnapshotText } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import { SnapshotRegistry } from '../routing/snapshots.js';
 import type { Frame, Tab } from './tab.js';
 import type { SnapshotRow } from './page-agent/core.js';

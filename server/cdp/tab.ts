@@ -3,7 +3,7 @@
 // from a frame's own viewport to the tab's top-level viewport (what Input.dispatchMouseEvent expects).
 import { readFileSync } from 'node:fs';
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
-import { Refusal, bounded } from '../routing/refusal.js';
+import { Refusal, bounded } from '../contract/refusal.js';
 import type { PageAgent } from './page-agent/index.js';
 import { foldTabLock } from './tab-lock.js';
 import { HANDLER_HOOK_SOURCE } from './handler-hook.js';

@@ -156,7 +156,7 @@ export const sessionsDelta = z.strictObject({
 });
 export type SessionsDelta = z.infer<typeof sessionsDelta>;
 
-/** One piece of read-back evidence (routing/driver.ts Evidence). */
+/** One piece of read-back evidence (contract/driver.ts Evidence). */
 export const evidenceItem = z.looseObject({
   kind: z.string(),
   expected: z.unknown().optional(),

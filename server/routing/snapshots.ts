@@ -1,7 +1,7 @@
 // Element tokens. A token names one element of one snapshot; a newer snapshot of the same target makes
 // every older token of that target stale, and a stale token never falls back to anything.
-import type { Snapshot, SnapshotElement } from './driver.js';
-import { Refusal } from './refusal.js';
+import type { Snapshot, SnapshotElement } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 
 interface Stored {
   id: string;

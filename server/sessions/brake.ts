@@ -3,7 +3,7 @@
 // that is its MCP connection with every session label it uses: an agent could otherwise step around a
 // stopped session by naming another label. Ending one session is the session manager's (`end`).
 import { EventEmitter } from 'node:events';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { LIMITS } from '../limits.js';
 import { reportWhile, type Progress } from '../progress.js';
 

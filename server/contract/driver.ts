@@ -30,7 +30,7 @@ export interface ActionResult {
   /**
    * Why the target's text is masked in this result (a password field, a one-time code or card number
    * field, an AT-SPI password text): its expected/observed show one • per character. The verdict was
-   * reached on the full text before masking (routing/secrets.ts).
+   * reached on the full text before masking (contract/secrets.ts).
    */
   masked?: string;
   /** What else the action caused: a tab opened, a download, a dialog now blocking the page. */
