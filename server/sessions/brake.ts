@@ -9,13 +9,9 @@ import { reportWhile, type Progress } from '../progress.js';
 
 export type BrakeState = 'running' | 'paused' | 'stopped';
 
-/** What the operator's views show of a held agent: the state, who set it and when, and how many calls wait. */
-export interface BrakeStatus {
-  state: BrakeState;
-  by: string | null;
-  since: string | null;
-  waiting: number;
-}
+/** What the operator's views show of a held agent (the state, who set it and when, calls waiting): contract/wire.ts. */
+export type { BrakeStatus } from '../contract/wire.js';
+import type { BrakeStatus } from '../contract/wire.js';
 
 interface Held {
   state: 'paused' | 'stopped';
