@@ -7,11 +7,11 @@ import { Refusal } from '../contract/refusal.js';
 import { LIMITS } from '../limits.js';
 import { reportWhile, type Progress } from '../progress.js';
 
-export type BrakeState = 'running' | 'paused' | 'stopped';
-
 /** What the operator's views show of a held agent (the state, who set it and when, calls waiting): contract/wire.ts. */
 export type { BrakeStatus } from '../contract/wire.js';
 import type { BrakeStatus } from '../contract/wire.js';
+
+export type BrakeState = BrakeStatus['state'];
 
 interface Held {
   state: 'paused' | 'stopped';
