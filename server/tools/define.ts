@@ -2,8 +2,8 @@
 // result: input schemas as advertised, argument checks, reply texts.
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ActionResult } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+import type { ActionResult } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import type { Reply, ToolDef } from './context.js';
 import { refusal as refusalSchema } from './schemas.js';
 
