@@ -136,6 +136,9 @@ describe('two Control UIs and a bound agent', () => {
       assert.equal(gone.structured.refusal.code, 'unavailable');
       assert.match(gone.structured.refusal.message, /UNAVAILABLE/);
       assert.deepEqual(await layoutOf(b), before, 'no fallback broadcast to the other Control UI');
+    } catch (e) {
+      process.stderr.write(`GATEWAY STDERR:\n${gw.stderr().slice(-6000)}\n`);
+      throw e;
     } finally {
       await agent.close();
       await unbound.close();
