@@ -16,25 +16,52 @@ export interface ApprovalRequest {
   expiresAt: string;
   /** What the call's element tokens name ("button \"Submit claim\""), so the card shows labels, not tokens. */
   labels?: Record<string, string>;
+  /** The page (origin and title) or app the call acts on, resolved before the card is shown. */
+  target?: ApprovalTarget;
 }
 
-/** How a request ended: approved or denied by an operator (named), timed out, or cancelled by the brake. */
+/** What a held call acts on: a tab (its origin and title) or a native app's window. */
+export interface ApprovalTarget {
+  kind: 'tab' | 'app';
+  /** A tab: its id, origin (`https://example.com`; the scheme for data: and about: pages) and title. */
+  tab_id?: string;
+  origin?: string;
+  /** A tab's title, or the app's window title. */
+  title?: string;
+  /** An app: its name (the process), and pid. */
+  app?: string;
+  pid?: number;
+}
+
+/**
+ * How a request ended: approved or denied by an operator (named), timed out, cancelled by the brake, or
+ * withdrawn because its client gave up (cancelled the request or closed its connection; `detail` says which).
+ */
 export interface ApprovalOutcome {
   id: string;
   approved: boolean;
-  reason: 'operator' | 'timeout' | 'cancelled';
+  reason: 'operator' | 'timeout' | 'cancelled' | 'withdrawn';
   by?: string;
+  detail?: string;
   tool: string;
   sessionKey: string;
 }
 
 export interface ApprovalOptions {
   timeoutMs?: number;
+  /** The brake (or the session's end): the card goes, reason `cancelled`. */
   signal?: AbortSignal;
+  /** The client gave up (its request cancelled, its connection closed): the card is withdrawn, its reason the detail. */
+  clientGone?: AbortSignal;
   labels?: Record<string, string>;
+  target?: ApprovalTarget;
 }
 
-export const APPROVAL_TIMEOUT_MS = 120_000;
+/**
+ * How long a held call waits by default (--approval-timeout-s): under the 60 s an MCP SDK client waits for
+ * a reply by default, so such a client hears the time-out rather than giving up first.
+ */
+export const APPROVAL_TIMEOUT_MS = 55_000;
 
 /** What approvals tell their listeners (the gateway sends both on; the audit trail notes both). */
 interface ApprovalEvents {
@@ -86,8 +113,9 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
         { needs_approval: true, tool, limit: LIMITS.pendingApprovals, retryable: true },
       );
     }
-    const signal = options.signal;
+    const { signal, clientGone } = options;
     if (signal?.aborted) throw signal.reason;
+    if (clientGone?.aborted) throw withdrawnRefusal(tool, clientGone);
     const now = Date.now();
     const request: ApprovalRequest = {
       id: `ap-${++this.counter}`,
@@ -98,20 +126,35 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
       requestedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutMs).toISOString(),
       ...(options.labels && Object.keys(options.labels).length ? { labels: options.labels } : {}),
+      ...(options.target ? { target: options.target } : {}),
     };
-    const outcome = (approved: boolean, reason: ApprovalOutcome['reason'], by?: string): ApprovalOutcome => ({
+    const outcome = (
+      approved: boolean,
+      reason: ApprovalOutcome['reason'],
+      by?: string,
+      detail?: string,
+    ): ApprovalOutcome => ({
       id: request.id,
       approved,
       reason,
       ...(by ? { by } : {}),
+      ...(detail ? { detail } : {}),
       tool,
       sessionKey,
     });
-    const decision = await new Promise<{ approved: boolean; by?: string } | null | 'cancelled'>((resolve) => {
-      const finish = (value: { approved: boolean; by?: string } | null | 'cancelled') => {
+    type Decision = { approved: boolean; by?: string } | null | 'cancelled' | 'withdrawn';
+    const decision = await new Promise<Decision>((resolve) => {
+      const finish = (value: Decision) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        clientGone?.removeEventListener('abort', onGone);
         resolve(value);
+      };
+      // Nobody is left to hear the answer: the card is withdrawn (marked so), not left counting down.
+      const onGone = () => {
+        this.pending.delete(request.id);
+        this.emit('resolved', outcome(false, 'withdrawn', undefined, goneBecause(clientGone!)));
+        finish('withdrawn');
       };
       // The brake stopped the agent (or its session ended): the card goes away and the call is refused with the brake's reason.
       const onAbort = () => {
@@ -125,10 +168,12 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
         finish(null);
       }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
+      clientGone?.addEventListener('abort', onGone, { once: true });
       this.pending.set(request.id, { request, decide: (approved, by) => finish({ approved, by }) });
       this.emit('requested', request);
     });
     if (decision === 'cancelled') throw signal!.reason;
+    if (decision === 'withdrawn') throw withdrawnRefusal(tool, clientGone!, request.id);
     if (decision === null)
       throw new Refusal(
         'not_permitted',
@@ -162,4 +207,20 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
     this.emit('resolved', outcome);
     return true;
   }
+}
+
+/** Why a client is taken to have given up: its abort reason when it is a sentence, else that it cancelled. */
+function goneBecause(clientGone: AbortSignal): string {
+  const reason = clientGone.reason;
+  if (typeof reason === 'string' && reason) return reason;
+  return 'the client cancelled the request';
+}
+
+/** The refusal of a call whose client gave up waiting (it is recorded; the client itself hears nothing). */
+function withdrawnRefusal(tool: string, clientGone: AbortSignal, approvalId?: string): Refusal {
+  return new Refusal(
+    'not_permitted',
+    `${tool} was withdrawn from the approval queue before an operator decided: ${goneBecause(clientGone)}`,
+    { needs_approval: true, tool, withdrawn: true, ...(approvalId ? { approval_id: approvalId } : {}) },
+  );
 }

@@ -197,14 +197,27 @@ export const approvalRequest = z.strictObject({
   /** When it times out (the Control UI counts down to it). */
   expiresAt: z.string(),
   labels: z.record(z.string(), z.string()).optional(),
+  /** What the call acts on, found before the card was shown: a tab (origin, title) or a native app. */
+  target: z
+    .strictObject({
+      kind: z.enum(['tab', 'app']),
+      tab_id: z.string().optional(),
+      origin: z.string().optional(),
+      title: z.string().optional(),
+      app: z.string().optional(),
+      pid: z.number().int().optional(),
+    })
+    .optional(),
 });
 export type ApprovalRequest = z.infer<typeof approvalRequest>;
 
 export const approvalResolved = z.strictObject({
   id: z.string(),
   approved: z.boolean(),
-  reason: z.enum(['operator', 'timeout', 'cancelled']),
+  /** `withdrawn`: its client gave up (cancelled the request, or its connection closed); `detail` says which. */
+  reason: z.enum(['operator', 'timeout', 'cancelled', 'withdrawn']),
   by: z.string().optional(),
+  detail: z.string().optional(),
   tool: z.string(),
   sessionKey: z.string(),
 });
@@ -292,6 +305,23 @@ export const brakeParams = z.strictObject({ sessionKey });
 export type BrakeParams = z.infer<typeof brakeParams>;
 export type BrakeStatus = z.infer<typeof brakeState>;
 
+/**
+ * Who acted, as the trail keeps it for good (the session may end, the gateway restart): the MCP client's
+ * name and version (initialize's clientInfo), the credential it connected with (an id, never the secret),
+ * its connection and the session label.
+ */
+export const auditActor = z.strictObject({
+  client: z.string(),
+  client_version: z.string(),
+  /** `agent` (the agent credential over /mcp), `agent+link:<id>` (with an agent link; the id is a hash, not the link), `stdio` (started by its client). */
+  credential: z.string(),
+  connection: z.string(),
+  /** The session label; `implicit` for the connection's default session. */
+  session: z.string(),
+  transport: z.string(),
+});
+export type AuditActor = z.infer<typeof auditActor>;
+
 export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
 export type AuditKind = (typeof auditKinds)[number];
 
@@ -322,6 +352,10 @@ export const auditEntry = z.strictObject({
   labels: z.record(z.string(), z.string()).optional(),
   /** Who did it, for what an operator did (approve, deny, stop, input). */
   by: z.string().optional(),
+  /** The agent whose session this is (every entry of a session that had a connection). */
+  actor: auditActor.optional(),
+  /** An approval: the page or app the held call acted on. */
+  target: approvalRequest.shape.target,
   /** The approval a call went through, and who gave it. */
   approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
   duration_ms: z.number().optional(),
@@ -345,6 +379,8 @@ export const auditQueryParams = z
     tool: z.string().max(128).optional(),
     verdict: z.string().max(64).optional(),
     kind: z.enum(auditKinds).optional(),
+    /** The agent: entries whose actor's client (clientInfo name) is this, across its sessions. */
+    client: z.string().max(256).optional(),
     text: z.string().max(500).optional(),
     from: when,
     to: when,
@@ -361,7 +397,13 @@ export const auditPage = z.strictObject({
 });
 export type AuditPage = z.infer<typeof auditPage>;
 /** The sessions the trail knows, newest first. */
-export const auditSession = z.strictObject({ sessionKey: z.string(), entries: z.number().int(), last: z.string() });
+export const auditSession = z.strictObject({
+  sessionKey: z.string(),
+  entries: z.number().int(),
+  last: z.string(),
+  /** Who the session's agent was (kept after it ended). */
+  actor: auditActor.optional(),
+});
 /** audit.image: a recorded call's before or after PNG, base64. */
 export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
 /** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
