@@ -189,7 +189,8 @@ describe('approvals worth answering', () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-approval][data-withdrawn="true"]').length === 2, {
       timeout: 15_000,
     });
-    for (const dismiss of await page.$$(`${card()} button.dismiss`)) await dismiss.click();
+    // Each Dismiss re-renders the queue: one at a time.
+    while (await page.$(`${card()} button.dismiss`)) await page.click(`${card()} button.dismiss`);
     await page.waitForFunction(() => !document.querySelector('[data-approval]'), { timeout: 15_000 });
   });
 });
