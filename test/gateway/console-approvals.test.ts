@@ -77,6 +77,11 @@ describe('approvals worth answering', () => {
     await a.call('screen', { action: 'navigate' }); // the session's pane, where the denial must show
     const pending = a.call('click', { element_token: token });
     await cardWaiting();
+    // --approval-timeout-s 40: the card counts down from it (the default would be 55).
+    const left = Number(
+      await page.$eval(`${card()} [data-approval-countdown]`, (e) => (e as HTMLElement).dataset.approvalCountdown),
+    );
+    assert.ok(left > 10 && left <= 40, `counts down from 40 s: ${left}`);
     assert.match(await page.$eval(`${card()} [data-approval-target="tab"]`, (e) => e.textContent!), /data: · "Claims"/);
     assert.match(
       await page.$eval(`${card()} [data-approval-labels]`, (e) => e.textContent!),
