@@ -1,51 +1,15 @@
 // Operator approvals: a tool the policy holds for approval waits (bounded) for an operator with the
 // operator.approvals scope to approve or deny it. With no operator connected it is refused at once.
 import { EventEmitter } from 'node:events';
-import { Refusal } from './routing/refusal.js';
+import { Refusal } from './contract/refusal.js';
 import { LIMITS } from './limits.js';
 
-/** What an approver sees: the tool, a one-line summary, and the call's arguments whole (never cut). */
-export interface ApprovalRequest {
-  id: string;
-  tool: string;
-  summary: string;
-  arguments: Record<string, unknown>;
-  sessionKey: string;
-  requestedAt: string;
-  /** When it times out (the Control UI counts down to it). */
-  expiresAt: string;
-  /** What the call's element tokens name ("button \"Submit claim\""), so the card shows labels, not tokens. */
-  labels?: Record<string, string>;
-  /** The page (origin and title) or app the call acts on, resolved before the card is shown. */
-  target?: ApprovalTarget;
-}
-
-/** What a held call acts on: a tab (its origin and title) or a native app's window. */
-export interface ApprovalTarget {
-  kind: 'tab' | 'app';
-  /** A tab: its id, origin (`https://example.com`; the scheme for data: and about: pages) and title. */
-  tab_id?: string;
-  origin?: string;
-  /** A tab's title, or the app's window title. */
-  title?: string;
-  /** An app: its name (the process), and pid. */
-  app?: string;
-  pid?: number;
-}
-
 /**
- * How a request ended: approved or denied by an operator (named), timed out, cancelled by the brake, or
- * withdrawn because its client gave up (cancelled the request or closed its connection; `detail` says which).
+ * What an approver sees (the tool, a one-line summary, the arguments whole) and how a request ended: wire
+ * shapes, declared once in contract/wire.ts.
  */
-export interface ApprovalOutcome {
-  id: string;
-  approved: boolean;
-  reason: 'operator' | 'timeout' | 'cancelled' | 'withdrawn';
-  by?: string;
-  detail?: string;
-  tool: string;
-  sessionKey: string;
-}
+export type { ApprovalRequest, ApprovalResolved as ApprovalOutcome, ApprovalTarget } from './contract/wire.js';
+import type { ApprovalRequest, ApprovalResolved as ApprovalOutcome, ApprovalTarget } from './contract/wire.js';
 
 export interface ApprovalOptions {
   timeoutMs?: number;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Approvals, type ApprovalOutcome, type ApprovalRequest } from '../../server/approvals.js';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 
 function queue() {
   const approvals = new Approvals();
