@@ -4,12 +4,15 @@
 // expected vs observed for every piece of evidence, the element labels, who approved it, and the
 // before/after images side by side when the session was recording.
 import { LitElement, html, nothing } from 'lit';
-import type { AuditEntry } from '../../server/gateway/protocol.js';
+import type { AuditActor, AuditEntry } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
+import { targetLine } from './approval-card.js';
 import './audit.css';
 
 interface Filters {
   sessionKey: string;
+  /** The agent (its clientInfo name), across its sessions. */
+  client: string;
   tool: string;
   verdict: string;
   text: string;
@@ -31,6 +34,7 @@ const VERDICTS = [
   'denied',
   'timed_out',
   'cancelled',
+  'withdrawn',
   'stopped',
   'paused',
   'resumed',
@@ -39,6 +43,15 @@ const VERDICTS = [
 ];
 /** Entries the view holds at once; older ones are dropped from view (they stay in the store). */
 const SHOWN_MAX = 2000;
+
+/** A session named by its actor (the trail keeps it after the session ended): `claude-code 1.2 · research (ended, a1b2c3d4)`. */
+export function actorTitle(actor: AuditActor | undefined, sessionKey: string): string {
+  const connection = (actor?.connection ?? sessionKey.split('/')[0]).replace(/^http-/, '').slice(0, 8);
+  if (!actor) return `a session that ended (${connection})`;
+  const client = `${actor.client}${actor.client_version ? ` ${actor.client_version}` : ''}`;
+  const session = actor.session === 'implicit' ? '(default session)' : `· ${actor.session}`;
+  return `${client} ${session} (ended, ${connection})`;
+}
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v)));
 
@@ -57,12 +70,12 @@ export class AuditLog extends LitElement {
   };
   client!: GatewayClient;
   open = false;
-  /** How the app names a sessionKey (its label and client). */
-  titleOf: (sessionKey: string) => string = (k) => k;
+  /** How the app names a sessionKey it knows (its label and client); null for one it does not (named from the trail). */
+  titleOf: (sessionKey: string) => string | null = () => null;
   entries: AuditEntry[] = [];
   nextBefore: number | null = null;
-  filters: Filters = { sessionKey: '', tool: '', verdict: '', text: '', from: '', to: '' };
-  knownSessions: Array<{ sessionKey: string; entries: number; last: string }> = [];
+  filters: Filters = { sessionKey: '', client: '', tool: '', verdict: '', text: '', from: '', to: '' };
+  knownSessions: Array<{ sessionKey: string; entries: number; last: string; actor?: AuditActor }> = [];
   selected: AuditEntry | null = null;
   images: { before?: string; after?: string; note?: string } = {};
   status = '';
@@ -116,7 +129,7 @@ export class AuditLog extends LitElement {
    * shown on top of it.
    */
   async showEntry(sessionKey: string, id: number): Promise<void> {
-    this.filters = { sessionKey, tool: '', verdict: '', text: '', from: '', to: '' };
+    this.filters = { sessionKey, client: '', tool: '', verdict: '', text: '', from: '', to: '' };
     await this.reload();
     let entry = this.entries.find((e) => e.id === id);
     if (!entry) {
@@ -140,6 +153,7 @@ export class AuditLog extends LitElement {
   private shows(e: AuditEntry): boolean {
     const f = this.filters;
     if (f.sessionKey && e.sessionKey !== f.sessionKey) return false;
+    if (f.client && e.actor?.client !== f.client) return false;
     if (f.tool && e.tool !== f.tool) return false;
     if (f.verdict && e.verdict !== f.verdict) return false;
     if (f.to) return false; // a window that ends in the past gets no live entries
@@ -153,6 +167,7 @@ export class AuditLog extends LitElement {
     return Object.fromEntries(
       Object.entries({
         sessionKey: f.sessionKey || undefined,
+        client: f.client || undefined,
         tool: f.tool || undefined,
         verdict: f.verdict || undefined,
         text: f.text || undefined,
@@ -246,10 +261,25 @@ export class AuditLog extends LitElement {
     }
   }
 
+  /** A session's name: the app's while it knows the session, else its actor's as the trail kept it. */
+  private nameOf(sessionKey: string, actor?: AuditActor): string {
+    return (
+      this.titleOf(sessionKey) ??
+      actorTitle(actor ?? this.knownSessions.find((s) => s.sessionKey === sessionKey)?.actor, sessionKey)
+    );
+  }
+
   render() {
     if (!this.open) return nothing;
     const f = this.filters;
     const sessions = new Set([...this.knownSessions.map((s) => s.sessionKey), ...(f.sessionKey ? [f.sessionKey] : [])]);
+    // The agents: each client name once, however many sessions it had.
+    const agents = [
+      ...new Set([
+        ...this.knownSessions.flatMap((s) => (s.actor ? [s.actor.client] : [])),
+        ...(f.client ? [f.client] : []),
+      ]),
+    ].sort();
     const tools = [...new Set(this.entries.map((e) => e.tool))].sort();
     return html`<section class="audit-log" data-audit-log aria-label="Audit log">
       <header class="audit-head">
@@ -265,7 +295,11 @@ export class AuditLog extends LitElement {
       }}>
         <label>Session <select data-audit-filter="session" @change=${(e: Event) => this.setFilter('sessionKey', (e.target as HTMLSelectElement).value)}>
           <option value="" ?selected=${!f.sessionKey}>all</option>
-          ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.titleOf(k)}</option>`)}
+          ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.nameOf(k)}</option>`)}
+        </select></label>
+        <label>Agent <select data-audit-filter="client" @change=${(e: Event) => this.setFilter('client', (e.target as HTMLSelectElement).value)}>
+          <option value="" ?selected=${!f.client}>all</option>
+          ${agents.map((c) => html`<option value=${c} ?selected=${c === f.client}>${c}</option>`)}
         </select></label>
         <label>Tool <input data-audit-filter="tool" list="audit-tools" size="10" .value=${f.tool} @change=${(e: Event) => this.setFilter('tool', (e.target as HTMLInputElement).value.trim())}></label>
         <datalist id="audit-tools">${tools.map((t) => html`<option value=${t}></option>`)}</datalist>
@@ -292,7 +326,7 @@ export class AuditLog extends LitElement {
     return html`<li class="audit-entry kind-${e.kind} ${e.isError ? 'bad' : ''}" data-audit-entry=${e.id} data-tool=${e.tool} data-verdict=${e.verdict} data-session-key=${e.sessionKey}>
       <button class="audit-line" aria-expanded=${String(open)} @click=${() => this.select(e)}>
         <small class="muted">${new Date(e.at).toLocaleString()}</small>
-        <span class="audit-session">${this.titleOf(e.sessionKey)}</span>
+        <span class="audit-session" data-audit-actor=${e.actor?.client ?? ''}>${this.nameOf(e.sessionKey, e.actor)}</span>
         <code>${e.tool}</code> <span class="effect ${e.verdict}">${e.verdict}</span>
         ${e.approval?.by && e.kind === 'call' ? html`<span class="approval-mark" data-approved-by=${e.approval.by}>approved by ${e.approval.by}</span>` : nothing}
         ${e.by && e.kind !== 'call' ? html`<small>by ${e.by}</small>` : nothing}
@@ -303,6 +337,8 @@ export class AuditLog extends LitElement {
       ${
         detail
           ? html`<div class="audit-detail" data-audit-detail>
+        ${detail.actor ? html`<div data-audit-who>agent <b>${detail.actor.client} ${detail.actor.client_version}</b> · session ${detail.actor.session} · connection <code>${detail.actor.connection}</code> (${detail.actor.transport}) · credential <code>${detail.actor.credential}</code></div>` : nothing}
+        ${detail.target ? html`<div data-audit-target>on ${targetLine(detail.target)}</div>` : nothing}
         ${detail.labels ? html`<div data-audit-labels>${Object.entries(detail.labels).map(([token, label]) => html`<div><code>${token}</code> = ${label}</div>`)}</div>` : nothing}
         ${
           this.images.before || this.images.after

@@ -178,8 +178,12 @@ export class VerityApp extends LitElement {
       this.approvals = [...this.approvals, request];
       this.announcement = `Approval needed: ${request.tool} from ${this.sessionTitle(request.sessionKey)}.`;
     });
-    this.client.on('approval.resolved', ({ id }) => {
-      this.approvals = this.approvals.filter((a) => a.id !== id);
+    this.client.on('approval.resolved', ({ id, reason, detail }) => {
+      // A call whose client gave up stays in the queue, marked withdrawn (the operator sees why it went), until dismissed.
+      this.approvals =
+        reason === 'withdrawn'
+          ? this.approvals.map((a) => (a.id === id ? { ...a, withdrawn: detail ?? 'its client gave up' } : a))
+          : this.approvals.filter((a) => a.id !== id);
     });
     if (!token || !url) {
       this.conn = 'unauthorized';
@@ -252,6 +256,10 @@ export class VerityApp extends LitElement {
   }
 
   private resolveApproval(id: string, approve: boolean): void {
+    if (this.approvals.find((a) => a.id === id)?.withdrawn) {
+      this.approvals = this.approvals.filter((a) => a.id !== id); // its Dismiss
+      return;
+    }
     void this.client.request('approvals.resolve', { id, approve }).catch((e) => {
       this.error = e.message;
     });
@@ -267,8 +275,13 @@ export class VerityApp extends LitElement {
   }
 
   private sessionTitle(key: string): string {
+    return this.knownTitle(key) ?? 'a session that ended';
+  }
+
+  /** A session's name while this page knows its row (live, or closed here); null past that (the audit log names it from the trail). */
+  private knownTitle(key: string): string | null {
     const s = this.sessions.find((row) => row.sessionKey === key) ?? this.closed.find((row) => row.sessionKey === key);
-    return s ? sessionName(s) : 'a session that ended';
+    return s ? sessionName(s) : null;
   }
 
   render() {
@@ -282,7 +295,9 @@ export class VerityApp extends LitElement {
     // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
     // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
     const sidebarShown =
-      layout.sidebar || this.approvals.length > 0 || this.sessions.some((s) => s.brake && s.brake.state !== 'running');
+      layout.sidebar ||
+      this.approvals.some((a) => !a.withdrawn) ||
+      this.sessions.some((s) => s.brake && s.brake.state !== 'running');
     return html`
       <header class="bar">
         <button class="icon" aria-label=${layout.sidebar ? 'Hide the sidebar' : 'Show the sidebar'} aria-expanded=${String(layout.sidebar)} title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}><span aria-hidden="true">☰</span></button>
@@ -327,10 +342,10 @@ export class VerityApp extends LitElement {
               </span>
             </li>`,
           )}</ul>
-          <h2 id="approvals-heading">Approvals <small>${this.approvals.length}</small></h2>
+          <h2 id="approvals-heading">Approvals <small>${this.approvals.filter((a) => !a.withdrawn).length}</small></h2>
           <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map(
             (a) => html`
-            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`,
+            <li data-approval=${a.id} data-withdrawn=${String(!!a.withdrawn)}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`,
           )}</ul>
           ${
             this.pairings
@@ -365,7 +380,7 @@ export class VerityApp extends LitElement {
             .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`,
           )}
         </main>
-        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.sessionTitle(k)} @close-log=${() => {
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.knownTitle(k)} @close-log=${() => {
           this.logOpen = false;
         }}></verity-audit-log>
       </div>`;

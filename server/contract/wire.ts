@@ -184,15 +184,34 @@ export const approvalRequest = z.strictObject({
   expiresAt: z.string(),
   /** What the call's element tokens name ("button \"Submit claim\""), so the card shows labels, not tokens. */
   labels: z.record(z.string(), z.string()).optional(),
+  /** What the call acts on, found before the card was shown: a tab (its origin and title) or a native app. */
+  target: z
+    .strictObject({
+      kind: z.enum(['tab', 'app']),
+      /** A tab: its id, origin (`https://example.com`; the scheme for data: and about: pages) and title. */
+      tab_id: z.string().optional(),
+      origin: z.string().optional(),
+      title: z.string().optional(),
+      /** An app: its process name, and pid. */
+      app: z.string().optional(),
+      pid: z.number().int().optional(),
+    })
+    .optional(),
 });
 export type ApprovalRequest = z.infer<typeof approvalRequest>;
+/** What a held call acts on (the card's page or app line). */
+export type ApprovalTarget = NonNullable<ApprovalRequest['target']>;
 
-/** How a request ended: approved or denied by an operator (named), timed out, or cancelled by the brake. */
+/**
+ * How a request ended: approved or denied by an operator (named), timed out, cancelled by the brake, or
+ * withdrawn because its client gave up (cancelled the request or closed its connection; `detail` says which).
+ */
 export const approvalResolved = z.strictObject({
   id: z.string(),
   approved: z.boolean(),
-  reason: z.enum(['operator', 'timeout', 'cancelled']),
+  reason: z.enum(['operator', 'timeout', 'cancelled', 'withdrawn']),
   by: z.string().optional(),
+  detail: z.string().optional(),
   tool: z.string(),
   sessionKey: z.string(),
 });

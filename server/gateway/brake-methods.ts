@@ -110,6 +110,7 @@ export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodC
         tool: p?.tool || undefined,
         verdict: p?.verdict || undefined,
         kind: p?.kind,
+        client: p?.client || undefined,
         text: p?.text,
         from: parseTime(p?.from, 'from'),
         to: parseTime(p?.to, 'to'),

@@ -221,6 +221,23 @@ const sessionKey = z.string().min(1).max(512);
 export const brakeParams = z.strictObject({ sessionKey });
 export type BrakeParams = z.infer<typeof brakeParams>;
 
+/**
+ * Who acted, as the trail keeps it for good (the session may end, the gateway restart): the MCP client's
+ * name and version (initialize's clientInfo), the credential it connected with (an id, never the secret),
+ * its connection and the session label.
+ */
+export const auditActor = z.strictObject({
+  client: z.string(),
+  client_version: z.string(),
+  /** `agent` (the agent credential over /mcp), `agent+link:<id>` (with an agent link; the id is a hash, not the link), `stdio` (started by its client). */
+  credential: z.string(),
+  connection: z.string(),
+  /** The session label; `implicit` for the connection's default session. */
+  session: z.string(),
+  transport: z.string(),
+});
+export type AuditActor = z.infer<typeof auditActor>;
+
 export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
 export type AuditKind = (typeof auditKinds)[number];
 
@@ -251,6 +268,10 @@ export const auditEntry = z.strictObject({
   labels: z.record(z.string(), z.string()).optional(),
   /** Who did it, for what an operator did (approve, deny, stop, input). */
   by: z.string().optional(),
+  /** The agent whose session this is (every entry of a session that had a connection). */
+  actor: auditActor.optional(),
+  /** An approval: the page or app the held call acted on. */
+  target: approvalRequest.shape.target,
   /** The approval a call went through, and who gave it. */
   approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
   duration_ms: z.number().optional(),
@@ -274,6 +295,8 @@ export const auditQueryParams = z
     tool: z.string().max(128).optional(),
     verdict: z.string().max(64).optional(),
     kind: z.enum(auditKinds).optional(),
+    /** The agent: entries whose actor's client (clientInfo name) is this, across its sessions. */
+    client: z.string().max(256).optional(),
     text: z.string().max(500).optional(),
     from: when,
     to: when,
@@ -290,7 +313,13 @@ export const auditPage = z.strictObject({
 });
 export type AuditPage = z.infer<typeof auditPage>;
 /** The sessions the trail knows, newest first. */
-export const auditSession = z.strictObject({ sessionKey: z.string(), entries: z.number().int(), last: z.string() });
+export const auditSession = z.strictObject({
+  sessionKey: z.string(),
+  entries: z.number().int(),
+  last: z.string(),
+  /** Who the session's agent was (kept after it ended). */
+  actor: auditActor.optional(),
+});
 /** audit.image: a recorded call's before or after PNG, base64. */
 export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
 /** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
