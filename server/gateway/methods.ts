@@ -44,6 +44,8 @@ export interface MethodContext {
   agentConnected(connectionId: string): boolean;
   /** The operator gives a tab to a session's connection. */
   assignTab(tabId: string, connectionId: string): void;
+  /** Runs the operator's input to a tab in that tab's action line (an agent's action in flight finishes first). */
+  operatorInput<T>(tabId: string, work: () => Promise<T>): Promise<T>;
   sessionList(): SessionRow[];
   dispatchUiCommand(connId: string, command: UiCommand): boolean;
   readonly links: Pick<Links, 'mint' | 'reclaim'>;
@@ -249,14 +251,15 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
     scope: 'operator.write',
     handler: async (p, _c, gw) => {
       const tab = await gw.browser.findTab(p.tab_id);
-      if (p.action !== 'go') {
-        await stepHistory(tab, p.action);
+      const step = p.action;
+      if (step !== 'go') {
+        await gw.operatorInput(tab.id, () => stepHistory(tab, step));
         return { ok: true };
       }
       const url = operatorUrl(p.url ?? '');
       if (!url)
         throw new GatewayError('INVALID_REQUEST', 'browser.navigate: url: give an http(s) address or about:blank');
-      await tab.session.send('Page.navigate', { url });
+      await gw.operatorInput(tab.id, () => tab.session.send('Page.navigate', { url }));
       return { ok: true, url };
     },
   },
@@ -283,7 +286,9 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'browser.input': {
     scope: 'operator.write',
     handler: async (p, conn, gw) => {
-      await forwardInput(await gw.browser.findTab(p.tab_id), p);
+      const tab = await gw.browser.findTab(p.tab_id);
+      // In the tab's line: an agent's action in flight (its delivery and read-back) finishes first.
+      await gw.operatorInput(tab.id, () => forwardInput(tab, p));
       logOperatorInput(gw, conn, p);
       return { ok: true };
     },

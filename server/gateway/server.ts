@@ -186,6 +186,7 @@ export class Gateway {
       audit: core.audit,
       agentConnected: (connectionId) => core.connections.has(connectionId),
       assignTab: (tabId, connectionId) => core.router.assignTab(tabId, connectionId),
+      operatorInput: (tabId, work) => core.router.operatorInput(tabId, work),
       sessionList: () => this.sessionList(),
       dispatchUiCommand: (connId, command) => this.dispatchUiCommand(connId, command),
       links: this.links,
