@@ -3,7 +3,19 @@
 import { LitElement, html, nothing } from 'lit';
 import { GatewayClient, type ConnState } from './gateway.js';
 import { apply, focusedSession, loadLayout, saveLayout, type Layout, type UiCommand } from './layout.js';
-import { closedRows, connectionBanner, dockGrid, sessionName, shortcut, type PanelPlace } from './console.js';
+import {
+  badge,
+  closedRows,
+  connectionBanner,
+  dockGrid,
+  lastActionMark,
+  loneSession,
+  sessionName,
+  shortcut,
+  shownState,
+  type PanelPlace,
+} from './console.js';
+import { evidenceFields } from './evidence.js';
 import './terminal-panel.js';
 import './browser-panel.js';
 import { installBrakeShortcuts } from './brake-controls.js';
@@ -97,6 +109,8 @@ export class VerityApp extends LitElement {
   narrow = false;
   /** What the polite live region last said (approvals, connection state), for screen readers. */
   announcement = '';
+  /** Sessions the main area showed by itself (the only one there was): closing its pane is not undone. */
+  private shownAlone = new Set<string>();
   /** When the gateway last answered (the banner says how old the greyed view is). */
   private lastConnected: Date | null = null;
   private narrowQuery = matchMedia('(max-width: 999px)');
@@ -245,6 +259,15 @@ export class VerityApp extends LitElement {
     this.actions = new Map(this.actions).set(entry.sessionKey, list.slice(-100));
   }
 
+  /** With one session and no pane, the main area shows that session (once: a pane the operator closes stays closed). */
+  updated(): void {
+    if (this.conn !== 'connected' || this.layout.columns.length > 0) return;
+    const lone = loneSession(this.sessions);
+    if (!lone || this.shownAlone.has(lone.sessionKey)) return;
+    this.shownAlone.add(lone.sessionKey);
+    this.command({ kind: 'navigate', sessionKey: lone.sessionKey });
+  }
+
   /** The one way the layout changes: an agent's ui.command or the operator's own click. */
   command(command: UiCommand): void {
     this.layout = apply(this.layout, command);
@@ -319,7 +342,7 @@ export class VerityApp extends LitElement {
             (s) => html`
             <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
               <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
-              <small>${s.transport} · <span data-session-state>${s.state}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}</small>
+              <small>${s.transport} · <span data-session-state>${shownState(s)}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}${this.renderLastMark(s.sessionKey)}</small>
               ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .name=${sessionName(s)} .status=${s.brake}></verity-brake>`}
               <span class="row-actions">
                 <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
@@ -346,7 +369,7 @@ export class VerityApp extends LitElement {
         </aside>
         <main class="work ${this.narrow ? 'narrow' : ''}" style=${grid.style}>
           <section class="panes" style=${grid.panes} aria-label="Session panes">
-            ${layout.columns.length === 0 ? html`<p class="empty muted">Pick a session in the sidebar to watch it here.</p>` : nothing}
+            ${layout.columns.length === 0 ? this.renderEmptyMain() : nothing}
             ${layout.columns.map((column) => html`<div class="column">${column.map((pane) => this.renderPane(pane.id, pane.sessionKey))}</div>`)}
           </section>
           ${(['right', 'bottom'] as const).map(
@@ -369,6 +392,27 @@ export class VerityApp extends LitElement {
           this.logOpen = false;
         }}></verity-audit-log>
       </div>`;
+  }
+
+  /** The main area without a pane: what to do next, for as many sessions as there are. */
+  private renderEmptyMain() {
+    const live = this.sessions.filter((s) => !s.awaiting_first_call);
+    if (live.length === 0)
+      return this.sessions.length
+        ? html`<p class="empty muted" data-empty-main="connected">${this.sessions.map(sessionName).join(', ')} connected: its first call shows here.</p>`
+        : html`<p class="empty muted" data-empty-main="none">No agent is connected yet. Connect one (stdio or HTTP, "connect an agent" above): it appears in the sidebar and here.</p>`;
+    const lone = loneSession(live);
+    if (lone)
+      return html`<p class="empty muted" data-empty-main="one">One session: <button class="link" @click=${() => this.command({ kind: 'navigate', sessionKey: lone.sessionKey })}>watch ${sessionName(lone)}</button>.</p>`;
+    return html`<p class="empty muted" data-empty-main="many">Pick a session in the sidebar to watch it here.</p>`;
+  }
+
+  /** The sidebar's mark for a session whose last action failed or did not do what was asked. */
+  private renderLastMark(key: string) {
+    const mark = lastActionMark(this.actions.get(key) ?? []);
+    return mark
+      ? html` · <span class="last-mark" data-last-action=${mark} title=${`Its last action: ${mark}`}>⚠ last: ${mark.replace('_', ' ')}</span>`
+      : nothing;
   }
 
   /** A docked panel's frame: its name, dock side and close buttons; the panel itself stays the same element. */
@@ -433,8 +477,8 @@ export class VerityApp extends LitElement {
           if (!focused) this.command({ kind: 'focus', paneId: id });
         }}>
         <header>
-          <strong>${name}</strong>
-          <small data-pane-state>${session ? `${session.state} · ${session.client || session.transport}` : 'closed'}</small>
+          <strong title=${name}>${name}</strong>
+          <small data-pane-state title=${session ? `${shownState(session)} · ${session.transport}` : 'closed'}>${session ? `${shownState(session)} · ${session.transport}` : 'closed'}</small>
           <span class="spacer"></span>
           ${
             session
@@ -482,18 +526,13 @@ export class VerityApp extends LitElement {
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
                 <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
-                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : (ev.detail ?? '')}</div>`)}
+                ${a.evidence.map(evidenceFields)}
               </div>
             </li>`,
             )}
         </ol>
       </article>`;
   }
-}
-
-/** An action's badge: its effect, "refused", or "ok" for tools that report no effect (page, screen). */
-function badge(a: ActionRow): string {
-  return a.effect ?? (a.refusal ? 'refused' : a.isError ? 'failed' : 'ok');
 }
 
 customElements.define('verity-app', VerityApp);

@@ -57,6 +57,8 @@ export interface MethodContext {
   connectedPairings(): Set<string>;
   revokePairing(id: string): boolean;
   tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab>;
+  /** The session driving a tab now, or null. */
+  tabOwner(tabId: string): SessionRow | null;
   readonly screencasts: Map<string, Screencast>;
   stopScreencast(conn: GatewayConnection): void;
   readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
@@ -234,7 +236,18 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
       );
       gw.screencasts.set(conn.connId, cast);
       conn.disposers.add(() => gw.stopScreencast(conn));
-      return { tab_id: tab.id, url: tab.page.url(), title: await tab.page.title().catch(() => '') };
+      const owner = gw.tabOwner(tab.id);
+      return {
+        tab_id: tab.id,
+        url: tab.page.url(),
+        title: await tab.page.title().catch(() => ''),
+        owner: owner && {
+          sessionKey: owner.sessionKey,
+          session: owner.session,
+          client: owner.client,
+          transport: owner.transport,
+        },
+      };
     },
   },
   'browser.screencast.resize': {

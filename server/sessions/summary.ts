@@ -27,4 +27,6 @@ export type SessionRow = ReturnType<typeof sessionSummary> & {
   client: string;
   tab_id: string | null;
   brake: import('./brake.js').BrakeStatus;
+  /** An agent connected and made no call yet: the row of the default session its first call will have. */
+  awaiting_first_call?: boolean;
 };
