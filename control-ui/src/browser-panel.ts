@@ -187,6 +187,7 @@ export class BrowserPanel extends LitElement {
           this.status = this.noBrowser ? '' : e.message;
           this.shownTab = null;
           this.owner = undefined;
+          this.frames = 0; // the last frame was of a tab no longer shown: not left on screen
           this.url = '';
         },
       );

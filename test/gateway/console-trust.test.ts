@@ -60,7 +60,8 @@ describe('a console an operator can trust', () => {
       await page.click('[data-panel="browser"] [data-take-control]');
       await page.waitForSelector('[data-panel="browser"] [data-take-control][aria-pressed="true"]', { timeout: 5000 });
       const token = await tokenOf(agent, 'typing', 'Notes');
-      const long = 'The quick brown fox jumps over the lazy dog. '.repeat(8).trim();
+      // Long enough to be worth a delay, short enough that results carry it whole (longer ones are elided).
+      const long = 'The quick brown fox jumps over the lazy dog. '.repeat(4).trim();
       const typed = agent.call('type_text', { element_token: token, text: long, session: 'typing' });
       // The field blocks its page for 2.5 s once the text arrives; 600 ms in, the action is in flight.
       await new Promise((r) => setTimeout(r, 600));
@@ -175,9 +176,14 @@ describe('a console an operator can trust', () => {
           timeout: 10_000,
         },
       );
-      const crop = await page.$eval('[data-audit-detail] [data-audit-image="after"]', (e) => e.getBoundingClientRect());
+      const box = (selector: string) =>
+        page.$eval(selector, (e) => {
+          const r = e.getBoundingClientRect();
+          return { width: r.width, height: r.height };
+        });
+      const crop = await box('[data-audit-detail] [data-audit-image="after"]');
       assert.ok(crop.width <= 700, `cropped around the field, not the whole page: ${crop.width} px wide`);
-      const outline = await page.$eval('[data-target-outline]', (e) => e.getBoundingClientRect());
+      const outline = await box('[data-target-outline]');
       assert.ok(outline.width > 20 && outline.height > 10, `the field outlined: ${JSON.stringify(outline)}`);
       // The whole page is one click away.
       await page.click('[data-audit-detail] [data-whole-page]');
