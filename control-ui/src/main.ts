@@ -27,6 +27,12 @@ import './audit-log.js';
 import './styles.css';
 import type { ActionEntry as ActionRow, HelloOk, PairingRow, SessionRow } from '../../server/gateway/protocol.js';
 
+/**
+ * The id of the pane the main area shows by itself when the layout has none and there is one session: not
+ * part of the layout (nothing is saved, no agent's command moved anything), made a real pane by a split.
+ */
+const SOLO_PANE = 'solo';
+
 /** Where a reloaded tab finds its single-use resume ticket (never the credential: see connection()). */
 const RESUME_KEY = 'verity.resume';
 /** Where versions before issue #22 kept the operator credential; deleted on every load. */
@@ -109,8 +115,6 @@ export class VerityApp extends LitElement {
   narrow = false;
   /** What the polite live region last said (approvals, connection state), for screen readers. */
   announcement = '';
-  /** Sessions the main area showed by itself (the only one there was): closing its pane is not undone. */
-  private shownAlone = new Set<string>();
   /** When the gateway last answered (the banner says how old the greyed view is). */
   private lastConnected: Date | null = null;
   private narrowQuery = matchMedia('(max-width: 999px)');
@@ -138,7 +142,7 @@ export class VerityApp extends LitElement {
     installBrakeShortcuts(
       window,
       () => {
-        const key = focusedSession(this.layout);
+        const key = this.focusedKey();
         return { client: this.client, sessionKey: key, status: this.sessions.find((s) => s.sessionKey === key)?.brake };
       },
       (m) => {
@@ -259,13 +263,14 @@ export class VerityApp extends LitElement {
     this.actions = new Map(this.actions).set(entry.sessionKey, list.slice(-100));
   }
 
-  /** With one session and no pane, the main area shows that session (once: a pane the operator closes stays closed). */
-  updated(): void {
-    if (this.conn !== 'connected' || this.layout.columns.length > 0) return;
-    const lone = loneSession(this.sessions);
-    if (!lone || this.shownAlone.has(lone.sessionKey)) return;
-    this.shownAlone.add(lone.sessionKey);
-    this.command({ kind: 'navigate', sessionKey: lone.sessionKey });
+  /** The session the main area shows by itself: the only one, while the layout has no pane. */
+  private soloSession(): string | null {
+    return this.layout.columns.length === 0 ? (loneSession(this.sessions)?.sessionKey ?? null) : null;
+  }
+
+  /** The focused pane's session (the solo pane's when it is the one shown): the brake keys and the browser panel follow it. */
+  private focusedKey(): string | null {
+    return focusedSession(this.layout) ?? this.soloSession();
   }
 
   /** The one way the layout changes: an agent's ui.command or the operator's own click. */
@@ -296,7 +301,8 @@ export class VerityApp extends LitElement {
 
   render() {
     const { layout } = this;
-    const sessionKey = focusedSession(layout);
+    const sessionKey = this.focusedKey();
+    const solo = this.soloSession();
     const focusedRow = this.sessions.find((s) => s.sessionKey === sessionKey);
     const online = this.conn === 'connected';
     const grid = dockGrid(layout, this.narrow);
@@ -369,7 +375,7 @@ export class VerityApp extends LitElement {
         </aside>
         <main class="work ${this.narrow ? 'narrow' : ''}" style=${grid.style}>
           <section class="panes" style=${grid.panes} aria-label="Session panes">
-            ${layout.columns.length === 0 ? this.renderEmptyMain() : nothing}
+            ${solo ? html`<div class="column">${this.renderPane(SOLO_PANE, solo)}</div>` : layout.columns.length === 0 ? this.renderEmptyMain() : nothing}
             ${layout.columns.map((column) => html`<div class="column">${column.map((pane) => this.renderPane(pane.id, pane.sessionKey))}</div>`)}
           </section>
           ${(['right', 'bottom'] as const).map(
@@ -401,9 +407,6 @@ export class VerityApp extends LitElement {
       return this.sessions.length
         ? html`<p class="empty muted" data-empty-main="connected">${this.sessions.map(sessionName).join(', ')} connected: its first call shows here.</p>`
         : html`<p class="empty muted" data-empty-main="none">No agent is connected yet. Connect one (stdio or HTTP, "connect an agent" above): it appears in the sidebar and here.</p>`;
-    const lone = loneSession(live);
-    if (lone)
-      return html`<p class="empty muted" data-empty-main="one">One session: <button class="link" @click=${() => this.command({ kind: 'navigate', sessionKey: lone.sessionKey })}>watch ${sessionName(lone)}</button>.</p>`;
     return html`<p class="empty muted" data-empty-main="many">Pick a session in the sidebar to watch it here.</p>`;
   }
 
@@ -461,8 +464,15 @@ export class VerityApp extends LitElement {
     this.command({ kind: 'dock-size', dock, size: this.layout.docks[dock] + step * 40 });
   }
 
+  /** A pane's split: the solo pane (not in the layout) first becomes a real pane, then splits like any other. */
+  private splitPane(direction: 'right' | 'down', key: string, id: string): void {
+    if (id === SOLO_PANE) this.command({ kind: 'navigate', sessionKey: key });
+    this.command({ kind: 'split', direction, sessionKey: key, ...(id === SOLO_PANE ? {} : { paneId: id }) });
+  }
+
   private renderPane(id: string, key: string) {
-    const focused = id === this.layout.focused;
+    const solo = id === SOLO_PANE;
+    const focused = solo || id === this.layout.focused;
     const actions = this.actions.get(key) ?? [];
     const session = this.sessions.find((s) => s.sessionKey === key);
     const name = this.sessionTitle(key);
@@ -497,16 +507,22 @@ export class VerityApp extends LitElement {
           }}>History</button>
           <button aria-label=${`Split right with ${name}`} title="Split right" @click=${(e: Event) => {
             e.stopPropagation();
-            this.command({ kind: 'split', direction: 'right', sessionKey: key, paneId: id });
+            this.splitPane('right', key, id);
           }}><span aria-hidden="true">⇥</span></button>
           <button aria-label=${`Split down with ${name}`} title="Split down" @click=${(e: Event) => {
             e.stopPropagation();
-            this.command({ kind: 'split', direction: 'down', sessionKey: key, paneId: id });
+            this.splitPane('down', key, id);
           }}><span aria-hidden="true">⤓</span></button>
-          <button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(e: Event) => {
-            e.stopPropagation();
-            this.command({ kind: 'close-pane', paneId: id });
-          }}><span aria-hidden="true">✕</span></button>
+          ${
+            solo
+              ? nothing
+              : html`<button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(
+                  e: Event,
+                ) => {
+                  e.stopPropagation();
+                  this.command({ kind: 'close-pane', paneId: id });
+                }}><span aria-hidden="true">✕</span></button>`
+          }
         </header>
         <ol class="log" data-action-log aria-label=${`Actions of ${name}`}>
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
