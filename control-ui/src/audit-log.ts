@@ -7,6 +7,7 @@ import { LitElement, html, nothing } from 'lit';
 import type { AuditActor, AuditEntry } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
 import { targetLine } from './approval-card.js';
+import { evidenceFields, objectFields, shotView } from './evidence.js';
 import './audit.css';
 
 interface Filters {
@@ -53,7 +54,23 @@ export function actorTitle(actor: AuditActor | undefined, sessionKey: string): s
   return `${client} ${session} (ended, ${connection})`;
 }
 
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v)));
+/** A PNG's size from its header (IHDR, bytes 16-23 of the file: the first 44 base64 characters hold them). */
+function pngSize(base64: string): { width: number; height: number } | undefined {
+  const head = atob(base64.slice(0, 44));
+  if (head.length < 24) return undefined;
+  const u32 = (at: number) =>
+    ((head.charCodeAt(at) << 24) |
+      (head.charCodeAt(at + 1) << 16) |
+      (head.charCodeAt(at + 2) << 8) |
+      head.charCodeAt(at + 3)) >>>
+    0;
+  return { width: u32(16), height: u32(20) };
+}
+
+interface Shot {
+  src: string;
+  size?: { width: number; height: number };
+}
 
 export class AuditLog extends LitElement {
   static properties = {
@@ -66,6 +83,7 @@ export class AuditLog extends LitElement {
     knownSessions: { state: true },
     selected: { state: true },
     images: { state: true },
+    wholePage: { state: true },
     status: { state: true },
   };
   client!: GatewayClient;
@@ -77,7 +95,9 @@ export class AuditLog extends LitElement {
   filters: Filters = { sessionKey: '', client: '', tool: '', verdict: '', text: '', from: '', to: '' };
   knownSessions: Array<{ sessionKey: string; entries: number; last: string; actor?: AuditActor }> = [];
   selected: AuditEntry | null = null;
-  images: { before?: string; after?: string; note?: string } = {};
+  images: { before?: Shot; after?: Shot; note?: string } = {};
+  /** The open entry's images as whole pages instead of cropped around the target. */
+  wholePage = false;
   status = '';
   private textTimer: number | undefined;
   private loadedFor: GatewayClient | null = null;
@@ -220,6 +240,7 @@ export class AuditLog extends LitElement {
     }
     this.selected = entry;
     this.images = {};
+    this.wholePage = false;
     // Live entries come without their result: the stored entry has it.
     const stored = (await this.client.request('audit.query', { before: entry.id + 1, limit: 1 }).catch(() => null))
       ?.entries[0];
@@ -231,11 +252,11 @@ export class AuditLog extends LitElement {
       };
       return;
     }
-    const images: { before?: string; after?: string } = {};
+    const images: { before?: Shot; after?: Shot } = {};
     for (const which of ['before', 'after'] as const) {
       if (!current.recording[which]) continue;
       const png = await this.client.request('audit.image', { id: current.id, which }).catch(() => null);
-      if (png) images[which] = `data:${png.mimeType};base64,${png.data}`;
+      if (png) images[which] = { src: `data:${png.mimeType};base64,${png.data}`, size: pngSize(png.data) };
     }
     if (this.selected?.id === current.id) this.images = images;
   }
@@ -333,29 +354,45 @@ export class AuditLog extends LitElement {
         <span class="audit-summary">${e.summary}</span>
       </button>
       ${e.refusal ? html`<div class="refusal">${e.refusal.code}: ${e.refusal.message}</div>` : nothing}
-      ${(e.evidence ?? []).map((ev) => html`<div class="evidence" data-evidence=${ev.kind}>${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${show(ev.expected)}</b> · ` : nothing}observed <b>${ev.observed !== undefined ? show(ev.observed) : '—'}</b>${ev.detail ? ` (${ev.detail})` : ''}</div>`)}
+      ${(e.evidence ?? []).map(evidenceFields)}
       ${
         detail
           ? html`<div class="audit-detail" data-audit-detail>
         ${detail.actor ? html`<div data-audit-who>agent <b>${detail.actor.client} ${detail.actor.client_version}</b> · session ${detail.actor.session} · connection <code>${detail.actor.connection}</code> (${detail.actor.transport}) · credential <code>${detail.actor.credential}</code></div>` : nothing}
         ${detail.target ? html`<div data-audit-target>on ${targetLine(detail.target)}</div>` : nothing}
         ${detail.labels ? html`<div data-audit-labels>${Object.entries(detail.labels).map(([token, label]) => html`<div><code>${token}</code> = ${label}</div>`)}</div>` : nothing}
+        ${this.renderImages(detail)}
+        <h3 class="fields-head">Arguments as sent</h3>
+        ${objectFields(detail.args ?? {}, 'The arguments')}
         ${
-          this.images.before || this.images.after
-            ? html`<div class="before-after">
-          <figure><figcaption>before</figcaption>${this.images.before ? html`<img data-audit-image="before" alt="The target before the call" src=${this.images.before}>` : html`<span class="muted">none</span>`}</figure>
-          <figure><figcaption>after</figcaption>${this.images.after ? html`<img data-audit-image="after" alt="The target after the call" src=${this.images.after}>` : html`<span class="muted">none</span>`}</figure>
-        </div>`
-            : this.images.note
-              ? html`<p class="muted">${this.images.note}</p>`
-              : nothing
+          detail.result && typeof detail.result === 'object'
+            ? html`<h3 class="fields-head">Result</h3>${objectFields(detail.result as Record<string, unknown>, 'The result')}`
+            : nothing
         }
-        <pre class="approval-args" tabindex="0" aria-label="The arguments">${JSON.stringify(detail.args ?? {}, null, 2)}</pre>
-        ${detail.result !== undefined ? html`<pre class="approval-args" tabindex="0" aria-label="The result">${JSON.stringify(detail.result, null, 2)}</pre>` : nothing}
       </div>`
           : nothing
       }
     </li>`;
+  }
+
+  /** Before and after side by side: cropped around the target (outlined), or the whole pages, one click apart. */
+  private renderImages(detail: AuditEntry) {
+    const { before, after, note } = this.images;
+    if (!before && !after) return note ? html`<p class="muted">${note}</p>` : nothing;
+    const target = detail.recording?.target;
+    const whole = this.wholePage || !target;
+    const figure = (which: 'before' | 'after', shot: Shot | undefined) =>
+      html`<figure><figcaption>${which}</figcaption>${shot ? shotView(which, shot.src, shot.size, target, whole) : html`<span class="muted">none</span>`}</figure>`;
+    return html`<div class="before-after ${whole ? 'whole' : 'cropped'}" data-before-after=${whole ? 'page' : 'crop'}>
+        ${figure('before', before)}${figure('after', after)}
+      </div>
+      ${
+        target
+          ? html`<button class="link" data-whole-page aria-pressed=${String(this.wholePage)} @click=${() => {
+              this.wholePage = !this.wholePage;
+            }}>${this.wholePage ? 'Show around the target' : 'Show the whole page'}</button>`
+          : nothing
+      }`;
   }
 }
 

@@ -145,6 +145,8 @@ export const sessionRow = z.strictObject({
   tab_id: z.string().nullable(),
   /** The agent's brake state (sessions/brake.ts). */
   brake: brakeState,
+  /** An agent connected and made no call yet: the row of the default session its first call will have. */
+  awaiting_first_call: z.boolean().optional(),
 });
 export type SessionRow = z.infer<typeof sessionRow>;
 

@@ -282,6 +282,8 @@ export const auditEntry = z.strictObject({
       step: z.number().int(),
       before: z.string().optional(),
       after: z.string().optional(),
+      /** Where the call's target element was in the images (CSS pixels of the page), when a token named it. */
+      target: z.strictObject({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }).optional(),
     })
     .optional(),
 });
@@ -408,7 +410,21 @@ export const METHOD_SCHEMAS = {
       sessionKey: z.string().max(512).optional(),
       viewport: panelViewport.optional(),
     }),
-    result: z.strictObject({ tab_id: z.string(), url: z.string(), title: z.string() }),
+    result: z.strictObject({
+      tab_id: z.string(),
+      url: z.string(),
+      title: z.string(),
+      /** Whose tab the panel shows: the session driving it (its label and agent), or null for a tab no session drives. */
+      owner: z
+        .strictObject({
+          sessionKey: z.string(),
+          session: z.string().nullable(),
+          client: z.string(),
+          transport: z.string(),
+        })
+        .nullable()
+        .optional(),
+    }),
   },
   'browser.screencast.resize': { params: z.strictObject({ viewport: panelViewport }), result: ok },
   // The operator's URL bar: history steps, or an http(s)/about:blank address.

@@ -43,7 +43,13 @@ type Trace = {
   approval?: { id: string; by?: string };
   /** The call was held for an operator (whatever the operator then said). */
   approvalAsked?: boolean;
-  recording?: { dir: string; step: number; before?: string; after?: string };
+  recording?: {
+    dir: string;
+    step: number;
+    before?: string;
+    after?: string;
+    target?: { x: number; y: number; w: number; h: number };
+  };
   /** Tells the operators' action log, once the call's audit entry exists (so the line can open that entry). */
   noteAction?: (auditId: number | undefined) => void;
 };
@@ -235,22 +241,27 @@ export class CallPipeline {
         if (lost) reply = refusalReply(lost);
         router.afterAction();
         if (recorded)
-          trace.recording = recordStep(session, {
-            tool: tool.name,
-            args: maskedArgs(args, reply.structured),
-            result: reply.structured,
-            isError: !!reply.isError,
-            before,
-            after: await router.screenshotOfCurrentTab(ctx),
-          });
+          trace.recording = withTargetFrame(
+            recordStep(session, {
+              tool: tool.name,
+              args: maskedArgs(args, reply.structured),
+              result: reply.structured,
+              isError: !!reply.isError,
+              before,
+              after: await router.screenshotOfCurrentTab(ctx),
+            }),
+            connection.tokens,
+          );
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
+        // The pane shows the arguments as the agent sent them, not the defaults it left out (rawArgs passed
+        // parseArgs, so it is an object).
         if (!tool.annotations.readOnlyHint)
           trace.noteAction = (auditId) =>
             this.noteAction(
               sessions.keyOf(session),
               session.currentTabId,
               tool.name,
-              maskedArgs(args, reply.structured),
+              maskedArgs(rawArgs as Record<string, unknown>, reply.structured),
               reply,
               labels,
               trace.approval,
@@ -432,6 +443,20 @@ function appTarget(pid: number): ApprovalTarget {
     /* not Linux, or the process is gone: the call itself says so */
   }
   return { kind: 'app', app, ...(pid ? { pid } : {}) };
+}
+
+/**
+ * A recording step with where its target was on the page (the element a tab token names, in the page's CSS
+ * pixels, as the before image shows it): the audit view crops the images around it and outlines it.
+ */
+function withTargetFrame(
+  step: Trace['recording'],
+  tokens: ReadonlyMap<string, ResolvedToken> | undefined,
+): Trace['recording'] {
+  const onTab = [...(tokens?.values() ?? [])].find((t) => t.kind === 'tab' && t.element.frame.w > 0);
+  if (!step || !onTab) return step;
+  const { x, y, w, h } = onTab.element.frame;
+  return { ...step, target: { x, y, w, h } };
 }
 
 /** How many read-ahead resolutions wait for their calls at most (one per request in flight, in practice). */

@@ -95,6 +95,7 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     closed.abort("the client's connection closed");
     unlisten(server);
     core.connections.delete(ctx.connectionId);
+    core.activity.emit('sessions'); // an agent that never called is listed too (its row goes now)
     core.brake.forget(ctx.connectionId);
     void core.sessions.disconnect(ctx.connectionId);
   };
