@@ -7,8 +7,6 @@ import type { z } from 'zod';
 import type { Activity } from '../activity.js';
 import type { Approvals } from '../approvals.js';
 import type { Policy } from '../policy.js';
-import type { BrowserHost } from '../cdp/browser.js';
-import type { Tab } from '../cdp/tab.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { GatewayConnection } from './connection.js';
 import type { Links } from './links.js';
@@ -25,6 +23,7 @@ import {
 } from './protocol.js';
 import type { MethodHandler } from './method-handler.js';
 import type { Relay } from './relay.js';
+import type { OperatorTabs } from './tabs.js';
 import { openTerminal, type Terminals } from './terminal.js';
 import { forwardInput, operatorUrl, startScreencast, stepHistory, type Screencast } from './screencast.js';
 import type { SessionRow } from '../sessions/summary.js';
@@ -36,14 +35,13 @@ import { BRAKE_HANDLERS, logOperatorInput, operatorName } from './brake-methods.
 export interface MethodContext {
   readonly activity: Pick<Activity, 'list'>;
   readonly approvals: Pick<Approvals, 'list' | 'resolve'>;
-  readonly browser: Pick<BrowserHost, 'running' | 'tabs_' | 'findTab'>;
   readonly sessions: Pick<SessionManager, 'all' | 'keyOf' | 'list' | 'end'>;
   /** The operator's brake on agents, the audit trail, and whether an agent (MCP connection) is connected. */
   readonly brake: Brake;
   readonly audit: AuditStore;
   agentConnected(connectionId: string): boolean;
-  /** The operator gives a tab to a session's connection. */
-  assignTab(tabId: string, connectionId: string): void;
+  /** The tabs the operator shows, drives and gives to a session: through the router's ownership (tabs.ts). */
+  readonly tabs: OperatorTabs;
   sessionList(): SessionRow[];
   dispatchUiCommand(connId: string, command: UiCommand): boolean;
   readonly links: Pick<Links, 'mint' | 'reclaim'>;
@@ -54,7 +52,6 @@ export interface MethodContext {
   /** The pairing ids of the extension connections open now. */
   connectedPairings(): Set<string>;
   revokePairing(id: string): boolean;
-  tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab>;
   readonly screencasts: Map<string, Screencast>;
   stopScreencast(conn: GatewayConnection): void;
   readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
@@ -190,12 +187,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
     // sessionKey: only that session's tabs (the browser panel's tab strip). Never launches a browser.
     scope: 'operator.read',
     handler: async (p, _c, gw) => {
-      if (!gw.browser.running) return { tabs: [] };
-      let tabs = await gw.browser.tabs_();
-      if (p?.sessionKey) {
-        const session = gw.sessions.all().find((s) => gw.sessions.keyOf(s) === p.sessionKey);
-        tabs = tabs.filter((t) => session?.tabs.has(t.id) || session?.currentTabId === t.id);
-      }
+      const tabs = await gw.tabs.list(p?.sessionKey);
       return {
         tabs: await Promise.all(
           tabs.map(async (t) => ({ tab_id: t.id, url: t.page.url(), title: await t.page.title().catch(() => '') })),
@@ -208,12 +200,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'tabs.assign': {
     scope: 'operator.write',
     handler: async (p, _c, gw) => {
-      const session = gw.sessions.all().find((s) => s.state === 'active' && gw.sessions.keyOf(s) === p.sessionKey);
-      if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
-      await gw.browser.findTab(p.tabId).catch(() => {
-        throw new GatewayError('NOT_FOUND', `no tab ${p.tabId}; browser.tabs lists them`);
-      });
-      gw.assignTab(p.tabId, session.connectionId);
+      await gw.tabs.assign(p.tabId, p.sessionKey);
       return { ok: true, tabId: p.tabId, sessionKey: p.sessionKey };
     },
   },
@@ -222,7 +209,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
     // "no browser yet" rather than launching one: opening the panel starts nothing.
     scope: 'operator.read',
     handler: async (p, conn, gw) => {
-      const tab = await gw.tabFor(p.tab_id, p.sessionKey);
+      const tab = await gw.tabs.toShow(p.tab_id, p.sessionKey);
       gw.stopScreencast(conn);
       const cast = await startScreencast(
         tab,
@@ -248,7 +235,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'browser.navigate': {
     scope: 'operator.write',
     handler: async (p, _c, gw) => {
-      const tab = await gw.browser.findTab(p.tab_id);
+      const tab = await gw.tabs.find(p.tab_id);
       if (p.action !== 'go') {
         await stepHistory(tab, p.action);
         return { ok: true };
@@ -283,7 +270,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'browser.input': {
     scope: 'operator.write',
     handler: async (p, conn, gw) => {
-      await forwardInput(await gw.browser.findTab(p.tab_id), p);
+      await forwardInput(await gw.tabs.find(p.tab_id), p);
       logOperatorInput(gw, conn, p);
       return { ok: true };
     },
