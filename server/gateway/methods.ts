@@ -7,8 +7,6 @@ import type { z } from 'zod';
 import type { Activity } from '../activity.js';
 import type { Approvals } from '../approvals.js';
 import type { Policy } from '../policy.js';
-import type { BrowserHost } from '../cdp/browser.js';
-import type { Tab } from '../cdp/tab.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { GatewayConnection } from './connection.js';
 import type { Links } from './links.js';
@@ -25,6 +23,7 @@ import {
 } from './protocol.js';
 import type { MethodHandler } from './method-handler.js';
 import type { Relay } from './relay.js';
+import type { OperatorTabs } from './tabs.js';
 import { openTerminal, type Terminals } from './terminal.js';
 import { forwardInput, operatorUrl, startScreencast, stepHistory, type Screencast } from './screencast.js';
 import type { SessionRow } from '../sessions/summary.js';
@@ -36,14 +35,13 @@ import { BRAKE_HANDLERS, logOperatorInput, operatorName } from './brake-methods.
 export interface MethodContext {
   readonly activity: Pick<Activity, 'list'>;
   readonly approvals: Pick<Approvals, 'list' | 'resolve'>;
-  readonly browser: Pick<BrowserHost, 'running' | 'tabs_' | 'findTab'>;
   readonly sessions: Pick<SessionManager, 'all' | 'keyOf' | 'list' | 'end'>;
   /** The operator's brake on agents, the audit trail, and whether an agent (MCP connection) is connected. */
   readonly brake: Brake;
   readonly audit: AuditStore;
   agentConnected(connectionId: string): boolean;
-  /** The operator gives a tab to a session's connection. */
-  assignTab(tabId: string, connectionId: string): void;
+  /** The tabs the operator shows, drives and gives to a session: through the router's ownership (tabs.ts). */
+  readonly tabs: OperatorTabs;
   /** Runs the operator's input to a tab in that tab's action line (an agent's action in flight finishes first). */
   operatorInput<T>(tabId: string, work: () => Promise<T>): Promise<T>;
   sessionList(): SessionRow[];
@@ -56,9 +54,6 @@ export interface MethodContext {
   /** The pairing ids of the extension connections open now. */
   connectedPairings(): Set<string>;
   revokePairing(id: string): boolean;
-  tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab>;
-  /** The session driving a tab now, or null. */
-  tabOwner(tabId: string): SessionRow | null;
   readonly screencasts: Map<string, Screencast>;
   stopScreencast(conn: GatewayConnection): void;
   readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
@@ -194,12 +189,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
     // sessionKey: only that session's tabs (the browser panel's tab strip). Never launches a browser.
     scope: 'operator.read',
     handler: async (p, _c, gw) => {
-      if (!gw.browser.running) return { tabs: [] };
-      let tabs = await gw.browser.tabs_();
-      if (p?.sessionKey) {
-        const session = gw.sessions.all().find((s) => gw.sessions.keyOf(s) === p.sessionKey);
-        tabs = tabs.filter((t) => session?.tabs.has(t.id) || session?.currentTabId === t.id);
-      }
+      const tabs = await gw.tabs.list(p?.sessionKey);
       return {
         tabs: await Promise.all(
           tabs.map(async (t) => ({ tab_id: t.id, url: t.page.url(), title: await t.page.title().catch(() => '') })),
@@ -212,12 +202,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'tabs.assign': {
     scope: 'operator.write',
     handler: async (p, _c, gw) => {
-      const session = gw.sessions.all().find((s) => s.state === 'active' && gw.sessions.keyOf(s) === p.sessionKey);
-      if (!session) throw new GatewayError('NOT_FOUND', `no active session ${p.sessionKey}; sessions.list names them`);
-      await gw.browser.findTab(p.tabId).catch(() => {
-        throw new GatewayError('NOT_FOUND', `no tab ${p.tabId}; browser.tabs lists them`);
-      });
-      gw.assignTab(p.tabId, session.connectionId);
+      await gw.tabs.assign(p.tabId, p.sessionKey);
       return { ok: true, tabId: p.tabId, sessionKey: p.sessionKey };
     },
   },
@@ -226,7 +211,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
     // "no browser yet" rather than launching one: opening the panel starts nothing.
     scope: 'operator.read',
     handler: async (p, conn, gw) => {
-      const tab = await gw.tabFor(p.tab_id, p.sessionKey);
+      const tab = await gw.tabs.toShow(p.tab_id, p.sessionKey);
       gw.stopScreencast(conn);
       const cast = await startScreencast(
         tab,
@@ -236,7 +221,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
       );
       gw.screencasts.set(conn.connId, cast);
       conn.disposers.add(() => gw.stopScreencast(conn));
-      const owner = gw.tabOwner(tab.id);
+      const owner = gw.tabs.owner(tab.id);
       return {
         tab_id: tab.id,
         url: tab.page.url(),
@@ -263,7 +248,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'browser.navigate': {
     scope: 'operator.write',
     handler: async (p, _c, gw) => {
-      const tab = await gw.browser.findTab(p.tab_id);
+      const tab = await gw.tabs.find(p.tab_id);
       const step = p.action;
       if (step !== 'go') {
         await gw.operatorInput(tab.id, () => stepHistory(tab, step));
@@ -299,7 +284,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'browser.input': {
     scope: 'operator.write',
     handler: async (p, conn, gw) => {
-      const tab = await gw.browser.findTab(p.tab_id);
+      const tab = await gw.tabs.find(p.tab_id);
       // In the tab's line: an agent's action in flight (its delivery and read-back) finishes first.
       await gw.operatorInput(tab.id, () => forwardInput(tab, p));
       logOperatorInput(gw, conn, p);

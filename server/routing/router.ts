@@ -258,6 +258,30 @@ export class Router {
     this.tabOwners.set(tabId, connectionId);
   }
 
+  /**
+   * The operator's lookups (the gateway: browser panel, operator input, tabs.assign) go through here, beside
+   * the ownership they must agree with. The operator is who gives tabs out, so it finds any open tab by id,
+   * whoever owns it; listing never launches a browser.
+   */
+  operatorTab(tabId: string): Promise<Tab> {
+    return this.browser.findTab(tabId);
+  }
+
+  /** Every open tab, for the operator (none while no browser runs: listing never launches one). */
+  async operatorTabs(): Promise<Tab[]> {
+    return this.browser.running ? this.browser.tabs_() : [];
+  }
+
+  /**
+   * A session's tabs as the operator's tab strip shows them: the ones it drove (and its current one) that no
+   * other connection owns now; a tab the operator gave to another session (tabs.assign) leaves this strip.
+   */
+  async sessionTabs(session: Session): Promise<Tab[]> {
+    const drove = (await this.operatorTabs()).filter((t) => session.tabs.has(t.id) || session.currentTabId === t.id);
+    const owners = await Promise.all(drove.map((t) => this.ownerOf(t)));
+    return drove.filter((_, i) => owners[i] === undefined || owners[i] === session.connectionId);
+  }
+
   /** The tab a call without a target acts on: the session's current tab, else its own, else the operator's first, else a new one. */
   async currentTab(caller: Caller): Promise<Tab> {
     const tabs = await this.tabsFor(caller);
