@@ -19,13 +19,7 @@ import { click } from './click.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 import type { ValuePlan, ValueReading } from './page-agent/fields.js';
-import type {
-  FieldPrepared,
-  HeldReadBack,
-  SinkReady,
-  TextFieldReady,
-  ValueInputReady,
-} from './page-agent/replies.js';
+import type { FieldPrepared, HeldReadBack, SinkReady, TextFieldReady, ValueInputReady } from './page-agent/replies.js';
 import { queueCursor } from './cursor-overlay.js';
 import {
   excerpt,
@@ -173,30 +167,43 @@ async function typeIntoField(
 
   const cancelled = read.events.some((e) => e.type === 'beforeinput' && e.prevented);
   const anyInput = read.events.some((e) => e.type === 'beforeinput' || e.type === 'input');
+  let focusMoved: string | undefined;
   if (verdict.effect === 'no_effect' && !cancelled && !anyInput) {
     // Nothing landed and the page did not refuse it: key events are the next rung, and cannot double.
-    // The prepared field is watched afresh for them (not whatever holds the focus now).
-    await tab.call(frame, 'rearmField', prepared.handle);
-    try {
-      await typeKeys(tab, text);
-    } catch (e) {
-      if (e instanceof DialogOpened) {
-        sw.lap('deliver');
-        return dialogResult(sw, before.describe, 'typing');
+    // The prepared field is watched afresh for them (not whatever holds the focus now); when the focus has
+    // left it, keys would go where the insertion may already have landed: they are not sent.
+    const rearmed = await tab.call(frame, 'rearmField', prepared.handle);
+    if (rearmed.kind === 'focus_moved') focusMoved = rearmed.focused;
+    else {
+      try {
+        await typeKeys(tab, text);
+      } catch (e) {
+        if (e instanceof DialogOpened) {
+          sw.lap('deliver');
+          return dialogResult(sw, before.describe, 'typing');
+        }
+        throw e;
       }
-      throw e;
+      sw.lap('deliver');
+      read = await tab.call(frame, 'readBack', prepared.handle);
+      onRead(read);
+      sw.lap('verify');
+      method = 'key_events';
+      verdict = judge(before, read, text);
     }
-    sw.lap('deliver');
-    read = await tab.call(frame, 'readBack', prepared.handle);
-    onRead(read);
-    sw.lap('verify');
-    method = 'key_events';
-    verdict = judge(before, read, text);
   }
   const evidence: Evidence[] = [
     ...verdict.evidence,
     { kind: 'event', observed: describeEvents({ target: before.describe, events: read.events }) },
   ];
+  if (focusMoved)
+    evidence.push({
+      kind: 'focus',
+      expected: before.describe,
+      observed: focusMoved,
+      detail:
+        'the page moved the focus away from the field before the text reached it; key events were not tried, so the text cannot arrive twice',
+    });
   if (prepared.combobox) {
     evidence.push({
       kind: 'combobox',

@@ -101,7 +101,6 @@ export interface Aimed {
   href?: string;
 }
 
-
 export const TEXT_INPUT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
 const INTERACTIVE_ROLES = new Set([
   'button',

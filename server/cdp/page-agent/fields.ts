@@ -15,6 +15,7 @@ import { heldField, holdField, releaseField, rewatchField } from './held.js';
 import type {
   FieldHandle,
   FieldPrepared,
+  FieldRearmed,
   FieldRefused,
   HeldReadBack,
   Refused,
@@ -371,9 +372,18 @@ export async function preparedFieldNow(handle: FieldHandle): Promise<FieldState 
   return readField(target);
 }
 
-/** The held field watched afresh, for the key events type_text sends when its insertion was not heard. */
-export function rearmField(handle: FieldHandle): void {
+/**
+ * The held field watched afresh, for the key events type_text sends when its insertion was not heard; unless
+ * the focus has left it (keys go to the focused element: typing them then could deliver the text a second
+ * time, where the insertion went).
+ */
+export function rearmField(handle: FieldHandle): FieldRearmed {
+  const target = heldField(handle)?.target ?? null;
+  const active = deepActiveElement();
+  if (!target || !(document.hasFocus() && (active === target || target.contains(active))))
+    return { kind: 'focus_moved', focused: active ? describe(active) : 'nothing' };
   rewatchField(handle, TEXT_EVENTS);
+  return { kind: 'watching' };
 }
 
 /** Frees a held field (the action that held it is over). */

@@ -105,6 +105,12 @@ export interface HeldReadBack extends FieldReadBack {
   held: boolean;
 }
 
+/**
+ * rearmField: the held field watched afresh for key events, or where the focus went instead (the page moved
+ * it after the insertion: keys now would go there, where the text may already have landed).
+ */
+export type FieldRearmed = { kind: 'watching' } | { kind: 'focus_moved'; focused: string };
+
 /** assignPreparedValue: the value set and read back, or why nothing was set (`stored`: what the field would keep). */
 export type ValueAssigned =
   | (Refused & { kind: 'refused'; stored?: string })
