@@ -125,3 +125,18 @@ test('CDP is found however it is spelled, and puppeteer types are CDP', async ()
   has(/^server\/tools\/context\.ts:2: imports \.\.\/cdp\/tab\.js: not in its layer's allow-list; rule: tools see only/);
   assert.equal(problems.length, 7, problems.join('\n'));
 });
+
+test('the page agent carries only DOM-safe code: what the shared verdicts import at run time is checked too', async () => {
+  const { problems, has } = await checkTree({
+    'server/cdp/page-agent/index.ts':
+      "import { judge } from '../../routing/verdicts.js';\nimport type { Refusal } from '../../routing/refusal.js';\nexport const a = judge;\nexport type R = Refusal;\n",
+    'server/routing/verdicts.ts':
+      "import { readFileSync } from 'node:fs';\nimport { Refusal } from './refusal.js';\nimport type { Driver } from './driver.js';\nexport const judge = [readFileSync, Refusal];\nexport type D = Driver;\n",
+    'server/routing/refusal.ts': 'export class Refusal {}\n',
+    'server/routing/driver.ts': 'export type Driver = {};\n',
+  });
+  has(/^server\/routing\/verdicts\.ts:1: imports node:fs at run time: the page cannot load it/);
+  has(/^server\/routing\/verdicts\.ts:2: imports \.\/refusal\.js at run time: outside what the page agent may carry/);
+  // Types are erased from the bundle: the page agent's own type import and verdicts' are fine.
+  assert.ok(!problems.some((p) => /driver\.js|index\.ts:2/.test(p)), problems.join('\n'));
+});
