@@ -40,7 +40,6 @@ const SHARED = [
  * new folder gets its rules here before it lands. A layer may import its own files, and `may` (path prefixes,
  * package names, `node:` for Node's built-ins); nothing else. `cdp`: it may speak CDP (send commands, listen to
  * events, open CDP sessions, import puppeteer-core or its types); without it all of these fail wherever they occur.
- * `allowTypes` lists imports taken for their types only (`import type`) that one file of a layer needs.
  * `domSafe`: the layer runs in a browser page (bundled): every file it reaches at run time, through `may` too,
  * is one of its own or of `may`, and none imports a Node built-in or a package at run time.
  */
@@ -113,9 +112,6 @@ const LAYERS = [
       'server/progress.ts',
       'server/limits.ts',
     ],
-    // The page tool hands Tab objects back to the router; it names their type through context.ts. Goes with
-    // issue #25 item 3 (tools see page operations through their context, never Tab).
-    allowTypes: { 'server/tools/context.ts': ['server/cdp/tab.ts'] },
   },
   {
     name: 'the audit trail notes what the server did: no backend, no MCP, no gateway beyond its wire shapes',
@@ -376,9 +372,7 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
     const { imports, cdp } = scan(root, file);
     runtime.set(
       file,
-      imports
-        .filter((i) => !i.typeOnly)
-        .map((i) => ({ ...i, target: resolveSpecifier(root, file, i.specifier) })),
+      imports.filter((i) => !i.typeOnly).map((i) => ({ ...i, target: resolveSpecifier(root, file, i.specifier) })),
     );
     const layer = LAYERS.find((l) => matches(file, l.files));
     if (!layer)
@@ -404,7 +398,6 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
         continue;
       }
       if (matches(named, layer.files) || matches(named, layer.may)) continue;
-      if (imp.typeOnly && (layer.allowTypes?.[file] ?? []).includes(named)) continue;
       problems.push(`${where}: not in its layer's allow-list; rule: ${layer.name}`);
     }
     if (layer && !layer.cdp)

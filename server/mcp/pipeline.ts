@@ -7,6 +7,7 @@ import { summarizeArgs } from '../activity.js';
 import type { Approvals } from '../approvals.js';
 import type { Policy } from '../policy.js';
 import { reportWhile } from '../progress.js';
+import { pagesOf } from '../routing/pages.js';
 import type { Router } from '../routing/router.js';
 import type { CursorPreferences } from '../sessions/cursor-preferences.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -65,11 +66,7 @@ function toolContextOf(parts: PipelineParts): ToolContext {
     sendUiCommand: (connId, command) => parts.uiCommands.send(connId, command),
     operatorWaits: () => ({ approvals: parts.approvals.list().length, heldAgents: parts.brake.heldCount }),
     resolve: (args, caller, options) => router.resolve(args, caller, options),
-    tabsFor: (caller) => router.tabsFor(caller),
-    tabFor: (caller, tabId) => router.tabFor(caller, tabId),
-    currentTab: (caller) => router.currentTab(caller),
-    openTab: (caller) => router.openTab(caller),
-    setCurrentTab: (caller, tabId) => router.setCurrentTab(caller, tabId),
+    pages: pagesOf(router),
     nativeRoute: () => router.nativeRoute(),
     get browserInUse() {
       return router.browserInUse;
@@ -80,9 +77,6 @@ function toolContextOf(parts: PipelineParts): ToolContext {
     browserVersion: () => router.browserVersion(),
     drivenBrowserPid: () => router.drivenBrowserPid(),
     belongsToDrivenBrowser: (pid, browserPid) => router.belongsToDrivenBrowser(pid, browserPid),
-    runScript: (tab, expression, options) => router.runScript(tab, expression, options),
-    answerDialog: (tab, accept, promptText) => router.answerDialog(tab, accept, promptText),
-    browserWindowOf: (tab) => router.browserWindowOf(tab),
     cursorShown: (tabId) => router.cursorShown(tabId),
   };
 }

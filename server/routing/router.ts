@@ -7,15 +7,8 @@ import { flushCursors, hideCursor } from '../cdp/cursor-overlay.js';
 import { CdpDriver } from '../cdp/driver.js';
 import { guardRequests } from '../cdp/guard.js';
 import type { Tab } from '../cdp/tab.js';
-import {
-  answerDialog,
-  browserProcessPid,
-  browserWindowOf,
-  evaluateInPage,
-  isVisible,
-  openerIdOf,
-  thumbnailOf,
-} from '../cdp/tab-commands.js';
+import { closePage } from '../cdp/page-ops.js';
+import { browserProcessPid, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
 import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
 import type { NativeDriver } from '../native/driver.js';
@@ -24,7 +17,7 @@ import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from './session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
-import type { CursorSettings, Driver, ResolvedTarget, TabTarget } from './driver.js';
+import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from './driver.js';
 import { queuedDriver, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from './refusal.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
@@ -288,15 +281,14 @@ export class Router {
     return thumbnailOf(await this.browser.findTab(tabId));
   }
 
-  /** Page-level commands of the page tool, so that tools never speak CDP. */
-  runScript(tab: Tab, expression: string, options: { awaitResult: boolean }) {
-    return evaluateInPage(tab, expression, options);
-  }
-  answerDialog(tab: Tab, accept: boolean, promptText?: string) {
-    return answerDialog(tab, accept, promptText);
-  }
-  browserWindowOf(tab: Tab) {
-    return browserWindowOf(tab);
+  /**
+   * Closes a tab this call found, with what the router keeps of it: its snapshots' tokens go stale, and it
+   * is no longer the session's current tab (its owner entry goes when the browser reports it closed).
+   */
+  async closeTab(caller: Caller, tab: TabHandle): Promise<void> {
+    await closePage(tab);
+    this.snapshots.forget('tab', tab.id);
+    if (caller.session?.currentTabId === tab.id) this.setCurrentTab(caller, undefined);
   }
 
   /**

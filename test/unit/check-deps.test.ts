@@ -128,8 +128,7 @@ test('CDP is found however it is spelled, and puppeteer types are CDP', async ()
 
 test('the page agent carries only DOM-safe code: what the shared verdicts import at run time is checked too', async () => {
   const { problems, has } = await checkTree({
-    'server/cdp/page-agent/index.ts':
-      "import { judge } from '../../routing/verdicts.js';\nexport const a = judge;\n",
+    'server/cdp/page-agent/index.ts': "import { judge } from '../../routing/verdicts.js';\nexport const a = judge;\n",
     'server/routing/verdicts.ts':
       "import { readFileSync } from 'node:fs';\nimport { Refusal } from './refusal.js';\nimport type { Driver } from './driver.js';\nexport const judge = [readFileSync, Refusal];\nexport type D = Driver;\n",
     'server/routing/refusal.ts': 'export class Refusal {}\n',
