@@ -205,26 +205,25 @@ export class CallPipeline {
       const recorded = !!session.recordingDir && !tool.annotations.readOnlyHint && tool.name !== 'run_actions';
       session.inFlight++;
       try {
-        const before = recorded ? await router.screenshotOfCurrentTab(ctx) : null;
+        // The router's one hook around the call: the recording's screenshots, a lost browser, the cursor.
+        const around = await router.aroundCall(ctx, recorded);
         let reply: Reply;
-        const lossesBefore = router.browsers.lossesOf(connection.connectionId);
         try {
           reply = await abandonOnAbort(tool.handler(args, this.tools, ctx), signal);
         } catch (e) {
           reply = isDefect(e) ? internalError(tool.name, 'handler', e) : refusalReply(asRefusal(e));
         }
+        const { lost, after } = await around.end();
         // The session's pool browser went away while this ran: nothing it says about that browser stands.
-        const lost = router.browsers.lostDuring(connection.connectionId, lossesBefore);
         if (lost) reply = refusalReply(lost);
-        router.afterAction();
         if (recorded)
           trace.recording = recordStep(session, {
             tool: tool.name,
             args: maskedArgs(args, reply.structured),
             result: reply.structured,
             isError: !!reply.isError,
-            before,
-            after: await router.screenshotOfCurrentTab(ctx),
+            before: around.before,
+            after,
           });
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
         if (!tool.annotations.readOnlyHint)
@@ -334,10 +333,10 @@ export class CallPipeline {
       evidence: (structured.evidence ?? []).slice(0, 4),
       isError: !!reply.isError,
     });
-    if (!activity.watched || !router.browser.running || !currentTabId) return;
+    if (!activity.watched || !currentTabId) return;
     void router
       .thumbnail(currentTabId)
-      .then((data) => activity.attachThumbnail(entry, data))
+      .then((data) => data && activity.attachThumbnail(entry, data))
       .catch(() => {
         /* a thumbnail is a courtesy */
       });

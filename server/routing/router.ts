@@ -49,6 +49,13 @@ export interface RouterOptions {
   nativeBackend?: NativeBackendChoice;
 }
 
+/** What Router.aroundCall took before a call, and what it says after it (`end`). */
+export interface CallWatch {
+  /** The session's current tab before the call (recorded calls only; null when there is none). */
+  before: string | null;
+  end(): Promise<{ lost: Refusal | null; after: string | null }>;
+}
+
 /** The native route's driver: AT-SPI/XTest (or Wayland) on Linux, or the portable pixels-and-keys one. */
 export type NativeRoute = NativeDriver | NutjsDriver;
 
@@ -118,9 +125,23 @@ export class Router {
     return this.nativeLoading;
   }
 
-  /** After an action's result is in: visual aids that waited for it (the agent cursor's glide). */
-  afterAction(): void {
-    flushCursors();
+  /**
+   * The router's part around one tool call (the pipeline's one hook into it): before the handler, the
+   * session's current tab as a screenshot when the call is recorded, and how often its browser went away so
+   * far; `end`, once the handler answered: the `browser_lost` refusal to give instead when its browser went
+   * away meanwhile, the visual aids that waited for the result (the agent cursor's glide), and the screenshot after.
+   */
+  async aroundCall(caller: Caller, recorded: boolean): Promise<CallWatch> {
+    const before = recorded ? await this.screenshotOfCurrentTab(caller) : null;
+    const losses = this.browsers.lossesOf(caller.connectionId);
+    return {
+      before,
+      end: async () => {
+        const lost = this.browsers.lostDuring(caller.connectionId, losses);
+        flushCursors();
+        return { lost, after: recorded ? await this.screenshotOfCurrentTab(caller) : null };
+      },
+    };
   }
 
   /** A session ended: its cursor leaves the tabs it drove. */
@@ -276,8 +297,9 @@ export class Router {
     }
   }
 
-  /** A small JPEG of a tab for the operators' action log. */
-  async thumbnail(tabId: string): Promise<string> {
+  /** A small JPEG of a tab for the operators' action log; null when no browser runs. */
+  async thumbnail(tabId: string): Promise<string | null> {
+    if (!this.browser.running) return null;
     return thumbnailOf(await this.browser.findTab(tabId));
   }
 
