@@ -378,9 +378,11 @@ export async function preparedFieldNow(handle: FieldHandle): Promise<FieldState 
  * time, where the insertion went).
  */
 export function rearmField(handle: FieldHandle): FieldRearmed {
-  const target = heldField(handle)?.target ?? null;
+  const target = heldField(handle)?.target;
+  // Not held in this world: the frame navigated since (its new page is not the field).
+  if (!target) return { kind: 'focus_moved', focused: 'a new page (the frame navigated)' };
   const active = deepActiveElement();
-  if (!target || !(document.hasFocus() && (active === target || target.contains(active))))
+  if (!(document.hasFocus() && (active === target || target.contains(active))))
     return { kind: 'focus_moved', focused: active ? describe(active) : 'nothing' };
   rewatchField(handle, TEXT_EVENTS);
   return { kind: 'watching' };
