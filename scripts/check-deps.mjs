@@ -20,7 +20,7 @@ const TREES = ['server', 'control-ui/src', 'extension', 'bench', 'scripts'];
 /** Packages that are CDP: importing them (types included) is speaking CDP. */
 const CDP_PACKAGES = ['puppeteer-core', 'devtools-protocol'];
 
-/** Leaf modules everybody shares: they import no folder above them (the router's contract in routing/ aside). */
+/** Leaf modules everybody shares: they import no folder above them (the contract below all aside). */
 const SHARED = [
   'server/activity.ts',
   'server/approvals.ts',
@@ -45,9 +45,14 @@ const SHARED = [
  */
 const LAYERS = [
   {
+    name: 'the contract is the bottom floor (errors, the driver contract, targets, verdicts, wire shapes): it imports nothing above it',
+    files: ['server/contract/'],
+    may: ['node:', 'zod'],
+  },
+  {
     name: 'the page agent runs in the page: only the verdict types it shares with the server',
     files: ['server/cdp/page-agent/'],
-    may: ['server/routing/verdicts.ts', 'server/routing/drag-verdict.ts'],
+    may: ['server/contract/verdicts.ts', 'server/contract/drag-verdict.ts'],
     // Bundled into the page: whatever it reaches at run time (not `import type`), the shared verdicts'
     // own imports included, is its own files or `may`, and imports no Node built-in and no package.
     domSafe: true,
@@ -59,7 +64,7 @@ const LAYERS = [
       'node:',
       'puppeteer-core',
       'ws',
-      'server/routing/',
+      'server/contract/',
       'server/limits.ts',
       'server/policy.ts',
       'server/progress.ts',
@@ -75,7 +80,7 @@ const LAYERS = [
       'node:',
       'pngjs',
       '@nut-tree-fork/nut-js',
-      'server/routing/',
+      'server/contract/',
       'server/limits.ts',
       'server/policy.ts',
       'server/progress.ts',
@@ -86,6 +91,7 @@ const LAYERS = [
     files: ['server/routing/'],
     may: [
       'node:',
+      'server/contract/',
       'server/cdp/',
       'server/native/',
       'server/sessions/',
@@ -97,7 +103,7 @@ const LAYERS = [
   {
     name: 'sessions are plain state: no backend, no MCP, tools, gateway or core',
     files: ['server/sessions/'],
-    may: ['node:', 'server/routing/', 'server/limits.ts', 'server/progress.ts', 'server/token.ts'],
+    may: ['node:', 'server/contract/', 'server/limits.ts', 'server/progress.ts', 'server/token.ts'],
   },
   {
     name: 'tools see only ToolContext: no backend, no MCP, no gateway, no core, no CDP',
@@ -106,6 +112,7 @@ const LAYERS = [
       'node:',
       'zod',
       '@modelcontextprotocol/sdk',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/policy.ts',
@@ -118,6 +125,7 @@ const LAYERS = [
     files: ['server/audit/'],
     may: [
       'node:',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/activity.ts',
@@ -134,6 +142,7 @@ const LAYERS = [
       'zod',
       '@modelcontextprotocol/sdk',
       'server/tools/',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/audit/',
@@ -146,7 +155,15 @@ const LAYERS = [
   {
     name: 'the core builds the parts: no tools, gateway or CLI, and no CDP',
     files: ['server/core.ts'],
-    may: ['server/cdp/', 'server/routing/', 'server/sessions/', 'server/audit/', 'server/mcp/pipeline.ts', ...SHARED],
+    may: [
+      'server/cdp/',
+      'server/contract/',
+      'server/routing/',
+      'server/sessions/',
+      'server/audit/',
+      'server/mcp/pipeline.ts',
+      ...SHARED,
+    ],
   },
   {
     name: 'the gateway is not a tool and does not start the process',
@@ -158,6 +175,7 @@ const LAYERS = [
       'puppeteer-core',
       '@lydell/node-pty',
       'server/cdp/',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/audit/',
@@ -184,6 +202,7 @@ const LAYERS = [
       'server/tools/',
       'server/cdp/',
       'server/native/',
+      'server/contract/',
       'server/routing/',
       ...SHARED,
     ],
@@ -191,7 +210,7 @@ const LAYERS = [
   {
     name: 'shared leaf modules import no folder above them',
     files: SHARED,
-    may: ['node:', 'zod', 'server/routing/', ...SHARED],
+    may: ['node:', 'zod', 'server/contract/', ...SHARED],
   },
   {
     name: 'the Control UI shares only the gateway protocol with the server',

@@ -1,32 +1,15 @@
 // Operator approvals: a tool the policy holds for approval waits (bounded) for an operator with the
 // operator.approvals scope to approve or deny it. With no operator connected it is refused at once.
 import { EventEmitter } from 'node:events';
-import { Refusal } from './routing/refusal.js';
+import { Refusal } from './contract/refusal.js';
 import { LIMITS } from './limits.js';
 
-/** What an approver sees: the tool, a one-line summary, and the call's arguments whole (never cut). */
-export interface ApprovalRequest {
-  id: string;
-  tool: string;
-  summary: string;
-  arguments: Record<string, unknown>;
-  sessionKey: string;
-  requestedAt: string;
-  /** When it times out (the Control UI counts down to it). */
-  expiresAt: string;
-  /** What the call's element tokens name ("button \"Submit claim\""), so the card shows labels, not tokens. */
-  labels?: Record<string, string>;
-}
-
-/** How a request ended: approved or denied by an operator (named), timed out, or cancelled by the brake. */
-export interface ApprovalOutcome {
-  id: string;
-  approved: boolean;
-  reason: 'operator' | 'timeout' | 'cancelled';
-  by?: string;
-  tool: string;
-  sessionKey: string;
-}
+/**
+ * What an approver sees (the tool, a one-line summary, the arguments whole) and how a request ended: wire
+ * shapes, declared once in contract/wire.ts.
+ */
+export type { ApprovalRequest, ApprovalResolved as ApprovalOutcome } from './contract/wire.js';
+import type { ApprovalRequest, ApprovalResolved as ApprovalOutcome } from './contract/wire.js';
 
 export interface ApprovalOptions {
   timeoutMs?: number;

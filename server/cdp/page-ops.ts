@@ -2,7 +2,7 @@
 // page-level reads, dialogs, uploads, scripts, and bringing a tab to the front. Tools name the tab by the
 // opaque TabHandle the router gave them (routing/pages.ts): they never hold a Tab, puppeteer or the page
 // agent, and each operation here checks that the handle is this route's Tab.
-import type { TabHandle, TargetElement } from '../routing/driver.js';
+import type { TabHandle, TargetElement } from '../contract/driver.js';
 import type { ConsoleFilter, NetworkFilter } from './page-activity.js';
 import { Tab } from './tab.js';
 import { answerDialog, browserWindowOf, evaluateInPage } from './tab-commands.js';

@@ -9,7 +9,7 @@ import type { AuditStore } from '../audit/store.js';
 import { GatewayError, type AuditExportParams, type Method } from './protocol.js';
 import type { MethodHandler } from './method-handler.js';
 import { connectionOfKey } from '../sessions/brake.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { exportJsonl, exportZip, noteBrake, noteOperatorInput, recordingImage } from '../audit/trail.js';
 
 /** What these methods use of the gateway (a part of methods.ts's MethodContext, declared here: no import cycle). */

@@ -18,12 +18,12 @@ import type { UiCommands } from '../ui-commands.js';
 import { asRefusal } from './refusals.js';
 import { isDefect } from '../errors.js';
 import { checkLimits } from '../arg-limits.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
 import { labelledSummary, labelsOf, noteCall, secretOf, tokensIn } from '../audit/trail.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
-import { maskedArgs, maskedForApproval } from '../routing/secrets.js';
+import { maskedArgs, maskedForApproval } from '../contract/secrets.js';
 
 export interface PipelineParts {
   router: Router;

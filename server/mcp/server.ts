@@ -7,7 +7,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import type { Verity } from '../core.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import type { CallContext } from '../tools/context.js';
 import { inputSchemaOf, outputSchemaOf, refusalReply, toCallToolResult } from '../tools/define.js';
 import { allTools } from '../tools/index.js';

@@ -2,7 +2,7 @@
 // router's ownership rules, and what the page tool does with one. A tab is an opaque TabHandle here: tools
 // never hold a Tab, puppeteer or the page agent; the CDP side (cdp/page-ops.ts) checks each handle it is given.
 import * as ops from '../cdp/page-ops.js';
-import type { TabHandle, TargetElement } from './driver.js';
+import type { TabHandle, TargetElement } from '../contract/driver.js';
 import type { Caller, Router } from './router.js';
 
 export type { HistoryMove } from '../cdp/page-ops.js';

@@ -3,8 +3,8 @@
 // the other's events, and six type_texts focus six fields while the first one's text is still on its
 // way. Serialized per target, each call's delivery and read-back are its own, so its verdict is about its
 // own effect. Reads (get_window_state, page get_text) do not wait: they change nothing.
-import { withTiming, type ActionResult, type Driver, type ResolvedTarget } from './driver.js';
-import { Refusal } from './refusal.js';
+import { withTiming, type ActionResult, type Driver, type ResolvedTarget } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 
 export interface QueueLimits {
   /** Calls that may wait for one target at a time; one more is refused `target_busy`. */

@@ -14,15 +14,15 @@ import type { AccRef } from '../native/atspi.js';
 import type { NativeDriver } from '../native/driver.js';
 import type { NutjsDriver } from '../native/nutjs.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
-import { detectSession } from './session-type.js';
+import { detectSession } from '../native/session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
-import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from './driver.js';
+import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from '../contract/driver.js';
 import { queuedDriver, TargetQueue, type WaitHook } from './queue.js';
-import { Refusal } from './refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
 import { SnapshotRegistry, type ResolvedToken } from './snapshots.js';
-import { checkTargetShape, type TargetArgs } from './target.js';
+import { checkTargetShape, type TargetArgs } from '../contract/target.js';
 
 /** Who a call comes from, as far as routing cares: its connection (the authority) and its session. */
 export interface Caller {

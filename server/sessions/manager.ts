@@ -5,7 +5,7 @@
 // sessions. One namespace across connections told B that A's label existed (B was refused it) and let B
 // squat a label before A took it. The operator still sees every session (the gateway keys them by
 // connection and label).
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { LIMITS } from '../limits.js';
 import type { CursorTheme, MotionInput } from './cursor-config.js';
 

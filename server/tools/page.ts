@@ -2,8 +2,8 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import { Refusal } from '../routing/refusal.js';
-import type { TabHandle } from '../routing/driver.js';
+import { Refusal } from '../contract/refusal.js';
+import type { TabHandle } from '../contract/driver.js';
 import type { HistoryMove } from '../routing/pages.js';
 import type { CallContext, ToolContext } from './context.js';
 import { reportWhile } from '../progress.js';

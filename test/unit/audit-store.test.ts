@@ -10,7 +10,7 @@ import { AuditStore } from '../../server/audit/store.js';
 import { exportJsonl } from '../../server/audit/trail.js';
 import { zip } from '../../server/audit/zip.js';
 import { Brake } from '../../server/sessions/brake.js';
-import type { Refusal } from '../../server/routing/refusal.js';
+import type { Refusal } from '../../server/contract/refusal.js';
 import { TargetQueue } from '../../server/routing/queue.js';
 
 const call = (sessionKey: string, tool: string, verdict: string, summary = '') => ({

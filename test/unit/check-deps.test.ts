@@ -129,14 +129,37 @@ test('CDP is found however it is spelled, and puppeteer types are CDP', async ()
 
 test('the page agent carries only DOM-safe code: what the shared verdicts import at run time is checked too', async () => {
   const { problems, has } = await checkTree({
-    'server/cdp/page-agent/index.ts': "import { judge } from '../../routing/verdicts.js';\nexport const a = judge;\n",
-    'server/routing/verdicts.ts':
+    'server/cdp/page-agent/index.ts': "import { judge } from '../../contract/verdicts.js';\nexport const a = judge;\n",
+    'server/contract/verdicts.ts':
       "import { readFileSync } from 'node:fs';\nimport { Refusal } from './refusal.js';\nimport type { Driver } from './driver.js';\nexport const judge = [readFileSync, Refusal];\nexport type D = Driver;\n",
-    'server/routing/refusal.ts': 'export class Refusal {}\n',
-    'server/routing/driver.ts': 'export type Driver = {};\n',
+    'server/contract/refusal.ts': 'export class Refusal {}\n',
+    'server/contract/driver.ts': 'export type Driver = {};\n',
   });
-  has(/^server\/routing\/verdicts\.ts:1: imports node:fs at run time: the page cannot load it/);
-  has(/^server\/routing\/verdicts\.ts:2: imports \.\/refusal\.js at run time: outside what the page agent may carry/);
+  has(/^server\/contract\/verdicts\.ts:1: imports node:fs at run time: the page cannot load it/);
+  has(/^server\/contract\/verdicts\.ts:2: imports \.\/refusal\.js at run time: outside what the page agent may carry/);
   // Types are erased from the bundle: verdicts' type import of the driver contract is fine.
   assert.ok(!problems.some((p) => /driver\.js/.test(p)), problems.join('\n'));
+});
+
+test('the contract is the bottom floor: backends import it and never routing/, and it imports nothing above it', async () => {
+  const { problems, has } = await checkTree({
+    'server/contract/refusal.ts': 'export class Refusal extends Error {}\n',
+    'server/contract/driver.ts': "import { Router } from '../routing/router.js';\nexport const d = Router;\n",
+    'server/cdp/click.ts': "import { Refusal } from '../contract/refusal.js';\nexport const c = Refusal;\n",
+    'server/cdp/driver.ts': "import { Router } from '../routing/router.js';\nexport const d = Router;\n",
+    'server/native/driver.ts': "import { queue } from '../routing/queue.js';\nexport const n = queue;\n",
+    'server/routing/router.ts':
+      "import { Refusal } from '../contract/refusal.js';\nexport class Router { r = Refusal; }\n",
+    'server/routing/queue.ts': 'export const queue = 1;\n',
+  });
+  has(
+    /^server\/contract\/driver\.ts:1: imports \.\.\/routing\/router\.js: not in its layer's allow-list; rule: the contract/,
+  );
+  has(
+    /^server\/cdp\/driver\.ts:1: imports \.\.\/routing\/router\.js: not in its layer's allow-list; rule: the CDP route/,
+  );
+  has(
+    /^server\/native\/driver\.ts:1: imports \.\.\/routing\/queue\.js: not in its layer's allow-list; rule: the native route/,
+  );
+  assert.equal(problems.length, 3, problems.join('\n'));
 });

@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TargetQueue } from '../../server/routing/queue.js';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 
 function gate() {
   let open!: () => void;

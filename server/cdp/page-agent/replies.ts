@@ -3,7 +3,7 @@
 // server importing this module brings no DOM code along, and the page agent importing it brings no Node code.
 //
 // A reply with several forms is a union tagged by `kind`, so each side tells them apart by one field.
-import type { FieldReadBack, FieldState, WatchedEvent } from '../../routing/verdicts.js';
+import type { FieldReadBack, FieldState, WatchedEvent } from '../../contract/verdicts.js';
 
 /** Why the agent would not act: the server turns the code into its typed refusal (cdp/aim.ts, cdp/typing.ts). */
 export type RefusedCode =
