@@ -122,7 +122,9 @@ test('CDP is found however it is spelled, and puppeteer types are CDP', async ()
   has(/^server\/mcp\/spelled\.ts:6: opens a CDP session \(createCDPSession\)/);
   has(/^server\/mcp\/spelled\.ts:7: opens a CDP session \(_client\)/);
   // Tools never see Tab, not even its type (issue #25 item 3: no exception for tools/context.ts).
-  has(/^server\/tools\/context\.ts:1: imports \.\.\/cdp\/tab\.js \(types\): not in its layer's allow-list; rule: tools see only/);
+  has(
+    /^server\/tools\/context\.ts:1: imports \.\.\/cdp\/tab\.js \(types\): not in its layer's allow-list; rule: tools see only/,
+  );
   has(/^server\/tools\/context\.ts:2: imports \.\.\/cdp\/tab\.js: not in its layer's allow-list; rule: tools see only/);
   assert.equal(problems.length, 8, problems.join('\n'));
 });
