@@ -40,7 +40,8 @@ const SHARED = [
  * new folder gets its rules here before it lands. A layer may import its own files, and `may` (path prefixes,
  * package names, `node:` for Node's built-ins); nothing else. `cdp`: it may speak CDP (send commands, listen to
  * events, open CDP sessions, import puppeteer-core or its types); without it all of these fail wherever they occur.
- * `allowTypes` lists imports taken for their types only (`import type`) that one file of a layer needs.
+ * `domSafe`: the layer runs in a browser page (bundled): every file it reaches at run time, through `may` too,
+ * is one of its own or of `may`, and none imports a Node built-in or a package at run time.
  */
 const LAYERS = [
   {
@@ -52,6 +53,9 @@ const LAYERS = [
     name: 'the page agent runs in the page: only the verdict types it shares with the server',
     files: ['server/cdp/page-agent/'],
     may: ['server/contract/verdicts.ts', 'server/contract/drag-verdict.ts'],
+    // Bundled into the page: whatever it reaches at run time (not `import type`), the shared verdicts'
+    // own imports included, is its own files or `may`, and imports no Node built-in and no package.
+    domSafe: true,
   },
   {
     name: 'the CDP route is a backend: no MCP, tools, gateway, core, sessions, nor the native route',
@@ -115,9 +119,6 @@ const LAYERS = [
       'server/progress.ts',
       'server/limits.ts',
     ],
-    // The page tool hands Tab objects back to the router; it names their type through context.ts. Goes with
-    // issue #25 item 3 (tools see page operations through their context, never Tab).
-    allowTypes: { 'server/tools/context.ts': ['server/cdp/tab.ts'] },
   },
   {
     name: 'the audit trail notes what the server did: no backend, no MCP, no gateway beyond its wire shapes',
@@ -384,8 +385,14 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
   const notes = [];
   const problems = [];
   const graph = new Map();
+  /** Each file's imports that stay at run time (types are erased): what a bundle of it carries. */
+  const runtime = new Map();
   for (const file of files) {
     const { imports, cdp } = scan(root, file);
+    runtime.set(
+      file,
+      imports.filter((i) => !i.typeOnly).map((i) => ({ ...i, target: resolveSpecifier(root, file, i.specifier) })),
+    );
     const layer = LAYERS.find((l) => matches(file, l.files));
     if (!layer)
       problems.push(
@@ -410,7 +417,6 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
         continue;
       }
       if (matches(named, layer.files) || matches(named, layer.may)) continue;
-      if (imp.typeOnly && (layer.allowTypes?.[file] ?? []).includes(named)) continue;
       problems.push(`${where}: not in its layer's allow-list; rule: ${layer.name}`);
     }
     if (layer && !layer.cdp)
@@ -420,6 +426,7 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
         );
     graph.set(file, edges);
   }
+  for (const layer of LAYERS.filter((l) => l.domSafe)) problems.push(...domUnsafe(layer, files, runtime));
   const seen = new Set();
   for (const cycle of cycles(graph)) {
     const known = pending.find((p) => p.length === cycle.length && p.every((f) => cycle.includes(f)));
@@ -435,6 +442,33 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
         `the pending cycle ${p.join(' <-> ')} is gone: delete it from PENDING_CYCLES in scripts/check-deps.mjs`,
       );
   return { files: files.length, problems, notes };
+}
+
+/**
+ * What a DOM-safe layer reaches at run time that cannot run in a page: a file outside its own and its
+ * `may` (reached through a shared module's imports), a Node built-in or a package.
+ */
+function domUnsafe(layer, files, runtime) {
+  const problems = [];
+  const reached = new Set(files.filter((f) => matches(f, layer.files)));
+  const queue = [...reached];
+  while (queue.length) {
+    const file = queue.shift();
+    for (const imp of runtime.get(file) ?? []) {
+      const where = `${file}:${imp.line}: imports ${imp.specifier} at run time`;
+      if (!imp.target) {
+        problems.push(`${where}: the page cannot load it (a Node built-in or a package); rule: ${layer.name}`);
+        continue;
+      }
+      if (!matches(imp.target, layer.files) && !matches(imp.target, layer.may))
+        problems.push(`${where}: outside what the page agent may carry; rule: ${layer.name}`);
+      else if (!reached.has(imp.target)) {
+        reached.add(imp.target);
+        queue.push(imp.target);
+      }
+    }
+  }
+  return problems;
 }
 
 /** Each strongly connected set of files (Tarjan), as one cycle through it. */

@@ -17,9 +17,9 @@ import {
 } from './aim.js';
 import { click } from './click.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
-import type { AgentReply, Frame, Tab } from './tab.js';
-import type { PreparedValueInput, ValuePlan, ValueReading } from './page-agent/fields.js';
-import type { PreparedSink } from './page-agent/sinks.js';
+import type { Frame, Tab } from './tab.js';
+import type { ValuePlan, ValueReading } from './page-agent/fields.js';
+import type { FieldPrepared, HeldReadBack, SinkReady, TextFieldReady, ValueInputReady } from './page-agent/replies.js';
 import { queueCursor } from './cursor-overlay.js';
 import {
   excerpt,
@@ -60,7 +60,7 @@ async function typeIntoTab(
   const tab = tabOf(target);
   if (target.point && !target.element) await click(route, target, { button: 'left', count: 1, modifiers: [] });
   let frame: Frame;
-  let prepared: AgentReply<'prepareField'>;
+  let prepared: FieldPrepared;
   if (target.element) {
     const ref = target.element.ref as TabElementRef;
     frame = quickFrameOf(tab, ref);
@@ -69,26 +69,54 @@ async function typeIntoTab(
     frame = await focusedFrame(tab);
     prepared = await tab.call(frame, 'prepareField', null, 0);
   }
-  if (prepared.refusal === 'not_editable' && prepared.inline && target.element) {
+  if (prepared.kind === 'refused' && prepared.refusal === 'not_editable' && prepared.inline && target.element) {
     // Clicked as a user would, an inline-edit widget swaps itself for a field and focuses it: type there.
     const described = prepared.detail ?? 'the element';
     await click(route, target, { button: 'left', count: 1, modifiers: [] });
     frame = await focusedFrame(tab);
     prepared = await tab.call(frame, 'prepareField', null, 0);
-    if (prepared.none || prepared.refusal)
+    if (prepared.kind === 'nothing_focused' || prepared.kind === 'refused')
       throw new Refusal(
         'not_editable',
-        `${described} is a textbox without a field, and a click on it focused no field (${prepared.refusal ? `${prepared.refusal}: ${prepared.detail}` : 'nothing focused'}); nothing was typed`,
+        `${described} is a textbox without a field, and a click on it focused no field (${prepared.kind === 'refused' ? `${prepared.refusal}: ${prepared.detail}` : 'nothing focused'}); nothing was typed`,
       );
   }
-  if (prepared.none)
-    throw new Refusal(
-      'target_not_found',
-      'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field',
-    );
-  if (prepared.refusal) throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
-  if (prepared.valueInput) return typeIntoValueInput(tab, frame, sw, text, prepared);
-  if ('sink' in prepared) return typeIntoSink(tab, frame, sw, text, prepared);
+  switch (prepared.kind) {
+    case 'nothing_focused':
+      throw new Refusal(
+        'target_not_found',
+        'nothing is focused to type into; pass an element_token from get_window_state, or x,y of the field',
+      );
+    case 'refused':
+      throw fieldRefusal(prepared.refusal, prepared.detail ?? '');
+    case 'value_input':
+      return typeIntoValueInput(tab, frame, sw, text, prepared);
+    case 'sink':
+      return typeIntoSink(tab, frame, sw, text, prepared);
+  }
+  const field = prepared.handle;
+  // The page holds the field until the action's last read of it: freed there, or here when the action
+  // ends another way (a refusal, a dialog) or its last read did not free it (`held` in its reply).
+  let held = true;
+  try {
+    return await typeIntoField(target, tab, frame, sw, text, prepared, (read) => {
+      held = read.held;
+    });
+  } finally {
+    if (held) await tab.call(frame, 'releaseField', field).catch(() => undefined);
+  }
+}
+
+/** type_text into a prepared text field or editor (`prepared`, held by the page until its last read-back). */
+async function typeIntoField(
+  target: ResolvedTarget,
+  tab: Tab,
+  frame: Frame,
+  sw: Stopwatch,
+  text: string,
+  prepared: TextFieldReady,
+  onRead: (read: HeldReadBack) => void,
+): Promise<ActionResult> {
   let before = prepared.state;
   // A refusal on a secret field says so too: the call's arguments are masked in the audit trail and the log.
   const secretDetail = before.secret ? { masked: before.secret } : {};
@@ -120,7 +148,7 @@ async function typeIntoTab(
       // An editor that keeps its caret in its own model: its own Ctrl+End puts it at the end, then the
       // field is read again, so the verdict starts from where the caret is now.
       await pressNamedKey(tab, 'End', 35, CTRL);
-      before = (await tab.call(frame, 'preparedFieldNow')) ?? before;
+      before = (await tab.call(frame, 'preparedFieldNow', prepared.handle)) ?? before;
     }
     await insertText(tab, text, before.kind);
   } catch (e) {
@@ -131,35 +159,51 @@ async function typeIntoTab(
     throw e;
   }
   sw.lap('deliver');
-  let read = await tab.call(frame, 'readBack');
+  let read = await tab.call(frame, 'readBack', prepared.handle);
+  onRead(read);
   sw.lap('verify');
   let method = 'insert_text';
   let verdict = judge(before, read, text);
 
   const cancelled = read.events.some((e) => e.type === 'beforeinput' && e.prevented);
   const anyInput = read.events.some((e) => e.type === 'beforeinput' || e.type === 'input');
+  let focusMoved: string | undefined;
   if (verdict.effect === 'no_effect' && !cancelled && !anyInput) {
     // Nothing landed and the page did not refuse it: key events are the next rung, and cannot double.
-    await tab.call(frame, 'watchEvents', null, 0, ['beforeinput', 'input', 'keydown']);
-    try {
-      await typeKeys(tab, text);
-    } catch (e) {
-      if (e instanceof DialogOpened) {
-        sw.lap('deliver');
-        return dialogResult(sw, before.describe, 'typing');
+    // The prepared field is watched afresh for them (not whatever holds the focus now); when the focus has
+    // left it, keys would go where the insertion may already have landed: they are not sent.
+    const rearmed = await tab.call(frame, 'rearmField', prepared.handle);
+    if (rearmed.kind === 'focus_moved') focusMoved = rearmed.focused;
+    else {
+      try {
+        await typeKeys(tab, text);
+      } catch (e) {
+        if (e instanceof DialogOpened) {
+          sw.lap('deliver');
+          return dialogResult(sw, before.describe, 'typing');
+        }
+        throw e;
       }
-      throw e;
+      sw.lap('deliver');
+      read = await tab.call(frame, 'readBack', prepared.handle);
+      onRead(read);
+      sw.lap('verify');
+      method = 'key_events';
+      verdict = judge(before, read, text);
     }
-    sw.lap('deliver');
-    read = await tab.call(frame, 'readBack');
-    sw.lap('verify');
-    method = 'key_events';
-    verdict = judge(before, read, text);
   }
   const evidence: Evidence[] = [
     ...verdict.evidence,
     { kind: 'event', observed: describeEvents({ target: before.describe, events: read.events }) },
   ];
+  if (focusMoved)
+    evidence.push({
+      kind: 'focus',
+      expected: before.describe,
+      observed: focusMoved,
+      detail:
+        'the page moved the focus away from the field before the text reached it; key events were not tried, so the text cannot arrive twice',
+    });
   if (prepared.combobox) {
     evidence.push({
       kind: 'combobox',
@@ -227,17 +271,17 @@ async function typeIntoValueInput(
   frame: Frame,
   sw: Stopwatch,
   text: string,
-  prepared: PreparedValueInput,
+  prepared: ValueInputReady,
 ): Promise<ActionResult> {
   sw.lap('resolve');
-  const r = await tab.call(frame, 'assignPreparedValue', text);
-  if (r.refusal === 'value_rejected') {
+  const r = await tab.call(frame, 'assignPreparedValue', prepared.handle, text);
+  if (r.kind === 'refused' && r.refusal === 'value_rejected') {
     throw new Refusal(
       'text_not_deliverable',
       `${prepared.describe} is a ${prepared.inputType} field holding one value in the form ${prepared.form}; "${text}" is not one (the field would store "${r.stored}"); nothing was set`,
     );
   }
-  if (r.refusal) throw new Refusal('target_not_found', `${r.refusal}: ${r.detail}`);
+  if (r.kind === 'refused') throw new Refusal('target_not_found', `${r.refusal}: ${r.detail}`);
   sw.lap('deliver');
   sw.lap('verify');
   const evidence: Evidence[] = [
@@ -272,7 +316,7 @@ async function typeIntoSink(
   frame: Frame,
   sw: Stopwatch,
   text: string,
-  prepared: PreparedSink,
+  prepared: SinkReady,
 ): Promise<ActionResult> {
   sw.lap('resolve');
   try {
@@ -285,8 +329,10 @@ async function typeIntoSink(
     throw e;
   }
   sw.lap('deliver');
-  const shown = await tab.call(frame, 'sinkShown', text);
-  const seen = await tab.call(frame, 'watched', false);
+  // One call reads the widget's text and what the sink heard, and frees the sink in the page.
+  const read = await tab.call(frame, 'sinkShown', prepared.handle, text);
+  const shown = read.kind === 'shown' ? read : null;
+  const seen = read.watched;
   sw.lap('verify');
   const verdict = judgeShownText(shown?.before ?? null, shown?.after ?? null, text, shown?.area ?? prepared.area);
   const evidence: Evidence[] = [

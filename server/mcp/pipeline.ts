@@ -8,6 +8,7 @@ import { APPROVAL_TIMEOUT_MS, type ApprovalTarget, type Approvals } from '../app
 import { readFileSync } from 'node:fs';
 import type { Policy } from '../policy.js';
 import { reportWhile } from '../progress.js';
+import { pagesOf } from '../routing/pages.js';
 import type { Router } from '../routing/router.js';
 import type { CursorPreferences } from '../sessions/cursor-preferences.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -72,11 +73,7 @@ function toolContextOf(parts: PipelineParts): ToolContext {
     sendUiCommand: (connId, command) => parts.uiCommands.send(connId, command),
     operatorWaits: () => ({ approvals: parts.approvals.list().length, heldAgents: parts.brake.heldCount }),
     resolve: (args, caller, options) => router.resolve(args, caller, options),
-    tabsFor: (caller) => router.tabsFor(caller),
-    tabFor: (caller, tabId) => router.tabFor(caller, tabId),
-    currentTab: (caller) => router.currentTab(caller),
-    openTab: (caller) => router.openTab(caller),
-    setCurrentTab: (caller, tabId) => router.setCurrentTab(caller, tabId),
+    pages: pagesOf(router),
     nativeRoute: () => router.nativeRoute(),
     get browserInUse() {
       return router.browserInUse;
@@ -87,9 +84,6 @@ function toolContextOf(parts: PipelineParts): ToolContext {
     browserVersion: () => router.browserVersion(),
     drivenBrowserPid: () => router.drivenBrowserPid(),
     belongsToDrivenBrowser: (pid, browserPid) => router.belongsToDrivenBrowser(pid, browserPid),
-    runScript: (tab, expression, options) => router.runScript(tab, expression, options),
-    answerDialog: (tab, accept, promptText) => router.answerDialog(tab, accept, promptText),
-    browserWindowOf: (tab) => router.browserWindowOf(tab),
     cursorShown: (tabId) => router.cursorShown(tabId),
   };
 }
@@ -228,18 +222,17 @@ export class CallPipeline {
       const recorded = !!session.recordingDir && !tool.annotations.readOnlyHint && tool.name !== 'run_actions';
       session.inFlight++;
       try {
-        const before = recorded ? await router.screenshotOfCurrentTab(ctx) : null;
+        // The router's one hook around the call: the recording's screenshots, a lost browser, the cursor.
+        const around = await router.aroundCall(ctx, recorded);
         let reply: Reply;
-        const lossesBefore = router.browsers.lossesOf(connection.connectionId);
         try {
           reply = await abandonOnAbort(tool.handler(args, this.tools, ctx), signal);
         } catch (e) {
           reply = isDefect(e) ? internalError(tool.name, 'handler', e) : refusalReply(asRefusal(e));
         }
+        const { lost, after } = await around.end();
         // The session's pool browser went away while this ran: nothing it says about that browser stands.
-        const lost = router.browsers.lostDuring(connection.connectionId, lossesBefore);
         if (lost) reply = refusalReply(lost);
-        router.afterAction();
         if (recorded)
           trace.recording = withTargetFrame(
             recordStep(session, {
@@ -247,8 +240,8 @@ export class CallPipeline {
               args: maskedArgs(args, reply.structured),
               result: reply.structured,
               isError: !!reply.isError,
-              before,
-              after: await router.screenshotOfCurrentTab(ctx),
+              before: around.before,
+              after,
             }),
             connection.tokens,
           );
@@ -406,10 +399,10 @@ export class CallPipeline {
       evidence: (structured.evidence ?? []).slice(0, 4),
       isError: !!reply.isError,
     });
-    if (!activity.watched || !router.browser.running || !currentTabId) return;
+    if (!activity.watched || !currentTabId) return;
     void router
       .thumbnail(currentTabId)
-      .then((data) => activity.attachThumbnail(entry, data))
+      .then((data) => data && activity.attachThumbnail(entry, data))
       .catch(() => {
         /* a thumbnail is a courtesy */
       });

@@ -7,15 +7,8 @@ import { flushCursors, hideCursor } from '../cdp/cursor-overlay.js';
 import { CdpDriver } from '../cdp/driver.js';
 import { guardRequests } from '../cdp/guard.js';
 import type { Tab } from '../cdp/tab.js';
-import {
-  answerDialog,
-  browserProcessPid,
-  browserWindowOf,
-  evaluateInPage,
-  isVisible,
-  openerIdOf,
-  thumbnailOf,
-} from '../cdp/tab-commands.js';
+import { closePage } from '../cdp/page-ops.js';
+import { browserProcessPid, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
 import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
 import type { NativeDriver } from '../native/driver.js';
@@ -24,7 +17,7 @@ import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from '../native/session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
-import type { CursorSettings, Driver, ResolvedTarget, TabTarget } from '../contract/driver.js';
+import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from '../contract/driver.js';
 import { queuedDriver, queueKey, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from '../contract/refusal.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
@@ -54,6 +47,13 @@ export interface RouterOptions {
   perConnection: Omit<SessionBrowsersOptions, 'tabGone'>;
   /** Which native backend (--native-backend): `auto` is the platform's own. */
   nativeBackend?: NativeBackendChoice;
+}
+
+/** What Router.aroundCall took before a call, and what it says after it (`end`). */
+export interface CallWatch {
+  /** The session's current tab before the call (recorded calls only; null when there is none). */
+  before: string | null;
+  end(): Promise<{ lost: Refusal | null; after: string | null }>;
 }
 
 /** The native route's driver: AT-SPI/XTest (or Wayland) on Linux, or the portable pixels-and-keys one. */
@@ -125,9 +125,23 @@ export class Router {
     return this.nativeLoading;
   }
 
-  /** After an action's result is in: visual aids that waited for it (the agent cursor's glide). */
-  afterAction(): void {
-    flushCursors();
+  /**
+   * The router's part around one tool call (the pipeline's one hook into it): before the handler, the
+   * session's current tab as a screenshot when the call is recorded, and how often its browser went away so
+   * far; `end`, once the handler answered: the `browser_lost` refusal to give instead when its browser went
+   * away meanwhile, the visual aids that waited for the result (the agent cursor's glide), and the screenshot after.
+   */
+  async aroundCall(caller: Caller, recorded: boolean): Promise<CallWatch> {
+    const before = recorded ? await this.screenshotOfCurrentTab(caller) : null;
+    const losses = this.browsers.lossesOf(caller.connectionId);
+    return {
+      before,
+      end: async () => {
+        const lost = this.browsers.lostDuring(caller.connectionId, losses);
+        flushCursors();
+        return { lost, after: recorded ? await this.screenshotOfCurrentTab(caller) : null };
+      },
+    };
   }
 
   /** A session ended: its cursor leaves the tabs it drove. */
@@ -312,20 +326,20 @@ export class Router {
     }
   }
 
-  /** A small JPEG of a tab for the operators' action log. */
-  async thumbnail(tabId: string): Promise<string> {
+  /** A small JPEG of a tab for the operators' action log; null when no browser runs. */
+  async thumbnail(tabId: string): Promise<string | null> {
+    if (!this.browser.running) return null;
     return thumbnailOf(await this.browser.findTab(tabId));
   }
 
-  /** Page-level commands of the page tool, so that tools never speak CDP. */
-  runScript(tab: Tab, expression: string, options: { awaitResult: boolean }) {
-    return evaluateInPage(tab, expression, options);
-  }
-  answerDialog(tab: Tab, accept: boolean, promptText?: string) {
-    return answerDialog(tab, accept, promptText);
-  }
-  browserWindowOf(tab: Tab) {
-    return browserWindowOf(tab);
+  /**
+   * Closes a tab this call found, with what the router keeps of it: its snapshots' tokens go stale, and it
+   * is no longer the session's current tab (its owner entry goes when the browser reports it closed).
+   */
+  async closeTab(caller: Caller, tab: TabHandle): Promise<void> {
+    await closePage(tab);
+    this.snapshots.forget('tab', tab.id);
+    if (caller.session?.currentTabId === tab.id) this.setCurrentTab(caller, undefined);
   }
 
   /**

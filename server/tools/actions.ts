@@ -1,8 +1,9 @@
 // Action tools. Each resolves its target, hands it to the route's Driver, and returns the Driver's
-// verified result unchanged; run_actions reuses `actionTools` so a batch step is exactly a single call.
+// verified result unchanged (defineAction); run_actions reuses `actionTools` so a batch step is exactly a
+// single call.
 import { z } from 'zod';
-import { DESTRUCTIVE, actionReply, defineTool, type ToolDef } from './define.js';
-import { actionResult, deliveryMode, targeting } from './schemas.js';
+import { DESTRUCTIVE, defineAction, type ToolDef } from './define.js';
+import { deliveryMode, targeting } from './schemas.js';
 
 const button = z.enum(['left', 'right', 'middle']).default('left');
 // The aliases (control, option, cmd, command) are accepted; the four names are what tools/list shows.
@@ -16,7 +17,7 @@ const modifiers = z
   .default([]);
 
 function clickTool(name: string, description: string, fixed: { button?: 'right'; count?: 2 }) {
-  return defineTool({
+  return defineAction({
     name,
     description,
     input: z.strictObject({
@@ -25,14 +26,10 @@ function clickTool(name: string, description: string, fixed: { button?: 'right';
       modifier: modifiers,
       delivery_mode: deliveryMode,
     }),
-    output: actionResult,
     annotations: DESTRUCTIVE,
-    async handler(args, core, ctx) {
-      const { target, driver } = await core.resolve(args, ctx);
+    act(driver, target, args) {
       const chosen = fixed.button ?? (args as { button?: 'left' | 'right' | 'middle' }).button ?? 'left';
-      return actionReply(
-        await driver.click(target, { button: chosen, count: fixed.count ?? 1, modifiers: args.modifier }),
-      );
+      return driver.click(target, { button: chosen, count: fixed.count ?? 1, modifiers: args.modifier });
     },
   });
 }
@@ -47,7 +44,7 @@ export const rightClick = clickTool('right_click', 'Right-click (context menu) a
   button: 'right',
 });
 
-export const setValue = defineTool({
+export const setValue = defineAction({
   name: 'set_value',
   description:
     'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text; a list of options for a multi-select. Read back.',
@@ -56,28 +53,20 @@ export const setValue = defineTool({
     element_token: targeting.element_token.unwrap(),
     value: z.union([z.string().max(100_000), z.array(z.string().max(1000)).max(200)]),
   }),
-  output: actionResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  async handler(args, core, ctx) {
-    const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(await driver.setValue(target, args.value));
-  },
+  act: (driver, target, args) => driver.setValue(target, args.value),
 });
 
-export const pressKey = defineTool({
+export const pressKey = defineAction({
   name: 'press_key',
   description:
     "Press one key (Enter, Tab, Escape, arrows, F1-F12, a character) at the focused element or element_token's.",
   input: z.strictObject({ ...targeting, key: z.string().min(1).max(32), modifiers, delivery_mode: deliveryMode }),
-  output: actionResult,
   annotations: DESTRUCTIVE,
-  async handler(args, core, ctx) {
-    const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(await driver.pressKey(target, args.key, args.modifiers));
-  },
+  act: (driver, target, args) => driver.pressKey(target, args.key, args.modifiers),
 });
 
-export const hotkey = defineTool({
+export const hotkey = defineAction({
   name: 'hotkey',
   description: 'Press a key combination, modifiers first: ["ctrl","a"].',
   input: z.strictObject({
@@ -85,16 +74,11 @@ export const hotkey = defineTool({
     keys: z.array(z.string().min(1).max(32)).min(2).max(5),
     delivery_mode: deliveryMode,
   }),
-  output: actionResult,
   annotations: DESTRUCTIVE,
-  async handler(args, core, ctx) {
-    const { target, driver } = await core.resolve(args, ctx);
-    const keys = args.keys;
-    return actionReply(await driver.pressKey(target, keys[keys.length - 1], keys.slice(0, -1)));
-  },
+  act: (driver, target, { keys }) => driver.pressKey(target, keys[keys.length - 1], keys.slice(0, -1)),
 });
 
-export const scroll = defineTool({
+export const scroll = defineAction({
   name: 'scroll',
   description: 'Scroll with wheel events at an element, a point or the page; confirmed when it moved.',
   input: z.strictObject({
@@ -104,15 +88,11 @@ export const scroll = defineTool({
     by: z.enum(['line', 'page']).default('line'),
     delivery_mode: deliveryMode,
   }),
-  output: actionResult,
   annotations: DESTRUCTIVE,
-  async handler(args, core, ctx) {
-    const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(await driver.scroll(target, { direction: args.direction, amount: args.amount, by: args.by }));
-  },
+  act: (driver, target, args) => driver.scroll(target, { direction: args.direction, amount: args.amount, by: args.by }),
 });
 
-export const drag = defineTool({
+export const drag = defineAction({
   name: 'drag',
   description: 'Drag from (from_x,from_y) to (to_x,to_y) in screenshot px.',
   input: z.strictObject({
@@ -126,34 +106,25 @@ export const drag = defineTool({
     button,
     delivery_mode: deliveryMode,
   }),
-  output: actionResult,
   annotations: DESTRUCTIVE,
   advanced: ['duration_ms', 'steps', 'button'],
-  async handler(args, core, ctx) {
-    const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(
-      await driver.drag(target, {
-        from: { x: args.from_x, y: args.from_y },
-        to: { x: args.to_x, y: args.to_y },
-        durationMs: args.duration_ms,
-        steps: args.steps,
-        button: args.button,
-      }),
-    );
-  },
+  act: (driver, target, args) =>
+    driver.drag(target, {
+      from: { x: args.from_x, y: args.from_y },
+      to: { x: args.to_x, y: args.to_y },
+      durationMs: args.duration_ms,
+      steps: args.steps,
+      button: args.button,
+    }),
 });
 
-export const hover = defineTool({
+export const hover = defineAction({
   name: 'hover',
   description:
     'Move the pointer onto an element or a point, to open a hover menu or tooltip; confirmed when something new shows.',
   input: z.strictObject({ ...targeting, delivery_mode: deliveryMode }),
-  output: actionResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async handler(args, core, ctx) {
-    const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(await driver.hover(target));
-  },
+  act: (driver, target) => driver.hover(target),
 });
 
 export const actionTools: ToolDef[] = [click, doubleClick, rightClick, setValue, pressKey, hotkey, scroll, drag, hover];

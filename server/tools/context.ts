@@ -2,9 +2,9 @@
 // tool needs it), the per-call CallContext, and the shape of a tool and of its reply. The MCP call
 // pipeline (server/mcp/pipeline.ts) builds both contexts; tools import no backend and speak no CDP.
 import type { z } from 'zod';
-import type { Tab } from '../cdp/tab.js';
 import type { Policy } from '../policy.js';
 import type { WaitHook } from '../routing/queue.js';
+import type { Pages } from '../routing/pages.js';
 import type { Router } from '../routing/router.js';
 import type { ResolvedToken, SnapshotRegistry } from '../routing/snapshots.js';
 import type { Session, SessionManager } from '../sessions/manager.js';
@@ -37,28 +37,22 @@ export interface CallContext {
   tokens?: ReadonlyMap<string, ResolvedToken>;
 }
 
-/** The router's part tools use: target resolution, tabs this call may see, and the routes' facts. */
+/** The router's part tools use: target resolution and the routes' facts (tabs and pages: `pages`). */
 type ToolRouting = Pick<
   Router,
   | 'resolve'
-  | 'tabsFor'
-  | 'tabFor'
-  | 'currentTab'
-  | 'openTab'
-  | 'setCurrentTab'
   | 'nativeRoute'
   | 'browserInUse'
   | 'launchedBrowserPid'
   | 'browserVersion'
   | 'drivenBrowserPid'
   | 'belongsToDrivenBrowser'
-  | 'runScript'
-  | 'answerDialog'
-  | 'browserWindowOf'
   | 'cursorShown'
 >;
 
 export interface ToolContext extends ToolRouting {
+  /** Tabs under the router's ownership, and what the page tool does with one (an opaque handle, never a Tab). */
+  readonly pages: Pages;
   /** The operator's switches tools obey. */
   readonly options: { readonly allowJavascript: boolean; readonly uploadRoots?: readonly string[] };
   readonly snapshots: Pick<SnapshotRegistry, 'resolve' | 'nextId' | 'record' | 'forget'>;
@@ -70,8 +64,6 @@ export interface ToolContext extends ToolRouting {
   /** What waits for the operator now (the `screen` tool never hides the sidebar while something does). */
   operatorWaits(): { approvals: number; heldAgents: number };
 }
-
-export type { Tab };
 
 export interface Reply {
   structured: Record<string, unknown>;

@@ -2,15 +2,38 @@
 // result: input schemas as advertised, argument checks, reply texts.
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ActionResult } from '../contract/driver.js';
+import type { ActionResult, Driver, ResolvedTarget } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
+import type { TargetArgs } from '../contract/target.js';
 import type { Reply, ToolDef } from './context.js';
-import { refusal as refusalSchema } from './schemas.js';
+import { actionResult, refusal as refusalSchema } from './schemas.js';
 
 export type { CallContext, Reply, ToolContext, ToolDef } from './context.js';
 
 export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
   return def as unknown as ToolDef;
+}
+
+/**
+ * An action tool: the handler resolves the call's target once (the router queues the action behind the
+ * target's earlier ones), `act` hands it to the route's driver, and the driver's verified result is the
+ * reply, unchanged (actionReply).
+ */
+export function defineAction<S extends z.ZodObject>(
+  def: Omit<ToolDef<S>, 'handler' | 'output'> & {
+    act(driver: Driver, target: ResolvedTarget, args: z.infer<S>): Promise<ActionResult>;
+  },
+): ToolDef {
+  const { act, ...rest } = def;
+  return defineTool<S>({
+    ...rest,
+    output: actionResult,
+    async handler(args, core, ctx) {
+      // Every action's input spreads `targeting` (schemas.ts): its arguments name the target.
+      const { target, driver } = await core.resolve(args as TargetArgs, ctx);
+      return actionReply(await act(driver, target, args));
+    },
+  });
 }
 
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;

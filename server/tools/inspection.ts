@@ -321,12 +321,12 @@ export const listWindows = defineTool({
     }
     if (core.browserInUse) {
       const byCdpWindow = new Map<number, { bounds: unknown; tabs: Entry['tabs']; titles: string[] }>();
-      for (const tab of await core.tabsFor(ctx)) {
+      for (const tab of await core.pages.list(ctx)) {
         // another connection's tabs are not listed
-        const { windowId, bounds } = await core.browserWindowOf(tab);
+        const { windowId, bounds } = await core.pages.windowOf(tab);
         const entry = byCdpWindow.get(windowId) ?? { bounds, tabs: [], titles: [] };
-        const title = await tab.title().catch(() => '');
-        entry.tabs.push({ tab_id: tab.id, url: tab.page.url(), title });
+        const title = await core.pages.title(tab).catch(() => '');
+        entry.tabs.push({ tab_id: tab.id, url: core.pages.url(tab), title });
         entry.titles.push(title);
         byCdpWindow.set(windowId, entry);
       }

@@ -3,7 +3,9 @@ import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { Refusal } from '../contract/refusal.js';
-import type { CallContext, Tab, ToolContext } from './context.js';
+import type { TabHandle } from '../contract/driver.js';
+import type { HistoryMove } from '../routing/pages.js';
+import type { CallContext, ToolContext } from './context.js';
 import { reportWhile } from '../progress.js';
 import { DESTRUCTIVE, defineTool, type Reply } from './define.js';
 import { elementToken, session } from './schemas.js';
@@ -75,32 +77,34 @@ function checkUrl(url: string): string {
  * found, and the origin policy holds on the tab's CURRENT url (after redirects, clicks, history moves).
  * `leaving` actions (navigate away, close) may start from a refused page: they do not read it.
  */
-async function tabOf(args: Args, core: ToolContext, ctx: CallContext, leaving = false): Promise<Tab> {
-  const tab = args.tab_id ? await core.tabFor(ctx, args.tab_id) : await core.currentTab(ctx);
-  if (!leaving) core.policy.checkUrl(tab.page.url());
-  if (args.tab_id) core.setCurrentTab(ctx, tab.id);
+async function tabOf(args: Args, core: ToolContext, ctx: CallContext, leaving = false): Promise<TabHandle> {
+  const { pages } = core;
+  const tab = args.tab_id ? await pages.find(ctx, args.tab_id) : await pages.current(ctx);
+  if (!leaving) core.policy.checkUrl(pages.url(tab));
+  if (args.tab_id) pages.setCurrent(ctx, tab.id);
   return tab;
 }
 
 /** Goes to a URL the policy allowed; a redirect the browser blocked is the policy's refusal, not a failed load. */
-async function go(core: ToolContext, tab: Tab, url: string): Promise<void> {
+async function go(core: ToolContext, tab: TabHandle, url: string): Promise<void> {
+  const { pages } = core;
   if (url.toLowerCase().startsWith('javascript:')) {
     // Allowed by the operator (--allow-url-schemes javascript): it runs in the page, as a typed URL would.
-    core.policy.checkUrl(tab.page.url());
-    await core.runScript(tab, `location.href = ${JSON.stringify(url)}`, { awaitResult: false });
+    core.policy.checkUrl(pages.url(tab));
+    await pages.runScript(tab, `location.href = ${JSON.stringify(url)}`, { awaitResult: false });
     return;
   }
   try {
-    await tab.navigate(url);
+    await pages.navigate(tab, url);
   } catch (e) {
     if (!/ERR_BLOCKED_BY_CLIENT/.test((e as Error).message)) throw e;
-    core.policy.checkUrl(tab.page.url(), 'the page the navigation led to');
+    core.policy.checkUrl(pages.url(tab), 'the page the navigation led to');
     throw new Refusal(
       'not_permitted',
       `the navigation to ${url} was redirected to an address the policy does not allow, and the browser blocked it`,
     );
   }
-  core.policy.checkUrl(tab.page.url(), 'the page the navigation led to');
+  core.policy.checkUrl(pages.url(tab), 'the page the navigation led to');
 }
 
 /**
@@ -147,8 +151,8 @@ function uploadPaths(paths: string[], roots: readonly string[] | undefined): str
   });
 }
 
-async function describeTab(tab: Tab) {
-  return { tab_id: tab.id, url: tab.page.url(), title: await tab.title().catch(() => '') };
+async function describeTab(core: ToolContext, tab: TabHandle) {
+  return { tab_id: tab.id, url: core.pages.url(tab), title: await core.pages.title(tab).catch(() => '') };
 }
 
 const handlers: Record<
@@ -156,7 +160,7 @@ const handlers: Record<
   (args: Args, core: ToolContext, ctx: CallContext) => Promise<Reply>
 > = {
   async list_tabs(_args, core, ctx) {
-    const tabs = await Promise.all((await core.tabsFor(ctx)).map(describeTab));
+    const tabs = await Promise.all((await core.pages.list(ctx)).map((tab) => describeTab(core, tab)));
     return {
       structured: { tabs, current_tab_id: ctx.session?.currentTabId ?? null },
       // An empty list reads as one, in the text as in the structure (an empty text item tells a model nothing).
@@ -166,21 +170,19 @@ const handlers: Record<
   async new_tab(args, core, ctx) {
     const url = args.url ? checkUrl(args.url) : undefined;
     if (url) core.policy.checkNavigation(url, "the new tab's URL");
-    const tab = await core.openTab(ctx);
-    core.setCurrentTab(ctx, tab.id);
+    const tab = await core.pages.open(ctx);
+    core.pages.setCurrent(ctx, tab.id);
     if (url) await go(core, tab, url);
-    return { structured: { tabs: [await describeTab(tab)], ...(await describeTab(tab)) } };
+    return { structured: { tabs: [await describeTab(core, tab)], ...(await describeTab(core, tab)) } };
   },
   async select_tab(args, core, ctx) {
     const tab = await tabOf({ ...args, tab_id: need(args, 'tab_id') }, core, ctx);
-    await tab.page.bringToFront();
-    return { structured: await describeTab(tab) };
+    await core.pages.bringToFront(tab);
+    return { structured: await describeTab(core, tab) };
   },
   async close_tab(args, core, ctx) {
-    const tab = await core.tabFor(ctx, need(args, 'tab_id'));
-    await tab.page.close();
-    core.snapshots.forget('tab', tab.id);
-    if (ctx.session?.currentTabId === tab.id) core.setCurrentTab(ctx, undefined);
+    const tab = await core.pages.find(ctx, need(args, 'tab_id'));
+    await core.pages.close(ctx, tab);
     return { structured: { closed: tab.id } };
   },
   async navigate(args, core, ctx) {
@@ -188,27 +190,24 @@ const handlers: Record<
     core.policy.checkNavigation(url, 'the URL to navigate to');
     const tab = await tabOf(args, core, ctx, true);
     await reportWhile(ctx.progress, `navigating to ${url}`, go(core, tab, url));
-    return { structured: await describeTab(tab) };
+    return { structured: await describeTab(core, tab) };
   },
   async back(args, core, ctx) {
-    return history(core, await tabOf(args, core, ctx), (t) => t.page.goBack({ timeout: 30_000 }));
+    return history(core, await tabOf(args, core, ctx), 'back');
   },
   async forward(args, core, ctx) {
-    return history(core, await tabOf(args, core, ctx), (t) => t.page.goForward({ timeout: 30_000 }));
+    return history(core, await tabOf(args, core, ctx), 'forward');
   },
   async reload(args, core, ctx) {
-    return history(core, await tabOf(args, core, ctx), (t) => t.page.reload({ timeout: 30_000 }));
+    return history(core, await tabOf(args, core, ctx), 'reload');
   },
   async get_text(args, core, ctx) {
-    const tab = await tabOf(args, core, ctx);
-    const [frame] = await tab.frames();
-    const read = await tab.call(frame, 'pageText', 50_000);
+    const read = await core.pages.text(await tabOf(args, core, ctx), 50_000);
     return { structured: read, text: read.text };
   },
   async query_dom(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
-    const [frame] = await tab.frames();
-    const matches = await tab.call(frame, 'queryDom', need(args, 'css_selector'), args.attributes ?? [], 100);
+    const matches = await core.pages.queryDom(tab, need(args, 'css_selector'), args.attributes ?? [], 100);
     if (matches.error) throw new Refusal('invalid_arguments', `css_selector: ${matches.error}`);
     return { structured: matches };
   },
@@ -226,14 +225,13 @@ const handlers: Record<
       // The operator stopped the agent (or ended its session): the wait ends here, not at its deadline.
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       ctx.progress?.(`waiting for ${what}`);
-      const [frame] = await tab.frames();
       const found = args.url
-        ? tab.page.url().includes(args.url)
-        : await tab.call(frame, 'pageHas', args.text ?? null, args.css_selector ?? null).catch((e) => {
+        ? core.pages.url(tab).includes(args.url)
+        : await core.pages.has(tab, args.text ?? null, args.css_selector ?? null).catch((e) => {
             if (e instanceof Refusal) throw e;
             return false;
           });
-      if (found) return { structured: { found: true, waited_for: what, url: tab.page.url() } };
+      if (found) return { structured: { found: true, waited_for: what, url: core.pages.url(tab) } };
       if (Date.now() >= deadline)
         throw new Refusal('timeout', `gave up after ${args.timeout_ms} ms waiting for ${what}`, { retryable: true });
       await new Promise((r) => setTimeout(r, 100));
@@ -241,7 +239,7 @@ const handlers: Record<
   },
   async screenshot(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
-    const shot = await tab.screenshot();
+    const shot = await core.pages.screenshot(tab);
     return {
       structured: { tab_id: tab.id, width: shot.width, height: shot.height },
       images: [{ data: shot.data, mimeType: 'image/png' }],
@@ -249,27 +247,26 @@ const handlers: Record<
   },
   async handle_dialog(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
-    const dialog = tab.dialog;
+    const dialog = core.pages.dialog(tab);
     if (!dialog) throw new Refusal('target_not_found', 'no dialog is open in this tab');
-    await core.answerDialog(tab, need(args, 'accept'), args.prompt_text);
-    tab.dialog = null;
+    await core.pages.answerDialog(tab, need(args, 'accept'), args.prompt_text);
     return { structured: { handled: dialog.type, message: dialog.message, accepted: args.accept } };
   },
   async set_input_files(args, core, ctx) {
     const found = core.snapshots.resolve(need(args, 'element_token'));
     const paths = uploadPaths(need(args, 'paths'), core.options.uploadRoots);
     const { target } = await core.resolve({ element_token: args.element_token }, ctx); // ownership and origin policy
-    if (found.kind !== 'tab')
+    if (found.kind !== 'tab' || target.kind !== 'tab')
       throw new Refusal('invalid_arguments', 'element_token: set_input_files needs an element of a browser tab');
-    const tab = await core.tabFor(ctx, found.key);
-    const names = await tab.setInputFiles(target.element!, paths);
+    // The tab the router found for the token (its ownership checked there): not looked up again.
+    const names = await core.pages.setInputFiles(target.tab, target.element!, paths);
     const expected = paths.map((p) => basename(p));
     const same = names.length === expected.length && names.every((n, i) => n === expected[i]);
     return { structured: { files: names, expected, effect: same ? 'confirmed' : 'mismatch' }, isError: !same };
   },
   async console_messages(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
-    const read = tab.activity.consoleMessages({ level: args.level, text: args.text, limit: args.limit });
+    const read = core.pages.consoleMessages(tab, { level: args.level, text: args.text, limit: args.limit });
     return {
       structured: { tab_id: tab.id, ...read },
       text: listingText(read, read.messages, (m) => `${m.at} ${m.level}: ${m.text}`),
@@ -277,7 +274,7 @@ const handlers: Record<
   },
   async network_requests(args, core, ctx) {
     const tab = await tabOf(args, core, ctx);
-    const read = tab.activity.networkRequests({
+    const read = core.pages.networkRequests(tab, {
       status: args.status,
       failed: args.failed,
       url: args.url,
@@ -297,7 +294,7 @@ const handlers: Record<
         'execute_javascript is off; the operator can enable it with --allow-javascript',
       );
     const tab = await tabOf(args, core, ctx);
-    const { value, error } = await core.runScript(tab, need(args, 'code'), { awaitResult: true });
+    const { value, error } = await core.pages.runScript(tab, need(args, 'code'), { awaitResult: true });
     if (error !== undefined) return { structured: { error }, isError: true };
     return { structured: { value } };
   },
@@ -313,12 +310,12 @@ function listingText<T>(
   return [...entries.map(line), tail].join('\n');
 }
 
-async function history(core: ToolContext, tab: Tab, move: (t: Tab) => Promise<unknown>): Promise<Reply> {
-  await move(tab).catch((e) => {
+async function history(core: ToolContext, tab: TabHandle, move: HistoryMove): Promise<Reply> {
+  await core.pages.moveInHistory(tab, move).catch((e) => {
     throw new Refusal('timeout', `the tab did not finish navigating: ${(e as Error).message}`);
   });
-  core.policy.checkUrl(tab.page.url(), 'the page the history move led to');
-  return { structured: await describeTab(tab) };
+  core.policy.checkUrl(core.pages.url(tab), 'the page the history move led to');
+  return { structured: await describeTab(core, tab) };
 }
 
 export const page = defineTool({

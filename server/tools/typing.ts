@@ -1,9 +1,9 @@
 // type_text (seed 003): insert at the caret, exactly once, and say what landed.
 import { z } from 'zod';
-import { DESTRUCTIVE, actionReply, defineTool } from './define.js';
-import { actionResult, deliveryMode, targeting } from './schemas.js';
+import { DESTRUCTIVE, defineAction } from './define.js';
+import { deliveryMode, targeting } from './schemas.js';
 
-export const typeText = defineTool({
+export const typeText = defineAction({
   name: 'type_text',
   description:
     "Insert text at the caret of the focused element or of element_token's (caret at end); never clears. Read back.",
@@ -19,11 +19,7 @@ export const typeText = defineTool({
       .default(30)
       .describe('ms between synthesized keystrokes (native fallback).'),
   }),
-  output: actionResult,
   annotations: DESTRUCTIVE,
   advanced: ['delay_ms'],
-  async handler(args, core, ctx) {
-    const { target, driver } = await core.resolve(args, ctx);
-    return actionReply(await driver.typeText(target, args.text, { delayMs: args.delay_ms }));
-  },
+  act: (driver, target, args) => driver.typeText(target, args.text, { delayMs: args.delay_ms }),
 });

@@ -208,3 +208,68 @@ describe('iframes and shadow roots', () => {
     assert.equal(m.closed, 'in closed');
   });
 });
+
+/** How many fields type_text actions hold in the page agent's world of the page's top frame (freed when each ends). */
+async function heldFields(page: import('puppeteer-core').Page): Promise<number> {
+  const cdp = await page.createCDPSession();
+  try {
+    const top = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
+    const worlds: number[] = [];
+    cdp.on('Runtime.executionContextCreated', ({ context }) => {
+      if (context.name === 'verity' && context.auxData?.frameId === top) worlds.push(context.id);
+    });
+    await cdp.send('Runtime.enable'); // reports the contexts that exist now
+    assert.equal(worlds.length, 1, "the page agent's world in the top frame");
+    const { result } = await cdp.send('Runtime.evaluate', {
+      expression: 'globalThis.__verity.heldFieldCount()',
+      contextId: worlds[0],
+      returnByValue: true,
+    });
+    return result.value;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+describe("the action's field, held by a handle", () => {
+  test('each type_text frees the field it held: confirmed, refused, or typed as keys', async () => {
+    const page = await s.open('plain.html');
+    const snap = await s.snapshot(s.v);
+    const typed = await s.v.call('type_text', { element_token: snap.token('Text'), text: 'held' });
+    assert.equal(typed.structured.effect, 'confirmed', typed.text);
+    const refused = await s.v.call('type_text', { element_token: snap.token('Text'), text: 'two\nlines' });
+    assert.equal(refused.structured.refusal?.code, 'text_not_deliverable', refused.text);
+    assert.equal(await heldFields(page), 0, 'no field stays held after its action');
+  });
+
+  test('the page moves the focus into another frame before the text arrives: no key events, the text arrives once', async () => {
+    const page = await s.open('plain.html');
+    // An email field (no selection API: the End key places its caret) whose End key moves the focus into an
+    // iframe's field: the insertion lands there, and nothing is heard in the top frame.
+    await page.evaluate(async () => {
+      const mover = Object.assign(document.createElement('input'), { type: 'email' });
+      mover.setAttribute('aria-label', 'Moves the focus away');
+      const frame = Object.assign(document.createElement('iframe'), {
+        srcdoc: '<input id="b" aria-label="Elsewhere">',
+      });
+      const loaded = new Promise((r) => frame.addEventListener('load', r, { once: true }));
+      document.body.append(mover, frame);
+      await loaded;
+      const elsewhere = frame.contentDocument!.getElementById('b') as HTMLInputElement;
+      mover.addEventListener('keydown', (e) => {
+        if (e.key === 'End') elsewhere.focus();
+      });
+      (window as any).elsewhereValue = () => elsewhere.value;
+    });
+    const snap = await s.snapshot(s.v);
+    const r = await s.v.call('type_text', { element_token: snap.token('Moves the focus away'), text: 'once' });
+    assert.notEqual(r.structured.effect, 'confirmed', r.text);
+    assert.equal(r.structured.method, 'insert_text', r.text);
+    assert.ok(
+      r.structured.evidence.some((e: any) => e.kind === 'focus'),
+      r.text,
+    );
+    assert.equal(await page.evaluate(() => (window as any).elsewhereValue()), 'once', 'the text arrived exactly once');
+    assert.equal(await heldFields(page), 0);
+  });
+});

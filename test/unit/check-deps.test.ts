@@ -121,9 +121,26 @@ test('CDP is found however it is spelled, and puppeteer types are CDP', async ()
   has(/^server\/mcp\/spelled\.ts:5: sends the CDP command Runtime\.evaluate/);
   has(/^server\/mcp\/spelled\.ts:6: opens a CDP session \(createCDPSession\)/);
   has(/^server\/mcp\/spelled\.ts:7: opens a CDP session \(_client\)/);
-  // The one type-only exception lets the type through, not a value import of the same file.
+  // Tools never see Tab, not even its type (issue #25 item 3: no exception for tools/context.ts).
+  has(
+    /^server\/tools\/context\.ts:1: imports \.\.\/cdp\/tab\.js \(types\): not in its layer's allow-list; rule: tools see only/,
+  );
   has(/^server\/tools\/context\.ts:2: imports \.\.\/cdp\/tab\.js: not in its layer's allow-list; rule: tools see only/);
-  assert.equal(problems.length, 7, problems.join('\n'));
+  assert.equal(problems.length, 8, problems.join('\n'));
+});
+
+test('the page agent carries only DOM-safe code: what the shared verdicts import at run time is checked too', async () => {
+  const { problems, has } = await checkTree({
+    'server/cdp/page-agent/index.ts': "import { judge } from '../../contract/verdicts.js';\nexport const a = judge;\n",
+    'server/contract/verdicts.ts':
+      "import { readFileSync } from 'node:fs';\nimport { Refusal } from './refusal.js';\nimport type { Driver } from './driver.js';\nexport const judge = [readFileSync, Refusal];\nexport type D = Driver;\n",
+    'server/contract/refusal.ts': 'export class Refusal {}\n',
+    'server/contract/driver.ts': 'export type Driver = {};\n',
+  });
+  has(/^server\/contract\/verdicts\.ts:1: imports node:fs at run time: the page cannot load it/);
+  has(/^server\/contract\/verdicts\.ts:2: imports \.\/refusal\.js at run time: outside what the page agent may carry/);
+  // Types are erased from the bundle: verdicts' type import of the driver contract is fine.
+  assert.ok(!problems.some((p) => /driver\.js/.test(p)), problems.join('\n'));
 });
 
 test('the contract is the bottom floor: backends import it and never routing/, and it imports nothing above it', async () => {

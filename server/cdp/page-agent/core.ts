@@ -5,6 +5,7 @@
 // Everything that must be read from the page to prove an effect lives in the page agent, so that one
 // evaluation answers one question (a round trip per question, never per element).
 import type { WatchedEvent } from '../../contract/verdicts.js';
+import type { Covering, Refused, Watched } from './replies.js';
 import { handlerTargets, isLibrarySliderHandle, librarySliderValue } from './handlers.js';
 import {
   accessibleName,
@@ -20,34 +21,23 @@ import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, rende
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
 let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
-let watch: { target: Element; events: WatchedEvent[]; leaving?: boolean } | null = null;
+/** What one watch hears: the events that reach its element, and whether something began to lead out of the page. */
+export interface Watch {
+  target: Element;
+  events: WatchedEvent[];
+  leaving?: boolean;
+}
+/** The watch armed last by watchEvents, watchPoint or pointFor: what a click's, a key's or a hover's `watched` reads. */
+let watch: Watch | null = null;
+/** The watches of the fields type_text actions hold (fields.ts): each hears its own field's events. */
+const fieldWatches = new Set<Watch>();
+/** Every watch listening now. */
+function listening(): Watch[] {
+  return watch ? [watch, ...fieldWatches] : [...fieldWatches];
+}
 
-/** Why the agent would not act: the server turns the code into its typed refusal (cdp/aim.ts, cdp/typing.ts). */
-export type RefusedCode =
-  | 'element_disabled'
-  | 'element_readonly'
-  | 'element_covered'
-  | 'not_visible'
-  | 'not_editable'
-  | 'not_settable'
-  | 'focus_failed'
-  | 'caret_not_placed'
-  | 'target_not_found'
-  | 'value_rejected'
-  | 'no_such_option'
-  | 'invalid_arguments';
-export interface Refused {
-  refusal: RefusedCode;
-  detail: string /** the element aimed at, when `detail` names another (what covers it) */;
-  target?: string;
-  /** element_covered: what covers it, by role and name, and its index in the latest snapshot (-1: not listed) */
-  covering?: Covering;
-}
-export interface Covering {
-  role: string;
-  name: string;
-  index: number;
-}
+// The agent's reply shapes live in replies.ts (imported by the server too); re-exported for the other parts.
+export type { Covering, Refused, RefusedCode, Watched } from './replies.js';
 
 /**
  * What covers `el` at a point, as the model would look for it: the hit element's role and name, and the
@@ -109,23 +99,6 @@ export interface Aimed {
   stable: boolean;
   target: string;
   href?: string;
-}
-
-/** What an armed watch saw. `fresh`: no watch exists here (the frame navigated since it was armed). */
-export interface Watched {
-  target: string;
-  events: WatchedEvent[];
-  fresh?: boolean;
-  /**
-   * While it was armed, something happened that can open a tab, navigate or start a download a moment
-   * later (a link or area activated, a form submitted, the page about to unload): its result listens on.
-   */
-  leaving?: boolean;
-}
-
-/** The watch armed last (read by the field part's read-back). */
-export function currentWatch(): { target: Element; events: WatchedEvent[] } | null {
-  return watch;
 }
 
 export const TEXT_INPUT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
@@ -662,28 +635,31 @@ export function watchEvents(snapshotId: string | null, index: number, types: str
 const armedOn = new WeakMap<Element, Set<string>>();
 const armedOnWindow = new Set<string>();
 function onTargetEvent(e: Event) {
-  if (!watch || e.currentTarget !== watch.target) return;
-  watch.events.push({
-    type: e.type,
-    trusted: e.isTrusted,
-    onTarget: true,
-    prevented: false,
-    hit: describe(e.composedPath()[0] as Element),
-  });
+  for (const w of listening()) {
+    if (e.currentTarget !== w.target) continue;
+    w.events.push({
+      type: e.type,
+      trusted: e.isTrusted,
+      onTarget: true,
+      prevented: false,
+      hit: describe(e.composedPath()[0] as Element),
+    });
+  }
 }
 // Bubble listener on window: runs after the page's handlers, so it sees a cancelled event.
 function onWindowEvent(e: Event) {
-  if (!watch) return;
-  const seen = watch.events.find((r) => r.type === e.type && r.onTarget && !r.prevented);
-  if (seen) seen.prevented = e.defaultPrevented;
-  else if (!watch.events.some((r) => r.type === e.type && r.onTarget)) {
-    watch.events.push({
-      type: e.type,
-      trusted: e.isTrusted,
-      onTarget: false,
-      prevented: e.defaultPrevented,
-      hit: describe(e.composedPath()[0] as Element),
-    });
+  for (const w of listening()) {
+    const seen = w.events.find((r) => r.type === e.type && r.onTarget && !r.prevented);
+    if (seen) seen.prevented = e.defaultPrevented;
+    else if (!w.events.some((r) => r.type === e.type && r.onTarget)) {
+      w.events.push({
+        type: e.type,
+        trusted: e.isTrusted,
+        onTarget: false,
+        prevented: e.defaultPrevented,
+        hit: describe(e.composedPath()[0] as Element),
+      });
+    }
   }
 }
 
@@ -697,7 +673,7 @@ function hearLeaving() {
   if (leavingHeard) return;
   leavingHeard = true;
   const note = () => {
-    if (watch) watch.leaving = true;
+    for (const w of listening()) w.leaving = true;
   };
   window.addEventListener(
     'click',
@@ -711,6 +687,25 @@ function hearLeaving() {
 }
 
 function armWatch(target: Element, types: string[]) {
+  listenOn(target, types);
+  watch = { target, events: [] };
+  return describe(target);
+}
+
+/** A watch of its own for a field a type_text action holds (fields.ts), heard beside the armed one; dropped with dropFieldWatch. */
+export function fieldWatch(target: Element, types: string[]): Watch {
+  listenOn(target, types);
+  const own: Watch = { target, events: [] };
+  fieldWatches.add(own);
+  return own;
+}
+
+export function dropFieldWatch(own: Watch): void {
+  fieldWatches.delete(own);
+}
+
+/** The listeners a watch of `target` for `types` needs, added once per element and type. */
+function listenOn(target: Element, types: string[]): void {
   hearLeaving();
   let onTarget = armedOn.get(target);
   if (!onTarget) armedOn.set(target, (onTarget = new Set()));
@@ -724,8 +719,6 @@ function armWatch(target: Element, types: string[]) {
       armedOnWindow.add(type);
     }
   }
-  watch = { target, events: [] };
-  return describe(target);
 }
 
 /** What the armed watch saw. `fresh` means no watch exists here: the frame navigated since it was armed. */

@@ -1,9 +1,7 @@
 // The page agent's text-field and value part: focusing a field with the caret where it belongs, reading
 // fields and rich editors back, and setting control values.
-import type { FieldReadBack, FieldState } from '../../contract/verdicts.js';
+import type { FieldState } from '../../contract/verdicts.js';
 import {
-  type Refused,
-  currentWatch,
   deepActiveElement,
   describe,
   element,
@@ -12,10 +10,21 @@ import {
   secretKind,
   TEXT_INPUT_TYPES,
   valueOf,
-  watchEvents,
 } from './core.js';
+import { heldField, holdField, releaseField, rewatchField } from './held.js';
+import type {
+  FieldHandle,
+  FieldPrepared,
+  FieldRearmed,
+  FieldRefused,
+  HeldReadBack,
+  Refused,
+  TextFieldReady,
+  ValueAssigned,
+  ValueInputReady,
+} from './replies.js';
 import { hasEditContext, isCaretSizedSurface, renderedLines } from './surfaces.js';
-import { type PreparedSink, prepareSink, sinkReason } from './sinks.js';
+import { prepareSink, sinkReason } from './sinks.js';
 
 const EDITOR_SELECTION_SYNC_MS = 120;
 const EDITOR_SETTLE_MS = 400;
@@ -32,42 +41,6 @@ const VALUE_FORMS: Record<string, string> = {
 };
 
 // ---------- text fields ----------
-
-/** A text field or editor, focused, its caret placed: what type_text inserts into. */
-export interface PreparedField {
-  refusal?: undefined;
-  none?: undefined;
-  valueInput?: undefined;
-  state: FieldState;
-  singleLine: boolean;
-  /**
-   * The key that puts the caret at the end, when the page cannot: 'End' for a field without a selection
-   * API, 'Ctrl+End' for an editor whose caret lives in its own model (an EditContext, a caret-sized
-   * textarea); the field is read again after it.
-   */
-  pressEnd: false | 'End' | 'Ctrl+End';
-  inputType: string;
-  combobox: boolean;
-  center: { x: number; y: number };
-}
-/** A field holding one value and no caret (date, color, range...): type_text sets its whole value. */
-export interface PreparedValueInput {
-  refusal?: undefined;
-  none?: undefined;
-  valueInput: true;
-  inputType: string;
-  form: string;
-  state: FieldState;
-  describe: string;
-}
-/** No element given and nothing focused. */
-export interface NoField {
-  refusal?: undefined;
-  none: true;
-  valueInput?: undefined;
-}
-/** `inline`: a role=textbox element that is no field itself (an inline-edit widget: a click makes one). */
-export type FieldRefused = Refused & { none?: undefined; valueInput?: undefined; inline?: boolean };
 
 /** A control's value as set_value reads it; `checked` is aria-checked's text on a custom control. */
 export interface ValueReading {
@@ -280,21 +253,17 @@ async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>):
  * Resolves the field to type into: the token's element (focused first, caret at the end unless it was
  * already focused) or the focused element. Reports why a field cannot take text instead of guessing.
  */
-export async function prepareField(
-  snapshotId: string | null,
-  index: number,
-): Promise<PreparedField | PreparedValueInput | PreparedSink | NoField | FieldRefused> {
+export async function prepareField(snapshotId: string | null, index: number): Promise<FieldPrepared> {
   const el: Element | null = snapshotId ? element(snapshotId, index) : deepActiveElement();
   // The body is "nothing focused", unless it is the editing host itself (TinyMCE's iframe body).
-  if (!el || (el === document.body && !(el as HTMLElement).isContentEditable)) return { none: true };
+  if (!el || (el === document.body && !(el as HTMLElement).isContentEditable)) return { kind: 'nothing_focused' };
   if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type))
     return prepareValueInput(el as HTMLInputElement);
   const editable = editableOf(el);
   // An inline-edit widget (task boards): a role=textbox element that becomes an <input> when clicked.
-  if (!editable)
-    return { refusal: 'not_editable', detail: describe(el), inline: el.getAttribute('role') === 'textbox' };
-  if (!isEnabled(editable)) return { refusal: 'element_disabled', detail: describe(editable) };
-  if ((editable as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(editable) };
+  if (!editable) return refused('not_editable', el, { inline: el.getAttribute('role') === 'textbox' });
+  if (!isEnabled(editable)) return refused('element_disabled', editable);
+  if ((editable as HTMLInputElement).readOnly) return refused('element_readonly', editable);
   // A field nobody can see (a web terminal's keyboard sink): typed with keys, judged by what the widget shows.
   // One that shows itself once focused (a search box that expands on focus) is an ordinary field: it is
   // let go again, so the ordinary path focuses it and places its caret as for any other.
@@ -364,19 +333,28 @@ export async function prepareField(
         () => caretToEnd(editable),
       );
     }
-    if (!placed) return { refusal: 'caret_not_placed', detail: describe(editable) };
+    if (!placed) return refused('caret_not_placed', editable);
   }
   // Already focused: the text goes where the user's caret is, so the caret is left alone.
   return finishPrepare(editable, false);
 }
 
-function finishPrepare(editable: Element, pressEnd: PreparedField['pressEnd']): PreparedField | FieldRefused {
+/** A field's refusal, tagged, naming the field. */
+export function refused(code: Refused['refusal'], el: Element, more: { inline?: boolean } = {}): FieldRefused {
+  return { kind: 'refused', refusal: code, detail: describe(el), ...more };
+}
+
+/** The events a text field's watch listens for: what tells an insertion (or a key) reached it. */
+const TEXT_EVENTS = ['beforeinput', 'input', 'keydown'];
+
+function finishPrepare(editable: Element, pressEnd: TextFieldReady['pressEnd']): TextFieldReady | FieldRefused {
   const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
-  if (!nowFocused) return { refusal: 'focus_failed', detail: describe(editable) };
-  watchEvents(null, 0, ['beforeinput', 'input', 'keydown']);
+  if (!nowFocused) return refused('focus_failed', editable);
   const box = editable.getBoundingClientRect();
   const type = editable.localName === 'input' ? (editable as HTMLInputElement).type : '';
   return {
+    kind: 'text',
+    handle: holdField(editable, TEXT_EVENTS),
     state: readField(editable),
     singleLine: editable.localName === 'input',
     pressEnd,
@@ -386,12 +364,33 @@ function finishPrepare(editable: Element, pressEnd: PreparedField['pressEnd']): 
   };
 }
 
-/** The prepared field read again (after the driver pressed a key to place its caret); null when none is. */
-export async function preparedFieldNow(): Promise<FieldState | null> {
-  const target = currentWatch()?.target;
+/** The held field read again (after the driver pressed a key to place its caret); null when it is not held. */
+export async function preparedFieldNow(handle: FieldHandle): Promise<FieldState | null> {
+  const target = heldField(handle)?.target;
   if (!target) return null;
   await nextFrame(); // the editor writes its new caret into the surface on the key
   return readField(target);
+}
+
+/**
+ * The held field watched afresh, for the key events type_text sends when its insertion was not heard; unless
+ * the focus has left it (keys go to the focused element: typing them then could deliver the text a second
+ * time, where the insertion went).
+ */
+export function rearmField(handle: FieldHandle): FieldRearmed {
+  const target = heldField(handle)?.target;
+  // Not held in this world: the frame navigated since (its new page is not the field).
+  if (!target) return { kind: 'focus_moved', focused: 'a new page (the frame navigated)' };
+  const active = deepActiveElement();
+  if (!(document.hasFocus() && (active === target || target.contains(active))))
+    return { kind: 'focus_moved', focused: active ? describe(active) : 'nothing' };
+  rewatchField(handle, TEXT_EVENTS);
+  return { kind: 'watching' };
+}
+
+/** Frees a held field (the action that held it is over). */
+export function releaseHeldField(handle: FieldHandle): void {
+  releaseField(handle);
 }
 
 /** Checks `text` against what the field would store, without touching the field (a detached probe). */
@@ -406,15 +405,13 @@ function probeValue(f: HTMLInputElement, text: string): string {
   return probe.value;
 }
 
-let valueTarget: HTMLInputElement | null = null;
 /** date, time, color, range...: one value and no caret. type_text sets it whole (refused if the field would store something else). */
-function prepareValueInput(f: HTMLInputElement): PreparedValueInput | FieldRefused {
-  if (!isEnabled(f)) return { refusal: 'element_disabled', detail: describe(f) };
-  if (f.readOnly) return { refusal: 'element_readonly', detail: describe(f) };
-  valueTarget = f;
-  watchEvents(null, 0, []);
+function prepareValueInput(f: HTMLInputElement): ValueInputReady | FieldRefused {
+  if (!isEnabled(f)) return refused('element_disabled', f);
+  if (f.readOnly) return refused('element_readonly', f);
   return {
-    valueInput: true,
+    kind: 'value_input',
+    handle: holdField(f, []),
     inputType: f.type,
     form: VALUE_FORMS[f.type] ?? '',
     state: readField(f),
@@ -422,30 +419,32 @@ function prepareValueInput(f: HTMLInputElement): PreparedValueInput | FieldRefus
   };
 }
 
-/** Sets the value-type input prepared last to `text` and reads it back after the page settled. */
-export async function assignPreparedValue(
-  text: string,
-): Promise<(Refused & { stored?: string }) | { refusal?: undefined; before: string; first: string; settled: string }> {
-  const f = valueTarget;
-  if (!f?.isConnected) return { refusal: 'target_not_found', detail: 'the field left the page' };
+/** Sets the held value-type input to `text` and reads it back after the page settled; the action's last call: frees it. */
+export async function assignPreparedValue(handle: FieldHandle, text: string): Promise<ValueAssigned> {
+  const f = heldField(handle)?.target as HTMLInputElement | undefined;
+  releaseField(handle);
+  if (!f?.isConnected) return { kind: 'refused', refusal: 'target_not_found', detail: 'the field left the page' };
   const stored = probeValue(f, text);
-  if (stored !== text) return { refusal: 'value_rejected', detail: describe(f), stored };
+  if (stored !== text) return { kind: 'refused', refusal: 'value_rejected', detail: describe(f), stored };
   const before = f.value;
   f.focus();
   nativeSetValue(f, text);
   const first = f.value;
   await nextFrame();
   await new Promise((r) => setTimeout(r, 0));
-  return { before, first, settled: f.value };
+  return { kind: 'assigned', before, first, settled: f.value };
 }
 
 /**
- * Reads the field right after delivery, then again once the page has settled (the next frame),
- * so a framework that reverts or rewrites the value is caught. One round trip for both.
+ * Reads the held field right after delivery, then again once the page has settled (the next frame),
+ * so a framework that reverts or rewrites the value is caught. One round trip for both. A field no longer
+ * held here (the frame navigated: a new world) is the focused element. Once input was heard the action
+ * tries nothing more on the field, so it is freed here, in the same round trip (`held: false`).
  */
-export async function readBack(): Promise<FieldReadBack> {
-  const target = currentWatch()?.target ?? deepActiveElement();
-  if (!target) return { first: null, settled: null, events: [] };
+export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
+  const field = heldField(handle);
+  const target = field?.target ?? deepActiveElement();
+  if (!target) return { first: null, settled: null, events: [], held: !!field };
   const first = readField(target);
   await nextFrame(); // timers and microtasks a framework reverts with run before the next frame
   let settled = readField(target);
@@ -461,8 +460,11 @@ export async function readBack(): Promise<FieldReadBack> {
       settled = next;
     }
   }
-  const events = currentWatch()?.events.slice() ?? [];
-  return { first, settled, events };
+  // The watch of the field now held (a rearmField between two read-backs watches it afresh).
+  const events = heldField(handle)?.watch.events.slice() ?? [];
+  const heard = events.some((e) => e.type === 'beforeinput' || e.type === 'input');
+  if (heard) releaseField(handle);
+  return { first, settled, events, held: !heard && !!heldField(handle) };
 }
 
 /** Resolves once the page's pending tasks (a framework's scheduled render) have run, or after `ms`. */

@@ -9,6 +9,7 @@
 import * as choices from './choices.js';
 import * as core from './core.js';
 import * as fields from './fields.js';
+import * as held from './held.js';
 import * as hover from './hover.js';
 import * as motion from './motion.js';
 import * as sinks from './sinks.js';
@@ -35,6 +36,9 @@ const pageAgent = {
   assignPreparedValue: fields.assignPreparedValue,
   readBack: fields.readBack,
   preparedFieldNow: fields.preparedFieldNow,
+  rearmField: fields.rearmField,
+  releaseField: fields.releaseHeldField,
+  heldFieldCount: held.heldFieldCount,
   settledValue: fields.settledValue,
   setValue: fields.setValue,
   selectAllIn: fields.selectAllIn,

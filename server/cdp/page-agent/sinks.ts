@@ -2,7 +2,9 @@
 // (a web terminal such as xterm.js, a game, a custom line editor) focuses to collect keys, drawing what
 // they mean elsewhere. Text inserted into it lands in its value, which the widget may never read: the
 // driver types real keys into it, and the verdict comes from the widget's visible text around it.
-import { deepActiveElement, describe, nextFrame, watchEvents, type Refused } from './core.js';
+import { deepActiveElement, describe, nextFrame } from './core.js';
+import { heldField, holdField, releaseField } from './held.js';
+import type { FieldHandle, FieldRefused, SinkReady, SinkShown, Watched } from './replies.js';
 import { isCaretSizedSurface, renderedLines } from './surfaces.js';
 
 /** Below this opacity (or colour alpha) a field's text cannot be seen. */
@@ -67,41 +69,40 @@ function shownTextOf(area: HTMLElement): string {
   return area.innerText.slice(0, SHOWN_TEXT_CAP);
 }
 
-let prepared: { sink: HTMLElement; area: HTMLElement; before: string } | null = null;
-
-/** A keyboard sink focused for typing, and the visible text around it before the keys. */
-export interface PreparedSink {
-  refusal?: undefined;
-  none?: undefined;
-  valueInput?: undefined;
-  sink: true;
-  /** how it is hidden: zero-size, off-screen, clipped, transparent */
-  hidden: string;
-  describe: string;
-  area: string;
-}
-
 /** Focuses the sink (as the widget's own click handler would) and reads the widget's text before the keys. */
-export async function prepareSink(sink: HTMLElement, hidden: string): Promise<PreparedSink | Refused> {
+export async function prepareSink(sink: HTMLElement, hidden: string): Promise<SinkReady | FieldRefused> {
   if (!(document.hasFocus() && deepActiveElement() === sink)) {
     if (window !== window.top) window.focus();
     sink.focus({ preventScroll: true });
     await nextFrame(); // the widget's focus handler runs (xterm.js shows its cursor)
   }
-  if (deepActiveElement() !== sink) return { refusal: 'focus_failed', detail: describe(sink) };
+  if (deepActiveElement() !== sink) return { kind: 'refused', refusal: 'focus_failed', detail: describe(sink) };
   const area = visibleAreaOf(sink);
-  prepared = { sink, area, before: shownTextOf(area) };
-  watchEvents(null, 0, ['keydown', 'keypress', 'beforeinput', 'input']);
-  return { sink: true, hidden, describe: describe(sink), area: describe(area) };
+  const handle = holdField(sink, ['keydown', 'keypress', 'beforeinput', 'input'], { area, before: shownTextOf(area) });
+  return { kind: 'sink', handle, hidden, describe: describe(sink), area: describe(area) };
 }
 
 /**
  * After the keys: the widget's visible text once it shows every line of `text` (the widget echoes on its
- * own schedule: waited for, bounded by SHOW_WAIT_MS) or when the wait ends; null if the sink left the page.
+ * own schedule: waited for, bounded by SHOW_WAIT_MS) or when the wait ends, and what the sink's watch heard;
+ * `gone` if the sink left the page. The action's last call: the sink is freed.
  */
-export async function sinkShown(text: string): Promise<{ before: string; after: string; area: string } | null> {
-  const p = prepared;
-  if (!p?.sink.isConnected) return null;
+export async function sinkShown(handle: FieldHandle, text: string): Promise<SinkShown> {
+  const held = heldField(handle);
+  // What the sink's watch heard (a new world, after the frame navigated, holds no watch: `fresh`); read
+  // last, and the sink freed with it (its watch listens through the wait below).
+  const watched = (): Watched => {
+    releaseField(handle);
+    return held
+      ? {
+          target: describe(held.target),
+          events: held.watch.events.slice(),
+          ...(held.watch.leaving ? { leaving: true } : {}),
+        }
+      : { target: 'nothing', events: [], fresh: true };
+  };
+  if (!held?.sink || !held.target.isConnected) return { kind: 'gone', watched: watched() };
+  const p = held.sink;
   const squash = (s: string) => s.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ');
   const pieces = text
     .split('\n')
@@ -117,5 +118,5 @@ export async function sinkShown(text: string): Promise<{ before: string; after: 
     await nextFrame();
     after = shownTextOf(p.area);
   }
-  return { before: p.before, after, area: describe(p.area) };
+  return { kind: 'shown', before: p.before, after, area: describe(p.area), watched: watched() };
 }
