@@ -2,7 +2,7 @@
 // with its own profile and a UNO pipe, and office.py beside it answering what the documents themselves
 // hold (the truth Verity's read-back is checked against). Stopped by PID.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -133,6 +133,18 @@ async function launchOffice(d: Desktop, userInstallation: string): Promise<Runni
   return { pid: () => soffice!.pid!, ask, stop: stopBoth };
 }
 
+/** Where a hung soffice.bin waits: its threads' stacks (gdb, where installed), written to a file beside the profiles. */
+function stacks(pid: number): string {
+  if (!existsSync('/usr/bin/gdb')) return '';
+  const r = spawnSync('/usr/bin/gdb', ['-p', String(pid), '-batch', '-ex', 'thread apply all bt'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const file = join(tmpdir(), `verity-office-hang-${pid}.txt`);
+  writeFileSync(file, `${r.stdout}${r.stderr}`);
+  return ` (its threads' stacks: ${file})`;
+}
+
 export async function startOffice(d: Desktop): Promise<Office> {
   const profile = mkdtempSync(join(tmpdir(), 'verity-office-'));
   const userInstallation = `-env:UserInstallation=file://${profile}`;
@@ -171,7 +183,9 @@ export async function startOffice(d: Desktop): Promise<Office> {
         // A safety net only (the buses' own fix is in desktop.ts): the documents of the LibreOffice that
         // hung go with it, so callers open documents per case group and lose one group, not the file.
         if (!(e instanceof Unanswered)) throw e;
-        process.stderr.write(`office: ${e.message}; starting LibreOffice again and trying once more\n`);
+        process.stderr.write(
+          `office: ${e.message}${stacks(running.pid())}; starting LibreOffice again and trying once more\n`,
+        );
         await running.stop();
         running = await launchOffice(d, userInstallation);
         starts++;

@@ -48,9 +48,10 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
 
   type Doc = { name: string; app: 'writer' | 'calc' | 'impress'; title: string; text?: string };
   /**
-   * A case group's documents, opened in its before() and closed in its after(): if LibreOffice hangs
-   * creating one and is started again (libreoffice.ts), only this group's documents went with it, and those
-   * opened before the restart are opened again.
+   * A case group's documents, opened in its before(): if LibreOffice hangs creating one and is started again
+   * (libreoffice.ts), only this group's documents went with it, and those opened before the restart are
+   * opened again. They stay open, as before: with the Writer documents closed after their group, the Calc
+   * document opened next was gone by its first snapshot once (not understood, and not needed).
    */
   function documents(docs: Doc[]): void {
     before(
@@ -70,11 +71,6 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
       },
       { timeout: 240_000 },
     );
-    after(async () => {
-      if (missing) return;
-      for (const doc of docs)
-        await office.closeDoc(doc.title).catch((e) => process.stderr.write(`office: closing ${doc.title}: ${e}\n`));
-    });
   }
 
   /**
