@@ -219,13 +219,13 @@ function childrenOf(pid: number): number[] {
 /**
  * The session bus's configuration: the stock session bus, but activating nothing from the system's service
  * directories. The stock one activates a second at-spi-bus-launcher (/usr/share/dbus-1/services/org.a11y.Bus)
- * whenever org.a11y.Bus is asked for before this desktop's launcher owns it (its GetAddress poll below did, on
- * most starts). That one has the bus daemon's environment, no DISPLAY and no runtime directory of its own, so
- * its bus is ~/.cache/at-spi/bus, the same path for every desktop on the machine: the newest desktop's bus
- * took the path over, and whichever launcher won the name, apps of one desktop registered on another's bus
- * (Qt, which asks the session bus for the address, lost its bridge), and the a11y daemon's activation of
- * at-spi2-registryd waited out its 120 s start timeout when the registry it started connected elsewhere
- * (LibreOffice's document creation blocked on it). Only dconf stays activatable (GTK writes settings to it).
+ * whenever org.a11y.Bus is asked for before this desktop's launcher owns it (its GetAddress poll below did, in
+ * each start probed: dbus-daemon logs "Activating service name='org.a11y.Bus' requested by dbus-send"). That
+ * one has the bus daemon's environment, no DISPLAY and no runtime directory of its own, so its bus is
+ * ~/.cache/at-spi/bus, one path for every desktop on the machine (the newest takes it over), and it is left
+ * running, reparented to init. When it won the name, the desktop's apps that ask the session bus for the
+ * address (Qt does) registered on whichever desktop's bus held that path. Only dconf stays activatable
+ * (GTK writes its settings there).
  */
 function sessionBusConfig(dir: string): string {
   const services = join(dir, 'services');
