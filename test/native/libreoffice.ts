@@ -17,7 +17,11 @@ const RESTART = 81;
 const START_MS = 120_000;
 /**
  * A new document takes 5-15 s here under load (measured: 5.3-13.6 s, 22 documents, load average 28 on two
- * cores); one unanswered for this long is taken as hung, and LibreOffice is started again.
+ * cores); one unanswered for this long is taken as hung, and LibreOffice is started again. Where it hangs
+ * (gdb, twice, with an AT-SPI client walking LibreOffice's tree meanwhile; none in 22 documents without
+ * one): the UNO thread running loadComponentFromURL sets up the menu bar, asks whether Paste is possible,
+ * and waits in gtk_clipboard_wait_for_targets' nested main loop, which keeps answering AT-SPI calls and
+ * never returns, while the main thread waits for the main context.
  */
 const NEW_MS = 60_000;
 
