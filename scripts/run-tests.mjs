@@ -15,8 +15,10 @@ const only = process.argv.slice(2);
 const files = find(join(root, 'dist', 'test'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
-// The packed-tarball test builds the package (npm pack's prepack) and installs it: it gets a longer bound.
-const long = (f) => /[\\/]install[\\/]packed\.test\.js$/.test(f);
+// The packed-tarball test builds the package (npm pack's prepack) and installs it, and the LibreOffice files
+// start LibreOffice and open its documents (200-250 s under load, and a hung document's restart adds about
+// 80 s more): they get a longer bound.
+const long = (f) => /[\\/](install[\\/]packed|native[\\/]office(-wayland)?)\.test\.js$/.test(f);
 const run = (list, timeoutMs) =>
   list.length === 0
     ? 0

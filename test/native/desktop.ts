@@ -216,17 +216,61 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
-/** The session D-Bus and the AT-SPI bus behind it, for a desktop whose display variables are `displayEnv`. */
-async function startBuses(
-  dir: string,
-  started: ChildProcess[],
-  displayEnv: Record<string, string>,
-  launcherEnv: Record<string, string> = {},
-) {
+/**
+ * The session bus's configuration: the stock session bus, but activating nothing from the system's service
+ * directories. The stock one activates a second at-spi-bus-launcher (/usr/share/dbus-1/services/org.a11y.Bus)
+ * whenever org.a11y.Bus is asked for before this desktop's launcher owns it (its GetAddress poll below did, in
+ * each start probed: dbus-daemon logs "Activating service name='org.a11y.Bus' requested by dbus-send"). That
+ * one has the bus daemon's environment, no DISPLAY and no runtime directory of its own, so its bus is
+ * ~/.cache/at-spi/bus, one path for every desktop on the machine (the newest takes it over), and it is left
+ * running, reparented to init. When it won the name, the desktop's apps that ask the session bus for the
+ * address (Qt does) registered on whichever desktop's bus held that path. Only dconf stays activatable
+ * (GTK writes its settings there).
+ */
+function sessionBusConfig(dir: string): string {
+  const services = join(dir, 'services');
+  mkdirSync(services, { recursive: true });
+  const dconf = '/usr/share/dbus-1/services/ca.desrt.dconf.service';
+  if (existsSync(dconf)) writeFileSync(join(services, 'ca.desrt.dconf.service'), readFileSync(dconf));
+  const config = join(dir, 'session.conf');
+  writeFileSync(
+    config,
+    `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=${join(dir, 'bus')}</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>${services}</servicedir>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+  <limit name="max_incoming_bytes">1000000000</limit>
+  <limit name="max_outgoing_bytes">1000000000</limit>
+  <limit name="max_message_size">1000000000</limit>
+  <limit name="service_start_timeout">120000</limit>
+  <limit name="max_replies_per_connection">50000</limit>
+</busconfig>
+`,
+  );
+  return config;
+}
+
+/**
+ * The session D-Bus and the AT-SPI bus behind it, for a desktop whose display variables are `displayEnv`.
+ * Both are this desktop's own: the session bus activates no second AT-SPI launcher (sessionBusConfig), and
+ * the launcher's runtime directory is in `dir`, so its bus socket is too (without one it is under
+ * ~/.cache/at-spi, named after the display only). The address it gives is checked to be that socket.
+ */
+async function startBuses(dir: string, started: ChildProcess[], displayEnv: Record<string, string>) {
   const dbus = spawn(
     '/usr/bin/dbus-daemon',
-    ['--session', '--nofork', '--print-address=1', `--address=unix:path=${join(dir, 'bus')}`],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
+    ['--nofork', '--print-address=1', `--config-file=${sessionBusConfig(dir)}`],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
   );
   started.push(dbus);
   let busOut = '';
@@ -241,8 +285,10 @@ async function startBuses(
     NO_AT_BRIDGE: '0',
   };
   const fullEnv = () => ({ ...process.env, ...env, AT_SPI_BUS_ADDRESS: '' });
+  const a11yRuntime = join(dir, 'a11y-runtime');
+  mkdirSync(a11yRuntime, { mode: 0o700 });
   const launcher = spawn('/usr/libexec/at-spi-bus-launcher', ['--launch-immediately', '--a11y=1'], {
-    env: { ...fullEnv(), ...launcherEnv },
+    env: { ...fullEnv(), XDG_RUNTIME_DIR: a11yRuntime },
     stdio: 'ignore',
   });
   started.push(launcher);
@@ -258,6 +304,8 @@ async function startBuses(
     'the AT-SPI bus',
     30_000,
   );
+  if (!a11yAddress.startsWith(`unix:path=${a11yRuntime}/`))
+    throw new Error(`the AT-SPI bus is not this desktop's own: org.a11y.Bus gave ${a11yAddress}`);
   env.AT_SPI_BUS_ADDRESS = a11yAddress;
   const stopBuses = async () => {
     const a11yDaemon = launcher.pid ? childrenOf(launcher.pid) : [];
@@ -475,11 +523,7 @@ export async function startWaylandDesktop(options: { xwayland?: boolean } = {}):
         if (grant.status !== 0) throw new Error(`letting root into XWayland failed: ${grant.stderr}`);
       }
     }
-    // The AT-SPI bus socket is named after the X display, and without one it would be the shared
-    // ~/.cache/at-spi/bus: a runtime directory of this desktop's own keeps it private.
-    const a11yRuntime = join(dir, 'a11y-runtime');
-    mkdirSync(a11yRuntime, { mode: 0o700 });
-    const { env, stopBuses } = await startBuses(dir, started, waylandEnv, { XDG_RUNTIME_DIR: a11yRuntime });
+    const { env, stopBuses } = await startBuses(dir, started, waylandEnv);
     // Headless sway has no input devices, and a seat without a keyboard never activates a window (GTK then
     // reports no focus). A desktop always has a keyboard: a virtual one held for the desktop's life stands in.
     const keyboard = spawn('/usr/bin/wtype', ['-s', '2000000000', '-k', 'Shift_L'], {

@@ -3,7 +3,8 @@
 // DISPLAY, where LibreOffice is a Wayland client). LibreOffice's accessibility tree is what screen readers
 // walk: its cache links the root pane to a parent that is not in the cache, and its documents and sheets
 // manage their own children (child count -1). Every confirmed effect is checked against the document's own
-// model, read through UNO (office.py). LibreOffice starts once per file (slow: a bounded wait), stopped by PID.
+// model, read through UNO (office.py). LibreOffice starts once per file (slow: a bounded wait), stopped by PID;
+// each case group opens its own documents, so a LibreOffice started again after a hang costs one group.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
@@ -33,14 +34,8 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
       if (missing) return;
       d = kind === 'wayland' ? await startWaylandDesktop() : await startDesktop();
       office = await startOffice(d);
-      // On Wayland a document's window id is Verity's (list_windows); on X11 Verity starts once they are up.
-      if (kind === 'wayland') v = await startVerity([], d.env);
-      windows.set('blank', await open('writer', 'Verity Blank'));
-      windows.set('filled', await open('writer', 'Verity Filled', FILLED));
-      windows.set('sheet', await open('calc', 'Verity Sheet', SHEET_A1));
-      windows.set('slides', await open('impress', 'Verity Slides'));
-      if (kind === 'x11') v = await startVerity([], d.env);
-      process.stderr.write(`office (${kind}): LibreOffice and four documents up in ${Date.now() - started} ms\n`);
+      v = await startVerity([], d.env);
+      process.stderr.write(`office (${kind}): LibreOffice up in ${Date.now() - started} ms\n`);
     },
     { timeout: 240_000 },
   );
@@ -50,6 +45,33 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
     await d?.close();
     if (!missing) process.stderr.write(`office (${kind}): the file took ${Date.now() - started} ms\n`);
   });
+
+  type Doc = { name: string; app: 'writer' | 'calc' | 'impress'; title: string; text?: string };
+  /**
+   * A case group's documents, opened in its before(): if LibreOffice hangs creating one and is started again
+   * (libreoffice.ts), only this group's documents went with it, and those opened before the restart are
+   * opened again. They stay open, as before: with the Writer documents closed after their group, the Calc
+   * document opened next was gone by its first snapshot once (not understood, and not needed).
+   */
+  function documents(docs: Doc[]): void {
+    before(
+      async () => {
+        if (missing) return;
+        const t0 = Date.now();
+        const openedIn = new Map<Doc, number>();
+        for (const doc of docs) {
+          windows.set(doc.name, await open(doc.app, doc.title, doc.text));
+          openedIn.set(doc, office.starts());
+        }
+        for (const doc of docs)
+          if (openedIn.get(doc) !== office.starts()) windows.set(doc.name, await open(doc.app, doc.title, doc.text));
+        process.stderr.write(
+          `office (${kind}): ${docs.map((doc) => doc.name).join(', ')} up in ${Date.now() - t0} ms\n`,
+        );
+      },
+      { timeout: 240_000 },
+    );
+  }
 
   /**
    * Opens a document and gives its window's id: the X11 id on X11; on Wayland, where LibreOffice is a
@@ -126,136 +148,151 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
   }
 
   describe(`LibreOffice Writer, Calc and Impress on the native route (${kind})`, { skip: missing ?? false }, () => {
-    test('Writer: the document and its paragraphs are listed with tokens; off-screen items are not; complete', async () => {
-      for (const name of ['blank', 'filled']) {
-        const { r, elements } = await snap(name);
-        assert.equal(r.structured.elements_complete, true, r.text.slice(0, 400));
-        const doc = elements.find((e) => e.role === 'document text');
-        assert.ok(doc, `no document in ${elements.map((e) => e.role).join(', ')}`);
-        const paragraphs = elements.filter((e) => e.role === 'paragraph');
-        assert.ok(paragraphs.length >= 1, 'no paragraph');
-        for (const p of paragraphs) {
-          assert.ok(p.element_token, 'a paragraph without a token');
-          // Under the document, drawn inside it.
-          assert.equal(p.parent_index, doc.element_index);
-          assert.ok(p.frame.w > 0 && p.frame.y >= doc.frame.y, JSON.stringify(p.frame));
-        }
-        // Nothing placed off the screen (LibreOffice puts closed menus' separators at INT32_MIN).
-        const off = elements.filter((e) => e.frame.x < -10_000 || e.frame.y < -10_000);
-        assert.deepEqual(
-          off.map((e) => `${e.role}:${e.label}`),
-          [],
-        );
-        if (name === 'filled')
+    describe('Writer', () => {
+      documents([
+        { name: 'blank', app: 'writer', title: 'Verity Blank' },
+        { name: 'filled', app: 'writer', title: 'Verity Filled', text: FILLED },
+      ]);
+      test('Writer: the document and its paragraphs are listed with tokens; off-screen items are not; complete', async () => {
+        for (const name of ['blank', 'filled']) {
+          const { r, elements } = await snap(name);
+          assert.equal(r.structured.elements_complete, true, r.text.slice(0, 400));
+          const doc = elements.find((e) => e.role === 'document text');
+          assert.ok(doc, `no document in ${elements.map((e) => e.role).join(', ')}`);
+          const paragraphs = elements.filter((e) => e.role === 'paragraph');
+          assert.ok(paragraphs.length >= 1, 'no paragraph');
+          for (const p of paragraphs) {
+            assert.ok(p.element_token, 'a paragraph without a token');
+            // Under the document, drawn inside it.
+            assert.equal(p.parent_index, doc.element_index);
+            assert.ok(p.frame.w > 0 && p.frame.y >= doc.frame.y, JSON.stringify(p.frame));
+          }
+          // Nothing placed off the screen (LibreOffice puts closed menus' separators at INT32_MIN).
+          const off = elements.filter((e) => e.frame.x < -10_000 || e.frame.y < -10_000);
           assert.deepEqual(
-            paragraphs.map((p) => p.value),
-            FILLED.split('\n'),
+            off.map((e) => `${e.role}:${e.label}`),
+            [],
           );
-      }
-    });
-
-    test('Writer: type by token into a paragraph (non-ASCII, emoji, a newline) is confirmed and the model agrees', async () => {
-      const { elements } = await snap('filled');
-      const first = elements.find((e) => e.role === 'paragraph' && e.value === 'Erste Zeile')!;
-      const text = ' Grüße 😀 世界\nneu';
-      const r = await v.call('type_text', { element_token: first.element_token, text });
-      assert.equal(r.structured.effect, 'confirmed', r.text);
-      assert.equal(r.structured.route, 'accessibility');
-      // A token's paragraph that did not have focus takes the text at its end; Writer keeps the newline as
-      // a line break inside the paragraph, and its model reads it back as "\n".
-      const want = `Erste Zeile${text}\nZweite Zeile`;
-      assert.equal(await office.text('Verity Filled'), want);
-      const after = await snap('filled', (els) => els.some((e) => e.value === `Erste Zeile${text}`));
-      assert.ok(after.elements.some((e) => e.role === 'paragraph' && e.value === 'Zweite Zeile'));
-    });
-
-    test('Writer: type by focus into the focused paragraph is confirmed and the model agrees', async () => {
-      await activate('blank');
-      // The caret is in the blank document's one paragraph: libatspi reports it focused.
-      const { elements } = await snap('blank', (els) => els.some((e) => e.role === 'paragraph' && e.focused));
-      assert.ok(elements.some((e) => e.role === 'paragraph' && e.focused));
-      const text = 'Fokus ✓ café\nzweite';
-      const r = await v.call('type_text', { target: target('blank'), text });
-      assert.equal(r.structured.effect, 'confirmed', r.text);
-      assert.equal(await office.text('Verity Blank'), text);
-      // And again at the caret, which followed the text.
-      const more = await v.call('type_text', { target: target('blank'), text: ' Ende' });
-      assert.equal(more.structured.effect, 'confirmed', more.text);
-      assert.equal(await office.text('Verity Blank'), `${text} Ende`);
-    });
-
-    test('Calc: the sheet and its showing cells are listed (not the million off-screen ones); complete', async () => {
-      const { r, elements } = await snap('sheet', (els) => els.some((e) => e.role === 'table cell'));
-      assert.equal(r.structured.elements_complete, true);
-      const table = elements.find((e) => e.role === 'table');
-      assert.ok(table, 'no table');
-      const cells = elements.filter((e) => e.role === 'table cell');
-      const a1 = cells.find((c) => c.label === 'A1');
-      assert.ok(a1, `no A1 among ${cells.length} cells`);
-      assert.equal(a1.value, SHEET_A1);
-      assert.equal(a1.parent_index, table.element_index);
-      // The cells in view, and only they: each drawn inside the table.
-      assert.ok(cells.length >= 50 && cells.length <= 2000, `${cells.length} cells`);
-      for (const c of cells) {
-        assert.ok(c.frame.w > 0 && c.frame.h > 0, `${c.label} ${JSON.stringify(c.frame)}`);
-        assert.ok(c.frame.y >= table.frame.y - 1 && c.frame.y < table.frame.y + table.frame.h, c.label);
-      }
-    });
-
-    test('no false elements_complete: a sheet with more cells in view than the bound is listed as incomplete', async () => {
-      const bounded = await startVerity([], { ...d.env, VERITY_MAX_NATIVE_MANAGED_CHILDREN: '40' });
-      try {
-        const full = await bounded.call('get_window_state', {
-          format: 'full',
-          target: target('sheet'),
-          include_screenshot: false,
-        });
-        assert.equal(full.isError, false, full.text);
-        assert.equal(full.structured.elements_complete, false);
-        assert.match(full.structured.incomplete, /the table shows \d+ cells; the first \d+ were read/);
-        const cells = (full.structured.elements as El[]).filter((e) => e.role === 'table cell');
-        assert.ok(cells.length > 0 && cells.length <= 40, `${cells.length} cells`);
-        // The default outline says it too, in its text.
-        const outline = await bounded.call('get_window_state', { target: target('sheet'), include_screenshot: false });
-        assert.equal(outline.structured.elements_complete, false);
-        assert.match(outline.text, /not every element could be read/);
-      } finally {
-        await bounded.close();
-      }
-    });
-
-    test('Calc: typing into a cell (by token, by focus) is committed, confirmed by its read-back, and the model agrees', async () => {
-      await activate('sheet');
-      const { elements } = await snap('sheet', (els) => els.some((e) => e.label === 'B2'));
-      const b2 = elements.find((e) => e.label === 'B2')!;
-      const r = await v.call('type_text', { element_token: b2.element_token, text: 'Grüße 世界' });
-      assert.equal(r.structured.effect, 'confirmed', r.text);
-      assert.equal(await office.cell('Verity Sheet', 'B2'), 'Grüße 世界');
-      // A newline cannot go into a cell (Enter commits it): refused before anything is typed.
-      const again = (await snap('sheet', (els) => els.some((e) => e.label === 'C3'))).elements;
-      const refused = await v.call('type_text', {
-        element_token: again.find((e) => e.label === 'C3')!.element_token,
-        text: 'a\nb',
+          if (name === 'filled')
+            assert.deepEqual(
+              paragraphs.map((p) => p.value),
+              FILLED.split('\n'),
+            );
+        }
       });
-      assert.equal(refused.structured.refusal?.code, 'text_not_deliverable', refused.text);
-      assert.equal(await office.cell('Verity Sheet', 'C3'), '');
-      // By focus: Enter moved the sheet's cursor to B3, which libatspi reports focused.
-      const byFocus = await v.call('type_text', { target: target('sheet'), text: 'fokus' });
-      assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
-      assert.equal(await office.cell('Verity Sheet', 'B3'), 'fokus');
+
+      test('Writer: type by token into a paragraph (non-ASCII, emoji, a newline) is confirmed and the model agrees', async () => {
+        const { elements } = await snap('filled');
+        const first = elements.find((e) => e.role === 'paragraph' && e.value === 'Erste Zeile')!;
+        const text = ' Grüße 😀 世界\nneu';
+        const r = await v.call('type_text', { element_token: first.element_token, text });
+        assert.equal(r.structured.effect, 'confirmed', r.text);
+        assert.equal(r.structured.route, 'accessibility');
+        // A token's paragraph that did not have focus takes the text at its end; Writer keeps the newline as
+        // a line break inside the paragraph, and its model reads it back as "\n".
+        const want = `Erste Zeile${text}\nZweite Zeile`;
+        assert.equal(await office.text('Verity Filled'), want);
+        const after = await snap('filled', (els) => els.some((e) => e.value === `Erste Zeile${text}`));
+        assert.ok(after.elements.some((e) => e.role === 'paragraph' && e.value === 'Zweite Zeile'));
+      });
+
+      test('Writer: type by focus into the focused paragraph is confirmed and the model agrees', async () => {
+        await activate('blank');
+        // The caret is in the blank document's one paragraph: libatspi reports it focused.
+        const { elements } = await snap('blank', (els) => els.some((e) => e.role === 'paragraph' && e.focused));
+        assert.ok(elements.some((e) => e.role === 'paragraph' && e.focused));
+        const text = 'Fokus ✓ café\nzweite';
+        const r = await v.call('type_text', { target: target('blank'), text });
+        assert.equal(r.structured.effect, 'confirmed', r.text);
+        assert.equal(await office.text('Verity Blank'), text);
+        // And again at the caret, which followed the text.
+        const more = await v.call('type_text', { target: target('blank'), text: ' Ende' });
+        assert.equal(more.structured.effect, 'confirmed', more.text);
+        assert.equal(await office.text('Verity Blank'), `${text} Ende`);
+      });
     });
 
-    test('Impress: the slide and its text placeholders are listed; typing into the title is checked against the model', async () => {
-      const { r, elements } = await snap('slides');
-      assert.equal(r.structured.elements_complete, true);
-      assert.ok(elements.some((e) => e.role === 'document presentation'));
-      const title = elements.find((e) => e.role === 'paragraph' && e.value === 'Click to add Title');
-      assert.ok(title, elements.map((e) => `${e.role}:${e.value ?? e.label}`).join(', '));
-      const typed = await v.call('type_text', { element_token: title.element_token, text: 'Folie ✓' });
-      assert.equal(typed.structured.effect, 'confirmed', typed.text);
-      // Impress's accessible text of an empty placeholder is its prompt, and an insertion at its end keeps
-      // the prompt as text: what the read-back saw is what the slide's model holds.
-      assert.equal((await office.shapes('Verity Slides'))[0], 'Click to add TitleFolie ✓');
+    describe('Calc', () => {
+      documents([{ name: 'sheet', app: 'calc', title: 'Verity Sheet', text: SHEET_A1 }]);
+      test('Calc: the sheet and its showing cells are listed (not the million off-screen ones); complete', async () => {
+        const { r, elements } = await snap('sheet', (els) => els.some((e) => e.role === 'table cell'));
+        assert.equal(r.structured.elements_complete, true);
+        const table = elements.find((e) => e.role === 'table');
+        assert.ok(table, 'no table');
+        const cells = elements.filter((e) => e.role === 'table cell');
+        const a1 = cells.find((c) => c.label === 'A1');
+        assert.ok(a1, `no A1 among ${cells.length} cells`);
+        assert.equal(a1.value, SHEET_A1);
+        assert.equal(a1.parent_index, table.element_index);
+        // The cells in view, and only they: each drawn inside the table.
+        assert.ok(cells.length >= 50 && cells.length <= 2000, `${cells.length} cells`);
+        for (const c of cells) {
+          assert.ok(c.frame.w > 0 && c.frame.h > 0, `${c.label} ${JSON.stringify(c.frame)}`);
+          assert.ok(c.frame.y >= table.frame.y - 1 && c.frame.y < table.frame.y + table.frame.h, c.label);
+        }
+      });
+
+      test('no false elements_complete: a sheet with more cells in view than the bound is listed as incomplete', async () => {
+        const bounded = await startVerity([], { ...d.env, VERITY_MAX_NATIVE_MANAGED_CHILDREN: '40' });
+        try {
+          const full = await bounded.call('get_window_state', {
+            format: 'full',
+            target: target('sheet'),
+            include_screenshot: false,
+          });
+          assert.equal(full.isError, false, full.text);
+          assert.equal(full.structured.elements_complete, false);
+          assert.match(full.structured.incomplete, /the table shows \d+ cells; the first \d+ were read/);
+          const cells = (full.structured.elements as El[]).filter((e) => e.role === 'table cell');
+          assert.ok(cells.length > 0 && cells.length <= 40, `${cells.length} cells`);
+          // The default outline says it too, in its text.
+          const outline = await bounded.call('get_window_state', {
+            target: target('sheet'),
+            include_screenshot: false,
+          });
+          assert.equal(outline.structured.elements_complete, false);
+          assert.match(outline.text, /not every element could be read/);
+        } finally {
+          await bounded.close();
+        }
+      });
+
+      test('Calc: typing into a cell (by token, by focus) is committed, confirmed by its read-back, and the model agrees', async () => {
+        await activate('sheet');
+        const { elements } = await snap('sheet', (els) => els.some((e) => e.label === 'B2'));
+        const b2 = elements.find((e) => e.label === 'B2')!;
+        const r = await v.call('type_text', { element_token: b2.element_token, text: 'Grüße 世界' });
+        assert.equal(r.structured.effect, 'confirmed', r.text);
+        assert.equal(await office.cell('Verity Sheet', 'B2'), 'Grüße 世界');
+        // A newline cannot go into a cell (Enter commits it): refused before anything is typed.
+        const again = (await snap('sheet', (els) => els.some((e) => e.label === 'C3'))).elements;
+        const refused = await v.call('type_text', {
+          element_token: again.find((e) => e.label === 'C3')!.element_token,
+          text: 'a\nb',
+        });
+        assert.equal(refused.structured.refusal?.code, 'text_not_deliverable', refused.text);
+        assert.equal(await office.cell('Verity Sheet', 'C3'), '');
+        // By focus: Enter moved the sheet's cursor to B3, which libatspi reports focused.
+        const byFocus = await v.call('type_text', { target: target('sheet'), text: 'fokus' });
+        assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
+        assert.equal(await office.cell('Verity Sheet', 'B3'), 'fokus');
+      });
+    });
+
+    describe('Impress', () => {
+      documents([{ name: 'slides', app: 'impress', title: 'Verity Slides' }]);
+      test('Impress: the slide and its text placeholders are listed; typing into the title is checked against the model', async () => {
+        const { r, elements } = await snap('slides');
+        assert.equal(r.structured.elements_complete, true);
+        assert.ok(elements.some((e) => e.role === 'document presentation'));
+        const title = elements.find((e) => e.role === 'paragraph' && e.value === 'Click to add Title');
+        assert.ok(title, elements.map((e) => `${e.role}:${e.value ?? e.label}`).join(', '));
+        const typed = await v.call('type_text', { element_token: title.element_token, text: 'Folie ✓' });
+        assert.equal(typed.structured.effect, 'confirmed', typed.text);
+        // Impress's accessible text of an empty placeholder is its prompt, and an insertion at its end keeps
+        // the prompt as text: what the read-back saw is what the slide's model holds.
+        assert.equal((await office.shapes('Verity Slides'))[0], 'Click to add TitleFolie ✓');
+      });
     });
 
     test('no false confirmed: typing into a paragraph whose document closed is refused', async () => {

@@ -5,7 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
+import { DBusConnection } from '../../server/native/dbus.js';
 import {
+  appBusName,
   missingTools,
   missingToolkit,
   startApp,
@@ -57,6 +59,28 @@ for (const toolkit of toolkits) {
 describe('native route on qt: what Qt says differently', { skip: missingToolkit('qt') ?? false }, () => {
   const app = () => apps.get('qt')!;
   const win = () => ({ kind: 'window', pid: app().pid, window_id: app().windowId() });
+
+  test("the desktop's buses are its own: nothing activates a second AT-SPI bus, and Qt registered on this one", async () => {
+    // Qt asks the session bus for the AT-SPI bus's address. A stock session bus also activated a second
+    // launcher whose bus was the machine-wide ~/.cache/at-spi/bus, so Qt's bridge at times registered on
+    // another desktop's bus (desktop.ts, sessionBusConfig).
+    const session = await DBusConnection.open(d.env.DBUS_SESSION_BUS_ADDRESS!);
+    const a11y = await DBusConnection.open(d.env.AT_SPI_BUS_ADDRESS!);
+    try {
+      const [activatable] = (await session.call({
+        destination: 'org.freedesktop.DBus',
+        path: '/org/freedesktop/DBus',
+        interface: 'org.freedesktop.DBus',
+        member: 'ListActivatableNames',
+      })) as [string[]];
+      assert.ok(!activatable.includes('org.a11y.Bus'), activatable.join(', '));
+      assert.match(d.env.AT_SPI_BUS_ADDRESS!, /^unix:path=\/.*verity-desktop-[^/]+\/a11y-runtime\//);
+      assert.ok(await appBusName(a11y, app().pid), 'the Qt app is not on the AT-SPI bus');
+    } finally {
+      session.close();
+      a11y.close();
+    }
+  });
 
   test('a spin box (EditableText without the editable state) takes typed text; a point in a text edit types into it', async () => {
     const r0 = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false });
