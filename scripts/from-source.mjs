@@ -17,6 +17,7 @@ import { isMainThread } from 'node:worker_threads';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'verity-from-source');
+const HOOKS = readFileSync(fileURLToPath(import.meta.url));
 
 /** The URL of `file`'s compiled twin (`server/x.ts` -> `dist/server/x.js`). */
 const compiledUrl = (file) => pathToFileURL(join(ROOT, 'dist', relative(ROOT, file)).replace(/\.ts$/, '.js')).href;
@@ -35,8 +36,10 @@ export async function load(url, context, nextLoad) {
   const file = fileURLToPath(url);
   const source = readFileSync(file, 'utf8');
   // Each test file is its own process and imports much the same server code: the JavaScript of a source
-  // text is kept on disk, keyed by its path and text, so only what changed is transpiled again.
-  const cached = join(CACHE, `${createHash('sha1').update(file).update('\0').update(source).digest('hex')}.js`);
+  // text is kept on disk, keyed by its path and text (and these hooks' own text, which say how to transpile it),
+  // so only what changed is transpiled again.
+  const key = createHash('sha1').update(HOOKS).update('\0').update(file).update('\0').update(source).digest('hex');
+  const cached = join(CACHE, `${key}.js`);
   if (existsSync(cached)) return { format: 'module', source: readFileSync(cached, 'utf8'), shortCircuit: true };
   const { transformSync } = await import('esbuild');
   const { code } = transformSync(source, {
