@@ -1,16 +1,18 @@
 // The public contract as an MCP client sees it: what tools/list advertises, what get_window_state returns,
 // how element tokens go stale, and how malformed calls are refused without taking the server down.
 // tools/list is read first, so the SDK client validates every later structuredContent (refusals included)
-// against the advertised outputSchema: a result outside the schema fails the call that returned it.
+// against the advertised outputSchema: a result outside the schema fails the call that returned it. Over a
+// real `verity mcp` process and its stdio transport (one of the end-to-end files; most browser files run the
+// core in-process).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserSuite, type Suite } from '../helpers/suite.js';
-import { startVerity } from '../helpers/mcp.js';
+import { browserSuiteOverStdio, type Suite } from '../helpers/suite.js';
+import { startVerity, type Verity } from '../helpers/mcp.js';
 
-let s: Suite;
+let s: Suite<Verity>;
 let tools: Array<{ name: string; inputSchema: any; outputSchema?: any; annotations?: any }>;
 before(async () => {
-  s = await browserSuite();
+  s = await browserSuiteOverStdio();
   tools = (await s.v.client.listTools()).tools as typeof tools;
 });
 after(async () => {

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROOT, serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { startVerity, type ToolResult, type Verity } from '../helpers/mcp.js';
-import { browserSuite, type Suite } from '../helpers/suite.js';
+import { browserSuiteOverStdio, type Suite } from '../helpers/suite.js';
 import { printedCredentials } from '../helpers/gateway.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -48,9 +48,9 @@ function refusalOf(r: ToolResult): { code: string; message: string } {
 }
 
 describe('an attached browser', () => {
-  let s: Suite;
+  let s: Suite<Verity>;
   before(async () => {
-    s = await browserSuite();
+    s = await browserSuiteOverStdio();
   });
   after(async () => {
     await s?.close();

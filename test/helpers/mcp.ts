@@ -53,7 +53,7 @@ export async function startVerity(args: string[] = [], env: Record<string, strin
 }
 
 /** get_window_state of the current tab, and a lookup of tokens by a label/role substring. */
-export async function snapshot(v: Verity, args: Record<string, unknown> = {}) {
+export async function snapshot(v: Pick<Verity, 'call'>, args: Record<string, unknown> = {}) {
   const r = await v.call('get_window_state', {
     format: 'full',
     include_screenshot: false,

@@ -1,24 +1,50 @@
-// The usual setup of a browser-route test file: fixtures served, a test-owned Chromium, and `verity mcp`
-// attached to it. Everything is torn down by PID in `close`.
+// The usual setup of a browser-route test file: fixtures served, a test-owned Chromium, and Verity attached
+// to it. `browserSuite` builds the core in this process (the options parsed and loaded as `verity mcp` does
+// it, the real MCP SDK client over the SDK's in-memory transport): no server process to start per file.
+// `browserSuiteOverStdio` spawns `verity mcp` instead, for the files that test the process and its stdio
+// transport end to end. Everything is torn down in `close` (the processes by PID).
 import type { Page } from 'puppeteer-core';
+import { parseCommandLine } from '../../server/cli.js';
+import { serverOptions } from '../../server/cli/serve.js';
 import { launchChromium, model, type TestBrowser } from './chromium.js';
 import { serveFixtures, type FixtureServer } from './fixtures.js';
+import { wrap } from './gateway.js';
+import { inMemoryVerity } from './in-memory.js';
 import { snapshot, startVerity, type Verity } from './mcp.js';
 
-export interface Suite {
+/** What a test file talks to: an MCP client, and `call` that reads a tool's result as the tests do. */
+export type Agent = Pick<Verity, 'client' | 'call' | 'close'>;
+
+export interface Suite<V extends Agent = Agent> {
   fx: FixtureServer;
   chrome: TestBrowser;
-  v: Verity;
+  v: V;
   open(path: string): Promise<Page>;
   model(page: Page): Promise<any>;
   snapshot: typeof snapshot;
   close(): Promise<void>;
 }
 
-export async function browserSuite(extraArgs: string[] = []): Promise<Suite> {
+/** Verity's core in this process with `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]`. */
+export function browserSuite(extraArgs: string[] = []): Promise<Suite> {
+  return suiteWith(async (browserUrl) => {
+    const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', browserUrl, ...extraArgs]);
+    if (parsed.kind !== 'run') throw new Error(`browserSuite: ${extraArgs.join(' ')} asks for help or the version`);
+    const verity = await inMemoryVerity(await serverOptions(parsed.config));
+    const agent = await verity.connect();
+    return { client: agent.client, call: wrap(agent.client), close: () => verity.close() };
+  });
+}
+
+/** `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]` as a process, over stdio. */
+export function browserSuiteOverStdio(extraArgs: string[] = []): Promise<Suite<Verity>> {
+  return suiteWith((browserUrl) => startVerity(['--browser-url', browserUrl, ...extraArgs]));
+}
+
+async function suiteWith<V extends Agent>(start: (browserUrl: string) => Promise<V>): Promise<Suite<V>> {
   const fx = await serveFixtures();
   const chrome = await launchChromium();
-  const v = await startVerity(['--browser-url', chrome.browserUrl, ...extraArgs]);
+  const v = await start(chrome.browserUrl);
   return {
     fx,
     chrome,
