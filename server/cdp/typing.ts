@@ -175,16 +175,8 @@ async function typeIntoField(
     const rearmed = await tab.call(frame, 'rearmField', prepared.handle);
     if (rearmed.kind === 'focus_moved') focusMoved = rearmed.focused;
     else {
-      try {
-        await typeKeys(tab, text);
-      } catch (e) {
-        if (e instanceof DialogOpened) {
-          sw.lap('deliver');
-          return dialogResult(sw, before.describe, 'typing');
-        }
-        throw e;
-      }
-      sw.lap('deliver');
+      const dialog = await keysOrDialog(tab, text, sw, before.describe);
+      if (dialog) return dialog;
       read = await tab.call(frame, 'readBack', prepared.handle);
       onRead(read);
       sw.lap('verify');
@@ -319,16 +311,8 @@ async function typeIntoSink(
   prepared: SinkReady,
 ): Promise<ActionResult> {
   sw.lap('resolve');
-  try {
-    await typeKeys(tab, text);
-  } catch (e) {
-    if (e instanceof DialogOpened) {
-      sw.lap('deliver');
-      return dialogResult(sw, prepared.describe, 'typing');
-    }
-    throw e;
-  }
-  sw.lap('deliver');
+  const dialog = await keysOrDialog(tab, text, sw, prepared.describe);
+  if (dialog) return dialog;
   // One call reads the widget's text and what the sink heard, and frees the sink in the page.
   const read = await tab.call(frame, 'sinkShown', prepared.handle, text);
   const shown = read.kind === 'shown' ? read : null;
@@ -354,6 +338,27 @@ async function pressEnter(tab: Tab): Promise<void> {
   const key = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
   await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: '\r', unmodifiedText: '\r' });
   await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', ...key });
+}
+
+/**
+ * Types `text` as key events and laps the delivery; a dialog a key opened ends the action, as its result
+ * (null when the keys went through).
+ */
+async function keysOrDialog(
+  tab: Tab,
+  text: string,
+  sw: Stopwatch,
+  describe: Parameters<typeof dialogResult>[1],
+): Promise<ActionResult | null> {
+  try {
+    await typeKeys(tab, text);
+  } catch (e) {
+    if (!(e instanceof DialogOpened)) throw e;
+    sw.lap('deliver');
+    return dialogResult(sw, describe, 'typing');
+  }
+  sw.lap('deliver');
+  return null;
 }
 
 async function typeKeys(tab: Tab, text: string): Promise<void> {

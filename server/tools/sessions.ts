@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CallContext, ToolContext } from './context.js';
 import { Refusal } from '../contract/refusal.js';
 import { STYLES, TIMINGS, type MotionInput } from '../sessions/cursor-config.js';
-import type { Session } from '../sessions/manager.js';
+import { newSession, type Session } from '../sessions/manager.js';
 import { claimRecording, recordingOwner, recordingPath, startRecording } from '../sessions/recording.js';
 import { cursorOf, sessionSummary } from '../sessions/summary.js';
 import { DESTRUCTIVE, READ_ONLY, defineTool } from './define.js';
@@ -65,18 +65,7 @@ function visible(core: ToolContext, ctx: CallContext, label: string | undefined)
  * inspect its implicit session"). Reading it creates nothing, so list_sessions stays as it was.
  */
 function notYetStarted(connectionId: string): Session {
-  return {
-    label: null,
-    connectionId,
-    state: 'active',
-    lastActive: Date.now(),
-    cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
-    recordingDir: null,
-    captureScope: 'auto',
-    hooks: new Map(),
-    inFlight: 0,
-    tabs: new Set(),
-  };
+  return newSession(connectionId, null);
 }
 
 const summaryOutput = z.object({
