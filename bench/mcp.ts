@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ProcessRegistry } from './procs.js';
+import { PEER_NODE, peerPath } from '../test/helpers/peers.js';
 
 /** The repository root (this file runs as dist/bench/mcp.js). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -168,9 +169,10 @@ export function startDevtools(
   procs.addDir(work);
   return startMcp(procs, {
     name: 'devtools-mcp',
-    command: process.execPath,
+    // A development peer (dev-peers/): it runs on the peers' Node 24, as its lighthouse asks.
+    command: PEER_NODE,
     args: [
-      join(REPO_ROOT, 'node_modules', 'chrome-devtools-mcp', 'build', 'src', 'bin', 'chrome-devtools-mcp.js'),
+      peerPath('chrome-devtools-mcp', 'build', 'src', 'bin', 'chrome-devtools-mcp.js'),
       '--browserUrl',
       browserUrl,
       '--usageStatistics',

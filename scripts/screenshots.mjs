@@ -102,7 +102,7 @@ try {
   const failed = `[data-audit-entry][data-session-key="${lookupKey}"][data-tool="type_text"]`;
   await page.waitForSelector(failed, { timeout: 15_000 });
   await page.click(`${failed} .audit-line`);
-  await page.waitForSelector('[data-audit-detail] img[data-audit-image="after"]', { timeout: 10_000 });
+  await page.waitForSelector('[data-audit-detail] [data-audit-image="after"]', { timeout: 10_000 });
   await page.waitForFunction(
     () => [...document.querySelectorAll('[data-audit-detail] img')].every((i) => i.complete && i.naturalWidth > 0),
     { timeout: 10_000 },

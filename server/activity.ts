@@ -2,26 +2,9 @@
 // The gateway subscribes; nothing here knows about WebSockets.
 import { EventEmitter } from 'node:events';
 
-export interface ActionEntry {
-  id: number;
-  at: string;
-  sessionKey: string;
-  tool: string;
-  /** A short, content-light description of the arguments (text is truncated). */
-  summary: string;
-  effect: string | null;
-  refusal: string | null;
-  /** The call's read-back evidence (routing/driver.ts Evidence), the first few pieces. */
-  evidence: Array<{ kind: string; expected?: unknown; observed?: unknown; detail?: string }>;
-  isError: boolean;
-  thumbnail?: string;
-  /** element_token -> `role "name"` (the log shows labels, not tokens). */
-  labels?: Record<string, string>;
-  /** The approval this call went through, and who gave it. */
-  approval?: { id: string; by?: string };
-  /** The call's entry in the audit trail (the Control UI opens it from the action log). */
-  auditId?: number;
-}
+/** One action as operators see it: declared once, zod first, in contract/wire.ts. */
+export type { ActionEntry } from './contract/wire.js';
+import type { ActionEntry } from './contract/wire.js';
 
 /** How many recent actions are kept for operators who open the Control UI later. */
 const KEPT = 500;

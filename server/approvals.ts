@@ -1,40 +1,31 @@
 // Operator approvals: a tool the policy holds for approval waits (bounded) for an operator with the
 // operator.approvals scope to approve or deny it. With no operator connected it is refused at once.
 import { EventEmitter } from 'node:events';
-import { Refusal } from './routing/refusal.js';
+import { Refusal } from './contract/refusal.js';
 import { LIMITS } from './limits.js';
 
-/** What an approver sees: the tool, a one-line summary, and the call's arguments whole (never cut). */
-export interface ApprovalRequest {
-  id: string;
-  tool: string;
-  summary: string;
-  arguments: Record<string, unknown>;
-  sessionKey: string;
-  requestedAt: string;
-  /** When it times out (the Control UI counts down to it). */
-  expiresAt: string;
-  /** What the call's element tokens name ("button \"Submit claim\""), so the card shows labels, not tokens. */
-  labels?: Record<string, string>;
-}
-
-/** How a request ended: approved or denied by an operator (named), timed out, or cancelled by the brake. */
-export interface ApprovalOutcome {
-  id: string;
-  approved: boolean;
-  reason: 'operator' | 'timeout' | 'cancelled';
-  by?: string;
-  tool: string;
-  sessionKey: string;
-}
+/**
+ * What an approver sees (the tool, a one-line summary, the arguments whole) and how a request ended: wire
+ * shapes, declared once in contract/wire.ts.
+ */
+export type { ApprovalRequest, ApprovalResolved as ApprovalOutcome, ApprovalTarget } from './contract/wire.js';
+import type { ApprovalRequest, ApprovalResolved as ApprovalOutcome, ApprovalTarget } from './contract/wire.js';
 
 export interface ApprovalOptions {
   timeoutMs?: number;
+  /** The brake (or the session's end): the card goes, reason `cancelled`. */
   signal?: AbortSignal;
+  /** The client gave up (its request cancelled, its connection closed): the card is withdrawn, its reason the detail. */
+  clientGone?: AbortSignal;
   labels?: Record<string, string>;
+  target?: ApprovalTarget;
 }
 
-export const APPROVAL_TIMEOUT_MS = 120_000;
+/**
+ * How long a held call waits by default (--approval-timeout-s): under the 60 s an MCP SDK client waits for
+ * a reply by default, so such a client hears the time-out rather than giving up first.
+ */
+export const APPROVAL_TIMEOUT_MS = 55_000;
 
 /** What approvals tell their listeners (the gateway sends both on; the audit trail notes both). */
 interface ApprovalEvents {
@@ -86,8 +77,9 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
         { needs_approval: true, tool, limit: LIMITS.pendingApprovals, retryable: true },
       );
     }
-    const signal = options.signal;
+    const { signal, clientGone } = options;
     if (signal?.aborted) throw signal.reason;
+    if (clientGone?.aborted) throw withdrawnRefusal(tool, clientGone);
     const now = Date.now();
     const request: ApprovalRequest = {
       id: `ap-${++this.counter}`,
@@ -98,20 +90,35 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
       requestedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutMs).toISOString(),
       ...(options.labels && Object.keys(options.labels).length ? { labels: options.labels } : {}),
+      ...(options.target ? { target: options.target } : {}),
     };
-    const outcome = (approved: boolean, reason: ApprovalOutcome['reason'], by?: string): ApprovalOutcome => ({
+    const outcome = (
+      approved: boolean,
+      reason: ApprovalOutcome['reason'],
+      by?: string,
+      detail?: string,
+    ): ApprovalOutcome => ({
       id: request.id,
       approved,
       reason,
       ...(by ? { by } : {}),
+      ...(detail ? { detail } : {}),
       tool,
       sessionKey,
     });
-    const decision = await new Promise<{ approved: boolean; by?: string } | null | 'cancelled'>((resolve) => {
-      const finish = (value: { approved: boolean; by?: string } | null | 'cancelled') => {
+    type Decision = { approved: boolean; by?: string } | null | 'cancelled' | 'withdrawn';
+    const decision = await new Promise<Decision>((resolve) => {
+      const finish = (value: Decision) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        clientGone?.removeEventListener('abort', onGone);
         resolve(value);
+      };
+      // Nobody is left to hear the answer: the card is withdrawn (marked so), not left counting down.
+      const onGone = () => {
+        this.pending.delete(request.id);
+        this.emit('resolved', outcome(false, 'withdrawn', undefined, goneBecause(clientGone!)));
+        finish('withdrawn');
       };
       // The brake stopped the agent (or its session ended): the card goes away and the call is refused with the brake's reason.
       const onAbort = () => {
@@ -125,10 +132,12 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
         finish(null);
       }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
+      clientGone?.addEventListener('abort', onGone, { once: true });
       this.pending.set(request.id, { request, decide: (approved, by) => finish({ approved, by }) });
       this.emit('requested', request);
     });
     if (decision === 'cancelled') throw signal!.reason;
+    if (decision === 'withdrawn') throw withdrawnRefusal(tool, clientGone!, request.id);
     if (decision === null)
       throw new Refusal(
         'not_permitted',
@@ -162,4 +171,20 @@ export class Approvals extends EventEmitter<ApprovalEvents> {
     this.emit('resolved', outcome);
     return true;
   }
+}
+
+/** Why a client is taken to have given up: its abort reason when it is a sentence, else that it cancelled. */
+function goneBecause(clientGone: AbortSignal): string {
+  const reason = clientGone.reason;
+  if (typeof reason === 'string' && reason) return reason;
+  return 'the client cancelled the request';
+}
+
+/** The refusal of a call whose client gave up waiting (it is recorded; the client itself hears nothing). */
+function withdrawnRefusal(tool: string, clientGone: AbortSignal, approvalId?: string): Refusal {
+  return new Refusal(
+    'not_permitted',
+    `${tool} was withdrawn from the approval queue before an operator decided: ${goneBecause(clientGone)}`,
+    { needs_approval: true, tool, withdrawn: true, ...(approvalId ? { approval_id: approvalId } : {}) },
+  );
 }

@@ -422,6 +422,16 @@ const TABLE = [
     help: 'a session idle this long ends (its cleanup hooks run)',
   },
   {
+    name: 'approval-timeout-s',
+    key: 'approvalTimeoutS',
+    own: true,
+    kind: 'positive',
+    commands: BOTH,
+    arg: 'S',
+    default: '55',
+    help: "a call the policy holds waits this long for an operator, then is refused; 55 s is under an MCP SDK client's 60 s request timeout (a client that resets its timeout on progress, resetTimeoutOnProgress, can wait longer)",
+  },
+  {
     name: 'session-log',
     own: true,
     kind: 'string',

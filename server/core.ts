@@ -14,12 +14,15 @@ import { UiCommands } from './ui-commands.js';
 import { Brake } from './sessions/brake.js';
 import { AuditStore } from './audit/store.js';
 import { noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
+import type { AuditActor } from './audit/store.js';
 import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/pool.js';
 
 export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
   policy?: Policy;
   sessionIdleMs?: number;
+  /** How long a call the policy holds waits for an operator (--approval-timeout-s; default 55). */
+  approvalTimeoutS?: number;
   onSessionEnd?: (session: Session, reason: string, hook: string) => void;
   /** The agent cursor in driven tabs (default on; VERITY_CURSOR=off turns it off). */
   cursor?: boolean;
@@ -43,6 +46,34 @@ export interface VerityOptions extends BrowserOptions {
   nativeBackend?: NativeBackendChoice;
 }
 
+/** One MCP connection as the operator sees it: how it came, the client's clientInfo, the credential's id. */
+export interface McpConnection {
+  transport: string;
+  /** `name version`, for the session list. */
+  client: string;
+  since: string;
+  clientName: string;
+  clientVersion: string;
+  /** The credential it connected with, as an id (audit trail actors): never the secret. */
+  credential: string;
+}
+
+/** A session's agent (the audit trail's actor), from its connection while that is open. */
+function actorOf(connections: ReadonlyMap<string, McpConnection>, sessionKey: string): AuditActor | undefined {
+  const slash = sessionKey.indexOf('/');
+  const connection = slash > 0 ? sessionKey.slice(0, slash) : sessionKey;
+  const c = connections.get(connection);
+  if (!c) return undefined;
+  return {
+    client: c.clientName,
+    client_version: c.clientVersion,
+    credential: c.credential,
+    connection,
+    session: slash > 0 ? sessionKey.slice(slash + 1) : 'implicit',
+    transport: c.transport,
+  };
+}
+
 export class Verity {
   readonly browser: BrowserHost;
   readonly router: Router;
@@ -58,8 +89,8 @@ export class Verity {
   /** Where the `screen` tool's ui.commands go: the gateway registers its delivery. */
   readonly uiCommands = new UiCommands();
   readonly pipeline: CallPipeline;
-  /** MCP connections, for the operator's session list. */
-  readonly connections = new Map<string, { transport: string; client: string; since: string }>();
+  /** MCP connections, for the operator's session list and the audit trail's actor (who each agent is). */
+  readonly connections = new Map<string, McpConnection>();
 
   constructor(readonly options: VerityOptions) {
     this.audit = options.audit ?? new AuditStore(null);
@@ -99,6 +130,7 @@ export class Verity {
         sessions: this.sessions,
       },
     });
+    this.audit.actorOf = (sessionKey) => actorOf(this.connections, sessionKey);
     this.approvals.on('requested', (request) => noteApprovalRequested(this.audit, request));
     this.approvals.on('resolved', (outcome) => noteApprovalResolved(this.audit, outcome));
     // Cleanup every session needs: its cursor leaves the tab it drove.

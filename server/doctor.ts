@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findBrowser, type Channel } from './cdp/discovery.js';
 import { type NativeBackendChoice, nativeBackendOf } from './routing/native-backend.js';
-import { bounded } from './routing/refusal.js';
-import { detectSession } from './routing/session-type.js';
+import { bounded } from './contract/bounded.js';
+import { detectSession } from './native/session-type.js';
 import { VERSION } from './version.js';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Refusal } from './routing/refusal.js';
+import { Refusal } from './contract/refusal.js';
 import { configDir } from './token.js';
 
 const policySchema = z.strictObject({

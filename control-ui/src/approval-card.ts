@@ -1,10 +1,18 @@
-// One approval card: what will run (the element by its role and name, the arguments whole), how long it
-// still waits (a countdown to its time-out), and Approve / Deny that look nothing alike.
+// One approval card: what will run (the page by its origin and title, or the app; the element by its role
+// and name; the arguments as the agent sent them, whole), how long it still waits (a countdown to its
+// time-out), and Approve / Deny that look nothing alike. A call whose client gave up stays, marked withdrawn.
 import { LitElement, html, nothing } from 'lit';
 import type { ApprovalRequest } from '../../server/gateway/protocol.js';
 
-/** An approval request as the gateway sends it (approval.requested, approvals.list). */
-export type Approval = ApprovalRequest;
+/** An approval request as the gateway sends it (approval.requested, approvals.list); `withdrawn` says why its client gave up. */
+export type Approval = ApprovalRequest & { withdrawn?: string };
+
+/** What the call acts on, in one line: `https://example.com · "Claims"`, or `the app gedit (pid 4242)`. */
+export function targetLine(target: ApprovalRequest['target']): string | null {
+  if (!target) return null;
+  if (target.kind === 'app') return `the app ${target.app ?? '?'}${target.pid ? ` (pid ${target.pid})` : ''}`;
+  return `${target.origin ?? 'a tab'}${target.title ? ` · ${JSON.stringify(target.title)}` : ''}`;
+}
 
 export class ApprovalCard extends LitElement {
   static properties = { approval: { attribute: false }, sessionTitle: { attribute: false }, now: { state: true } };
@@ -39,15 +47,22 @@ export class ApprovalCard extends LitElement {
     const a = this.approval;
     const left = a.expiresAt ? Math.max(0, Math.round((Date.parse(a.expiresAt) - this.now) / 1000)) : null;
     const labels = Object.entries(a.labels ?? {});
-    return html`<div class="approval-card">
+    const target = targetLine(a.target);
+    return html`<div class="approval-card ${a.withdrawn ? 'withdrawn' : ''}">
       <div class="approval-head"><strong>${a.tool}</strong> <small>${this.sessionTitle}</small>
-        ${left !== null ? html`<span class="countdown ${left <= 15 ? 'soon' : ''}" data-approval-countdown=${left} title="Refused on its own when this reaches 0">${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}</span>` : nothing}</div>
+        ${left !== null && !a.withdrawn ? html`<span class="countdown ${left <= 15 ? 'soon' : ''}" data-approval-countdown=${left} title="Refused on its own when this reaches 0">${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}</span>` : nothing}</div>
+      ${target ? html`<div class="approval-page" data-approval-target=${a.target!.kind}>${a.target!.kind === 'tab' ? 'page ' : ''}<b>${target}</b></div>` : nothing}
       ${labels.length ? html`<div class="approval-target" data-approval-labels>${labels.map(([token, label]) => html`<span title=${token}>on ${label}</span>`)}</div>` : nothing}
-      <pre class="approval-args" data-approval-args tabindex="0" aria-label="The call's arguments">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
-      <div class="approval-buttons">
+      <pre class="approval-args" data-approval-args tabindex="0" aria-label="The call's arguments, as the agent sent them">${a.arguments ? JSON.stringify(a.arguments, null, 2) : a.summary}</pre>
+      ${
+        a.withdrawn
+          ? html`<p class="withdrawn-note" data-approval-withdrawn role="status">Withdrawn: ${a.withdrawn}. Nothing ran; the call left the queue.</p>
+        <div class="approval-buttons"><button class="dismiss" aria-label=${`Dismiss the withdrawn ${a.tool}`} @click=${() => this.decide(false)}>Dismiss</button></div>`
+          : html`<div class="approval-buttons">
         <button class="approve" aria-label=${`Approve ${a.tool}`} @click=${() => this.decide(true)}>✓ Approve</button>
         <button class="deny" aria-label=${`Deny ${a.tool}`} @click=${() => this.decide(false)}>✕ Deny</button>
-      </div>
+      </div>`
+      }
     </div>`;
   }
 }

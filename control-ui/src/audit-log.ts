@@ -4,12 +4,16 @@
 // expected vs observed for every piece of evidence, the element labels, who approved it, and the
 // before/after images side by side when the session was recording.
 import { LitElement, html, nothing } from 'lit';
-import type { AuditEntry } from '../../server/gateway/protocol.js';
+import type { AuditActor, AuditEntry } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
+import { targetLine } from './approval-card.js';
+import { evidenceFields, objectFields, shotView } from './evidence.js';
 import './audit.css';
 
 interface Filters {
   sessionKey: string;
+  /** The agent (its clientInfo name), across its sessions. */
+  client: string;
   tool: string;
   verdict: string;
   text: string;
@@ -31,6 +35,7 @@ const VERDICTS = [
   'denied',
   'timed_out',
   'cancelled',
+  'withdrawn',
   'stopped',
   'paused',
   'resumed',
@@ -40,7 +45,32 @@ const VERDICTS = [
 /** Entries the view holds at once; older ones are dropped from view (they stay in the store). */
 const SHOWN_MAX = 2000;
 
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v)));
+/** A session named by its actor (the trail keeps it after the session ended): `claude-code 1.2 · research (ended, a1b2c3d4)`. */
+export function actorTitle(actor: AuditActor | undefined, sessionKey: string): string {
+  const connection = (actor?.connection ?? sessionKey.split('/')[0]).replace(/^http-/, '').slice(0, 8);
+  if (!actor) return `a session that ended (${connection})`;
+  const client = `${actor.client}${actor.client_version ? ` ${actor.client_version}` : ''}`;
+  const session = actor.session === 'implicit' ? '(default session)' : `· ${actor.session}`;
+  return `${client} ${session} (ended, ${connection})`;
+}
+
+/** A PNG's size from its header (IHDR, bytes 16-23 of the file: the first 44 base64 characters hold them). */
+function pngSize(base64: string): { width: number; height: number } | undefined {
+  const head = atob(base64.slice(0, 44));
+  if (head.length < 24) return undefined;
+  const u32 = (at: number) =>
+    ((head.charCodeAt(at) << 24) |
+      (head.charCodeAt(at + 1) << 16) |
+      (head.charCodeAt(at + 2) << 8) |
+      head.charCodeAt(at + 3)) >>>
+    0;
+  return { width: u32(16), height: u32(20) };
+}
+
+interface Shot {
+  src: string;
+  size?: { width: number; height: number };
+}
 
 export class AuditLog extends LitElement {
   static properties = {
@@ -53,18 +83,21 @@ export class AuditLog extends LitElement {
     knownSessions: { state: true },
     selected: { state: true },
     images: { state: true },
+    wholePage: { state: true },
     status: { state: true },
   };
   client!: GatewayClient;
   open = false;
-  /** How the app names a sessionKey (its label and client). */
-  titleOf: (sessionKey: string) => string = (k) => k;
+  /** How the app names a sessionKey it knows (its label and client); null for one it does not (named from the trail). */
+  titleOf: (sessionKey: string) => string | null = () => null;
   entries: AuditEntry[] = [];
   nextBefore: number | null = null;
-  filters: Filters = { sessionKey: '', tool: '', verdict: '', text: '', from: '', to: '' };
-  knownSessions: Array<{ sessionKey: string; entries: number; last: string }> = [];
+  filters: Filters = { sessionKey: '', client: '', tool: '', verdict: '', text: '', from: '', to: '' };
+  knownSessions: Array<{ sessionKey: string; entries: number; last: string; actor?: AuditActor }> = [];
   selected: AuditEntry | null = null;
-  images: { before?: string; after?: string; note?: string } = {};
+  images: { before?: Shot; after?: Shot; note?: string } = {};
+  /** The open entry's images as whole pages instead of cropped around the target. */
+  wholePage = false;
   status = '';
   private textTimer: number | undefined;
   private loadedFor: GatewayClient | null = null;
@@ -116,7 +149,7 @@ export class AuditLog extends LitElement {
    * shown on top of it.
    */
   async showEntry(sessionKey: string, id: number): Promise<void> {
-    this.filters = { sessionKey, tool: '', verdict: '', text: '', from: '', to: '' };
+    this.filters = { sessionKey, client: '', tool: '', verdict: '', text: '', from: '', to: '' };
     await this.reload();
     let entry = this.entries.find((e) => e.id === id);
     if (!entry) {
@@ -140,6 +173,7 @@ export class AuditLog extends LitElement {
   private shows(e: AuditEntry): boolean {
     const f = this.filters;
     if (f.sessionKey && e.sessionKey !== f.sessionKey) return false;
+    if (f.client && e.actor?.client !== f.client) return false;
     if (f.tool && e.tool !== f.tool) return false;
     if (f.verdict && e.verdict !== f.verdict) return false;
     if (f.to) return false; // a window that ends in the past gets no live entries
@@ -153,6 +187,7 @@ export class AuditLog extends LitElement {
     return Object.fromEntries(
       Object.entries({
         sessionKey: f.sessionKey || undefined,
+        client: f.client || undefined,
         tool: f.tool || undefined,
         verdict: f.verdict || undefined,
         text: f.text || undefined,
@@ -205,6 +240,7 @@ export class AuditLog extends LitElement {
     }
     this.selected = entry;
     this.images = {};
+    this.wholePage = false;
     // Live entries come without their result: the stored entry has it.
     const stored = (await this.client.request('audit.query', { before: entry.id + 1, limit: 1 }).catch(() => null))
       ?.entries[0];
@@ -216,11 +252,11 @@ export class AuditLog extends LitElement {
       };
       return;
     }
-    const images: { before?: string; after?: string } = {};
+    const images: { before?: Shot; after?: Shot } = {};
     for (const which of ['before', 'after'] as const) {
       if (!current.recording[which]) continue;
       const png = await this.client.request('audit.image', { id: current.id, which }).catch(() => null);
-      if (png) images[which] = `data:${png.mimeType};base64,${png.data}`;
+      if (png) images[which] = { src: `data:${png.mimeType};base64,${png.data}`, size: pngSize(png.data) };
     }
     if (this.selected?.id === current.id) this.images = images;
   }
@@ -246,10 +282,25 @@ export class AuditLog extends LitElement {
     }
   }
 
+  /** A session's name: the app's while it knows the session, else its actor's as the trail kept it. */
+  private nameOf(sessionKey: string, actor?: AuditActor): string {
+    return (
+      this.titleOf(sessionKey) ??
+      actorTitle(actor ?? this.knownSessions.find((s) => s.sessionKey === sessionKey)?.actor, sessionKey)
+    );
+  }
+
   render() {
     if (!this.open) return nothing;
     const f = this.filters;
     const sessions = new Set([...this.knownSessions.map((s) => s.sessionKey), ...(f.sessionKey ? [f.sessionKey] : [])]);
+    // The agents: each client name once, however many sessions it had.
+    const agents = [
+      ...new Set([
+        ...this.knownSessions.flatMap((s) => (s.actor ? [s.actor.client] : [])),
+        ...(f.client ? [f.client] : []),
+      ]),
+    ].sort();
     const tools = [...new Set(this.entries.map((e) => e.tool))].sort();
     return html`<section class="audit-log" data-audit-log aria-label="Audit log">
       <header class="audit-head">
@@ -265,7 +316,11 @@ export class AuditLog extends LitElement {
       }}>
         <label>Session <select data-audit-filter="session" @change=${(e: Event) => this.setFilter('sessionKey', (e.target as HTMLSelectElement).value)}>
           <option value="" ?selected=${!f.sessionKey}>all</option>
-          ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.titleOf(k)}</option>`)}
+          ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.nameOf(k)}</option>`)}
+        </select></label>
+        <label>Agent <select data-audit-filter="client" @change=${(e: Event) => this.setFilter('client', (e.target as HTMLSelectElement).value)}>
+          <option value="" ?selected=${!f.client}>all</option>
+          ${agents.map((c) => html`<option value=${c} ?selected=${c === f.client}>${c}</option>`)}
         </select></label>
         <label>Tool <input data-audit-filter="tool" list="audit-tools" size="10" .value=${f.tool} @change=${(e: Event) => this.setFilter('tool', (e.target as HTMLInputElement).value.trim())}></label>
         <datalist id="audit-tools">${tools.map((t) => html`<option value=${t}></option>`)}</datalist>
@@ -292,34 +347,52 @@ export class AuditLog extends LitElement {
     return html`<li class="audit-entry kind-${e.kind} ${e.isError ? 'bad' : ''}" data-audit-entry=${e.id} data-tool=${e.tool} data-verdict=${e.verdict} data-session-key=${e.sessionKey}>
       <button class="audit-line" aria-expanded=${String(open)} @click=${() => this.select(e)}>
         <small class="muted">${new Date(e.at).toLocaleString()}</small>
-        <span class="audit-session">${this.titleOf(e.sessionKey)}</span>
+        <span class="audit-session" data-audit-actor=${e.actor?.client ?? ''}>${this.nameOf(e.sessionKey, e.actor)}</span>
         <code>${e.tool}</code> <span class="effect ${e.verdict}">${e.verdict}</span>
         ${e.approval?.by && e.kind === 'call' ? html`<span class="approval-mark" data-approved-by=${e.approval.by}>approved by ${e.approval.by}</span>` : nothing}
         ${e.by && e.kind !== 'call' ? html`<small>by ${e.by}</small>` : nothing}
         <span class="audit-summary">${e.summary}</span>
       </button>
       ${e.refusal ? html`<div class="refusal">${e.refusal.code}: ${e.refusal.message}</div>` : nothing}
-      ${(e.evidence ?? []).map((ev) => html`<div class="evidence" data-evidence=${ev.kind}>${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${show(ev.expected)}</b> · ` : nothing}observed <b>${ev.observed !== undefined ? show(ev.observed) : '—'}</b>${ev.detail ? ` (${ev.detail})` : ''}</div>`)}
+      ${(e.evidence ?? []).map(evidenceFields)}
       ${
         detail
           ? html`<div class="audit-detail" data-audit-detail>
+        ${detail.actor ? html`<div data-audit-who>agent <b>${detail.actor.client} ${detail.actor.client_version}</b> · session ${detail.actor.session} · connection <code>${detail.actor.connection}</code> (${detail.actor.transport}) · credential <code>${detail.actor.credential}</code></div>` : nothing}
+        ${detail.target ? html`<div data-audit-target>on ${targetLine(detail.target)}</div>` : nothing}
         ${detail.labels ? html`<div data-audit-labels>${Object.entries(detail.labels).map(([token, label]) => html`<div><code>${token}</code> = ${label}</div>`)}</div>` : nothing}
+        ${this.renderImages(detail)}
+        <h3 class="fields-head">Arguments as sent</h3>
+        ${objectFields(detail.args ?? {}, 'The arguments')}
         ${
-          this.images.before || this.images.after
-            ? html`<div class="before-after">
-          <figure><figcaption>before</figcaption>${this.images.before ? html`<img data-audit-image="before" alt="The target before the call" src=${this.images.before}>` : html`<span class="muted">none</span>`}</figure>
-          <figure><figcaption>after</figcaption>${this.images.after ? html`<img data-audit-image="after" alt="The target after the call" src=${this.images.after}>` : html`<span class="muted">none</span>`}</figure>
-        </div>`
-            : this.images.note
-              ? html`<p class="muted">${this.images.note}</p>`
-              : nothing
+          detail.result && typeof detail.result === 'object'
+            ? html`<h3 class="fields-head">Result</h3>${objectFields(detail.result as Record<string, unknown>, 'The result')}`
+            : nothing
         }
-        <pre class="approval-args" tabindex="0" aria-label="The arguments">${JSON.stringify(detail.args ?? {}, null, 2)}</pre>
-        ${detail.result !== undefined ? html`<pre class="approval-args" tabindex="0" aria-label="The result">${JSON.stringify(detail.result, null, 2)}</pre>` : nothing}
       </div>`
           : nothing
       }
     </li>`;
+  }
+
+  /** Before and after side by side: cropped around the target (outlined), or the whole pages, one click apart. */
+  private renderImages(detail: AuditEntry) {
+    const { before, after, note } = this.images;
+    if (!before && !after) return note ? html`<p class="muted">${note}</p>` : nothing;
+    const target = detail.recording?.target;
+    const whole = this.wholePage || !target;
+    const figure = (which: 'before' | 'after', shot: Shot | undefined) =>
+      html`<figure><figcaption>${which}</figcaption>${shot ? shotView(which, shot.src, shot.size, target, whole) : html`<span class="muted">none</span>`}</figure>`;
+    return html`<div class="before-after ${whole ? 'whole' : 'cropped'}" data-before-after=${whole ? 'page' : 'crop'}>
+        ${figure('before', before)}${figure('after', after)}
+      </div>
+      ${
+        target
+          ? html`<button class="link" data-whole-page aria-pressed=${String(this.wholePage)} @click=${() => {
+              this.wholePage = !this.wholePage;
+            }}>${this.wholePage ? 'Show around the target' : 'Show the whole page'}</button>`
+          : nothing
+      }`;
   }
 }
 

@@ -4,7 +4,10 @@
 // ("Take control"; Esc gives it back). Without control no key is captured: Tab moves on through the UI.
 import { LitElement, html, nothing } from 'lit';
 import type { GatewayClient } from './gateway.js';
-import type { EventPayload, Params, ScreencastFrame } from '../../server/gateway/protocol.js';
+import type { EventPayload, Params, Result, ScreencastFrame } from '../../server/gateway/protocol.js';
+import { sessionName } from './console.js';
+
+type Owner = NonNullable<Result<'browser.screencast.start'>['owner']>;
 
 interface TabRow {
   tab_id: string;
@@ -30,6 +33,7 @@ export class BrowserPanel extends LitElement {
     tabs: { state: true },
     inControl: { state: true },
     noBrowser: { state: true },
+    owner: { state: true },
   };
   client!: GatewayClient;
   active = false;
@@ -44,6 +48,8 @@ export class BrowserPanel extends LitElement {
   private tabsAsked = 0;
   inControl = false;
   noBrowser = false;
+  /** Whose tab is shown (the session driving it), as the gateway answered; null: a tab no session drives. */
+  owner: Owner | null | undefined = undefined;
   private streaming: string | null = null;
   /** The tab the operator picked in the strip, for as long as the session stays on the same tab. */
   private picked: { tab: string; while: string | null } | null = null;
@@ -112,6 +118,7 @@ export class BrowserPanel extends LitElement {
       </div>`
           : nothing
       }
+      ${this.renderOwner()}
       <small class="muted browser-status" data-browser-status role="status">${this.status}</small>
       <!-- A role so the name is allowed (axe aria-prohibited-attr); "application" while keys go to the tab. -->
       <div class="screen-host ${this.inControl ? 'in-control' : ''} ${this.online ? '' : 'stale'}" data-screen-host tabindex=${this.inControl ? '0' : '-1'}
@@ -120,6 +127,17 @@ export class BrowserPanel extends LitElement {
         ${this.noBrowser ? html`<p class="no-browser" data-no-browser>No browser yet. It appears here when an agent opens a page.</p>` : nothing}
         <img class="screen" alt="The session's tab, live" data-frames="0" ?hidden=${!shown} @click=${this.clickScreen} @wheel=${this.wheel}>
       </div>`;
+  }
+
+  /** Says whose tab this is; loudly when it is not the focused session's (the operator must not mistake it). */
+  private renderOwner() {
+    if (this.owner === undefined || !this.shownTab) return nothing;
+    if (this.owner === null)
+      return html`<div class="browser-owner elsewhere" data-browser-owner="" role="note">A tab no session drives${this.sessionKey ? ", not the focused session's" : ''}</div>`;
+    const name = sessionName({ ...this.owner, state: 'active' });
+    const elsewhere = !!this.sessionKey && this.owner.sessionKey !== this.sessionKey;
+    return html`<div class="browser-owner ${elsewhere ? 'elsewhere' : ''}" data-browser-owner=${this.owner.sessionKey} data-elsewhere=${String(elsewhere)} role="note">
+      ${elsewhere ? html`Not the focused session's tab: this one is <strong>${name}</strong>'s` : html`The tab of <strong>${name}</strong>`}</div>`;
   }
 
   firstUpdated(): void {
@@ -153,6 +171,7 @@ export class BrowserPanel extends LitElement {
       .then(
         (r) => {
           this.noBrowser = false;
+          this.owner = r.owner ?? null;
           this.status = r.title || '';
           this.url = r.url;
           if (r.tab_id !== this.shownTab) this.frames = 0;
@@ -167,6 +186,8 @@ export class BrowserPanel extends LitElement {
           this.noBrowser = /no browser yet/.test(e.message);
           this.status = this.noBrowser ? '' : e.message;
           this.shownTab = null;
+          this.owner = undefined;
+          this.frames = 0; // the last frame was of a tab no longer shown: not left on screen
           this.url = '';
         },
       );

@@ -9,6 +9,49 @@ export interface NamedRow {
   client: string;
   transport: string;
   state: string;
+  /** Connected, no call yet (the gateway lists the agent at once): when it goes, it became a session, not closed. */
+  awaiting_first_call?: boolean;
+  brake?: { state: string } | null;
+}
+
+/**
+ * The state a row and its pane show: the brake's when the operator holds the agent (a stopped session never
+ * reads "active" beside "■ stopped"), "connected" for an agent that made no call yet, else the session's own.
+ */
+export function shownState(row: NamedRow): string {
+  if (row.state === 'closed') return 'closed';
+  if (row.brake && row.brake.state !== 'running') return row.brake.state;
+  if (row.awaiting_first_call) return 'connected';
+  return row.state;
+}
+
+/** What the log of an action shows: its fields, as much of them as the pane needs (gateway ActionEntry). */
+export interface ActionLike {
+  effect: string | null;
+  refusal?: string | null;
+  isError?: boolean;
+}
+
+/** An action's badge: its effect, "refused", or "ok" for tools that report no effect (page, screen). */
+export function badge(a: ActionLike): string {
+  return a.effect ?? (a.refusal ? 'refused' : a.isError ? 'failed' : 'ok');
+}
+
+/** Badges that mean the action did not do what was asked: the sidebar marks a session whose last one did. */
+const BAD_OUTCOMES = new Set(['mismatch', 'partial', 'no_effect', 'failed']);
+
+/** The mark for a session's row: its last action's badge when that action failed or mismatched, else null. */
+export function lastActionMark(actions: readonly ActionLike[]): string | null {
+  const last = actions.at(-1);
+  if (!last) return null;
+  const b = badge(last);
+  return BAD_OUTCOMES.has(b) ? b : null;
+}
+
+/** The live sessions (not closed, not merely connected): one of them alone fills the main area. */
+export function loneSession<R extends NamedRow>(rows: readonly R[]): R | null {
+  const live = rows.filter((r) => r.state !== 'closed' && !r.awaiting_first_call);
+  return live.length === 1 ? live[0] : null;
 }
 
 /** "claude-code · expense-claim": the client's own name (MCP clientInfo) and the label, never a raw key. */
@@ -27,7 +70,10 @@ export function closedRows<R extends NamedRow>(
   delta: { added?: R[]; updated?: R[]; removed?: string[] },
 ): R[] {
   const back = new Set([...(delta.added ?? []), ...(delta.updated ?? [])].map((r) => r.sessionKey));
-  const gone = current.filter((r) => delta.removed?.includes(r.sessionKey)).map((r) => ({ ...r, state: 'closed' }));
+  // A connected agent's row that goes became a labelled session: nothing was closed.
+  const gone = current
+    .filter((r) => delta.removed?.includes(r.sessionKey) && !r.awaiting_first_call)
+    .map((r) => ({ ...r, state: 'closed' }));
   const kept = closed.filter((r) => !back.has(r.sessionKey) && !gone.some((g) => g.sessionKey === r.sessionKey));
   return [...kept, ...gone].slice(-MAX_CLOSED_ROWS);
 }

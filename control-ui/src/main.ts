@@ -3,7 +3,19 @@
 import { LitElement, html, nothing } from 'lit';
 import { GatewayClient, type ConnState } from './gateway.js';
 import { apply, focusedSession, loadLayout, saveLayout, type Layout, type UiCommand } from './layout.js';
-import { closedRows, connectionBanner, dockGrid, sessionName, shortcut, type PanelPlace } from './console.js';
+import {
+  badge,
+  closedRows,
+  connectionBanner,
+  dockGrid,
+  lastActionMark,
+  loneSession,
+  sessionName,
+  shortcut,
+  shownState,
+  type PanelPlace,
+} from './console.js';
+import { evidenceFields } from './evidence.js';
 import './terminal-panel.js';
 import './browser-panel.js';
 import { installBrakeShortcuts } from './brake-controls.js';
@@ -14,6 +26,12 @@ import type { AuditLog } from './audit-log.js';
 import './audit-log.js';
 import './styles.css';
 import type { ActionEntry as ActionRow, HelloOk, PairingRow, SessionRow } from '../../server/gateway/protocol.js';
+
+/**
+ * The id of the pane the main area shows by itself when the layout has none and there is one session: not
+ * part of the layout (nothing is saved, no agent's command moved anything), made a real pane by a split.
+ */
+const SOLO_PANE = 'solo';
 
 /** Where a reloaded tab finds its single-use resume ticket (never the credential: see connection()). */
 const RESUME_KEY = 'verity.resume';
@@ -124,7 +142,7 @@ export class VerityApp extends LitElement {
     installBrakeShortcuts(
       window,
       () => {
-        const key = focusedSession(this.layout);
+        const key = this.focusedKey();
         return { client: this.client, sessionKey: key, status: this.sessions.find((s) => s.sessionKey === key)?.brake };
       },
       (m) => {
@@ -178,8 +196,12 @@ export class VerityApp extends LitElement {
       this.approvals = [...this.approvals, request];
       this.announcement = `Approval needed: ${request.tool} from ${this.sessionTitle(request.sessionKey)}.`;
     });
-    this.client.on('approval.resolved', ({ id }) => {
-      this.approvals = this.approvals.filter((a) => a.id !== id);
+    this.client.on('approval.resolved', ({ id, reason, detail }) => {
+      // A call whose client gave up stays in the queue, marked withdrawn (the operator sees why it went), until dismissed.
+      this.approvals =
+        reason === 'withdrawn'
+          ? this.approvals.map((a) => (a.id === id ? { ...a, withdrawn: detail ?? 'its client gave up' } : a))
+          : this.approvals.filter((a) => a.id !== id);
     });
     if (!token || !url) {
       this.conn = 'unauthorized';
@@ -245,6 +267,16 @@ export class VerityApp extends LitElement {
     this.actions = new Map(this.actions).set(entry.sessionKey, list.slice(-100));
   }
 
+  /** The session the main area shows by itself: the only one, while the layout has no pane. */
+  private soloSession(): string | null {
+    return this.layout.columns.length === 0 ? (loneSession(this.sessions)?.sessionKey ?? null) : null;
+  }
+
+  /** The focused pane's session (the solo pane's when it is the one shown): the brake keys and the browser panel follow it. */
+  private focusedKey(): string | null {
+    return focusedSession(this.layout) ?? this.soloSession();
+  }
+
   /** The one way the layout changes: an agent's ui.command or the operator's own click. */
   command(command: UiCommand): void {
     this.layout = apply(this.layout, command);
@@ -252,6 +284,10 @@ export class VerityApp extends LitElement {
   }
 
   private resolveApproval(id: string, approve: boolean): void {
+    if (this.approvals.find((a) => a.id === id)?.withdrawn) {
+      this.approvals = this.approvals.filter((a) => a.id !== id); // its Dismiss
+      return;
+    }
     void this.client.request('approvals.resolve', { id, approve }).catch((e) => {
       this.error = e.message;
     });
@@ -267,13 +303,19 @@ export class VerityApp extends LitElement {
   }
 
   private sessionTitle(key: string): string {
+    return this.knownTitle(key) ?? 'a session that ended';
+  }
+
+  /** A session's name while this page knows its row (live, or closed here); null past that (the audit log names it from the trail). */
+  private knownTitle(key: string): string | null {
     const s = this.sessions.find((row) => row.sessionKey === key) ?? this.closed.find((row) => row.sessionKey === key);
-    return s ? sessionName(s) : 'a session that ended';
+    return s ? sessionName(s) : null;
   }
 
   render() {
     const { layout } = this;
-    const sessionKey = focusedSession(layout);
+    const sessionKey = this.focusedKey();
+    const solo = this.soloSession();
     const focusedRow = this.sessions.find((s) => s.sessionKey === sessionKey);
     const online = this.conn === 'connected';
     const grid = dockGrid(layout, this.narrow);
@@ -282,7 +324,9 @@ export class VerityApp extends LitElement {
     // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
     // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
     const sidebarShown =
-      layout.sidebar || this.approvals.length > 0 || this.sessions.some((s) => s.brake && s.brake.state !== 'running');
+      layout.sidebar ||
+      this.approvals.some((a) => !a.withdrawn) ||
+      this.sessions.some((s) => s.brake && s.brake.state !== 'running');
     return html`
       <header class="bar">
         <button class="icon" aria-label=${layout.sidebar ? 'Hide the sidebar' : 'Show the sidebar'} aria-expanded=${String(layout.sidebar)} title="Toggle the sidebar" @click=${() => this.command({ kind: 'sidebar', visible: !layout.sidebar })}><span aria-hidden="true">☰</span></button>
@@ -319,7 +363,7 @@ export class VerityApp extends LitElement {
             (s) => html`
             <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
               <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
-              <small>${s.transport} · <span data-session-state>${s.state}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}</small>
+              <small>${s.transport} · <span data-session-state>${shownState(s)}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}${this.renderLastMark(s.sessionKey)}</small>
               ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .name=${sessionName(s)} .status=${s.brake}></verity-brake>`}
               <span class="row-actions">
                 <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
@@ -327,10 +371,10 @@ export class VerityApp extends LitElement {
               </span>
             </li>`,
           )}</ul>
-          <h2 id="approvals-heading">Approvals <small>${this.approvals.length}</small></h2>
+          <h2 id="approvals-heading">Approvals <small>${this.approvals.filter((a) => !a.withdrawn).length}</small></h2>
           <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map(
             (a) => html`
-            <li data-approval=${a.id}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`,
+            <li data-approval=${a.id} data-withdrawn=${String(!!a.withdrawn)}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`,
           )}</ul>
           ${
             this.pairings
@@ -346,7 +390,7 @@ export class VerityApp extends LitElement {
         </aside>
         <main class="work ${this.narrow ? 'narrow' : ''}" style=${grid.style}>
           <section class="panes" style=${grid.panes} aria-label="Session panes">
-            ${layout.columns.length === 0 ? html`<p class="empty muted">Pick a session in the sidebar to watch it here.</p>` : nothing}
+            ${solo ? html`<div class="column">${this.renderPane(SOLO_PANE, solo)}</div>` : layout.columns.length === 0 ? this.renderEmptyMain() : nothing}
             ${layout.columns.map((column) => html`<div class="column">${column.map((pane) => this.renderPane(pane.id, pane.sessionKey))}</div>`)}
           </section>
           ${(['right', 'bottom'] as const).map(
@@ -365,10 +409,28 @@ export class VerityApp extends LitElement {
             .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`,
           )}
         </main>
-        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.sessionTitle(k)} @close-log=${() => {
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.knownTitle(k)} @close-log=${() => {
           this.logOpen = false;
         }}></verity-audit-log>
       </div>`;
+  }
+
+  /** The main area without a pane: what to do next, for as many sessions as there are. */
+  private renderEmptyMain() {
+    const live = this.sessions.filter((s) => !s.awaiting_first_call);
+    if (live.length === 0)
+      return this.sessions.length
+        ? html`<p class="empty muted" data-empty-main="connected">${this.sessions.map(sessionName).join(', ')} connected: its first call shows here.</p>`
+        : html`<p class="empty muted" data-empty-main="none">No agent is connected yet. Connect one (stdio or HTTP, "connect an agent" above): it appears in the sidebar and here.</p>`;
+    return html`<p class="empty muted" data-empty-main="many">Pick a session in the sidebar to watch it here.</p>`;
+  }
+
+  /** The sidebar's mark for a session whose last action failed or did not do what was asked. */
+  private renderLastMark(key: string) {
+    const mark = lastActionMark(this.actions.get(key) ?? []);
+    return mark
+      ? html` · <span class="last-mark" data-last-action=${mark} title=${`Its last action: ${mark}`}>⚠ last: ${mark.replace('_', ' ')}</span>`
+      : nothing;
   }
 
   /** A docked panel's frame: its name, dock side and close buttons; the panel itself stays the same element. */
@@ -417,8 +479,15 @@ export class VerityApp extends LitElement {
     this.command({ kind: 'dock-size', dock, size: this.layout.docks[dock] + step * 40 });
   }
 
+  /** A pane's split: the solo pane (not in the layout) first becomes a real pane, then splits like any other. */
+  private splitPane(direction: 'right' | 'down', key: string, id: string): void {
+    if (id === SOLO_PANE) this.command({ kind: 'navigate', sessionKey: key });
+    this.command({ kind: 'split', direction, sessionKey: key, ...(id === SOLO_PANE ? {} : { paneId: id }) });
+  }
+
   private renderPane(id: string, key: string) {
-    const focused = id === this.layout.focused;
+    const solo = id === SOLO_PANE;
+    const focused = solo || id === this.layout.focused;
     const actions = this.actions.get(key) ?? [];
     const session = this.sessions.find((s) => s.sessionKey === key);
     const name = this.sessionTitle(key);
@@ -433,8 +502,8 @@ export class VerityApp extends LitElement {
           if (!focused) this.command({ kind: 'focus', paneId: id });
         }}>
         <header>
-          <strong>${name}</strong>
-          <small data-pane-state>${session ? `${session.state} · ${session.client || session.transport}` : 'closed'}</small>
+          <strong title=${name}>${name}</strong>
+          <small data-pane-state title=${session ? `${shownState(session)} · ${session.transport}` : 'closed'}>${session ? `${shownState(session)} · ${session.transport}` : 'closed'}</small>
           <span class="spacer"></span>
           ${
             session
@@ -453,16 +522,22 @@ export class VerityApp extends LitElement {
           }}>History</button>
           <button aria-label=${`Split right with ${name}`} title="Split right" @click=${(e: Event) => {
             e.stopPropagation();
-            this.command({ kind: 'split', direction: 'right', sessionKey: key, paneId: id });
+            this.splitPane('right', key, id);
           }}><span aria-hidden="true">⇥</span></button>
           <button aria-label=${`Split down with ${name}`} title="Split down" @click=${(e: Event) => {
             e.stopPropagation();
-            this.command({ kind: 'split', direction: 'down', sessionKey: key, paneId: id });
+            this.splitPane('down', key, id);
           }}><span aria-hidden="true">⤓</span></button>
-          <button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(e: Event) => {
-            e.stopPropagation();
-            this.command({ kind: 'close-pane', paneId: id });
-          }}><span aria-hidden="true">✕</span></button>
+          ${
+            solo
+              ? nothing
+              : html`<button data-close-pane aria-label=${`Close this pane (${name})`} title="Close pane" @click=${(
+                  e: Event,
+                ) => {
+                  e.stopPropagation();
+                  this.command({ kind: 'close-pane', paneId: id });
+                }}><span aria-hidden="true">✕</span></button>`
+          }
         </header>
         <ol class="log" data-action-log aria-label=${`Actions of ${name}`}>
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
@@ -482,18 +557,13 @@ export class VerityApp extends LitElement {
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
                 <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
-                ${a.evidence.map((ev) => html`<div class="evidence">${ev.kind}: ${ev.expected !== undefined ? html`expected <b>${JSON.stringify(ev.expected)}</b> · ` : nothing}${ev.observed !== undefined ? html`observed <b>${JSON.stringify(ev.observed)}</b>` : (ev.detail ?? '')}</div>`)}
+                ${a.evidence.map(evidenceFields)}
               </div>
             </li>`,
             )}
         </ol>
       </article>`;
   }
-}
-
-/** An action's badge: its effect, "refused", or "ok" for tools that report no effect (page, screen). */
-function badge(a: ActionRow): string {
-  return a.effect ?? (a.refusal ? 'refused' : a.isError ? 'failed' : 'ok');
 }
 
 customElements.define('verity-app', VerityApp);

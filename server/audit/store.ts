@@ -21,10 +21,10 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { AuditEntry, AuditKind, AuditPage, EvidenceItem } from '../gateway/protocol.js';
+import type { AuditActor, AuditEntry, AuditKind, AuditPage, EvidenceItem } from '../gateway/protocol.js';
 
 // An entry's shape is declared once, in the gateway protocol (audit.query and audit.entry carry it).
-export type { AuditEntry, AuditKind, AuditPage };
+export type { AuditActor, AuditEntry, AuditKind, AuditPage };
 /** One piece of a call's read-back evidence, as the trail keeps it. */
 export type AuditEvidence = EvidenceItem;
 
@@ -35,6 +35,8 @@ export interface AuditQuery {
   tool?: string;
   verdict?: string;
   kind?: AuditKind;
+  /** The agent: its actor's client name, across its sessions. */
+  client?: string;
   text?: string;
   /** ISO times or epoch ms: entries at or after `from`, before `to`. */
   from?: number;
@@ -56,6 +58,8 @@ interface Row {
   sessionKey: string;
   tool: string;
   verdict: string;
+  /** The actor's client name ('' for none): the agent filter reads it without reading the line. */
+  client: string;
   seg: Segment;
   offset: number;
   length: number;
@@ -93,6 +97,13 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   private sweepTimer: NodeJS.Timeout | null = null;
   /** One copy of each session key, tool and verdict for the rows to share (see shared()). */
   private readonly strings = new Map<string, string>();
+  /** Each session's agent as its entries last named it: sessions() names ended sessions by it. */
+  private readonly actors = new Map<string, AuditActor>();
+  /**
+   * Who a session's agent is, while its connection is open (the core tells): append() names every entry's
+   * actor with it, so the trail keeps the name once the connection is gone.
+   */
+  actorOf: (sessionKey: string) => AuditActor | undefined = () => undefined;
 
   /** `dir` null: a bounded in-memory trail (a `verity mcp` with no gateway); otherwise durable. */
   constructor(
@@ -111,7 +122,16 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
 
   /** Records one entry (written with the next flush, at most a tick later) and tells listeners. */
   append(input: AuditInput): AuditEntry {
-    const entry: AuditEntry = { ...input, id: this.nextId++, at: input.at ?? new Date().toISOString() };
+    // A line written after its connection closed (a call's entry follows its reply) keeps the session's last actor.
+    const actor = input.actor ?? this.actorOf(input.sessionKey) ?? this.actors.get(input.sessionKey);
+    const entry: AuditEntry = {
+      ...input,
+      ...(actor ? { actor } : {}),
+      id: this.nextId++,
+      at: input.at ?? new Date().toISOString(),
+    };
+    if (actor) this.actors.set(input.sessionKey, actor);
+    const client = this.shared(actor?.client ?? '');
     const line = storedLine(entry) + '\n';
     const length = Buffer.byteLength(line);
     const atMs = Date.parse(entry.at);
@@ -124,12 +144,15 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
         sessionKey: this.shared(entry.sessionKey),
         tool: this.shared(entry.tool),
         verdict: this.shared(entry.verdict),
+        client,
         seg: MEMORY_SEGMENT,
         offset: 0,
         length,
       });
-      if (this.rows.length > MEMORY_ROWS + 500)
+      if (this.rows.length > MEMORY_ROWS + 500) {
         for (const row of this.rows.splice(0, this.rows.length - MEMORY_ROWS)) this.memory.delete(row.id);
+        this.forgetActors();
+      }
     } else {
       let seg = this.segments.at(-1);
       if (!seg || seg.bytes >= this.segmentBytes) seg = this.roll(entry.id);
@@ -140,6 +163,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
         sessionKey: this.shared(entry.sessionKey),
         tool: this.shared(entry.tool),
         verdict: this.shared(entry.verdict),
+        client,
         seg,
         offset: seg.bytes,
         length,
@@ -223,6 +247,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
       if (q.tool && row.tool !== q.tool) continue;
       if (q.verdict && row.verdict !== q.verdict) continue;
       if (q.kind && row.kind !== q.kind) continue;
+      if (q.client && row.client !== q.client) continue;
       if (text) {
         if (++scanned > TEXT_SCAN_MAX) break;
         const line = this.readLine(row);
@@ -252,7 +277,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   }
 
   /** The sessions the trail knows, newest first, with how many entries and when the last one was. */
-  sessions(): Array<{ sessionKey: string; entries: number; last: string }> {
+  sessions(): Array<{ sessionKey: string; entries: number; last: string; actor?: AuditActor }> {
     const seen = new Map<string, { entries: number; lastMs: number }>();
     for (const row of this.rows) {
       const s = seen.get(row.sessionKey);
@@ -264,7 +289,16 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     return [...seen]
       .sort((a, b) => b[1].lastMs - a[1].lastMs)
       .slice(0, 1000)
-      .map(([sessionKey, s]) => ({ sessionKey, entries: s.entries, last: new Date(s.lastMs).toISOString() }));
+      .map(([sessionKey, s]) => {
+        const actor = this.actors.get(sessionKey);
+        return { sessionKey, entries: s.entries, last: new Date(s.lastMs).toISOString(), ...(actor ? { actor } : {}) };
+      });
+  }
+
+  /** Drops the actors of sessions no row is left of (retention took them): the map stays as big as the trail. */
+  private forgetActors(): void {
+    const kept = new Set(this.rows.map((row) => row.sessionKey));
+    for (const key of this.actors.keys()) if (!kept.has(key)) this.actors.delete(key);
   }
 
   /** The folder's size in bytes (segments), for the retention and the operator. */
@@ -301,6 +335,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
       this.segments.pop();
       this.rows.length = 0;
     }
+    this.forgetActors();
   }
 
   private roll(firstId: number): Segment {
@@ -345,6 +380,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
               sessionKey: this.shared(e.sessionKey),
               tool: this.shared(e.tool),
               verdict: this.shared(e.verdict),
+              client: this.shared(e.actor?.client ?? ''),
               seg,
               offset,
               length,
@@ -352,6 +388,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
             seg.rows++;
             seg.lastAtMs = atMs;
             this.nextId = e.id + 1;
+            if (e.actor) this.actors.set(e.sessionKey, e.actor);
           }
         } catch {
           /* not a whole line */

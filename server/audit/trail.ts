@@ -98,18 +98,19 @@ export function noteApprovalRequested(store: AuditStore, r: ApprovalRequest): vo
     args: r.arguments,
     approval: { id: r.id },
     ...(r.labels ? { labels: r.labels } : {}),
+    ...(r.target ? { target: r.target } : {}),
   });
 }
 
 export function noteApprovalResolved(store: AuditStore, o: ApprovalOutcome): void {
   const verdict =
-    o.reason === 'timeout' ? 'timed_out' : o.reason === 'cancelled' ? 'cancelled' : o.approved ? 'approved' : 'denied';
+    o.reason === 'operator' ? (o.approved ? 'approved' : 'denied') : o.reason === 'timeout' ? 'timed_out' : o.reason;
   store.append({
     kind: 'approval',
     sessionKey: o.sessionKey,
     tool: o.tool,
     verdict,
-    summary: `${o.id} ${verdict}${o.by ? ` by ${o.by}` : ''}`,
+    summary: `${o.id} ${verdict}${o.by ? ` by ${o.by}` : ''}${o.detail ? `: ${o.detail}` : ''}`,
     approval: { id: o.id, ...(o.by ? { by: o.by } : {}) },
     ...(o.by ? { by: o.by } : {}),
   });

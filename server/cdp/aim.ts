@@ -4,9 +4,9 @@
 // and the ActionResult shapes. It imports neither the parts nor the driver: no import circle (a part that
 // clicks first, like typing.ts and keys.ts, imports click.ts directly).
 import type { Protocol } from 'puppeteer-core';
-import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../routing/driver.js';
-import { withTiming, type Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../contract/driver.js';
+import { withTiming, type Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import type { BrowserHost } from './browser.js';
 import type { Refused, Watched } from './page-agent/core.js';
 import type { SideEffectWatch } from './side-effects.js';

@@ -10,7 +10,8 @@ import puppeteer, {
   type Page,
   type Target,
 } from 'puppeteer-core';
-import { Refusal, bounded } from '../routing/refusal.js';
+import { bounded } from '../contract/bounded.js';
+import { Refusal } from '../contract/refusal.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
 import { findBrowser, type Channel } from './discovery.js';
 import { cleanStaleProfiles, newProfile, sandboxArgs, startWatchdog, type Watchdog } from './lifetime.js';

@@ -1,9 +1,9 @@
 // click on a tab: trusted mouse input at the point the page agent hit-tested, proved by the events that
 // reached the element (or, for a link that navigated, by the navigation).
-import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
-import { judgePointer } from '../routing/verdicts.js';
+import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../contract/driver.js';
+import { Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
+import { judgePointer } from '../contract/verdicts.js';
 import { aim, describeEvents, mouseClick, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from './cursor-overlay.js';
 import type { Watched } from './page-agent/core.js';

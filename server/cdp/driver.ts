@@ -11,8 +11,8 @@ import type {
   ScrollOptions,
   Snapshot,
   TypeOptions,
-} from '../routing/driver.js';
-import { withTiming } from '../routing/driver.js';
+} from '../contract/driver.js';
+import { withTiming } from '../contract/driver.js';
 import { tabOf, type CdpRoute } from './aim.js';
 import type { BrowserHost } from './browser.js';
 import { chooseSeveral } from './choose.js';

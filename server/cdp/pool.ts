@@ -7,7 +7,7 @@
 // session's next call is refused `browser_lost`. Nothing is retried here: each connect is tried once.
 import WebSocket from 'ws';
 import type { ConnectionTransport } from 'puppeteer-core';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { reportWhile, type Progress } from '../progress.js';
 
 export interface PoolEndpoint {

@@ -1,7 +1,7 @@
 // scroll on a tab: one wheel turn where the element's scroll container (or the page) is what scrolls,
 // proved by its offsets once they stop moving.
-import type { ActionResult, Evidence, ResolvedTarget, ScrollOptions } from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
+import type { ActionResult, Evidence, ResolvedTarget, ScrollOptions } from '../contract/driver.js';
+import { Stopwatch } from '../contract/driver.js';
 import { aimRefusal, dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from './cursor-overlay.js';
 import type { ScrollOffsets } from './page-agent/motion.js';

@@ -9,21 +9,8 @@ import type { Browser, CDPSession, Protocol } from 'puppeteer-core';
 import type { BrowserHost } from './browser.js';
 import { configDir } from '../token.js';
 
-export type SideEffect =
-  | { kind: 'tab_opened'; tab_id: string; url: string }
-  | DownloadEffect
-  | { kind: 'dialog'; type: string; message: string };
-
-/** A download as the agent is told of it: its file name and size, never where the host keeps it. */
-export interface DownloadEffect {
-  kind: 'download';
-  file: string;
-  state: 'completed' | 'in_progress' | 'canceled' | 'refused';
-  size_bytes?: number;
-  /** Why it was refused (cancelled before it was kept): download_without_action, download_quota_exceeded. */
-  code?: string;
-  detail?: string;
-}
+export type { DownloadEffect, SideEffect } from '../contract/wire.js';
+import type { DownloadEffect, SideEffect } from '../contract/wire.js';
 
 /** Where downloads are saved: VERITY_DOWNLOAD_DIR, else `<config dir>/downloads`. */
 export function downloadDir(): string {

@@ -1,8 +1,8 @@
 // get_window_state for a tab: every frame's interactive elements (cross-origin iframes and closed shadow
 // roots included), merged into one list in document order, with frames in screenshot pixels.
-import type { Snapshot, SnapshotElement, SnapshotText } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
-import { SnapshotRegistry } from '../routing/snapshots.js';
+import type { Snapshot, SnapshotElement, SnapshotText } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
+import { elementToken } from '../contract/element-token.js';
 import type { Frame, Tab } from './tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
 import type { TextRow } from './page-agent/outline-text.js';
@@ -40,7 +40,7 @@ export function tokenInLatest(tab: Tab, frame: Frame, snapshotId: string | null,
   const latest = latestIndex.get(tab);
   if (!latest || local < 0 || (snapshotId !== null && latest.snapshotId !== snapshotId)) return null;
   const index = latest.globalOf.get(refKey(frame.session.id(), frame.frameId, local));
-  return index === undefined ? null : SnapshotRegistry.token(latest.snapshotId, index);
+  return index === undefined ? null : elementToken(latest.snapshotId, index);
 }
 
 export async function snapshotTab(tab: Tab, snapshotId: string, includeScreenshot: boolean): Promise<Snapshot> {

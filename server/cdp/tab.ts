@@ -3,7 +3,8 @@
 // from a frame's own viewport to the tab's top-level viewport (what Input.dispatchMouseEvent expects).
 import { readFileSync } from 'node:fs';
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
-import { Refusal, bounded } from '../routing/refusal.js';
+import { bounded } from '../contract/bounded.js';
+import { Refusal } from '../contract/refusal.js';
 import type { PageAgent } from './page-agent/index.js';
 import { foldTabLock } from './tab-lock.js';
 import { HANDLER_HOOK_SOURCE } from './handler-hook.js';

@@ -2,9 +2,9 @@
 // an IME delivers it); the field is read back at once and again after the page settles, and the result
 // says exactly what landed. A second method is tried only when the read-back proves nothing landed, so
 // text can never arrive twice.
-import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../contract/driver.js';
+import { Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import {
   describeEvents,
   dialogResult,
@@ -28,10 +28,10 @@ import {
   judgeValue,
   numberFieldRejects,
   type FieldState,
-} from '../routing/verdicts.js';
-import { maskSecrets } from '../routing/secrets.js';
+} from '../contract/verdicts.js';
+import { maskSecrets } from '../contract/secrets.js';
 
-// The verdict rules are pure and live in routing/verdicts.ts (unit-tested); re-exported for old importers.
+// The verdict rules are pure and live in contract/verdicts.ts (unit-tested); re-exported for old importers.
 export { excerpt, judgeText as judge };
 const judge = judgeText;
 

@@ -9,7 +9,7 @@ import type { AuditStore } from '../audit/store.js';
 import { GatewayError, type AuditExportParams, type Method } from './protocol.js';
 import type { MethodHandler } from './method-handler.js';
 import { connectionOfKey } from '../sessions/brake.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { exportJsonl, exportZip, noteBrake, noteOperatorInput, recordingImage } from '../audit/trail.js';
 
 /** What these methods use of the gateway (a part of methods.ts's MethodContext, declared here: no import cycle). */
@@ -110,6 +110,7 @@ export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodC
         tool: p?.tool || undefined,
         verdict: p?.verdict || undefined,
         kind: p?.kind,
+        client: p?.client || undefined,
         text: p?.text,
         from: parseTime(p?.from, 'from'),
         to: parseTime(p?.to, 'to'),

@@ -44,6 +44,8 @@ export interface MethodContext {
   agentConnected(connectionId: string): boolean;
   /** The operator gives a tab to a session's connection. */
   assignTab(tabId: string, connectionId: string): void;
+  /** Runs the operator's input to a tab in that tab's action line (an agent's action in flight finishes first). */
+  operatorInput<T>(tabId: string, work: () => Promise<T>): Promise<T>;
   sessionList(): SessionRow[];
   dispatchUiCommand(connId: string, command: UiCommand): boolean;
   readonly links: Pick<Links, 'mint' | 'reclaim'>;
@@ -55,6 +57,8 @@ export interface MethodContext {
   connectedPairings(): Set<string>;
   revokePairing(id: string): boolean;
   tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab>;
+  /** The session driving a tab now, or null. */
+  tabOwner(tabId: string): SessionRow | null;
   readonly screencasts: Map<string, Screencast>;
   stopScreencast(conn: GatewayConnection): void;
   readonly relay: Pick<Relay, 'announce' | 'result' | 'event'>;
@@ -232,7 +236,18 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
       );
       gw.screencasts.set(conn.connId, cast);
       conn.disposers.add(() => gw.stopScreencast(conn));
-      return { tab_id: tab.id, url: tab.page.url(), title: await tab.page.title().catch(() => '') };
+      const owner = gw.tabOwner(tab.id);
+      return {
+        tab_id: tab.id,
+        url: tab.page.url(),
+        title: await tab.page.title().catch(() => ''),
+        owner: owner && {
+          sessionKey: owner.sessionKey,
+          session: owner.session,
+          client: owner.client,
+          transport: owner.transport,
+        },
+      };
     },
   },
   'browser.screencast.resize': {
@@ -249,14 +264,15 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
     scope: 'operator.write',
     handler: async (p, _c, gw) => {
       const tab = await gw.browser.findTab(p.tab_id);
-      if (p.action !== 'go') {
-        await stepHistory(tab, p.action);
+      const step = p.action;
+      if (step !== 'go') {
+        await gw.operatorInput(tab.id, () => stepHistory(tab, step));
         return { ok: true };
       }
       const url = operatorUrl(p.url ?? '');
       if (!url)
         throw new GatewayError('INVALID_REQUEST', 'browser.navigate: url: give an http(s) address or about:blank');
-      await tab.session.send('Page.navigate', { url });
+      await gw.operatorInput(tab.id, () => tab.session.send('Page.navigate', { url }));
       return { ok: true, url };
     },
   },
@@ -283,7 +299,9 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
   'browser.input': {
     scope: 'operator.write',
     handler: async (p, conn, gw) => {
-      await forwardInput(await gw.browser.findTab(p.tab_id), p);
+      const tab = await gw.browser.findTab(p.tab_id);
+      // In the tab's line: an agent's action in flight (its delivery and read-back) finishes first.
+      await gw.operatorInput(tab.id, () => forwardInput(tab, p));
       logOperatorInput(gw, conn, p);
       return { ok: true };
     },

@@ -1,8 +1,30 @@
 // The gateway's wire protocol (contract section 4), typed once: JSON text frames, the connect handshake,
 // scopes, every method's params and result, every event's payload, and errors that tell a person what to
 // do next. The server, the Control UI and the extension all take their types from here (z.infer), so this
-// file imports nothing but zod: no node: module, so Vite and esbuild bundle it for the browser as it is.
+// file imports nothing but zod and the shapes it shares with the rest of the server (contract/wire.ts, zod
+// only): no node: module, so Vite and esbuild bundle it for the browser as it is.
 import { z } from 'zod';
+import {
+  actionEntry,
+  approvalRequest,
+  approvalResolved,
+  brakeState,
+  evidenceItem,
+  panelInput,
+  sessionRow,
+} from '../contract/wire.js';
+
+// The shapes that cross more than the gateway's boundary are declared once in contract/wire.ts.
+export { actionEntry, approvalRequest, approvalResolved, brakeState, evidenceItem, panelInput, sessionRow };
+export type {
+  ActionEntry,
+  ApprovalRequest,
+  ApprovalResolved,
+  BrakeStatus,
+  EvidenceItem,
+  PanelInput,
+  SessionRow,
+} from '../contract/wire.js';
 
 export const SCOPES = ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -120,34 +142,6 @@ export type HelloOk = z.infer<typeof helloOk>;
 
 // ---- what methods and events carry ----
 
-/** An agent's brake (sessions/brake.ts): running, paused or stopped, by whom, since when, calls waiting. */
-export const brakeState = z.strictObject({
-  state: z.enum(['running', 'paused', 'stopped']),
-  by: z.string().nullable(),
-  since: z.string().nullable(),
-  waiting: z.number().int(),
-});
-
-export const sessionRow = z.strictObject({
-  sessionKey: z.string(),
-  session: z.string().nullable(),
-  implicit: z.boolean(),
-  state: z.enum(['active', 'ending', 'ended']),
-  /** The session's agent cursor: shown or not, its motion settings (as the MCP `session` tool reports them) and theme. */
-  cursor: z.strictObject({
-    visible: z.boolean(),
-    motion: z.unknown(),
-    theme: z.strictObject({ theme_id: z.string(), reduced_motion: z.enum(['auto', 'on', 'off']) }),
-  }),
-  recording_active: z.boolean(),
-  idle_seconds: z.number().int(),
-  transport: z.string(),
-  client: z.string(),
-  tab_id: z.string().nullable(),
-  brake: brakeState,
-});
-export type SessionRow = z.infer<typeof sessionRow>;
-
 /** sessions.changed: a delta against the rows sent before (sessions.list gives the whole list). */
 export const sessionsDelta = z.strictObject({
   added: z.array(sessionRow),
@@ -155,60 +149,6 @@ export const sessionsDelta = z.strictObject({
   removed: z.array(z.string()),
 });
 export type SessionsDelta = z.infer<typeof sessionsDelta>;
-
-/** One piece of read-back evidence (routing/driver.ts Evidence). */
-export const evidenceItem = z.looseObject({
-  kind: z.string(),
-  expected: z.unknown().optional(),
-  observed: z.unknown().optional(),
-  detail: z.string().optional(),
-});
-export type EvidenceItem = z.infer<typeof evidenceItem>;
-
-export const actionEntry = z.strictObject({
-  id: z.number().int(),
-  at: z.string(),
-  sessionKey: z.string(),
-  tool: z.string(),
-  /** A short, content-light description of the arguments (text is truncated). */
-  summary: z.string(),
-  effect: z.string().nullable(),
-  refusal: z.string().nullable(),
-  evidence: z.array(evidenceItem),
-  isError: z.boolean(),
-  /** A JPEG (base64) of the page after the action, added after the fact (the entry is sent again). */
-  thumbnail: z.string().optional(),
-  /** element_token -> `role "name"` (the log shows labels, not tokens). */
-  labels: z.record(z.string(), z.string()).optional(),
-  /** The approval the call waited for, and who approved it. */
-  approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
-  /** The call's entry in the audit trail (audit.query), which has its images and whole result. */
-  auditId: z.number().int().optional(),
-});
-export type ActionEntry = z.infer<typeof actionEntry>;
-
-export const approvalRequest = z.strictObject({
-  id: z.string(),
-  tool: z.string(),
-  summary: z.string(),
-  arguments: z.record(z.string(), z.unknown()),
-  sessionKey: z.string(),
-  requestedAt: z.string(),
-  /** When it times out (the Control UI counts down to it). */
-  expiresAt: z.string(),
-  labels: z.record(z.string(), z.string()).optional(),
-});
-export type ApprovalRequest = z.infer<typeof approvalRequest>;
-
-export const approvalResolved = z.strictObject({
-  id: z.string(),
-  approved: z.boolean(),
-  reason: z.enum(['operator', 'timeout', 'cancelled']),
-  by: z.string().optional(),
-  tool: z.string(),
-  sessionKey: z.string(),
-});
-export type ApprovalResolved = z.infer<typeof approvalResolved>;
 
 /** How the layout of one Control UI changes: an agent's `screen` call or the operator's own click. */
 export const uiCommand = z.discriminatedUnion('kind', [
@@ -266,16 +206,6 @@ export const screencastFrame = z.strictObject({
 });
 export type ScreencastFrame = z.infer<typeof screencastFrame>;
 
-export const panelInput = z.strictObject({
-  tab_id: z.string(),
-  type: z.enum(['click', 'wheel', 'key', 'text']),
-  x: z.number().finite().optional(),
-  y: z.number().finite().optional(),
-  deltaY: z.number().finite().optional(),
-  key: z.string().max(32).optional(),
-  text: z.string().max(10_000).optional(),
-});
-
 /** The browser panel's size in CSS pixels and its device pixel ratio (bounded again in screencast.ts). */
 export const panelViewport = z.strictObject({
   width: z.number().finite().min(1).max(10_000),
@@ -290,7 +220,23 @@ const sessionKey = z.string().min(1).max(512);
 /** sessions.stop / sessions.pause / sessions.resume / sessions.end (scope operator.write). */
 export const brakeParams = z.strictObject({ sessionKey });
 export type BrakeParams = z.infer<typeof brakeParams>;
-export type BrakeStatus = z.infer<typeof brakeState>;
+
+/**
+ * Who acted, as the trail keeps it for good (the session may end, the gateway restart): the MCP client's
+ * name and version (initialize's clientInfo), the credential it connected with (an id, never the secret),
+ * its connection and the session label.
+ */
+export const auditActor = z.strictObject({
+  client: z.string(),
+  client_version: z.string(),
+  /** `agent` (the agent credential over /mcp), `agent+link:<id>` (with an agent link; the id is a hash, not the link), `stdio` (started by its client). */
+  credential: z.string(),
+  connection: z.string(),
+  /** The session label; `implicit` for the connection's default session. */
+  session: z.string(),
+  transport: z.string(),
+});
+export type AuditActor = z.infer<typeof auditActor>;
 
 export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
 export type AuditKind = (typeof auditKinds)[number];
@@ -322,6 +268,10 @@ export const auditEntry = z.strictObject({
   labels: z.record(z.string(), z.string()).optional(),
   /** Who did it, for what an operator did (approve, deny, stop, input). */
   by: z.string().optional(),
+  /** The agent whose session this is (every entry of a session that had a connection). */
+  actor: auditActor.optional(),
+  /** An approval: the page or app the held call acted on. */
+  target: approvalRequest.shape.target,
   /** The approval a call went through, and who gave it. */
   approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
   duration_ms: z.number().optional(),
@@ -332,6 +282,8 @@ export const auditEntry = z.strictObject({
       step: z.number().int(),
       before: z.string().optional(),
       after: z.string().optional(),
+      /** Where the call's target element was in the images (CSS pixels of the page), when a token named it. */
+      target: z.strictObject({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }).optional(),
     })
     .optional(),
 });
@@ -345,6 +297,8 @@ export const auditQueryParams = z
     tool: z.string().max(128).optional(),
     verdict: z.string().max(64).optional(),
     kind: z.enum(auditKinds).optional(),
+    /** The agent: entries whose actor's client (clientInfo name) is this, across its sessions. */
+    client: z.string().max(256).optional(),
     text: z.string().max(500).optional(),
     from: when,
     to: when,
@@ -361,7 +315,13 @@ export const auditPage = z.strictObject({
 });
 export type AuditPage = z.infer<typeof auditPage>;
 /** The sessions the trail knows, newest first. */
-export const auditSession = z.strictObject({ sessionKey: z.string(), entries: z.number().int(), last: z.string() });
+export const auditSession = z.strictObject({
+  sessionKey: z.string(),
+  entries: z.number().int(),
+  last: z.string(),
+  /** Who the session's agent was (kept after it ended). */
+  actor: auditActor.optional(),
+});
 /** audit.image: a recorded call's before or after PNG, base64. */
 export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
 /** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
@@ -450,7 +410,21 @@ export const METHOD_SCHEMAS = {
       sessionKey: z.string().max(512).optional(),
       viewport: panelViewport.optional(),
     }),
-    result: z.strictObject({ tab_id: z.string(), url: z.string(), title: z.string() }),
+    result: z.strictObject({
+      tab_id: z.string(),
+      url: z.string(),
+      title: z.string(),
+      /** Whose tab the panel shows: the session driving it (its label and agent), or null for a tab no session drives. */
+      owner: z
+        .strictObject({
+          sessionKey: z.string(),
+          session: z.string().nullable(),
+          client: z.string(),
+          transport: z.string(),
+        })
+        .nullable()
+        .optional(),
+    }),
   },
   'browser.screencast.resize': { params: z.strictObject({ viewport: panelViewport }), result: ok },
   // The operator's URL bar: history steps, or an http(s)/about:blank address.

@@ -7,6 +7,7 @@
 // screencast (or the panel's connection going away) detaches it and the tab gets its own size back.
 import type { Frame, Protocol } from 'puppeteer-core';
 import type { Tab } from '../cdp/tab.js';
+import type { PanelInput } from '../contract/wire.js';
 
 export interface PanelViewport {
   width: number;
@@ -121,17 +122,8 @@ export function operatorUrl(raw: string): string | null {
   }
 }
 
-export interface PanelInput {
-  type: 'click' | 'wheel' | 'key' | 'text';
-  x?: number;
-  y?: number;
-  deltaY?: number;
-  key?: string;
-  text?: string;
-}
-
 /** Operator input from the panel, in the tab's CSS pixels. */
-export async function forwardInput(tab: Tab, input: PanelInput): Promise<void> {
+export async function forwardInput(tab: Tab, input: Omit<PanelInput, 'tab_id'>): Promise<void> {
   const send = tab.session.send.bind(tab.session);
   if (input.type === 'click') {
     const at = { x: input.x ?? 0, y: input.y ?? 0 };

@@ -15,6 +15,7 @@ import { McpHttpEndpoint } from '../mcp/http.js';
 import { tokenMatches } from '../token.js';
 import { EXTENSION_ID } from './extension-id.js';
 import { sessionSummary, type SessionRow } from '../sessions/summary.js';
+import { newSession } from '../sessions/manager.js';
 import type { Tab } from '../cdp/tab.js';
 import { GatewayConnection } from './connection.js';
 import { Links } from './links.js';
@@ -186,6 +187,7 @@ export class Gateway {
       audit: core.audit,
       agentConnected: (connectionId) => core.connections.has(connectionId),
       assignTab: (tabId, connectionId) => core.router.assignTab(tabId, connectionId),
+      operatorInput: (tabId, work) => core.router.operatorInput(tabId, work),
       sessionList: () => this.sessionList(),
       dispatchUiCommand: (connId, command) => this.dispatchUiCommand(connId, command),
       links: this.links,
@@ -195,6 +197,7 @@ export class Gateway {
       connectedPairings: () => this.connectedPairings(),
       revokePairing: (id) => this.revokePairing(id),
       tabFor: (tabId, sessionKey) => this.tabFor(tabId, sessionKey),
+      tabOwner: (tabId) => this.tabOwner(tabId),
       screencasts: this.screencasts,
       stopScreencast: (conn) => this.stopScreencast(conn),
       relay: this.relay,
@@ -702,8 +705,8 @@ export class Gateway {
   }
 
   private sessionList(): SessionRow[] {
-    return this.core.sessions
-      .all()
+    const sessions = this.core.sessions.all();
+    const rows: SessionRow[] = sessions
       .filter((s) => s.state !== 'ended')
       .map((s) => ({
         sessionKey: this.core.sessions.keyOf(s),
@@ -713,12 +716,48 @@ export class Gateway {
         tab_id: s.currentTabId ?? null,
         brake: this.core.brake.status(s.connectionId),
       }));
+    // An agent is listed as soon as it connects, not only after its first call: until then, as the default
+    // session that call will have (marked, so the console tells it apart and does not call it "closed").
+    for (const [connectionId, conn] of this.core.connections) {
+      if (sessions.some((s) => s.connectionId === connectionId)) continue;
+      const session = newSession(connectionId, null);
+      session.lastActive = Date.parse(conn.since) || Date.now();
+      rows.push({
+        sessionKey: this.core.sessions.keyOf(session),
+        ...sessionSummary(this.core.cursor, session),
+        transport: conn.transport,
+        client: conn.client,
+        tab_id: null,
+        brake: this.core.brake.status(connectionId),
+        awaiting_first_call: true,
+      });
+    }
+    return rows;
+  }
+
+  /** The session driving a tab (its current tab first, then any it drove), for the browser panel to name. */
+  private tabOwner(tabId: string): SessionRow | null {
+    const active = this.core.sessions.all().filter((s) => s.state === 'active');
+    const owner = active.find((s) => s.currentTabId === tabId) ?? active.find((s) => s.tabs.has(tabId));
+    if (!owner) return null;
+    const key = this.core.sessions.keyOf(owner);
+    return this.sessionList().find((row) => row.sessionKey === key) ?? null;
   }
 
   private async tabFor(tabId: string | undefined, sessionKey: string | undefined): Promise<Tab> {
     const session = tabId
       ? undefined
       : this.core.sessions.all().find((s) => this.core.sessions.keyOf(s) === sessionKey);
+    // The panel follows one session: once that session has ended it shows nothing, never another agent's
+    // tab in its place (the panel says whose tab it shows; it would be someone else's).
+    if (!tabId && sessionKey && !this.sessionList().some((r) => r.sessionKey === sessionKey))
+      throw new GatewayError(
+        'NOT_FOUND',
+        `the session ${sessionKey} has ended: the panel shows no other session's tab in its place`,
+        {
+          reason: 'session_ended',
+        },
+      );
     const wanted = tabId ?? session?.currentTabId;
     // Showing a tab never launches a browser: without one (and without a shared tab) the panel says so.
     if (!this.core.browser.running && !(wanted && this.core.browser.isShared(wanted))) {

@@ -19,7 +19,7 @@
 // initialize closes the least recently used idle session of the client furthest over its share (pool /
 // clients) before it is refused. Fewer requests may be in flight than sessions exist, so some are idle.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Verity } from '../core.js';
 import { connectMcp, createMcpServer } from './server.js';
@@ -133,7 +133,14 @@ export class McpHttpEndpoint {
       this.entries.delete(entry);
       if (entry.transport.sessionId) this.sessions.delete(entry.transport.sessionId);
     };
-    const server = createMcpServer(this.core, { connectionId, uiTarget, transport: 'http' });
+    // The audit trail names the credential: the agent credential, and the link (by a hash: the link token is a secret).
+    const credential = uiTarget
+      ? `agent+link:${createHash('sha256')
+          .update(linkHeader as string)
+          .digest('hex')
+          .slice(0, 12)}`
+      : 'agent';
+    const server = createMcpServer(this.core, { connectionId, uiTarget, transport: 'http', credential });
     await connectMcp(server, entry.transport, this.core);
     try {
       await this.serve(entry, req, res, parsed);

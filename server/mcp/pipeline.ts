@@ -4,7 +4,8 @@
 // The read-ahead for type_text (anticipate) lives here too: it is the one place that knows MCP requests.
 import type { Activity, ActionEntry } from '../activity.js';
 import { summarizeArgs } from '../activity.js';
-import type { Approvals } from '../approvals.js';
+import { APPROVAL_TIMEOUT_MS, type ApprovalTarget, type Approvals } from '../approvals.js';
+import { readFileSync } from 'node:fs';
 import type { Policy } from '../policy.js';
 import { reportWhile } from '../progress.js';
 import type { Router } from '../routing/router.js';
@@ -17,12 +18,12 @@ import type { UiCommands } from '../ui-commands.js';
 import { asRefusal } from './refusals.js';
 import { isDefect } from '../errors.js';
 import { checkLimits } from '../arg-limits.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
 import { labelledSummary, labelsOf, noteCall, secretOf, tokensIn } from '../audit/trail.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
-import { maskedArgs, maskedForApproval } from '../routing/secrets.js';
+import { maskedArgs, maskedForApproval } from '../contract/secrets.js';
 
 export interface PipelineParts {
   router: Router;
@@ -32,7 +33,7 @@ export interface PipelineParts {
   activity: Activity;
   cursor: CursorPreferences;
   uiCommands: UiCommands;
-  options: { allowJavascript?: boolean; uploadRoots?: string[] };
+  options: { allowJavascript?: boolean; uploadRoots?: string[]; approvalTimeoutS?: number };
   /** The operator's brake (stop, pause) and the audit trail every call goes into. */
   brake: Brake;
   audit: AuditStore;
@@ -42,7 +43,13 @@ type Trace = {
   approval?: { id: string; by?: string };
   /** The call was held for an operator (whatever the operator then said). */
   approvalAsked?: boolean;
-  recording?: { dir: string; step: number; before?: string; after?: string };
+  recording?: {
+    dir: string;
+    step: number;
+    before?: string;
+    after?: string;
+    target?: { x: number; y: number; w: number; h: number };
+  };
   /** Tells the operators' action log, once the call's audit entry exists (so the line can open that entry). */
   noteAction?: (auditId: number | undefined) => void;
 };
@@ -185,15 +192,25 @@ export class CallPipeline {
       // Every tool the policy holds waits for an operator, the session tools included: the check comes
       // before anything of the call runs, and the operator is shown the arguments whole.
       if (policy.needsApproval(tool.name, typeof args.action === 'string' ? args.action : undefined)) {
-        // Text bound for a password, one-time code or card field is masked on the card (and in its audit entry).
-        const shown = maskedForApproval(args, (token) =>
+        // An operator is asked only about a call that can run: its tokens resolve and its page or app is
+        // found, or it is refused now (an approved "nope" would fail anyway, after holding the operator).
+        const target = await this.targetOf(tool, args, connection);
+        // The card shows what the agent sent, not the defaults the schema filled in; text bound for a
+        // password, one-time code or card field is masked on it (and in its audit entry).
+        const shown = maskedForApproval(asSent(rawArgs, args), (token) =>
           connection.tokens ? secretOf(connection.tokens, token) : undefined,
         );
         trace.approvalAsked = true;
         trace.approval = await reportWhile(
           connection.progress,
           `waiting for an operator to approve ${tool.name}`,
-          approvals.request(tool.name, summarizeArgs(shown, Infinity), sessionKey, shown, { signal, labels }),
+          approvals.request(tool.name, summarizeArgs(shown, Infinity), sessionKey, shown, {
+            signal,
+            clientGone: connection.clientGone,
+            labels,
+            target,
+            timeoutMs: (this.parts.options.approvalTimeoutS ?? APPROVAL_TIMEOUT_MS / 1000) * 1000,
+          }),
         );
       }
       if (tool.sessionless)
@@ -224,22 +241,27 @@ export class CallPipeline {
         if (lost) reply = refusalReply(lost);
         router.afterAction();
         if (recorded)
-          trace.recording = recordStep(session, {
-            tool: tool.name,
-            args: maskedArgs(args, reply.structured),
-            result: reply.structured,
-            isError: !!reply.isError,
-            before,
-            after: await router.screenshotOfCurrentTab(ctx),
-          });
+          trace.recording = withTargetFrame(
+            recordStep(session, {
+              tool: tool.name,
+              args: maskedArgs(args, reply.structured),
+              result: reply.structured,
+              isError: !!reply.isError,
+              before,
+              after: await router.screenshotOfCurrentTab(ctx),
+            }),
+            connection.tokens,
+          );
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
+        // The pane shows the arguments as the agent sent them, not the defaults it left out (rawArgs passed
+        // parseArgs, so it is an object).
         if (!tool.annotations.readOnlyHint)
           trace.noteAction = (auditId) =>
             this.noteAction(
               sessions.keyOf(session),
               session.currentTabId,
               tool.name,
-              maskedArgs(args, reply.structured),
+              maskedArgs(rawArgs as Record<string, unknown>, reply.structured),
               reply,
               labels,
               trace.approval,
@@ -311,6 +333,50 @@ export class CallPipeline {
     return resolved;
   }
 
+  /**
+   * What a held call acts on, for its approval card: the tab of its element (or of its `target`, or the
+   * session's current tab) with its origin and title, or a native window's app. A token that does not
+   * resolve, or a tab or window that is not there, refuses the call here, before anyone is asked.
+   */
+  private async targetOf(
+    tool: ToolDef,
+    args: Record<string, unknown>,
+    connection: CallContext,
+  ): Promise<ApprovalTarget | undefined> {
+    const { router, sessions } = this.parts;
+    // A token left out of the call's resolution is stale or invalid: resolving it again throws its refusal.
+    const tokens = tokensIn(args);
+    for (const token of tokens) if (!connection.tokens?.has(token)) router.snapshots.resolve(token);
+    if (tool.sessionless) return undefined;
+    const element = tokens.length ? connection.tokens?.get(tokens[0]) : undefined;
+    const explicit = args.target as { kind?: string; tab_id?: string; pid?: number; window_id?: number } | undefined;
+    let tabId: string | undefined;
+    if (element?.kind === 'tab') tabId = element.key;
+    else if (element?.kind === 'window') return appTarget(Number(element.key.split(':')[0]));
+    else if (element?.kind === 'desktop') return { kind: 'app', app: 'the desktop' };
+    else if (explicit?.kind === 'tab') tabId = explicit.tab_id;
+    else if (explicit?.kind === 'window' || args.pid !== undefined)
+      return appTarget(Number(explicit?.pid ?? args.pid ?? 0));
+    else if (!router.browserInUse)
+      return undefined; // no tab yet: the call opens one
+    else tabId = sessions.find(connection.connectionId, args.session as string | undefined)?.currentTabId ?? undefined;
+    if (!tabId) {
+      const own = await router.tabsFor(connection).catch(() => []);
+      if (own.length !== 1) return undefined; // which one the call picks is the router's choice: none is claimed
+      tabId = own[0].id;
+    }
+    // A tab the call names (its element's, its target's) that is gone refuses it now; the session's current
+    // tab that is gone does not (the call falls back to another), the card just cannot name it.
+    const named = element?.kind === 'tab' || explicit?.kind === 'tab';
+    const tab = await router.tabFor(connection, tabId).catch((e) => {
+      if (named) throw e;
+      return null;
+    });
+    if (!tab) return undefined;
+    const [url, title] = await Promise.all([tab.url(), tab.title().catch(() => '')]);
+    return { kind: 'tab', tab_id: tab.id, origin: originOf(url), title };
+  }
+
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
   private noteAction(
     sessionKey: string,
@@ -348,6 +414,49 @@ export class CallPipeline {
         /* a thumbnail is a courtesy */
       });
   }
+}
+
+/** The arguments the agent sent (parsed, so checked), without the defaults the schema filled in. */
+function asSent(rawArgs: unknown, parsed: Record<string, unknown>): Record<string, unknown> {
+  const sent = rawArgs && typeof rawArgs === 'object' ? Object.keys(rawArgs) : [];
+  return Object.fromEntries(sent.filter((k) => k in parsed).map((k) => [k, parsed[k]]));
+}
+
+/** A page's origin as an operator reads it: `https://host:port`, or the scheme of a data:, about: or file: page. */
+function originOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.origin !== 'null'
+      ? parsed.origin
+      : `${parsed.protocol}${parsed.protocol === 'file:' ? parsed.pathname : ''}`;
+  } catch {
+    return url.slice(0, 80);
+  }
+}
+
+/** A native window's app: its process name (Linux /proc), and pid. */
+function appTarget(pid: number): ApprovalTarget {
+  let app = pid ? `pid ${pid}` : 'a native window';
+  try {
+    if (pid) app = readFileSync(`/proc/${pid}/comm`, 'utf8').trim() || app;
+  } catch {
+    /* not Linux, or the process is gone: the call itself says so */
+  }
+  return { kind: 'app', app, ...(pid ? { pid } : {}) };
+}
+
+/**
+ * A recording step with where its target was on the page (the element a tab token names, in the page's CSS
+ * pixels, as the before image shows it): the audit view crops the images around it and outlines it.
+ */
+function withTargetFrame(
+  step: Trace['recording'],
+  tokens: ReadonlyMap<string, ResolvedToken> | undefined,
+): Trace['recording'] {
+  const onTab = [...(tokens?.values() ?? [])].find((t) => t.kind === 'tab' && t.element.frame.w > 0);
+  if (!step || !onTab) return step;
+  const { x, y, w, h } = onTab.element.frame;
+  return { ...step, target: { x, y, w, h } };
 }
 
 /** How many read-ahead resolutions wait for their calls at most (one per request in flight, in practice). */

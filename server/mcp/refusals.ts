@@ -2,7 +2,7 @@
 // contract names, saying what happened and whether a retry is safe.
 import { PROTOCOL_TIMEOUT_MS } from '../cdp/browser.js';
 import { errorCodeOf, isDefect } from '../errors.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 
 /** Protocol-level failures (a tab closed mid-call, the browser gone) as refusals that say what happened. */
 export function asRefusal(e: unknown): Refusal {

@@ -7,7 +7,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import type { Verity } from '../core.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import type { CallContext } from '../tools/context.js';
 import { inputSchemaOf, outputSchemaOf, refusalReply, toCallToolResult } from '../tools/define.js';
 import { allTools } from '../tools/index.js';
@@ -48,6 +48,8 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
       })),
   }));
 
+  // Aborted when the connection closes (the client went away), for the calls still waiting on it.
+  const closed = new AbortController();
   const callTool = async (request: CallToolRequest, extra: CallToolExtra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool || (tool.listed && !tool.listed(ctx))) {
@@ -57,8 +59,14 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     }
     // Progress only when the client asked for it (a progressToken); deep code finds it through runWithProgress.
     const progress = progressOf(extra);
+    // The client gives up on a call by cancelling its request or by going away: a call held for approval is then withdrawn.
+    const gone = clientGoneOf(extra.signal, closed.signal);
     const run = (call: CallContext) => core.pipeline.call(tool, request.params.arguments, call).then(toCallToolResult);
-    const result = progress ? await runWithProgress(progress, () => run({ ...ctx, progress })) : await run(ctx);
+    const clientGone = gone.signal;
+    const result = await (progress
+      ? runWithProgress(progress, () => run({ ...ctx, progress, clientGone }))
+      : run({ ...ctx, clientGone })
+    ).finally(gone.dispose);
     // Refusals an operator of the client would want in its log: the environment failed, not the arguments.
     const refusal = (result.structuredContent as { refusal?: { code: string; message: string } } | undefined)?.refusal;
     if (refusal && LOGGED_REFUSALS.has(refusal.code))
@@ -74,6 +82,9 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
       transport: ctx.transport ?? 'stdio',
       client: client ? `${client.name} ${client.version}` : 'unknown',
       since: new Date().toISOString(),
+      clientName: client?.name.slice(0, 128) ?? 'unknown',
+      clientVersion: client?.version.slice(0, 64) ?? '',
+      credential: ctx.credential ?? (ctx.transport === 'http' ? 'agent' : 'stdio'),
     });
     core.activity.emit('sessions');
   };
@@ -81,12 +92,39 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
   const previousOnClose = server.onclose;
   server.onclose = () => {
     previousOnClose?.();
+    closed.abort("the client's connection closed");
     unlisten(server);
     core.connections.delete(ctx.connectionId);
+    core.activity.emit('sessions'); // an agent that never called is listed too (its row goes now)
     core.brake.forget(ctx.connectionId);
     void core.sessions.disconnect(ctx.connectionId);
   };
   return server;
+}
+
+/** One signal for "the client gave up": its request cancelled, or its connection closed (each with its reason). */
+function clientGoneOf(
+  request: AbortSignal | undefined,
+  connection: AbortSignal,
+): { signal: AbortSignal; dispose: () => void } {
+  const gone = new AbortController();
+  // The SDK aborts every handler's request signal as its connection closes, just before its onclose: the
+  // check waits a microtask so that a close is said as a close, not as a cancellation.
+  const cancelled = () =>
+    queueMicrotask(() =>
+      gone.abort(connection.aborted ? connection.reason : 'the client cancelled the request (notifications/cancelled)'),
+    );
+  const closed = () => gone.abort(connection.reason);
+  if (request?.aborted) cancelled();
+  else if (connection.aborted) closed();
+  request?.addEventListener('abort', cancelled, { once: true });
+  connection.addEventListener('abort', closed, { once: true });
+  // The connection's signal outlives every call: each call's listener goes when the call is done.
+  const dispose = () => {
+    request?.removeEventListener('abort', cancelled);
+    connection.removeEventListener('abort', closed);
+  };
+  return { signal: gone.signal, dispose };
 }
 
 /** Connects a server to its transport (sdk-fast-path.ts); with `core`, the call pipeline's `anticipate` sees each request as it arrives. */

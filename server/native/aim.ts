@@ -1,8 +1,8 @@
 // Turning a resolved native target into what an action needs: the window (checked to exist), the element
 // (fresh states), the screen point, and the foreground/background delivery around the action.
-import type { ActionResult, Evidence, ResolvedTarget } from '../routing/driver.js';
-import type { Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+import type { ActionResult, Evidence, ResolvedTarget } from '../contract/driver.js';
+import type { Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import { IFACE, type Atspi, type CacheItem } from './atspi.js';
 import type { NativeHost, WindowInfo } from './host.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';

@@ -11,9 +11,9 @@ import type {
   Snapshot,
   SnapshotElement,
   TypeOptions,
-} from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+} from '../contract/driver.js';
+import { Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import { IFACE } from './atspi.js';
 import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';

@@ -3,7 +3,7 @@
 // no X11 window, wayland.ts), and which windows belong to the browser Verity drives over CDP. The operator's
 // app policy is asked here, in one place, for every window and point the native route uses.
 import type { AppFacts } from '../policy.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { closeWaylandPointer } from './wayland-pointer.js';
 import { Atspi, type AccRef } from './atspi.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';

@@ -3,7 +3,7 @@
 // the process. Characters without a key on the keyboard map are typed the way xdotool does it: a spare
 // keycode is mapped to their keysym for the keystroke and unmapped afterwards.
 import { PNG } from 'pngjs';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { xServer } from './env.js';
 import {
   focusedWindow,

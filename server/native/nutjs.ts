@@ -17,9 +17,9 @@ import type {
   ScrollOptions,
   Snapshot,
   TypeOptions,
-} from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+} from '../contract/driver.js';
+import { Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import { closeXServer, requireDisplay, xServer } from './env.js';
 import type { NutReply } from './nutjs-worker.js';
 import { maxChunkChars } from './typing.js';

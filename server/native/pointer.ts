@@ -8,9 +8,9 @@ import type {
   Evidence,
   ResolvedTarget,
   ScrollOptions,
-} from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+} from '../contract/driver.js';
+import { Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import { IFACE, type Atspi } from './atspi.js';
 import {
   aim,
@@ -31,7 +31,7 @@ import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { waitStates } from './typing.js';
 import { dropDownValue, labelsUnder } from './dropdown.js';
-import { judgeValue } from '../routing/verdicts.js';
+import { judgeValue } from '../contract/verdicts.js';
 import { topWindowAt } from './x11.js';
 
 const PRESS_ACTIONS = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];

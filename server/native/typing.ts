@@ -2,11 +2,11 @@
 // Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted; characters the keymap
 // lacks on borrowed keycodes), read back through Text where the element has it. Web content is delivered
 // but never confirmed here.
-import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../routing/driver.js';
-import { Stopwatch } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
-import { maskSecrets } from '../routing/secrets.js';
-import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../routing/verdicts.js';
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../contract/driver.js';
+import { Stopwatch } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
+import { maskSecrets } from '../contract/secrets.js';
+import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../contract/verdicts.js';
 import { IFACE, codePoints } from './atspi.js';
 import { dropDownValue, labelsUnder } from './dropdown.js';
 import {

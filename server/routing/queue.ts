@@ -3,8 +3,8 @@
 // the other's events, and six type_texts focus six fields while the first one's text is still on its
 // way. Serialized per target, each call's delivery and read-back are its own, so its verdict is about its
 // own effect. Reads (get_window_state, page get_text) do not wait: they change nothing.
-import { withTiming, type ActionResult, type Driver, type ResolvedTarget } from './driver.js';
-import { Refusal } from './refusal.js';
+import { withTiming, type ActionResult, type Driver, type Evidence, type ResolvedTarget } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 
 export interface QueueLimits {
   /** Calls that may wait for one target at a time; one more is refused `target_busy`. */
@@ -21,9 +21,16 @@ export type WaitHook = (info: { key: string; position: number; message: string }
 interface Waiter {
   go(): void;
 }
+/** One call's time at the head of a lane: what arrived for the same target while it ran. */
+export interface Turn {
+  /** Operator inputs (the Control UI's browser panel) that arrived while this call ran and waited for it. */
+  operatorInputsHeld: number;
+}
 interface Lane {
   busy: boolean;
   waiting: Waiter[];
+  /** The call running now (null while the lane is free). */
+  turn: Turn | null;
 }
 
 export class TargetQueue {
@@ -36,13 +43,24 @@ export class TargetQueue {
     return this.lanes.get(key)?.waiting.length ?? 0;
   }
 
+  /**
+   * The operator's own input to a target (the browser panel's "Take control"): it joins the same line as the
+   * agents' actions, so an action in flight finishes (delivery and read-back) before the operator's key
+   * lands, and that action's turn counts the input it held back (its verdict says so: queuedDriver).
+   */
+  operatorInput<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const running = this.lanes.get(key)?.turn;
+    if (running) running.operatorInputsHeld++;
+    return this.run(key, work);
+  }
+
   /** Runs `work` once every earlier call on `key` has finished; refuses when the line is full or too slow. */
-  async run<T>(key: string, work: () => Promise<T>, onWait?: WaitHook, signal?: AbortSignal): Promise<T> {
+  async run<T>(key: string, work: (turn: Turn) => Promise<T>, onWait?: WaitHook, signal?: AbortSignal): Promise<T> {
     // A call whose agent the operator stopped does not start (nor join the line): nothing was done.
     if (signal?.aborted) throw signal.reason;
     let lane = this.lanes.get(key);
     if (!lane) {
-      lane = { busy: false, waiting: [] };
+      lane = { busy: false, waiting: [], turn: null };
       this.lanes.set(key, lane);
     }
     if (lane.busy) {
@@ -62,9 +80,12 @@ export class TargetQueue {
       await this.turn(lane, key, signal);
     }
     lane.busy = true;
+    const turn: Turn = { operatorInputsHeld: 0 };
+    lane.turn = turn;
     try {
-      return await work();
+      return await work(turn);
     } finally {
+      lane.turn = null;
       const next = lane.waiting.shift();
       if (next)
         next.go(); // the lane stays busy: handed straight to the next caller
@@ -113,8 +134,17 @@ export class TargetQueue {
 const ACTIONS = new Set<keyof Driver>(['click', 'typeText', 'setValue', 'pressKey', 'scroll', 'drag', 'hover']);
 
 /** The key actions on `target` queue under: one per tab, one per native window, one for the desktop. */
-export function queueKey(target: ResolvedTarget): string {
+export function queueKey(target: Pick<ResolvedTarget, 'kind' | 'key'>): string {
   return target.kind === 'desktop' ? 'desktop' : `${target.kind} ${target.key}`;
+}
+
+/** The evidence an action's verdict carries when operator input arrived while it ran (and waited for it). */
+export function heldInputEvidence(held: number): Evidence {
+  return {
+    kind: 'operator_input',
+    observed: held,
+    detail: `the operator sent ${held === 1 ? 'an input' : `${held} inputs`} to this target from the Control UI while this action ran; ${held === 1 ? 'it' : 'they'} waited until the action and its read-back had finished`,
+  };
 }
 
 /** `driver` with its actions on `target` run through `queue`; snapshot and anything else pass straight through. */
@@ -138,16 +168,20 @@ export function queuedDriver(
       return async (...args: unknown[]) => {
         const asked = performance.now();
         let waited = 0;
+        let turn: Turn = { operatorInputsHeld: 0 };
         const r = await queue.run(
           key,
-          () => {
+          (mine) => {
             waited = performance.now() - asked;
+            turn = mine;
             return act(...args);
           },
           onWait,
           signal,
         );
-        return withTiming(r, 'queue', waited);
+        const timed = withTiming(r, 'queue', waited);
+        const held = turn.operatorInputsHeld;
+        return held ? { ...timed, evidence: [...timed.evidence, heldInputEvidence(held)] } : timed;
       };
     },
   });

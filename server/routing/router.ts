@@ -21,15 +21,15 @@ import type { AccRef } from '../native/atspi.js';
 import type { NativeDriver } from '../native/driver.js';
 import type { NutjsDriver } from '../native/nutjs.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
-import { detectSession } from './session-type.js';
+import { detectSession } from '../native/session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
-import type { CursorSettings, Driver, ResolvedTarget, TabTarget } from './driver.js';
-import { queuedDriver, TargetQueue, type WaitHook } from './queue.js';
-import { Refusal } from './refusal.js';
+import type { CursorSettings, Driver, ResolvedTarget, TabTarget } from '../contract/driver.js';
+import { queuedDriver, queueKey, TargetQueue, type WaitHook } from './queue.js';
+import { Refusal } from '../contract/refusal.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
 import { SnapshotRegistry, type ResolvedToken } from './snapshots.js';
-import { checkTargetShape, type TargetArgs } from './target.js';
+import { checkTargetShape, type TargetArgs } from '../contract/target.js';
 
 /** Who a call comes from, as far as routing cares: its connection (the authority) and its session. */
 export interface Caller {
@@ -246,6 +246,11 @@ export class Router {
     const tab = await this.browsers.hostFor(caller).newTab();
     await this.claim(tab, caller);
     return tab;
+  }
+
+  /** The operator's input to a tab (the Control UI's browser panel): in the tab's line, after the action in flight. */
+  operatorInput<T>(tabId: string, work: () => Promise<T>): Promise<T> {
+    return this.actionQueue.operatorInput(queueKey({ kind: 'tab', key: tabId }), work);
   }
 
   /** The operator gives a tab to a session's connection (gateway method tabs.assign). */

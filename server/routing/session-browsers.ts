@@ -14,7 +14,7 @@ import { BrowserHost, type BrowserOptions } from '../cdp/browser.js';
 import { CdpDriver } from '../cdp/driver.js';
 import { connectToPool, lossMessage, redactEndpoint, type PoolEndpoint, type PoolLoss } from '../cdp/pool.js';
 import { currentProgress } from '../progress.js';
-import { Refusal } from './refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import type { Session, SessionManager } from '../sessions/manager.js';
 
 export interface SessionBrowsersOptions {

@@ -1,7 +1,8 @@
 // Element tokens. A token names one element of one snapshot; a newer snapshot of the same target makes
 // every older token of that target stale, and a stale token never falls back to anything.
-import type { Snapshot, SnapshotElement } from './driver.js';
-import { Refusal } from './refusal.js';
+import type { Snapshot, SnapshotElement } from '../contract/driver.js';
+import { elementToken, elementTokenPrefix } from '../contract/element-token.js';
+import { Refusal } from '../contract/refusal.js';
 
 interface Stored {
   id: string;
@@ -53,12 +54,12 @@ export class SnapshotRegistry {
   }
 
   static token(snapshotId: string, index: number): string {
-    return `${SnapshotRegistry.tokenPrefix(snapshotId)}${index}`;
+    return elementToken(snapshotId, index);
   }
 
   /** What every token of a snapshot starts with: the compact get_window_state lists indices only. */
   static tokenPrefix(snapshotId: string): string {
-    return `${snapshotId}:`;
+    return elementTokenPrefix(snapshotId);
   }
 
   /** The element a token names, or the contract's refusal (stale, invalid). */

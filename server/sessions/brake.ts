@@ -3,19 +3,15 @@
 // that is its MCP connection with every session label it uses: an agent could otherwise step around a
 // stopped session by naming another label. Ending one session is the session manager's (`end`).
 import { EventEmitter } from 'node:events';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { LIMITS } from '../limits.js';
 import { reportWhile, type Progress } from '../progress.js';
 
-export type BrakeState = 'running' | 'paused' | 'stopped';
+/** What the operator's views show of a held agent (the state, who set it and when, calls waiting): contract/wire.ts. */
+export type { BrakeStatus } from '../contract/wire.js';
+import type { BrakeStatus } from '../contract/wire.js';
 
-/** What the operator's views show of a held agent: the state, who set it and when, and how many calls wait. */
-export interface BrakeStatus {
-  state: BrakeState;
-  by: string | null;
-  since: string | null;
-  waiting: number;
-}
+export type BrakeState = BrakeStatus['state'];
 
 interface Held {
   state: 'paused' | 'stopped';

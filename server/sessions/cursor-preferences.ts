@@ -3,7 +3,7 @@
 // for a session's settings as the driver needs them; session summaries show them to agents and operators.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CursorSettings } from '../routing/driver.js';
+import type { CursorSettings } from '../contract/driver.js';
 import { configDir } from '../token.js';
 import { effectiveMotion, glideDuration, type MotionInput } from './cursor-config.js';
 import type { Session } from './manager.js';

@@ -5,7 +5,7 @@
 // sessions. One namespace across connections told B that A's label existed (B was refused it) and let B
 // squat a label before A took it. The operator still sees every session (the gateway keys them by
 // connection and label).
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { LIMITS } from '../limits.js';
 import type { CursorTheme, MotionInput } from './cursor-config.js';
 
@@ -126,18 +126,7 @@ export class SessionManager {
 
   private create(connectionId: string, label: string | null, revive: boolean): Session {
     if (!revive) this.checkRoom(connectionId, label);
-    const session: Session = {
-      label,
-      connectionId,
-      state: 'active',
-      lastActive: Date.now(),
-      cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
-      recordingDir: null,
-      captureScope: 'auto',
-      hooks: new Map(),
-      inFlight: 0,
-      tabs: new Set(),
-    };
+    const session = newSession(connectionId, label);
     this.sessions.set(this.key(connectionId, label), session);
     this.options.onChange?.();
     return session;
@@ -216,4 +205,20 @@ export class SessionManager {
     clearInterval(this.sweeper);
     for (const session of this.sessions.values()) await this.end(session, 'shutdown');
   }
+}
+
+/** A session as it starts (not yet held by any manager: the console lists an agent's before its first call). */
+export function newSession(connectionId: string, label: string | null): Session {
+  return {
+    label,
+    connectionId,
+    state: 'active',
+    lastActive: Date.now(),
+    cursor: { theme: { theme_id: 'default', reduced_motion: 'auto' }, visible: false },
+    recordingDir: null,
+    captureScope: 'auto',
+    hooks: new Map(),
+    inFlight: 0,
+    tabs: new Set(),
+  };
 }

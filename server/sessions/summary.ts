@@ -19,12 +19,5 @@ export function sessionSummary(cursor: Motion, session: Session) {
   };
 }
 
-/** A row of the operator's session list (the gateway's sessions.list and sessions.changed). */
-/** A row of the operator's session list; `brake` is the agent's brake state (sessions/brake.ts). */
-export type SessionRow = ReturnType<typeof sessionSummary> & {
-  sessionKey: string;
-  transport: string;
-  client: string;
-  tab_id: string | null;
-  brake: import('./brake.js').BrakeStatus;
-};
+/** A row of the operator's session list (the gateway's sessions.list and sessions.changed): contract/wire.ts. */
+export type { SessionRow } from '../contract/wire.js';

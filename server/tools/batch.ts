@@ -1,8 +1,8 @@
 // run_actions (seed 001): several action tools in one call, every step validated before the first runs,
 // stopping at the first failure. Each step runs through exactly the path a single call takes.
 import { z } from 'zod';
-import { checkTargetShape, type TargetArgs } from '../routing/target.js';
-import { Refusal } from '../routing/refusal.js';
+import { checkTargetShape, type TargetArgs } from '../contract/target.js';
+import { Refusal } from '../contract/refusal.js';
 import { actionTools } from './actions.js';
 import { DESTRUCTIVE, defineTool, parseArgs, textOfStructured, type ToolDef } from './define.js';
 import { getWindowState } from './inspection.js';

@@ -20,6 +20,8 @@ export interface CallContext {
   progress?: (message: string) => void;
   /** How the client reached us, for the operator's session list. */
   transport?: 'stdio' | 'http';
+  /** The credential the connection presented, as an id for the audit trail (never the secret). */
+  credential?: string;
   /** Runs one tool call through the full admission path (run_actions uses it for its steps). */
   runStep?: (
     tool: ToolDef,
@@ -29,6 +31,8 @@ export interface CallContext {
   onQueued?: WaitHook;
   /** Fires when the operator stops the agent or ends the session (sessions/brake.ts): waits give up. */
   signal?: AbortSignal;
+  /** Fires when the client gave up on this call (notifications/cancelled, or its connection closed); the reason says which. */
+  clientGone?: AbortSignal;
   /** The call's element tokens, resolved once as it arrived (the pipeline): the router's resolve uses them. */
   tokens?: ReadonlyMap<string, ResolvedToken>;
 }

@@ -2,8 +2,8 @@
 // result: input schemas as advertised, argument checks, reply texts.
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ActionResult } from '../routing/driver.js';
-import { Refusal } from '../routing/refusal.js';
+import type { ActionResult } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import type { Reply, ToolDef } from './context.js';
 import { refusal as refusalSchema } from './schemas.js';
 
@@ -29,10 +29,69 @@ function once(def: ToolDef, which: Surface | 'output', build: () => Record<strin
 
 /** `{type:"object", anyOf:[<success>, <refusal>]}`, so strict clients accept refusals too. */
 export function outputSchemaOf(def: ToolDef): Record<string, unknown> {
-  return once(def, 'output', () => ({
-    type: 'object',
-    anyOf: [objectSchema(tidy(jsonSchema(def.output))), tidy(jsonSchema(refusalSchema))],
-  }));
+  return once(def, 'output', () =>
+    shareRepeats({
+      type: 'object',
+      anyOf: [objectSchema(tidy(jsonSchema(def.output))), tidy(jsonSchema(refusalSchema))],
+    }),
+  );
+}
+
+/**
+ * A shape said more than once in one schema (evidence's any-JSON `expected` and `observed`, say) is said once,
+ * in `$defs`, and referred to where it stood, when that is shorter. Each tool's schema is its own document (a
+ * reference cannot reach another tool's), so the sharing is within one schema. Top-down, so a repeated
+ * shape's own parts are not shared apart from it.
+ */
+export function shareRepeats(schema: Record<string, unknown>): Record<string, unknown> {
+  const counts = new Map<string, number>();
+  const count = (sub: Record<string, unknown>): unknown => {
+    const key = JSON.stringify(sub);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    return subschemas(sub, count);
+  };
+  subschemas(schema, count);
+  const refLength = '{"$ref":"#/$defs/dN"}'.length;
+  // Written once in $defs (with its name) instead of n times, each place then a reference.
+  const worth = (key: string, n = counts.get(key) ?? 0) =>
+    n >= 2 && n * key.length > key.length + '"dN":'.length + n * refLength;
+  const defs: Record<string, unknown> = {};
+  const names = new Map<string, string>();
+  const share = (sub: Record<string, unknown>): unknown => {
+    const key = JSON.stringify(sub);
+    if (!worth(key)) return subschemas(sub, share);
+    let name = names.get(key);
+    if (!name) {
+      name = `d${names.size}`;
+      names.set(key, name);
+      defs[name] = subschemas(sub, share);
+    }
+    return { $ref: `#/$defs/${name}` };
+  };
+  const shared = subschemas(schema, share);
+  return names.size ? { ...shared, $defs: defs } : shared;
+}
+
+/** Where a JSON schema holds schemas (not data such as `enum`, `const` or `required`). */
+const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else']);
+const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties']);
+
+/** A copy of `schema` with each schema directly inside it replaced by `f` of it. */
+function subschemas(
+  schema: Record<string, unknown>,
+  f: (sub: Record<string, unknown>) => unknown,
+): Record<string, unknown> {
+  const isSchema = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (ONE_SCHEMA.has(k) && isSchema(v)) out[k] = f(v);
+    else if (SCHEMA_LISTS.has(k) && Array.isArray(v)) out[k] = v.map((s) => (isSchema(s) ? f(s) : s));
+    else if (SCHEMA_MAPS.has(k) && isSchema(v))
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, isSchema(s) ? f(s) : s]));
+    else out[k] = v;
+  }
+  return out;
 }
 
 /**

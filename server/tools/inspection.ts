@@ -1,7 +1,7 @@
 // Inspection tools: what is there to act on.
 import { z } from 'zod';
 import { SnapshotRegistry } from '../routing/snapshots.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { READ_ONLY, defineTool } from './define.js';
 import { encodeOutline, encodeText, legendOf, renderOutline, shownText, tokenHint, webNormOf } from './outline.js';
 import { elementSchema, session, target } from './schemas.js';

@@ -11,7 +11,7 @@
 // - Strings that need it are 'single-quoted' with JSON escapes: a double quote would be escaped again when
 //   the outline itself is JSON-encoded, so each one would cost two bytes more.
 // - The label is the rest of the line, so it needs no quotes unless it could be read as something else.
-import type { SnapshotElement, SnapshotText } from '../routing/driver.js';
+import type { SnapshotElement, SnapshotText } from '../contract/driver.js';
 
 /** An element as the full form lists it, without its token (token_prefix + index gives that). */
 export type OutlineElement = Omit<SnapshotElement, 'ref'>;

@@ -2,7 +2,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import type { CallContext, Tab, ToolContext } from './context.js';
 import { reportWhile } from '../progress.js';
 import { DESTRUCTIVE, defineTool, type Reply } from './define.js';

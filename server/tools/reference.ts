@@ -2,7 +2,7 @@
 // the default surface advertises it), the page actions and every refusal code. `npm run docs:tools`
 // writes it; test/unit/tools-reference.test.ts fails when the file and the code disagree, so the
 // reference cannot drift from the schemas (Playwright MCP's update-readme works the same way).
-import { REFUSAL_CODES } from '../routing/refusal.js';
+import { REFUSAL_CODES } from '../contract/refusal.js';
 import type { ToolDef } from './context.js';
 import { inputSchemaOf } from './define.js';
 import { PAGE_ACTIONS } from './page.js';

@@ -35,60 +35,9 @@ export const deliveryMode = z
   .default('background')
   .describe('foreground: raise the window first.');
 
-export const evidence = z.object({
-  kind: z.string(),
-  expected: z.unknown().optional(),
-  observed: z.unknown().optional(),
-  detail: z.string().optional(),
-});
-
-export const actionResult = z.object({
-  effect: z.enum(['confirmed', 'partial', 'mismatch', 'no_effect', 'unverifiable']),
-  route: z.enum(['dom', 'accessibility', 'synthetic_events', 'pixel']),
-  delivery: z.object({
-    mode: z.enum(['background', 'foreground', 'not_applicable']),
-    delivered_count: z.number().int().optional(),
-  }),
-  evidence: z.array(evidence).optional(),
-  escalation: z
-    .object({ target: z.enum(['page', 'pixel', 'foreground', 'chunk', 'verify']), reason: z.string() })
-    .optional(),
-  timings_ms: z.object({
-    resolve: z.number(),
-    deliver: z.number(),
-    verify: z.number(),
-    // Around the phases, when they took part: the target's queue, the tab's lock (within resolve), the side-effect watch.
-    queue: z.number().optional(),
-    lock: z.number().optional(),
-    side_effects: z.number().optional(),
-  }),
-  method: z.string().optional(),
-  observed: z.unknown().optional(),
-  target: z.string().optional(),
-  masked: z.string().optional(),
-  side_effects: z.array(z.looseObject({ kind: z.enum(['tab_opened', 'download', 'dialog']) })).optional(),
-  caused: z
-    .object({
-      navigated: z.string().optional(),
-      requests: z
-        .array(
-          z.object({
-            method: z.string(),
-            url: z.string(),
-            status: z.number().int().optional(),
-            failed: z.string().optional(),
-            pending: z.literal(true).optional(),
-          }),
-        )
-        .optional(),
-      more_requests: z.number().int().optional(),
-      console: z
-        .array(z.object({ level: z.enum(['exception', 'error', 'warning', 'info', 'debug']), text: z.string() }))
-        .optional(),
-      more_console: z.number().int().optional(),
-    })
-    .optional(),
-});
+// An action's result and its evidence are wire shapes (contract/wire.ts); tools advertise the result as
+// `advertisedActionResult`.
+export { evidence, advertisedActionResult as actionResult } from '../contract/wire.js';
 
 export const refusal = z.object({
   status: z.literal('refused'),

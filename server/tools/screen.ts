@@ -1,7 +1,7 @@
 // screen (seed 004): arrange the Control UI this MCP session is bound to. Listed only for a session bound
 // (X-Verity-Link) to a Control UI connection that advertised ui-commands; it never broadcasts.
 import { z } from 'zod';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { defineTool } from './define.js';
 import { session } from './schemas.js';
 

@@ -2,7 +2,7 @@
 // cleanup); the connection supplies all authority.
 import { z } from 'zod';
 import type { CallContext, ToolContext } from './context.js';
-import { Refusal } from '../routing/refusal.js';
+import { Refusal } from '../contract/refusal.js';
 import { STYLES, TIMINGS, type MotionInput } from '../sessions/cursor-config.js';
 import type { Session } from '../sessions/manager.js';
 import { claimRecording, recordingOwner, recordingPath, startRecording } from '../sessions/recording.js';

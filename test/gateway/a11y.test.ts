@@ -1,7 +1,8 @@
 // The Control UI's own accessibility (issue #17 item 7), checked with axe-core (WCAG 2.0/2.1/2.2 A and AA)
 // in real Chromium against a real `verity start` on its main views: the sidebar with an MCP session, a
 // pane with its action log, an approval waiting, the terminal and browser panels, the audit log drawer,
-// the brake (paused and stopped sessions, each button named by its session) and the offline banner. Any serious or critical violation fails, listed in the message.
+// the brake (paused and stopped sessions, each button named by its session), the audit entry's images
+// cropped around the target and as whole pages, the browser panel naming whose tab it shows, and the offline banner. Any serious or critical violation fails, listed in the message.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -125,6 +126,7 @@ describe('axe-core on the Control UI', () => {
       () => /pid \d+/.test(document.querySelector('[data-terminal-status]')?.textContent ?? ''),
       { timeout: 30_000 },
     );
+    await page.waitForSelector('[data-panel="browser"] [data-browser-owner]', { timeout: 15_000 });
     await assertAccessible(page, 'terminal and browser panels');
     // Taken control: the screen host becomes the place keys go to.
     await page.waitForSelector('[data-panel="browser"] [data-take-control]:not([disabled])', { timeout: 15_000 });
@@ -140,7 +142,12 @@ describe('axe-core on the Control UI', () => {
     await page.waitForSelector(`[data-audit-entry][data-session-key="${key}"]`, { timeout: 15_000 });
     await page.click(`[data-audit-entry][data-session-key="${key}"][data-tool="click"] .audit-line`);
     await page.waitForSelector('[data-audit-detail]', { timeout: 10_000 });
-    await assertAccessible(page, 'audit log');
+    // Recorded with a token: the images come cropped around the target, the whole pages one click away.
+    await page.waitForSelector('[data-audit-detail] [data-audit-image][data-view="crop"]', { timeout: 10_000 });
+    await assertAccessible(page, 'audit log (images around the target)');
+    await page.click('[data-audit-detail] [data-whole-page]');
+    await page.waitForSelector('[data-audit-detail] [data-audit-image][data-view="page"]', { timeout: 5000 });
+    await assertAccessible(page, 'audit log (whole pages)');
     await page.click('header.bar button[data-toggle="log"]');
   });
 

@@ -175,12 +175,13 @@ test("yesterday's calls are in the log after a restart: filtered, paged and expo
 
     // The failure view: the recorded click opens with its before/after images side by side.
     await ui.click('[data-audit-entry][data-tool="click"][data-verdict="confirmed"] .audit-line');
-    await ui.waitForSelector('[data-audit-detail] img[data-audit-image="before"]', { timeout: 10_000 });
-    const images = await ui.$$eval('[data-audit-detail] img[data-audit-image]', (imgs) =>
-      imgs.map((i) => ({
-        which: (i as HTMLElement).dataset.auditImage,
-        top: i.getBoundingClientRect().top,
-        width: (i as HTMLImageElement).naturalWidth,
+    await ui.waitForSelector('[data-audit-detail] [data-audit-image="before"]', { timeout: 10_000 });
+    // Each image is an <img>, or (cropped around the target) a frame holding one.
+    const images = await ui.$$eval('[data-audit-detail] [data-audit-image]', (els) =>
+      els.map((el) => ({
+        which: (el as HTMLElement).dataset.auditImage,
+        top: el.getBoundingClientRect().top,
+        width: ((el.tagName === 'IMG' ? el : el.querySelector('img')) as HTMLImageElement).naturalWidth,
       })),
     );
     assert.deepEqual(

@@ -157,7 +157,21 @@ describe('the browser panel', () => {
         () => document.querySelectorAll('[data-panel="browser"] [data-tab-strip] [role="tab"]').length === 2,
         { timeout: 10_000 },
       );
-      const { tabs, current_tab_id } = await tabsOf(agent, 'surfing');
+      // The agent's own list names both tabs too (asked until it does, bounded: on a loaded machine the
+      // strip's answer and the agent's may be a moment apart); the failure says what each side listed.
+      let listed = await tabsOf(agent, 'surfing');
+      await waitFor(
+        async () => (listed = await tabsOf(agent, 'surfing')).tabs.length === 2,
+        "the agent's list_tabs naming both tabs",
+      ).catch(async (e) => {
+        const strip = await page.$$eval('[data-panel="browser"] [data-tab-strip] [role="tab"]', (els) =>
+          els.map((el) => el.getAttribute('data-tab-id')),
+        );
+        throw new Error(
+          `${(e as Error).message}; the agent listed ${JSON.stringify(listed)}, the strip ${JSON.stringify(strip)}`,
+        );
+      });
+      const { tabs, current_tab_id } = listed;
       const third = tabs.find((t) => t.tab_id === current_tab_id)!;
       await page.waitForSelector(`[data-panel="browser"] [data-tab-id="${current_tab_id}"][aria-selected="true"]`, {
         timeout: 10_000,

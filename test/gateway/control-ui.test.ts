@@ -53,11 +53,15 @@ async function bindAgent(page: Page | null) {
   };
 }
 
+// The layout's panes: the pane the main area shows by itself for a lone session (data-pane="solo") is not one.
 const layoutOf = (page: Page) =>
   page.evaluate(() => ({
-    panes: [...document.querySelectorAll('[data-pane-session]')].map((el) => (el as HTMLElement).dataset.paneSession),
+    panes: [...document.querySelectorAll('[data-pane-session]:not([data-pane="solo"])')].map(
+      (el) => (el as HTMLElement).dataset.paneSession,
+    ),
     focused:
-      (document.querySelector('[data-pane-session][data-focused]') as HTMLElement | null)?.dataset.paneSession ?? null,
+      (document.querySelector('[data-pane-session][data-focused]:not([data-pane="solo"])') as HTMLElement | null)
+        ?.dataset.paneSession ?? null,
     sidebar: document.querySelector('[data-sidebar]')!.getAttribute('data-visible'),
     terminal: [
       document.querySelector('[data-panel="terminal"]')!.getAttribute('data-open'),
@@ -136,6 +140,9 @@ describe('two Control UIs and a bound agent', () => {
       assert.equal(gone.structured.refusal.code, 'unavailable');
       assert.match(gone.structured.refusal.message, /UNAVAILABLE/);
       assert.deepEqual(await layoutOf(b), before, 'no fallback broadcast to the other Control UI');
+    } catch (e) {
+      process.stderr.write(`GATEWAY STDERR:\n${gw.stderr().slice(-6000)}\n`);
+      throw e;
     } finally {
       await agent.close();
       await unbound.close();
@@ -174,7 +181,7 @@ describe('live state', () => {
         `[data-pane-session="${key}"] [data-tool="click"][data-effect="confirmed"]`,
         { timeout: 3000 },
       );
-      assert.match(await entry!.evaluate((e) => e.textContent ?? ''), /event: .*click at button/);
+      assert.match(await entry!.evaluate((e) => e.textContent ?? ''), /event[\s\S]*click at button/);
     } finally {
       await agent.close();
       await page.close();

@@ -1,5 +1,5 @@
-// A real browserless (npm @browserless.io/browserless, a devDependency) on loopback, for the pool tests and the
-// bench. It runs from its package with the system Chromium: a ROUTES folder with only its chromium and
+// A real browserless (npm @browserless.io/browserless, a development peer in dev-peers/, run on the peers'
+// own Node: it wants Node 24) on loopback, for the pool tests and the bench. It runs from its package with the system Chromium: a ROUTES folder with only its chromium and
 // management routes (it refuses to start while a route needs a browser it lacks), and PLAYWRIGHT_BROWSERS_PATH
 // whose chromium-<revision>/chrome-linux64/chrome is a link to the system binary (nothing is downloaded).
 // Started in its own process group and ended by that PID (its Chromiums with it).
@@ -9,17 +9,19 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findChromium } from '../../server/cdp/browser.js';
-import { ROOT } from './fixtures.js';
+import { PEER_NODE, PEERS_DIR, peerPath, peersMissing } from './peers.js';
 
-const PACKAGE = join(ROOT, 'node_modules', '@browserless.io', 'browserless');
+const PACKAGE = peerPath('@browserless.io/browserless');
 
 /** Why browserless cannot run here (its package is not installed), or null when it can. */
 export function browserlessMissing(): string | null {
+  const noNode = peersMissing();
+  if (noNode) return noNode;
   if (!existsSync(join(PACKAGE, 'build', 'index.js')))
-    return `@browserless.io/browserless is not installed in ${join(ROOT, 'node_modules')} (a devDependency: npm ci installs it)`;
+    return `@browserless.io/browserless is not installed in ${join(PEERS_DIR, 'node_modules')} (node scripts/ensure.mjs --test installs it)`;
   if (
     !existsSync(join(PACKAGE, 'node_modules', 'playwright-core', 'browsers.json')) &&
-    !existsSync(join(ROOT, 'node_modules', 'playwright-core', 'browsers.json'))
+    !existsSync(peerPath('playwright-core', 'browsers.json'))
   )
     return "browserless's playwright-core is not installed";
   return null;
@@ -58,10 +60,14 @@ function chromiumBinary(): string {
   return realpathSync(findChromium(process.env.VERITY_CHROMIUM));
 }
 
+/** The folder whose node_modules holds browserless's playwright-core: its own, else the peers' hoisted one. */
+function playwrightCoreHome(): string {
+  return existsSync(join(PACKAGE, 'node_modules', 'playwright-core', 'browsers.json')) ? PACKAGE : PEERS_DIR;
+}
+
 /** The Chromium revision browserless's playwright-core looks for (its folder name under PLAYWRIGHT_BROWSERS_PATH). */
 function chromiumRevision(): string {
-  const own = join(PACKAGE, 'node_modules', 'playwright-core', 'browsers.json');
-  const file = existsSync(own) ? own : join(ROOT, 'node_modules', 'playwright-core', 'browsers.json');
+  const file = join(playwrightCoreHome(), 'node_modules', 'playwright-core', 'browsers.json');
   const { browsers } = JSON.parse(readFileSync(file, 'utf8')) as {
     browsers: Array<{ name: string; revision: string }>;
   };
@@ -119,9 +125,10 @@ export async function startBrowserless(limits: {
     PLAYWRIGHT_BROWSERS_PATH: join(dir, 'browsers'),
     DEBUG: 'browserless*,-**:trace,-**:verbose',
   };
-  // Its cwd is the package: it reads node_modules/playwright-core/browsers.json from there.
-  const proc = spawn(process.execPath, [join(PACKAGE, 'build', 'index.js')], {
-    cwd: PACKAGE,
+  // It reads node_modules/playwright-core/browsers.json from its cwd: the folder whose node_modules holds the
+  // playwright-core it resolves (its own, or the peers' hoisted one).
+  const proc = spawn(PEER_NODE, [join(PACKAGE, 'build', 'index.js')], {
+    cwd: playwrightCoreHome(),
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -53,6 +53,8 @@ export async function openControlUi(
 
 export interface BoundAgent {
   call: ReturnType<typeof wrap>;
+  /** The SDK client itself, for a call with request options of its own (a timeout, onprogress). */
+  client: Client;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function bindAgent(gw: Gateway, page: Page, name: string): Promise<
   await client.connect(transport);
   return {
     call: wrap(client),
+    client,
     close: async () => {
       await transport.terminateSession().catch(() => {});
       await client.close();

@@ -1,4 +1,4 @@
-// The MCP Inspector's CLI (@modelcontextprotocol/inspector, a devDependency) against a real `verity mcp`,
+// The MCP Inspector's CLI (@modelcontextprotocol/inspector, a development peer in dev-peers/) against a real `verity mcp`,
 // with its --strict tool-schema check (issue #28 item 4): every tool's input and output schema is portable,
 // with no warning, on the default surface and on `--tools full`. Each run ends on its own (bounded).
 import { test } from 'node:test';
@@ -8,25 +8,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/fixtures.js';
+import { PEER_NODE, peerPath } from '../helpers/peers.js';
 
-const INSPECTOR = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'inspector',
-  'clients',
-  'launcher',
-  'build',
-  'index.js',
-);
+const INSPECTOR = peerPath('@modelcontextprotocol/inspector', 'clients', 'launcher', 'build', 'index.js');
 
 /** `inspector --cli --strict --method tools/list node bin/verity.js mcp ...args`: its exit code and output. */
 function inspect(args: string[], configDir: string) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const env = { ...process.env, VERITY_CONFIG_DIR: configDir, VERITY_HEADLESS: '1' } as Record<string, string>;
     delete env.VERITY_TOOLS;
+    // The Inspector runs on the peers' Node (it wants 22.19+); the server it starts, on this one.
     const child = spawn(
-      process.execPath,
+      PEER_NODE,
       [
         INSPECTOR,
         '--cli',

@@ -10,7 +10,7 @@ import { AuditStore } from '../../server/audit/store.js';
 import { exportJsonl } from '../../server/audit/trail.js';
 import { zip } from '../../server/audit/zip.js';
 import { Brake } from '../../server/sessions/brake.js';
-import type { Refusal } from '../../server/routing/refusal.js';
+import type { Refusal } from '../../server/contract/refusal.js';
 import { TargetQueue } from '../../server/routing/queue.js';
 
 const call = (sessionKey: string, tool: string, verdict: string, summary = '') => ({
@@ -22,6 +22,49 @@ const call = (sessionKey: string, tool: string, verdict: string, summary = '') =
 });
 
 describe('AuditStore', () => {
+  test('every entry names its agent, for good: after its connection is gone, after a reopen, by the agent filter', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-audit-actor-'));
+    try {
+      const store = new AuditStore(dir);
+      const actor = (connection: string, session: string) => ({
+        client: 'claims-bot',
+        client_version: '1.2',
+        credential: 'agent+link:0123456789ab',
+        connection,
+        session,
+        transport: 'http',
+      });
+      const live = new Map([
+        ['http-1/implicit', actor('http-1', 'implicit')],
+        ['http-2/second', actor('http-2', 'second')],
+      ]);
+      store.actorOf = (key) => live.get(key);
+      store.append(call('http-1/implicit', 'click', 'confirmed'));
+      store.append(call('http-2/second', 'click', 'denied'));
+      store.append(call('http-3/implicit', 'click', 'confirmed')); // a client the core never saw: no actor
+      live.clear(); // both connections closed: a late line (a call's entry follows its reply) keeps the last actor
+      store.append(call('http-1/implicit', 'press_key', 'refused'));
+      const byAgent = store.query({ client: 'claims-bot' }).entries;
+      assert.deepEqual(
+        byAgent.map((e) => `${e.sessionKey}:${e.tool}`),
+        ['http-1/implicit:press_key', 'http-2/second:click', 'http-1/implicit:click'],
+        'the agent filter spans its sessions and leaves the unknown client out',
+      );
+      assert.deepEqual(byAgent[0].actor, actor('http-1', 'implicit'));
+      store.close();
+      // A restart: the names come back from the files.
+      const reopened = new AuditStore(dir);
+      const sessions = reopened.sessions();
+      assert.deepEqual(sessions.find((s) => s.sessionKey === 'http-2/second')?.actor, actor('http-2', 'second'));
+      assert.equal(sessions.find((s) => s.sessionKey === 'http-3/implicit')?.actor, undefined);
+      assert.equal(reopened.query({ client: 'claims-bot' }).entries.length, 3);
+      assert.equal(reopened.query({ client: 'other' }).entries.length, 0);
+      reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('entries survive a reopen, page back newest first, and filter by session, tool, verdict, text and time', () => {
     const dir = mkdtempSync(join(tmpdir(), 'verity-audit-'));
     try {

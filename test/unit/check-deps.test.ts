@@ -125,3 +125,26 @@ test('CDP is found however it is spelled, and puppeteer types are CDP', async ()
   has(/^server\/tools\/context\.ts:2: imports \.\.\/cdp\/tab\.js: not in its layer's allow-list; rule: tools see only/);
   assert.equal(problems.length, 7, problems.join('\n'));
 });
+
+test('the contract is the bottom floor: backends import it and never routing/, and it imports nothing above it', async () => {
+  const { problems, has } = await checkTree({
+    'server/contract/refusal.ts': 'export class Refusal extends Error {}\n',
+    'server/contract/driver.ts': "import { Router } from '../routing/router.js';\nexport const d = Router;\n",
+    'server/cdp/click.ts': "import { Refusal } from '../contract/refusal.js';\nexport const c = Refusal;\n",
+    'server/cdp/driver.ts': "import { Router } from '../routing/router.js';\nexport const d = Router;\n",
+    'server/native/driver.ts': "import { queue } from '../routing/queue.js';\nexport const n = queue;\n",
+    'server/routing/router.ts':
+      "import { Refusal } from '../contract/refusal.js';\nexport class Router { r = Refusal; }\n",
+    'server/routing/queue.ts': 'export const queue = 1;\n',
+  });
+  has(
+    /^server\/contract\/driver\.ts:1: imports \.\.\/routing\/router\.js: not in its layer's allow-list; rule: the contract/,
+  );
+  has(
+    /^server\/cdp\/driver\.ts:1: imports \.\.\/routing\/router\.js: not in its layer's allow-list; rule: the CDP route/,
+  );
+  has(
+    /^server\/native\/driver\.ts:1: imports \.\.\/routing\/queue\.js: not in its layer's allow-list; rule: the native route/,
+  );
+  assert.equal(problems.length, 3, problems.join('\n'));
+});

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNELS, candidates, findBrowser, pathDirs } from '../../server/cdp/discovery.js';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 
 const installed = (...paths: string[]) => ({ isExecutable: (p: string) => paths.includes(p) });
 const places = (cs: ReturnType<typeof candidates>) => cs.map((c) => ('path' in c ? c.path : `$PATH:${c.command}`));

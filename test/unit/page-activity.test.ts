@@ -17,7 +17,7 @@ import {
   type RequestEntry,
 } from '../../server/cdp/page-activity.js';
 import { summarize } from '../../server/tools/define.js';
-import type { ActionResult } from '../../server/routing/driver.js';
+import type { ActionResult } from '../../server/contract/driver.js';
 
 const blocking = { requestAllowed: (url: string) => !url.startsWith('https://blocked.example') };
 

@@ -14,7 +14,7 @@ import {
   type AppFacts,
   type PolicyFile,
 } from '../../server/policy.js';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'verity-policy-unit-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TargetQueue } from '../../server/routing/queue.js';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 
 function gate() {
   let open!: () => void;
@@ -113,5 +113,34 @@ describe('TargetQueue', () => {
     assert.deepEqual(heard, [1, 2]);
     g.open();
     await Promise.all([running, ...w]);
+  });
+
+  test("operator input waits for the action in flight, and that action's turn counts it", async () => {
+    const q = new TargetQueue();
+    const log: string[] = [];
+    const g = gate();
+    let seen = -1;
+    const action = q.run('tab 1', async (turn) => {
+      log.push('action start');
+      await g.opened;
+      log.push('action end');
+      seen = turn.operatorInputsHeld;
+    });
+    const input = q.operatorInput('tab 1', async () => {
+      log.push('operator input');
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(log, ['action start'], 'the operator input ran while the action was in flight');
+    g.open();
+    await Promise.all([action, input]);
+    assert.deepEqual(log, ['action start', 'action end', 'operator input']);
+    assert.equal(seen, 1);
+    // Nothing in flight: the input runs at once and no one's turn counts it.
+    let later = -1;
+    await q.operatorInput('tab 1', async () => {});
+    await q.run('tab 1', async (turn) => {
+      later = turn.operatorInputsHeld;
+    });
+    assert.equal(later, 0);
   });
 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Policy } from '../../server/policy.js';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 
 function refusal(fn: () => void): Refusal {
   try {

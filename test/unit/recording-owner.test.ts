@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Refusal } from '../../server/routing/refusal.js';
+import { Refusal } from '../../server/contract/refusal.js';
 import {
   OWNER_FILE,
   claimRecording,

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { errorTag, RelayCommandError } from '../../server/errors.js';
 import { asRefusal } from '../../server/mcp/refusals.js';
-import { Refusal, bounded } from '../../server/routing/refusal.js';
+import { bounded } from '../../server/contract/bounded.js';
+import { Refusal } from '../../server/contract/refusal.js';
 import {
   defineTool,
   parseArgs,

@@ -1,9 +1,9 @@
-// The masking rules of routing/secrets.ts, in-process: content masked one • per character, known secrets
+// The masking rules of contract/secrets.ts, in-process: content masked one • per character, known secrets
 // scrubbed from details, the verdict kept, and the arguments of masked calls and batch steps masked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ActionResult } from '../../server/routing/driver.js';
-import { mask, maskedArgs, maskedForApproval, maskSecrets } from '../../server/routing/secrets.js';
+import type { ActionResult } from '../../server/contract/driver.js';
+import { mask, maskedArgs, maskedForApproval, maskSecrets } from '../../server/contract/secrets.js';
 
 const base: ActionResult = {
   effect: 'mismatch',

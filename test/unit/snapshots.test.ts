@@ -3,8 +3,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SnapshotRegistry } from '../../server/routing/snapshots.js';
-import { Refusal } from '../../server/routing/refusal.js';
-import type { Snapshot, SnapshotElement } from '../../server/routing/driver.js';
+import { Refusal } from '../../server/contract/refusal.js';
+import type { Snapshot, SnapshotElement } from '../../server/contract/driver.js';
 
 const element = (i: number): SnapshotElement => ({
   element_index: i,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { allTools } from '../../server/tools/index.js';
 import { toolReference, typeOf } from '../../server/tools/reference.js';
-import { REFUSAL_CODES } from '../../server/routing/refusal.js';
+import { REFUSAL_CODES } from '../../server/contract/refusal.js';
 import { ROOT } from '../helpers/fixtures.js';
 import { inMemoryVerity } from '../helpers/in-memory.js';
 

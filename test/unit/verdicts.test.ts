@@ -1,5 +1,5 @@
 // Both routes' verdict rules, table-driven and in-process: the same functions the drivers run
-// (server/routing/verdicts.ts), fed with field states as the page agent reads them (browser) and with
+// (server/contract/verdicts.ts), fed with field states as the page agent reads them (browser) and with
 // AT-SPI texts as the native route reads them.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import {
   stringIndex,
   type FieldState,
   type WatchedEvent,
-} from '../../server/routing/verdicts.js';
+} from '../../server/contract/verdicts.js';
 
 const field = (text: string, over: Partial<FieldState> = {}): FieldState => ({
   kind: 'value',

@@ -4,7 +4,7 @@
 //
 // Everything that must be read from the page to prove an effect lives in the page agent, so that one
 // evaluation answers one question (a round trip per question, never per element).
-import type { WatchedEvent } from '../../routing/verdicts.js';
+import type { WatchedEvent } from '../../contract/verdicts.js';
 import { handlerTargets, isLibrarySliderHandle, librarySliderValue } from './handlers.js';
 import {
   accessibleName,

@@ -1,6 +1,6 @@
 // The page agent's text-field and value part: focusing a field with the caret where it belongs, reading
 // fields and rich editors back, and setting control values.
-import type { FieldReadBack, FieldState } from '../../routing/verdicts.js';
+import type { FieldReadBack, FieldState } from '../../contract/verdicts.js';
 import {
   type Refused,
   currentWatch,

@@ -1,59 +1,9 @@
 // The one interface both delivery routes implement. Tools, batches and sessions are written against it;
 // a backend knows nothing of MCP.
 
-export type Effect = 'confirmed' | 'partial' | 'mismatch' | 'no_effect' | 'unverifiable';
-export type Route = 'dom' | 'accessibility' | 'synthetic_events' | 'pixel';
-
-export interface Evidence {
-  kind: string;
-  expected?: unknown;
-  observed?: unknown;
-  detail?: string;
-}
-
-export interface ActionResult {
-  effect: Effect;
-  route: Route;
-  delivery: { mode: 'background' | 'foreground' | 'not_applicable'; delivered_count?: number };
-  evidence: Evidence[];
-  escalation?: { target: 'page' | 'pixel' | 'foreground' | 'chunk' | 'verify'; reason: string };
-  /**
-   * The three phases every action reports, and around them (when they took part): the wait in the
-   * target's queue, for the tab's cross-process lock (inside resolve), and the side-effect watch's own time.
-   */
-  timings_ms: { resolve: number; deliver: number; verify: number } & Partial<Record<AroundPhase, number>>;
-  /** Which delivery method produced the effect (type_text: insert_text, key_events, ...). */
-  method?: string;
-  /** What the target holds now, when that says more than the evidence (e.g. after a mismatch). */
-  observed?: unknown;
-  target?: string;
-  /**
-   * Why the target's text is masked in this result (a password field, a one-time code or card number
-   * field, an AT-SPI password text): its expected/observed show one • per character. The verdict was
-   * reached on the full text before masking (routing/secrets.ts).
-   */
-  masked?: string;
-  /** What else the action caused: a tab opened, a download, a dialog now blocking the page. */
-  side_effects?: Array<
-    | { kind: 'tab_opened'; tab_id: string; url: string }
-    | { kind: 'download'; file: string; state: string; size_bytes?: number; code?: string; detail?: string }
-    | { kind: 'dialog'; type: string; message: string }
-  >;
-  /**
-   * What the action caused on its page, beside side_effects (absent when nothing): the top-level navigation,
-   * the requests it started (failed first, bounded; `more_requests` counts the rest), the console errors and
-   * uncaught exceptions it raised. URLs as the origin policy and secret masking allow them to be shown.
-   */
-  caused?: ActionCaused;
-}
-
-export interface ActionCaused {
-  navigated?: string;
-  requests?: Array<{ method: string; url: string; status?: number; failed?: string; pending?: true }>;
-  more_requests?: number;
-  console?: Array<{ level: 'exception' | 'error' | 'warning' | 'info' | 'debug'; text: string }>;
-  more_console?: number;
-}
+// The shapes a result carries are declared once, zod first, in wire.ts.
+export type { ActionCaused, ActionResult, Effect, Evidence, Route } from './wire.js';
+import type { ActionResult } from './wire.js';
 
 /** An element a call named by its token, as the router resolved it (once per call). */
 export interface TargetElement {
