@@ -6,7 +6,7 @@ import { Refusal } from '../contract/refusal.js';
 import { IFACE, type Atspi, type CacheItem } from './atspi.js';
 import type { NativeHost, WindowInfo } from './host.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';
-import { nativeRef, type NativeRef } from './tree.js';
+import { nativeRef, unplacedPopoverOf, type NativeRef } from './tree.js';
 import { walkWindow } from './walk.js';
 import { onSurface } from './wayland.js';
 import { activate, activeWindow, topWindowAt } from './x11.js';
@@ -64,6 +64,7 @@ export async function aim(
       `window ${win.id} ("${win.title}") is a Wayland window and the compositor does not say where it is on the screen (only sway's IPC does), so a point in it cannot be placed; nothing was sent. Use an element_token`,
       { window_id: win.id },
     );
+  if (target.point && target.kind !== 'desktop') await refuseBesideUnplacedPopover(atspi, win);
   if (target.point) {
     // Desktop screenshots are the whole screen; window screenshots start at the window's client origin.
     screenPoint =
@@ -73,6 +74,21 @@ export async function aim(
     if (target.kind !== 'desktop') await host.checkPoint(screenPoint); // a desktop point was checked above
   }
   return { atspi, host, win, element, states, screenPoint };
+}
+
+/**
+ * Refuses a pointer event in a window with an open popover drawn where the compositor does not say (GTK 4
+ * on Wayland; sway's IPC lists no popups): it could land on the popover or beside it. `popover` names it
+ * when the caller knows it already (the element aimed at is in it).
+ */
+export async function refuseBesideUnplacedPopover(atspi: Atspi, win: WindowInfo, popover?: string): Promise<void> {
+  const open = popover ?? (await unplacedPopoverOf(atspi, win));
+  if (!open) return;
+  throw new Refusal(
+    'unavailable',
+    `window ${win.id} ("${win.title}") has an open popover ("${open}") that the compositor draws where it does not say (sway's IPC lists no popups), so a pointer event there could land on it or beside it; nothing was sent. Use an element_token from get_window_state (the popover's elements are listed, and a click on one goes by AT-SPI or keys), or press_key Escape to close the popover first`,
+    { window_id: win.id },
+  );
 }
 
 /** The element that has keyboard focus inside a window (AT-SPI FOCUSED state), if any. */

@@ -12,10 +12,21 @@ import type {
 import { Stopwatch } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
 import { IFACE, type Atspi } from './atspi.js';
-import { aim, checkEnabled, deliver, nativeResult, refFor, webEscalation, webLike, type Aim } from './aim.js';
+import {
+  aim,
+  checkEnabled,
+  deliver,
+  nativeResult,
+  refFor,
+  refuseBesideUnplacedPopover,
+  requireKeyboardFocus,
+  webEscalation,
+  webLike,
+  type Aim,
+} from './aim.js';
 import type { NativeHost } from './host.js';
 import { walkWindow } from './walk.js';
-import { clickAt, dragPath, moveTo, wheel } from './input.js';
+import { clickAt, dragPath, moveTo, pressKeys, wheel } from './input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { waitStates } from './typing.js';
@@ -55,6 +66,7 @@ export async function clickNative(
       const index = names.findIndex((n) => wanted.includes(n));
       if (index >= 0) return actionClick(a, a.element, index, names[index], sw, mode);
     }
+    if (a.element?.unplacedIn && !a.screenPoint) return keyClick(a, a.element, a.element.unplacedIn, options, sw, mode);
     return pixelClick(a, options, sw, mode);
   });
 }
@@ -161,6 +173,8 @@ const pointerOf = (a: Aim) => (a.win.surface === 'wayland' ? 'virtual pointer' :
 
 /** Refuses a pointer event that would land on another window covering the point. */
 async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
+  // A point from an element (the px form was checked in aim): not in or beside a popover nobody places.
+  if (!a.screenPoint) await refuseBesideUnplacedPopover(a.atspi, a.win, a.element?.unplacedIn);
   await a.host.checkPoint(p); // a window agents may not drive is refused before it is named as a cover
   // An element of an open popover is drawn in its own surface, above the window and maybe beyond it.
   const surface = a.element?.surface;
@@ -262,6 +276,158 @@ async function pixelClick(
       reason: 'a pixel click leaves no state AT-SPI can prove here; call get_window_state and check the screenshot',
     },
   });
+}
+
+/** How many Tabs a click by keys may press to bring the focus to its element in a popover. */
+const MAX_TABS = 12;
+
+/**
+ * A click on an element of a popover the compositor draws where it does not say (GTK 4 on Wayland): with no
+ * point to aim at, it goes as a keyboard user's would (GTK gives the open popover the keyboard). An item of
+ * a drop-down's open list: Home, Down to it, Enter, proven by what the drop-down shows; anything else: Tab
+ * until it has the focus, then space, proven by a toggle's state (else unverifiable).
+ */
+async function keyClick(
+  a: Aim,
+  el: NativeRef,
+  popover: string,
+  options: ClickOptions,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
+  const label = `${el.name || 'element'} (${roleName(el.role)})`;
+  if (options.button !== 'left' || options.count !== 1 || options.modifiers.length)
+    throw new Refusal(
+      'unavailable',
+      `${label} is drawn in popover "${popover}", which the compositor places where it does not say, so a ${options.button} click${options.count > 1 ? ` x${options.count}` : ''}${options.modifiers.length ? ` with ${options.modifiers.join('+')}` : ''} cannot be aimed at it; nothing was sent. A plain left click by its element_token goes by keys`,
+    );
+  await requireKeyboardFocus(a.win, mode);
+  const where = `in popover "${popover}", drawn where the compositor does not say`;
+  const why = `${where}, so no pointer event was aimed at it`;
+  if (el.dropDown) {
+    const item = await listItemOf(a.atspi, el);
+    if (!item)
+      throw new Refusal(
+        'unavailable',
+        `${label} is in the open list of a drop-down but in none of its items; nothing was sent`,
+      );
+    const was = await dropDownValue(a.atspi, el.dropDown).catch(() => null);
+    sw.lap('resolve');
+    await pressKeys(['Home']);
+    for (let i = 0; i < item.index; i++) await pressKeys(['Down']);
+    await pressKeys(['Enter']);
+    sw.lap('deliver');
+    const chosen = await dropDownChoice(a.atspi, el, was);
+    sw.lap('verify');
+    const evidence: Evidence[] = [
+      {
+        kind: 'key_event',
+        detail: `virtual keyboard (wtype) Home, Down x${item.index}, Enter in the open list ${why}`,
+      },
+      chosen.evidence,
+    ];
+    return nativeResult(chosen.effect, 'synthetic_events', sw, evidence, mode, {
+      target: label,
+      method: 'key_events',
+      ...(chosen.effect === 'confirmed' ? {} : { observed: chosen.evidence.observed }),
+    });
+  }
+  // What takes the focus: the element, or the toggle its label or indicator belongs to.
+  const focusable = await focusableOf(a.atspi, el);
+  if (!focusable)
+    throw new Refusal(
+      'unavailable',
+      `${label} is ${where}, and neither it nor its toggle can take the keyboard focus, so keys cannot reach it; nothing was sent`,
+    );
+  const before = await a.atspi.states(focusable.ref);
+  sw.lap('resolve');
+  let tabs = 0;
+  let states = before;
+  while (!has(states, STATE.focused) && tabs < MAX_TABS) {
+    await pressKeys(['Tab']);
+    tabs++;
+    states = await waitStates(a.atspi, focusable.ref, (s) => has(s, STATE.focused));
+  }
+  const keys = `${tabs ? `Tab x${tabs}, ` : ''}space`;
+  if (!has(states, STATE.focused)) {
+    sw.lap('deliver');
+    return nativeResult(
+      'no_effect',
+      'synthetic_events',
+      sw,
+      [
+        {
+          kind: 'key_event',
+          detail: `virtual keyboard (wtype) Tab x${tabs}: the focus never reached ${label} ${why}; it was not activated`,
+        },
+      ],
+      mode,
+      { target: label, method: 'key_events' },
+    );
+  }
+  await pressKeys(['space']);
+  sw.lap('deliver');
+  const toggles = TOGGLE_ROLES.has(focusable.ref.role);
+  const after = toggles
+    ? await waitStates(a.atspi, focusable.ref, (s) => has(s, STATE.checked) !== has(before, STATE.checked))
+    : await a.atspi.states(focusable.ref).catch(() => states);
+  sw.lap('verify');
+  const evidence: Evidence[] = [
+    { kind: 'key_event', detail: `virtual keyboard (wtype) ${keys} to ${label} ${why}` },
+    { kind: 'states', observed: `before: ${describeStates(before)}; after: ${describeStates(after)}` },
+  ];
+  if (toggles) {
+    const changed = has(after, STATE.checked) !== has(before, STATE.checked);
+    evidence.push({
+      kind: 'checked_state',
+      expected: `checked=${!has(before, STATE.checked)}`,
+      observed: `checked=${has(after, STATE.checked)}`,
+    });
+    return nativeResult(changed ? 'confirmed' : 'no_effect', 'synthetic_events', sw, evidence, mode, {
+      target: label,
+      method: 'key_events',
+    });
+  }
+  return nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, {
+    target: label,
+    method: 'key_events',
+    escalation: {
+      target: 'verify',
+      reason:
+        'space on the focused element leaves no state AT-SPI can prove here; call get_window_state to see what changed',
+    },
+  });
+}
+
+/** The list item (and its index in its list) that an element of a drop-down's open list is part of. */
+async function listItemOf(atspi: Atspi, el: NativeRef): Promise<{ index: number } | null> {
+  let current: { bus: string; path: string } = el;
+  for (let up = 0; up < 4; up++) {
+    const [[role]] = [await atspi.call(current, IFACE.accessible, 'GetRole').catch(() => [0])];
+    const parent = (await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null)) as [string, string] | null;
+    if (!parent || parent[1] === '/org/a11y/atspi/null') return null;
+    if (Number(role) === ROLE.listItem) {
+      const siblings = await atspi.children({ bus: parent[0], path: parent[1] });
+      const index = siblings.findIndex((s) => s.path === current.path);
+      return index < 0 ? null : { index };
+    }
+    current = { bus: parent[0], path: parent[1] };
+  }
+  return null;
+}
+
+/** The element itself when it can take the keyboard focus, else the toggle its label or indicator is part of. */
+async function focusableOf(atspi: Atspi, el: NativeRef): Promise<{ ref: NativeRef } | null> {
+  if (has(await atspi.states(el), STATE.focusable)) return { ref: el };
+  let current: { bus: string; path: string } = el;
+  for (let up = 0; up < TOGGLE_PART_DEPTH; up++) {
+    const parent = (await atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null)) as [string, string] | null;
+    if (!parent || parent[1] === '/org/a11y/atspi/null') return null;
+    current = { bus: parent[0], path: parent[1] };
+    const [[role]] = [await atspi.call(current, IFACE.accessible, 'GetRole').catch(() => [0])];
+    if (TOGGLE_ROLES.has(Number(role))) return { ref: (await refFor(atspi, el.win, current, el.web)).ref };
+  }
+  return null;
 }
 
 /**

@@ -36,6 +36,11 @@ export interface NativeRef extends AccRef {
   surface?: { x: number; y: number; w: number; h: number };
   /** The drop-down whose open list holds it (a GTK 4 drop-down's popover): what a click on it chooses there. */
   dropDown?: AccRef;
+  /**
+   * The label of the open popover it is drawn in when the compositor does not say where that is (Wayland):
+   * its `box` is then relative to the popover, so no pointer event may aim at it.
+   */
+  unplacedIn?: string;
 }
 
 /** An element's server-side handle. Fields spelled out: spreading `ref` made building a snapshot's refs ten times slower. */
@@ -76,7 +81,10 @@ export interface PopupSurface {
   /** The popover's own element, or null when it is not listed itself (an unnamed container). */
   element_index: number | null;
   label: string;
-  frame: { x: number; y: number; w: number; h: number };
+  /** Where it is drawn; null where the compositor does not say (Wayland: sway's IPC lists no popups). */
+  frame: { x: number; y: number; w: number; h: number } | null;
+  /** With no frame: the frames of the elements drawn in it count from its own top-left, not the screenshot's. */
+  element_frames?: 'relative_to_surface';
 }
 
 /** The elements of one window, frames relative to `origin` (the screenshot's top-left in screen pixels). */
@@ -141,18 +149,28 @@ export async function windowElements(
   // where its own surface is drawn.
   const finalIndex = new Map<number, number | null>();
   const elements: SnapshotElement[] = [];
+  const unplacedCount = new Map<string, number>();
   kept.forEach(({ item, parentIndex, web }, i) => {
     const { value } = details[i];
     const shift = placed.shift.get(item);
     const read = details[i].box;
     const parentFinal = parentIndex === null ? null : finalIndex.get(parentIndex);
     if (parentFinal === undefined || read.x === PLACED_NOWHERE || read.y === PLACED_NOWHERE) return;
-    const box = shift ? { ...read, x: read.x + shift.dx, y: read.y + shift.dy } : read;
+    // An element of a popover drawn where nobody says keeps its place inside the popover: its frame (and
+    // box) count from the popover's corner, and it is marked so that no pointer event aims at it.
+    const box = !shift
+      ? read
+      : shift.surface
+        ? { ...read, x: read.x + shift.dx, y: read.y + shift.dy }
+        : { ...read, x: read.x - shift.corner.x, y: read.y - shift.corner.y };
     const index = firstIndex + elements.length;
     finalIndex.set(firstIndex + i, index);
     const ref = nativeRef(item.ref, item, web, win, box);
-    if (shift) ref.surface = shift.surface;
+    if (shift?.surface) ref.surface = shift.surface;
+    if (shift && !shift.surface) ref.unplacedIn = shift.label;
     if (shift?.dropDown) ref.dropDown = shift.dropDown;
+    const relative = !!shift && !shift.surface;
+    if (relative) unplacedCount.set(shift.label, (unplacedCount.get(shift.label) ?? 0) + 1);
     elements.push({
       element_index: index,
       role: roleName(item.role),
@@ -161,7 +179,7 @@ export async function windowElements(
       enabled: has(item.states, STATE.sensitive) || has(item.states, STATE.enabled),
       focused: has(item.states, STATE.focused),
       in_web_content: web,
-      frame: { x: box.x - origin.x, y: box.y - origin.y, w: box.w, h: box.h },
+      frame: relative ? box : { x: box.x - origin.x, y: box.y - origin.y, w: box.w, h: box.h },
       parent_index: parentFinal,
       ref,
     });
@@ -177,14 +195,22 @@ export async function windowElements(
       kind: 'popover',
       element_index: own ? (finalIndex.get(keptAt) ?? null) : null,
       label: item.name,
-      frame: { x: at.surface.x - origin.x, y: at.surface.y - origin.y, w: at.surface.w, h: at.surface.h },
+      ...(at.surface
+        ? { frame: { x: at.surface.x - origin.x, y: at.surface.y - origin.y, w: at.surface.w, h: at.surface.h } }
+        : { frame: null, element_frames: 'relative_to_surface' as const }),
     });
   }
+  // Listed, but not where they are drawn: the snapshot is not the whole observation, and says what is missing.
+  const unplaced = [...unplacedCount].map(
+    ([label, n]) =>
+      `popover "${label}" is drawn where the compositor does not say (sway's IPC lists no popups), so its ${n} element${n === 1 ? '' : 's'} are listed with frames relative to the popover's top-left, not the screenshot's; act on them by element_token (AT-SPI and keys), not by pixels`,
+  );
+  const gaps = [incomplete, ...unplaced].filter((g): g is string => !!g);
   return {
     elements,
     hasWebDocument,
     nodes: rows.length,
-    ...(incomplete ? { incomplete } : {}),
+    ...(gaps.length ? { incomplete: gaps.join('; ') } : {}),
     ...(surfaces.length ? { surfaces } : {}),
   };
 }
@@ -194,15 +220,24 @@ const isPopover = (item: Pick<CacheItem, 'role' | 'name'>) =>
   item.role === ROLE.menu || item.role === 41 /* popup menu */ || item.name === 'GtkPopover';
 
 type Surface = { x: number; y: number; w: number; h: number };
-type Placed = { dx: number; dy: number; surface: Surface; dropDown?: AccRef };
+/**
+ * Where an open popover's elements are drawn: its surface and how far AT-SPI's boxes are from it, or (no
+ * surface: the compositor does not say) the popover's own AT-SPI corner, which its elements' boxes count from.
+ */
+type Placed = { label: string; dropDown?: AccRef } & (
+  | { surface: Surface; dx: number; dy: number }
+  | { surface: null; corner: { x: number; y: number } }
+);
 /** How far (width plus height, pixels) a popover's AT-SPI size may be from its surface's. */
 const SIZE_SLACK = 16;
 
 /**
- * Where GTK 4 (under X11) draws its open popovers. Each is its own override-redirect X window, but AT-SPI
+ * Where GTK 4 draws its open popovers. Under X11 each is its own override-redirect X window, but AT-SPI
  * places it at its parent widget's origin: so each popover in the tree is matched to a mapped popup
  * surface of the app of the same size, and it and everything in it are moved by the difference. A
- * popover with no such surface is closed (or not drawn), so it is not listed.
+ * popover with no such surface is closed (or not drawn), so it is not listed. Under Wayland a popover is
+ * an xdg_popup that only the compositor places, and sway's IPC does not list popups: an open one (see
+ * openOnWayland) is listed with its elements placed relative to it, and said to be unplaced.
  */
 async function popoverPlacement(
   atspi: Atspi,
@@ -224,6 +259,22 @@ async function popoverPlacement(
       parentOf.set(item, parent);
     }
   if (!popovers.size) return { gtk4, popovers, shift };
+  if (win.surface === 'wayland') {
+    await Promise.all(
+      [...popovers].map(async (item) => {
+        const owner = parentOf.get(item)!;
+        const corner = await openOnWayland(atspi, item, owner, win.bounds);
+        if (corner)
+          shift.set(item, {
+            label: item.name,
+            surface: null,
+            corner,
+            ...(owner.role === ROLE.comboBox ? { dropDown: owner.ref } : {}),
+          });
+      }),
+    );
+    return { gtk4, popovers, shift };
+  }
   const free = await popupSurfaces(win.id).catch(() => []);
   for (const item of popovers) {
     if (!free.length) break;
@@ -241,6 +292,7 @@ async function popoverPlacement(
     const extra = Math.max(0, surface.h - box.h);
     const owner = parentOf.get(item);
     shift.set(item, {
+      label: item.name,
       dx: surface.x - box.x,
       dy: surface.y + extra - box.y,
       surface,
@@ -248,6 +300,39 @@ async function popoverPlacement(
     });
   }
   return { gtk4, popovers, shift };
+}
+
+/**
+ * Whether a GTK 4 popover is open on Wayland, and then its AT-SPI corner. Open, it is a live child of its
+ * widget and has a size; the app's cache keeps a closed popover menu (as visible, 0x0, no longer its
+ * widget's child), so the cache alone cannot say.
+ */
+async function openOnWayland(
+  atspi: Atspi,
+  item: CacheItem,
+  owner: CacheItem,
+  origin: { x: number; y: number },
+): Promise<{ x: number; y: number } | null> {
+  const [box, children] = await Promise.all([
+    atspi.extents(item.ref, origin).catch(() => null),
+    atspi.children(owner.ref).catch(() => []),
+  ]);
+  if (!box || box.w <= 1 || box.h <= 1 || !children.some((c) => c.path === item.ref.path && c.bus === item.ref.bus))
+    return null;
+  return { x: box.x, y: box.y };
+}
+
+/**
+ * The label of an open popover of a GTK 4 window on Wayland, drawn where the compositor does not say (so a
+ * pointer event in the window may land on it or beside it), or null.
+ */
+export async function unplacedPopoverOf(atspi: Atspi, win: WindowInfo): Promise<string | null> {
+  if (win.surface !== 'wayland' || !win.frame || !win.app) return null;
+  if (!(await atspi.toolkit(win.app.bus)).windowRelative) return null;
+  const { rows } = await walkWindow(atspi, win.frame);
+  for (const { item, parent } of rows)
+    if (parent && isPopover(item) && (await openOnWayland(atspi, item, parent, win.bounds))) return item.name;
+  return null;
 }
 
 async function readDetails(

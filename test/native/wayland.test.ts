@@ -307,6 +307,137 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
     });
     formCases(() => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
   });
+
+  // A GTK 4 popover is an xdg_popup: only the compositor places it, and sway's IPC lists no popups. Its
+  // elements are listed anyway (AT-SPI has them), their frames relative to the popover, the snapshot says
+  // it is incomplete, a point in the window is refused, and a click on an item goes by keys, proven by the
+  // app's own state.
+  describe('GTK 4 popovers under Wayland: listed while open, unplaced, acted on by element', () => {
+    type Surface = {
+      kind: string;
+      element_index: number | null;
+      label: string;
+      frame: unknown;
+      element_frames?: string;
+    };
+    let w: Win;
+    const target = () => ({ kind: 'window', pid: w.pid, window_id: w.window_id });
+    /** The window's snapshot once `pred` holds of it (GTK 4 builds a popover's tree as it maps it). */
+    async function snapWhen(pred: (s: Awaited<ReturnType<typeof snap>>) => boolean, what: string) {
+      let s = await snap(v, w);
+      for (let i = 0; i < 20 && !pred(s); i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        s = await snap(v, w);
+      }
+      assert.ok(pred(s), `${what}: ${s.elements.map((e) => `${e.role}:${e.label}`).join(', ')}`);
+      return s;
+    }
+    const has = (label: string) => (s: Awaited<ReturnType<typeof snap>>) => s.elements.some((e) => e.label === label);
+    const hasNo = (label: string) => (s: Awaited<ReturnType<typeof snap>>) => !has(label)(s);
+    /** The one open popover, unplaced: no frame, its elements' frames inside its own (which starts at 0,0). */
+    function unplaced(s: Awaited<ReturnType<typeof snap>>, item: string) {
+      const surfaces = (s.r.structured.target.surfaces ?? []) as Surface[];
+      assert.equal(surfaces.length, 1, JSON.stringify(surfaces));
+      const [popover] = surfaces;
+      assert.equal(popover.kind, 'popover');
+      assert.equal(popover.frame, null, 'sway does not say where the popover is drawn');
+      assert.equal(popover.element_frames, 'relative_to_surface');
+      assert.equal(s.r.structured.elements_complete, false, 'a snapshot with an unplaced popover is not complete');
+      assert.match(
+        s.r.structured.incomplete,
+        new RegExp(`popover "${popover.label}" is drawn where the compositor does not say`),
+      );
+      assert.ok(popover.element_index !== null, 'the popover is listed itself');
+      const own = (s.r.structured.elements as Array<{ element_index: number; frame: Win['bounds'] }>).find(
+        (e) => e.element_index === popover.element_index,
+      )!;
+      assert.deepEqual([own.frame.x, own.frame.y], [0, 0], JSON.stringify(own.frame));
+      const f = s.find(item).frame;
+      assert.ok(
+        f.x >= 0 && f.y >= 0 && f.x + f.w <= own.frame.w && f.y + f.h <= own.frame.h,
+        JSON.stringify({ f, own }),
+      );
+    }
+    /** Closed again: no surface, complete. */
+    async function closed(label: string) {
+      const s = await snapWhen(hasNo(label), `the closed popover gone`);
+      assert.equal(s.r.structured.target.surfaces, undefined);
+      assert.equal(s.r.structured.elements_complete, true, s.r.structured.incomplete);
+    }
+    before(async () => {
+      w = await windowOf(v, app.pid);
+    });
+
+    test('a popover with a check box: listed while open, unplaced and said so; a point is refused; the check box toggled by keys, confirmed by its state', async () => {
+      assert.equal(app.state().popover_open, false);
+      const first = await snap(v, w);
+      assert.ok(hasNo('Wrap lines')(first), 'a closed popover is listed');
+      assert.equal(first.r.structured.target.surfaces, undefined);
+      const opened = await v.call('click', { element_token: first.token('Options') });
+      assert.equal(opened.isError, false, opened.text);
+      await app.waitFor((st) => !!st.popover_open, 'the popover to open');
+      const s = await snapWhen(has('Wrap lines'), 'the open popover');
+      unplaced(s, 'Wrap lines');
+      // A point in the window could land on the popover or beside it: refused, nothing sent.
+      const press = s.find('Press me').frame;
+      const before = app.state();
+      const px = await v.call('click', { target: target(), x: press.x + press.w / 2, y: press.y + press.h / 2 });
+      assert.equal(px.isError, true, px.text);
+      assert.equal(px.structured.refusal.code, 'unavailable', px.text);
+      assert.match(px.text, /open popover.*does not say.*element_token.*Escape/);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(app.state().clicks, before.clicks, 'nothing was clicked');
+      assert.equal(app.state().popover_open, true, 'the popover is still open');
+      // By element: keys to the focused check box, proven by its state and by the app.
+      for (const want of [true, false]) {
+        const now = await snapWhen(has('Wrap lines'), 'the open popover');
+        const r = await v.call('click', { element_token: now.token('Wrap lines') });
+        assert.equal(r.structured.effect, 'confirmed', r.text);
+        assert.equal(r.structured.route, 'synthetic_events', r.text);
+        assert.match(JSON.stringify(r.structured.evidence), /wtype.*no pointer event/);
+        await app.waitFor((st) => st.wrap === want, `the check box in the popover ${want ? 'checked' : 'unchecked'}`);
+      }
+      const esc = await v.call('press_key', { target: target(), key: 'Escape' });
+      assert.equal(esc.isError, false, esc.text);
+      await app.waitFor((st) => !st.popover_open, 'the popover to close');
+      await closed('Wrap lines');
+    });
+
+    test('an open drop-down list: its items listed, unplaced; one chosen by element goes by keys, confirmed by what the drop-down shows', async () => {
+      for (let round = 0; round < 2; round++) {
+        const s0 = await snap(v, w);
+        const combo = s0.elements.find((e) => e.role === 'combo box')!;
+        const want = combo.value === 'Green' ? 'Blue' : 'Green'; // each round another item than the one shown
+        const open = await v.call('click', { element_token: combo.element_token });
+        assert.equal(open.isError, false, open.text);
+        const s = await snapWhen(has(want), 'the open list');
+        unplaced(s, want);
+        const r = await v.call('click', { element_token: s.token(want) });
+        assert.equal(r.structured.effect, 'confirmed', r.text);
+        assert.equal(r.structured.route, 'synthetic_events', r.text);
+        await app.waitFor((st) => st.combo === want, `the drop-down to hold ${want}`);
+        const after = await snapWhen(
+          (x) => x.elements.some((e) => e.role === 'combo box' && e.value === want),
+          'the value shown',
+        );
+        assert.equal(after.r.structured.target.surfaces, undefined, 'the list closed with the choice');
+      }
+    });
+
+    test('a popover menu: its items listed while open, unplaced; an item activated by its AT-SPI action, the app counts it', async () => {
+      const s0 = await snap(v, w);
+      assert.ok(hasNo('Open recent')(s0), 'a closed menu is listed');
+      await v.call('click', { element_token: s0.token('Actions') });
+      await app.waitFor((st) => !!st.menu_open, 'the menu to open');
+      const s = await snapWhen(has('Open recent'), 'the open menu');
+      unplaced(s, 'Open recent');
+      const opened = app.state().opened!;
+      const r = await v.call('click', { element_token: s.token('Open recent') });
+      assert.equal(r.structured.effect, 'confirmed', r.text);
+      await app.waitFor((st) => st.opened === opened + 1 && !st.menu_open, 'the menu item activated');
+      await closed('Open recent');
+    });
+  });
 });
 
 describe('mixed session: XWayland beside Wayland-native windows', { skip: missing ?? false }, () => {
