@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { findBrowser, type Channel } from './cdp/discovery.js';
 import { type NativeBackendChoice, nativeBackendOf } from './routing/native-backend.js';
 import { bounded } from './contract/bounded.js';
-import { detectSession } from './native/session-type.js';
+import { detectSession } from './contract/session-type.js';
 import { VERSION } from './version.js';
 
 const run = promisify(execFile);

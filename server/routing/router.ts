@@ -14,7 +14,7 @@ import type { AccRef } from '../native/atspi.js';
 import type { NativeDriver } from '../native/driver.js';
 import type { NutjsDriver } from '../native/nutjs.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
-import { detectSession } from '../native/session-type.js';
+import { detectSession } from '../contract/session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
 import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from '../contract/driver.js';

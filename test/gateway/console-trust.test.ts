@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'puppeteer-core';
 import type { TestBrowser } from '../helpers/chromium.js';
 import { bindAgent, type BoundAgent, type Console, openControlUi, startConsole } from '../helpers/control-ui.js';
-import type { Gateway } from '../helpers/gateway.js';
+import { type Gateway, waitFor } from '../helpers/gateway.js';
 
 let gw: Gateway;
 let chrome: TestBrowser;
@@ -74,13 +74,23 @@ describe('a console an operator can trust', () => {
       assert.equal(exact.observed, long, "the read-back is the agent's text alone");
       const held = evidence.find((e) => e.kind === 'operator_input');
       assert.ok(held, `the verdict says operator input waited for it: ${JSON.stringify(evidence)}`);
-      // The operator's keys landed after the action, at the caret: the field ends with them.
-      const field = await agent
-        .call('get_window_state', { format: 'full', include_screenshot: false, session: 'typing' })
-        .then((s) =>
-          (s.structured.elements as Array<{ label: string; value?: string }>).find((e) => e.label === 'Notes'),
-        );
-      assert.equal(field?.value, `${long}XY`);
+      // The operator's keys land after the action, at the caret: the field ends with them. Each key waits its
+      // own turn in the tab's line, so the second may still be on its way when the agent's call returns:
+      // asked until both are there (bounded), and the failure says what the field held.
+      let value: string | undefined;
+      await waitFor(async () => {
+        const s = await agent.call('get_window_state', {
+          format: 'full',
+          include_screenshot: false,
+          session: 'typing',
+        });
+        value = (s.structured.elements as Array<{ label: string; value?: string }>).find(
+          (e) => e.label === 'Notes',
+        )?.value;
+        return value === `${long}XY`;
+      }, "the operator's XY after the agent's text").catch(() => {
+        assert.equal(value, `${long}XY`);
+      });
     } finally {
       await agent.close();
       await page.close();

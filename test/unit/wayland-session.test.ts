@@ -2,7 +2,7 @@
 // Wayland wire encoding of the virtual-pointer client.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectSession, waylandRoutes } from '../../server/native/session-type.js';
+import { detectSession, waylandRoutes } from '../../server/contract/session-type.js';
 import { WAYLAND_ID_BASE, WaylandIds, compositorSaysFocus, isWaylandWindowId } from '../../server/native/wayland.js';
 import { request } from '../../server/native/wayland-pointer.js';
 
