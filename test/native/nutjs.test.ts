@@ -78,7 +78,11 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
   });
 
   test("the screenshot's colours are in order (nut-js gives BGRA): a red window is red", async () => {
-    const red = d.spawn('display', ['-title', 'Nut Red', '-size', '120x90', 'xc:#ff0000']);
+    // A Tk window of one colour (python3-tk is part of the native test stack; ImageMagick's display is not).
+    const red = d.spawn('/usr/bin/python3', [
+      '-c',
+      "import tkinter as t; r = t.Tk(); r.title('Nut Red'); r.geometry('120x90'); r.configure(bg='#ff0000'); r.mainloop()",
+    ]);
     try {
       const id = await until(() => {
         try {
@@ -86,7 +90,7 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
         } catch {
           return 0;
         }
-      }, 'the red ImageMagick window');
+      }, 'the red Tk window');
       const shot = (await nut.client.callTool({
         name: 'get_window_state',
         arguments: { target: { kind: 'window', pid: red.pid, window_id: id }, include_screenshot: true },
