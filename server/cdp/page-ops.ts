@@ -3,6 +3,7 @@
 // opaque TabHandle the router gave them (routing/pages.ts): they never hold a Tab, puppeteer or the page
 // agent, and each operation here checks that the handle is this route's Tab.
 import type { TabHandle, TargetElement } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
 import type { ConsoleFilter, NetworkFilter } from './page-activity.js';
 import { Tab } from './tab.js';
 import { answerDialog, browserWindowOf, evaluateInPage } from './tab-commands.js';
@@ -64,8 +65,13 @@ export async function queryDom(handle: TabHandle, selector: string, attributes: 
 /** Whether the top frame shows this text or has an element matching this selector now (page wait_for). */
 export async function pageHas(handle: TabHandle, text: string | null, selector: string | null): Promise<boolean> {
   const tab = asTab(handle);
+  // A tab or browser gone fails the wait here (the call is then refused browser_lost, not waited out)...
   const [frame] = await tab.frames();
-  return tab.call(frame, 'pageHas', text, selector);
+  // ...while a page between two documents (a navigation) has nothing yet: asked again on the next round.
+  return tab.call(frame, 'pageHas', text, selector).catch((e) => {
+    if (e instanceof Refusal) throw e;
+    return false;
+  });
 }
 
 export function screenshot(handle: TabHandle) {

@@ -227,10 +227,7 @@ const handlers: Record<
       ctx.progress?.(`waiting for ${what}`);
       const found = args.url
         ? core.pages.url(tab).includes(args.url)
-        : await core.pages.has(tab, args.text ?? null, args.css_selector ?? null).catch((e) => {
-            if (e instanceof Refusal) throw e;
-            return false;
-          });
+        : await core.pages.has(tab, args.text ?? null, args.css_selector ?? null);
       if (found) return { structured: { found: true, waited_for: what, url: core.pages.url(tab) } };
       if (Date.now() >= deadline)
         throw new Refusal('timeout', `gave up after ${args.timeout_ms} ms waiting for ${what}`, { retryable: true });
