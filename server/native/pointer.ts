@@ -44,6 +44,20 @@ const describeStates = (s: [number, number]) =>
     .filter((n) => ['checked', 'focused', 'pressed', 'expanded', 'selected', 'active'].includes(n))
     .join(',') || 'none';
 
+/** A toggle's verdict from its checked state, read before and after; the evidence says both. */
+function checkedVerdict(
+  before: [number, number],
+  after: [number, number],
+  evidence: Evidence[],
+): 'confirmed' | 'no_effect' {
+  evidence.push({
+    kind: 'checked_state',
+    expected: `checked=${!has(before, STATE.checked)}`,
+    observed: `checked=${has(after, STATE.checked)}`,
+  });
+  return has(after, STATE.checked) !== has(before, STATE.checked) ? 'confirmed' : 'no_effect';
+}
+
 export async function clickNative(
   host: NativeHost,
   target: ResolvedTarget,
@@ -108,18 +122,11 @@ async function actionClick(
       method: 'accessibility_action',
       escalation: webEscalation(a.win, false, mode),
     });
-  if (toggles) {
-    const changed = has(after, STATE.checked) !== has(before, STATE.checked);
-    evidence.push({
-      kind: 'checked_state',
-      expected: `checked=${!has(before, STATE.checked)}`,
-      observed: `checked=${has(after, STATE.checked)}`,
-    });
-    return nativeResult(changed ? 'confirmed' : 'no_effect', 'accessibility', sw, evidence, mode, {
+  if (toggles)
+    return nativeResult(checkedVerdict(before, after, evidence), 'accessibility', sw, evidence, mode, {
       target: label,
       method: 'accessibility_action',
     });
-  }
   // The element's own toolkit ran the action on that very element: the contract's "the target itself
   // received it". Buttons keep no state that could show more.
   return nativeResult('confirmed', 'accessibility', sw, evidence, mode, {
@@ -260,14 +267,11 @@ async function pixelClick(
     options.button === 'left' &&
     options.count === 1 &&
     has(after, STATE.checked) !== has(before, STATE.checked)
-  ) {
-    evidence.push({
-      kind: 'checked_state',
-      expected: `checked=${!has(before, STATE.checked)}`,
-      observed: `checked=${has(after, STATE.checked)}`,
+  )
+    return nativeResult(checkedVerdict(before, after, evidence), 'pixel', sw, evidence, mode, {
+      target: label,
+      method: 'pixel_click',
     });
-    return nativeResult('confirmed', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_click' });
-  }
   return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
     target: label,
     method: 'pixel_click',
@@ -376,18 +380,11 @@ async function keyClick(
     { kind: 'key_event', detail: `virtual keyboard (wtype) ${keys} to ${label} ${why}` },
     { kind: 'states', observed: `before: ${describeStates(before)}; after: ${describeStates(after)}` },
   ];
-  if (toggles) {
-    const changed = has(after, STATE.checked) !== has(before, STATE.checked);
-    evidence.push({
-      kind: 'checked_state',
-      expected: `checked=${!has(before, STATE.checked)}`,
-      observed: `checked=${has(after, STATE.checked)}`,
-    });
-    return nativeResult(changed ? 'confirmed' : 'no_effect', 'synthetic_events', sw, evidence, mode, {
+  if (toggles)
+    return nativeResult(checkedVerdict(before, after, evidence), 'synthetic_events', sw, evidence, mode, {
       target: label,
       method: 'key_events',
     });
-  }
   return nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, {
     target: label,
     method: 'key_events',
