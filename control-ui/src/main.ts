@@ -31,6 +31,8 @@ import type { ActionEntry as ActionRow, HelloOk, PairingRow, SessionRow } from '
  * The id of the pane the main area shows by itself when the layout has none and there is one session: not
  * part of the layout (nothing is saved, no agent's command moved anything), made a real pane by a split.
  */
+/** Withdrawn approval cards kept until dismissed; past this many, the oldest go. */
+const WITHDRAWN_KEPT = 20;
 const SOLO_PANE = 'solo';
 
 /** Where a reloaded tab finds its single-use resume ticket (never the credential: see connection()). */
@@ -197,11 +199,15 @@ export class VerityApp extends LitElement {
       this.announcement = `Approval needed: ${request.tool} from ${this.sessionTitle(request.sessionKey)}.`;
     });
     this.client.on('approval.resolved', ({ id, reason, detail }) => {
-      // A call whose client gave up stays in the queue, marked withdrawn (the operator sees why it went), until dismissed.
-      this.approvals =
-        reason === 'withdrawn'
-          ? this.approvals.map((a) => (a.id === id ? { ...a, withdrawn: detail ?? 'its client gave up' } : a))
-          : this.approvals.filter((a) => a.id !== id);
+      // A call whose client gave up stays in the queue, marked withdrawn (the operator sees why it went), until
+      // dismissed; past WITHDRAWN_KEPT of them the oldest go, so a console left open all day stays bounded.
+      if (reason !== 'withdrawn') {
+        this.approvals = this.approvals.filter((a) => a.id !== id);
+        return;
+      }
+      const marked = this.approvals.map((a) => (a.id === id ? { ...a, withdrawn: detail ?? 'its client gave up' } : a));
+      let excess = marked.filter((a) => a.withdrawn).length - WITHDRAWN_KEPT;
+      this.approvals = marked.filter((a) => !(a.withdrawn && excess-- > 0));
     });
     if (!token || !url) {
       this.conn = 'unauthorized';
