@@ -26,6 +26,12 @@ export interface Watch {
   target: Element;
   events: WatchedEvent[];
   leaving?: boolean;
+  /**
+   * A held field's watch (fieldWatch): settles once the first frame after the field's first `input` event
+   * has run, and a task after it, so every frame callback, timer and microtask the page scheduled in
+   * answer to the input has run (see frameThenTask). Unset until an input is heard.
+   */
+  afterInput?: Promise<void>;
 }
 /** The watch armed last by watchEvents, watchPoint or pointFor: what a click's, a key's or a hover's `watched` reads. */
 let watch: Watch | null = null;
@@ -510,6 +516,20 @@ export function nextFrame(): Promise<void> {
   });
 }
 
+/**
+ * Settles in a task after the next frame: by then the frame's callbacks have all run, those requested
+ * after this one included, and so have the timers (0 ms) requested before it. Bounded as nextFrame is.
+ */
+export function frameThenTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100); // rAF never fires in a hidden tab; do not wait forever
+    requestAnimationFrame(() => {
+      clearTimeout(timer);
+      setTimeout(resolve, 0);
+    });
+  });
+}
+
 /** The element this frame considers hit at (x, y), looked up in the target's own tree (closed roots too). */
 export function hitAt(el: Element, x: number, y: number): Element | null {
   let hit = document.elementFromPoint(x, y);
@@ -637,6 +657,7 @@ const armedOnWindow = new Set<string>();
 function onTargetEvent(e: Event) {
   for (const w of listening()) {
     if (e.currentTarget !== w.target) continue;
+    if (e.type === 'input' && !w.afterInput && fieldWatches.has(w)) w.afterInput = frameThenTask();
     w.events.push({
       type: e.type,
       trusted: e.isTrusted,

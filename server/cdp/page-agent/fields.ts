@@ -436,8 +436,9 @@ export async function assignPreparedValue(handle: FieldHandle, text: string): Pr
 }
 
 /**
- * Reads the held field right after delivery, then again once the page has settled (the next frame),
- * so a framework that reverts or rewrites the value is caught. One round trip for both. A field no longer
+ * Reads the held field right after delivery, then again once the page has settled (after the frame that
+ * followed the input), so a framework that reverts or rewrites the value is caught. One round trip for
+ * both. A field no longer
  * held here (the frame navigated: a new world) is the focused element. Once input was heard the action
  * tries nothing more on the field, so it is freed here, in the same round trip (`held: false`).
  */
@@ -446,7 +447,10 @@ export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
   const target = field?.target ?? deepActiveElement();
   if (!target) return { first: null, settled: null, events: [], held: !!field };
   const first = readField(target);
-  await nextFrame(); // timers and microtasks a framework reverts with run before the next frame
+  // What a framework reverts or rewrites the value with (a microtask, a timer, a frame callback) has run
+  // once the frame after the input has: that frame was requested when the input was heard, so a read-back
+  // that arrives after it does not wait for another. Nothing heard: the next frame.
+  await (field?.watch.afterInput ?? nextFrame());
   let settled = readField(target);
   if (settled.kind === 'editor') {
     // Rich editors reconcile their DOM with their own model asynchronously (a render after the
