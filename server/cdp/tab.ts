@@ -6,7 +6,7 @@ import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 import { bounded } from '../contract/bounded.js';
 import { Refusal } from '../contract/refusal.js';
 import type { PageAgent } from './page-agent/index.js';
-import { foldTabLock } from './tab-lock.js';
+import { foldTabLock, WARM_TAB_LOCK } from './tab-lock.js';
 import { HANDLER_HOOK_SOURCE } from './handler-hook.js';
 import { PageActivity } from './page-activity.js';
 
@@ -235,7 +235,10 @@ export class Tab {
       worldName: WORLD,
       grantUniveralAccess: false,
     });
-    await frame.session.send('Runtime.evaluate', { expression: pageAgentSource(), contextId: executionContextId });
+    await frame.session.send('Runtime.evaluate', {
+      expression: `${pageAgentSource()};\n${WARM_TAB_LOCK}`,
+      contextId: executionContextId,
+    });
     this.worlds.set(key, executionContextId);
     return executionContextId;
   }
