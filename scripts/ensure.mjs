@@ -72,6 +72,7 @@ if (forTests) {
     'gir1.2-gtk-4.0',
     'python3-pyqt5',
     'python3-tk', // the Tk test app: a toolkit with no accessibility tree
+    'openjdk-17-jdk', // the Swing test app, the same family (run from source; AWT for X11)
     'firefox-esr',
     'xdotool',
     'x11-utils',

@@ -485,7 +485,7 @@ export const nativeSection: Section = {
 
 /** The same text for every toolkit's multi-line field: accents, an emoji, CJK, RTL and newlines. */
 const MIXED = 'Grüße café 😀\n世界 مرحبا\nend of it';
-const TOOLKIT_NAMES: Record<Toolkit, string> = { gtk3: 'GTK 3', gtk4: 'GTK 4', qt: 'Qt 5', tk: 'Tk' };
+const TOOLKIT_NAMES: Record<Toolkit, string> = { gtk3: 'GTK 3', gtk4: 'GTK 4', qt: 'Qt 5', tk: 'Tk', swing: 'Swing' };
 
 /** Characters of `want` missing from `got` (code points; want's length minus their longest common subsequence). */
 export function charactersLost(want: string, got: string): number {

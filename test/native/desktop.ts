@@ -20,10 +20,20 @@ import type { DBusConnection } from '../../server/native/dbus.js';
 export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', import.meta.url));
 
 /** The test apps, one per toolkit; each reports its own widgets' state as JSON lines on stdout. */
-export type Toolkit = 'gtk3' | 'gtk4' | 'qt' | 'tk';
+export type Toolkit = 'gtk3' | 'gtk4' | 'qt' | 'tk' | 'swing';
+const PYTHON = '/usr/bin/python3';
 const APPS: Record<
   Toolkit,
-  { script: string; env: Record<string, string>; probe: string; needs: string; setsPid?: false }
+  {
+    script: string;
+    env: Record<string, string>;
+    /** The program that runs the script (python3 unless said). */
+    runner?: string;
+    /** Python that exits 0 when the toolkit is here. */
+    probe: string;
+    needs: string;
+    setsPid?: false;
+  }
 > = {
   gtk3: {
     script: APP_PY,
@@ -52,13 +62,23 @@ const APPS: Record<
     needs: 'python3-tk',
     setsPid: false,
   },
+  // Swing without the ATK bridge (not installed): no AT-SPI tree either, but it sets _NET_WM_PID. Run from
+  // source by the JDK's launcher; AWT's X11 toolkit needs a full (not headless) JRE.
+  swing: {
+    script: fileURLToPath(new URL('../../../test/native/AppSwing.java', import.meta.url)),
+    env: {},
+    runner: '/usr/bin/java',
+    probe:
+      "import glob, os, sys; sys.exit(0 if os.access('/usr/bin/java', os.X_OK) and glob.glob('/usr/lib/jvm/*/lib/libawt_xawt.so') else 1)",
+    needs: 'a JDK with AWT for X11 (openjdk-17-jdk)',
+  },
 };
 
 /** Whether the test app of `toolkit` can run here (and why not). */
 export function missingToolkit(toolkit: Toolkit): string | null {
   const base = missingTools();
   if (base) return base;
-  const r = spawnSync('/usr/bin/python3', ['-c', APPS[toolkit].probe], { stdio: 'ignore' });
+  const r = spawnSync(PYTHON, ['-c', APPS[toolkit].probe], { stdio: 'ignore' });
   return r.status === 0 ? null : `${APPS[toolkit].needs} is missing`;
 }
 
@@ -578,7 +598,7 @@ export async function startApp(
       ? { GDK_BACKEND: 'wayland', QT_QPA_PLATFORM: 'wayland' }
       : { GDK_BACKEND: 'x11', QT_QPA_PLATFORM: 'xcb', WAYLAND_DISPLAY: '' }
     : {};
-  const child = desktop.spawn('/usr/bin/python3', [APPS[toolkit].script, title, ...extraArgs], {
+  const child = desktop.spawn(APPS[toolkit].runner ?? PYTHON, [APPS[toolkit].script, title, ...extraArgs], {
     ...APPS[toolkit].env,
     ...backendEnv,
   });

@@ -18,7 +18,7 @@ import {
   until,
 } from './desktop.js';
 import { formCases } from './form-cases.js';
-import { tkCases } from './tk-cases.js';
+import { noTreeCases } from './no-tree-cases.js';
 
 let d: Desktop;
 let v: Verity;
@@ -141,7 +141,15 @@ describe('native route on qt: what Qt says differently', { skip: missingToolkit(
 });
 
 describe('native route on tk: a toolkit with no accessibility tree', { skip: missingToolkit('tk') ?? false }, () =>
-  tkCases(() => ({ d, v })),
+  noTreeCases('tk', () => ({ d, v })),
+);
+
+describe(
+  'native route on Swing without its ATK bridge: the same family',
+  {
+    skip: missingToolkit('swing') ?? false,
+  },
+  () => noTreeCases('swing', () => ({ d, v })),
 );
 
 describe('native route on gtk4: popovers, drop-down lists and dialogs', {

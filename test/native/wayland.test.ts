@@ -18,7 +18,7 @@ import {
 } from './desktop.js';
 import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
 import { formCases } from './form-cases.js';
-import { tkCases } from './tk-cases.js';
+import { noTreeCases } from './no-tree-cases.js';
 
 const missing = missingWaylandTools();
 const WAYLAND_ID_BASE = 0x4000_0000; // ids of Verity's own, above any X11 id
@@ -514,5 +514,8 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
   });
 
   // Tk has no Wayland backend: on a Wayland desktop it runs on XWayland, reached by X11 as on an X session.
-  describe('Tk on XWayland', { skip: missingToolkit('tk') ?? false }, () => tkCases(() => ({ d, v })));
+  describe('Tk on XWayland', { skip: missingToolkit('tk') ?? false }, () => noTreeCases('tk', () => ({ d, v })));
+  describe('Swing on XWayland', { skip: missingToolkit('swing') ?? false }, () =>
+    noTreeCases('swing', () => ({ d, v })),
+  );
 });

@@ -38,6 +38,7 @@ const DRIVES: Array<[RegExp, RegExp]> = [
   [/\bGTK 4\b/, /'gtk4'/],
   [/\bQt\b/, /'qt'/],
   [/\bTk\b/, /'tk'/],
+  [/\bSwing\b/, /'swing'/],
   [/\bLibreOffice\b/, /officeCases|startOffice/],
   [/\bGNOME\b/, /'gnome'/],
   [/\bKDE\b/, /'kde'/],
