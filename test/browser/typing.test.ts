@@ -124,6 +124,36 @@ describe('plain fields', () => {
   });
 });
 
+describe('a page that rewrites the value after the input is caught, however it defers it', () => {
+  // The read-back's second read waits for the frame after the (last) input and a task after it: a rewrite
+  // in that frame, a timer or a microtask is seen, and the text that arrived is a mismatch, never confirmed.
+  for (const [label, key] of [
+    ['Rewrites in a frame', 'frame'],
+    ['Rewrites in a timer', 'timer'],
+    ['Rewrites in a microtask', 'micro'],
+  ] as const) {
+    test(`${label.toLowerCase()}: mismatch, all of it delivered`, async () => {
+      const page = await s.open('rewrites.html');
+      const snap = await s.snapshot(s.v);
+      const r = await s.v.call('type_text', { element_token: snap.token(label), text: 'abc' });
+      assert.equal(r.structured.effect, 'mismatch', r.text);
+      assert.equal(r.structured.delivery.delivered_count, 3, r.text);
+      assert.equal((await s.model(page))[key], 'ABC');
+    });
+  }
+
+  test('several lines, rewritten in the frame after the last one: mismatch', async () => {
+    const page = await s.open('rewrites.html');
+    const snap = await s.snapshot(s.v);
+    const r = await s.v.call('type_text', {
+      element_token: snap.token('Area rewrites in a frame'),
+      text: 'one\ntwo\nthree',
+    });
+    assert.equal(r.structured.effect, 'mismatch', r.text);
+    assert.equal((await s.model(page)).area, 'ONE\nTWO\nTHREE');
+  });
+});
+
 describe('framework-controlled inputs', () => {
   test('React controlled input and textarea: the component state holds the text', async () => {
     const page = await s.open('react.html');

@@ -27,11 +27,11 @@ export interface Watch {
   events: WatchedEvent[];
   leaving?: boolean;
   /**
-   * A held field's watch (fieldWatch): settles once the first frame after the field's first `input` event
+   * A held field's watch (fieldWatch): settles once the first frame after the field's latest `input` event
    * has run, and a task after it, so every frame callback, timer and microtask the page scheduled in
    * answer to the input has run (see frameThenTask). Unset until an input is heard.
    */
-  afterInput?: Promise<void>;
+  afterInput?: FrameAfter;
 }
 /** The watch armed last by watchEvents, watchPoint or pointFor: what a click's, a key's or a hover's `watched` reads. */
 let watch: Watch | null = null;
@@ -516,18 +516,30 @@ export function nextFrame(): Promise<void> {
   });
 }
 
+/** A frame asked for, and the task after it: `framed` once the frame ran (a later input needs the next one). */
+export interface FrameAfter {
+  settled: Promise<void>;
+  framed: boolean;
+}
+
 /**
  * Settles in a task after the next frame: by then the frame's callbacks have all run, those requested
  * after this one included, and so have the timers (0 ms) requested before it. Bounded as nextFrame is.
  */
-export function frameThenTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, 100); // rAF never fires in a hidden tab; do not wait forever
+export function frameThenTask(): FrameAfter {
+  const after: FrameAfter = { settled: Promise.resolve(), framed: false };
+  after.settled = new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      after.framed = true;
+      resolve();
+    }, 100); // rAF never fires in a hidden tab; do not wait forever
     requestAnimationFrame(() => {
       clearTimeout(timer);
+      after.framed = true;
       setTimeout(resolve, 0);
     });
   });
+  return after;
 }
 
 /** The element this frame considers hit at (x, y), looked up in the target's own tree (closed roots too). */
@@ -657,7 +669,9 @@ const armedOnWindow = new Set<string>();
 function onTargetEvent(e: Event) {
   for (const w of listening()) {
     if (e.currentTarget !== w.target) continue;
-    if (e.type === 'input' && !w.afterInput && fieldWatches.has(w)) w.afterInput = frameThenTask();
+    // Each input (a multi-line insertion has several) needs a frame after it: one still to come serves.
+    if (e.type === 'input' && fieldWatches.has(w) && (!w.afterInput || w.afterInput.framed))
+      w.afterInput = frameThenTask();
     w.events.push({
       type: e.type,
       trusted: e.isTrusted,

@@ -448,9 +448,9 @@ export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
   if (!target) return { first: null, settled: null, events: [], held: !!field };
   const first = readField(target);
   // What a framework reverts or rewrites the value with (a microtask, a timer, a frame callback) has run
-  // once the frame after the input has: that frame was requested when the input was heard, so a read-back
-  // that arrives after it does not wait for another. Nothing heard: the next frame.
-  await (field?.watch.afterInput ?? nextFrame());
+  // once the frame after the last input has: that frame was requested when the input was heard, so a
+  // read-back that arrives after it does not wait for another. Nothing heard: the next frame.
+  await (field?.watch.afterInput?.settled ?? nextFrame());
   let settled = readField(target);
   if (settled.kind === 'editor') {
     // Rich editors reconcile their DOM with their own model asynchronously (a render after the
