@@ -96,6 +96,8 @@ export interface AppState {
   opened?: number;
   bold?: boolean;
   wrap?: boolean;
+  /** GTK 4 app: the text of the entry in its popover ("Find"). */
+  find?: string;
   menu_open?: boolean;
   popover_open?: boolean;
   dialog_open?: boolean;

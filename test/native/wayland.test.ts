@@ -403,6 +403,32 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       await closed('Wrap lines');
     });
 
+    test('a text field in a popover: typed into by its token while open (unplaced) and by focus, confirmed by what the app holds', async () => {
+      const first = await snap(v, w);
+      const opened = await v.call('click', { element_token: first.token('Options') });
+      assert.equal(opened.isError, false, opened.text);
+      await app.waitFor((st) => !!st.popover_open, 'the popover to open');
+      const s = await snapWhen(has('Find'), 'the open popover with its field');
+      unplaced(s, 'Find');
+      assert.equal(app.state().find, '', 'the field starts empty');
+      // AT-SPI insertion needs no point: the field takes it where the popover is drawn.
+      const byToken = await v.call('type_text', { element_token: s.token('Find'), text: 'Grüße ✓' });
+      await app.waitFor((st) => st.find === 'Grüße ✓', `the field in the popover holding the text (${byToken.text})`);
+      assert.equal(byToken.structured.effect, 'confirmed', byToken.text);
+      assert.equal(app.state().popover_open, true, 'the popover is still open');
+      // By focus: Tab from the check box (the popover gives it the focus as it opens) to the field.
+      const tab = await v.call('press_key', { target: target(), key: 'Tab' });
+      assert.equal(tab.isError, false, tab.text);
+      await app.waitFor((st) => st.focus === 'Text', 'the field in the popover to take the focus');
+      const byFocus = await v.call('type_text', { target: target(), text: ' 世界' });
+      await app.waitFor((st) => st.find === 'Grüße ✓ 世界', `the focused field holding the text (${byFocus.text})`);
+      assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
+      const esc = await v.call('press_key', { target: target(), key: 'Escape' });
+      assert.equal(esc.isError, false, esc.text);
+      await app.waitFor((st) => !st.popover_open, 'the popover to close');
+      await closed('Find');
+    });
+
     test('an open drop-down list: its items listed, unplaced; one chosen by element goes by keys, confirmed by what the drop-down shows', async () => {
       for (let round = 0; round < 2; round++) {
         const s0 = await snap(v, w);
