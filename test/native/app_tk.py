@@ -2,7 +2,7 @@
 # A small Tk app for the native route's tests: a toolkit with no accessibility tree (Tk has no AT-SPI
 # bridge) and no _NET_WM_PID on its window. An entry, a button and a red swatch; it reports its own state
 # as one JSON line on stdout on every change (the entry's text, the click count, which widget has focus,
-# where the swatch is drawn in the window), so tests assert what the app itself holds.
+# where the button and the swatch are drawn in the window), so tests assert what the app itself holds.
 #   app_tk.py TITLE
 #   app_tk.py TITLE --net-wm-pid   also sets _NET_WM_PID on its window to its own pid (as Tk does not; as
 #                                  an app in a pid namespace would, its pid there), and reports it
@@ -36,6 +36,8 @@ def state():
         # In the window's own pixels (the client area a screenshot of it shows), once drawn.
         'swatch': [swatch.winfo_x(), swatch.winfo_y(), swatch.winfo_width(), swatch.winfo_height()]
         if mapped else None,
+        'button': [button.winfo_x(), button.winfo_y(), button.winfo_width(), button.winfo_height()]
+        if button.winfo_ismapped() else None,
         'net_wm_pid': net_wm_pid['pid'],
     }
 
@@ -76,6 +78,7 @@ root.bind_all('<FocusIn>', changed)
 root.bind_all('<FocusOut>', changed)
 swatch.bind('<Configure>', changed)
 swatch.bind('<Map>', changed)
+button.bind('<Configure>', changed)
 if '--net-wm-pid' in sys.argv:
     root.update()  # Tk's wrapper window exists once the window is mapped
     set_net_wm_pid()

@@ -96,8 +96,9 @@ export interface AppState {
   opened?: number;
   bold?: boolean;
   wrap?: boolean;
-  /** Tk app: where its red swatch is drawn in the window ([x, y, w, h]), and the _NET_WM_PID it set. */
+  /** Tk app: where its red swatch and its button are drawn in the window ([x, y, w, h]), and the _NET_WM_PID it set. */
   swatch?: [number, number, number, number] | null;
+  button?: [number, number, number, number] | null;
   net_wm_pid?: number | null;
   /** GTK 4 app: the text of the entry in its popover ("Find"). */
   find?: string;

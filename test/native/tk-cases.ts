@@ -81,6 +81,21 @@ export function tkCases(desktop: () => { d: Desktop; v: Verity }): void {
     );
   });
 
+  test('a click by pixels on the button where the app says it is drawn: the app counts it, unverifiable', async () => {
+    const { button } = await tk.waitFor((st) => !!st.button, 'the button to be drawn');
+    const [bx, by, bw, bh] = button!;
+    const clicks = tk.state().clicks;
+    const r = await v.call('click', {
+      target: { kind: 'window', pid: tk.pid, window_id: tk.windowId() },
+      x: bx + bw / 2,
+      y: by + bh / 2,
+    });
+    assert.equal(r.isError, false, r.text);
+    await tk.waitFor((st) => st.clicks === clicks + 1, 'the app to count the pixel click');
+    assert.equal(r.structured.effect, 'unverifiable', r.text);
+    assert.equal(r.structured.route, 'pixel', r.text);
+  });
+
   test('a Tk window that sets _NET_WM_PID itself: listed with that pid, which the X server says too', async () => {
     const own = await startApp(d, 'Verity tk pid', ['--net-wm-pid'], 'tk', 'x11');
     try {
