@@ -9,7 +9,10 @@ import { cardinals, isBadWindow, type XConnection, type XProperty } from './xpro
 
 export interface XWindow {
   id: number;
-  /** _NET_WM_PID, else the creating X client's pid (X-Resource); null when neither is known. */
+  /**
+   * The creating X client's pid as the X server knows it (X-Resource, from the socket's peer credentials),
+   * else _NET_WM_PID; null when neither is known.
+   */
   pid: number | null;
   title: string;
   bounds: { x: number; y: number; w: number; h: number };
@@ -59,19 +62,23 @@ export async function windowIds(): Promise<number[]> {
 export async function describeWindow(id: number): Promise<XWindow> {
   const x = await xServer();
   try {
-    // Pipelined on one connection: one round trip for all six answers.
-    const [geometry, corner, mapState, pid, netName, wmName] = await Promise.all([
+    // Pipelined on one connection: one round trip for all seven answers.
+    const [geometry, corner, mapState, netPid, netName, wmName, clientPid] = await Promise.all([
       x.geometry(id),
       x.toRoot(id, 0, 0),
       x.mapState(id),
       x.property(id, '_NET_WM_PID', 1),
       x.property(id, '_NET_WM_NAME'),
       x.property(id, 'WM_NAME'),
+      x.clientPid(id).catch(() => null),
     ]);
     return {
       id,
-      // Tk and Java AWT set no _NET_WM_PID: then the X server says which process created the window.
-      pid: cardinals(pid)[0] ?? (await x.clientPid(id).catch(() => null)),
+      // The X server's pid first: _NET_WM_PID is what the client says, in its own pid namespace (an app in
+      // Flatpak's or a container's names a process there, another one here, or none), and Tk and Java AWT
+      // set none. It is the fallback where the server does not know the pid (no X-Resource 1.2, a remote
+      // client).
+      pid: clientPid ?? cardinals(netPid)[0] ?? null,
       title: await titleOf(x, netName ?? wmName),
       // Like xwininfo's "Absolute upper-left": the outer corner, border included.
       bounds: { x: corner.x - geometry.border, y: corner.y - geometry.border, w: geometry.w, h: geometry.h },

@@ -173,8 +173,9 @@ export class XConnection {
 
   /**
    * The pid of the X client that created `window`, from the X-Resource extension's QueryClientIds (1.2):
-   * the server knows it for local clients from the socket's peer credentials. For toolkits that set no
-   * _NET_WM_PID (Tk, Java AWT). Null when the server lacks the extension or does not know the pid.
+   * the server knows it for local clients from the socket's peer credentials, in the server's pid namespace
+   * (where _NET_WM_PID is the client's claim in its own, and Tk and Java AWT set none). Null when the server
+   * lacks the extension or does not know the pid.
    */
   async clientPid(window: number): Promise<number | null> {
     const major = await this.extension('X-Resource');

@@ -2,8 +2,8 @@
 # A small GTK 4 app for the native route's tests (the GTK 4 counterpart of app.py): an entry, a
 # multi-line text view, a check box, a button, a combo box, a spin button and a slider; and in a row below
 # them the surfaces GTK 4 draws apart from its window: a menu button with a popover menu (an action item
-# and a check item), a menu button with a plain popover holding a check box, and a button that opens a
-# file chooser dialog. It reports its own state as one JSON line on stdout on every change, so tests
+# and a check item), a menu button with a plain popover holding a check box and a text entry ("Find"),
+# and a button that opens a file chooser dialog. It reports its own state as one JSON line on stdout on every change, so tests
 # assert what the app itself holds.
 #   app_gtk4.py TITLE
 import sys
@@ -66,6 +66,10 @@ row.append(menu_button)
 pop_check = Gtk.CheckButton(label='Wrap lines')
 pop_box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
 pop_box.append(pop_check)
+# After the check box, so the popover still gives the check box the focus as it opens.
+pop_entry = Gtk.Entry()
+pop_entry.update_property([Gtk.AccessibleProperty.LABEL], ['Find'])
+pop_box.append(pop_entry)
 popover = Gtk.Popover()
 popover.set_child(pop_box)
 options_button = Gtk.MenuButton(label='Options')
@@ -92,6 +96,7 @@ def state():
         'opened': menu_state['opened'],
         'bold': bold_action.get_state().get_boolean(),
         'wrap': pop_check.get_active(),
+        'find': pop_entry.get_text(),
         'menu_open': menu_button.get_popover().get_visible(),
         'popover_open': popover.get_visible(),
         'dialog_open': dialogs['chooser'] is not None,
@@ -133,6 +138,7 @@ open_action.connect('activate', on_open)
 bold_action.connect('activate', on_bold)
 file_button.connect('clicked', on_choose)
 pop_check.connect('toggled', changed)
+pop_entry.connect('changed', changed)
 menu_button.get_popover().connect('notify::visible', changed)
 popover.connect('notify::visible', changed)
 button.connect('clicked', on_click)

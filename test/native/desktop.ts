@@ -116,6 +116,12 @@ export interface AppState {
   opened?: number;
   bold?: boolean;
   wrap?: boolean;
+  /** Tk app: where its red swatch and its button are drawn in the window ([x, y, w, h]), and the _NET_WM_PID it set. */
+  swatch?: [number, number, number, number] | null;
+  button?: [number, number, number, number] | null;
+  net_wm_pid?: number | null;
+  /** GTK 4 app: the text of the entry in its popover ("Find"). */
+  find?: string;
   menu_open?: boolean;
   popover_open?: boolean;
   dialog_open?: boolean;
@@ -585,6 +591,8 @@ export async function startWaylandDesktop(options: { xwayland?: boolean } = {}):
 /**
  * Starts the test app of `toolkit` (GTK 3 unless said) and waits for its window and first state line. On a
  * Wayland desktop it is a Wayland client unless `backend` is 'x11' (XWayland); a Wayland window has no X id.
+ * `under` is a command the app runs under (`unshare --pid --fork ...`), which must run it as its only child:
+ * the app's pid is then that child's, and both are stopped by PID.
  */
 export async function startApp(
   desktop: Desktop,
@@ -592,13 +600,15 @@ export async function startApp(
   extraArgs: string[] = [],
   toolkit: Toolkit = 'gtk3',
   backend: 'x11' | 'wayland' = desktop.wayland ? 'wayland' : 'x11',
+  under: string[] = [],
 ): Promise<GtkApp> {
   const backendEnv: Record<string, string> = desktop.wayland
     ? backend === 'wayland'
       ? { GDK_BACKEND: 'wayland', QT_QPA_PLATFORM: 'wayland' }
       : { GDK_BACKEND: 'x11', QT_QPA_PLATFORM: 'xcb', WAYLAND_DISPLAY: '' }
     : {};
-  const child = desktop.spawn(APPS[toolkit].runner ?? PYTHON, [APPS[toolkit].script, title, ...extraArgs], {
+  const command = [...under, APPS[toolkit].runner ?? PYTHON, APPS[toolkit].script, title, ...extraArgs];
+  const child = desktop.spawn(command[0]!, command.slice(1), {
     ...APPS[toolkit].env,
     ...backendEnv,
   });
@@ -624,9 +634,12 @@ export async function startApp(
     stderr += String(d);
   });
   await until(() => latest, `the app "${title}" to report its state (${stderr.trim()})`, 15_000);
+  const pid = under.length
+    ? await until(() => childrenOf(child.pid!)[0], `the app "${title}" as the only child of ${under[0]}`)
+    : child.pid!;
   let id = 0;
   const app: GtkApp = {
-    pid: child.pid!,
+    pid,
     title,
     state: () => latest!,
     async waitFor(pred, what, ms = 3000) {
@@ -648,7 +661,7 @@ export async function startApp(
     },
     windowId() {
       if (backend === 'wayland') throw new Error(`"${title}" is a Wayland window: it has no X11 window id`);
-      const byPid = APPS[toolkit].setsPid === false ? [] : ['--pid', String(child.pid)];
+      const byPid = APPS[toolkit].setsPid === false ? [] : ['--pid', String(pid)];
       if (!id)
         id = Number(
           desktop.x('xdotool', ['search', '--sync', '--onlyvisible', ...byPid, '--name', `^${title}$`]).split('\n')[0],
@@ -656,6 +669,7 @@ export async function startApp(
       return id;
     },
     async kill() {
+      if (pid !== child.pid) await stop(pid);
       await stop(child.pid);
     },
   };

@@ -4,13 +4,28 @@
 // Registered inside the caller's describe; `desktop` gives its desktop and Verity.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { PNG } from 'pngjs';
 import type { Verity } from '../helpers/mcp.js';
 import { startApp, type Desktop, type GtkApp } from './desktop.js';
+
+/** A new pid namespace for one process (its only child runs the app), or why there can be none here. */
+const PID_NAMESPACE = [
+  '/usr/bin/unshare',
+  ...(process.getuid?.() === 0 ? [] : ['--user', '--map-root-user']),
+  '--pid',
+  '--fork',
+  '--kill-child',
+];
+function noPidNamespace(): string | false {
+  const r = spawnSync(PID_NAMESPACE[0]!, [...PID_NAMESPACE.slice(1), '/bin/true'], { encoding: 'utf8' });
+  return r.status === 0 ? false : `no pid namespace here: ${(r.stderr || r.error?.message || '').trim()}`;
+}
 
 /** Each app of the family: what its entry is called when focused, and how its window gives its pid. */
 const FAMILY = {
   tk: { entry: 'Entry', pid: 'from the X client: Tk sets no _NET_WM_PID' },
-  swing: { entry: 'JTextField', pid: "from the window's _NET_WM_PID" },
+  swing: { entry: 'JTextField', pid: 'from the X client; its _NET_WM_PID says the same' },
 } as const;
 
 export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: Desktop; v: Verity }): void {
@@ -45,6 +60,102 @@ export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: De
     assert.equal(s.isError, false, s.text);
     assert.match(s.text, /exposes no AT-SPI tree/);
   });
+
+  // Tk's app reports where it draws its button and a swatch, and can set _NET_WM_PID itself (--net-wm-pid).
+  if (toolkit === 'tk') {
+    test("a screenshot of the window: the X server's size of it, and the swatch where the app says it is drawn", async () => {
+      const { swatch } = await app.waitFor((st) => !!st.swatch, 'the swatch to be drawn');
+      const [sx, sy, sw, sh] = swatch!;
+      const info = d.x('xwininfo', ['-id', String(app.windowId())]);
+      const size = [Number(/Width: (\d+)/.exec(info)?.[1]), Number(/Height: (\d+)/.exec(info)?.[1])];
+      const listed = await v.call('list_windows', {});
+      const w = (listed.structured.windows as Array<{ window_id: number; bounds: { w: number; h: number } }>).find(
+        (x) => x.window_id === app.windowId(),
+      );
+      assert.ok(w, listed.text);
+      assert.deepEqual([w.bounds.w, w.bounds.h], size, `list_windows' size is the X server's (${info})`);
+      const raw = (await v.client.callTool({
+        name: 'get_window_state',
+        arguments: { target: { kind: 'window', pid: app.pid, window_id: app.windowId() }, include_screenshot: true },
+      })) as { content: Array<{ type: string; data?: string; text?: string }> };
+      const image = raw.content.find((c) => c.type === 'image');
+      assert.ok(image?.data, `a screenshot: ${raw.content.map((c) => c.text ?? c.type).join(' | ')}`);
+      const png = PNG.sync.read(Buffer.from(image.data, 'base64'));
+      assert.deepEqual([png.width, png.height], size, "the screenshot is the window's size");
+      const colours = new Set<number>();
+      for (let i = 0; i < png.data.length; i += 4 * 97) colours.add(png.data.readUInt32BE(i));
+      assert.ok(colours.size > 2, `the window's pixels, not a blank image (${colours.size} colours)`);
+      const at = 4 * (Math.round(sy + sh / 2) * png.width + Math.round(sx + sw / 2));
+      const [red, green, blue] = [png.data[at], png.data[at + 1], png.data[at + 2]];
+      assert.ok(
+        red > 180 && green < 90 && blue < 90,
+        `the swatch's centre (${sx + sw / 2}, ${sy + sh / 2}) is rgb(${red}, ${green}, ${blue}), not #e01b24`,
+      );
+    });
+
+    test('a click by pixels on the button where the app says it is drawn: the app counts it, unverifiable', async () => {
+      const { button } = await app.waitFor((st) => !!st.button, 'the button to be drawn');
+      const [bx, by, bw, bh] = button!;
+      const clicks = app.state().clicks;
+      const r = await v.call('click', {
+        target: { kind: 'window', pid: app.pid, window_id: app.windowId() },
+        x: bx + bw / 2,
+        y: by + bh / 2,
+      });
+      assert.equal(r.isError, false, r.text);
+      await app.waitFor((st) => st.clicks === clicks + 1, 'the app to count the pixel click');
+      assert.equal(r.structured.effect, 'unverifiable', r.text);
+      assert.equal(r.structured.route, 'pixel', r.text);
+    });
+
+    test('a Tk window that sets _NET_WM_PID itself: listed with that pid, which the X server says too', async () => {
+      const own = await startApp(d, 'Verity tk pid', ['--net-wm-pid'], 'tk', 'x11');
+      try {
+        await own.waitFor((st) => st.net_wm_pid === own.pid, 'the app to set _NET_WM_PID to its pid');
+        const id = own.windowId();
+        assert.match(d.x('xprop', ['-id', String(id), '_NET_WM_PID']), new RegExp(`= ${own.pid}$`));
+        const r = await v.call('list_windows', {});
+        const w = (r.structured.windows as Array<{ window_id: number; pid: number | null }>).find(
+          (x) => x.window_id === id,
+        );
+        assert.equal(w?.pid, own.pid, r.text);
+      } finally {
+        await own.kill();
+      }
+    });
+
+    // An app in a pid namespace (Flatpak's, a container's) sets _NET_WM_PID to its pid there, which outside
+    // names another process (here 1, the namespace's init: this host's init). The X server knows the
+    // client's pid from its socket, as the kernel says it on this side.
+    test("in a pid namespace, where _NET_WM_PID names another process, the window's pid is the X server's", {
+      skip: noPidNamespace(),
+    }, async () => {
+      const boxed = await startApp(d, 'Verity tk ns', ['--net-wm-pid'], 'tk', 'x11', PID_NAMESPACE);
+      try {
+        const { net_wm_pid: inside } = await boxed.waitFor((st) => !!st.net_wm_pid, 'the app to set _NET_WM_PID');
+        assert.notEqual(inside, boxed.pid, 'its pid inside the namespace is not its pid here');
+        const id = boxed.windowId();
+        assert.match(d.x('xprop', ['-id', String(id), '_NET_WM_PID']), new RegExp(`= ${inside}$`));
+        const r = await v.call('list_windows', {});
+        const w = (r.structured.windows as Array<{ window_id: number; pid: number | null }>).find(
+          (x) => x.window_id === id,
+        );
+        assert.equal(w?.pid, boxed.pid, `the app's pid on this side, not _NET_WM_PID's ${inside}: ${r.text}`);
+        const wrong = await v.call('get_window_state', {
+          target: { kind: 'window', pid: inside, window_id: id },
+          include_screenshot: false,
+        });
+        assert.equal(wrong.structured.refusal?.code, 'target_not_found', wrong.text);
+        const right = await v.call('get_window_state', {
+          target: { kind: 'window', pid: boxed.pid, window_id: id },
+          include_screenshot: false,
+        });
+        assert.equal(right.isError, false, right.text);
+      } finally {
+        await boxed.kill();
+      }
+    });
+  }
 
   test('type_text by pixels: checked before the click, then clicked and typed, unverifiable and saying why', async () => {
     const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };

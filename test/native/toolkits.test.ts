@@ -262,6 +262,32 @@ describe('native route on gtk4: popovers, drop-down lists and dialogs', {
     await elementsWhen((x) => !x.some((e) => e.label === 'Wrap lines'), 'the closed popover gone');
   });
 
+  test('a text field in a popover: typed into by its token while open and by focus, confirmed by what the app holds', async () => {
+    const els = await elements();
+    await v.call('click', { element_token: one(els, 'Options', 'push button').element_token });
+    await app().waitFor((st) => !!st.popover_open, 'the popover to open');
+    await elementsWhen((x) => x.some((e) => e.label === 'Find'), 'the open popover with its field');
+    const { listed, els: open } = await surfaces(); // the newest snapshot: its tokens are the current ones
+    const find = one(open, 'Find', 'text');
+    assert.equal(listed.length, 1, JSON.stringify(listed));
+    assert.ok(inside(find.frame, listed[0].frame), `${JSON.stringify(find.frame)} in ${JSON.stringify(listed)}`);
+    const was = app().state().find;
+    assert.equal(was, '', 'the field starts empty');
+    const byToken = await v.call('type_text', { element_token: find.element_token, text: 'Grüße ✓' });
+    await app().waitFor((st) => st.find === 'Grüße ✓', `the field in the popover holding the text (${byToken.text})`);
+    assert.equal(byToken.structured.effect, 'confirmed', byToken.text);
+    assert.equal(app().state().popover_open, true, 'the popover is still open');
+    // By focus: Tab from the check box (the popover gives it the focus as it opens) to the field.
+    await v.call('press_key', { target: win(), key: 'Tab', delivery_mode: 'foreground' });
+    await app().waitFor((st) => st.focus === 'Text', 'the field in the popover to take the focus');
+    const byFocus = await v.call('type_text', { target: win(), text: ' 世界' });
+    await app().waitFor((st) => st.find === 'Grüße ✓ 世界', 'the focused field holding the text');
+    assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
+    await v.call('press_key', { target: win(), key: 'Escape', delivery_mode: 'foreground' });
+    await app().waitFor((st) => !st.popover_open, 'the popover to close');
+    await elementsWhen((x) => !x.some((e) => e.label === 'Find'), 'the closed popover gone');
+  });
+
   test('an open drop-down list: its items listed where drawn; a click on one chooses it, confirmed by what the drop-down shows', async () => {
     for (const how of ['pixels', 'token'] as const) {
       let els = await elements();

@@ -403,6 +403,32 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       await closed('Wrap lines');
     });
 
+    test('a text field in a popover: typed into by its token while open (unplaced) and by focus, confirmed by what the app holds', async () => {
+      const first = await snap(v, w);
+      const opened = await v.call('click', { element_token: first.token('Options') });
+      assert.equal(opened.isError, false, opened.text);
+      await app.waitFor((st) => !!st.popover_open, 'the popover to open');
+      const s = await snapWhen(has('Find'), 'the open popover with its field');
+      unplaced(s, 'Find');
+      assert.equal(app.state().find, '', 'the field starts empty');
+      // AT-SPI insertion needs no point: the field takes it where the popover is drawn.
+      const byToken = await v.call('type_text', { element_token: s.token('Find'), text: 'Grüße ✓' });
+      await app.waitFor((st) => st.find === 'Grüße ✓', `the field in the popover holding the text (${byToken.text})`);
+      assert.equal(byToken.structured.effect, 'confirmed', byToken.text);
+      assert.equal(app.state().popover_open, true, 'the popover is still open');
+      // By focus: Tab from the check box (the popover gives it the focus as it opens) to the field.
+      const tab = await v.call('press_key', { target: target(), key: 'Tab' });
+      assert.equal(tab.isError, false, tab.text);
+      await app.waitFor((st) => st.focus === 'Text', 'the field in the popover to take the focus');
+      const byFocus = await v.call('type_text', { target: target(), text: ' 世界' });
+      await app.waitFor((st) => st.find === 'Grüße ✓ 世界', `the focused field holding the text (${byFocus.text})`);
+      assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
+      const esc = await v.call('press_key', { target: target(), key: 'Escape' });
+      assert.equal(esc.isError, false, esc.text);
+      await app.waitFor((st) => !st.popover_open, 'the popover to close');
+      await closed('Find');
+    });
+
     test('an open drop-down list: its items listed, unplaced; one chosen by element goes by keys, confirmed by what the drop-down shows', async () => {
       for (let round = 0; round < 2; round++) {
         const s0 = await snap(v, w);
@@ -511,6 +537,82 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
     assert.doesNotMatch(JSON.stringify(key.structured.evidence), /XTest/, key.text);
     await native.waitFor((st) => st.term === `${before}w`, 'the backspace on the Wayland terminal');
     assert.equal(x11.state().term, x11Before, 'nothing reached the X11 app');
+  });
+
+  // Each window's own route: Verity's virtual pointer for the Wayland one, XTest for the XWayland one. XTest
+  // reaches X11 clients only (XWayland hands it to them, never to the compositor), so an XTest event meant
+  // for the Wayland window would move XWayland's pointer there and click nothing: XWayland's own pointer
+  // position says whether any came.
+  test('pixels in each window by its own route: a check box confirmed by its state, a button counted by the app, and a screenshot of each', async () => {
+    const xPointer = () => {
+      const at = d.x('xdotool', ['getmouselocation', '--shell']);
+      return [Number(/^X=(\d+)/m.exec(at)?.[1]), Number(/^Y=(\d+)/m.exec(at)?.[1])];
+    };
+    for (const [app, pointer, other] of [
+      [native, 'virtual pointer', 'XTest'],
+      [x11, 'XTest', 'virtual pointer'],
+    ] as const) {
+      const w = await windowOf(v, app.pid);
+      const target = { kind: 'window', pid: w.pid, window_id: w.window_id };
+      const bystander = app === native ? x11 : native;
+      const still = bystander.state();
+      const xBefore = xPointer();
+      // The screenshot: this window's pixels, its size, the red swatch where its frame says.
+      const raw = (await v.client.callTool({
+        name: 'get_window_state',
+        arguments: { target, format: 'full' },
+      })) as { content: Array<{ type: string; data?: string }>; structuredContent: any };
+      const image = raw.content.find((c) => c.type === 'image');
+      assert.ok(image?.data, `a screenshot of "${app.title}": ${JSON.stringify(raw.structuredContent.target)}`);
+      const png = PNG.sync.read(Buffer.from(image.data, 'base64'));
+      assert.deepEqual([png.width, png.height], [w.bounds.w, w.bounds.h], `"${app.title}": its size`);
+      const colours = new Set<number>();
+      for (let i = 0; i < png.data.length; i += 4 * 97) colours.add(png.data.readUInt32BE(i));
+      assert.ok(colours.size > 2, `"${app.title}": its pixels, not a blank image (${colours.size} colours)`);
+      const els = raw.structuredContent.elements as Array<{ label: string; frame: Win['bounds'] }>;
+      const frameOf = (label: string) => {
+        const e = els.find((x) => x.label === label);
+        assert.ok(e, `no "${label}" in "${app.title}": ${els.map((x) => x.label).join(', ')}`);
+        return e.frame;
+      };
+      const swatch = frameOf('Swatch');
+      const at = 4 * (Math.round(swatch.y + swatch.h / 2) * png.width + Math.round(swatch.x + swatch.w / 2));
+      const [red, green, blue] = [png.data[at], png.data[at + 1], png.data[at + 2]];
+      assert.ok(
+        red > 180 && green < 90 && blue < 90,
+        `"${app.title}": the swatch's centre is rgb(${red}, ${green}, ${blue}), not #e01b24`,
+      );
+
+      // A check box clicked at a point: confirmed by its checked state, and the app holds it.
+      const check = frameOf('Subscribe');
+      const was = app.state().checked;
+      const c = await v.call('click', { target, x: check.x + check.w / 2, y: check.y + check.h / 2 });
+      assert.equal(c.structured.effect, 'confirmed', c.text);
+      assert.equal(c.structured.route, 'pixel', c.text);
+      const sent = JSON.stringify(c.structured.evidence);
+      assert.match(sent, new RegExp(`${pointer} left x1`), c.text);
+      assert.doesNotMatch(sent, new RegExp(other), c.text);
+      await app.waitFor((st) => st.checked === !was, `"${app.title}": the check box toggled by the pixel click`);
+      // A button at a point: nothing to read back (unverifiable), and the app counts the click.
+      const button = frameOf('Press me');
+      const clicks = app.state().clicks;
+      const point = { x: Math.round(button.x + button.w / 2), y: Math.round(button.y + button.h / 2) };
+      const b = await v.call('click', { target, ...point });
+      assert.equal(b.isError, false, b.text);
+      assert.equal(b.structured.effect, 'unverifiable', b.text);
+      assert.match(JSON.stringify(b.structured.evidence), new RegExp(`${pointer} left x1`), b.text);
+      await app.waitFor((st) => st.clicks === clicks + 1, `"${app.title}": the button counting the pixel click`, 5000);
+
+      // Nothing reached the other window, and no XTest event was sent for the Wayland one.
+      await new Promise((r) => setTimeout(r, 200));
+      const now = bystander.state();
+      assert.deepEqual([now.checked, now.clicks], [still.checked, still.clicks], `"${bystander.title}" got none`);
+      const onScreen = [w.bounds.x + point.x, w.bounds.y + point.y];
+      if (app === native) {
+        assert.deepEqual(xPointer(), xBefore, "XWayland's pointer did not move: no XTest was sent");
+        assert.notDeepEqual(xPointer(), onScreen, "XWayland's pointer is not at the Wayland window's point");
+      } else assert.deepEqual(xPointer(), onScreen, "XTest moved XWayland's pointer to the button's point");
+    }
   });
 
   // Tk has no Wayland backend: on a Wayland desktop it runs on XWayland, reached by X11 as on an X session.
