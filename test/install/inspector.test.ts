@@ -24,6 +24,9 @@ function inspect(args: string[], configDir: string) {
         INSPECTOR,
         '--cli',
         '--strict',
+        // Its default 15 s to connect is not enough on a loaded two-core machine (seen: a timeout there).
+        '--connect-timeout',
+        '60000',
         '--method',
         'tools/list',
         process.execPath,
