@@ -438,9 +438,9 @@ export async function assignPreparedValue(handle: FieldHandle, text: string): Pr
 /**
  * Reads the held field right after delivery, then again once the page has settled (after the frame that
  * followed the input), so a framework that reverts or rewrites the value is caught. One round trip for
- * both. A field no longer
- * held here (the frame navigated: a new world) is the focused element. Once input was heard the action
- * tries nothing more on the field, so it is freed here, in the same round trip (`held: false`).
+ * both. A field no longer held here (the frame navigated: a new world) is the focused element. Once input
+ * was heard the action tries nothing more on the field, so it is freed here, in the same round trip
+ * (`held: false`).
  */
 export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
   const field = heldField(handle);
