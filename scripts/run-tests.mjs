@@ -38,9 +38,7 @@ for (const file of ordered) {
   if (status !== 0) failed.push(name);
 }
 const total = (performance.now() - started) / 1000;
-const lines = times
-  .sort((a, b) => b[1] - a[1])
-  .map(([name, s]) => `run-tests: ${s.toFixed(1).padStart(7)} s  ${name}`);
+const lines = times.sort((a, b) => b[1] - a[1]).map(([name, s]) => `run-tests: ${s.toFixed(1).padStart(7)} s  ${name}`);
 process.stdout.write(
   `\nrun-tests: ${ordered.length} files in ${(total / 60).toFixed(1)} min, the slowest first:\n${lines.join('\n')}\n`,
 );
