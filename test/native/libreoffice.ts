@@ -17,11 +17,13 @@ const RESTART = 81;
 const START_MS = 120_000;
 /**
  * A new document takes 5-15 s here under load (measured: 5.3-13.6 s, 22 documents, load average 28 on two
- * cores); one unanswered for this long is taken as hung, and LibreOffice is started again. Where it hangs
- * (gdb, twice, with an AT-SPI client walking LibreOffice's tree meanwhile; none in 22 documents without
- * one): the UNO thread running loadComponentFromURL sets up the menu bar, asks whether Paste is possible,
- * and waits in gtk_clipboard_wait_for_targets' nested main loop, which keeps answering AT-SPI calls and
- * never returns, while the main thread waits for the main context.
+ * cores); one unanswered for this long is taken as hung, and LibreOffice is started again, once. A bound
+ * only: the two hangs gdb found, both with an AT-SPI client walking LibreOffice's tree meanwhile, are fixed
+ * where they arose. (1) soffice's stderr was a pipe nobody read: the GLib warnings LibreOffice logs while
+ * answering AT-SPI calls filled it, and its main thread blocked in write(2) holding the SolarMutex (the
+ * desktop's spawn now reads every pipe). (2) loadComponentFromURL ran on a UNO bridge thread, which asked
+ * GTK's clipboard whether Paste is possible and waited in gtk_clipboard_wait_for_targets' nested main loop
+ * for good (office.py now runs every request on LibreOffice's main thread).
  */
 const NEW_MS = 60_000;
 
@@ -184,11 +186,11 @@ export async function startOffice(d: Desktop): Promise<Office> {
       try {
         await running.ask(req, NEW_MS);
       } catch (e) {
-        // A safety net only (the buses' own fix is in desktop.ts): the documents of the LibreOffice that
-        // hung go with it, so callers open documents per case group and lose one group, not the file.
+        // A bound, not the fix (see NEW_MS): the documents of the LibreOffice that hung go with it, so
+        // callers open documents per case group and lose one group, not the file.
         if (!(e instanceof Unanswered)) throw e;
         process.stderr.write(
-          `office: ${e.message}${stacks(running.pid())}; starting LibreOffice again and trying once more\n`,
+          `office: LibreOffice hung making a document (${e.message})${stacks(running.pid())}; starting LibreOffice again and trying once more\n`,
         );
         await running.stop();
         running = await launchOffice(d, userInstallation);
