@@ -43,6 +43,7 @@ export const ROLE = {
   application: 75,
   entry: 79,
   documentFrame: 82,
+  documentSpreadsheet: 92,
   documentWeb: 95,
   listBox: 98,
   filler: 20,

@@ -275,7 +275,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         // By focus: Enter moved the sheet's cursor to B3, which libatspi reports focused.
         const byFocus = await v.call('type_text', { target: target('sheet'), text: 'fokus' });
         assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
-        assert.equal(await office.cell('Verity Sheet', 'B3'), 'fokus');
+        assert.equal(await office.cell('Verity Sheet', 'B3'), 'fokus', byFocus.text);
       });
     });
 
