@@ -60,12 +60,29 @@ export const IFACE = {
 } as const;
 
 const CALL_TIMEOUT_MS = 5000;
+/**
+ * Cache.GetItems answers with the app's whole object cache in one reply (LibreOffice with four documents:
+ * 300-600 ms idle, past 5 s on two loaded cores), so its bound scales with the app's own last answer:
+ * CACHE_SCALE times it, within CACHE_MIN_MS and CACHE_MAX_MS. One not answered within its bound is not
+ * waited for: the walk reads the tree live instead (walk.ts), and the next bound is twice as long.
+ */
+const CACHE_MIN_MS = 8000;
+const CACHE_MAX_MS = 30_000;
+const CACHE_SCALE = 4;
+const clampCacheBound = (ms: number) => Math.round(Math.min(CACHE_MAX_MS, Math.max(CACHE_MIN_MS, ms)));
 /** Children read one by one (an app without GetChildren): at most this many per object. */
 const MAX_CHILDREN = 2000;
 /** Asking an app for its own socket and connecting to it: a slow answer just means the bus is used. */
 const PEER_TIMEOUT_MS = 2000;
 const ROOT_PATH = '/org/a11y/atspi/accessible/root';
 const GONE = /ServiceUnknown|UnknownObject|NoReply|Disconnected|NameHasNoOwner|no such object/i;
+
+/** The error an AT-SPI call ends with when the app did not answer within the call's bound. */
+export class CallTimeout extends Refusal {
+  constructor(message: string) {
+    super('timeout', message, { retryable: true });
+  }
+}
 
 /** The error an AT-SPI call ends with when its object or app went away. */
 export class Gone extends Refusal {
@@ -165,6 +182,8 @@ export class Atspi {
   /** The same, once known: most calls find their connection here without waiting on a promise. */
   private readonly knownPeers = new Map<string, DBusConnection | null>();
   /** Each app's toolkit, keyed by unique bus name (see Toolkit). */
+  /** Each app's next Cache.GetItems bound, from its last one (see CACHE_SCALE). */
+  private readonly cacheBounds = new Map<string, number>();
   private readonly toolkits = new Map<string, Promise<Toolkit>>();
   private readonly knownToolkits = new Map<string, Toolkit>();
   /** VERITY_ATSPI_DIRECT=0 keeps every call on the bus (read once: the environment is slow to ask). */
@@ -229,13 +248,14 @@ export class Atspi {
     signature = '',
     body: unknown[] = [],
     what = 'the element',
+    timeoutMs = CALL_TIMEOUT_MS,
   ): Promise<any[]> {
     const known = this.knownPeers.get(ref.bus);
-    if (known !== undefined) return this.callOn(known, ref, iface, member, signature, body, what);
+    if (known !== undefined) return this.callOn(known, ref, iface, member, signature, body, what, timeoutMs);
     const peer = this.connectionFor(ref.bus);
     return peer
-      ? peer.then((c) => this.callOn(c, ref, iface, member, signature, body, what))
-      : this.callOn(null, ref, iface, member, signature, body, what);
+      ? peer.then((c) => this.callOn(c, ref, iface, member, signature, body, what, timeoutMs))
+      : this.callOn(null, ref, iface, member, signature, body, what, timeoutMs);
   }
 
   private callOn(
@@ -246,18 +266,18 @@ export class Atspi {
     signature: string,
     body: unknown[],
     what: string,
+    timeoutMs: number,
   ): Promise<any[]> {
     return (peer ?? this.bus)
-      .call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, CALL_TIMEOUT_MS)
+      .call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, timeoutMs)
       .catch((e) => {
-        throw this.explain(e, peer !== null, `${iface.split('.').pop()}.${member}`, what);
+        throw this.explain(e, peer !== null, `${iface.split('.').pop()}.${member}`, what, timeoutMs);
       });
   }
 
   /** A failed call as what it means here: a timeout, an app or element gone, or the bus gone. */
-  private explain(e: unknown, onPeer: boolean, name: string, what: string): unknown {
-    if (e instanceof DBusTimeout)
-      return new Refusal('timeout', `the app did not answer ${name} within ${CALL_TIMEOUT_MS} ms`, { retryable: true });
+  private explain(e: unknown, onPeer: boolean, name: string, what: string, timeoutMs: number): unknown {
+    if (e instanceof DBusTimeout) return new CallTimeout(`the app did not answer ${name} within ${timeoutMs} ms`);
     if (e instanceof DBusClosed && onPeer) return new Gone(what); // the app's own socket closed: the app exited
     if (e instanceof DBusClosed) {
       this.connected = false;
@@ -374,8 +394,15 @@ export class Atspi {
     }
   }
 
-  /** Every object an app exposes, in one call (the toolkit's own cache). */
+  /** The bound of an app's next Cache.GetItems. */
+  cacheBound(bus: string): number {
+    return this.cacheBounds.get(bus) ?? CACHE_MIN_MS;
+  }
+
+  /** Every object an app exposes, in one call (the toolkit's own cache); a CallTimeout past cacheBound(). */
   async cacheItems(bus: string): Promise<CacheItem[]> {
+    const bound = this.cacheBound(bus);
+    const t0 = performance.now();
     const [items] = await this.call(
       { bus, path: '/org/a11y/atspi/cache' },
       'org.a11y.atspi.Cache',
@@ -383,7 +410,13 @@ export class Atspi {
       '',
       [],
       'the app',
-    );
+      bound,
+    ).catch((e: unknown) => {
+      // Not answered in time: the next bound is twice this one.
+      if (e instanceof CallTimeout) this.cacheBounds.set(bus, clampCacheBound(bound * 2));
+      throw e;
+    });
+    this.cacheBounds.set(bus, clampCacheBound((performance.now() - t0) * CACHE_SCALE));
     return (items as any[]).map((row) => ({
       ref: { bus: row[0][0], path: row[0][1] },
       parent: { bus: row[2][0], path: row[2][1] },
@@ -397,24 +430,28 @@ export class Atspi {
   }
 
   /**
-   * The objects of an app, for a walk from `root`: its cache, or (a toolkit without one) just the root,
-   * which completeTree then grows by reading children directly.
+   * The objects of an app, for a walk from `root`: its cache, or just the root, which the walk then grows
+   * by reading children directly: a toolkit without a cache, or an app whose cache did not come within its
+   * bound (`cacheLate` says so; the live reads are bounded one by one, and what they miss is said as usual).
    */
-  async itemsFor(bus: string, root: AccRef): Promise<CacheItem[]> {
+  async itemsFor(bus: string, root: AccRef): Promise<{ items: CacheItem[]; cacheLate?: string }> {
     let items: CacheItem[];
+    let cacheLate: string | undefined;
     try {
       items = await this.cacheItems(bus);
     } catch (e) {
-      if (e instanceof Refusal) throw e;
+      if (e instanceof CallTimeout) cacheLate = e.message;
+      else if (e instanceof Refusal) throw e;
       items = [];
     }
+    const late = cacheLate ? { cacheLate } : {};
     // Qt 5 answers GetItems with no rows at all: without the root among them, the walk starts at the root.
-    if (items.some((i) => i.ref.bus === root.bus && i.ref.path === root.path)) return items;
+    if (items.some((i) => i.ref.bus === root.bus && i.ref.path === root.path)) return { items, ...late };
     const parent = (await this.prop(root, IFACE.accessible, 'Parent').catch(() => [bus, ROOT_PATH])) as [
       string,
       string,
     ];
-    return [...items, await this.describe(root, { bus: parent[0], path: parent[1] })];
+    return { items: [...items, await this.describe(root, { bus: parent[0], path: parent[1] })], ...late };
   }
 
   /** One object read the slow way (apps without a cache, or a fresh read of one element). */
