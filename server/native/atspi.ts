@@ -2,6 +2,7 @@
 // first (a round trip per element, and toolkits answer introspection sparsely). One connection to the
 // accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
 import { Refusal } from '../contract/refusal.js';
+import { LIMITS } from '../limits.js';
 import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from './dbus.js';
 import { busSocketExists, sessionBusAddress } from './env.js';
 
@@ -61,13 +62,14 @@ export const IFACE = {
 
 const CALL_TIMEOUT_MS = 5000;
 /**
- * Cache.GetItems answers with the app's whole object cache in one reply (LibreOffice with four documents:
- * 300-600 ms idle, past 5 s on two loaded cores), so its bound scales with the app's own last answer:
- * CACHE_SCALE times it, within CACHE_MIN_MS and CACHE_MAX_MS. One not answered within its bound is not
- * waited for: the walk reads the tree live instead (walk.ts), and the next bound is twice as long.
+ * Cache.GetItems answers with the app's whole object cache, every window's, in one reply (measured: idle,
+ * LibreOffice with four documents: 7,510 objects in 1.1-1.3 s; past 5 s on two loaded cores), so its bound
+ * scales with the app's own last answer: CACHE_SCALE times it, within CACHE_MIN_MS and CACHE_MAX_MS. One
+ * not answered within its bound is not waited for: the walk reads the window live instead (walk.ts; the
+ * same rows, and one LibreOffice window read live took 0.8-1.4 s), and the next bound is twice as long.
  */
-const CACHE_MIN_MS = 8000;
-const CACHE_MAX_MS = 30_000;
+const CACHE_MIN_MS = LIMITS.nativeCacheWaitMs;
+const CACHE_MAX_MS = Math.max(CACHE_MIN_MS, 15_000);
 const CACHE_SCALE = 4;
 const clampCacheBound = (ms: number) => Math.round(Math.min(CACHE_MAX_MS, Math.max(CACHE_MIN_MS, ms)));
 /** Children read one by one (an app without GetChildren): at most this many per object. */

@@ -181,6 +181,31 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         }
       });
 
+      test('an app cache that does not answer within its bound: the window is read live, complete, the same paragraphs', async () => {
+        // A 1 ms bound for Cache.GetItems: LibreOffice's whole cache (thousands of objects) never comes that fast.
+        const hurried = await startVerity([], { ...d.env, VERITY_NATIVE_CACHE_WAIT_MS: '1' });
+        try {
+          const r = await hurried.call('get_window_state', {
+            format: 'full',
+            target: target('filled'),
+            include_screenshot: false,
+          });
+          assert.equal(r.isError, false, r.text);
+          assert.equal(r.structured.elements_complete, true, r.text.slice(0, 400));
+          const elements = r.structured.elements as El[];
+          const doc = elements.find((e) => e.role === 'document text');
+          assert.ok(doc, `no document in ${elements.map((e) => e.role).join(', ')}`);
+          const paragraphs = elements.filter((e) => e.role === 'paragraph' && e.parent_index === doc.element_index);
+          assert.deepEqual(
+            paragraphs.map((p) => p.value),
+            FILLED.split('\n'),
+          );
+          assert.ok(paragraphs.every((p) => p.element_token));
+        } finally {
+          await hurried.close();
+        }
+      });
+
       test('Writer: type by token into a paragraph (non-ASCII, emoji, a newline) is confirmed and the model agrees', async () => {
         const { elements } = await snap('filled');
         const first = elements.find((e) => e.role === 'paragraph' && e.value === 'Erste Zeile')!;
