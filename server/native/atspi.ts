@@ -363,22 +363,38 @@ export class Atspi {
 
   /** The apps registered on the bus, each with its name and process id. */
   async apps(): Promise<Array<{ ref: AccRef; name: string; pid: number | null }>> {
+    return (await this.appsAndUnanswered()).apps;
+  }
+
+  /**
+   * The apps registered on the bus, and the buses of those that did not say their name in time (busy: a
+   * window list must not take their windows for closed). Those whose name cannot be read otherwise (gone)
+   * are in neither.
+   */
+  async appsAndUnanswered(): Promise<{
+    apps: Array<{ ref: AccRef; name: string; pid: number | null }>;
+    unanswered: string[];
+  }> {
     const [children] = await this.call(
       { bus: 'org.a11y.atspi.Registry', path: ROOT_PATH },
       IFACE.accessible,
       'GetChildren',
     );
+    const unanswered: string[] = [];
     const apps = await Promise.all(
       (children as Array<[string, string]>).map(async ([bus, path]) => {
         const ref = { bus, path };
         const [name, pid] = await Promise.all([
-          this.prop(ref, IFACE.accessible, 'Name').catch(() => null),
+          this.prop(ref, IFACE.accessible, 'Name').catch((e: unknown) => {
+            if (e instanceof CallTimeout) unanswered.push(bus);
+            return null;
+          }),
           this.pidOf(bus),
         ]);
         return name === null ? null : { ref, name: String(name), pid };
       }),
     );
-    return apps.filter((a): a is NonNullable<typeof a> => a !== null);
+    return { apps: apps.filter((a): a is NonNullable<typeof a> => a !== null), unanswered };
   }
 
   async pidOf(bus: string): Promise<number | null> {

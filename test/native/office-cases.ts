@@ -320,6 +320,38 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
       });
     });
 
+    test('LibreOffice not answering for a while (stopped 7 s): its window is not taken for closed, and keeps its id', {
+      skip: kind !== 'wayland',
+    }, async () => {
+      // On X11 the X server says whether a window is shown; under Wayland only the app's AT-SPI tree does.
+      const pid = office.pid();
+      process.kill(pid, 'SIGSTOP');
+      const resumed = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          process.kill(pid, 'SIGCONT');
+          resolve();
+        }, 7000),
+      );
+      try {
+        const r = await v.call('get_window_state', {
+          format: 'full',
+          target: target('filled'),
+          include_screenshot: false,
+        });
+        // Answered once LibreOffice went on, or refused as the timeout it is: never "not shown".
+        if (r.isError) assert.equal(r.structured.refusal?.code, 'timeout', r.text);
+        else
+          assert.ok(
+            (r.structured.elements as El[]).some((e) => e.role === 'document text'),
+            r.text.slice(0, 400),
+          );
+      } finally {
+        await resumed;
+      }
+      const { elements } = await snap('filled');
+      assert.ok(elements.some((e) => e.role === 'document text'));
+    });
+
     test('no false confirmed: typing into a paragraph whose document closed is refused', async () => {
       windows.set('doomed', await open('writer', 'Verity Doomed', 'weg'));
       const { elements } = await snap('doomed');
