@@ -412,6 +412,13 @@ export class Atspi {
     }
   }
 
+  private setCacheBound(bus: string, ms: number): void {
+    this.cacheBounds.delete(bus);
+    // Apps come and go over a long session: the oldest go first past this many.
+    if (this.cacheBounds.size >= 256) this.cacheBounds.delete(this.cacheBounds.keys().next().value!);
+    this.cacheBounds.set(bus, clampCacheBound(ms));
+  }
+
   /** The bound of an app's next Cache.GetItems. */
   cacheBound(bus: string): number {
     return this.cacheBounds.get(bus) ?? CACHE_MIN_MS;
@@ -431,10 +438,10 @@ export class Atspi {
       bound,
     ).catch((e: unknown) => {
       // Not answered in time: the next bound is twice this one.
-      if (e instanceof CallTimeout) this.cacheBounds.set(bus, clampCacheBound(bound * 2));
+      if (e instanceof CallTimeout) this.setCacheBound(bus, bound * 2);
       throw e;
     });
-    this.cacheBounds.set(bus, clampCacheBound((performance.now() - t0) * CACHE_SCALE));
+    this.setCacheBound(bus, (performance.now() - t0) * CACHE_SCALE);
     return (items as any[]).map((row) => ({
       ref: { bus: row[0][0], path: row[0][1] },
       parent: { bus: row[2][0], path: row[2][1] },
