@@ -446,6 +446,9 @@ export class NativeHost {
   private async unreadWindow(windowId: number): Promise<WindowInfo | null> {
     const last = this.lastWayland.get(windowId);
     if (!last?.frame || !last.app || !this.unreadBuses.has(last.app.bus)) return null;
+    // The last listing is every window's: one of an app the policy refuses is one that does not exist
+    // (asked by the name its app gave then, as it may not give one now).
+    if (await this.refusalOf(last, [{ name: last.app.name, pid: last.pid }])) return null;
     const atspi = await this.atspi();
     const states = await atspi.states(last.frame).catch((e: unknown) => {
       if (e instanceof Gone) return null;
