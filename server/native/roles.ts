@@ -40,6 +40,7 @@ export const ROLE = {
   text: 61,
   toggleButton: 62,
   window: 69,
+  paragraph: 73,
   application: 75,
   entry: 79,
   documentFrame: 82,
