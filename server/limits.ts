@@ -20,6 +20,11 @@ export const LIMITS = {
   nativeWalkNodes: fromEnv('VERITY_MAX_NATIVE_WALK_NODES', 20_000),
   /** Children read from one self-managing container (a sheet's cells in view, a document's paragraphs); the same. */
   nativeManagedChildren: fromEnv('VERITY_MAX_NATIVE_MANAGED_CHILDREN', 2_000),
+  /**
+   * The shortest bound of an app's Cache.GetItems, in ms (it scales with the app's last answer, see
+   * native/atspi.ts); past its bound a window is read live instead.
+   */
+  nativeCacheWaitMs: fromEnv('VERITY_NATIVE_CACHE_WAIT_MS', 8000),
   /** Gateway WebSocket connections at once (Control UIs, the extension, CLI clients). */
   gatewayConnections: fromEnv('VERITY_MAX_GATEWAY_CONNECTIONS', 32),
   /** Live agent links (`agent.link` and terminal links) per Control UI connection, and in all. */

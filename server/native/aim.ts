@@ -96,12 +96,26 @@ export async function focusedIn(atspi: Atspi, win: WindowInfo): Promise<{ item: 
   if (!win.frame || !win.app) return null;
   let found: { item: CacheItem; web: boolean } | null = null;
   const webOf = new Map<CacheItem, boolean>();
+  // The spreadsheet document each row is in, and the focused cell of each (the sheet's cursor).
+  const sheetOf = new Map<CacheItem, CacheItem | null>();
+  const cursorOf = new Map<CacheItem, CacheItem>();
   for (const { item, parent } of (await walkWindow(atspi, win.frame)).rows) {
     const web = item.role === ROLE.documentWeb || (parent ? (webOf.get(parent) ?? false) : false);
     webOf.set(item, web);
-    if (has(item.states, STATE.focused)) found = { item, web };
+    const sheet = item.role === ROLE.documentSpreadsheet ? item : parent ? (sheetOf.get(parent) ?? null) : null;
+    sheetOf.set(item, sheet);
+    if (!has(item.states, STATE.focused)) continue;
+    found = { item, web };
+    if (sheet && item.role === ROLE.tableCell) cursorOf.set(sheet, item);
   }
   if (!found) return null;
+  // Calc lists its cell editor (an editable paragraph in a "Cell B3" panel beside the sheet) as focused
+  // along with the sheet's cursor cell, also when no edit is open: text inserted into it then never
+  // reaches the sheet (measured: InsertText there read back, and Enter after it left the cell empty). The
+  // keys reach the cell, which the cell route types into and reads back once committed.
+  const sheet = sheetOf.get(found.item);
+  const cursor = sheet ? cursorOf.get(sheet) : undefined;
+  if (cursor && found.item.role !== ROLE.tableCell) found = { item: cursor, web: found.web };
   // The cache's states can lag a moment behind; read the found element's live states.
   found.item.states = await atspi.states(found.item.ref).catch(() => found!.item.states);
   return found;

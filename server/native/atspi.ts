@@ -2,6 +2,7 @@
 // first (a round trip per element, and toolkits answer introspection sparsely). One connection to the
 // accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
 import { Refusal } from '../contract/refusal.js';
+import { LIMITS } from '../limits.js';
 import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from './dbus.js';
 import { busSocketExists, sessionBusAddress } from './env.js';
 
@@ -60,12 +61,30 @@ export const IFACE = {
 } as const;
 
 const CALL_TIMEOUT_MS = 5000;
+/**
+ * Cache.GetItems answers with the app's whole object cache, every window's, in one reply (measured: idle,
+ * LibreOffice with four documents: 7,510 objects in 1.1-1.3 s; past 5 s on two loaded cores), so its bound
+ * scales with the app's own last answer: CACHE_SCALE times it, within CACHE_MIN_MS and CACHE_MAX_MS. One
+ * not answered within its bound is not waited for: the walk reads the window live instead (walk.ts; the
+ * same rows, and one LibreOffice window read live took 0.8-1.4 s), and the next bound is twice as long.
+ */
+const CACHE_MIN_MS = LIMITS.nativeCacheWaitMs;
+const CACHE_MAX_MS = Math.max(CACHE_MIN_MS, 15_000);
+const CACHE_SCALE = 4;
+const clampCacheBound = (ms: number) => Math.round(Math.min(CACHE_MAX_MS, Math.max(CACHE_MIN_MS, ms)));
 /** Children read one by one (an app without GetChildren): at most this many per object. */
 const MAX_CHILDREN = 2000;
 /** Asking an app for its own socket and connecting to it: a slow answer just means the bus is used. */
 const PEER_TIMEOUT_MS = 2000;
 const ROOT_PATH = '/org/a11y/atspi/accessible/root';
 const GONE = /ServiceUnknown|UnknownObject|NoReply|Disconnected|NameHasNoOwner|no such object/i;
+
+/** The error an AT-SPI call ends with when the app did not answer within the call's bound. */
+export class CallTimeout extends Refusal {
+  constructor(message: string) {
+    super('timeout', message, { retryable: true });
+  }
+}
 
 /** The error an AT-SPI call ends with when its object or app went away. */
 export class Gone extends Refusal {
@@ -165,6 +184,8 @@ export class Atspi {
   /** The same, once known: most calls find their connection here without waiting on a promise. */
   private readonly knownPeers = new Map<string, DBusConnection | null>();
   /** Each app's toolkit, keyed by unique bus name (see Toolkit). */
+  /** Each app's next Cache.GetItems bound, from its last one (see CACHE_SCALE). */
+  private readonly cacheBounds = new Map<string, number>();
   private readonly toolkits = new Map<string, Promise<Toolkit>>();
   private readonly knownToolkits = new Map<string, Toolkit>();
   /** VERITY_ATSPI_DIRECT=0 keeps every call on the bus (read once: the environment is slow to ask). */
@@ -229,13 +250,14 @@ export class Atspi {
     signature = '',
     body: unknown[] = [],
     what = 'the element',
+    timeoutMs = CALL_TIMEOUT_MS,
   ): Promise<any[]> {
     const known = this.knownPeers.get(ref.bus);
-    if (known !== undefined) return this.callOn(known, ref, iface, member, signature, body, what);
+    if (known !== undefined) return this.callOn(known, ref, iface, member, signature, body, what, timeoutMs);
     const peer = this.connectionFor(ref.bus);
     return peer
-      ? peer.then((c) => this.callOn(c, ref, iface, member, signature, body, what))
-      : this.callOn(null, ref, iface, member, signature, body, what);
+      ? peer.then((c) => this.callOn(c, ref, iface, member, signature, body, what, timeoutMs))
+      : this.callOn(null, ref, iface, member, signature, body, what, timeoutMs);
   }
 
   private callOn(
@@ -246,18 +268,18 @@ export class Atspi {
     signature: string,
     body: unknown[],
     what: string,
+    timeoutMs: number,
   ): Promise<any[]> {
     return (peer ?? this.bus)
-      .call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, CALL_TIMEOUT_MS)
+      .call({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }, timeoutMs)
       .catch((e) => {
-        throw this.explain(e, peer !== null, `${iface.split('.').pop()}.${member}`, what);
+        throw this.explain(e, peer !== null, `${iface.split('.').pop()}.${member}`, what, timeoutMs);
       });
   }
 
   /** A failed call as what it means here: a timeout, an app or element gone, or the bus gone. */
-  private explain(e: unknown, onPeer: boolean, name: string, what: string): unknown {
-    if (e instanceof DBusTimeout)
-      return new Refusal('timeout', `the app did not answer ${name} within ${CALL_TIMEOUT_MS} ms`, { retryable: true });
+  private explain(e: unknown, onPeer: boolean, name: string, what: string, timeoutMs: number): unknown {
+    if (e instanceof DBusTimeout) return new CallTimeout(`the app did not answer ${name} within ${timeoutMs} ms`);
     if (e instanceof DBusClosed && onPeer) return new Gone(what); // the app's own socket closed: the app exited
     if (e instanceof DBusClosed) {
       this.connected = false;
@@ -341,22 +363,38 @@ export class Atspi {
 
   /** The apps registered on the bus, each with its name and process id. */
   async apps(): Promise<Array<{ ref: AccRef; name: string; pid: number | null }>> {
+    return (await this.appsAndUnanswered()).apps;
+  }
+
+  /**
+   * The apps registered on the bus, and the buses of those that did not say their name in time (busy: a
+   * window list must not take their windows for closed). Those whose name cannot be read otherwise (gone)
+   * are in neither.
+   */
+  async appsAndUnanswered(): Promise<{
+    apps: Array<{ ref: AccRef; name: string; pid: number | null }>;
+    unanswered: string[];
+  }> {
     const [children] = await this.call(
       { bus: 'org.a11y.atspi.Registry', path: ROOT_PATH },
       IFACE.accessible,
       'GetChildren',
     );
+    const unanswered: string[] = [];
     const apps = await Promise.all(
       (children as Array<[string, string]>).map(async ([bus, path]) => {
         const ref = { bus, path };
         const [name, pid] = await Promise.all([
-          this.prop(ref, IFACE.accessible, 'Name').catch(() => null),
+          this.prop(ref, IFACE.accessible, 'Name').catch((e: unknown) => {
+            if (e instanceof CallTimeout) unanswered.push(bus);
+            return null;
+          }),
           this.pidOf(bus),
         ]);
         return name === null ? null : { ref, name: String(name), pid };
       }),
     );
-    return apps.filter((a): a is NonNullable<typeof a> => a !== null);
+    return { apps: apps.filter((a): a is NonNullable<typeof a> => a !== null), unanswered };
   }
 
   async pidOf(bus: string): Promise<number | null> {
@@ -374,8 +412,22 @@ export class Atspi {
     }
   }
 
-  /** Every object an app exposes, in one call (the toolkit's own cache). */
+  private setCacheBound(bus: string, ms: number): void {
+    this.cacheBounds.delete(bus);
+    // Apps come and go over a long session: the oldest go first past this many.
+    if (this.cacheBounds.size >= 256) this.cacheBounds.delete(this.cacheBounds.keys().next().value!);
+    this.cacheBounds.set(bus, clampCacheBound(ms));
+  }
+
+  /** The bound of an app's next Cache.GetItems. */
+  cacheBound(bus: string): number {
+    return this.cacheBounds.get(bus) ?? CACHE_MIN_MS;
+  }
+
+  /** Every object an app exposes, in one call (the toolkit's own cache); a CallTimeout past cacheBound(). */
   async cacheItems(bus: string): Promise<CacheItem[]> {
+    const bound = this.cacheBound(bus);
+    const t0 = performance.now();
     const [items] = await this.call(
       { bus, path: '/org/a11y/atspi/cache' },
       'org.a11y.atspi.Cache',
@@ -383,7 +435,13 @@ export class Atspi {
       '',
       [],
       'the app',
-    );
+      bound,
+    ).catch((e: unknown) => {
+      // Not answered in time: the next bound is twice this one.
+      if (e instanceof CallTimeout) this.setCacheBound(bus, bound * 2);
+      throw e;
+    });
+    this.setCacheBound(bus, (performance.now() - t0) * CACHE_SCALE);
     return (items as any[]).map((row) => ({
       ref: { bus: row[0][0], path: row[0][1] },
       parent: { bus: row[2][0], path: row[2][1] },
@@ -397,24 +455,28 @@ export class Atspi {
   }
 
   /**
-   * The objects of an app, for a walk from `root`: its cache, or (a toolkit without one) just the root,
-   * which completeTree then grows by reading children directly.
+   * The objects of an app, for a walk from `root`: its cache, or just the root, which the walk then grows
+   * by reading children directly: a toolkit without a cache, or an app whose cache did not come within its
+   * bound (`cacheLate` says so; the live reads are bounded one by one, and what they miss is said as usual).
    */
-  async itemsFor(bus: string, root: AccRef): Promise<CacheItem[]> {
+  async itemsFor(bus: string, root: AccRef): Promise<{ items: CacheItem[]; cacheLate?: string }> {
     let items: CacheItem[];
+    let cacheLate: string | undefined;
     try {
       items = await this.cacheItems(bus);
     } catch (e) {
-      if (e instanceof Refusal) throw e;
+      if (e instanceof CallTimeout) cacheLate = e.message;
+      else if (e instanceof Refusal) throw e;
       items = [];
     }
+    const late = cacheLate ? { cacheLate } : {};
     // Qt 5 answers GetItems with no rows at all: without the root among them, the walk starts at the root.
-    if (items.some((i) => i.ref.bus === root.bus && i.ref.path === root.path)) return items;
+    if (items.some((i) => i.ref.bus === root.bus && i.ref.path === root.path)) return { items, ...late };
     const parent = (await this.prop(root, IFACE.accessible, 'Parent').catch(() => [bus, ROOT_PATH])) as [
       string,
       string,
     ];
-    return [...items, await this.describe(root, { bus: parent[0], path: parent[1] })];
+    return { items: [...items, await this.describe(root, { bus: parent[0], path: parent[1] })], ...late };
   }
 
   /** One object read the slow way (apps without a cache, or a fresh read of one element). */

@@ -5,7 +5,7 @@
 import type { AppFacts } from '../policy.js';
 import { Refusal } from '../contract/refusal.js';
 import { closeWaylandPointer } from './wayland-pointer.js';
-import { Atspi, type AccRef } from './atspi.js';
+import { Atspi, Gone, type AccRef } from './atspi.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
 import { WaylandIds, isWaylandWindowId, placements, rememberContainers, session, type Placement } from './wayland.js';
@@ -77,6 +77,12 @@ export class NativeHost {
   >();
   /** Verity's own ids for Wayland windows, stable for each frame's life. */
   private readonly waylandIds = new WaylandIds();
+  /**
+   * The Wayland windows of the last listing, and the apps whose windows it could not read (an AT-SPI call
+   * not answered in time): window() checks such an app's window itself rather than call it not shown.
+   */
+  private lastWayland = new Map<number, WindowInfo>();
+  private unreadBuses = new Set<string>();
   /** Reads started for one field as its type_text call arrived (prefetchField), until that call takes them. */
   private early: { ref: AccRef; reads: FieldReads } | null = null;
 
@@ -200,7 +206,7 @@ export class NativeHost {
       return { windows: await Promise.all(windows.map((w) => this.enrich(w, apps, atspi))), x11Missing: null };
     }
     const atspi = await this.atspi();
-    const apps = await atspi.apps();
+    const { apps, unanswered } = await atspi.appsAndUnanswered();
     let x11Missing: string | null = null;
     let xWindows: XWindow[] = [];
     if (s.x11Display) {
@@ -215,7 +221,7 @@ export class NativeHost {
     // Each window's container: an X11 one's by its X id, a Wayland one's as waylandWindows placed it (an app
     // with several windows, LibreOffice's documents, has one container per window, told apart by title).
     const pairs: Array<[number, number]> = [];
-    const wayland = await this.waylandWindows(atspi, apps, x11, placed, pairs);
+    const wayland = await this.waylandWindows(atspi, apps, x11, placed, pairs, unanswered);
     const all = [...x11, ...wayland];
     for (const w of x11) {
       const con = placed?.find((p) => p.xid === w.id);
@@ -245,11 +251,13 @@ export class NativeHost {
     x11: WindowInfo[],
     placed: Placement[] | null,
     containers: Array<[number, number]>,
+    unanswered: string[] = [],
   ): Promise<WindowInfo[]> {
     const x11Pids = new Set(x11.map((w) => w.pid));
     const out: WindowInfo[] = [];
     const seen = new Set<string>();
-    const unread = new Set<string>();
+    // Apps that did not answer in time (their name, or their top-levels below): their windows keep their ids.
+    const unread = new Set<string>(unanswered);
     for (const app of apps) {
       if (app.pid === null || x11Pids.has(app.pid)) continue;
       const tops = await this.topLevels(atspi, app.ref.bus).catch(() => null);
@@ -286,6 +294,10 @@ export class NativeHost {
       }
     }
     this.waylandIds.keepOnly(seen, unread);
+    const last = new Map(out.map((w) => [w.id, w]));
+    for (const [id, w] of this.lastWayland) if (w.app && unread.has(w.app.bus) && !last.has(id)) last.set(id, w);
+    this.lastWayland = last;
+    this.unreadBuses = unread;
     return out;
   }
 
@@ -382,7 +394,7 @@ export class NativeHost {
   /** The window `pid`/`windowId` names, refused with target_not_found when it is gone or not that pid's. */
   async window(pid: number | undefined, windowId: number): Promise<WindowInfo> {
     if (isWaylandWindowId(windowId)) {
-      const win = (await this.windows()).find((w) => w.id === windowId);
+      const win = (await this.windows()).find((w) => w.id === windowId) ?? (await this.unreadWindow(windowId));
       if (!win)
         throw new Refusal(
           'target_not_found',
@@ -423,6 +435,32 @@ export class NativeHost {
   private x11Surface(w: XWindow, placed: Placement[] | null): Pick<WindowInfo, 'surface' | 'placed' | 'bounds'> {
     const node = placed?.find((p) => p.xid === w.id);
     return { surface: 'x11', placed: true, bounds: node ? node.bounds : w.bounds };
+  }
+
+  /**
+   * A Wayland window the last listing left out because its app did not answer in time (busy: LibreOffice
+   * making a document, or a loaded machine): its frame asked directly, with the usual call bound. Still
+   * showing: the window as last listed. Gone or hidden: null (not shown). No answer again: refused as a
+   * timeout naming the app, not as a window that is not shown.
+   */
+  private async unreadWindow(windowId: number): Promise<WindowInfo | null> {
+    const last = this.lastWayland.get(windowId);
+    if (!last?.frame || !last.app || !this.unreadBuses.has(last.app.bus)) return null;
+    // The last listing is every window's: one of an app the policy refuses is one that does not exist
+    // (asked by the name its app gave then, as it may not give one now).
+    if (await this.refusalOf(last, [{ name: last.app.name, pid: last.pid }])) return null;
+    const atspi = await this.atspi();
+    const states = await atspi.states(last.frame).catch((e: unknown) => {
+      if (e instanceof Gone) return null;
+      if (e instanceof Refusal && e.code === 'timeout')
+        throw new Refusal(
+          'timeout',
+          `the app of Wayland window ${windowId} ("${last.title}") did not answer in time, so whether the window is still shown is not known (${e.message}); call again`,
+          { retryable: true, window_id: windowId },
+        );
+      throw e;
+    });
+    return states && has(states, STATE.showing) && !has(states, STATE.defunct) ? last : null;
   }
 
   /** Checks that a window still exists (between delivery and read-back). */

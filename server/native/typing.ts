@@ -7,7 +7,7 @@ import { Stopwatch } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
 import { maskSecrets } from '../contract/secrets.js';
 import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../contract/verdicts.js';
-import { IFACE, codePoints } from './atspi.js';
+import { IFACE, codePoints, type AccRef, type Atspi } from './atspi.js';
 import { dropDownValue, labelsUnder } from './dropdown.js';
 import {
   aim,
@@ -130,6 +130,12 @@ export async function typeNative(
         `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`,
       );
     }
+    const editorOf = editable ? await calcCellEditor(a.atspi, el) : null;
+    if (editorOf)
+      throw new Refusal(
+        'not_supported',
+        `this paragraph is LibreOffice Calc's cell editor ("${editorOf}"): text inserted into it reaches the sheet only through an open edit, and Calc lists it also when none is open (the text then goes nowhere), so nothing was typed; type into the cell itself (its element_token from get_window_state), which is typed and read back once committed`,
+      );
     const typed =
       editable && !undrivenWeb
         ? await insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early)
@@ -138,6 +144,30 @@ export async function typeNative(
           : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
     return el.role === ROLE.passwordText ? maskSecrets(typed, PASSWORD_TEXT, [text]) : typed;
   });
+}
+
+/**
+ * The name of the panel ("Cell B3") when `el` is Calc's cell editor: a paragraph in a panel of a
+ * spreadsheet document, beside its sheet. Calc lists it, focused and editable, also when no edit is open,
+ * and text inserted into it then never reaches the sheet (measured: read back from the paragraph, the
+ * cell still empty after Enter). Two or four reads, for paragraphs only.
+ */
+async function calcCellEditor(atspi: Atspi, el: NativeRef): Promise<string | null> {
+  if (el.role !== ROLE.paragraph) return null;
+  const up = async (ref: AccRef) => {
+    const [bus, path] = (await atspi.prop(ref, IFACE.accessible, 'Parent')) as [string, string];
+    const [role] = await atspi.call({ bus, path }, IFACE.accessible, 'GetRole');
+    return { ref: { bus, path }, role: Number(role) };
+  };
+  try {
+    const panel = await up(el);
+    if (panel.role !== ROLE.panel) return null;
+    const doc = await up(panel.ref);
+    if (doc.role !== ROLE.documentSpreadsheet) return null;
+    return String(await atspi.prop(panel.ref, IFACE.accessible, 'Name'));
+  } catch {
+    return null; // not read: the element's own route goes on, and its read-back judges it as before
+  }
 }
 
 /**

@@ -6,6 +6,8 @@
 // - a container that manages its own children (MANAGES_DESCENDANTS, or a child count of -1 in the cache:
 //   LibreOffice's documents and sheets) is read by index, bounded to what it shows (a table by the rows
 //   and columns in view, anything else by GetChildAtIndex up to a cap).
+// An app whose cache does not answer within its bound (atspi.ts: it scales with the app's last answer) has
+// its whole tree read live, which is as complete as the cache, only slower.
 // Whatever could not be read, or was cut by a bound, is said in `incomplete`: no snapshot built on a walk
 // that left something out claims to be complete.
 import { LIMITS } from '../limits.js';
@@ -90,7 +92,7 @@ export function needsLiveRead(item: CacheItem, cached: Map<string, CacheItem[]>)
 
 /** The tree of the window whose top-level accessible is `root`, from its app's cache and live reads. */
 export async function walkWindow(atspi: Atspi, root: AccRef): Promise<Walk> {
-  const items = await atspi.itemsFor(root.bus, root);
+  const { items, cacheLate } = await atspi.itemsFor(root.bus, root);
   const known = new Map(items.map((i) => [key(i.ref), i]));
   const rootItem = known.get(key(root));
   if (!rootItem) return { rows: [], incomplete: 'the window’s top-level accessible could not be read' };
@@ -145,6 +147,8 @@ export async function walkWindow(atspi: Atspi, root: AccRef): Promise<Walk> {
     order = orderRows(rootItem, cached, live);
   }
   if (order.cut) problems.push(`the window has more than ${MAX_WALK_NODES} accessible objects`);
+  // Read live because the app's cache came too late: said beside what the live reads missed, if anything.
+  if (cacheLate && problems.length) problems.unshift(`the tree was read live (${cacheLate})`);
   return { rows: order.rows, ...(problems.length ? { incomplete: [...new Set(problems)].join('; ') } : {}) };
 }
 

@@ -350,6 +350,13 @@ function runners(env: Record<string, string>, apps: ChildProcess[]): Pick<Deskto
         env: { ...process.env, ...env, ...extraEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      // Both pipes are always read, whether or not the caller listens too (its own listeners, attached in
+      // the same tick, see everything). A pipe nobody reads fills at 64 KiB and the app's next write blocks
+      // for good: LibreOffice logs a GLib warning to stderr for many AT-SPI calls (an AT-SPI client's walk
+      // writes kilobytes), and its main thread blocked in that write while holding the SolarMutex, so a
+      // new document's UNO call waited forever (gdb: write(2) on the main thread, answering AT-SPI).
+      child.stdout!.resume();
+      child.stderr!.resume();
       apps.push(child);
       return child;
     },

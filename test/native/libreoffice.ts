@@ -17,11 +17,13 @@ const RESTART = 81;
 const START_MS = 120_000;
 /**
  * A new document takes 5-15 s here under load (measured: 5.3-13.6 s, 22 documents, load average 28 on two
- * cores); one unanswered for this long is taken as hung, and LibreOffice is started again. Where it hangs
- * (gdb, twice, with an AT-SPI client walking LibreOffice's tree meanwhile; none in 22 documents without
- * one): the UNO thread running loadComponentFromURL sets up the menu bar, asks whether Paste is possible,
- * and waits in gtk_clipboard_wait_for_targets' nested main loop, which keeps answering AT-SPI calls and
- * never returns, while the main thread waits for the main context.
+ * cores); one unanswered for this long is taken as hung, and LibreOffice is started again, once. A bound
+ * only: the two hangs gdb found, both with an AT-SPI client walking LibreOffice's tree meanwhile, are fixed
+ * where they arose. (1) soffice's stderr was a pipe nobody read: the GLib warnings LibreOffice logs while
+ * answering AT-SPI calls filled it, and its main thread blocked in write(2) holding the SolarMutex (the
+ * desktop's spawn now reads every pipe). (2) loadComponentFromURL ran on a UNO bridge thread, which asked
+ * GTK's clipboard whether Paste is possible and waited in gtk_clipboard_wait_for_targets' nested main loop
+ * for good (office.py now runs every request on LibreOffice's main thread).
  */
 const NEW_MS = 60_000;
 
@@ -60,6 +62,8 @@ const APP_NAME = { writer: 'Writer', calc: 'Calc', impress: 'Impress' } as const
 
 /** An office.py request LibreOffice never answered (within its bound). */
 class Unanswered extends Error {}
+/** An office.py request LibreOffice could not answer: soffice.bin exited (crashed) before it did. */
+class Exited extends Error {}
 
 /** One soffice.bin on the desktop with office.py talking to it over a fresh UNO pipe. */
 interface Running {
@@ -79,11 +83,23 @@ async function launchOffice(d: Desktop, userInstallation: string): Promise<Runni
     `--accept=pipe,name=${pipe};urp;`,
   ];
   let soffice: ChildProcess | null = null;
+  /** How soffice.bin ended, when it did on its own (not stopped here, not the profile's restart). */
+  let exited: string | null = null;
+  const waiting = new Set<(e: Error) => void>();
   const launch = () => {
     const child = d.spawn(SOFFICE, args, { SAL_USE_VCLPLUGIN: 'gtk3' });
-    // A fresh profile's first start exits 81 once it has written the profile: start it again.
-    child.on('exit', (code) => {
-      if (code === RESTART && soffice === child) soffice = launch();
+    child.on('exit', (code, signal) => {
+      if (soffice !== child) return;
+      // A fresh profile's first start exits 81 once it has written the profile: start it again.
+      if (code === RESTART) {
+        soffice = launch();
+        return;
+      }
+      // Anything else is a crash (seen: SIGABRT in atk-bridge with documents closed during AT-SPI walks):
+      // what was asked fails now, naming it, rather than at its bound as if LibreOffice hung.
+      exited = `soffice.bin (pid ${child.pid}) exited ${signal ? `on ${signal}` : `with code ${code}`}`;
+      for (const fail of waiting) fail(new Exited(exited));
+      waiting.clear();
     });
     return child;
   };
@@ -107,13 +123,22 @@ async function launchOffice(d: Desktop, userInstallation: string): Promise<Runni
   });
   const ask = (req: Record<string, unknown>, ms = START_MS): Promise<any> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(new Unanswered(`office.py did not answer ${JSON.stringify(req)} within ${ms} ms (${stderr.trim()})`)),
-        ms,
-      );
+      if (exited) {
+        reject(new Exited(`${exited} before ${JSON.stringify(req)}`));
+        return;
+      }
+      const fail = (e: Error) => {
+        clearTimeout(timer);
+        reject(new Exited(`${e.message} before it answered ${JSON.stringify(req)}`));
+      };
+      const timer = setTimeout(() => {
+        waiting.delete(fail);
+        reject(new Unanswered(`office.py did not answer ${JSON.stringify(req)} within ${ms} ms (${stderr.trim()})`));
+      }, ms);
+      waiting.add(fail);
       answers.push((line) => {
         clearTimeout(timer);
+        waiting.delete(fail);
         const out = JSON.parse(line);
         if (out.error) reject(new Error(`office.py: ${out.error}`));
         else resolve(out);
@@ -184,11 +209,13 @@ export async function startOffice(d: Desktop): Promise<Office> {
       try {
         await running.ask(req, NEW_MS);
       } catch (e) {
-        // A safety net only (the buses' own fix is in desktop.ts): the documents of the LibreOffice that
-        // hung go with it, so callers open documents per case group and lose one group, not the file.
-        if (!(e instanceof Unanswered)) throw e;
+        // A bound, not the fix (see NEW_MS): the documents of the LibreOffice that hung go with it, so
+        // callers open documents per case group and lose one group, not the file.
+        if (!(e instanceof Unanswered) && !(e instanceof Exited)) throw e;
         process.stderr.write(
-          `office: ${e.message}${stacks(running.pid())}; starting LibreOffice again and trying once more\n`,
+          e instanceof Exited
+            ? `office: LibreOffice exited making a document (${e.message}); starting LibreOffice again and trying once more\n`
+            : `office: LibreOffice hung making a document (${e.message})${stacks(running.pid())}; starting LibreOffice again and trying once more\n`,
         );
         await running.stop();
         running = await launchOffice(d, userInstallation);

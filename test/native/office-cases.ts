@@ -181,6 +181,31 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         }
       });
 
+      test('an app cache that does not answer within its bound: the window is read live, complete, the same paragraphs', async () => {
+        // A 1 ms bound for Cache.GetItems: LibreOffice's whole cache (thousands of objects) never comes that fast.
+        const hurried = await startVerity([], { ...d.env, VERITY_NATIVE_CACHE_WAIT_MS: '1' });
+        try {
+          const r = await hurried.call('get_window_state', {
+            format: 'full',
+            target: target('filled'),
+            include_screenshot: false,
+          });
+          assert.equal(r.isError, false, r.text);
+          assert.equal(r.structured.elements_complete, true, r.text.slice(0, 400));
+          const elements = r.structured.elements as El[];
+          const doc = elements.find((e) => e.role === 'document text');
+          assert.ok(doc, `no document in ${elements.map((e) => e.role).join(', ')}`);
+          const paragraphs = elements.filter((e) => e.role === 'paragraph' && e.parent_index === doc.element_index);
+          assert.deepEqual(
+            paragraphs.map((p) => p.value),
+            FILLED.split('\n'),
+          );
+          assert.ok(paragraphs.every((p) => p.element_token));
+        } finally {
+          await hurried.close();
+        }
+      });
+
       test('Writer: type by token into a paragraph (non-ASCII, emoji, a newline) is confirmed and the model agrees', async () => {
         const { elements } = await snap('filled');
         const first = elements.find((e) => e.role === 'paragraph' && e.value === 'Erste Zeile')!;
@@ -275,7 +300,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         // By focus: Enter moved the sheet's cursor to B3, which libatspi reports focused.
         const byFocus = await v.call('type_text', { target: target('sheet'), text: 'fokus' });
         assert.equal(byFocus.structured.effect, 'confirmed', byFocus.text);
-        assert.equal(await office.cell('Verity Sheet', 'B3'), 'fokus');
+        assert.equal(await office.cell('Verity Sheet', 'B3'), 'fokus', byFocus.text);
       });
     });
 
@@ -293,6 +318,38 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         // the prompt as text: what the read-back saw is what the slide's model holds.
         assert.equal((await office.shapes('Verity Slides'))[0], 'Click to add TitleFolie ✓');
       });
+    });
+
+    test('LibreOffice not answering for a while (stopped 7 s): its window is not taken for closed, and keeps its id', {
+      skip: kind !== 'wayland',
+    }, async () => {
+      // On X11 the X server says whether a window is shown; under Wayland only the app's AT-SPI tree does.
+      const pid = office.pid();
+      process.kill(pid, 'SIGSTOP');
+      const resumed = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          process.kill(pid, 'SIGCONT');
+          resolve();
+        }, 7000),
+      );
+      try {
+        const r = await v.call('get_window_state', {
+          format: 'full',
+          target: target('filled'),
+          include_screenshot: false,
+        });
+        // Answered once LibreOffice went on, or refused as the timeout it is: never "not shown".
+        if (r.isError) assert.equal(r.structured.refusal?.code, 'timeout', r.text);
+        else
+          assert.ok(
+            (r.structured.elements as El[]).some((e) => e.role === 'document text'),
+            r.text.slice(0, 400),
+          );
+      } finally {
+        await resumed;
+      }
+      const { elements } = await snap('filled');
+      assert.ok(elements.some((e) => e.role === 'document text'));
     });
 
     test('no false confirmed: typing into a paragraph whose document closed is refused', async () => {

@@ -9,11 +9,18 @@
 #   {"op": "close", "title": T}             closes the document without saving
 import json
 import sys
+import threading
 import time
 
 import uno
+import unohelper
+from com.sun.star.awt import XCallback
 from com.sun.star.beans import PropertyValue
 from com.sun.star.text.ControlCharacter import PARAGRAPH_BREAK
+
+# How long a request may wait for LibreOffice's main thread (libreoffice.ts gives up sooner: 60 s for a new
+# document, 120 s for the rest, and starts LibreOffice again).
+MAIN_THREAD_S = 180
 
 
 def connect(pipe):
@@ -23,15 +30,54 @@ def connect(pipe):
     while True:
         try:
             ctx = resolver.resolve('uno:pipe,name=%s;urp;StarOffice.ComponentContext' % pipe)
-            return ctx.ServiceManager.createInstanceWithContext('com.sun.star.frame.Desktop', ctx)
+            smgr = ctx.ServiceManager
+            return (
+                smgr.createInstanceWithContext('com.sun.star.frame.Desktop', ctx),
+                smgr.createInstanceWithContext('com.sun.star.awt.AsyncCallback', ctx),
+            )
         except Exception:
             if time.time() > deadline:
                 raise
             time.sleep(0.25)
 
 
-desktop = connect(sys.argv[1])
+desktop, main_thread = connect(sys.argv[1])
 docs = {}
+
+
+class Request(unohelper.Base, XCallback):
+    """One request, run by LibreOffice's main thread (AsyncCallback.notify is called from its event loop)."""
+
+    def __init__(self, req):
+        self.req = req
+        self.out = None
+        self.done = threading.Event()
+
+    def notify(self, data):
+        try:
+            self.out = handle(self.req)
+        except Exception as e:  # the test reads the error as its answer
+            self.out = {'error': '%s: %s' % (type(e).__name__, e)}
+        finally:
+            self.done.set()
+
+
+def on_main_thread(req):
+    """
+    Runs a request on LibreOffice's main thread, as its own menus and dialogs do. A UNO call arriving over
+    the pipe runs on a bridge thread instead, and a new document made there hung now and then (gdb, with an
+    AT-SPI client walking the tree meanwhile): setting up the menu bar, that thread asks GTK whether Paste
+    is possible, gtk_clipboard_wait_for_targets runs its nested main loop on that thread, answering AT-SPI
+    calls, and never sees its answer, while the main thread waits for the main context. AsyncCallback calls
+    notify() from the main loop; the calls notify() makes back into LibreOffice carry that thread's identity
+    over the bridge (UNO's thread identity), so LibreOffice runs them on its main thread.
+    """
+    request = Request(req)
+    main_thread.addCallback(request, None)
+    if not request.done.wait(MAIN_THREAD_S):
+        return {'error': 'LibreOffice main thread did not run %s within %d s' % (req.get('op'), MAIN_THREAD_S)}
+    return request.out
+
 FACTORY = {'writer': 'private:factory/swriter', 'calc': 'private:factory/scalc', 'impress': 'private:factory/simpress'}
 
 
@@ -75,7 +121,7 @@ def handle(req):
 print(json.dumps({'ready': True}), flush=True)
 for line in sys.stdin:
     try:
-        out = handle(json.loads(line))
+        out = on_main_thread(json.loads(line))
     except Exception as e:  # the test reads the error as its answer
         out = {'error': '%s: %s' % (type(e).__name__, e)}
     print(json.dumps(out), flush=True)
