@@ -71,6 +71,7 @@ if (forTests) {
     'gir1.2-gtk-3.0',
     'gir1.2-gtk-4.0',
     'python3-pyqt5',
+    'qtwayland5', // the Wayland platform plugin of Qt: the Qt app as a Wayland client on sway
     'python3-tk', // the Tk test app: a toolkit with no accessibility tree
     'openjdk-17-jdk', // the Swing test app, the same family (run from source; AWT for X11)
     'firefox-esr',

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import {
@@ -464,6 +465,34 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       await closed('Open recent');
     });
   });
+});
+
+// Qt 5 as a Wayland client (its wayland platform plugin, Debian's qtwayland5): the same form cases.
+const QT_WAYLAND_PLUGIN = '/usr/lib/x86_64-linux-gnu/qt5/plugins/platforms/libqwayland-generic.so';
+const qtWaylandMissing =
+  missingToolkit('qt') ??
+  (existsSync(QT_WAYLAND_PLUGIN) ? null : "Qt's Wayland platform plugin (qtwayland5) is missing");
+describe('native route on Qt 5 under Wayland', { skip: missing ?? qtWaylandMissing ?? false }, () => {
+  let d: Desktop;
+  let v: Verity;
+  let app: GtkApp;
+  let w: Win;
+  before(async () => {
+    d = await startWaylandDesktop();
+    app = await startApp(d, 'Wayland Qt', [], 'qt');
+    v = await startVerity([], d.env);
+    w = await windowOf(v, app.pid);
+  });
+  after(async () => {
+    await v?.close();
+    await d?.close();
+  });
+
+  test("a Wayland window of its own: an id of Verity's, placed by sway", () => {
+    assert.ok(w.window_id >= WAYLAND_ID_BASE, JSON.stringify(w));
+  });
+
+  formCases(() => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
 });
 
 describe('mixed session: XWayland beside Wayland-native windows', { skip: missing ?? false }, () => {
