@@ -75,9 +75,9 @@ export async function describeWindow(id: number): Promise<XWindow> {
     return {
       id,
       // The X server's pid first: _NET_WM_PID is what the client says, in its own pid namespace (an app in
-      // Flatpak's or a container's names a process there, another one here, or none), and Tk and Java AWT
-      // set none. It is the fallback where the server does not know the pid (no X-Resource 1.2, a remote
-      // client).
+      // Flatpak's or a container's names a process there, another one here, or none), and Tk sets none
+      // (Java AWT does). It is the fallback where the server does not know the pid (no X-Resource 1.2, a
+      // remote client).
       pid: clientPid ?? cardinals(netPid)[0] ?? null,
       title: await titleOf(x, netName ?? wmName),
       // Like xwininfo's "Absolute upper-left": the outer corner, border included.
