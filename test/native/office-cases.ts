@@ -318,6 +318,32 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         // the prompt as text: what the read-back saw is what the slide's model holds.
         assert.equal((await office.shapes('Verity Slides'))[0], 'Click to add TitleFolie ✓');
       });
+
+      // By focus: a click into a placeholder focuses its shape (no Text of its own) on X11, where the keys go
+      // to it, land, and cannot be read back: unverifiable. Where the click leaves the focus in the title's
+      // paragraph (under sway), the text goes there and is read back: confirmed. Either way the slide's model
+      // holds it, and nothing is confirmed that it does not hold.
+      test('Impress: type by focus after a click into a placeholder: confirmed only where read back, and the model holds it', async () => {
+        await activate('slides');
+        const { elements } = await snap('slides');
+        const sub = elements.find((e) => e.role === 'paragraph' && e.value === 'Click to add Text');
+        assert.ok(sub, elements.map((e) => `${e.role}:${e.value ?? e.label}`).join(', '));
+        const clicked = await v.call('click', { element_token: sub.element_token });
+        assert.equal(clicked.isError, false, clicked.text);
+        const r = await v.call('type_text', { target: target('slides'), text: 'Fokus é' });
+        if (r.structured.effect === 'unverifiable') {
+          assert.equal(r.structured.escalation?.target, 'verify', r.text);
+          assert.match(r.text, /no AT-SPI Text to read back/);
+        } else assert.equal(r.structured.effect, 'confirmed', r.text);
+        const shapes = await until(async () => {
+          const now = await office.shapes('Verity Slides');
+          return now.some((t) => t.endsWith('Fokus é')) ? now : null;
+        }, `the typed text in the slide's model (${r.structured.effect})`);
+        assert.ok(
+          shapes.some((t) => t.endsWith('Fokus é')),
+          JSON.stringify(shapes),
+        );
+      });
     });
 
     test('LibreOffice not answering for a while (stopped 7 s): its window is not taken for closed, and keeps its id', {
