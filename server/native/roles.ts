@@ -120,3 +120,19 @@ export const STRUCTURAL_ROLES: ReadonlySet<number> = new Set([
   30 /* layered pane */,
   46 /* root pane */,
 ]);
+
+/**
+ * The panel's name ("Cell B3") when an element is LibreOffice Calc's cell editor: a paragraph in a panel
+ * of a spreadsheet document, beside its sheet. Calc lists it, focused and editable, also when no edit is
+ * open, and text inserted into it then never reaches the sheet (measured: read back from the paragraph,
+ * the cell still empty after Enter). Null for anything else.
+ */
+export function calcCellEditorName(
+  role: number,
+  panel: { role: number; name: string } | null | undefined,
+  doc: { role: number } | null | undefined,
+): string | null {
+  return role === ROLE.paragraph && panel?.role === ROLE.panel && doc?.role === ROLE.documentSpreadsheet
+    ? panel.name
+    : null;
+}

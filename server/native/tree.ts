@@ -7,7 +7,7 @@ import type { WindowInfo } from './host.js';
 import { dropDownValue } from './dropdown.js';
 import { capture } from './input.js';
 import { popupSurfaces } from './x11.js';
-import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, has, roleName } from './roles.js';
+import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, calcCellEditorName, has, roleName } from './roles.js';
 import { walkWindow } from './walk.js';
 
 /** Closed menus and popups report VISIBLE without being shown; they are listed only while open. */
@@ -41,6 +41,8 @@ export interface NativeRef extends AccRef {
    * its `box` is then relative to the popover, so no pointer event may aim at it.
    */
   unplacedIn?: string;
+  /** Calc's cell editor (roles.ts calcCellEditorName): its panel's name, known from the snapshot's walk. */
+  calcCellEditor?: string;
 }
 
 /** An element's server-side handle. Fields spelled out: spreading `ref` made building a snapshot's refs ten times slower. */
@@ -96,7 +98,8 @@ export async function windowElements(
 ): Promise<WindowTree> {
   if (!win.frame || !win.app) return { elements: [], hasWebDocument: false, nodes: 0 };
   const { rows, incomplete } = await walkWindow(atspi, win.frame);
-  const kept: Array<{ item: CacheItem; parentIndex: number | null; web: boolean }> = [];
+  const kept: Array<{ item: CacheItem; parentIndex: number | null; web: boolean; cellEditor: string | null }> = [];
+  const parentOf = new Map<CacheItem, CacheItem | null>();
   const indexOf = new Map<CacheItem, number>();
   const webOf = new Map<CacheItem, boolean>();
   const hidden = new Set<CacheItem>();
@@ -109,6 +112,7 @@ export async function windowElements(
   for (const { item, parent } of rows) {
     const web = item.role === ROLE.documentWeb || (parent ? (webOf.get(parent) ?? false) : false);
     webOf.set(item, web);
+    parentOf.set(item, parent);
     if (item.role === ROLE.documentWeb) hasWebDocument = true;
     // Hidden subtrees (other tabs' pages, unmapped widgets) are left out with everything under them;
     // visible ones scrolled out of view stay listed.
@@ -141,7 +145,8 @@ export async function windowElements(
     }
     const index = firstIndex + kept.length;
     indexOf.set(item, index);
-    kept.push({ item, parentIndex, web });
+    const cellEditor = calcCellEditorName(item.role, parent, parent ? parentOf.get(parent) : null);
+    kept.push({ item, parentIndex, web, cellEditor });
   }
   const details = await Promise.all(kept.map(({ item }) => readDetails(atspi, item, win.bounds)));
   // What is placed off the screen (LibreOffice's closed menus' separators) is not shown, nor anything
@@ -150,7 +155,7 @@ export async function windowElements(
   const finalIndex = new Map<number, number | null>();
   const elements: SnapshotElement[] = [];
   const unplacedCount = new Map<string, number>();
-  kept.forEach(({ item, parentIndex, web }, i) => {
+  kept.forEach(({ item, parentIndex, web, cellEditor }, i) => {
     const { value } = details[i];
     const shift = placed.shift.get(item);
     const read = details[i].box;
@@ -169,6 +174,7 @@ export async function windowElements(
     if (shift?.surface) ref.surface = shift.surface;
     if (shift && !shift.surface) ref.unplacedIn = shift.label;
     if (shift?.dropDown) ref.dropDown = shift.dropDown;
+    if (cellEditor) ref.calcCellEditor = cellEditor;
     const relative = !!shift && !shift.surface;
     if (relative) unplacedCount.set(shift.label, (unplacedCount.get(shift.label) ?? 0) + 1);
     elements.push({

@@ -24,7 +24,7 @@ import {
 } from './aim.js';
 import type { NativeHost } from './host.js';
 import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
-import { ROLE, STATE, TOGGLE_ROLES, has } from './roles.js';
+import { ROLE, STATE, TOGGLE_ROLES, calcCellEditorName, has } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { activeWindow } from './x11.js';
 
@@ -130,7 +130,8 @@ export async function typeNative(
         `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`,
       );
     }
-    const editorOf = editable ? await calcCellEditor(a.atspi, el) : null;
+    // A token's element says so from its snapshot; one found at a point is asked live.
+    const editorOf = !editable ? null : a.element ? (el.calcCellEditor ?? null) : await calcCellEditor(a.atspi, el);
     if (editorOf)
       throw new Refusal(
         'not_supported',
@@ -146,12 +147,7 @@ export async function typeNative(
   });
 }
 
-/**
- * The name of the panel ("Cell B3") when `el` is Calc's cell editor: a paragraph in a panel of a
- * spreadsheet document, beside its sheet. Calc lists it, focused and editable, also when no edit is open,
- * and text inserted into it then never reaches the sheet (measured: read back from the paragraph, the
- * cell still empty after Enter). Two or four reads, for paragraphs only.
- */
+/** calcCellEditorName (roles.ts) for an element found at a point: its parent and grandparent read live. */
 async function calcCellEditor(atspi: Atspi, el: NativeRef): Promise<string | null> {
   if (el.role !== ROLE.paragraph) return null;
   const up = async (ref: AccRef) => {
@@ -163,8 +159,8 @@ async function calcCellEditor(atspi: Atspi, el: NativeRef): Promise<string | nul
     const panel = await up(el);
     if (panel.role !== ROLE.panel) return null;
     const doc = await up(panel.ref);
-    if (doc.role !== ROLE.documentSpreadsheet) return null;
-    return String(await atspi.prop(panel.ref, IFACE.accessible, 'Name'));
+    const name = String(await atspi.prop(panel.ref, IFACE.accessible, 'Name'));
+    return calcCellEditorName(el.role, { role: panel.role, name }, doc);
   } catch {
     return null; // not read: the element's own route goes on, and its read-back judges it as before
   }

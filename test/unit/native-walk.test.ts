@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CacheItem } from '../../server/native/atspi.js';
+import { ROLE, calcCellEditorName } from '../../server/native/roles.js';
 import { cacheChildren, managesChildren, needsLiveRead, orderRows } from '../../server/native/walk.js';
 
 const BUS = ':1.9';
@@ -92,4 +93,14 @@ test('a live read overrides the cache: a child the cache still lists under the n
     rows.map((r) => r.item.ref.path),
     ['frame', 'new'],
   );
+});
+
+test("Calc's cell editor is a paragraph in a panel of a spreadsheet document, and nothing else is", () => {
+  const panel = { role: ROLE.panel, name: 'Cell B3' };
+  const sheetDoc = { role: ROLE.documentSpreadsheet };
+  assert.equal(calcCellEditorName(ROLE.paragraph, panel, sheetDoc), 'Cell B3');
+  assert.equal(calcCellEditorName(ROLE.paragraph, panel, { role: ROLE.documentFrame }), null, 'a Writer panel');
+  assert.equal(calcCellEditorName(ROLE.paragraph, { role: ROLE.tableCell, name: 'B3' }, sheetDoc), null);
+  assert.equal(calcCellEditorName(ROLE.tableCell, panel, sheetDoc), null);
+  assert.equal(calcCellEditorName(ROLE.paragraph, null, null), null, 'a paragraph at the top');
 });
