@@ -13,10 +13,11 @@ import { PageActivity } from './page-activity.js';
 /** The page agent (server/cdp/page-agent/), bundled into one script by scripts/build-page-agent.mjs. */
 const AGENT_BUNDLE = new URL('./page-agent.bundle.js', import.meta.url);
 let agentSource: string | undefined;
+/** What a new world evaluates: the page agent, then the tab lock's warm-up (tab-lock.ts), read and joined once. */
 function pageAgentSource(): string {
   if (agentSource === undefined) {
     try {
-      agentSource = readFileSync(AGENT_BUNDLE, 'utf8');
+      agentSource = `${readFileSync(AGENT_BUNDLE, 'utf8')};\n${WARM_TAB_LOCK}`;
     } catch (e) {
       throw new Error(
         `the page agent bundle is missing (${AGENT_BUNDLE.pathname}); run npm run build: ${(e as Error).message}`,
@@ -235,10 +236,7 @@ export class Tab {
       worldName: WORLD,
       grantUniveralAccess: false,
     });
-    await frame.session.send('Runtime.evaluate', {
-      expression: `${pageAgentSource()};\n${WARM_TAB_LOCK}`,
-      contextId: executionContextId,
-    });
+    await frame.session.send('Runtime.evaluate', { expression: pageAgentSource(), contextId: executionContextId });
     this.worlds.set(key, executionContextId);
     return executionContextId;
   }
