@@ -1,46 +1,148 @@
 #!/usr/bin/env node
-// Runs every compiled test file (dist/test/**/*.test.js) with Node's own test runner, one file at a time
-// (each file starts its own browsers, displays and buses; two cores do not run two suites well), and ends
-// with each file's time, the slowest first, and the files that failed: where the suite's time goes.
-import { readdirSync } from 'node:fs';
+// Runs every compiled test file (dist/test/**/*.test.js) with Node's own test runner, each file in its own
+// process, several files at once (`--lanes N`, 3 unless told; 4 loads two cores past what the timed tests bear): most files spend their time waiting on a
+// browser, a pool's timeout or a desktop, not on the CPU. The desktop files (test/native: Xvfb or sway, a
+// session bus, real apps, LibreOffice) take one lane between them, one file at a time, so two desktops never
+// compete for the two cores while an app is being timed out. Each file's output is printed whole when it ends
+// (lanes never interleave lines), with a progress line; the run ends with each file's time, the slowest first,
+// and the files that failed. `node scripts/run-tests.mjs [--lanes N] [substring ...]` runs a few.
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const testDir = join(root, 'dist', 'test');
+const args = process.argv.slice(2);
+const lanesAt = args.indexOf('--lanes');
+const lanes = lanesAt >= 0 ? Number(args[lanesAt + 1]) : 3;
+if (!Number.isInteger(lanes) || lanes < 1 || lanes > 8) {
+  process.stderr.write(`run-tests: --lanes takes a whole number from 1 to 8, not ${args[lanesAt + 1]}\n`);
+  process.exit(2);
+}
+const only = args.filter((_, i) => lanesAt < 0 || (i !== lanesAt && i !== lanesAt + 1));
+
 const find = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? find(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : [],
   );
-const only = process.argv.slice(2);
-const files = find(join(root, 'dist', 'test'))
-  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
-  .sort();
+const name = (file) => relative(testDir, file);
+const files = find(testDir).filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+
 // The packed-tarball test builds the package (npm pack's prepack) and installs it, and the LibreOffice files
 // start LibreOffice and open its documents (200-250 s under load, and a hung document's restart adds about
-// 80 s more): they get a longer bound, and run last.
+// 80 s more): they get a longer bound.
 const long = (f) => /[\\/](install[\\/]packed|native[\\/]office(-wayland)?)\.test\.js$/.test(f);
-const ordered = [...files.filter((f) => !long(f)), ...files.filter(long)];
+const desktop = (f) => /^native[\\/]/.test(name(f));
 
-const times = [];
+// The longest files start first, so the run does not end on one lane finishing a long file alone: by the
+// times of the last full run (kept beside the build, in dist/test), else by a guess from the folder.
+const timesFile = join(testDir, '.run-times.json');
+let lastTimes = {};
+try {
+  lastTimes = JSON.parse(readFileSync(timesFile, 'utf8'));
+} catch {
+  /* no full run yet in this build */
+}
+const guess = { pool: 60, native: 40, sessions: 40, install: 30, browser: 20, gateway: 15, security: 10 };
+const expected = (f) => lastTimes[name(f)] ?? guess[name(f).split(/[\\/]/)[0]] ?? 2;
+const byLongest = (a, b) => expected(b) - expected(a) || name(a).localeCompare(name(b));
+// test/unit is pure logic: its files run as one job, from source in one process (scripts/test-unit.mjs, the
+// fast tier), not as 43 Node starts that each load the server's modules again.
+const unit = (f) => /^unit[\\/]/.test(name(f));
+const unitFiles = files.filter(unit);
+const UNIT_JOB = 'unit';
+const desktopQueue = files.filter(desktop).sort(byLongest);
+const otherQueue = [
+  ...files.filter((f) => !desktop(f) && !unit(f)).sort(byLongest),
+  ...(unitFiles.length ? [UNIT_JOB] : []),
+];
+
+const jobs = desktopQueue.length + otherQueue.length;
+const times = {};
 const failed = [];
 const started = performance.now();
-for (const file of ordered) {
+let done = 0;
+const minutes = () => ((performance.now() - started) / 60_000).toFixed(1);
+
+/**
+ * Runs one file in its own `node --test`, its output kept and printed whole when it ends. Each file gets its
+ * own XDG_CONFIG_HOME and TMPDIR: a gateway started without --config-dir uses $XDG_CONFIG_HOME/verity, and
+ * a Verity starting removes the browser profiles (in the temp dir) of Verity processes that ended, so two
+ * files at once would find each other's gateway, or clean up the profile another file is checking.
+ */
+function runFile(file) {
   const t0 = performance.now();
-  const status =
-    spawnSync(
-      process.execPath,
-      ['--test', '--test-concurrency=1', `--test-timeout=${long(file) ? 900_000 : 240_000}`, file],
-      { stdio: 'inherit', cwd: root },
-    ).status ?? 1;
-  const name = relative(join(root, 'dist', 'test'), file);
-  times.push([name, (performance.now() - t0) / 1000]);
-  if (status !== 0) failed.push(name);
+  const label = file === UNIT_JOB ? `unit (${unitFiles.length} files, from source)` : name(file);
+  const own = mkdtempSync(join(tmpdir(), 'verity-run-'));
+  // Open as /tmp is: the Wayland desktop runs sway as nobody, in a runtime dir under TMPDIR.
+  chmodSync(own, 0o755);
+  mkdirSync(join(own, 'config'));
+  mkdirSync(join(own, 'tmp'), { mode: 0o1777 });
+  chmodSync(join(own, 'tmp'), 0o1777);
+  const command =
+    file === UNIT_JOB
+      ? [
+          '--import',
+          './scripts/from-source.mjs',
+          'scripts/test-unit.mjs',
+          ...unitFiles.map((f) => name(f).replace(/^unit[\\/]|\.js$/g, '')),
+        ]
+      : ['--test', '--test-concurrency=1', `--test-timeout=${long(file) ? 900_000 : 240_000}`, file];
+  const child = spawn(process.execPath, command, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, XDG_CONFIG_HOME: join(own, 'config'), TMPDIR: join(own, 'tmp') },
+  });
+  const output = [];
+  child.stdout.on('data', (b) => output.push(b));
+  child.stderr.on('data', (b) => output.push(b));
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      rmSync(own, { recursive: true, force: true });
+      const seconds = (performance.now() - t0) / 1000;
+      times[label] = Math.round(seconds * 10) / 10;
+      done += 1;
+      const ok = code === 0;
+      if (!ok) failed.push(label);
+      process.stdout.write(Buffer.concat(output));
+      process.stdout.write(
+        `run-tests: ${ok ? 'ok    ' : 'FAILED'} ${label} in ${seconds.toFixed(1)} s` +
+          `${signal ? ` (ended by ${signal})` : ''} [${done}/${jobs} jobs, ${minutes()} min]\n`,
+      );
+      resolve();
+    });
+  });
 }
+
+/** One lane: takes the next file from its queues (the first that has one) until they are empty. */
+async function lane(queues) {
+  for (;;) {
+    const queue = queues.find((q) => q.length > 0);
+    if (!queue) return;
+    await runFile(queue.shift());
+  }
+}
+
+// The desktop lane helps with the other files once the desktop files are done; the other lanes never take a
+// desktop file.
+await Promise.all([
+  lane([desktopQueue, otherQueue]),
+  ...Array.from({ length: Math.max(1, lanes - 1) }, () => lane([otherQueue])),
+]);
+
 const total = (performance.now() - started) / 1000;
-const lines = times.sort((a, b) => b[1] - a[1]).map(([name, s]) => `run-tests: ${s.toFixed(1).padStart(7)} s  ${name}`);
+const lines = Object.entries(times)
+  .sort((a, b) => b[1] - a[1])
+  .map(([file, s]) => `run-tests: ${s.toFixed(1).padStart(7)} s  ${file}`);
 process.stdout.write(
-  `\nrun-tests: ${ordered.length} files in ${(total / 60).toFixed(1)} min, the slowest first:\n${lines.join('\n')}\n`,
+  `\nrun-tests: ${files.length} files (${jobs} jobs) in ${(total / 60).toFixed(1)} min on ${lanes} lane(s), the slowest first:\n` +
+    `${lines.join('\n')}\n`,
 );
+if (only.length === 0) {
+  mkdirSync(testDir, { recursive: true });
+  writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
+}
 if (failed.length) process.stdout.write(`run-tests: ${failed.length} file(s) failed: ${failed.join(', ')}\n`);
 process.exit(failed.length ? 1 : 0);

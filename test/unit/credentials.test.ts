@@ -12,7 +12,13 @@ import { urlHost } from '../../server/gateway/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-unit-creds-'));
 const saved = process.env.VERITY_CONFIG_DIR;
-process.env.VERITY_CONFIG_DIR = dir;
+/**
+ * The pairings are stored in the config dir: each test that reads their file sets it first, since the fast
+ * tier (scripts/test-unit.mjs) loads every unit file into one process, and another file's setting wins.
+ */
+const inOwnConfigDir = () => {
+  process.env.VERITY_CONFIG_DIR = dir;
+};
 after(() => {
   if (saved === undefined) delete process.env.VERITY_CONFIG_DIR;
   else process.env.VERITY_CONFIG_DIR = saved;
@@ -48,6 +54,7 @@ test('a credential is 8..512 printable characters without spaces', () => {
 });
 
 test('pairings: the secret is returned once and stored hashed; replace, revoke and the cap', () => {
+  inOwnConfigDir();
   const store = new Pairings();
   const origin = 'chrome-extension://aehmmekdcffbjdehcemegbhmemnbmdmh';
   const a = store.add(origin)!;
@@ -70,6 +77,7 @@ test('pairings: the secret is returned once and stored hashed; replace, revoke a
 });
 
 test('pairings expire when unused: the idle time restarts on use, a connected relay keeps its pairing, old files too', () => {
+  inOwnConfigDir();
   rmSync(join(dir, 'pairings.json'), { force: true });
   const DAY = 24 * 60 * 60_000;
   let now = Date.parse('2026-01-01T00:00:00Z');
