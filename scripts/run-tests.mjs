@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every compiled test file (dist/test/**/*.test.js) with Node's own test runner, each file in its own
-// process, several files at once (`--lanes N`, 3 unless told; 4 loads two cores past what the timed tests bear): most files spend their time waiting on a
-// browser, a pool's timeout or a desktop, not on the CPU. The desktop files (test/native: Xvfb or sway, a
+// process, several files at once (`--lanes N`, 3 unless told; 4 loads two cores past what the timed tests
+// bear): most files spend their time waiting on a browser, a pool's timeout or a desktop, not on the CPU. The desktop files (test/native: Xvfb or sway, a
 // session bus, real apps, LibreOffice) take one lane between them, one file at a time, so two desktops never
 // compete for the two cores while an app is being timed out. Each file's output is printed whole when it ends
 // (lanes never interleave lines), with a progress line; the run ends with each file's time, the slowest first,
@@ -129,7 +129,8 @@ async function lane(queues) {
 // desktop file.
 await Promise.all([
   lane([desktopQueue, otherQueue]),
-  ...Array.from({ length: Math.max(1, lanes - 1) }, () => lane([otherQueue])),
+  // `--lanes 1` is that one lane alone: one file at a time.
+  ...Array.from({ length: lanes - 1 }, () => lane([otherQueue])),
 ]);
 
 const total = (performance.now() - started) / 1000;
