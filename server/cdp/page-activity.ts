@@ -18,7 +18,8 @@ export const MAX_CONSOLE_KEPT = 500;
 /** What one action's result lists at most; the rest are counted (`more_requests`, `more_console`). */
 export const MAX_CAUSED_REQUESTS = 6;
 export const MAX_CAUSED_CONSOLE = 4;
-/** How long a result waits for a document, fetch or XHR request the action started to be answered. */
+/** How long a result waits for a document, fetch or XHR request the action started to be answered (and a
+ * main-frame page it was answered with, to be shown). */
 export const CAUSED_REQUEST_WAIT_MS = 1_000;
 /** A console message or exception is cut here (its length said). */
 const TEXT_MAX = 300;
@@ -250,6 +251,8 @@ export class PageActivity {
   private readonly requests: RequestEntry[] = [];
   private readonly messages: ConsoleEntry[] = [];
   private readonly byRequest = new WeakMap<HTTPRequest, RequestEntry>();
+  /** The main frame's document requests answered with a page it will show: a navigation is on its way. */
+  private readonly committing = new WeakSet<RequestEntry>();
   /** Every entry ever recorded (the dropped included): an action's counts survive the bound. */
   private requestTotal = 0;
   private navigation: { seq: number; url: string } | null = null;
@@ -284,8 +287,19 @@ export class PageActivity {
       }
     });
     page.on('response', (res: HTTPResponse) => {
-      const entry = this.byRequest.get(res.request());
-      if (entry) entry.status = res.status();
+      const req = res.request();
+      const entry = this.byRequest.get(req);
+      if (!entry) return;
+      entry.status = res.status();
+      const status = entry.status;
+      // A download, an empty answer or a redirect shows no new page; anything else commits a navigation soon
+      // after its answer (later under load), which the action's window waits for.
+      const shown =
+        !(status >= 300 && status < 400) &&
+        status !== 204 &&
+        status !== 205 &&
+        !/attachment/i.test(res.headers()['content-disposition'] ?? '');
+      if (shown && req.isNavigationRequest() && req.frame() === page.mainFrame()) this.committing.add(entry);
     });
     page.on('requestfinished', (req: HTTPRequest) => {
       const entry = this.byRequest.get(req);
@@ -338,13 +352,16 @@ export class PageActivity {
   async causedSince(mark: ReturnType<PageActivity['mark']>, secret = false): Promise<Caused | undefined> {
     if (!this.started) return undefined;
     const mine = () => this.requests.filter((e) => e.seq > mark.seq);
+    const navigatedSince = () => !!this.navigation && this.navigation.seq > mark.seq;
+    const unanswered = (e: RequestEntry) => !e.done && e.status === undefined && AWAITED_TYPES.has(e.type);
+    const uncommitted = (e: RequestEntry) => this.committing.has(e) && !navigatedSince();
     for (const end = Date.now() + CAUSED_REQUEST_WAIT_MS; Date.now() < end; ) {
-      if (!mine().some((e) => !e.done && e.status === undefined && AWAITED_TYPES.has(e.type))) break;
+      if (!mine().some((e) => unanswered(e) || uncommitted(e))) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const messages = this.messages.filter((m) => m.seq > mark.seq);
     if (secret) for (const m of messages) m.secret = true;
-    const navigated = this.navigation && this.navigation.seq > mark.seq ? this.navigation.url : undefined;
+    const navigated = navigatedSince() ? this.navigation?.url : undefined;
     return causedOf(mine(), messages, navigated, { requests: this.requestTotal - mark.requests }, this.policy);
   }
 
