@@ -94,18 +94,15 @@ describe('an attached browser', () => {
   });
 
   test('a page that never answers: the action is refused naming what it waited for', async () => {
-    const html =
-      '<!doctype html><title>Freezer</title><button id="f" onclick="setTimeout(() => { for (;;) {} }, 300)">Freeze</button>' +
-      '<label>After <input id="after"></label>';
     const home = (await s.v.call('page', { action: 'list_tabs' })).structured.tabs[0].tab_id;
-    const opened = await s.v.call('page', { action: 'new_tab', url: `data:text/html,${encodeURIComponent(html)}` });
+    const opened = await s.v.call('page', { action: 'new_tab', url: s.fx.url('freezer.html') });
     assert.equal(opened.isError, false, opened.text);
     const tabId = opened.structured.tab_id;
     try {
       const snap = await s.snapshot(s.v, { target: { kind: 'tab', tab_id: tabId } });
       const freeze = await s.v.call('click', { element_token: snap.token('Freeze') });
       assert.ok(freeze.structured.effect === 'confirmed' || freeze.isError, freeze.text);
-      await sleep(1000); // the page's loop has started
+      await sleep(1000); // the page is frozen (test/fixtures/freezer.html)
       const r = await s.v.call('type_text', { element_token: snap.token('After'), text: 'never' });
       const refusal = refusalOf(r);
       assert.equal(refusal.code, 'timeout', r.text);
@@ -138,11 +135,11 @@ describe('an attached browser', () => {
 
   test('a tab already frozen when Verity attaches does not break the other tabs', async () => {
     const frozen = await s.chrome.browser.newPage();
-    await frozen.goto('data:text/html,<title>Frozen before attach</title>');
+    await frozen.goto(s.fx.url('freezer.html'));
     const cdp = await frozen.createCDPSession();
     const { targetInfo } = await cdp.send('Target.getTargetInfo');
-    await frozen.evaluate('setTimeout(() => { for (;;) {} }, 200)');
-    await sleep(1000); // its loop has started
+    await frozen.evaluate('freezeLater(200)');
+    await sleep(1000); // it is frozen
     const late = await startVerity(['--browser-url', s.chrome.browserUrl]);
     try {
       const tabs = await late.call('page', { action: 'list_tabs' });

@@ -1,6 +1,7 @@
 // Serves test/fixtures over HTTP on two loopback origins (127.0.0.1 and 127.0.0.2 on one port), so a
 // page can embed a truly cross-origin iframe. `/respond?status=N&delay=MS` answers any method with that
-// status after that delay (a form whose POST fails, a slow request).
+// status after that delay (a form whose POST fails, a slow request); `/hang` never answers (until the server
+// closes): a page that asks it synchronously is frozen without spending a core, as a busy loop would.
 import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -26,6 +27,10 @@ export interface FixtureServer {
 export async function serveFixtures(): Promise<FixtureServer> {
   const handler = async (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
     const asked = new URL(req.url ?? '/', 'http://x');
+    if (asked.pathname === '/hang') {
+      req.resume();
+      return;
+    }
     if (asked.pathname === '/respond') {
       req.resume(); // a POST's body is read and dropped
       const status = Number(asked.searchParams.get('status') ?? 200);
