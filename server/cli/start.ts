@@ -101,6 +101,9 @@ async function startGateway(
   // and so does the entry an HTTP client takes as it is.
   const bearer = `Bearer ${creds.agent}`;
   const entry = { mcpServers: { verity: { type: 'http', url: mcpUrl, headers: { Authorization: bearer } } } };
+  // Written before the lines that say the gateway is up: whoever reads them and starts `verity mcp` at once
+  // finds the gateway to join (the other way round, a loaded machine showed the lines with no file yet).
+  writeGatewayFile({ mcp_url: mcpUrl, token: creds.agent, pid: process.pid });
   process.stdout.write(
     `Verity gateway on ${base}/?token=${creds.operator}\n` +
       `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
@@ -110,7 +113,6 @@ async function startGateway(
       `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`,
   );
   // Sessions end as a shutdown before their connections close (which would end them as disconnects).
-  writeGatewayFile({ mcp_url: mcpUrl, token: creds.agent, pid: process.pid });
   // SIGTERM/SIGINT: stop accepting first (the port is free for a restart, kept-alive sockets closed),
   // end the sessions (hooks bounded), close every socket, close Chromium, exit. A watchdog makes sure the
   // process exits within a bound even if a step hangs, killing the Chromium it launched on the way.
