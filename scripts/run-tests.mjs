@@ -5,8 +5,20 @@
 // session bus, real apps, LibreOffice) take one lane between them, one file at a time, so two desktops never
 // compete for the two cores while an app is being timed out. Each file's output is printed whole when it ends
 // (lanes never interleave lines), with a progress line; the run ends with each file's time, the slowest first,
-// and the files that failed. `node scripts/run-tests.mjs [--lanes N] [substring ...]` runs a few.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// and the files that failed. `node scripts/run-tests.mjs [--lanes N] [--cpu] [substring ...]` runs a few; `--cpu`
+// also gives each file's CPU time, its descendants' included, and names what a file left running (each file in
+// a cgroup v1 cpuacct group of its own; root on Linux): the run is CPU-bound on two cores, so a file's CPU, not
+// its wall time, is what it costs the others.
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +33,19 @@ if (!Number.isInteger(lanes) || lanes < 1 || lanes > 8) {
   process.stderr.write(`run-tests: --lanes takes a whole number from 1 to 8, not ${args[lanesAt + 1]}\n`);
   process.exit(2);
 }
-const only = args.filter((_, i) => lanesAt < 0 || (i !== lanesAt && i !== lanesAt + 1));
+const measureCpu = args.includes('--cpu');
+const CPUACCT = '/sys/fs/cgroup/cpuacct';
+if (measureCpu) {
+  try {
+    rmdirSync(mkdtempSync(join(CPUACCT, 'verity-probe-')));
+  } catch (e) {
+    process.stderr.write(
+      `run-tests: --cpu needs a writable cgroup v1 cpuacct hierarchy at ${CPUACCT} (root on Linux): ${e.message}\n`,
+    );
+    process.exit(2);
+  }
+}
+const only = args.filter((a, i) => a !== '--cpu' && (lanesAt < 0 || (i !== lanesAt && i !== lanesAt + 1)));
 
 const find = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -61,6 +85,7 @@ const otherQueue = [
 
 const jobs = desktopQueue.length + otherQueue.length;
 const times = {};
+const cpu = {};
 const failed = [];
 const started = performance.now();
 let done = 0;
@@ -90,7 +115,12 @@ function runFile(file) {
           ...unitFiles.map((f) => name(f).replace(/^unit[\\/]|\.js$/g, '')),
         ]
       : ['--test', '--test-concurrency=1', `--test-timeout=${long(file) ? 900_000 : 240_000}`, file];
-  const child = spawn(process.execPath, command, {
+  // With --cpu the file's process joins its own cpuacct group before it becomes node, so all it starts counts.
+  const group = measureCpu ? mkdtempSync(join(CPUACCT, 'verity-test-')) : null;
+  const [program, programArgs] = group
+    ? ['/bin/sh', ['-c', `echo $$ > ${group}/cgroup.procs && exec "$0" "$@"`, process.execPath, ...command]]
+    : [process.execPath, command];
+  const child = spawn(program, programArgs, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, XDG_CONFIG_HOME: join(own, 'config'), TMPDIR: join(own, 'tmp') },
@@ -103,12 +133,20 @@ function runFile(file) {
       rmSync(own, { recursive: true, force: true });
       const seconds = (performance.now() - t0) / 1000;
       times[label] = Math.round(seconds * 10) / 10;
+      let cpuNote = '';
+      if (group) {
+        cpu[label] = Math.round(Number(readFileSync(join(group, 'cpuacct.usage'), 'utf8')) / 1e8) / 10;
+        cpuNote = ` (${cpu[label].toFixed(1)} s CPU)`;
+        const left = readFileSync(join(group, 'cgroup.procs'), 'utf8').trim().split('\n').filter(Boolean);
+        if (left.length) cpuNote += ` and left running: pids ${left.join(' ')}`;
+        else rmdirSync(group);
+      }
       done += 1;
       const ok = code === 0;
       if (!ok) failed.push(label);
       process.stdout.write(Buffer.concat(output));
       process.stdout.write(
-        `run-tests: ${ok ? 'ok    ' : 'FAILED'} ${label} in ${seconds.toFixed(1)} s` +
+        `run-tests: ${ok ? 'ok    ' : 'FAILED'} ${label} in ${seconds.toFixed(1)} s${cpuNote}` +
           `${signal ? ` (ended by ${signal})` : ''} [${done}/${jobs} jobs, ${minutes()} min]\n`,
       );
       resolve();
@@ -136,9 +174,14 @@ await Promise.all([
 const total = (performance.now() - started) / 1000;
 const lines = Object.entries(times)
   .sort((a, b) => b[1] - a[1])
-  .map(([file, s]) => `run-tests: ${s.toFixed(1).padStart(7)} s  ${file}`);
+  .map(([file, s]) => {
+    const used = file in cpu ? `${cpu[file].toFixed(1).padStart(6)} s CPU  ` : '';
+    return `run-tests: ${s.toFixed(1).padStart(7)} s  ${used}${file}`;
+  });
+const cpuTotal = Object.values(cpu).reduce((a, b) => a + b, 0);
 process.stdout.write(
-  `\nrun-tests: ${files.length} files (${jobs} jobs) in ${(total / 60).toFixed(1)} min on ${lanes} lane(s), the slowest first:\n` +
+  `\nrun-tests: ${files.length} files (${jobs} jobs) in ${(total / 60).toFixed(1)} min on ${lanes} lane(s)` +
+    `${measureCpu ? `, ${(cpuTotal / 60).toFixed(1)} min of CPU` : ''}, the slowest first:\n` +
     `${lines.join('\n')}\n`,
 );
 if (only.length === 0) {
