@@ -11,6 +11,7 @@
 // its wall time, is what it costs the others.
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -89,6 +90,57 @@ const cpu = {};
 const failed = [];
 const started = performance.now();
 let done = 0;
+/** Each file running now: its process group (a group of its own, see `stop`) to its own TMPDIR. */
+const running = new Map();
+/** The signal that stopped the run, if one did. */
+let stoppedBy = null;
+
+/**
+ * SIGINT or SIGTERM: no new file starts, and everything the running files started is told SIGTERM; when the
+ * lanes have ended, what is still there is killed (after at most 10 s) and the files' temp dirs removed
+ * (`finishStop`). Whoever stops the run (a terminal, a CI timeout), nothing is left behind. Each file runs as
+ * a process group of its own; what it started in groups of their own (puppeteer's Chromium, a pool, a
+ * desktop) is found by the file's TMPDIR in its environment (Linux's /proc): a stopped file's `after` never runs.
+ */
+const stoppedDirs = [];
+function stop(signal) {
+  if (stoppedBy) return;
+  stoppedBy = signal;
+  process.stdout.write(`run-tests: ${signal}: stopping the ${running.size} file(s) running\n`);
+  stoppedDirs.push(...running.values());
+  for (const pgid of running.keys()) signalPid(-pgid, 'SIGTERM');
+  for (const pid of startedFrom(stoppedDirs)) signalPid(pid, 'SIGTERM');
+}
+function signalPid(pid, s) {
+  try {
+    process.kill(pid, s);
+  } catch {
+    /* already gone */
+  }
+}
+/** The processes whose environment has one of these TMPDIRs (a file's own, given to all it starts). */
+function startedFrom(dirs) {
+  const marks = dirs.map((dir) => `TMPDIR=${join(dir, 'tmp')}\0`);
+  const pids = [];
+  for (const entry of existsSync('/proc') ? readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (marks.some((m) => readFileSync(`/proc/${entry}/environ`, 'latin1').includes(m))) pids.push(Number(entry));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return pids;
+}
+async function finishStop() {
+  for (let waited = 0; waited < 10_000 && startedFrom(stoppedDirs).length > 0; waited += 200)
+    await new Promise((r) => setTimeout(r, 200));
+  for (const pid of startedFrom(stoppedDirs)) signalPid(pid, 'SIGKILL');
+  await new Promise((r) => setTimeout(r, 200));
+  for (const dir of stoppedDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+}
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
 const minutes = () => ((performance.now() - started) / 60_000).toFixed(1);
 
 /**
@@ -122,15 +174,24 @@ function runFile(file) {
     : [process.execPath, command];
   const child = spawn(program, programArgs, {
     cwd: root,
+    detached: true, // a process group of its own (see `stop`)
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, XDG_CONFIG_HOME: join(own, 'config'), TMPDIR: join(own, 'tmp') },
   });
+  running.set(child.pid, own);
   const output = [];
   child.stdout.on('data', (b) => output.push(b));
   child.stderr.on('data', (b) => output.push(b));
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
-      rmSync(own, { recursive: true, force: true });
+      running.delete(child.pid);
+      try {
+        rmSync(own, { recursive: true, force: true, maxRetries: 5 });
+      } catch (e) {
+        // A process the file started is still writing there: left running, or being stopped (then
+        // finishStop removes it once it has ended).
+        if (!stoppedBy) process.stdout.write(`run-tests: could not remove ${own}: ${e.message}\n`);
+      }
       const seconds = (performance.now() - t0) / 1000;
       times[label] = Math.round(seconds * 10) / 10;
       let cpuNote = '';
@@ -158,7 +219,7 @@ function runFile(file) {
 async function lane(queues) {
   for (;;) {
     const queue = queues.find((q) => q.length > 0);
-    if (!queue) return;
+    if (!queue || stoppedBy) return;
     await runFile(queue.shift());
   }
 }
@@ -184,9 +245,14 @@ process.stdout.write(
     `${measureCpu ? `, ${(cpuTotal / 60).toFixed(1)} min of CPU` : ''}, the slowest first:\n` +
     `${lines.join('\n')}\n`,
 );
-if (only.length === 0) {
+if (only.length === 0 && !stoppedBy) {
   mkdirSync(testDir, { recursive: true });
   writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
 }
 if (failed.length) process.stdout.write(`run-tests: ${failed.length} file(s) failed: ${failed.join(', ')}\n`);
+if (stoppedBy) {
+  await finishStop();
+  process.stdout.write(`run-tests: stopped by ${stoppedBy} after ${done} of ${jobs} jobs\n`);
+  process.exit(1);
+}
 process.exit(failed.length ? 1 : 0);
