@@ -290,8 +290,9 @@ export class PageActivity {
       const req = res.request();
       const entry = this.byRequest.get(req);
       if (!entry) return;
-      entry.status = res.status();
-      const status = entry.status;
+      const status = res.status();
+      entry.status = status;
+      if (!req.isNavigationRequest() || req.frame() !== page.mainFrame()) return;
       // A download, an empty answer or a redirect shows no new page; anything else commits a navigation soon
       // after its answer (later under load), which the action's window waits for.
       const shown =
@@ -299,7 +300,7 @@ export class PageActivity {
         status !== 204 &&
         status !== 205 &&
         !/attachment/i.test(res.headers()['content-disposition'] ?? '');
-      if (shown && req.isNavigationRequest() && req.frame() === page.mainFrame()) this.committing.add(entry);
+      if (shown) this.committing.add(entry);
     });
     page.on('requestfinished', (req: HTTPRequest) => {
       const entry = this.byRequest.get(req);
