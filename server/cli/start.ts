@@ -112,10 +112,10 @@ async function startGateway(
       `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
       `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`,
   );
-  // Sessions end as a shutdown before their connections close (which would end them as disconnects).
   // SIGTERM/SIGINT: stop accepting first (the port is free for a restart, kept-alive sockets closed),
   // end the sessions (hooks bounded), close every socket, close Chromium, exit. A watchdog makes sure the
   // process exits within a bound even if a step hangs, killing the Chromium it launched on the way.
+  // Sessions end as a shutdown before their connections close (which would end them as disconnects).
   let closing = false;
   const close = async () => {
     if (closing) return;
