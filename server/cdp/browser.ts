@@ -3,13 +3,7 @@
 // A launched browser is Verity's alone: DevTools over a pipe (no TCP port another local process could
 // drive), the sandbox on unless running as root on Linux, and it ends with the server (see lifetime.ts).
 import { rmSync } from 'node:fs';
-import puppeteer, {
-  type Browser,
-  type BrowserContext,
-  type ConnectionTransport,
-  type Page,
-  type Target,
-} from 'puppeteer-core';
+import type { Browser, BrowserContext, ConnectionTransport, Page, Target } from 'puppeteer-core';
 import { bounded } from '../contract/bounded.js';
 import { Refusal } from '../contract/refusal.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
@@ -151,6 +145,9 @@ export class BrowserHost {
 
   private async open(): Promise<Browser> {
     const log = this.options.log ?? (() => {});
+    // Loaded at the first browser use, not at start: puppeteer is about 150 modules, and a server that never
+    // touches a browser (a desktop-only session, a gateway, `--help`) should not pay for loading them.
+    const { default: puppeteer } = await import('puppeteer-core');
     let browser: Browser;
     const defaultViewport = this.options.viewport ?? null;
     const acceptInsecureCerts = !!this.options.ignoreHttpsErrors;
