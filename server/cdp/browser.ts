@@ -35,6 +35,11 @@ export interface BrowserOptions {
    * only, and closing it closes the context, never the browser.
    */
   contextOf?: BrowserHost;
+  /**
+   * With browserUrl: only this browser context of the attached browser (one its owner made, e.g. a test run
+   * sharing one Chromium between files): its tabs alone are seen and opened, and it is never closed.
+   */
+  browserContextId?: string;
   /** No browser of its own: only its peers' tabs (with --browser-endpoint every session's browser is a peer). */
   peersOnly?: string;
 }
@@ -87,7 +92,7 @@ export class BrowserHost {
    * given to every session), and with --browser-endpoint each session's own browser (for the operator's views).
    */
   private readonly peers: Array<{ host: BrowserHost; shared: boolean }> = [];
-  /** The browser context of a --isolated session's host (see BrowserOptions.contextOf). */
+  /** The browser context of a --isolated session's host (BrowserOptions.contextOf), or the attached one (browserContextId). */
   private context: BrowserContext | null = null;
   private forgetContext: (() => void) | null = null;
   /** The process id of a browser this host launched (null when attached). */
@@ -190,6 +195,17 @@ export class BrowserHost {
           `could not attach to the browser at ${this.options.browserUrl}: ${(e as Error).message}`,
           { retryable: true },
         );
+      }
+      const wanted = this.options.browserContextId;
+      if (wanted) {
+        this.context = browser.browserContexts().find((c) => c.id === wanted) ?? null;
+        if (!this.context) {
+          await browser.disconnect().catch(() => {});
+          throw new Refusal(
+            'unavailable',
+            `the browser at ${this.options.browserUrl} has no browser context ${wanted} (closed by its owner?)`,
+          );
+        }
       }
     } else {
       const executablePath = findChromium(this.options.chromium, this.options.channel);
@@ -376,7 +392,7 @@ export class BrowserHost {
     this.context = null;
     this.forgetContext?.();
     this.forgetContext = null;
-    if (context) {
+    if (context && this.options.contextOf) {
       // Only the session's context: the browser is the parent's (and may serve other sessions).
       await bounded(context.close(), CLOSE_TIMEOUT_MS, 'the browser context to close').catch(() => {});
     } else if (browser) {

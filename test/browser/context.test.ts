@@ -1,0 +1,107 @@
+// A core attached to one browser context of a browser it did not start (BrowserOptions.browserContextId: how
+// the in-process browser files share the run's one Chromium): it sees and opens that context's tabs only,
+// its download guard holds there too (Chromium applies Browser.setDownloadBehavior to the contexts DevTools
+// made), and on close it leaves the context and the browser as they were.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext } from 'puppeteer-core';
+import { parseCommandLine } from '../../server/cli.js';
+import { serverOptions } from '../../server/cli/serve.js';
+import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
+import { sleep, wrap } from '../helpers/gateway.js';
+import { inMemoryVerity, type InMemoryVerity } from '../helpers/in-memory.js';
+import { snapshot } from '../helpers/mcp.js';
+
+let fx: FixtureServer;
+let chrome: TestBrowser;
+let context: BrowserContext;
+const downloads = mkdtempSync(join(tmpdir(), 'verity-context-downloads-'));
+const savedDownloadDir = process.env.VERITY_DOWNLOAD_DIR;
+
+before(async () => {
+  fx = await serveFixtures();
+  chrome = await launchChromium();
+  context = await chrome.browser.createBrowserContext();
+  process.env.VERITY_DOWNLOAD_DIR = downloads;
+});
+after(async () => {
+  await chrome?.close();
+  await fx?.close();
+  if (savedDownloadDir === undefined) delete process.env.VERITY_DOWNLOAD_DIR;
+  else process.env.VERITY_DOWNLOAD_DIR = savedDownloadDir;
+  rmSync(downloads, { recursive: true, force: true });
+});
+
+async function coreIn(contextId: string): Promise<InMemoryVerity> {
+  const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', chrome.browserUrl]);
+  if (parsed.kind !== 'run') throw new Error('mcp --browser-url did not parse as a run');
+  return inMemoryVerity({ ...(await serverOptions(parsed.config)), browserContextId: contextId });
+}
+
+describe('a core held to one browser context', () => {
+  test("lists and opens that context's tabs only; closing it leaves the context open", async () => {
+    const outside = await chrome.browser.newPage(); // the default context's: another owner's tab
+    await outside.goto(fx.url('plain.html'));
+    const verity = await coreIn(context.id!);
+    try {
+      const call = wrap((await verity.connect()).client);
+      const nav = await call('page', { action: 'navigate', url: fx.url('clicks.html') });
+      assert.equal(nav.isError, false, nav.text);
+      assert.ok(
+        (await context.pages()).some((p) => p.url().includes('clicks.html')),
+        'opened in its context',
+      );
+      const tabs = await call('page', { action: 'list_tabs' });
+      const urls = JSON.stringify(tabs.structured);
+      assert.match(urls, /clicks\.html/);
+      assert.doesNotMatch(urls, /plain\.html/, 'a tab of another context is not listed');
+    } finally {
+      await verity.close();
+      await outside.close();
+    }
+    assert.ok(
+      chrome.browser.browserContexts().some((c) => c.id === context.id),
+      'the context outlives the core',
+    );
+    assert.ok(
+      (await context.pages()).some((p) => p.url().includes('clicks.html')),
+      'and so do its tabs',
+    );
+  });
+
+  test("that context's downloads are guarded: one no action caused is cancelled and reported", async () => {
+    const verity = await coreIn(context.id!);
+    try {
+      const agent = await verity.connect();
+      const call = wrap(agent.client);
+      const nav = await call('page', { action: 'navigate', url: fx.url('downloads.html?auto') });
+      assert.equal(nav.isError, false, nav.text);
+      await sleep(2_500); // the page's own downloads start 200 ms after load
+      const snap = await snapshot({ call }, { format: 'full' });
+      const r = await call('click', { element_token: snap.token('Do nothing else') });
+      assert.equal(r.structured.effect, 'confirmed', r.text);
+      const refused = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'download');
+      assert.ok(refused.length >= 1, `the context's downloads were not seen: ${r.text}`);
+      for (const e of refused) assert.equal(e.code, 'download_without_action', r.text);
+      assert.deepEqual(existsSync(downloads) ? readdirSync(downloads) : [], []);
+    } finally {
+      await verity.close();
+    }
+  });
+
+  test('a context the browser does not have is refused, naming it', async () => {
+    const verity = await coreIn('0123456789ABCDEF0123456789ABCDEF');
+    try {
+      const call = wrap((await verity.connect()).client);
+      const r = await call('page', { action: 'list_tabs' });
+      assert.equal(r.isError, true, r.text);
+      assert.match(r.text, /no browser context 0123456789ABCDEF0123456789ABCDEF/);
+    } finally {
+      await verity.close();
+    }
+  });
+});
