@@ -8,7 +8,9 @@
 // and the files that failed. `node scripts/run-tests.mjs [--lanes N] [--cpu] [substring ...]` runs a few; `--cpu`
 // also gives each file's CPU time, its descendants' included, and names what a file left running (each file in
 // a cgroup v1 cpuacct group of its own; root on Linux): the run is CPU-bound on two cores, so a file's CPU, not
-// its wall time, is what it costs the others.
+// its wall time, is what it costs the others. One Chromium serves the whole run (SHARED_CHROMIUM_URL and _PID
+// in each file's environment): the in-process browser files (test/helpers/suite.ts `browserSuite`) each take a
+// browser context of their own in it rather than launching a browser each; with --cpu its CPU is a line of its own.
 import {
   chmodSync,
   existsSync,
@@ -132,6 +134,47 @@ function startedFrom(dirs) {
   }
   return pids;
 }
+/**
+ * The run's one Chromium (test/helpers/chromium.ts: launched as a test's own is, over a pipe, so it ends with
+ * this process however that ends), or null when no file of the run is a browser file.
+ */
+async function launchSharedChromium() {
+  if (!otherQueue.some((f) => f !== UNIT_JOB)) return null;
+  const { launchChromium } = await import(join(testDir, 'helpers', 'chromium.js'));
+  const chrome = await launchChromium();
+  // Its processes so far (the browser, its zygotes, the GPU process) into a group of their own: all they start
+  // later (each file's renderers) is then counted there too.
+  const group = measureCpu ? mkdtempSync(join(CPUACCT, 'verity-shared-chromium-')) : null;
+  if (group) for (const pid of [chrome.pid, ...descendantsOf(chrome.pid)]) moveToGroup(group, pid);
+  return { chrome, group };
+}
+function descendantsOf(root) {
+  const parentOf = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const found = [];
+  const isBelow = (pid) => {
+    for (let p = parentOf.get(pid); p; p = parentOf.get(p)) if (p === root) return true;
+    return false;
+  };
+  for (const pid of parentOf.keys()) if (isBelow(pid)) found.push(pid);
+  return found;
+}
+function moveToGroup(group, pid) {
+  try {
+    writeFileSync(join(group, 'cgroup.procs'), `${pid}\n`);
+  } catch {
+    /* gone */
+  }
+}
+
 async function finishStop() {
   for (let waited = 0; waited < 10_000 && startedFrom(stoppedDirs).length > 0; waited += 200)
     await new Promise((r) => setTimeout(r, 200));
@@ -172,11 +215,14 @@ function runFile(file) {
   const [program, programArgs] = group
     ? ['/bin/sh', ['-c', `echo $$ > ${group}/cgroup.procs && exec "$0" "$@"`, process.execPath, ...command]]
     : [process.execPath, command];
+  const sharedEnv = shared
+    ? { SHARED_CHROMIUM_URL: shared.chrome.browserUrl, SHARED_CHROMIUM_PID: String(shared.chrome.pid) }
+    : {};
   const child = spawn(program, programArgs, {
     cwd: root,
     detached: true, // a process group of its own (see `stop`)
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, XDG_CONFIG_HOME: join(own, 'config'), TMPDIR: join(own, 'tmp') },
+    env: { ...process.env, ...sharedEnv, XDG_CONFIG_HOME: join(own, 'config'), TMPDIR: join(own, 'tmp') },
   });
   running.set(child.pid, own);
   const output = [];
@@ -224,6 +270,8 @@ async function lane(queues) {
   }
 }
 
+const shared = await launchSharedChromium();
+
 // The desktop lane helps with the other files once the desktop files are done; the other lanes never take a
 // desktop file.
 await Promise.all([
@@ -232,6 +280,16 @@ await Promise.all([
   ...Array.from({ length: lanes - 1 }, () => lane([otherQueue])),
 ]);
 
+let sharedCpu = null;
+if (shared) {
+  await shared.chrome.close();
+  if (shared.group) {
+    sharedCpu = Math.round(Number(readFileSync(join(shared.group, 'cpuacct.usage'), 'utf8')) / 1e8) / 10;
+    const left = readFileSync(join(shared.group, 'cgroup.procs'), 'utf8').trim();
+    if (left) process.stdout.write(`run-tests: the shared Chromium left running: pids ${left.split('\n').join(' ')}\n`);
+    else rmdirSync(shared.group);
+  }
+}
 const total = (performance.now() - started) / 1000;
 const lines = Object.entries(times)
   .sort((a, b) => b[1] - a[1])
@@ -239,7 +297,9 @@ const lines = Object.entries(times)
     const used = file in cpu ? `${cpu[file].toFixed(1).padStart(6)} s CPU  ` : '';
     return `run-tests: ${s.toFixed(1).padStart(7)} s  ${used}${file}`;
   });
-const cpuTotal = Object.values(cpu).reduce((a, b) => a + b, 0);
+if (sharedCpu !== null)
+  lines.push(`run-tests: ${'-'.padStart(7)}    ${sharedCpu.toFixed(1).padStart(6)} s CPU  the shared Chromium`);
+const cpuTotal = Object.values(cpu).reduce((a, b) => a + b, 0) + (sharedCpu ?? 0);
 process.stdout.write(
   `\nrun-tests: ${files.length} files (${jobs} jobs) in ${(total / 60).toFixed(1)} min on ${lanes} lane(s)` +
     `${measureCpu ? `, ${(cpuTotal / 60).toFixed(1)} min of CPU` : ''}, the slowest first:\n` +

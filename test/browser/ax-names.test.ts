@@ -58,7 +58,7 @@ describe('names and roles as Chrome computes them, in every fixture page', () =>
         const r = await s.v.call('get_window_state', { format: 'full', max_elements: 5000 });
         assert.equal(r.isError, false, r.text);
         st = r.structured;
-        chrome = await chromeNodesOf(s.chrome.browser, page, st.snapshot_id);
+        chrome = await chromeNodesOf(page, st.snapshot_id);
         if (chrome.length === st.elements.length) break;
         await new Promise((done) => setTimeout(done, 250));
       }

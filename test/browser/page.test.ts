@@ -23,7 +23,10 @@ async function pageTargets(): Promise<Array<{ targetId: string; url: string }>> 
   const session = await s.chrome.browser.target().createCDPSession();
   try {
     const { targetInfos } = await session.send('Target.getTargets');
-    return targetInfos.filter((t) => t.type === 'page');
+    // In the run's shared Chromium, only this file's browser context.
+    return targetInfos.filter(
+      (t) => t.type === 'page' && (!s.chrome.contextId || t.browserContextId === s.chrome.contextId),
+    );
   } finally {
     await session.detach().catch(() => {});
   }

@@ -1,7 +1,7 @@
 // Chrome's own accessibility-tree role and name for each element of a Verity tab snapshot, read on the
 // test's independent CDP connection: the same DOM nodes Verity listed (taken from its page agent's list in
 // every frame's isolated world, cross-origin frames included), each asked of Accessibility.getPartialAXTree.
-import type { Browser, CDPSession, Page } from 'puppeteer-core';
+import type { CDPSession, Page } from 'puppeteer-core';
 
 export interface ChromeNode {
   /** Chrome's computed role ("none" when the node is ignored in the tree) and name. */
@@ -25,9 +25,10 @@ const MAX = 5000;
  * right after the <iframe> that holds them). Every session (the tab and each out-of-process frame) is a
  * fresh one of the test's own, detached at the end.
  */
-export async function chromeNodesOf(browser: Browser, page: Page, snapshotId: string): Promise<ChromeNode[]> {
+export async function chromeNodesOf(page: Page, snapshotId: string): Promise<ChromeNode[]> {
   const sessions: CDPSession[] = [await page.createCDPSession()];
-  for (const t of browser.targets()) {
+  // The page's own browser context: in a shared Chromium the other contexts' frames are other files' pages.
+  for (const t of page.browserContext().targets()) {
     const info = (t as unknown as { _getTargetInfo(): { type: string } })._getTargetInfo();
     if (info.type === 'iframe') sessions.push(await t.createCDPSession());
   }

@@ -10,8 +10,36 @@ export interface TestBrowser {
   browser: Browser;
   browserUrl: string;
   pid: number;
+  /** Set when the test has a context of the run's shared Chromium (`sharedChromium`), not a browser of its own. */
+  contextId?: string;
   page(urlPart: string): Promise<Page>;
   close(): Promise<void>;
+}
+
+/**
+ * The run's one Chromium (scripts/run-tests.mjs launches it and names it in SHARED_CHROMIUM_URL), reached
+ * through a browser context of this file's own: its pages, cookies, storage and cache are this file's alone,
+ * and closing it closes only the context. A file run without the runner launches a Chromium of its own.
+ * For tests whose Verity attaches to the context (browserSuite); one that attaches to the whole browser
+ * (`verity --browser-url`) would see the other files' tabs, and keeps `launchChromium`.
+ */
+export async function sharedChromium(): Promise<TestBrowser> {
+  const browserUrl = process.env.SHARED_CHROMIUM_URL;
+  const pid = Number(process.env.SHARED_CHROMIUM_PID);
+  if (!browserUrl || !pid) return launchChromium();
+  const browser = await puppeteer.connect({ browserURL: browserUrl, defaultViewport: null });
+  const context = await browser.createBrowserContext();
+  return {
+    browser,
+    browserUrl,
+    pid,
+    contextId: context.id,
+    page: (urlPart) => pageOf(() => context.pages(), urlPart),
+    async close() {
+      await context.close().catch(() => {});
+      await browser.disconnect().catch(() => {});
+    },
+  };
 }
 
 export async function launchChromium(): Promise<TestBrowser> {
@@ -35,14 +63,7 @@ export async function launchChromium(): Promise<TestBrowser> {
     browser,
     pid,
     browserUrl: `http://127.0.0.1:${port}`,
-    async page(urlPart) {
-      for (let i = 0; i < 50; i++) {
-        const found = (await browser.pages()).find((p) => p.url().includes(urlPart));
-        if (found) return found;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`no tab whose URL contains ${urlPart}`);
-    },
+    page: (urlPart) => pageOf(() => browser.pages(), urlPart),
     async close() {
       await browser.close().catch(() => {});
       try {
@@ -53,6 +74,16 @@ export async function launchChromium(): Promise<TestBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** The first page whose URL contains urlPart, waited for at most 5 s. */
+async function pageOf(pages: () => Promise<Page[]>, urlPart: string): Promise<Page> {
+  for (let i = 0; i < 50; i++) {
+    const found = (await pages()).find((p) => p.url().includes(urlPart));
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no tab whose URL contains ${urlPart} within 5 s`);
 }
 
 /** The port Chromium chose for --remote-debugging-port=0, from the file it writes in its profile (at most 10 s). */

@@ -1,12 +1,13 @@
-// The usual setup of a browser-route test file: fixtures served, a test-owned Chromium, and Verity attached
-// to it. `browserSuite` builds the core in this process (the options parsed and loaded as `verity mcp` does
-// it, the real MCP SDK client over the SDK's in-memory transport): no server process to start per file.
-// `browserSuiteOverStdio` spawns `verity mcp` instead, for the files that test the process and its stdio
-// transport end to end. Everything is torn down in `close` (the processes by PID).
+// The usual setup of a browser-route test file: fixtures served, a Chromium, and Verity attached to it.
+// `browserSuite` builds the core in this process (the options parsed and loaded as `verity mcp` does it, the
+// real MCP SDK client over the SDK's in-memory transport) over a browser context of its own in the run's
+// shared Chromium (chromium.ts `sharedChromium`): no server process and no browser to start per file.
+// `browserSuiteOverStdio` spawns `verity mcp` over a Chromium of the file's own instead, for the files that
+// test the process and its stdio transport end to end. Everything is torn down in `close` (processes by PID).
 import type { Page } from 'puppeteer-core';
 import { parseCommandLine } from '../../server/cli.js';
 import { serverOptions } from '../../server/cli/serve.js';
-import { launchChromium, model, type TestBrowser } from './chromium.js';
+import { launchChromium, model, sharedChromium, type TestBrowser } from './chromium.js';
 import { serveFixtures, type FixtureServer } from './fixtures.js';
 import { wrap } from './gateway.js';
 import { inMemoryVerity } from './in-memory.js';
@@ -25,12 +26,16 @@ export interface Suite<V extends Agent = Agent> {
   close(): Promise<void>;
 }
 
-/** Verity's core in this process with `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]`. */
+/**
+ * Verity's core in this process with `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]`,
+ * held to the file's own browser context of the shared Chromium (BrowserOptions.browserContextId).
+ */
 export function browserSuite(extraArgs: string[] = []): Promise<Suite> {
-  return suiteWith(async (browserUrl) => {
-    const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', browserUrl, ...extraArgs]);
+  return suiteWith(sharedChromium, async (chrome) => {
+    const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', chrome.browserUrl, ...extraArgs]);
     if (parsed.kind !== 'run') throw new Error(`browserSuite: ${extraArgs.join(' ')} asks for help or the version`);
-    const verity = await inMemoryVerity(await serverOptions(parsed.config));
+    const options = { ...(await serverOptions(parsed.config)), browserContextId: chrome.contextId };
+    const verity = await inMemoryVerity(options);
     const agent = await verity.connect();
     return { client: agent.client, call: wrap(agent.client), close: () => verity.close() };
   });
@@ -38,13 +43,16 @@ export function browserSuite(extraArgs: string[] = []): Promise<Suite> {
 
 /** `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]` as a process, over stdio. */
 export function browserSuiteOverStdio(extraArgs: string[] = []): Promise<Suite<Verity>> {
-  return suiteWith((browserUrl) => startVerity(['--browser-url', browserUrl, ...extraArgs]));
+  return suiteWith(launchChromium, (chrome) => startVerity(['--browser-url', chrome.browserUrl, ...extraArgs]));
 }
 
-async function suiteWith<V extends Agent>(start: (browserUrl: string) => Promise<V>): Promise<Suite<V>> {
+async function suiteWith<V extends Agent>(
+  chromium: () => Promise<TestBrowser>,
+  start: (chrome: TestBrowser) => Promise<V>,
+): Promise<Suite<V>> {
   const fx = await serveFixtures();
-  const chrome = await launchChromium();
-  const v = await start(chrome.browserUrl);
+  const chrome = await chromium();
+  const v = await start(chrome);
   return {
     fx,
     chrome,
