@@ -121,6 +121,23 @@ export async function focusedIn(atspi: Atspi, win: WindowInfo): Promise<{ item: 
   return found;
 }
 
+/** How long a window's focused element is waited for: one just raised reports it a moment later. */
+export const FOCUS_SETTLE_MS = 800;
+
+/**
+ * focusedIn, asked again for at most FOCUS_SETTLE_MS while nothing reports focus: a toolkit sets `focused`
+ * on its focus widget only once the window's activation reached it (measured under load: GTK after the
+ * window manager had already made the window active).
+ */
+export async function focusedSettled(atspi: Atspi, win: WindowInfo): ReturnType<typeof focusedIn> {
+  const until = Date.now() + FOCUS_SETTLE_MS;
+  for (;;) {
+    const found = await focusedIn(atspi, win);
+    if (found || !win.frame || Date.now() >= until) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** A NativeRef for an element found at run time (focused, or under the px point). */
 export async function refFor(
   atspi: Atspi,

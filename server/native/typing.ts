@@ -13,7 +13,9 @@ import {
   aim,
   checkEnabled,
   deliver,
+  FOCUS_SETTLE_MS,
   focusedIn,
+  focusedSettled,
   nativeResult,
   refFor,
   requireKeyboardFocus,
@@ -72,11 +74,11 @@ async function fieldOf(
   }
   void host;
   void target;
-  const focused = await focusedIn(a.atspi, a.win);
+  const focused = await focusedSettled(a.atspi, a.win);
   if (!focused) {
     throw new Refusal(
       'target_not_found',
-      `nothing in window ${a.win.id} ("${a.win.title}") reports keyboard focus${a.win.browserLike ? ' (a browser without a renderer accessibility tree shows none)' : ''}; pass an element_token from get_window_state, or x,y of the field`,
+      `nothing in window ${a.win.id} ("${a.win.title}") reported keyboard focus within ${FOCUS_SETTLE_MS} ms${a.win.browserLike ? ' (a browser without a renderer accessibility tree shows none)' : ''}; pass an element_token from get_window_state, or x,y of the field`,
     );
   }
   const found = await refFor(a.atspi, a.win, focused.item.ref, focused.web);
