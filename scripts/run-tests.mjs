@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Runs every compiled test file (dist/test/**/*.test.js) with Node's own test runner, each file in its own
 // process, several files at once (`--lanes N`, 3 unless told; 4 loads two cores past what the timed tests
-// bear): most files spend their time waiting on a browser, a pool's timeout or a desktop, not on the CPU. The desktop files (test/native: Xvfb or sway, a
-// session bus, real apps, LibreOffice) take one lane between them, one file at a time, so two desktops never
-// compete for the two cores while an app is being timed out. Each file's output is printed whole when it ends
+// bear), plus one lane for the few files that mostly wait (`waiting`). The desktop files (test/native: Xvfb
+// or sway, a session bus, real apps, LibreOffice) take one lane between them, one file at a time, so two
+// desktops never compete for the two cores while an app is being timed out. Each file's output is printed whole when it ends
 // (lanes never interleave lines), with a progress line; the run ends with each file's time, the slowest first,
 // and the files that failed. `node scripts/run-tests.mjs [--lanes N] [--cpu] [substring ...]` runs a few; `--cpu`
 // also gives each file's CPU time, its descendants' included, and names what a file left running (each file in
@@ -62,6 +62,12 @@ const files = find(testDir).filter((f) => only.length === 0 || only.some((o) => 
 // 80 s more): they get a longer bound.
 const long = (f) => /[\\/](install[\\/]packed|native[\\/]office(-wayland)?)\.test\.js$/.test(f);
 const desktop = (f) => /^native[\\/]/.test(name(f));
+// Files that mostly wait (a pool's TIMEOUT waited out twice, a frozen page waiting out Verity's bounds,
+// sessions' idle ends, starts that must fail): measured at 15-25% of a core over 40-100 s each. They get a
+// lane of their own beside the others (when there is more than one), which they leave idle for the CPU-bound
+// files rather than holding one of theirs for minutes.
+const waiting = (f) =>
+  /^(pool[\\/]pool-lost|browser[\\/]faults|sessions[\\/]sessions|install[\\/]start-errors)\.test\.js$/.test(name(f));
 
 // The longest files start first, so the run does not end on one lane finishing a long file alone: by the
 // times of the last full run (kept beside the build, in dist/test), else by a guess from the folder.
@@ -81,12 +87,14 @@ const unit = (f) => /^unit[\\/]/.test(name(f));
 const unitFiles = files.filter(unit);
 const UNIT_JOB = 'unit';
 const desktopQueue = files.filter(desktop).sort(byLongest);
+const waitingQueue = lanes > 1 ? files.filter(waiting).sort(byLongest) : [];
 const otherQueue = [
-  ...files.filter((f) => !desktop(f) && !unit(f)).sort(byLongest),
+  ...files.filter((f) => !desktop(f) && !unit(f) && !waitingQueue.includes(f)).sort(byLongest),
   ...(unitFiles.length ? [UNIT_JOB] : []),
 ];
 
-const jobs = desktopQueue.length + otherQueue.length;
+const jobs = desktopQueue.length + waitingQueue.length + otherQueue.length;
+const waitingLane = waitingQueue.length > 0 ? ' and the waiting files own' : '';
 const times = {};
 const cpu = {};
 const failed = [];
@@ -139,7 +147,7 @@ function startedFrom(dirs) {
  * this process however that ends), or null when no file of the run is a browser file.
  */
 async function launchSharedChromium() {
-  if (!otherQueue.some((f) => f !== UNIT_JOB)) return null;
+  if (![...otherQueue, ...waitingQueue].some((f) => f !== UNIT_JOB)) return null;
   const { launchChromium } = await import(join(testDir, 'helpers', 'chromium.js'));
   const chrome = await launchChromium();
   // Its processes so far (the browser, its zygotes, the GPU process) into a group of their own: all they start
@@ -278,6 +286,7 @@ await Promise.all([
   lane([desktopQueue, otherQueue]),
   // `--lanes 1` is that one lane alone: one file at a time.
   ...Array.from({ length: lanes - 1 }, () => lane([otherQueue])),
+  lane([waitingQueue]),
 ]);
 
 let sharedCpu = null;
@@ -301,7 +310,7 @@ if (sharedCpu !== null)
   lines.push(`run-tests: ${'-'.padStart(7)}    ${sharedCpu.toFixed(1).padStart(6)} s CPU  the shared Chromium`);
 const cpuTotal = Object.values(cpu).reduce((a, b) => a + b, 0) + (sharedCpu ?? 0);
 process.stdout.write(
-  `\nrun-tests: ${files.length} files (${jobs} jobs) in ${(total / 60).toFixed(1)} min on ${lanes} lane(s)` +
+  `\nrun-tests: ${files.length} files (${jobs} jobs) in ${(total / 60).toFixed(1)} min on ${lanes} lane(s)${waitingLane}` +
     `${measureCpu ? `, ${(cpuTotal / 60).toFixed(1)} min of CPU` : ''}, the slowest first:\n` +
     `${lines.join('\n')}\n`,
 );
