@@ -94,7 +94,7 @@ const otherQueue = [
 ];
 
 const jobs = desktopQueue.length + waitingQueue.length + otherQueue.length;
-const waitingLane = waitingQueue.length > 0 ? ' and the waiting files own' : '';
+const waitingLane = waitingQueue.length > 0 ? ' plus one for the waiting files' : '';
 const times = {};
 const cpu = {};
 const failed = [];
