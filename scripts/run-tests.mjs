@@ -3,9 +3,9 @@
 // process, several files at once (`--lanes N`, 3 unless told; 4 loads two cores past what the timed tests
 // bear), plus one lane for the few files that mostly wait (`waiting`). The desktop files (test/native: Xvfb
 // or sway, a session bus, real apps, LibreOffice) take one lane between them, one file at a time, so two
-// desktops never compete for the two cores while an app is being timed out. Each file's output is printed whole when it ends
-// (lanes never interleave lines), with a progress line; the run ends with each file's time, the slowest first,
-// and the files that failed. `node scripts/run-tests.mjs [--lanes N] [--cpu] [substring ...]` runs a few; `--cpu`
+// desktops never compete for the two cores while an app is being timed out. Each file's output is printed
+// whole when it ends (lanes never interleave lines), with a progress line; the run ends with each file's time,
+// the slowest first, and the files that failed. `node scripts/run-tests.mjs [--lanes N] [--cpu] [substring ...]` runs a few; `--cpu`
 // also gives each file's CPU time, its descendants' included, and names what a file left running (each file in
 // a cgroup v1 cpuacct group of its own; root on Linux): the run is CPU-bound on two cores, so a file's CPU, not
 // its wall time, is what it costs the others. One Chromium serves the whole run (SHARED_CHROMIUM_URL and _PID
@@ -78,7 +78,17 @@ try {
 } catch {
   /* no full run yet in this build */
 }
-const guess = { pool: 60, native: 40, sessions: 40, install: 30, browser: 20, gateway: 15, security: 10 };
+const guess = {
+  pool: 60,
+  native: 40,
+  sessions: 40,
+  install: 30,
+  extension: 30,
+  browser: 20,
+  gateway: 15,
+  fuzz: 15,
+  security: 10,
+};
 const expected = (f) => lastTimes[name(f)] ?? guess[name(f).split(/[\\/]/)[0]] ?? 2;
 const byLongest = (a, b) => expected(b) - expected(a) || name(a).localeCompare(name(b));
 // test/unit is pure logic: its files run as one job, from source in one process (scripts/test-unit.mjs, the

@@ -5,7 +5,7 @@
 // client over a real Chromium. delivery_mode travels on the target only, and the CDP route honours it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { inMemoryVerity, type InMemoryAgent, type InMemoryVerity } from '../helpers/in-memory.js';
 
@@ -16,8 +16,8 @@ let agent: InMemoryAgent;
 
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
-  v = await inMemoryVerity({ browserUrl: chrome.browserUrl });
+  chrome = await sharedChromium();
+  v = await inMemoryVerity({ browserUrl: chrome.browserUrl, browserContextId: chrome.contextId });
   agent = await v.connect();
 });
 after(async () => {

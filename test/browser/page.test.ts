@@ -18,20 +18,6 @@ after(async () => {
   rmSync(uploads, { recursive: true, force: true });
 });
 
-/** The browser's own list of page targets (asked afresh, not a connection's cached view). */
-async function pageTargets(): Promise<Array<{ targetId: string; url: string }>> {
-  const session = await s.chrome.browser.target().createCDPSession();
-  try {
-    const { targetInfos } = await session.send('Target.getTargets');
-    // In the run's shared Chromium, only this file's browser context.
-    return targetInfos.filter(
-      (t) => t.type === 'page' && (!s.chrome.contextId || t.browserContextId === s.chrome.contextId),
-    );
-  } finally {
-    await session.detach().catch(() => {});
-  }
-}
-
 describe('tabs', () => {
   test('list_tabs, new_tab, select_tab, close_tab; a token of a closed tab is refused', async () => {
     await s.open('plain.html');
@@ -49,7 +35,7 @@ describe('tabs', () => {
     assert.equal(opened.structured.url, s.fx.url('clicks.html'));
     assert.equal(opened.structured.title, 'Clicks fixture');
     assert.deepEqual(
-      (await pageTargets()).filter((t) => t.targetId === second).map((t) => t.url),
+      (await s.chrome.pageTargets()).filter((t) => t.targetId === second).map((t) => t.url),
       [s.fx.url('clicks.html')],
       'the browser has the new tab',
     );
@@ -81,7 +67,7 @@ describe('tabs', () => {
     const stale = await s.snapshot(s.v, { target: { kind: 'tab', tab_id: second } });
     const closed = await s.v.call('page', { action: 'close_tab', tab_id: second });
     assert.equal(closed.isError, false, closed.text);
-    assert.ok(!(await pageTargets()).some((t) => t.targetId === second), 'the tab is gone from the browser');
+    assert.ok(!(await s.chrome.pageTargets()).some((t) => t.targetId === second), 'the tab is gone from the browser');
     const after = await s.v.call('page', { action: 'list_tabs' });
     assert.ok(!after.structured.tabs.some((t: any) => t.tab_id === second));
     const r = await s.v.call('click', { element_token: stale.token('Context me') });

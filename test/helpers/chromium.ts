@@ -1,10 +1,12 @@
 // A Chromium the test owns (Verity attaches to it with --browser-url), plus a second, independent CDP
 // connection the test uses to read the page's own state (the editor's or framework's model).
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page, type Protocol } from 'puppeteer-core';
+import WebSocket from 'ws';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
+import { bounded } from '../../server/contract/bounded.js';
 
 export interface TestBrowser {
   browser: Browser;
@@ -13,6 +15,8 @@ export interface TestBrowser {
   /** Set when the test has a context of the run's shared Chromium (`sharedChromium`), not a browser of its own. */
   contextId?: string;
   page(urlPart: string): Promise<Page>;
+  /** The browser's own list of its page targets (this context's only, when shared), asked afresh. */
+  pageTargets(): Promise<Protocol.Target.TargetInfo[]>;
   close(): Promise<void>;
 }
 
@@ -35,6 +39,7 @@ export async function sharedChromium(): Promise<TestBrowser> {
     pid,
     contextId: context.id,
     page: (urlPart) => pageOf(() => context.pages(), urlPart),
+    pageTargets: async () => (await targetsOf(browserUrl)).filter((t) => t.browserContextId === context.id),
     async close() {
       await context.close().catch(() => {});
       await browser.disconnect().catch(() => {});
@@ -64,6 +69,7 @@ export async function launchChromium(): Promise<TestBrowser> {
     pid,
     browserUrl: `http://127.0.0.1:${port}`,
     page: (urlPart) => pageOf(() => browser.pages(), urlPart),
+    pageTargets: () => targetsOf(`http://127.0.0.1:${port}`),
     async close() {
       await browser.close().catch(() => {});
       try {
@@ -74,6 +80,32 @@ export async function launchChromium(): Promise<TestBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Target.getTargets' pages, on a DevTools connection of its own, closed at once: not a connection's cached
+ * view, and not `browser.target()`, which on a browser with several DevTools clients may be another client's.
+ */
+async function targetsOf(browserUrl: string): Promise<Protocol.Target.TargetInfo[]> {
+  const { webSocketDebuggerUrl } = (await (await fetch(`${browserUrl}/json/version`)).json()) as {
+    webSocketDebuggerUrl: string;
+  };
+  const ws = new WebSocket(webSocketDebuggerUrl);
+  try {
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const reply = new Promise<Protocol.Target.GetTargetsResponse>((resolve, reject) => {
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data));
+        if (message.id !== 1) return;
+        if (message.error) reject(new Error(`Target.getTargets: ${message.error.message}`));
+        else resolve(message.result);
+      });
+    });
+    ws.send(JSON.stringify({ id: 1, method: 'Target.getTargets' }));
+    return (await bounded(reply, 10_000, 'Target.getTargets')).targetInfos.filter((t) => t.type === 'page');
+  } finally {
+    ws.close();
+  }
 }
 
 /** The first page whose URL contains urlPart, waited for at most 5 s. */
