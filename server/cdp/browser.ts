@@ -3,7 +3,7 @@
 // A launched browser is Verity's alone: DevTools over a pipe (no TCP port another local process could
 // drive), the sandbox on unless running as root on Linux, and it ends with the server (see lifetime.ts).
 import { rmSync } from 'node:fs';
-import type { Browser, BrowserContext, ConnectionTransport, Page, Target } from 'puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, ConnectionTransport, Page, Target } from 'puppeteer-core';
 import { bounded } from '../contract/bounded.js';
 import { Refusal } from '../contract/refusal.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
@@ -68,6 +68,24 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 /** Bound on one CDP command (puppeteer's protocolTimeout): a page that never answers fails the call after this. */
 export const PROTOCOL_TIMEOUT_MS = 30_000;
+
+/**
+ * A CDP session on the browser itself. A browser with several DevTools clients lists a browser target per
+ * client, and `browser.target()` is the first listed: possibly another client's, gone by the time it is
+ * attached ("No target with given id found", seen with a test run's shared Chromium). Any of them reaches the
+ * same browser, and a session outlives the client whose target it is (measured), so each is tried in turn.
+ */
+export async function browserSession(browser: Browser): Promise<CDPSession> {
+  let failure: unknown = new Error('the browser lists no browser target');
+  for (const target of browser.targets().filter((t) => t.type() === 'browser')) {
+    try {
+      return await target.createCDPSession();
+    } catch (e) {
+      failure = e;
+    }
+  }
+  throw failure;
+}
 
 export function findChromium(explicit?: string, channel?: Channel): string {
   return findBrowser({ explicit, channel });

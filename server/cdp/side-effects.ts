@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, extname, basename } from 'node:path';
 import type { Browser, CDPSession, Protocol } from 'puppeteer-core';
-import type { BrowserHost } from './browser.js';
+import { browserSession, type BrowserHost } from './browser.js';
 import { configDir } from '../token.js';
 
 export type { DownloadEffect, SideEffect } from '../contract/wire.js';
@@ -86,7 +86,7 @@ export class SideEffectWatch {
     const browser = await this.host.get();
     if (this.session && this.browser === browser && browser.connected) return;
     this.attaching ??= (async () => {
-      const session = await browser.target().createCDPSession();
+      const session = await browserSession(browser);
       const dir = downloadDir();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       folderTotal(dir); // what it holds before this browser downloads anything

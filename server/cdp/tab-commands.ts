@@ -1,7 +1,7 @@
 // The browser route's page-level commands that the router and the tools ask for (tab ownership, window
 // matching, the page tool, thumbnails): the CDP they take stays here, in the backend, so the layers
 // above never speak the protocol (scripts/check-deps.mjs holds them to it).
-import type { BrowserHost } from './browser.js';
+import { browserSession, type BrowserHost } from './browser.js';
 import type { Tab } from './tab.js';
 
 /** The tab that opened this one (a popup's opener), or null. */
@@ -16,7 +16,7 @@ export async function openerIdOf(tab: Tab): Promise<string | null> {
 export async function browserProcessPid(host: BrowserHost): Promise<number | null> {
   const browser = await host.get().catch(() => null);
   if (!browser) return null;
-  const session = await browser.target().createCDPSession();
+  const session = await browserSession(browser);
   try {
     const info = (await session.send('SystemInfo.getProcessInfo')) as {
       processInfo: Array<{ type: string; id: number }>;
