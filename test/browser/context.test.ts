@@ -7,14 +7,13 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext } from 'puppeteer-core';
-import { parseCommandLine } from '../../server/cli.js';
-import { serverOptions } from '../../server/cli/serve.js';
+import puppeteer, { type BrowserContext } from 'puppeteer-core';
+import { browserSession } from '../../server/cdp/browser.js';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { sleep, wrap } from '../helpers/gateway.js';
-import { inMemoryVerity, type InMemoryVerity } from '../helpers/in-memory.js';
 import { snapshot } from '../helpers/mcp.js';
+import { coreOver } from '../helpers/suite.js';
 
 let fx: FixtureServer;
 let chrome: TestBrowser;
@@ -36,17 +35,11 @@ after(async () => {
   rmSync(downloads, { recursive: true, force: true });
 });
 
-async function coreIn(contextId: string): Promise<InMemoryVerity> {
-  const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', chrome.browserUrl]);
-  if (parsed.kind !== 'run') throw new Error('mcp --browser-url did not parse as a run');
-  return inMemoryVerity({ ...(await serverOptions(parsed.config)), browserContextId: contextId });
-}
-
 describe('a core held to one browser context', () => {
   test("lists and opens that context's tabs only; closing it leaves the context open", async () => {
     const outside = await chrome.browser.newPage(); // the default context's: another owner's tab
     await outside.goto(fx.url('plain.html'));
-    const verity = await coreIn(context.id!);
+    const verity = await coreOver(chrome.browserUrl, context.id!);
     try {
       const call = wrap((await verity.connect()).client);
       const nav = await call('page', { action: 'navigate', url: fx.url('clicks.html') });
@@ -74,7 +67,7 @@ describe('a core held to one browser context', () => {
   });
 
   test("that context's downloads are guarded: one no action caused is cancelled and reported", async () => {
-    const verity = await coreIn(context.id!);
+    const verity = await coreOver(chrome.browserUrl, context.id!);
     try {
       const agent = await verity.connect();
       const call = wrap(agent.client);
@@ -94,7 +87,7 @@ describe('a core held to one browser context', () => {
   });
 
   test('a context the browser does not have is refused, naming it', async () => {
-    const verity = await coreIn('0123456789ABCDEF0123456789ABCDEF');
+    const verity = await coreOver(chrome.browserUrl, '0123456789ABCDEF0123456789ABCDEF');
     try {
       const call = wrap((await verity.connect()).client);
       const r = await call('page', { action: 'list_tabs' });
@@ -103,5 +96,38 @@ describe('a core held to one browser context', () => {
     } finally {
       await verity.close();
     }
+  });
+});
+
+describe('a browser with several DevTools clients', () => {
+  // Each client adds a browser target, and a client lists the earlier clients' first: `browser.target()` is
+  // one of theirs. Right after they disconnect it may still be listed and no longer attachable (3 rounds in
+  // 8 measured): in such a round browserSession must pass it over.
+  test('browserSession reaches the browser while the first browser target listed is a gone one', async () => {
+    let staleSeen = 0;
+    for (let round = 0; round < 20 && staleSeen === 0; round++) {
+      const earlier = await Promise.all([1, 2].map(() => puppeteer.connect({ browserURL: chrome.browserUrl })));
+      const late = await puppeteer.connect({ browserURL: chrome.browserUrl });
+      try {
+        await Promise.all(earlier.map((b) => b.disconnect()));
+        // The first browser target listed is gone (its attach fails): browserSession must still reach the browser.
+        const gone = await late
+          .target()
+          .createCDPSession()
+          .then(
+            (s) => s.detach().then(() => false),
+            () => true,
+          );
+        if (!gone) continue;
+        staleSeen++;
+        const session = await browserSession(late);
+        const version = await session.send('Browser.getVersion');
+        assert.match(version.product, /Chrome/);
+        await session.detach();
+      } finally {
+        await late.disconnect();
+      }
+    }
+    assert.ok(staleSeen > 0, 'in 20 rounds the first browser target listed was never a gone one');
   });
 });

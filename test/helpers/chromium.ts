@@ -1,12 +1,12 @@
 // A Chromium the test owns (Verity attaches to it with --browser-url), plus a second, independent CDP
 // connection the test uses to read the page's own state (the editor's or framework's model).
 import puppeteer, { type Browser, type Page, type Protocol } from 'puppeteer-core';
-import WebSocket from 'ws';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
 import { bounded } from '../../server/contract/bounded.js';
+import { CdpConnection } from '../../bench/cdp.js';
 
 export interface TestBrowser {
   browser: Browser;
@@ -31,7 +31,9 @@ export async function sharedChromium(): Promise<TestBrowser> {
   const browserUrl = process.env.SHARED_CHROMIUM_URL;
   const pid = Number(process.env.SHARED_CHROMIUM_PID);
   if (!browserUrl || !pid) return launchChromium();
-  const browser = await puppeteer.connect({ browserURL: browserUrl, defaultViewport: null });
+  const browser = await puppeteer.connect({ browserURL: browserUrl, defaultViewport: null }).catch((e: Error) => {
+    throw new Error(`the run's shared Chromium (pid ${pid}, ${browserUrl}) does not answer: ${e.message}`);
+  });
   const context = await browser.createBrowserContext();
   return {
     browser,
@@ -83,28 +85,21 @@ export async function launchChromium(): Promise<TestBrowser> {
 }
 
 /**
- * Target.getTargets' pages, on a DevTools connection of its own, closed at once: not a connection's cached
- * view, and not `browser.target()`, which on a browser with several DevTools clients may be another client's.
+ * Target.getTargets' pages, on a DevTools connection of its own (bench/cdp.ts), closed at once: not a
+ * connection's cached view, and not `browser.target()`, which on a browser with several DevTools clients may be
+ * another client's.
  */
 async function targetsOf(browserUrl: string): Promise<Protocol.Target.TargetInfo[]> {
   const { webSocketDebuggerUrl } = (await (await fetch(`${browserUrl}/json/version`)).json()) as {
     webSocketDebuggerUrl: string;
   };
-  const ws = new WebSocket(webSocketDebuggerUrl);
+  const cdp = await CdpConnection.connect(webSocketDebuggerUrl);
   try {
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const reply = new Promise<Protocol.Target.GetTargetsResponse>((resolve, reject) => {
-      ws.on('message', (data) => {
-        const message = JSON.parse(String(data));
-        if (message.id !== 1) return;
-        if (message.error) reject(new Error(`Target.getTargets: ${message.error.message}`));
-        else resolve(message.result);
-      });
-    });
-    ws.send(JSON.stringify({ id: 1, method: 'Target.getTargets' }));
-    return (await bounded(reply, 10_000, 'Target.getTargets')).targetInfos.filter((t) => t.type === 'page');
+    const reply = cdp.send<Protocol.Target.GetTargetsResponse>('Target.getTargets');
+    const { targetInfos } = await bounded(reply, 10_000, 'Target.getTargets');
+    return targetInfos.filter((t) => t.type === 'page');
   } finally {
-    ws.close();
+    await cdp.close();
   }
 }
 

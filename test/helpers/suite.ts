@@ -10,7 +10,7 @@ import { serverOptions } from '../../server/cli/serve.js';
 import { launchChromium, model, sharedChromium, type TestBrowser } from './chromium.js';
 import { serveFixtures, type FixtureServer } from './fixtures.js';
 import { wrap } from './gateway.js';
-import { inMemoryVerity } from './in-memory.js';
+import { inMemoryVerity, type InMemoryVerity } from './in-memory.js';
 import { snapshot, startVerity, type Verity } from './mcp.js';
 
 /** What a test file talks to: an MCP client, and `call` that reads a tool's result as the tests do. */
@@ -32,13 +32,24 @@ export interface Suite<V extends Agent = Agent> {
  */
 export function browserSuite(extraArgs: string[] = []): Promise<Suite> {
   return suiteWith(sharedChromium, async (chrome) => {
-    const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', chrome.browserUrl, ...extraArgs]);
-    if (parsed.kind !== 'run') throw new Error(`browserSuite: ${extraArgs.join(' ')} asks for help or the version`);
-    const options = { ...(await serverOptions(parsed.config)), browserContextId: chrome.contextId };
-    const verity = await inMemoryVerity(options);
+    const verity = await coreOver(chrome.browserUrl, chrome.contextId, extraArgs);
     const agent = await verity.connect();
     return { client: agent.client, call: wrap(agent.client), close: () => verity.close() };
   });
+}
+
+/**
+ * The core as `verity mcp --headless --browser-url <browserUrl> [extraArgs]` builds it (options parsed and
+ * loaded the same way), in this process, held to one browser context of that browser when given one.
+ */
+export async function coreOver(
+  browserUrl: string,
+  browserContextId: string | undefined,
+  extraArgs: string[] = [],
+): Promise<InMemoryVerity> {
+  const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', browserUrl, ...extraArgs]);
+  if (parsed.kind !== 'run') throw new Error(`coreOver: ${extraArgs.join(' ')} asks for help or the version`);
+  return inMemoryVerity({ ...(await serverOptions(parsed.config)), browserContextId });
 }
 
 /** `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]` as a process, over stdio. */

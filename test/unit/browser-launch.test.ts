@@ -7,8 +7,6 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { cleanStaleProfiles, newProfile, profileOwner, sandboxArgs } from '../../server/cdp/lifetime.js';
-import type { Browser } from 'puppeteer-core';
-import { browserSession } from '../../server/cdp/browser.js';
 import { parseFlags } from '../../server/cli.js';
 
 describe('the sandbox', () => {
@@ -110,26 +108,5 @@ describe('browser flags', () => {
       () => parseFlags(['--browser-url', 'http://127.0.0.1:9222', '--proxy-server', 'http://p:1'], {}),
       /--proxy-server apply to a browser Verity launches/,
     );
-  });
-});
-
-describe('the browser session (browserSession)', () => {
-  // A browser with several DevTools clients lists a browser target per client; one may be gone by the time it
-  // is attached. The real race is not reproducible on demand, so the targets here are stand-ins.
-  const target = (type: string, attach: () => Promise<unknown>) => ({ type: () => type, createCDPSession: attach });
-  const browserOf = (...targets: ReturnType<typeof target>[]) => ({ targets: () => targets }) as unknown as Browser;
-
-  test('a browser target that is gone is passed over for the next one', async () => {
-    const session = { id: 'live' };
-    const gone = target('browser', () => Promise.reject(new Error('No target with given id found')));
-    const page = target('page', () => Promise.resolve({ id: 'a page, never a browser session' }));
-    const live = target('browser', () => Promise.resolve(session));
-    assert.equal(await browserSession(browserOf(page, gone, live)), session);
-  });
-
-  test('when none can be attached, the last failure is what is thrown', async () => {
-    const gone = target('browser', () => Promise.reject(new Error('No target with given id found')));
-    await assert.rejects(browserSession(browserOf(gone)), /No target with given id found/);
-    await assert.rejects(browserSession(browserOf()), /lists no browser target/);
   });
 });
