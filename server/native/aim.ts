@@ -133,7 +133,8 @@ export async function focusedSettled(atspi: Atspi, win: WindowInfo): ReturnType<
   const until = Date.now() + FOCUS_SETTLE_MS;
   for (;;) {
     const found = await focusedIn(atspi, win);
-    if (found || !win.frame || Date.now() >= until) return found;
+    // No tree to report focus (no frame or app): nothing will change by waiting.
+    if (found || !win.frame || !win.app || Date.now() >= until) return found;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
