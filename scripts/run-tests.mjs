@@ -159,7 +159,14 @@ function startedFrom(dirs) {
 async function launchSharedChromium() {
   if (![...otherQueue, ...waitingQueue].some((f) => f !== UNIT_JOB)) return null;
   const { launchChromium } = await import(join(testDir, 'helpers', 'chromium.js'));
-  const chrome = await launchChromium();
+  const chrome = await launchChromium().catch((e) => {
+    // Not the end of the run: without SHARED_CHROMIUM_URL each browser file launches a Chromium of its own.
+    process.stdout.write(
+      `run-tests: the shared Chromium did not start (${e.message.split('\n')[0].trim()}); each file launches its own\n`,
+    );
+    return null;
+  });
+  if (!chrome) return null;
   // Its processes so far (the browser, its zygotes, the GPU process) into a group of their own: all they start
   // later (each file's renderers) is then counted there too.
   const group = measureCpu ? mkdtempSync(join(CPUACCT, 'verity-shared-chromium-')) : null;
