@@ -106,6 +106,11 @@ export class BrowserHost {
   /** Told each time a browser is opened (launched or attached): the download guard must hold before any page loads. */
   readonly openedListeners = new Set<() => void>();
   /**
+   * Told each time a --isolated session's host (contextOf this one) makes its browser context: settings held
+   * per context (the download behaviour) are set for it by whoever watches this browser.
+   */
+  readonly contextListeners = new Set<(contextId: string) => void>();
+  /**
    * More sources of tabs searched by tabs_() and findTab(): the extension relay's shared tabs (`shared`:
    * given to every session), and with --browser-endpoint each session's own browser (for the operator's views).
    */
@@ -150,6 +155,15 @@ export class BrowserHost {
     return ids;
   }
 
+  /**
+   * The browser context this host's tabs live in (a --isolated session's, or an attached --browser-context),
+   * none when they are the browser's default context. Browser-wide settings such as the download behaviour
+   * apply to one context each: the default one unless this is named.
+   */
+  get contextId(): string | undefined {
+    return this.context?.id;
+  }
+
   /** Whether a browser is connected now (without launching one). */
   get running(): boolean {
     if (this.options.peersOnly !== undefined) return this.peers.some((p) => !p.shared && p.host.running);
@@ -188,6 +202,7 @@ export class BrowserHost {
       browser.once('disconnected', gone);
       this.forgetContext = () => browser.off('disconnected', gone);
       this.browser = browser;
+      if (context.id) for (const listener of this.options.contextOf.contextListeners) listener(context.id);
       return browser;
     } else if (this.options.transport) {
       const transport = await this.options.transport();

@@ -80,6 +80,28 @@ export class SideEffectWatch {
     const guard = () => void this.attach().catch(() => {});
     host.openedListeners.add(guard);
     if (host.running) guard();
+    // A --isolated session's context: its downloads go through this same guard (its tabs are this host's).
+    host.contextListeners.add((contextId) => void this.guardContext(contextId).catch(() => {}));
+  }
+
+  /**
+   * Downloads saved under their guid, renamed to their own name once complete (no clobbering), and told as
+   * events. Chromium's own prompt for many downloads is skipped by this behaviour: the cause and quota checks
+   * below stand in. It holds for one context: the default one unless named (and a context DevTools made
+   * denies every download until it is set).
+   */
+  private async allowDownloads(session: CDPSession, dir: string, browserContextId?: string): Promise<void> {
+    await session.send('Browser.setDownloadBehavior', {
+      behavior: 'allowAndName',
+      downloadPath: dir,
+      eventsEnabled: true,
+      ...(browserContextId ? { browserContextId } : {}),
+    });
+  }
+
+  private async guardContext(contextId: string): Promise<void> {
+    await this.attach();
+    if (this.session) await this.allowDownloads(this.session, downloadDir(), contextId);
   }
 
   private async attach(): Promise<void> {
@@ -90,13 +112,7 @@ export class SideEffectWatch {
       const dir = downloadDir();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       folderTotal(dir); // what it holds before this browser downloads anything
-      // Saved under the download's guid, renamed to its own name once complete (no clobbering). Chromium's
-      // own prompt for many downloads is skipped by this behaviour: the cause and quota checks below stand in.
-      await session.send('Browser.setDownloadBehavior', {
-        behavior: 'allowAndName',
-        downloadPath: dir,
-        eventsEnabled: true,
-      });
+      await this.allowDownloads(session, dir, this.host.contextId);
       await session.send('Target.setDiscoverTargets', { discover: true });
       session.on('Target.targetCreated', (e: Protocol.Target.TargetCreatedEvent) => {
         const info = e.targetInfo;

@@ -1,7 +1,7 @@
 // A core attached to one browser context of a browser it did not start (BrowserOptions.browserContextId: how
 // the in-process browser files share the run's one Chromium): it sees and opens that context's tabs only,
-// its download guard holds there too (Chromium applies Browser.setDownloadBehavior to the contexts DevTools
-// made), and on close it leaves the context and the browser as they were.
+// its download guard holds there too (Browser.setDownloadBehavior set for that context: a context DevTools
+// made otherwise denies every download), and on close it leaves the context and the browser as they were.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -66,7 +66,7 @@ describe('a core held to one browser context', () => {
     );
   });
 
-  test("that context's downloads are guarded: one no action caused is cancelled and reported", async () => {
+  test("that context's downloads are guarded: one no action caused is cancelled and reported, a click's are saved", async () => {
     const verity = await coreOver(chrome.browserUrl, context.id!);
     try {
       const agent = await verity.connect();
@@ -81,6 +81,17 @@ describe('a core held to one browser context', () => {
       assert.ok(refused.length >= 1, `the context's downloads were not seen: ${r.text}`);
       for (const e of refused) assert.equal(e.code, 'download_without_action', r.text);
       assert.deepEqual(existsSync(downloads) ? readdirSync(downloads) : [], []);
+      // And those a click caused are saved: a context DevTools made denies every download unless its own
+      // behaviour is set (one set for the default context alone left these cancelled).
+      const saved = await call('click', { element_token: snap.token('Download four') });
+      assert.equal(saved.structured.effect, 'confirmed', saved.text);
+      const kept = (saved.structured.side_effects ?? []).filter((e: any) => e.kind === 'download');
+      assert.deepEqual(
+        kept.map((e: any) => e.state),
+        ['completed', 'completed', 'completed', 'completed'],
+        saved.text,
+      );
+      assert.deepEqual(readdirSync(downloads).sort(), ['part-1.bin', 'part-2.bin', 'part-3.bin', 'part-4.bin']);
     } finally {
       await verity.close();
     }
