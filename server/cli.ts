@@ -158,6 +158,16 @@ const TABLE = [
     help: 'attach to a running Chromium (its DevTools endpoint, e.g. http://127.0.0.1:9222); it is never closed',
   },
   {
+    name: 'browser-context',
+    key: 'browserContextId',
+    own: true,
+    kind: 'string',
+    commands: BOTH,
+    arg: 'ID',
+    help: 'with --browser-url: only this browser context of the attached Chromium (an id from its Target.createBrowserContext): its tabs alone are listed and opened, and it is never closed',
+    parse: contextIdOf,
+  },
+  {
     name: 'browser-endpoint',
     key: 'browserEndpoint',
     own: true,
@@ -850,6 +860,16 @@ function refuseTogether(values: OptionValues): void {
       '--browser-header and --browser-connect-timeout apply to --browser-endpoint, which is not given',
     );
   }
+  if (values['browser-context'] !== undefined) {
+    if (values['browser-url'] === undefined)
+      throw new UsageError(
+        '--browser-context names a context of the browser attached with --browser-url, which is not given',
+      );
+    if (values.isolated === true)
+      throw new UsageError(
+        '--browser-context and --isolated exclude each other (--isolated makes a context per session)',
+      );
+  }
   if (values['browser-url'] !== undefined) {
     const launchOnly = named(['channel', 'proxy-server', 'browser-arg']);
     if (launchOnly.length)
@@ -877,6 +897,13 @@ function endpointOf(v: string, what: string): string {
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
     throw new Error(`${what} must be a ws:// or wss:// URL, got a ${url.protocol} URL`);
+  return v;
+}
+
+/** A DevTools browser context id (Chromium's are 32 hex digits): letters, digits, '-' and '_' only. */
+function contextIdOf(v: string, what: string): string {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(v))
+    throw new Error(`${what} must be a browser context id (letters and digits, e.g. from Target.createBrowserContext)`);
   return v;
 }
 

@@ -109,4 +109,23 @@ describe('browser flags', () => {
       /--proxy-server apply to a browser Verity launches/,
     );
   });
+
+  test('--browser-context: one context of the attached browser, given with --browser-url only', () => {
+    const url = ['--browser-url', 'http://127.0.0.1:9222'];
+    const id = '0123456789ABCDEF0123456789ABCDEF';
+    assert.equal(parseFlags([...url, '--browser-context', id], {}).browserContextId, id);
+    assert.equal(parseFlags(url, { VERITY_BROWSER_CONTEXT: id }).browserContextId, id);
+    assert.throws(
+      () => parseFlags(['--browser-context', id], {}),
+      /--browser-context names a context of the browser attached with --browser-url, which is not given/,
+    );
+    assert.throws(
+      () => parseFlags([...url, '--browser-context', id, '--isolated'], {}),
+      /--browser-context and --isolated exclude each other/,
+    );
+    assert.throws(
+      () => parseFlags([...url, '--browser-context', 'a b'], {}),
+      /--browser-context must be a browser context id/,
+    );
+  });
 });
