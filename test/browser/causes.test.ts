@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
 
@@ -18,8 +18,8 @@ let v: Verity;
 const tmp = mkdtempSync(join(tmpdir(), 'verity-causes-'));
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
-  v = await startVerity(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: join(tmp, 'cfg') });
+  chrome = await sharedChromium();
+  v = await startVerity(chrome.attach, { VERITY_CONFIG_DIR: join(tmp, 'cfg') });
 });
 after(async () => {
   await v?.close();
@@ -222,7 +222,7 @@ describe('what is shown of secrets and blocked origins', () => {
   let guarded: Verity;
   before(async () => {
     writeFileSync(join(tmp, 'blocked.json'), JSON.stringify({ blocked_origins: [`http://127.0.0.2:${fx.port}`] }));
-    guarded = await startVerity(['--browser-url', chrome.browserUrl, '--policy', join(tmp, 'blocked.json')], {
+    guarded = await startVerity([...chrome.attach, '--policy', join(tmp, 'blocked.json')], {
       VERITY_CONFIG_DIR: join(tmp, 'cfg2'),
     });
   });

@@ -4,7 +4,7 @@
 // processes), so every verdict matches what the page itself recorded.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium, model, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, model, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { startVerity, type ToolResult, type Verity } from '../helpers/mcp.js';
 import { startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
@@ -18,7 +18,7 @@ let fx: FixtureServer;
 let chrome: TestBrowser;
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
 });
 after(async () => {
   await chrome?.close();
@@ -103,7 +103,7 @@ describe('one client (stdio)', () => {
   let v: Verity;
   let opened: { tabId: string; page: any };
   before(async () => {
-    v = await startVerity(['--browser-url', chrome.browserUrl]);
+    v = await startVerity(chrome.attach);
     opened = await openFixture(v.call);
   });
   after(async () => {
@@ -121,7 +121,7 @@ describe('two clients over HTTP, each on its own tab, at the same time', () => {
   let openedA: { tabId: string; page: any }, openedB: { tabId: string; page: any };
   const dir = mkdtempSync(join(tmpdir(), 'verity-concurrency-'));
   before(async () => {
-    gw = await startGateway(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: join(dir, 'cfg') });
+    gw = await startGateway(chrome.attach, { VERITY_CONFIG_DIR: join(dir, 'cfg') });
     [a, b] = [await gw.connect(), await gw.connect()];
     openedA = await openFixture(a.call, 'a');
     openedB = await openFixture(b.call, 'b');
@@ -151,12 +151,9 @@ describe('two clients (two processes) on one shared tab', () => {
   let tabId: string;
   before(async () => {
     const url = fx.url('concurrency.html?lane=shared');
-    page = await chrome.browser.newPage();
+    page = await chrome.context.newPage();
     await page.goto(url);
-    [a, b] = await Promise.all([
-      startVerity(['--browser-url', chrome.browserUrl]),
-      startVerity(['--browser-url', chrome.browserUrl]),
-    ]);
+    [a, b] = await Promise.all([startVerity(chrome.attach), startVerity(chrome.attach)]);
     const tabs = await a.call('page', { action: 'list_tabs' });
     tabId = (tabs.structured.tabs as Array<{ tab_id: string; url: string }>).find((t) => t.url === url)!.tab_id;
   });

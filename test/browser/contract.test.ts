@@ -106,7 +106,7 @@ describe('tools/list', () => {
   // The contract changed: the default surface is lean (seed arguments accepted, not advertised); the
   // complete surface (--tools full) advertises every seed 003 argument.
   test('type_text advertises the seed 003 arguments on the complete surface (--tools full)', async () => {
-    const full = await startVerity(['--tools', 'full', '--browser-url', s.chrome.browserUrl]);
+    const full = await startVerity(['--tools', 'full', ...s.chrome.attach]);
     try {
       const fullTools = (await full.client.listTools()).tools as typeof tools;
       const props = fullTools.find((t) => t.name === 'type_text')!.inputSchema.properties;

@@ -198,7 +198,7 @@ describe('the tool surface', () => {
   });
 
   test('--tools full: the deprecated tools and every seed argument, at most 17.6 KB', async () => {
-    const full = await startVerity(['--tools', 'full', '--browser-url', s.chrome.browserUrl]);
+    const full = await startVerity(['--tools', 'full', ...s.chrome.attach]);
     try {
       const tools = (await full.client.listTools()).tools as any[];
       const names = tools.map((t) => t.name);
@@ -216,7 +216,7 @@ describe('the tool surface', () => {
   });
 
   test('get_session with no label on a fresh connection returns its implicit session', async () => {
-    const fresh = await startVerity(['--browser-url', s.chrome.browserUrl]);
+    const fresh = await startVerity([...s.chrome.attach]);
     try {
       const r = await fresh.call('get_session', {});
       assert.equal(r.isError, false, r.text);

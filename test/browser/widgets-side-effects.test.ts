@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
 
@@ -17,8 +17,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'verity-side-effects-'));
 const downloads = join(tmp, 'downloads');
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
-  v = await startVerity(['--browser-url', chrome.browserUrl], {
+  chrome = await sharedChromium();
+  v = await startVerity(chrome.attach, {
     VERITY_CONFIG_DIR: join(tmp, 'cfg'),
     VERITY_DOWNLOAD_DIR: downloads,
   });

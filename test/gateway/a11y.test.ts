@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -62,8 +62,8 @@ const dir = mkdtempSync(join(tmpdir(), 'verity-a11y-'));
 before(async () => {
   writeFileSync(join(dir, 'policy.json'), JSON.stringify({ require_approval: ['click'] }));
   gw = await startGateway(['--policy', join(dir, 'policy.json')], { VERITY_CONFIG_DIR: dir, SHELL: '/bin/sh' });
-  chrome = await launchChromium();
-  page = await chrome.browser.newPage();
+  chrome = await sharedChromium();
+  page = await chrome.context.newPage();
   await page.setBypassCSP(true); // axe is injected as an inline script
   await page.setViewport({ width: 1400, height: 860 });
   await page.goto(`${gw.base}/?token=${gw.token}`);

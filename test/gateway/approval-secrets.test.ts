@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { operatorSocket, startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
 
 const FORM =
@@ -27,8 +27,8 @@ const dir = mkdtempSync(join(tmpdir(), 'verity-approval-secrets-'));
 before(async () => {
   writeFileSync(join(dir, 'policy.json'), JSON.stringify({ require_approval: ['type_text', 'set_value'] }));
   gw = await startGateway(['--policy', join(dir, 'policy.json')], { VERITY_CONFIG_DIR: dir });
-  chrome = await launchChromium();
-  page = await chrome.browser.newPage();
+  chrome = await sharedChromium();
+  page = await chrome.context.newPage();
   await page.goto(`${gw.base}/?token=${gw.token}`);
   await page.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });
   agent = await gw.connect();

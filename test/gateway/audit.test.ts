@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { operatorSocket, refusalOf, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-audit-gw-'));
@@ -131,8 +131,8 @@ test("yesterday's calls are in the log after a restart: filtered, paged and expo
     );
     assert.equal(new Set(ids).size, before.length);
 
-    chrome = await launchChromium();
-    const ui = await chrome.browser.newPage();
+    chrome = await sharedChromium();
+    const ui = await chrome.context.newPage();
     await ui.setViewport({ width: 1440, height: 900 });
     await ui.goto(`${gw.base}/?token=${gw.token}`);
     await ui.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });

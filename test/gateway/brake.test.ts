@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { operatorSocket, refusalOf, startGateway, waitFor, wrap, type Gateway } from '../helpers/gateway.js';
 
 let gw: Gateway;
@@ -22,8 +22,8 @@ const dir = mkdtempSync(join(tmpdir(), 'verity-brake-'));
 before(async () => {
   writeFileSync(join(dir, 'policy.json'), JSON.stringify({ require_approval: ['click'] }));
   gw = await startGateway(['--policy', join(dir, 'policy.json')], { VERITY_CONFIG_DIR: dir });
-  chrome = await launchChromium();
-  ui = await chrome.browser.newPage();
+  chrome = await sharedChromium();
+  ui = await chrome.context.newPage();
   await ui.setViewport({ width: 1400, height: 860 });
   await ui.goto(`${gw.base}/?token=${gw.token}`);
   await ui.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });

@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { bindAgent, openControlUi, type BoundAgent } from '../helpers/control-ui.js';
 import { operatorSocket, sleep, startGateway, waitFor, type Gateway, type OperatorSocket } from '../helpers/gateway.js';
 
@@ -31,7 +31,7 @@ before(async () => {
     SHELL: '/bin/sh',
     VERITY_CONFIG_DIR: dir,
   });
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
   page = await openControlUi(chrome, gw);
   operator = await operatorSocket(gw, ['operator.read']);
 });

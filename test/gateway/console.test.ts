@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { bindAgent as bindConsoleAgent, openControlUi } from '../helpers/control-ui.js';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
 
@@ -13,7 +13,7 @@ let gw: Gateway;
 let chrome: TestBrowser;
 before(async () => {
   gw = await startGateway([], { SHELL: '/bin/sh' });
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
 });
 after(async () => {
   await chrome?.close();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { ROOT } from '../helpers/fixtures.js';
 import { startGateway, wrap, type Gateway } from '../helpers/gateway.js';
 
@@ -17,7 +17,7 @@ let chrome: TestBrowser;
 before(async () => {
   // The terminal's shell is the user's $SHELL; a plain sh keeps the test independent of this host's rc files.
   gw = await startGateway([], { SHELL: '/bin/sh' });
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
 });
 after(async () => {
   await chrome?.close();
@@ -26,7 +26,7 @@ after(async () => {
 
 /** Each Control UI gets its own browser context: its own operator, with its own saved layout. */
 async function openUi(): Promise<Page> {
-  const context = await chrome.browser.createBrowserContext();
+  const context = await chrome.newContext();
   const page = await context.newPage();
   await page.setViewport({ width: 1400, height: 860 });
   await page.goto(`${gw.base}/?token=${gw.token}`);

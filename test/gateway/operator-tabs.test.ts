@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { alive, operatorSocket, startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
 
@@ -18,8 +18,8 @@ let gw: Gateway;
 let a: Connection, b: Connection;
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
-  gw = await startGateway(['--browser-url', chrome.browserUrl], {
+  chrome = await sharedChromium();
+  gw = await startGateway(chrome.attach, {
     VERITY_CONFIG_DIR: join(tmp, 'cfg'),
     VERITY_POLICY: undefined,
   });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { METHOD_SCHEMAS } from '../../server/gateway/protocol.js';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { openControlUi } from '../helpers/control-ui.js';
 import { operatorSocket, startGateway, type Gateway } from '../helpers/gateway.js';
 
@@ -26,7 +26,7 @@ before(async () => {
   const file = join(dir, 'policy.json');
   writeFileSync(file, JSON.stringify(rules));
   gw = await startGateway(['--policy', file], { SHELL: '/bin/sh', VERITY_CONFIG_DIR: join(dir, 'config') });
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
 });
 after(async () => {
   await chrome?.close();

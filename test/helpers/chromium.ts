@@ -1,6 +1,6 @@
 // A Chromium the test owns (Verity attaches to it with --browser-url), plus a second, independent CDP
 // connection the test uses to read the page's own state (the editor's or framework's model).
-import puppeteer, { type Browser, type Page, type Protocol } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page, type Protocol } from 'puppeteer-core';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,12 @@ export interface TestBrowser {
   pid: number;
   /** Set when the test has a context of the run's shared Chromium (`sharedChromium`), not a browser of its own. */
   contextId?: string;
+  /** The flags that attach a `verity` to this browser: --browser-url, and --browser-context when shared. */
+  attach: string[];
+  /** The file's own context when shared; the browser's default context when the browser is the file's own. */
+  context: BrowserContext;
+  /** A fresh browser context (its own storage and saved layout), closed with this browser at the latest. */
+  newContext(): Promise<BrowserContext>;
   page(urlPart: string): Promise<Page>;
   /** The browser's own list of its page targets (this context's only, when shared), asked afresh. */
   pageTargets(): Promise<Protocol.Target.TargetInfo[]>;
@@ -24,8 +30,8 @@ export interface TestBrowser {
  * The run's one Chromium (scripts/run-tests.mjs launches it and names it in SHARED_CHROMIUM_URL), reached
  * through a browser context of this file's own: its pages, cookies, storage and cache are this file's alone,
  * and closing it closes only the context. A file run without the runner launches a Chromium of its own.
- * For tests whose Verity attaches to the context (browserSuite); one that attaches to the whole browser
- * (`verity --browser-url`) would see the other files' tabs, and keeps `launchChromium`.
+ * A Verity under test attaches to that context alone (`attach`: --browser-context, or browserSuite's
+ * in-process core); a test that needs the whole browser (kills it, counts its processes) keeps `launchChromium`.
  */
 export async function sharedChromium(): Promise<TestBrowser> {
   const browserUrl = process.env.SHARED_CHROMIUM_URL;
@@ -35,15 +41,26 @@ export async function sharedChromium(): Promise<TestBrowser> {
     throw new Error(`the run's shared Chromium (pid ${pid}, ${browserUrl}) does not answer: ${e.message}`);
   });
   const context = await browser.createBrowserContext();
+  const contextId = context.id;
+  if (!contextId) throw new Error("the shared Chromium's new browser context has no id");
+  // Every context this file made, closed with it: the shared browser outlives the file.
+  const made = [context];
   return {
     browser,
     browserUrl,
     pid,
-    contextId: context.id,
+    contextId,
+    attach: ['--browser-url', browserUrl, '--browser-context', contextId],
+    context,
+    async newContext() {
+      const another = await browser.createBrowserContext();
+      made.push(another);
+      return another;
+    },
     page: (urlPart) => pageOf(() => context.pages(), urlPart),
-    pageTargets: async () => (await targetsOf(browserUrl)).filter((t) => t.browserContextId === context.id),
+    pageTargets: async () => (await targetsOf(browserUrl)).filter((t) => t.browserContextId === contextId),
     async close() {
-      await context.close().catch(() => {});
+      await Promise.all(made.map((c) => c.close().catch(() => {})));
       await browser.disconnect().catch(() => {});
     },
   };
@@ -70,6 +87,9 @@ export async function launchChromium(): Promise<TestBrowser> {
     browser,
     pid,
     browserUrl: `http://127.0.0.1:${port}`,
+    attach: ['--browser-url', `http://127.0.0.1:${port}`],
+    context: browser.defaultBrowserContext(),
+    newContext: () => browser.createBrowserContext(),
     page: (urlPart) => pageOf(() => browser.pages(), urlPart),
     pageTargets: () => targetsOf(`http://127.0.0.1:${port}`),
     async close() {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { launchChromium, type TestBrowser } from './chromium.js';
+import { sharedChromium, type TestBrowser } from './chromium.js';
 import { startGateway, wrap, type Gateway } from './gateway.js';
 
 export interface Console {
@@ -17,12 +17,12 @@ export interface Console {
 
 /**
  * A real `verity start` (shells are /bin/sh; recordings and the audit trail in a config dir of its own, not
- * the user's) and a Chromium for the Control UI's pages.
+ * the user's) and a context of the run's shared Chromium for the Control UI's pages.
  */
 export async function startConsole(): Promise<Console> {
   const configDir = mkdtempSync(join(tmpdir(), 'verity-console-'));
   const gw = await startGateway([], { SHELL: '/bin/sh', VERITY_CONFIG_DIR: configDir });
-  const chrome = await launchChromium().catch(async (e) => {
+  const chrome = await sharedChromium().catch(async (e) => {
     await gw.close();
     throw e;
   });
@@ -42,7 +42,7 @@ export async function openControlUi(
   gw: Gateway,
   viewport: { width: number; height: number; deviceScaleFactor?: number } = { width: 1400, height: 860 },
 ): Promise<Page> {
-  const context = await chrome.browser.createBrowserContext();
+  const context = await chrome.newContext();
   const page = await context.newPage();
   await page.setViewport(viewport);
   await page.goto(`${gw.base}/?token=${gw.token}`);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { alive, operatorSocket, refusalOf, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-approvals-sec-'));
@@ -103,8 +103,8 @@ test('the Control UI approval card shows the full arguments, scrollable, not cut
   let chrome: TestBrowser | undefined;
   const agent = await gw.connect();
   try {
-    chrome = await launchChromium();
-    const page = await chrome.browser.newPage();
+    chrome = await sharedChromium();
+    const page = await chrome.context.newPage();
     await page.setViewport({ width: 1400, height: 860 });
     await page.goto(`${gw.base}/?token=${gw.token}`);
     await page.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });

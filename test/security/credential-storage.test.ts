@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import WebSocket, { WebSocketServer } from 'ws';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { sleep, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 import { connectParams, openSocket } from './wire.js';
 
@@ -35,8 +35,8 @@ before(async () => {
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   port = (probe.address() as { port: number }).port;
   await new Promise((r) => probe.close(r));
-  chrome = await launchChromium();
-  context = await chrome.browser.createBrowserContext();
+  chrome = await sharedChromium();
+  context = chrome.context;
 });
 after(async () => {
   await new Promise((r) => (squatter ? squatter.close(r) : r(null)));

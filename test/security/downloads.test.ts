@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { sleep } from '../helpers/gateway.js';
 import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
@@ -21,8 +21,8 @@ const downloads = join(tmp, 'downloads');
 const MB = 1024 * 1024;
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
-  v = await startVerity(['--browser-url', chrome.browserUrl], {
+  chrome = await sharedChromium();
+  v = await startVerity(chrome.attach, {
     VERITY_CONFIG_DIR: join(tmp, 'cfg'),
     VERITY_DOWNLOAD_DIR: downloads,
     VERITY_DOWNLOAD_MAX_FILES: '3',

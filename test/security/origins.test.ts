@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
 import { METHOD_SCHEMAS } from '../../server/gateway/protocol.js';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { alive, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 import { ALL_SCOPES, connectAs, INITIALIZE, MCP_HEADERS, openSocket, raw, stillServing } from './wire.js';
 
@@ -177,14 +177,14 @@ describe('headers of the Control UI', () => {
 describe('the Control UI in a real browser', () => {
   let chrome: TestBrowser;
   before(async () => {
-    chrome = await launchChromium();
+    chrome = await sharedChromium();
   });
   after(async () => {
     await chrome?.close();
   });
 
   test("opened with the agent credential (the issue's attack chain), the Control UI is refused: no terminal, no sessions", async () => {
-    const context = await chrome.browser.createBrowserContext();
+    const context = await chrome.newContext();
     const page = await context.newPage();
     try {
       await page.goto(`${gw.base}/?token=${gw.agentToken}`);
@@ -208,7 +208,7 @@ describe('the Control UI in a real browser', () => {
     });
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     const evilPort = (http.address() as AddressInfo).port;
-    const context = await chrome.browser.createBrowserContext();
+    const context = await chrome.newContext();
     const page = await context.newPage();
     const violations: string[] = [];
     await page.exposeFunction('__cspViolation', (v: string) => {
@@ -426,9 +426,9 @@ describe('extension pairing', () => {
     }, 'the relay gone');
     assert.ok(Date.parse(closed.lastUsedAt) >= Date.parse(row.lastUsedAt));
     operator.ws.close();
-    const chrome = await launchChromium();
+    const chrome = await sharedChromium();
     try {
-      const page = await chrome.browser.newPage();
+      const page = await chrome.context.newPage();
       await page.goto(`${gw.base}/?token=${gw.token}`);
       const shown = await page.waitForSelector('[data-pairings] [data-pairing="fresh"] time', { timeout: 20_000 });
       assert.equal(await shown!.evaluate((e) => e.getAttribute('datetime')), closed.lastUsedAt);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import {
   alive,
   operatorSocket,
@@ -30,8 +30,8 @@ let gw: Gateway;
 let a: Connection, b: Connection;
 let operator: OperatorSocket;
 before(async () => {
-  chrome = await launchChromium();
-  gw = await startGateway(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: cfg, VERITY_POLICY: undefined });
+  chrome = await sharedChromium();
+  gw = await startGateway(chrome.attach, { VERITY_CONFIG_DIR: cfg, VERITY_POLICY: undefined });
   [a, b] = [await gw.connect(), await gw.connect()];
   operator = await operatorSocket(gw, ['operator.read']);
 });

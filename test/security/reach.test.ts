@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { ROOT } from '../helpers/fixtures.js';
 import { alive, refusalOf, startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
 import type { ToolResult } from '../helpers/mcp.js';
@@ -92,7 +92,7 @@ async function serveSite(): Promise<Site> {
 let site: Site;
 before(async () => {
   site = await serveSite();
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
 });
 after(async () => {
   await chrome?.close();
@@ -102,7 +102,7 @@ after(async () => {
 
 /** The test's own handle on a tab Verity names (its CDP target id). */
 async function pageOf(tabId: string): Promise<Page> {
-  for (const page of await chrome.browser.pages()) {
+  for (const page of await chrome.context.pages()) {
     if ((page.target() as unknown as { _targetId: string })._targetId === tabId) return page;
   }
   throw new Error(`the test browser has no tab ${tabId}`);
@@ -121,7 +121,7 @@ async function hasControlUi(page: Page): Promise<boolean> {
 }
 
 async function pageTargetCount(): Promise<number> {
-  return (await chrome.browser.pages()).length;
+  return (await chrome.context.pages()).length;
 }
 
 function refused(
@@ -150,7 +150,7 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
   let agent: Connection;
   const cfg = join(tmp, 'cfg-default');
   before(async () => {
-    gw = await startGateway(['--browser-url', chrome.browserUrl], {
+    gw = await startGateway(chrome.attach, {
       VERITY_CONFIG_DIR: cfg,
       VERITY_UPLOAD_ROOTS: undefined,
       VERITY_ALLOW_URL_SCHEMES: undefined,
@@ -250,7 +250,7 @@ describe('default reach: schemes, the gateway origin, uploads and recordings', (
     const proof = join(tmp, 'chain-id');
     await agent.call('type_text', { text: `id > ${proof}` });
     await agent.call('press_key', { key: 'Enter' });
-    for (const page of await chrome.browser.pages())
+    for (const page of await chrome.context.pages())
       assert.equal(await hasControlUi(page), false, `the Control UI loaded in ${page.url()}`);
     const shells = readdirSync('/proc')
       .filter((e) => /^\d+$/.test(e))
@@ -380,15 +380,7 @@ describe('an origin policy and upload roots', () => {
     symlinkSync(secret, join(root, 'innocent.txt'));
     writeFileSync(join(tmp, 'policy.json'), JSON.stringify({ allowed_origins: [`http://127.0.0.1:${site.port}`] }));
     gw = await startGateway(
-      [
-        '--browser-url',
-        chrome.browserUrl,
-        '--policy',
-        join(tmp, 'policy.json'),
-        '--upload-root',
-        root,
-        '--allow-javascript',
-      ],
+      [...chrome.attach, '--policy', join(tmp, 'policy.json'), '--upload-root', root, '--allow-javascript'],
       { VERITY_CONFIG_DIR: cfg, VERITY_UPLOAD_ROOTS: undefined, VERITY_ALLOW_URL_SCHEMES: undefined },
     );
     site.gateway = gw.base;
@@ -434,7 +426,7 @@ describe('an origin policy and upload roots', () => {
 
   test('a tab whose CURRENT url is disallowed is refused for every read and action', async () => {
     // The operator's tab, opened outside Verity on the disallowed origin (as a redirect once could): no tool reaches it.
-    const page = await chrome.browser.newPage();
+    const page = await chrome.context.newPage();
     await page.goto(site.denied('/secret?case=current'));
     const tabs = await agent.call('page', { action: 'list_tabs' });
     const tab = tabs.structured.tabs.find((t: any) => t.url === site.denied('/secret?case=current'));
@@ -534,7 +526,7 @@ describe('a blocked_origins policy (no allow-list)', () => {
   let agent: Connection;
   before(async () => {
     writeFileSync(join(tmp, 'blocked.json'), JSON.stringify({ blocked_origins: [`http://127.0.0.2:${site.port}`] }));
-    gw = await startGateway(['--browser-url', chrome.browserUrl, '--policy', join(tmp, 'blocked.json')], {
+    gw = await startGateway([...chrome.attach, '--policy', join(tmp, 'blocked.json')], {
       VERITY_CONFIG_DIR: join(tmp, 'cfg-blocked'),
       VERITY_ALLOW_URL_SCHEMES: undefined,
     });
@@ -567,7 +559,7 @@ describe('a blocked_origins policy (no allow-list)', () => {
     assert.equal(site.hits['127.0.0.2'] ?? 0, start, 'the blocked origin never received a request');
 
     // A tab the operator opened there: listed, but every read is refused.
-    const page = await chrome.browser.newPage();
+    const page = await chrome.context.newPage();
     await page.goto(site.denied('/secret?case=blocked-current'));
     const tabs = await agent.call('page', { action: 'list_tabs' });
     const tab = tabs.structured.tabs.find((t: any) => t.url === site.denied('/secret?case=blocked-current'));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import type { ToolResult } from '../helpers/mcp.js';
 import {
@@ -29,8 +29,8 @@ let gw: Gateway;
 let a: Connection, b: Connection;
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
-  gw = await startGateway(['--browser-url', chrome.browserUrl], {
+  chrome = await sharedChromium();
+  gw = await startGateway(chrome.attach, {
     VERITY_CONFIG_DIR: join(tmp, 'cfg'),
     VERITY_POLICY: undefined,
   });
@@ -111,11 +111,11 @@ describe('two MCP clients of one verity start', () => {
 
   test("a popup A's tab opens is A's; B does not see it", async () => {
     const page = await chrome.page('secret=a-private-thing');
-    const before = (await chrome.browser.pages()).length;
+    const before = (await chrome.context.pages()).length;
     await page.evaluate((url) => {
       window.open(url, '_blank');
     }, fx.url('plain.html?popup=of-a'));
-    await waitFor(async () => (await chrome.browser.pages()).length > before, 'the popup');
+    await waitFor(async () => (await chrome.context.pages()).length > before, 'the popup');
     const aList = await waitFor(async () => {
       const r = await a.call('page', { action: 'list_tabs' });
       return r.structured.tabs.find((t: any) => t.url.includes('popup=of-a')) ? r : null;

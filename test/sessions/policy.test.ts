@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, model, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, model, type TestBrowser } from '../helpers/chromium.js';
 import { ROOT, serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
 import { refusalOf } from '../helpers/gateway.js';
@@ -24,7 +24,7 @@ let fx: FixtureServer;
 let chrome: TestBrowser;
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
 });
 after(async () => {
   await chrome?.close();
@@ -39,7 +39,7 @@ async function ready(page: Page): Promise<Page> {
 
 /** A tab the test opens itself (not through Verity), and its tab_id as Verity lists it. */
 async function openDirectly(v: Verity, url: string): Promise<{ page: Page; tabId: string }> {
-  const page = await chrome.browser.newPage();
+  const page = await chrome.context.newPage();
   await page.goto(url);
   await ready(page);
   const tabs = await v.call('page', { action: 'list_tabs' });
@@ -63,7 +63,7 @@ describe('allowed_origins', () => {
   before(async () => {
     // The fixtures are served on 127.0.0.1 and 127.0.0.2: only the second origin is allowed.
     const file = policyFile('origins.json', { allowed_origins: [`http://127.0.0.2:*`] });
-    v = await startVerity(['--browser-url', chrome.browserUrl, '--policy', file], {
+    v = await startVerity([...chrome.attach, '--policy', file], {
       VERITY_CONFIG_DIR: join(tmp, 'cfg'),
     });
     allowed = await openDirectly(v, fx.crossUrl('plain.html?allowed'));
@@ -126,11 +126,11 @@ describe('allowed_origins', () => {
     const nav = await v.call('page', { action: 'navigate', tab_id: allowed.tabId, url: fx.url('plain.html?sneaky') });
     assert.equal(refusalOf(nav).code, 'not_permitted', nav.text);
     assert.equal(allowed.page.url(), fx.crossUrl('plain.html?allowed'));
-    const pagesBefore = (await chrome.browser.pages()).length;
+    const pagesBefore = (await chrome.context.pages()).length;
     const opened = await v.call('page', { action: 'new_tab', url: fx.url('plain.html?sneaky') });
     assert.equal(refusalOf(opened).code, 'not_permitted', opened.text);
-    assert.equal((await chrome.browser.pages()).length, pagesBefore, 'no tab was opened');
-    assert.ok(!(await chrome.browser.pages()).some((p) => p.url().includes('sneaky')));
+    assert.equal((await chrome.context.pages()).length, pagesBefore, 'no tab was opened');
+    assert.ok(!(await chrome.context.pages()).some((p) => p.url().includes('sneaky')));
     const ok = await v.call('page', {
       action: 'navigate',
       tab_id: allowed.tabId,
@@ -145,7 +145,7 @@ describe('require_approval', () => {
   let page: Page;
   before(async () => {
     const file = policyFile('approval.json', { require_approval: ['type_text'] });
-    v = await startVerity(['--browser-url', chrome.browserUrl, '--policy', file], {
+    v = await startVerity([...chrome.attach, '--policy', file], {
       VERITY_CONFIG_DIR: join(tmp, 'cfg'),
     });
     const r = await v.call('page', { action: 'new_tab', url: fx.url('plain.html?approval') });

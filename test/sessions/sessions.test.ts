@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { launchChromium, model, type TestBrowser } from '../helpers/chromium.js';
+import { sharedChromium, model, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
 import {
@@ -30,7 +30,7 @@ let fx: FixtureServer;
 let chrome: TestBrowser;
 before(async () => {
   fx = await serveFixtures();
-  chrome = await launchChromium();
+  chrome = await sharedChromium();
 });
 after(async () => {
   await chrome?.close();
@@ -70,7 +70,7 @@ describe('sessions over two HTTP connections at once', () => {
   let a: Connection, b: Connection, c: Connection;
   const log = dir('gateway.log');
   before(async () => {
-    gw = await startGateway(['--browser-url', chrome.browserUrl], {
+    gw = await startGateway(chrome.attach, {
       VERITY_SESSION_LOG: log,
       VERITY_CONFIG_DIR: dir('cfg-gw'),
       VERITY_SESSION_IDLE_MS: undefined,
@@ -300,7 +300,7 @@ describe('ends that come from outside: idle timeout and a stdio client that goes
 
   test('a stdio client that closes ends its sessions once, as a disconnect', async () => {
     const log = dir('stdio.log');
-    const v = await startVerity(['--browser-url', chrome.browserUrl], {
+    const v = await startVerity(chrome.attach, {
       VERITY_SESSION_LOG: log,
       VERITY_CONFIG_DIR: dir('cfg-stdio'),
     });
@@ -458,7 +458,7 @@ describe('the agent cursor in a driven tab, and recording', () => {
   let v: Verity;
   let page: Page;
   before(async () => {
-    v = await startVerity(['--browser-url', chrome.browserUrl], { VERITY_CONFIG_DIR: dir('cfg-cursor') });
+    v = await startVerity(chrome.attach, { VERITY_CONFIG_DIR: dir('cfg-cursor') });
   });
   after(async () => {
     await v?.close();
