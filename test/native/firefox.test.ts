@@ -49,8 +49,10 @@ describe('native route: an undriven Firefox', { skip: missing ?? false }, () => 
       500,
     );
     const target = { kind: 'window', pid: win.pid, window_id: win.window_id };
-    // Firefox builds its page's tree a moment after its window shows: poll for the snapshot.
-    const snap = await until(
+    // Firefox builds its page's tree a while after its window shows (longer on a loaded machine): poll for a
+    // snapshot that lists the page's field, and name what the last one listed if none does.
+    let listed = '';
+    const field = await until(
       async () => {
         const r = await v.call('get_window_state', {
           format: 'full',
@@ -58,20 +60,15 @@ describe('native route: an undriven Firefox', { skip: missing ?? false }, () => 
           include_screenshot: false,
           max_elements: 5000,
         });
-        return r.isError ? null : r;
+        if (r.isError) return null;
+        const web = (r.structured.elements as any[]).filter((e) => e.in_web_content);
+        listed = web.map((e) => `${e.role}:${e.label}`).join(', ');
+        return web.find((e) => /entry|text/.test(e.role)) ?? null;
       },
-      'a snapshot of the Firefox window',
+      "a snapshot of the Firefox window that lists its page's field",
       30_000,
       500,
-    );
-    const field = (snap.structured.elements as any[]).find((e) => e.in_web_content && /entry|text/.test(e.role));
-    assert.ok(
-      field,
-      `Firefox lists its page's field: ${(snap.structured.elements as any[])
-        .filter((e) => e.in_web_content)
-        .map((e) => `${e.role}:${e.label}`)
-        .join(', ')}`,
-    );
+    ).catch((e: Error) => assert.fail(`${e.message}; its web content listed: ${listed || 'nothing'}`));
     // The px form on the field, as the escalation of a token's insertion used to advise.
     const r = await v.call('type_text', {
       target,
