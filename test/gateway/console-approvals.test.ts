@@ -114,11 +114,21 @@ describe('approvals worth answering', () => {
       'the denial in the audit trail',
     );
     assert.ok(denial.by, JSON.stringify(denial));
-    // Item 1: the denied call in the session's pane, as what it is, with who decided.
-    const line = await page.waitForSelector('[data-pane-session$="/implicit"] li.action[data-tool="click"] .refusal', {
-      timeout: 15_000,
-    });
-    const shown = await line!.evaluate((e) => e.textContent!);
+    // Item 1: the denied call in the session's pane, as what it is, with who decided. The pane also lists
+    // this agent's earlier click on "nope" (refused invalid_element_token): the denial is the not_permitted line.
+    const refusals = '[data-pane-session$="/implicit"] li.action[data-tool="click"] .refusal';
+    const line = await page
+      .waitForFunction(
+        (sel) =>
+          [...document.querySelectorAll(sel)].map((e) => e.textContent!).find((t) => t.startsWith('not_permitted')),
+        { timeout: 15_000 },
+        refusals,
+      )
+      .catch(async (e: Error) => {
+        const seen = await page.$$eval(refusals, (els) => els.map((el) => el.textContent));
+        throw new Error(`${e.message}: no not_permitted line in the pane; it lists ${JSON.stringify(seen)}`);
+      });
+    const shown = (await line.jsonValue())!;
     assert.match(shown, /^not_permitted: an operator .* denied click/);
     assert.ok(shown.includes(denial.by), `${shown} names ${denial.by}`);
   });

@@ -153,10 +153,22 @@ describe('the browser panel', () => {
       // A second tab: the strip lists both, the panel follows the agent onto it, and a click shows the other.
       const opened = await agent.call('page', { action: 'new_tab', url: sizedPage('three'), session: 'surfing' });
       assert.equal(opened.isError, false, opened.text);
-      await page.waitForFunction(
-        () => document.querySelectorAll('[data-panel="browser"] [data-tab-strip] [role="tab"]').length === 2,
-        { timeout: 10_000 },
-      );
+      await page
+        .waitForFunction(
+          () => document.querySelectorAll('[data-panel="browser"] [data-tab-strip] [role="tab"]').length === 2,
+          { timeout: 10_000 },
+        )
+        .catch(async (e: Error) => {
+          const panel = await page.$eval('verity-browser', (el: any) => ({
+            tabs: el.tabs,
+            shownTab: el.shownTab,
+            tabId: el.tabId,
+            status: el.status,
+          }));
+          throw new Error(
+            `${e.message}: the strip did not list both tabs; the panel ${JSON.stringify(panel)}, the agent ${JSON.stringify(await tabsOf(agent, 'surfing'))}`,
+          );
+        });
       // The agent's own list names both tabs too (asked until it does, bounded: on a loaded machine the
       // strip's answer and the agent's may be a moment apart); the failure says what each side listed.
       let listed = await tabsOf(agent, 'surfing');
