@@ -70,14 +70,18 @@ const waiting = (f) =>
   /^(pool[\\/]pool-lost|browser[\\/]faults|sessions[\\/]sessions|install[\\/]start-errors)\.test\.js$/.test(name(f));
 
 // The longest files start first, so the run does not end on one lane finishing a long file alone: by the
-// times of the last full run (kept beside the build, in dist/test), else by a guess from the folder.
+// times of the last full run (kept beside the build, in dist/test), else by those of a full run on the
+// project's 2-core machine (test/run-times.json, committed: a clean checkout, as CI runs it, orders as well),
+// else by a guess from the folder (a file newer than both).
 const timesFile = join(testDir, '.run-times.json');
-let lastTimes = {};
-try {
-  lastTimes = JSON.parse(readFileSync(timesFile, 'utf8'));
-} catch {
-  /* no full run yet in this build */
-}
+const readTimes = (file) => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return {}; // no full run yet in this build; no committed times
+  }
+};
+const lastTimes = { ...readTimes(join(root, 'test', 'run-times.json')), ...readTimes(timesFile) };
 const guess = {
   pool: 60,
   native: 40,
@@ -107,7 +111,8 @@ const jobs = desktopQueue.length + waitingQueue.length + otherQueue.length;
 const waitingLane = waitingQueue.length > 0 ? ' plus one for the waiting files' : '';
 const times = {};
 const cpu = {};
-const failed = [];
+/** Each failed file to its own account of why, said again after the summary: a CI log's tail is often all kept. */
+const failed = new Map();
 const started = performance.now();
 let done = 0;
 /** Each file running now: its process group (a group of its own, see `stop`) to its own TMPDIR. */
@@ -275,8 +280,9 @@ function runFile(file) {
       }
       done += 1;
       const ok = code === 0;
-      if (!ok) failed.push(label);
-      process.stdout.write(Buffer.concat(output));
+      const text = Buffer.concat(output);
+      if (!ok) failed.set(label, whyFailed(text.toString('utf8')));
+      process.stdout.write(text);
       process.stdout.write(
         `run-tests: ${ok ? 'ok    ' : 'FAILED'} ${label} in ${seconds.toFixed(1)} s${cpuNote}` +
           `${signal ? ` (ended by ${signal})` : ''} [${done}/${jobs} jobs, ${minutes()} min]\n`,
@@ -284,6 +290,25 @@ function runFile(file) {
       resolve();
     });
   });
+}
+
+/**
+ * A failed file's TAP `not ok` lines with their diagnostics (to the `...` that ends each), at most 80 lines;
+ * a file that failed before any test reported (a crash, a timeout of the whole file) gives its last 30 lines.
+ */
+function whyFailed(tap) {
+  const lines = tap.split('\n');
+  const kept = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*not ok /.test(lines[i])) continue;
+    let end = i + 1;
+    while (end < lines.length && !/^\s*\.\.\.$/.test(lines[end])) end++;
+    const block = lines.slice(i, end + 1);
+    // A suite's own `not ok` only says that its subtests failed, and they are listed.
+    if (!block.some((l) => /failureType: 'subtestsFailed'/.test(l))) kept.push(...block);
+  }
+  const why = kept.length ? kept : lines.filter((l) => l.trim()).slice(-30);
+  return (why.length > 80 ? [...why.slice(0, 80), `... (${why.length - 80} more lines above)`] : why).join('\n');
 }
 
 /** One lane: takes the next file from its queues (the first that has one) until they are empty. */
@@ -335,10 +360,13 @@ if (only.length === 0 && !stoppedBy) {
   mkdirSync(testDir, { recursive: true });
   writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
 }
-if (failed.length) process.stdout.write(`run-tests: ${failed.length} file(s) failed: ${failed.join(', ')}\n`);
+if (failed.size) {
+  for (const [label, why] of failed) process.stdout.write(`\nrun-tests: why ${label} failed:\n${why}\n`);
+  process.stdout.write(`run-tests: ${failed.size} file(s) failed: ${[...failed.keys()].join(', ')}\n`);
+}
 if (stoppedBy) {
   await finishStop();
   process.stdout.write(`run-tests: stopped by ${stoppedBy} after ${done} of ${jobs} jobs\n`);
   process.exit(1);
 }
-process.exit(failed.length ? 1 : 0);
+process.exit(failed.size ? 1 : 0);
