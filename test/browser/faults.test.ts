@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { ROOT, serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { startVerity, type ToolResult, type Verity } from '../helpers/mcp.js';
 import { browserSuiteOverStdio, type Suite } from '../helpers/suite.js';
@@ -50,7 +51,7 @@ function refusalOf(r: ToolResult): { code: string; message: string } {
 describe('an attached browser', () => {
   let s: Suite<Verity>;
   before(async () => {
-    s = await browserSuiteOverStdio();
+    s = await browserSuiteOverStdio([], launchChromium); // a Chromium of its own: it is frozen and checked alive
   });
   after(async () => {
     await s?.close();

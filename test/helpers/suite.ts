@@ -2,12 +2,13 @@
 // `browserSuite` builds the core in this process (the options parsed and loaded as `verity mcp` does it, the
 // real MCP SDK client over the SDK's in-memory transport) over a browser context of its own in the run's
 // shared Chromium (chromium.ts `sharedChromium`): no server process and no browser to start per file.
-// `browserSuiteOverStdio` spawns `verity mcp` over a Chromium of the file's own instead, for the files that
-// test the process and its stdio transport end to end. Everything is torn down in `close` (processes by PID).
+// `browserSuiteOverStdio` spawns `verity mcp` instead (attached to such a context, or to a Chromium of the
+// file's own), for the files that test the process and its stdio transport end to end. Everything is torn
+// down in `close` (processes by PID).
 import type { Page } from 'puppeteer-core';
 import { parseCommandLine } from '../../server/cli.js';
 import { serverOptions } from '../../server/cli/serve.js';
-import { launchChromium, model, sharedChromium, type TestBrowser } from './chromium.js';
+import { model, sharedChromium, type TestBrowser } from './chromium.js';
 import { serveFixtures, type FixtureServer } from './fixtures.js';
 import { wrap } from './gateway.js';
 import { inMemoryVerity, type InMemoryVerity } from './in-memory.js';
@@ -27,34 +28,33 @@ export interface Suite<V extends Agent = Agent> {
 }
 
 /**
- * Verity's core in this process with `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]`,
- * held to the file's own browser context of the shared Chromium (BrowserOptions.browserContextId).
+ * Verity's core in this process as `verity mcp --headless --browser-url <the shared Chromium> --browser-context
+ * <the file's own> [extraArgs]` builds it.
  */
 export function browserSuite(extraArgs: string[] = []): Promise<Suite> {
   return suiteWith(sharedChromium, async (chrome) => {
-    const verity = await coreOver(chrome.browserUrl, chrome.contextId, extraArgs);
+    const verity = await coreOver([...chrome.attach, ...extraArgs]);
     const agent = await verity.connect();
     return { client: agent.client, call: wrap(agent.client), close: () => verity.close() };
   });
 }
 
-/**
- * The core as `verity mcp --headless --browser-url <browserUrl> [extraArgs]` builds it (options parsed and
- * loaded the same way), in this process, held to one browser context of that browser when given one.
- */
-export async function coreOver(
-  browserUrl: string,
-  browserContextId: string | undefined,
-  extraArgs: string[] = [],
-): Promise<InMemoryVerity> {
-  const parsed = parseCommandLine(['mcp', '--headless', '--browser-url', browserUrl, ...extraArgs]);
-  if (parsed.kind !== 'run') throw new Error(`coreOver: ${extraArgs.join(' ')} asks for help or the version`);
-  return inMemoryVerity({ ...(await serverOptions(parsed.config)), browserContextId });
+/** The core as `verity mcp --headless [args]` builds it (options parsed and loaded the same way), in this process. */
+export async function coreOver(args: string[]): Promise<InMemoryVerity> {
+  const parsed = parseCommandLine(['mcp', '--headless', ...args]);
+  if (parsed.kind !== 'run') throw new Error(`coreOver: ${args.join(' ')} asks for help or the version`);
+  return inMemoryVerity(await serverOptions(parsed.config));
 }
 
-/** `verity mcp --headless --browser-url <the test's Chromium> [extraArgs]` as a process, over stdio. */
-export function browserSuiteOverStdio(extraArgs: string[] = []): Promise<Suite<Verity>> {
-  return suiteWith(launchChromium, (chrome) => startVerity(['--browser-url', chrome.browserUrl, ...extraArgs]));
+/**
+ * `verity mcp --headless <attached to the test's Chromium> [extraArgs]` as a process, over stdio: a context of
+ * the shared Chromium, or a Chromium of the file's own (`launchChromium`) for a file that kills or freezes it.
+ */
+export function browserSuiteOverStdio(
+  extraArgs: string[] = [],
+  chromium: () => Promise<TestBrowser> = sharedChromium,
+): Promise<Suite<Verity>> {
+  return suiteWith(chromium, (chrome) => startVerity([...chrome.attach, ...extraArgs]));
 }
 
 async function suiteWith<V extends Agent>(
