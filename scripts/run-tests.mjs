@@ -304,11 +304,14 @@ function whyFailed(tap) {
     let end = i + 1;
     while (end < lines.length && !/^\s*\.\.\.$/.test(lines[end])) end++;
     const block = lines.slice(i, end + 1);
-    // A suite's own `not ok` only says that its subtests failed, and they are listed.
-    if (!block.some((l) => /failureType: 'subtestsFailed'/.test(l))) kept.push(...block);
+    // A suite's own `not ok` only says that its subtests failed (they are listed), a cancelled test only
+    // that its suite's hook failed (the suite's block says why).
+    if (!block.some((l) => /failureType: '(subtestsFailed|cancelledByParent)'/.test(l))) kept.push(...block);
   }
   const why = kept.length ? kept : lines.filter((l) => l.trim()).slice(-30);
-  return (why.length > 80 ? [...why.slice(0, 80), `... (${why.length - 80} more lines above)`] : why).join('\n');
+  return (
+    why.length > 80 ? [...why.slice(0, 80), `... (${why.length - 80} more lines in its output above)`] : why
+  ).join('\n');
 }
 
 /** One lane: takes the next file from its queues (the first that has one) until they are empty. */

@@ -56,12 +56,24 @@ function swayWindow(d: Desktop, pid: number): { bounds: Win['bounds']; shell: st
   return found;
 }
 
+/**
+ * The app's window as list_windows gives it, asked until it is there: an app reports its state once its
+ * window is shown, but registers with the accessibility bus on its own time (a GTK 4 window was missing
+ * from the first listing once, under load).
+ */
 async function windowOf(v: Verity, pid: number): Promise<Win> {
-  const listed = await v.call('list_windows');
-  assert.equal(listed.isError, false, listed.text);
-  const w = (listed.structured.windows as Win[]).find((x) => x.pid === pid);
-  assert.ok(w, `no window of pid ${pid} in ${listed.text}`);
-  return w;
+  return until(
+    async () => {
+      const listed = await v.call('list_windows');
+      assert.equal(listed.isError, false, listed.text);
+      const w = (listed.structured.windows as Win[]).find((x) => x.pid === pid);
+      if (!w) throw new Error(`listed only: ${listed.text || 'no window'}`); // said if the wait times out
+      return w;
+    },
+    `a window of pid ${pid} in list_windows`,
+    10_000,
+    200,
+  );
 }
 
 const snap = (v: Verity, w: Win, extra: Record<string, unknown> = {}) =>
