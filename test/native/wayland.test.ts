@@ -233,11 +233,13 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
   test('a window sway does not show: read by its tree, never clicked at a point, and the desktop says it is incomplete', async () => {
     const hidden = await startApp(d, 'Hidden Form');
     const hw = await windowOf(v, hidden.pid);
+    // AT-SPI may list the window before sway has it as a node to move (the move then matched nothing, once).
+    await until(() => swayWindow(d, hidden.pid), 'sway to show the hidden-to-be window');
     const moved = spawnSync('/usr/bin/swaymsg', [`[pid=${hidden.pid}]`, 'move', 'to', 'workspace', '2'], {
       env: { ...process.env, ...d.env },
       encoding: 'utf8',
     });
-    assert.equal(moved.status, 0, moved.stderr);
+    assert.equal(moved.status, 0, `${moved.stdout} ${moved.stderr}`);
     try {
       const desktop = await v.call('get_window_state', {
         format: 'full',
