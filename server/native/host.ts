@@ -7,6 +7,7 @@ import { Refusal } from '../contract/refusal.js';
 import { closeWaylandPointer } from './wayland-pointer.js';
 import { Atspi, Gone, type AccRef } from './atspi.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
+import { giveBackBorrowedKeys } from './input.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
 import { WaylandIds, isWaylandWindowId, placements, rememberContainers, session, type Placement } from './wayland.js';
 import {
@@ -148,6 +149,7 @@ export class NativeHost {
       (c) => c.disconnect(),
       () => undefined,
     );
+    giveBackBorrowedKeys(); // before its connection closes
     closeXServer();
     closeWaylandPointer();
   }

@@ -1,7 +1,7 @@
 // XTest keyboard and mouse, and screen capture, over Verity's own X connection (xproto.ts). No Xlib is
 // loaded into the process, so an X server that goes away fails the call in flight instead of exiting
 // the process. Characters without a key on the keyboard map are typed the way xdotool does it: a spare
-// keycode is mapped to their keysym for the keystroke and unmapped afterwards.
+// keycode is mapped to their keysym for the keystroke, and unmapped once the keyboard has been idle a while.
 import { PNG } from 'pngjs';
 import { Refusal } from '../contract/refusal.js';
 import { xServer } from './env.js';
@@ -110,10 +110,36 @@ function charKeysym(c: string): number {
   return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff) ? cp : 0x01000000 + cp;
 }
 
-/** How long apps get to read keys on borrowed keycodes before the map goes back, when nothing proves they did. */
-const KEYMAP_SETTLE_MS = 50;
-/** How long the proof that keys were read (the caller's `landed`) is waited for. */
-const LANDED_WAIT_MS = 1000;
+/**
+ * How long borrowed keycodes stay mapped after the last keys sent on them. An X client translates a key
+ * with the map as it stands when it reads the event from its socket, not as it stood when the key was
+ * sent, so a busy app that reads late (a Swing app under load; any app stopped for a moment) loses every
+ * character whose keycode was given back first: 50 ms was too short. The next call finds them mapped still.
+ */
+const KEYMAP_LEASE_MS = 5000;
+
+/**
+ * The keycodes this process has borrowed (on the X connection that mapped them), kept until no call has
+ * used them for KEYMAP_LEASE_MS; `generation` counts the give-backs, so a map read before one is read again.
+ */
+const lease = {
+  x: null as XConnection | null,
+  perKeycode: 0,
+  keycodes: new Set<number>(),
+  users: 0,
+  timer: undefined as ReturnType<typeof setTimeout> | undefined,
+  generation: 0,
+};
+
+/** Unmaps the borrowed keycodes now (the lease ran out, or the native host closes); safe to call at any time. */
+export function giveBackBorrowedKeys(): void {
+  clearTimeout(lease.timer);
+  const { x, keycodes, perKeycode } = lease;
+  // Sent without waiting: the server applies them in order, and an app still reading keys is not waited for.
+  if (x && !x.closed) for (const keycode of keycodes) x.changeKeyboardMapping(keycode, new Array(perKeycode).fill(0));
+  keycodes.clear();
+  lease.generation++;
+}
 
 /** Polls `probe` until it says yes, within `ms`; false when the time ran out or the probe failed. */
 export async function pollUntil(probe: () => Promise<boolean>, ms: number, everyMs = 5): Promise<boolean> {
@@ -135,7 +161,9 @@ class Synth {
   private constructor(
     private readonly x: XConnection,
     private readonly xtest: number,
-    private readonly map: KeyMap | null,
+    private map: KeyMap | null,
+    /** lease.generation when `map` was read. */
+    private mapGeneration = lease.generation,
   ) {}
 
   static async open(keyboard: boolean): Promise<Synth> {
@@ -186,47 +214,58 @@ class Synth {
     const { perKeycode, keysyms } = this.map!;
     const spare: number[] = [];
     for (let i = 0; i * perKeycode < keysyms.length; i++) {
-      if (keysyms.subarray(i * perKeycode, (i + 1) * perKeycode).every((k) => k === 0))
-        spare.push(this.x.setup.minKeycode + i);
+      const keycode = this.x.setup.minKeycode + i;
+      // A keycode another call of this process borrowed after this map was read is not free.
+      if (keysyms.subarray(i * perKeycode, (i + 1) * perKeycode).every((k) => k === 0) && !lease.keycodes.has(keycode))
+        spare.push(keycode);
     }
     return spare.reverse();
   }
 
   /**
-   * Runs `use` with a keycode for every keysym: the keyboard's own, or a spare keycode mapped to it for the
-   * duration. All borrowing happens before the first key and is undone after the last. No wait is needed
-   * before the keys: an app hears of the map change before it gets them, and GDK and Xlib alike read the
-   * map as they take in the change or translate the first key after it, while the borrowed map is still
-   * in place. The map goes back only once the app has read the keys: proven by `landed` (the caller's
-   * read-back of the text), or, without that, after a settle.
+   * Runs `use` with a keycode for every keysym: the keyboard's own (a keycode borrowed earlier and still
+   * leased among them), or a spare keycode mapped to it now. All borrowing happens before the first key. No
+   * wait is needed before the keys: an app hears of the map change before it gets them. The map goes back
+   * KEYMAP_LEASE_MS after the last call using it ends, never while one is running.
    */
   async withKeys<T>(
     wanted: number[],
     use: (codeOf: (keysym: number) => { keycode: number; shift: boolean }) => Promise<T>,
-    landed?: () => Promise<boolean>,
   ): Promise<T> {
-    const missing = [...new Set(wanted)].filter((k) => !this.keycodeOf(k));
-    const spare = this.spareKeycodes();
-    if (missing.length > spare.length) {
-      throw new Refusal(
-        'text_not_deliverable',
-        `${missing.length} different characters are not on the keyboard map and only ${spare.length} keycodes are free to borrow for them; nothing was typed. Send fewer different non-ASCII characters per call`,
-        { free_keycodes: spare.length },
-      );
-    }
-    const borrowed = new Map(missing.map((k, i) => [k, spare[i]!]));
-    const fill = (k: number) => new Array(this.map!.perKeycode).fill(k);
-    for (const [keysym, keycode] of borrowed) this.x.changeKeyboardMapping(keycode, fill(keysym));
-    if (borrowed.size) await this.sync();
+    lease.users++;
+    clearTimeout(lease.timer);
     try {
+      if (this.mapGeneration !== lease.generation) {
+        // The keycodes this map shows borrowed were given back since: read what the keyboard has now.
+        this.map = await this.x.keyboardMapping();
+        this.byKeysym = null;
+        this.mapGeneration = lease.generation;
+      }
+      const missing = [...new Set(wanted)].filter((k) => !this.keycodeOf(k));
+      const spare = this.spareKeycodes();
+      if (missing.length > spare.length) {
+        throw new Refusal(
+          'text_not_deliverable',
+          `${missing.length} different characters are not on the keyboard map and only ${spare.length} keycodes are free to borrow for them; nothing was typed. Send fewer different non-ASCII characters per call`,
+          { free_keycodes: spare.length },
+        );
+      }
+      const borrowed = new Map(missing.map((k, i) => [k, spare[i]!]));
+      const { perKeycode } = this.map!;
+      for (const [keysym, keycode] of borrowed) {
+        this.x.changeKeyboardMapping(keycode, new Array(perKeycode).fill(keysym));
+        lease.keycodes.add(keycode);
+      }
+      if (borrowed.size) {
+        Object.assign(lease, { x: this.x, perKeycode });
+        await this.sync();
+      }
       return await use((k) => this.keycodeOf(k) ?? { keycode: borrowed.get(k)!, shift: false });
     } finally {
-      if (borrowed.size) {
-        await this.sync().catch(() => undefined);
-        if (!landed || !(await pollUntil(landed, LANDED_WAIT_MS))) await sleep(KEYMAP_SETTLE_MS);
-        for (const keycode of borrowed.values()) this.x.changeKeyboardMapping(keycode, fill(0));
-        await this.sync().catch(() => undefined);
-      }
+      lease.users--;
+      // Unref'd: a lease never keeps the process alive (the native host gives it back when it closes).
+      if (lease.users === 0 && lease.keycodes.size)
+        lease.timer = setTimeout(giveBackBorrowedKeys, KEYMAP_LEASE_MS).unref();
     }
   }
 }
@@ -307,41 +346,27 @@ export async function pressKeys(names: string[]): Promise<void> {
 
 /**
  * Types text key by key, `delayMs` apart (callers refuse `untypable` text first). A character that needs
- * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys, and `landed` there).
- * Returns what `landed` last said, if borrowing asked it (undefined: not asked, the caller may wait).
+ * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys). The app reads the keys
+ * in its own time: the caller's read-back says when they landed.
  */
-export async function typeKeys(
-  text: string,
-  delayMs: number,
-  landed?: () => Promise<boolean>,
-): Promise<boolean | undefined> {
-  if (waylandSurface()) {
-    await waylandTypeText(text, delayMs); // the caller's read-back proves what landed
-    return undefined;
-  }
-  let proven: boolean | undefined;
-  const probe = landed && (async () => (proven = await landed()));
+export async function typeKeys(text: string, delayMs: number): Promise<void> {
+  if (waylandSurface()) return waylandTypeText(text, delayMs);
   const synth = await Synth.open(true);
   const keysyms = Array.from(text, charKeysym);
   const shift = synth.keycodeOf(XK.Shift)?.keycode;
-  await synth.withKeys(
-    keysyms,
-    async (codeOf) => {
-      for (const [i, keysym] of keysyms.entries()) {
-        if (i > 0 && delayMs > 0) await sleep(delayMs);
-        const { keycode, shift: shifted } = codeOf(keysym);
-        const withShift = shifted && shift !== undefined;
-        if (withShift) synth.fake(KEY_PRESS, shift);
-        synth.fake(KEY_PRESS, keycode);
-        synth.fake(KEY_RELEASE, keycode);
-        if (withShift) synth.fake(KEY_RELEASE, shift);
-        if (delayMs > 0) await synth.sync();
-      }
-      await synth.sync();
-    },
-    probe,
-  );
-  return proven;
+  await synth.withKeys(keysyms, async (codeOf) => {
+    for (const [i, keysym] of keysyms.entries()) {
+      if (i > 0 && delayMs > 0) await sleep(delayMs);
+      const { keycode, shift: shifted } = codeOf(keysym);
+      const withShift = shifted && shift !== undefined;
+      if (withShift) synth.fake(KEY_PRESS, shift);
+      synth.fake(KEY_PRESS, keycode);
+      synth.fake(KEY_RELEASE, keycode);
+      if (withShift) synth.fake(KEY_RELEASE, shift);
+      if (delayMs > 0) await synth.sync();
+    }
+    await synth.sync();
+  });
 }
 
 const BUTTON: Record<string, number> = { left: 1, middle: 2, right: 3 };

@@ -307,11 +307,10 @@ async function keystrokeRoute(
   // (bounded), proves when; without a text to read, it gets a moment.
   const landed =
     before === null ? undefined : async () => codePoints(await atspi.text(el)) >= codePoints(before) + chars;
-  const proven = await typeKeys(text, options.delayMs, landed);
+  await typeKeys(text, options.delayMs);
   sw.lap('deliver');
-  // Borrowed keycodes were given back only after the same wait: it is not made twice.
-  if (landed && proven === undefined) await pollUntil(landed, KEYS_LANDED_WAIT_MS);
-  else if (!landed) await new Promise((r) => setTimeout(r, 30));
+  if (landed) await pollUntil(landed, KEYS_LANDED_WAIT_MS);
+  else await new Promise((r) => setTimeout(r, 30));
   const after = readable ? await atspi.text(el).catch(() => null) : null;
   sw.lap('verify');
   const label = `${el.name || 'element'} (${roleLabel(el.role)})`;

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { appBusName, missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
+import { appBusName, missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
 import { XConnection } from '../../server/native/xproto.js';
 import { DBusConnection } from '../../server/native/dbus.js';
 import { readFileSync } from 'node:fs';
@@ -304,8 +304,16 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
       (await app.waitFor((st) => st.term === before + text, 'the terminal holding the text')).term,
       before + text,
     );
-    // The borrowed keycodes are given back: the keyboard map is as it was.
-    assert.deepEqual(await keymap(), mapBefore);
+    // The borrowed keycodes are leased (a busy app may read its keys late, see no-tree-cases.ts), then
+    // given back once no keys have gone in on them for 5 s: the keyboard map is as it was.
+    const same = (m: number[]) => m.length === mapBefore.length && m.every((k, i) => k === mapBefore[i]);
+    assert.ok(!same(await keymap()), 'the borrowed keycodes are still mapped right after the call');
+    await until(
+      async () => same(await keymap()),
+      'the keyboard map as it was before the borrowed keycodes',
+      15_000,
+      250,
+    );
     const refused = await v.call('type_text', {
       element_token: s.token('Term'),
       text: 'a\u0007b',

@@ -187,4 +187,21 @@ export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: De
     await app.waitFor((st) => st.entry === `${was} 世`, 'the key press');
     assert.equal(k.structured.effect, 'unverifiable', k.text);
   });
+
+  // An X client translates a key with the keyboard map as it stands when it reads the event, so a busy app
+  // that reads its keys late must still find the borrowed keycodes mapped (lost under load: `${was} 世`).
+  test('an app busy while keys go in on borrowed keycodes (stopped, then let go) still gets every character', async () => {
+    const was = app.state().entry;
+    const target = { kind: 'window', window_id: app.windowId() };
+    process.kill(app.pid, 'SIGSTOP');
+    let r: Awaited<ReturnType<Verity['call']>>;
+    try {
+      r = await v.call('type_text', { target, text: ' ñ∆' });
+      await new Promise((resolve) => setTimeout(resolve, 500)); // well past the call's own end
+    } finally {
+      process.kill(app.pid, 'SIGCONT');
+    }
+    assert.equal(r.structured.effect, 'unverifiable', r.text);
+    await app.waitFor((st) => st.entry === `${was} ñ∆`, 'the characters typed while the app was stopped');
+  });
 }
