@@ -119,6 +119,13 @@ function charKeysym(c: string): number {
 const KEYMAP_LEASE_MS = 5000;
 
 /**
+ * How long apps get to take in a change of the keyboard map before the first key. Java's AWT, busy, dropped
+ * the keys that came right behind one (under load, 2 px-form calls in 8 lost 'swing ' or 's' of 'swing é',
+ * never an ASCII-only text), though GDK and Xlib read a change before the keys that follow it.
+ */
+const KEYMAP_CHANGE_SETTLE_MS = 150;
+
+/**
  * The keycodes this process has borrowed (on the X connection that mapped them), kept until no call has
  * used them for KEYMAP_LEASE_MS; `generation` counts the give-backs, so a map read before one is read again.
  */
@@ -224,9 +231,9 @@ class Synth {
 
   /**
    * Runs `use` with a keycode for every keysym: the keyboard's own (a keycode borrowed earlier and still
-   * leased among them), or a spare keycode mapped to it now. All borrowing happens before the first key. No
-   * wait is needed before the keys: an app hears of the map change before it gets them. The map goes back
-   * KEYMAP_LEASE_MS after the last call using it ends, never while one is running.
+   * leased among them), or a spare keycode mapped to it now. All borrowing happens before the first key, and
+   * apps get KEYMAP_CHANGE_SETTLE_MS to take the change in. The map goes back KEYMAP_LEASE_MS after the last
+   * call using it ends, never while one is running.
    */
   async withKeys<T>(
     wanted: number[],
@@ -259,6 +266,7 @@ class Synth {
       if (borrowed.size) {
         Object.assign(lease, { x: this.x, perKeycode });
         await this.sync();
+        await sleep(KEYMAP_CHANGE_SETTLE_MS);
       }
       return await use((k) => this.keycodeOf(k) ?? { keycode: borrowed.get(k)!, shift: false });
     } finally {
