@@ -189,7 +189,8 @@ export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: De
   });
 
   // An X client translates a key with the keyboard map as it stands when it reads the event, so a busy app
-  // that reads its keys late must still find the borrowed keycodes mapped (lost under load: `${was} 世`).
+  // that reads its keys late must still find the borrowed keycodes mapped (under load, Swing once kept only
+  // ' 世' of ' 世界' when they were given back 50 ms after the call).
   test('an app busy while keys go in on borrowed keycodes (stopped, then let go) still gets every character', async () => {
     const was = app.state().entry;
     const target = { kind: 'window', window_id: app.windowId() };
