@@ -35,11 +35,14 @@ after(async () => {
   rmSync(downloads, { recursive: true, force: true });
 });
 
+/** A core as `verity mcp --browser-url <this file's Chromium> --browser-context <id>` builds it. */
+const heldTo = (contextId: string) => coreOver(['--browser-url', chrome.browserUrl, '--browser-context', contextId]);
+
 describe('a core held to one browser context', () => {
   test("lists and opens that context's tabs only; closing it leaves the context open", async () => {
     const outside = await chrome.browser.newPage(); // the default context's: another owner's tab
     await outside.goto(fx.url('plain.html'));
-    const verity = await coreOver(['--browser-url', chrome.browserUrl, '--browser-context', context.id!]);
+    const verity = await heldTo(context.id!);
     try {
       const call = wrap((await verity.connect()).client);
       const nav = await call('page', { action: 'navigate', url: fx.url('clicks.html') });
@@ -67,7 +70,7 @@ describe('a core held to one browser context', () => {
   });
 
   test("that context's downloads are guarded: one no action caused is cancelled and reported, a click's are saved", async () => {
-    const verity = await coreOver(['--browser-url', chrome.browserUrl, '--browser-context', context.id!]);
+    const verity = await heldTo(context.id!);
     try {
       const agent = await verity.connect();
       const call = wrap(agent.client);
@@ -98,12 +101,7 @@ describe('a core held to one browser context', () => {
   });
 
   test('a context the browser does not have is refused, naming it', async () => {
-    const verity = await coreOver([
-      '--browser-url',
-      chrome.browserUrl,
-      '--browser-context',
-      '0123456789ABCDEF0123456789ABCDEF',
-    ]);
+    const verity = await heldTo('0123456789ABCDEF0123456789ABCDEF');
     try {
       const call = wrap((await verity.connect()).client);
       const r = await call('page', { action: 'list_tabs' });

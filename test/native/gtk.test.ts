@@ -7,6 +7,7 @@ import { appBusName, missingTools, startApp, startDesktop, until, type Desktop, 
 import { XConnection } from '../../server/native/xproto.js';
 import { DBusConnection } from '../../server/native/dbus.js';
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { decodeOutline, webNormOf } from '../../server/tools/outline.js';
 import { PNG } from 'pngjs';
 import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
@@ -306,10 +307,12 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
     );
     // The borrowed keycodes are leased (a busy app may read its keys late, see no-tree-cases.ts), then
     // given back once no keys have gone in on them for 5 s: the keyboard map is as it was.
-    const same = (m: number[]) => m.length === mapBefore.length && m.every((k, i) => k === mapBefore[i]);
-    assert.ok(!same(await keymap()), 'the borrowed keycodes are still mapped right after the call');
+    assert.ok(
+      !isDeepStrictEqual(await keymap(), mapBefore),
+      'the borrowed keycodes are still mapped right after the call',
+    );
     await until(
-      async () => same(await keymap()),
+      async () => isDeepStrictEqual(await keymap(), mapBefore),
       'the keyboard map as it was before the borrowed keycodes',
       15_000,
       250,
