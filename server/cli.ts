@@ -463,7 +463,7 @@ const TABLE = [
     commands: START,
     arg: 'MB',
     default: '256',
-    help: 'the audit trail keeps at most this many megabytes (the oldest segments go first)',
+    help: "the audit trail's size cap: agents' calls are refused before it would be passed; entries leave only by age",
   },
   {
     name: 'pairing-max-idle-days',

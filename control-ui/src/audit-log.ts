@@ -93,7 +93,14 @@ export class AuditLog extends LitElement {
   entries: AuditEntry[] = [];
   nextBefore: number | null = null;
   filters: Filters = { sessionKey: '', client: '', tool: '', verdict: '', text: '', from: '', to: '' };
-  knownSessions: Array<{ sessionKey: string; entries: number; last: string; actor?: AuditActor }> = [];
+  knownSessions: Array<{
+    sessionKey: string;
+    entries: number;
+    bytes: number;
+    refused?: number;
+    last: string;
+    actor?: AuditActor;
+  }> = [];
   selected: AuditEntry | null = null;
   images: { before?: Shot; after?: Shot; note?: string } = {};
   /** The open entry's images as whole pages instead of cropped around the target. */
@@ -209,7 +216,8 @@ export class AuditLog extends LitElement {
       this.entries = page.entries;
       this.nextBefore = page.next_before;
       this.knownSessions = sessions.sessions;
-      this.status = `${page.total} entries kept`;
+      // How full the trail is: when it or a session's share is full, agents' calls are refused (too_many_audit_bytes).
+      this.status = `${page.total} entries kept, ${mib(sessions.bytes)} of ${mib(sessions.max_bytes)} (a session may hold ${mib(sessions.share_bytes)})`;
     } catch (e) {
       this.status = (e as Error).message;
     }
@@ -290,6 +298,13 @@ export class AuditLog extends LitElement {
     );
   }
 
+  /** What a session holds of the trail, and how many of its calls were refused for want of room. */
+  private usageOf(sessionKey: string): string {
+    const s = this.knownSessions.find((k) => k.sessionKey === sessionKey);
+    if (!s) return '';
+    return ` (${mib(s.bytes)}${s.refused ? `, ${s.refused} refused: no room` : ''})`;
+  }
+
   render() {
     if (!this.open) return nothing;
     const f = this.filters;
@@ -316,7 +331,7 @@ export class AuditLog extends LitElement {
       }}>
         <label>Session <select data-audit-filter="session" @change=${(e: Event) => this.setFilter('sessionKey', (e.target as HTMLSelectElement).value)}>
           <option value="" ?selected=${!f.sessionKey}>all</option>
-          ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.nameOf(k)}</option>`)}
+          ${[...sessions].map((k) => html`<option value=${k} ?selected=${k === f.sessionKey}>${this.nameOf(k)}${this.usageOf(k)}</option>`)}
         </select></label>
         <label>Agent <select data-audit-filter="client" @change=${(e: Event) => this.setFilter('client', (e.target as HTMLSelectElement).value)}>
           <option value="" ?selected=${!f.client}>all</option>
@@ -397,3 +412,8 @@ export class AuditLog extends LitElement {
 }
 
 customElements.define('verity-audit-log', AuditLog);
+
+/** Bytes as MiB with one decimal. */
+function mib(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MiB`;
+}

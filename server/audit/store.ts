@@ -7,6 +7,13 @@
 // downloaded (Node 20 has no node:sqlite; the pure-JS databases on npm keep the whole database in memory
 // and rewrite it to disk). The index (id, time, session, tool, verdict, where the line is) is rebuilt
 // from the segments at start: one sequential read, and the files stay the only truth.
+//
+// Bounded as it is written, so that a flood cannot push evidence out: every string an entry keeps has a
+// bound (bounded()), a line has one (LINE_MAX), a segment is rolled before a line would take it past its
+// size, and the size cap and the index's row cap hold on every append. Entries leave only by age (the
+// retention the operator set), never to make room: when the trail, or one session's share of it, is full,
+// that session's calls are refused before they run (admits(), the call pipeline asks), the refusals are
+// counted rather than written, and the operator sees what each session holds (sessions()).
 import { EventEmitter } from 'node:events';
 import {
   appendFileSync,
@@ -47,8 +54,24 @@ export interface AuditQuery {
 }
 
 export interface Retention {
+  /** Entries older than this leave (whole segments); nothing younger is ever deleted. */
   maxAgeMs: number;
+  /** The trail's size cap: never exceeded; agents are refused before it would be. */
   maxBytes: number;
+}
+
+/** What one session holds of the trail, and what it was refused for lack of room. */
+interface SessionUse {
+  bytes: number;
+  entries: number;
+  /** Entries not written because the trail or the session's share was full (counted, not kept). */
+  refused: number;
+}
+
+/** Why a session may add nothing more to the trail now, and when room is expected (the oldest segment ages out). */
+export interface NoRoom {
+  message: string;
+  retryAfterS: number;
 }
 
 interface Row {
@@ -79,8 +102,15 @@ const RESULT_MAX = 64 * 1024;
 /** Rows a text search reads per request before it answers with where to go on (bounded work per request). */
 const TEXT_SCAN_MAX = 20_000;
 const PAGE_MAX = 500;
-/** In-memory rows when there is no folder (`verity mcp` on its own): the newest are kept. */
+/** In-memory rows and bytes when there is no folder (`verity mcp` on its own): the newest are kept. */
 const MEMORY_ROWS = 5000;
+const MEMORY_BYTES = 32 * 1024 * 1024;
+/** A stored line is never longer: past it the arguments and the result are kept as their sizes and verdict fields. */
+export const LINE_MAX = 128 * 1024;
+/** What the fields an entry is indexed and listed by may hold (the index keeps them in memory). */
+const FIELD_MAX = { key: 320, name: 128, summary: 2000, detail: 1000, labels: 64 } as const;
+/** Rows the in-memory index holds at most (about 150 bytes each), whatever the size cap allows. */
+const ROWS_MAX = 250_000;
 /** Distinct session keys, tools and verdicts the rows share one copy of (AuditStore.shared). */
 const SHARED_STRINGS = 4096;
 
@@ -105,13 +135,24 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
    */
   actorOf: (sessionKey: string) => AuditActor | undefined = () => undefined;
 
+  /** What each session holds of the trail (bytes, entries) and was refused: the operator's view and the shares. */
+  private readonly use = new Map<string, SessionUse>();
+  /** Entries of operators' kinds that did not fit under the cap (said on stderr, at most once a minute). */
+  private dropped = 0;
+  private droppedSaidAt = 0;
+  /** Rows the index holds at most. */
+  readonly maxRows: number;
+  /** The in-memory trail's one segment: its bytes and rows, for the memory bound. */
+  private readonly memorySegment: Segment = { file: '', firstId: 0, bytes: 0, lastAtMs: 0, rows: 0 };
+
   /** `dir` null: a bounded in-memory trail (a `verity mcp` with no gateway); otherwise durable. */
   constructor(
     readonly dir: string | null,
     readonly retention: Retention = { maxAgeMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 },
   ) {
     super();
-    this.segmentBytes = Math.max(64 * 1024, Math.min(16 * 1024 * 1024, Math.floor(retention.maxBytes / 8)));
+    this.segmentBytes = Math.max(LINE_MAX, Math.min(16 * 1024 * 1024, Math.floor(retention.maxBytes / 8)));
+    this.maxRows = Math.min(ROWS_MAX, Math.max(1000, Math.floor(retention.maxBytes / 512)));
     if (!dir) return;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.load();
@@ -120,57 +161,127 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     this.sweepTimer.unref();
   }
 
-  /** Records one entry (written with the next flush, at most a tick later) and tells listeners. */
-  append(input: AuditInput): AuditEntry {
+  /**
+   * Room kept back for what operators do (approvals, the brake, their input) and for the entries of calls
+   * already running when the agents' part filled up: agents are refused before the last eighth of the cap.
+   */
+  private get agentBytes(): number {
+    return this.retention.maxBytes - Math.max(2 * LINE_MAX, Math.floor(this.retention.maxBytes / 8));
+  }
+
+  /**
+   * One session's share of the trail: a quarter of what agents may fill, so one flood leaves room for the
+   * rest (never less than two of the longest lines, so that a small cap still admits a call).
+   */
+  get shareBytes(): number {
+    return Math.min(this.agentBytes, Math.max(2 * LINE_MAX, Math.floor(this.agentBytes / 4)));
+  }
+
+  /**
+   * Whether an agent's call in this session may run: only while its entry is sure to fit within the
+   * session's share, the agents' part of the cap and the index's rows. The call pipeline asks before every
+   * call, so that nothing runs that the trail could not keep. Always room for the in-memory trail.
+   */
+  noRoomFor(sessionKey: string): NoRoom | null {
+    if (!this.dir) return null;
+    const key = boundedKey(sessionKey);
+    const held = this.use.get(key)?.bytes ?? 0;
+    const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+    const retryAfterS = this.secondsUntilAged();
+    if (this.bytes + LINE_MAX > this.agentBytes || this.rows.length >= this.maxRows - 1000)
+      return {
+        message: `the audit trail is full (${mib(this.bytes)} of ${mib(this.retention.maxBytes)}, ${this.rows.length} entries); no call runs that it could not record. Entries leave only by age: room in about ${retryAfterS} s, or sooner if the operator raises --audit-max-mb`,
+        retryAfterS,
+      };
+    if (held + LINE_MAX > this.shareBytes)
+      return {
+        message: `this session holds ${mib(held)} of the audit trail, its share (a quarter of what agents may fill, ${mib(this.shareBytes)}); no call of it runs that the trail could not record. Room in about ${retryAfterS} s, as its oldest entries age out`,
+        retryAfterS,
+      };
+    return null;
+  }
+
+  /** Seconds until the oldest segment is past the age bound (at least 1). */
+  private secondsUntilAged(now = Date.now()): number {
+    const oldest = this.segments[0];
+    if (!oldest) return 1;
+    return Math.max(1, Math.ceil((oldest.lastAtMs + this.retention.maxAgeMs - now) / 1000));
+  }
+
+  private usageOf(sessionKey: string): SessionUse {
+    let u = this.use.get(sessionKey);
+    if (u) return u;
+    // Sessions that hold nothing and were only refused are forgotten first when there are too many to count.
+    if (this.use.size >= this.maxRows) for (const [key, held] of this.use) if (held.entries === 0) this.use.delete(key);
+    this.use.set(sessionKey, (u = { bytes: 0, entries: 0, refused: 0 }));
+    return u;
+  }
+
+  /**
+   * Records one entry (written with the next flush, at most a tick later) and tells listeners; null when it
+   * was not kept: a refused agent call while its session or the trail has no room (counted for the operator,
+   * so a flood of refusals cannot fill the room kept back), or anything at all that would pass the size cap.
+   */
+  append(input: AuditInput): AuditEntry | null {
+    const bounded = boundedInput(input);
     // A line written after its connection closed (a call's entry follows its reply) keeps the session's last actor.
-    const actor = input.actor ?? this.actorOf(input.sessionKey) ?? this.actors.get(input.sessionKey);
+    const actor =
+      bounded.actor ?? boundedActor(this.actorOf(bounded.sessionKey)) ?? this.actors.get(bounded.sessionKey);
     const entry: AuditEntry = {
-      ...input,
+      ...bounded,
       ...(actor ? { actor } : {}),
-      id: this.nextId++,
-      at: input.at ?? new Date().toISOString(),
+      id: this.nextId,
+      at: bounded.at ?? new Date().toISOString(),
     };
-    if (actor) this.actors.set(input.sessionKey, actor);
-    const client = this.shared(actor?.client ?? '');
     const line = storedLine(entry) + '\n';
     const length = Buffer.byteLength(line);
+    const sessionKey = this.shared(entry.sessionKey);
+    if (this.dir) {
+      const refusedCall = entry.kind === 'call' && entry.verdict === 'refused';
+      if (refusedCall && this.noRoomFor(sessionKey)) {
+        this.usageOf(sessionKey).refused++;
+        return null;
+      }
+      if (this.bytes + length > this.retention.maxBytes || this.rows.length >= this.maxRows) {
+        this.usageOf(sessionKey).refused++;
+        this.sayDropped();
+        return null;
+      }
+    }
+    this.nextId++;
+    if (actor) this.actors.set(sessionKey, actor);
     const atMs = Date.parse(entry.at);
+    const u = this.usageOf(sessionKey);
+    u.bytes += length;
+    u.entries++;
+    const seg = this.dir ? this.segmentFor(entry.id, length) : this.memorySegment;
+    this.rows.push({
+      id: entry.id,
+      atMs,
+      kind: entry.kind,
+      sessionKey,
+      tool: this.shared(entry.tool),
+      verdict: this.shared(entry.verdict),
+      client: this.shared(actor?.client ?? ''),
+      seg,
+      offset: seg.bytes,
+      length,
+    });
+    seg.bytes += length;
+    seg.lastAtMs = atMs;
+    seg.rows++;
     if (!this.dir) {
       this.memory.set(entry.id, line);
-      this.rows.push({
-        id: entry.id,
-        atMs,
-        kind: entry.kind,
-        sessionKey: this.shared(entry.sessionKey),
-        tool: this.shared(entry.tool),
-        verdict: this.shared(entry.verdict),
-        client,
-        seg: MEMORY_SEGMENT,
-        offset: 0,
-        length,
-      });
-      if (this.rows.length > MEMORY_ROWS + 500) {
-        for (const row of this.rows.splice(0, this.rows.length - MEMORY_ROWS)) this.memory.delete(row.id);
+      if (this.rows.length > MEMORY_ROWS + 500 || seg.bytes > MEMORY_BYTES) {
+        // The newest are kept: down to MEMORY_ROWS rows and nine tenths of MEMORY_BYTES.
+        let drop = Math.max(0, this.rows.length - MEMORY_ROWS);
+        let freed = this.bytesOf(drop);
+        while (drop < this.rows.length - 1 && seg.bytes - freed > MEMORY_BYTES * 0.9) freed += this.rows[drop++].length;
+        for (let i = 0; i < drop; i++) this.memory.delete(this.rows[i].id);
+        this.dropRows(drop);
         this.forgetActors();
       }
     } else {
-      let seg = this.segments.at(-1);
-      if (!seg || seg.bytes >= this.segmentBytes) seg = this.roll(entry.id);
-      this.rows.push({
-        id: entry.id,
-        atMs,
-        kind: entry.kind,
-        sessionKey: this.shared(entry.sessionKey),
-        tool: this.shared(entry.tool),
-        verdict: this.shared(entry.verdict),
-        client,
-        seg,
-        offset: seg.bytes,
-        length,
-      });
-      seg.bytes += length;
-      seg.lastAtMs = atMs;
-      seg.rows++;
       this.buffer.push(line);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
@@ -179,6 +290,46 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     }
     this.emit('entry', entry);
     return entry;
+  }
+
+  /** The segment a line of `length` bytes goes to: a new one when it would take the current one past its size. */
+  private segmentFor(id: number, length: number): Segment {
+    const seg = this.segments.at(-1);
+    if (seg && (seg.bytes === 0 || seg.bytes + length <= this.segmentBytes)) return seg;
+    return this.roll(id);
+  }
+
+  /** Bytes of the first `n` rows. */
+  private bytesOf(n: number): number {
+    let bytes = 0;
+    for (let i = 0; i < n; i++) bytes += this.rows[i].length;
+    return bytes;
+  }
+
+  /** Takes the oldest `n` rows out of the index, and out of their sessions' and segment's counts. */
+  private dropRows(n: number): void {
+    for (const row of this.rows.splice(0, n)) {
+      const u = this.use.get(row.sessionKey);
+      if (u) {
+        u.bytes -= row.length;
+        u.entries--;
+        if (u.entries <= 0 && u.refused === 0) this.use.delete(row.sessionKey);
+      }
+      if (row.seg === this.memorySegment) {
+        row.seg.bytes -= row.length;
+        row.seg.rows--;
+      }
+    }
+  }
+
+  private sayDropped(): void {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.droppedSaidAt < 60_000) return;
+    this.droppedSaidAt = now;
+    process.stderr.write(
+      `verity: the audit trail is at its cap (${this.retention.maxBytes} bytes, ${this.rows.length} entries): ${this.dropped} entries could not be kept; raise --audit-max-mb or shorten --audit-max-age-days\n`,
+    );
   }
 
   /**
@@ -276,29 +427,40 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     return out;
   }
 
-  /** The sessions the trail knows, newest first, with how many entries and when the last one was. */
-  sessions(): Array<{ sessionKey: string; entries: number; last: string; actor?: AuditActor }> {
-    const seen = new Map<string, { entries: number; lastMs: number }>();
-    for (const row of this.rows) {
-      const s = seen.get(row.sessionKey);
-      if (s) {
-        s.entries++;
-        s.lastMs = row.atMs;
-      } else seen.set(row.sessionKey, { entries: 1, lastMs: row.atMs });
-    }
-    return [...seen]
-      .sort((a, b) => b[1].lastMs - a[1].lastMs)
+  /**
+   * The sessions the trail knows, newest first: how many entries and bytes each holds, when its last entry
+   * was, and how many of its entries were not kept for lack of room (refused calls while it or the trail was full).
+   */
+  sessions(): Array<{
+    sessionKey: string;
+    entries: number;
+    bytes: number;
+    refused?: number;
+    last: string;
+    actor?: AuditActor;
+  }> {
+    const lastMs = new Map<string, number>();
+    for (const row of this.rows) lastMs.set(row.sessionKey, row.atMs);
+    return [...this.use]
+      .map(([sessionKey, u]) => ({ sessionKey, u, lastMs: lastMs.get(sessionKey) ?? 0 }))
+      .sort((a, b) => b.lastMs - a.lastMs)
       .slice(0, 1000)
-      .map(([sessionKey, s]) => {
+      .map(({ sessionKey, u, lastMs: at }) => {
         const actor = this.actors.get(sessionKey);
-        return { sessionKey, entries: s.entries, last: new Date(s.lastMs).toISOString(), ...(actor ? { actor } : {}) };
+        return {
+          sessionKey,
+          entries: u.entries,
+          bytes: u.bytes,
+          ...(u.refused ? { refused: u.refused } : {}),
+          last: new Date(at).toISOString(),
+          ...(actor ? { actor } : {}),
+        };
       });
   }
 
   /** Drops the actors of sessions no row is left of (retention took them): the map stays as big as the trail. */
   private forgetActors(): void {
-    const kept = new Set(this.rows.map((row) => row.sessionKey));
-    for (const key of this.actors.keys()) if (!kept.has(key)) this.actors.delete(key);
+    for (const key of this.actors.keys()) if (!this.use.has(key)) this.actors.delete(key);
   }
 
   /** The folder's size in bytes (segments), for the retention and the operator. */
@@ -306,35 +468,26 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     return this.segments.reduce((n, s) => n + s.bytes, 0);
   }
 
-  /** Deletes segments older than the age bound, then the oldest while over the size bound (never the one being written). */
+  /**
+   * Deletes the segments whose newest entry is past the age bound, oldest first; never one with a younger
+   * entry, whatever the size: the size cap is held on append (agents are refused), not by deleting evidence.
+   */
   sweep(now = Date.now()): void {
     if (!this.dir) return;
     this.flush();
-    let total = this.bytes;
-    while (this.segments.length > 1) {
-      const oldest = this.segments[0];
-      const tooOld = now - oldest.lastAtMs > this.retention.maxAgeMs;
-      if (!tooOld && total <= this.retention.maxBytes) break;
+    while (this.segments.length && now - this.segments[0].lastAtMs > this.retention.maxAgeMs) {
+      const oldest = this.segments.shift()!;
       try {
         unlinkSync(join(this.dir, oldest.file));
       } catch {
         /* already gone */
       }
-      this.segments.shift();
-      total -= oldest.bytes;
-      this.rows.splice(0, oldest.rows);
+      this.dropRows(oldest.rows);
     }
-    // The one being written is dropped too once everything in it is past the age bound.
-    const last = this.segments.at(-1);
-    if (last && now - last.lastAtMs > this.retention.maxAgeMs) {
-      try {
-        unlinkSync(join(this.dir, last.file));
-      } catch {
-        /* already gone */
-      }
-      this.segments.pop();
-      this.rows.length = 0;
-    }
+    if (this.bytes > this.retention.maxBytes)
+      process.stderr.write(
+        `verity: the audit trail holds ${this.bytes} bytes, over its cap of ${this.retention.maxBytes} (a lower --audit-max-mb than it was written with): entries younger than ${Math.round(this.retention.maxAgeMs / 86_400_000)} days are kept, and agents are refused until enough age out\n`,
+      );
     this.forgetActors();
   }
 
@@ -387,6 +540,9 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
             });
             seg.rows++;
             seg.lastAtMs = atMs;
+            const u = this.usageOf(this.shared(e.sessionKey));
+            u.bytes += length;
+            u.entries++;
             this.nextId = e.id + 1;
             if (e.actor) this.actors.set(e.sessionKey, e.actor);
           }
@@ -446,19 +602,89 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   }
 }
 
-const MEMORY_SEGMENT: Segment = { file: '', firstId: 0, bytes: 0, lastAtMs: 0, rows: 0 };
-
 /**
  * The entry's line as stored. Most entries need nothing cut: those are written as they are, in one
  * stringify (their result cannot be over RESULT_MAX when the whole line is not), without the copies and
- * the second stringify `compact` makes. The line is the same either way.
+ * the second stringify `compact` makes. The line is the same either way. A line still over LINE_MAX (many
+ * long strings, each under the cut) keeps its arguments and result as their sizes and verdict fields.
  */
 function storedLine(entry: AuditEntry): string {
   if (!needsCut(entry.args) && !needsCut(entry.result) && !needsCut(entry.evidence)) {
     const line = JSON.stringify(entry);
     if (line.length <= RESULT_MAX) return line;
   }
-  return JSON.stringify(compact(entry));
+  const line = JSON.stringify(compact(entry));
+  if (Buffer.byteLength(line) <= LINE_MAX) return line;
+  const sizeOf = (v: unknown) => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v) ?? ''));
+  const result = entry.result as Record<string, unknown> | undefined;
+  return JSON.stringify({
+    ...entry,
+    ...(entry.args ? { args: { truncated: true, bytes: sizeOf(entry.args) } } : {}),
+    ...(result !== undefined
+      ? {
+          result: {
+            truncated: true,
+            bytes: sizeOf(result),
+            ...(result && typeof result === 'object'
+              ? (cut(pick(result, ['status', 'effect', 'route', 'method']), 0, FIELD_MAX.detail) as object)
+              : {}),
+          },
+        }
+      : {}),
+    ...(entry.evidence ? { evidence: cut(entry.evidence.slice(0, 8), 0, FIELD_MAX.detail) } : {}),
+  });
+}
+
+/** A session key as the trail keeps it (a label is at most 128 characters; a longer key is an agent's abuse). */
+export function boundedKey(sessionKey: string): string {
+  return clip(sessionKey, FIELD_MAX.key);
+}
+
+/** `text` cut to `max` characters, saying how long it was. */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars in all)` : text;
+}
+
+function boundedActor(actor: AuditActor | undefined): AuditActor | undefined {
+  if (!actor) return undefined;
+  return Object.fromEntries(Object.entries(actor).map(([k, v]) => [k, clip(String(v), FIELD_MAX.name)])) as AuditActor;
+}
+
+/**
+ * Every field of an entry within its bound, before anything keeps it: the key, names and summary short
+ * (the index holds them in memory), at most FIELD_MAX.labels labels, the refusal's message and the
+ * approval's and operator's names. Arguments, result and evidence are cut as the line is written.
+ */
+function boundedInput(input: AuditInput): AuditInput {
+  const out: AuditInput = {
+    ...input,
+    sessionKey: boundedKey(input.sessionKey),
+    tool: clip(input.tool, FIELD_MAX.name),
+    verdict: clip(input.verdict, FIELD_MAX.name),
+    summary: clip(input.summary, FIELD_MAX.summary),
+  };
+  if (input.by !== undefined) out.by = clip(input.by, FIELD_MAX.name);
+  if (input.actor) out.actor = boundedActor(input.actor);
+  if (input.refusal)
+    out.refusal = {
+      code: clip(input.refusal.code, FIELD_MAX.name),
+      message: clip(input.refusal.message, FIELD_MAX.detail),
+    };
+  if (input.labels)
+    out.labels = Object.fromEntries(
+      Object.entries(input.labels)
+        .slice(0, FIELD_MAX.labels)
+        .map(([k, v]) => [clip(k, FIELD_MAX.name), clip(v, FIELD_MAX.detail)]),
+    );
+  if (input.approval)
+    out.approval = {
+      id: clip(input.approval.id, FIELD_MAX.name),
+      ...(input.approval.by !== undefined ? { by: clip(input.approval.by, FIELD_MAX.name) } : {}),
+    };
+  if (input.evidence) out.evidence = input.evidence.slice(0, 16);
+  if (input.target) out.target = cut(input.target, 0, FIELD_MAX.detail) as AuditInput['target'];
+  if (input.recording) out.recording = cut(input.recording) as AuditInput['recording'];
+  return out;
 }
 
 /** Whether `cut` would change `value`: a string over STRING_MAX, or an object that is not plain (cut copies it into one). */
@@ -498,12 +724,12 @@ function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknow
   return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 }
 
-function cut(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string')
-    return value.length > STRING_MAX ? `${value.slice(0, STRING_MAX)}… (${value.length} chars in all)` : value;
+/** `value` with every string cut to `max` characters (saying how long it was), to a depth of 12. */
+export function cut(value: unknown, depth = 0, max = STRING_MAX): unknown {
+  if (typeof value === 'string') return clip(value, max);
   if (!value || typeof value !== 'object' || depth > 12) return value;
-  if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1)]));
+  if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1, max));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1, max)]));
 }
 
 /** Retention from the environment: VERITY_AUDIT_MAX_AGE_DAYS (default 30) and VERITY_AUDIT_MAX_MB (default 256). */

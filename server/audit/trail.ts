@@ -8,7 +8,7 @@ import { summarizeArgs } from '../activity.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
 import { recordingsRoot } from '../sessions/recording.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../approvals.js';
-import type { AuditEntry, AuditEvidence, AuditStore } from './store.js';
+import { type AuditEntry, type AuditEvidence, type AuditStore, cut } from './store.js';
 import { zip } from './zip.js';
 
 /** The element tokens in a call's arguments (run_actions steps too), at most 64. */
@@ -68,15 +68,31 @@ export function verdictOf(reply: Reply): string {
   return reply.isError ? 'failed' : 'ok';
 }
 
-export function noteCall(store: AuditStore, call: CallRecord): AuditEntry {
+/** Characters of each argument string a refused call's entry keeps (nothing ran: what was asked, in short). */
+const REFUSED_STRING_MAX = 256;
+
+/**
+ * A call's entry; null when the trail had no room to keep it (a refused call while its session or the
+ * trail was full: counted, not kept). A refused call is kept compactly: its refusal, and its arguments cut
+ * short, or only their size when they were refused as malformed (an agent's 1 MB label is not evidence).
+ */
+export function noteCall(store: AuditStore, call: CallRecord): AuditEntry | null {
   const s = call.reply.structured as { evidence?: AuditEvidence[]; refusal?: { code: string; message: string } };
+  const verdict = verdictOf(call.reply);
+  const malformed = s?.refusal?.code === 'invalid_arguments';
+  const args =
+    verdict !== 'refused'
+      ? call.args
+      : malformed
+        ? { refused_args_chars: argumentSize(call.args) }
+        : (cut(call.args, 0, REFUSED_STRING_MAX) as Record<string, unknown>);
   return store.append({
     kind: 'call',
     sessionKey: call.sessionKey,
     tool: call.tool,
-    verdict: verdictOf(call.reply),
-    summary: labelledSummary(call.args, call.labels),
-    args: call.args,
+    verdict,
+    summary: malformed ? `malformed arguments (${argumentSize(call.args)} chars)` : labelledSummary(args, call.labels),
+    args,
     result: call.reply.structured,
     isError: !!call.reply.isError,
     ...(s?.refusal ? { refusal: { code: s.refusal.code, message: s.refusal.message } } : {}),
@@ -86,6 +102,15 @@ export function noteCall(store: AuditStore, call: CallRecord): AuditEntry {
     duration_ms: Math.round(call.durationMs),
     ...(call.recording ? { recording: call.recording } : {}),
   });
+}
+
+/** About how many characters the arguments' JSON has (bounded work: they passed checkLimits, or are {}). */
+function argumentSize(args: Record<string, unknown>): number {
+  try {
+    return JSON.stringify(args)?.length ?? 0;
+  } catch {
+    return 0;
+  }
 }
 
 export function noteApprovalRequested(store: AuditStore, r: ApprovalRequest): void {

@@ -32,6 +32,8 @@ export const REFUSAL_CODES = {
   target_busy: 'another action holds the target: retry',
   too_many_sessions: 'a cap on sessions is reached (the message names it and when a slot frees)',
   too_many_approvals: 'too many calls wait for an operator',
+  too_many_audit_bytes:
+    "the audit trail, or this session's share of it, is full: nothing runs that it could not record (retry_after_s says when entries age out)",
   session_stopped: 'the operator stopped this agent',
   session_paused: 'the operator paused this agent',
   browser_pool_full: 'the browser pool has no browser free: retry',

@@ -120,7 +120,13 @@ export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodC
   },
   'audit.sessions': {
     scope: 'operator.read',
-    handler: (_p, _c, gw) => ({ sessions: gw.audit.sessions(), bytes: gw.audit.bytes, dir: gw.audit.dir }),
+    handler: (_p, _c, gw) => ({
+      sessions: gw.audit.sessions(),
+      bytes: gw.audit.bytes,
+      max_bytes: gw.audit.retention.maxBytes,
+      share_bytes: gw.audit.shareBytes,
+      dir: gw.audit.dir,
+    }),
   },
   'audit.image': {
     scope: 'operator.read',

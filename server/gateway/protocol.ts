@@ -318,6 +318,10 @@ export type AuditPage = z.infer<typeof auditPage>;
 export const auditSession = z.strictObject({
   sessionKey: z.string(),
   entries: z.number().int(),
+  /** What its entries take of the trail (each session may hold up to the result's share_bytes). */
+  bytes: z.number().int(),
+  /** Its calls that were refused and not kept because it or the trail had no room (too_many_audit_bytes). */
+  refused: z.number().int().optional(),
   last: z.string(),
   /** Who the session's agent was (kept after it ended). */
   actor: auditActor.optional(),
@@ -475,7 +479,14 @@ export const METHOD_SCHEMAS = {
   'audit.query': { params: auditQueryParams, result: auditPage },
   'audit.sessions': {
     params: none,
-    result: z.strictObject({ sessions: z.array(auditSession), bytes: z.number().int(), dir: z.string().nullable() }),
+    result: z.strictObject({
+      sessions: z.array(auditSession),
+      bytes: z.number().int(),
+      /** The cap (--audit-max-mb) and one session's share of it. */
+      max_bytes: z.number().int(),
+      share_bytes: z.number().int(),
+      dir: z.string().nullable(),
+    }),
   },
   'audit.image': {
     params: auditImageParams,

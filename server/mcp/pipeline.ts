@@ -25,6 +25,7 @@ import type { AuditStore } from '../audit/store.js';
 import { labelledSummary, labelsOf, noteCall, secretOf, tokensIn } from '../audit/trail.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
 import { maskedArgs, maskedForApproval } from '../contract/secrets.js';
+import { notPlain } from '../contract/names.js';
 
 export interface PipelineParts {
   router: Router;
@@ -55,11 +56,18 @@ type Trace = {
   noteAction?: (auditId: number | undefined) => void;
 };
 
-/** The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none). */
+/**
+ * The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none).
+ * A label the call will be refused for (too long, not plain text) names no session: the trail keeps one
+ * short key for all such calls of a connection, never the agent's string.
+ */
 function sessionLabelOf(session: unknown): string {
   const label = typeof session === 'string' ? session.trim() : '';
+  if (label.length > SESSION_LABEL_MAX || notPlain(label)) return '(invalid label)';
   return label && label !== 'default' ? label : 'implicit';
 }
+/** As tools/schemas.ts `session` bounds it. */
+const SESSION_LABEL_MAX = 128;
 
 /** The ToolContext over the server's parts: only what tools use, each member delegating (never a copy). */
 function toolContextOf(parts: PipelineParts): ToolContext {
@@ -141,7 +149,7 @@ export class CallPipeline {
           approval: trace.approval,
           durationMs: performance.now() - started,
           recording: trace.recording,
-        }).id;
+        })?.id;
       } catch (e) {
         logDefect(tool.name, 'audit', e);
       }
@@ -181,6 +189,13 @@ export class CallPipeline {
       // The brake comes first: a stopped agent is refused whatever it sends; a paused one waits here.
       await brake.admit(connection.connectionId, connection.progress);
       const args = parseArgs(tool, rawArgs) as Record<string, unknown>;
+      // Nothing runs that the audit trail could not record (a flood must not push evidence out).
+      const noRoom = this.parts.audit.noRoomFor(sessionKey);
+      if (noRoom)
+        throw new Refusal('too_many_audit_bytes', noRoom.message, {
+          retryable: true,
+          retry_after_s: noRoom.retryAfterS,
+        });
       running = brake.begin(sessionKey);
       const signal = running.signal;
       // Every tool the policy holds waits for an operator, the session tools included: the check comes

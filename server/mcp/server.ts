@@ -14,6 +14,7 @@ import { allTools } from '../tools/index.js';
 import { VERSION } from '../version.js';
 import { listen, logTo, progressOf, unlisten } from './notify.js';
 import { runWithProgress } from '../progress.js';
+import { plainOf } from '../contract/names.js';
 import {
   type CallToolExtra,
   type CallToolRequest,
@@ -80,10 +81,11 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     const client = server.getClientVersion();
     core.connections.set(ctx.connectionId, {
       transport: ctx.transport ?? 'stdio',
-      client: client ? `${client.name} ${client.version}` : 'unknown',
+      client: client ? plainOf(`${client.name} ${client.version}`.slice(0, 200)) : 'unknown',
       since: new Date().toISOString(),
-      clientName: client?.name.slice(0, 128) ?? 'unknown',
-      clientVersion: client?.version.slice(0, 64) ?? '',
+      // The client's own name is shown to operators as it is: it may not hold bidi or control characters.
+      clientName: client ? plainOf(client.name.slice(0, 128)) : 'unknown',
+      clientVersion: client ? plainOf(client.version.slice(0, 64)) : '',
       credential: ctx.credential ?? (ctx.transport === 'http' ? 'agent' : 'stdio'),
     });
     core.activity.emit('sessions');

@@ -1,7 +1,20 @@
 // Shared zod pieces: the single source of the tools' input types and of their advertised output schemas.
 import { z } from 'zod';
+import { notPlain } from '../contract/names.js';
 
-export const session = z.string().max(128).optional().describe('Omit for the implicit session.');
+/** A name an agent chooses: at most `max` characters of plain text (no control, bidi or zero-width characters). */
+export function plainName(max: number, min = 0) {
+  return z
+    .string()
+    .min(min)
+    .max(max)
+    .superRefine((text, ctx) => {
+      const why = notPlain(text);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    });
+}
+
+export const session = plainName(128).optional().describe('Omit for the implicit session.');
 
 export const elementToken = z.string().min(1).max(64);
 

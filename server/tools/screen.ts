@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { Refusal } from '../contract/refusal.js';
 import { defineTool } from './define.js';
-import { session } from './schemas.js';
+import { plainName, session } from './schemas.js';
 
 const ACTIONS = [
   'split_right',
@@ -51,7 +51,7 @@ export const screen = defineTool({
     'Arrange the Control UI that started this agent: split_right, split_down, close_pane, focus, navigate (sessionKey defaults to the current session), sidebar_show/hide, terminal_show/hide and browser_show/hide (dock bottom or right when showing). Presentation only: it cannot read pixels or click page content. Returns {ok:true} once the command was sent to that one Control UI; UNAVAILABLE when it is no longer connected.',
   input: z.strictObject({
     action: z.enum(ACTIONS),
-    sessionKey: z.string().min(1).max(512).optional(),
+    sessionKey: plainName(512, 1).optional(),
     dock: z.enum(['bottom', 'right']).optional(),
     session,
   }),

@@ -8,7 +8,7 @@ import { newSession, type Session } from '../sessions/manager.js';
 import { claimRecording, recordingOwner, recordingPath, startRecording } from '../sessions/recording.js';
 import { cursorOf, sessionSummary } from '../sessions/summary.js';
 import { DESTRUCTIVE, READ_ONLY, defineTool } from './define.js';
-import { session as sessionArg } from './schemas.js';
+import { plainName, session as sessionArg } from './schemas.js';
 
 const effectToggle = z.union([z.boolean(), z.literal('default')]);
 /** Numbers are accepted as given and clamped to the seed's ranges (never refused for being out of range). */
@@ -33,7 +33,7 @@ export const cursorMotion = z.strictObject({
     .optional(),
 });
 const cursorTheme = z.strictObject({
-  theme_id: z.string().min(1).max(200).optional(),
+  theme_id: plainName(200, 1).optional(),
   reduced_motion: z.enum(['auto', 'on', 'off']).optional(),
 });
 
@@ -90,10 +90,7 @@ export const startSession = defineTool({
     capture_scope: z.enum(['auto', 'window', 'desktop']).optional().describe('Deprecated compatibility policy.'),
     cursor_motion: cursorMotion.optional(),
     cursor_theme: cursorTheme.optional(),
-    recording_dir: z
-      .string()
-      .min(1)
-      .max(4096)
+    recording_dir: plainName(4096, 1)
       .optional()
       .describe(
         'Record each action (call, result, before/after screenshots) into this folder: a relative name, created under <config dir>/recordings/.',
@@ -133,7 +130,7 @@ export const escalateSession = defineTool({
   name: 'escalate_session',
   description: 'Deprecated: legacy capture scope.',
   input: z.strictObject({
-    session: z.string().min(1).max(128),
+    session: plainName(128, 1),
     reason: z.enum([
       'ax_tree_pixel_mismatch',
       'background_delivery_failed',

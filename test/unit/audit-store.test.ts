@@ -2,11 +2,11 @@
 // torn last line, retention by age and by size; the zip writer checked by `unzip -t`; the brake's states.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditStore } from '../../server/audit/store.js';
+import { AuditStore, LINE_MAX } from '../../server/audit/store.js';
 import { exportJsonl } from '../../server/audit/trail.js';
 import { zip } from '../../server/audit/zip.js';
 import { Brake } from '../../server/sessions/brake.js';
@@ -105,7 +105,7 @@ describe('AuditStore', () => {
         "only yesterday's entry is older than an hour",
       );
       assert.equal(store.query({ from: Date.now() - 3_600_000, limit: 500 }).entries.length, 30);
-      assert.equal(store.append(call('a/implicit', 'scroll', 'confirmed')).id, 32);
+      assert.equal(store.append(call('a/implicit', 'scroll', 'confirmed'))!.id, 32);
       store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -120,7 +120,7 @@ describe('AuditStore', () => {
       s.close();
       appendFileSync(join(dir, readdirSync(dir)[0]), '{"id":2,"at":"2026-');
       const again = new AuditStore(dir);
-      const next = again.append(call('a/implicit', 'scroll', 'confirmed'));
+      const next = again.append(call('a/implicit', 'scroll', 'confirmed'))!;
       assert.equal(next.id, 2);
       again.close();
       const third = new AuditStore(dir);
@@ -134,21 +134,114 @@ describe('AuditStore', () => {
     }
   });
 
-  test('retention drops segments past the age bound and the oldest beyond the size bound', () => {
+  test('retention drops only segments past the age bound; the size cap holds on every append and deletes nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'verity-audit-'));
     try {
-      // Small bounds: 64 KiB segments, 256 KiB in all.
-      const s = new AuditStore(dir, { maxAgeMs: 86_400_000, maxBytes: 256 * 1024 });
-      const big = 'x'.repeat(2000);
-      for (let i = 0; i < 400; i++) s.append(call('a/implicit', 'type_text', 'confirmed', big));
+      const cap = 1024 * 1024;
+      const s = new AuditStore(dir, { maxAgeMs: 86_400_000, maxBytes: cap });
+      const big = 'x'.repeat(3000);
+      const first = s.append(call('a/implicit', 'navigate', 'confirmed', 'the entry the flood would hide'))!;
+      let kept = 1;
+      let notKept = 0;
+      for (let i = 0; i < 600; i++) {
+        if (s.append({ ...call('a/implicit', 'type_text', 'confirmed'), args: { text: big } })) kept++;
+        else notKept++;
+        assert.ok(s.bytes <= cap, `the cap held at append ${i}: ${s.bytes} bytes`);
+      }
+      assert.ok(notKept > 0 && kept > 100, `the cap stopped the appends (${kept} kept, ${notKept} not)`);
       s.sweep();
-      assert.ok(s.bytes <= 256 * 1024 + 70 * 1024, `size bound held: ${s.bytes}`);
-      const oldest = s.query({ limit: 500, before: 1e9 }).entries.at(-1)!;
-      assert.ok(oldest.id > 1, 'the oldest entries went');
-      s.sweep(Date.now() + 2 * 86_400_000);
-      assert.equal(s.query().entries.length, 0, 'everything past the age bound went');
-      assert.equal(readdirSync(dir).length, 0);
+      assert.equal(s.get(first.id)?.summary, 'the entry the flood would hide', 'nothing young is deleted for size');
       s.close();
+      for (const f of readdirSync(dir))
+        assert.ok(statSync(join(dir, f)).size <= Math.max(LINE_MAX, cap / 8), `segment ${f} within its size`);
+      const reopened = new AuditStore(dir, { maxAgeMs: 86_400_000, maxBytes: cap / 2 }); // a lower cap after a restart
+      assert.equal(reopened.get(first.id)?.tool, 'navigate', 'a restart keeps the first entry, even over a lower cap');
+      assert.match(String(reopened.noRoomFor('b/implicit')?.message), /audit trail is full/);
+      reopened.sweep(Date.now() + 2 * 86_400_000);
+      assert.equal(reopened.query().entries.length, 0, 'everything past the age bound went');
+      assert.equal(readdirSync(dir).length, 0);
+      assert.equal(reopened.noRoomFor('b/implicit'), null, 'room again once the entries aged out');
+      reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("one session's flood is refused at its share; another session keeps room, and the refusals are counted, not kept", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-audit-share-'));
+    try {
+      const s = new AuditStore(dir, { maxAgeMs: 86_400_000, maxBytes: 4 * 1024 * 1024 });
+      s.append(call('c1/victim', 'new_tab', 'confirmed', 'evidence'));
+      let calls = 0;
+      while (!s.noRoomFor('c2/flood') && calls < 10_000) {
+        s.append({ ...call('c2/flood', 'type_text', 'confirmed'), args: { text: 'f'.repeat(3500) } });
+        calls++;
+      }
+      const why = s.noRoomFor('c2/flood');
+      assert.ok(why, `the flood hit its share within ${calls} calls`);
+      assert.match(why.message, /this session holds .* its share/);
+      assert.ok(why.retryAfterS > 0 && why.retryAfterS <= 86_400);
+      assert.equal(s.noRoomFor('c1/victim'), null, 'the other session still has room');
+      const sizeBefore = s.bytes;
+      for (let i = 0; i < 50; i++)
+        assert.equal(
+          s.append({
+            ...call('c2/flood', 'get_session', 'refused'),
+            refusal: { code: 'too_many_audit_bytes', message: 'm' },
+          }),
+          null,
+        );
+      assert.equal(s.bytes, sizeBefore, 'refusals of a session with no room add nothing');
+      const flood = s.sessions().find((x) => x.sessionKey === 'c2/flood')!;
+      assert.equal(flood.refused, 50);
+      assert.ok(flood.bytes <= s.shareBytes, `${flood.bytes} within the share ${s.shareBytes}`);
+      const victim = s.sessions().find((x) => x.sessionKey === 'c1/victim')!;
+      assert.equal(victim.entries, 1);
+      assert.ok(victim.bytes > 0);
+      assert.equal(s.query({ sessionKey: 'c1/victim' }).entries[0].summary, 'evidence');
+      s.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('every string an entry keeps is bounded: a 1 MB session key, actor, labels, many long strings', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-audit-bounds-'));
+    try {
+      const s = new AuditStore(dir);
+      const huge = 'L'.repeat(999_000);
+      s.actorOf = () => ({
+        client: huge,
+        client_version: huge,
+        credential: 'agent',
+        connection: 'c1',
+        session: huge,
+        transport: 'http',
+      });
+      const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, 's'.repeat(3999)]));
+      const e = s.append({
+        ...call(`c1/${huge}`, 'get_session', 'refused', huge),
+        args: many,
+        result: { status: 'refused', many },
+        labels: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`t${i}`, huge])),
+        refusal: { code: 'invalid_arguments', message: huge },
+      })!;
+      assert.ok(e, 'kept');
+      s.close();
+      const lines = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8'));
+      const longest = Math.max(
+        ...lines
+          .join('')
+          .split('\n')
+          .map((l) => Buffer.byteLength(l)),
+      );
+      assert.ok(longest <= LINE_MAX, `the line is within LINE_MAX: ${longest}`);
+      const stored = new AuditStore(dir).get(e.id)!;
+      assert.ok(stored.sessionKey.length < 400, `key bounded: ${stored.sessionKey.length}`);
+      assert.ok(stored.actor!.client.length < 200 && stored.actor!.session.length < 200, 'actor bounded');
+      assert.ok(Object.keys(stored.labels!).length <= 64, 'labels bounded');
+      assert.ok(stored.summary.length < 2100 && stored.refusal!.message.length < 1100);
+      assert.match(stored.sessionKey, /999003 chars in all/, 'says how long it was');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -161,7 +254,7 @@ describe('AuditStore', () => {
       args: { text: 'y'.repeat(10_000) },
       result: { effect: 'confirmed', big: 'z'.repeat(100_000) },
     });
-    const stored = s.get(e.id)!;
+    const stored = s.get(e!.id)!;
     assert.match(String(stored.args!.text), /10000 chars in all/);
     assert.equal((stored.result as any).effect, 'confirmed');
     assert.equal((stored.result as any).truncated, true);
@@ -174,7 +267,7 @@ describe('AuditStore', () => {
     // The line is over the result bound, the result itself is not: nothing is truncated.
     const result = { effect: 'confirmed', nested: [{ deep: chunks(15, 'r') }] };
     const e = s.append({ ...call('a/implicit', 'type_text', 'confirmed'), args: chunks(3, 'a'), result });
-    const stored = s.get(e.id)!;
+    const stored = s.get(e!.id)!;
     assert.deepEqual(stored.result, result);
     assert.deepEqual(stored.args, chunks(3, 'a'));
     const small = s.append({
@@ -182,7 +275,7 @@ describe('AuditStore', () => {
       args: { x: 1 },
       result: { effect: 'confirmed' },
     });
-    assert.deepEqual(s.get(small.id)!.result, { effect: 'confirmed' });
+    assert.deepEqual(s.get(small!.id)!.result, { effect: 'confirmed' });
   });
 });
 
