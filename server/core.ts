@@ -16,6 +16,7 @@ import { AuditStore } from './audit/store.js';
 import { noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
 import type { AuditActor } from './audit/store.js';
 import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/pool.js';
+import { SecretEcho } from './contract/secret-echo.js';
 
 export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
@@ -74,6 +75,12 @@ function actorOf(connections: ReadonlyMap<string, McpConnection>, sessionKey: st
   };
 }
 
+/** Whether a session key names a session that has not ended (its secrets are still masked everywhere). */
+function liveKeys(sessions: SessionManager): (key: string) => boolean {
+  const live = new Set(sessions.all().flatMap((s) => (s.state === 'ended' ? [] : [sessions.keyOf(s)])));
+  return (key) => live.has(key);
+}
+
 export class Verity {
   readonly browser: BrowserHost;
   readonly router: Router;
@@ -91,6 +98,11 @@ export class Verity {
   readonly pipeline: CallPipeline;
   /** MCP connections, for the operator's session list and the audit trail's actor (who each agent is). */
   readonly connections = new Map<string, McpConnection>();
+  /**
+   * What live sessions typed into secret fields, masked wherever it comes back: in every session's results
+   * (the pipeline) and in all the gateway sends operators. A session's texts are forgotten when it ends.
+   */
+  readonly echo = new SecretEcho();
 
   constructor(readonly options: VerityOptions) {
     this.audit = options.audit ?? new AuditStore(null);
@@ -106,7 +118,10 @@ export class Verity {
     this.sessions = new SessionManager({
       idleMs: options.sessionIdleMs ?? 5 * 60_000,
       onEnd: options.onSessionEnd,
-      onChange: () => this.activity.emit('sessions'),
+      onChange: () => {
+        if (this.echo.size) this.echo.retainOnly(liveKeys(this.sessions));
+        this.activity.emit('sessions');
+      },
     });
     this.policy = options.policy ?? new Policy();
     this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
@@ -131,7 +146,7 @@ export class Verity {
       },
     });
     this.audit.actorOf = (sessionKey) => actorOf(this.connections, sessionKey);
-    this.approvals.on('requested', (request) => noteApprovalRequested(this.audit, request));
+    this.approvals.on('requested', (request) => noteApprovalRequested(this.audit, this.echo.scrub(request)));
     this.approvals.on('resolved', (outcome) => noteApprovalResolved(this.audit, outcome));
     // Cleanup every session needs: its cursor leaves the tab it drove.
     this.sessions.addGlobalHook('cursor', (session) => this.router.hideCursorOf(session));
@@ -146,6 +161,7 @@ export class Verity {
       options,
       brake: this.brake,
       audit: this.audit,
+      echo: this.echo,
     });
   }
 

@@ -13,6 +13,7 @@ import {
   type Scope,
 } from './protocol.js';
 import { LIMITS } from '../limits.js';
+import type { SecretEcho } from '../contract/secret-echo.js';
 
 /** The close code for a consumer that does not read what it is sent (4000-4999: the application's own). */
 export const CLOSE_TOO_SLOW = 4010;
@@ -35,6 +36,8 @@ export class GatewayConnection {
     readonly socket: WebSocket,
     readonly origin: string | null,
     private readonly log: (line: string) => void = () => {},
+    /** What an operator may be shown of a frame (operatorView): secrets agents typed are masked. */
+    private readonly shown: (frame: unknown) => unknown = (frame) => frame,
   ) {}
 
   get scopes(): readonly string[] {
@@ -86,7 +89,7 @@ export class GatewayConnection {
     if (!this.open) return;
     let text: string;
     try {
-      text = JSON.stringify(frame);
+      text = JSON.stringify(this.shown(frame));
     } catch (e) {
       // A payload that cannot be written (a defect: a cycle, a BigInt) costs that frame, never the gateway.
       this.log(`gateway connection ${this.connId}: a frame could not be written: ${(e as Error).message}`);
@@ -123,4 +126,20 @@ export class GatewayConnection {
     }
     this.disposers.clear();
   }
+}
+
+/** Events that pass bytes or commands through (the extension's CDP commands, a terminal's output): never rewritten. */
+const PASSED_THROUGH = new Set(['relay.command', 'terminal.data']);
+/** Pixels, not text (screencast frames, action thumbnails, audit images): never read. */
+const PIXEL_KEYS = new Set(['data', 'thumbnail']);
+
+/**
+ * A frame as an operator connection is sent it: every text a live session typed into a secret field masked
+ * wherever it appears (tab lists and titles, the panel's location, the action log, approval cards, audit
+ * entries), however it is encoded (contract/secret-echo.ts). Commands and terminal bytes pass as they are.
+ */
+export function operatorView(echo: Pick<SecretEcho, 'scrub'>, frame: unknown): unknown {
+  const f = frame as { type?: unknown; event?: unknown } | null;
+  if (f?.type === 'event' && typeof f.event === 'string' && PASSED_THROUGH.has(f.event)) return frame;
+  return echo.scrub(frame, PIXEL_KEYS);
 }

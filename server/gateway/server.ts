@@ -14,7 +14,7 @@ import { WebSocketServer, type RawData } from 'ws';
 import type { Verity } from '../core.js';
 import { McpHttpEndpoint } from '../mcp/http.js';
 import type { SessionRow } from '../sessions/summary.js';
-import { GatewayConnection } from './connection.js';
+import { GatewayConnection, operatorView } from './connection.js';
 import { Links } from './links.js';
 import { callMethod, isMethod, METHOD_NAMES, methodScope, type MethodContext, type UiCommand } from './methods.js';
 import {
@@ -260,7 +260,9 @@ export class Gateway {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new GatewayConnection(ws, req.headers.origin ?? null, this.options.log);
+      const conn = new GatewayConnection(ws, req.headers.origin ?? null, this.options.log, (frame) =>
+        operatorView(this.core.echo, frame),
+      );
       this.connections.set(conn.connId, conn);
       if (url.searchParams.get('challenge') === '1') {
         const nonce = this.auth.challenge(conn);

@@ -25,6 +25,8 @@ import type { AuditStore } from '../audit/store.js';
 import { labelledSummary, labelsOf, noteCall, secretOf, tokensIn } from '../audit/trail.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
 import { maskedArgs, maskedForApproval } from '../contract/secrets.js';
+import type { SecretEcho } from '../contract/secret-echo.js';
+import { expectSecrets, settleSecrets } from './secret-echo.js';
 import { notPlain } from '../contract/names.js';
 
 export interface PipelineParts {
@@ -39,6 +41,8 @@ export interface PipelineParts {
   /** The operator's brake (stop, pause) and the audit trail every call goes into. */
   brake: Brake;
   audit: AuditStore;
+  /** Texts typed into secret fields, masked wherever they come back (contract/secret-echo.ts). */
+  echo: SecretEcho;
 }
 
 type Trace = {
@@ -129,12 +133,13 @@ export class CallPipeline {
         // Tokens are resolved once, before the call runs (its own snapshot would make them stale): the
         // labels for the audit trail and the approval card, and the router's target, all come from this.
         tokens = this.resolveTokens(raw);
-        labels = labelsOf(tokens);
+        labels = this.parts.echo.scrub(labelsOf(tokens));
         reply = await this.admitAndRun(tool, rawArgs, { ...connection, tokens }, sessionKey, labels, trace);
       }
     } catch (e) {
       reply = internalError(tool.name, 'call', e);
     }
+    reply = this.parts.echo.scrubReply(reply); // a secret typed earlier never comes back (secret-echo.ts)
     // After the reply is on its way; a failure to log must never reach the caller or the process.
     setImmediate(() => {
       let auditId: number | undefined;
@@ -143,7 +148,7 @@ export class CallPipeline {
           sessionKey,
           tool: tool.name,
           // A secret typed into a password field (the result says `masked`) is kept masked.
-          args: maskedArgs(raw, reply.structured),
+          args: this.parts.echo.scrub(maskedArgs(raw, reply.structured)),
           reply,
           labels,
           approval: trace.approval,
@@ -162,7 +167,7 @@ export class CallPipeline {
             sessionKey,
             undefined,
             tool.name,
-            maskedArgs(raw, reply.structured),
+            this.parts.echo.scrub(maskedArgs(raw, reply.structured)),
             reply,
             labels,
             trace.approval,
@@ -241,6 +246,7 @@ export class CallPipeline {
         const around = await router.aroundCall(ctx, recorded);
         let reply: Reply;
         try {
+          expectSecrets(this.parts.echo, sessions.keyOf(session), args, connection.tokens);
           reply = await abandonOnAbort(tool.handler(args, this.tools, ctx), signal);
         } catch (e) {
           reply = isDefect(e) ? internalError(tool.name, 'handler', e) : refusalReply(asRefusal(e));
@@ -248,11 +254,12 @@ export class CallPipeline {
         const { lost, after } = await around.end();
         // The session's pool browser went away while this ran: nothing it says about that browser stands.
         if (lost) reply = refusalReply(lost);
+        reply = settleSecrets(this.parts.echo, sessions.keyOf(session), args, reply);
         if (recorded)
           trace.recording = withTargetFrame(
             recordStep(session, {
               tool: tool.name,
-              args: maskedArgs(args, reply.structured),
+              args: this.parts.echo.scrub(maskedArgs(args, reply.structured)),
               result: reply.structured,
               isError: !!reply.isError,
               before: around.before,
@@ -269,7 +276,7 @@ export class CallPipeline {
               sessions.keyOf(session),
               session.currentTabId,
               tool.name,
-              maskedArgs(rawArgs as Record<string, unknown>, reply.structured),
+              this.parts.echo.scrub(maskedArgs(rawArgs as Record<string, unknown>, reply.structured)),
               reply,
               labels,
               trace.approval,
