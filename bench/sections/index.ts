@@ -3,6 +3,7 @@ import type { Section } from '../types.js';
 import { bytesSection } from './bytes.js';
 import { concurrencySection } from './concurrency.js';
 import { formSection } from './form.js';
+import { fuzzSection } from './fuzz.js';
 import { latencySection } from './latency.js';
 import { nativeSection } from './native.js';
 import { officeSection } from './office.js';
@@ -16,4 +17,5 @@ export const sections: Section[] = [
   nativeSection,
   officeSection,
   concurrencySection,
+  fuzzSection,
 ];
