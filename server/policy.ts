@@ -242,6 +242,27 @@ export class Policy {
   }
 
   /**
+   * Whether a tunnel to host:port may be opened (the policy proxy's CONNECT, which is all a browser says of
+   * an https, ws or wss request it sends through a proxy): only when the policy allows an http, https, ws or
+   * wss origin at exactly that host and port, and never to the gateway's own. `host` is a name, an IPv4
+   * address or a bracketed IPv6 one, as a URL's `host` writes it; anything else (a path, credentials, an
+   * empty name, a port out of range) is refused.
+   */
+  hostPortAllowed(host: string, port: number): boolean {
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return false;
+    if (!/^([a-z0-9_.-]+|\[[0-9a-f:.]+\])$/i.test(host)) return false;
+    let parsed: URL;
+    try {
+      parsed = new URL(`http://${host}:${port}/`);
+    } catch {
+      return false;
+    }
+    // The URL parser normalizes (case, IPv4 spellings): the caller connects to the name it checked, so the two must agree.
+    if (parsed.hostname !== host.toLowerCase()) return false;
+    return ['http', 'https', 'ws', 'wss'].some((scheme) => this.requestAllowed(`${scheme}://${host}:${port}/`));
+  }
+
+  /**
    * Why the native route must not touch this app's windows (null when it may). The one rule for every
    * native call: the native host asks it where windows and apps are listed and where targets are found.
    * The Control UI's own window is never driven (like the gateway's origin on tabs); blocked_apps wins;

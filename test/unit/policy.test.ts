@@ -122,6 +122,56 @@ describe('origin patterns', () => {
   });
 });
 
+describe('tunnels (the policy proxy asks hostPortAllowed for each CONNECT host:port)', () => {
+  const p = new Policy({
+    allowed_origins: ['https://a.example', 'http://127.0.0.1:8080', 'wss://live.example:9443', 'https://*.b.example'],
+    blocked_origins: ['https://evil.b.example'],
+    require_approval: [],
+  });
+  p.setGatewayOrigin('127.0.0.1', 7317);
+  const table: Array<[string, number, boolean]> = [
+    ['a.example', 443, true], // https://a.example
+    ['a.example', 80, false], // only https is allowed there
+    ['a.example', 8443, false],
+    ['127.0.0.1', 8080, true], // an allowed http origin's host:port (a ws:// to it tunnels there)
+    ['127.0.0.1', 8081, false],
+    ['live.example', 9443, true],
+    ['x.b.example', 443, true],
+    ['evil.b.example', 443, false], // blocked wins
+    ['127.0.0.1', 7317, false], // the gateway
+    ['localhost', 7317, false],
+    ['[::1]', 7317, false],
+    ['a.example', 0, false],
+    ['a.example', 65536, false],
+    ['', 443, false],
+    ['a.example/x', 443, false],
+    ['user@a.example', 443, false],
+    ['A.EXAMPLE', 443, true],
+    ['[::1', 443, false],
+  ];
+  for (const [host, port, want] of table)
+    test(`${JSON.stringify(host)}:${port} is ${want ? 'allowed' : 'refused'}`, () =>
+      assert.equal(p.hostPortAllowed(host, port), want));
+
+  test('a spelling the URL parser would rewrite is refused (the caller connects to the name it checked)', () => {
+    const any = new Policy({ allowed_origins: ['http://*'], require_approval: [] });
+    assert.equal(any.hostPortAllowed('127.0.0.1', 80), true);
+    assert.equal(any.hostPortAllowed('127.1', 80), false);
+    assert.equal(any.hostPortAllowed('0x7f.0.0.1', 80), false);
+    assert.equal(any.hostPortAllowed('[0:0:0:0:0:0:0:1]', 80), false);
+    assert.equal(any.hostPortAllowed('[::1]', 80), true);
+  });
+
+  test('with no origin list every host:port but the gateway is allowed', () => {
+    const open = new Policy();
+    open.setGatewayOrigin('127.0.0.1', 7317);
+    assert.equal(open.hostPortAllowed('anything.test', 443), true);
+    assert.equal(open.hostPortAllowed('127.0.0.1', 7318), true);
+    assert.equal(open.hostPortAllowed('127.0.0.1', 7317), false);
+    assert.equal(open.hostPortAllowed('127.9.9.9', 7317), false);
+  });
+});
+
 /** An app as the native host reads it from /proc, with the fields a test does not care about empty. */
 function facts(extra: Partial<AppFacts>): AppFacts {
   return { pid: 100, names: [], exe: '', comm: '', argv: [], ...extra };
