@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sharedChromium } from '../helpers/chromium.js';
 import { operatorSocket, refusalOf, startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
 
 const CAP_BYTES = 1024 * 1024;
@@ -102,6 +103,32 @@ describe('the audit trail under a flood', () => {
     assert.ok(flood.refused >= 20, `the operator sees the refusals: ${JSON.stringify(flood)}`);
     assert.equal(payload.max_bytes, CAP_BYTES);
     op.ws.close();
+  });
+
+  test("the operator's audit log shows how full the trail is and the flooding session's refusals", async () => {
+    const chrome = await sharedChromium();
+    try {
+      const ui = await chrome.context.newPage();
+      await ui.goto(`${gw.base}/?token=${gw.token}`);
+      await ui.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });
+      await ui.click('[data-toggle="log"]');
+      const status = await ui.waitForFunction(
+        () =>
+          document.querySelector('[data-audit-status]')?.textContent?.match(/of 1\.0 MiB/) &&
+          document.querySelector('[data-audit-status]')?.textContent,
+        { timeout: 15_000 },
+      );
+      assert.match(String(await status.jsonValue()), /entries kept, [\d.]+ MiB of 1\.0 MiB \(a session may hold/);
+      const options = await ui.$$eval('[data-audit-filter="session"] option', (os) =>
+        os.map((o) => o.textContent ?? ''),
+      );
+      assert.ok(
+        options.some((o) => /flood.*\([\d.]+ MiB, \d+ refused: no room\)/.test(o)),
+        `the flooding session's size and refusals: ${options.join(' | ')}`,
+      );
+    } finally {
+      await chrome.close();
+    }
   });
 
   test('after a restart the first entry is still found', async () => {
