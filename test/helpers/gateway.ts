@@ -90,9 +90,23 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function wrap(client: Client) {
+/**
+ * A tool call as the tests make it. `serverGone` says how the server process ended, when it has: a call
+ * that fails because the server went away (`Connection closed`) says so, with its exit status and the end
+ * of its stderr, so that the failure names its cause and not only its symptom.
+ */
+export function wrap(client: Client, serverGone: () => string | null = () => null) {
   return async (name: string, args: Record<string, unknown> = {}): Promise<ToolResult> => {
-    const result = await client.callTool({ name, arguments: args });
+    let result: Awaited<ReturnType<Client['callTool']>>;
+    try {
+      result = await client.callTool({ name, arguments: args });
+    } catch (e) {
+      // The exit event may follow the closed pipe by a moment: give it a bounded chance to arrive.
+      for (let i = 0; i < 20 && !serverGone(); i++) await sleep(50);
+      const gone = serverGone();
+      if (gone) (e as Error).message += `\n${gone}`;
+      throw e;
+    }
     const content = result.content as Array<{ type: string; text?: string }>;
     return {
       isError: !!result.isError,
@@ -104,6 +118,18 @@ export function wrap(client: Client) {
       images: content.filter((c) => c.type === 'image').length,
     };
   };
+}
+
+/** How a server a test started ended: its exit status or signal and the last lines of its stderr. */
+export function exitReport(
+  what: string,
+  pid: number,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  stderr: string,
+): string {
+  const tail = stderr.trimEnd().split('\n').slice(-30).join('\n');
+  return `${what} (pid ${pid}) exited ${signal ? `on ${signal}` : `with status ${code}`}; its stderr ends:\n${tail || '(nothing)'}`;
 }
 
 /** The credentials `verity start` prints (contract section 1): the Control UI URL and the /mcp line. */
@@ -141,6 +167,11 @@ export async function startGateway(args: string[], env: Record<string, string | 
   });
   const pid = proc.pid!;
   const exit = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  let ended: string | null = null;
+  // 'close' comes after the process's pipes are drained: its stderr is whole by then.
+  proc.once('close', (code, signal) => {
+    ended = exitReport('verity start', pid, code, signal, err);
+  });
   for (let i = 0; i < 150 && !printedCredentials(out) && proc.exitCode === null; i++) await sleep(100);
   const printed = printedCredentials(out);
   if (!printed) {
@@ -167,7 +198,7 @@ export async function startGateway(args: string[], env: Record<string, string | 
       return {
         client,
         transport,
-        call: wrap(client),
+        call: wrap(client, () => ended),
         async disconnect() {
           await transport.terminateSession().catch(() => {});
           await client.close().catch(() => {});

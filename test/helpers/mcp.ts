@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'node:path';
 import { ROOT } from './fixtures.js';
-import { wrap } from './gateway.js';
+import type { ChildProcess } from 'node:child_process';
+import { exitReport, wrap } from './gateway.js';
 
 export interface Verity {
   client: Client;
@@ -33,11 +34,18 @@ export async function startVerity(args: string[] = [], env: Record<string, strin
   const client = new Client({ name: 'verity-test', version: '1' });
   await client.connect(transport);
   const pid = transport.pid!;
+  // The SDK keeps its child process to itself: its exit status is read from it here, so that a call
+  // failing because the server went away says how it ended (a crash, a native abort, a signal).
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  let ended: string | null = null;
+  child?.once('close', (code, signal) => {
+    ended = exitReport('verity mcp', pid, code, signal, stderr.join(''));
+  });
   return {
     client,
     pid,
     stderr: () => stderr.join(''),
-    call: wrap(client),
+    call: wrap(client, () => ended),
     async close() {
       await client.close().catch(() => {});
       // The server closes its own browser when stdin ends; make sure by PID.
