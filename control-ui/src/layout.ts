@@ -88,12 +88,22 @@ function newPane(layout: Layout, sessionKey: string): Pane {
 
 const clampSize = (size: number) => Math.round(Math.min(PANEL_MAX, Math.max(PANEL_MIN, size)));
 
-/** Applies one command; returns a new layout (the old one is never mutated). `current` is the focused session. */
+/**
+ * Applies one command; returns a new layout (the old one is never mutated). `current` is the session the
+ * page shows focused: the focused pane's, or the one it shows by itself while the layout has no pane.
+ */
 export function apply(layout: Layout, command: UiCommand, current: string | null = focusedSession(layout)): Layout {
   const next: Layout = structuredClone(layout);
   const key = ('sessionKey' in command && command.sessionKey) || current;
   switch (command.kind) {
     case 'split': {
+      // A page showing a session by itself (no pane yet) splits beside it: that view becomes a pane first,
+      // so a split adds a pane and never replaces what was shown.
+      if (next.columns.length === 0 && current) {
+        const shown = newPane(next, current);
+        next.columns.push([shown]);
+        next.focused = shown.id;
+      }
       // The new pane goes next to the pane the command is about: the one showing that session (the agent's
       // own pane) or, when none does, the focused one. It gets its own id; only it is focused.
       const from = target(next, command) ?? target(next, {});

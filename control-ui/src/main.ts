@@ -190,8 +190,10 @@ export class VerityApp extends LitElement {
     });
     this.client.on('ui.command', ({ command }) => this.command(command));
     this.client.on('sessions.changed', (delta) => {
-      this.closed = closedRows(this.closed, this.sessions, delta);
-      this.sessions = applySessionsDelta(this.sessions, delta);
+      this.updateSessions(() => {
+        this.closed = closedRows(this.closed, this.sessions, delta);
+        this.sessions = applySessionsDelta(this.sessions, delta);
+      });
     });
     this.client.on('action', (entry) => this.addAction(entry));
     this.client.on('approval.requested', (request) => {
@@ -232,11 +234,13 @@ export class VerityApp extends LitElement {
     sessionStorage.setItem('verity.link', link.link_token);
     // Sessions that did not survive the gap (a gateway restart ends them) are shown closed, not dropped.
     const now = new Set(sessions.sessions.map((s: SessionRow) => s.sessionKey));
-    this.closed = closedRows(this.closed, this.sessions, {
-      added: sessions.sessions,
-      removed: this.sessions.filter((s) => !now.has(s.sessionKey)).map((s) => s.sessionKey),
+    this.updateSessions(() => {
+      this.closed = closedRows(this.closed, this.sessions, {
+        added: sessions.sessions,
+        removed: this.sessions.filter((s) => !now.has(s.sessionKey)).map((s) => s.sessionKey),
+      });
+      this.sessions = sessions.sessions;
     });
-    this.sessions = sessions.sessions;
     // The gateway's recent actions start empty after a restart: the lines this page already showed stay
     // (keyed by session), so a pane's history is back once the gateway is.
     const shown = this.actions;
@@ -285,8 +289,20 @@ export class VerityApp extends LitElement {
 
   /** The one way the layout changes: an agent's ui.command or the operator's own click. */
   command(command: UiCommand): void {
-    this.layout = apply(this.layout, command);
+    this.layout = apply(this.layout, command, this.focusedKey());
     saveLayout(this.layout);
+  }
+
+  /**
+   * Sessions came or went: a session the page showed by itself (the lone one, with no pane) stays shown
+   * when another appears, as a pane of its own. What a page shows changes only by its operator's or its own
+   * agent's command, never because another page's agent started a session.
+   */
+  private updateSessions(update: () => void): void {
+    const shown = this.soloSession();
+    update();
+    if (shown && this.soloSession() !== shown && this.sessions.some((s) => s.sessionKey === shown))
+      this.command({ kind: 'navigate', sessionKey: shown });
   }
 
   private resolveApproval(id: string, approve: boolean): void {

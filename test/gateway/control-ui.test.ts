@@ -3,7 +3,8 @@
 // panels, and a layout that survives a reload. The README's screenshots come from here.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,23 +26,23 @@ after(async () => {
 });
 
 /** Each Control UI gets its own browser context: its own operator, with its own saved layout. */
-async function openUi(): Promise<Page> {
+async function openUi(g: Gateway = gw): Promise<Page> {
   const context = await chrome.newContext();
   const page = await context.newPage();
   await page.setViewport({ width: 1400, height: 860 });
-  await page.goto(`${gw.base}/?token=${gw.token}`);
+  await page.goto(`${g.base}/?token=${g.token}`);
   await page.waitForSelector('[data-connection="connected"]', { timeout: 15_000 });
   await page.waitForSelector('[data-agent-link]', { timeout: 15_000 });
   return page;
 }
 
 /** An MCP client bound to a Control UI through the link it shows ("connect an agent"). */
-async function bindAgent(page: Page | null) {
-  const headers: Record<string, string> = { Authorization: `Bearer ${gw.agentToken}` };
+async function bindAgent(page: Page | null, g: Gateway = gw) {
+  const headers: Record<string, string> = { Authorization: `Bearer ${g.agentToken}` };
   if (page)
     headers['X-Verity-Link'] = await page.$eval('[data-agent-link]', (el) => (el as HTMLElement).dataset.linkToken!);
   const client = new Client({ name: 'bound-agent', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.base}/mcp`), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${g.base}/mcp`), { requestInit: { headers } });
   await client.connect(transport);
   return {
     client,
@@ -148,6 +149,55 @@ describe('two Control UIs and a bound agent', () => {
       await unbound.close();
       if (!a.isClosed()) await a.close();
       await b.close();
+    }
+  });
+});
+
+describe('a split from the view a page shows by itself', () => {
+  // Issue 42 item 7: both pages show the agent's lone session by themselves (no pane yet); the agent's
+  // split_down with another session must add a pane beside its own on its page, and leave the other page
+  // showing exactly what it showed, also once that other session has started.
+  test('split_down with another sessionKey: one pane more on the linked page, the other page unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-ui-solo-'));
+    const g = await startGateway([], { VERITY_CONFIG_DIR: dir, SHELL: '/bin/sh' });
+    const a = await openUi(g);
+    const b = await openUi(g);
+    const agent = await bindAgent(a, g);
+    const shown = (page: Page) =>
+      page.$$eval('[data-pane-session]', (els) => els.map((el) => (el as HTMLElement).dataset.paneSession!));
+    try {
+      await agent.call('start_session', { session: 'own' });
+      assert.equal((await agent.call('get_session', { session: 'own' })).isError, false);
+      const solo = '[data-pane="solo"][data-pane-session$="/own"]';
+      const own = await a
+        .waitForSelector(solo, { timeout: 10_000 })
+        .then((el) => el!.evaluate((e) => (e as HTMLElement).dataset.paneSession!));
+      await b.waitForSelector(solo, { timeout: 10_000 });
+      const other = own.replace(/\/own$/, '/other');
+      const r = await agent.call('screen', { action: 'split_down', sessionKey: other });
+      assert.deepEqual(r.structured, { ok: true }, r.text);
+      await a.waitForFunction(
+        (k) => document.querySelectorAll(`[data-pane-session="${k}"]`).length === 1,
+        { timeout: 5000 },
+        other,
+      );
+      assert.deepEqual(await shown(a), [own, other], "the agent's own view stays, the new pane below it");
+      // The other session starts: the other page, which showed the lone session by itself, keeps showing it.
+      await agent.call('start_session', { session: 'other' });
+      assert.equal((await agent.call('get_session', { session: 'other' })).isError, false);
+      await b.waitForFunction(
+        (k) => !!document.querySelector(`[data-sidebar] [data-session-key="${k}"]`),
+        { timeout: 5000 },
+        other,
+      );
+      assert.deepEqual(await shown(b), [own], 'the other page shows exactly what it showed');
+      assert.deepEqual(await shown(a), [own, other]);
+    } finally {
+      await agent.close();
+      await a.close();
+      await b.close();
+      await g.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

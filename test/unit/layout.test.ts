@@ -35,12 +35,28 @@ interface Row {
 const ROWS: Row[] = [
   // split: beside (right) or below (down) the focused pane; the new pane takes focus.
   {
-    name: 'split into an empty layout',
+    name: 'split from the view a page shows by itself (no pane yet): that view becomes a pane, the split one more',
     from: EMPTY,
     command: { kind: 'split', direction: 'right' },
     current: 'a',
-    columns: [['a']],
+    columns: [['a'], ['a']],
     focused: 'a',
+  },
+  {
+    name: "an agent's split_down with another session from the lone view: beside it, not instead of it",
+    from: EMPTY,
+    command: { kind: 'split', direction: 'down', sessionKey: 'b' },
+    current: 'a',
+    columns: [['a', 'b']],
+    focused: 'b',
+  },
+  {
+    name: 'split into an empty layout showing nothing: the new pane alone',
+    from: EMPTY,
+    command: { kind: 'split', direction: 'right', sessionKey: 'b' },
+    current: null,
+    columns: [['b']],
+    focused: 'b',
   },
   {
     name: 'split right of the focused pane',
