@@ -106,14 +106,18 @@ export class Verity {
 
   constructor(readonly options: VerityOptions) {
     this.audit = options.audit ?? new AuditStore(null);
+    this.policy = options.policy ?? new Policy();
+    this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
+    // The browser holds the origin policy for all it loads (workers, WebSockets...), not only for driven tabs.
+    const browserOptions: VerityOptions = { ...options, policy: this.policy };
     // With a pool, the server has no browser of its own: each connection's comes from the pool.
     this.browser = new BrowserHost(
       options.browserEndpoint
         ? {
-            ...options,
+            ...browserOptions,
             peersOnly: `this server drives one browser per session from the pool at ${redactEndpoint(options.browserEndpoint)} (--browser-endpoint); it has no browser of its own`,
           }
-        : options,
+        : browserOptions,
     );
     this.sessions = new SessionManager({
       idleMs: options.sessionIdleMs ?? 5 * 60_000,
@@ -123,8 +127,6 @@ export class Verity {
         this.activity.emit('sessions');
       },
     });
-    this.policy = options.policy ?? new Policy();
-    this.policy.allowSchemes([...(options.allowUrlSchemes ?? []), ...(options.allowJavascript ? ['javascript'] : [])]);
     this.cursor = new CursorPreferences(options.cursor !== false);
     this.router = new Router({
       browser: this.browser,
@@ -141,7 +143,7 @@ export class Verity {
             }
           : undefined,
         isolated: options.isolated,
-        browser: options,
+        browser: browserOptions,
         sessions: this.sessions,
       },
     });

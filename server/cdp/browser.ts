@@ -6,9 +6,12 @@ import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, CDPSession, ConnectionTransport, Page, Target } from 'puppeteer-core';
 import { bounded } from '../contract/bounded.js';
 import { Refusal } from '../contract/refusal.js';
+import type { Policy } from '../policy.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
 import { findBrowser, type Channel } from './discovery.js';
+import { guardBrowser } from './guard.js';
 import { cleanStaleProfiles, newProfile, sandboxArgs, startWatchdog, type Watchdog } from './lifetime.js';
+import { checkBrowserArgs, PolicyProxy } from './policy-proxy.js';
 
 export interface BrowserOptions {
   browserUrl?: string;
@@ -24,8 +27,17 @@ export interface BrowserOptions {
   channel?: Channel;
   /** Every page's viewport in CSS pixels (emulated); without it the window's own size. */
   viewport?: { width: number; height: number };
-  /** Chromium's --proxy-server for a launched browser. */
+  /**
+   * Chromium's --proxy-server for a launched browser; with an origin policy, the policy proxy's upstream
+   * instead (policy-proxy.ts: an http proxy only).
+   */
   proxyServer?: string;
+  /**
+   * The origin policy, held for every request of the browser this host opens (guard.ts guardBrowser; for a
+   * launched browser, when the policy lists origins, the policy proxy too). A host whose browser is a
+   * context of another's (contextOf) is covered by that one's.
+   */
+  policy?: Policy;
   /** Accept invalid or self-signed TLS certificates. */
   ignoreHttpsErrors?: boolean;
   /** More command-line arguments for a launched browser, after Verity's own. */
@@ -120,9 +132,14 @@ export class BrowserHost {
   private forgetContext: (() => void) | null = null;
   /** The process id of a browser this host launched (null when attached). */
   launchedPid: number | null = null;
+  /** The policy proxy in front of the launched browser (policy-proxy.ts), while that browser runs. */
+  private proxy: PolicyProxy | null = null;
+  /** The browser contexts --isolated sessions made in this host's browser: theirs are driven contexts too. */
+  private readonly madeContexts = new Set<string>();
 
   constructor(private readonly options: BrowserOptions) {
     this.staleCleaned = this.attached ? Promise.resolve() : cleanStaleProfiles(undefined, options.log).catch(() => {});
+    this.contextListeners.add((contextId) => this.madeContexts.add(contextId));
   }
 
   get attached(): boolean {
@@ -257,11 +274,27 @@ export class BrowserHost {
           'running as root: Chromium runs without its sandbox (--no-sandbox); run Verity as a normal user to keep it',
         );
       }
+      // With an origin list, every request goes through the policy proxy, which chains to the operator's
+      // --proxy-server; its flags come last, so that no --browser-arg could override them (checked at start too).
+      const policy = this.options.policy;
+      let proxy: PolicyProxy | null = null;
+      if (policy?.filtersOrigins) {
+        try {
+          checkBrowserArgs(this.options.browserArgs ?? []);
+          proxy = await PolicyProxy.start({ policy, upstream: this.options.proxyServer });
+        } catch (e) {
+          throw new Refusal(
+            'unavailable',
+            `could not put the origin policy in front of the browser: ${(e as Error).message}`,
+          );
+        }
+      }
       const args = [
         ...sandbox,
         ...BASE_FLAGS,
-        ...(this.options.proxyServer ? [`--proxy-server=${this.options.proxyServer}`] : []),
+        ...(this.options.proxyServer && !proxy ? [`--proxy-server=${this.options.proxyServer}`] : []),
         ...(this.options.browserArgs ?? []),
+        ...(proxy?.chromiumArgs ?? []),
       ];
       log(`launching ${executablePath} (${headless ? 'headless' : 'headful'})`);
       browser = await puppeteer
@@ -281,6 +314,7 @@ export class BrowserHost {
           handleSIGHUP: false,
         })
         .catch((e: Error) => {
+          void proxy?.close();
           // Where user namespaces are off (some containers), Chromium's sandbox cannot start as a normal user.
           const hint =
             !sandbox.length && /sandbox|namespace/i.test(e.message)
@@ -292,6 +326,7 @@ export class BrowserHost {
             { retryable: true },
           );
         });
+      this.proxy = proxy;
       const child = browser.process();
       // Nobody reads Chromium's output over the pipe transport: drain it, or a full stderr pipe blocks Chromium.
       child?.stdout?.resume();
@@ -301,8 +336,14 @@ export class BrowserHost {
         this.watchdog = startWatchdog(this.launchedPid, this.options.userDataDir ? null : this.tempProfile);
     }
     const watchdog = this.watchdog;
+    const proxy = this.proxy;
     browser.on('disconnected', () => {
       if (this.browser === browser) this.browser = null;
+      // The policy proxy goes with its browser (a relaunch starts another).
+      if (proxy) {
+        void proxy.close();
+        if (this.proxy === proxy) this.proxy = null;
+      }
       // Closing on purpose: closeNow() ends the process and lets the watchdog go after the profile is gone.
       if (this.attached || this.closing) return;
       // A launched browser we lost the pipe to is of no more use: make sure it is gone, then let its
@@ -317,9 +358,45 @@ export class BrowserHost {
       watchdog?.release();
       if (this.watchdog === watchdog) this.watchdog = null;
     });
+    try {
+      await this.guardWholeBrowser(browser);
+    } catch (e) {
+      if (!this.attached) {
+        // A launched browser whose guard did not hold is not handed out (the next use launches again).
+        await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+        throw new Refusal('unavailable', `could not guard the launched browser's requests: ${(e as Error).message}`, {
+          retryable: true,
+        });
+      }
+      // An attached source without a browser target or its Fetch domain (an emulated endpoint) keeps the per-tab guard.
+    }
     this.browser = browser;
     for (const listener of this.openedListeners) listener();
     return browser;
+  }
+
+  /**
+   * The browser-level guard (guard.ts guardBrowser), in place before any caller gets the browser: for a
+   * launched browser over every request, for an attached one over the shared and service workers of the
+   * contexts this host drives (its --browser-context, or the default one, and the contexts of --isolated
+   * sessions made in it).
+   */
+  private async guardWholeBrowser(browser: Browser): Promise<void> {
+    const policy = this.options.policy;
+    if (!policy) return;
+    const session = await browserSession(browser);
+    if (!this.attached) return guardBrowser(session, policy, { kind: 'whole-browser' });
+    const own = this.context?.id;
+    await guardBrowser(session, policy, {
+      kind: 'workers',
+      covers: async (contextId) => {
+        if (contextId !== undefined && this.madeContexts.has(contextId)) return true;
+        if (own) return contextId === own;
+        // The default context is the one not made with Target.createBrowserContext.
+        const { browserContextIds } = await session.send('Target.getBrowserContexts');
+        return contextId === undefined || !browserContextIds.includes(contextId);
+      },
+    });
   }
 
   /**
@@ -439,6 +516,8 @@ export class BrowserHost {
           }
         });
     }
+    await this.proxy?.close();
+    this.proxy = null;
     if (this.tempProfile) {
       rmSync(this.tempProfile, { recursive: true, force: true });
       this.tempProfile = null;

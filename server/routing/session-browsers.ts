@@ -115,6 +115,8 @@ export class SessionBrowsers {
     const own: Own = { host: null!, driver: null!, loss: null, losses: 0 };
     own.host = new BrowserHost({
       viewport: this.options.browser.viewport,
+      // The session's browser from the pool holds the origin policy too (its workers; see guard.ts).
+      policy: this.options.browser.policy,
       transport: async () => {
         const transport = await connectToPool(
           endpoint,

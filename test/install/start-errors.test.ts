@@ -114,6 +114,29 @@ test('a policy file that cannot be read, is not JSON, or is not there', async ()
   cleanFailure(await verity(['start', '--port', '0', '--policy', bad]), /^verity: policy file .*: blocked_apps: /);
 });
 
+test('with an origin list, a socks --proxy-server or a --browser-arg that sets the proxy is refused at start, naming both options', async () => {
+  const origins = join(dir, 'origins.json');
+  writeFileSync(origins, JSON.stringify({ allowed_origins: ['https://a.example'] }));
+  const socks = await verity([
+    'start',
+    '--port',
+    '0',
+    '--policy',
+    origins,
+    '--proxy-server',
+    'socks5://127.0.0.1:1080',
+  ]);
+  cleanFailure(
+    socks,
+    /^verity: --proxy-server socks5:\/\/127\.0\.0\.1:1080 cannot be used with an origin policy .*--policy.*http --proxy-server, or drop the origin lists/,
+  );
+  assert.equal(socks.code, 2);
+  cleanFailure(
+    await verity(['start', '--port', '0', '--policy', origins, '--browser-arg', '--no-proxy-server']),
+    /^verity: --browser-arg --no-proxy-server cannot be used with an origin policy .*--proxy-server/,
+  );
+});
+
 test('a config file that cannot be read or is not JSON', async () => {
   cleanFailure(
     await verity(['start', '--config', dir]),

@@ -126,11 +126,12 @@ describe('a policy proxy with an allow list and a block list', () => {
     if (gateway) await closeServer(gateway);
   });
 
-  test('it listens on 127.0.0.1 only, and names itself to Chromium with loopback not bypassed', () => {
+  test('it listens on 127.0.0.1 only, and names itself to Chromium with loopback not bypassed and no UDP for WebRTC', () => {
     assert.ok(proxy.port > 0);
-    assert.deepEqual(proxy.chromiumArgs.slice(0, 2), [
+    assert.deepEqual(proxy.chromiumArgs, [
       `--proxy-server=http://127.0.0.1:${proxy.port}`,
       '--proxy-bypass-list=<-loopback>',
+      '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     ]);
   });
 
