@@ -60,7 +60,7 @@ export async function withSideEffects(
   const began = performance.now();
   const tab = target.kind === 'tab' && target.tab instanceof Tab ? target.tab : null;
   const mark = tab?.activity.mark();
-  const watch = await route.sideEffects.begin(target.key, target.owner);
+  const watch = await route.sideEffects.begin(target.key, target.owner, tab ? () => tab.documents : undefined);
   let watchMs = performance.now() - began;
   let r: ActionResult | undefined;
   try {

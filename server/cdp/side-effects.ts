@@ -50,9 +50,19 @@ const MAX_RECENT = 1_000;
 interface Window {
   tabId: string;
   owner: string;
+  /** The tab's document count when the action began (documentOf): a later document's downloads are not its. */
+  document: DocumentMark;
   effects: SideEffect[];
   downloads: Map<string, { file: string; done: Promise<void>; state: DownloadEffect }>;
 }
+
+/** The tab's document count now, and what it was at a moment of the action. */
+interface DocumentMark {
+  now: () => number;
+  at: number;
+}
+/** Whether the tab still shows the document of the mark. */
+const sameDocument = (mark: DocumentMark) => mark.now() === mark.at;
 
 /** Files and bytes kept, per session (owner) and in all; all starts from what the folder already holds. */
 interface Usage {
@@ -66,8 +76,8 @@ export class SideEffectWatch {
   private attaching: Promise<void> | null = null;
   private readonly windows = new Set<Window>();
   private readonly progress = new Map<string, (e: Protocol.Browser.DownloadProgressEvent) => void>();
-  /** tab id -> when its last action ended, and whose it was. */
-  private readonly recent = new Map<string, { at: number; owner: string }>();
+  /** tab id -> when its last action ended, whose it was, and the document it acted on. */
+  private readonly recent = new Map<string, { at: number; owner: string; document: DocumentMark }>();
   private readonly untold = new Map<string, DownloadEffect[]>();
   private readonly perOwner = new Map<string, Usage>();
 
@@ -148,11 +158,17 @@ export class SideEffectWatch {
    */
   private downloadBegan(session: CDPSession, dir: string, e: Protocol.Browser.DownloadWillBeginEvent): void {
     const file = safeName(e.suggestedFilename);
-    const windows = [...this.windows].filter((w) => w.tabId === e.frameId);
+    // A download is an action's only while its tab shows the document the action acted on: a page the
+    // action navigated to (a click on a link, a key that submits) that starts downloads as it loads is a
+    // page's script, not a gesture. A navigation whose own response is the file commits no document.
+    const windows = [...this.windows].filter((w) => w.tabId === e.frameId && sameDocument(w.document));
     // An iframe's download names its frame, not its tab: it goes to the only action in flight.
-    if (!windows.length && this.windows.size === 1) windows.push(...this.windows);
+    if (!windows.length && this.windows.size === 1 && sameDocument([...this.windows][0].document))
+      windows.push(...this.windows);
     const recent = this.recent.get(e.frameId);
-    const owner = windows[0]?.owner ?? (recent && Date.now() - recent.at <= CAUSE_GRACE_MS ? recent.owner : undefined);
+    const owner =
+      windows[0]?.owner ??
+      (recent && Date.now() - recent.at <= CAUSE_GRACE_MS && sameDocument(recent.document) ? recent.owner : undefined);
     const cancel = () => {
       void session.send('Browser.cancelDownload', { guid: e.guid }).catch(() => {});
       removeQuietly(join(dir, e.guid));
@@ -258,9 +274,16 @@ export class SideEffectWatch {
   async begin(
     tabId: string,
     owner = 'default',
+    documentOf: () => number = () => 0,
   ): Promise<{ end(dialog: { type: string; message: string } | null, settleMs: number): Promise<SideEffect[]> }> {
     await this.attach().catch(() => {});
-    const w: Window = { tabId, owner, effects: [], downloads: new Map() };
+    const w: Window = {
+      tabId,
+      owner,
+      document: { now: documentOf, at: documentOf() },
+      effects: [],
+      downloads: new Map(),
+    };
     // Downloads refused on this tab since its last action: this result tells them.
     for (const note of this.untold.get(tabId) ?? []) push(w, note);
     this.untold.delete(tabId);
@@ -277,7 +300,8 @@ export class SideEffectWatch {
         } finally {
           this.windows.delete(w);
           this.recent.delete(tabId);
-          this.recent.set(tabId, { at: Date.now(), owner });
+          // The document the action acted on, not the one it ended on: a page it led to is not its.
+          this.recent.set(tabId, { at: Date.now(), owner, document: w.document });
           if (this.recent.size > MAX_RECENT) this.recent.delete(this.recent.keys().next().value!);
         }
       },

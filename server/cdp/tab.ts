@@ -50,6 +50,12 @@ export class Tab {
   private readonly children = new Map<string, { session: CDPSession; parent: CDPSession }>();
   private readonly worlds = new Map<string, number>();
   dialog: { type: string; message: string; defaultPrompt?: string } | null = null;
+  /**
+   * How many documents the tab's main frame has committed: a download counts as an action's only while
+   * the tab still shows the document the action acted on (side-effects.ts). A navigation whose response is
+   * a file commits none, so it keeps its count.
+   */
+  documents = 0;
   /** The top frame's id (stable across navigations of the tab). */
   mainFrameId = '';
   private readonly dialogWaiters = new Set<() => void>();
@@ -80,6 +86,7 @@ export class Tab {
     // world: forget the cached context so the next question builds a fresh one.
     session.on('Page.frameNavigated', (e: Protocol.Page.FrameNavigatedEvent) => {
       tab.worlds.delete(`${session.id()}/${e.frame.id}`);
+      if (!e.frame.parentId) tab.documents++;
     });
     await session.send('Page.enable');
     tab.mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
