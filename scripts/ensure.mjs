@@ -94,6 +94,7 @@ if (forTests) {
     'xwayland',
     'xterm',
     'haproxy', // test/pool/balancer.test.ts runs the README's load-balancer example as written
+    'stress-ng', // the load tier (npm run test:load): a CPU hog on every core beside the files
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }

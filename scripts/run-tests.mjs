@@ -22,7 +22,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
@@ -48,20 +48,32 @@ if (measureCpu) {
     process.exit(2);
   }
 }
-const only = args.filter((a, i) => a !== '--cpu' && (lanesAt < 0 || (i !== lanesAt && i !== lanesAt + 1)));
+// --load: the load tier (`npm run test:load`): the browser and native files (test/browser, test/native) and
+// the load-only files (test/load) with a CPU hog keeping every core busy beside them (stress-ng), the way a
+// busy day feels on CI's 2 cores. The load-only files never run without it.
+const underLoad = args.includes('--load');
+const only = args.filter(
+  (a, i) => a !== '--cpu' && a !== '--load' && (lanesAt < 0 || (i !== lanesAt && i !== lanesAt + 1)),
+);
 
 const find = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? find(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : [],
   );
 const name = (file) => relative(testDir, file);
-const files = find(testDir).filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+const loadOnly = (f) => /^load[\\/]/.test(relative(testDir, f));
+const files = find(testDir).filter(
+  (f) =>
+    (underLoad
+      ? loadOnly(f) || /^(browser|native)[\\/]/.test(relative(testDir, f))
+      : !loadOnly(f)) && (only.length === 0 || only.some((o) => f.includes(o))),
+);
 
 // The packed-tarball test builds the package (npm pack's prepack) and installs it, and the LibreOffice files
 // start LibreOffice and open its documents (200-250 s under load, and a hung document's restart adds about
 // 80 s more): they get a longer bound.
 const long = (f) => /[\\/](install[\\/]packed|native[\\/]office(-wayland)?)\.test\.js$/.test(f);
-const desktop = (f) => /^native[\\/]/.test(name(f));
+const desktop = (f) => /^(native|load)[\\/]/.test(name(f));
 // Files that mostly wait (a pool's TIMEOUT waited out twice, a frozen page waiting out Verity's bounds,
 // sessions' idle ends, starts that must fail): measured at 15-25% of a core over 40-100 s each. They get a
 // lane of their own beside the others (when there is more than one), which they leave idle for the CPU-bound
@@ -314,6 +326,24 @@ function whyFailed(tap) {
   ).join('\n');
 }
 
+/**
+ * Minutes since `npm test` started (its script's shell, this process's parent: ensure, lint and the run), or
+ * null when the run was not started by `npm test`. Read from the kernel: the parent's start in clock ticks
+ * after boot (/proc/PPID/stat) and the boot time (/proc/stat btime).
+ */
+function npmTestMinutes() {
+  if (process.env.npm_lifecycle_event !== 'test') return null;
+  try {
+    const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    const startedMs = (boot + startTicks / 100) * 1000;
+    return Math.round(((Date.now() - startedMs) / 60_000) * 10) / 10;
+  } catch {
+    return null;
+  }
+}
+
 /** One lane: takes the next file from its queues (the first that has one) until they are empty. */
 async function lane(queues) {
   for (;;) {
@@ -324,6 +354,29 @@ async function lane(queues) {
 }
 
 const shared = await launchSharedChromium();
+const hog = underLoad ? startHog() : null;
+
+/**
+ * The load tier's CPU hog: stress-ng with one CPU worker per core, in a process group of its own, bounded by
+ * its own --timeout (the run's bound) so that it can never outlive the run; killed by its group when the
+ * files are done or the run is stopped.
+ */
+function startHog() {
+  const workers = cpus().length;
+  const child = spawn('stress-ng', ['--cpu', String(workers), '--timeout', '5400s', '--quiet'], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.on('error', (e) => {
+    process.stderr.write(
+      `run-tests: --load needs stress-ng (apt-get install stress-ng; npm run test:load installs it): ${e.message}\n`,
+    );
+    process.exit(2);
+  });
+  process.stdout.write(`run-tests: load tier: stress-ng --cpu ${workers} (pid ${child.pid}) beside the files\n`);
+  process.on('exit', () => signalPid(-child.pid, 'SIGKILL'));
+  return child;
+}
 
 // The desktop lane helps with the other files once the desktop files are done; the other lanes never take a
 // desktop file.
@@ -334,6 +387,7 @@ await Promise.all([
   lane([waitingQueue]),
 ]);
 
+if (hog) signalPid(-hog.pid, 'SIGKILL');
 let sharedCpu = null;
 if (shared) {
   await shared.chrome.close();
@@ -361,7 +415,22 @@ process.stdout.write(
 );
 if (only.length === 0 && !stoppedBy) {
   mkdirSync(testDir, { recursive: true });
-  writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
+  // The times that order the next run are an ordinary run's, not the load tier's.
+  if (!underLoad) writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
+  // The README's figure for the suite's time comes from here (`npm run readme:figures`), never typed by hand.
+  const npmTest = npmTestMinutes();
+  const lastRun = {
+    at: new Date().toISOString(),
+    files: files.length,
+    failed: failed.size,
+    minutes: Math.round((total / 60) * 10) / 10,
+    lanes,
+    cores: cpus().length,
+    ...(npmTest !== null ? { npm_test_minutes: npmTest } : {}),
+    ...(underLoad ? { load: true } : {}),
+  };
+  const runFile = underLoad ? 'last-load-run.json' : 'last-run.json';
+  writeFileSync(join(root, 'test', runFile), `${JSON.stringify(lastRun, null, 1)}\n`);
 }
 if (failed.size) {
   for (const [label, why] of failed) process.stdout.write(`\nrun-tests: why ${label} failed:\n${why}\n`);
