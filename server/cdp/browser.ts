@@ -99,6 +99,16 @@ export async function browserSession(browser: Browser): Promise<CDPSession> {
   throw failure;
 }
 
+/** Whether a --browser-url names this machine (its 127.0.0.1 is Verity's). */
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
 export function findChromium(explicit?: string, channel?: Channel): string {
   return findBrowser({ explicit, channel });
 }
@@ -136,6 +146,8 @@ export class BrowserHost {
   private proxy: PolicyProxy | null = null;
   /** The browser contexts --isolated sessions made in this host's browser: theirs are driven contexts too. */
   private readonly madeContexts = new Set<string>();
+  /** The policy proxy the --isolated contexts of an attached browser go through (contextProxy). */
+  private contextsProxy: Promise<PolicyProxy> | null = null;
 
   constructor(private readonly options: BrowserOptions) {
     this.staleCleaned = this.attached ? Promise.resolve() : cleanStaleProfiles(undefined, options.log).catch(() => {});
@@ -208,7 +220,7 @@ export class BrowserHost {
     if (this.options.contextOf) {
       // A context of the parent's browser, made again when that browser was relaunched.
       browser = await this.options.contextOf.get();
-      this.context = await browser.createBrowserContext();
+      this.context = await browser.createBrowserContext(await this.options.contextOf.contextProxy());
       const context = this.context;
       const gone = () => {
         if (this.context === context) {
@@ -376,6 +388,29 @@ export class BrowserHost {
   }
 
   /**
+   * The proxy settings of a context a --isolated session makes in this host's browser. A launched browser's
+   * contexts inherit its policy proxy; in an attached browser on this machine (a loopback --browser-url),
+   * with an origin list, they get a policy proxy of their own, which also sees their WebSockets (CDP does
+   * not). An attached browser elsewhere could not reach Verity's 127.0.0.1: its contexts have CDP's guard only.
+   */
+  async contextProxy(): Promise<{ proxyServer: string; proxyBypassList: string[] } | undefined> {
+    const policy = this.options.policy;
+    const url = this.options.browserUrl;
+    if (!policy?.filtersOrigins || !url || !isLoopbackUrl(url)) return undefined;
+    this.contextsProxy ??= PolicyProxy.start({ policy });
+    this.contextsProxy.catch(() => {
+      this.contextsProxy = null; // tried again by the next context
+    });
+    const proxy = await this.contextsProxy.catch((e: Error) => {
+      throw new Refusal(
+        'unavailable',
+        `could not put the origin policy in front of a new browser context: ${e.message}`,
+      );
+    });
+    return { proxyServer: proxy.proxyServer, proxyBypassList: ['<-loopback>'] };
+  }
+
+  /**
    * The browser-level guard (guard.ts guardBrowser), in place before any caller gets the browser: for a
    * launched browser over every request, for an attached one over the shared and service workers of the
    * contexts this host drives (its --browser-context, or the default one, and the contexts of --isolated
@@ -518,6 +553,9 @@ export class BrowserHost {
     }
     await this.proxy?.close();
     this.proxy = null;
+    const contextsProxy = this.contextsProxy;
+    this.contextsProxy = null;
+    await contextsProxy?.then((p) => p.close()).catch(() => {});
     if (this.tempProfile) {
       rmSync(this.tempProfile, { recursive: true, force: true });
       this.tempProfile = null;

@@ -141,10 +141,15 @@ export class PolicyProxy {
     return proxy;
   }
 
+  /** The proxy as Chromium names one (--proxy-server, Target.createBrowserContext's proxyServer). */
+  get proxyServer(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
   /** The browser's flags that send every request through this proxy, loopback included. */
   get chromiumArgs(): string[] {
     return [
-      `--proxy-server=http://127.0.0.1:${this.port}`,
+      `--proxy-server=${this.proxyServer}`,
       // Chromium otherwise never proxies loopback (an implicit bypass); <-loopback> takes that rule away.
       '--proxy-bypass-list=<-loopback>',
       // WebRTC may use UDP only through a proxy, i.e. not at all (measured on Chromium 156: no UDP candidate
