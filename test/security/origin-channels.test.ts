@@ -7,11 +7,12 @@
 // request (it counts requests and TCP connections), that nothing of its answer is in `page get_text`, and
 // that the allowed origin still works through the same channel (so no test passes by breaking everything).
 //
-// Twice: with the Chromium Verity launches (the policy proxy in its path, and CDP's Fetch guard on the whole
-// browser), and attached to a browser with --browser-url (the CDP guard alone: the tabs a session drives and
-// the shared and service workers of its context). Then once more launched with an operator's http
-// --proxy-server, which the policy proxy chains to. An attached browser's WebSockets are not covered (CDP's
-// Fetch does not see them; README "Security model" says so): that case runs with the launched browser only.
+// With the Chromium Verity launches (the policy proxy in its path, and CDP's Fetch guard on the whole
+// browser); attached to a browser with --browser-url (the CDP guard alone: the tabs a session drives and the
+// shared and service workers of its context), where WebSockets are the documented gap (README "Security
+// model") and that case is skipped; --isolated contexts of an attached browser on this machine, which get a
+// policy proxy of their own (WebSockets and workers: what CDP alone does not show); and launched once more
+// with an operator's http --proxy-server, which the policy proxy chains to.
 // Every process is ended by its PID (the helpers do); waits are on the page's own report, bounded.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
-import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
+import { launchChromium, sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { alive, startGateway, waitFor, type Connection, type Gateway } from '../helpers/gateway.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'verity-origin-channels-'));
@@ -257,8 +258,24 @@ function refusedOutcome(outcome: string, what: string): void {
   assert.match(outcome, /^(failed: |status 403: Verity: )/, `${what}: ${outcome}`);
 }
 
-function channelSuite(mode: 'launched' | 'attached'): void {
-  describe(`${mode === 'launched' ? 'the browser Verity launches' : 'a browser Verity attaches to (--browser-url)'}`, () => {
+/** Where the browser comes from: Verity launches it; Verity attaches to the run's; --isolated contexts of an attached one. */
+type Mode = 'launched' | 'attached' | 'isolated';
+const TITLES: Record<Mode, string> = {
+  launched: 'the browser Verity launches',
+  attached: 'a browser Verity attaches to (--browser-url)',
+  isolated: "--isolated contexts of an attached browser on this machine (a policy proxy of the contexts' own)",
+};
+
+function channelSuite(mode: Mode): void {
+  /** A case runs in these modes; the isolated run checks what the contexts' own proxy adds to CDP's guard. */
+  const only = (...modes: Mode[]) => ({
+    skip: modes.includes(mode)
+      ? false
+      : mode === 'isolated'
+        ? 'CDP alone covers it (the attached run)'
+        : "an attached browser's WebSockets are not covered (README: Security model)",
+  });
+  describe(TITLES[mode], () => {
     let refused: Counted;
     let outside: Counted;
     let allowed: Counted;
@@ -279,7 +296,10 @@ function channelSuite(mode: 'launched' | 'attached'): void {
         JSON.stringify({ allowed_origins: [allowed.origin], blocked_origins: [refused.origin] }, null, 2),
       );
       if (mode === 'attached') chrome = await sharedChromium();
-      gw = await startGateway([...(chrome?.attach ?? []), '--policy', policy], {
+      // A browser of the file's own: the run's shared one is not to be given contexts outside this file's.
+      if (mode === 'isolated') chrome = await launchChromium();
+      const attach = mode === 'isolated' ? ['--browser-url', chrome!.browserUrl, '--isolated'] : (chrome?.attach ?? []);
+      gw = await startGateway([...attach, '--policy', policy], {
         VERITY_CONFIG_DIR: join(tmp, `cfg-${mode}`),
         VERITY_POLICY: undefined,
       });
@@ -329,98 +349,133 @@ function channelSuite(mode: 'launched' | 'attached'): void {
       );
     }
 
-    test('a dedicated worker: its fetch of the refused origin fails; of the allowed one works', async () => {
-      const text = await run('dedicated');
-      refusedOutcome(line(text, 'refused'), 'the dedicated worker');
-      assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
-      nothingReachedRefused();
-    });
+    test(
+      'a dedicated worker: its fetch of the refused origin fails; of the allowed one works',
+      only('launched', 'attached'),
+      async () => {
+        const text = await run('dedicated');
+        refusedOutcome(line(text, 'refused'), 'the dedicated worker');
+        assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
+        nothingReachedRefused();
+      },
+    );
 
-    test('a SharedWorker: its fetch of the refused origin fails; of the allowed one works', async () => {
-      const text = await run('shared');
-      refusedOutcome(line(text, 'refused'), 'the shared worker');
-      assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
-      nothingReachedRefused();
-    });
+    test(
+      'a SharedWorker: its fetch of the refused origin fails; of the allowed one works',
+      only('launched', 'attached', 'isolated'),
+      async () => {
+        const text = await run('shared');
+        refusedOutcome(line(text, 'refused'), 'the shared worker');
+        assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
+        nothingReachedRefused();
+      },
+    );
 
-    test('a service worker: its fetch of the refused origin fails; of the allowed one works', async () => {
-      const text = await run('service');
-      refusedOutcome(line(text, 'refused'), 'the service worker');
-      assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
-      nothingReachedRefused();
-    });
+    test(
+      'a service worker: its fetch of the refused origin fails; of the allowed one works',
+      only('launched', 'attached', 'isolated'),
+      async () => {
+        const text = await run('service');
+        refusedOutcome(line(text, 'refused'), 'the service worker');
+        assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
+        nothingReachedRefused();
+      },
+    );
 
-    test('a WebSocket to a port outside the allow list, from the page and from a worker, never connects; to the allowed origin it does', {
-      skip: mode === 'attached' ? "an attached browser's WebSockets are not covered (README: Security model)" : false,
-    }, async () => {
-      const text = await run('websocket');
-      assert.equal(line(text, 'refused from the page'), 'failed: error event');
-      assert.equal(line(text, 'refused from a worker'), 'failed: error event');
-      assert.equal(line(text, 'allowed from the page'), 'message: WS-ALLOWED-OK');
-      assert.equal(line(text, 'allowed from a worker'), 'message: WS-ALLOWED-OK');
-      assert.ok(allowed.requests.includes('UPGRADE /page'), allowed.requests.join(', '));
-      nothingReachedRefused();
-    });
+    test(
+      'a WebSocket to a port outside the allow list, from the page and from a worker, never connects; to the allowed origin it does',
+      only('launched', 'isolated'),
+      async () => {
+        const text = await run('websocket');
+        assert.equal(line(text, 'refused from the page'), 'failed: error event');
+        assert.equal(line(text, 'refused from a worker'), 'failed: error event');
+        assert.equal(line(text, 'allowed from the page'), 'message: WS-ALLOWED-OK');
+        assert.equal(line(text, 'allowed from a worker'), 'message: WS-ALLOWED-OK');
+        assert.ok(allowed.requests.includes('UPGRADE /page'), allowed.requests.join(', '));
+        nothingReachedRefused();
+      },
+    );
 
-    test('an EventSource on the refused origin fails; on the allowed one it gets its message', async () => {
-      const text = await run('eventsource');
-      assert.equal(line(text, 'refused'), 'failed: error event');
-      assert.equal(line(text, 'allowed'), 'message: ALLOWED-SSE');
-      nothingReachedRefused();
-    });
+    test(
+      'an EventSource on the refused origin fails; on the allowed one it gets its message',
+      only('launched', 'attached'),
+      async () => {
+        const text = await run('eventsource');
+        assert.equal(line(text, 'refused'), 'failed: error event');
+        assert.equal(line(text, 'allowed'), 'message: ALLOWED-SSE');
+        nothingReachedRefused();
+      },
+    );
 
-    test('navigator.sendBeacon to the refused origin is refused (the tab lists it blocked); to the allowed one it arrives', async () => {
-      const opened = await agent.call('page', { action: 'new_tab', url: `${allowed.origin}/t/beacon` });
-      assert.equal(opened.isError, false, opened.text);
-      const tabId = opened.structured.tab_id as string;
-      const text = await report(agent, tabId, 'beacon');
-      assert.equal(line(text, 'allowed queued'), 'true');
-      await waitFor(() => allowed.requests.includes('POST /beacon-ok'), 'the allowed beacon to arrive');
-      // A beacon has no outcome the page can see: the tab's own request list says how the refused one ended.
-      const blocked = await waitFor(async () => {
-        const listed = await agent.call('page', { action: 'network_requests', tab_id: tabId, failed: true });
-        assert.equal(listed.isError, false, listed.text);
-        const requests = listed.structured.requests as Array<{ url: string; failed?: string }>;
-        return requests.find((r) => r.url.startsWith(refused.origin)) ?? null;
-      }, 'the refused beacon to be listed as failed');
-      assert.match(String(blocked.failed), /blocked by the origin policy/);
-      nothingReachedRefused();
-    });
+    test(
+      'navigator.sendBeacon to the refused origin is refused (the tab lists it blocked); to the allowed one it arrives',
+      only('launched', 'attached'),
+      async () => {
+        const opened = await agent.call('page', { action: 'new_tab', url: `${allowed.origin}/t/beacon` });
+        assert.equal(opened.isError, false, opened.text);
+        const tabId = opened.structured.tab_id as string;
+        const text = await report(agent, tabId, 'beacon');
+        assert.equal(line(text, 'allowed queued'), 'true');
+        await waitFor(() => allowed.requests.includes('POST /beacon-ok'), 'the allowed beacon to arrive');
+        // A beacon has no outcome the page can see: the tab's own request list says how the refused one ended.
+        const blocked = await waitFor(async () => {
+          const listed = await agent.call('page', { action: 'network_requests', tab_id: tabId, failed: true });
+          assert.equal(listed.isError, false, listed.text);
+          const requests = listed.structured.requests as Array<{ url: string; failed?: string }>;
+          return requests.find((r) => r.url.startsWith(refused.origin)) ?? null;
+        }, 'the refused beacon to be listed as failed');
+        assert.match(String(blocked.failed), /blocked by the origin policy/);
+        nothingReachedRefused();
+      },
+    );
 
-    test('<link rel=prefetch> of the refused origin fails; of the allowed one loads', async () => {
-      const text = await run('prefetch');
-      assert.equal(line(text, 'refused'), 'failed: error event');
-      assert.equal(line(text, 'allowed'), 'loaded');
-      assert.ok(allowed.requests.includes('GET /prefetch-ok'), allowed.requests.join(', '));
-      nothingReachedRefused();
-    });
+    test(
+      '<link rel=prefetch> of the refused origin fails; of the allowed one loads',
+      only('launched', 'attached'),
+      async () => {
+        const text = await run('prefetch');
+        assert.equal(line(text, 'refused'), 'failed: error event');
+        assert.equal(line(text, 'allowed'), 'loaded');
+        assert.ok(allowed.requests.includes('GET /prefetch-ok'), allowed.requests.join(', '));
+        nothingReachedRefused();
+      },
+    );
 
-    test('an allowed URL that redirects to the refused origin fails, from the page and from workers; an allowed redirect is followed', async () => {
-      const text = await run('redirect');
-      for (const from of ['the page', 'a worker', 'a shared worker'])
-        refusedOutcome(line(text, `refused from ${from}`), `a redirect from ${from}`);
-      assert.equal(line(text, 'allowed from the page'), 'status 200: ALLOWED-DATA');
-      assert.equal(line(text, 'allowed from a shared worker'), 'status 200: ALLOWED-DATA');
-      assert.ok(allowed.requests.filter((r) => r === 'GET /redirect-away').length >= 3, allowed.requests.join(', '));
-      nothingReachedRefused();
-    });
+    test(
+      'an allowed URL that redirects to the refused origin fails, from the page and from workers; an allowed redirect is followed',
+      only('launched', 'attached'),
+      async () => {
+        const text = await run('redirect');
+        for (const from of ['the page', 'a worker', 'a shared worker'])
+          refusedOutcome(line(text, `refused from ${from}`), `a redirect from ${from}`);
+        assert.equal(line(text, 'allowed from the page'), 'status 200: ALLOWED-DATA');
+        assert.equal(line(text, 'allowed from a shared worker'), 'status 200: ALLOWED-DATA');
+        assert.ok(allowed.requests.filter((r) => r === 'GET /redirect-away').length >= 3, allowed.requests.join(', '));
+        nothingReachedRefused();
+      },
+    );
 
-    test("the gateway's own origin cannot be reached from a dedicated or a shared worker", async () => {
-      // The gateway is not this test's server to count: a no-cors fetch tells whether any answer came back.
-      const text = await run('gateway');
-      for (const from of ['a worker', 'a shared worker'])
-        assert.equal(line(text, `refused from ${from}`), 'failed: TypeError', `the gateway from ${from}: no answer`);
-      // Same-origin, so a readable (basic) answer: what counts is that one came.
-      assert.equal(line(text, 'allowed from a worker'), 'answered (basic)');
-      assert.equal(line(text, 'allowed from a shared worker'), 'answered (basic)');
-      assert.equal(allowed.requests.filter((r) => r === 'GET /data').length >= 2, true, allowed.requests.join(', '));
-      assert.ok(alive(gw.pid));
-    });
+    test(
+      "the gateway's own origin cannot be reached from a dedicated or a shared worker",
+      only('launched', 'attached', 'isolated'),
+      async () => {
+        // The gateway is not this test's server to count: a no-cors fetch tells whether any answer came back.
+        const text = await run('gateway');
+        for (const from of ['a worker', 'a shared worker'])
+          assert.equal(line(text, `refused from ${from}`), 'failed: TypeError', `the gateway from ${from}: no answer`);
+        // Same-origin, so a readable (basic) answer: what counts is that one came.
+        assert.equal(line(text, 'allowed from a worker'), 'answered (basic)');
+        assert.equal(line(text, 'allowed from a shared worker'), 'answered (basic)');
+        assert.equal(allowed.requests.filter((r) => r === 'GET /data').length >= 2, true, allowed.requests.join(', '));
+        assert.ok(alive(gw.pid));
+      },
+    );
   });
 }
 
 channelSuite('launched');
 channelSuite('attached');
+channelSuite('isolated');
 
 describe("an operator's http --proxy-server behind the policy proxy", () => {
   let refused: Counted;
