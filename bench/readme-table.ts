@@ -1,36 +1,112 @@
-// Puts the bench's main table into README.md's Benchmarks section (between its bench markers), so the
-// README's figures are the latest run's and never typed by hand. The notes after the table stay.
+// The README's figures, generated: every number it states about speed, bytes, concurrency, the trust fuzz
+// and the suite's time comes from bench/latest.md (the last `npm run bench`) and test/last-run.json (the
+// test runner's last full run), written between markers (`<!-- NAME:start -->` ... `<!-- NAME:end -->`).
+// The bench writes them after a whole run, `npm run readme:figures` after a full test run, and
+// test/unit/readme-figures.test.ts fails when the README disagrees with its sources or states a measured
+// figure anywhere else.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const START = '<!-- bench:start -->';
-const END = '<!-- bench:end -->';
+/** What test/last-run.json holds: scripts/run-tests.mjs writes it at the end of a full run. */
+export interface LastRun {
+  /** ISO time the run ended. */
+  at: string;
+  files: number;
+  failed: number;
+  minutes: number;
+  lanes: number;
+  cores: number;
+  /** Minutes from `npm test`'s start (ensure, lint and the run), when the run was started by it. */
+  npm_test_minutes?: number;
+  /** The run was under the load tier's CPU hog (`npm run test:load`). */
+  load?: boolean;
+}
 
-/** `md` is bench/latest.md's text; `browser` the browser's version (e.g. "Chrome/156.0…"). */
-export function writeReadmeTable(root: string, md: string, browser: string, when: Date): void {
-  const file = join(root, 'README.md');
-  const readme = readFileSync(file, 'utf8');
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) return;
-  const lines = readme.slice(start, end).split('\n');
-  // The block: its marker, the run's line, a blank line, the table, then notes written by hand.
-  let afterTable = 3;
-  while (afterTable < lines.length && lines[afterTable].startsWith('|')) afterTable++;
-  const all = md.split('\n');
-  const first = all.findIndex((l) => l.startsWith('| metric'));
-  if (first < 0) return;
+/** The sources of the figures, as files. */
+export interface FigureSources {
+  latest: string;
+  lastRun: LastRun | null;
+  lastLoadRun: LastRun | null;
+}
+
+export function readSources(root: string): FigureSources {
+  const run = (name: string) => {
+    const file = join(root, 'test', name);
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as LastRun) : null;
+  };
+  return {
+    latest: readFileSync(join(root, 'bench', 'latest.md'), 'utf8'),
+    lastRun: run('last-run.json'),
+    lastLoadRun: run('last-load-run.json'),
+  };
+}
+
+/** The lines of the first markdown table after the line that starts with `heading` (none: []). */
+function tableAfter(lines: string[], heading: (line: string) => boolean): string[] {
+  const at = lines.findIndex(heading);
+  if (at < 0) return [];
+  const first = lines.findIndex((l, i) => i > at && l.startsWith('|'));
+  if (first < 0) return [];
   let last = first;
-  while (last < all.length && all[last].startsWith('|')) last++;
-  const major = browser.match(/\/(\d+)/)?.[1] ?? browser;
-  const run =
-    `Verity bench — ${when.toISOString().slice(0, 16)}Z (Chromium ${major} headless, Node ` +
-    `${process.versions.node.split('.')[0]}, ${cpus().length} cores):`;
-  const block = [lines[0], run, '', ...all.slice(first, last), ...lines.slice(afterTable)].join('\n');
-  writeFileSync(file, readme.slice(0, start) + block + readme.slice(end));
-  // The README is kept formatted (biome pads the table's columns): the lint would refuse it otherwise.
+  while (last < lines.length && lines[last].startsWith('|')) last++;
+  return lines.slice(first, last);
+}
+
+/** The bench run's time and browser, from latest.md's first lines. */
+function benchRun(lines: string[]): string {
+  const when = /— (\d{4}-\d\d-\d\dT\d\d:\d\d)/.exec(lines[0] ?? '')?.[1] ?? 'unknown time';
+  const browser = /Chrome\/(\d+)/.exec(lines[2] ?? '')?.[1];
+  const node = /Node v(\d+)/.exec(lines[2] ?? '')?.[1];
+  const cores = /on (\d+) cores/.exec(lines[2] ?? '')?.[1];
+  return `${when}Z (${[browser && `Chromium ${browser} headless`, node && `Node ${node}`, cores && `${cores} cores`].filter(Boolean).join(', ')})`;
+}
+
+/** Each generated block's lines, by marker name. */
+/** One line for a run of the test runner. */
+function runLine(what: string, run: LastRun): string {
+  const min = (m: number) => `${m.toFixed(1)} min`;
+  return (
+    `${what} (${run.at.slice(0, 16)}Z, ${run.cores} cores${run.load ? ', every core kept busy by stress-ng' : ''}): ` +
+    `${run.files} files ${run.failed ? `(${run.failed} failed)` : 'passing'} in ${min(run.minutes)} on ${run.lanes} lanes` +
+    `${run.npm_test_minutes !== undefined ? `; \`npm test\` from its start, ${min(run.npm_test_minutes)}` : ''}.`
+  );
+}
+
+export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): Record<string, string[]> {
+  const lines = latest.split('\n');
+  const run = benchRun(lines);
+  const blocks: Record<string, string[]> = {
+    bench: [`Verity bench — ${run}:`, '', ...tableAfter(lines, (l) => l.startsWith('# Verity bench'))],
+    concurrency: [`Run of ${run}:`, '', ...tableAfter(lines, (l) => l.startsWith('### Concurrency'))],
+    fuzz: [`Run of ${run}:`, '', ...tableAfter(lines, (l) => l.startsWith('### Trust fuzz'))],
+  };
+  if (lastRun) blocks.suite = [runLine('The last full run', lastRun)];
+  if (lastLoadRun) blocks['suite-load'] = [runLine('The last load-tier run', lastLoadRun)];
+  return blocks;
+}
+
+/** The README with every generated block replaced by its figures (a block whose source has none is kept). */
+export function withFigures(readme: string, sources: FigureSources): string {
+  let out = readme;
+  for (const [name, block] of Object.entries(figureBlocks(sources))) {
+    if (block.length === 0 || block.at(-1) === '') continue; // its source has no such figures
+    const start = `<!-- ${name}:start -->`;
+    const end = `<!-- ${name}:end -->`;
+    // Every place the block stands (the suite's time is said at the top and in Layout).
+    for (let from = out.indexOf(start); from >= 0; from = out.indexOf(start, from + start.length)) {
+      const to = out.indexOf(end, from);
+      if (to < 0) break;
+      out = `${out.slice(0, from + start.length)}\n${block.join('\n')}\n${out.slice(to)}`;
+    }
+  }
+  return out;
+}
+
+/** Writes the README's figures from bench/latest.md and test/last-run.json, then formats it (biome pads tables). */
+export function writeReadmeFigures(root: string): void {
+  const file = join(root, 'README.md');
+  writeFileSync(file, withFigures(readFileSync(file, 'utf8'), readSources(root)));
   spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', 'README.md'], {
     cwd: root,
     stdio: 'ignore',

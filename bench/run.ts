@@ -2,12 +2,13 @@
 // Usage: node dist/bench/run.js [--iterations N] [--warmup N] [--only name,name] [--no-write]
 // Reports targets; exits 0 when a target is missed, non-zero only when something crashed.
 import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launchChromium } from './chromium.js';
 import { startFixtures } from './fixtures.js';
 import { REPO_ROOT, startPlaywright, startVerity } from './mcp.js';
-import { writeReadmeTable } from './readme-table.js';
+import { writeReadmeFigures } from './readme-table.js';
 import { ProcessRegistry } from './procs.js';
 import { cellErrors, renderMarkdown } from './report.js';
 import { sections as allSections } from './sections/index.js';
@@ -91,7 +92,7 @@ export async function runBench(sections: Section[], opts: Options, procs: Proces
   const header = [
     `# Verity bench — ${new Date().toISOString()}`,
     '',
-    `${version} (headless), Node ${process.version}; each time is the median of ${opts.iterations} warm iterations ` +
+    `${version} (headless), Node ${process.version} on ${cpus().length} cores; each time is the median of ${opts.iterations} warm iterations ` +
       `after ${opts.warmup} warmups, measured as the client-side round trip (MCP callTool for the servers). ` +
       `floor = bare CDP WebSocket (Input.insertText / Input.dispatchMouseEvent + read-back after one requestAnimationFrame). ` +
       `Every timed action is checked afterwards by an independent CDP read-back of the field value / click counter.`,
@@ -104,8 +105,8 @@ export async function runBench(sections: Section[], opts: Options, procs: Proces
     log(`wrote ${out}`);
     // Only a whole run speaks for the README (a --only run leaves out rows).
     if (!opts.only) {
-      writeReadmeTable(REPO_ROOT, md, version, new Date());
-      log('wrote the README table');
+      writeReadmeFigures(REPO_ROOT);
+      log("wrote the README's figures");
     }
   }
   return sectionErrors.length || cellErrors(rows).length ? 1 : 0;

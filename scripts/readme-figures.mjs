@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// `npm run readme:figures`: writes the README's generated figures (bench/readme-table.ts) from
+// bench/latest.md and test/last-run.json; run it after a full `npm test` or a partial bench.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeReadmeFigures } from '../dist/bench/readme-table.js';
+
+writeReadmeFigures(join(dirname(fileURLToPath(import.meta.url)), '..'));
