@@ -4,7 +4,7 @@
 // expected vs observed for every piece of evidence, the element labels, who approved it, and the
 // before/after images side by side when the session was recording.
 import { LitElement, html, nothing } from 'lit';
-import type { AuditActor, AuditEntry } from '../../server/gateway/protocol.js';
+import type { AuditActor, AuditEntry, AuditSession } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
 import { targetLine } from './approval-card.js';
 import { evidenceFields, objectFields, shotView } from './evidence.js';
@@ -93,14 +93,7 @@ export class AuditLog extends LitElement {
   entries: AuditEntry[] = [];
   nextBefore: number | null = null;
   filters: Filters = { sessionKey: '', client: '', tool: '', verdict: '', text: '', from: '', to: '' };
-  knownSessions: Array<{
-    sessionKey: string;
-    entries: number;
-    bytes: number;
-    refused?: number;
-    last: string;
-    actor?: AuditActor;
-  }> = [];
+  knownSessions: AuditSession[] = [];
   selected: AuditEntry | null = null;
   images: { before?: Shot; after?: Shot; note?: string } = {};
   /** The open entry's images as whole pages instead of cropped around the target. */

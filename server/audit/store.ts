@@ -28,7 +28,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { AuditActor, AuditEntry, AuditKind, AuditPage, EvidenceItem } from '../gateway/protocol.js';
+import type { AuditActor, AuditEntry, AuditKind, AuditPage, AuditSession, EvidenceItem } from '../gateway/protocol.js';
 
 // An entry's shape is declared once, in the gateway protocol (audit.query and audit.entry carry it).
 export type { AuditActor, AuditEntry, AuditKind, AuditPage };
@@ -431,14 +431,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
    * The sessions the trail knows, newest first: how many entries and bytes each holds, when its last entry
    * was, and how many of its entries were not kept for lack of room (refused calls while it or the trail was full).
    */
-  sessions(): Array<{
-    sessionKey: string;
-    entries: number;
-    bytes: number;
-    refused?: number;
-    last: string;
-    actor?: AuditActor;
-  }> {
+  sessions(): AuditSession[] {
     const lastMs = new Map<string, number>();
     for (const row of this.rows) lastMs.set(row.sessionKey, row.atMs);
     return [...this.use]

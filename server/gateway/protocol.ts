@@ -326,6 +326,7 @@ export const auditSession = z.strictObject({
   /** Who the session's agent was (kept after it ended). */
   actor: auditActor.optional(),
 });
+export type AuditSession = z.infer<typeof auditSession>;
 /** audit.image: a recorded call's before or after PNG, base64. */
 export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
 /** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
