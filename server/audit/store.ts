@@ -188,7 +188,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     const held = this.use.get(key)?.bytes ?? 0;
     const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
     const retryAfterS = this.secondsUntilAged();
-    if (this.bytes + LINE_MAX > this.agentBytes || this.rows.length >= this.maxRows - 1000)
+    if (this.bytes + LINE_MAX > this.agentBytes || this.rows.length >= this.maxRows - Math.floor(this.maxRows / 8))
       return {
         message: `the audit trail is full (${mib(this.bytes)} of ${mib(this.retention.maxBytes)}, ${this.rows.length} entries); no call runs that it could not record. Entries leave only by age: room in about ${retryAfterS} s, or sooner if the operator raises --audit-max-mb`,
         retryAfterS,

@@ -205,6 +205,29 @@ describe('AuditStore', () => {
     }
   });
 
+  test('the index has a bound of its own: agents are refused before its last eighth, nothing passes it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-audit-rows-'));
+    try {
+      const s = new AuditStore(dir, { maxAgeMs: 86_400_000, maxBytes: 1024 * 1024 });
+      let refusedAt = -1;
+      for (let i = 0; i < s.maxRows + 100; i++) {
+        const key = `c${i % 50}/s`; // many sessions, each far from its share in bytes
+        if (refusedAt < 0 && s.noRoomFor(key)) refusedAt = i;
+        s.append(call(key, 'get_session', 'ok'));
+      }
+      assert.equal(
+        refusedAt,
+        s.maxRows - Math.floor(s.maxRows / 8),
+        'agents refused once the rows reach seven eighths',
+      );
+      assert.match(String(s.noRoomFor('c1/s')?.message), /audit trail is full .* entries/);
+      assert.equal(s.query({ limit: 1 }).total, s.maxRows, 'operators fill the rest, and nothing passes the bound');
+      s.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('every string an entry keeps is bounded: a 1 MB session key, actor, labels, many long strings', () => {
     const dir = mkdtempSync(join(tmpdir(), 'verity-audit-bounds-'));
     try {
