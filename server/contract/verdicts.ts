@@ -53,7 +53,12 @@ export function judgeValue<T>(wanted: T, before: T, now: T): Exclude<Effect, 'pa
 }
 
 export interface FieldState {
-  kind: 'value' | 'editor';
+  /**
+   * `value`: an input's or textarea's value. `editor`: a rich editor's text as its DOM shows it (line breaks
+   * live in its blocks, counted in `lines`, not in `text`). `code`: a code editor's whole document, line
+   * breaks included, read from its own model (or, where the page exposes none, from the lines it shows).
+   */
+  kind: 'value' | 'editor' | 'code';
   text: string;
   start: number;
   end: number;
@@ -67,6 +72,8 @@ export interface FieldState {
   partial?: string;
   /** Set when the field's text is a secret (a password, a one-time code, a card number): why. Masked in results. */
   secret?: string;
+  /** Where the text was read, when it is not the field's own value or DOM (a code editor's model): said in evidence. */
+  source?: string;
 }
 export interface WatchedEvent {
   type: string;
@@ -119,6 +126,7 @@ export function judgeText(before: FieldState, read: FieldReadBack, text: string)
 }
 
 function judgeWholeText(before: FieldState, after: FieldState, read: FieldReadBack, text: string): TextVerdict {
+  // A code editor's model is compared as it is, whole: every space and line break counts.
   const norm = (s: string) => (before.kind === 'editor' ? s.replace(NBSP, ' ') : s);
   const inserted = before.kind === 'editor' ? text.replace(/\n/g, '') : text;
   // A field without a selection API (email, number) cannot say where its caret was: the end is assumed,
@@ -131,7 +139,7 @@ function judgeWholeText(before: FieldState, after: FieldState, read: FieldReadBa
   const observed = norm(after.text);
   const evidenceFor = (state: FieldState, label: string): Evidence => ({
     kind: before.kind === 'value' ? 'field_value' : 'editor_text',
-    detail: label,
+    detail: after.source ? `${label}, from ${after.source}` : label,
     expected: excerpt(expected, head.length, inserted.length),
     observed: excerpt(norm(state.text), head.length, inserted.length),
   });
@@ -171,6 +179,16 @@ function judgeWholeText(before: FieldState, after: FieldState, read: FieldReadBa
       });
       return { effect: 'confirmed', delivered: codePointCount(text), evidence };
     }
+  }
+  if (before.kind === 'code') {
+    // What the editor changed, named (extra indentation, a closing bracket it added), so the model can say
+    // what to fix; the caret's offset is the one read from the model before the text went in.
+    const difference = codeDifference(expected, observed);
+    if (difference)
+      evidence.push({
+        kind: 'code_difference',
+        detail: `the editor's document differs from the text as typed: ${difference}`,
+      });
   }
   if (landed.effect === 'partial') {
     if (after.maxLength >= 0) evidence.push({ kind: 'max_length', observed: after.maxLength });
@@ -226,6 +244,124 @@ export function judgeTextRead(
   if (verdict.effect === 'confirmed') return { ...verdict, effect: 'mismatch', delivered: 0 };
   if (verdict.effect === 'no_effect') return { ...verdict, effect: 'unverifiable' };
   return verdict;
+}
+
+/** Brackets and quotes an editor closes by itself (closeBrackets, auto-pairing). */
+const CLOSERS = /^[)\]}>'"`]+$/;
+/** At most this many lines on each side are aligned line by line (a longest common subsequence). */
+const DIFF_LINES = 400;
+/** At most this many differences are named. */
+const DIFF_NOTES = 3;
+
+const indentOf = (line: string) => line.length - line.trimStart().length;
+/** A line's indentation in words: "6 spaces", "1 tab", "1 tab and 2 spaces". */
+function indentWords(line: string): string {
+  const lead = line.slice(0, indentOf(line));
+  const tabs = (lead.match(/\t/g) ?? []).length,
+    others = lead.length - tabs;
+  const words = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
+  if (!tabs) return words(others, 'space');
+  return others ? `${words(tabs, 'tab')} and ${words(others, 'other whitespace character')}` : words(tabs, 'tab');
+}
+const quote = (s: string) => JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}...` : s);
+
+/**
+ * What an editor's automatic edits made of the text, named line by line: `expected` is the document as the
+ * typed text should have left it, `observed` the document the editor holds. Lines are aligned on their text
+ * without the indentation; an aligned line indented otherwise is "indented by N spaces where M were typed",
+ * a line the editor added that holds only closing brackets or quotes is "an extra closing bracket", and the
+ * same on a line (a doubled closer) is named too. Null when they are equal (or too long to align).
+ */
+export function codeDifference(expected: string, observed: string): string | null {
+  if (expected === observed) return null;
+  const want = expected.split('\n'),
+    got = observed.split('\n');
+  // The lines both share at the top and at the bottom are not looked at again.
+  let top = 0;
+  while (top < want.length && top < got.length && want[top] === got[top]) top++;
+  let bottom = 0;
+  while (
+    bottom < want.length - top &&
+    bottom < got.length - top &&
+    want[want.length - 1 - bottom] === got[got.length - 1 - bottom]
+  )
+    bottom++;
+  const a = want.slice(top, want.length - bottom),
+    b = got.slice(top, got.length - bottom);
+  if (a.length > DIFF_LINES || b.length > DIFF_LINES) return `from line ${top + 1} on`;
+  // Longest common subsequence of the lines' text without their indentation.
+  const key = (l: string) => l.trim();
+  const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i][j] = key(a[i]) === key(b[j]) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const notes: string[] = [];
+  let i = 0,
+    j = 0;
+  while ((i < a.length || j < b.length) && notes.length <= DIFF_NOTES) {
+    const lineNo = top + j + 1;
+    if (i < a.length && j < b.length && key(a[i]) === key(b[j])) {
+      // The same line: only its indentation or inner spacing can differ.
+      if (a[i] !== b[j]) {
+        const typed = indentOf(a[i]),
+          held = indentOf(b[j]);
+        notes.push(
+          held !== typed
+            ? `${held > typed ? 'extra' : 'less'} indentation: line ${lineNo} is indented by ${indentWords(b[j])} where ${indentWords(a[i])} ${typed === 1 ? 'was' : 'were'} typed`
+            : `line ${lineNo} differs in its spacing: ${quote(b[j])} where ${quote(a[i])} was typed`,
+        );
+      }
+      i++;
+      j++;
+    } else if (i < a.length && j < b.length && lcs[i + 1][j + 1] === lcs[i][j]) {
+      // The editor's line stands where the typed one was: what it added or dropped on it.
+      notes.push(lineChange(lineNo, a[i], b[j]));
+      i++;
+      j++;
+    } else if (j < b.length && (i >= a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      const added = key(b[j]);
+      notes.push(
+        CLOSERS.test(added)
+          ? `an extra closing ${closerWord(added)}: line ${lineNo} holds ${quote(b[j])}, which was not typed`
+          : added === ''
+            ? `an extra empty line (line ${lineNo})`
+            : `an extra line ${lineNo}: ${quote(b[j])}`,
+      );
+      j++;
+    } else {
+      notes.push(`the typed line ${quote(a[i])} is missing (before line ${lineNo})`);
+      i++;
+    }
+  }
+  if (!notes.length) return null;
+  const shown = notes.slice(0, DIFF_NOTES);
+  return shown.join('; ') + (notes.length > DIFF_NOTES ? '; and more' : '');
+}
+
+function closerWord(s: string): string {
+  const quotes = /^['"`]+$/.test(s);
+  const plural = [...s].length > 1;
+  return quotes ? (plural ? 'quotes' : 'quote') : plural ? 'brackets' : 'bracket';
+}
+
+/** One typed line against the line the editor holds in its place: what it added or dropped, named. */
+function lineChange(lineNo: number, typed: string, held: string): string {
+  let head = 0;
+  while (head < typed.length && head < held.length && typed[head] === held[head]) head++;
+  let tail = 0;
+  while (
+    tail < typed.length - head &&
+    tail < held.length - head &&
+    typed[typed.length - 1 - tail] === held[held.length - 1 - tail]
+  )
+    tail++;
+  const dropped = typed.slice(head, typed.length - tail),
+    added = held.slice(head, held.length - tail);
+  if (!dropped && CLOSERS.test(added))
+    return `an extra closing ${closerWord(added)} on line ${lineNo}: ${quote(held)} where ${quote(typed)} was typed`;
+  if (!dropped && !added.trim())
+    return `extra spacing on line ${lineNo}: ${quote(held)} where ${quote(typed)} was typed`;
+  return `line ${lineNo} is ${quote(held)} where ${quote(typed)} was typed`;
 }
 
 /** A bounded window of a long text around the insertion, so evidence stays small for 2,000 characters. */

@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  codeDifference,
   excerpt,
   judgeInsertion,
   judgePointer,
@@ -443,6 +444,123 @@ describe('judgeText', () => {
     assert.equal(v.effect, 'confirmed');
     for (const e of v.evidence)
       assert.ok(String(e.expected ?? '').length < 400 && String(e.observed ?? '').length < 400);
+  });
+});
+
+describe('a code editor: its whole document, from its model, compared exactly', () => {
+  /** A code editor's document with its caret at `at` (the end unless given). */
+  const code = (text: string, at = text.length, over: Partial<FieldState> = {}): FieldState =>
+    field(text, {
+      kind: 'code',
+      start: at,
+      end: at,
+      describe: 'textarea.ace_text-input',
+      source: "Ace's own model",
+      ...over,
+    });
+  const judge = (before: FieldState, after: FieldState, text: string) =>
+    judgeText(before, { first: after, settled: after, events: [] }, text);
+  const BLOCK = 'if (ok) {\n  run();\n}';
+
+  test('the text inserted at the caret, line breaks and indentation as typed: confirmed', () => {
+    assert.equal(judge(code(''), code(BLOCK), BLOCK).effect, 'confirmed');
+    const doc = 'a;\n\nb;';
+    const v = judge(code(doc, 3), code(`a;\n${BLOCK}\nb;`), BLOCK);
+    assert.equal(v.effect, 'confirmed');
+    assert.match(String(v.evidence[0].detail), /from Ace's own model/);
+  });
+
+  test("issue 42's Ace: indentation added and a brace closed: mismatch naming both, never confirmed", () => {
+    const v = judge(code(''), code('if (ok) {\n      run();\n}\n}'), BLOCK);
+    assert.equal(v.effect, 'mismatch');
+    const named = v.evidence.find((e) => e.kind === 'code_difference');
+    assert.match(String(named?.detail), /extra indentation: line 2 is indented by 6 spaces where 2 spaces were typed/);
+    assert.match(String(named?.detail), /an extra closing bracket: line 3 holds "}"/);
+  });
+
+  test('CodeMirror 6 re-indenting the closing brace: mismatch, its indentation named', () => {
+    const v = judge(code(''), code('if (ok) {\n  run();\n  }'), BLOCK);
+    assert.equal(v.effect, 'mismatch');
+    assert.match(
+      String(v.evidence.find((e) => e.kind === 'code_difference')?.detail),
+      /extra indentation: line 3 is indented by 2 spaces where 0 spaces were typed/,
+    );
+  });
+
+  test('a doubled closer on one line, a line break lost, text elsewhere: never confirmed', () => {
+    const line = 'foo("a", [1]);';
+    assert.equal(judge(code(''), code('foo("a", [1]));'), line).effect, 'mismatch');
+    assert.equal(judge(code(''), code('if (ok) {  run();}'), BLOCK).effect, 'mismatch');
+    assert.equal(judge(code('x', 0), code(`x${BLOCK}`), BLOCK).effect, 'mismatch', 'at the end, not at the caret');
+    // Whitespace a rich editor's DOM would fold is the document here: a no-break space is not a space.
+    assert.equal(judge(code(''), code('a\u00a0b'), 'a b').effect, 'mismatch');
+  });
+
+  test('unchanged is no_effect; an unreadable or partly shown document is unverifiable', () => {
+    assert.equal(judge(code('abc'), code('abc'), 'x').effect, 'no_effect');
+    assert.equal(judge(code(''), code(BLOCK, 0, { unreadable: 'no handle' }), BLOCK).effect, 'unverifiable');
+    assert.equal(judge(code(''), code(BLOCK, 0, { partial: 'lines in view' }), BLOCK).effect, 'unverifiable');
+  });
+
+  test('a caret the page could not tell (what the editor shows): the text landing whole at one offset', () => {
+    const before = code('a\nb', -1);
+    assert.equal(judge(before, code(`a\n${BLOCK}b`, -1), BLOCK).effect, 'confirmed');
+    assert.equal(judge(before, code(`a\n${BLOCK}\n}b`, -1), BLOCK).effect, 'mismatch');
+  });
+});
+
+describe('codeDifference: what an editor made of typed code, named', () => {
+  const table: [string, string, string, RegExp | null][] = [
+    ['equal', 'a\n  b', 'a\n  b', null],
+    [
+      'extra indentation',
+      'f {\n  x;\n}',
+      'f {\n      x;\n}',
+      /^extra indentation: line 2 is indented by 6 spaces where 2 spaces were typed$/,
+    ],
+    [
+      'less indentation',
+      'f {\n  x;\n}',
+      'f {\nx;\n}',
+      /^less indentation: line 2 is indented by 0 spaces where 2 spaces were typed$/,
+    ],
+    ['a tab for spaces', 'f {\n  x;\n}', 'f {\n\tx;\n}', /line 2 is indented by 1 tab where 2 spaces were typed/],
+    [
+      'an extra closing bracket line',
+      'f {\n}',
+      'f {\n}\n}',
+      /^an extra closing bracket: line 3 holds "}", which was not typed$/,
+    ],
+    [
+      'an extra closing quote line',
+      'x = 1;',
+      'x = 1;\n"',
+      /^an extra closing quote: line 2 holds "\\"", which was not typed$/,
+    ],
+    [
+      'a doubled closer on a line',
+      'foo([1]);',
+      'foo([1]]);',
+      /an extra closing bracket on line 1: "foo\(\[1\]\]\);" where "foo\(\[1\]\);" was typed/,
+    ],
+    ['an extra line', 'a\nb', 'a\nx\nb', /^an extra line 2: "x"$/],
+    ['an extra empty line', 'a\nb', 'a\n\nb', /^an extra empty line \(line 2\)$/],
+    ['a missing line', 'a\nb\nc', 'a\nc', /^the typed line "b" is missing \(before line 2\)$/],
+    ['spacing inside a line', 'a = 1;', 'a  = 1;', /extra spacing on line 1/],
+  ];
+  for (const [name, expected, observed, want] of table)
+    test(name, () => {
+      const got = codeDifference(expected, observed);
+      if (want === null) assert.equal(got, null);
+      else assert.match(String(got), want);
+    });
+
+  test('at most three differences are named, then "and more"', () => {
+    const typed = Array.from({ length: 6 }, (_, i) => `  line${i};`).join('\n');
+    const held = typed.replace(/^ {2}/gm, '    ');
+    const got = String(codeDifference(typed, held));
+    assert.equal(got.split('; ').length, 4, got);
+    assert.match(got, /; and more$/);
   });
 });
 
