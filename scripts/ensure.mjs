@@ -149,7 +149,9 @@ const newest = (dir) => {
   return latest;
 };
 const built = join(root, 'dist', '.built');
-const agentBundle = join(root, 'dist', 'server', 'cdp', 'page-agent.bundle.js');
+const agentBundles = ['page-agent.bundle.js', 'main-world.bundle.js'].map((b) =>
+  join(root, 'dist', 'server', 'cdp', b),
+);
 // control-ui/src: the tests use its gateway client too.
 const sources = Math.max(
   ...['server', 'test', 'bench', 'control-ui/src'].map((d) => newest(join(root, d))),
@@ -157,7 +159,7 @@ const sources = Math.max(
 );
 step(
   'the TypeScript build (dist/)',
-  !existsSync(built) || !existsSync(agentBundle) || statSync(built).mtimeMs < sources,
+  !existsSync(built) || !agentBundles.every((b) => existsSync(b)) || statSync(built).mtimeMs < sources,
   [
     'npx tsc -p tsconfig.json',
     'node scripts/build-page-agent.mjs --quiet',

@@ -27,6 +27,26 @@ function pageAgentSource(): string {
   return agentSource;
 }
 
+/**
+ * The page agent's main-world part (page-agent/main-world.ts: what only the page's own world can tell, a code
+ * editor's model), bundled beside it.
+ */
+const MAIN_WORLD_BUNDLE = new URL('./main-world.bundle.js', import.meta.url);
+let mainWorldScript: string | undefined;
+/** What every document evaluates in its own world at its start: the handler hook, then the main-world part. */
+function mainWorldSource(): string {
+  if (mainWorldScript === undefined) {
+    try {
+      mainWorldScript = `${HANDLER_HOOK_SOURCE};\n${readFileSync(MAIN_WORLD_BUNDLE, 'utf8')}`;
+    } catch (e) {
+      throw new Error(
+        `the page agent's main-world bundle is missing (${MAIN_WORLD_BUNDLE.pathname}); run npm run build: ${(e as Error).message}`,
+      );
+    }
+  }
+  return mainWorldScript;
+}
+
 /** A page agent method's name, and what it takes and answers (JSON both ways). */
 export type AgentMethod = keyof PageAgent;
 export type AgentArgs<K extends AgentMethod> = Parameters<PageAgent[K]>;
@@ -105,10 +125,12 @@ export class Tab {
       void child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
     });
     session.on('sessiondetached', (child: CDPSession) => this.children.delete(child.id()));
-    // Records which elements the page's scripts make clickable (handler-hook.ts), in this document and every
+    // Records which elements the page's scripts make clickable (handler-hook.ts) and answers what only the
+    // page's world can tell (a code editor's model: page-agent/main-world.ts), in this document and every
     // later one; a frame whose hook cannot be installed keeps the other ways of finding its controls.
+    const source = mainWorldSource();
     await session
-      .send('Page.addScriptToEvaluateOnNewDocument', { source: HANDLER_HOOK_SOURCE, runImmediately: true })
+      .send('Page.addScriptToEvaluateOnNewDocument', { source, runImmediately: true })
       .catch(() => undefined);
     await session.send('Target.setAutoAttach', {
       autoAttach: true,
