@@ -302,9 +302,14 @@ export async function startTrustRig(capMb: number, rssBoundBytes: number): Promi
     const victim = await gw.connect();
     const opened = await victim.call('page', { action: 'new_tab', url: 'data:text/html,<title>sentinel</title>' });
     if (opened.isError) throw new Error(`the sentinel tab did not open: ${opened.text}`);
-    const found = await op.request('audit.query', { tool: 'page', limit: 1 });
+    // A call's entry is written just after its reply: ask until it is there (bounded).
+    let found: { payload?: { entries?: Array<{ id: number }> } } = {};
+    for (let i = 0; i < 50 && !found.payload?.entries?.length; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 100));
+      found = await op.request('audit.query', { tool: 'page', limit: 1 });
+    }
     const sentinelId = found.payload?.entries?.[0]?.id;
-    if (!sentinelId) throw new Error(`no sentinel entry in the trail: ${JSON.stringify(found)}`);
+    if (!sentinelId) throw new Error(`no sentinel entry in the trail after 5 s: ${JSON.stringify(found)}`);
     const agent = await gw.connect();
     return {
       target: {
