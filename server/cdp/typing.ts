@@ -1,7 +1,9 @@
 // type_text and set_value on a tab. Text goes in with Input.insertText (trusted input, one commit, the way
-// an IME delivers it); the field is read back at once and again after the page settles, and the result
-// says exactly what landed. A second method is tried only when the read-back proves nothing landed, so
-// text can never arrive twice.
+// an IME delivers it); a rich editor gets Enter between lines, and a code editor takes it through its own
+// paste path (page-agent/code-editors.ts), where its auto-indent, bracket closing and completion do not act.
+// The field is read back at once and again after the page settles (a code editor's whole document from
+// its model), and the result says exactly what landed. A second method is tried only when the read-back
+// proves nothing landed, so text can never arrive twice.
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../contract/driver.js';
 import { Stopwatch } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
@@ -19,7 +21,14 @@ import { click } from './click.js';
 import { quickFrameOf, type TabElementRef } from './snapshot.js';
 import type { Frame, Tab } from './tab.js';
 import type { ValuePlan, ValueReading } from './page-agent/fields.js';
-import type { FieldPrepared, HeldReadBack, SinkReady, TextFieldReady, ValueInputReady } from './page-agent/replies.js';
+import type {
+  FieldPrepared,
+  HeldReadBack,
+  Pasted,
+  SinkReady,
+  TextFieldReady,
+  ValueInputReady,
+} from './page-agent/replies.js';
 import { queueCursor } from './cursor-overlay.js';
 import {
   excerpt,
@@ -140,6 +149,7 @@ async function typeIntoField(
   }
   sw.lap('resolve');
 
+  let pasted: Pasted | null = null;
   try {
     // A field without a selection API (email, number) cannot have its caret placed from the page:
     // the End key puts it after the value, where the text belongs.
@@ -150,7 +160,12 @@ async function typeIntoField(
       await pressNamedKey(tab, 'End', 35, CTRL);
       before = (await tab.call(frame, 'preparedFieldNow', prepared.handle)) ?? before;
     }
-    await insertText(tab, text, before.kind);
+    if (prepared.delivery === 'paste') {
+      // A code editor: one paste, dispatched at its input surface. One it does not take (no paste handler
+      // there) gets the whole text as one insertion instead; a field no longer held gets nothing.
+      pasted = await tab.call(frame, 'pasteText', prepared.handle, text);
+      if (pasted.kind === 'pasted' && !pasted.taken) await send(tab, 'Input.insertText', { text });
+    } else await insertText(tab, text, prepared.delivery);
   } catch (e) {
     if (e instanceof DialogOpened) {
       sw.lap('deliver');
@@ -162,11 +177,13 @@ async function typeIntoField(
   let read = await tab.call(frame, 'readBack', prepared.handle);
   onRead(read);
   sw.lap('verify');
-  let method = 'insert_text';
+  const pasteTaken = pasted?.kind === 'pasted' && pasted.taken;
+  let method = pasteTaken ? 'paste' : 'insert_text';
   let verdict = judge(before, read, text);
 
   const cancelled = read.events.some((e) => e.type === 'beforeinput' && e.prevented);
-  const anyInput = read.events.some((e) => e.type === 'beforeinput' || e.type === 'input');
+  // An editor that took the paste heard the text: what it did with it is the verdict, no keys follow.
+  const anyInput = pasteTaken || read.events.some((e) => e.type === 'beforeinput' || e.type === 'input');
   let focusMoved: string | undefined;
   if (verdict.effect === 'no_effect' && !cancelled && !anyInput) {
     // Nothing landed and the page did not refuse it: key events are the next rung, and cannot double.
@@ -196,6 +213,19 @@ async function typeIntoField(
       detail:
         'the page moved the focus away from the field before the text reached it; key events were not tried, so the text cannot arrive twice',
     });
+  if (prepared.editor)
+    evidence.push({
+      kind: 'code_editor',
+      detail: pasteTaken
+        ? `${prepared.editor}: the text went in through its own paste path, one insertion that its auto-indent, bracket and quote closing and completion leave alone`
+        : `${prepared.editor}: it did not take the text as a paste; it was inserted as one piece instead`,
+    });
+  if (pasteTaken && verdict.effect === 'no_effect')
+    evidence.push({
+      kind: 'paste',
+      observed: 'taken (its default cancelled)',
+      detail: "the paste was taken and the editor's document did not change: the editor or the page refused it",
+    });
   if (prepared.combobox) {
     evidence.push({
       kind: 'combobox',
@@ -212,14 +242,26 @@ async function typeIntoField(
   const typed: ActionResult = {
     ...result(verdict.effect, sw, evidence, { target: before.describe, method }),
     delivery: { mode: 'background', delivered_count: verdict.delivered },
-    ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(read.settled?.text ?? '', 0, 400) }),
+    ...(verdict.effect === 'confirmed' ? {} : { observed: heldNow(before, read) }),
   };
   const secret = before.secret ?? read.settled?.secret ?? read.first?.secret;
   return secret ? maskSecrets(typed, secret, [text, before.text, read.first?.text, read.settled?.text]) : typed;
 }
 
-async function insertText(tab: Tab, text: string, kind: FieldState['kind']): Promise<void> {
-  if (kind === 'value') {
+/**
+ * What the field holds now, for a verdict other than confirmed: its start (most fields), or for a code editor
+ * the part around where the text went (what stands there now, with some context), from its whole document.
+ */
+function heldNow(before: FieldState, read: HeldReadBack): string {
+  const now = read.settled?.text ?? read.first?.text ?? '';
+  if (before.kind !== 'code') return excerpt(now, 0, 400);
+  const at = Math.max(0, before.start);
+  const replaced = Math.max(0, before.end - at);
+  return excerpt(now, at, Math.max(0, now.length - before.text.length + replaced));
+}
+
+async function insertText(tab: Tab, text: string, delivery: 'insert_text' | 'lines'): Promise<void> {
+  if (delivery === 'insert_text') {
     await send(tab, 'Input.insertText', { text });
     return;
   }

@@ -17,6 +17,7 @@ import {
   withoutIconGlyphs,
 } from './names.js';
 import { outlineText } from './outline-text.js';
+import { askCodeModel, codeEditorOf } from './code-editors.js';
 import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
 
 const closedRoots = new WeakMap<Element, ShadowRoot>();
@@ -244,6 +245,10 @@ export function maskSecretFields(on: boolean): number {
 }
 
 export function valueOf(el: Element): string | undefined {
+  // A code editor's input surface holds none of its document (or a window of it): its model does.
+  const code = mayBeCodeSurface(el) ? codeEditorOf(el) : null;
+  const model = code?.input === el ? askCodeModel(code) : null;
+  if (model) return model.text.slice(0, 200);
   // An editor's caret-sized surface holds at most a window of its text: the value is what the editor shows.
   const shown = isCaretSizedSurface(el) ? renderedLines(el as HTMLElement) : null;
   if (shown) return shown.lines.join('\n').slice(0, 200);
@@ -272,6 +277,11 @@ export function valueOf(el: Element): string | undefined {
   const now = el.getAttribute('aria-valuenow');
   if (now !== null) return now;
   return undefined;
+}
+
+/** What a code editor types through: a textarea, an editing host, an EditContext host (code-editors.ts). */
+function mayBeCodeSurface(el: Element): boolean {
+  return el.localName === 'textarea' || isEditingHost(el) || hasEditContext(el);
 }
 
 export function isEnabled(el: Element): boolean {

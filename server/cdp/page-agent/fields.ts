@@ -1,6 +1,7 @@
 // The page agent's text-field and value part: focusing a field with the caret where it belongs, reading
 // fields and rich editors back, and setting control values.
 import type { FieldState } from '../../contract/verdicts.js';
+import { askCodeModel, codeEditorOf, type FoundCodeEditor, pasteInto } from './code-editors.js';
 import {
   deepActiveElement,
   describe,
@@ -18,6 +19,7 @@ import type {
   FieldRearmed,
   FieldRefused,
   HeldReadBack,
+  Pasted,
   Refused,
   TextFieldReady,
   ValueAssigned,
@@ -127,6 +129,8 @@ function editorOffsets(host: HTMLElement): { start: number; end: number } {
 function readField(el: Element): FieldState {
   const editable = editableOf(el) ?? el;
   const focused = deepActiveElement() === editable || (editable as HTMLElement).contains?.(deepActiveElement());
+  const code = codeEditorOf(editable);
+  if (code) return readCodeEditor(code, editable, focused);
   if (hasEditContext(editable) || isCaretSizedSurface(editable))
     return readEditorSurface(editable as HTMLElement, focused);
   if (editable.localName === 'input' || editable.localName === 'textarea') {
@@ -190,6 +194,45 @@ function readEditorSurface(host: HTMLElement, focused: boolean): FieldState {
     text: lines.join(''),
     lines: Math.max(0, lines.length - 1),
     ...(whole ? {} : { partial: 'the editor shows only the lines in view, not all of its text' }),
+  };
+}
+
+/**
+ * A code editor's whole document and its caret, from the editor's own model (code-editors.ts). Where the
+ * page gives no handle to the model, what the editor shows beside a caret-sized surface (Monaco's view
+ * lines, joined by line breaks: whole when all of its lines are in view, else partial); else unreadable.
+ */
+function readCodeEditor(code: FoundCodeEditor, input: Element, focused: boolean): FieldState {
+  const state = { kind: 'code' as const, maxLength: -1, focused, describe: describe(input) };
+  const model = askCodeModel(code);
+  if (model) {
+    return {
+      ...state,
+      text: model.text,
+      start: Math.min(model.anchor, model.head),
+      end: Math.max(model.anchor, model.head),
+      lines: (model.text.match(/\n/g) ?? []).length,
+      source: `${code.label}'s own model`,
+    };
+  }
+  const shown = isCaretSizedSurface(input) ? renderedLines(input as HTMLElement) : null;
+  if (shown)
+    return {
+      ...state,
+      text: shown.lines.join('\n'),
+      start: -1,
+      end: -1,
+      lines: Math.max(0, shown.lines.length - 1),
+      source: `the lines ${code.label} shows (the page gives no handle to its model)`,
+      ...(shown.whole ? {} : { partial: 'the editor shows only the lines in view, not all of its text' }),
+    };
+  return {
+    ...state,
+    text: '',
+    start: -1,
+    end: -1,
+    lines: 0,
+    unreadable: `${describe(input)} is ${code.label}'s input; ${code.label} keeps its document in its own model, which this page gives Verity no handle to`,
   };
 }
 
@@ -259,6 +302,8 @@ export async function prepareField(snapshotId: string | null, index: number): Pr
   if (!el || (el === document.body && !(el as HTMLElement).isContentEditable)) return { kind: 'nothing_focused' };
   if (el.localName === 'input' && VALUE_INPUT_TYPES.has((el as HTMLInputElement).type))
     return prepareValueInput(el as HTMLInputElement);
+  const code = codeEditorOf(el);
+  if (code) return prepareCodeEditor(code);
   const editable = editableOf(el);
   // An inline-edit widget (task boards): a role=textbox element that becomes an <input> when clicked.
   if (!editable) return refused('not_editable', el, { inline: el.getAttribute('role') === 'textbox' });
@@ -339,24 +384,50 @@ export async function prepareField(snapshotId: string | null, index: number): Pr
   return finishPrepare(editable, false);
 }
 
+/**
+ * A code editor (code-editors.ts): its input surface focused, its caret at the end of its document by the
+ * editor's own Ctrl+End (the driver presses it; its caret lives in its model) unless it was focused already,
+ * when the text goes where its caret is. A read-only one (its model says so) is refused.
+ */
+async function prepareCodeEditor(code: FoundCodeEditor): Promise<FieldPrepared> {
+  const input = code.input;
+  if (!input) return refused('not_editable', code.root);
+  if (askCodeModel(code)?.readOnly) return refused('element_readonly', input);
+  const active = deepActiveElement();
+  if (document.hasFocus() && (active === input || input.contains(active))) return finishPrepare(input, false, code);
+  if (window !== window.top) window.focus();
+  (input as HTMLElement).focus({ preventScroll: false });
+  await nextFrame(); // the editor's focus handler runs first
+  return finishPrepare(input, 'Ctrl+End', code);
+}
+
 /** A field's refusal, tagged, naming the field. */
 export function refused(code: Refused['refusal'], el: Element, more: { inline?: boolean } = {}): FieldRefused {
   return { kind: 'refused', refusal: code, detail: describe(el), ...more };
 }
 
-/** The events a text field's watch listens for: what tells an insertion (or a key) reached it. */
-const TEXT_EVENTS = ['beforeinput', 'input', 'keydown'];
+/** The events a text field's watch listens for: what tells an insertion (or a key, or a paste) reached it. */
+const TEXT_EVENTS = ['beforeinput', 'input', 'keydown', 'paste'];
 
-function finishPrepare(editable: Element, pressEnd: TextFieldReady['pressEnd']): TextFieldReady | FieldRefused {
+function finishPrepare(
+  editable: Element,
+  pressEnd: TextFieldReady['pressEnd'],
+  code?: FoundCodeEditor,
+): TextFieldReady | FieldRefused {
   const nowFocused = deepActiveElement() === editable || editable.contains(deepActiveElement());
   if (!nowFocused) return refused('focus_failed', editable);
   const box = editable.getBoundingClientRect();
   const type = editable.localName === 'input' ? (editable as HTMLInputElement).type : '';
+  const state = readField(editable);
   return {
     kind: 'text',
     handle: holdField(editable, TEXT_EVENTS),
-    state: readField(editable),
+    state,
     singleLine: editable.localName === 'input',
+    // A value takes the text in one insertion; a rich editor a line at a time with Enter between (a newline
+    // is a paragraph break in its model); a code editor as its table entry says (code-editors.ts).
+    delivery: code ? code.delivery : state.kind === 'value' ? 'insert_text' : 'lines',
+    ...(code ? { editor: code.label } : {}),
     pressEnd,
     inputType: type,
     combobox: isCombobox(editable),
@@ -386,6 +457,16 @@ export function rearmField(handle: FieldHandle): FieldRearmed {
     return { kind: 'focus_moved', focused: active ? describe(active) : 'nothing' };
   rewatchField(handle, TEXT_EVENTS);
   return { kind: 'watching' };
+}
+
+/**
+ * Delivers `text` to the held code editor through its paste path (code-editors.ts) and says whether the
+ * editor took it; `gone` when the field is no longer held here (the frame navigated) or left the page.
+ */
+export function pasteIntoField(handle: FieldHandle, text: string): Pasted {
+  const target = heldField(handle)?.target;
+  if (!target?.isConnected) return { kind: 'gone' };
+  return { kind: 'pasted', taken: pasteInto(target, text) };
 }
 
 /** Frees a held field (the action that held it is over). */
@@ -452,7 +533,7 @@ export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
   // read-back that arrives after it does not wait for another. Nothing heard: the next frame.
   await (field?.watch.afterInput?.settled ?? nextFrame());
   let settled = readField(target);
-  if (settled.kind === 'editor') {
+  if (settled.kind !== 'value') {
     // Rich editors reconcile their DOM with their own model asynchronously (a render after the
     // input, which a busy page can push past a few frames): wait until the text has held still for
     // two frames and then through an idle period, bounded.

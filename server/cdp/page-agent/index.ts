@@ -36,6 +36,7 @@ const pageAgent = {
   assignPreparedValue: fields.assignPreparedValue,
   readBack: fields.readBack,
   preparedFieldNow: fields.preparedFieldNow,
+  pasteText: fields.pasteIntoField,
   rearmField: fields.rearmField,
   releaseField: fields.releaseHeldField,
   heldFieldCount: held.heldFieldCount,

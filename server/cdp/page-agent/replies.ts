@@ -65,6 +65,14 @@ export interface TextFieldReady {
    * textarea); the field is read again after it.
    */
   pressEnd: false | 'End' | 'Ctrl+End';
+  /**
+   * How the text goes in: `insert_text`, one Input.insertText (a value); `lines`, a line at a time with Enter
+   * between (a rich editor, whose model makes a newline a paragraph break); `paste`, through a code editor's
+   * own paste path (pasteText), where none of its automatic edits fire.
+   */
+  delivery: 'insert_text' | 'lines' | 'paste';
+  /** The code editor it is (code-editors.ts), by name: Ace, CodeMirror 5... */
+  editor?: string;
   inputType: string;
   combobox: boolean;
   center: { x: number; y: number };
@@ -110,6 +118,9 @@ export interface HeldReadBack extends FieldReadBack {
  * it after the insertion: keys now would go there, where the text may already have landed).
  */
 export type FieldRearmed = { kind: 'watching' } | { kind: 'focus_moved'; focused: string };
+
+/** pasteText: whether the code editor took the paste (cancelled its default once it inserted it); `gone`: not held here. */
+export type Pasted = { kind: 'pasted'; taken: boolean } | { kind: 'gone' };
 
 /** assignPreparedValue: the value set and read back, or why nothing was set (`stored`: what the field would keep). */
 export type ValueAssigned =

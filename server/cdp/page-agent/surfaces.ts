@@ -1,7 +1,9 @@
 // Editors whose input surface is not where their text is shown (Monaco, and editors built like it): a
 // caret-sized element takes the keyboard (a div with an EditContext, or a 1 px <textarea> kept at the
 // caret) while the text is rendered in sibling elements. A user clicks the rendered text, not the
-// surface; the text to read back is the rendered one. No imports: core.ts and fields.ts both use this.
+// surface; the text to read back is the rendered one. Imports only code-editors.ts (itself import-free):
+// core.ts and fields.ts both use this.
+import { codeEditorOf } from './code-editors.js';
 
 /** Below this many CSS pixels in width or height a surface cannot show its text: it stands in for an editor. */
 const CARET_SIZED_PX = 4;
@@ -24,7 +26,12 @@ export function isCaretSizedSurface(el: Element): boolean {
  * box, which is where a user clicks to focus the editor. Null for every other element.
  */
 export function editorAreaOf(el: Element): HTMLElement | null {
-  if (!isCaretSizedSurface(el)) return null;
+  if (!isCaretSizedSurface(el)) {
+    // A code editor's textarea kept out of sight in a box of no height (CodeMirror 5's, 1000 px wide and
+    // clipped): its editor is where it is seen and clicked.
+    const code = el.localName === 'textarea' ? codeEditorOf(el) : null;
+    return code?.input === el ? (code.root as HTMLElement) : null;
+  }
   let n = el.parentElement;
   for (let depth = 0; n && depth < EDITOR_AREA_DEPTH; depth++, n = n.parentElement) {
     if (n === document.body || n === document.documentElement) return null;
