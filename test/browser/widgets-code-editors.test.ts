@@ -73,13 +73,15 @@ for (const editor of Object.keys(EDITORS)) {
       await typeConfirmed(page, { text: `\n${LINE}` }, `${BLOCK}\n${LINE}`);
     });
 
-    test('pre-filled, by token: the caret goes to the end, the code lands there exactly', async () => {
+    test('pre-filled, by token: the caret goes to the end, the code and then a single line land there exactly', async () => {
       const page = await openEditor(editor, `doc=${encodeURIComponent(DOC)}&caret=0`);
       const snap = await s.snapshot(s.v, { format: 'full' });
       const field = snap.find((e) => e.role === 'textbox', 'the editor');
       // The editor's document is what get_window_state shows as its value (its model, line breaks and all).
       assert.equal(field.value, DOC);
       await typeConfirmed(page, { element_token: field.element_token, text: `\n${CODE}` }, `${DOC}\n${CODE}`);
+      // One line, no line break: its brackets and quotes as typed (an auto-closer typing it would double them).
+      await typeConfirmed(page, { text: LINE }, `${DOC}\n${CODE}${LINE}`);
     });
 
     test('pre-filled, caret in the middle, by focus: the code and a line land at the caret exactly', async () => {
