@@ -64,9 +64,8 @@ const name = (file) => relative(testDir, file);
 const loadOnly = (f) => /^load[\\/]/.test(relative(testDir, f));
 const files = find(testDir).filter(
   (f) =>
-    (underLoad
-      ? loadOnly(f) || /^(browser|native)[\\/]/.test(relative(testDir, f))
-      : !loadOnly(f)) && (only.length === 0 || only.some((o) => f.includes(o))),
+    (underLoad ? loadOnly(f) || /^(browser|native)[\\/]/.test(relative(testDir, f)) : !loadOnly(f)) &&
+    (only.length === 0 || only.some((o) => f.includes(o))),
 );
 
 // The packed-tarball test builds the package (npm pack's prepack) and installs it, and the LibreOffice files
