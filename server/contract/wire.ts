@@ -91,6 +91,15 @@ export const actionResult = z.object({
     queue: z.number().optional(),
     lock: z.number().optional(),
     side_effects: z.number().optional(),
+    /**
+     * Native keys: how long the call waited, before its first key, for what it changed (a click, a focus
+     * change, the keyboard map) to reach the app, and what it waited on, in order, joined by '+':
+     * x_roundtrip, pointer_released, x_focus, ping (the app answered _NET_WM_PING), load_scaled_wait (an
+     * app that answers no ping: a wait scaled by the machine's load, which proves nothing); a bound that ran
+     * out says what was not seen (pointer_still_grabbed, x_focus_elsewhere, ping_unanswered).
+     */
+    settle: z.number().optional(),
+    settle_signal: z.string().optional(),
   }),
   /** Which delivery method produced the effect (type_text: insert_text, key_events, ...). */
   method: z.string().optional(),

@@ -20,6 +20,7 @@ import { NativeHost, type NativeHostOptions } from './host.js';
 import { capture, pressKeys, screenSize } from './input.js';
 import { clickNative, dragNative, hoverNative, scrollNative } from './pointer.js';
 import { has, STATE } from './roles.js';
+import { SettleLog, settleBeforeKeys, withSettle } from './settle.js';
 import { snapshotWindow, windowElements } from './tree.js';
 import { onSurface, routes } from './wayland.js';
 
@@ -145,6 +146,7 @@ export class NativeDriver implements Driver {
     const mode = modeOf(target);
     await requireKeyboardFocus(a.win, mode);
     return deliver(mode, a.win, async () => {
+      const log = new SettleLog();
       if (a.element && !has(a.states, STATE.focused)) {
         const ok =
           a.element.interfaces.includes(IFACE.component) && (await a.atspi.grabFocus(a.element).catch(() => false));
@@ -170,7 +172,8 @@ export class NativeDriver implements Driver {
           );
       const before = focused?.text ? await a.atspi.text(focused.ref).catch(() => null) : null;
       sw.lap('resolve');
-      await pressKeys([...modifiers, key]);
+      await settleBeforeKeys(a.win.id, false, log); // deliver's focus change (foreground) reached the app
+      await pressKeys([...modifiers, key], { window: a.win.id, log });
       sw.lap('deliver');
       await new Promise((r) => setTimeout(r, 30));
       await this.host.stillThere(a.win.id).catch((e) => {
@@ -198,10 +201,13 @@ export class NativeDriver implements Driver {
             target: 'verify' as const,
             reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did',
           };
-      return nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, {
-        target: focused?.name ?? `window ${a.win.id}`,
-        escalation,
-      });
+      return withSettle(
+        nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, {
+          target: focused?.name ?? `window ${a.win.id}`,
+          escalation,
+        }),
+        log,
+      );
     });
   }
 

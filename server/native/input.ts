@@ -16,6 +16,7 @@ import {
   waylandSurface,
   waylandTypeText,
 } from './wayland.js';
+import { appHasRead, loadScaledMs, SettleLog, settleAfterMapChange } from './settle.js';
 import { alongPath, waylandClick, waylandDrag, waylandMove, waylandWheel } from './wayland-pointer.js';
 import type { XConnection } from './xproto.js';
 
@@ -111,23 +112,20 @@ function charKeysym(c: string): number {
 }
 
 /**
- * How long borrowed keycodes stay mapped after the last keys sent on them. An X client translates a key
- * with the map as it stands when it reads the event from its socket, not as it stood when the key was
- * sent, so a busy app that reads late (a Swing app under load; any app stopped for a moment) loses every
- * character whose keycode was given back first: 50 ms was too short. The next call finds them mapped still.
+ * How long borrowed keycodes stay mapped after the last keys sent on them, on an idle machine (scaled by its
+ * load, loadScaledMs, up to KEYMAP_LEASE_CEILING_MS). An X client translates a key with the map as it stands
+ * when it reads the event from its socket, not as it stood when the key was sent, so a busy app that reads
+ * late (a Swing app under load; any app stopped for a moment) loses every character whose keycode was given
+ * back first: 50 ms was too short. The next call finds them mapped still. Before they go back, every window
+ * that took keys on them and answers _NET_WM_PING is pinged: one that has not answered keeps them mapped.
  */
 const KEYMAP_LEASE_MS = 5000;
-
-/**
- * How long apps get to take in a change of the keyboard map before the first key. Java's AWT, busy, dropped
- * the keys that came right behind one (under load, 3 px-form calls in 16 lost 'swing ', 's' or 'sw' of
- * 'swing é', never an ASCII-only text; none in 10 with this wait), though GDK reads a change in time.
- */
-const KEYMAP_CHANGE_SETTLE_MS = 150;
+const KEYMAP_LEASE_CEILING_MS = 60_000;
 
 /**
  * The keycodes this process has borrowed (on the X connection that mapped them), kept until no call has
- * used them for KEYMAP_LEASE_MS; `generation` counts the give-backs, so a map read before one is read again.
+ * used them for the lease; `generation` counts the give-backs, so a map read before one is read again;
+ * `readers` are the windows keys went to while they were mapped.
  */
 const lease = {
   x: null as XConnection | null,
@@ -136,16 +134,36 @@ const lease = {
   users: 0,
   timer: undefined as ReturnType<typeof setTimeout> | undefined,
   generation: 0,
+  readers: new Set<number>(),
 };
 
 /** Unmaps the borrowed keycodes now (the lease ran out, or the native host closes); safe to call at any time. */
 export function giveBackBorrowedKeys(): void {
   clearTimeout(lease.timer);
   const { x, keycodes, perKeycode } = lease;
-  // Sent without waiting: the server applies them in order, and an app still reading keys is not waited for.
+  // Sent without waiting: the server applies them in order.
   if (x && !x.closed) for (const keycode of keycodes) x.changeKeyboardMapping(keycode, new Array(perKeycode).fill(0));
   keycodes.clear();
+  lease.readers.clear();
   lease.generation++;
+}
+
+/** The lease ran out: gives the keycodes back once every pinged reader answered; else it runs again. */
+async function leaseRanOut(): Promise<void> {
+  const readers = [...lease.readers];
+  const answers = await Promise.all(readers.map((w) => appHasRead(w).catch(() => null)));
+  // A call that started meanwhile holds them; it arms the lease again when it ends.
+  if (lease.users > 0) return;
+  if (answers.some((a) => a === false)) return armLease();
+  giveBackBorrowedKeys();
+}
+
+async function armLease(): Promise<void> {
+  const ms = await loadScaledMs(KEYMAP_LEASE_MS, KEYMAP_LEASE_CEILING_MS).catch(() => KEYMAP_LEASE_MS);
+  if (lease.users > 0 || !lease.keycodes.size) return;
+  clearTimeout(lease.timer);
+  // Unref'd: a lease never keeps the process alive (the native host gives it back when it closes).
+  lease.timer = setTimeout(() => void leaseRanOut().catch(giveBackBorrowedKeys), ms).unref();
 }
 
 /** Polls `probe` until it says yes, within `ms`; false when the time ran out or the probe failed. */
@@ -157,6 +175,13 @@ export async function pollUntil(probe: () => Promise<boolean>, ms: number, every
     await sleep(everyMs);
   }
 }
+
+/** Where keys go (the window, 0 when the focused one is all that is known) and where their waits are noted. */
+export interface KeysTo {
+  window: number;
+  log: SettleLog;
+}
+const anyWindow = (): KeysTo => ({ window: 0, log: new SettleLog() });
 
 interface KeyMap {
   perKeycode: number;
@@ -232,11 +257,12 @@ class Synth {
   /**
    * Runs `use` with a keycode for every keysym: the keyboard's own (a keycode borrowed earlier and still
    * leased among them), or a spare keycode mapped to it now. All borrowing happens before the first key, and
-   * apps get KEYMAP_CHANGE_SETTLE_MS to take the change in. The map goes back KEYMAP_LEASE_MS after the last
-   * call using it ends, never while one is running.
+   * the app of `to.window` (the focused window when 0) is waited for to take the change in (settle.ts). The
+   * map goes back once the lease runs out after the last call using it ends, never while one is running.
    */
   async withKeys<T>(
     wanted: number[],
+    to: KeysTo,
     use: (codeOf: (keysym: number) => { keycode: number; shift: boolean }) => Promise<T>,
   ): Promise<T> {
     lease.users++;
@@ -265,15 +291,13 @@ class Synth {
       }
       if (borrowed.size) {
         Object.assign(lease, { x: this.x, perKeycode });
-        await this.sync();
-        await sleep(KEYMAP_CHANGE_SETTLE_MS);
+        await settleAfterMapChange(to.window, to.log);
       }
+      if (lease.keycodes.size) lease.readers.add(to.window || (await this.x.inputFocus()));
       return await use((k) => this.keycodeOf(k) ?? { keycode: borrowed.get(k)!, shift: false });
     } finally {
       lease.users--;
-      // Unref'd: a lease never keeps the process alive (the native host gives it back when it closes).
-      if (lease.users === 0 && lease.keycodes.size)
-        lease.timer = setTimeout(giveBackBorrowedKeys, KEYMAP_LEASE_MS).unref();
+      if (lease.users === 0 && lease.keycodes.size) void armLease();
     }
   }
 }
@@ -340,11 +364,11 @@ export async function screenSize(): Promise<{ width: number; height: number }> {
   return { width, height };
 }
 
-export async function pressKeys(names: string[]): Promise<void> {
+export async function pressKeys(names: string[], to: KeysTo = anyWindow()): Promise<void> {
   const keysyms = names.map(keyFor);
   if (waylandSurface()) return waylandPressKeys(keysyms);
   const synth = await Synth.open(true);
-  await synth.withKeys(keysyms, async (codeOf) => {
+  await synth.withKeys(keysyms, to, async (codeOf) => {
     const codes = keysyms.map((k) => codeOf(k).keycode);
     for (const c of codes) synth.fake(KEY_PRESS, c);
     for (const c of codes.slice().reverse()) synth.fake(KEY_RELEASE, c);
@@ -357,12 +381,12 @@ export async function pressKeys(names: string[]): Promise<void> {
  * Shift gets it; one the keyboard map lacks gets a borrowed keycode (see withKeys). The app reads the keys
  * in its own time: the caller's read-back says when they landed.
  */
-export async function typeKeys(text: string, delayMs: number): Promise<void> {
+export async function typeKeys(text: string, delayMs: number, to: KeysTo = anyWindow()): Promise<void> {
   if (waylandSurface()) return waylandTypeText(text, delayMs);
   const synth = await Synth.open(true);
   const keysyms = Array.from(text, charKeysym);
   const shift = synth.keycodeOf(XK.Shift)?.keycode;
-  await synth.withKeys(keysyms, async (codeOf) => {
+  await synth.withKeys(keysyms, to, async (codeOf) => {
     for (const [i, keysym] of keysyms.entries()) {
       if (i > 0 && delayMs > 0) await sleep(delayMs);
       const { keycode, shift: shifted } = codeOf(keysym);
@@ -414,7 +438,7 @@ export async function clickAt(button: 'left' | 'right' | 'middle', count: number
     }
   };
   if (!mods.length) return press([]);
-  await synth.withKeys(mods, (codeOf) => press(mods.map((k) => codeOf(k).keycode)));
+  await synth.withKeys(mods, anyWindow(), (codeOf) => press(mods.map((k) => codeOf(k).keycode)));
 }
 
 /** Wheel clicks: X buttons 4 (up), 5 (down), 6 (left), 7 (right). */

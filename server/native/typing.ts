@@ -26,6 +26,7 @@ import {
 } from './aim.js';
 import type { NativeHost } from './host.js';
 import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
+import { SettleLog, settleBeforeKeys, withSettle } from './settle.js';
 import { ROLE, STATE, TOGGLE_ROLES, calcCellEditorName, has } from './roles.js';
 import type { NativeRef } from './tree.js';
 import { activeWindow } from './x11.js';
@@ -48,11 +49,14 @@ async function fieldOf(
   host: NativeHost,
   target: ResolvedTarget,
   a: Aim,
+  log: SettleLog,
 ): Promise<{ el: NativeRef; states: [number, number]; clicked: boolean }> {
   if (a.element) return { el: a.element, states: a.states, clicked: false };
   if (a.screenPoint) {
     await moveTo(a.screenPoint.x, a.screenPoint.y);
     await clickAt('left', 1, []);
+    // The app has taken the click in (settle.ts) before its focus is read and keys go in.
+    await settleBeforeKeys(a.win.id, true, log);
     await new Promise((r) => setTimeout(r, 60));
     let focused = await focusedIn(a.atspi, a.win);
     // The focused element is what the keys reach, if it is where the click was: Qt leaves `focused` on an
@@ -112,7 +116,8 @@ export async function typeNative(
     return deliver(mode, a.win, () => blindKeys(host, a, text, options, sw));
   }
   return deliver(mode, a.win, async () => {
-    const { el, states, clicked } = await fieldOf(host, target, a);
+    const log = new SettleLog();
+    const { el, states, clicked } = await fieldOf(host, target, a, log);
     checkEnabled(el, states);
     // Its units decide offsets and lengths: known since its window was listed, unless the AT-SPI
     // connection was made anew since.
@@ -144,8 +149,9 @@ export async function typeNative(
         ? await insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early)
         : isSheetCell(el, states)
           ? await cellRoute(a, el, text, options, sw)
-          : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element);
-    return el.role === ROLE.passwordText ? maskSecrets(typed, PASSWORD_TEXT, [text]) : typed;
+          : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element, log);
+    const settled = withSettle(typed, log);
+    return el.role === ROLE.passwordText ? maskSecrets(settled, PASSWORD_TEXT, [text]) : settled;
   });
 }
 
@@ -287,6 +293,7 @@ async function keystrokeRoute(
   options: NativeTyping,
   sw: Stopwatch,
   fromToken: boolean,
+  log: SettleLog,
 ): Promise<ActionResult> {
   const { atspi } = a;
   const mode = options.deliveryMode;
@@ -307,7 +314,8 @@ async function keystrokeRoute(
   // (bounded), proves when; without a text to read, it gets a moment.
   const landed =
     before === null ? undefined : async () => codePoints(await atspi.text(el)) >= codePoints(before) + chars;
-  await typeKeys(text, options.delayMs);
+  await settleBeforeKeys(a.win.id, false, log); // a focus change by deliver (foreground)
+  await typeKeys(text, options.delayMs, { window: a.win.id, log });
   sw.lap('deliver');
   if (landed) await pollUntil(landed, KEYS_LANDED_WAIT_MS);
   else await new Promise((r) => setTimeout(r, 30));
@@ -497,13 +505,15 @@ async function blindKeys(
   sw: Stopwatch,
 ): Promise<ActionResult> {
   const mode = options.deliveryMode;
+  const log = new SettleLog();
   sw.lap('resolve');
   if (a.screenPoint) {
     await moveTo(a.screenPoint.x, a.screenPoint.y);
     await clickAt('left', 1, []);
-    await new Promise((r) => setTimeout(r, 60));
   }
-  await typeKeys(text, options.delayMs);
+  // The click (or deliver's focus change) has reached the app before its first key (settle.ts).
+  await settleBeforeKeys(a.win.id, !!a.screenPoint, log);
+  await typeKeys(text, options.delayMs, { window: a.win.id, log });
   sw.lap('deliver');
   await new Promise((r) => setTimeout(r, 30));
   await host.stillThere(a.win.id);
@@ -511,34 +521,37 @@ async function blindKeys(
   const where = a.screenPoint
     ? `clicked at (${a.screenPoint.x - a.win.bounds.x}, ${a.screenPoint.y - a.win.bounds.y}) of the window, then `
     : '';
-  return {
-    ...nativeResult(
-      'unverifiable',
-      'synthetic_events',
-      sw,
-      [
+  return withSettle(
+    {
+      ...nativeResult(
+        'unverifiable',
+        'synthetic_events',
+        sw,
+        [
+          {
+            kind: 'key_event',
+            detail: `${where}XTest keystrokes for ${codePoints(text)} characters to window ${a.win.id} ("${a.win.title}"), to whichever of its widgets has keyboard focus`,
+          },
+          {
+            kind: 'no_accessibility_tree',
+            detail: `window ${a.win.id} exposes no AT-SPI tree (its toolkit has no accessibility bridge): which widget took the keys and what it holds now cannot be read back`,
+          },
+        ],
+        mode,
         {
-          kind: 'key_event',
-          detail: `${where}XTest keystrokes for ${codePoints(text)} characters to window ${a.win.id} ("${a.win.title}"), to whichever of its widgets has keyboard focus`,
+          target: `window ${a.win.id}`,
+          method: 'key_events',
+          escalation: {
+            target: 'verify',
+            reason:
+              'the keys were sent (sending them again would type them twice); call get_window_state with include_screenshot and look at the window to see what it holds',
+          },
         },
-        {
-          kind: 'no_accessibility_tree',
-          detail: `window ${a.win.id} exposes no AT-SPI tree (its toolkit has no accessibility bridge): which widget took the keys and what it holds now cannot be read back`,
-        },
-      ],
-      mode,
-      {
-        target: `window ${a.win.id}`,
-        method: 'key_events',
-        escalation: {
-          target: 'verify',
-          reason:
-            'the keys were sent (sending them again would type them twice); call get_window_state with include_screenshot and look at the window to see what it holds',
-        },
-      },
-    ),
-    delivery: { mode, delivered_count: codePoints(text) },
-  };
+      ),
+      delivery: { mode, delivered_count: codePoints(text) },
+    },
+    log,
+  );
 }
 
 function roleLabel(role: number): string {

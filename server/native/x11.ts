@@ -4,6 +4,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { Refusal } from '../contract/refusal.js';
 import { x11Tool, xServer } from './env.js';
+import { focusMovedTo } from './settle.js';
 import { compositorSaysFocus, focusWindow, focusedWindow, isWaylandWindowId, windowAt } from './wayland.js';
 import { cardinals, isBadWindow, type XConnection, type XProperty } from './xproto.js';
 
@@ -116,6 +117,8 @@ export async function activeWindow(): Promise<number> {
 /** Raises and focuses a window, waiting until the window manager says it is active. */
 export async function activate(id: number): Promise<void> {
   if (compositorSaysFocus() || isWaylandWindowId(id)) return focusWindow(id);
+  // The app learns of it in its own time: keys sent next wait for it (settle.ts).
+  focusMovedTo(id);
   await tool('xdotool', ['windowactivate', '--sync', String(id)], id).catch(async (e) => {
     if (e instanceof Refusal) throw e;
     // Without a window manager there is no _NET_ACTIVE_WINDOW: raise and set the input focus directly.

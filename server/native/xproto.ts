@@ -58,6 +58,8 @@ export class XConnection {
   private readonly atoms = new Map<string, Promise<number>>();
   closed = false;
   private readonly extensions = new Map<string, Promise<number | null>>();
+  /** Who hears the events this connection selected (settle.ts: a _NET_WM_PING's answer on the root). */
+  private readonly eventListeners = new Set<(event: Buffer) => void>();
 
   private constructor(
     private readonly socket: Socket,
@@ -153,6 +155,56 @@ export class XConnection {
     const out: number[] = [];
     for (let i = 0; i < count; i++) out.push(r.readUInt32LE(32 + 4 * i));
     return out;
+  }
+
+  /** A window's parent (0 for the root), from QueryTree. */
+  async parent(window: number): Promise<number> {
+    return (await this.request(15, 0, u32(window), 'QueryTree', window)).readUInt32LE(12);
+  }
+
+  /** The child of `window` that holds the pointer (0 when none), from QueryPointer. */
+  async pointerChild(window: number): Promise<number> {
+    return (await this.request(38, 0, u32(window), 'QueryPointer', window)).readUInt32LE(12);
+  }
+
+  /**
+   * GrabPointer on `window` (no events, both modes asynchronous) and its UngrabPointer right behind it: the
+   * status says whether another client holds the pointer now (0 Success, 1 AlreadyGrabbed, 3 NotViewable,
+   * 4 Frozen). A grab on the window that holds the pointer generates no crossing events.
+   */
+  async probePointerGrab(window: number): Promise<number> {
+    const body = Buffer.alloc(20);
+    body.writeUInt32LE(window, 0);
+    body.writeUInt16LE(0, 4); // event mask
+    body[6] = 1; // pointer mode: asynchronous
+    body[7] = 1; // keyboard mode: asynchronous
+    const status = this.request(26, 0, body, 'GrabPointer', window).then((r) => r[1]);
+    this.send(27, 0, u32(0)); // UngrabPointer, CurrentTime: releases it whether or not it was taken
+    return status;
+  }
+
+  /** Sets this connection's event mask on a window (ChangeWindowAttributes, CWEventMask). */
+  selectInput(window: number, mask: number): void {
+    const body = Buffer.alloc(12);
+    body.writeUInt32LE(window, 0);
+    body.writeUInt32LE(0x800, 4); // CWEventMask
+    body.writeUInt32LE(mask, 8);
+    this.send(2, 0, body);
+  }
+
+  /** SendEvent of a 32-byte event to `window` (mask 0: to the client that created it). */
+  sendEvent(window: number, mask: number, event: Buffer): void {
+    const body = Buffer.alloc(8 + 32);
+    body.writeUInt32LE(window, 0);
+    body.writeUInt32LE(mask, 4);
+    event.copy(body, 8, 0, 32);
+    this.send(25, 0, body);
+  }
+
+  /** Calls `listener` with every event this connection receives (32 bytes each) until the returned function is called. */
+  onEvent(listener: (event: Buffer) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   async inputFocus(): Promise<number> {
@@ -285,7 +337,11 @@ export class XConnection {
       if (this.buffer.length < size) return;
       const packet = this.buffer.subarray(0, size);
       this.buffer = this.buffer.subarray(size);
-      if (kind > 1) continue; // an event: none are selected, so nothing here waits for one
+      if (kind > 1) {
+        // An event: only those selected for a moment (settle.ts) are heard.
+        for (const listener of this.eventListeners) listener(Buffer.from(packet));
+        continue;
+      }
       const seq = packet.readUInt16LE(2);
       const pending = this.pending.get(seq);
       if (!pending) continue;
