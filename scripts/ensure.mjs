@@ -93,8 +93,8 @@ if (forTests) {
     'grim',
     'xwayland',
     'xterm',
-    'haproxy', // test/pool/balancer.test.ts runs the README's load-balancer example as written
     'stress-ng', // the load tier (npm run test:load): a CPU hog on every core beside the files
+    'haproxy', // test/pool/balancer.test.ts runs the README's load-balancer example as written
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }
