@@ -70,8 +70,8 @@ const files = find(testDir).filter(
 
 // The packed-tarball test builds the package (npm pack's prepack) and installs it, and the LibreOffice files
 // start LibreOffice and open its documents (200-250 s under load, and a hung document's restart adds about
-// 80 s more): they get a longer bound.
-const long = (f) => /[\\/](install[\\/]packed|native[\\/]office(-wayland)?)\.test\.js$/.test(f);
+// 80 s more), and the load tier's own files repeat each case many times under the hog: they get a longer bound.
+const long = (f) => /[\\/](install[\\/]packed|native[\\/]office(-wayland)?|load[\\/][^\\/]+)\.test\.js$/.test(f);
 const desktop = (f) => /^(native|load)[\\/]/.test(name(f));
 // Files that mostly wait (a pool's TIMEOUT waited out twice, a frozen page waiting out Verity's bounds,
 // sessions' idle ends, starts that must fail): measured at 15-25% of a core over 40-100 s each. They get a
