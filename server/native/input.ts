@@ -120,7 +120,7 @@ function charKeysym(c: string): number {
  * that took keys on them and answers _NET_WM_PING is pinged: one that has not answered keeps them mapped.
  */
 const KEYMAP_LEASE_MS = 5000;
-const KEYMAP_LEASE_CEILING_MS = 60_000;
+export const KEYMAP_LEASE_CEILING_MS = 60_000;
 
 /**
  * The keycodes this process has borrowed (on the X connection that mapped them), kept until no call has
