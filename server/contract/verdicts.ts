@@ -277,15 +277,7 @@ export function codeDifference(expected: string, observed: string): string | nul
   const want = expected.split('\n'),
     got = observed.split('\n');
   // The lines both share at the top and at the bottom are not looked at again.
-  let top = 0;
-  while (top < want.length && top < got.length && want[top] === got[top]) top++;
-  let bottom = 0;
-  while (
-    bottom < want.length - top &&
-    bottom < got.length - top &&
-    want[want.length - 1 - bottom] === got[got.length - 1 - bottom]
-  )
-    bottom++;
+  const { head: top, tail: bottom } = sharedEnds(want, got);
   const a = want.slice(top, want.length - bottom),
     b = got.slice(top, got.length - bottom);
   if (a.length > DIFF_LINES || b.length > DIFF_LINES) return `from line ${top + 1} on`;
@@ -338,6 +330,15 @@ export function codeDifference(expected: string, observed: string): string | nul
   return shown.join('; ') + (notes.length > DIFF_NOTES ? '; and more' : '');
 }
 
+/** How many items `a` and `b` share at their start and then, of the rest, at their end (lines or characters). */
+function sharedEnds<T>(a: ArrayLike<T>, b: ArrayLike<T>): { head: number; tail: number } {
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return { head, tail };
+}
+
 function closerWord(s: string): string {
   const quotes = /^['"`]+$/.test(s);
   const plural = [...s].length > 1;
@@ -346,15 +347,7 @@ function closerWord(s: string): string {
 
 /** One typed line against the line the editor holds in its place: what it added or dropped, named. */
 function lineChange(lineNo: number, typed: string, held: string): string {
-  let head = 0;
-  while (head < typed.length && head < held.length && typed[head] === held[head]) head++;
-  let tail = 0;
-  while (
-    tail < typed.length - head &&
-    tail < held.length - head &&
-    typed[typed.length - 1 - tail] === held[held.length - 1 - tail]
-  )
-    tail++;
+  const { head, tail } = sharedEnds(typed, held);
   const dropped = typed.slice(head, typed.length - tail),
     added = held.slice(head, held.length - tail);
   if (!dropped && CLOSERS.test(added))
