@@ -104,7 +104,10 @@ function stepOf(own: string): fc.Arbitrary<TrustStep> {
       tool: fc.constant('page'),
       args: fc.record({
         action: fc.constant('navigate'),
-        url: hostileText.map((t) => `data:text/html,<title>${encodeURIComponent(t).slice(0, 8150)}</title>`),
+        // A lone surrogate has no percent-encoding (encodeURIComponent throws): it goes as U+FFFD.
+        url: hostileText.map(
+          (t) => `data:text/html,<title>${encodeURIComponent(t.toWellFormed()).slice(0, 8150)}</title>`,
+        ),
         session,
       }),
     }),
