@@ -106,7 +106,8 @@ function stepOf(own: string): fc.Arbitrary<TrustStep> {
         action: fc.constant('navigate'),
         // A lone surrogate has no percent-encoding (encodeURIComponent throws): it goes as U+FFFD.
         url: hostileText.map(
-          (t) => `data:text/html,<title>${encodeURIComponent(t.toWellFormed()).slice(0, 8150)}</title>`,
+          (t) =>
+            `data:text/html,<title>${encodeURIComponent(t.replace(/[\uD800-\uDFFF]/gu, '\uFFFD')).slice(0, 8150)}</title>`,
         ),
         session,
       }),
