@@ -92,3 +92,53 @@ export function renderMarkdown(
   if (errors.length) lines.push('', 'Errors:', ...errors.map((e) => `- ${esc(e)}`));
   return lines.join('\n') + '\n';
 }
+
+/**
+ * An `--only` run's report merged into the last whole one: its rows replace the rows of the same metric,
+ * its tables the tables under the same heading (the text before the heading's colon), and a line under the
+ * header says which sections were run again and when; the rest of the last run stays as it was.
+ */
+export function mergeReport(previous: string, fresh: string, sections: string[], when: Date): string {
+  const rowOf = (line: string) => (line.startsWith('| ') ? line.split(' | ')[0] : null);
+  const headingOf = (line: string) => (line.startsWith('### ') ? line.split(':')[0] : null);
+  const freshLines = fresh.split('\n');
+  const freshRows = new Map(freshLines.filter((l) => rowOf(l) && !l.startsWith('| metric')).map((l) => [rowOf(l)!, l]));
+  // A table runs from its heading to the next heading or to the notes.
+  const blocks = (lines: string[]) => {
+    const out = new Map<string, string[]>();
+    for (let i = 0; i < lines.length; i++) {
+      const heading = headingOf(lines[i]);
+      if (!heading) continue;
+      let end = i + 1;
+      while (end < lines.length && !headingOf(lines[end]) && !/^(Notes|Spread|Errors):$/.test(lines[end])) end++;
+      out.set(heading, lines.slice(i, end));
+    }
+    return out;
+  };
+  const freshTables = blocks(freshLines);
+  const lines = previous.split('\n');
+  const oldTables = blocks(lines);
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const heading = headingOf(lines[i]);
+    if (heading && freshTables.has(heading)) {
+      out.push(...freshTables.get(heading)!);
+      freshTables.delete(heading);
+      i += oldTables.get(heading)!.length - 1;
+      continue;
+    }
+    // A section run again no longer stands in the errors for having crashed before.
+    if (sections.some((name) => lines[i].startsWith(`- section "${name}" crashed`))) continue;
+    const metric = rowOf(lines[i]);
+    out.push(metric && freshRows.has(metric) ? freshRows.get(metric)! : lines[i]);
+    if (i === 0)
+      out.push('', `Re-run with --only ${sections.join(',')} at ${when.toISOString()}: its rows and tables below.`);
+  }
+  // Tables the last run did not have go before its notes.
+  const notesAt = out.findIndex((l) => /^(Notes|Spread|Errors):$/.test(l));
+  const added = [...freshTables.values()].flat();
+  if (added.length) out.splice(notesAt < 0 ? out.length : notesAt, 0, ...added);
+  const errorsAt = out.indexOf('Errors:');
+  if (errorsAt >= 0 && !out[errorsAt + 1]?.startsWith('- ')) out.splice(errorsAt - 1, 2);
+  return out.join('\n');
+}

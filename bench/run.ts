@@ -1,7 +1,7 @@
 // Verity benchmark: one Chromium, local fixture pages, Verity vs raw CDP floor vs Playwright MCP.
 // Usage: node dist/bench/run.js [--iterations N] [--warmup N] [--only name,name] [--no-write]
 // Reports targets; exits 0 when a target is missed, non-zero only when something crashed.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,7 +10,7 @@ import { startFixtures } from './fixtures.js';
 import { REPO_ROOT, startPlaywright, startVerity } from './mcp.js';
 import { writeReadmeFigures } from './readme-table.js';
 import { ProcessRegistry } from './procs.js';
-import { cellErrors, renderMarkdown } from './report.js';
+import { cellErrors, mergeReport, renderMarkdown } from './report.js';
 import { sections as allSections } from './sections/index.js';
 import type { BenchConfig, BenchContext, Row, Section } from './types.js';
 
@@ -101,10 +101,15 @@ export async function runBench(sections: Section[], opts: Options, procs: Proces
   process.stdout.write(md);
   if (opts.write) {
     const out = join(REPO_ROOT, 'bench', 'latest.md');
-    writeFileSync(out, md);
-    log(`wrote ${out}`);
-    // Only a whole run speaks for the README (a --only run leaves out rows).
-    if (!opts.only) {
+    // An --only run is merged into the last whole run's report (its rows and tables replace theirs), so the
+    // report and the README it feeds stay whole.
+    const merged =
+      opts.only && !sectionErrors.length && existsSync(out)
+        ? mergeReport(readFileSync(out, 'utf8'), md, opts.only, new Date())
+        : md;
+    writeFileSync(out, merged);
+    log(`wrote ${out}${merged === md ? '' : ' (merged into the last whole run)'}`);
+    if (!opts.only || merged !== md) {
       writeReadmeFigures(REPO_ROOT);
       log("wrote the README's figures");
     }

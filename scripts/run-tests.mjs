@@ -429,7 +429,7 @@ if (only.length === 0 && !stoppedBy) {
     ...(underLoad ? { load: true } : {}),
   };
   const runFile = underLoad ? 'last-load-run.json' : 'last-run.json';
-  writeFileSync(join(root, 'test', runFile), `${JSON.stringify(lastRun, null, 1)}\n`);
+  writeFileSync(join(root, 'test', runFile), `${JSON.stringify(lastRun, null, 2)}\n`);
 }
 if (failed.size) {
   for (const [label, why] of failed) process.stdout.write(`\nrun-tests: why ${label} failed:\n${why}\n`);
