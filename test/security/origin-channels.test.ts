@@ -349,38 +349,19 @@ function channelSuite(mode: Mode): void {
       );
     }
 
-    test(
-      'a dedicated worker: its fetch of the refused origin fails; of the allowed one works',
-      only('launched', 'attached'),
-      async () => {
-        const text = await run('dedicated');
-        refusedOutcome(line(text, 'refused'), 'the dedicated worker');
+    // Workers: each kind's fetch of the refused origin fails and of the allowed one works, on its setups.
+    for (const [channel, what, setups] of [
+      ['dedicated', 'a dedicated worker', ['launched', 'attached']],
+      ['shared', 'a SharedWorker', ['launched', 'attached', 'isolated']],
+      ['service', 'a service worker', ['launched', 'attached', 'isolated']],
+    ] as const) {
+      test(`${what}: its fetch of the refused origin fails; of the allowed one works`, only(...setups), async () => {
+        const text = await run(channel);
+        refusedOutcome(line(text, 'refused'), `the ${channel} worker`);
         assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
         nothingReachedRefused();
-      },
-    );
-
-    test(
-      'a SharedWorker: its fetch of the refused origin fails; of the allowed one works',
-      only('launched', 'attached', 'isolated'),
-      async () => {
-        const text = await run('shared');
-        refusedOutcome(line(text, 'refused'), 'the shared worker');
-        assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
-        nothingReachedRefused();
-      },
-    );
-
-    test(
-      'a service worker: its fetch of the refused origin fails; of the allowed one works',
-      only('launched', 'attached', 'isolated'),
-      async () => {
-        const text = await run('service');
-        refusedOutcome(line(text, 'refused'), 'the service worker');
-        assert.equal(line(text, 'allowed'), 'status 200: ALLOWED-DATA');
-        nothingReachedRefused();
-      },
-    );
+      });
+    }
 
     test(
       'a WebSocket to a port outside the allow list, from the page and from a worker, never connects; to the allowed origin it does',
