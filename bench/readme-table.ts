@@ -82,7 +82,11 @@ export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): R
     fuzz: [`Run of ${run}:`, '', ...tableAfter(lines, (l) => l.startsWith('### Trust fuzz'))],
   };
   if (lastRun) blocks.suite = [runLine('The last full run', lastRun)];
-  if (lastLoadRun) blocks['suite-load'] = [runLine('The last load-tier run', lastLoadRun)];
+  blocks['suite-load'] = [
+    lastLoadRun
+      ? runLine('The last load-tier run', lastLoadRun)
+      : 'No load-tier run is recorded yet: `npm run test:load` writes test/last-load-run.json.',
+  ];
   return blocks;
 }
 

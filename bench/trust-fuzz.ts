@@ -216,6 +216,8 @@ export async function fuzzTrust(
       await call('start_session', { session });
       await call('page', { action: 'navigate', url: target.loginUrl, session });
       const state = await call('get_window_state', { session, format: 'full' });
+      // A refusal (the connection's labels or the trail full) is the server holding a bound: no login then.
+      if ((state?.structured as { status?: string } | undefined)?.status === 'refused') continue;
       const user = tokenOf(state?.structured, 'User');
       const pw = tokenOf(state?.structured, 'Password');
       const submit = tokenOf(state?.structured, 'Sign in');
