@@ -56,9 +56,11 @@ function tableAfter(lines: string[], heading: (line: string) => boolean): string
 /** The bench run's time and browser, from latest.md's first lines. */
 function benchRun(lines: string[]): string {
   const when = /— (\d{4}-\d\d-\d\dT\d\d:\d\d)/.exec(lines[0] ?? '')?.[1] ?? 'unknown time';
-  const browser = /Chrome\/(\d+)/.exec(lines[2] ?? '')?.[1];
-  const node = /Node v(\d+)/.exec(lines[2] ?? '')?.[1];
-  const cores = /on (\d+) cores/.exec(lines[2] ?? '')?.[1];
+  // The line that names the browser (the third, or later when a merged --only run added its own line).
+  const about = lines.slice(0, 8).find((l) => l.includes('(headless)')) ?? '';
+  const browser = /Chrome\/(\d+)/.exec(about)?.[1];
+  const node = /Node v(\d+)/.exec(about)?.[1];
+  const cores = /on (\d+) cores/.exec(about)?.[1];
   return `${when}Z (${[browser && `Chromium ${browser} headless`, node && `Node ${node}`, cores && `${cores} cores`].filter(Boolean).join(', ')})`;
 }
 
