@@ -75,8 +75,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Windows activated since their last settle (x11.ts activate marks them): their app gets a settle before keys. */
 const activated = new Set<number>();
+/** Windows remembered as activated at most (one activated and never typed into is forgotten, oldest first). */
+const ACTIVATED_MAX = 256;
 export function focusMovedTo(window: number): void {
+  activated.delete(window);
   activated.add(window);
+  if (activated.size > ACTIVATED_MAX) activated.delete(activated.values().next().value!);
 }
 
 /**
