@@ -4,6 +4,9 @@
 // The shapes a result carries are declared once, zod first, in wire.ts.
 export type { ActionCaused, ActionResult, Effect, Evidence, Route } from './wire.js';
 import type { ActionResult } from './wire.js';
+import type { ClickOptions, DragOptions, ScrollOptions, TypeOptions } from './actions.js';
+
+export type { ClickOptions, DragOptions, ScrollOptions, TypeOptions } from './actions.js';
 
 /** An element a call named by its token, as the router resolved it (once per call). */
 export interface TargetElement {
@@ -115,27 +118,6 @@ export interface Snapshot {
   scale: number;
   /** Why `elements` are not all the target shows (a read failed, a bound cut it, a window could not be placed): then never `elements_complete`. */
   incomplete?: string;
-}
-
-export interface ClickOptions {
-  button: 'left' | 'right' | 'middle';
-  count: 1 | 2 | 3;
-  modifiers: string[];
-}
-export interface TypeOptions {
-  delayMs: number;
-}
-export interface ScrollOptions {
-  direction: 'up' | 'down' | 'left' | 'right';
-  amount: number;
-  by: 'line' | 'page';
-}
-export interface DragOptions {
-  from: { x: number; y: number };
-  to: { x: number; y: number };
-  durationMs: number;
-  steps: number;
-  button: 'left' | 'right' | 'middle';
 }
 
 export interface Driver {

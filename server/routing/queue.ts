@@ -5,6 +5,7 @@
 // own effect. Reads (get_window_state, page get_text) do not wait: they change nothing.
 import { withTiming, type ActionResult, type Driver, type Evidence, type ResolvedTarget } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
+import { isAction } from '../contract/actions.js';
 
 export interface QueueLimits {
   /** Calls that may wait for one target at a time; one more is refused `target_busy`. */
@@ -131,8 +132,6 @@ export class TargetQueue {
   }
 }
 
-const ACTIONS = new Set<keyof Driver>(['click', 'typeText', 'setValue', 'pressKey', 'scroll', 'drag', 'hover']);
-
 /** The key actions on `target` queue under: one per tab, one per native window, one for the desktop. */
 export function queueKey(target: Pick<ResolvedTarget, 'kind' | 'key'>): string {
   return target.kind === 'desktop' ? 'desktop' : `${target.kind} ${target.key}`;
@@ -160,7 +159,7 @@ export function queuedDriver(
     get(d, prop, receiver) {
       const value = Reflect.get(d, prop, receiver);
       if (typeof value !== 'function') return value;
-      if (!ACTIONS.has(prop as keyof Driver)) return value.bind(d);
+      if (!isAction(prop)) return value.bind(d);
       // Within this process the queue orders the calls; the driver's own lock (if any) orders them against
       // other processes driving the same target.
       const act = (...args: unknown[]): Promise<ActionResult> =>

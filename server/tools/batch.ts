@@ -7,21 +7,10 @@ import { actionTools } from './actions.js';
 import { DESTRUCTIVE, defineTool, parseArgs, textOfStructured, type ToolDef } from './define.js';
 import { getWindowState } from './inspection.js';
 import { session as sessionArg } from './schemas.js';
-import { typeText } from './typing.js';
 
-export const BATCHABLE = [
-  'click',
-  'double_click',
-  'right_click',
-  'set_value',
-  'type_text',
-  'press_key',
-  'hotkey',
-  'scroll',
-  'drag',
-  'hover',
-] as const;
-const byName = new Map<string, ToolDef>([...actionTools, typeText].map((t) => [t.name, t]));
+/** The tools a step may name: every action tool (contract/actions.ts), in its order. */
+export const BATCHABLE = actionTools.map((t) => t.name) as [string, ...string[]];
+const byName = new Map<string, ToolDef>(actionTools.map((t) => [t.name, t]));
 
 /** How a batch runs one step: the same admission, policy and recording as a direct call. */
 export type StepRunner = (

@@ -7,19 +7,7 @@ import { getWindowState, listApps, listWindows } from './inspection.js';
 import { page } from './page.js';
 import { screen } from './screen.js';
 import { sessionTools } from './sessions.js';
-import { typeText } from './typing.js';
 
 export function allTools(): ToolDef[] {
-  return [
-    ...sessionTools,
-    listApps,
-    listWindows,
-    getWindowState,
-    ...actionTools.slice(0, 3),
-    typeText,
-    ...actionTools.slice(3),
-    runActions,
-    page,
-    screen,
-  ];
+  return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools, runActions, page, screen];
 }
