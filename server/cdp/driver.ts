@@ -2,16 +2,8 @@
 // world. Pointer and key input is trusted input from Input.dispatch*; proof is what the page observed.
 // A thin driver over its parts (click.ts, keys.ts, scroll.ts, drag.ts, typing.ts, snapshot.ts), which
 // share the lower toolbox in aim.ts and never import this file (server/native/ is built the same way).
-import type {
-  ActionResult,
-  ClickOptions,
-  Driver,
-  DragOptions,
-  ResolvedTarget,
-  ScrollOptions,
-  Snapshot,
-  TypeOptions,
-} from '../contract/driver.js';
+import type { ActionArgs } from '../contract/actions.js';
+import type { ActionResult, Driver, ResolvedTarget, Snapshot } from '../contract/driver.js';
 import { withTiming } from '../contract/driver.js';
 import { tabOf, type CdpRoute } from './aim.js';
 import type { BrowserHost } from './browser.js';
@@ -70,24 +62,24 @@ export class CdpDriver implements Driver {
     return { ...r, delivery: { ...r.delivery, mode: 'foreground' } };
   }
 
-  click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
-    return this.delivered(target, () => click(this.route, target, options));
+  click(target: ResolvedTarget, args: ActionArgs['click']): Promise<ActionResult> {
+    return this.delivered(target, () => click(this.route, target, args));
   }
-  typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+  typeText(target: ResolvedTarget, { text, ...options }: ActionArgs['typeText']): Promise<ActionResult> {
     return this.delivered(target, () => typeText(this.route, target, text, options));
   }
-  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
+  setValue(target: ResolvedTarget, { value }: ActionArgs['setValue']): Promise<ActionResult> {
     if (Array.isArray(value)) return this.delivered(target, () => chooseSeveral(this.route, target, value));
     return this.delivered(target, () => setValue(this.route, target, value));
   }
-  pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+  pressKey(target: ResolvedTarget, { key, modifiers }: ActionArgs['pressKey']): Promise<ActionResult> {
     return this.delivered(target, () => pressKey(this.route, target, key, modifiers));
   }
-  scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
-    return this.delivered(target, () => scroll(this.route, target, options));
+  scroll(target: ResolvedTarget, args: ActionArgs['scroll']): Promise<ActionResult> {
+    return this.delivered(target, () => scroll(this.route, target, args));
   }
-  drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
-    return this.delivered(target, () => drag(this.route, target, options));
+  drag(target: ResolvedTarget, args: ActionArgs['drag']): Promise<ActionResult> {
+    return this.delivered(target, () => drag(this.route, target, args));
   }
   hover(target: ResolvedTarget): Promise<ActionResult> {
     return this.delivered(target, () => hover(this.route, target));

@@ -4,7 +4,7 @@
 // The shapes a result carries are declared once, zod first, in wire.ts.
 export type { ActionCaused, ActionResult, Effect, Evidence, Route } from './wire.js';
 import type { ActionResult } from './wire.js';
-import type { ClickOptions, DragOptions, ScrollOptions, TypeOptions } from './actions.js';
+import type { ActionArgs, ActionName } from './actions.js';
 
 export type { ClickOptions, DragOptions, ScrollOptions, TypeOptions } from './actions.js';
 
@@ -120,17 +120,14 @@ export interface Snapshot {
   incomplete?: string;
 }
 
-export interface Driver {
+/** Each action of the table (actions.ts) as a method: its target, then the one argument the table gives it. */
+export type ActionMethods = {
+  [K in ActionName]: (target: ResolvedTarget, args: ActionArgs[K]) => Promise<ActionResult>;
+};
+
+/** A delivery route: the table's actions, a snapshot, and optionally a lock against other processes. */
+export interface Driver extends ActionMethods {
   snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot>;
-  click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult>;
-  typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult>;
-  /** A list chooses several options of a multi-select list (the whole selection becomes the list). */
-  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult>;
-  pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult>;
-  scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult>;
-  drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult>;
-  /** Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. */
-  hover(target: ResolvedTarget): Promise<ActionResult>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
   exclusive?(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult>;
 }

@@ -10,8 +10,8 @@ import type {
   ScrollOptions,
   Snapshot,
   SnapshotElement,
-  TypeOptions,
 } from '../contract/driver.js';
+import type { ActionArgs } from '../contract/actions.js';
 import { Stopwatch } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
 import { IFACE } from './atspi.js';
@@ -127,11 +127,11 @@ export class NativeDriver implements Driver {
     return clickNative(this.host, target, options, modeOf(target));
   }
 
-  typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+  typeText(target: ResolvedTarget, { text, ...options }: ActionArgs['typeText']): Promise<ActionResult> {
     return typeNative(this.host, target, text, { ...options, deliveryMode: target.deliveryMode });
   }
 
-  setValue(target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
+  setValue(target: ResolvedTarget, { value }: ActionArgs['setValue']): Promise<ActionResult> {
     if (Array.isArray(value))
       throw new Refusal(
         'invalid_arguments',
@@ -140,7 +140,7 @@ export class NativeDriver implements Driver {
     return setValueNative(this.host, target, value, modeOf(target));
   }
 
-  async pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+  async pressKey(target: ResolvedTarget, { key, modifiers }: ActionArgs['pressKey']): Promise<ActionResult> {
     const sw = new Stopwatch();
     const a = await aim(this.host, target);
     const mode = modeOf(target);

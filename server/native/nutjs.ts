@@ -16,8 +16,8 @@ import type {
   ResolvedTarget,
   ScrollOptions,
   Snapshot,
-  TypeOptions,
 } from '../contract/driver.js';
+import type { ActionArgs } from '../contract/actions.js';
 import { Stopwatch } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
 import { closeXServer, requireDisplay, xServer } from './env.js';
@@ -600,7 +600,7 @@ export class NutjsDriver implements Driver {
     );
   }
 
-  async typeText(target: ResolvedTarget, text: string, options: TypeOptions): Promise<ActionResult> {
+  async typeText(target: ResolvedTarget, { text, ...options }: ActionArgs['typeText']): Promise<ActionResult> {
     const sw = new Stopwatch();
     const odd = nutUntypable(text);
     if (odd.length)
@@ -642,7 +642,7 @@ export class NutjsDriver implements Driver {
     };
   }
 
-  async pressKey(target: ResolvedTarget, key: string, modifiers: string[]): Promise<ActionResult> {
+  async pressKey(target: ResolvedTarget, { key, modifiers }: ActionArgs['pressKey']): Promise<ActionResult> {
     const sw = new Stopwatch();
     const keys = [...modifiers.map((k) => nutKey(k, 'modifiers')), nutKey(key)];
     const m = await this.keyboardFor(target);
