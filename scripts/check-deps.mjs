@@ -58,6 +58,41 @@ const LAYERS = [
     domSafe: true,
   },
   {
+    name: 'a CDP tab is one page: its session, page agent, lock, activity, guard and cursor; nothing of the browser that opened it, nor of the actions',
+    files: ['server/cdp/tab/'],
+    may: ['node:', 'puppeteer-core', 'server/contract/', 'server/policy.ts', 'server/cdp/page-agent/'],
+    cdp: true,
+  },
+  {
+    name: 'a CDP browser launches or attaches and hands out its tabs: it may use the tab layer, not the actions nor the driver',
+    files: ['server/cdp/browser/'],
+    may: [
+      'node:',
+      'puppeteer-core',
+      'ws',
+      'server/contract/',
+      'server/policy.ts',
+      'server/progress.ts',
+      'server/token.ts',
+      'server/cdp/tab/',
+    ],
+    cdp: true,
+  },
+  {
+    name: 'the CDP actions (one file each, over the shared aim toolbox) use the browser and the tab, and never import the driver above them',
+    files: ['server/cdp/actions/'],
+    may: [
+      'node:',
+      'puppeteer-core',
+      'server/contract/',
+      'server/cdp/browser/',
+      'server/cdp/tab/',
+      'server/cdp/page-agent/',
+      'server/cdp/snapshot.ts',
+    ],
+    cdp: true,
+  },
+  {
     name: 'the CDP route is a backend: no MCP, tools, gateway, core, sessions, nor the native route',
     files: ['server/cdp/'],
     may: [
@@ -149,7 +184,7 @@ const LAYERS = [
       'server/core.ts',
       ...SHARED,
       // A constant: how long a CDP call may take, which a timeout refusal names.
-      'server/cdp/browser.ts',
+      'server/cdp/browser/browser.ts',
     ],
   },
   {

@@ -5,19 +5,19 @@
 import type { ActionArgs } from '../contract/actions.js';
 import type { ActionResult, Driver, ResolvedTarget, Snapshot } from '../contract/driver.js';
 import { withTiming } from '../contract/driver.js';
-import { tabOf, type CdpRoute } from './aim.js';
-import type { BrowserHost } from './browser.js';
-import { chooseSeveral } from './choose.js';
-import { click } from './click.js';
-import { drag } from './drag.js';
-import { hover } from './hover.js';
-import { pressKey } from './keys.js';
-import { scroll } from './scroll.js';
-import { SideEffectWatch } from './side-effects.js';
+import { tabOf, type CdpRoute } from './actions/aim.js';
+import type { BrowserHost } from './browser/browser.js';
+import { chooseSeveral } from './actions/set-value.js';
+import { click } from './actions/click.js';
+import { drag } from './actions/drag.js';
+import { hover } from './actions/hover.js';
+import { pressKey } from './actions/press-key.js';
+import { scroll } from './actions/scroll.js';
+import { SideEffectWatch } from './browser/side-effects.js';
 import { snapshotTab } from './snapshot.js';
-import type { Tab } from './tab.js';
-import { setValue, typeText } from './typing.js';
-import { withTabLock } from './tab-lock.js';
+import type { Tab } from './tab/tab.js';
+import { setValue, typeText } from './actions/type-text.js';
+import { withTabLock } from './tab/tab-lock.js';
 
 export class CdpDriver implements Driver {
   private readonly route: CdpRoute;

@@ -4,9 +4,9 @@
 // The field is read back at once and again after the page settles (a code editor's whole document from
 // its model), and the result says exactly what landed. A second method is tried only when the read-back
 // proves nothing landed, so text can never arrive twice.
-import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
 import {
   describeEvents,
   dialogResult,
@@ -18,9 +18,9 @@ import {
   type CdpRoute,
 } from './aim.js';
 import { click } from './click.js';
-import { quickFrameOf, type TabElementRef } from './snapshot.js';
-import type { Frame, Tab } from './tab.js';
-import type { ValuePlan, ValueReading } from './page-agent/fields.js';
+import { quickFrameOf, type TabElementRef } from '../snapshot.js';
+import type { Frame, Tab } from '../tab/tab.js';
+import type { ValuePlan, ValueReading } from '../page-agent/fields.js';
 import type {
   FieldPrepared,
   HeldReadBack,
@@ -28,8 +28,8 @@ import type {
   SinkReady,
   TextFieldReady,
   ValueInputReady,
-} from './page-agent/replies.js';
-import { queueCursor } from './cursor-overlay.js';
+} from '../page-agent/replies.js';
+import { queueCursor } from '../tab/cursor-overlay.js';
 import {
   excerpt,
   judgeShownText,
@@ -37,8 +37,8 @@ import {
   judgeValue,
   numberFieldRejects,
   type FieldState,
-} from '../contract/verdicts.js';
-import { maskSecrets } from '../contract/secrets.js';
+} from '../../contract/verdicts.js';
+import { maskSecrets } from '../../contract/secrets.js';
 
 // The verdict rules are pure and live in contract/verdicts.ts (unit-tested); re-exported for old importers.
 export { excerpt, judgeText as judge };

@@ -1,12 +1,12 @@
 // set_value with a list on a tab: a <select multiple> set by the page agent, or an ARIA multi-select
 // listbox whose options are Ctrl+clicked (a trusted click that toggles one option, as a user does). Either
 // way the whole selection is read back and must be exactly the list.
-import type { ActionResult, ResolvedTarget } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { judgeValue } from '../contract/verdicts.js';
+import type { ActionResult, ResolvedTarget } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
+import { judgeValue } from '../../contract/verdicts.js';
 import { dialogResult, mouseClick, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
-import { frameOf, type TabElementRef } from './snapshot.js';
+import { frameOf, type TabElementRef } from '../snapshot.js';
 
 export function chooseSeveral(route: CdpRoute, target: ResolvedTarget, values: string[]): Promise<ActionResult> {
   return withSideEffects(route, target, () => choose(target, values));
