@@ -7,15 +7,7 @@
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../contract/driver.js';
 import { Stopwatch } from '../../contract/driver.js';
 import { Refusal } from '../../contract/refusal.js';
-import {
-  describeEvents,
-  dialogResult,
-  focusedFrame,
-  result,
-  tabOf,
-  withSideEffects,
-  type CdpRoute,
-} from './aim.js';
+import { describeEvents, dialogResult, focusedFrame, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { click } from './click.js';
 import { quickFrameOf, type TabElementRef } from '../snapshot.js';
 import type { Frame, Tab } from '../tab/tab.js';

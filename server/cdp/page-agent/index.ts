@@ -6,12 +6,12 @@
 // The server never imports this module at run time: it imports the `PageAgent` type only, so that
 // `Tab.call(frame, name, ...args)` is checked against these methods' own signatures. Every method takes
 // and returns JSON (arguments are written with JSON.stringify, results read back by value).
-import * as choices from './choices.js';
+import * as choices from '../actions/set-value.page.js';
 import * as core from './core.js';
 import * as fields from './fields.js';
 import * as held from './held.js';
-import * as hover from './hover.js';
-import * as motion from './motion.js';
+import * as hover from '../actions/hover.page.js';
+import * as motion from '../actions/drag.page.js';
 import * as sinks from './sinks.js';
 import * as text from './text.js';
 

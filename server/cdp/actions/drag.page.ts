@@ -1,7 +1,7 @@
 // The page agent's motion part: scrolling (aim at the right scroll container, read offsets until they
 // settle), dragging (which element got the press and the release), and the agent cursor overlay.
 import type { DragProbe } from '../../contract/drag-verdict.js';
-import { type Refused, coveringOf, describe, element, hitAt, nextFrame, textOf } from './core.js';
+import { type Refused, coveringOf, describe, element, hitAt, nextFrame, textOf } from '../page-agent/core.js';
 
 /** A scroll container's offsets (rounded CSS pixels) and what it is. */
 export interface ScrollOffsets {

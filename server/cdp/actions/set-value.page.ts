@@ -2,7 +2,7 @@
 // aria-multiselectable="true". The whole selection becomes the list (others are cleared) and is read back
 // whole. A native list is set from here (as a single select is); a listbox is clicked as a user does,
 // Ctrl held so each click toggles one option and leaves the others.
-import { describe, element, isEnabled, nextFrame, type Refused } from './core.js';
+import { describe, element, isEnabled, nextFrame, type Refused } from '../page-agent/core.js';
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
 const optionText = (o: Element) => (o.textContent ?? '').replace(/\s+/g, ' ').trim();

@@ -1,7 +1,7 @@
 // hover's read-back: which things became visible while the pointer rested on an element (a CSS :hover menu,
 // a mouseenter menu, a tooltip). The set of visible shown things (interactive elements and elements with
 // their own text) is taken before the pointer moves and compared after, bounded in time.
-import { nextFrame } from './core.js';
+import { nextFrame } from '../page-agent/core.js';
 
 /** How long a hover gets to open something (tooltips commonly wait 300-500 ms). */
 const HOVER_WAIT_MS = 1000;
