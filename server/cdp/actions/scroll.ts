@@ -4,7 +4,7 @@ import type { ActionResult, Evidence, ResolvedTarget, ScrollOptions } from '../.
 import { Stopwatch } from '../../contract/driver.js';
 import { aimRefusal, dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from '../tab/cursor-overlay.js';
-import type { ScrollOffsets } from './drag.page.js';
+import type { ScrollOffsets } from './scroll.page.js';
 import { frameOf, type TabElementRef } from '../snapshot.js';
 import type { Frame } from '../tab/tab.js';
 

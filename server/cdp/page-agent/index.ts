@@ -11,7 +11,9 @@ import * as core from './core.js';
 import * as fields from './fields.js';
 import * as held from './held.js';
 import * as hover from '../actions/hover.page.js';
-import * as motion from '../actions/drag.page.js';
+import * as drag from '../actions/drag.page.js';
+import * as scroll from '../actions/scroll.page.js';
+import * as cursor from './cursor.js';
 import * as sinks from './sinks.js';
 import * as text from './text.js';
 
@@ -47,24 +49,25 @@ const pageAgent = {
   findOption: fields.findOption,
   offeredOptions: fields.offeredOptions,
   comboboxAfter: fields.comboboxAfter,
-  // choices.ts: set_value with a list (multi-select lists and listboxes)
+  // actions/set-value.page.ts: set_value with a list (multi-select lists and listboxes)
   planChoices: choices.planChoices,
   choicePoint: choices.choicePoint,
   choicesNow: choices.choicesNow,
   // sinks.ts: hidden inputs a widget collects keys with
   sinkShown: sinks.sinkShown,
-  // hover.ts: what a hover made visible
+  // actions/hover.page.ts: what a hover made visible
   hoverBaseline: hover.hoverBaseline,
   hoverAppeared: hover.hoverAppeared,
-  // motion.ts: scrolling, dragging, the agent cursor
-  scrollState: motion.scrollState,
-  scrollAim: motion.scrollAim,
-  scrollSettled: motion.scrollSettled,
-  watchDrag: motion.watchDrag,
-  dragSeen: motion.dragSeen,
-  cursorShow: motion.cursorShow,
-  cursorHide: motion.cursorHide,
-  cursorVisible: motion.cursorVisible,
+  // actions/scroll.page.ts, actions/drag.page.ts: scrolling, dragging
+  scrollState: scroll.scrollState,
+  scrollAim: scroll.scrollAim,
+  scrollSettled: scroll.scrollSettled,
+  watchDrag: drag.watchDrag,
+  dragSeen: drag.dragSeen,
+  // cursor.ts: the agent cursor
+  cursorShow: cursor.cursorShow,
+  cursorHide: cursor.cursorHide,
+  cursorVisible: cursor.cursorVisible,
   // text.ts: the page tool's reads
   pageText: text.pageText,
   queryDom: text.queryDom,
