@@ -1,8 +1,14 @@
-// Choosing several: set_value with a list, on a <select multiple> or an ARIA listbox with
-// aria-multiselectable="true". The whole selection becomes the list (others are cleared) and is read back
-// whole. A native list is set from here (as a single select is); a listbox is clicked as a user does,
-// Ctrl held so each click toggles one option and leaves the others.
-import { describe, element, isEnabled, nextFrame, type Refused } from '../page-agent/core.js';
+import {
+  deepActiveElement,
+  describe,
+  element,
+  isEnabled,
+  nextFrame,
+  secretKind,
+  TEXT_INPUT_TYPES,
+} from '../page-agent/core.js';
+import type { Refused } from '../page-agent/replies.js';
+import { type ValueReading, nativeSetValue, readValue, isCombobox } from '../page-agent/fields.js';
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
 const optionText = (o: Element) => (o.textContent ?? '').replace(/\s+/g, ' ').trim();
@@ -89,4 +95,228 @@ export async function choicesNow(snapshotId: string, index: number): Promise<str
   await nextFrame();
   await new Promise((r) => setTimeout(r, 0));
   return selectionOf(element(snapshotId, index));
+}
+
+export async function settledValue(snapshotId: string, index: number) {
+  await nextFrame();
+  await new Promise((r) => setTimeout(r, 0));
+  return readValue(element(snapshotId, index));
+}
+
+/** Text of `root` without its listboxes, live regions, visually hidden helper text and labels. */
+function shownText(root: Element): string {
+  let out = '';
+  const walk = (n: Node) => {
+    if (n.nodeType === Node.TEXT_NODE) {
+      out += n.textContent;
+      return;
+    }
+    if (!(n instanceof Element)) return;
+    const role = n.getAttribute('role');
+    if (
+      role === 'listbox' ||
+      role === 'log' ||
+      role === 'status' ||
+      n.hasAttribute('aria-live') ||
+      n.localName === 'label' ||
+      n.localName === 'script' ||
+      n.localName === 'style'
+    )
+      return;
+    if (n.localName === 'input') {
+      out += ' ' + (n as HTMLInputElement).value + ' ';
+      return;
+    }
+    for (const c of Array.from(n.childNodes)) walk(c);
+    out += ' ';
+  };
+  walk(root);
+  return out.replace(/\s+/g, ' ').trim();
+}
+
+/** What a combobox shows as chosen: its own text and value, or the nearest ancestor (3 levels) that shows any. */
+function comboboxShows(el: Element): string {
+  const own = el.localName === 'input' ? (el as HTMLInputElement).value.trim() : shownText(el);
+  let context = '';
+  let node: Element | null = el;
+  for (let depth = 0; depth < 3 && node?.parentElement && !context; depth++) {
+    node = node.parentElement;
+    if (node.querySelectorAll('[role="combobox"]').length > 1) break;
+    context = shownText(node);
+  }
+  return [own, context].filter(Boolean).join(' | ');
+}
+
+function listboxOf(el: Element): Element | null {
+  for (const attr of ['aria-controls', 'aria-owns']) {
+    const id = el.getAttribute(attr);
+    const found = id ? ((el.getRootNode() as Document).getElementById?.(id) ?? document.getElementById(id)) : null;
+    if (found) return found;
+  }
+  return null;
+}
+
+let optionClicks = 0;
+
+const countClick = (e: Event) => {
+  if (e.isTrusted) optionClicks++;
+};
+
+/**
+ * Waits (bounded) for the combobox's listbox to list an option whose text is `value` (case and spaces
+ * aside), and returns where to click it. Lists what it offers when none matches.
+ */
+/** Where to click the matching option, or what the list offers instead. */
+export type OptionFound =
+  | { refusal?: undefined; found: true; x: number; y: number; label: string; describe: string }
+  | { refusal?: undefined; found: false; offered: string[] };
+
+export async function findOption(snapshotId: string, index: number, value: string): Promise<Refused | OptionFound> {
+  const el = element(snapshotId, index);
+  const want = value.trim().toLowerCase();
+  const deadline = performance.now() + 1500;
+  let offered: string[] = [];
+  while (true) {
+    const box = listboxOf(el);
+    const opts = box ? Array.from(box.querySelectorAll('[role="option"]')) : [];
+    offered = opts.map((o) => (o.textContent ?? '').trim());
+    const match = opts.find((o) => (o.textContent ?? '').trim().toLowerCase() === want);
+    if (match) {
+      if (match.getAttribute('aria-disabled') === 'true')
+        return { refusal: 'element_disabled', detail: describe(match) };
+      (match as HTMLElement).scrollIntoView({ block: 'nearest' });
+      await nextFrame();
+      const r = match.getBoundingClientRect();
+      optionClicks = 0;
+      match.addEventListener('click', countClick);
+      return {
+        found: true,
+        x: r.x + r.width / 2,
+        y: r.y + r.height / 2,
+        label: (match.textContent ?? '').trim(),
+        describe: describe(match),
+      };
+    }
+    if (performance.now() > deadline) return { found: false, offered: offered.slice(0, 30) };
+    await nextFrame();
+  }
+}
+
+/** The options the combobox's listbox lists now (after a render), for a refusal that says what it offers. */
+export async function offeredOptions(snapshotId: string, index: number): Promise<string[]> {
+  const el = element(snapshotId, index);
+  for (let i = 0; i < 3; i++) await nextFrame();
+  const box = listboxOf(el);
+  return box
+    ? Array.from(box.querySelectorAll('[role="option"]'))
+        .map((o) => (o.textContent ?? '').trim())
+        .slice(0, 30)
+    : [];
+}
+
+/** After the option was clicked: whether it got the trusted click, and what the combobox shows now (settled). */
+export async function comboboxAfter(snapshotId: string, index: number) {
+  const el = element(snapshotId, index);
+  for (let i = 0; i < 3; i++) await nextFrame();
+  await new Promise((r) => setTimeout(r, 0));
+  return {
+    clicked: optionClicks,
+    expanded: el.getAttribute('aria-expanded') === 'true',
+    shows: comboboxShows(el),
+    describe: describe(el),
+  };
+}
+
+/** How set_value goes on: the agent set it already (select, value), or the server delivers input (text, toggle, combobox). */
+export type ValuePlan =
+  | {
+      refusal?: undefined;
+      kind: 'select' | 'value' | 'text';
+      before: ValueReading;
+      expected: ValueReading;
+      /** Why the field's text is a secret (masked in the result), when it is one. */
+      secret?: string;
+    }
+  | { refusal?: undefined; kind: 'toggle'; before: ValueReading; expected: ValueReading; needsClick: boolean }
+  | {
+      refusal?: undefined;
+      kind: 'combobox';
+      typeable: boolean;
+      before: ValueReading;
+      expected: ValueReading;
+      describe: string;
+    };
+
+export function setValue(snapshotId: string, index: number, value: string): Refused | ValuePlan {
+  const el = element(snapshotId, index);
+  if (!isEnabled(el)) return { refusal: 'element_disabled', detail: describe(el) };
+  if ((el as HTMLInputElement).readOnly) return { refusal: 'element_readonly', detail: describe(el) };
+  if (isCombobox(el)) {
+    // Choosing is the only way to set a select-like combobox: its search text is not its value.
+    const shows = comboboxShows(el);
+    return {
+      kind: 'combobox',
+      typeable: el.localName === 'input',
+      before: { value: shows, label: '', checked: null },
+      expected: { value, label: '', checked: null },
+      describe: describe(el),
+    };
+  }
+  const before = readValue(el);
+  const tag = el.localName;
+  if (tag === 'select') {
+    const sel = el as HTMLSelectElement;
+    const want = value.trim().toLowerCase();
+    const option =
+      Array.from(sel.options).find((o) => o.value === value) ??
+      Array.from(sel.options).find(
+        (o) => o.label.trim().toLowerCase() === want || o.text.trim().toLowerCase() === want,
+      );
+    if (!option)
+      return {
+        refusal: 'no_such_option',
+        detail: `options: ${Array.from(sel.options)
+          .map((o) => `${o.value} (${o.label})`)
+          .join(', ')}`,
+      };
+    nativeSetValue(sel, option.value);
+    return { before, expected: { value: option.value, label: option.label, checked: null }, kind: 'select' };
+  }
+  if (tag === 'input') {
+    const input = el as HTMLInputElement;
+    if (input.type === 'checkbox' || input.type === 'radio') {
+      const want = /^(true|1|on|yes|checked)$/i.test(value.trim());
+      if (!want && input.type === 'radio')
+        return {
+          refusal: 'invalid_arguments',
+          detail: 'a radio button can only be selected (value "true"); select another one to clear it',
+        };
+      return {
+        before,
+        expected: { value: input.value, label: '', checked: want },
+        kind: 'toggle',
+        needsClick: input.checked !== want,
+      };
+    }
+    const secret = secretKind(input) ?? undefined;
+    if (TEXT_INPUT_TYPES.has(input.type) && input.type !== 'number')
+      return { before, expected: { value, label: '', checked: null }, kind: 'text', secret };
+    nativeSetValue(input, value);
+    return { before, expected: { value, label: '', checked: null }, kind: 'value', secret };
+  }
+  if (tag === 'textarea')
+    return { before, expected: { value, label: '', checked: null }, kind: 'text', secret: secretKind(el) ?? undefined };
+  return { refusal: 'not_settable', detail: describe(el) };
+}
+
+/** Selects the whole content of a text field so the next insertion replaces it (set_value on text). */
+export function selectAllIn(snapshotId: string, index: number): boolean {
+  const el = element(snapshotId, index) as HTMLInputElement;
+  el.focus();
+  el.select();
+  return deepActiveElement() === el;
+}
+
+export function readElementValue(snapshotId: string, index: number) {
+  return readValue(element(snapshotId, index));
 }

@@ -6,9 +6,9 @@
 // The server never imports this module at run time: it imports the `PageAgent` type only, so that
 // `Tab.call(frame, name, ...args)` is checked against these methods' own signatures. Every method takes
 // and returns JSON (arguments are written with JSON.stringify, results read back by value).
-import * as choices from '../actions/set-value.page.js';
+import * as setValue from '../actions/set-value.page.js';
+import * as typeText from '../actions/type-text.page.js';
 import * as core from './core.js';
-import * as fields from './fields.js';
 import * as held from './held.js';
 import * as hover from '../actions/hover.page.js';
 import * as drag from '../actions/drag.page.js';
@@ -33,26 +33,26 @@ const pageAgent = {
   element: core.element,
   indexInLatest: core.indexInLatest,
   elementsAt: core.elementsAt,
-  // fields.ts: text fields, values, comboboxes
-  prepareField: fields.prepareField,
-  assignPreparedValue: fields.assignPreparedValue,
-  readBack: fields.readBack,
-  preparedFieldNow: fields.preparedFieldNow,
-  pasteText: fields.pasteIntoField,
-  rearmField: fields.rearmField,
-  releaseField: fields.releaseHeldField,
+  // actions/type-text.page.ts: text fields and editors, held for the action
+  prepareField: typeText.prepareField,
+  assignPreparedValue: typeText.assignPreparedValue,
+  readBack: typeText.readBack,
+  preparedFieldNow: typeText.preparedFieldNow,
+  pasteText: typeText.pasteIntoField,
+  rearmField: typeText.rearmField,
+  releaseField: typeText.releaseHeldField,
   heldFieldCount: held.heldFieldCount,
-  settledValue: fields.settledValue,
-  setValue: fields.setValue,
-  selectAllIn: fields.selectAllIn,
-  readElementValue: fields.readElementValue,
-  findOption: fields.findOption,
-  offeredOptions: fields.offeredOptions,
-  comboboxAfter: fields.comboboxAfter,
-  // actions/set-value.page.ts: set_value with a list (multi-select lists and listboxes)
-  planChoices: choices.planChoices,
-  choicePoint: choices.choicePoint,
-  choicesNow: choices.choicesNow,
+  // actions/set-value.page.ts: values, comboboxes, a list of choices
+  settledValue: setValue.settledValue,
+  setValue: setValue.setValue,
+  selectAllIn: setValue.selectAllIn,
+  readElementValue: setValue.readElementValue,
+  findOption: setValue.findOption,
+  offeredOptions: setValue.offeredOptions,
+  comboboxAfter: setValue.comboboxAfter,
+  planChoices: setValue.planChoices,
+  choicePoint: setValue.choicePoint,
+  choicesNow: setValue.choicesNow,
   // sinks.ts: hidden inputs a widget collects keys with
   sinkShown: sinks.sinkShown,
   // actions/hover.page.ts: what a hover made visible
