@@ -2,29 +2,15 @@
 // list's order, a slider's value) read before and after.
 import type { DragProbe } from '../../contract/drag-verdict.js';
 import { describe, hitAt, nextFrame, textOf } from '../page-agent/core.js';
-
-interface DragRecord {
-  source: Element | null;
-  down: string | null;
-  up: string | null;
-  moves: number;
-  fromX: number;
-  fromY: number;
-  toX: number;
-  toY: number;
-  probe: ProbeStart | null;
-}
-let drag: DragRecord | null = null;
-// One set of listeners for every drag, reporting to the drag watched now (not three more per drag).
-let dragListening = false;
+import { type DragRecord, type ProbeStart, pageState } from '../page-agent/state.js';
 function listenForDrags(): void {
-  if (dragListening) return;
-  dragListening = true;
+  if (pageState.dragListening) return;
+  pageState.dragListening = true;
   const on = (type: string, fn: (record: DragRecord, e: MouseEvent) => void) =>
     window.addEventListener(
       type,
       (e) => {
-        if (drag && e.isTrusted) fn(drag, e as MouseEvent);
+        if (pageState.drag && e.isTrusted) fn(pageState.drag, e as MouseEvent);
       },
       { capture: true },
     );
@@ -41,7 +27,7 @@ function listenForDrags(): void {
 
 export function watchDrag(fromX: number, fromY: number, toX: number, toY: number): string {
   const source = hitAt(document.body, fromX, fromY);
-  drag = {
+  pageState.drag = {
     source,
     down: null,
     up: null,
@@ -65,8 +51,9 @@ export async function dragSeen(): Promise<{
   destination: string;
   probe: DragProbe | null;
 }> {
-  if (!drag) return { down: null, up: null, source: 'nothing', destination: 'nothing', moves: 0, probe: null };
-  const d = drag;
+  if (!pageState.drag)
+    return { down: null, up: null, source: 'nothing', destination: 'nothing', moves: 0, probe: null };
+  const d = pageState.drag;
   await nextFrame(); // a widget may commit its new order or value in the frame after the release
   return {
     down: d.down,
@@ -77,13 +64,6 @@ export async function dragSeen(): Promise<{
     probe: d.probe ? probeEnd(d.probe) : null,
   };
 }
-
-// ---------- what a drag moved ----------
-
-type ProbeStart =
-  | { kind: 'list'; item: Element; list: Element; before: string[]; fromIndex: number; toIndex: number }
-  | { kind: 'value'; element: Element; before: number; expected: number | null; tolerance: number }
-  | { kind: 'box'; element: Element; x: number; y: number; wantDx: number; wantDy: number };
 
 const LIST_TAGS = new Set(['ul', 'ol', 'tbody', 'menu']);
 const LIST_ROLES = /^(list|listbox|grid|tree|treegrid|menu|tablist|rowgroup)$/;

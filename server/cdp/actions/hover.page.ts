@@ -2,6 +2,7 @@
 // a mouseenter menu, a tooltip). The set of visible shown things (interactive elements and elements with
 // their own text) is taken before the pointer moves and compared after, bounded in time.
 import { nextFrame } from '../page-agent/core.js';
+import { pageState } from '../page-agent/state.js';
 
 /** How long a hover gets to open something (tooltips commonly wait 300-500 ms). */
 const HOVER_WAIT_MS = 1000;
@@ -31,12 +32,10 @@ function visibleShown(): Set<Element> {
   return out;
 }
 
-let baseline: Set<Element> | null = null;
-
 /** Takes the reading before the pointer moves; returns how many shown things it holds. */
 export function hoverBaseline(): number {
-  baseline = visibleShown();
-  return baseline.size;
+  pageState.hoverBaseline = visibleShown();
+  return pageState.hoverBaseline.size;
 }
 
 function shortName(el: Element): string {
@@ -53,7 +52,7 @@ function shortName(el: Element): string {
  * when HOVER_WAIT_MS passed. A menu that opens shows its items together; one more frame lets it finish.
  */
 export async function hoverAppeared(): Promise<{ count: number; shown: string[] }> {
-  const before = baseline ?? new Set<Element>();
+  const before = pageState.hoverBaseline ?? new Set<Element>();
   const deadline = performance.now() + HOVER_WAIT_MS;
   let appeared: Element[] = [];
   for (;;) {
@@ -65,7 +64,7 @@ export async function hoverAppeared(): Promise<{ count: number; shown: string[] 
     await nextFrame();
     appeared = [...visibleShown()].filter((el) => !before.has(el));
   }
-  baseline = null;
+  pageState.hoverBaseline = null;
   const set = new Set(appeared);
   const outermost = appeared.filter((el) => {
     for (let p = el.parentElement; p; p = p.parentElement) if (set.has(p)) return false;

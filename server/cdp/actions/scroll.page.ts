@@ -1,6 +1,7 @@
 // The page agent's part of scroll: aim at the right scroll container (the one under the point, or the
 // element's), and read its offsets until they settle.
 import { type Refused, coveringOf, describe, element, hitAt, nextFrame } from '../page-agent/core.js';
+import { pageState } from '../page-agent/state.js';
 
 /** A scroll container's offsets (rounded CSS pixels) and what it is. */
 export interface ScrollOffsets {
@@ -38,11 +39,9 @@ function offsetsOf(el: Element | null): ScrollOffsets {
   }
   return { x: Math.round(el!.scrollLeft), y: Math.round(el!.scrollTop), target: describe(el) };
 }
-
-let scrollWatched: Element | null = null;
 export function scrollState(snapshotId: string | null, index: number, x: number, y: number): ScrollOffsets {
-  scrollWatched = scrollerAt(snapshotId, index, x, y);
-  return offsetsOf(scrollWatched);
+  pageState.scrollWatched = scrollerAt(snapshotId, index, x, y);
+  return offsetsOf(pageState.scrollWatched);
 }
 
 type Box = { left: number; top: number; right: number; bottom: number };
@@ -94,7 +93,7 @@ export function scrollAim(
     const owner = scrollContainerOf(hit);
     first ??= hit;
     if (owner === container || (isPageScroller(owner) && isPageScroller(container))) {
-      scrollWatched = container;
+      pageState.scrollWatched = container;
       return { x: p.x, y: p.y, offsets: offsetsOf(container) };
     }
   }
@@ -110,10 +109,10 @@ export function scrollAim(
 
 /** Offsets once a (possibly smooth) scroll has stopped moving: bounded to 60 frames. */
 export async function scrollSettled(): Promise<ScrollOffsets> {
-  let last = offsetsOf(scrollWatched);
+  let last = offsetsOf(pageState.scrollWatched);
   for (let i = 0, still = 0; i < 60 && still < 3; i++) {
     await nextFrame();
-    const now = offsetsOf(scrollWatched);
+    const now = offsetsOf(pageState.scrollWatched);
     still = now.x === last.x && now.y === last.y ? still + 1 : 0;
     last = now;
   }

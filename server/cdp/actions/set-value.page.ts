@@ -9,6 +9,7 @@ import {
 } from '../page-agent/core.js';
 import type { Refused } from '../page-agent/replies.js';
 import { type ValueReading, nativeSetValue, readValue, isCombobox } from '../page-agent/fields.js';
+import { pageState } from '../page-agent/state.js';
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
 const optionText = (o: Element) => (o.textContent ?? '').replace(/\s+/g, ' ').trim();
@@ -156,10 +157,8 @@ function listboxOf(el: Element): Element | null {
   return null;
 }
 
-let optionClicks = 0;
-
 const countClick = (e: Event) => {
-  if (e.isTrusted) optionClicks++;
+  if (e.isTrusted) pageState.optionClicks++;
 };
 
 /**
@@ -187,7 +186,7 @@ export async function findOption(snapshotId: string, index: number, value: strin
       (match as HTMLElement).scrollIntoView({ block: 'nearest' });
       await nextFrame();
       const r = match.getBoundingClientRect();
-      optionClicks = 0;
+      pageState.optionClicks = 0;
       match.addEventListener('click', countClick);
       return {
         found: true,
@@ -220,7 +219,7 @@ export async function comboboxAfter(snapshotId: string, index: number) {
   for (let i = 0; i < 3; i++) await nextFrame();
   await new Promise((r) => setTimeout(r, 0));
   return {
-    clicked: optionClicks,
+    clicked: pageState.optionClicks,
     expanded: el.getAttribute('aria-expanded') === 'true',
     shows: comboboxShows(el),
     describe: describe(el),

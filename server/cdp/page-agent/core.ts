@@ -1,10 +1,3 @@
-// The page agent's core: listing a frame's interactive elements (the snapshot), resolving an element of
-// the latest snapshot, hit-testing and aiming a click, and watching which events reach an element. The
-// other parts (fields.ts, motion.ts, text.ts) build on these helpers.
-//
-// Everything that must be read from the page to prove an effect lives in the page agent, so that one
-// evaluation answers one question (a round trip per question, never per element).
-import type { WatchedEvent } from '../../contract/verdicts.js';
 import type { Covering, Refused, Watched } from './replies.js';
 import { handlerTargets, isLibrarySliderHandle, librarySliderValue } from './handlers.js';
 import {
@@ -19,28 +12,10 @@ import {
 import { outlineText } from './outline-text.js';
 import { askCodeModel, codeEditorOf } from './code-editors.js';
 import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
-
-const closedRoots = new WeakMap<Element, ShadowRoot>();
-let latest: { id: string; elements: Element[] } = { id: '', elements: [] };
-/** What one watch hears: the events that reach its element, and whether something began to lead out of the page. */
-export interface Watch {
-  target: Element;
-  events: WatchedEvent[];
-  leaving?: boolean;
-  /**
-   * A held field's watch (fieldWatch): settles once the first frame after the field's latest `input` event
-   * has run, and a task after it, so every frame callback, timer and microtask the page scheduled in
-   * answer to the input has run (see frameThenTask). Unset until an input is heard.
-   */
-  afterInput?: FrameAfter;
-}
-/** The watch armed last by watchEvents, watchPoint or pointFor: what a click's, a key's or a hover's `watched` reads. */
-let watch: Watch | null = null;
-/** The watches of the fields type_text actions hold (fields.ts): each hears its own field's events. */
-const fieldWatches = new Set<Watch>();
+import { type Watch, type FrameAfter, pageState } from './state.js';
 /** Every watch listening now. */
 function listening(): Watch[] {
-  return watch ? [watch, ...fieldWatches] : [...fieldWatches];
+  return pageState.watch ? [pageState.watch, ...pageState.fieldWatches] : [...pageState.fieldWatches];
 }
 
 // The agent's reply shapes live in replies.ts (imported by the server too); re-exported for the other parts.
@@ -60,7 +35,7 @@ export function coveringOf(hit: Element | null, el: Element): Covering | undefin
     n = n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null, depth++
   ) {
     if (isWithin(el, n)) break; // an ancestor of the target too: it does not name the cover
-    if (latest.elements.includes(n)) {
+    if (pageState.latest.elements.includes(n)) {
       listed = n;
       break;
     }
@@ -69,7 +44,7 @@ export function coveringOf(hit: Element | null, el: Element): Covering | undefin
   return {
     role: named.getAttribute('role') || implicitRole(named),
     name: labelOf(named).slice(0, 80),
-    index: listed ? latest.elements.indexOf(listed) : -1,
+    index: listed ? pageState.latest.elements.indexOf(listed) : -1,
   };
 }
 
@@ -222,26 +197,23 @@ export function secretKind(el: Element | null): string | null {
   return token ? `a field marked autocomplete="${token}"` : null;
 }
 
-/** Fields masked for the capture in progress, with the inline value they had (restored after it). */
-let maskedForCapture: Array<{ el: HTMLElement; before: string; priority: string }> = [];
-
 /**
  * Shows the text of every secret field (secretKind) other than a password input (Chromium already draws
  * those as discs) as discs for a screenshot: on, before the capture; off, after it, putting back what the
  * page had set. Returns how many fields it masked. Fields inside shadow roots are not reached.
  */
 export function maskSecretFields(on: boolean): number {
-  for (const { el, before, priority } of maskedForCapture)
+  for (const { el, before, priority } of pageState.maskedForCapture)
     el.style.setProperty('-webkit-text-security', before, priority);
-  maskedForCapture = [];
+  pageState.maskedForCapture = [];
   if (!on) return 0;
   for (const el of document.querySelectorAll<HTMLElement>('input[autocomplete], textarea[autocomplete]')) {
     if (!secretKind(el) || (el as HTMLInputElement).type === 'password') continue;
     const before = el.style.getPropertyValue('-webkit-text-security');
-    maskedForCapture.push({ el, before, priority: el.style.getPropertyPriority('-webkit-text-security') });
+    pageState.maskedForCapture.push({ el, before, priority: el.style.getPropertyPriority('-webkit-text-security') });
     el.style.setProperty('-webkit-text-security', 'disc', 'important');
   }
-  return maskedForCapture.length;
+  return pageState.maskedForCapture.length;
 }
 
 export function valueOf(el: Element): string | undefined {
@@ -293,7 +265,7 @@ export function isEnabled(el: Element): boolean {
 export function deepActiveElement(): Element | null {
   let active: Element | null = document.activeElement;
   while (active) {
-    const inner: Element | null = (active.shadowRoot ?? closedRoots.get(active))?.activeElement ?? null;
+    const inner: Element | null = (active.shadowRoot ?? pageState.closedRoots.get(active))?.activeElement ?? null;
     if (!inner) break;
     active = inner;
   }
@@ -301,7 +273,7 @@ export function deepActiveElement(): Element | null {
 }
 
 function shadowOf(el: Element): ShadowRoot | null {
-  return el.shadowRoot ?? closedRoots.get(el) ?? null;
+  return el.shadowRoot ?? pageState.closedRoots.get(el) ?? null;
 }
 
 /** Custom elements whose shadow root, if any, is closed: the CDP side pierces those and registers them. */
@@ -311,17 +283,16 @@ export function closedRootCandidates(): Element[] {
     for (const el of Array.from(root.querySelectorAll('*'))) {
       const shadow = shadowOf(el);
       if (shadow) visit(shadow);
-      else if (el.localName.includes('-') && !candidatesSeen.has(el)) out.push(el);
+      else if (el.localName.includes('-') && !pageState.candidatesSeen.has(el)) out.push(el);
     }
   };
   visit(document);
-  for (const el of out) candidatesSeen.add(el);
+  for (const el of out) pageState.candidatesSeen.add(el);
   return out;
 }
-const candidatesSeen = new WeakSet<Element>();
 
 export function registerClosedRoot(root: ShadowRoot): void {
-  closedRoots.set(root.host, root);
+  pageState.closedRoots.set(root.host, root);
 }
 
 /**
@@ -394,7 +365,7 @@ export function snapshot(snapshotId: string) {
   };
   visit(document, -1, false);
   const kept = withoutWrappers(rows, elements, weak);
-  latest = { id: snapshotId, elements: kept.elements };
+  pageState.latest = { id: snapshotId, elements: kept.elements };
   // The page's own text among the controls, in the same evaluation (no round trip of its own).
   const text = outlineText(
     kept.elements,
@@ -466,19 +437,19 @@ function needsAccessibilityTree(el: Element, _role: string, label: string): bool
 
 /** Elements of the latest snapshot by index (for the accessibility tree's names); empty when stale. */
 export function elementsAt(snapshotId: string, indices: number[]): Element[] {
-  return latest.id === snapshotId ? indices.map((i) => latest.elements[i]).filter(Boolean) : [];
+  return pageState.latest.id === snapshotId ? indices.map((i) => pageState.latest.elements[i]).filter(Boolean) : [];
 }
 
 export function element(snapshotId: string, index: number): Element {
-  if (latest.id !== snapshotId) throw new Error('verity:stale');
-  const el = latest.elements[index];
+  if (pageState.latest.id !== snapshotId) throw new Error('verity:stale');
+  const el = pageState.latest.elements[index];
   if (!el) throw new Error('verity:out_of_range');
   if (!el.isConnected) throw new Error('verity:detached');
   return el;
 }
 
 export function indexInLatest(el: Element): number {
-  return latest.elements.indexOf(el);
+  return pageState.latest.elements.indexOf(el);
 }
 
 export function describe(el: Element | null): string {
@@ -524,12 +495,6 @@ export function nextFrame(): Promise<void> {
       resolve();
     });
   });
-}
-
-/** A frame asked for, and the task after it: `framed` once the frame ran (a later input needs the next one). */
-export interface FrameAfter {
-  settled: Promise<void>;
-  framed: boolean;
 }
 
 /**
@@ -671,16 +636,11 @@ export function watchEvents(snapshotId: string | null, index: number, types: str
   const target = snapshotId ? element(snapshotId, index) : (deepActiveElement() ?? document.body);
   return armWatch(target, types);
 }
-
-// Listeners are added once per element and event type (never one per call), and report to whatever
-// watch is armed now.
-const armedOn = new WeakMap<Element, Set<string>>();
-const armedOnWindow = new Set<string>();
 function onTargetEvent(e: Event) {
   for (const w of listening()) {
     if (e.currentTarget !== w.target) continue;
     // Each input (a multi-line insertion has several) needs a frame after it: one still to come serves.
-    if (e.type === 'input' && fieldWatches.has(w) && (!w.afterInput || w.afterInput.framed))
+    if (e.type === 'input' && pageState.fieldWatches.has(w) && (!w.afterInput || w.afterInput.framed))
       w.afterInput = frameThenTask();
     w.events.push({
       type: e.type,
@@ -707,16 +667,9 @@ function onWindowEvent(e: Event) {
     }
   }
 }
-
-/**
- * Capture listeners on window (once) for what can lead out of the page: a click on or in a link or image-map
- * area (trusted or a script's a.click(), as long as the link is in the document), a form's submit, and
- * beforeunload (a script's navigation begins). They only note it on the armed watch.
- */
-let leavingHeard = false;
 function hearLeaving() {
-  if (leavingHeard) return;
-  leavingHeard = true;
+  if (pageState.leavingHeard) return;
+  pageState.leavingHeard = true;
   const note = () => {
     for (const w of listening()) w.leaving = true;
   };
@@ -733,7 +686,7 @@ function hearLeaving() {
 
 function armWatch(target: Element, types: string[]) {
   listenOn(target, types);
-  watch = { target, events: [] };
+  pageState.watch = { target, events: [] };
   return describe(target);
 }
 
@@ -741,27 +694,27 @@ function armWatch(target: Element, types: string[]) {
 export function fieldWatch(target: Element, types: string[]): Watch {
   listenOn(target, types);
   const own: Watch = { target, events: [] };
-  fieldWatches.add(own);
+  pageState.fieldWatches.add(own);
   return own;
 }
 
 export function dropFieldWatch(own: Watch): void {
-  fieldWatches.delete(own);
+  pageState.fieldWatches.delete(own);
 }
 
 /** The listeners a watch of `target` for `types` needs, added once per element and type. */
 function listenOn(target: Element, types: string[]): void {
   hearLeaving();
-  let onTarget = armedOn.get(target);
-  if (!onTarget) armedOn.set(target, (onTarget = new Set()));
+  let onTarget = pageState.armedOn.get(target);
+  if (!onTarget) pageState.armedOn.set(target, (onTarget = new Set()));
   for (const type of types) {
     if (!onTarget.has(type)) {
       target.addEventListener(type, onTargetEvent, { capture: true });
       onTarget.add(type);
     }
-    if (!armedOnWindow.has(type)) {
+    if (!pageState.armedOnWindow.has(type)) {
       window.addEventListener(type, onWindowEvent);
-      armedOnWindow.add(type);
+      pageState.armedOnWindow.add(type);
     }
   }
 }
@@ -769,6 +722,10 @@ function listenOn(target: Element, types: string[]): void {
 /** What the armed watch saw. `fresh` means no watch exists here: the frame navigated since it was armed. */
 export async function watched(waitFrame: boolean): Promise<Watched> {
   if (waitFrame) await nextFrame();
-  if (!watch) return { target: 'nothing', events: [], fresh: true };
-  return { target: describe(watch.target), events: watch.events.slice(), ...(watch.leaving ? { leaving: true } : {}) };
+  if (!pageState.watch) return { target: 'nothing', events: [], fresh: true };
+  return {
+    target: describe(pageState.watch.target),
+    events: pageState.watch.events.slice(),
+    ...(pageState.watch.leaving ? { leaving: true } : {}),
+  };
 }

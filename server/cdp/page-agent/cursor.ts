@@ -1,8 +1,7 @@
-// The agent cursor overlay in the page: a visual aid drawn in a closed shadow root that takes no pointer
-// events (see tab/cursor-overlay.ts, which drives it).
-let cursor: { host: HTMLElement; arrow: HTMLElement; root: ShadowRoot; hideTimer?: number } | null = null;
+import { pageState } from './state.js';
+
 function cursorElement() {
-  if (cursor?.host.isConnected) return cursor;
+  if (pageState.cursor?.host.isConnected) return pageState.cursor;
   const host = document.createElement('div');
   // Fixed, zero-size, no pointer events: it cannot change layout or receive a click. No paint (or size)
   // containment: on a zero-size host it would clip the arrow away entirely.
@@ -14,8 +13,8 @@ function cursorElement() {
     '.r{position:fixed;width:28px;height:28px;margin:-14px 0 0 -14px;border-radius:50%;border:2px solid #6d5dfc;pointer-events:none;opacity:0}</style>' +
     '<svg class="a" viewBox="0 0 22 22"><path d="M2 2 L2 18 L7 13 L10.5 20 L13 19 L9.5 12 L16 12 Z" fill="#6d5dfc" stroke="white" stroke-width="1.5"/></svg>';
   document.documentElement.appendChild(host);
-  cursor = { host, root, arrow: root.querySelector('.a') as HTMLElement };
-  return cursor;
+  pageState.cursor = { host, root, arrow: root.querySelector('.a') as HTMLElement };
+  return pageState.cursor;
 }
 
 export function cursorShow(
@@ -67,13 +66,13 @@ export function cursorShow(
 }
 
 export function cursorHide() {
-  if (cursor) {
-    cursor.host.remove();
-    cursor = null;
+  if (pageState.cursor) {
+    pageState.cursor.host.remove();
+    pageState.cursor = null;
   }
   return true;
 }
 
 export function cursorVisible() {
-  return !!cursor && cursor.host.isConnected && cursor.arrow.style.opacity !== '0';
+  return !!pageState.cursor && pageState.cursor.host.isConnected && pageState.cursor.arrow.style.opacity !== '0';
 }

@@ -1,3 +1,4 @@
+import { type PseudoMatcher, pageState } from './state.js';
 // Accessible names as Chrome computes them (accname 1.2 and HTML-AAM), from the DOM: one pass per listed
 // element, no accessibility tree. What the DOM cannot tell (names by reference across roots, ElementInternals,
 // EditContext, no name found) is flagged by core.ts and asked of Chrome's tree by cdp/snapshot.ts.
@@ -148,24 +149,15 @@ function generated(el: Element, pseudo: '::before' | '::after'): string {
   return m ? m[1].replace(/\\(.)/g, '$1') : '';
 }
 
-/**
- * Per tree (document or shadow root), the elements a stylesheet may give ::before/::after text: a selector
- * list to match, or "any" when a sheet cannot be read (cross-origin) or a rule is too complex to tell.
- * Reading a pseudo-element's computed style costs a style resolution each time; matching a selector is
- * cheap, so on a page whose sheets generate no text no pseudo-element is read at all.
- */
-type PseudoMatcher = { before: string; after: string } | 'any';
-let pseudoMatchers = new Map<Node, PseudoMatcher>();
-
 /** Forgets what the sheets said: called at the start of each snapshot (sheets may have changed). */
 export function startNaming(): void {
-  pseudoMatchers = new Map();
+  pageState.pseudoMatchers = new Map();
 }
 
 function mayGenerate(el: Element, pseudo: '::before' | '::after'): boolean {
   const root = el.getRootNode();
-  let matcher = pseudoMatchers.get(root);
-  if (!matcher) pseudoMatchers.set(root, (matcher = pseudoMatcherOf(root as Document | ShadowRoot)));
+  let matcher = pageState.pseudoMatchers.get(root);
+  if (!matcher) pageState.pseudoMatchers.set(root, (matcher = pseudoMatcherOf(root as Document | ShadowRoot)));
   if (matcher === 'any') return true;
   const selectors = pseudo === '::before' ? matcher.before : matcher.after;
   if (!selectors) return false;
