@@ -1,7 +1,8 @@
 // The page agent's part of drag: which element got the press and the release, and what the drag moved (a
 // list's order, a slider's value) read before and after.
 import type { DragProbe } from '../../contract/drag-verdict.js';
-import { describe, hitAt, nextFrame, textOf } from '../page-agent/core.js';
+import { describe, nextFrame, textOf } from '../page-agent/core.js';
+import { hitAt } from '../page-agent/pointing.js';
 import { type DragRecord, type ProbeStart, pageState } from '../page-agent/state.js';
 function listenForDrags(): void {
   if (pageState.dragListening) return;
@@ -64,6 +65,8 @@ export async function dragSeen(): Promise<{
     probe: d.probe ? probeEnd(d.probe) : null,
   };
 }
+
+// ---------- what a drag moved ----------
 
 const LIST_TAGS = new Set(['ul', 'ol', 'tbody', 'menu']);
 const LIST_ROLES = /^(list|listbox|grid|tree|treegrid|menu|tablist|rowgroup)$/;

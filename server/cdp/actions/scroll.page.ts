@@ -1,6 +1,7 @@
 // The page agent's part of scroll: aim at the right scroll container (the one under the point, or the
 // element's), and read its offsets until they settle.
-import { type Refused, coveringOf, describe, element, hitAt, nextFrame } from '../page-agent/core.js';
+import { type Refused, describe, element, nextFrame } from '../page-agent/core.js';
+import { coveringOf, hitAt } from '../page-agent/pointing.js';
 import { pageState } from '../page-agent/state.js';
 
 /** A scroll container's offsets (rounded CSS pixels) and what it is. */

@@ -1,4 +1,3 @@
-import type { Covering, Refused, Watched } from './replies.js';
 import { handlerTargets, isLibrarySliderHandle, librarySliderValue } from './handlers.js';
 import {
   accessibleName,
@@ -12,41 +11,10 @@ import {
 import { outlineText } from './outline-text.js';
 import { askCodeModel, codeEditorOf } from './code-editors.js';
 import { editorAreaOf, hasEditContext, isCaretSizedSurface, isHelperField, renderedLines } from './surfaces.js';
-import { type Watch, type FrameAfter, pageState } from './state.js';
-/** Every watch listening now. */
-function listening(): Watch[] {
-  return pageState.watch ? [pageState.watch, ...pageState.fieldWatches] : [...pageState.fieldWatches];
-}
+import { type FrameAfter, pageState } from './state.js';
 
 // The agent's reply shapes live in replies.ts (imported by the server too); re-exported for the other parts.
 export type { Covering, Refused, RefusedCode, Watched } from './replies.js';
-
-/**
- * What covers `el` at a point, as the model would look for it: the hit element's role and name, and the
- * listed element that holds it (itself or the nearest listed ancestor that is not also around `el`), so
- * the refusal can give that element's token (a cookie banner's "Accept" button).
- */
-export function coveringOf(hit: Element | null, el: Element): Covering | undefined {
-  if (!hit) return undefined;
-  let listed: Element | null = null;
-  for (
-    let n: Element | null = hit, depth = 0;
-    n && depth < 32;
-    n = n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null, depth++
-  ) {
-    if (isWithin(el, n)) break; // an ancestor of the target too: it does not name the cover
-    if (pageState.latest.elements.includes(n)) {
-      listed = n;
-      break;
-    }
-  }
-  const named = listed ?? hit;
-  return {
-    role: named.getAttribute('role') || implicitRole(named),
-    name: labelOf(named).slice(0, 80),
-    index: listed ? pageState.latest.elements.indexOf(listed) : -1,
-  };
-}
 
 /**
  * One listed element, as a row (not an object) to keep the protocol payload small: role, label, value,
@@ -71,19 +39,11 @@ export type SnapshotRow = [
   /** Why the field's text is a secret (secretKind), only on such a field: never its text. */
   string?,
 ];
+
 export type NameSource = '' | 'icon_guess' | 'colour';
 
-/** The point to press for an element, in this frame's viewport, hit-tested. */
-export interface Aimed {
-  refusal?: undefined;
-  x: number;
-  y: number;
-  stable: boolean;
-  target: string;
-  href?: string;
-}
-
 export const TEXT_INPUT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+
 const INTERACTIVE_ROLES = new Set([
   'button',
   'link',
@@ -104,7 +64,7 @@ const INTERACTIVE_ROLES = new Set([
   'treeitem',
 ]);
 
-function implicitRole(el: Element): string {
+export function implicitRole(el: Element): string {
   const tag = el.localName;
   if (tag === 'input') {
     const type = (el as HTMLInputElement).type;
@@ -178,7 +138,7 @@ function shownName(el: Element, role: string): [string, NameSource] {
 }
 
 /** The element's accessible name as Chrome computes it, as far as the DOM tells (names.ts). */
-function labelOf(el: Element, role = el.getAttribute('role') || implicitRole(el)): string {
+export function labelOf(el: Element, role = el.getAttribute('role') || implicitRole(el)): string {
   return cutName(accessibleName(el, role, shadowOf));
 }
 
@@ -272,7 +232,7 @@ export function deepActiveElement(): Element | null {
   return active;
 }
 
-function shadowOf(el: Element): ShadowRoot | null {
+export function shadowOf(el: Element): ShadowRoot | null {
   return el.shadowRoot ?? pageState.closedRoots.get(el) ?? null;
 }
 
@@ -517,109 +477,6 @@ export function frameThenTask(): FrameAfter {
   return after;
 }
 
-/** The element this frame considers hit at (x, y), looked up in the target's own tree (closed roots too). */
-export function hitAt(el: Element, x: number, y: number): Element | null {
-  let hit = document.elementFromPoint(x, y);
-  // Descend into shadow roots (open or registered closed) the hit element hosts.
-  for (let depth = 0; hit && depth < 32; depth++) {
-    const shadow = shadowOf(hit);
-    if (!shadow) break;
-    const inner = shadow.elementFromPoint(x, y);
-    if (!inner || inner === hit) break;
-    hit = inner;
-  }
-  if (hit && hit !== el && !isWithin(hit, el)) {
-    // A closed root we never registered: ask the target's own root, which we can reach through the element.
-    const own = (el.getRootNode() as Document | ShadowRoot).elementFromPoint?.(x, y) ?? null;
-    if (own && (own === el || isWithin(own, el)) && isComposedAncestor(hit, el)) return own;
-  }
-  return hit;
-}
-
-export function isWithin(node: Element, ancestor: Element): boolean {
-  for (
-    let n: Node | null = node;
-    n;
-    n = (n as Node & Partial<Slottable>).assignedSlot ?? n.parentNode ?? (n as ShadowRoot).host ?? null
-  ) {
-    if (n === ancestor) return true;
-  }
-  return false;
-}
-
-function isComposedAncestor(candidate: Element, el: Element): boolean {
-  return isWithin(el, candidate);
-}
-
-function acceptsHit(el: Element, hit: Element | null): boolean {
-  if (!hit) return false;
-  if (hit === el || isWithin(hit, el)) return true;
-  const labels = (el as HTMLInputElement).labels;
-  return !!labels && Array.from(labels).some((label) => hit === label || isWithin(hit, label));
-}
-
-/**
- * Brings the element into view, waits (bounded) until its box stops moving, then hit-tests the point
- * that will be clicked. Returns the point in this frame's viewport, or why it cannot be clicked.
- */
-export async function pointFor(snapshotId: string, index: number, watchTypes: string[]): Promise<Refused | Aimed> {
-  const el = element(snapshotId, index);
-  if (!isEnabled(el)) return { refusal: 'element_disabled', detail: describe(el) };
-  // A caret-sized editor surface is clicked where a user clicks: its editor's area, which the events must reach.
-  return pointAt(editorAreaOf(el) ?? el, el, watchTypes);
-}
-
-/** Aims at `box` (the element itself, or the editor area standing for it); `el` is what the action is on. */
-async function pointAt(box: Element, el: Element, watchTypes: string[]): Promise<Refused | Aimed> {
-  box.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
-  let rect = box.getBoundingClientRect();
-  let stable = false;
-  for (let i = 0; i < 20 && !stable; i++) {
-    // up to 20 frames for animations to settle
-    await nextFrame();
-    const next = box.getBoundingClientRect();
-    // A transition that just started can show the same box two frames running (its first frame is at
-    // progress 0): a box is stable only when nothing finite still animates it or its ancestors.
-    stable =
-      next.x === rect.x &&
-      next.y === rect.y &&
-      next.width === rect.width &&
-      next.height === rect.height &&
-      !animated(box);
-    rect = next;
-  }
-  const left = Math.max(rect.left, 0),
-    right = Math.min(rect.right, innerWidth);
-  const top = Math.max(rect.top, 0),
-    bottom = Math.min(rect.bottom, innerHeight);
-  if (right <= left || bottom <= top) return { refusal: 'not_visible', detail: describe(el) };
-  const x = (left + right) / 2,
-    y = (top + bottom) / 2;
-  const hit = hitAt(box, x, y);
-  if (!acceptsHit(box, hit))
-    return { refusal: 'element_covered', detail: describe(hit), target: describe(el), covering: coveringOf(hit, box) };
-  if (watchTypes.length) armWatch(box, watchTypes);
-  const href = el.localName === 'a' ? (el as HTMLAnchorElement).href : undefined;
-  return { x, y, stable, target: box === el ? describe(el) : `${describe(el)} (clicked in its editor's area)`, href };
-}
-
-/** Whether a finite animation or transition is running (or about to) on the element or an ancestor. */
-function animated(el: Element): boolean {
-  for (let n: Element | null = el; n; n = n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null) {
-    for (const a of n.getAnimations()) {
-      if ((a.playState === 'running' || a.pending) && a.effect?.getComputedTiming().endTime !== Infinity) return true;
-    }
-  }
-  return false;
-}
-
-/** Arms a watch on whatever is hit at (x, y) (the px form). */
-export function watchPoint(x: number, y: number, types: string[]) {
-  const hit = hitAt(document.body, x, y) ?? document.body;
-  armWatch(hit, types);
-  return { target: describe(hit) };
-}
-
 export function hasFocus(): boolean {
   const active = document.activeElement;
   return document.hasFocus() && !!active && active.localName !== 'iframe' && active.localName !== 'frame';
@@ -629,103 +486,4 @@ export function focusElement(snapshotId: string, index: number) {
   const el = element(snapshotId, index) as HTMLElement;
   if (deepActiveElement() !== el) el.focus();
   return describe(el);
-}
-
-/** Records the pointer/key events that reach the element (capture phase on the element itself). */
-export function watchEvents(snapshotId: string | null, index: number, types: string[]) {
-  const target = snapshotId ? element(snapshotId, index) : (deepActiveElement() ?? document.body);
-  return armWatch(target, types);
-}
-function onTargetEvent(e: Event) {
-  for (const w of listening()) {
-    if (e.currentTarget !== w.target) continue;
-    // Each input (a multi-line insertion has several) needs a frame after it: one still to come serves.
-    if (e.type === 'input' && pageState.fieldWatches.has(w) && (!w.afterInput || w.afterInput.framed))
-      w.afterInput = frameThenTask();
-    w.events.push({
-      type: e.type,
-      trusted: e.isTrusted,
-      onTarget: true,
-      prevented: false,
-      hit: describe(e.composedPath()[0] as Element),
-    });
-  }
-}
-// Bubble listener on window: runs after the page's handlers, so it sees a cancelled event.
-function onWindowEvent(e: Event) {
-  for (const w of listening()) {
-    const seen = w.events.find((r) => r.type === e.type && r.onTarget && !r.prevented);
-    if (seen) seen.prevented = e.defaultPrevented;
-    else if (!w.events.some((r) => r.type === e.type && r.onTarget)) {
-      w.events.push({
-        type: e.type,
-        trusted: e.isTrusted,
-        onTarget: false,
-        prevented: e.defaultPrevented,
-        hit: describe(e.composedPath()[0] as Element),
-      });
-    }
-  }
-}
-function hearLeaving() {
-  if (pageState.leavingHeard) return;
-  pageState.leavingHeard = true;
-  const note = () => {
-    for (const w of listening()) w.leaving = true;
-  };
-  window.addEventListener(
-    'click',
-    (e) => {
-      if (e.composedPath().some((n) => n instanceof Element && n.matches('a[href], area[href]'))) note();
-    },
-    { capture: true },
-  );
-  window.addEventListener('submit', note, { capture: true });
-  window.addEventListener('beforeunload', note, { capture: true });
-}
-
-function armWatch(target: Element, types: string[]) {
-  listenOn(target, types);
-  pageState.watch = { target, events: [] };
-  return describe(target);
-}
-
-/** A watch of its own for a field a type_text action holds (fields.ts), heard beside the armed one; dropped with dropFieldWatch. */
-export function fieldWatch(target: Element, types: string[]): Watch {
-  listenOn(target, types);
-  const own: Watch = { target, events: [] };
-  pageState.fieldWatches.add(own);
-  return own;
-}
-
-export function dropFieldWatch(own: Watch): void {
-  pageState.fieldWatches.delete(own);
-}
-
-/** The listeners a watch of `target` for `types` needs, added once per element and type. */
-function listenOn(target: Element, types: string[]): void {
-  hearLeaving();
-  let onTarget = pageState.armedOn.get(target);
-  if (!onTarget) pageState.armedOn.set(target, (onTarget = new Set()));
-  for (const type of types) {
-    if (!onTarget.has(type)) {
-      target.addEventListener(type, onTargetEvent, { capture: true });
-      onTarget.add(type);
-    }
-    if (!pageState.armedOnWindow.has(type)) {
-      window.addEventListener(type, onWindowEvent);
-      pageState.armedOnWindow.add(type);
-    }
-  }
-}
-
-/** What the armed watch saw. `fresh` means no watch exists here: the frame navigated since it was armed. */
-export async function watched(waitFrame: boolean): Promise<Watched> {
-  if (waitFrame) await nextFrame();
-  if (!pageState.watch) return { target: 'nothing', events: [], fresh: true };
-  return {
-    target: describe(pageState.watch.target),
-    events: pageState.watch.events.slice(),
-    ...(pageState.watch.leaving ? { leaving: true } : {}),
-  };
 }

@@ -1,3 +1,5 @@
+// The agent cursor overlay in the page: a visual aid drawn in a closed shadow root that takes no pointer
+// events (see tab/cursor-overlay.ts, which drives it).
 import { pageState } from './state.js';
 
 function cursorElement() {

@@ -1,7 +1,7 @@
 // The fields type_text actions hold in this world: prepareField (fields.ts) holds one and returns its
 // handle; the action's next calls pass the handle back and read that field, never "whatever was prepared
 // last". Bounded: an action that ended before its last call (a dialog opened, a refusal) is freed by the bound.
-import { dropFieldWatch, fieldWatch } from './core.js';
+import { dropFieldWatch, fieldWatch } from './watches.js';
 import type { FieldHandle } from './replies.js';
 import { type HeldField, pageState } from './state.js';
 

@@ -9,6 +9,8 @@
 import * as setValue from '../actions/set-value.page.js';
 import * as typeText from '../actions/type-text.page.js';
 import * as core from './core.js';
+import * as pointing from './pointing.js';
+import * as watches from './watches.js';
 import * as held from './held.js';
 import * as hover from '../actions/hover.page.js';
 import * as drag from '../actions/drag.page.js';
@@ -18,12 +20,12 @@ import * as sinks from './sinks.js';
 import * as text from './text.js';
 
 const pageAgent = {
-  // core.ts: snapshot, aiming, event watches
+  // core.ts, pointing.ts, watches.ts: snapshot, aiming, event watches
   snapshot: core.snapshot,
-  pointFor: core.pointFor,
-  watchPoint: core.watchPoint,
-  watchEvents: core.watchEvents,
-  watched: core.watched,
+  pointFor: pointing.pointFor,
+  watchPoint: pointing.watchPoint,
+  watchEvents: watches.watchEvents,
+  watched: watches.watched,
   hasFocus: core.hasFocus,
   focusElement: core.focusElement,
   maskSecretFields: core.maskSecretFields,

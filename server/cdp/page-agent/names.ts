@@ -1,4 +1,3 @@
-import { type PseudoMatcher, pageState } from './state.js';
 // Accessible names as Chrome computes them (accname 1.2 and HTML-AAM), from the DOM: one pass per listed
 // element, no accessibility tree. What the DOM cannot tell (names by reference across roots, ElementInternals,
 // EditContext, no name found) is flagged by core.ts and asked of Chrome's tree by cdp/snapshot.ts.
@@ -7,6 +6,7 @@ import { type PseudoMatcher, pageState } from './state.js';
 // alt, legend, a button's value, an iframe's title), content for roles named from content, title, then
 // placeholder. Content skips hidden nodes (display:none, visibility:hidden, aria-hidden), takes an embedded
 // control's value, an image's alt, a descendant's aria-label, and CSS ::before/::after text.
+import { type PseudoMatcher, pageState } from './state.js';
 
 /** Roles whose name comes from their content (accname 1.2 "name from: contents"). */
 const NAME_FROM_CONTENT = new Set([

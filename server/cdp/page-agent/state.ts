@@ -6,7 +6,7 @@
 import type { WatchedEvent } from '../../contract/verdicts.js';
 import type { FieldHandle } from './replies.js';
 
-/** Settles in a task after the next frame (core.ts frameThenTask); `framed` once that frame has run. */
+/** A frame asked for, and the task after it (core.ts frameThenTask): `framed` once the frame ran (a later input needs the next one). */
 export interface FrameAfter {
   settled: Promise<void>;
   framed: boolean;
@@ -54,6 +54,8 @@ export interface DragRecord {
 /**
  * Per tree (document or shadow root), the elements a stylesheet may give ::before/::after text (names.ts): a
  * selector list to match, or "any" when a sheet cannot be read (cross-origin) or a rule is too complex to tell.
+ * Reading a pseudo-element's computed style costs a style resolution each time; matching a selector is
+ * cheap, so on a page whose sheets generate no text no pseudo-element is read at all.
  */
 export type PseudoMatcher = { before: string; after: string } | 'any';
 
@@ -73,7 +75,7 @@ export interface PageState {
   latest: { id: string; elements: Element[] };
   /** Hosts already offered to the server as closed-root candidates. */
   candidatesSeen: WeakSet<Element>;
-  /** Secret fields masked for a screenshot (maskSecretFields), with what to restore. */
+  /** Fields masked for the capture in progress (maskSecretFields), with the inline value they had (restored after it). */
   maskedForCapture: Array<{ el: HTMLElement; before: string; priority: string }>;
   // core.ts: event watches
   /** The watch armed last by watchEvents, watchPoint or pointFor: what a click's, a key's or a hover's `watched` reads. */
