@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Bundles the page agent (server/cdp/page-agent/index.ts, a typed module written against the DOM) into
-// one self-contained script, dist/server/cdp/page-agent.bundle.js, which cdp/tab.ts evaluates in
+// Bundles the page agent (server/cdp/page-agent/index.ts, a typed module written against the DOM, with the
+// actions' page parts, server/cdp/actions/*.page.ts, that it imports) into
+// one self-contained script, dist/server/cdp/page-agent.bundle.js, which cdp/tab/tab.ts evaluates in
 // Verity's isolated world of every frame; and its main-world part (page-agent/main-world.ts: what only the
 // page's own world can answer, a code editor's model) into dist/server/cdp/main-world.bundle.js, which
-// cdp/tab.ts has evaluated in the page's world of every document. Run by `npm run build`, scripts/ensure.mjs and
+// cdp/tab/tab.ts has evaluated in the page's world of every document. Run by `npm run build`, scripts/ensure.mjs and
 // scripts/prepack.mjs after tsc; esbuild is a build-time dependency only, so the package ships the bundle.
 //   node scripts/build-page-agent.mjs [--quiet]
 import { build } from 'esbuild';

@@ -30,7 +30,7 @@ export class CdpDriver implements Driver {
   }
 
   /**
-   * Orders this action against other Verity processes driving the same tab (cdp/tab-lock.ts). Only an
+   * Orders this action against other Verity processes driving the same tab (cdp/tab/tab-lock.ts). Only an
    * attached browser (--browser-url) can have other drivers: one this process launched speaks DevTools
    * over a pipe only it holds, so its tabs skip the lock and the round trips it costs (about 5-15 ms).
    */

@@ -1,6 +1,6 @@
 // Concurrent actions on one tab from one MCP client, from two clients at once on their own tabs (over
 // the gateway's HTTP transport), and from two clients (two processes) on one shared tab: each call's
-// delivery and read-back are its own (server/routing/queue.ts in a process, server/cdp/tab-lock.ts across
+// delivery and read-back are its own (server/routing/queue.ts in a process, server/cdp/tab/tab-lock.ts across
 // processes), so every verdict matches what the page itself recorded.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -17,7 +17,7 @@ export interface ChromeNode {
   local: number;
 }
 
-const WORLD = 'verity'; // the page agent's isolated world (server/cdp/tab.ts)
+const WORLD = 'verity'; // the page agent's isolated world (server/cdp/tab/tab.ts)
 const MAX = 5000;
 
 /**

@@ -1,4 +1,4 @@
-// The pure parts of cdp/page-activity.ts and the result text, in-process: how URLs are shown (credentials,
+// The pure parts of cdp/tab/page-activity.ts and the result text, in-process: how URLs are shown (credentials,
 // fragments, secret query values, blocked origins, data: URLs, long ones), what an action's `caused` holds
 // (failed requests first, bounded and counted, console errors only, nothing when nothing happened), the
 // listings' filters and limits, and the lines summarize() writes for it.

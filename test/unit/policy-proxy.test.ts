@@ -1,4 +1,4 @@
-// The policy proxy (server/cdp/policy-proxy.ts) on its own, in process, against real sockets on 127.0.0.1:
+// The policy proxy (server/cdp/browser/policy-proxy.ts) on its own, in process, against real sockets on 127.0.0.1:
 // what it forwards and what it refuses for plain requests and CONNECT tunnels (the origin that is refused
 // never hears a byte), the gateway's own port whatever the name, chaining to an operator's http proxy,
 // refusing a socks one, its bounds (headers, the request forms it serves), loopback only, and close().

@@ -1,8 +1,8 @@
-// The lower toolbox of the CDP route, shared by its parts (click.ts, keys.ts, scroll.ts, drag.ts,
-// typing.ts) and the thin driver.ts over them: which tab a target names, where to press (hit-tested by the
+// The lower toolbox of the CDP route, shared by its actions (click.ts, press-key.ts, scroll.ts, drag.ts,
+// type-text.ts, set-value.ts, hover.ts) and the thin driver.ts over them: which tab a target names, where to press (hit-tested by the
 // page agent), the mouse input itself, the frame holding focus, the side-effect window around an action,
 // and the ActionResult shapes. It imports neither the parts nor the driver: no import circle (a part that
-// clicks first, like typing.ts and keys.ts, imports click.ts directly).
+// clicks first, like type-text.ts and press-key.ts, imports click.ts directly).
 import type { Protocol } from 'puppeteer-core';
 import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../../contract/driver.js';
 import { withTiming, type Stopwatch } from '../../contract/driver.js';
@@ -46,7 +46,7 @@ export function tabOf(target: ResolvedTarget): Tab {
 
 /**
  * Runs one action and adds to its result what else it caused (a tab opened, a download, a dialog now
- * blocking the page) as `side_effects`, and what its page did (`caused`: page-activity.ts); each absent when
+ * blocking the page) as `side_effects`, and what its page did (`caused`: tab/page-activity.ts); each absent when
  * there was nothing. `settleMs`: how long to keep
  * listening after the action, for input that commonly opens tabs or starts downloads (clicks, keys,
  * drops), or a function asked once the action ran (a click listens on only when it may have led out); typing, set_value and scrolling report what arrived during the action and add no wait.

@@ -78,7 +78,7 @@ async function caretToEnd(editable: Element): Promise<void> {
 /** Places the caret again (at most three times) until it stays at the end; false if the page keeps moving it. */
 /**
  * Whether the page may have deferred work after a focus (a select-on-focus timer): yes unless the page's
- * world hook (cdp/handler-hook.ts) says no focus listener was ever added and no element has an onfocus
+ * world hook (cdp/tab/handler-hook.ts) says no focus listener was ever added and no element has an onfocus
  * attribute. A page that assigns `onfocus` from script is not seen here: the read-back's verdict still
  * catches text that replaced a selection (never confirmed).
  */

@@ -33,7 +33,7 @@ export interface BrowserOptions {
    */
   proxyServer?: string;
   /**
-   * The origin policy, held for every request of the browser this host opens (guard.ts guardBrowser; for a
+   * The origin policy, held for every request of the browser this host opens (tab/guard.ts guardBrowser; for a
    * launched browser, when the policy lists origins, the policy proxy too). A host whose browser is a
    * context of another's (contextOf) is covered by that one's.
    */
@@ -411,7 +411,7 @@ export class BrowserHost {
   }
 
   /**
-   * The browser-level guard (guard.ts guardBrowser), in place before any caller gets the browser: for a
+   * The browser-level guard (tab/guard.ts guardBrowser), in place before any caller gets the browser: for a
    * launched browser over every request, for an attached one over the shared and service workers of the
    * contexts this host drives (its --browser-context, or the default one, and the contexts of --isolated
    * sessions made in it).

@@ -4,7 +4,7 @@
 // CONNECT host:port tunnels. Each is checked with the policy (Policy.requestAllowed, Policy.hostPortAllowed)
 // before a byte goes out, whoever in the browser asked: a page, a frame, a dedicated, shared or service
 // worker, a WebSocket, an EventSource, a beacon, a prefetch, each hop of a redirect. CDP's Fetch
-// interception (guard.ts) stays as the layer that also holds in a browser Verity attaches to; it does not
+// interception (tab/guard.ts) stays as the layer that also holds in a browser Verity attaches to; it does not
 // see WebSockets at all, this does.
 //
 // An operator's own --proxy-server is chained to when it is a plain http proxy; a socks or https proxy (or a

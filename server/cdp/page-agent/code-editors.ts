@@ -13,11 +13,11 @@
 // `cmTile`) read as undefined there. The same table is therefore bundled twice
 // (scripts/build-page-agent.mjs): into the page agent, which finds an editor by its DOM and asks for its
 // model, and into a small script run in the page's own world at document start (main-world.ts, installed
-// by cdp/tab.ts), which answers. DOM events are the one channel both worlds share: the agent dispatches
+// by cdp/tab/tab.ts), which answers. DOM events are the one channel both worlds share: the agent dispatches
 // ASK at the editor's root element and the answer comes back as REPLY (a JSON string) at the same
 // element, synchronously, within the agent's own call. The page can see that channel and could answer
 // falsely, as it could make its editor's getValue() lie: what it tells is what the page says it holds.
-// No imports: core.ts, surfaces.ts and fields.ts all use this.
+// No imports: core.ts, surfaces.ts, fields.ts and actions/type-text.page.ts all use this.
 
 /** The code editors Verity knows, by name. */
 export type CodeEditorName = 'ace' | 'codemirror5' | 'codemirror6' | 'monaco';
@@ -183,7 +183,7 @@ export const CODE_EDITORS: readonly CodeEditor[] = [
     // Monaco hangs nothing on its DOM. Its editors are listed by `monaco.editor.getEditors()` where the
     // page has the `monaco` global (Monaco's AMD loader, its min build and most embeddings put it there);
     // the editor whose DOM node is this root is the one. A bundle without the global exposes no handle:
-    // then what the editor shows is read instead (fields.ts), with what that cannot prove said.
+    // then what the editor shows is read instead (fields.ts, actions/type-text.page.ts), with what that cannot prove said.
     model(root) {
       const monaco = (globalThis as { monaco?: MonacoGlobal }).monaco;
       const editor = monaco?.editor?.getEditors?.().find((e) => e.getDomNode() === root);

@@ -1,5 +1,5 @@
 // What the page's scripts made clickable and what a widget library's markup says, for the snapshot: the
-// elements the main-world hook recorded (cdp/handler-hook.ts), and what the page's own world knows of a
+// elements the main-world hook recorded (cdp/tab/handler-hook.ts), and what the page's own world knows of a
 // jQuery UI slider (its range), asked for over the one channel both worlds share, DOM events.
 
 /** The elements given a click-like listener, as the hook answers now (empty when no hook is installed). */

@@ -1,4 +1,4 @@
-// The fields type_text actions hold in this world: prepareField (fields.ts) holds one and returns its
+// The fields type_text actions hold in this world: prepareField (actions/type-text.page.ts) holds one and returns its
 // handle; the action's next calls pass the handle back and read that field, never "whatever was prepared
 // last". Bounded: an action that ended before its last call (a dialog opened, a refusal) is freed by the bound.
 import { dropFieldWatch, fieldWatch } from './watches.js';

@@ -1,6 +1,6 @@
 // The page agent: an ordinary typed module that runs inside each frame, in Verity's own isolated world
 // (invisible to the page's scripts, sharing only the DOM). scripts/build-page-agent.mjs bundles this
-// entry with esbuild into one script (dist/server/cdp/page-agent.bundle.js) that cdp/tab.ts evaluates
+// entry with esbuild into one script (dist/server/cdp/page-agent.bundle.js) that cdp/tab/tab.ts evaluates
 // in every world it creates; it installs `globalThis.__verity` once per world.
 //
 // The server never imports this module at run time: it imports the `PageAgent` type only, so that
@@ -29,7 +29,7 @@ const pageAgent = {
   hasFocus: core.hasFocus,
   focusElement: core.focusElement,
   maskSecretFields: core.maskSecretFields,
-  // core.ts, called by tab.ts / snapshot.ts with object handles rather than through Tab.call
+  // core.ts, called by tab/tab.ts / snapshot.ts with object handles rather than through Tab.call
   closedRootCandidates: core.closedRootCandidates,
   registerClosedRoot: core.registerClosedRoot,
   element: core.element,

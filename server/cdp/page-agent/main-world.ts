@@ -1,5 +1,5 @@
 // The one part of the page agent that runs in the page's own world (scripts/build-page-agent.mjs bundles it
-// apart, dist/server/cdp/main-world.bundle.js; cdp/tab.ts has it evaluated at every document's start, and
+// apart, dist/server/cdp/main-world.bundle.js; cdp/tab/tab.ts has it evaluated at every document's start, and
 // at once in documents already loaded): it answers the page agent's questions that only that world can,
 // a code editor's model (code-editors.ts). Nothing is left on the page's globals; once per document.
 import { answerCodeModelQuestions } from './code-editors.js';

@@ -1,11 +1,11 @@
 // What the page agent answers, as both sides read it: the page agent returns these shapes and the server
-// (cdp/typing.ts, cdp/aim.ts, cdp/click.ts) imports them as types. Types only: nothing here runs, so the
+// (cdp/actions/type-text.ts, actions/aim.ts, actions/click.ts) imports them as types. Types only: nothing here runs, so the
 // server importing this module brings no DOM code along, and the page agent importing it brings no Node code.
 //
 // A reply with several forms is a union tagged by `kind`, so each side tells them apart by one field.
 import type { FieldReadBack, FieldState, WatchedEvent } from '../../contract/verdicts.js';
 
-/** Why the agent would not act: the server turns the code into its typed refusal (cdp/aim.ts, cdp/typing.ts). */
+/** Why the agent would not act: the server turns the code into its typed refusal (cdp/actions/aim.ts, actions/type-text.ts). */
 export type RefusedCode =
   | 'element_disabled'
   | 'element_readonly'
@@ -49,7 +49,7 @@ export interface Watched {
 /**
  * One type_text's field in the page: `prepareField` returns it, the action's next calls (preparedFieldNow,
  * readBack, rearmField, assignPreparedValue, sinkShown) pass it back. The page keeps a bounded map of them
- * (fields.ts, MAX_HELD_FIELDS) and frees one when its action's last call has read it.
+ * (held.ts, MAX_HELD_FIELDS) and frees one when its action's last call has read it.
  */
 export type FieldHandle = number;
 

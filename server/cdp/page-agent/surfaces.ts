@@ -2,7 +2,7 @@
 // caret-sized element takes the keyboard (a div with an EditContext, or a 1 px <textarea> kept at the
 // caret) while the text is rendered in sibling elements. A user clicks the rendered text, not the
 // surface; the text to read back is the rendered one. Imports only code-editors.ts (itself import-free):
-// core.ts and fields.ts both use this.
+// core.ts, fields.ts and actions/type-text.page.ts use this.
 import { codeEditorOf } from './code-editors.js';
 
 /** Below this many CSS pixels in width or height a surface cannot show its text: it stands in for an editor. */

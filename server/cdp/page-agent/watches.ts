@@ -80,7 +80,7 @@ export function armWatch(target: Element, types: string[]) {
   return describe(target);
 }
 
-/** A watch of its own for a field a type_text action holds (fields.ts), heard beside the armed one; dropped with dropFieldWatch. */
+/** A watch of its own for a field a type_text action holds (held.ts), heard beside the armed one; dropped with dropFieldWatch. */
 export function fieldWatch(target: Element, types: string[]): Watch {
   listenOn(target, types);
   const own: Watch = { target, events: [] };

@@ -3,7 +3,7 @@
 // iframe's session), and so has the whole browser (guardBrowser, on the browser target: workers not tied to
 // a tab, a launched browser's every target). Requests to the gateway's own origin, and (when the policy
 // lists origins) to any origin the policy refuses, fail with BlockedByClient: a redirect or a link cannot
-// reach them either. A browser Verity launches also has the policy proxy (policy-proxy.ts), which sees
+// reach them either. A browser Verity launches also has the policy proxy (browser/policy-proxy.ts), which sees
 // what Fetch does not (WebSockets).
 import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { Policy } from '../../policy.js';
@@ -57,7 +57,7 @@ const BROWSER_OWN = /^(chrome|chrome-extension|chrome-untrusted|devtools):/i;
  * process, before the target that asks has run a line, so no worker starts ahead of its guard. (Auto-
  * attaching to each worker and enabling Fetch on its own session races puppeteer, which resumes every target
  * it attaches to at once; a dedicated worker's session has no Fetch domain at all, its requests are its
- * page's.) WebSockets are not Fetch requests: only the policy proxy (policy-proxy.ts) sees those.
+ * page's.) WebSockets are not Fetch requests: only the policy proxy (browser/policy-proxy.ts) sees those.
  */
 export async function guardBrowser(session: CDPSession, policy: Policy, scope: BrowserGuardScope): Promise<void> {
   const patterns: Protocol.Fetch.RequestPattern[] = policy.filtersOrigins

@@ -72,7 +72,7 @@ export class Tab {
   dialog: { type: string; message: string; defaultPrompt?: string } | null = null;
   /**
    * How many documents the tab's main frame has committed: a download counts as an action's only while
-   * the tab still shows the document the action acted on (side-effects.ts). A navigation whose response is
+   * the tab still shows the document the action acted on (browser/side-effects.ts). A navigation whose response is
    * a file commits none, so it keeps its count.
    */
   documents = 0;
