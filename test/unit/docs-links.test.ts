@@ -98,3 +98,13 @@ test('anchors are made as GitHub makes them', () => {
     'd.md#e',
   ]);
 });
+
+test("the README stays a user's page: at most 500 lines, the two commands in its first block (issue 43)", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const lines = readme.split('\n').length;
+  assert.ok(lines <= 500, `README.md has ${lines} lines: move the detail to docs/ and link it`);
+  const firstBlock = /^```sh\n([\s\S]*?)^```/m.exec(readme)?.[1] ?? '';
+  assert.match(firstBlock, /^npm start\b/m, 'the first code block runs npm start');
+  assert.match(firstBlock, /^npm test\b/m, 'and npm test');
+  assert.ok(readme.indexOf('```sh') < readme.indexOf('\n## '), 'before the first section');
+});
