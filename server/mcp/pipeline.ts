@@ -27,7 +27,7 @@ import type { ResolvedToken } from '../routing/snapshots.js';
 import { maskedArgs, maskedForApproval } from '../contract/secrets.js';
 import type { SecretEcho } from '../contract/secret-echo.js';
 import { expectSecrets, settleSecrets } from './secret-echo.js';
-import { notPlain } from '../contract/names.js';
+import { type SessionKey, sessionKeyOfCall } from '../contract/session-key.js';
 
 export interface PipelineParts {
   router: Router;
@@ -59,19 +59,6 @@ type Trace = {
   /** Tells the operators' action log, once the call's audit entry exists (so the line can open that entry). */
   noteAction?: (auditId: number | undefined) => void;
 };
-
-/**
- * The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none).
- * A label the call will be refused for (too long, not plain text) names no session: the trail keeps one
- * short key for all such calls of a connection, never the agent's string.
- */
-function sessionLabelOf(session: unknown): string {
-  const label = typeof session === 'string' ? session.trim() : '';
-  if (label.length > SESSION_LABEL_MAX || notPlain(label)) return '(invalid label)';
-  return label && label !== 'default' ? label : 'implicit';
-}
-/** As tools/schemas.ts `session` bounds it. */
-const SESSION_LABEL_MAX = 128;
 
 /** The ToolContext over the server's parts: only what tools use, each member delegating (never a copy). */
 function toolContextOf(parts: PipelineParts): ToolContext {
@@ -120,7 +107,7 @@ export class CallPipeline {
     // the action log, recording) walks or stringifies the arguments, and must only ever see bounded ones.
     const breach = checkLimits(rawArgs);
     const raw = (!breach && rawArgs && typeof rawArgs === 'object' ? rawArgs : {}) as Record<string, unknown>;
-    const sessionKey = `${connection.connectionId}/${sessionLabelOf(raw.session)}`;
+    const sessionKey = sessionKeyOfCall(connection.connectionId, raw.session);
     const trace: Trace = {};
     let labels: Record<string, string> | undefined;
     let tokens: Map<string, ResolvedToken> | undefined;
@@ -184,7 +171,7 @@ export class CallPipeline {
     tool: ToolDef,
     rawArgs: unknown,
     connection: CallContext,
-    sessionKey: string,
+    sessionKey: SessionKey,
     labels: Record<string, string> | undefined,
     trace: Trace,
   ): Promise<Reply> {
