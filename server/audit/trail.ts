@@ -3,7 +3,7 @@
 // call path, the approvals, the brake and the gateway each call one function here.
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
-import type { Reply } from '../tools/define.js';
+import type { Reply } from '../tools/context.js';
 import { labelledSummary, summarizeArgs } from '../activity.js';
 import { recordingsRoot } from '../sessions/recording.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../approvals.js';
