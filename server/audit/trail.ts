@@ -7,7 +7,8 @@ import type { Reply } from '../tools/context.js';
 import { labelledSummary, summarizeArgs } from '../activity.js';
 import { recordingsRoot } from '../sessions/recording.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../approvals.js';
-import { type AuditEntry, type AuditEvidence, type AuditStore, cut } from './store.js';
+import { cut } from './entry-bounds.js';
+import type { AuditEntry, AuditEvidence, AuditStore } from './store.js';
 import { zip } from './zip.js';
 
 /** A call as the pipeline hands it over (mcp/call-args.ts): its arguments masked and summarized once, there. */
