@@ -131,7 +131,7 @@ const LAYERS = [
       'server/activity.ts',
       'server/approvals.ts',
       'server/gateway/protocol.ts',
-      'server/tools/define.ts',
+      'server/tools/context.ts',
     ],
   },
   {

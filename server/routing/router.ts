@@ -20,6 +20,7 @@ import type { Session } from '../sessions/manager.js';
 import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from '../contract/driver.js';
 import { queuedDriver, queueKey, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from '../contract/refusal.js';
+import { sessionKeyOf } from '../contract/session-key.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
 import { SnapshotRegistry, type ResolvedToken } from './snapshots.js';
 import { checkTargetShape, type TargetArgs } from '../contract/target.js';
@@ -370,7 +371,7 @@ export class Router {
     // What a tab action causes (downloads) counts against its session's quota.
     if (target.kind === 'tab')
       target.owner = caller.session
-        ? `${caller.session.connectionId}/${caller.session.label ?? 'implicit'}`
+        ? sessionKeyOf(caller.session.connectionId, caller.session.label)
         : caller.connectionId;
     // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
     return { target, driver: queuedDriver(this.actionQueue, driver, target, caller.onQueued, caller.signal) };
