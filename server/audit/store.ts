@@ -15,20 +15,10 @@
 // that session's calls are refused before they run (admits(), the call pipeline asks), the refusals are
 // counted rather than written, and the operator sees what each session holds (sessions()).
 import { EventEmitter } from 'node:events';
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs';
+import { appendFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditActor, AuditEntry, AuditKind, AuditPage, AuditSession, EvidenceItem } from '../gateway/protocol.js';
+import { type LinePlace, newSegment, readLineAt, readSegments, type Segment } from './segments.js';
 import { type AuditInput, boundedActor, boundedInput, boundedKey, LINE_MAX, storedLine } from './entry-bounds.js';
 
 export { LINE_MAX };
@@ -77,7 +67,8 @@ export interface NoRoom {
   retryAfterS: number;
 }
 
-interface Row {
+/** An entry in the index: what the filters read without reading its line, and where that line lies. */
+interface Row extends LinePlace {
   id: number;
   atMs: number;
   kind: AuditKind;
@@ -86,16 +77,6 @@ interface Row {
   verdict: string;
   /** The actor's client name ('' for none): the agent filter reads it without reading the line. */
   client: string;
-  seg: Segment;
-  offset: number;
-  length: number;
-}
-interface Segment {
-  file: string;
-  firstId: number;
-  bytes: number;
-  lastAtMs: number;
-  rows: number;
 }
 
 /** Rows a text search reads per request before it answers with where to go on (bounded work per request). */
@@ -480,70 +461,39 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   }
 
   private roll(firstId: number): Segment {
-    const seg: Segment = {
-      file: `audit-${String(firstId).padStart(12, '0')}.jsonl`,
-      firstId,
-      bytes: 0,
-      lastAtMs: Date.now(),
-      rows: 0,
-    };
+    const seg = newSegment(firstId);
     this.segments.push(seg);
     return seg;
   }
 
+  /** The index rebuilt from the segments: one sequential read, the files staying the only truth. */
   private load(): void {
-    const files = readdirSync(this.dir!)
-      .filter((f) => /^audit-\d{12}\.jsonl$/.test(f))
-      .sort();
-    for (const file of files) {
-      const path = join(this.dir!, file);
-      const data = readFileSync(path);
-      const seg: Segment = {
-        file,
-        firstId: Number(file.slice(6, 18)),
-        bytes: data.length,
-        lastAtMs: statSync(path).mtimeMs,
-        rows: 0,
-      };
-      let offset = 0;
-      while (offset < data.length) {
-        let end = data.indexOf(10, offset);
-        if (end < 0) end = data.length; // a torn last line (a crash mid-write) is skipped below
-        const length = end + 1 - offset;
-        try {
-          const e = JSON.parse(data.subarray(offset, end).toString('utf8')) as AuditEntry;
-          if (typeof e.id === 'number' && e.id >= this.nextId) {
-            const atMs = Date.parse(e.at);
-            this.rows.push({
-              id: e.id,
-              atMs,
-              kind: e.kind,
-              sessionKey: this.shared(e.sessionKey),
-              tool: this.shared(e.tool),
-              verdict: this.shared(e.verdict),
-              client: this.shared(e.actor?.client ?? ''),
-              seg,
-              offset,
-              length,
-            });
-            seg.rows++;
-            seg.lastAtMs = atMs;
-            const u = this.usageOf(this.shared(e.sessionKey));
-            u.bytes += length;
-            u.entries++;
-            this.nextId = e.id + 1;
-            if (e.actor) this.actors.set(e.sessionKey, e.actor);
-          }
-        } catch {
-          /* not a whole line */
-        }
-        offset = end + 1;
-      }
-      this.segments.push(seg);
-    }
+    const { segments, tornEnd } = readSegments(this.dir!, (e, { seg, offset, length }) => {
+      if (e.id < this.nextId) return;
+      const atMs = Date.parse(e.at);
+      this.rows.push({
+        id: e.id,
+        atMs,
+        kind: e.kind,
+        sessionKey: this.shared(e.sessionKey),
+        tool: this.shared(e.tool),
+        verdict: this.shared(e.verdict),
+        client: this.shared(e.actor?.client ?? ''),
+        seg,
+        offset,
+        length,
+      });
+      seg.rows++;
+      seg.lastAtMs = atMs;
+      const u = this.usageOf(this.shared(e.sessionKey));
+      u.bytes += length;
+      u.entries++;
+      this.nextId = e.id + 1;
+      if (e.actor) this.actors.set(e.sessionKey, e.actor);
+    });
+    this.segments.push(...segments);
     // A torn line at the end of the last segment would glue onto the next append: start a new segment.
-    const last = this.segments.at(-1);
-    if (last && last.bytes > 0 && readFileSync(join(this.dir!, last.file)).at(-1) !== 10) this.roll(this.nextId);
+    if (tornEnd) this.roll(this.nextId);
   }
 
   private indexBelow(id: number): number {
@@ -567,16 +517,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
 
   private readLine(row: Row): string | null {
     if (!this.dir) return this.memory.get(row.id) ?? null;
-    const path = join(this.dir, row.seg.file);
-    if (!existsSync(path)) return null;
-    const fd = openSync(path, 'r');
-    try {
-      const buf = Buffer.alloc(row.length);
-      readSync(fd, buf, 0, row.length, row.offset);
-      return buf.toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
+    return readLineAt(this.dir, row);
   }
 
   private read(row: Row): AuditEntry | null {
