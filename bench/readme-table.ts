@@ -21,6 +21,8 @@ export interface LastRun {
   npm_test_minutes?: number;
   /** The run was under the load tier's CPU hog (`npm run test:load`). */
   load?: boolean;
+  /** The load tier's typing, per toolkit (test/load/typing.test.ts): runs, characters typed and lost. */
+  typing?: Record<string, { runs: number; typed: number; lost: number }>;
 }
 
 /** The sources of the figures, as files. */
@@ -74,6 +76,20 @@ function runLine(what: string, run: LastRun): string {
   );
 }
 
+/** The load tier's typing counts as a table, one row per toolkit (none recorded: no lines). */
+function typingTable(typing: LastRun['typing']): string[] {
+  const rows = Object.entries(typing ?? {});
+  if (!rows.length) return [];
+  return [
+    '',
+    'Typed by pixels right after a click elsewhere, under the hog (test/load/typing.test.ts):',
+    '',
+    '| toolkit | runs | characters typed | characters lost |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows.map(([toolkit, t]) => `| ${toolkit} | ${t.runs} | ${t.typed} | ${t.lost} |`),
+  ];
+}
+
 /** Each generated block's lines, by marker name. */
 export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): Record<string, string[]> {
   const lines = latest.split('\n');
@@ -84,11 +100,9 @@ export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): R
     fuzz: [`Run of ${run}:`, '', ...tableAfter(lines, (l) => l.startsWith('### Trust fuzz'))],
   };
   if (lastRun) blocks.suite = [runLine('The last full run', lastRun)];
-  blocks['suite-load'] = [
-    lastLoadRun
-      ? runLine('The last load-tier run', lastLoadRun)
-      : 'No load-tier run is recorded yet: `npm run test:load` writes test/last-load-run.json.',
-  ];
+  blocks['suite-load'] = lastLoadRun
+    ? [runLine('The last load-tier run', lastLoadRun), ...typingTable(lastLoadRun.typing)]
+    : ['No load-tier run is recorded yet: `npm run test:load` writes test/last-load-run.json.'];
   return blocks;
 }
 

@@ -89,3 +89,21 @@ test('no measured figure is written by hand outside the generated blocks', () =>
   }
   assert.deepEqual(found, [], 'measured figures belong in a generated block');
 });
+
+test("the load tier's block names the characters typed and lost per toolkit, from its run's record", () => {
+  const sources = readSources(ROOT);
+  const lastLoadRun = {
+    at: '2026-12-06T21:00:00.000Z',
+    files: 40,
+    failed: 0,
+    minutes: 20.5,
+    lanes: 3,
+    cores: 2,
+    load: true,
+    typing: { qt: { runs: 10, typed: 240, lost: 0 }, swing: { runs: 10, typed: 250, lost: 1 } },
+  };
+  const block = figureBlocks({ ...sources, lastLoadRun })['suite-load'].join('\n');
+  assert.match(block, /The last load-tier run \(2026-12-06T21:00Z, 2 cores, every core kept busy by stress-ng\)/);
+  assert.match(block, /\| qt \| 10 \| 240 \| 0 \|/);
+  assert.match(block, /\| swing \| 10 \| 250 \| 1 \|/);
+});
