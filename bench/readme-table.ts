@@ -1,9 +1,9 @@
-// The README's figures, generated: every number it states about speed, bytes, concurrency, the trust fuzz
-// and the suite's time comes from bench/latest.md (the last `npm run bench`) and test/last-run.json (the
-// test runner's last full run), written between markers (`<!-- NAME:start -->` ... `<!-- NAME:end -->`).
-// The bench writes them after a whole run, `npm run readme:figures` after a full test run, and
-// test/unit/readme-figures.test.ts fails when the README disagrees with its sources or states a measured
-// figure anywhere else.
+// The README's and docs/' figures, generated: every number they state about speed, bytes, concurrency, the
+// trust fuzz and the suite's time comes from bench/latest.md (the last `npm run bench`) and
+// test/last-run.json (the test runner's last full run), written between markers (`<!-- NAME:start -->` ...
+// `<!-- NAME:end -->`) in the files FIGURE_FILES names. The bench writes them after a whole run,
+// `npm run readme:figures` after a full test run, and test/unit/readme-figures.test.ts fails when a file
+// disagrees with its sources or states a measured figure anywhere else.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +21,8 @@ export interface LastRun {
   npm_test_minutes?: number;
   /** The run was under the load tier's CPU hog (`npm run test:load`). */
   load?: boolean;
+  /** The load tier's typing, per toolkit (test/load/typing.test.ts): runs, characters typed and lost. */
+  typing?: Record<string, { runs: number; typed: number; lost: number }>;
 }
 
 /** The sources of the figures, as files. */
@@ -64,7 +66,6 @@ function benchRun(lines: string[]): string {
   return `${when}Z (${[browser && `Chromium ${browser} headless`, node && `Node ${node}`, cores && `${cores} cores`].filter(Boolean).join(', ')})`;
 }
 
-/** Each generated block's lines, by marker name. */
 /** One line for a run of the test runner. */
 function runLine(what: string, run: LastRun): string {
   const min = (m: number) => `${m.toFixed(1)} min`;
@@ -75,6 +76,21 @@ function runLine(what: string, run: LastRun): string {
   );
 }
 
+/** The load tier's typing counts as a table, one row per toolkit (none recorded: no lines). */
+function typingTable(typing: LastRun['typing']): string[] {
+  const rows = Object.entries(typing ?? {});
+  if (!rows.length) return [];
+  return [
+    '',
+    'Typed by pixels right after a click elsewhere, under the hog (test/load/typing.test.ts):',
+    '',
+    '| toolkit | runs | characters typed | characters lost |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows.map(([toolkit, t]) => `| ${toolkit} | ${t.runs} | ${t.typed} | ${t.lost} |`),
+  ];
+}
+
+/** Each generated block's lines, by marker name. */
 export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): Record<string, string[]> {
   const lines = latest.split('\n');
   const run = benchRun(lines);
@@ -84,22 +100,31 @@ export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): R
     fuzz: [`Run of ${run}:`, '', ...tableAfter(lines, (l) => l.startsWith('### Trust fuzz'))],
   };
   if (lastRun) blocks.suite = [runLine('The last full run', lastRun)];
-  blocks['suite-load'] = [
-    lastLoadRun
-      ? runLine('The last load-tier run', lastLoadRun)
-      : 'No load-tier run is recorded yet: `npm run test:load` writes test/last-load-run.json.',
-  ];
+  blocks['suite-load'] = lastLoadRun
+    ? [runLine('The last load-tier run', lastLoadRun), ...typingTable(lastLoadRun.typing)]
+    : ['No load-tier run is recorded yet: `npm run test:load` writes test/last-load-run.json.'];
   return blocks;
 }
 
-/** The README with every generated block replaced by its figures (a block whose source has none is kept). */
-export function withFigures(readme: string, sources: FigureSources): string {
-  let out = readme;
+/**
+ * Which file holds which generated blocks (a block may stand in more than one: the suite's time is said at
+ * the README's top and in the contributors' guide). A block moved to another file moves here too.
+ */
+export const FIGURE_FILES: Readonly<Record<string, readonly string[]>> = {
+  'README.md': ['suite'],
+  'docs/architecture.md': ['suite', 'suite-load'],
+  'docs/benchmarks.md': ['bench', 'fuzz'],
+  'docs/deploy.md': ['concurrency'],
+};
+
+/** A markdown file with every generated block replaced by its figures (a block whose source has none is kept). */
+export function withFigures(markdown: string, sources: FigureSources): string {
+  let out = markdown;
   for (const [name, block] of Object.entries(figureBlocks(sources))) {
     if (block.length === 0 || block.at(-1) === '') continue; // its source has no such figures
     const start = `<!-- ${name}:start -->`;
     const end = `<!-- ${name}:end -->`;
-    // Every place the block stands (the suite's time is said at the top and in Layout).
+    // Every place the block stands in this file.
     for (let from = out.indexOf(start); from >= 0; from = out.indexOf(start, from + start.length)) {
       const to = out.indexOf(end, from);
       if (to < 0) break;
@@ -109,11 +134,15 @@ export function withFigures(readme: string, sources: FigureSources): string {
   return out;
 }
 
-/** Writes the README's figures from bench/latest.md and test/last-run.json, then formats it (biome pads tables). */
+/** Writes the figures of every file of FIGURE_FILES from bench/latest.md and test/last-run.json. */
 export function writeReadmeFigures(root: string): void {
-  const file = join(root, 'README.md');
-  writeFileSync(file, withFigures(readFileSync(file, 'utf8'), readSources(root)));
-  spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', 'README.md'], {
+  const sources = readSources(root);
+  for (const name of Object.keys(FIGURE_FILES)) {
+    const file = join(root, name);
+    writeFileSync(file, withFigures(readFileSync(file, 'utf8'), sources));
+  }
+  // Formats what biome formats (it pads tables where it handles markdown; else it leaves the files as written).
+  spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', ...Object.keys(FIGURE_FILES)], {
     cwd: root,
     stdio: 'ignore',
   });

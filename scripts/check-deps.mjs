@@ -162,17 +162,19 @@ const LAYERS = [
     ],
   },
   {
-    name: 'the audit trail notes what the server did: no backend, no MCP, no gateway beyond its wire shapes',
+    name: 'the audit trail notes what the server did: no backend, no router, no MCP, no gateway beyond its wire shapes',
     files: ['server/audit/'],
     may: [
       'node:',
       'server/contract/',
-      'server/routing/',
-      'server/sessions/',
+      // What it notes: approvals' requests and outcomes, the action log's summary line, a call's reply (type).
       'server/activity.ts',
       'server/approvals.ts',
+      'server/tools/context.ts',
+      // An entry's shape is declared once, in the gateway protocol (audit.query and audit.entry carry it).
       'server/gateway/protocol.ts',
-      'server/tools/define.ts',
+      // Where recordings' images are, which an export reads (and only from under there).
+      'server/sessions/recording.ts',
     ],
   },
   {
@@ -272,10 +274,16 @@ const LAYERS = [
       'zod',
       'fast-check',
       '@modelcontextprotocol/sdk',
-      'server/tools/',
-      'server/gateway/',
+      // The fuzzers' inputs: every tool with its schemas, the gateway's frames and the extension's id.
+      'server/tools/index.ts',
+      'server/tools/schemas.ts',
+      'server/tools/context.ts',
+      'server/gateway/protocol.ts',
+      'server/gateway/extension-id.ts',
+      // The sections that measure a backend beside Verity (a browser's launch, AT-SPI's reads) call it directly.
       'server/cdp/',
       'server/native/',
+      // The suites' own set-up: fixtures, peers, the gateway, the desktop apps.
       'test/helpers/',
       'test/native/',
     ],

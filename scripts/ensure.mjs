@@ -94,7 +94,7 @@ if (forTests) {
     'xwayland',
     'xterm',
     'stress-ng', // the load tier (npm run test:load): a CPU hog on every core beside the files
-    'haproxy', // test/pool/balancer.test.ts runs the README's load-balancer example as written
+    'haproxy', // test/pool/balancer.test.ts runs docs/deploy.md's load-balancer example as written
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);
   }

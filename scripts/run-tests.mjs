@@ -293,6 +293,7 @@ function runFile(file) {
       const ok = code === 0;
       const text = Buffer.concat(output);
       if (!ok) failed.set(label, whyFailed(text.toString('utf8')));
+      if (underLoad) noteTyping(text.toString('utf8'));
       process.stdout.write(text);
       process.stdout.write(
         `run-tests: ${ok ? 'ok    ' : 'FAILED'} ${label} in ${seconds.toFixed(1)} s${cpuNote}` +
@@ -301,6 +302,16 @@ function runFile(file) {
       resolve();
     });
   });
+}
+
+/**
+ * The load tier's typing counts, per toolkit: test/load/typing.test.ts prints one line for each
+ * (`load typing: Qt 10 runs, 240 chars typed, 0 lost`), kept in test/last-load-run.json for the README.
+ */
+const typing = {};
+function noteTyping(output) {
+  for (const m of output.matchAll(/load typing: (.+?) (\d+) runs, (\d+) chars typed, (\d+) lost/g))
+    typing[m[1]] = { runs: Number(m[2]), typed: Number(m[3]), lost: Number(m[4]) };
 }
 
 /**
@@ -426,7 +437,7 @@ if (only.length === 0 && !stoppedBy) {
     lanes,
     cores: cpus().length,
     ...(npmTest !== null ? { npm_test_minutes: npmTest } : {}),
-    ...(underLoad ? { load: true } : {}),
+    ...(underLoad ? { load: true, typing } : {}),
   };
   const runFile = underLoad ? 'last-load-run.json' : 'last-run.json';
   writeFileSync(join(root, 'test', runFile), `${JSON.stringify(lastRun, null, 2)}\n`);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The README's console screenshot (docs/console.png, 1440x900): a real `verity start` with a policy that
-// holds clicks for approval, two agents (real MCP SDK clients) each with a session and actions, one
-// click waiting for approval, and a failed (mismatched) type_text open in the audit log with its
+// The Control UI guide's console screenshot (docs/console.png, 1440x900, shown in docs/control-ui.md): a real
+// `verity start` with a policy that holds clicks for approval, two agents (real MCP SDK clients) each with a
+// session and actions, one click waiting for approval, and a failed (mismatched) type_text open in the audit log with its
 // expected vs observed and before/after images. Build first (`node scripts/ensure.mjs --test`): this uses
 // the compiled test helpers. Usage: node scripts/screenshots.mjs [out.png]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -96,3 +96,10 @@ export function summarizeArgs(args: Record<string, unknown>, max = 60): string {
   }
   return parts.join(' ');
 }
+
+/** A call's arguments as one log line, each known token shown as its label (`element_token=button "Submit claim"`). */
+export function labelledSummary(args: Record<string, unknown>, labels: Record<string, string> | undefined): string {
+  let line = summarizeArgs(args);
+  for (const [token, label] of Object.entries(labels ?? {})) line = line.split(token).join(label);
+  return line;
+}

@@ -17,6 +17,7 @@ import { noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
 import type { AuditActor } from './audit/store.js';
 import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/browser/pool.js';
 import { SecretEcho } from './contract/secret-echo.js';
+import { parseSessionKey } from './contract/session-key.js';
 
 export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
@@ -61,8 +62,7 @@ export interface McpConnection {
 
 /** A session's agent (the audit trail's actor), from its connection while that is open. */
 function actorOf(connections: ReadonlyMap<string, McpConnection>, sessionKey: string): AuditActor | undefined {
-  const slash = sessionKey.indexOf('/');
-  const connection = slash > 0 ? sessionKey.slice(0, slash) : sessionKey;
+  const { connectionId: connection, label } = parseSessionKey(sessionKey);
   const c = connections.get(connection);
   if (!c) return undefined;
   return {
@@ -70,14 +70,14 @@ function actorOf(connections: ReadonlyMap<string, McpConnection>, sessionKey: st
     client_version: c.clientVersion,
     credential: c.credential,
     connection,
-    session: slash > 0 ? sessionKey.slice(slash + 1) : 'implicit',
+    session: label,
     transport: c.transport,
   };
 }
 
 /** Whether a session key names a session that has not ended (its secrets are still masked everywhere). */
 function liveKeys(sessions: SessionManager): (key: string) => boolean {
-  const live = new Set(sessions.all().flatMap((s) => (s.state === 'ended' ? [] : [sessions.keyOf(s)])));
+  const live = new Set<string>(sessions.all().flatMap((s) => (s.state === 'ended' ? [] : [sessions.keyOf(s)])));
   return (key) => live.has(key);
 }
 

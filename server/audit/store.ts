@@ -9,33 +9,26 @@
 // from the segments at start: one sequential read, and the files stay the only truth.
 //
 // Bounded as it is written, so that a flood cannot push evidence out: every string an entry keeps has a
-// bound (bounded()), a line has one (LINE_MAX), a segment is rolled before a line would take it past its
+// bound (entry-bounds.ts), a line has one (LINE_MAX), a segment is rolled before a line would take it past its
 // size, and the size cap and the index's row cap hold on every append. Entries leave only by age (the
 // retention the operator set), never to make room: when the trail, or one session's share of it, is full,
 // that session's calls are refused before they run (admits(), the call pipeline asks), the refusals are
 // counted rather than written, and the operator sees what each session holds (sessions()).
 import { EventEmitter } from 'node:events';
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs';
+import { appendFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditActor, AuditEntry, AuditKind, AuditPage, AuditSession, EvidenceItem } from '../gateway/protocol.js';
+import { type LinePlace, newSegment, readLineAt, readSegments, type Segment } from './segments.js';
+import { type AuditInput, boundedActor, boundedInput, boundedKey, LINE_MAX, storedLine } from './entry-bounds.js';
+
+export { LINE_MAX };
 
 // An entry's shape is declared once, in the gateway protocol (audit.query and audit.entry carry it).
 export type { AuditActor, AuditEntry, AuditKind, AuditPage };
 /** One piece of a call's read-back evidence, as the trail keeps it. */
 export type AuditEvidence = EvidenceItem;
 
-export type AuditInput = Omit<AuditEntry, 'id' | 'at'> & { at?: string };
+export type { AuditInput };
 
 export interface AuditQuery {
   sessionKey?: string;
@@ -74,7 +67,8 @@ export interface NoRoom {
   retryAfterS: number;
 }
 
-interface Row {
+/** An entry in the index: what the filters read without reading its line, and where that line lies. */
+interface Row extends LinePlace {
   id: number;
   atMs: number;
   kind: AuditKind;
@@ -83,32 +77,14 @@ interface Row {
   verdict: string;
   /** The actor's client name ('' for none): the agent filter reads it without reading the line. */
   client: string;
-  seg: Segment;
-  offset: number;
-  length: number;
-}
-interface Segment {
-  file: string;
-  firstId: number;
-  bytes: number;
-  lastAtMs: number;
-  rows: number;
 }
 
-/** Values a line carries whole up to this; longer strings are cut (a type_text of a book, a page's text). */
-const STRING_MAX = 4000;
-/** A stored result larger than this is kept as its summary fields only. */
-const RESULT_MAX = 64 * 1024;
 /** Rows a text search reads per request before it answers with where to go on (bounded work per request). */
 const TEXT_SCAN_MAX = 20_000;
 const PAGE_MAX = 500;
 /** In-memory rows and bytes when there is no folder (`verity mcp` on its own): the newest are kept. */
 const MEMORY_ROWS = 5000;
 const MEMORY_BYTES = 32 * 1024 * 1024;
-/** A stored line is never longer: past it the arguments and the result are kept as their sizes and verdict fields. */
-export const LINE_MAX = 128 * 1024;
-/** What the fields an entry is indexed and listed by may hold (the index keeps them in memory). */
-const FIELD_MAX = { key: 320, name: 128, summary: 2000, detail: 1000, labels: 64 } as const;
 /** Rows the in-memory index holds at most (about 150 bytes each), whatever the size cap allows. */
 const ROWS_MAX = 250_000;
 /** Distinct session keys, tools and verdicts the rows share one copy of (AuditStore.shared). */
@@ -485,70 +461,39 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   }
 
   private roll(firstId: number): Segment {
-    const seg: Segment = {
-      file: `audit-${String(firstId).padStart(12, '0')}.jsonl`,
-      firstId,
-      bytes: 0,
-      lastAtMs: Date.now(),
-      rows: 0,
-    };
+    const seg = newSegment(firstId);
     this.segments.push(seg);
     return seg;
   }
 
+  /** The index rebuilt from the segments: one sequential read, the files staying the only truth. */
   private load(): void {
-    const files = readdirSync(this.dir!)
-      .filter((f) => /^audit-\d{12}\.jsonl$/.test(f))
-      .sort();
-    for (const file of files) {
-      const path = join(this.dir!, file);
-      const data = readFileSync(path);
-      const seg: Segment = {
-        file,
-        firstId: Number(file.slice(6, 18)),
-        bytes: data.length,
-        lastAtMs: statSync(path).mtimeMs,
-        rows: 0,
-      };
-      let offset = 0;
-      while (offset < data.length) {
-        let end = data.indexOf(10, offset);
-        if (end < 0) end = data.length; // a torn last line (a crash mid-write) is skipped below
-        const length = end + 1 - offset;
-        try {
-          const e = JSON.parse(data.subarray(offset, end).toString('utf8')) as AuditEntry;
-          if (typeof e.id === 'number' && e.id >= this.nextId) {
-            const atMs = Date.parse(e.at);
-            this.rows.push({
-              id: e.id,
-              atMs,
-              kind: e.kind,
-              sessionKey: this.shared(e.sessionKey),
-              tool: this.shared(e.tool),
-              verdict: this.shared(e.verdict),
-              client: this.shared(e.actor?.client ?? ''),
-              seg,
-              offset,
-              length,
-            });
-            seg.rows++;
-            seg.lastAtMs = atMs;
-            const u = this.usageOf(this.shared(e.sessionKey));
-            u.bytes += length;
-            u.entries++;
-            this.nextId = e.id + 1;
-            if (e.actor) this.actors.set(e.sessionKey, e.actor);
-          }
-        } catch {
-          /* not a whole line */
-        }
-        offset = end + 1;
-      }
-      this.segments.push(seg);
-    }
+    const { segments, tornEnd } = readSegments(this.dir!, (e, { seg, offset, length }) => {
+      if (e.id < this.nextId) return;
+      const atMs = Date.parse(e.at);
+      this.rows.push({
+        id: e.id,
+        atMs,
+        kind: e.kind,
+        sessionKey: this.shared(e.sessionKey),
+        tool: this.shared(e.tool),
+        verdict: this.shared(e.verdict),
+        client: this.shared(e.actor?.client ?? ''),
+        seg,
+        offset,
+        length,
+      });
+      seg.rows++;
+      seg.lastAtMs = atMs;
+      const u = this.usageOf(this.shared(e.sessionKey));
+      u.bytes += length;
+      u.entries++;
+      this.nextId = e.id + 1;
+      if (e.actor) this.actors.set(e.sessionKey, e.actor);
+    });
+    this.segments.push(...segments);
     // A torn line at the end of the last segment would glue onto the next append: start a new segment.
-    const last = this.segments.at(-1);
-    if (last && last.bytes > 0 && readFileSync(join(this.dir!, last.file)).at(-1) !== 10) this.roll(this.nextId);
+    if (tornEnd) this.roll(this.nextId);
   }
 
   private indexBelow(id: number): number {
@@ -572,16 +517,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
 
   private readLine(row: Row): string | null {
     if (!this.dir) return this.memory.get(row.id) ?? null;
-    const path = join(this.dir, row.seg.file);
-    if (!existsSync(path)) return null;
-    const fd = openSync(path, 'r');
-    try {
-      const buf = Buffer.alloc(row.length);
-      readSync(fd, buf, 0, row.length, row.offset);
-      return buf.toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
+    return readLineAt(this.dir, row);
   }
 
   private read(row: Row): AuditEntry | null {
@@ -593,136 +529,6 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
       return null;
     }
   }
-}
-
-/**
- * The entry's line as stored. Most entries need nothing cut: those are written as they are, in one
- * stringify (their result cannot be over RESULT_MAX when the whole line is not), without the copies and
- * the second stringify `compact` makes. The line is the same either way. A line still over LINE_MAX (many
- * long strings, each under the cut) keeps its arguments and result as their sizes and verdict fields.
- */
-function storedLine(entry: AuditEntry): string {
-  if (!needsCut(entry.args) && !needsCut(entry.result) && !needsCut(entry.evidence)) {
-    const line = JSON.stringify(entry);
-    if (line.length <= RESULT_MAX) return line;
-  }
-  const line = JSON.stringify(compact(entry));
-  if (Buffer.byteLength(line) <= LINE_MAX) return line;
-  const sizeOf = (v: unknown) => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v) ?? ''));
-  const result = entry.result as Record<string, unknown> | undefined;
-  return JSON.stringify({
-    ...entry,
-    ...(entry.args ? { args: { truncated: true, bytes: sizeOf(entry.args) } } : {}),
-    ...(result !== undefined
-      ? {
-          result: {
-            truncated: true,
-            bytes: sizeOf(result),
-            ...(result && typeof result === 'object'
-              ? (cut(pick(result, ['status', 'effect', 'route', 'method']), 0, FIELD_MAX.detail) as object)
-              : {}),
-          },
-        }
-      : {}),
-    ...(entry.evidence ? { evidence: cut(entry.evidence.slice(0, 8), 0, FIELD_MAX.detail) } : {}),
-  });
-}
-
-/** A session key as the trail keeps it (a label is at most 128 characters; a longer key is an agent's abuse). */
-export function boundedKey(sessionKey: string): string {
-  return clip(sessionKey, FIELD_MAX.key);
-}
-
-/** `text` cut to `max` characters, saying how long it was. */
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars in all)` : text;
-}
-
-function boundedActor(actor: AuditActor | undefined): AuditActor | undefined {
-  if (!actor) return undefined;
-  return Object.fromEntries(Object.entries(actor).map(([k, v]) => [k, clip(String(v), FIELD_MAX.name)])) as AuditActor;
-}
-
-/**
- * Every field of an entry within its bound, before anything keeps it: the key, names and summary short
- * (the index holds them in memory), at most FIELD_MAX.labels labels, the refusal's message and the
- * approval's and operator's names. Arguments, result and evidence are cut as the line is written.
- */
-function boundedInput(input: AuditInput): AuditInput {
-  const out: AuditInput = {
-    ...input,
-    sessionKey: boundedKey(input.sessionKey),
-    tool: clip(input.tool, FIELD_MAX.name),
-    verdict: clip(input.verdict, FIELD_MAX.name),
-    summary: clip(input.summary, FIELD_MAX.summary),
-  };
-  if (input.by !== undefined) out.by = clip(input.by, FIELD_MAX.name);
-  if (input.actor) out.actor = boundedActor(input.actor);
-  if (input.refusal)
-    out.refusal = {
-      code: clip(input.refusal.code, FIELD_MAX.name),
-      message: clip(input.refusal.message, FIELD_MAX.detail),
-    };
-  if (input.labels)
-    out.labels = Object.fromEntries(
-      Object.entries(input.labels)
-        .slice(0, FIELD_MAX.labels)
-        .map(([k, v]) => [clip(k, FIELD_MAX.name), clip(v, FIELD_MAX.detail)]),
-    );
-  if (input.approval)
-    out.approval = {
-      id: clip(input.approval.id, FIELD_MAX.name),
-      ...(input.approval.by !== undefined ? { by: clip(input.approval.by, FIELD_MAX.name) } : {}),
-    };
-  if (input.evidence) out.evidence = input.evidence.slice(0, 16);
-  if (input.target) out.target = cut(input.target, 0, FIELD_MAX.detail) as AuditInput['target'];
-  if (input.recording) out.recording = cut(input.recording) as AuditInput['recording'];
-  return out;
-}
-
-/** Whether `cut` would change `value`: a string over STRING_MAX, or an object that is not plain (cut copies it into one). */
-function needsCut(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.length > STRING_MAX;
-  if (!value || typeof value !== 'object' || depth > 12) return false;
-  if (Array.isArray(value)) return value.some((v) => needsCut(v, depth + 1));
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return true;
-  for (const v of Object.values(value)) if (needsCut(v, depth + 1)) return true;
-  return false;
-}
-
-/** An entry as stored: long strings cut (saying how long they were), a huge result reduced to its verdict fields. */
-function compact(entry: AuditEntry): AuditEntry {
-  const out = { ...entry };
-  if (out.args) out.args = cut(out.args) as Record<string, unknown>;
-  if (out.result !== undefined) {
-    const json = JSON.stringify(out.result) ?? '';
-    if (json.length > RESULT_MAX) {
-      const r = out.result as Record<string, unknown>;
-      out.result = {
-        truncated: true,
-        bytes: json.length,
-        ...(r && typeof r === 'object'
-          ? pick(r, ['status', 'refusal', 'effect', 'method', 'target', 'route', 'observed', 'evidence'])
-          : {}),
-      };
-    }
-    out.result = cut(out.result);
-  }
-  if (out.evidence) out.evidence = cut(out.evidence) as AuditEvidence[];
-  return out;
-}
-
-function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
-}
-
-/** `value` with every string cut to `max` characters (saying how long it was), to a depth of 12. */
-export function cut(value: unknown, depth = 0, max = STRING_MAX): unknown {
-  if (typeof value === 'string') return clip(value, max);
-  if (!value || typeof value !== 'object' || depth > 12) return value;
-  if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1, max));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1, max)]));
 }
 
 /** Retention from the environment: VERITY_AUDIT_MAX_AGE_DAYS (default 30) and VERITY_AUDIT_MAX_MB (default 256). */

@@ -3,56 +3,22 @@
 // call path, the approvals, the brake and the gateway each call one function here.
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
-import type { Reply } from '../tools/define.js';
-import { summarizeArgs } from '../activity.js';
-import type { ResolvedToken } from '../routing/snapshots.js';
+import type { Reply } from '../tools/context.js';
+import { labelledSummary, summarizeArgs } from '../activity.js';
 import { recordingsRoot } from '../sessions/recording.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../approvals.js';
-import { type AuditEntry, type AuditEvidence, type AuditStore, cut } from './store.js';
+import { cut } from './entry-bounds.js';
+import type { AuditEntry, AuditEvidence, AuditStore } from './store.js';
 import { zip } from './zip.js';
 
-/** The element tokens in a call's arguments (run_actions steps too), at most 64. */
-export function tokensIn(args: Record<string, unknown>): string[] {
-  const tokens = new Set<string>();
-  const visit = (value: unknown, depth: number) => {
-    if (depth > 4 || !value || typeof value !== 'object') return;
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'element_token' && typeof v === 'string') tokens.add(v);
-      else if (typeof v === 'object') visit(v, depth + 1);
-    }
-  };
-  visit(args, 0);
-  return [...tokens].slice(0, 64);
-}
-
-/** `role "name"` for every token a call's arguments named, from their resolution before the call ran. */
-export function labelsOf(resolved: ReadonlyMap<string, ResolvedToken>): Record<string, string> | undefined {
-  const labels: Record<string, string> = {};
-  for (const [token, { element }] of resolved)
-    labels[token] = element.label ? `${element.role} ${JSON.stringify(element.label.slice(0, 80))}` : element.role;
-  return Object.keys(labels).length ? labels : undefined;
-}
-
-/** Why the element a token names holds a secret (a password, one-time code or card field), or undefined. */
-export function secretOf(resolved: ReadonlyMap<string, ResolvedToken>, token: string): string | undefined {
-  const element = resolved.get(token)?.element; // absent: stale or invalid, and the call itself says so
-  if (!element) return undefined;
-  return (
-    element.secret ?? (element.role === 'password text' ? 'a password text (AT-SPI role "password text")' : undefined)
-  );
-}
-
-/** A call's arguments as one log line, each known token shown as its label (`element_token=button "Submit claim"`). */
-export function labelledSummary(args: Record<string, unknown>, labels: Record<string, string> | undefined): string {
-  let line = summarizeArgs(args);
-  for (const [token, label] of Object.entries(labels ?? {})) line = line.split(token).join(label);
-  return line;
-}
-
+/** A call as the pipeline hands it over (mcp/call-args.ts): its arguments masked and summarized once, there. */
 export interface CallRecord {
   sessionKey: string;
   tool: string;
+  /** As sent, masked. */
   args: Record<string, unknown>;
+  /** The arguments' log line, each token shown as its label. */
+  summary: string;
   reply: Reply;
   labels?: Record<string, string>;
   approval?: { id: string; by?: string };
@@ -91,7 +57,7 @@ export function noteCall(store: AuditStore, call: CallRecord): AuditEntry | null
     sessionKey: call.sessionKey,
     tool: call.tool,
     verdict,
-    summary: malformed ? `malformed arguments (${argumentSize(call.args)} chars)` : labelledSummary(args, call.labels),
+    summary: malformed ? `malformed arguments (${argumentSize(call.args)} chars)` : call.summary,
     args,
     result: call.reply.structured,
     isError: !!call.reply.isError,

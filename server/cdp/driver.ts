@@ -13,7 +13,7 @@ import { drag } from './actions/drag.js';
 import { hover } from './actions/hover.js';
 import { pressKey } from './actions/press-key.js';
 import { scroll } from './actions/scroll.js';
-import { SideEffectWatch } from './browser/side-effects.js';
+import { NAVIGATION_DOWNLOAD_SETTLE_MS, SideEffectWatch, type SideEffect } from './browser/side-effects.js';
 import { snapshotTab } from './snapshot.js';
 import type { Tab } from './tab/tab.js';
 import { typeText } from './actions/type-text.js';
@@ -82,5 +82,28 @@ export class CdpDriver implements Driver {
   }
   hover(target: ResolvedTarget): Promise<ActionResult> {
     return this.delivered(target, () => hover(this.route, target));
+  }
+
+  /**
+   * page navigate (and new_tab's URL) inside a side-effect window, so that a navigation whose own response
+   * is a file (Content-Disposition: attachment) has that download counted as its own, within the session's
+   * quota (`owner`), and told in its result. Downloads the new page's script starts as it loads are not its:
+   * the tab committed another document (side-effects.ts), so they are refused `download_without_action`.
+   * A navigation that became a download is aborted by the browser (net::ERR_ABORTED) and leaves the tab on
+   * its page: that is its success, not a failed load.
+   */
+  async navigate(tab: Tab, owner: string, url: string): Promise<SideEffect[]> {
+    const watch = await this.route.sideEffects.begin(tab.id, owner, () => tab.documents);
+    let failure: unknown = null;
+    try {
+      await tab.navigate(url);
+    } catch (e) {
+      failure = e;
+    }
+    // The browser tells the download on its own session: a failed navigation listens a moment longer for it.
+    const effects = await watch.end(null, failure ? NAVIGATION_DOWNLOAD_SETTLE_MS : 0);
+    const becameDownload = effects.some((e) => e.kind === 'download' && e.code !== 'download_without_action');
+    if (failure && !(becameDownload && /net::ERR_ABORTED/.test((failure as Error).message))) throw failure;
+    return effects;
   }
 }

@@ -28,10 +28,6 @@ export function titleOf(handle: TabHandle): Promise<string> {
   return asTab(handle).title();
 }
 
-export function navigate(handle: TabHandle, url: string): Promise<void> {
-  return asTab(handle).navigate(url);
-}
-
 export async function moveInHistory(handle: TabHandle, move: HistoryMove): Promise<void> {
   const { page } = asTab(handle);
   const options = { timeout: HISTORY_TIMEOUT_MS };

@@ -5,6 +5,7 @@ import type { Verity, VerityOptions } from '../core.js';
 import { broadcastLog } from '../mcp/notify.js';
 import { currentProgress } from '../progress.js';
 import { type Config, envName, OPTIONS, optionValue, verityOptionsOf } from '../cli.js';
+import { containStrayRejections } from './stray-rejections.js';
 
 /** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
 export const log = (line: string) => {
@@ -73,8 +74,12 @@ export async function serverOptions(config: Config): Promise<VerityOptions> {
   return options;
 }
 
-/** The core, built once with everything it needs; SIGINT and SIGTERM close it and exit. */
+/**
+ * The core, built once with everything it needs; SIGINT and SIGTERM close it and exit. A promise rejected
+ * with no handler is logged and the server goes on (stray-rejections.ts).
+ */
 export async function startCore(options: VerityOptions): Promise<{ core: Verity; shutdown: () => Promise<void> }> {
+  containStrayRejections();
   const { Verity } = await import('../core.js');
   const core = new Verity(options);
   const shutdown = async () => {

@@ -14,20 +14,19 @@ import type { CursorPreferences } from '../sessions/cursor-preferences.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { recordStep } from '../sessions/recording.js';
 import type { CallContext, Reply, ToolContext, ToolDef } from '../tools/context.js';
-import { parseArgs, refusalReply } from '../tools/define.js';
+import { parseArgs } from '../tools/define.js';
+import { refusalReply } from '../tools/reply.js';
 import type { UiCommands } from '../ui-commands.js';
 import { asRefusal } from './refusals.js';
 import { isDefect } from '../errors.js';
-import { checkLimits } from '../arg-limits.js';
 import { Refusal } from '../contract/refusal.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
-import { labelledSummary, labelsOf, noteCall, secretOf, tokensIn } from '../audit/trail.js';
+import { noteCall } from '../audit/trail.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
-import { maskedArgs, maskedForApproval } from '../contract/secrets.js';
 import type { SecretEcho } from '../contract/secret-echo.js';
 import { expectSecrets, settleSecrets } from './secret-echo.js';
-import { notPlain } from '../contract/names.js';
+import { type ArgumentPasses, CallArguments, type KeptArguments, labelsOf, tokensIn } from './call-args.js';
 
 export interface PipelineParts {
   router: Router;
@@ -57,21 +56,8 @@ type Trace = {
     target?: { x: number; y: number; w: number; h: number };
   };
   /** Tells the operators' action log, once the call's audit entry exists (so the line can open that entry). */
-  noteAction?: (auditId: number | undefined) => void;
+  noteAction?: (kept: KeptArguments, auditId: number | undefined) => void;
 };
-
-/**
- * The label a call's `session` argument names, as the session manager normalizes it (`implicit` for none).
- * A label the call will be refused for (too long, not plain text) names no session: the trail keeps one
- * short key for all such calls of a connection, never the agent's string.
- */
-function sessionLabelOf(session: unknown): string {
-  const label = typeof session === 'string' ? session.trim() : '';
-  if (label.length > SESSION_LABEL_MAX || notPlain(label)) return '(invalid label)';
-  return label && label !== 'default' ? label : 'implicit';
-}
-/** As tools/schemas.ts `session` bounds it. */
-const SESSION_LABEL_MAX = 128;
 
 /** The ToolContext over the server's parts: only what tools use, each member delegating (never a copy). */
 function toolContextOf(parts: PipelineParts): ToolContext {
@@ -103,6 +89,8 @@ function toolContextOf(parts: PipelineParts): ToolContext {
 export class CallPipeline {
   /** What every tool handler is given. */
   readonly tools: ToolContext;
+  /** How often calls' arguments were masked and summarized, all calls together (a debug stat: tests count them). */
+  readonly argumentPasses: ArgumentPasses = { shown: 0, kept: 0, summary: 0 };
 
   constructor(private readonly parts: PipelineParts) {
     this.tools = toolContextOf(parts);
@@ -116,25 +104,20 @@ export class CallPipeline {
    */
   async call(tool: ToolDef, rawArgs: unknown, connection: CallContext): Promise<Reply> {
     const started = performance.now();
-    // Depth, size and string lengths first: everything after this (labels, approvals, the audit trail,
-    // the action log, recording) walks or stringifies the arguments, and must only ever see bounded ones.
-    const breach = checkLimits(rawArgs);
-    const raw = (!breach && rawArgs && typeof rawArgs === 'object' ? rawArgs : {}) as Record<string, unknown>;
-    const sessionKey = `${connection.connectionId}/${sessionLabelOf(raw.session)}`;
+    // Bounded, keyed to its session, and from here on carried: nothing after this reads rawArgs again.
+    const args = new CallArguments(rawArgs, connection.connectionId, this.argumentPasses);
     const trace: Trace = {};
-    let labels: Record<string, string> | undefined;
-    let tokens: Map<string, ResolvedToken> | undefined;
     let reply: Reply;
     // The call's boundary: whatever happens in it becomes this call's refusal, never the process's end.
     try {
-      if (breach) {
-        reply = refusalReply(new Refusal('invalid_arguments', breach.message, { field: breach.field }));
+      if (args.breach) {
+        reply = refusalReply(new Refusal('invalid_arguments', args.breach.message, { field: args.breach.field }));
       } else {
         // Tokens are resolved once, before the call runs (its own snapshot would make them stale): the
         // labels for the audit trail and the approval card, and the router's target, all come from this.
-        tokens = this.resolveTokens(raw);
-        labels = this.parts.echo.scrub(labelsOf(tokens));
-        reply = await this.admitAndRun(tool, rawArgs, { ...connection, tokens }, sessionKey, labels, trace);
+        args.tokens = this.resolveTokens(args.sent);
+        args.labels = this.parts.echo.scrub(labelsOf(args.tokens));
+        reply = await this.admitAndRun(tool, args, { ...connection, tokens: args.tokens }, trace);
       }
     } catch (e) {
       reply = internalError(tool.name, 'call', e);
@@ -143,14 +126,17 @@ export class CallPipeline {
     // After the reply is on its way; a failure to log must never reach the caller or the process.
     setImmediate(() => {
       let auditId: number | undefined;
+      let kept: KeptArguments | undefined;
       try {
+        // A secret typed into a password field (the result says `masked`) is kept masked.
+        kept = args.kept(reply.structured, (value) => this.parts.echo.scrub(value));
         auditId = noteCall(this.parts.audit, {
-          sessionKey,
+          sessionKey: args.sessionKey,
           tool: tool.name,
-          // A secret typed into a password field (the result says `masked`) is kept masked.
-          args: this.parts.echo.scrub(maskedArgs(raw, reply.structured)),
+          args: kept.sent,
+          summary: kept.summary,
           reply,
-          labels,
+          labels: args.labels,
           approval: trace.approval,
           durationMs: performance.now() - started,
           recording: trace.recording,
@@ -159,20 +145,12 @@ export class CallPipeline {
         logDefect(tool.name, 'audit', e);
       }
       try {
-        if (trace.noteAction) trace.noteAction(auditId);
+        kept ??= args.kept(reply.structured, (value) => this.parts.echo.scrub(value));
+        if (trace.noteAction) trace.noteAction(kept, auditId);
         // A call refused before it ran (the brake, its arguments, the policy, an operator's denial or an
         // approval that timed out) is a decision the operators' log shows too, in the session's pane.
         else if (reply.isError && (!tool.annotations.readOnlyHint || trace.approvalAsked))
-          this.noteAction(
-            sessionKey,
-            undefined,
-            tool.name,
-            this.parts.echo.scrub(maskedArgs(raw, reply.structured)),
-            reply,
-            labels,
-            trace.approval,
-            auditId,
-          );
+          this.noteAction(args, undefined, tool.name, kept, reply, trace.approval, auditId);
       } catch (e) {
         logDefect(tool.name, 'action log', e);
       }
@@ -180,20 +158,15 @@ export class CallPipeline {
     return reply;
   }
 
-  private async admitAndRun(
-    tool: ToolDef,
-    rawArgs: unknown,
-    connection: CallContext,
-    sessionKey: string,
-    labels: Record<string, string> | undefined,
-    trace: Trace,
-  ): Promise<Reply> {
+  private async admitAndRun(tool: ToolDef, call: CallArguments, connection: CallContext, trace: Trace): Promise<Reply> {
     const { sessions, policy, approvals, router, brake } = this.parts;
+    const { sessionKey, labels } = call;
     let running: AbortController | undefined;
     try {
       // The brake comes first: a stopped agent is refused whatever it sends; a paused one waits here.
       await brake.admit(connection.connectionId, connection.progress);
-      const args = parseArgs(tool, rawArgs) as Record<string, unknown>;
+      const args = parseArgs(tool, call.sent) as Record<string, unknown>;
+      call.parsed = args;
       // Nothing runs that the audit trail could not record (a flood must not push evidence out).
       const noRoom = this.parts.audit.noRoomFor(sessionKey);
       if (noRoom)
@@ -211,9 +184,7 @@ export class CallPipeline {
         const target = await this.targetOf(tool, args, connection);
         // The card shows what the agent sent, not the defaults the schema filled in; text bound for a
         // password, one-time code or card field is masked on it (and in its audit entry).
-        const shown = maskedForApproval(asSent(rawArgs, args), (token) =>
-          connection.tokens ? secretOf(connection.tokens, token) : undefined,
-        );
+        const shown = call.approvalView;
         trace.approvalAsked = true;
         trace.approval = await reportWhile(
           connection.progress,
@@ -246,7 +217,7 @@ export class CallPipeline {
         const around = await router.aroundCall(ctx, recorded);
         let reply: Reply;
         try {
-          expectSecrets(this.parts.echo, sessions.keyOf(session), args, connection.tokens);
+          expectSecrets(this.parts.echo, sessionKey, call);
           reply = await abandonOnAbort(tool.handler(args, this.tools, ctx), signal);
         } catch (e) {
           reply = isDefect(e) ? internalError(tool.name, 'handler', e) : refusalReply(asRefusal(e));
@@ -254,12 +225,12 @@ export class CallPipeline {
         const { lost, after } = await around.end();
         // The session's pool browser went away while this ran: nothing it says about that browser stands.
         if (lost) reply = refusalReply(lost);
-        reply = settleSecrets(this.parts.echo, sessions.keyOf(session), args, reply);
+        reply = settleSecrets(this.parts.echo, sessionKey, call, reply);
         if (recorded)
           trace.recording = withTargetFrame(
             recordStep(session, {
               tool: tool.name,
-              args: this.parts.echo.scrub(maskedArgs(args, reply.structured)),
+              args: this.parts.echo.scrub(call.masked(reply.structured).parsed),
               result: reply.structured,
               isError: !!reply.isError,
               before: around.before,
@@ -268,20 +239,10 @@ export class CallPipeline {
             connection.tokens,
           );
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
-        // The pane shows the arguments as the agent sent them, not the defaults it left out (rawArgs passed
-        // parseArgs, so it is an object).
+        // The pane shows the arguments as the agent sent them, not the defaults it left out.
         if (!tool.annotations.readOnlyHint)
-          trace.noteAction = (auditId) =>
-            this.noteAction(
-              sessions.keyOf(session),
-              session.currentTabId,
-              tool.name,
-              this.parts.echo.scrub(maskedArgs(rawArgs as Record<string, unknown>, reply.structured)),
-              reply,
-              labels,
-              trace.approval,
-              auditId,
-            );
+          trace.noteAction = (kept, auditId) =>
+            this.noteAction(call, session.currentTabId, tool.name, kept, reply, trace.approval, auditId);
         return reply;
       } finally {
         session.inFlight--;
@@ -394,12 +355,11 @@ export class CallPipeline {
 
   /** Tells the operators' action log about a call, then (if anyone watches) adds a thumbnail. */
   private noteAction(
-    sessionKey: string,
+    { sessionKey, labels }: CallArguments,
     currentTabId: string | null | undefined,
     tool: string,
-    args: Record<string, unknown>,
+    kept: KeptArguments,
     reply: Reply,
-    labels?: Record<string, string>,
     approval?: { id: string; by?: string },
     auditId?: number,
   ): void {
@@ -412,7 +372,7 @@ export class CallPipeline {
     const entry = activity.record({
       sessionKey,
       tool,
-      summary: labelledSummary(args, labels),
+      summary: kept.summary,
       ...(labels ? { labels } : {}),
       ...(approval ? { approval } : {}),
       ...(auditId !== undefined ? { auditId } : {}),
@@ -429,12 +389,6 @@ export class CallPipeline {
         /* a thumbnail is a courtesy */
       });
   }
-}
-
-/** The arguments the agent sent (parsed, so checked), without the defaults the schema filled in. */
-function asSent(rawArgs: unknown, parsed: Record<string, unknown>): Record<string, unknown> {
-  const sent = rawArgs && typeof rawArgs === 'object' ? Object.keys(rawArgs) : [];
-  return Object.fromEntries(sent.filter((k) => k in parsed).map((k) => [k, parsed[k]]));
 }
 
 /** A page's origin as an operator reads it: `https://host:port`, or the scheme of a data:, about: or file: page. */

@@ -52,6 +52,12 @@ interface Pending {
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
+/**
+ * The largest message read (the D-Bus specification's bound, 128 MiB). A peer announcing more (a broken or
+ * hostile app, or a stream that lost its framing) closes the connection: its bytes are never gathered, so
+ * what an app sends cannot grow this process's memory past it.
+ */
+export const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 export class DBusConnection {
   /** The name the bus gave this connection (Hello). */
@@ -59,7 +65,9 @@ export class DBusConnection {
   closed = false;
   private serial = 0;
   private readonly pending = new Map<number, Pending>();
-  private received: Buffer = Buffer.alloc(0);
+  /** Bytes received and not yet read as messages, in the pieces they came in (joined once a message is whole). */
+  private received: Buffer[] = [];
+  private receivedBytes = 0;
   /** Messages of this tick, written together on the next. */
   private outbox: Buffer[] = [];
   /** One timer for every pending call's bound, set for the earliest deadline (a snapshot makes hundreds of calls). */
@@ -186,12 +194,29 @@ export class DBusConnection {
   }
 
   private receive(chunk: Buffer): void {
-    this.received = this.received.length ? Buffer.concat([this.received, chunk]) : chunk;
-    for (;;) {
-      const length = messageLength(this.received);
-      if (!length || this.received.length < length) return;
-      const bytes = this.received.subarray(0, length);
-      this.received = this.received.subarray(length);
+    this.received.push(chunk);
+    this.receivedBytes += chunk.length;
+    while (!this.closed) {
+      // A message's length is in its first 16 bytes; its pieces are joined only once all have come (a
+      // large reply, the app's whole cache, comes in many reads: joining each read to the rest was quadratic).
+      if (this.receivedBytes < 16) return;
+      if (this.received[0]!.length < 16) this.received = [Buffer.concat(this.received)];
+      const length = messageLength(this.received[0]!);
+      if (!(length >= 16 && length <= MAX_MESSAGE_BYTES)) {
+        this.socket.destroy();
+        this.fail(
+          new DBusClosed(
+            `the D-Bus peer announced a message of ${length} bytes, past the ${MAX_MESSAGE_BYTES}-byte bound; the connection was closed`,
+          ),
+        );
+        return;
+      }
+      if (this.receivedBytes < length) return;
+      const all = this.received.length === 1 ? this.received[0]! : Buffer.concat(this.received);
+      const bytes = all.subarray(0, length);
+      const rest = all.subarray(length);
+      this.received = rest.length ? [rest] : [];
+      this.receivedBytes = rest.length;
       let message: Message;
       try {
         message = decodeMessage(bytes);
@@ -203,7 +228,15 @@ export class DBusConnection {
         );
         return;
       }
-      this.dispatch(message);
+      try {
+        this.dispatch(message);
+      } catch (e) {
+        // Never out of the socket's data event (an uncaught exception ends the process): one message this
+        // client cannot act on (a call to us it cannot answer) is dropped, and the connection goes on.
+        process.stderr.write(
+          `verity: a D-Bus message was dropped, it could not be handled: ${(e as Error)?.stack ?? String(e)}\n`,
+        );
+      }
     }
   }
 

@@ -3,6 +3,7 @@
 // never hold a Tab, puppeteer or the page agent; the CDP side (cdp/page-ops.ts) checks each handle it is given.
 import * as ops from '../cdp/page-ops.js';
 import type { TabHandle, TargetElement } from '../contract/driver.js';
+import type { SideEffect } from '../contract/wire.js';
 import type { Caller, Router } from './router.js';
 
 export type { HistoryMove } from '../cdp/page-ops.js';
@@ -22,7 +23,8 @@ export interface Pages {
   close(caller: Caller, tab: TabHandle): Promise<void>;
   url(tab: TabHandle): string;
   title(tab: TabHandle): Promise<string>;
-  navigate(tab: TabHandle, url: string): Promise<void>;
+  /** What the navigation caused beside its page: a download its own response was (side_effects). */
+  navigate(caller: Caller, tab: TabHandle, url: string): Promise<SideEffect[]>;
   moveInHistory(tab: TabHandle, move: ops.HistoryMove): Promise<void>;
   bringToFront(tab: TabHandle): Promise<void>;
   text: typeof ops.pageText;
@@ -48,7 +50,7 @@ export function pagesOf(router: Router): Pages {
     close: (caller, tab) => router.closeTab(caller, tab),
     url: ops.urlOf,
     title: ops.titleOf,
-    navigate: ops.navigate,
+    navigate: (caller, tab, url) => router.navigateTab(caller, ops.asTab(tab), url),
     moveInHistory: ops.moveInHistory,
     bringToFront: ops.bringToFront,
     text: ops.pageText,

@@ -6,6 +6,7 @@ import type { BrowserHost } from '../cdp/browser/browser.js';
 import { flushCursors, hideCursor } from '../cdp/tab/cursor-overlay.js';
 import { CdpDriver } from '../cdp/driver.js';
 import { guardRequests } from '../cdp/tab/guard.js';
+import type { SideEffect } from '../cdp/browser/side-effects.js';
 import type { Tab } from '../cdp/tab/tab.js';
 import { closePage } from '../cdp/page-ops.js';
 import { browserProcessPid, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
@@ -20,6 +21,7 @@ import type { Session } from '../sessions/manager.js';
 import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from '../contract/driver.js';
 import { queuedDriver, queueKey, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from '../contract/refusal.js';
+import { sessionKeyOf } from '../contract/session-key.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
 import { SnapshotRegistry, type ResolvedToken } from './snapshots.js';
 import { checkTargetShape, type TargetArgs } from '../contract/target.js';
@@ -262,6 +264,14 @@ export class Router {
     return tab;
   }
 
+  /**
+   * Navigates a tab of this caller's (page navigate, new_tab's URL) inside its driver's side-effect window:
+   * a response that is a file is the navigation's download, counted against the caller's session's quota.
+   */
+  navigateTab(caller: Caller, tab: Tab, url: string): Promise<SideEffect[]> {
+    return this.browsers.driverFor(caller).navigate(tab, downloadOwner(caller), url);
+  }
+
   /** The operator's input to a tab (the Control UI's browser panel): in the tab's line, after the action in flight. */
   operatorInput<T>(tabId: string, work: () => Promise<T>): Promise<T> {
     return this.actionQueue.operatorInput(queueKey({ kind: 'tab', key: tabId }), work);
@@ -368,10 +378,7 @@ export class Router {
   ): Promise<{ target: ResolvedTarget; driver: Driver }> {
     const { target, driver } = await this.route(args, caller, options);
     // What a tab action causes (downloads) counts against its session's quota.
-    if (target.kind === 'tab')
-      target.owner = caller.session
-        ? `${caller.session.connectionId}/${caller.session.label ?? 'implicit'}`
-        : caller.connectionId;
+    if (target.kind === 'tab') target.owner = downloadOwner(caller);
     // Every action path passes here: its actions on one target run one at a time (routing/queue.ts).
     return { target, driver: queuedDriver(this.actionQueue, driver, target, caller.onQueued, caller.signal) };
   }
@@ -530,4 +537,9 @@ export class Router {
 function windowOfKey(key: string): { pid: number | undefined; windowId: number } {
   const [pid, windowId] = key.split(':').map(Number);
   return { pid: pid || undefined, windowId };
+}
+
+/** Whose quota what a tab action causes (downloads) counts against: the caller's session, else its connection. */
+function downloadOwner(caller: Caller): string {
+  return caller.session ? sessionKeyOf(caller.session.connectionId, caller.session.label) : caller.connectionId;
 }

@@ -4,6 +4,7 @@
 // stopped session by naming another label. Ending one session is the session manager's (`end`).
 import { EventEmitter } from 'node:events';
 import { Refusal } from '../contract/refusal.js';
+import { parseSessionKey } from '../contract/session-key.js';
 import { LIMITS } from '../limits.js';
 import { reportWhile, type Progress } from '../progress.js';
 
@@ -24,10 +25,9 @@ interface Waiter {
   cancel(reason: Refusal): void;
 }
 
-/** The connection part of a sessionKey (`<connectionId>/<label | implicit>`). */
+/** The connection part of a sessionKey: the agent the brake holds. */
 export function connectionOfKey(sessionKey: string): string {
-  const slash = sessionKey.indexOf('/'); // connection ids have no slash; labels may
-  return slash > 0 ? sessionKey.slice(0, slash) : sessionKey;
+  return parseSessionKey(sessionKey).connectionId;
 }
 
 export function stoppedRefusal(by: string): Refusal {

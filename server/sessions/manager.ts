@@ -7,6 +7,7 @@
 // connection and label).
 import { Refusal } from '../contract/refusal.js';
 import { LIMITS } from '../limits.js';
+import { normalizeLabel, type SessionKey, sessionKeyOf } from '../contract/session-key.js';
 import type { CursorTheme, MotionInput } from './cursor-config.js';
 
 export type EndReason = 'end_session' | 'disconnect' | 'idle_timeout' | 'shutdown';
@@ -40,7 +41,8 @@ export interface SessionManagerOptions {
 }
 
 export class SessionManager {
-  private readonly sessions = new Map<string, Session>();
+  /** By session key (contract/session-key.ts): the one spelling every other part names a session by. */
+  private readonly sessions = new Map<SessionKey, Session>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly globalHooks = new Map<string, CleanupHook>();
   /** Sessions whose cleanup hooks are running now, and when they finish. */
@@ -61,22 +63,13 @@ export class SessionManager {
     this.globalHooks.set(name, hook);
   }
 
-  private key(connectionId: string, label: string | null): string {
-    return `${connectionId}\u0000${label ?? ''}`;
-  }
-
-  private normalize(label: string | undefined): string | null {
-    const trimmed = label?.trim();
-    return !trimmed || trimmed === 'default' ? null : trimmed;
-  }
-
   /**
    * The session an ordinary call runs in: created on first use, refused when its label has ended
    * (only start_session revives a label).
    */
   admit(connectionId: string, rawLabel: string | undefined): Session {
-    const label = this.normalize(rawLabel);
-    const existing = this.sessions.get(this.key(connectionId, label));
+    const label = normalizeLabel(rawLabel);
+    const existing = this.sessions.get(sessionKeyOf(connectionId, label));
     if (existing?.state === 'ended') {
       throw new Refusal('session_ended', 'this session has ended; call start_session explicitly to reuse its label');
     }
@@ -88,8 +81,8 @@ export class SessionManager {
 
   /** start_session: create, return, or revive a session. */
   start(connectionId: string, rawLabel: string | undefined): { session: Session; revived: boolean } {
-    const label = this.normalize(rawLabel);
-    const existing = this.sessions.get(this.key(connectionId, label));
+    const label = normalizeLabel(rawLabel);
+    const existing = this.sessions.get(sessionKeyOf(connectionId, label));
     if (existing && existing.state !== 'ended') {
       existing.lastActive = Date.now();
       return { session: existing, revived: false };
@@ -99,8 +92,8 @@ export class SessionManager {
 
   /** A session visible to this connection, for get/end, without creating one. */
   find(connectionId: string, rawLabel: string | undefined): Session | undefined {
-    const label = this.normalize(rawLabel);
-    return this.sessions.get(this.key(connectionId, label));
+    const label = normalizeLabel(rawLabel);
+    return this.sessions.get(sessionKeyOf(connectionId, label));
   }
 
   /** Refuses a new session over the bounds (a revived label takes no new room). Ended labels count until their connection goes. */
@@ -127,19 +120,19 @@ export class SessionManager {
   private create(connectionId: string, label: string | null, revive: boolean): Session {
     if (!revive) this.checkRoom(connectionId, label);
     const session = newSession(connectionId, label);
-    this.sessions.set(this.key(connectionId, label), session);
+    this.sessions.set(sessionKeyOf(connectionId, label), session);
     this.options.onChange?.();
     return session;
   }
 
   /** A stable key naming a session across the server (the Control UI's sessionKey). */
-  keyOf(session: Session): string {
-    return this.keyFor(session.connectionId, session.label ?? undefined);
+  keyOf(session: Session): SessionKey {
+    return sessionKeyOf(session.connectionId, session.label);
   }
 
   /** The key the session of this connection and label has (or will have once started). */
-  keyFor(connectionId: string, rawLabel: string | undefined): string {
-    return `${connectionId}/${this.normalize(rawLabel) ?? 'implicit'}`;
+  keyFor(connectionId: string, rawLabel: string | undefined): SessionKey {
+    return sessionKeyOf(connectionId, rawLabel);
   }
 
   all(): Session[] {
@@ -187,7 +180,7 @@ export class SessionManager {
   async disconnect(connectionId: string): Promise<void> {
     for (const session of this.list(connectionId)) {
       await this.end(session, 'disconnect');
-      this.sessions.delete(this.key(connectionId, session.label));
+      this.sessions.delete(sessionKeyOf(connectionId, session.label));
     }
     this.options.onChange?.();
   }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { checkTargetShape, type TargetArgs } from '../contract/target.js';
 import { Refusal } from '../contract/refusal.js';
 import { actionTools } from './actions.js';
-import { DESTRUCTIVE, defineTool, parseArgs, textOfStructured, type ToolDef } from './define.js';
+import { DESTRUCTIVE, defineTool, parseArgs, type ToolDef } from './define.js';
+import { textOfStructured } from './reply.js';
 import { getWindowState } from './inspection.js';
 import { session as sessionArg } from './schemas.js';
 

@@ -4,6 +4,7 @@ import { basename, isAbsolute, relative, resolve as resolvePath } from 'node:pat
 import { z } from 'zod';
 import { Refusal } from '../contract/refusal.js';
 import type { TabHandle } from '../contract/driver.js';
+import type { SideEffect } from '../contract/wire.js';
 import type { HistoryMove } from '../routing/pages.js';
 import type { CallContext, ToolContext } from './context.js';
 import { reportWhile } from '../progress.js';
@@ -85,17 +86,21 @@ async function tabOf(args: Args, core: ToolContext, ctx: CallContext, leaving = 
   return tab;
 }
 
-/** Goes to a URL the policy allowed; a redirect the browser blocked is the policy's refusal, not a failed load. */
-async function go(core: ToolContext, tab: TabHandle, url: string): Promise<void> {
+/**
+ * Goes to a URL the policy allowed; a redirect the browser blocked is the policy's refusal, not a failed load.
+ * Returns what the navigation caused beside its page: a download its own response was (side_effects).
+ */
+async function go(core: ToolContext, ctx: CallContext, tab: TabHandle, url: string): Promise<SideEffect[]> {
   const { pages } = core;
   if (url.toLowerCase().startsWith('javascript:')) {
     // Allowed by the operator (--allow-url-schemes javascript): it runs in the page, as a typed URL would.
     core.policy.checkUrl(pages.url(tab));
     await pages.runScript(tab, `location.href = ${JSON.stringify(url)}`, { awaitResult: false });
-    return;
+    return [];
   }
+  let effects: SideEffect[];
   try {
-    await pages.navigate(tab, url);
+    effects = await pages.navigate(ctx, tab, url);
   } catch (e) {
     if (!/ERR_BLOCKED_BY_CLIENT/.test((e as Error).message)) throw e;
     core.policy.checkUrl(pages.url(tab), 'the page the navigation led to');
@@ -105,6 +110,13 @@ async function go(core: ToolContext, tab: TabHandle, url: string): Promise<void>
     );
   }
   core.policy.checkUrl(pages.url(tab), 'the page the navigation led to');
+  return effects;
+}
+
+/** A tab's description, with the side effects of the navigation that led there when it had any. */
+async function arrived(core: ToolContext, tab: TabHandle, effects: SideEffect[]) {
+  const described = await describeTab(core, tab);
+  return effects.length ? { ...described, side_effects: effects } : described;
 }
 
 /**
@@ -172,8 +184,8 @@ const handlers: Record<
     if (url) core.policy.checkNavigation(url, "the new tab's URL");
     const tab = await core.pages.open(ctx);
     core.pages.setCurrent(ctx, tab.id);
-    if (url) await go(core, tab, url);
-    return { structured: { tabs: [await describeTab(core, tab)], ...(await describeTab(core, tab)) } };
+    const effects = url ? await go(core, ctx, tab, url) : [];
+    return { structured: { tabs: [await describeTab(core, tab)], ...(await arrived(core, tab, effects)) } };
   },
   async select_tab(args, core, ctx) {
     const tab = await tabOf({ ...args, tab_id: need(args, 'tab_id') }, core, ctx);
@@ -189,8 +201,8 @@ const handlers: Record<
     const url = checkUrl(need(args, 'url'));
     core.policy.checkNavigation(url, 'the URL to navigate to');
     const tab = await tabOf(args, core, ctx, true);
-    await reportWhile(ctx.progress, `navigating to ${url}`, go(core, tab, url));
-    return { structured: await describeTab(core, tab) };
+    const effects = await reportWhile(ctx.progress, `navigating to ${url}`, go(core, ctx, tab, url));
+    return { structured: await arrived(core, tab, effects) };
   },
   async back(args, core, ctx) {
     return history(core, await tabOf(args, core, ctx), 'back');

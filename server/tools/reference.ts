@@ -4,7 +4,7 @@
 // reference cannot drift from the schemas (Playwright MCP's update-readme works the same way).
 import { REFUSAL_CODES } from '../contract/refusal.js';
 import type { ToolDef } from './context.js';
-import { inputSchemaOf } from './define.js';
+import { inputSchemaOf } from './advertised.js';
 import { PAGE_ACTIONS } from './page.js';
 
 type Schema = Record<string, any>;

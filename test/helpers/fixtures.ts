@@ -2,6 +2,7 @@
 // page can embed a truly cross-origin iframe. `/respond?status=N&delay=MS` answers any method with that
 // status after that delay (a form whose POST fails, a slow request); `/hang` never answers (until the server
 // closes): a page that asks it synchronously is frozen without spending a core, as a busy loop would.
+// `/attachment?name=F&kb=N` answers with a file to save (Content-Disposition: attachment), N KiB of one letter.
 import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -40,6 +41,17 @@ export async function serveFixtures(): Promise<FixtureServer> {
           .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'access-control-allow-origin': '*' })
           .end(`<!doctype html><title>Answer ${status}</title><p>${req.method} answered ${status}</p>`);
       }, delay);
+      return;
+    }
+    if (asked.pathname === '/attachment') {
+      const name = (asked.searchParams.get('name') ?? 'file.bin').replace(/[^\w.-]/g, '_');
+      const kib = Math.min(Number(asked.searchParams.get('kb') ?? 1), 4096);
+      res
+        .writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-disposition': `attachment; filename="${name}"`,
+        })
+        .end('n'.repeat(kib * 1024));
       return;
     }
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(

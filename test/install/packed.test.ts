@@ -190,6 +190,8 @@ describe('the packed package, installed offline into an empty folder with a fres
       'extension/icons/icon-128.png',
       'package.json',
       'README.md',
+      'docs/options.md',
+      'docs/security.md',
       'LICENSE',
     ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);

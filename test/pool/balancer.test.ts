@@ -1,8 +1,8 @@
-// The README's "Running at scale" balancer example, run as written (issue #28 item 8): its HAProxy config and
-// its `verity start` line are read from README.md between <!-- balancer:start --> and <!-- balancer:end -->,
-// and only the addresses are swapped for loopback ones, so the README cannot drift from what works. Two real
-// gateways (each its own config dir, one agent credential), a real haproxy, real MCP SDK clients through it;
-// one gateway is killed mid-run. Every process is ended by its PID.
+// The balancer example of docs/deploy.md ("Running at scale"), run as written (issue #28 item 8): its HAProxy
+// config and its `verity start` line are read from docs/deploy.md between <!-- balancer:start --> and
+// <!-- balancer:end -->, and only the addresses are swapped for loopback ones, so the guide cannot drift from
+// what works. Two real gateways (each its own config dir, one agent credential), a real haproxy, real MCP SDK
+// clients through it; one gateway is killed mid-run. Every process is ended by its PID.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,8 +15,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ROOT } from '../helpers/fixtures.js';
 import { killPid, startGateway, waitFor, wrap, type Gateway } from '../helpers/gateway.js';
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const section = /<!-- balancer:start -->([\s\S]*?)<!-- balancer:end -->/.exec(README)?.[1] ?? '';
+const GUIDE = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+const section = /<!-- balancer:start -->([\s\S]*?)<!-- balancer:end -->/.exec(GUIDE)?.[1] ?? '';
 const [command, config] = [...section.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1]);
 const haproxyMissing = spawnSync('haproxy', ['-v']).error ? 'haproxy is not installed (apt-get install haproxy)' : null;
 if (haproxyMissing) process.stdout.write(`# balancer test skipped: ${haproxyMissing}\n`);
@@ -36,7 +36,7 @@ function seconds(value: string): number {
   return Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 'ms') as 'ms'];
 }
 
-describe("the README's balancer example with two gateways", { skip: haproxyMissing ?? false }, () => {
+describe("docs/deploy.md's balancer example with two gateways", { skip: haproxyMissing ?? false }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'verity-balancer-'));
   const gateways: Gateway[] = [];
   let haproxy: ChildProcess | undefined;
@@ -45,14 +45,14 @@ describe("the README's balancer example with two gateways", { skip: haproxyMissi
   const clients: Client[] = [];
 
   before(async () => {
-    assert.ok(command && config, 'README.md has the command and the HAProxy config between the balancer markers');
+    assert.ok(command && config, 'docs/deploy.md has the command and the HAProxy config between the balancer markers');
     const lbPort = await freePort();
     // The Host the clients send, port included, is what each gateway must be told to answer to.
     const allowed = /--allowed-hosts (\S+)/.exec(command)?.[1];
     const bind = /^\s*bind :(\d+)\s*$/m.exec(config)?.[1];
     assert.equal(allowed, `verity.internal:${bind}`, "--allowed-hosts names the clients' Host with the bind port");
     const env = /^VERITY_AGENT_TOKEN=\S+ verity start (.*)$/m.exec(command);
-    assert.ok(env, `the README's command gives every gateway the same agent credential: ${command}`);
+    assert.ok(env, `the guide's command gives every gateway the same agent credential: ${command}`);
     const args = env[1]
       .replace('--host 0.0.0.0', '--host 127.0.0.1')
       .replace(`--allowed-hosts ${allowed}`, `--allowed-hosts 127.0.0.1:${lbPort}`)
@@ -75,7 +75,7 @@ describe("the README's balancer example with two gateways", { skip: haproxyMissi
     const file = join(dir, 'haproxy.cfg');
     writeFileSync(file, cfg);
     const checked = spawnSync('haproxy', ['-c', '-f', file], { encoding: 'utf8' });
-    assert.equal(checked.status, 0, `haproxy accepts the README's config: ${checked.stdout}${checked.stderr}`);
+    assert.equal(checked.status, 0, `haproxy accepts the guide's config: ${checked.stdout}${checked.stderr}`);
     haproxy = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
     haproxy.stdout!.on('data', (d) => (haproxyLog += d));
     haproxy.stderr!.on('data', (d) => (haproxyLog += d));

@@ -2,7 +2,9 @@
 // no agent action caused is cancelled and reported refused (download_without_action) in the tab's next
 // result; downloads an action caused are kept within the session's quota (count and bytes) and the rest
 // refused with download_quota_exceeded; the agent is told file names and sizes, never a host path; the
-// download folder holds at most the quota.
+// download folder holds at most the quota. Issue 42 item 6: a `page navigate` whose own response is the
+// file has that download as its own (kept within the quota); a page it leads to that starts downloads by
+// script as it loads has them refused, in the next result and in the audit trail (against `verity start`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
-import { sleep } from '../helpers/gateway.js';
+import { operatorSocket, sleep, startGateway, waitFor, type Gateway } from '../helpers/gateway.js';
 import { snapshot, startVerity, type Verity } from '../helpers/mcp.js';
 
 let fx: FixtureServer;
@@ -46,6 +48,17 @@ function folder(): { files: string[]; bytes: number } {
 function noHostPath(r: { structured: unknown; text: string }): void {
   const all = JSON.stringify(r.structured) + r.text;
   assert.ok(!all.includes(downloads) && !all.includes(tmp), `a host path reached the agent: ${r.text}`);
+}
+
+/** The downloads a result tells (side_effects of kind download). */
+const downloadsOf = (r: { structured: any }): any[] =>
+  (r.structured?.side_effects ?? []).filter((e: any) => e.kind === 'download');
+
+/** Waits (bounded) until the folder holds exactly `files`: Chromium removes a cancelled download's partial file a moment later. */
+async function folderSettlesTo(files: string[], where: string = downloads): Promise<void> {
+  const list = () => (existsSync(where) ? readdirSync(where).sort() : []);
+  for (let i = 0; i < 50 && list().join() !== [...files].sort().join(); i++) await sleep(100);
+  assert.deepEqual(list(), [...files].sort(), `the download folder ${where}`);
 }
 
 describe('downloads are bounded', () => {
@@ -173,5 +186,135 @@ describe('downloads are bounded', () => {
     assert.ok(refused, next.text);
     assert.equal(refused.file, 'part-9.bin');
     assert.equal(refused.code, 'download_without_action', next.text);
+  });
+
+  test("page navigate to a URL whose own response is a file: the navigation's download, kept within the session's quota and told in its result", async () => {
+    assert.equal((await v.call('start_session', { session: 'nav-file' })).isError, false);
+    const opened = await v.call('page', { action: 'new_tab', url: fx.url('downloads.html'), session: 'nav-file' });
+    assert.equal(opened.isError, false, opened.text);
+    const tab_id = opened.structured.tab_id;
+    const before = folder().files;
+    const nav = await v.call('page', {
+      action: 'navigate',
+      tab_id,
+      url: fx.url('attachment?name=report.bin&kb=300'),
+      session: 'nav-file',
+    });
+    assert.equal(nav.isError, false, nav.text);
+    noHostPath(nav);
+    assert.deepEqual(
+      downloadsOf(nav).map((e) => `${e.file} ${e.state} ${e.size_bytes}`),
+      [`report.bin completed ${300 * 1024}`],
+      nav.text,
+    );
+    // The response was a file: the tab stays on the page it showed.
+    assert.equal(nav.structured.url, fx.url('downloads.html'), nav.text);
+    await folderSettlesTo([...before, 'report.bin']);
+    assert.equal(statSync(join(downloads, 'report.bin')).size, 300 * 1024);
+
+    // 300 KiB kept and 900 more would pass the session's 1 MB: the navigation's file is refused by its quota.
+    const over = await v.call('page', {
+      action: 'navigate',
+      tab_id,
+      url: fx.url('attachment?name=big.bin&kb=900'),
+      session: 'nav-file',
+    });
+    assert.equal(over.isError, false, over.text);
+    noHostPath(over);
+    const refused = downloadsOf(over);
+    assert.deepEqual(
+      refused.map((e) => `${e.file} ${e.state} ${e.code}`),
+      ['big.bin refused download_quota_exceeded'],
+      over.text,
+    );
+    assert.match(refused[0].detail, /--download-max-mb/);
+    await folderSettlesTo([...before, 'report.bin']);
+  });
+
+  test('page navigate to a page that downloads four files by script as it loads: nothing saved, each refused download_without_action in the next results', async () => {
+    assert.equal((await v.call('start_session', { session: 'nav-away' })).isError, false);
+    const opened = await v.call('page', { action: 'new_tab', url: fx.url('downloads.html'), session: 'nav-away' });
+    assert.equal(opened.isError, false, opened.text);
+    const tab = { kind: 'tab', tab_id: opened.structured.tab_id };
+    const before = folder().files;
+    const nav = await v.call('page', {
+      action: 'navigate',
+      tab_id: tab.tab_id,
+      url: fx.url('downloads.html?auto=4&delay=100'),
+      session: 'nav-away',
+    });
+    assert.equal(nav.isError, false, nav.text);
+    // The navigation ended on the new page's load; the downloads its script starts are no result's own.
+    const told = downloadsOf(nav);
+    assert.ok(
+      told.every((e) => e.state === 'refused'),
+      nav.text,
+    );
+    for (let i = 0; i < 20 && told.length < 4; i++) {
+      await sleep(250);
+      const snap = await snapshot(v, { format: 'full', target: tab, session: 'nav-away' });
+      const r = await v.call('click', { element_token: snap.token('Do nothing else'), session: 'nav-away' });
+      told.push(...downloadsOf(r));
+      noHostPath(r);
+    }
+    assert.deepEqual(
+      told.map((e) => `${e.file} ${e.state} ${e.code}`).sort(),
+      [1, 2, 3, 4].map((n) => `part-${n}.bin refused download_without_action`),
+    );
+    await folderSettlesTo(before);
+  });
+});
+
+describe('downloads in the audit trail (verity start)', () => {
+  const dir = join(tmp, 'gateway');
+  const saved = join(dir, 'downloads');
+  let gw: Gateway;
+  before(async () => {
+    gw = await startGateway([], { VERITY_CONFIG_DIR: dir, VERITY_DOWNLOAD_DIR: saved });
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  test("page navigate to the four-file page: the refusals are in the agent's next result and in the audit trail, and a navigation's own file is kept", async () => {
+    const agent = await gw.connect();
+    const op = await operatorSocket(gw, ['operator.read']);
+    try {
+      assert.equal((await agent.call('start_session', { session: 'audit-downloads' })).isError, false);
+      const nav = await agent.call('page', { action: 'navigate', url: fx.url('downloads.html?auto=4&delay=100') });
+      assert.equal(nav.isError, false, nav.text);
+      // The tab's next results (another navigate each, bounded) tell the four refusals.
+      const told = downloadsOf(nav);
+      for (let i = 0; i < 20 && told.length < 4; i++) {
+        await sleep(250);
+        const again = await agent.call('page', { action: 'navigate', url: fx.url('downloads.html') });
+        assert.equal(again.isError, false, again.text);
+        told.push(...downloadsOf(again));
+      }
+      const expected = [1, 2, 3, 4].map((n) => `part-${n}.bin refused download_without_action`);
+      assert.deepEqual(told.map((e) => `${e.file} ${e.state} ${e.code}`).sort(), expected);
+
+      const file = await agent.call('page', { action: 'navigate', url: fx.url('attachment?name=kept.bin&kb=64') });
+      assert.equal(file.isError, false, file.text);
+      assert.deepEqual(
+        downloadsOf(file).map((e) => `${e.file} ${e.state}`),
+        ['kept.bin completed'],
+        file.text,
+      );
+      await folderSettlesTo(['kept.bin'], saved);
+
+      // The trail keeps each call's result: the refusals and the kept file are there, under the page tool.
+      const inTrail = async () => {
+        const page = await op.request('audit.query', { tool: 'page', limit: 500 });
+        assert.equal(page.ok, true, JSON.stringify(page.error));
+        return page.payload.entries.flatMap((entry: any) => downloadsOf({ structured: entry.result }));
+      };
+      await waitFor(async () => (await inTrail()).length >= 5, 'the downloads in the audit trail', 50, 200);
+      const trail = (await inTrail()).map((e: any) => `${e.file} ${e.state}${e.code ? ` ${e.code}` : ''}`).sort();
+      assert.deepEqual(trail, ['kept.bin completed', ...expected], JSON.stringify(trail));
+    } finally {
+      op.ws.close();
+      await agent.disconnect();
+    }
   });
 });

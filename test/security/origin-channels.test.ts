@@ -9,8 +9,8 @@
 //
 // With the Chromium Verity launches (the policy proxy in its path, and CDP's Fetch guard on the whole
 // browser); attached to a browser with --browser-url (the CDP guard alone: the tabs a session drives and the
-// shared and service workers of its context), where WebSockets are the documented gap (README "Security
-// model") and that case is skipped; --isolated contexts of an attached browser on this machine, which get a
+// shared and service workers of its context), where WebSockets are the documented gap (docs/security.md)
+// and that case is skipped; --isolated contexts of an attached browser on this machine, which get a
 // policy proxy of their own (WebSockets and workers: what CDP alone does not show); and launched once more
 // with an operator's http --proxy-server, which the policy proxy chains to.
 // Every process is ended by its PID (the helpers do); waits are on the page's own report, bounded.
@@ -273,7 +273,7 @@ function channelSuite(mode: Mode): void {
       ? false
       : mode === 'isolated'
         ? 'CDP alone covers it (the attached run)'
-        : "an attached browser's WebSockets are not covered (README: Security model)",
+        : "an attached browser's WebSockets are not covered (docs/security.md)",
   });
   describe(TITLES[mode], () => {
     let refused: Counted;

@@ -1,5 +1,6 @@
 // The command line (server/cli.ts): parseArgs, an environment variable and a --config key per option,
-// refusals naming the option, and one README table that documents every option and every VERITY_* variable.
+// refusals naming the option, and one table (docs/options.md) that documents every option and every VERITY_*
+// variable.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -220,21 +221,21 @@ test('the native route says where it cannot run, before anything of it is loaded
   assert.equal(nativeUnavailable('linux', { DISPLAY: ':0' }), null);
 });
 
-test('one README table documents every option and every VERITY_* variable the server reads', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const table = /<!-- options:start -->([\s\S]*?)<!-- options:end -->/.exec(readme)?.[1];
-  assert.ok(table, 'README.md has the options table between <!-- options:start --> and <!-- options:end -->');
+test('one table in docs/options.md documents every option and every VERITY_* variable the server reads', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'options.md'), 'utf8');
+  const table = /<!-- options:start -->([\s\S]*?)<!-- options:end -->/.exec(doc)?.[1];
+  assert.ok(table, 'docs/options.md has the options table between <!-- options:start --> and <!-- options:end -->');
   const rows = table.split('\n').filter((l) => l.startsWith('| ') && l.includes('`VERITY_'));
   for (const o of OPTIONS) {
     assert.ok(
       rows.some((r) => r.includes(`\`--${o.name}`) && r.includes(`\`${envName(o)}\``)),
-      `a README row for --${o.name} with ${envName(o)}`,
+      `a docs/options.md row for --${o.name} with ${envName(o)}`,
     );
   }
   for (const v of ENV_ONLY)
     assert.ok(
       rows.some((r) => r.includes(`\`${v.env}\``)),
-      `a README row for ${v.env}`,
+      `a docs/options.md row for ${v.env}`,
     );
   const read = new Set<string>();
   const scan = (dir: string) => {
@@ -246,7 +247,7 @@ test('one README table documents every option and every VERITY_* variable the se
   };
   scan(join(ROOT, 'server'));
   const undocumented = [...read].filter((v) => !rows.some((r) => r.includes(`\`${v}\``)));
-  assert.deepEqual(undocumented, [], 'every VERITY_* variable under server/ is in the README table');
+  assert.deepEqual(undocumented, [], 'every VERITY_* variable under server/ is in the docs/options.md table');
 });
 
 test("the table's other kinds: repeatable lists, checked values, another variable name, a refused option", () => {

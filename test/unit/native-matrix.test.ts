@@ -1,7 +1,8 @@
 // The native route's matrix (docs/native-matrix.md, issue #23 item 5) is measured, not claimed: each
 // desktop/toolkit section names the test files that prove it, those files exist and drive that desktop and
-// toolkit, and the section says each of the five columns (list, read, type, click, pixels). README's table
-// has one row per section, linked to it, and says what the section says wherever a cell is yes, no or refused.
+// toolkit, and the section says each of the five columns (list, read, type, click, pixels). docs/native.md's
+// table has one row per section, linked to it, and says what the section says wherever a cell is yes, no or
+// refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -49,9 +50,9 @@ const DESKTOPS: Array<[RegExp, RegExp]> = [
   [/\bXWayland\b/, /xwayland: true/],
 ];
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const tableAt = readme.indexOf('| desktop / toolkit');
-const lines = readme.slice(tableAt).split('\n');
+const native = readFileSync(join(ROOT, 'docs', 'native.md'), 'utf8');
+const tableAt = native.indexOf('| desktop / toolkit');
+const lines = native.slice(tableAt).split('\n');
 const cellsOf = (row: string) =>
   row
     .split('|')
@@ -94,14 +95,14 @@ test('every section says each of the five columns', () => {
     for (const column of COLUMNS) assert.ok(line(text, column), `"${title}" says ${column}`);
 });
 
-test("README's native table: one row per section, linked to it, and each section has its row", () => {
+test("docs/native.md's table: one row per section, linked to it, and each section has its row", () => {
   assert.ok(tableAt >= 0, 'the table starting "| desktop / toolkit"');
   assert.deepEqual(header, ['desktop / toolkit', ...COLUMNS, 'needs']);
   const linked = rows.map((cells) => {
     const label = cells[0]!.match(/^\[([^\]]+)\]$/)?.[1];
     assert.ok(label, `"${cells[0]}" links its section ([title], defined below the table)`);
-    const target = readme.match(new RegExp(`^\\[${escape(label)}\\]: (\\S+)$`, 'm'))?.[1];
-    assert.equal(target, `docs/native-matrix.md#${anchor(label)}`, `[${label}]'s link`);
+    const target = native.match(new RegExp(`^\\[${escape(label)}\\]: (\\S+)$`, 'm'))?.[1];
+    assert.equal(target, `native-matrix.md#${anchor(label)}`, `[${label}]'s link`);
     assert.ok(
       sections.some((s) => s.title === label),
       `"${label}" is a section of docs/native-matrix.md`,
@@ -111,7 +112,7 @@ test("README's native table: one row per section, linked to it, and each section
   assert.deepEqual([...linked].sort(), sections.map((s) => s.title).sort(), 'one row per section, each once');
 });
 
-test("README's cells say what their section says: yes, no and refused alike, and a needs where not yes", () => {
+test("docs/native.md's cells say what their section says: yes, no and refused alike, and a needs where not yes", () => {
   for (const cells of rows) {
     const title = cells[0]!.slice(1, -1);
     const section = sections.find((s) => s.title === title);
@@ -120,7 +121,7 @@ test("README's cells say what their section says: yes, no and refused alike, and
     COLUMNS.forEach((column, i) => {
       const cell = cells[i + 1]!;
       const doc = line(section.text, column);
-      assert.equal(verdict(cell), verdict(doc), `"${title}" ${column}: README "${cell}", section "${doc}"`);
+      assert.equal(verdict(cell), verdict(doc), `"${title}" ${column}: docs/native.md "${cell}", section "${doc}"`);
     });
     const missing = COLUMNS.filter((_, i) => verdict(cells[i + 1]) !== 'yes');
     const needs = cells.at(-1)!;

@@ -12,7 +12,7 @@ import {
   type OutlineElement,
 } from '../../server/tools/outline.js';
 import type { SnapshotText } from '../../server/contract/driver.js';
-import { refusalText, summarize, textOfStructured } from '../../server/tools/define.js';
+import { refusalText, summarize, textOfStructured } from '../../server/tools/reply.js';
 import { Refusal } from '../../server/contract/refusal.js';
 
 const el = (i: number, over: Partial<OutlineElement> = {}): OutlineElement => ({

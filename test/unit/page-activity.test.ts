@@ -16,7 +16,7 @@ import {
   type ConsoleEntry,
   type RequestEntry,
 } from '../../server/cdp/tab/page-activity.js';
-import { summarize } from '../../server/tools/define.js';
+import { summarize } from '../../server/tools/reply.js';
 import type { ActionResult } from '../../server/contract/driver.js';
 
 const blocking = { requestAllowed: (url: string) => !url.startsWith('https://blocked.example') };

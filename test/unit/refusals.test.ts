@@ -8,14 +8,8 @@ import { errorTag, RelayCommandError } from '../../server/errors.js';
 import { asRefusal } from '../../server/mcp/refusals.js';
 import { bounded } from '../../server/contract/bounded.js';
 import { Refusal } from '../../server/contract/refusal.js';
-import {
-  defineTool,
-  parseArgs,
-  refusalReply,
-  refusalText,
-  textOfStructured,
-  toCallToolResult,
-} from '../../server/tools/define.js';
+import { defineTool, parseArgs } from '../../server/tools/define.js';
+import { refusalReply, refusalText, textOfStructured, toCallToolResult } from '../../server/tools/reply.js';
 
 describe('asRefusal', () => {
   test('a Refusal passes through as it is', () => {

@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
-import { shareRepeats } from '../../server/tools/define.js';
+import { shareRepeats } from '../../server/tools/advertised.js';
 import { allTools } from '../../server/tools/index.js';
-import { outputSchemaOf } from '../../server/tools/define.js';
+import { outputSchemaOf } from '../../server/tools/advertised.js';
 
 const anyJson = { anyOf: ['string', 'number', 'boolean', 'object', 'array', 'null'].map((type) => ({ type })) };
 const evidence = {

@@ -35,6 +35,8 @@ const MB = 1024 * 1024;
 
 /** The browser reports a new target or download a moment after the input that caused it: how long a click's result listens on. */
 export const INPUT_SETTLE_MS = 50;
+/** How long a navigation the browser aborted listens for the download its response became (the events come on another session). */
+export const NAVIGATION_DOWNLOAD_SETTLE_MS = 250;
 /** How long a result waits for a download that began to finish (bounded; reported in_progress past it). */
 const DOWNLOAD_WAIT_MS = 3_000;
 /** A download that begins this long after an action on its tab ended is still that action's (a script's short delay). */

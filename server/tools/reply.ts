@@ -1,0 +1,123 @@
+// What a tool's answer says and how it goes out: an action's result as its reply (isError by its effect), the
+// text of a result or a refusal (all a model sees on an error), and a reply as an MCP CallToolResult.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ActionResult } from '../contract/driver.js';
+import { Refusal } from '../contract/refusal.js';
+import type { Reply } from './context.js';
+
+/** An action's result: isError for partial, mismatch and no_effect (the contract). */
+export function actionReply(result: ActionResult): Reply {
+  const failed = result.effect === 'partial' || result.effect === 'mismatch' || result.effect === 'no_effect';
+  return { structured: result as unknown as Record<string, unknown>, isError: failed, text: summarize(result) };
+}
+
+/**
+ * The text of an action's result. On isError (partial, mismatch, no_effect) clients show the model this
+ * text and nothing else, so it carries every field of the result but the timings: what was delivered
+ * (delivered_count), each piece of evidence with expected and observed, what the target holds now, and
+ * what to try next. Long strings are cut (TEXT_FIELD_MAX) and say how long they were.
+ */
+export function summarize(result: ActionResult): string {
+  const head = `${result.effect}${result.method ? ` (${result.method})` : ''}${result.target ? ` on ${result.target}` : ''}, route ${result.route}`;
+  const lines = [head];
+  const { mode, delivered_count } = result.delivery;
+  lines.push(`delivery: ${mode}${delivered_count !== undefined ? `, delivered_count ${delivered_count}` : ''}`);
+  for (const e of result.evidence ?? []) {
+    const parts = [
+      e.expected !== undefined ? `expected ${show(e.expected)}` : '',
+      e.observed !== undefined ? `observed ${show(e.observed)}` : '',
+      e.detail ?? '',
+    ].filter(Boolean);
+    lines.push(`evidence ${e.kind}: ${parts.join(', ')}`);
+  }
+  if (result.observed !== undefined) lines.push(`holds now: ${show(result.observed)}`);
+  if (result.escalation) lines.push(`next: ${result.escalation.target}: ${result.escalation.reason}`);
+  for (const e of result.side_effects ?? []) {
+    lines.push(
+      e.kind === 'tab_opened'
+        ? `Opened tab ${e.tab_id} (${e.url || 'its URL not known yet'}); drive it with its tab_id`
+        : e.kind === 'download'
+          ? e.state === 'refused'
+            ? `Download ${e.file} refused: ${e.code}: ${e.detail}`
+            : `Downloaded ${e.file}${e.size_bytes !== undefined ? ` (${e.size_bytes} bytes)` : ''} (${e.state})`
+          : `A ${e.type} dialog is open (${show(e.message)}); answer it with page handle_dialog`,
+    );
+  }
+  lines.push(...causedLines(result.caused));
+  const known = new Set([
+    'effect',
+    'method',
+    'target',
+    'route',
+    'delivery',
+    'evidence',
+    'observed',
+    'escalation',
+    'side_effects',
+    'caused',
+    'timings_ms',
+  ]);
+  for (const [k, v] of Object.entries(result)) if (!known.has(k) && v !== undefined) lines.push(`${k}: ${show(v)}`);
+  return lines.join('\n');
+}
+
+const TEXT_FIELD_MAX = 2000;
+
+/** What the action caused on its page, one line each (the result's `caused`). */
+function causedLines(caused: ActionResult['caused']): string[] {
+  if (!caused) return [];
+  const lines: string[] = [];
+  if (caused.navigated !== undefined) lines.push(`Navigated to ${caused.navigated}`);
+  for (const r of caused.requests ?? [])
+    lines.push(
+      `Request ${r.method} ${r.url}: ${r.failed !== undefined ? `failed (${r.failed})` : r.status !== undefined ? r.status : 'no answer yet'}`,
+    );
+  if (caused.more_requests) lines.push(`…and ${caused.more_requests} more requests (page network_requests lists them)`);
+  for (const m of caused.console ?? [])
+    lines.push(`${m.level === 'exception' ? 'Uncaught exception' : `Console ${m.level}`}: ${m.text}`);
+  if (caused.more_console)
+    lines.push(`…and ${caused.more_console} more console errors (page console_messages lists them)`);
+  return lines;
+}
+
+/** A value as one line of a result's text: strings quoted (JSON), anything else as JSON, long ones cut. */
+function show(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > TEXT_FIELD_MAX ? `${json.slice(0, TEXT_FIELD_MAX)}… (${json.length} chars in all)` : json;
+}
+
+/**
+ * A refusal: the code and message, then every detail (current_snapshot_ids, max_chunk_chars,
+ * covering_element, retryable, ...) one per line, because on an error the text is all the model sees.
+ */
+export function refusalText(refusal: Refusal): string {
+  const lines = [`refused: ${refusal.code}: ${refusal.message}`];
+  for (const [k, v] of Object.entries(refusal.details))
+    if (v !== undefined) lines.push(`${k}: ${typeof v === 'string' ? v : show(v)}`);
+  return lines.join('\n');
+}
+
+/** The text of a result known only by its structuredContent (a batch step's): a refusal's or an action's. */
+export function textOfStructured(structured: Record<string, any>): string {
+  if (structured?.status === 'refused' && structured.refusal) {
+    const { code, message, ...details } = structured.refusal;
+    return refusalText(new Refusal(code, message, details));
+  }
+  if (typeof structured?.effect === 'string' && structured.delivery) return summarize(structured as ActionResult);
+  return JSON.stringify(structured);
+}
+
+export function refusalReply(refusal: Refusal): Reply {
+  return {
+    structured: { status: 'refused', refusal: { code: refusal.code, message: refusal.message, ...refusal.details } },
+    isError: true,
+    text: refusalText(refusal),
+  };
+}
+
+export function toCallToolResult(reply: Reply): CallToolResult {
+  const content: CallToolResult['content'] = [];
+  for (const image of reply.images ?? []) content.push({ type: 'image', data: image.data, mimeType: image.mimeType });
+  content.push({ type: 'text', text: reply.text ?? JSON.stringify(reply.structured) });
+  return { content, structuredContent: reply.structured, ...(reply.isError ? { isError: true } : {}) };
+}
