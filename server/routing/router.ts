@@ -9,10 +9,10 @@ import { guardRequests } from '../cdp/guard.js';
 import type { Tab } from '../cdp/tab.js';
 import { closePage } from '../cdp/page-ops.js';
 import { browserProcessPid, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
-import type { AccRef } from '../native/atspi.js';
+import type { AccRef } from '../native/linux/atspi/model.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
-import type { NativeDriver } from '../native/driver.js';
-import type { NutjsDriver } from '../native/nutjs.js';
+import type { NativeDriver } from '../native/linux/driver.js';
+import type { NutjsDriver } from '../native/nutjs/driver.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from '../contract/session-type.js';
 import type { Policy } from '../policy.js';
@@ -120,8 +120,8 @@ export class Router {
     };
     this.nativeLoading ??=
       nativeBackendOf(choice).backend === 'nutjs'
-        ? import('../native/nutjs.js').then(({ NutjsDriver }) => (this.native = new NutjsDriver(options)))
-        : import('../native/driver.js').then(({ NativeDriver }) => (this.native = new NativeDriver(options)));
+        ? import('../native/nutjs/driver.js').then(({ NutjsDriver }) => (this.native = new NutjsDriver(options)))
+        : import('../native/linux/driver.js').then(({ NativeDriver }) => (this.native = new NativeDriver(options)));
     return this.nativeLoading;
   }
 

@@ -1,15 +1,15 @@
 // Turning a resolved native target into what an action needs: the window (checked to exist), the element
 // (fresh states), the screen point, and the foreground/background delivery around the action.
-import type { ActionResult, Evidence, ResolvedTarget } from '../contract/driver.js';
-import type { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { IFACE, type Atspi, type CacheItem } from './atspi.js';
-import type { NativeHost, WindowInfo } from './host.js';
-import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';
-import { nativeRef, unplacedPopoverOf, type NativeRef } from './tree.js';
-import { walkWindow } from './walk.js';
-import { onSurface } from './wayland.js';
-import { activate, activeWindow, topWindowAt } from './x11.js';
+import type { ActionResult, Evidence, ResolvedTarget } from '../../../contract/driver.js';
+import type { Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { IFACE, type Atspi, type CacheItem } from '../atspi/model.js';
+import type { NativeHost, WindowInfo } from '../host.js';
+import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from '../atspi/roles.js';
+import { nativeRef, unplacedPopoverOf, type NativeRef } from '../atspi/tree.js';
+import { walkWindow } from '../atspi/walk.js';
+import { onSurface } from '../transport/wayland.js';
+import { activate, activeWindow, topWindowAt } from '../transport/x11.js';
 
 export interface Aim {
   atspi: Atspi;

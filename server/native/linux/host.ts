@@ -2,14 +2,21 @@
 // dropped), X11 windows matched to their AT-SPI frames, Wayland-native windows (AT-SPI frames of apps with
 // no X11 window, wayland.ts), and which windows belong to the browser Verity drives over CDP. The operator's
 // app policy is asked here, in one place, for every window and point the native route uses.
-import type { AppFacts } from '../policy.js';
-import { Refusal } from '../contract/refusal.js';
-import { closeWaylandPointer } from './wayland-pointer.js';
-import { Atspi, Gone, type AccRef } from './atspi.js';
-import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
-import { giveBackBorrowedKeys } from './input.js';
-import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
-import { WaylandIds, isWaylandWindowId, placements, rememberContainers, session, type Placement } from './wayland.js';
+import type { AppFacts } from '../../policy.js';
+import { Refusal } from '../../contract/refusal.js';
+import { closeWaylandPointer } from './transport/wayland-pointer.js';
+import { Atspi, Gone, type AccRef } from './atspi/model.js';
+import { closeXServer, requireDisplay, sessionBusAddress } from './transport/env.js';
+import { giveBackBorrowedKeys } from './transport/input.js';
+import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './atspi/roles.js';
+import {
+  WaylandIds,
+  isWaylandWindowId,
+  placements,
+  rememberContainers,
+  session,
+  type Placement,
+} from './transport/wayland.js';
 import {
   activeWindow,
   describeWindow,
@@ -21,7 +28,7 @@ import {
   windowGone,
   windowOfOtherPid,
   type XWindow,
-} from './x11.js';
+} from './transport/x11.js';
 
 export interface NativeHostOptions {
   /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */

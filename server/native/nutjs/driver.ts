@@ -6,7 +6,7 @@
 // empty titles); elsewhere from nut-js, without pids.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { AppFacts } from '../policy.js';
+import type { AppFacts } from '../../policy.js';
 import type {
   ActionResult,
   ClickOptions,
@@ -16,13 +16,13 @@ import type {
   ResolvedTarget,
   ScrollOptions,
   Snapshot,
-} from '../contract/driver.js';
-import type { ActionArgs } from '../contract/actions.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { closeXServer, requireDisplay, xServer } from './env.js';
-import type { NutReply } from './nutjs-worker.js';
-import { maxChunkChars } from './typing.js';
+} from '../../contract/driver.js';
+import type { ActionArgs } from '../../contract/actions.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
+import { closeXServer, requireDisplay, xServer } from '../linux/transport/env.js';
+import type { NutReply } from './worker.js';
+import { maxChunkChars } from '../linux/actions/typing.js';
 import {
   activate,
   activeWindow,
@@ -34,7 +34,7 @@ import {
   topWindowAt,
   windowGone,
   windowOfOtherPid,
-} from './x11.js';
+} from '../linux/transport/x11.js';
 
 type Rect = { x: number; y: number; w: number; h: number };
 export interface NutWindow {
@@ -59,7 +59,7 @@ const MAX_PENDING = 64;
 /** Screenshots remembered per target for mapping its pixels back (scale, size): the oldest is dropped past this. */
 const MAX_SHOTS = 256;
 
-const WORKER = fileURLToPath(new URL('./nutjs-worker.js', import.meta.url));
+const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 /** The nut-js helper process: started on first use, started again after it ended. */
 export class NutProcess {

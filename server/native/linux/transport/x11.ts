@@ -2,7 +2,7 @@
 // raising/focusing one. The queries go over Verity's own X connection (xproto.ts); raising a window is
 // left to xdotool, which knows each window manager's EWMH dance.
 import { readFileSync, readlinkSync } from 'node:fs';
-import { Refusal } from '../contract/refusal.js';
+import { Refusal } from '../../../contract/refusal.js';
 import { x11Tool, xServer } from './env.js';
 import { focusMovedTo } from './settle.js';
 import { compositorSaysFocus, focusWindow, focusedWindow, isWaylandWindowId, windowAt } from './wayland.js';

@@ -2,13 +2,13 @@
 // Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted; characters the keymap
 // lacks on borrowed keycodes), read back through Text where the element has it. Web content is delivered
 // but never confirmed here.
-import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { maskSecrets } from '../contract/secrets.js';
-import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../contract/verdicts.js';
-import { IFACE, codePoints, type AccRef, type Atspi } from './atspi.js';
-import { dropDownValue, labelsUnder } from './dropdown.js';
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../../contract/driver.js';
+import { Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { maskSecrets } from '../../../contract/secrets.js';
+import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../../../contract/verdicts.js';
+import { IFACE, codePoints, type AccRef, type Atspi } from '../atspi/model.js';
+import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
 import {
   aim,
   checkEnabled,
@@ -24,12 +24,12 @@ import {
   webLike,
   type Aim,
 } from './aim.js';
-import type { NativeHost } from './host.js';
-import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
-import { SettleLog, settleBeforeKeys, withSettle } from './settle.js';
-import { ROLE, STATE, TOGGLE_ROLES, calcCellEditorName, has } from './roles.js';
-import type { NativeRef } from './tree.js';
-import { activeWindow } from './x11.js';
+import type { NativeHost } from '../host.js';
+import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from '../transport/input.js';
+import { SettleLog, settleBeforeKeys, withSettle } from '../transport/settle.js';
+import { ROLE, STATE, TOGGLE_ROLES, calcCellEditorName, has } from '../atspi/roles.js';
+import type { NativeRef } from '../atspi/tree.js';
+import { activeWindow } from '../transport/x11.js';
 
 /** How long a synthesized keystroke route may take in one call (the transport's budget), and per-key cost. */
 export const SYNTHESIS_BUDGET_MS = 10_000;

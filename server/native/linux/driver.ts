@@ -10,19 +10,19 @@ import type {
   ScrollOptions,
   Snapshot,
   SnapshotElement,
-} from '../contract/driver.js';
-import type { ActionArgs } from '../contract/actions.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { IFACE } from './atspi.js';
-import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './aim.js';
+} from '../../contract/driver.js';
+import type { ActionArgs } from '../../contract/actions.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
+import { IFACE } from './atspi/model.js';
+import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './actions/aim.js';
 import { NativeHost, type NativeHostOptions } from './host.js';
-import { capture, pressKeys, screenSize } from './input.js';
-import { clickNative, dragNative, hoverNative, scrollNative } from './pointer.js';
-import { has, STATE } from './roles.js';
-import { SettleLog, settleBeforeKeys, withSettle } from './settle.js';
-import { snapshotWindow, windowElements } from './tree.js';
-import { onSurface, routes } from './wayland.js';
+import { capture, pressKeys, screenSize } from './transport/input.js';
+import { clickNative, dragNative, hoverNative, scrollNative } from './actions/pointer.js';
+import { has, STATE } from './atspi/roles.js';
+import { SettleLog, settleBeforeKeys, withSettle } from './transport/settle.js';
+import { snapshotWindow, windowElements } from './atspi/tree.js';
+import { onSurface, routes } from './transport/wayland.js';
 
 /** Why a Wayland window's screenshot cannot be taken here, or null when it can. */
 function waylandShotMissing(win: { placed: boolean }): string | null {
@@ -31,7 +31,7 @@ function waylandShotMissing(win: { placed: boolean }): string | null {
   if (!win.placed) return 'not taken: the compositor does not say where this Wayland window is on the screen';
   return null;
 }
-import { setValueNative, typeNative } from './typing.js';
+import { setValueNative, typeNative } from './actions/typing.js';
 
 const modeOf = (t: ResolvedTarget) => t.deliveryMode;
 
