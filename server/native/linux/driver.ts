@@ -3,7 +3,6 @@
 import type {
   ActionResult,
   ClickOptions,
-  Driver,
   DragOptions,
   Evidence,
   ResolvedTarget,
@@ -13,10 +12,11 @@ import type {
 } from '../../contract/driver.js';
 import type { ActionArgs } from '../../contract/actions.js';
 import { Stopwatch } from '../../contract/driver.js';
+import type { NativeRoute } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { IFACE } from './atspi/model.js';
 import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './actions/aim.js';
-import { NativeHost, type NativeHostOptions } from './host.js';
+import { LinuxHost, type LinuxHostOptions } from './host.js';
 import { capture, pressKeys, screenSize } from './transport/input.js';
 import { clickNative, dragNative, hoverNative, scrollNative } from './actions/pointer.js';
 import { has, STATE } from './atspi/roles.js';
@@ -35,11 +35,11 @@ import { setValueNative, typeNative } from './actions/typing.js';
 
 const modeOf = (t: ResolvedTarget) => t.deliveryMode;
 
-export class NativeDriver implements Driver {
-  readonly host: NativeHost;
+export class NativeDriver implements NativeRoute {
+  readonly host: LinuxHost;
 
-  constructor(options: NativeHostOptions) {
-    this.host = new NativeHost(options);
+  constructor(options: LinuxHostOptions) {
+    this.host = new LinuxHost(options);
   }
 
   async snapshot(

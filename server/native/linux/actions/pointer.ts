@@ -24,7 +24,7 @@ import {
   webLike,
   type Aim,
 } from './aim.js';
-import type { NativeHost } from '../host.js';
+import type { LinuxHost } from '../host.js';
 import { walkWindow } from '../atspi/walk.js';
 import { clickAt, dragPath, moveTo, pressKeys, wheel } from '../transport/input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from '../atspi/roles.js';
@@ -59,7 +59,7 @@ function checkedVerdict(
 }
 
 export async function clickNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   options: ClickOptions,
   mode: 'background' | 'foreground',
@@ -472,7 +472,7 @@ async function scrollBars(a: Aim): Promise<Map<string, number>> {
 }
 
 export async function scrollNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   options: ScrollOptions,
   mode: 'background' | 'foreground',
@@ -539,7 +539,7 @@ async function dragState(atspi: Atspi, el: NativeRef | null): Promise<string | n
 }
 
 export async function dragNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   options: DragOptions,
   mode: 'background' | 'foreground',
@@ -602,7 +602,7 @@ export async function dragNative(
  * a menu) is not read back here, so the verdict is unverifiable with the way to look.
  */
 export async function hoverNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   mode: 'background' | 'foreground',
 ): Promise<ActionResult> {

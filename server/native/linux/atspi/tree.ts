@@ -3,7 +3,7 @@
 // the pixels of the window's screenshot.
 import type { Snapshot, SnapshotElement } from '../../../contract/driver.js';
 import { IFACE, PLACED_NOWHERE, type AccRef, type Atspi, type CacheItem } from './model.js';
-import type { WindowInfo } from '../host.js';
+import type { WindowInfo } from './window.js';
 import { dropDownValue } from './dropdown.js';
 import { capture } from '../transport/input.js';
 import { popupSurfaces } from '../transport/x11.js';
