@@ -158,7 +158,7 @@ async function atspiFinding(env: NodeJS.ProcessEnv): Promise<Finding> {
 async function nutjsFinding(display: Finding, platform: NodeJS.Platform): Promise<Finding> {
   if (platform === 'linux' && !display.ok)
     return { ok: false, detail: 'not tried: nut-js needs the X display', fix: display.fix ?? 'start an X server' };
-  const { probeNutjs } = await import('./native/nutjs/driver.js');
+  const { probeNutjs } = await import('./native/nutjs/process.js');
   try {
     const s = await probeNutjs(CHECK_MS * 2);
     return { ok: true, detail: `nut-js loads; the screen is ${s.width}x${s.height}` };

@@ -6,7 +6,9 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NutProcess, nutKey, nutUntypable, screenPoint } from '../../server/native/nutjs/driver.js';
+import { screenPoint } from '../../server/native/nutjs/context.js';
+import { nutKey, nutUntypable } from '../../server/native/nutjs/keys.js';
+import { NutProcess } from '../../server/native/nutjs/process.js';
 import { nativeBackendOf } from '../../server/routing/native-backend.js';
 
 test('auto is the platform own backend; nutjs is forced anywhere', () => {
