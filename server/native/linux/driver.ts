@@ -18,7 +18,7 @@ import { IFACE } from './atspi/model.js';
 import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './actions/aim.js';
 import { LinuxHost, type LinuxHostOptions } from './host.js';
 import { capture, pressKeys, screenSize } from './transport/input.js';
-import { clickNative, dragNative, hoverNative, scrollNative } from './actions/pointer.js';
+import { clickNative, dragNative, hoverNative, scrollNative } from './actions/click.js';
 import { has, STATE } from './atspi/roles.js';
 import { SettleLog, settleBeforeKeys, withSettle } from './transport/settle.js';
 import { snapshotWindow, windowElements } from './atspi/tree.js';
@@ -31,7 +31,7 @@ function waylandShotMissing(win: { placed: boolean }): string | null {
   if (!win.placed) return 'not taken: the compositor does not say where this Wayland window is on the screen';
   return null;
 }
-import { setValueNative, typeNative } from './actions/typing.js';
+import { setValueNative, typeNative } from './actions/type-text.js';
 
 const modeOf = (t: ResolvedTarget) => t.deliveryMode;
 

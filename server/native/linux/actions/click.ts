@@ -29,7 +29,7 @@ import { walkWindow } from '../atspi/walk.js';
 import { clickAt, dragPath, moveTo, pressKeys, wheel } from '../transport/input.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
-import { waitStates } from './typing.js';
+import { waitStates } from './type-text.js';
 import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
 import { judgeValue } from '../../../contract/verdicts.js';
 import { topWindowAt } from '../transport/x11.js';
