@@ -3,7 +3,7 @@
 // with the browser route's in test/unit/verdicts.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptsEdits } from '../../server/native/linux/actions/type-text.js';
+import { acceptsEdits } from '../../server/native/linux/actions/element.js';
 import { codePoints } from '../../server/native/linux/atspi/model.js';
 import { STATE } from '../../server/native/linux/atspi/roles.js';
 import { charactersLost } from '../../bench/sections/native.js';

@@ -1,26 +1,19 @@
 // The native route (Linux): AT-SPI2 for the tree, writes and read-back; XTest for keys, pointer
-// and screen capture; X11 queries for windows. Implements the same Driver as the CDP route.
-import type {
-  ActionResult,
-  ClickOptions,
-  DragOptions,
-  Evidence,
-  ResolvedTarget,
-  ScrollOptions,
-  Snapshot,
-  SnapshotElement,
-} from '../../contract/driver.js';
+// and screen capture; X11 queries for windows. Implements the same Driver as the CDP route: the snapshot here,
+// each action's half in actions/<action>.ts, handed the host.
+import type { ActionResult, ResolvedTarget, Snapshot, SnapshotElement } from '../../contract/driver.js';
 import type { ActionArgs } from '../../contract/actions.js';
-import { Stopwatch } from '../../contract/driver.js';
 import type { NativeRoute } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
-import { IFACE } from './atspi/model.js';
-import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './actions/aim.js';
 import { LinuxHost, type LinuxHostOptions } from './host.js';
-import { capture, pressKeys, screenSize } from './transport/input.js';
-import { clickNative, dragNative, hoverNative, scrollNative } from './actions/click.js';
-import { has, STATE } from './atspi/roles.js';
-import { SettleLog, settleBeforeKeys, withSettle } from './transport/settle.js';
+import { capture, screenSize } from './transport/input.js';
+import { click } from './actions/click.js';
+import { drag } from './actions/drag.js';
+import { hover } from './actions/hover.js';
+import { pressKey } from './actions/press-key.js';
+import { scroll } from './actions/scroll.js';
+import { setValue } from './actions/set-value.js';
+import { typeText } from './actions/type-text.js';
 import { snapshotWindow, windowElements } from './atspi/tree.js';
 import { onSurface, routes } from './transport/wayland.js';
 
@@ -31,9 +24,6 @@ function waylandShotMissing(win: { placed: boolean }): string | null {
   if (!win.placed) return 'not taken: the compositor does not say where this Wayland window is on the screen';
   return null;
 }
-import { setValueNative, typeNative } from './actions/type-text.js';
-
-const modeOf = (t: ResolvedTarget) => t.deliveryMode;
 
 export class NativeDriver implements NativeRoute {
   readonly host: LinuxHost;
@@ -123,103 +113,31 @@ export class NativeDriver implements NativeRoute {
     };
   }
 
-  click(target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
-    return clickNative(this.host, target, options, modeOf(target));
+  click(target: ResolvedTarget, args: ActionArgs['click']): Promise<ActionResult> {
+    return click(this.host, target, args);
   }
 
-  typeText(target: ResolvedTarget, { text, ...options }: ActionArgs['typeText']): Promise<ActionResult> {
-    return typeNative(this.host, target, text, { ...options, deliveryMode: target.deliveryMode });
+  typeText(target: ResolvedTarget, args: ActionArgs['typeText']): Promise<ActionResult> {
+    return typeText(this.host, target, args);
   }
 
-  setValue(target: ResolvedTarget, { value }: ActionArgs['setValue']): Promise<ActionResult> {
-    if (Array.isArray(value))
-      throw new Refusal(
-        'invalid_arguments',
-        'value: a list chooses several options of a multi-select list on a browser tab; a native window takes one value (a string)',
-      );
-    return setValueNative(this.host, target, value, modeOf(target));
+  setValue(target: ResolvedTarget, args: ActionArgs['setValue']): Promise<ActionResult> {
+    return setValue(this.host, target, args);
   }
 
-  async pressKey(target: ResolvedTarget, { key, modifiers }: ActionArgs['pressKey']): Promise<ActionResult> {
-    const sw = new Stopwatch();
-    const a = await aim(this.host, target);
-    const mode = modeOf(target);
-    await requireKeyboardFocus(a.win, mode);
-    return deliver(mode, a.win, async () => {
-      const log = new SettleLog();
-      if (a.element && !has(a.states, STATE.focused)) {
-        const ok =
-          a.element.interfaces.includes(IFACE.component) && (await a.atspi.grabFocus(a.element).catch(() => false));
-        if (!ok) throw new Refusal('focus_failed', `"${a.element.name}" would not take focus, so no key was pressed`);
-      }
-      const focused = a.element
-        ? {
-            ref: a.element,
-            web: a.element.web,
-            role: a.element.role,
-            name: a.element.name,
-            text: a.element.interfaces.includes(IFACE.text),
-          }
-        : await focusedIn(a.atspi, a.win).then(
-            (f) =>
-              f && {
-                ref: f.item.ref,
-                web: f.web,
-                role: f.item.role,
-                name: f.item.name,
-                text: f.item.interfaces.includes(IFACE.text),
-              },
-          );
-      const before = focused?.text ? await a.atspi.text(focused.ref).catch(() => null) : null;
-      sw.lap('resolve');
-      await settleBeforeKeys(a.win.id, false, log); // deliver's focus change (foreground) reached the app
-      await pressKeys([...modifiers, key], { window: a.win.id, log });
-      sw.lap('deliver');
-      await new Promise((r) => setTimeout(r, 30));
-      await this.host.stillThere(a.win.id).catch((e) => {
-        throw e;
-      });
-      const after = focused?.text ? await a.atspi.text(focused.ref).catch(() => null) : null;
-      sw.lap('verify');
-      const evidence: Evidence[] = [
-        {
-          kind: 'key_event',
-          detail: `${a.win.surface === 'wayland' ? 'virtual keyboard (wtype)' : 'XTest'} ${[...modifiers, key].join('+')} to window ${a.win.id} with focus on ${focused ? `"${focused.name}"` : 'an element AT-SPI does not report'}`,
-        },
-      ];
-      if (before !== null && after !== null)
-        evidence.push({
-          kind: 'text',
-          observed:
-            before === after
-              ? "the focused element's text did not change"
-              : `text changed from ${JSON.stringify(before.slice(-60))} to ${JSON.stringify(after.slice(-60))}`,
-        });
-      const escalation = webLike(a.win, focused)
-        ? webEscalation(a.win, true, mode)
-        : {
-            target: 'verify' as const,
-            reason: 'a key press has no effect AT-SPI can prove in general; call get_window_state to see what it did',
-          };
-      return withSettle(
-        nativeResult('unverifiable', 'synthetic_events', sw, evidence, mode, {
-          target: focused?.name ?? `window ${a.win.id}`,
-          escalation,
-        }),
-        log,
-      );
-    });
+  pressKey(target: ResolvedTarget, args: ActionArgs['pressKey']): Promise<ActionResult> {
+    return pressKey(this.host, target, args);
   }
 
-  scroll(target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {
-    return scrollNative(this.host, target, options, modeOf(target));
+  scroll(target: ResolvedTarget, args: ActionArgs['scroll']): Promise<ActionResult> {
+    return scroll(this.host, target, args);
   }
 
-  drag(target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {
-    return dragNative(this.host, target, options, modeOf(target));
+  drag(target: ResolvedTarget, args: ActionArgs['drag']): Promise<ActionResult> {
+    return drag(this.host, target, args);
   }
 
-  hover(target: ResolvedTarget): Promise<ActionResult> {
-    return hoverNative(this.host, target, modeOf(target));
+  hover(target: ResolvedTarget, args: ActionArgs['hover']): Promise<ActionResult> {
+    return hover(this.host, target, args);
   }
 }

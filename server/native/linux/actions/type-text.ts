@@ -1,14 +1,14 @@
-// type_text and set_value on native targets. AT-SPI EditableText insertion at the caret, read back through
+// type_text on native targets. AT-SPI EditableText insertion at the caret, read back through
 // Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted; characters the keymap
 // lacks on borrowed keycodes), read back through Text where the element has it. Web content is delivered
 // but never confirmed here.
+import type { ActionArgs } from '../../../contract/actions.js';
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../../contract/driver.js';
 import { Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import { maskSecrets } from '../../../contract/secrets.js';
-import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../../../contract/verdicts.js';
+import { excerpt, judgeTextAt, judgeTextRead, stringIndex } from '../../../contract/verdicts.js';
 import { IFACE, codePoints, type AccRef, type Atspi } from '../atspi/model.js';
-import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
 import {
   aim,
   checkEnabled,
@@ -27,10 +27,11 @@ import {
 import type { LinuxHost } from '../host.js';
 import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from '../transport/input.js';
 import { SettleLog, settleBeforeKeys, withSettle } from '../transport/settle.js';
-import { ROLE, STATE, TOGGLE_ROLES, calcCellEditorName, has } from '../atspi/roles.js';
+import { ROLE, STATE, calcCellEditorName, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { activeWindow } from '../transport/x11.js';
 import { SYNTHESIS_BUDGET_MS, maxChunkChars } from '../../shared/key-pace.js';
+import { acceptsEdits, PASSWORD_TEXT, roleLabel } from './element.js';
 
 /** How long typed keys get to show in the element's text before what it holds is judged. */
 const KEYS_LANDED_WAIT_MS = 1000;
@@ -83,15 +84,12 @@ async function fieldOf(
   return { el: found.ref, states: found.states, clicked: false };
 }
 
-/** Why an AT-SPI password text's content is masked in results. */
-const PASSWORD_TEXT = 'a password text (AT-SPI role "password text")';
-
-export async function typeNative(
+export async function typeText(
   host: LinuxHost,
   target: ResolvedTarget,
-  text: string,
-  options: NativeTyping,
+  { text, ...args }: ActionArgs['typeText'],
 ): Promise<ActionResult> {
+  const options: NativeTyping = { ...args, deliveryMode: target.deliveryMode };
   const sw = new Stopwatch();
   // A token's field: its text and caret are asked for right behind its states (one round trip, not two),
   // or were asked for already as the call arrived.
@@ -166,15 +164,6 @@ async function calcCellEditor(atspi: Atspi, el: NativeRef): Promise<string | nul
   } catch {
     return null; // not read: the element's own route goes on, and its read-back judges it as before
   }
-}
-
-/**
- * Whether an element with EditableText takes edits. ATK toolkits (GTK 3) say `editable` and leave a
- * read-only field without it; Qt never says `editable` on some (spin boxes) and says `read only` instead.
- */
-export function acceptsEdits(atk: boolean, states: [number, number]): boolean {
-  if (has(states, STATE.readOnly)) return false;
-  return has(states, STATE.editable) || !atk;
 }
 
 async function insertRoute(
@@ -546,309 +535,4 @@ async function blindKeys(
     },
     log,
   );
-}
-
-function roleLabel(role: number): string {
-  return role === ROLE.text || role === ROLE.entry ? 'text' : role === ROLE.terminal ? 'terminal' : `role ${role}`;
-}
-
-/** set_value: a Value (number), a toggle (true/false), a combo box or list selection, or a text's contents. */
-export async function setValueNative(
-  host: LinuxHost,
-  target: ResolvedTarget,
-  value: string,
-  mode: 'background' | 'foreground' = 'background',
-): Promise<ActionResult> {
-  const sw = new Stopwatch();
-  if (!target.element)
-    throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
-  const a = await aim(host, target);
-  const el = a.element!;
-  const { atspi } = a;
-  checkEnabled(el, a.states);
-  // A Qt combo box is set by keys, which reach only the focused window: set_value takes no delivery_mode,
-  // so it is delivered in the foreground (raised, set, focus given back), and says so.
-  const qtCombo =
-    el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).utf16;
-  const dropDown =
-    el.role === ROLE.comboBox && !el.interfaces.includes(IFACE.selection) && atspi.knownToolkit(el.bus).windowRelative;
-  if (qtCombo || dropDown) mode = 'foreground';
-  return deliver(mode, a.win, async () => {
-    let evidence: Evidence[];
-    let effect: ActionResult['effect'];
-    /** The field's text before and after, when set_value replaced it (masked too in a password text). */
-    let contents: string[] = [];
-    const show = (v: unknown) => String(v);
-    if (TOGGLE_ROLES.has(el.role)) {
-      if (value !== 'true' && value !== 'false')
-        throw new Refusal(
-          'invalid_arguments',
-          `value: "${el.name}" is a ${el.role === ROLE.radioButton ? 'radio button' : 'check box'}; pass "true" or "false"`,
-        );
-      const want = value === 'true';
-      const was = has(a.states, STATE.checked);
-      sw.lap('resolve');
-      if (was !== want) await pressFirstAction(atspi, el);
-      sw.lap('deliver');
-      const now = has(await waitStates(atspi, el, (s) => has(s, STATE.checked) === want), STATE.checked);
-      sw.lap('verify');
-      evidence = [
-        {
-          kind: 'checked_state',
-          expected: `checked=${want}`,
-          observed: `checked=${now}`,
-          detail: `before: checked=${was}`,
-        },
-      ];
-      effect = judgeValue(want, was, now);
-    } else if (
-      el.interfaces.includes(IFACE.value) &&
-      (!el.interfaces.includes(IFACE.editable) || (value.trim() !== '' && Number.isFinite(Number(value))))
-    ) {
-      // A number for a spin box goes through Value too (its text is the toolkit's formatting of it).
-      const number = Number(value);
-      if (!Number.isFinite(number) || value.trim() === '')
-        throw new Refusal('invalid_arguments', `value: "${el.name}" takes a number`);
-      const was = Number(await atspi.prop(el, IFACE.value, 'CurrentValue'));
-      sw.lap('resolve');
-      await atspi.setProp(el, IFACE.value, 'CurrentValue', 'd', number);
-      sw.lap('deliver');
-      const readValue = () => atspi.prop(el, IFACE.value, 'CurrentValue').then(Number);
-      let now = await readValue();
-      for (let i = 0; i < 25 && now !== number; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        now = await readValue();
-      }
-      sw.lap('verify');
-      evidence = [{ kind: 'value', expected: show(number), observed: show(now), detail: `before: ${was}` }];
-      effect = judgeValue(number, was, now);
-    } else if (
-      (el.role === ROLE.comboBox ||
-        el.role === ROLE.list ||
-        el.role === ROLE.listBox ||
-        el.role === ROLE.pageTabList) &&
-      el.interfaces.includes(IFACE.selection)
-    ) {
-      const options = await optionsOf(atspi, el);
-      const index = options.findIndex((o) => o.name === value);
-      if (index < 0)
-        throw new Refusal(
-          'no_such_option',
-          `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`,
-          { options: options.map((o) => o.name) },
-        );
-      const was = await selectedName(atspi, el);
-      sw.lap('resolve');
-      await atspi.selectChild(el, index);
-      sw.lap('deliver');
-      await new Promise((r) => setTimeout(r, 20));
-      const now = await selectedName(atspi, el);
-      sw.lap('verify');
-      evidence = [{ kind: 'selection', expected: value, observed: now, detail: `before: ${was}` }];
-      effect = judgeValue(value, was, now);
-    } else if (qtCombo) {
-      ({ effect, evidence } = await qtComboKeys(a, el, value, mode, sw));
-    } else if (dropDown) {
-      ({ effect, evidence } = await gtk4DropDown(a, el, value, sw));
-    } else if (el.interfaces.includes(IFACE.editable)) {
-      if (!acceptsEdits(atspi.knownToolkit(el.bus).atk, a.states))
-        throw new Refusal('element_readonly', `"${el.name}" is read-only`);
-      const was = await atspi.text(el);
-      sw.lap('resolve');
-      await atspi.setTextContents(el, value);
-      sw.lap('deliver');
-      const now = await atspi.text(el);
-      sw.lap('verify');
-      evidence = [{ kind: 'field_value', expected: value, observed: now, detail: `before: ${was}` }];
-      effect = judgeValue(value, was, now);
-      contents = [was, now];
-    } else {
-      throw new Refusal(
-        'not_settable',
-        `"${el.name || 'the element'}" (${el.role}) has no value AT-SPI can set (no Value, selection, toggle or EditableText)`,
-      );
-    }
-    if (el.web && effect === 'confirmed') {
-      evidence.push({
-        kind: 'web_content',
-        detail: 'under a "document web" ancestor: accessibility state is not proof of what the page holds',
-      });
-      const unproven = nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
-        target: el.name,
-        escalation: webEscalation(a.win, false, mode, 'set_value'),
-      });
-      return el.role === ROLE.passwordText ? maskSecrets(unproven, PASSWORD_TEXT, [value, ...contents]) : unproven;
-    }
-    const observed = evidence[0].observed;
-    const set = nativeResult(effect, 'accessibility', sw, evidence, mode, {
-      target: el.name,
-      ...(effect === 'confirmed' ? {} : { observed }),
-      // Web content that did not take the value: say which route can deliver there.
-      ...(el.web ? { escalation: webEscalation(a.win, false, mode, 'set_value') } : {}),
-    });
-    return el.role === ROLE.passwordText ? maskSecrets(set, PASSWORD_TEXT, [value, ...contents]) : set;
-  });
-}
-
-/**
- * A Qt combo box offers no Selection, and its options' own actions select them in the closed popup's view
- * only. Keys do what a user does: focus it, Home, then Down to the option; its name (Qt names a combo box
- * by its current text) proves the result. Keys need the window's keyboard focus.
- */
-async function qtComboKeys(
-  a: Aim,
-  el: NativeRef,
-  value: string,
-  mode: 'background' | 'foreground',
-  sw: Stopwatch,
-): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
-  const { atspi } = a;
-  const options = await optionsOf(atspi, el);
-  const index = options.findIndex((o) => o.name === value);
-  if (index < 0)
-    throw new Refusal(
-      'no_such_option',
-      `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`,
-      { options: options.map((o) => o.name) },
-    );
-  await requireKeyboardFocus(a.win, mode);
-  const name = () => atspi.prop(el, IFACE.accessible, 'Name').then(String);
-  const was = await name();
-  // Qt's GrabFocus answers false for a combo box; a click opens its popup with the keyboard in it.
-  const open = !has(a.states, STATE.focused) && !(await atspi.grabFocus(el).catch(() => false));
-  sw.lap('resolve');
-  if (open) {
-    await moveTo(el.box.x + el.box.w / 2, el.box.y + el.box.h / 2);
-    await clickAt('left', 1, []);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  await pressKeys(['Home']);
-  for (let i = 0; i < index; i++) await pressKeys(['Down']);
-  if (open) await pressKeys(['Enter']);
-  sw.lap('deliver');
-  let now = await name();
-  for (let i = 0; i < 25 && now !== value; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    now = await name();
-  }
-  sw.lap('verify');
-  const evidence: Evidence[] = [
-    {
-      kind: 'selection',
-      expected: value,
-      observed: now,
-      detail: `${open ? 'clicked open, ' : ''}XTest Home and Down x${index}${open ? ', Enter' : ''}; before: ${was}`,
-    },
-  ];
-  return { effect: judgeValue(value, was, now), evidence };
-}
-
-/**
- * A GTK 4 drop-down offers no Selection, no action and no focus call; its options exist only while its
- * popup is open. So as a user would: click it open, read the options of its list, Home and Down to the
- * one asked for, Enter; the label it shows afterwards proves the result.
- */
-async function gtk4DropDown(
-  a: Aim,
-  el: NativeRef,
-  value: string,
-  sw: Stopwatch,
-): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
-  const { atspi } = a;
-  const was = await dropDownValue(atspi, el);
-  sw.lap('resolve');
-  await moveTo(el.box.x + el.box.w / 2, el.box.y + el.box.h / 2);
-  await clickAt('left', 1, []);
-  let options: string[] = [];
-  await pollUntil(async () => (options = await dropDownOptions(atspi, el)).length > 0, 1000);
-  const index = options.indexOf(value);
-  if (index < 0) {
-    await pressKeys(['Escape']);
-    if (!options.length)
-      throw new Refusal('not_settable', `"${el.name}" showed no list of options when clicked open; nothing was chosen`);
-    throw new Refusal(
-      'no_such_option',
-      `value: no option of "${el.name}" is named "${value}"; options: ${options.join(', ')}`,
-      { options },
-    );
-  }
-  await pressKeys(['Home']);
-  for (let i = 0; i < index; i++) await pressKeys(['Down']);
-  await pressKeys(['Enter']);
-  sw.lap('deliver');
-  let now = await dropDownValue(atspi, el);
-  for (let i = 0; i < 25 && now !== value; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    now = await dropDownValue(atspi, el);
-  }
-  sw.lap('verify');
-  const evidence: Evidence[] = [
-    {
-      kind: 'selection',
-      expected: value,
-      observed: now ?? '(none)',
-      detail: `clicked open, XTest Home, Down x${index}, Enter; the label the drop-down shows, before: ${was}`,
-    },
-  ];
-  return { effect: judgeValue(value, was, now), evidence };
-}
-
-/** The options of an open GTK 4 drop-down: the first label of each item of its popup's list. */
-async function dropDownOptions(atspi: Aim['atspi'], el: NativeRef): Promise<string[]> {
-  const children = await atspi.children(el);
-  for (const popup of children.slice(1)) {
-    const nodes = await labelsUnder(atspi, popup);
-    const list = nodes.find((n) => n.role === ROLE.list);
-    if (!list) continue;
-    const items = await atspi.children(list.ref);
-    const names = await Promise.all(
-      items.map(async (item) => (await labelsUnder(atspi, item, 10)).find((n) => n.role === ROLE.label)?.name ?? ''),
-    );
-    return names;
-  }
-  return [];
-}
-
-/** The selectable options of a combo box (its popup menu's items) or list. */
-async function optionsOf(atspi: Aim['atspi'], el: NativeRef): Promise<Array<{ name: string }>> {
-  let children = await atspi.children(el);
-  if (el.role === ROLE.comboBox && children.length === 1) {
-    const [[role]] = [await atspi.call(children[0], IFACE.accessible, 'GetRole')];
-    if (Number(role) === ROLE.menu || Number(role) === ROLE.list) children = await atspi.children(children[0]);
-  }
-  return Promise.all(
-    children.map(async (c) => ({ name: String(await atspi.prop(c, IFACE.accessible, 'Name').catch(() => '')) })),
-  );
-}
-
-async function selectedName(atspi: Aim['atspi'], el: NativeRef): Promise<string | null> {
-  const [[bus, path]] = await atspi.call(el, IFACE.selection, 'GetSelectedChild', 'i', [0]).catch(() => [['', '']]);
-  if (!bus || path === '/org/a11y/atspi/null') return null;
-  return String(await atspi.prop({ bus, path }, IFACE.accessible, 'Name'));
-}
-
-/** Runs the element's first action (click / press / toggle / activate). */
-export async function pressFirstAction(atspi: Aim['atspi'], el: NativeRef): Promise<string> {
-  const names = await atspi.actions(el);
-  const wanted = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];
-  let index = names.findIndex((n) => wanted.includes(n.toLowerCase()));
-  if (index < 0) index = 0;
-  if (!names.length) throw new Refusal('not_supported', `"${el.name}" offers no AT-SPI action`);
-  const ok = await atspi.doAction(el, index);
-  if (!ok) throw new Refusal('not_supported', `"${el.name}" refused its "${names[index]}" action`);
-  return names[index];
-}
-
-/** Reads an element's states until `done` holds or ~500 ms passed (toolkits apply actions on idle). */
-export async function waitStates(
-  atspi: Aim['atspi'],
-  el: NativeRef,
-  done: (s: [number, number]) => boolean,
-): Promise<[number, number]> {
-  let states = await atspi.states(el);
-  for (let i = 0; i < 25 && !done(states); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    states = await atspi.states(el);
-  }
-  return states;
 }
