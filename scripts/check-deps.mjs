@@ -99,6 +99,9 @@ const LAYERS = [
       'server/native/shared/',
       'server/native/linux/transport/',
       'server/native/linux/atspi/',
+      // The toolbox the actions share below them: the aim (window, element, point, delivery) and element helpers.
+      'server/native/linux/actions/aim.ts',
+      'server/native/linux/actions/element.ts',
     ],
   },
   {

@@ -3,6 +3,7 @@
 import { Refusal } from '../../../contract/refusal.js';
 import type { Aim } from './aim.js';
 import { ROLE, STATE, has } from '../atspi/roles.js';
+import { IFACE } from '../atspi/model.js';
 import type { NativeRef } from '../atspi/tree.js';
 
 /** Why an AT-SPI password text's content is masked in results. */
@@ -46,4 +47,16 @@ export async function waitStates(
     states = await atspi.states(el);
   }
   return states;
+}
+
+/** The selectable options of a combo box (its popup menu's items) or list. */
+export async function optionsOf(atspi: Aim['atspi'], el: NativeRef): Promise<Array<{ name: string }>> {
+  let children = await atspi.children(el);
+  if (el.role === ROLE.comboBox && children.length === 1) {
+    const [[role]] = [await atspi.call(children[0], IFACE.accessible, 'GetRole')];
+    if (Number(role) === ROLE.menu || Number(role) === ROLE.list) children = await atspi.children(children[0]);
+  }
+  return Promise.all(
+    children.map(async (c) => ({ name: String(await atspi.prop(c, IFACE.accessible, 'Name').catch(() => '')) })),
+  );
 }
