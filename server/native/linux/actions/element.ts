@@ -1,10 +1,17 @@
 // Acting on an element through AT-SPI, for the actions: its first action, its states as they settle, whether
 // it takes edits, and the label a refusal names it by.
+import type { ResolvedTarget, TypeOptions } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import type { Aim } from './aim.js';
 import { ROLE, STATE, has } from '../atspi/roles.js';
 import { IFACE } from '../atspi/model.js';
 import type { NativeRef } from '../atspi/tree.js';
+
+/** How long typed keys get to show in the element's text before what it holds is judged. */
+export const KEYS_LANDED_WAIT_MS = 1000;
+
+/** How to type, with the target's delivery_mode (carried on the target; the driver hands it on here). */
+export type NativeTyping = TypeOptions & { deliveryMode: ResolvedTarget['deliveryMode'] };
 
 /** Why an AT-SPI password text's content is masked in results. */
 export const PASSWORD_TEXT = 'a password text (AT-SPI role "password text")';

@@ -3,12 +3,12 @@
 // lacks on borrowed keycodes), read back through Text where the element has it. Web content is delivered
 // but never confirmed here.
 import type { ActionArgs } from '../../../contract/actions.js';
-import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../../contract/driver.js';
+import type { ActionResult, Evidence, ResolvedTarget } from '../../../contract/driver.js';
 import { Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import { maskSecrets } from '../../../contract/secrets.js';
 import { excerpt, judgeTextAt, judgeTextRead, stringIndex } from '../../../contract/verdicts.js';
-import { IFACE, codePoints, type AccRef, type Atspi } from '../atspi/model.js';
+import { IFACE, codePoints } from '../atspi/model.js';
 import {
   aim,
   checkEnabled,
@@ -25,19 +25,14 @@ import {
   type Aim,
 } from './aim.js';
 import type { LinuxHost } from '../host.js';
-import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from '../transport/input.js';
+import { clickAt, moveTo, pollUntil, typeKeys, untypable } from '../transport/input.js';
 import { SettleLog, settleBeforeKeys, withSettle } from '../transport/settle.js';
-import { ROLE, STATE, calcCellEditorName, has } from '../atspi/roles.js';
+import { ROLE, STATE, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { activeWindow } from '../transport/x11.js';
 import { SYNTHESIS_BUDGET_MS, maxChunkChars } from '../../shared/key-pace.js';
-import { acceptsEdits, PASSWORD_TEXT, roleLabel } from './element.js';
-
-/** How long typed keys get to show in the element's text before what it holds is judged. */
-const KEYS_LANDED_WAIT_MS = 1000;
-
-/** How to type, with the target's delivery_mode (carried on the target; the driver hands it on here). */
-export type NativeTyping = TypeOptions & { deliveryMode: ResolvedTarget['deliveryMode'] };
+import { acceptsEdits, KEYS_LANDED_WAIT_MS, type NativeTyping, PASSWORD_TEXT, roleLabel } from './element.js';
+import { libreOffice } from '../toolkits/libreoffice.js';
 
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
 async function fieldOf(
@@ -130,7 +125,11 @@ export async function typeText(
       );
     }
     // A token's element says so from its snapshot; one found at a point is asked live.
-    const editorOf = !editable ? null : a.element ? (el.calcCellEditor ?? null) : await calcCellEditor(a.atspi, el);
+    const editorOf = !editable
+      ? null
+      : a.element
+        ? (el.calcCellEditor ?? null)
+        : await libreOffice.cellEditorAt(a.atspi, el);
     if (editorOf)
       throw new Refusal(
         'not_supported',
@@ -139,31 +138,12 @@ export async function typeText(
     const typed =
       editable && !undrivenWeb
         ? await insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early)
-        : isSheetCell(el, states)
-          ? await cellRoute(a, el, text, options, sw)
+        : libreOffice.isSheetCell(el, states)
+          ? await libreOffice.typeIntoCell(a, el, text, options, sw)
           : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element, log);
     const settled = withSettle(typed, log);
     return el.role === ROLE.passwordText ? maskSecrets(settled, PASSWORD_TEXT, [text]) : settled;
   });
-}
-
-/** calcCellEditorName (roles.ts) for an element found at a point: its parent and grandparent read live. */
-async function calcCellEditor(atspi: Atspi, el: NativeRef): Promise<string | null> {
-  if (el.role !== ROLE.paragraph) return null;
-  const up = async (ref: AccRef) => {
-    const [bus, path] = (await atspi.prop(ref, IFACE.accessible, 'Parent')) as [string, string];
-    const [role] = await atspi.call({ bus, path }, IFACE.accessible, 'GetRole');
-    return { ref: { bus, path }, role: Number(role) };
-  };
-  try {
-    const panel = await up(el);
-    if (panel.role !== ROLE.panel) return null;
-    const doc = await up(panel.ref);
-    const name = String(await atspi.prop(panel.ref, IFACE.accessible, 'Name'));
-    return calcCellEditorName(el.role, { role: panel.role, name }, doc);
-  } catch {
-    return null; // not read: the element's own route goes on, and its read-back judges it as before
-  }
 }
 
 async function insertRoute(
@@ -365,89 +345,6 @@ async function keystrokeRoute(
   return {
     ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, {
       ...base,
-      ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
-    }),
-    delivery: { mode, delivered_count: verdict.delivered },
-  };
-}
-
-/**
- * A spreadsheet cell (LibreOffice Calc): Text to read, `editable`, but no EditableText. What it holds
- * changes only when an edit is committed, so it is typed as a user does: F2 (edit at the end of its
- * content), the keys, Enter (commit; the cursor moves to the next row).
- */
-function isSheetCell(el: NativeRef, states: [number, number]): boolean {
-  return (
-    el.role === ROLE.tableCell &&
-    el.interfaces.includes(IFACE.text) &&
-    !el.interfaces.includes(IFACE.editable) &&
-    has(states, STATE.editable)
-  );
-}
-
-async function cellRoute(
-  a: Aim,
-  el: NativeRef,
-  text: string,
-  options: NativeTyping,
-  sw: Stopwatch,
-): Promise<ActionResult> {
-  const { atspi } = a;
-  const mode = options.deliveryMode;
-  const label = `${el.name || 'cell'} (table cell)`;
-  if (/[\n\r]/.test(text))
-    throw new Refusal(
-      'text_not_deliverable',
-      `"${label}" is a spreadsheet cell: Enter commits it, so a newline cannot be typed into it; nothing was typed. Send the text without newlines (one cell per call)`,
-    );
-  const odd = untypable(text).slice(0, 10).join(' ');
-  if (odd)
-    throw new Refusal(
-      'text_not_deliverable',
-      `"${label}" takes text only as keystrokes, and control characters have none (${odd}); nothing was typed`,
-      { characters: odd },
-    );
-  const chars = codePoints(text);
-  const limit = maxChunkChars(options.delayMs);
-  if (chars > limit)
-    throw new Refusal(
-      'type_text_synthesis_budget_exceeded',
-      `"${label}" takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`,
-      { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
-    );
-  await requireKeyboardFocus(a.win, mode);
-  // The sheet's cursor goes to the cell (Calc's GrabFocus selects it), proven by its `focused` state.
-  await atspi.grabFocus(el).catch(() => false);
-  const onCell = await pollUntil(async () => has(await atspi.states(el), STATE.focused), KEYS_LANDED_WAIT_MS);
-  if (!onCell)
-    throw new Refusal(
-      'focus_failed',
-      `the sheet's cursor did not move to "${label}", so nothing was typed; click the cell (px form) and type again`,
-    );
-  const before = await atspi.text(el);
-  sw.lap('resolve');
-  await pressKeys(['F2']);
-  await typeKeys(text, options.delayMs);
-  await pressKeys(['Enter']);
-  sw.lap('deliver');
-  const expected = before + text;
-  await pollUntil(async () => (await atspi.text(el)) === expected, KEYS_LANDED_WAIT_MS);
-  const after = await atspi.text(el);
-  sw.lap('verify');
-  const verdict = judgeTextAt(before, after, codePoints(before), text);
-  const evidence: Evidence[] = [
-    {
-      kind: 'text',
-      expected: excerpt(verdict.expected, before.length, text.length),
-      observed: excerpt(after, before.length, text.length),
-      detail:
-        "AT-SPI Text of the cell read back after XTest F2, the keys and Enter (committed: the sheet's cursor moved on)",
-    },
-  ];
-  return {
-    ...nativeResult(verdict.effect, 'synthetic_events', sw, evidence, mode, {
-      target: label,
-      method: 'key_events',
       ...(verdict.effect === 'confirmed' ? {} : { observed: excerpt(after, 0, 400) }),
     }),
     delivery: { mode, delivered_count: verdict.delivered },
