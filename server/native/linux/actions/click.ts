@@ -1,38 +1,30 @@
-// click / double / right, scroll and drag on native targets. An element's own AT-SPI action comes first
+// click / double / right on native targets. An element's own AT-SPI action comes first
 // (verified by reading its state back); pixel events through XTest otherwise, reported unverifiable unless
-// a read-back proves them (a toggled check box, a moved scroll bar, a dragged slider or text selection).
-import type {
-  ActionResult,
-  ClickOptions,
-  DragOptions,
-  Evidence,
-  ResolvedTarget,
-  ScrollOptions,
-} from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { IFACE, type Atspi } from './atspi.js';
+// a read-back proves them (a toggled check box, a chosen option).
+import type { ActionArgs } from '../../../contract/actions.js';
+import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../../../contract/driver.js';
+import { Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { IFACE, type Atspi } from '../atspi/model.js';
 import {
   aim,
   checkEnabled,
   deliver,
   nativeResult,
   refFor,
-  refuseBesideUnplacedPopover,
   requireKeyboardFocus,
   webEscalation,
   webLike,
   type Aim,
 } from './aim.js';
-import type { NativeHost } from './host.js';
-import { walkWindow } from './walk.js';
-import { clickAt, dragPath, moveTo, pressKeys, wheel } from './input.js';
-import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
-import type { NativeRef } from './tree.js';
-import { waitStates } from './typing.js';
-import { dropDownValue, labelsUnder } from './dropdown.js';
-import { judgeValue } from '../contract/verdicts.js';
-import { topWindowAt } from './x11.js';
+import type { LinuxHost } from '../host.js';
+import { clickAt, moveTo, pressKeys } from '../transport/input.js';
+import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from '../atspi/roles.js';
+import type { NativeRef } from '../atspi/tree.js';
+import { waitStates } from './element.js';
+import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
+import { judgeValue } from '../../../contract/verdicts.js';
+import { checkUncovered, elementAt, pointOf, pointerOf, TOGGLE_PART_DEPTH } from './pointing.js';
 
 const PRESS_ACTIONS = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];
 const MENU_ACTIONS = ['menu', 'showmenu', 'show menu', 'popup', 'context menu'];
@@ -58,12 +50,12 @@ function checkedVerdict(
   return has(after, STATE.checked) !== has(before, STATE.checked) ? 'confirmed' : 'no_effect';
 }
 
-export async function clickNative(
-  host: NativeHost,
+export async function click(
+  host: LinuxHost,
   target: ResolvedTarget,
-  options: ClickOptions,
-  mode: 'background' | 'foreground',
+  options: ActionArgs['click'],
 ): Promise<ActionResult> {
+  const mode = target.deliveryMode;
   const sw = new Stopwatch();
   const a = await aim(host, target);
   if (a.element) checkEnabled(a.element, a.states);
@@ -140,72 +132,6 @@ async function settle(atspi: Atspi, el: NativeRef, before: [number, number]): Pr
   await new Promise((r) => setTimeout(r, 30));
   const now = await atspi.states(el).catch(() => before);
   return now;
-}
-
-/** The screen point an action aims at: the px form, else the element's centre, else the window's centre. */
-function pointOf(a: Aim): { x: number; y: number } {
-  if (a.screenPoint) return a.screenPoint;
-  if (a.element && a.element.box.w > 0)
-    return { x: a.element.box.x + a.element.box.w / 2, y: a.element.box.y + a.element.box.h / 2 };
-  return { x: a.win.bounds.x + a.win.bounds.w / 2, y: a.win.bounds.y + a.win.bounds.h / 2 };
-}
-
-/**
- * The deepest element of the window at a screen point (what a pixel event there reaches), if AT-SPI knows;
- * a check box's or radio button's own label or indicator stands for the toggle it belongs to (a click
- * there toggles it, and its state is what proves the click).
- */
-async function elementAt(a: Aim, p: { x: number; y: number }): Promise<NativeRef | null> {
-  if (!a.win.frame) return null;
-  const deepest = await a.atspi.at(a.win.frame, p.x, p.y, a.win.bounds);
-  const hit = (await refFor(a.atspi, a.win, deepest, null)).ref;
-  if (TOGGLE_ROLES.has(hit.role)) return hit;
-  let current: { bus: string; path: string } = deepest;
-  for (let up = 0; up < TOGGLE_PART_DEPTH; up++) {
-    const parent = (await a.atspi.prop(current, IFACE.accessible, 'Parent').catch(() => null)) as
-      | [string, string]
-      | null;
-    if (!parent || parent[1] === '/org/a11y/atspi/null') break;
-    current = { bus: parent[0], path: parent[1] };
-    const [[role]] = [await a.atspi.call(current, IFACE.accessible, 'GetRole').catch(() => [0])];
-    if (TOGGLE_ROLES.has(Number(role))) return (await refFor(a.atspi, a.win, current, hit.web)).ref;
-  }
-  return hit;
-}
-/** How far above the point's element a toggle may be for the point to be part of it (label, then indicator box). */
-const TOGGLE_PART_DEPTH = 2;
-
-/** What a window's pointer events go through, for the evidence. */
-const pointerOf = (a: Aim) => (a.win.surface === 'wayland' ? 'virtual pointer' : 'XTest');
-
-/** Refuses a pointer event that would land on another window covering the point. */
-async function checkUncovered(a: Aim, p: { x: number; y: number }): Promise<void> {
-  // A point from an element (the px form was checked in aim): not in or beside a popover nobody places.
-  if (!a.screenPoint) await refuseBesideUnplacedPopover(a.atspi, a.win, a.element?.unplacedIn);
-  await a.host.checkPoint(p); // a window agents may not drive is refused before it is named as a cover
-  // An element of an open popover is drawn in its own surface, above the window and maybe beyond it.
-  const surface = a.element?.surface;
-  if (surface && p.x >= surface.x && p.y >= surface.y && p.x < surface.x + surface.w && p.y < surface.y + surface.h)
-    return;
-  const top = await topWindowAt(p.x, p.y);
-  if (top && top.id !== a.win.id) {
-    throw new Refusal(
-      'element_covered',
-      `the point (${Math.round(p.x)}, ${Math.round(p.y)}) of window ${a.win.id} is covered by window ${top.id} ("${top.title}"); nothing was clicked. Use delivery_mode "foreground" to raise the window first`,
-      { covering_element: `window ${top.id} "${top.title}"` },
-    );
-  }
-  if (
-    p.x < a.win.bounds.x ||
-    p.y < a.win.bounds.y ||
-    p.x >= a.win.bounds.x + a.win.bounds.w ||
-    p.y >= a.win.bounds.y + a.win.bounds.h
-  ) {
-    throw new Refusal(
-      'invalid_arguments',
-      `the point (${Math.round(p.x - a.win.bounds.x)}, ${Math.round(p.y - a.win.bounds.y)}) is outside the window's ${a.win.bounds.w}x${a.win.bounds.h} screenshot`,
-    );
-  }
 }
 
 async function pixelClick(
@@ -455,188 +381,3 @@ async function dropDownChoice(
   if (!option) return { effect: 'unverifiable', evidence };
   return { effect: judgeValue(option, was, now), evidence };
 }
-
-/** The window's scroll bars and their values (what a wheel event moves). */
-async function scrollBars(a: Aim): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (!a.win.frame || !a.win.app) return out;
-  await Promise.all(
-    (await walkWindow(a.atspi, a.win.frame)).rows
-      .filter((r) => r.item.role === ROLE.scrollBar && r.item.interfaces.includes(IFACE.value))
-      .map(async ({ item }) => {
-        const v = await a.atspi.prop(item.ref, IFACE.value, 'CurrentValue').catch(() => null);
-        if (v !== null) out.set(item.ref.path, Number(v));
-      }),
-  );
-  return out;
-}
-
-export async function scrollNative(
-  host: NativeHost,
-  target: ResolvedTarget,
-  options: ScrollOptions,
-  mode: 'background' | 'foreground',
-): Promise<ActionResult> {
-  const sw = new Stopwatch();
-  const a = await aim(host, target);
-  return deliver(mode, a.win, async () => {
-    const p = pointOf(a);
-    await checkUncovered(a, p);
-    const before = await scrollBars(a);
-    sw.lap('resolve');
-    await moveTo(p.x, p.y);
-    await wheel(options.direction, options.amount * (options.by === 'page' ? 10 : 1));
-    sw.lap('deliver');
-    await new Promise((r) => setTimeout(r, 80));
-    const after = await scrollBars(a);
-    sw.lap('verify');
-    const sign = options.direction === 'down' || options.direction === 'right' ? 1 : -1;
-    const moved = [...after].filter(([k, v]) => before.has(k) && v !== before.get(k));
-    const evidence: Evidence[] = [
-      {
-        kind: 'scroll_bars',
-        expected: `a scroll bar moves ${options.direction}`,
-        observed: moved.length
-          ? moved.map(([k, v]) => `${k}: ${before.get(k)} → ${v}`).join('; ')
-          : `no scroll bar moved (${after.size} in the window)`,
-      },
-    ];
-    const web = a.element?.web || a.win.browserLike;
-    if (web)
-      return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
-        escalation: webEscalation(a.win, true, mode),
-      });
-    if (moved.some(([k, v]) => Math.sign(v - before.get(k)!) === sign))
-      return nativeResult('confirmed', 'pixel', sw, evidence, mode);
-    return nativeResult(
-      after.size ? 'no_effect' : 'unverifiable',
-      'pixel',
-      sw,
-      evidence,
-      mode,
-      after.size
-        ? {}
-        : { escalation: { target: 'verify', reason: 'nothing here reports a scroll position; check the screenshot' } },
-    );
-  });
-}
-
-/**
- * What a drag can change on the element it grabs, as AT-SPI reports it: a value (a slider, a scroll bar)
- * or a text selection. Null when the element offers neither.
- */
-async function dragState(atspi: Atspi, el: NativeRef | null): Promise<string | null> {
-  if (!el) return null;
-  const parts: string[] = [];
-  if (el.interfaces.includes(IFACE.value))
-    parts.push(`value ${Number(await atspi.prop(el, IFACE.value, 'CurrentValue'))}`);
-  if (el.interfaces.includes(IFACE.text)) {
-    const [count] = await atspi.call(el, IFACE.text, 'GetNSelections');
-    const range = Number(count) > 0 ? await atspi.call(el, IFACE.text, 'GetSelection', 'i', [0]) : null;
-    parts.push(range ? `selection ${range[0]}-${range[1]}` : 'no selection');
-  }
-  return parts.length ? parts.join(', ') : null;
-}
-
-export async function dragNative(
-  host: NativeHost,
-  target: ResolvedTarget,
-  options: DragOptions,
-  mode: 'background' | 'foreground',
-): Promise<ActionResult> {
-  const sw = new Stopwatch();
-  const a = await aim(host, target);
-  return deliver(mode, a.win, async () => {
-    const origin = target.kind === 'desktop' ? { x: 0, y: 0 } : { x: a.win.bounds.x, y: a.win.bounds.y };
-    const from = { x: origin.x + options.from.x, y: origin.y + options.from.y };
-    const to = { x: origin.x + options.to.x, y: origin.y + options.to.y };
-    await checkUncovered(a, from);
-    await a.host.checkPoint(to); // a drop lands where it ends
-    const grabbed = target.kind !== 'desktop' ? await elementAt(a, from) : null;
-    const before = await dragState(a.atspi, grabbed).catch(() => null);
-    sw.lap('resolve');
-    await dragPath(from, to, options.steps, options.durationMs, options.button);
-    sw.lap('deliver');
-    await new Promise((r) => setTimeout(r, 50));
-    const after = await dragState(a.atspi, grabbed).catch(() => null);
-    sw.lap('verify');
-    const label = grabbed ? `${grabbed.name || 'element'} (${roleName(grabbed.role)})` : `window ${a.win.id}`;
-    const evidence: Evidence[] = [
-      {
-        kind: 'pixel_event',
-        detail: `${pointerOf(a)} drag from (${from.x}, ${from.y}) to (${to.x}, ${to.y}) in ${options.steps} steps over ${label}`,
-      },
-    ];
-    if (before !== null && after !== null)
-      evidence.push({
-        kind: 'drag_state',
-        expected: "the grabbed element's value or selection changes",
-        observed: `before: ${before}; after: ${after}`,
-      });
-    if (webLike(a.win, grabbed))
-      return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
-        target: label,
-        method: 'pixel_drag',
-        escalation: webEscalation(a.win, true, mode),
-      });
-    // The grabbed element's own value or selection moved: the drag acted on it. Anything else (a drop
-    // elsewhere, a window moved) leaves nothing AT-SPI can prove.
-    if (before !== null && after !== null && after !== before)
-      return nativeResult('confirmed', 'pixel', sw, evidence, mode, { target: label, method: 'pixel_drag' });
-    return nativeResult('unverifiable', 'pixel', sw, evidence, mode, {
-      target: label,
-      method: 'pixel_drag',
-      escalation: {
-        target: 'verify',
-        reason:
-          before === null
-            ? 'a drag leaves nothing AT-SPI can prove here; call get_window_state and check the screenshot'
-            : "the grabbed element's value and selection did not change; call get_window_state and check the screenshot for what else moved",
-      },
-    });
-  });
-}
-
-/**
- * hover on a native window: XTest pointer motion onto the element or point. What a hover opens (a tooltip,
- * a menu) is not read back here, so the verdict is unverifiable with the way to look.
- */
-export async function hoverNative(
-  host: NativeHost,
-  target: ResolvedTarget,
-  mode: 'background' | 'foreground',
-): Promise<ActionResult> {
-  const sw = new Stopwatch();
-  const a = await aim(host, target);
-  return deliver(mode, a.win, async () => {
-    const p = pointOf(a);
-    const hit = a.element ?? (await elementAt(a, p));
-    sw.lap('resolve');
-    await moveTo(p.x, p.y);
-    sw.lap('deliver');
-    sw.lap('verify');
-    const label = hit ? `${hit.name || 'element'} (${roleName(hit.role)})` : `window ${a.win.id}`;
-    return nativeResult(
-      'unverifiable',
-      'pixel',
-      sw,
-      [
-        {
-          kind: 'pixel_event',
-          detail: `${pointerOf(a)} motion to screen (${Math.round(p.x)}, ${Math.round(p.y)}) over ${label}`,
-        },
-      ],
-      mode,
-      {
-        target: label,
-        method: 'pointer_motion',
-        escalation: {
-          target: 'verify',
-          reason: 'the pointer moved; what the hover opened is not read back here: call get_window_state to see it',
-        },
-      },
-    );
-  });
-}
-
-export type { Aim };

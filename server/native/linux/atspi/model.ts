@@ -1,77 +1,15 @@
 // AT-SPI2 over raw D-Bus method calls (dbus.ts): no proxy objects, which would introspect every object
 // first (a round trip per element, and toolkits answer introspection sparsely). One connection to the
 // accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
-import { Refusal } from '../contract/refusal.js';
-import { LIMITS } from '../limits.js';
-import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from './dbus.js';
-import { busSocketExists, sessionBusAddress } from './env.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from '../transport/dbus.js';
+import { busSocketExists, sessionBusAddress } from '../transport/env.js';
+import { CacheBounds, cacheRows } from './cache.js';
+import { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
 
-/** One accessible object: the app's unique bus name and the object path. */
-export interface AccRef {
-  bus: string;
-  path: string;
-}
-
-/** Where toolkits (LibreOffice) place what they do not draw: x or y at INT32_MIN. */
-export const PLACED_NOWHERE = -2147483648;
-
-/** One row of org.a11y.atspi.Cache.GetItems: a((so)(so)(so)iiassusau). */
-export interface CacheItem {
-  ref: AccRef;
-  parent: AccRef;
-  indexInParent: number;
-  childCount: number;
-  interfaces: string[];
-  name: string;
-  role: number;
-  states: [number, number];
-}
-
-/**
- * What an app's toolkit means by an offset or a length (Application.ToolkitName and Version, asked once
- * per app). Qt counts UTF-16 units in every Text and EditableText offset, count and length (InsertText's
- * length cuts or pads the string with NULs to that many units); GTK and other ATK toolkits count code
- * points, except InsertText's length, which is in UTF-8 bytes (GTK 4 ignores it). GTK 4 on X11 answers
- * screen extents relative to its window ("Screen coordinates not supported"). GTK 3's GetText(0, -1) is
- * its whole text (its insertion takes the exact UTF-8 bytes and cannot pad): its reads need no count.
- */
-export interface Toolkit {
-  name: string;
-  utf16: boolean;
-  windowRelative: boolean;
-  atk: boolean;
-  wholeText: boolean;
-  /** A Wayland client: its extents count from its window whatever the toolkit (set by the host, wayland.ts). */
-  wayland?: boolean;
-}
-const SURROGATES = /[\uD800-\uDFFF]/;
-/** Code points of a string (most strings have no surrogates and count by UTF-16 units without an array). */
-export const codePoints = (s: string) => (SURROGATES.test(s) ? Array.from(s).length : s.length);
-
-export const IFACE = {
-  accessible: 'org.a11y.atspi.Accessible',
-  component: 'org.a11y.atspi.Component',
-  text: 'org.a11y.atspi.Text',
-  editable: 'org.a11y.atspi.EditableText',
-  action: 'org.a11y.atspi.Action',
-  value: 'org.a11y.atspi.Value',
-  selection: 'org.a11y.atspi.Selection',
-  application: 'org.a11y.atspi.Application',
-  table: 'org.a11y.atspi.Table',
-} as const;
+export { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
 
 const CALL_TIMEOUT_MS = 5000;
-/**
- * Cache.GetItems answers with the app's whole object cache, every window's, in one reply (measured: idle,
- * LibreOffice with four documents: 7,510 objects in 1.1-1.3 s; past 5 s on two loaded cores), so its bound
- * scales with the app's own last answer: CACHE_SCALE times it, within CACHE_MIN_MS and CACHE_MAX_MS. One
- * not answered within its bound is not waited for: the walk reads the window live instead (walk.ts; the
- * same rows, and one LibreOffice window read live took 0.8-1.4 s), and the next bound is twice as long.
- */
-const CACHE_MIN_MS = LIMITS.nativeCacheWaitMs;
-const CACHE_MAX_MS = Math.max(CACHE_MIN_MS, 15_000);
-const CACHE_SCALE = 4;
-const clampCacheBound = (ms: number) => Math.round(Math.min(CACHE_MAX_MS, Math.max(CACHE_MIN_MS, ms)));
 /** Children read one by one (an app without GetChildren): at most this many per object. */
 const MAX_CHILDREN = 2000;
 /** Asking an app for its own socket and connecting to it: a slow answer just means the bus is used. */
@@ -184,8 +122,8 @@ export class Atspi {
   /** The same, once known: most calls find their connection here without waiting on a promise. */
   private readonly knownPeers = new Map<string, DBusConnection | null>();
   /** Each app's toolkit, keyed by unique bus name (see Toolkit). */
-  /** Each app's next Cache.GetItems bound, from its last one (see CACHE_SCALE). */
-  private readonly cacheBounds = new Map<string, number>();
+  /** Each app's next Cache.GetItems bound, from its last one (cache.ts). */
+  private readonly cacheBounds = new CacheBounds();
   private readonly toolkits = new Map<string, Promise<Toolkit>>();
   private readonly knownToolkits = new Map<string, Toolkit>();
   /** VERITY_ATSPI_DIRECT=0 keeps every call on the bus (read once: the environment is slow to ask). */
@@ -412,16 +350,9 @@ export class Atspi {
     }
   }
 
-  private setCacheBound(bus: string, ms: number): void {
-    this.cacheBounds.delete(bus);
-    // Apps come and go over a long session: the oldest go first past this many.
-    if (this.cacheBounds.size >= 256) this.cacheBounds.delete(this.cacheBounds.keys().next().value!);
-    this.cacheBounds.set(bus, clampCacheBound(ms));
-  }
-
   /** The bound of an app's next Cache.GetItems. */
   cacheBound(bus: string): number {
-    return this.cacheBounds.get(bus) ?? CACHE_MIN_MS;
+    return this.cacheBounds.bound(bus);
   }
 
   /** Every object an app exposes, in one call (the toolkit's own cache); a CallTimeout past cacheBound(). */
@@ -438,20 +369,11 @@ export class Atspi {
       bound,
     ).catch((e: unknown) => {
       // Not answered in time: the next bound is twice this one.
-      if (e instanceof CallTimeout) this.setCacheBound(bus, bound * 2);
+      if (e instanceof CallTimeout) this.cacheBounds.timedOut(bus, bound);
       throw e;
     });
-    this.setCacheBound(bus, (performance.now() - t0) * CACHE_SCALE);
-    return (items as any[]).map((row) => ({
-      ref: { bus: row[0][0], path: row[0][1] },
-      parent: { bus: row[2][0], path: row[2][1] },
-      indexInParent: row[3],
-      childCount: row[4],
-      interfaces: row[5],
-      name: row[6],
-      role: row[7],
-      states: [row[9][0] ?? 0, row[9][1] ?? 0],
-    }));
+    this.cacheBounds.answeredIn(bus, performance.now() - t0);
+    return cacheRows(items as any[]);
   }
 
   /**

@@ -1,0 +1,69 @@
+// Acting on an element through AT-SPI, for the actions: its first action, its states as they settle, whether
+// it takes edits, and the label a refusal names it by.
+import type { ResolvedTarget, TypeOptions } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import type { Aim } from './aim.js';
+import { ROLE, STATE, has } from '../atspi/roles.js';
+import { IFACE } from '../atspi/model.js';
+import type { NativeRef } from '../atspi/tree.js';
+
+/** How long typed keys get to show in the element's text before what it holds is judged. */
+export const KEYS_LANDED_WAIT_MS = 1000;
+
+/** How to type, with the target's delivery_mode (carried on the target; the driver hands it on here). */
+export type NativeTyping = TypeOptions & { deliveryMode: ResolvedTarget['deliveryMode'] };
+
+/** Why an AT-SPI password text's content is masked in results. */
+export const PASSWORD_TEXT = 'a password text (AT-SPI role "password text")';
+
+/**
+ * Whether an element with EditableText takes edits. ATK toolkits (GTK 3) say `editable` and leave a
+ * read-only field without it; Qt never says `editable` on some (spin boxes) and says `read only` instead.
+ */
+export function acceptsEdits(atk: boolean, states: [number, number]): boolean {
+  if (has(states, STATE.readOnly)) return false;
+  return has(states, STATE.editable) || !atk;
+}
+
+/** How an element that takes text is named in a refusal: text, terminal, or its role number. */
+export function roleLabel(role: number): string {
+  return role === ROLE.text || role === ROLE.entry ? 'text' : role === ROLE.terminal ? 'terminal' : `role ${role}`;
+}
+
+/** Runs the element's first action (click / press / toggle / activate). */
+export async function pressFirstAction(atspi: Aim['atspi'], el: NativeRef): Promise<string> {
+  const names = await atspi.actions(el);
+  const wanted = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];
+  let index = names.findIndex((n) => wanted.includes(n.toLowerCase()));
+  if (index < 0) index = 0;
+  if (!names.length) throw new Refusal('not_supported', `"${el.name}" offers no AT-SPI action`);
+  const ok = await atspi.doAction(el, index);
+  if (!ok) throw new Refusal('not_supported', `"${el.name}" refused its "${names[index]}" action`);
+  return names[index];
+}
+
+/** Reads an element's states until `done` holds or ~500 ms passed (toolkits apply actions on idle). */
+export async function waitStates(
+  atspi: Aim['atspi'],
+  el: NativeRef,
+  done: (s: [number, number]) => boolean,
+): Promise<[number, number]> {
+  let states = await atspi.states(el);
+  for (let i = 0; i < 25 && !done(states); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    states = await atspi.states(el);
+  }
+  return states;
+}
+
+/** The selectable options of a combo box (its popup menu's items) or list. */
+export async function optionsOf(atspi: Aim['atspi'], el: NativeRef): Promise<Array<{ name: string }>> {
+  let children = await atspi.children(el);
+  if (el.role === ROLE.comboBox && children.length === 1) {
+    const [[role]] = [await atspi.call(children[0], IFACE.accessible, 'GetRole')];
+    if (Number(role) === ROLE.menu || Number(role) === ROLE.list) children = await atspi.children(children[0]);
+  }
+  return Promise.all(
+    children.map(async (c) => ({ name: String(await atspi.prop(c, IFACE.accessible, 'Name').catch(() => '')) })),
+  );
+}

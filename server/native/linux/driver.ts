@@ -1,0 +1,143 @@
+// The native route (Linux): AT-SPI2 for the tree, writes and read-back; XTest for keys, pointer
+// and screen capture; X11 queries for windows. Implements the same Driver as the CDP route: the snapshot here,
+// each action's half in actions/<action>.ts, handed the host.
+import type { ActionResult, ResolvedTarget, Snapshot, SnapshotElement } from '../../contract/driver.js';
+import type { ActionArgs } from '../../contract/actions.js';
+import type { NativeRoute } from '../../contract/native-host.js';
+import { Refusal } from '../../contract/refusal.js';
+import { LinuxHost, type LinuxHostOptions } from './host.js';
+import { capture, screenSize } from './transport/input.js';
+import { click } from './actions/click.js';
+import { drag } from './actions/drag.js';
+import { hover } from './actions/hover.js';
+import { pressKey } from './actions/press-key.js';
+import { scroll } from './actions/scroll.js';
+import { setValue } from './actions/set-value.js';
+import { typeText } from './actions/type-text.js';
+import { snapshotWindow, windowElements } from './atspi/tree.js';
+import { onSurface, routes } from './transport/wayland.js';
+
+/** Why a Wayland window's screenshot cannot be taken here, or null when it can. */
+function waylandShotMissing(win: { placed: boolean }): string | null {
+  const r = routes();
+  if (!r.capture) return `not taken: ${r.missing || 'this compositor offers no screen capture'}`;
+  if (!win.placed) return 'not taken: the compositor does not say where this Wayland window is on the screen';
+  return null;
+}
+
+export class NativeDriver implements NativeRoute {
+  readonly host: LinuxHost;
+
+  constructor(options: LinuxHostOptions) {
+    this.host = new LinuxHost(options);
+  }
+
+  async snapshot(
+    target: ResolvedTarget,
+    _snapshotId: string,
+    options: { includeScreenshot: boolean },
+  ): Promise<Snapshot> {
+    const atspi = await this.host.atspi();
+    if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
+    if (target.kind !== 'window')
+      throw new Refusal('invalid_arguments', 'the native route snapshots a window or the desktop, not a tab');
+    const win = await this.host.window(target.pid, target.windowId);
+    // A Wayland window the compositor does not place, or one with no capture route, has no screenshot to
+    // take (a region at the wrong place would show another window): its tree is still read, and it says so.
+    const noShot = win.surface === 'wayland' ? waylandShotMissing(win) : null;
+    const shoot = options.includeScreenshot && !noShot;
+    // Windows agents may not see are blanked where they overlap this one (on top of it or not: conservative).
+    const hidden = shoot ? await this.host.hiddenIn(win.bounds, win.id) : [];
+    const snap = await onSurface(win, () => snapshotWindow(atspi, win, shoot, hidden));
+    const { tree, ...rest } = snap;
+    if (options.includeScreenshot && noShot) rest.target = { ...rest.target, screenshot: noShot };
+    if (win.browserLike && !tree.hasWebDocument) {
+      rest.target = {
+        ...rest.target,
+        web_content:
+          'this browser window exposes no renderer accessibility tree: its page is not listed and actions on it are never confirmed on the native route',
+      };
+    }
+    return rest;
+  }
+
+  /** The whole screen: every window's tree, frames in screen pixels. */
+  private async desktop(includeScreenshot: boolean): Promise<Snapshot> {
+    const atspi = await this.host.atspi();
+    const { windows, x11Missing } = await this.host.windowsAndGaps();
+    const elements: SnapshotElement[] = [];
+    // What is left out or cut, each said: a failed or bounded walk, an unplaced Wayland window, a missing X server.
+    const gaps: string[] = x11Missing ? [x11Missing] : [];
+    for (const win of windows) {
+      // A Wayland window the compositor does not place has no screen frames: its elements are left out, and said so.
+      if (!win.placed) {
+        gaps.push(`window ${win.id} ("${win.title}") is a Wayland window with no known place on the screen`);
+        continue;
+      }
+      const tree = await windowElements(atspi, win, { x: 0, y: 0 }, elements.length).catch((e: Error) => {
+        gaps.push(`window ${win.id} ("${win.title}"): ${e.message}`);
+        return null;
+      });
+      if (tree) elements.push(...tree.elements);
+      if (tree?.incomplete) gaps.push(`window ${win.id} ("${win.title}"): ${tree.incomplete}`);
+    }
+    const { width, height } = await screenSize();
+    const screen = { x: 0, y: 0, w: width, h: height };
+    const hidden = includeScreenshot ? await this.host.hiddenIn(screen) : [];
+    const shot = includeScreenshot ? await capture(screen, hidden) : null;
+    return {
+      target: {
+        kind: 'desktop',
+        display_id: 'primary',
+        windows: windows.map((w) => ({ window_id: w.id, pid: w.pid, title: w.title })),
+        // Said whether or not any window is left out now, so that it tells nothing of what runs.
+        ...(this.host.filtersApps
+          ? {
+              policy:
+                "windows of apps the operator's policy keeps agents off (terminal emulators unless allowed, the Control UI, apps outside allowed_apps or in blocked_apps) are not listed here, and are blacked out in the screenshot",
+            }
+          : {}),
+      },
+      elements,
+      ...(shot
+        ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } }
+        : {}),
+      screenshot_width: width,
+      screenshot_height: height,
+      scale: 1,
+      ...(gaps.length
+        ? {
+            incomplete: `not every element is listed: ${gaps.join('; ')}; get_window_state of a window target lists its own`,
+          }
+        : {}),
+    };
+  }
+
+  click(target: ResolvedTarget, args: ActionArgs['click']): Promise<ActionResult> {
+    return click(this.host, target, args);
+  }
+
+  typeText(target: ResolvedTarget, args: ActionArgs['typeText']): Promise<ActionResult> {
+    return typeText(this.host, target, args);
+  }
+
+  setValue(target: ResolvedTarget, args: ActionArgs['setValue']): Promise<ActionResult> {
+    return setValue(this.host, target, args);
+  }
+
+  pressKey(target: ResolvedTarget, args: ActionArgs['pressKey']): Promise<ActionResult> {
+    return pressKey(this.host, target, args);
+  }
+
+  scroll(target: ResolvedTarget, args: ActionArgs['scroll']): Promise<ActionResult> {
+    return scroll(this.host, target, args);
+  }
+
+  drag(target: ResolvedTarget, args: ActionArgs['drag']): Promise<ActionResult> {
+    return drag(this.host, target, args);
+  }
+
+  hover(target: ResolvedTarget, args: ActionArgs['hover']): Promise<ActionResult> {
+    return hover(this.host, target, args);
+  }
+}

@@ -1,0 +1,80 @@
+// GTK 4's quirks, behind the hooks the actions call: a drop-down is set through its popover (set_value).
+// GTK 4's window-relative extents are the Toolkit's `windowRelative` (atspi/shapes.ts).
+import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { judgeValue } from '../../../contract/verdicts.js';
+import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
+import type { Aim } from '../actions/aim.js';
+import { clickAt, moveTo, pollUntil, pressKeys } from '../transport/input.js';
+import { ROLE } from '../atspi/roles.js';
+import type { NativeRef } from '../atspi/tree.js';
+import type { ComboSetter } from './combo.js';
+
+/**
+ * A GTK 4 drop-down offers no Selection, no action and no focus call; its options exist only while its
+ * popup is open. So as a user would: click it open, read the options of its list, Home and Down to the
+ * one asked for, Enter; the label it shows afterwards proves the result.
+ */
+async function gtk4DropDown(
+  a: Aim,
+  el: NativeRef,
+  value: string,
+  sw: Stopwatch,
+): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
+  const { atspi } = a;
+  const was = await dropDownValue(atspi, el);
+  sw.lap('resolve');
+  await moveTo(el.box.x + el.box.w / 2, el.box.y + el.box.h / 2);
+  await clickAt('left', 1, []);
+  let options: string[] = [];
+  await pollUntil(async () => (options = await dropDownOptions(atspi, el)).length > 0, 1000);
+  const index = options.indexOf(value);
+  if (index < 0) {
+    await pressKeys(['Escape']);
+    if (!options.length)
+      throw new Refusal('not_settable', `"${el.name}" showed no list of options when clicked open; nothing was chosen`);
+    throw new Refusal(
+      'no_such_option',
+      `value: no option of "${el.name}" is named "${value}"; options: ${options.join(', ')}`,
+      { options },
+    );
+  }
+  await pressKeys(['Home']);
+  for (let i = 0; i < index; i++) await pressKeys(['Down']);
+  await pressKeys(['Enter']);
+  sw.lap('deliver');
+  let now = await dropDownValue(atspi, el);
+  for (let i = 0; i < 25 && now !== value; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    now = await dropDownValue(atspi, el);
+  }
+  sw.lap('verify');
+  const evidence: Evidence[] = [
+    {
+      kind: 'selection',
+      expected: value,
+      observed: now ?? '(none)',
+      detail: `clicked open, XTest Home, Down x${index}, Enter; the label the drop-down shows, before: ${was}`,
+    },
+  ];
+  return { effect: judgeValue(value, was, now), evidence };
+}
+
+/** The options of an open GTK 4 drop-down: the first label of each item of its popup's list. */
+async function dropDownOptions(atspi: Aim['atspi'], el: NativeRef): Promise<string[]> {
+  const children = await atspi.children(el);
+  for (const popup of children.slice(1)) {
+    const nodes = await labelsUnder(atspi, popup);
+    const list = nodes.find((n) => n.role === ROLE.list);
+    if (!list) continue;
+    const items = await atspi.children(list.ref);
+    const names = await Promise.all(
+      items.map(async (item) => (await labelsUnder(atspi, item, 10)).find((n) => n.role === ROLE.label)?.name ?? ''),
+    );
+    return names;
+  }
+  return [];
+}
+
+/** set_value on a GTK 4 drop-down (no Selection): clicked open and chosen by keys. */
+export const gtk4Combo: ComboSetter = { set: (a, el, value, _mode, sw) => gtk4DropDown(a, el, value, sw) };

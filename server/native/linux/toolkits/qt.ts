@@ -1,0 +1,68 @@
+// Qt's quirks, behind the hooks the actions call: a combo box is set by keys (set_value). Qt's other
+// convention, offsets in UTF-16 units, is the Toolkit's `utf16` (atspi/shapes.ts).
+import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { judgeValue } from '../../../contract/verdicts.js';
+import { IFACE } from '../atspi/model.js';
+import { requireKeyboardFocus, type Aim } from '../actions/aim.js';
+import { optionsOf } from '../actions/element.js';
+import { clickAt, moveTo, pressKeys } from '../transport/input.js';
+import { STATE, has } from '../atspi/roles.js';
+import type { NativeRef } from '../atspi/tree.js';
+import type { ComboSetter } from './combo.js';
+
+/**
+ * A Qt combo box offers no Selection, and its options' own actions select them in the closed popup's view
+ * only. Keys do what a user does: focus it, Home, then Down to the option; its name (Qt names a combo box
+ * by its current text) proves the result. Keys need the window's keyboard focus.
+ */
+async function qtComboKeys(
+  a: Aim,
+  el: NativeRef,
+  value: string,
+  mode: 'background' | 'foreground',
+  sw: Stopwatch,
+): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
+  const { atspi } = a;
+  const options = await optionsOf(atspi, el);
+  const index = options.findIndex((o) => o.name === value);
+  if (index < 0)
+    throw new Refusal(
+      'no_such_option',
+      `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`,
+      { options: options.map((o) => o.name) },
+    );
+  await requireKeyboardFocus(a.win, mode);
+  const name = () => atspi.prop(el, IFACE.accessible, 'Name').then(String);
+  const was = await name();
+  // Qt's GrabFocus answers false for a combo box; a click opens its popup with the keyboard in it.
+  const open = !has(a.states, STATE.focused) && !(await atspi.grabFocus(el).catch(() => false));
+  sw.lap('resolve');
+  if (open) {
+    await moveTo(el.box.x + el.box.w / 2, el.box.y + el.box.h / 2);
+    await clickAt('left', 1, []);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  await pressKeys(['Home']);
+  for (let i = 0; i < index; i++) await pressKeys(['Down']);
+  if (open) await pressKeys(['Enter']);
+  sw.lap('deliver');
+  let now = await name();
+  for (let i = 0; i < 25 && now !== value; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    now = await name();
+  }
+  sw.lap('verify');
+  const evidence: Evidence[] = [
+    {
+      kind: 'selection',
+      expected: value,
+      observed: now,
+      detail: `${open ? 'clicked open, ' : ''}XTest Home and Down x${index}${open ? ', Enter' : ''}; before: ${was}`,
+    },
+  ];
+  return { effect: judgeValue(value, was, now), evidence };
+}
+
+/** set_value on a Qt combo box (no Selection): by keys, as a user would. */
+export const qtCombo: ComboSetter = { set: qtComboKeys };

@@ -1,0 +1,157 @@
+// The windows, apps and policy checks of the nutjs backend. Windows on Linux come from the Linux desktop
+// (Verity's own X11 client, handed in as shared/desktop.ts's interface: nut-js there lists the window
+// manager's frames with empty titles); elsewhere from nut-js, without pids.
+import type { NativeHost } from '../../contract/native-host.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { AppFacts } from '../../policy.js';
+import type { LinuxDesktop } from '../shared/desktop.js';
+import { descendsFrom, processFacts, processName } from '../shared/processes.js';
+import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
+import { NutProcess } from './process.js';
+
+export type Rect = { x: number; y: number; w: number; h: number };
+export interface NutWindow {
+  id: number;
+  pid: number | null;
+  title: string;
+  bounds: Rect;
+}
+
+export interface NutjsOptions {
+  /** The pid of the browser Verity drives over CDP, or null. */
+  drivenBrowserPid(): Promise<number | null>;
+  /** Why the operator's policy keeps agents off an app (null: allowed); absent: no app policy. */
+  appRefusal?(app: AppFacts): string | null;
+  platform?: NodeJS.Platform;
+  /** On Linux, the desktop's windows, focus and keyboard map (Verity's X11 client): required there. */
+  desktop?: LinuxDesktop;
+}
+
+const contains = (r: Rect, p: { x: number; y: number }) =>
+  p.x >= r.x && p.y >= r.y && p.x < r.x + r.w && p.y < r.y + r.h;
+const intersects = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/** The windows, apps and policy checks of the nutjs backend (what tools and the router ask of a native host). */
+export class NutjsHost implements NativeHost {
+  readonly nut = new NutProcess();
+  readonly linux: boolean;
+  /** The Linux desktop (on Linux only). */
+  private readonly desktop: LinuxDesktop | null;
+
+  constructor(readonly options: NutjsOptions) {
+    this.linux = (options.platform ?? process.platform) === 'linux';
+    if (this.linux && !options.desktop) throw new Error('the nutjs backend on Linux is built with the Linux desktop');
+    this.desktop = this.linux ? options.desktop! : null;
+  }
+
+  /** The Linux desktop; only asked where `linux` holds. */
+  get linuxDesktop(): LinuxDesktop {
+    return this.desktop!;
+  }
+
+  /** Asks the helper, once the display it needs is known to answer (nut-js without one kills its process). */
+  async call<T>(op: string, args: Record<string, unknown> = {}): Promise<T> {
+    if (this.desktop) await this.desktop.requireDisplay();
+    return this.nut.request<T>(op, args);
+  }
+
+  get filtersApps(): boolean {
+    return !!this.options.appRefusal;
+  }
+
+  prefetchField(): void {
+    /* no fields: nothing to read ahead */
+  }
+
+  isDescendant(pid: number, ancestor: number): boolean {
+    return this.linux && descendsFrom(pid, ancestor);
+  }
+
+  close(): void {
+    this.nut.close();
+    this.desktop?.close();
+  }
+
+  /** Every top-level window, the policy's refused ones included. */
+  private async everyWindow(): Promise<NutWindow[]> {
+    if (this.desktop) return this.desktop.listWindows();
+    const found = await this.call<NutWindow[]>('windows');
+    return found.filter((w) => w.bounds.w > 1 && w.bounds.h > 1).map((w) => ({ ...w, pid: null }));
+  }
+
+  private async refusalOf(w: NutWindow): Promise<string | null> {
+    const rule = this.options.appRefusal;
+    if (!rule) return null;
+    const browser = await this.options.drivenBrowserPid().catch(() => null);
+    const driven = !!w.pid && !!browser && descendsFrom(w.pid, browser);
+    const proc = this.linux && w.pid !== null ? processFacts(w.pid) : { exe: '', comm: '', argv: [] };
+    return rule({ pid: w.pid, names: [], ...proc, driven, title: w.title, browserLike: driven });
+  }
+
+  async windowsAndGaps(): Promise<{ windows: NutWindow[]; x11Missing: string | null }> {
+    const all = await this.everyWindow();
+    const refused = await Promise.all(all.map((w) => this.refusalOf(w)));
+    return { windows: all.filter((_, i) => !refused[i]), x11Missing: null };
+  }
+
+  async windows(): Promise<NutWindow[]> {
+    return (await this.windowsAndGaps()).windows;
+  }
+
+  /** The apps behind the windows (by process on Linux; elsewhere nut-js names no processes). */
+  async apps(): Promise<Array<{ name: string; pid: number | null; accessibility: boolean }>> {
+    if (!this.linux) return [];
+    const seen = new Map<number, string>();
+    for (const w of await this.windows()) if (w.pid !== null && !seen.has(w.pid)) seen.set(w.pid, processName(w.pid));
+    return [...seen].map(([pid, name]) => ({ name, pid, accessibility: false }));
+  }
+
+  async windowTitle(windowId: number): Promise<string> {
+    return (await this.window(undefined, windowId)).title;
+  }
+
+  /** The window a target names, refused as not found when it is gone, another pid's, or the policy's. */
+  async window(pid: number | undefined, windowId: number): Promise<NutWindow> {
+    const win = this.desktop
+      ? await this.desktop.describeWindow(windowId).then((w) => (w.viewable ? w : null))
+      : (await this.everyWindow()).find((w) => w.id === windowId);
+    if (!win || (await this.refusalOf(win))) throw windowGone(windowId);
+    if (pid !== undefined && win.pid !== null && win.pid !== pid) throw windowOfOtherPid(windowId, pid, win.pid);
+    return win;
+  }
+
+  /** Refuses `not_permitted` a point on a window agents may not drive (the top one there, or any when unknown). */
+  async checkPoint(p: { x: number; y: number }): Promise<void> {
+    if (!this.options.appRefusal) return;
+    const top = this.desktop ? await this.desktop.topWindowAt(p.x, p.y) : null;
+    const there = top ? [top] : (await this.everyWindow()).filter((w) => contains(w.bounds, p));
+    for (const w of there) {
+      const why = await this.refusalOf(w);
+      if (why)
+        throw new Refusal(
+          'not_permitted',
+          `the point (${Math.round(p.x)}, ${Math.round(p.y)}) lands on a window agents may not drive: ${why}; nothing was done`,
+        );
+    }
+  }
+
+  async hiddenIn(region: Rect, except?: number): Promise<Rect[]> {
+    if (!this.options.appRefusal) return [];
+    const out: Rect[] = [];
+    for (const w of await this.everyWindow())
+      if (w.id !== except && intersects(w.bounds, region) && (await this.refusalOf(w))) out.push(w.bounds);
+    return out;
+  }
+
+  /** The window with keyboard focus (0: none known). */
+  async activeWindow(): Promise<number> {
+    if (this.desktop) return this.desktop.activeWindow();
+    return (await this.call<{ id: number }>('active')).id;
+  }
+
+  /** Gives a window the keyboard (raises it). */
+  async focus(id: number): Promise<void> {
+    if (this.desktop) return this.desktop.activate(id);
+    await this.call('focus', { id });
+  }
+}
