@@ -72,19 +72,73 @@ const LAYERS = [
     ],
     cdp: true,
   },
+  // The native route is a backend: no MCP, tools, gateway, core, sessions, nor the CDP route. Its layers,
+  // bottom up: shared (what both backends use), Linux transports, the AT-SPI model, toolkit profiles and
+  // actions, the Linux driver and host; the nutjs backend beside Linux, never importing it.
   {
-    name: 'the native route is a backend: no MCP, tools, gateway, core, sessions, nor the CDP route',
-    files: ['server/native/'],
-    // nut-js: only nutjs-worker.ts, the child process the nutjs backend runs it in, imports it.
+    name: 'native shared helpers are used by both native backends: they import neither',
+    files: ['server/native/shared/'],
+    may: ['node:', 'server/contract/'],
+  },
+  {
+    name: 'the Linux transports (D-Bus, X11, Wayland, input) know nothing of AT-SPI, toolkits or actions',
+    files: ['server/native/linux/transport/'],
+    may: ['node:', 'pngjs', 'server/contract/', 'server/native/shared/'],
+  },
+  {
+    name: 'the AT-SPI model sits on the transports: no toolkits, actions, driver or host',
+    files: ['server/native/linux/atspi/'],
+    may: ['node:', 'server/contract/', 'server/limits.ts', 'server/native/shared/', 'server/native/linux/transport/'],
+  },
+  {
+    name: 'toolkit profiles hold every quirk of their toolkit over the AT-SPI model: no actions, driver or host',
+    files: ['server/native/linux/toolkits/'],
     may: [
       'node:',
-      'pngjs',
-      '@nut-tree-fork/nut-js',
+      'server/contract/',
+      'server/native/shared/',
+      'server/native/linux/transport/',
+      'server/native/linux/atspi/',
+    ],
+  },
+  {
+    name: 'native actions use the toolkits, the model, the transports and the host they are given: not the driver',
+    files: ['server/native/linux/actions/'],
+    may: [
+      'node:',
+      'server/contract/',
+      'server/limits.ts',
+      'server/native/shared/',
+      'server/native/linux/transport/',
+      'server/native/linux/atspi/',
+      'server/native/linux/toolkits/',
+      // The host an action is handed (its type): the windows, the policy and the AT-SPI connection.
+      'server/native/linux/host.ts',
+    ],
+  },
+  {
+    name: 'the Linux driver and host build on their layers',
+    files: ['server/native/linux/'],
+    may: [
+      'node:',
       'server/contract/',
       'server/limits.ts',
       'server/policy.ts',
       'server/progress.ts',
+      'server/native/shared/',
+      'server/native/linux/',
     ],
+  },
+  {
+    name: 'the nutjs backend stands beside the Linux one: it imports none of linux/',
+    files: ['server/native/nutjs/'],
+    // nut-js: only nutjs/worker.ts, the child process the nutjs backend runs it in, imports it.
+    may: ['node:', 'pngjs', '@nut-tree-fork/nut-js', 'server/contract/', 'server/policy.ts', 'server/native/shared/'],
+  },
+  {
+    name: 'the native route is a backend (no MCP, tools, gateway, core, sessions, nor the CDP route); its composition, backends.ts, alone sees both backends',
+    files: ['server/native/'],
+    may: ['server/contract/', 'server/policy.ts', 'server/native/linux/', 'server/native/nutjs/'],
   },
   {
     name: 'the router speaks no CDP and knows nothing of MCP, tools or the gateway',
@@ -93,7 +147,8 @@ const LAYERS = [
       'node:',
       'server/contract/',
       'server/cdp/',
-      'server/native/',
+      // The native route's composition only (loaded on the first native call); its shape is the contract's.
+      'server/native/backends.ts',
       'server/sessions/',
       'server/policy.ts',
       'server/progress.ts',

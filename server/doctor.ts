@@ -109,7 +109,7 @@ async function displayFinding(env: NodeJS.ProcessEnv): Promise<DoctorReport['nat
     if (!existsSync(socket)) problems.push(`WAYLAND_DISPLAY=${env.WAYLAND_DISPLAY} has no socket at ${socket}`);
   }
   if (env.DISPLAY) {
-    const { XConnection } = await import('./native/xproto.js');
+    const { XConnection } = await import('./native/linux/transport/xproto.js');
     try {
       const x = await bounded(XConnection.open(env.DISPLAY), CHECK_MS, `the X server at DISPLAY=${env.DISPLAY}`);
       x.close();
@@ -136,7 +136,7 @@ async function atspiFinding(env: NodeJS.ProcessEnv): Promise<Finding> {
       detail: 'no session D-Bus: DBUS_SESSION_BUS_ADDRESS is not set',
       fix: 'run inside a desktop session, or start one with dbus-launch (apt-get install dbus-x11 at-spi2-core)',
     };
-  const { Atspi } = await import('./native/atspi.js');
+  const { Atspi } = await import('./native/linux/atspi/model.js');
   try {
     const atspi = await bounded(Atspi.connect(), CHECK_MS, 'the AT-SPI bus');
     try {
@@ -158,7 +158,7 @@ async function atspiFinding(env: NodeJS.ProcessEnv): Promise<Finding> {
 async function nutjsFinding(display: Finding, platform: NodeJS.Platform): Promise<Finding> {
   if (platform === 'linux' && !display.ok)
     return { ok: false, detail: 'not tried: nut-js needs the X display', fix: display.fix ?? 'start an X server' };
-  const { probeNutjs } = await import('./native/nutjs.js');
+  const { probeNutjs } = await import('./native/nutjs/driver.js');
   try {
     const s = await probeNutjs(CHECK_MS * 2);
     return { ok: true, detail: `nut-js loads; the screen is ${s.width}x${s.height}` };

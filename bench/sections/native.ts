@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { DBusConnection } from '../../server/native/dbus.js';
+import { DBusConnection } from '../../server/native/linux/transport/dbus.js';
 import { startMcp, REPO_ROOT, type McpSession, type ToolResult } from '../mcp.js';
 import { describe, measure, measureInTurns, type Side } from '../stats.js';
 import { timingNote, type Timings } from '../drivers/verity.js';

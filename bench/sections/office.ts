@@ -7,13 +7,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Atspi, type AccRef } from '../../server/native/atspi.js';
+import { Atspi, type AccRef } from '../../server/native/linux/atspi/model.js';
 import { startMcp, REPO_ROOT, type McpSession } from '../mcp.js';
 import { describe, measure } from '../stats.js';
 import { failed, ok, type BenchContext, type Cell, type Row, type Section } from '../types.js';
 import { missingTools, startDesktop, type Desktop } from '../../test/native/desktop.js';
 import { missingOffice, startOffice, type Office } from '../../test/native/libreoffice.js';
-import { walkWindow } from '../../server/native/walk.js';
+import { walkWindow } from '../../server/native/linux/atspi/walk.js';
 
 const WALK_PY = join(REPO_ROOT, 'bench', 'python', 'atspi_walk.py');
 /** Three dozen paragraphs: more than a window shows, so the document's own bound (what is in view) counts. */

@@ -9,10 +9,8 @@ import { guardRequests } from '../cdp/guard.js';
 import type { Tab } from '../cdp/tab.js';
 import { closePage } from '../cdp/page-ops.js';
 import { browserProcessPid, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
-import type { AccRef } from '../native/atspi.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
-import type { NativeDriver } from '../native/driver.js';
-import type { NutjsDriver } from '../native/nutjs.js';
+import type { NativeRoute } from '../contract/native-host.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from '../contract/session-type.js';
 import type { Policy } from '../policy.js';
@@ -57,7 +55,7 @@ export interface CallWatch {
 }
 
 /** The native route's driver: AT-SPI/XTest (or Wayland) on Linux, or the portable pixels-and-keys one. */
-export type NativeRoute = NativeDriver | NutjsDriver;
+export type { NativeRoute };
 
 /**
  * Why the native route cannot run here, or null when it may: it needs Linux with an X display or a Wayland
@@ -118,10 +116,10 @@ export class Router {
       drivenBrowserPid: () => this.drivenBrowserPid(),
       appRefusal: (app: Parameters<Policy['appRefusal']>[0]) => this.policy.appRefusal(app),
     };
-    this.nativeLoading ??=
-      nativeBackendOf(choice).backend === 'nutjs'
-        ? import('../native/nutjs.js').then(({ NutjsDriver }) => (this.native = new NutjsDriver(options)))
-        : import('../native/driver.js').then(({ NativeDriver }) => (this.native = new NativeDriver(options)));
+    const backend = nativeBackendOf(choice).backend === 'nutjs' ? 'nutjs' : 'atspi';
+    this.nativeLoading ??= import('../native/backends.js')
+      .then(({ loadNativeRoute }) => loadNativeRoute(backend, options))
+      .then((route) => (this.native = route));
     return this.nativeLoading;
   }
 
@@ -348,7 +346,7 @@ export class Router {
    * use them (see NativeHost.prefetchField).
    */
   prefetchNativeField(found: ResolvedToken): void {
-    if (found.kind !== 'tab') this.native?.host.prefetchField(found.element.ref as AccRef);
+    if (found.kind !== 'tab') this.native?.host.prefetchField(found.element.ref);
   }
 
   /** A token of this call: as the call's pipeline resolved it when still current, else resolved (or refused) now. */

@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
-import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from '../../server/native/dbus.js';
+import {
+  DBusClosed,
+  DBusConnection,
+  DBusError,
+  DBusTimeout,
+  Variant,
+} from '../../server/native/linux/transport/dbus.js';
 import { missingTools, until } from './desktop.js';
 
 const ECHO_PY = fileURLToPath(new URL('../../../test/native/echo.py', import.meta.url));

@@ -15,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DBusConnection } from '../../server/native/dbus.js';
+import type { DBusConnection } from '../../server/native/linux/transport/dbus.js';
 
 export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', import.meta.url));
 
@@ -446,7 +446,7 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   };
 }
 
-const XPROTO_URL = new URL('../../server/native/xproto.js', import.meta.url).href;
+const XPROTO_URL = new URL('../../server/native/linux/transport/xproto.js', import.meta.url).href;
 const GRANT_ROOT = `
 const { XConnection } = await import(process.env.XPROTO);
 const x = await XConnection.open(process.env.DISPLAY);

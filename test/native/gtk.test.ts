@@ -4,14 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { appBusName, missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
-import { XConnection } from '../../server/native/xproto.js';
-import { DBusConnection } from '../../server/native/dbus.js';
+import { XConnection } from '../../server/native/linux/transport/xproto.js';
+import { DBusConnection } from '../../server/native/linux/transport/dbus.js';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { decodeOutline, webNormOf } from '../../server/tools/outline.js';
 import { PNG } from 'pngjs';
 import { dragCases, modifierClickCases, wheelCases, windowState } from './pointer-cases.js';
-import { KEYMAP_LEASE_CEILING_MS } from '../../server/native/input.js';
+import { KEYMAP_LEASE_CEILING_MS } from '../../server/native/linux/transport/input.js';
 
 const missing = missingTools();
 let d: Desktop;

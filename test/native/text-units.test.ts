@@ -3,9 +3,9 @@
 // with the browser route's in test/unit/verdicts.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptsEdits } from '../../server/native/typing.js';
-import { codePoints } from '../../server/native/atspi.js';
-import { STATE } from '../../server/native/roles.js';
+import { acceptsEdits } from '../../server/native/linux/actions/typing.js';
+import { codePoints } from '../../server/native/linux/atspi/model.js';
+import { STATE } from '../../server/native/linux/atspi/roles.js';
 import { charactersLost } from '../../bench/sections/native.js';
 
 const bit = (...bits: number[]): [number, number] => {

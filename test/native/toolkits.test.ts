@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { DBusConnection } from '../../server/native/dbus.js';
+import { DBusConnection } from '../../server/native/linux/transport/dbus.js';
 import {
   appBusName,
   missingTools,

@@ -3,9 +3,9 @@
 // test/native/office.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CacheItem } from '../../server/native/atspi.js';
-import { ROLE, calcCellEditorName } from '../../server/native/roles.js';
-import { cacheChildren, managesChildren, needsLiveRead, orderRows } from '../../server/native/walk.js';
+import type { CacheItem } from '../../server/native/linux/atspi/model.js';
+import { ROLE, calcCellEditorName } from '../../server/native/linux/atspi/roles.js';
+import { cacheChildren, managesChildren, needsLiveRead, orderRows } from '../../server/native/linux/atspi/walk.js';
 
 const BUS = ':1.9';
 const SHOWING: [number, number] = [1 << 25, 0];

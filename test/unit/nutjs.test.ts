@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NutProcess, nutKey, nutUntypable, screenPoint } from '../../server/native/nutjs.js';
+import { NutProcess, nutKey, nutUntypable, screenPoint } from '../../server/native/nutjs/driver.js';
 import { nativeBackendOf } from '../../server/routing/native-backend.js';
 
 test('auto is the platform own backend; nutjs is forced anywhere', () => {
@@ -59,7 +59,7 @@ test('where nut-js does not load, its helper says the backend is off, and the se
   // The helper copied where no node_modules is found: its imports fail as on a machine without nut-js.
   const dir = mkdtempSync(join(tmpdir(), 'verity-nutjs-'));
   const copy = join(dir, 'nutjs-worker.mjs');
-  copyFileSync(fileURLToPath(new URL('../../server/native/nutjs-worker.js', import.meta.url)), copy);
+  copyFileSync(fileURLToPath(new URL('../../server/native/nutjs/worker.js', import.meta.url)), copy);
   const nut = new NutProcess(copy);
   try {
     await assert.rejects(

@@ -3,8 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectSession, waylandRoutes } from '../../server/contract/session-type.js';
-import { WAYLAND_ID_BASE, WaylandIds, compositorSaysFocus, isWaylandWindowId } from '../../server/native/wayland.js';
-import { request } from '../../server/native/wayland-pointer.js';
+import {
+  WAYLAND_ID_BASE,
+  WaylandIds,
+  compositorSaysFocus,
+  isWaylandWindowId,
+} from '../../server/native/linux/transport/wayland.js';
+import { request } from '../../server/native/linux/transport/wayland-pointer.js';
 
 test('the session type comes from XDG_SESSION_TYPE and WAYLAND_DISPLAY, not from a missing DISPLAY', () => {
   assert.equal(detectSession({ DISPLAY: ':0' }).kind, 'x11');

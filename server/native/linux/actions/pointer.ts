@@ -8,10 +8,10 @@ import type {
   Evidence,
   ResolvedTarget,
   ScrollOptions,
-} from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { IFACE, type Atspi } from './atspi.js';
+} from '../../../contract/driver.js';
+import { Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { IFACE, type Atspi } from '../atspi/model.js';
 import {
   aim,
   checkEnabled,
@@ -24,15 +24,15 @@ import {
   webLike,
   type Aim,
 } from './aim.js';
-import type { NativeHost } from './host.js';
-import { walkWindow } from './walk.js';
-import { clickAt, dragPath, moveTo, pressKeys, wheel } from './input.js';
-import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from './roles.js';
-import type { NativeRef } from './tree.js';
+import type { LinuxHost } from '../host.js';
+import { walkWindow } from '../atspi/walk.js';
+import { clickAt, dragPath, moveTo, pressKeys, wheel } from '../transport/input.js';
+import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from '../atspi/roles.js';
+import type { NativeRef } from '../atspi/tree.js';
 import { waitStates } from './typing.js';
-import { dropDownValue, labelsUnder } from './dropdown.js';
-import { judgeValue } from '../contract/verdicts.js';
-import { topWindowAt } from './x11.js';
+import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
+import { judgeValue } from '../../../contract/verdicts.js';
+import { topWindowAt } from '../transport/x11.js';
 
 const PRESS_ACTIONS = ['click', 'press', 'toggle', 'activate', 'jump', 'select'];
 const MENU_ACTIONS = ['menu', 'showmenu', 'show menu', 'popup', 'context menu'];
@@ -59,7 +59,7 @@ function checkedVerdict(
 }
 
 export async function clickNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   options: ClickOptions,
   mode: 'background' | 'foreground',
@@ -472,7 +472,7 @@ async function scrollBars(a: Aim): Promise<Map<string, number>> {
 }
 
 export async function scrollNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   options: ScrollOptions,
   mode: 'background' | 'foreground',
@@ -539,7 +539,7 @@ async function dragState(atspi: Atspi, el: NativeRef | null): Promise<string | n
 }
 
 export async function dragNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   options: DragOptions,
   mode: 'background' | 'foreground',
@@ -602,7 +602,7 @@ export async function dragNative(
  * a menu) is not read back here, so the verdict is unverifiable with the way to look.
  */
 export async function hoverNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   mode: 'background' | 'foreground',
 ): Promise<ActionResult> {

@@ -10,8 +10,8 @@
 // its whole tree read live, which is as complete as the cache, only slower.
 // Whatever could not be read, or was cut by a bound, is said in `incomplete`: no snapshot built on a walk
 // that left something out claims to be complete.
-import { LIMITS } from '../limits.js';
-import { IFACE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
+import { LIMITS } from '../../../limits.js';
+import { IFACE, type AccRef, type Atspi, type CacheItem } from './model.js';
 import { STATE, has } from './roles.js';
 
 export interface WalkRow {

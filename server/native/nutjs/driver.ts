@@ -6,35 +6,25 @@
 // empty titles); elsewhere from nut-js, without pids.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { AppFacts } from '../policy.js';
+import type { AppFacts } from '../../policy.js';
 import type {
   ActionResult,
   ClickOptions,
-  Driver,
   DragOptions,
   Evidence,
   ResolvedTarget,
   ScrollOptions,
   Snapshot,
-} from '../contract/driver.js';
-import type { ActionArgs } from '../contract/actions.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { closeXServer, requireDisplay, xServer } from './env.js';
-import type { NutReply } from './nutjs-worker.js';
-import { maxChunkChars } from './typing.js';
-import {
-  activate,
-  activeWindow,
-  describeWindow,
-  descendsFrom,
-  listWindows,
-  processFacts,
-  processName,
-  topWindowAt,
-  windowGone,
-  windowOfOtherPid,
-} from './x11.js';
+} from '../../contract/driver.js';
+import type { ActionArgs } from '../../contract/actions.js';
+import { Stopwatch } from '../../contract/driver.js';
+import type { NativeHost, NativeRoute } from '../../contract/native-host.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { LinuxDesktop } from '../shared/desktop.js';
+import { maxChunkChars } from '../shared/key-pace.js';
+import { descendsFrom, processFacts, processName } from '../shared/processes.js';
+import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
+import type { NutReply } from './worker.js';
 
 type Rect = { x: number; y: number; w: number; h: number };
 export interface NutWindow {
@@ -50,6 +40,8 @@ export interface NutjsOptions {
   /** Why the operator's policy keeps agents off an app (null: allowed); absent: no app policy. */
   appRefusal?(app: AppFacts): string | null;
   platform?: NodeJS.Platform;
+  /** On Linux, the desktop's windows, focus and keyboard map (Verity's X11 client): required there. */
+  desktop?: LinuxDesktop;
 }
 
 /** How long one nut-js operation may take before its helper is taken for hung (and ended). */
@@ -59,7 +51,7 @@ const MAX_PENDING = 64;
 /** Screenshots remembered per target for mapping its pixels back (scale, size): the oldest is dropped past this. */
 const MAX_SHOTS = 256;
 
-const WORKER = fileURLToPath(new URL('./nutjs-worker.js', import.meta.url));
+const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 /** The nut-js helper process: started on first use, started again after it ended. */
 export class NutProcess {
@@ -167,9 +159,8 @@ export function nutUntypable(text: string): string[] {
  * typing finds each character's key but adds Shift to capitals only (measured: "!~{}" came out as "1`[]"),
  * so the helper holds Shift for the others itself; a character with no key would be dropped, so it is refused.
  */
-async function x11Keys(text: string): Promise<{ shifted: string[]; missing: string[] }> {
-  const x = await xServer();
-  const { perKeycode, keysyms } = await x.keyboardMapping();
+async function x11Keys(desktop: LinuxDesktop, text: string): Promise<{ shifted: string[]; missing: string[] }> {
+  const { perKeycode, keysyms } = await desktop.keyboardMapping();
   const level = new Map<number, number>();
   for (const l of [0, 1])
     for (let i = 0; i * perKeycode < keysyms.length; i++) {
@@ -249,17 +240,26 @@ const NO_ELEMENTS =
   'no elements: the nutjs native backend sees pixels only (no accessibility tree here); act at screenshot pixels (x, y) and check the next screenshot';
 
 /** The windows, apps and policy checks of the nutjs backend (what tools and the router ask of a native host). */
-export class NutjsHost {
+export class NutjsHost implements NativeHost {
   readonly nut = new NutProcess();
   readonly linux: boolean;
+  /** The Linux desktop (on Linux only). */
+  private readonly desktop: LinuxDesktop | null;
 
   constructor(readonly options: NutjsOptions) {
     this.linux = (options.platform ?? process.platform) === 'linux';
+    if (this.linux && !options.desktop) throw new Error('the nutjs backend on Linux is built with the Linux desktop');
+    this.desktop = this.linux ? options.desktop! : null;
+  }
+
+  /** The Linux desktop; only asked where `linux` holds. */
+  get linuxDesktop(): LinuxDesktop {
+    return this.desktop!;
   }
 
   /** Asks the helper, once the display it needs is known to answer (nut-js without one kills its process). */
   async call<T>(op: string, args: Record<string, unknown> = {}): Promise<T> {
-    if (this.linux) await requireDisplay();
+    if (this.desktop) await this.desktop.requireDisplay();
     return this.nut.request<T>(op, args);
   }
 
@@ -277,12 +277,12 @@ export class NutjsHost {
 
   close(): void {
     this.nut.close();
-    if (this.linux) closeXServer();
+    this.desktop?.close();
   }
 
   /** Every top-level window, the policy's refused ones included. */
   private async everyWindow(): Promise<NutWindow[]> {
-    if (this.linux) return listWindows();
+    if (this.desktop) return this.desktop.listWindows();
     const found = await this.call<NutWindow[]>('windows');
     return found.filter((w) => w.bounds.w > 1 && w.bounds.h > 1).map((w) => ({ ...w, pid: null }));
   }
@@ -320,8 +320,8 @@ export class NutjsHost {
 
   /** The window a target names, refused as not found when it is gone, another pid's, or the policy's. */
   async window(pid: number | undefined, windowId: number): Promise<NutWindow> {
-    const win = this.linux
-      ? await describeWindow(windowId).then((w) => (w.viewable ? w : null))
+    const win = this.desktop
+      ? await this.desktop.describeWindow(windowId).then((w) => (w.viewable ? w : null))
       : (await this.everyWindow()).find((w) => w.id === windowId);
     if (!win || (await this.refusalOf(win))) throw windowGone(windowId);
     if (pid !== undefined && win.pid !== null && win.pid !== pid) throw windowOfOtherPid(windowId, pid, win.pid);
@@ -331,7 +331,7 @@ export class NutjsHost {
   /** Refuses `not_permitted` a point on a window agents may not drive (the top one there, or any when unknown). */
   async checkPoint(p: { x: number; y: number }): Promise<void> {
     if (!this.options.appRefusal) return;
-    const top = this.linux ? await topWindowAt(p.x, p.y) : null;
+    const top = this.desktop ? await this.desktop.topWindowAt(p.x, p.y) : null;
     const there = top ? [top] : (await this.everyWindow()).filter((w) => contains(w.bounds, p));
     for (const w of there) {
       const why = await this.refusalOf(w);
@@ -353,13 +353,13 @@ export class NutjsHost {
 
   /** The window with keyboard focus (0: none known). */
   async activeWindow(): Promise<number> {
-    if (this.linux) return activeWindow();
+    if (this.desktop) return this.desktop.activeWindow();
     return (await this.call<{ id: number }>('active')).id;
   }
 
   /** Gives a window the keyboard (raises it). */
   async focus(id: number): Promise<void> {
-    if (this.linux) return activate(id);
+    if (this.desktop) return this.desktop.activate(id);
     await this.call('focus', { id });
   }
 }
@@ -391,7 +391,7 @@ export function screenPoint(
   return { x: Math.round(m.origin.x + px.x / m.scale), y: Math.round(m.origin.y + px.y / m.scale) };
 }
 
-export class NutjsDriver implements Driver {
+export class NutjsDriver implements NativeRoute {
   readonly backend = 'nutjs';
   readonly host: NutjsHost;
   /** Each target's last screenshot: its scale and size (pixels), to map the px form back. */
@@ -617,7 +617,7 @@ export class NutjsDriver implements Driver {
         `the nutjs native backend types key by key, and ${chars} characters at delay_ms ${options.delayMs} exceed one call's budget; nothing was typed. Send at most ${limit} characters per call`,
         { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
       );
-    const keys = this.host.linux ? await x11Keys(text) : { shifted: [], missing: [] };
+    const keys = this.host.linux ? await x11Keys(this.host.linuxDesktop, text) : { shifted: [], missing: [] };
     if (keys.missing.length)
       throw new Refusal(
         'text_not_deliverable',

@@ -1,12 +1,12 @@
 // get_window_state for native windows: the AT-SPI tree of the window's frame (walk.ts: the app's cache,
 // read live where it falls short), then extents and values of the kept elements in parallel, with frames in
 // the pixels of the window's screenshot.
-import type { Snapshot, SnapshotElement } from '../contract/driver.js';
-import { IFACE, PLACED_NOWHERE, type AccRef, type Atspi, type CacheItem } from './atspi.js';
-import type { WindowInfo } from './host.js';
+import type { Snapshot, SnapshotElement } from '../../../contract/driver.js';
+import { IFACE, PLACED_NOWHERE, type AccRef, type Atspi, type CacheItem } from './model.js';
+import type { WindowInfo } from './window.js';
 import { dropDownValue } from './dropdown.js';
-import { capture } from './input.js';
-import { popupSurfaces } from './x11.js';
+import { capture } from '../transport/input.js';
+import { popupSurfaces } from '../transport/x11.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, calcCellEditorName, has, roleName } from './roles.js';
 import { walkWindow } from './walk.js';
 

@@ -1,20 +1,21 @@
 // Turning a resolved native target into what an action needs: the window (checked to exist), the element
 // (fresh states), the screen point, and the foreground/background delivery around the action.
-import type { ActionResult, Evidence, ResolvedTarget } from '../contract/driver.js';
-import type { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { IFACE, type Atspi, type CacheItem } from './atspi.js';
-import type { NativeHost, WindowInfo } from './host.js';
-import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from './roles.js';
-import { nativeRef, unplacedPopoverOf, type NativeRef } from './tree.js';
-import { walkWindow } from './walk.js';
-import { onSurface } from './wayland.js';
-import { activate, activeWindow, topWindowAt } from './x11.js';
+import type { ActionResult, Evidence, ResolvedTarget } from '../../../contract/driver.js';
+import type { Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { IFACE, type Atspi, type CacheItem } from '../atspi/model.js';
+import type { LinuxHost } from '../host.js';
+import type { WindowInfo } from '../atspi/window.js';
+import { ROLE, STATE, STRUCTURAL_ROLES, TOP_LEVEL_ROLES, has } from '../atspi/roles.js';
+import { nativeRef, unplacedPopoverOf, type NativeRef } from '../atspi/tree.js';
+import { walkWindow } from '../atspi/walk.js';
+import { onSurface } from '../transport/wayland.js';
+import { activate, activeWindow, topWindowAt } from '../transport/x11.js';
 
 export interface Aim {
   atspi: Atspi;
   /** The host that found the target: where a pixel event lands is checked against the policy through it. */
-  host: NativeHost;
+  host: LinuxHost;
   win: WindowInfo;
   /** The element the call named (token), found at the px point, or null. */
   element: NativeRef | null;
@@ -25,7 +26,7 @@ export interface Aim {
 
 /** Finds the window and element of a target (its states already being read, or read now); refuses target_not_found when either is gone. */
 export async function aim(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   statesRead?: Promise<[number, number]>,
 ): Promise<Aim> {

@@ -1,6 +1,6 @@
 // GTK 4 drop-downs as AT-SPI shows them: labels under a node, and the value a drop-down shows. Shared by
 // the tree (a drop-down's value in a snapshot) and typing (set_value on one), below both.
-import { IFACE, type Atspi } from './atspi.js';
+import { IFACE, type Atspi } from './model.js';
 import { ROLE } from './roles.js';
 
 /** Labels under `ref` in document order (bounded walk). */

@@ -3,26 +3,26 @@
 import type {
   ActionResult,
   ClickOptions,
-  Driver,
   DragOptions,
   Evidence,
   ResolvedTarget,
   ScrollOptions,
   Snapshot,
   SnapshotElement,
-} from '../contract/driver.js';
-import type { ActionArgs } from '../contract/actions.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { IFACE } from './atspi.js';
-import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './aim.js';
-import { NativeHost, type NativeHostOptions } from './host.js';
-import { capture, pressKeys, screenSize } from './input.js';
-import { clickNative, dragNative, hoverNative, scrollNative } from './pointer.js';
-import { has, STATE } from './roles.js';
-import { SettleLog, settleBeforeKeys, withSettle } from './settle.js';
-import { snapshotWindow, windowElements } from './tree.js';
-import { onSurface, routes } from './wayland.js';
+} from '../../contract/driver.js';
+import type { ActionArgs } from '../../contract/actions.js';
+import { Stopwatch } from '../../contract/driver.js';
+import type { NativeRoute } from '../../contract/native-host.js';
+import { Refusal } from '../../contract/refusal.js';
+import { IFACE } from './atspi/model.js';
+import { aim, deliver, focusedIn, nativeResult, requireKeyboardFocus, webEscalation, webLike } from './actions/aim.js';
+import { LinuxHost, type LinuxHostOptions } from './host.js';
+import { capture, pressKeys, screenSize } from './transport/input.js';
+import { clickNative, dragNative, hoverNative, scrollNative } from './actions/pointer.js';
+import { has, STATE } from './atspi/roles.js';
+import { SettleLog, settleBeforeKeys, withSettle } from './transport/settle.js';
+import { snapshotWindow, windowElements } from './atspi/tree.js';
+import { onSurface, routes } from './transport/wayland.js';
 
 /** Why a Wayland window's screenshot cannot be taken here, or null when it can. */
 function waylandShotMissing(win: { placed: boolean }): string | null {
@@ -31,15 +31,15 @@ function waylandShotMissing(win: { placed: boolean }): string | null {
   if (!win.placed) return 'not taken: the compositor does not say where this Wayland window is on the screen';
   return null;
 }
-import { setValueNative, typeNative } from './typing.js';
+import { setValueNative, typeNative } from './actions/typing.js';
 
 const modeOf = (t: ResolvedTarget) => t.deliveryMode;
 
-export class NativeDriver implements Driver {
-  readonly host: NativeHost;
+export class NativeDriver implements NativeRoute {
+  readonly host: LinuxHost;
 
-  constructor(options: NativeHostOptions) {
-    this.host = new NativeHost(options);
+  constructor(options: LinuxHostOptions) {
+    this.host = new LinuxHost(options);
   }
 
   async snapshot(

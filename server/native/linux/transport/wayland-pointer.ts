@@ -5,7 +5,7 @@
 // were taken before the call returns). One connection per call; every wait is bounded.
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { Refusal } from '../contract/refusal.js';
+import { Refusal } from '../../../contract/refusal.js';
 import { routes, waylandNoRoute, waylandScreenSize } from './wayland.js';
 
 const ROUNDTRIP_TIMEOUT_MS = 3000;

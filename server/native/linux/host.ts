@@ -2,28 +2,28 @@
 // dropped), X11 windows matched to their AT-SPI frames, Wayland-native windows (AT-SPI frames of apps with
 // no X11 window, wayland.ts), and which windows belong to the browser Verity drives over CDP. The operator's
 // app policy is asked here, in one place, for every window and point the native route uses.
-import type { AppFacts } from '../policy.js';
-import { Refusal } from '../contract/refusal.js';
-import { closeWaylandPointer } from './wayland-pointer.js';
-import { Atspi, Gone, type AccRef } from './atspi.js';
-import { closeXServer, requireDisplay, sessionBusAddress } from './env.js';
-import { giveBackBorrowedKeys } from './input.js';
-import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './roles.js';
-import { WaylandIds, isWaylandWindowId, placements, rememberContainers, session, type Placement } from './wayland.js';
+import type { AppFacts } from '../../policy.js';
+import type { NativeHost } from '../../contract/native-host.js';
+import { Refusal } from '../../contract/refusal.js';
+import { closeWaylandPointer } from './transport/wayland-pointer.js';
+import { Atspi, Gone, type AccRef } from './atspi/model.js';
+import { closeXServer, requireDisplay, sessionBusAddress } from './transport/env.js';
+import { giveBackBorrowedKeys } from './transport/input.js';
+import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './atspi/roles.js';
+import type { WindowInfo } from './atspi/window.js';
 import {
-  activeWindow,
-  describeWindow,
-  descendsFrom,
-  listWindows,
-  processFacts,
-  processName,
-  topWindowAt,
-  windowGone,
-  windowOfOtherPid,
-  type XWindow,
-} from './x11.js';
+  WaylandIds,
+  isWaylandWindowId,
+  placements,
+  rememberContainers,
+  session,
+  type Placement,
+} from './transport/wayland.js';
+import { activeWindow, describeWindow, listWindows, topWindowAt, type XWindow } from './transport/x11.js';
+import { descendsFrom, processFacts, processName } from '../shared/processes.js';
+import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
 
-export interface NativeHostOptions {
+export interface LinuxHostOptions {
   /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
   drivenBrowserPid(): Promise<number | null>;
   /**
@@ -48,26 +48,9 @@ export interface FieldReads {
   textAndCaret: Promise<[string, number]>;
 }
 
-/**
- * A window as the native route acts on it: X11 facts (or, for a Wayland-native window, the same facts from
- * AT-SPI and the compositor) plus its AT-SPI frame, when the app exposes one.
- */
-export interface WindowInfo extends XWindow {
-  /** How it is reached: X11 (XTest, X capture) or Wayland (AT-SPI, and the compositor's protocols). */
-  surface: 'x11' | 'wayland';
-  /** Whether `bounds` are where it is on the screen (a Wayland window's are known only from the compositor). */
-  placed: boolean;
-  frame: AccRef | null;
-  app: { bus: string; name: string } | null;
-  /** Owned by the browser Verity drives over CDP. */
-  driven: boolean;
-  /** A browser or Electron app (web content there is never confirmed natively). */
-  browserLike: boolean;
-}
-
 const BROWSER_NAMES = /chrom|electron|firefox|brave|msedge|opera|vivaldi|code|slack|discord|teams|signal|obsidian/i;
 
-export class NativeHost {
+export class LinuxHost implements NativeHost {
   private client: Promise<Atspi> | null = null;
   /** The same client once connected, for the calls that find it ready. */
   private connected: Atspi | null = null;
@@ -87,7 +70,7 @@ export class NativeHost {
   /** Reads started for one field as its type_text call arrived (prefetchField), until that call takes them. */
   private early: { ref: AccRef; reads: FieldReads } | null = null;
 
-  constructor(readonly options: NativeHostOptions) {}
+  constructor(readonly options: LinuxHostOptions) {}
 
   /**
    * Starts reading a field's states, text and caret for a call that is still being checked (see

@@ -3,7 +3,7 @@
 // the process. Characters without a key on the keyboard map are typed the way xdotool does it: a spare
 // keycode is mapped to their keysym for the keystroke, and unmapped once the keyboard has been idle a while.
 import { PNG } from 'pngjs';
-import { Refusal } from '../contract/refusal.js';
+import { Refusal } from '../../../contract/refusal.js';
 import { xServer } from './env.js';
 import {
   focusedWindow,

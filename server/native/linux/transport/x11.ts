@@ -1,8 +1,8 @@
 // X11 top-level windows: which there are, whose they are (pid), where they are, which one has focus, and
 // raising/focusing one. The queries go over Verity's own X connection (xproto.ts); raising a window is
 // left to xdotool, which knows each window manager's EWMH dance.
-import { readFileSync, readlinkSync } from 'node:fs';
-import { Refusal } from '../contract/refusal.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { windowGone } from '../../shared/window-refusals.js';
 import { x11Tool, xServer } from './env.js';
 import { focusMovedTo } from './settle.js';
 import { compositorSaysFocus, focusWindow, focusedWindow, isWaylandWindowId, windowAt } from './wayland.js';
@@ -21,23 +21,6 @@ export interface XWindow {
 }
 
 const BAD_WINDOW = /BadWindow|BadDrawable|No such window|Can't find window|X Error/i;
-
-/** The error for a window that is gone (closed before or during an action). */
-export function windowGone(id: number): Refusal {
-  return new Refusal(
-    'target_not_found',
-    `window ${id} does not exist (it closed); call list_windows for the open windows`,
-    { window_id: id },
-  );
-}
-
-/** The error for a window target whose `pid` is not the window's own (`actual`). */
-export function windowOfOtherPid(id: number, pid: number, actual: number | null): Refusal {
-  return new Refusal('target_not_found', `window ${id} belongs to pid ${actual}, not ${pid}; call list_windows`, {
-    window_id: id,
-    pid: actual,
-  });
-}
 
 async function tool(bin: string, args: string[], windowId?: number): Promise<string> {
   try {
@@ -167,49 +150,4 @@ export async function popupSurfaces(id: number): Promise<Array<{ x: number; y: n
     ),
   );
   return found.filter((s): s is NonNullable<typeof s> => !!s);
-}
-
-/** Whether `pid` is `ancestor` or one of its descendants (Chromium's renderers and GPU process). */
-export function descendsFrom(pid: number, ancestor: number): boolean {
-  let current = pid;
-  for (let i = 0; i < 16 && current > 1; i++) {
-    if (current === ancestor) return true;
-    try {
-      const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
-      current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch {
-      return false;
-    }
-  }
-  return false;
-}
-
-/** The executable name of a process (to tell browsers and Electron apps). */
-export function processName(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
-
-/**
- * What /proc says of a process, for the app policy: its executable ('' when another user's is unreadable),
- * its process name and its command line. Empty for a process that is gone.
- */
-export function processFacts(pid: number): { exe: string; comm: string; argv: string[] } {
-  const read = (what: () => string) => {
-    try {
-      return what();
-    } catch {
-      return '';
-    }
-  };
-  return {
-    exe: read(() => readlinkSync(`/proc/${pid}/exe`)).replace(/ \(deleted\)$/, ''),
-    comm: read(() => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()),
-    argv: read(() => readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
-      .split('\0')
-      .filter((arg, i, all) => arg !== '' || i < all.length - 1),
-  };
 }

@@ -15,7 +15,7 @@
 //    (loadScaledMs): the one wait here that proves nothing, and those apps' verdicts are never confirmed.
 // What was waited for, and how long, goes into the result's timings_ms (settle, settle_signal).
 import { availableParallelism, loadavg } from 'node:os';
-import type { ActionResult } from '../contract/driver.js';
+import type { ActionResult } from '../../../contract/driver.js';
 import { xServer } from './env.js';
 import { waylandSurface } from './wayland.js';
 import { cardinals, type XConnection } from './xproto.js';

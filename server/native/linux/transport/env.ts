@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { Refusal } from '../contract/refusal.js';
+import { Refusal } from '../../../contract/refusal.js';
 import { XConnection } from './xproto.js';
 
 const run = promisify(execFile);

@@ -9,8 +9,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { PNG } from 'pngjs';
-import { Refusal } from '../contract/refusal.js';
-import { detectSession, waylandRoutes, type DesktopSession, type WaylandRoutes } from '../contract/session-type.js';
+import { Refusal } from '../../../contract/refusal.js';
+import {
+  detectSession,
+  waylandRoutes,
+  type DesktopSession,
+  type WaylandRoutes,
+} from '../../../contract/session-type.js';
 
 /** Window ids of Wayland windows: above any X11 resource id (XIDs are below 2^29), so the two never meet. */
 export const WAYLAND_ID_BASE = 0x4000_0000;

@@ -1,10 +1,10 @@
 // AT-SPI2 over raw D-Bus method calls (dbus.ts): no proxy objects, which would introspect every object
 // first (a round trip per element, and toolkits answer introspection sparsely). One connection to the
 // accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
-import { Refusal } from '../contract/refusal.js';
-import { LIMITS } from '../limits.js';
-import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from './dbus.js';
-import { busSocketExists, sessionBusAddress } from './env.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { LIMITS } from '../../../limits.js';
+import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from '../transport/dbus.js';
+import { busSocketExists, sessionBusAddress } from '../transport/env.js';
 
 /** One accessible object: the app's unique bus name and the object path. */
 export interface AccRef {

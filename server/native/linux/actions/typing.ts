@@ -2,13 +2,13 @@
 // Text, is the confirmed route; without EditableText, XTest keystrokes (budgeted; characters the keymap
 // lacks on borrowed keycodes), read back through Text where the element has it. Web content is delivered
 // but never confirmed here.
-import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { maskSecrets } from '../contract/secrets.js';
-import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../contract/verdicts.js';
-import { IFACE, codePoints, type AccRef, type Atspi } from './atspi.js';
-import { dropDownValue, labelsUnder } from './dropdown.js';
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../../contract/driver.js';
+import { Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { maskSecrets } from '../../../contract/secrets.js';
+import { excerpt, judgeTextAt, judgeTextRead, judgeValue, stringIndex } from '../../../contract/verdicts.js';
+import { IFACE, codePoints, type AccRef, type Atspi } from '../atspi/model.js';
+import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
 import {
   aim,
   checkEnabled,
@@ -24,29 +24,23 @@ import {
   webLike,
   type Aim,
 } from './aim.js';
-import type { NativeHost } from './host.js';
-import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from './input.js';
-import { SettleLog, settleBeforeKeys, withSettle } from './settle.js';
-import { ROLE, STATE, TOGGLE_ROLES, calcCellEditorName, has } from './roles.js';
-import type { NativeRef } from './tree.js';
-import { activeWindow } from './x11.js';
+import type { LinuxHost } from '../host.js';
+import { clickAt, moveTo, pollUntil, pressKeys, typeKeys, untypable } from '../transport/input.js';
+import { SettleLog, settleBeforeKeys, withSettle } from '../transport/settle.js';
+import { ROLE, STATE, TOGGLE_ROLES, calcCellEditorName, has } from '../atspi/roles.js';
+import type { NativeRef } from '../atspi/tree.js';
+import { activeWindow } from '../transport/x11.js';
+import { SYNTHESIS_BUDGET_MS, maxChunkChars } from '../../shared/key-pace.js';
 
-/** How long a synthesized keystroke route may take in one call (the transport's budget), and per-key cost. */
-export const SYNTHESIS_BUDGET_MS = 10_000;
-export const PER_KEY_OVERHEAD_MS = 4;
 /** How long typed keys get to show in the element's text before what it holds is judged. */
 const KEYS_LANDED_WAIT_MS = 1000;
-
-export function maxChunkChars(delayMs: number): number {
-  return Math.max(1, Math.floor(SYNTHESIS_BUDGET_MS / (delayMs + PER_KEY_OVERHEAD_MS)));
-}
 
 /** How to type, with the target's delivery_mode (carried on the target; the driver hands it on here). */
 export type NativeTyping = TypeOptions & { deliveryMode: ResolvedTarget['deliveryMode'] };
 
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
 async function fieldOf(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   a: Aim,
   log: SettleLog,
@@ -93,7 +87,7 @@ async function fieldOf(
 const PASSWORD_TEXT = 'a password text (AT-SPI role "password text")';
 
 export async function typeNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   text: string,
   options: NativeTyping,
@@ -184,7 +178,7 @@ export function acceptsEdits(atk: boolean, states: [number, number]): boolean {
 }
 
 async function insertRoute(
-  host: NativeHost,
+  host: LinuxHost,
   a: Aim,
   el: NativeRef,
   states: [number, number],
@@ -498,7 +492,7 @@ function checkKeystrokes(what: string, text: string, options: NativeTyping): voi
  * the window holds can be read back.
  */
 async function blindKeys(
-  host: NativeHost,
+  host: LinuxHost,
   a: Aim,
   text: string,
   options: NativeTyping,
@@ -560,7 +554,7 @@ function roleLabel(role: number): string {
 
 /** set_value: a Value (number), a toggle (true/false), a combo box or list selection, or a text's contents. */
 export async function setValueNative(
-  host: NativeHost,
+  host: LinuxHost,
   target: ResolvedTarget,
   value: string,
   mode: 'background' | 'foreground' = 'background',

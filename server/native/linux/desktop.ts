@@ -1,0 +1,16 @@
+// The Linux desktop as the nutjs backend asks it (shared/desktop.ts): Verity's own X11 client, with the
+// Wayland compositor's answers where it says (x11.ts asks it).
+import type { LinuxDesktop } from '../shared/desktop.js';
+import { closeXServer, requireDisplay, xServer } from './transport/env.js';
+import { activate, activeWindow, describeWindow, listWindows, topWindowAt } from './transport/x11.js';
+
+export const linuxDesktop: LinuxDesktop = {
+  requireDisplay,
+  close: closeXServer,
+  listWindows,
+  describeWindow,
+  activeWindow,
+  activate,
+  topWindowAt,
+  keyboardMapping: async () => (await xServer()).keyboardMapping(),
+};
