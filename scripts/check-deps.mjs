@@ -20,6 +20,12 @@ const TREES = ['server', 'control-ui/src', 'extension', 'bench', 'scripts'];
 /** Packages that are CDP: importing them (types included) is speaking CDP. */
 const CDP_PACKAGES = ['puppeteer-core', 'devtools-protocol'];
 
+/**
+ * An action's page-agent part, beside its server half (server/cdp/actions/<name>.page.ts): bundled into the
+ * page agent, never loaded by the server at run time (its types may be imported).
+ */
+const PAGE_PART = /^server\/cdp\/actions\/[^/]+\.page\.ts$/;
+
 /** Leaf modules everybody shares: they import no folder above them (the contract below all aside). */
 const SHARED = [
   'server/activity.ts',
@@ -50,12 +56,47 @@ const LAYERS = [
     may: ['node:', 'zod'],
   },
   {
-    name: 'the page agent runs in the page: only the verdict types it shares with the server',
-    files: ['server/cdp/page-agent/'],
+    name: "the page agent runs in the page (page-agent/, and each action's page part beside it, actions/<name>.page.ts): only the verdict types it shares with the server",
+    files: ['server/cdp/page-agent/', PAGE_PART],
     may: ['server/contract/verdicts.ts', 'server/contract/drag-verdict.ts'],
     // Bundled into the page: whatever it reaches at run time (not `import type`), the shared verdicts'
     // own imports included, is its own files or `may`, and imports no Node built-in and no package.
     domSafe: true,
+  },
+  {
+    name: 'a CDP tab is one page: its session, page agent, lock, activity, guard and cursor; nothing of the browser that opened it, nor of the actions',
+    files: ['server/cdp/tab/'],
+    may: ['node:', 'puppeteer-core', 'server/contract/', 'server/policy.ts', 'server/cdp/page-agent/'],
+    cdp: true,
+  },
+  {
+    name: 'a CDP browser launches or attaches and hands out its tabs: it may use the tab layer, not the actions nor the driver',
+    files: ['server/cdp/browser/'],
+    may: [
+      'node:',
+      'puppeteer-core',
+      'ws',
+      'server/contract/',
+      'server/policy.ts',
+      'server/progress.ts',
+      'server/token.ts',
+      'server/cdp/tab/',
+    ],
+    cdp: true,
+  },
+  {
+    name: 'the CDP actions (one file each, over the shared aim toolbox) use the browser and the tab, and never import the driver above them',
+    files: ['server/cdp/actions/'],
+    may: [
+      'node:',
+      'puppeteer-core',
+      'server/contract/',
+      'server/cdp/browser/',
+      'server/cdp/tab/',
+      'server/cdp/page-agent/',
+      'server/cdp/snapshot.ts',
+    ],
+    cdp: true,
   },
   {
     name: 'the CDP route is a backend: no MCP, tools, gateway, core, sessions, nor the native route',
@@ -204,7 +245,7 @@ const LAYERS = [
       'server/core.ts',
       ...SHARED,
       // A constant: how long a CDP call may take, which a timeout refusal names.
-      'server/cdp/browser.ts',
+      'server/cdp/browser/browser.ts',
     ],
   },
   {
@@ -420,8 +461,12 @@ function scan(root, file) {
   return { imports, cdp };
 }
 
-/** Whether a path or package is one of `prefixes` (a folder ends in /; `node:` covers every built-in). */
-const matches = (path, prefixes) => prefixes.some((p) => path === p || path.startsWith(p));
+/**
+ * Whether a path or package is one of `prefixes` (a folder ends in /; `node:` covers every built-in; a RegExp
+ * matches whole paths, such as PAGE_PART).
+ */
+const matches = (path, prefixes) =>
+  prefixes.some((p) => (p instanceof RegExp ? p.test(path) : path === p || path.startsWith(p)));
 const packageOf = (specifier) =>
   specifier
     .split('/')
@@ -474,6 +519,13 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
       if (matches(named, layer.files) || matches(named, layer.may)) continue;
       problems.push(`${where}: not in its layer's allow-list; rule: ${layer.name}`);
     }
+    // An action's page part runs in the page only: the server imports its types, never its code.
+    if (layer && !layer.domSafe)
+      for (const imp of runtime.get(file))
+        if (imp.target && PAGE_PART.test(imp.target))
+          problems.push(
+            `${file}:${imp.line}: imports ${imp.specifier} at run time: an action's page part (*.page.ts) runs in the page only (the page agent bundles it); import its types only (import type)`,
+          );
     if (layer && !layer.cdp)
       for (const c of cdp)
         problems.push(

@@ -17,7 +17,7 @@ import type { VerityOptions } from './core.js';
 import { readGatewayFile } from './token.js';
 import type { KindValues } from './cli/kinds.js';
 import { PACKAGE_NAME, VERSION } from './version.js';
-import { CHANNELS, isChannel } from './cdp/discovery.js';
+import { CHANNELS, isChannel } from './cdp/browser/discovery.js';
 
 export type Command = 'start' | 'mcp' | 'doctor';
 

@@ -3,7 +3,7 @@
 // policy on tabs) is server/routing/router.ts; the call pipeline tools run in is server/mcp/pipeline.ts.
 import { Activity } from './activity.js';
 import { Approvals } from './approvals.js';
-import { BrowserHost, type BrowserOptions } from './cdp/browser.js';
+import { BrowserHost, type BrowserOptions } from './cdp/browser/browser.js';
 import { CallPipeline } from './mcp/pipeline.js';
 import { Policy } from './policy.js';
 import type { NativeBackendChoice } from './routing/native-backend.js';
@@ -15,7 +15,7 @@ import { Brake } from './sessions/brake.js';
 import { AuditStore } from './audit/store.js';
 import { noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
 import type { AuditActor } from './audit/store.js';
-import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/pool.js';
+import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/browser/pool.js';
 import { SecretEcho } from './contract/secret-echo.js';
 
 export interface VerityOptions extends BrowserOptions {

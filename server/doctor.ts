@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { findBrowser, type Channel } from './cdp/discovery.js';
+import { findBrowser, type Channel } from './cdp/browser/discovery.js';
 import { type NativeBackendChoice, nativeBackendOf } from './routing/native-backend.js';
 import { bounded } from './contract/bounded.js';
 import { detectSession } from './contract/session-type.js';

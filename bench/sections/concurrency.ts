@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRef, refArgName } from '../drivers/playwright.js';
 import { REPO_ROOT, startMcp, textOf, type McpSession } from '../mcp.js';
-import { findChromium } from '../../server/cdp/browser.js';
+import { findChromium } from '../../server/cdp/browser/browser.js';
 import { median } from '../stats.js';
 import type { BenchContext, Row, Section } from '../types.js';
 import { browserlessMissing, startBrowserless, type BrowserlessPool } from '../../test/helpers/browserless.js';

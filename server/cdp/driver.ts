@@ -1,23 +1,23 @@
 // The CDP route: actions on browser tabs, each verified by reading the page back from Verity's isolated
 // world. Pointer and key input is trusted input from Input.dispatch*; proof is what the page observed.
-// A thin driver over its parts (click.ts, keys.ts, scroll.ts, drag.ts, typing.ts, snapshot.ts), which
-// share the lower toolbox in aim.ts and never import this file (server/native/ is built the same way).
+// A thin driver over its parts (actions/: one file per action; snapshot.ts), which
+// share the lower toolbox in actions/aim.ts and never import this file (server/native/ is built the same way).
 import type { ActionArgs } from '../contract/actions.js';
 import type { ActionResult, Driver, ResolvedTarget, Snapshot } from '../contract/driver.js';
 import { withTiming } from '../contract/driver.js';
-import { tabOf, type CdpRoute } from './aim.js';
-import type { BrowserHost } from './browser.js';
-import { chooseSeveral } from './choose.js';
-import { click } from './click.js';
-import { drag } from './drag.js';
-import { hover } from './hover.js';
-import { pressKey } from './keys.js';
-import { scroll } from './scroll.js';
-import { SideEffectWatch } from './side-effects.js';
+import { tabOf, type CdpRoute } from './actions/aim.js';
+import type { BrowserHost } from './browser/browser.js';
+import { setValue } from './actions/set-value.js';
+import { click } from './actions/click.js';
+import { drag } from './actions/drag.js';
+import { hover } from './actions/hover.js';
+import { pressKey } from './actions/press-key.js';
+import { scroll } from './actions/scroll.js';
+import { SideEffectWatch } from './browser/side-effects.js';
 import { snapshotTab } from './snapshot.js';
-import type { Tab } from './tab.js';
-import { setValue, typeText } from './typing.js';
-import { withTabLock } from './tab-lock.js';
+import type { Tab } from './tab/tab.js';
+import { typeText } from './actions/type-text.js';
+import { withTabLock } from './tab/tab-lock.js';
 
 export class CdpDriver implements Driver {
   private readonly route: CdpRoute;
@@ -69,7 +69,6 @@ export class CdpDriver implements Driver {
     return this.delivered(target, () => typeText(this.route, target, text, options));
   }
   setValue(target: ResolvedTarget, { value }: ActionArgs['setValue']): Promise<ActionResult> {
-    if (Array.isArray(value)) return this.delivered(target, () => chooseSeveral(this.route, target, value));
     return this.delivered(target, () => setValue(this.route, target, value));
   }
   pressKey(target: ResolvedTarget, { key, modifiers }: ActionArgs['pressKey']): Promise<ActionResult> {

@@ -4,8 +4,8 @@
 // agent, and each operation here checks that the handle is this route's Tab.
 import type { TabHandle, TargetElement } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
-import type { ConsoleFilter, NetworkFilter } from './page-activity.js';
-import { Tab } from './tab.js';
+import type { ConsoleFilter, NetworkFilter } from './tab/page-activity.js';
+import { Tab } from './tab/tab.js';
 import { answerDialog, browserWindowOf, evaluateInPage } from './tab-commands.js';
 
 export type HistoryMove = 'back' | 'forward' | 'reload';

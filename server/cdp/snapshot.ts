@@ -3,7 +3,7 @@
 import type { Snapshot, SnapshotElement, SnapshotText } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
 import { elementToken } from '../contract/element-token.js';
-import type { Frame, Tab } from './tab.js';
+import type { Frame, Tab } from './tab/tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
 import type { TextRow } from './page-agent/outline-text.js';
 import { cutName, squash, withoutIconGlyphs } from './page-agent/names.js';

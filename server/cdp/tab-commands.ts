@@ -1,8 +1,8 @@
 // The browser route's page-level commands that the router and the tools ask for (tab ownership, window
 // matching, the page tool, thumbnails): the CDP they take stays here, in the backend, so the layers
 // above never speak the protocol (scripts/check-deps.mjs holds them to it).
-import { browserSession, type BrowserHost } from './browser.js';
-import type { Tab } from './tab.js';
+import { browserSession, type BrowserHost } from './browser/browser.js';
+import type { Tab } from './tab/tab.js';
 
 /** The tab that opened this one (a popup's opener), or null. */
 export async function openerIdOf(tab: Tab): Promise<string | null> {

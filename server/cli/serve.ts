@@ -40,7 +40,7 @@ export async function serverOptions(config: Config): Promise<VerityOptions> {
   // An origin policy puts Verity's policy proxy in front of a browser it launches: an upstream it cannot chain
   // to, or a --browser-arg that would take it out of the path, is a start error, not a failure at the first call.
   if (options.policy.filtersOrigins && !config['browser-url'] && !config['browser-endpoint']) {
-    const { chainedUpstream, checkBrowserArgs } = await import('../cdp/policy-proxy.js');
+    const { chainedUpstream, checkBrowserArgs } = await import('../cdp/browser/policy-proxy.js');
     try {
       if (config['proxy-server']) chainedUpstream(config['proxy-server']);
       checkBrowserArgs(config['browser-arg'] ?? []);
@@ -52,7 +52,7 @@ export async function serverOptions(config: Config): Promise<VerityOptions> {
   // A browser binary the operator named is looked for now (a typo is a start error), not at the first call
   // that needs a tab. A --channel, or the default search, is still looked for then: it may be installed later.
   if (config.chromium && !config['browser-url'] && !config['browser-endpoint']) {
-    const { findChromium } = await import('../cdp/browser.js');
+    const { findChromium } = await import('../cdp/browser/browser.js');
     try {
       findChromium(config.chromium);
     } catch (e) {

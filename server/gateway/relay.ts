@@ -16,7 +16,7 @@
 import { errorCodeOf, errorTag, RelayCommandError, type RelayErrorCode } from '../errors.js';
 import { randomBytes } from 'node:crypto';
 import type { ConnectionTransport } from 'puppeteer-core';
-import { BrowserHost } from '../cdp/browser.js';
+import { BrowserHost } from '../cdp/browser/browser.js';
 import type { GatewayConnection } from './connection.js';
 import { GatewayError } from './protocol.js';
 

@@ -6,7 +6,7 @@
 // a 1280x800 page scaled into a narrow panel. The override belongs to that session: stopping the
 // screencast (or the panel's connection going away) detaches it and the tab gets its own size back.
 import type { Frame, Protocol } from 'puppeteer-core';
-import type { Tab } from '../cdp/tab.js';
+import type { Tab } from '../cdp/tab/tab.js';
 import type { PanelInput } from '../contract/wire.js';
 
 export interface PanelViewport {

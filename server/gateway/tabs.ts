@@ -1,8 +1,8 @@
 // The tabs the gateway's methods show and drive (the browser panel, operator input, tabs.assign), looked up
 // through the router's operator lookups, never by the gateway in the browser itself: ownership lives in the
 // router, and the tab strip of a session agrees with it. Showing a tab never launches a browser.
-import type { BrowserHost } from '../cdp/browser.js';
-import type { Tab } from '../cdp/tab.js';
+import type { BrowserHost } from '../cdp/browser/browser.js';
+import type { Tab } from '../cdp/tab/tab.js';
 import type { Router } from '../routing/router.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SessionRow } from '../sessions/summary.js';

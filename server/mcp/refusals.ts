@@ -1,6 +1,6 @@
 // Failures that are not Verity's own refusals (the browser, a tab, the extension relay) as the refusals the
 // contract names, saying what happened and whether a retry is safe.
-import { PROTOCOL_TIMEOUT_MS } from '../cdp/browser.js';
+import { PROTOCOL_TIMEOUT_MS } from '../cdp/browser/browser.js';
 import { errorCodeOf, isDefect } from '../errors.js';
 import { Refusal } from '../contract/refusal.js';
 

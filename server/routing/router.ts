@@ -2,11 +2,11 @@
 // X11), over both drivers, the element tokens of snapshots, tab ownership between MCP connections, and
 // the origin policy on every tab a call reaches. The router knows nothing of MCP or of tools: a caller is
 // a connection id and the session a call was admitted to.
-import type { BrowserHost } from '../cdp/browser.js';
-import { flushCursors, hideCursor } from '../cdp/cursor-overlay.js';
+import type { BrowserHost } from '../cdp/browser/browser.js';
+import { flushCursors, hideCursor } from '../cdp/tab/cursor-overlay.js';
 import { CdpDriver } from '../cdp/driver.js';
-import { guardRequests } from '../cdp/guard.js';
-import type { Tab } from '../cdp/tab.js';
+import { guardRequests } from '../cdp/tab/guard.js';
+import type { Tab } from '../cdp/tab/tab.js';
 import { closePage } from '../cdp/page-ops.js';
 import { browserProcessPid, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
 // The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().

@@ -10,9 +10,9 @@
 // timeout, a crash) is remembered: the call it happened in, or else the connection's next call that needs a
 // browser, is refused `browser_lost` saying why; the call after that connects a fresh one. Nothing is
 // reconnected or retried silently.
-import { BrowserHost, type BrowserOptions } from '../cdp/browser.js';
+import { BrowserHost, type BrowserOptions } from '../cdp/browser/browser.js';
 import { CdpDriver } from '../cdp/driver.js';
-import { connectToPool, lossMessage, redactEndpoint, type PoolEndpoint, type PoolLoss } from '../cdp/pool.js';
+import { connectToPool, lossMessage, redactEndpoint, type PoolEndpoint, type PoolLoss } from '../cdp/browser/pool.js';
 import { currentProgress } from '../progress.js';
 import { Refusal } from '../contract/refusal.js';
 import type { Session, SessionManager } from '../sessions/manager.js';

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type BrowserContext } from 'puppeteer-core';
-import { browserSession } from '../../server/cdp/browser.js';
+import { browserSession } from '../../server/cdp/browser/browser.js';
 import { launchChromium, type TestBrowser } from '../helpers/chromium.js';
 import { serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { sleep, wrap } from '../helpers/gateway.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import puppeteer, { type Browser, type Page, type WebWorker } from 'puppeteer-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
+import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser/browser.js';
 import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
 import { ROOT, serveFixtures, type FixtureServer } from '../helpers/fixtures.js';
 import { killPid, sleep, waitFor, wrap } from '../helpers/gateway.js';

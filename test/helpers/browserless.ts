@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findChromium } from '../../server/cdp/browser.js';
+import { findChromium } from '../../server/cdp/browser/browser.js';
 import { PEER_NODE, PEERS_DIR, peerPath, peersMissing } from './peers.js';
 
 const PACKAGE = peerPath('@browserless.io/browserless');

@@ -4,7 +4,7 @@ import puppeteer, { type Browser, type BrowserContext, type Page, type Protocol 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
+import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser/browser.js';
 import { bounded } from '../../server/contract/bounded.js';
 import { CdpConnection } from '../../bench/cdp.js';
 

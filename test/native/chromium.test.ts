@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser.js';
+import { CHROMIUM_FLAGS, findChromium } from '../../server/cdp/browser/browser.js';
 import { missingTools, startDesktop, until as untilOnDesktop, type Desktop } from './desktop.js';
 
 const missing =

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { cleanStaleProfiles, newProfile, profileOwner, sandboxArgs } from '../../server/cdp/lifetime.js';
+import { cleanStaleProfiles, newProfile, profileOwner, sandboxArgs } from '../../server/cdp/browser/lifetime.js';
 import { parseFlags } from '../../server/cli.js';
 
 describe('the sandbox', () => {

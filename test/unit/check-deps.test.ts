@@ -165,3 +165,42 @@ test('the contract is the bottom floor: backends import it and never routing/, a
   );
   assert.equal(problems.length, 3, problems.join('\n'));
 });
+
+test("an action's page part (actions/<name>.page.ts) is page agent code: DOM-safe, and the server imports only its types", async () => {
+  const { problems, has } = await checkTree({
+    'server/cdp/page-agent/index.ts': "import { seen } from '../actions/hover.page.js';\nexport const a = seen;\n",
+    'server/cdp/actions/hover.page.ts':
+      "import { readFileSync } from 'node:fs';\nimport type { X } from './aim.js';\nexport const seen = readFileSync;\nexport type Y = X;\n",
+    'server/cdp/actions/aim.ts': 'export type X = 1;\n',
+    'server/cdp/actions/hover.ts':
+      "import type { Y } from './hover.page.js';\nimport { seen } from './hover.page.js';\nexport const h: [Y?, unknown?] = [undefined, seen];\n",
+  });
+  has(/^server\/cdp\/actions\/hover\.page\.ts:1: imports node:fs at run time: the page cannot load it/);
+  has(
+    /^server\/cdp\/actions\/hover\.page\.ts:2: imports \.\/aim\.js \(types\): not in its layer's allow-list; rule: the page agent runs in the page/,
+  );
+  has(/^server\/cdp\/actions\/hover\.page\.ts:1: imports node:fs: not in its layer's allow-list/);
+  has(/^server\/cdp\/actions\/hover\.ts:2: imports \.\/hover\.page\.js at run time: an action's page part/);
+  assert.equal(problems.length, 4, problems.join('\n'));
+});
+
+test('the CDP layers: a tab knows no browser, a browser no action, an action never the driver', async () => {
+  const { problems, has } = await checkTree({
+    'server/cdp/driver.ts': "import { click } from './actions/click.js';\nexport const d = click;\n",
+    'server/cdp/actions/click.ts': "import { CdpDriver } from '../driver.js';\nexport const click = CdpDriver;\n",
+    'server/cdp/browser/browser.ts': "import { click } from '../actions/click.js';\nexport const b = click;\n",
+    'server/cdp/tab/tab.ts': "import { b } from '../browser/browser.js';\nexport const t = b;\n",
+  });
+  has(
+    /^server\/cdp\/actions\/click\.ts:1: imports \.\.\/driver\.js: not in its layer's allow-list; rule: the CDP actions/,
+  );
+  has(
+    /^server\/cdp\/browser\/browser\.ts:1: imports \.\.\/actions\/click\.js: not in its layer's allow-list; rule: a CDP browser/,
+  );
+  has(
+    /^server\/cdp\/tab\/tab\.ts:1: imports \.\.\/browser\/browser\.js: not in its layer's allow-list; rule: a CDP tab/,
+  );
+  // The driver <-> action import above is also a cycle.
+  has(/^import cycle/);
+  assert.equal(problems.length, 4, problems.join('\n'));
+});

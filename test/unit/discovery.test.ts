@@ -2,7 +2,7 @@
 // The disk is replaced by a set of "installed" paths, so each OS's layout is checked here on any OS.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHANNELS, candidates, findBrowser, pathDirs } from '../../server/cdp/discovery.js';
+import { CHANNELS, candidates, findBrowser, pathDirs } from '../../server/cdp/browser/discovery.js';
 import { Refusal } from '../../server/contract/refusal.js';
 
 const installed = (...paths: string[]) => ({ isExecutable: (p: string) => paths.includes(p) });

@@ -15,7 +15,7 @@ import {
   shownUrl,
   type ConsoleEntry,
   type RequestEntry,
-} from '../../server/cdp/page-activity.js';
+} from '../../server/cdp/tab/page-activity.js';
 import { summarize } from '../../server/tools/define.js';
 import type { ActionResult } from '../../server/contract/driver.js';
 

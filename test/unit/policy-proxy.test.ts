@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { chainedUpstream, checkBrowserArgs, PolicyProxy } from '../../server/cdp/policy-proxy.js';
+import { chainedUpstream, checkBrowserArgs, PolicyProxy } from '../../server/cdp/browser/policy-proxy.js';
 import { Policy } from '../../server/policy.js';
 
 const listen = async <S extends Server | import('node:net').Server>(server: S): Promise<number> => {

@@ -1,7 +1,7 @@
 // The pool's answers as refusals, and the pool options on the command line (issue #18): pure logic, in process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lossMessage, redactEndpoint, refusalForStatus } from '../../server/cdp/pool.js';
+import { lossMessage, redactEndpoint, refusalForStatus } from '../../server/cdp/browser/pool.js';
 import { parseFlags, UsageError } from '../../server/cli.js';
 
 const endpoint = { url: 'ws://pool.example:3000/chromium?token=s3cret', headers: {}, connectTimeoutMs: 1000 };

@@ -1,9 +1,9 @@
 // hover on a tab: the pointer moved onto an element or a point (a trusted mouseMoved), confirmed when what
 // the hover opened can be read back: things that became visible (a :hover menu, a mouseenter menu, a
 // tooltip). Nothing new visible proves nothing (the hover may only restyle): unverifiable, never no_effect.
-import type { ActionResult, Evidence, ResolvedTarget } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
+import type { ActionResult, Evidence, ResolvedTarget } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
 import {
   aim,
   describeEvents,

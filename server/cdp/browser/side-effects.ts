@@ -7,10 +7,10 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { join, extname, basename } from 'node:path';
 import type { Browser, CDPSession, Protocol } from 'puppeteer-core';
 import { browserSession, type BrowserHost } from './browser.js';
-import { configDir } from '../token.js';
+import { configDir } from '../../token.js';
 
-export type { DownloadEffect, SideEffect } from '../contract/wire.js';
-import type { DownloadEffect, SideEffect } from '../contract/wire.js';
+export type { DownloadEffect, SideEffect } from '../../contract/wire.js';
+import type { DownloadEffect, SideEffect } from '../../contract/wire.js';
 
 /** Where downloads are saved: VERITY_DOWNLOAD_DIR, else `<config dir>/downloads`. */
 export function downloadDir(): string {

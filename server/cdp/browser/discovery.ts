@@ -2,7 +2,7 @@
 // environment in, places out) so each OS's list is unit-tested here; only findBrowser() touches the disk.
 import { accessSync, constants, statSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
-import { Refusal } from '../contract/refusal.js';
+import { Refusal } from '../../contract/refusal.js';
 
 export const CHANNELS = [
   'chromium',

@@ -1,13 +1,13 @@
 // click on a tab: trusted mouse input at the point the page agent hit-tested, proved by the events that
 // reached the element (or, for a link that navigated, by the navigation).
-import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import { judgePointer } from '../contract/verdicts.js';
+import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
+import { judgePointer } from '../../contract/verdicts.js';
 import { aim, describeEvents, mouseClick, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
-import { queueCursor } from './cursor-overlay.js';
-import type { Watched } from './page-agent/core.js';
-import { INPUT_SETTLE_MS } from './side-effects.js';
+import { queueCursor } from '../tab/cursor-overlay.js';
+import type { Watched } from '../page-agent/core.js';
+import { INPUT_SETTLE_MS } from '../browser/side-effects.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 

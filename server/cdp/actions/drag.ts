@@ -1,12 +1,12 @@
 // drag on a tab: press, a path of moves with the button held, release, as trusted mouse input; proved by
 // which elements got the press and the release.
 import type { Protocol } from 'puppeteer-core';
-import type { ActionResult, DragOptions, ResolvedTarget } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
+import type { ActionResult, DragOptions, ResolvedTarget } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
 import { dialogResult, notePointer, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
-import { queueCursor } from './cursor-overlay.js';
-import { INPUT_SETTLE_MS } from './side-effects.js';
-import { judgeDrag } from '../contract/drag-verdict.js';
+import { queueCursor } from '../tab/cursor-overlay.js';
+import { INPUT_SETTLE_MS } from '../browser/side-effects.js';
+import { judgeDrag } from '../../contract/drag-verdict.js';
 
 /** A drag with the side effects it caused (a drop can open a tab or start a download). */
 export function drag(route: CdpRoute, target: ResolvedTarget, options: DragOptions): Promise<ActionResult> {

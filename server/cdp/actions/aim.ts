@@ -4,14 +4,14 @@
 // and the ActionResult shapes. It imports neither the parts nor the driver: no import circle (a part that
 // clicks first, like typing.ts and keys.ts, imports click.ts directly).
 import type { Protocol } from 'puppeteer-core';
-import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../contract/driver.js';
-import { withTiming, type Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
-import type { BrowserHost } from './browser.js';
-import type { Refused, Watched } from './page-agent/core.js';
-import type { SideEffectWatch } from './side-effects.js';
-import { frameOf, tokenInLatest, type TabElementRef } from './snapshot.js';
-import { Tab, type Frame } from './tab.js';
+import type { ActionResult, ClickOptions, Evidence, ResolvedTarget } from '../../contract/driver.js';
+import { withTiming, type Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { BrowserHost } from '../browser/browser.js';
+import type { Refused, Watched } from '../page-agent/core.js';
+import type { SideEffectWatch } from '../browser/side-effects.js';
+import { frameOf, tokenInLatest, type TabElementRef } from '../snapshot.js';
+import { Tab, type Frame } from '../tab/tab.js';
 
 const MODIFIER_BITS: Record<string, number> = { alt: 1, ctrl: 2, control: 2, meta: 4, cmd: 4, command: 4, shift: 8 };
 

@@ -1,26 +1,24 @@
-// type_text and set_value on a tab. Text goes in with Input.insertText (trusted input, one commit, the way
+// type_text on a tab. Text goes in with Input.insertText (trusted input, one commit, the way
 // an IME delivers it); a rich editor gets Enter between lines, and a code editor takes it through its own
 // paste path (page-agent/code-editors.ts), where its auto-indent, bracket closing and completion do not act.
 // The field is read back at once and again after the page settles (a code editor's whole document from
 // its model), and the result says exactly what landed. A second method is tried only when the read-back
 // proves nothing landed, so text can never arrive twice.
-import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
+import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
 import {
   describeEvents,
   dialogResult,
   focusedFrame,
-  mouseClick,
   result,
   tabOf,
   withSideEffects,
   type CdpRoute,
 } from './aim.js';
 import { click } from './click.js';
-import { quickFrameOf, type TabElementRef } from './snapshot.js';
-import type { Frame, Tab } from './tab.js';
-import type { ValuePlan, ValueReading } from './page-agent/fields.js';
+import { quickFrameOf, type TabElementRef } from '../snapshot.js';
+import type { Frame, Tab } from '../tab/tab.js';
 import type {
   FieldPrepared,
   HeldReadBack,
@@ -28,8 +26,9 @@ import type {
   SinkReady,
   TextFieldReady,
   ValueInputReady,
-} from './page-agent/replies.js';
-import { queueCursor } from './cursor-overlay.js';
+} from '../page-agent/replies.js';
+import { queueCursor } from '../tab/cursor-overlay.js';
+import { CTRL, DialogOpened, fieldRefusal, pressEnter, pressNamedKey, send } from './field-input.js';
 import {
   excerpt,
   judgeShownText,
@@ -37,11 +36,10 @@ import {
   judgeValue,
   numberFieldRejects,
   type FieldState,
-} from '../contract/verdicts.js';
-import { maskSecrets } from '../contract/secrets.js';
+} from '../../contract/verdicts.js';
+import { maskSecrets } from '../../contract/secrets.js';
 
-// The verdict rules are pure and live in contract/verdicts.ts (unit-tested); re-exported for old importers.
-export { excerpt, judgeText as judge };
+// The verdict rules are pure and live in contract/verdicts.ts (unit-tested).
 const judge = judgeText;
 
 /** type_text, with what arrived during it (no extra listening). */
@@ -52,11 +50,6 @@ export function typeText(
   options: TypeOptions,
 ): Promise<ActionResult> {
   return withSideEffects(route, target, () => typeIntoTab(route, target, text, options));
-}
-
-/** set_value, with what arrived during it (no extra listening). */
-export function setValue(route: CdpRoute, target: ResolvedTarget, value: string): Promise<ActionResult> {
-  return withSideEffects(route, target, () => setValueOnTab(route, target, value));
 }
 
 async function typeIntoTab(
@@ -273,28 +266,6 @@ async function insertText(tab: Tab, text: string, delivery: 'insert_text' | 'lin
   }
 }
 
-/** CDP's modifier bit for Control. */
-const CTRL = 2;
-
-async function pressNamedKey(tab: Tab, key: string, code: number, modifiers = 0): Promise<void> {
-  await send(tab, 'Input.dispatchKeyEvent', {
-    type: 'rawKeyDown',
-    key,
-    code: key,
-    windowsVirtualKeyCode: code,
-    nativeVirtualKeyCode: code,
-    modifiers,
-  });
-  await send(tab, 'Input.dispatchKeyEvent', {
-    type: 'keyUp',
-    key,
-    code: key,
-    windowsVirtualKeyCode: code,
-    nativeVirtualKeyCode: code,
-    modifiers,
-  });
-}
-
 /**
  * date, time, color, range...: a field that holds one value and has no caret. The text becomes its whole
  * value, checked first against what the field would store (nothing is done when it would store
@@ -376,12 +347,6 @@ async function typeIntoSink(
   };
 }
 
-async function pressEnter(tab: Tab): Promise<void> {
-  const key = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
-  await send(tab, 'Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: '\r', unmodifiedText: '\r' });
-  await send(tab, 'Input.dispatchKeyEvent', { type: 'keyUp', ...key });
-}
-
 /**
  * Types `text` as key events and laps the delivery; a dialog a key opened ends the action, as its result
  * (null when the keys went through).
@@ -425,183 +390,4 @@ function keyOf(char: string): { key: string; code?: string; windowsVirtualKeyCod
   if (/^[0-9]$/.test(char)) return { key: char, code: `Digit${char}`, windowsVirtualKeyCode: char.charCodeAt(0) };
   if (char === ' ') return { key: char, code: 'Space', windowsVirtualKeyCode: 32 };
   return { key: char };
-}
-
-/** A dialog opened while input was being delivered: the page is frozen until it is answered. */
-class DialogOpened extends Error {}
-
-async function send(
-  tab: Tab,
-  method: 'Input.insertText' | 'Input.dispatchKeyEvent',
-  params: Record<string, unknown>,
-): Promise<void> {
-  if ((await tab.unlessDialog(tab.session.send(method as 'Input.insertText', params as never))) === 'dialog')
-    throw new DialogOpened();
-}
-
-function fieldRefusal(code: string, detail: string): Refusal {
-  switch (code) {
-    case 'element_disabled':
-      return new Refusal('element_disabled', `${detail} is disabled and cannot take text`);
-    case 'element_readonly':
-      return new Refusal('element_readonly', `${detail} is read-only; nothing was typed`);
-    case 'not_editable':
-      return new Refusal(
-        'not_editable',
-        `${detail} does not take text; pass the element_token of a text field or editor`,
-      );
-    case 'focus_failed':
-      return new Refusal('focus_failed', `${detail} would not take focus, so nothing was typed`);
-    case 'caret_not_placed':
-      return new Refusal(
-        'focus_failed',
-        `${detail} kept moving its caret or selection away from the end after it was focused (typing would have landed elsewhere or replaced a selection), so nothing was typed; click where the text should go, then type_text without an element_token`,
-        { retryable: true },
-      );
-    default:
-      return new Refusal('target_not_found', `${code}: ${detail}`);
-  }
-}
-
-async function setValueOnTab(route: CdpRoute, target: ResolvedTarget, value: string): Promise<ActionResult> {
-  const sw = new Stopwatch();
-  if (!target.element)
-    throw new Refusal('invalid_arguments', 'set_value needs an element_token (from get_window_state)');
-  const tab = tabOf(target);
-  const ref = target.element.ref as TabElementRef;
-  const frame = quickFrameOf(tab, ref);
-  const snapshotId = target.element.snapshotId;
-  const plan = await tab.call(frame, 'setValue', snapshotId, ref.local, value);
-  if (plan.refusal) {
-    if (plan.refusal === 'invalid_arguments') throw new Refusal('invalid_arguments', `value: ${plan.detail}`);
-    if (plan.refusal === 'no_such_option')
-      throw new Refusal('no_such_option', `value: no option matches "${value}"; ${plan.detail}`);
-    throw fieldRefusal(plan.refusal, plan.detail);
-  }
-  if (plan.kind === 'combobox') return chooseOption(route, tab, frame, target, sw, value, plan);
-  sw.lap('resolve');
-  if (plan.kind === 'toggle' && plan.needsClick) {
-    await click(route, target, { button: 'left', count: 1, modifiers: [] });
-  } else if (plan.kind === 'text') {
-    // Replacing text is what set_value asks for: select it all, then one trusted insertion (or a delete).
-    if (!(await tab.call(frame, 'selectAllIn', snapshotId, ref.local)))
-      throw new Refusal('focus_failed', 'the field would not take focus');
-    try {
-      if (value) await send(tab, 'Input.insertText', { text: value });
-      else {
-        await pressDelete(tab);
-      }
-    } catch (e) {
-      if (e instanceof DialogOpened) {
-        sw.lap('deliver');
-        return dialogResult(sw, 'the field', 'setting its value');
-      }
-      throw e;
-    }
-  }
-  sw.lap('deliver');
-  const now = await tab.call(frame, 'settledValue', snapshotId, ref.local);
-  sw.lap('verify');
-  const expected = plan.expected;
-  const matches = expected.checked !== null ? now.checked === expected.checked : now.value === expected.value;
-  const show = (v: ValueReading) =>
-    v.checked !== null ? `checked=${v.checked}` : v.label ? `${v.value} (${v.label})` : v.value;
-  const evidence: Evidence[] = [
-    {
-      kind: plan.kind === 'toggle' ? 'checked_state' : 'field_value',
-      expected: show(expected),
-      observed: show(now),
-      detail: `before: ${show(plan.before)}`,
-    },
-  ];
-  const unchanged = show(now) === show(plan.before);
-  const effect = matches ? 'confirmed' : unchanged ? 'no_effect' : 'mismatch';
-  const set: ActionResult = { ...result(effect, sw, evidence), ...(matches ? {} : { observed: show(now) }) };
-  const secret = 'secret' in plan ? plan.secret : undefined;
-  return secret ? maskSecrets(set, secret, [value, plan.before.value, now.value]) : set;
-}
-
-type ComboboxPlan = Extract<ValuePlan, { kind: 'combobox' }>;
-
-/**
- * set_value on a select-like combobox (react-select, Downshift...): its search text is not its value, so
- * the option itself is chosen, as a user does: type the value to filter (or open the list), click the
- * option with a trusted click, then read back that the option got the click, the list closed and the
- * combobox shows the option. Typing alone is never reported as a selection.
- */
-async function chooseOption(
-  route: CdpRoute,
-  tab: Tab,
-  frame: Frame,
-  target: ResolvedTarget,
-  sw: Stopwatch,
-  value: string,
-  plan: ComboboxPlan,
-): Promise<ActionResult> {
-  const snapshotId = target.element!.snapshotId;
-  const local = (target.element!.ref as TabElementRef).local;
-  sw.lap('resolve');
-  try {
-    if (plan.typeable) {
-      if (!(await tab.call(frame, 'selectAllIn', snapshotId, local)))
-        throw new Refusal('focus_failed', `${plan.describe} would not take focus; nothing was chosen`);
-      await send(tab, 'Input.insertText', { text: value }); // the search text filters the options
-    } else {
-      await click(route, target, { button: 'left', count: 1, modifiers: [] }); // opens the list
-    }
-    const option = await tab.call(frame, 'findOption', snapshotId, local, value);
-    if (option.refusal) throw fieldRefusal(option.refusal, option.detail ?? '');
-    if (!option.found) {
-      // Leave the widget as it was found: the search text cleared, the list closed.
-      if (plan.typeable && (await tab.call(frame, 'selectAllIn', snapshotId, local))) {
-        await pressDelete(tab);
-        // With the search text gone the list shows everything it offers.
-        const all = await tab.call(frame, 'offeredOptions', snapshotId, local);
-        if (all.length) option.offered = all;
-      }
-      await pressNamedKey(tab, 'Escape', 27);
-      throw new Refusal(
-        'no_such_option',
-        `value: ${plan.describe} lists no option "${value}" (it lists: ${option.offered?.length ? option.offered.join(', ') : 'nothing'}); nothing was chosen${plan.typeable ? ' and the search text was cleared' : ''}`,
-      );
-    }
-    if ((await mouseClick(tab, option.x, option.y, { button: 'left', count: 1, modifiers: [] })) === 'dialog')
-      return dialogResult(sw, plan.describe, 'choosing an option');
-    sw.lap('deliver');
-    const after = await tab.call(frame, 'comboboxAfter', snapshotId, local);
-    sw.lap('verify');
-    const shown = after.shows.includes(option.label);
-    const chosen = after.clicked > 0 && !after.expanded && shown;
-    const evidence: Evidence[] = [
-      {
-        kind: 'event',
-        expected: `trusted click on ${option.describe}`,
-        observed: after.clicked > 0 ? `the option received the trusted click` : 'no click reached the option',
-      },
-      {
-        kind: 'selection',
-        expected: option.label,
-        observed: after.shows,
-        detail: `before: ${plan.before.value || '(nothing shown)'}; the list is ${after.expanded ? 'still open' : 'closed'}`,
-      },
-    ];
-    const effect = chosen ? 'confirmed' : after.shows === plan.before.value ? 'no_effect' : 'mismatch';
-    return {
-      ...result(effect, sw, evidence, { target: plan.describe, method: 'choose_option' }),
-      ...(chosen ? {} : { observed: after.shows }),
-    };
-  } catch (e) {
-    if (e instanceof DialogOpened) {
-      sw.lap('deliver');
-      return dialogResult(sw, plan.describe, 'choosing an option');
-    }
-    throw e;
-  }
-}
-
-/** A trusted Delete key press: empties a field whose text is selected. */
-async function pressDelete(tab: Tab): Promise<void> {
-  for (const type of ['keyDown', 'keyUp'] as const) {
-    await send(tab, 'Input.dispatchKeyEvent', { type, key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
-  }
 }

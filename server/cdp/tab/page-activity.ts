@@ -10,7 +10,7 @@
 // action's path. Which entries an action caused is decided by order of arrival (a sequence number taken
 // when the action begins), so a request started before the action is never its, even when it ends during it.
 import type { ConsoleMessage, Frame as PuppeteerFrame, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
-import type { ActionCaused } from '../contract/driver.js';
+import type { ActionCaused } from '../../contract/driver.js';
 
 /** How many requests and console messages each tab keeps; past it the oldest go and are counted. */
 export const MAX_REQUESTS_KEPT = 500;

@@ -4,12 +4,12 @@
 // drive), the sandbox on unless running as root on Linux, and it ends with the server (see lifetime.ts).
 import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, CDPSession, ConnectionTransport, Page, Target } from 'puppeteer-core';
-import { bounded } from '../contract/bounded.js';
-import { Refusal } from '../contract/refusal.js';
-import type { Policy } from '../policy.js';
-import { PAGE_CALL_TIMEOUT_MS, Tab } from './tab.js';
+import { bounded } from '../../contract/bounded.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { Policy } from '../../policy.js';
+import { PAGE_CALL_TIMEOUT_MS, Tab } from '../tab/tab.js';
 import { findBrowser, type Channel } from './discovery.js';
-import { guardBrowser } from './guard.js';
+import { guardBrowser } from '../tab/guard.js';
 import { cleanStaleProfiles, newProfile, sandboxArgs, startWatchdog, type Watchdog } from './lifetime.js';
 import { checkBrowserArgs, PolicyProxy } from './policy-proxy.js';
 

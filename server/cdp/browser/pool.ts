@@ -7,8 +7,8 @@
 // session's next call is refused `browser_lost`. Nothing is retried here: each connect is tried once.
 import WebSocket from 'ws';
 import type { ConnectionTransport } from 'puppeteer-core';
-import { Refusal } from '../contract/refusal.js';
-import { reportWhile, type Progress } from '../progress.js';
+import { Refusal } from '../../contract/refusal.js';
+import { reportWhile, type Progress } from '../../progress.js';
 
 export interface PoolEndpoint {
   /** ws:// or wss:// URL of the pool (its token may be in the query: ?token=...). */

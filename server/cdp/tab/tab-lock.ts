@@ -15,8 +15,8 @@
 // A first call into another frame takes the lock first with an evaluate of its own.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { bounded } from '../contract/bounded.js';
-import { Refusal } from '../contract/refusal.js';
+import { bounded } from '../../contract/bounded.js';
+import { Refusal } from '../../contract/refusal.js';
 import type { CDPSession } from 'puppeteer-core';
 
 /** The frame a page-agent call goes to, as far as the lock cares (tab.ts's Frame has more). */

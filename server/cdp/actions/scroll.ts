@@ -1,12 +1,12 @@
 // scroll on a tab: one wheel turn where the element's scroll container (or the page) is what scrolls,
 // proved by its offsets once they stop moving.
-import type { ActionResult, Evidence, ResolvedTarget, ScrollOptions } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
+import type { ActionResult, Evidence, ResolvedTarget, ScrollOptions } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
 import { aimRefusal, dialogResult, result, scaleOf, tabOf, withSideEffects, type CdpRoute } from './aim.js';
-import { queueCursor } from './cursor-overlay.js';
-import type { ScrollOffsets } from './page-agent/motion.js';
-import { frameOf, type TabElementRef } from './snapshot.js';
-import type { Frame } from './tab.js';
+import { queueCursor } from '../tab/cursor-overlay.js';
+import type { ScrollOffsets } from '../page-agent/motion.js';
+import { frameOf, type TabElementRef } from '../snapshot.js';
+import type { Frame } from '../tab/tab.js';
 
 /** A scroll, with what arrived during it (no extra listening: a wheel rarely opens anything). */
 export function scroll(route: CdpRoute, target: ResolvedTarget, options: ScrollOptions): Promise<ActionResult> {

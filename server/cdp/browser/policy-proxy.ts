@@ -23,7 +23,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { connect, isIP, type Socket } from 'node:net';
-import type { Policy } from '../policy.js';
+import type { Policy } from '../../policy.js';
 
 /** Client connections held at once (a page opens six per host; a busy session a few dozen). */
 const MAX_CLIENT_CONNECTIONS = 256;

@@ -3,15 +3,15 @@
 // from a frame's own viewport to the tab's top-level viewport (what Input.dispatchMouseEvent expects).
 import { readFileSync } from 'node:fs';
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
-import { bounded } from '../contract/bounded.js';
-import { Refusal } from '../contract/refusal.js';
-import type { PageAgent } from './page-agent/index.js';
+import { bounded } from '../../contract/bounded.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { PageAgent } from '../page-agent/index.js';
 import { foldTabLock, WARM_TAB_LOCK } from './tab-lock.js';
 import { HANDLER_HOOK_SOURCE } from './handler-hook.js';
 import { PageActivity } from './page-activity.js';
 
 /** The page agent (server/cdp/page-agent/), bundled into one script by scripts/build-page-agent.mjs. */
-const AGENT_BUNDLE = new URL('./page-agent.bundle.js', import.meta.url);
+const AGENT_BUNDLE = new URL('../page-agent.bundle.js', import.meta.url);
 let agentSource: string | undefined;
 /** What a new world evaluates: the page agent, then the tab lock's warm-up (tab-lock.ts), read and joined once. */
 function pageAgentSource(): string {
@@ -31,7 +31,7 @@ function pageAgentSource(): string {
  * The page agent's main-world part (page-agent/main-world.ts: what only the page's own world can tell, a code
  * editor's model), bundled beside it.
  */
-const MAIN_WORLD_BUNDLE = new URL('./main-world.bundle.js', import.meta.url);
+const MAIN_WORLD_BUNDLE = new URL('../main-world.bundle.js', import.meta.url);
 let mainWorldScript: string | undefined;
 /** What every document evaluates in its own world at its start: the handler hook, then the main-world part. */
 function mainWorldSource(): string {

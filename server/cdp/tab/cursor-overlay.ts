@@ -1,7 +1,7 @@
 // The agent cursor in a driven tab: a visual aid drawn in a closed shadow root with pointer-events off,
 // fixed-positioned (no layout change), never interactive (never listed, never hit). Its glide runs in the
 // page while the action proceeds: Verity never slows an action down for the cursor.
-import type { CursorSettings } from '../contract/driver.js';
+import type { CursorSettings } from '../../contract/driver.js';
 import type { Tab } from './tab.js';
 
 const lastPoint = new WeakMap<Tab, { x: number; y: number }>();

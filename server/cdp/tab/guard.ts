@@ -6,7 +6,7 @@
 // reach them either. A browser Verity launches also has the policy proxy (policy-proxy.ts), which sees
 // what Fetch does not (WebSockets).
 import type { CDPSession, Protocol } from 'puppeteer-core';
-import type { Policy } from '../policy.js';
+import type { Policy } from '../../policy.js';
 import type { Tab } from './tab.js';
 
 export async function guardRequests(tab: Tab, policy: Policy): Promise<void> {

@@ -1,14 +1,14 @@
 // press_key on a tab: the key (with its modifiers held) as trusted keyboard input to the focused element
 // or the element named, proved by a trusted keydown reaching it.
 import type { KeyInput } from 'puppeteer-core';
-import type { ActionResult, Evidence, ResolvedTarget } from '../contract/driver.js';
-import { Stopwatch } from '../contract/driver.js';
-import { Refusal } from '../contract/refusal.js';
+import type { ActionResult, Evidence, ResolvedTarget } from '../../contract/driver.js';
+import { Stopwatch } from '../../contract/driver.js';
+import { Refusal } from '../../contract/refusal.js';
 import { describeEvents, focusedFrame, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { click } from './click.js';
-import { INPUT_SETTLE_MS } from './side-effects.js';
-import { quickFrameOf, type TabElementRef } from './snapshot.js';
-import type { Frame } from './tab.js';
+import { INPUT_SETTLE_MS } from '../browser/side-effects.js';
+import { quickFrameOf, type TabElementRef } from '../snapshot.js';
+import type { Frame } from '../tab/tab.js';
 
 /** A key press with the side effects it caused (Enter submits forms, which may open tabs or download). */
 export function pressKey(
