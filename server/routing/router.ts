@@ -4,12 +4,12 @@
 // a connection id and the session a call was admitted to.
 import type { BrowserRoute, PageOps, RoutedTab } from '../contract/browser-route.js';
 // The native route is loaded on its first use, and only where it can run: see nativeRoute().
-import type { NativeRoute } from '../contract/native-host.js';
+import type { NativeRoute, NativeWindow } from '../contract/native-host.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from '../contract/session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
-import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from '../contract/driver.js';
+import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget, WindowTarget } from '../contract/driver.js';
 import { queuedDriver, queueKey, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from '../contract/refusal.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
@@ -424,20 +424,22 @@ export class Router<T extends RoutedTab = RoutedTab> {
       return { target: { kind: 'desktop', key: 'primary', point, deliveryMode }, driver: await this.nativeRoute() };
     if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
       const native = await this.nativeRoute(); // a window is an X11 window: none without the native route
-      const { pid, windowId } = await this.windowOf(
+      const { pid, windowId, found } = await this.windowOf(
         t?.kind === 'window' ? t.pid : args.pid,
         t?.kind === 'window' ? t.window_id : args.window_id,
       );
       // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
-      const tab = await this.tabOfWindow(pid, windowId, caller);
+      const tab = await this.tabOfWindow(pid, windowId, caller, found?.title);
       if (tab) return onTab(tab);
-      const target = {
-        kind: 'window' as const,
+      // The window found travels with the target (like a tab): the native route does not look it up again.
+      const target: WindowTarget = {
+        kind: 'window',
         key: `${pid}:${windowId}`,
         point,
         deliveryMode,
         pid: pid || undefined,
         windowId,
+        ...(found ? { window: found } : {}),
       };
       return { target, driver: native };
     }
@@ -471,11 +473,14 @@ export class Router<T extends RoutedTab = RoutedTab> {
     return this.attachedPid;
   }
 
-  /** A window target's pid and window id; either may be left out when the other names one window. */
+  /**
+   * A window target's pid and window id; either may be left out when the other names one window. Looked up
+   * (the host's windows) only then, and the window found is handed on with the target.
+   */
   private async windowOf(
     pid: number | undefined,
     windowId: number | undefined,
-  ): Promise<{ pid: number; windowId: number }> {
+  ): Promise<{ pid: number; windowId: number; found?: NativeWindow }> {
     if (windowId !== undefined && pid !== undefined) return { pid, windowId };
     const windows = await (await this.nativeRoute()).host.windows();
     const found = windows.find(
@@ -486,7 +491,7 @@ export class Router<T extends RoutedTab = RoutedTab> {
         'target_not_found',
         `no window ${windowId ?? ''}${pid !== undefined ? ` of pid ${pid}` : ''}; call list_windows`,
       );
-    return { pid: found.pid ?? 0, windowId: found.id };
+    return { pid: found.pid ?? 0, windowId: found.id, found };
   }
 
   /** Whether a process belongs to the browser driven over CDP (the browser or one of its children). */
@@ -495,10 +500,10 @@ export class Router<T extends RoutedTab = RoutedTab> {
   }
 
   /** The active tab of an X11 window of the driven browser (null when the window is not the driven browser's). */
-  private async tabOfWindow(pid: number, windowId: number, caller: Caller): Promise<T | null> {
+  private async tabOfWindow(pid: number, windowId: number, caller: Caller, knownTitle?: string): Promise<T | null> {
     const browserPid = await this.drivenBrowserPid().catch(() => null);
     if (!this.belongsToDrivenBrowser(pid, browserPid)) return null;
-    const winTitle = await this.native!.host.windowTitle(windowId);
+    const winTitle = knownTitle ?? (await this.native!.host.windowTitle(windowId));
     const tabs = await this.tabsFor(caller); // another connection's tabs are not this session's to drive
     const facts = await Promise.all(
       tabs.map(async (tab) => ({

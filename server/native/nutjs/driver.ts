@@ -15,6 +15,7 @@ import type {
   ResolvedTarget,
   ScrollOptions,
   Snapshot,
+  WindowTarget,
 } from '../../contract/driver.js';
 import type { ActionArgs } from '../../contract/actions.js';
 import { Stopwatch } from '../../contract/driver.js';
@@ -318,6 +319,11 @@ export class NutjsHost implements NativeHost {
     return (await this.window(undefined, windowId)).title;
   }
 
+  /** A window target's window: the one the router's lookup found for this call (carried on it), else looked up now. */
+  targetWindow(target: WindowTarget): Promise<NutWindow> {
+    return target.window ? Promise.resolve(target.window as NutWindow) : this.window(target.pid, target.windowId);
+  }
+
   /** The window a target names, refused as not found when it is gone, another pid's, or the policy's. */
   async window(pid: number | undefined, windowId: number): Promise<NutWindow> {
     const win = this.desktop
@@ -413,7 +419,7 @@ export class NutjsDriver implements NativeRoute {
       return { rect: { x: 0, y: 0, w: s.width, h: s.height }, win: null };
     }
     if (target.kind !== 'window') throw new Refusal('not_supported', 'a browser tab is not a native target');
-    const win = await this.host.window(target.pid, target.windowId);
+    const win = await this.host.targetWindow(target);
     return { rect: win.bounds, win };
   }
 
