@@ -185,14 +185,13 @@ const LAYERS = [
     may: ['server/contract/', 'server/policy.ts', 'server/native/linux/', 'server/native/nutjs/'],
   },
   {
-    name: 'the router speaks no CDP and knows nothing of MCP, tools or the gateway',
+    name: 'the router speaks no CDP, imports neither route (only their contracts) and knows nothing of MCP, tools or the gateway',
     files: ['server/routing/'],
     may: [
       'node:',
+      // The routes by their contracts only (contract/browser-route.ts, contract/native-host.ts): the
+      // composition root builds them and hands them in.
       'server/contract/',
-      'server/cdp/',
-      // The native route's composition only (loaded on the first native call); its shape is the contract's.
-      'server/native/backends.ts',
       'server/sessions/',
       'server/policy.ts',
       'server/progress.ts',
@@ -254,10 +253,12 @@ const LAYERS = [
     ],
   },
   {
-    name: 'the core builds the parts: no tools, gateway or CLI, and no CDP',
+    name: 'the core is the composition root: it builds the routes and the parts; no tools, gateway or CLI, and no CDP',
     files: ['server/core.ts'],
     may: [
       'server/cdp/',
+      // The native route's composition, imported on the first native call.
+      'server/native/backends.ts',
       'server/contract/',
       'server/routing/',
       'server/sessions/',

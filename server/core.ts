@@ -16,6 +16,8 @@ import { AuditStore } from './audit/store.js';
 import { noteApprovalRequested, noteApprovalResolved } from './audit/trail.js';
 import type { AuditActor } from './audit/store.js';
 import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/browser/pool.js';
+import { CdpBrowserRoute, connectionBrowsers, pageOps } from './cdp/route.js';
+import type { Tab } from './cdp/tab/tab.js';
 import { SecretEcho } from './contract/secret-echo.js';
 import { parseSessionKey } from './contract/session-key.js';
 
@@ -83,7 +85,7 @@ function liveKeys(sessions: SessionManager): (key: string) => boolean {
 
 export class Verity {
   readonly browser: BrowserHost;
-  readonly router: Router;
+  readonly router: Router<Tab>;
   readonly sessions: SessionManager;
   readonly policy: Policy;
   readonly cursor: CursorPreferences;
@@ -128,22 +130,32 @@ export class Verity {
       },
     });
     this.cursor = new CursorPreferences(options.cursor !== false);
+    // The routes are built here, and the router is handed them by their contracts (contract/browser-route.ts,
+    // contract/native-host.ts): it imports nothing of server/cdp/ or server/native/.
+    const browserRoute = new CdpBrowserRoute(this.browser, this.policy);
     this.router = new Router({
-      browser: this.browser,
+      browser: browserRoute,
+      pageOps,
+      // The native route is imported on the first native call, and only where it can run (Router.nativeRoute).
+      loadNative: async (backend, nativeOptions) =>
+        (await import('./native/backends.js')).loadNativeRoute(backend, nativeOptions),
       policy: this.policy,
       cursorFor: (session) => this.cursor.forDriver(session),
       onCurrentTabChanged: () => this.activity.emit('sessions'),
       nativeBackend: options.nativeBackend,
       perConnection: {
-        endpoint: options.browserEndpoint
-          ? {
-              url: options.browserEndpoint,
-              headers: options.browserHeaders ?? {},
-              connectTimeoutMs: options.browserConnectTimeoutMs ?? POOL_CONNECT_TIMEOUT_MS,
-            }
-          : undefined,
-        isolated: options.isolated,
-        browser: browserOptions,
+        open: connectionBrowsers(browserRoute, {
+          endpoint: options.browserEndpoint
+            ? {
+                url: options.browserEndpoint,
+                headers: options.browserHeaders ?? {},
+                connectTimeoutMs: options.browserConnectTimeoutMs ?? POOL_CONNECT_TIMEOUT_MS,
+              }
+            : undefined,
+          isolated: options.isolated,
+          browser: browserOptions,
+        }),
+        log: browserOptions.log,
         sessions: this.sessions,
       },
     });

@@ -45,11 +45,21 @@ export interface TabTarget extends TargetBase {
   tab: TabHandle;
 }
 
-/** A native window, by its process and X11/Wayland window id. */
+/**
+ * The window the router's lookup found for a call (when it looked one up: a target naming only a pid or only a
+ * window id), handed on like a tab so the native route does not look it up again. Opaque here: the native
+ * host's own record of it, as its windows() listed it.
+ */
+export interface WindowHandle {
+  readonly id: number;
+}
+
+/** A native window, by its process and X11/Wayland window id, with the window itself when the router found it. */
 export interface WindowTarget extends TargetBase {
   kind: 'window';
   pid: number | undefined;
   windowId: number;
+  window?: WindowHandle;
 }
 
 /** The whole desktop (a point on it, or the focused window's keys). */

@@ -10,7 +10,7 @@ import { GatewayError } from './protocol.js';
 
 export class OperatorTabs {
   constructor(
-    private readonly router: Pick<Router, 'operatorTab' | 'operatorTabs' | 'sessionTabs' | 'assignTab'>,
+    private readonly router: Pick<Router<Tab>, 'operatorTab' | 'operatorTabs' | 'sessionTabs' | 'assignTab'>,
     private readonly browser: Pick<BrowserHost, 'running' | 'isShared'>,
     private readonly sessions: Pick<SessionManager, 'all' | 'keyOf'>,
     /** The session rows the operator sees (sessions.list): whose tab a panel shows, and whether it ended. */

@@ -2,21 +2,15 @@
 // X11), over both drivers, the element tokens of snapshots, tab ownership between MCP connections, and
 // the origin policy on every tab a call reaches. The router knows nothing of MCP or of tools: a caller is
 // a connection id and the session a call was admitted to.
-import type { BrowserHost } from '../cdp/browser/browser.js';
-import { flushCursors, hideCursor } from '../cdp/tab/cursor-overlay.js';
-import { CdpDriver } from '../cdp/driver.js';
-import { guardRequests } from '../cdp/tab/guard.js';
-import type { SideEffect } from '../cdp/browser/side-effects.js';
-import type { Tab } from '../cdp/tab/tab.js';
-import { closePage } from '../cdp/page-ops.js';
-import { browserProcessPid, isVisible, openerIdOf, thumbnailOf } from '../cdp/tab-commands.js';
-// The native route (server/native) is imported on its first use, and only where it can run: see nativeRoute().
-import type { NativeRoute } from '../contract/native-host.js';
+import type { BrowserRoute, PageOps, RoutedTab } from '../contract/browser-route.js';
+import type { SideEffect } from '../contract/wire.js';
+// The native route is loaded on its first use, and only where it can run: see nativeRoute().
+import type { NativeRoute, NativeWindow } from '../contract/native-host.js';
 import { type NativeBackendChoice, nativeBackendOf } from './native-backend.js';
 import { detectSession } from '../contract/session-type.js';
 import type { Policy } from '../policy.js';
 import type { Session } from '../sessions/manager.js';
-import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget } from '../contract/driver.js';
+import type { CursorSettings, Driver, ResolvedTarget, TabHandle, TabTarget, WindowTarget } from '../contract/driver.js';
 import { queuedDriver, queueKey, TargetQueue, type WaitHook } from './queue.js';
 import { Refusal } from '../contract/refusal.js';
 import { sessionKeyOf } from '../contract/session-key.js';
@@ -36,15 +30,28 @@ export interface Caller {
   tokens?: ReadonlyMap<string, ResolvedToken>;
 }
 
-export interface RouterOptions {
-  browser: BrowserHost;
+/** What the native route is built with (server/native/backends.ts). */
+export interface NativeRouteOptions {
+  /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
+  drivenBrowserPid(): Promise<number | null>;
+  /** Why the operator's policy keeps agents off an app (null: they may drive it). */
+  appRefusal?: Policy['appRefusal'];
+}
+
+export interface RouterOptions<T extends RoutedTab> {
+  /** The browser route (the CDP one, built by the composition root). */
+  browser: BrowserRoute<T>;
+  /** What the page tool does with a tab (the browser route's). */
+  pageOps: PageOps;
+  /** Builds the native route of a backend, on the first native call (the composition root imports it then). */
+  loadNative: (backend: 'atspi' | 'nutjs', options: NativeRouteOptions) => Promise<NativeRoute>;
   policy: Policy;
   /** A session's agent cursor as the driver needs it (none: no cursor). */
   cursorFor: (session: Session | undefined) => CursorSettings | undefined;
   /** A session moved to another tab: the operator's view follows it. */
   onCurrentTabChanged: () => void;
   /** A browser (--browser-endpoint) or context (--isolated) per MCP connection; none: every session shares `browser`. */
-  perConnection: Omit<SessionBrowsersOptions, 'tabGone'>;
+  perConnection: Omit<SessionBrowsersOptions<T>, 'tabGone'>;
   /** Which native backend (--native-backend): `auto` is the platform's own. */
   nativeBackend?: NativeBackendChoice;
 }
@@ -81,11 +88,11 @@ export function nativeUnavailable(
   return null;
 }
 
-export class Router {
-  readonly browser: BrowserHost;
-  readonly cdp: CdpDriver;
+export class Router<T extends RoutedTab = RoutedTab> {
+  readonly browser: BrowserRoute<T>;
+  readonly pageOps: PageOps;
   /** Each connection's own browser or context, with --browser-endpoint or --isolated (session-browsers.ts). */
-  readonly browsers: SessionBrowsers;
+  readonly browsers: SessionBrowsers<T>;
   readonly snapshots = new SnapshotRegistry();
   readonly actionQueue = new TargetQueue();
   private readonly policy: Policy;
@@ -93,13 +100,13 @@ export class Router {
   private native: NativeRoute | null = null;
   private nativeLoading: Promise<NativeRoute> | null = null;
 
-  constructor(private readonly options: RouterOptions) {
+  constructor(private readonly options: RouterOptions<T>) {
     this.browser = options.browser;
+    this.pageOps = options.pageOps;
     this.policy = options.policy;
-    this.cdp = new CdpDriver(this.browser);
     // An owner entry lives as long as its tab: the map is bounded by the tabs open now.
     this.browser.closedListeners.add((tabId) => this.tabOwners.delete(tabId));
-    this.browsers = new SessionBrowsers(this.browser, this.cdp, {
+    this.browsers = new SessionBrowsers(this.browser, this.browser.driver, {
       ...options.perConnection,
       tabGone: (tabId) => {
         this.tabOwners.delete(tabId);
@@ -119,9 +126,7 @@ export class Router {
       appRefusal: (app: Parameters<Policy['appRefusal']>[0]) => this.policy.appRefusal(app),
     };
     const backend = nativeBackendOf(choice).backend === 'nutjs' ? 'nutjs' : 'atspi';
-    this.nativeLoading ??= import('../native/backends.js')
-      .then(({ loadNativeRoute }) => loadNativeRoute(backend, options))
-      .then((route) => (this.native = route));
+    this.nativeLoading ??= this.options.loadNative(backend, options).then((route) => (this.native = route));
     return this.nativeLoading;
   }
 
@@ -138,7 +143,7 @@ export class Router {
       before,
       end: async () => {
         const lost = this.browsers.lostDuring(caller.connectionId, losses);
-        flushCursors();
+        this.browser.flushCursors();
         return { lost, after: recorded ? await this.screenshotOfCurrentTab(caller) : null };
       },
     };
@@ -150,7 +155,7 @@ export class Router {
     if (!this.browser.running) return;
     for (const tabId of session.tabs) {
       const tab = await this.browser.findTab(tabId).catch(() => null);
-      if (tab) await hideCursor(tab);
+      if (tab) await this.browser.hideCursor(tab);
     }
   }
 
@@ -158,9 +163,7 @@ export class Router {
   async cursorShown(tabId: string): Promise<boolean> {
     if (!this.browser.running) return false;
     try {
-      const tab = await this.browser.findTab(tabId);
-      const [frame] = await tab.frames();
-      return (await tab.call(frame, 'cursorVisible')) === true;
+      return await this.browser.cursorVisible(await this.browser.findTab(tabId));
     } catch {
       return false;
     }
@@ -175,14 +178,14 @@ export class Router {
    * refused as if it did not exist. Labels of one connection share its tabs (the connection is the authority).
    */
   private readonly tabOwners = new Map<string, string>();
-  private readonly openers = new WeakMap<Tab, string | null>();
+  private readonly openers = new WeakMap<T, string | null>();
 
-  private async ownerOf(tab: Tab, depth = 0): Promise<string | undefined> {
+  private async ownerOf(tab: T, depth = 0): Promise<string | undefined> {
     const owner = this.tabOwners.get(tab.id);
     if (owner !== undefined || depth > 3) return owner;
     let openerId = this.openers.get(tab);
     if (openerId === undefined) {
-      openerId = await openerIdOf(tab);
+      openerId = await this.browser.openerIdOf(tab);
       this.openers.set(tab, openerId);
     }
     if (!openerId) return undefined;
@@ -192,9 +195,9 @@ export class Router {
     return inherited;
   }
 
-  private async mayUse(tab: Tab, caller: Caller): Promise<boolean> {
+  private async mayUse(tab: T, caller: Caller): Promise<boolean> {
     // A tab on the gateway's own origin (an operator's Control UI in an attached browser) does not exist for agents.
-    if (this.policy.isGateway(tab.page.url())) return false;
+    if (this.policy.isGateway(this.browser.urlOf(tab))) return false;
     const owner = await this.ownerOf(tab);
     return owner === undefined || owner === caller.connectionId;
   }
@@ -203,25 +206,25 @@ export class Router {
    * The browser-level request guard, installed on a tab the first time a session drives it (not on every tab
    * Verity merely lists: an operator's own tabs in an attached browser keep loading what they like).
    */
-  private readonly guarded = new WeakMap<Tab, Promise<void>>();
-  private guard(tab: Tab): Promise<void> {
+  private readonly guarded = new WeakMap<T, Promise<void>>();
+  private guard(tab: T): Promise<void> {
     let done = this.guarded.get(tab);
     if (!done) {
-      done = guardRequests(tab, this.policy).catch(() => {});
+      done = this.browser.guard(tab).catch(() => {});
       this.guarded.set(tab, done);
     }
     return done;
   }
 
   /** The tabs this call's connection may see: its own and the operator's unclaimed ones. */
-  async tabsFor(caller: Caller): Promise<Tab[]> {
+  async tabsFor(caller: Caller): Promise<T[]> {
     const tabs = await this.browsers.hostFor(caller).tabs_();
     const usable = await Promise.all(tabs.map((t) => this.mayUse(t, caller)));
     return tabs.filter((_, i) => usable[i]);
   }
 
   /** A tab by id for this call: refused as not found when it is another connection's; claimed when unowned. */
-  tabFor(caller: Caller, tabId: string): Promise<Tab> {
+  tabFor(caller: Caller, tabId: string): Promise<T> {
     return this.ownTab(caller, tabId, () => this.tabNotFound(caller, tabId));
   }
 
@@ -237,8 +240,8 @@ export class Router {
    * The one lookup of a tab by id in a call: `gone` is the refusal when no such tab is open; another
    * connection's tab is refused as if it did not exist; an unowned one is claimed.
    */
-  private async ownTab(caller: Caller, tabId: string, gone: () => Promise<Refusal> | Refusal): Promise<Tab> {
-    let tab: Tab;
+  private async ownTab(caller: Caller, tabId: string, gone: () => Promise<Refusal> | Refusal): Promise<T> {
+    let tab: T;
     try {
       tab = await this.browsers.hostFor(caller).findTab(tabId);
     } catch (e) {
@@ -250,13 +253,13 @@ export class Router {
     return tab;
   }
 
-  private async claim(tab: Tab, caller: Caller): Promise<void> {
+  private async claim(tab: T, caller: Caller): Promise<void> {
     if (!this.tabOwners.has(tab.id) && !this.browser.isShared(tab.id)) this.tabOwners.set(tab.id, caller.connectionId);
     await this.guard(tab);
   }
 
   /** A new tab, owned by this call's connection and guarded from its first moment (before it loads anything). */
-  async openTab(caller: Caller): Promise<Tab> {
+  async openTab(caller: Caller): Promise<T> {
     const tab = await this.browsers.hostFor(caller).newTab();
     await this.claim(tab, caller);
     return tab;
@@ -266,12 +269,12 @@ export class Router {
    * Navigates a tab of this caller's (page navigate, new_tab's URL) inside its driver's side-effect window:
    * a response that is a file is the navigation's download, counted against the caller's session's quota.
    */
-  navigateTab(caller: Caller, tab: Tab, url: string): Promise<SideEffect[]> {
+  navigateTab(caller: Caller, tab: TabHandle, url: string): Promise<SideEffect[]> {
     return this.browsers.driverFor(caller).navigate(tab, downloadOwner(caller), url);
   }
 
   /** The operator's input to a tab (the Control UI's browser panel): in the tab's line, after the action in flight. */
-  operatorInput<T>(tabId: string, work: () => Promise<T>): Promise<T> {
+  operatorInput<R>(tabId: string, work: () => Promise<R>): Promise<R> {
     return this.actionQueue.operatorInput(queueKey({ kind: 'tab', key: tabId }), work);
   }
 
@@ -285,12 +288,12 @@ export class Router {
    * the ownership they must agree with. The operator is who gives tabs out, so it finds any open tab by id,
    * whoever owns it; listing never launches a browser.
    */
-  operatorTab(tabId: string): Promise<Tab> {
+  operatorTab(tabId: string): Promise<T> {
     return this.browser.findTab(tabId);
   }
 
   /** Every open tab, for the operator (none while no browser runs: listing never launches one). */
-  async operatorTabs(): Promise<Tab[]> {
+  async operatorTabs(): Promise<T[]> {
     return this.browser.running ? this.browser.tabs_() : [];
   }
 
@@ -298,14 +301,14 @@ export class Router {
    * A session's tabs as the operator's tab strip shows them: the ones it drove (and its current one) that no
    * other connection owns now; a tab the operator gave to another session (tabs.assign) leaves this strip.
    */
-  async sessionTabs(session: Session): Promise<Tab[]> {
+  async sessionTabs(session: Session): Promise<T[]> {
     const drove = (await this.operatorTabs()).filter((t) => session.tabs.has(t.id) || session.currentTabId === t.id);
     const owners = await Promise.all(drove.map((t) => this.ownerOf(t)));
     return drove.filter((_, i) => owners[i] === undefined || owners[i] === session.connectionId);
   }
 
   /** The tab a call without a target acts on: the session's current tab, else its own, else the operator's first, else a new one. */
-  async currentTab(caller: Caller): Promise<Tab> {
+  async currentTab(caller: Caller): Promise<T> {
     const tabs = await this.tabsFor(caller);
     const current =
       tabs.find((t) => t.id === caller.session?.currentTabId) ??
@@ -337,7 +340,7 @@ export class Router {
   /** A small JPEG of a tab for the operators' action log; null when no browser runs. */
   async thumbnail(tabId: string): Promise<string | null> {
     if (!this.browser.running) return null;
-    return thumbnailOf(await this.browser.findTab(tabId));
+    return this.browser.thumbnailOf(await this.browser.findTab(tabId));
   }
 
   /**
@@ -345,7 +348,7 @@ export class Router {
    * is no longer the session's current tab (its owner entry goes when the browser reports it closed).
    */
   async closeTab(caller: Caller, tab: TabHandle): Promise<void> {
-    await closePage(tab);
+    await this.browser.closeTab(tab);
     this.snapshots.forget('tab', tab.id);
     if (caller.session?.currentTabId === tab.id) this.setCurrentTab(caller, undefined);
   }
@@ -389,9 +392,9 @@ export class Router {
     checkTargetShape(args);
     const point = args.x !== undefined ? { x: args.x, y: args.y! } : undefined;
     const deliveryMode = args.delivery_mode ?? 'background';
-    // A tab target carries the Tab just found: the driver acts on it without looking it up again.
-    const onTab = (tab: Tab, element?: TabTarget['element']) => {
-      this.policy.checkUrl(tab.page.url());
+    // A tab target carries the tab just found: the driver acts on it without looking it up again.
+    const onTab = (tab: T, element?: TabTarget['element']) => {
+      this.policy.checkUrl(this.browser.urlOf(tab));
       this.setCurrentTab(caller, tab.id);
       const target: TabTarget = {
         kind: 'tab',
@@ -428,20 +431,22 @@ export class Router {
       return { target: { kind: 'desktop', key: 'primary', point, deliveryMode }, driver: await this.nativeRoute() };
     if (t?.kind === 'window' || args.pid !== undefined || args.window_id !== undefined) {
       const native = await this.nativeRoute(); // a window is an X11 window: none without the native route
-      const { pid, windowId } = await this.windowOf(
+      const { pid, windowId, found } = await this.windowOf(
         t?.kind === 'window' ? t.pid : args.pid,
         t?.kind === 'window' ? t.window_id : args.window_id,
       );
       // A window of the browser Verity drives goes to the CDP route: its active tab, verified DOM effects.
-      const tab = await this.tabOfWindow(pid, windowId, caller);
+      const tab = await this.tabOfWindow(pid, windowId, caller, found?.title);
       if (tab) return onTab(tab);
-      const target = {
-        kind: 'window' as const,
+      // The window found travels with the target (like a tab): the native route does not look it up again.
+      const target: WindowTarget = {
+        kind: 'window',
         key: `${pid}:${windowId}`,
         point,
         deliveryMode,
         pid: pid || undefined,
         windowId,
+        ...(found ? { window: found } : {}),
       };
       return { target, driver: native };
     }
@@ -462,7 +467,7 @@ export class Router {
 
   /** The driven browser's product and version (attaching or launching it when needed). */
   async browserVersion(): Promise<string> {
-    return (await this.browser.get()).version();
+    return this.browser.version();
   }
 
   /** The pid of the browser driven over CDP: the launched one, or (attached) the one CDP reports. */
@@ -471,15 +476,18 @@ export class Router {
     if (this.browser.launchedPid) return this.browser.running ? this.browser.launchedPid : null;
     if (!this.browser.attached) return null;
     if (this.attachedPid) return this.attachedPid;
-    this.attachedPid = await browserProcessPid(this.browser);
+    this.attachedPid = await this.browser.processPid();
     return this.attachedPid;
   }
 
-  /** A window target's pid and window id; either may be left out when the other names one window. */
+  /**
+   * A window target's pid and window id; either may be left out when the other names one window. Looked up
+   * (the host's windows) only then, and the window found is handed on with the target.
+   */
   private async windowOf(
     pid: number | undefined,
     windowId: number | undefined,
-  ): Promise<{ pid: number; windowId: number }> {
+  ): Promise<{ pid: number; windowId: number; found?: NativeWindow }> {
     if (windowId !== undefined && pid !== undefined) return { pid, windowId };
     const windows = await (await this.nativeRoute()).host.windows();
     const found = windows.find(
@@ -490,7 +498,7 @@ export class Router {
         'target_not_found',
         `no window ${windowId ?? ''}${pid !== undefined ? ` of pid ${pid}` : ''}; call list_windows`,
       );
-    return { pid: found.pid ?? 0, windowId: found.id };
+    return { pid: found.pid ?? 0, windowId: found.id, found };
   }
 
   /** Whether a process belongs to the browser driven over CDP (the browser or one of its children). */
@@ -499,16 +507,16 @@ export class Router {
   }
 
   /** The active tab of an X11 window of the driven browser (null when the window is not the driven browser's). */
-  private async tabOfWindow(pid: number, windowId: number, caller: Caller): Promise<Tab | null> {
+  private async tabOfWindow(pid: number, windowId: number, caller: Caller, knownTitle?: string): Promise<T | null> {
     const browserPid = await this.drivenBrowserPid().catch(() => null);
     if (!this.belongsToDrivenBrowser(pid, browserPid)) return null;
-    const winTitle = await this.native!.host.windowTitle(windowId);
+    const winTitle = knownTitle ?? (await this.native!.host.windowTitle(windowId));
     const tabs = await this.tabsFor(caller); // another connection's tabs are not this session's to drive
     const facts = await Promise.all(
       tabs.map(async (tab) => ({
         tab,
         title: await tab.title().catch(() => ''),
-        visible: await isVisible(tab),
+        visible: await this.browser.isVisible(tab),
       })),
     );
     const titled = (f: (typeof facts)[number]) => !!f.title && winTitle.startsWith(f.title);

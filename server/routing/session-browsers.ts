@@ -1,7 +1,7 @@
 // Browsers per MCP connection. By default every session drives the one browser Verity launched or attached
 // to (tabs kept apart by ownership, see core.ts). With --isolated each connection gets its own browser
 // context in that browser (its own cookies, storage and tabs); with --browser-endpoint its own browser from a
-// pool service (server/cdp/pool.ts). Either way a connection sees and drives only its own tabs: its calls
+// pool service (the CDP route's pool, built by the composition root). Either way a connection sees and drives only its own tabs: its calls
 // list, find and open tabs through its own host, never through another's.
 //
 // The connection's browser is connected on its first call that needs a tab, and closed when the last of its
@@ -10,30 +10,32 @@
 // timeout, a crash) is remembered: the call it happened in, or else the connection's next call that needs a
 // browser, is refused `browser_lost` saying why; the call after that connects a fresh one. Nothing is
 // reconnected or retried silently.
-import { BrowserHost, type BrowserOptions } from '../cdp/browser/browser.js';
-import { CdpDriver } from '../cdp/driver.js';
-import { connectToPool, lossMessage, redactEndpoint, type PoolEndpoint, type PoolLoss } from '../cdp/browser/pool.js';
-import { currentProgress } from '../progress.js';
+import type {
+  BrowserLoss,
+  BrowserTabs,
+  ConnectionBrowser,
+  OpenConnectionBrowser,
+  RoutedTab,
+  TabDriver,
+} from '../contract/browser-route.js';
+
 import { Refusal } from '../contract/refusal.js';
 import type { Session, SessionManager } from '../sessions/manager.js';
 
-export interface SessionBrowsersOptions {
-  /** --browser-endpoint: a browser per connection from this pool. */
-  endpoint?: PoolEndpoint;
-  /** --isolated: a browser context per connection in the one shared browser. */
-  isolated?: boolean;
-  /** What every connection's browser is opened with (the viewport, the log). */
-  browser: BrowserOptions;
+export interface SessionBrowsersOptions<T extends RoutedTab> {
+  /** Opens a connection's own browser (--browser-endpoint) or context (--isolated); none: every session shares one. */
+  open?: OpenConnectionBrowser<T>;
+  /** The server's log. */
+  log?: (line: string) => void;
   sessions: SessionManager;
   /** Told of each tab of a connection's browser that went away with it (owners and tokens of it are forgotten). */
   tabGone: (tabId: string) => void;
 }
 
-interface Own {
-  host: BrowserHost;
-  driver: CdpDriver;
+interface Own<T extends RoutedTab> {
+  browser: ConnectionBrowser<T>;
   /** Why the pool's browser went away, until a call has been told. */
-  loss: PoolLoss | null;
+  loss: BrowserLoss | null;
   /** How many times it went away (a call compares this before and after it ran). */
   losses: number;
 }
@@ -41,28 +43,28 @@ interface Own {
 /** The cleanup hook's name on a session that used its connection's browser. */
 const HOOK = 'browser';
 
-export class SessionBrowsers {
-  private readonly own = new Map<string, Own>();
+export class SessionBrowsers<T extends RoutedTab> {
+  private readonly own = new Map<string, Own<T>>();
 
   constructor(
-    private readonly shared: BrowserHost,
-    private readonly sharedDriver: CdpDriver,
-    private readonly options: SessionBrowsersOptions,
+    private readonly shared: BrowserTabs<T>,
+    private readonly sharedDriver: TabDriver,
+    private readonly options: SessionBrowsersOptions<T>,
   ) {}
 
   /** Whether connections get browsers (or contexts) of their own. */
   get perConnection(): boolean {
-    return !!this.options.endpoint || !!this.options.isolated;
+    return !!this.options.open;
   }
 
   /** The browser host whose tabs this call may list, find and open. Refused `browser_lost` once after its pool browser went away. */
-  hostFor(ctx: { connectionId: string; session?: Session }): BrowserHost {
-    return this.perConnection ? this.entry(ctx).host : this.shared;
+  hostFor(ctx: { connectionId: string; session?: Session }): BrowserTabs<T> {
+    return this.perConnection ? this.entry(ctx).browser : this.shared;
   }
 
   /** The CDP route's driver for this call's tabs. */
-  driverFor(ctx: { connectionId: string; session?: Session }): CdpDriver {
-    return this.perConnection ? this.entry(ctx).driver : this.sharedDriver;
+  driverFor(ctx: { connectionId: string; session?: Session }): TabDriver {
+    return this.perConnection ? this.entry(ctx).browser.driver : this.sharedDriver;
   }
 
   /** How often this connection's browser went away so far (taken before a call runs; see lostDuring). */
@@ -80,17 +82,17 @@ export class SessionBrowsers {
     return this.takeLoss(own);
   }
 
-  private takeLoss(own: Own): Refusal {
+  private takeLoss(own: Own<T>): Refusal {
     const loss = own.loss!;
     own.loss = null;
-    return new Refusal('browser_lost', lossMessage(redactEndpoint(this.options.endpoint?.url ?? ''), loss), {
+    return new Refusal('browser_lost', loss.message, {
       retryable: true,
       alive_ms: loss.aliveMs,
       close_code: loss.code,
     });
   }
 
-  private entry(ctx: { connectionId: string; session?: Session }): Own {
+  private entry(ctx: { connectionId: string; session?: Session }): Own<T> {
     let own = this.own.get(ctx.connectionId);
     if (own?.loss) throw this.takeLoss(own);
     if (!own) {
@@ -103,54 +105,28 @@ export class SessionBrowsers {
     return own;
   }
 
-  private open(connectionId: string): Own {
-    const log = this.options.browser.log ?? (() => {});
-    const endpoint = this.options.endpoint;
-    if (!endpoint) {
-      // Its tabs are the shared host's too (one Tab per page), whose closed-tab listeners already clean up after them.
-      const host = new BrowserHost({ log, contextOf: this.shared });
-      return { host, driver: this.sharedDriver, loss: null, losses: 0 };
-    }
-    const where = redactEndpoint(endpoint.url);
-    const own: Own = { host: null!, driver: null!, loss: null, losses: 0 };
-    own.host = new BrowserHost({
-      viewport: this.options.browser.viewport,
-      // The session's browser from the pool holds the origin policy too (its workers; see guard.ts).
-      policy: this.options.browser.policy,
-      transport: async () => {
-        const transport = await connectToPool(
-          endpoint,
-          (loss) => this.lost(connectionId, own, loss),
-          currentProgress(),
-        );
-        log(`a browser from the pool at ${where} for MCP connection ${connectionId}`);
-        return transport;
-      },
-      // The operator's views list it only while it is connected (listing never connects one).
-      available: () => own.host.running,
+  private open(connectionId: string): Own<T> {
+    const own: Own<T> = { browser: null!, loss: null, losses: 0 };
+    own.browser = this.options.open!(connectionId, {
+      lost: (loss) => this.lost(connectionId, own, loss),
+      tabGone: this.options.tabGone,
     });
-    own.driver = new CdpDriver(own.host);
-    own.host.closedListeners.add(this.options.tabGone);
-    // Tabs the operator shares through the extension are every session's, here too.
-    for (const peer of this.shared.sharedPeers()) own.host.addPeer(peer);
-    // The operator's views (browser panel, tabs.assign) find this connection's tabs through the shared host.
-    this.shared.addPeer(own.host, false);
     return own;
   }
 
-  private lost(connectionId: string, own: Own, loss: PoolLoss): void {
+  private lost(connectionId: string, own: Own<T>, loss: BrowserLoss): void {
     if (this.own.get(connectionId) !== own) return; // closed on purpose meanwhile
     own.loss = loss;
     own.losses++;
-    (this.options.browser.log ?? (() => {}))(
+    (this.options.log ?? (() => {}))(
       `the browser from the pool for MCP connection ${connectionId} went away after ${Math.round(loss.aliveMs / 1000)} s (WebSocket close ${loss.code})`,
     );
     this.forgetTabs(connectionId, own);
   }
 
   /** The tabs of a browser that is gone: their owners, tokens and the sessions' current tab go too. */
-  private forgetTabs(connectionId: string, own: Own): void {
-    const gone = new Set(own.host.forgetTabs());
+  private forgetTabs(connectionId: string, own: Own<T>): void {
+    const gone = new Set(own.browser.forgetTabs());
     for (const tabId of gone) this.options.tabGone(tabId);
     for (const session of this.options.sessions.list(connectionId)) {
       if (session.currentTabId && gone.has(session.currentTabId)) session.currentTabId = undefined;
@@ -171,9 +147,8 @@ export class SessionBrowsers {
     const own = this.own.get(connectionId);
     if (!own) return;
     this.own.delete(connectionId);
-    this.shared.removePeer(own.host);
     this.forgetTabs(connectionId, own);
-    await own.host.close();
+    await own.browser.close();
   }
 
   /** Shutdown: every connection's browser. */

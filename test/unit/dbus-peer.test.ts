@@ -10,8 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DBusClosed, DBusConnection, MAX_MESSAGE_BYTES } from '../../server/native/dbus.js';
-import { decodeMessage, encodeMessage, MESSAGE, messageLength, type Message } from '../../server/native/dbus-wire.js';
+import { DBusClosed, DBusConnection, MAX_MESSAGE_BYTES } from '../../server/native/linux/transport/dbus.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  MESSAGE,
+  messageLength,
+  type Message,
+} from '../../server/native/linux/transport/dbus-wire.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-dbus-peer-'));
 const servers: Server[] = [];

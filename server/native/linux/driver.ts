@@ -41,7 +41,7 @@ export class NativeDriver implements NativeRoute {
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
     if (target.kind !== 'window')
       throw new Refusal('invalid_arguments', 'the native route snapshots a window or the desktop, not a tab');
-    const win = await this.host.window(target.pid, target.windowId);
+    const win = await this.host.targetWindow(target);
     // A Wayland window the compositor does not place, or one with no capture route, has no screenshot to
     // take (a region at the wrong place would show another window): its tree is still read, and it says so.
     const noShot = win.surface === 'wayland' ? waylandShotMissing(win) : null;

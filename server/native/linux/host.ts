@@ -3,6 +3,7 @@
 // no X11 window, wayland.ts), and which windows belong to the browser Verity drives over CDP. The operator's
 // app policy is asked here, in one place, for every window and point the native route uses.
 import type { AppFacts } from '../../policy.js';
+import type { WindowTarget } from '../../contract/driver.js';
 import type { NativeHost } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { closeWaylandPointer } from './transport/wayland-pointer.js';
@@ -374,6 +375,11 @@ export class LinuxHost implements NativeHost {
         `the focused window is one agents may not drive (${why}); keys sent to the desktop would reach it, so nothing was sent`,
       );
     return active;
+  }
+
+  /** A window target's window: the one the router's lookup found for this call (carried on it), else looked up now. */
+  targetWindow(target: WindowTarget): Promise<WindowInfo> {
+    return target.window ? Promise.resolve(target.window as WindowInfo) : this.window(target.pid, target.windowId);
   }
 
   /** The window `pid`/`windowId` names, refused with target_not_found when it is gone or not that pid's. */

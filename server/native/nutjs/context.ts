@@ -62,7 +62,7 @@ export class NutjsContext {
       return { rect: { x: 0, y: 0, w: s.width, h: s.height }, win: null };
     }
     if (target.kind !== 'window') throw new Refusal('not_supported', 'a browser tab is not a native target');
-    const win = await this.host.window(target.pid, target.windowId);
+    const win = await this.host.targetWindow(target);
     return { rect: win.bounds, win };
   }
 

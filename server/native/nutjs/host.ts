@@ -1,6 +1,7 @@
 // The windows, apps and policy checks of the nutjs backend. Windows on Linux come from the Linux desktop
 // (Verity's own X11 client, handed in as shared/desktop.ts's interface: nut-js there lists the window
 // manager's frames with empty titles); elsewhere from nut-js, without pids.
+import type { WindowTarget } from '../../contract/driver.js';
 import type { NativeHost } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import type { AppFacts } from '../../policy.js';
@@ -108,6 +109,11 @@ export class NutjsHost implements NativeHost {
 
   async windowTitle(windowId: number): Promise<string> {
     return (await this.window(undefined, windowId)).title;
+  }
+
+  /** A window target's window: the one the router's lookup found for this call (carried on it), else looked up now. */
+  targetWindow(target: WindowTarget): Promise<NutWindow> {
+    return target.window ? Promise.resolve(target.window as NutWindow) : this.window(target.pid, target.windowId);
   }
 
   /** The window a target names, refused as not found when it is gone, another pid's, or the policy's. */

@@ -38,7 +38,7 @@ export async function aim(
     win = element.win;
     await host.recheck(win); // a browser window listed before may show the Control UI now
   } else if (target.kind === 'window') {
-    win = await host.window(target.pid, target.windowId);
+    win = await host.targetWindow(target);
   } else {
     // A desktop point acts on the window there (refused first when agents may not drive it); desktop
     // keys go to the focused window, refused when it is one agents may not drive.
