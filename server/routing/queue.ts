@@ -26,6 +26,8 @@ interface Waiter {
 export interface Turn {
   /** Operator inputs (the Control UI's browser panel) that arrived while this call ran and waited for it. */
   operatorInputsHeld: number;
+  /** Whether another call on the target ran while this one waited (what was looked up before may be stale). */
+  waitedBehind: boolean;
 }
 interface Lane {
   busy: boolean;
@@ -64,6 +66,7 @@ export class TargetQueue {
       lane = { busy: false, waiting: [], turn: null };
       this.lanes.set(key, lane);
     }
+    const waitedBehind = lane.busy;
     if (lane.busy) {
       if (lane.waiting.length >= this.limits.maxWaiting) {
         throw new Refusal(
@@ -81,7 +84,7 @@ export class TargetQueue {
       await this.turn(lane, key, signal);
     }
     lane.busy = true;
-    const turn: Turn = { operatorInputsHeld: 0 };
+    const turn: Turn = { operatorInputsHeld: 0, waitedBehind };
     lane.turn = turn;
     try {
       return await work(turn);
@@ -167,12 +170,15 @@ export function queuedDriver(
       return async (...args: unknown[]) => {
         const asked = performance.now();
         let waited = 0;
-        let turn: Turn = { operatorInputsHeld: 0 };
+        let turn: Turn = { operatorInputsHeld: 0, waitedBehind: false };
         const r = await queue.run(
           key,
           (mine) => {
             waited = performance.now() - asked;
             turn = mine;
+            // The window the router found is carried so the route need not look it up again; an action that
+            // ran on it meanwhile may have moved or closed it, so after a wait the route looks again.
+            if (mine.waitedBehind && target.kind === 'window') target.window = undefined;
             return act(...args);
           },
           onWait,

@@ -1,7 +1,8 @@
 // The per-target action queue, in-process: order, independence of targets, bounds and the wait hook.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TargetQueue } from '../../server/routing/queue.js';
+import { queuedDriver, TargetQueue } from '../../server/routing/queue.js';
+import type { ActionResult, Driver, WindowTarget } from '../../server/contract/driver.js';
 import { Refusal } from '../../server/contract/refusal.js';
 
 function gate() {
@@ -142,5 +143,41 @@ describe('TargetQueue', () => {
       later = turn.operatorInputsHeld;
     });
     assert.equal(later, 0);
+  });
+
+  test('a window target keeps the window the router found unless another call ran on it first', async () => {
+    const q = new TargetQueue();
+    const g = gate();
+    const seen: Array<unknown> = [];
+    const result = { effect: 'confirmed', timings_ms: {}, evidence: [] } as unknown as ActionResult;
+    const driver = {
+      hover: async (target: WindowTarget) => {
+        seen.push(target.window);
+        await g.opened;
+        return result;
+      },
+    } as unknown as Driver;
+    const target = (): WindowTarget => ({
+      kind: 'window',
+      key: '42:7',
+      pid: 42,
+      windowId: 7,
+      window: { id: 7 },
+      deliveryMode: 'background',
+    });
+    // As the router hands them out: one target per call, the same object to the queue and to the action.
+    const call = () => {
+      const t = target();
+      return queuedDriver(q, driver, t, undefined).hover(t, {});
+    };
+    const first = call();
+    const behind = call();
+    g.open();
+    await Promise.all([first, behind]);
+    assert.deepEqual(
+      seen,
+      [{ id: 7 }, undefined],
+      'the first ran on the carried window, the one behind it looks again',
+    );
   });
 });
