@@ -1,7 +1,10 @@
-// The program: reads the command line into one typed Config (server/cli.ts) and runs its command. Only the
+// The program: reads the command line into one typed Config (parse.ts) and runs its command. Only the
 // parser is loaded up front: --help, --version and a refused command line answer at once; each command's
 // module (and through it the SDK, puppeteer, the tools) is imported once it runs.
-import { COMMANDS, helpText, parseCommandLine, startFailure, UsageError, type Parsed } from '../cli.js';
+import { startFailure } from './failures.js';
+import { helpText } from './help.js';
+import { COMMANDS } from './options.js';
+import { parseCommandLine, UsageError, type Parsed } from './parse.js';
 import { VERSION } from '../version.js';
 
 export async function main(argv: string[]): Promise<void> {

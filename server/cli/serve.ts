@@ -4,7 +4,8 @@ import { appendFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from '../core.js';
 import { broadcastLog } from '../mcp/notify.js';
 import { currentProgress } from '../progress.js';
-import { type Config, envName, OPTIONS, optionValue, verityOptionsOf } from '../cli.js';
+import { type Config, envName, OPTIONS } from './options.js';
+import { optionValue, verityOptionsOf } from './parse.js';
 
 /** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
 export const log = (line: string) => {

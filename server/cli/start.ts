@@ -2,7 +2,8 @@
 // over one core that gets its durable audit trail at construction.
 import { join } from 'node:path';
 import type { Verity } from '../core.js';
-import { EXTENSION_DIR, type Config } from '../cli.js';
+import { fileURLToPath } from 'node:url';
+import type { Config } from './options.js';
 import {
   checkCredential,
   claimConfigDir,
@@ -12,6 +13,9 @@ import {
   releaseConfigDir,
 } from '../token.js';
 import { log, serverOptions, startCore } from './serve.js';
+
+/** The unpacked extension that ships in the package (bin/ and dist/server/ sit beside it). */
+const EXTENSION_DIR = fileURLToPath(new URL('../../../extension/', import.meta.url));
 
 export async function runStart(config: Config): Promise<void> {
   const options = await serverOptions(config);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCommandLine } from '../../server/cli.js';
+import { parseCommandLine } from '../../server/cli/parse.js';
 import { checkCredential } from '../../server/token.js';
 import { MAX_PAIRINGS, pairingMaxIdleMs, Pairings, type PairingInfo } from '../../server/gateway/origins.js';
 import { urlHost } from '../../server/gateway/server.js';
