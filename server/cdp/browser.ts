@@ -13,6 +13,15 @@ import { guardBrowser } from './guard.js';
 import { cleanStaleProfiles, newProfile, sandboxArgs, startWatchdog, type Watchdog } from './lifetime.js';
 import { checkBrowserArgs, PolicyProxy } from './policy-proxy.js';
 
+/** The download folder and quotas (--download-dir, --download-max-files ...); a missing one is its default. */
+export interface DownloadSettings {
+  dir?: string;
+  maxFiles?: number;
+  maxMb?: number;
+  totalFiles?: number;
+  totalMb?: number;
+}
+
 export interface BrowserOptions {
   browserUrl?: string;
   chromium?: string;
@@ -52,6 +61,8 @@ export interface BrowserOptions {
    * sharing one Chromium between files): its tabs alone are seen and opened, and it is never closed.
    */
   browserContextId?: string;
+  /** Where its tabs' downloads are saved and how much they may keep (--download-*; side-effects.ts reads it). */
+  downloads?: DownloadSettings;
   /** No browser of its own: only its peers' tabs (with --browser-endpoint every session's browser is a peer). */
   peersOnly?: string;
 }
@@ -152,6 +163,11 @@ export class BrowserHost {
   constructor(private readonly options: BrowserOptions) {
     this.staleCleaned = this.attached ? Promise.resolve() : cleanStaleProfiles(undefined, options.log).catch(() => {});
     this.contextListeners.add((contextId) => this.madeContexts.add(contextId));
+  }
+
+  /** Its download folder and quotas, as the operator set them. */
+  get downloads(): DownloadSettings {
+    return this.options.downloads ?? {};
   }
 
   get attached(): boolean {

@@ -1,5 +1,7 @@
 // The environment variables that are not options: set by Verity itself (the Control UI terminal's shells),
-// credentials (never taken on the command line), and the bounds of server/limits.ts. --help lists them.
+// credentials (never taken on the command line), and the bounds of server/limits.ts. --help lists them;
+// this module and cli/parse.ts are the only readers of the environment (scripts/check-deps.mjs holds it).
+import { LIMITS, type Limits } from '../limits.js';
 /** Variables read from the environment that are not options (set by Verity itself, or for development). */
 export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
   {
@@ -87,3 +89,57 @@ export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
     help: "the companion extension's id, for a build of it signed with another key (default aehmmekdcffbjdehcemegbhmemnbmdmh)",
   },
 ];
+
+/** The bounds of server/limits.ts each variable sets. */
+const BOUND_VARIABLES: ReadonlyArray<[string, keyof Limits]> = [
+  ['VERITY_MAX_SEND_BUFFER_BYTES', 'sendBufferBytes'],
+  ['VERITY_MAX_NATIVE_WALK_NODES', 'nativeWalkNodes'],
+  ['VERITY_MAX_NATIVE_MANAGED_CHILDREN', 'nativeManagedChildren'],
+  ['VERITY_NATIVE_CACHE_WAIT_MS', 'nativeCacheWaitMs'],
+  ['VERITY_MAX_GATEWAY_CONNECTIONS', 'gatewayConnections'],
+  ['VERITY_MAX_LINKS_PER_CONNECTION', 'linksPerConnection'],
+  ['VERITY_MAX_LINKS', 'links'],
+  ['VERITY_LINK_TTL_MS', 'linkTtlMs'],
+  ['VERITY_LINK_GRACE_MS', 'linkGraceMs'],
+  ['VERITY_RESUME_GRACE_MS', 'resumeGraceMs'],
+  ['VERITY_TERMINAL_DETACH_MS', 'terminalDetachMs'],
+  ['VERITY_MAX_LABELS_PER_CONNECTION', 'labelsPerConnection'],
+  ['VERITY_MAX_SESSIONS', 'sessions'],
+  ['VERITY_MAX_HTTP_SESSIONS', 'httpMcpSessions'],
+  ['VERITY_MAX_HTTP_SESSIONS_PER_CLIENT', 'httpSessionsPerClient'],
+  ['VERITY_MAX_HTTP_SESSIONS_UNLINKED', 'httpSessionsUnlinked'],
+  ['VERITY_MAX_PENDING_CALLS_PER_CLIENT', 'pendingCallsPerClient'],
+  ['VERITY_MAX_PENDING_CALLS_UNLINKED', 'pendingCallsUnlinked'],
+  ['VERITY_HTTP_SESSION_IDLE_MS', 'httpSessionIdleMs'],
+  ['VERITY_HTTP_ABANDONED_MS', 'httpAbandonedMs'],
+  ['VERITY_MAX_PENDING_APPROVALS', 'pendingApprovals'],
+  ['VERITY_PAUSE_TIMEOUT_MS', 'pauseTimeoutMs'],
+  ['VERITY_MAX_PAUSED_CALLS', 'pausedCallsPerAgent'],
+];
+
+/**
+ * The bounds the environment sets (for configureLimits). A value that is not a positive integer is said on
+ * stderr and left at its default (VERITY_HTTP_SESSION_IDLE_MS, whose default is derived: at a minute).
+ */
+export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<Limits> {
+  const limits: Partial<Record<keyof Limits, number>> = {};
+  for (const [name, key] of BOUND_VARIABLES) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const n = Number(raw);
+    if (Number.isInteger(n) && n >= 1) limits[key] = n;
+    else {
+      const fallback = key === 'httpSessionIdleMs' ? 60_000 : LIMITS[key];
+      process.stderr.write(
+        `verity: ${name} must be a positive integer, got ${JSON.stringify(raw)}; using ${fallback}\n`,
+      );
+      if (key === 'httpSessionIdleMs') limits[key] = fallback;
+    }
+  }
+  return limits;
+}
+
+/** The companion extension's id: VERITY_EXTENSION_ID for a build signed with another key. */
+export function extensionIdFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  return env.VERITY_EXTENSION_ID || undefined;
+}

@@ -378,7 +378,6 @@ const TABLE = [
   {
     name: 'download-dir',
     own: true,
-    exportEnv: true,
     kind: 'string',
     commands: BOTH,
     arg: 'DIR',
@@ -388,7 +387,6 @@ const TABLE = [
   {
     name: 'download-max-files',
     own: true,
-    exportEnv: true,
     kind: 'positive',
     commands: BOTH,
     arg: 'N',
@@ -398,7 +396,6 @@ const TABLE = [
   {
     name: 'download-max-mb',
     own: true,
-    exportEnv: true,
     kind: 'positive',
     commands: BOTH,
     arg: 'MB',
@@ -408,7 +405,6 @@ const TABLE = [
   {
     name: 'download-total-files',
     own: true,
-    exportEnv: true,
     kind: 'positive',
     commands: BOTH,
     arg: 'N',
@@ -418,7 +414,6 @@ const TABLE = [
   {
     name: 'download-total-mb',
     own: true,
-    exportEnv: true,
     kind: 'positive',
     commands: BOTH,
     arg: 'MB',
@@ -445,8 +440,8 @@ const TABLE = [
   },
   {
     name: 'reduced-motion',
+    key: 'reducedMotion',
     own: true,
-    exportEnv: true,
     kind: 'boolean',
     commands: BOTH,
     default: 'off',
@@ -498,7 +493,6 @@ const TABLE = [
   },
   {
     name: 'pairing-max-idle-days',
-    exportEnv: true,
     kind: 'positive',
     commands: START,
     arg: 'DAYS',
@@ -507,8 +501,8 @@ const TABLE = [
   },
   {
     name: 'atspi-direct',
+    key: 'atspiDirect',
     own: true,
-    exportEnv: true,
     kind: 'boolean',
     commands: BOTH,
     default: 'on',

@@ -4,6 +4,8 @@ import { appendFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from '../core.js';
 import { broadcastLog } from '../mcp/notify.js';
 import { currentProgress } from '../progress.js';
+import { configureLimits } from '../limits.js';
+import { limitsFromEnv } from './environment.js';
 import { type Config, envName, OPTIONS } from './options.js';
 import { optionValue, verityOptionsOf } from './parse.js';
 
@@ -25,7 +27,16 @@ export async function serverOptions(config: Config): Promise<VerityOptions> {
     if (o.exportEnv && value !== undefined)
       process.env[envName(o)] = o.kind === 'boolean' ? (value ? '1' : '0') : String(value);
   }
+  // The bounds are set before any part that holds one is built (or, for the native route, imported).
+  configureLimits(limitsFromEnv(process.env));
   const options: VerityOptions = { ...verityOptionsOf(config), log };
+  options.downloads = {
+    dir: config['download-dir'],
+    maxFiles: config['download-max-files'],
+    maxMb: config['download-max-mb'],
+    totalFiles: config['download-total-files'],
+    totalMb: config['download-total-mb'],
+  };
   const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([
     import('../policy.js'),
     import('../mcp/server.js'),

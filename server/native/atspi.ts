@@ -100,6 +100,8 @@ export class Atspi {
   private constructor(
     private readonly bus: DBusConnection,
     readonly address: string,
+    /** Calls go to an app's own socket when it offers one (false: every call on the bus; --no-atspi-direct). */
+    private readonly direct: boolean,
   ) {}
 
   /**
@@ -107,7 +109,7 @@ export class Atspi {
    * bus. Turns accessibility on (org.a11y.Status.IsEnabled) and registers one event listener, without
    * which toolkits do not serve their object cache.
    */
-  static async connect(): Promise<Atspi> {
+  static async connect(options: { direct?: boolean } = {}): Promise<Atspi> {
     let address = process.env.AT_SPI_BUS_ADDRESS;
     const sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS;
     if (!address || sessionAddress) {
@@ -146,7 +148,7 @@ export class Atspi {
       }
     }
     const bus = await open(address, 'the AT-SPI bus');
-    const client = new Atspi(bus, address);
+    const client = new Atspi(bus, address, options.direct !== false);
     bus.onClose(() => {
       client.connected = false;
     });
@@ -188,8 +190,6 @@ export class Atspi {
   private readonly cacheBounds = new Map<string, number>();
   private readonly toolkits = new Map<string, Promise<Toolkit>>();
   private readonly knownToolkits = new Map<string, Toolkit>();
-  /** VERITY_ATSPI_DIRECT=0 keeps every call on the bus (read once: the environment is slow to ask). */
-  private readonly direct = process.env.VERITY_ATSPI_DIRECT !== '0';
 
   disconnect(): void {
     this.connected = false;

@@ -31,6 +31,8 @@ export interface NativeHostOptions {
    * Asked wherever this host lists windows and apps or finds a target, so every native call passes it.
    */
   appRefusal?(app: AppFacts): string | null;
+  /** Call apps on their own AT-SPI socket when they offer one (--atspi-direct; default on). */
+  atspiDirect?: boolean;
 }
 
 /** The AT-SPI names of a process's apps. */
@@ -127,7 +129,7 @@ export class NativeHost {
       if (existing?.connected) return existing;
       this.client = null;
     }
-    const connecting = Atspi.connect();
+    const connecting = Atspi.connect({ direct: this.options.atspiDirect !== false });
     this.client = connecting;
     connecting.then(
       (c) => {

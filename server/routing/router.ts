@@ -47,6 +47,8 @@ export interface RouterOptions {
   perConnection: Omit<SessionBrowsersOptions, 'tabGone'>;
   /** Which native backend (--native-backend): `auto` is the platform's own. */
   nativeBackend?: NativeBackendChoice;
+  /** AT-SPI calls on an app's own socket when it offers one (--atspi-direct; default on). */
+  atspiDirect?: boolean;
 }
 
 /** What Router.aroundCall took before a call, and what it says after it (`end`). */
@@ -117,6 +119,7 @@ export class Router {
     const options = {
       drivenBrowserPid: () => this.drivenBrowserPid(),
       appRefusal: (app: Parameters<Policy['appRefusal']>[0]) => this.policy.appRefusal(app),
+      atspiDirect: this.options.atspiDirect !== false,
     };
     this.nativeLoading ??=
       nativeBackendOf(choice).backend === 'nutjs'

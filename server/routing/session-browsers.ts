@@ -115,6 +115,7 @@ export class SessionBrowsers {
     const own: Own = { host: null!, driver: null!, loss: null, losses: 0 };
     own.host = new BrowserHost({
       viewport: this.options.browser.viewport,
+      downloads: this.options.browser.downloads,
       // The session's browser from the pool holds the origin policy too (its workers; see guard.ts).
       policy: this.options.browser.policy,
       transport: async () => {
