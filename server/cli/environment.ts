@@ -1,6 +1,8 @@
 // The environment variables that are not options: set by Verity itself (the Control UI terminal's shells),
 // credentials (never taken on the command line), and the bounds of server/limits.ts. --help lists them;
 // this module and cli/parse.ts are the only readers of the environment (scripts/check-deps.mjs holds it).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { LIMITS, type Limits } from '../limits.js';
 /** Variables read from the environment that are not options (set by Verity itself, or for development). */
 export const ENV_ONLY: ReadonlyArray<{ env: string; help: string }> = [
@@ -142,4 +144,9 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<Limits> {
 /** The companion extension's id: VERITY_EXTENSION_ID for a build signed with another key. */
 export function extensionIdFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   return env.VERITY_EXTENSION_ID || undefined;
+}
+
+/** The config dir: --config-dir (or VERITY_CONFIG_DIR, for `verity doctor` too), else under XDG_CONFIG_HOME. */
+export function configDirFrom(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  return given ?? env.VERITY_CONFIG_DIR ?? join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'verity');
 }

@@ -5,7 +5,9 @@ import { startFailure } from './failures.js';
 import { helpText } from './help.js';
 import { COMMANDS } from './options.js';
 import { parseCommandLine, UsageError, type Parsed } from './parse.js';
+import { setConfigDir } from '../token.js';
 import { VERSION } from '../version.js';
+import { configDirFrom } from './environment.js';
 
 export async function main(argv: string[]): Promise<void> {
   try {
@@ -25,6 +27,9 @@ async function run(argv: string[]): Promise<void> {
   if (parsed.kind === 'help') return void process.stdout.write(`${helpText(parsed.command)}\n`);
   if (parsed.kind === 'version') return void process.stdout.write(`${VERSION}\n`);
   const { command, config, sources } = parsed;
+  setConfigDir(configDirFrom(config['config-dir'], process.env));
+  // A dir the operator named is also their children's (the Control UI terminal's shells: a `verity mcp` there).
+  if (config['config-dir'] !== undefined) process.env.VERITY_CONFIG_DIR = config['config-dir'];
   if (command === 'doctor') {
     const { runDoctor, doctorText } = await import('../doctor.js');
     const report = await runDoctor({

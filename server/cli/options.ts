@@ -48,8 +48,6 @@ export interface OptionSpec {
   value?: unknown;
   /** The VerityOptions field the value goes to (the others are read by name below). */
   key?: keyof VerityOptions;
-  /** Read from process.env by the module that uses it: the CLI writes the resolved value there. */
-  exportEnv?: true;
   /** Configures a server of its own: `verity mcp` given it (any way) does not join a running gateway. */
   own?: true;
   /** The environment variable, when it is not VERITY_ and the name in capitals. */
@@ -517,7 +515,6 @@ const TABLE = [
   },
   {
     name: 'config-dir',
-    exportEnv: true,
     kind: 'string',
     commands: BOTH,
     arg: 'DIR',

@@ -6,8 +6,8 @@ import { broadcastLog } from '../mcp/notify.js';
 import { currentProgress } from '../progress.js';
 import { configureLimits } from '../limits.js';
 import { limitsFromEnv } from './environment.js';
-import { type Config, envName, OPTIONS } from './options.js';
-import { optionValue, verityOptionsOf } from './parse.js';
+import type { Config } from './options.js';
+import { verityOptionsOf } from './parse.js';
 
 /** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
 export const log = (line: string) => {
@@ -17,16 +17,10 @@ export const log = (line: string) => {
 };
 
 /**
- * The core's options from the Config. The options read from process.env by the module that uses them
- * (`exportEnv`) are written there first. A policy file that does not load, or a --chromium that is not
- * found, ends the process with exit code 2 (a start error, not a failure at the first call).
+ * The core's options from the Config: each part handed to what needs it. A policy file that does not load, or
+ * a --chromium that is not found, ends the process with exit code 2 (a start error, not a failure at the first call).
  */
 export async function serverOptions(config: Config): Promise<VerityOptions> {
-  for (const o of OPTIONS) {
-    const value = optionValue(config, o);
-    if (o.exportEnv && value !== undefined)
-      process.env[envName(o)] = o.kind === 'boolean' ? (value ? '1' : '0') : String(value);
-  }
   // The bounds are set before any part that holds one is built (or, for the native route, imported).
   configureLimits(limitsFromEnv(process.env));
   const options: VerityOptions = { ...verityOptionsOf(config), log };

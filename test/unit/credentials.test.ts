@@ -6,22 +6,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCommandLine } from '../../server/cli/parse.js';
-import { checkCredential } from '../../server/token.js';
+import { checkCredential, configDir, setConfigDir } from '../../server/token.js';
 import { MAX_PAIRINGS, pairingMaxIdleMs, Pairings, type PairingInfo } from '../../server/gateway/origins.js';
 import { urlHost } from '../../server/gateway/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-unit-creds-'));
-const saved = process.env.VERITY_CONFIG_DIR;
+const saved = configDir();
 /**
  * The pairings are stored in the config dir: each test that reads their file sets it first, since the fast
  * tier (scripts/test-unit.mjs) loads every unit file into one process, and another file's setting wins.
  */
 const inOwnConfigDir = () => {
-  process.env.VERITY_CONFIG_DIR = dir;
+  setConfigDir(dir);
 };
 after(() => {
-  if (saved === undefined) delete process.env.VERITY_CONFIG_DIR;
-  else process.env.VERITY_CONFIG_DIR = saved;
+  setConfigDir(saved);
   rmSync(dir, { recursive: true, force: true });
 });
 
