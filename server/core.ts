@@ -139,6 +139,7 @@ export class Verity {
       onCurrentTabChanged: () => this.activity.emit('sessions'),
       nativeBackend: options.nativeBackend,
       atspiDirect: options.atspiDirect,
+      env: options.env,
       perConnection: {
         endpoint: options.browserEndpoint
           ? {

@@ -23,6 +23,11 @@ export interface DownloadSettings {
 }
 
 export interface BrowserOptions {
+  /**
+   * The machine's environment as the CLI hands it down: DISPLAY (a launched browser is headless without one),
+   * PATH and the install folders a browser is looked for in (discovery.ts). Absent: none (headless, install paths only).
+   */
+  env?: Readonly<NodeJS.ProcessEnv>;
   browserUrl?: string;
   chromium?: string;
   headless?: boolean;
@@ -120,8 +125,8 @@ function isLoopbackUrl(url: string): boolean {
   }
 }
 
-export function findChromium(explicit?: string, channel?: Channel): string {
-  return findBrowser({ explicit, channel });
+export function findChromium(explicit?: string, channel?: Channel, env: Readonly<NodeJS.ProcessEnv> = {}): string {
+  return findBrowser({ explicit, channel, env });
 }
 
 export class BrowserHost {
@@ -286,8 +291,8 @@ export class BrowserHost {
         }
       }
     } else {
-      const executablePath = findChromium(this.options.chromium, this.options.channel);
-      const headless = this.options.headless ?? !process.env.DISPLAY;
+      const executablePath = findChromium(this.options.chromium, this.options.channel, this.options.env);
+      const headless = this.options.headless ?? !this.options.env?.DISPLAY;
       await this.staleCleaned;
       this.watchdog?.release();
       this.watchdog = null;

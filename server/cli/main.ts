@@ -32,12 +32,15 @@ async function run(argv: string[]): Promise<void> {
   if (config['config-dir'] !== undefined) process.env.VERITY_CONFIG_DIR = config['config-dir'];
   if (command === 'doctor') {
     const { runDoctor, doctorText } = await import('../doctor.js');
-    const report = await runDoctor({
-      chromium: config.chromium,
-      channel: config.channel,
-      browserUrl: config['browser-url'],
-      nativeBackend: config['native-backend'],
-    });
+    const report = await runDoctor(
+      {
+        chromium: config.chromium,
+        channel: config.channel,
+        browserUrl: config['browser-url'],
+        nativeBackend: config['native-backend'],
+      },
+      process.env,
+    );
     process.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : `${doctorText(report)}\n`);
     // The native parts it opened (D-Bus, X11) are closed; exit now rather than wait on a stray timer.
     process.exit(0);

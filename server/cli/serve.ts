@@ -23,7 +23,8 @@ export const log = (line: string) => {
 export async function serverOptions(config: Config): Promise<VerityOptions> {
   // The bounds are set before any part that holds one is built (or, for the native route, imported).
   configureLimits(limitsFromEnv(process.env));
-  const options: VerityOptions = { ...verityOptionsOf(config), log };
+  // The machine's environment (DISPLAY, PATH ...), handed down to what looks at the machine.
+  const options: VerityOptions = { ...verityOptionsOf(config), log, env: process.env };
   options.downloads = {
     dir: config['download-dir'],
     maxFiles: config['download-max-files'],
@@ -60,7 +61,7 @@ export async function serverOptions(config: Config): Promise<VerityOptions> {
   if (config.chromium && !config['browser-url'] && !config['browser-endpoint']) {
     const { findChromium } = await import('../cdp/browser.js');
     try {
-      findChromium(config.chromium);
+      findChromium(config.chromium, undefined, process.env);
     } catch (e) {
       process.stderr.write(
         `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM)\n`,

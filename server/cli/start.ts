@@ -81,6 +81,7 @@ async function startGateway(core: Verity, config: Config, creds: { operator: str
     log,
     extensionId,
     pairingMaxIdleDays: config['pairing-max-idle-days'],
+    env: process.env,
   });
   const port = await gateway.listen();
   // One gateway per config dir (its audit segments, gateway.json): a second one is refused before it writes

@@ -62,6 +62,8 @@ export interface GatewayOptions extends Credentials {
   extensionId?: string;
   /** An extension pairing unused this many days is removed (--pairing-max-idle-days; default 30). */
   pairingMaxIdleDays?: number;
+  /** The environment the terminal panel's shells start from (the CLI gives its own; absent: none but theirs). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export class Gateway {
@@ -72,6 +74,7 @@ export class Gateway {
   private readonly terminals = new Terminals(
     (connId, event, payload) => this.connections.get(connId)?.event(event, payload),
     () => LIMITS.terminalDetachMs,
+    () => this.options.env ?? {},
   );
   private readonly screencasts = new Map<string, Screencast>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });

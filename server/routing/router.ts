@@ -49,6 +49,8 @@ export interface RouterOptions {
   nativeBackend?: NativeBackendChoice;
   /** AT-SPI calls on an app's own socket when it offers one (--atspi-direct; default on). */
   atspiDirect?: boolean;
+  /** The machine's environment (DISPLAY, WAYLAND_DISPLAY ...): whether the native route can run here. */
+  env?: Readonly<NodeJS.ProcessEnv>;
 }
 
 /** What Router.aroundCall took before a call, and what it says after it (`end`). */
@@ -67,7 +69,7 @@ export type NativeRoute = NativeDriver | NutjsDriver;
  */
 export function nativeUnavailable(
   platform: string = process.platform,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Readonly<NodeJS.ProcessEnv>,
   choice: NativeBackendChoice = 'auto',
 ): string | null {
   const { backend } = nativeBackendOf(choice, platform);
@@ -114,7 +116,7 @@ export class Router {
   async nativeRoute(): Promise<NativeRoute> {
     if (this.native) return this.native;
     const choice = this.options.nativeBackend ?? 'auto';
-    const missing = nativeUnavailable(process.platform, process.env, choice);
+    const missing = nativeUnavailable(process.platform, this.options.env ?? {}, choice);
     if (missing) throw new Refusal('unavailable', missing);
     const options = {
       drivenBrowserPid: () => this.drivenBrowserPid(),

@@ -44,7 +44,8 @@ export async function inMemoryVerity(options: VerityOptions = {}): Promise<InMem
   const ownDir = mkdtempSync(join(tmpdir(), 'verity-in-memory-'));
   const saved = configDir();
   setConfigDir(ownDir);
-  const core = new Verity(options);
+  // This process's environment, as the CLI hands its own down (DISPLAY, PATH ...), unless the test gives one.
+  const core = new Verity({ env: process.env, ...options });
   const agents = new Set<InMemoryAgent>();
   return {
     core,
