@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { findBrowser, type Channel } from './cdp/discovery.js';
 import { type NativeBackendChoice, nativeBackendOf } from './routing/native-backend.js';
 import { bounded } from './contract/bounded.js';
+import { setMachineEnv } from './contract/machine-env.js';
 import { detectSession } from './contract/session-type.js';
 import { VERSION } from './version.js';
 
@@ -196,6 +197,7 @@ export async function runDoctor(
   env: Readonly<NodeJS.ProcessEnv>,
   platform: NodeJS.Platform = process.platform,
 ): Promise<DoctorReport> {
+  setMachineEnv(env); // the AT-SPI and X connections it opens look at it
   const onLinux = platform === 'linux';
   const [browser, display, atspi] = await Promise.all([
     browserFinding(opts, env),

@@ -1,6 +1,7 @@
 // AT-SPI2 over raw D-Bus method calls (dbus.ts): no proxy objects, which would introspect every object
 // first (a round trip per element, and toolkits answer introspection sparsely). One connection to the
 // accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
+import { machineEnv } from '../contract/machine-env.js';
 import { Refusal } from '../contract/refusal.js';
 import { LIMITS } from '../limits.js';
 import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from './dbus.js';
@@ -110,8 +111,8 @@ export class Atspi {
    * which toolkits do not serve their object cache.
    */
   static async connect(options: { direct?: boolean } = {}): Promise<Atspi> {
-    let address = process.env.AT_SPI_BUS_ADDRESS;
-    const sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS;
+    let address = machineEnv().AT_SPI_BUS_ADDRESS;
+    const sessionAddress = machineEnv().DBUS_SESSION_BUS_ADDRESS;
     if (!address || sessionAddress) {
       const session = await open(sessionBusAddress(), 'the session D-Bus');
       try {

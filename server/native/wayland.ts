@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { PNG } from 'pngjs';
+import { machineEnv } from '../contract/machine-env.js';
 import { Refusal } from '../contract/refusal.js';
 import { detectSession, waylandRoutes, type DesktopSession, type WaylandRoutes } from '../contract/session-type.js';
 
@@ -27,11 +28,11 @@ export const isWaylandWindowId = (id: number) => id >= WAYLAND_ID_BASE;
 
 /** The session as the environment says now (tests start a compositor and set the variables). */
 export function session(): DesktopSession {
-  return detectSession(process.env);
+  return detectSession(machineEnv());
 }
 
 const onPath = (bin: string) =>
-  (process.env.PATH ?? '').split(delimiter).some((dir) => {
+  (machineEnv().PATH ?? '').split(delimiter).some((dir) => {
     try {
       accessSync(join(dir, bin), constants.X_OK);
       return true;
@@ -50,7 +51,7 @@ function run(bin: string, args: string[], input?: string): Promise<Buffer> {
     const child = execFile(
       bin,
       args,
-      { timeout: TOOL_TIMEOUT_MS, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, env: process.env },
+      { timeout: TOOL_TIMEOUT_MS, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
         const e = error as NodeJS.ErrnoException;
@@ -228,7 +229,7 @@ export async function waylandHoldingModifiers<T>(keysyms: number[], work: () => 
     .slice()
     .reverse()
     .flatMap((m) => (m.startsWith('0x') ? ['-p', m] : ['-m', m]));
-  const child = spawn('wtype', [...press, '-', ...release], { env: process.env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn('wtype', [...press, '-', ...release], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr = (stderr + String(d)).slice(-1000);

@@ -23,6 +23,7 @@ import { Refusal } from '../contract/refusal.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
 import { SnapshotRegistry, type ResolvedToken } from './snapshots.js';
 import { checkTargetShape, type TargetArgs } from '../contract/target.js';
+import { setMachineEnv } from '../contract/machine-env.js';
 
 /** Who a call comes from, as far as routing cares: its connection (the authority) and its session. */
 export interface Caller {
@@ -116,8 +117,11 @@ export class Router {
   async nativeRoute(): Promise<NativeRoute> {
     if (this.native) return this.native;
     const choice = this.options.nativeBackend ?? 'auto';
-    const missing = nativeUnavailable(process.platform, this.options.env ?? {}, choice);
+    const env = this.options.env ?? {};
+    const missing = nativeUnavailable(process.platform, env, choice);
     if (missing) throw new Refusal('unavailable', missing);
+    // Its transports (X11, Wayland, D-Bus) look at the machine's environment at each connection.
+    setMachineEnv(env);
     const options = {
       drivenBrowserPid: () => this.drivenBrowserPid(),
       appRefusal: (app: Parameters<Policy['appRefusal']>[0]) => this.policy.appRefusal(app),
