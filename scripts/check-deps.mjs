@@ -17,6 +17,13 @@ const SKIP = /(^|\/)(node_modules|dist|ui)(\/|$)|\.min\.js$|\.d\.ts$/;
 /** The trees checked: every source file in them must belong to a layer below; `extension/ui` is the built Control UI. */
 const TREES = ['server', 'control-ui/src', 'extension', 'bench', 'scripts'];
 
+/**
+ * The only server files that read the process's environment (`process.env`): the command line, which reads it
+ * once into the typed configuration and hands each part down (issue 43). Anything else under server/ that reads
+ * it fails: take the value as a constructor argument or option instead.
+ */
+const ENV_READERS = ['server/cli/'];
+
 /** Packages that are CDP: importing them (types included) is speaking CDP. */
 const CDP_PACKAGES = ['puppeteer-core', 'devtools-protocol'];
 
@@ -289,12 +296,11 @@ const LAYERS = [
   },
   {
     name: 'the command line starts the process: it builds the core and the gateway, and speaks no CDP',
-    files: ['server/cli.ts', 'server/cli/', 'server/doctor.ts'],
+    files: ['server/cli/', 'server/doctor.ts'],
     may: [
       'node:',
       'zod',
       '@modelcontextprotocol/sdk',
-      'server/cli.ts',
       'server/cli/',
       'server/doctor.ts',
       'server/core.ts',
@@ -423,6 +429,7 @@ function scan(root, file) {
   );
   const imports = [];
   const cdp = [];
+  const env = [];
   const line = (node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const visit = (node) => {
     if (
@@ -467,10 +474,18 @@ function scan(root, file) {
       CDP_MEMBERS.has(memberName(node))
     )
       cdp.push({ what: `opens a CDP session (${memberName(node)})`, line: line(node) });
+    // The process's environment read (process.env, process['env']).
+    if (
+      (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'process' &&
+      memberName(node) === 'env'
+    )
+      env.push({ line: line(node) });
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return { imports, cdp };
+  return { imports, cdp, env };
 }
 
 /**
@@ -500,7 +515,12 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
   /** Each file's imports that stay at run time (types are erased): what a bundle of it carries. */
   const runtime = new Map();
   for (const file of files) {
-    const { imports, cdp } = scan(root, file);
+    const { imports, cdp, env } = scan(root, file);
+    if (file.startsWith('server/') && !matches(file, ENV_READERS))
+      for (const e of env)
+        problems.push(
+          `${file}:${e.line}: reads process.env; only the command line (${ENV_READERS.join(', ')}) reads the environment: take the value from the configuration it hands down (a constructor argument or option)`,
+        );
     runtime.set(
       file,
       imports.filter((i) => !i.typeOnly).map((i) => ({ ...i, target: resolveSpecifier(root, file, i.specifier) })),

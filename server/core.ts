@@ -30,6 +30,10 @@ export interface VerityOptions extends BrowserOptions {
   onSessionEnd?: (session: Session, reason: string, hook: string) => void;
   /** The agent cursor in driven tabs (default on; VERITY_CURSOR=off turns it off). */
   cursor?: boolean;
+  /** The agent cursor jumps instead of gliding (--reduced-motion). */
+  reducedMotion?: boolean;
+  /** Native apps are called on their own AT-SPI socket when they offer one (--atspi-direct; default on). */
+  atspiDirect?: boolean;
   /** Which tool definitions tools/list sends: the lean default, or `full` (--tools full, VERITY_TOOLS). */
   tools?: 'default' | 'full';
   /** URL schemes beyond http, https, data and about:blank that agents may open (--allow-url-schemes). */
@@ -129,7 +133,7 @@ export class Verity {
         this.activity.emit('sessions');
       },
     });
-    this.cursor = new CursorPreferences(options.cursor !== false);
+    this.cursor = new CursorPreferences(options.cursor !== false, options.reducedMotion === true);
     // The routes are built here, and the router is handed them by their contracts (contract/browser-route.ts,
     // contract/native-host.ts): it imports nothing of server/cdp/ or server/native/.
     const browserRoute = new CdpBrowserRoute(this.browser, this.policy);
@@ -143,6 +147,8 @@ export class Verity {
       cursorFor: (session) => this.cursor.forDriver(session),
       onCurrentTabChanged: () => this.activity.emit('sessions'),
       nativeBackend: options.nativeBackend,
+      atspiDirect: options.atspiDirect,
+      env: options.env,
       perConnection: {
         open: connectionBrowsers(browserRoute, {
           endpoint: options.browserEndpoint

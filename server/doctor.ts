@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { findBrowser, type Channel } from './cdp/browser/discovery.js';
 import { type NativeBackendChoice, nativeBackendOf } from './routing/native-backend.js';
 import { bounded } from './contract/bounded.js';
+import { setMachineEnv } from './contract/machine-env.js';
 import { detectSession } from './contract/session-type.js';
 import { VERSION } from './version.js';
 
@@ -54,7 +55,10 @@ function nodeFinding(version = process.versions.node): DoctorReport['node'] {
   };
 }
 
-async function browserFinding(opts: { chromium?: string; channel?: Channel; browserUrl?: string }) {
+async function browserFinding(
+  opts: { chromium?: string; channel?: Channel; browserUrl?: string },
+  env: Readonly<NodeJS.ProcessEnv>,
+) {
   if (opts.browserUrl) {
     try {
       const res = await bounded(fetch(new URL('/json/version', opts.browserUrl)), CHECK_MS, opts.browserUrl);
@@ -71,7 +75,7 @@ async function browserFinding(opts: { chromium?: string; channel?: Channel; brow
   }
   let path: string;
   try {
-    path = findBrowser({ explicit: opts.chromium, channel: opts.channel });
+    path = findBrowser({ explicit: opts.chromium, channel: opts.channel, env });
   } catch (e) {
     return { ok: false, detail: (e as Error).message, fix: 'install Chromium (Debian: apt-get install chromium)' };
   }
@@ -190,12 +194,13 @@ function permissionsFinding(platform: NodeJS.Platform): Finding {
 
 export async function runDoctor(
   opts: { chromium?: string; channel?: Channel; browserUrl?: string; nativeBackend?: NativeBackendChoice } = {},
-  env: NodeJS.ProcessEnv = process.env,
+  env: Readonly<NodeJS.ProcessEnv>,
   platform: NodeJS.Platform = process.platform,
 ): Promise<DoctorReport> {
+  setMachineEnv(env); // the AT-SPI and X connections it opens look at it
   const onLinux = platform === 'linux';
   const [browser, display, atspi] = await Promise.all([
-    browserFinding(opts),
+    browserFinding(opts, env),
     onLinux
       ? displayFinding(env)
       : Promise.resolve({ ok: null, server: 'none' as const, session_type: null, detail: 'checked on Linux only' }),

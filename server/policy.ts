@@ -150,7 +150,7 @@ export class Policy {
     this.checkUrl(url, what);
   }
   static load(explicit?: string): Policy {
-    const file = explicit ?? process.env.VERITY_POLICY ?? join(configDir(), 'policy.json');
+    const file = explicit ?? join(configDir(), 'policy.json');
     if (!existsSync(file)) {
       if (explicit)
         throw new Error(`policy file ${file} does not exist; create it (see policy.sample.json) or leave out --policy`);

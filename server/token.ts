@@ -8,8 +8,17 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** The config dir the CLI chose (--config-dir, else under XDG_CONFIG_HOME), or a test's; null: the default. */
+let chosenConfigDir: string | null = null;
+
+/** Where the credentials, policy.json, config.json, the audit trail and gateway.json are kept. */
 export function configDir(): string {
-  return process.env.VERITY_CONFIG_DIR ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'verity');
+  return chosenConfigDir ?? join(homedir(), '.config', 'verity');
+}
+
+/** Sets the config dir at start (the CLI) or for a test (null: the default again). */
+export function setConfigDir(dir: string | null): void {
+  chosenConfigDir = dir;
 }
 
 export type CredentialKind = 'operator' | 'agent';

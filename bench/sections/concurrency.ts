@@ -298,7 +298,7 @@ export const concurrencySection: Section = {
                 '--headless',
                 '--isolated',
                 '--executable-path',
-                findChromium(process.env.VERITY_CHROMIUM),
+                findChromium(process.env.VERITY_CHROMIUM, undefined, process.env),
                 ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
                 '--output-dir',
                 join(work, 'out'),

@@ -99,7 +99,7 @@ export const officeSection: Section = {
       const writerId = await open('writer', 'Bench Writer', FILLED);
       const calcId = await open('calc', 'Bench Calc', 'Anfang');
       const typingId = await open('writer', 'Bench Typing');
-      // Verity's MCP server and the in-process AT-SPI reader on this desktop (environment read at start).
+      // Verity's MCP server and the in-process AT-SPI reader on this desktop (desktop.ts hands the reader this process's environment).
       Object.assign(process.env, d.env);
       verity = await startMcp(ctx.procs, {
         name: 'verity-office',

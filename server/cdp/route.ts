@@ -114,6 +114,7 @@ export function connectionBrowsers(
     return (connectionId, { lost, tabGone }) => {
       const host: BrowserHost = new BrowserHost({
         viewport: options.browser.viewport,
+        downloads: options.browser.downloads,
         // The session's browser from the pool holds the origin policy too (its workers; see guard.ts).
         policy: options.browser.policy,
         transport: async () => {

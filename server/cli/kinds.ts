@@ -1,4 +1,4 @@
-// The value of each kind of option, as a zod schema: the source of the Config's types (server/cli.ts takes
+// The value of each kind of option, as a zod schema: the source of the Config's types (options.ts takes
 // them as types only, so that --help and --version load no package). A unit test (test/unit/cli.test.ts)
 // holds every row's default and every value the parser makes to these schemas.
 import { z } from 'zod';

@@ -1,8 +1,13 @@
-// The program: reads the command line into one typed Config (server/cli.ts) and runs its command. Only the
+// The program: reads the command line into one typed Config (parse.ts) and runs its command. Only the
 // parser is loaded up front: --help, --version and a refused command line answer at once; each command's
 // module (and through it the SDK, puppeteer, the tools) is imported once it runs.
-import { COMMANDS, helpText, parseCommandLine, startFailure, UsageError, type Parsed } from '../cli.js';
+import { startFailure } from './failures.js';
+import { helpText } from './help.js';
+import { COMMANDS } from './options.js';
+import { parseCommandLine, UsageError, type Parsed } from './parse.js';
+import { setConfigDir } from '../token.js';
 import { VERSION } from '../version.js';
+import { configDirFrom } from './environment.js';
 
 export async function main(argv: string[]): Promise<void> {
   try {
@@ -22,14 +27,20 @@ async function run(argv: string[]): Promise<void> {
   if (parsed.kind === 'help') return void process.stdout.write(`${helpText(parsed.command)}\n`);
   if (parsed.kind === 'version') return void process.stdout.write(`${VERSION}\n`);
   const { command, config, sources } = parsed;
+  setConfigDir(configDirFrom(config['config-dir'], process.env));
+  // A dir the operator named is also their children's (the Control UI terminal's shells: a `verity mcp` there).
+  if (config['config-dir'] !== undefined) process.env.VERITY_CONFIG_DIR = config['config-dir'];
   if (command === 'doctor') {
     const { runDoctor, doctorText } = await import('../doctor.js');
-    const report = await runDoctor({
-      chromium: config.chromium,
-      channel: config.channel,
-      browserUrl: config['browser-url'],
-      nativeBackend: config['native-backend'],
-    });
+    const report = await runDoctor(
+      {
+        chromium: config.chromium,
+        channel: config.channel,
+        browserUrl: config['browser-url'],
+        nativeBackend: config['native-backend'],
+      },
+      process.env,
+    );
     process.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : `${doctorText(report)}\n`);
     // The native parts it opened (D-Bus, X11) are closed; exit now rather than wait on a stray timer.
     process.exit(0);

@@ -1,7 +1,8 @@
 // `verity mcp`: MCP over stdio. It relays to a gateway when one is meant (the Control UI terminal's
 // variables, --gateway, or a running `verity start` and no option that configures a server of its own),
 // else it serves on its own core.
-import { type Config, givenBy, OPTIONS, type OptionValues, type Source } from '../cli.js';
+import { type Config, OPTIONS, type OptionValues, type Source } from './options.js';
+import { givenBy } from './parse.js';
 import { readGatewayFile } from '../token.js';
 import { log, serverOptions, startCore } from './serve.js';
 

@@ -4,7 +4,10 @@ import { appendFileSync } from 'node:fs';
 import type { Verity, VerityOptions } from '../core.js';
 import { broadcastLog } from '../mcp/notify.js';
 import { currentProgress } from '../progress.js';
-import { type Config, envName, OPTIONS, optionValue, verityOptionsOf } from '../cli.js';
+import { configureLimits } from '../limits.js';
+import { limitsFromEnv } from './environment.js';
+import type { Config } from './options.js';
+import { verityOptionsOf } from './parse.js';
 import { containStrayRejections } from './stray-rejections.js';
 
 /** A log line: on stderr, to every MCP client (notifications/message), and as progress of the call it arose in. */
@@ -15,17 +18,21 @@ export const log = (line: string) => {
 };
 
 /**
- * The core's options from the Config. The options read from process.env by the module that uses them
- * (`exportEnv`) are written there first. A policy file that does not load, or a --chromium that is not
- * found, ends the process with exit code 2 (a start error, not a failure at the first call).
+ * The core's options from the Config: each part handed to what needs it. A policy file that does not load, or
+ * a --chromium that is not found, ends the process with exit code 2 (a start error, not a failure at the first call).
  */
 export async function serverOptions(config: Config): Promise<VerityOptions> {
-  for (const o of OPTIONS) {
-    const value = optionValue(config, o);
-    if (o.exportEnv && value !== undefined)
-      process.env[envName(o)] = o.kind === 'boolean' ? (value ? '1' : '0') : String(value);
-  }
-  const options: VerityOptions = { ...verityOptionsOf(config), log };
+  // The bounds are set before any part that holds one is built (or, for the native route, imported).
+  configureLimits(limitsFromEnv(process.env));
+  // The machine's environment (DISPLAY, PATH ...), handed down to what looks at the machine.
+  const options: VerityOptions = { ...verityOptionsOf(config), log, env: process.env };
+  options.downloads = {
+    dir: config['download-dir'],
+    maxFiles: config['download-max-files'],
+    maxMb: config['download-max-mb'],
+    totalFiles: config['download-total-files'],
+    totalMb: config['download-total-mb'],
+  };
   const [{ Policy }, { allTools }, { PAGE_ACTIONS }] = await Promise.all([
     import('../policy.js'),
     import('../mcp/server.js'),
@@ -55,7 +62,7 @@ export async function serverOptions(config: Config): Promise<VerityOptions> {
   if (config.chromium && !config['browser-url'] && !config['browser-endpoint']) {
     const { findChromium } = await import('../cdp/browser/browser.js');
     try {
-      findChromium(config.chromium);
+      findChromium(config.chromium, undefined, process.env);
     } catch (e) {
       process.stderr.write(
         `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM)\n`,

@@ -2,7 +2,9 @@
 // over one core that gets its durable audit trail at construction.
 import { join } from 'node:path';
 import type { Verity } from '../core.js';
-import { EXTENSION_DIR, type Config } from '../cli.js';
+import { fileURLToPath } from 'node:url';
+import { extensionIdFromEnv } from './environment.js';
+import type { Config } from './options.js';
 import {
   checkCredential,
   claimConfigDir,
@@ -12,6 +14,9 @@ import {
   releaseConfigDir,
 } from '../token.js';
 import { log, serverOptions, startCore } from './serve.js';
+
+/** The unpacked extension that ships in the package (bin/ and dist/server/ sit beside it). */
+const EXTENSION_DIR = fileURLToPath(new URL('../../../extension/', import.meta.url));
 
 export async function runStart(config: Config): Promise<void> {
   const options = await serverOptions(config);
@@ -29,7 +34,7 @@ export async function runStart(config: Config): Promise<void> {
     process.stderr.write(`verity start: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  await startGateway(core, config.host, config.port, creds, config['allowed-hosts'] ?? []);
+  await startGateway(core, config, creds);
 }
 
 /**
@@ -62,25 +67,21 @@ function credentials(config: Config): { operator: string; agent: string } {
 /** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */
 const SHUTDOWN_BOUND_MS = 8_000;
 
-async function startGateway(
-  core: Verity,
-  host: string,
-  wantedPort: number,
-  creds: { operator: string; agent: string },
-  allowedHosts: string[],
-): Promise<void> {
-  const [{ Gateway, urlHost }, { EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] = await Promise.all([
-    import('../gateway/server.js'),
-    import('../gateway/extension-id.js'),
-    import('../token.js'),
-  ]);
+async function startGateway(core: Verity, config: Config, creds: { operator: string; agent: string }): Promise<void> {
+  const host = config.host;
+  const [{ Gateway, urlHost }, { EXTENSION_ID: PUBLISHED_EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] =
+    await Promise.all([import('../gateway/server.js'), import('../gateway/extension-id.js'), import('../token.js')]);
+  const extensionId = extensionIdFromEnv(process.env) ?? PUBLISHED_EXTENSION_ID;
   const gateway = new Gateway(core, {
     host,
-    port: wantedPort,
+    port: config.port,
     operatorToken: creds.operator,
     agentToken: creds.agent,
-    allowedHosts,
+    allowedHosts: config['allowed-hosts'] ?? [],
     log,
+    extensionId,
+    pairingMaxIdleDays: config['pairing-max-idle-days'],
+    env: process.env,
   });
   const port = await gateway.listen();
   // One gateway per config dir (its audit segments, gateway.json): a second one is refused before it writes
@@ -108,7 +109,7 @@ async function startGateway(
     `Verity gateway on ${base}/?token=${creds.operator}\n` +
       `MCP (Streamable HTTP): ${mcpUrl}  (Authorization: ${bearer})\n` +
       `The Chrome extension's folder (chrome://extensions, Developer mode, Load unpacked): ${EXTENSION_DIR}\n` +
-      `Pair the Chrome extension: chrome-extension://${EXTENSION_ID}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
+      `Pair the Chrome extension: chrome-extension://${extensionId}/pair.html#gateway=${encodeURIComponent(`ws://${loopback}:${port}/gateway`)}&token=${creds.operator}\n` +
       `HTTP client entry (Cursor; VS Code: under "servers" instead of "mcpServers"): ${JSON.stringify(entry)}\n` +
       `Claude Code: claude mcp add --transport http verity ${mcpUrl} --header "Authorization: ${bearer}"\n`,
   );

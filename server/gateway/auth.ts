@@ -43,6 +43,7 @@ export class GatewayAuth {
   constructor(
     private readonly credentials: Credentials,
     private readonly pairings: Pairings,
+    private readonly extensionId: string = EXTENSION_ID,
   ) {}
 
   /**
@@ -91,7 +92,7 @@ export class GatewayAuth {
     const origin = req.headers.origin;
     if (origin === undefined) return true;
     if (this.origins.has(origin.toLowerCase())) return true;
-    return origin === `chrome-extension://${EXTENSION_ID}` && this.pairings.origins().includes(origin);
+    return origin === `chrome-extension://${this.extensionId}` && this.pairings.origins().includes(origin);
   }
 
   /** Whether a token is the operator credential (what POST /pair takes). */

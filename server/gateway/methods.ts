@@ -119,6 +119,7 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
         cols: p.cols,
         rows: p.rows,
         env: { VERITY_MCP_URL: link.mcp_url, VERITY_LINK: link.link_token, VERITY_TOKEN: gw.agentToken },
+        base: gw.terminals.baseEnv(),
       });
       gw.terminals.add(term, conn.connId, link.link_token);
       return { terminalId: term.id, pid: term.pty.pid };

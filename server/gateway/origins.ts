@@ -23,10 +23,9 @@ export type PairingInfo = Required<Omit<Pairing, 'secretSha256'>>;
 const DAY_MS = 24 * 60 * 60_000;
 export const DEFAULT_PAIRING_MAX_IDLE_DAYS = 30;
 
-/** How long a pairing may go unused: VERITY_PAIRING_MAX_IDLE_DAYS (the CLI exports --pairing-max-idle-days). */
-export function pairingMaxIdleMs(): number {
-  const days = Number(process.env.VERITY_PAIRING_MAX_IDLE_DAYS);
-  return (Number.isSafeInteger(days) && days >= 1 ? days : DEFAULT_PAIRING_MAX_IDLE_DAYS) * DAY_MS;
+/** How long a pairing may go unused: --pairing-max-idle-days, else 30 days (a missing or bad value is the default). */
+export function pairingMaxIdleMs(days?: number): number {
+  return (Number.isSafeInteger(days) && days! >= 1 ? days! : DEFAULT_PAIRING_MAX_IDLE_DAYS) * DAY_MS;
 }
 
 export interface PairingsOptions {

@@ -17,6 +17,8 @@ export interface PairingDeps {
   /** The gateway's port, for the WebSocket address the extension is told. */
   port(): number;
   log: (line: string) => void;
+  /** The companion extension's id (default: the published build's). */
+  extensionId?: string;
 }
 
 export class PairingEndpoint {
@@ -30,7 +32,7 @@ export class PairingEndpoint {
    */
   async pair(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const origin = req.headers.origin ?? '';
-    const ours = `chrome-extension://${EXTENSION_ID}`;
+    const ours = `chrome-extension://${this.deps.extensionId ?? EXTENSION_ID}`;
     const answer = (status: number, body: Record<string, unknown>) => {
       const headers: Record<string, string> = {
         'content-type': 'application/json',

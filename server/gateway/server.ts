@@ -33,7 +33,7 @@ import {
 } from './protocol.js';
 import { Terminals } from './terminal.js';
 import type { Screencast } from './screencast.js';
-import { Pairings } from './origins.js';
+import { pairingMaxIdleMs, Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
 import { serveAuditExport } from './brake-methods.js';
@@ -58,6 +58,12 @@ export interface GatewayOptions extends Credentials {
   /** Host names (besides loopback) this gateway answers to when bound elsewhere: --allowed-hosts. */
   allowedHosts?: string[];
   log: (line: string) => void;
+  /** The companion extension's id, for a build signed with another key (default: the published build's). */
+  extensionId?: string;
+  /** An extension pairing unused this many days is removed (--pairing-max-idle-days; default 30). */
+  pairingMaxIdleDays?: number;
+  /** The environment the terminal panel's shells start from (the CLI gives its own; absent: none but theirs). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export class Gateway {
@@ -68,6 +74,7 @@ export class Gateway {
   private readonly terminals = new Terminals(
     (connId, event, payload) => this.connections.get(connId)?.event(event, payload),
     () => LIMITS.terminalDetachMs,
+    () => this.options.env ?? {},
   );
   private readonly screencasts = new Map<string, Screencast>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
@@ -91,19 +98,21 @@ export class Gateway {
   ) {
     this.links = new Links(() => `http://${urlHost(this.options.host)}:${this.port}/mcp`);
     this.pairings = new Pairings({
+      maxIdleMs: pairingMaxIdleMs(options.pairingMaxIdleDays),
       inUse: () => this.connectedPairings(),
       onExpired: (p) =>
         options.log(
           `removed the extension pairing ${p.id}: unused since ${p.lastUsedAt} (--pairing-max-idle-days); pair the extension again to use it`,
         ),
     });
-    this.auth = new GatewayAuth(options, this.pairings);
+    this.auth = new GatewayAuth(options, this.pairings, options.extensionId);
     this.pairing = new PairingEndpoint({
       pairings: this.pairings,
       isOperator: (token) => this.auth.isOperator(token),
       connections: () => this.connections.values(),
       port: () => this.port,
       log: options.log,
+      extensionId: options.extensionId,
     });
     this.sessions = new SessionFeed(core, (delta) => this.broadcast('sessions.changed', delta));
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);

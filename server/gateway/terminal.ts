@@ -28,15 +28,25 @@ function loadPty(): typeof import('@lydell/node-pty') {
   }
 }
 
-export function openTerminal(options: { cols: number; rows: number; env: Record<string, string> }): Terminal {
+/**
+ * A shell of the user's ($SHELL, else bash) in their home, with `base` (the environment the gateway was
+ * started with, handed down by the CLI) and the link's variables in `env`.
+ */
+export function openTerminal(options: {
+  cols: number;
+  rows: number;
+  env: Record<string, string>;
+  base: Readonly<Record<string, string | undefined>>;
+}): Terminal {
   const pty = loadPty();
-  const shell = process.env.SHELL && process.env.SHELL.length > 0 ? process.env.SHELL : '/bin/bash';
+  const { base } = options;
+  const shell = base.SHELL && base.SHELL.length > 0 ? base.SHELL : '/bin/bash';
   const term = pty.spawn(shell, ['-i'], {
     name: 'xterm-256color',
     cols: options.cols,
     rows: options.rows,
-    cwd: process.env.HOME ?? '/',
-    env: { ...(process.env as Record<string, string>), ...options.env, TERM: 'xterm-256color' },
+    cwd: base.HOME ?? '/',
+    env: { ...(base as Record<string, string>), ...options.env, TERM: 'xterm-256color' },
   });
   return { id: `term-${++counter}`, pty: term };
 }
@@ -68,6 +78,8 @@ export class Terminals {
       payload: EventPayload<E>,
     ) => void,
     private readonly detachMs: () => number,
+    /** The environment each shell starts from (the gateway's, as the CLI handed it down). */
+    readonly baseEnv: () => Readonly<Record<string, string | undefined>> = () => ({}),
   ) {}
 
   get size(): number {

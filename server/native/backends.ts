@@ -9,6 +9,8 @@ export interface NativeRouteOptions {
   drivenBrowserPid(): Promise<number | null>;
   /** Why the operator's policy keeps agents off an app (null: they may drive it); absent: no app policy. */
   appRefusal?(app: AppFacts): string | null;
+  /** Native apps are called on their own AT-SPI socket when they offer one (--atspi-direct; the AT-SPI backend). */
+  atspiDirect?: boolean;
 }
 
 /** The native route of `backend`: AT-SPI with X11 or Wayland (Linux), or nut-js's pixels and keys. */

@@ -17,6 +17,7 @@ import { sessionKeyOf } from '../contract/session-key.js';
 import { SessionBrowsers, type SessionBrowsersOptions } from './session-browsers.js';
 import { SnapshotRegistry, type ResolvedToken } from './snapshots.js';
 import { checkTargetShape, type TargetArgs } from '../contract/target.js';
+import { setMachineEnv } from '../contract/machine-env.js';
 
 /** Who a call comes from, as far as routing cares: its connection (the authority) and its session. */
 export interface Caller {
@@ -54,6 +55,10 @@ export interface RouterOptions<T extends RoutedTab> {
   perConnection: Omit<SessionBrowsersOptions<T>, 'tabGone'>;
   /** Which native backend (--native-backend): `auto` is the platform's own. */
   nativeBackend?: NativeBackendChoice;
+  /** AT-SPI calls on an app's own socket when it offers one (--atspi-direct; default on). */
+  atspiDirect?: boolean;
+  /** The machine's environment (DISPLAY, WAYLAND_DISPLAY ...): whether the native route can run here. */
+  env?: Readonly<NodeJS.ProcessEnv>;
 }
 
 /** What Router.aroundCall took before a call, and what it says after it (`end`). */
@@ -72,7 +77,7 @@ export type { NativeRoute };
  */
 export function nativeUnavailable(
   platform: string = process.platform,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Readonly<NodeJS.ProcessEnv>,
   choice: NativeBackendChoice = 'auto',
 ): string | null {
   const { backend } = nativeBackendOf(choice, platform);
@@ -119,11 +124,15 @@ export class Router<T extends RoutedTab = RoutedTab> {
   async nativeRoute(): Promise<NativeRoute> {
     if (this.native) return this.native;
     const choice = this.options.nativeBackend ?? 'auto';
-    const missing = nativeUnavailable(process.platform, process.env, choice);
+    const env = this.options.env ?? {};
+    const missing = nativeUnavailable(process.platform, env, choice);
     if (missing) throw new Refusal('unavailable', missing);
+    // Its transports (X11, Wayland, D-Bus) look at the machine's environment at each connection.
+    setMachineEnv(env);
     const options = {
       drivenBrowserPid: () => this.drivenBrowserPid(),
       appRefusal: (app: Parameters<Policy['appRefusal']>[0]) => this.policy.appRefusal(app),
+      atspiDirect: this.options.atspiDirect !== false,
     };
     const backend = nativeBackendOf(choice).backend === 'nutjs' ? 'nutjs' : 'atspi';
     this.nativeLoading ??= this.options.loadNative(backend, options).then((route) => (this.native = route));

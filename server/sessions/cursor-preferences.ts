@@ -21,10 +21,14 @@ function loadSavedCursorMotion(): MotionInput | undefined {
 export class CursorPreferences {
   /** cursor.motion.* from <config dir>/config.json: the saved default under every session's settings. */
   readonly saved: MotionInput | undefined = loadSavedCursorMotion();
-  readonly systemReducedMotion = process.env.VERITY_REDUCED_MOTION === '1';
-
-  /** @param enabled the agent cursor in driven tabs (default on; VERITY_CURSOR=off turns it off). */
-  constructor(private readonly enabled = true) {}
+  /**
+   * @param enabled the agent cursor in driven tabs (default on; --no-cursor turns it off).
+   * @param systemReducedMotion the operator's --reduced-motion: the cursor jumps instead of gliding.
+   */
+  constructor(
+    private readonly enabled = true,
+    readonly systemReducedMotion = false,
+  ) {}
 
   /** What a session's settings add up to, for its summary. */
   motionOf(session: Session) {

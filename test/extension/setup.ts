@@ -124,7 +124,7 @@ export async function launch(): Promise<void> {
   fx = await serveFixtures();
   await startGw();
   chrome = await puppeteer.launch({
-    executablePath: findChromium(process.env.VERITY_CHROMIUM),
+    executablePath: findChromium(process.env.VERITY_CHROMIUM, undefined, process.env),
     headless: true,
     defaultViewport: null,
     args: [...CHROMIUM_FLAGS, `--load-extension=${EXT}`, `--disable-extensions-except=${EXT}`],

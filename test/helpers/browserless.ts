@@ -57,7 +57,7 @@ async function freePort(): Promise<number> {
 function chromiumBinary(): string {
   const debian = '/usr/lib/chromium/chromium';
   if (existsSync(debian)) return debian;
-  return realpathSync(findChromium(process.env.VERITY_CHROMIUM));
+  return realpathSync(findChromium(process.env.VERITY_CHROMIUM, undefined, process.env));
 }
 
 /** The folder whose node_modules holds browserless's playwright-core: its own, else the peers' hoisted one. */

@@ -69,7 +69,7 @@ export async function sharedChromium(): Promise<TestBrowser> {
 export async function launchChromium(): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'verity-test-profile-'));
   const browser = await puppeteer.launch({
-    executablePath: findChromium(process.env.VERITY_CHROMIUM),
+    executablePath: findChromium(process.env.VERITY_CHROMIUM, undefined, process.env),
     headless: true,
     defaultViewport: null,
     // The test drives it over the pipe, so Chromium exits with this process however it ends (a runner's

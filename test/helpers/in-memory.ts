@@ -11,6 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Verity, type VerityOptions } from '../../server/core.js';
 import { connectMcp, createMcpServer } from '../../server/mcp/server.js';
+import { configDir, setConfigDir } from '../../server/token.js';
 
 /** The per-connection context createMcpServer takes (a Control UI binding, the transport). */
 type ConnectionContext = NonNullable<Parameters<typeof createMcpServer>[1]>;
@@ -40,10 +41,11 @@ export interface InMemoryVerity {
 
 /** A core with its own empty config dir (no saved cursor settings, no policy file, no recordings of the user's). */
 export async function inMemoryVerity(options: VerityOptions = {}): Promise<InMemoryVerity> {
-  const configDir = mkdtempSync(join(tmpdir(), 'verity-in-memory-'));
-  const saved = process.env.VERITY_CONFIG_DIR;
-  process.env.VERITY_CONFIG_DIR = configDir;
-  const core = new Verity(options);
+  const ownDir = mkdtempSync(join(tmpdir(), 'verity-in-memory-'));
+  const saved = configDir();
+  setConfigDir(ownDir);
+  // This process's environment, as the CLI hands its own down (DISPLAY, PATH ...), unless the test gives one.
+  const core = new Verity({ env: process.env, ...options });
   const agents = new Set<InMemoryAgent>();
   return {
     core,
@@ -80,9 +82,8 @@ export async function inMemoryVerity(options: VerityOptions = {}): Promise<InMem
     async close() {
       for (const agent of [...agents]) await agent.close();
       await core.close();
-      if (saved === undefined) delete process.env.VERITY_CONFIG_DIR;
-      else process.env.VERITY_CONFIG_DIR = saved;
-      rmSync(configDir, { recursive: true, force: true });
+      setConfigDir(saved);
+      rmSync(ownDir, { recursive: true, force: true });
     },
   };
 }

@@ -6,7 +6,7 @@
 // file's own), for the files that test the process and its stdio transport end to end. Everything is torn
 // down in `close` (processes by PID).
 import type { Page } from 'puppeteer-core';
-import { parseCommandLine } from '../../server/cli.js';
+import { parseCommandLine } from '../../server/cli/parse.js';
 import { serverOptions } from '../../server/cli/serve.js';
 import { model, sharedChromium, type TestBrowser } from './chromium.js';
 import { serveFixtures, type FixtureServer } from './fixtures.js';

@@ -68,7 +68,10 @@ const nativeImports = () =>
   (existsSync(record) ? readFileSync(record, 'utf8') : '').split('\n').filter((url) => url.includes('/server/native/'));
 
 test('with DISPLAY unset, verity mcp starts and lists its tools without loading the native route', async () => {
-  assert.ok(readFileSync(record, 'utf8').includes('/dist/server/cli.js'), "the hook saw the server's own imports");
+  assert.ok(
+    readFileSync(record, 'utf8').includes('/dist/server/cli/parse.js'),
+    "the hook saw the server's own imports",
+  );
   const tools = (await client.listTools()).tools.map((t) => t.name);
   for (const name of ['list_apps', 'list_windows', 'get_window_state', 'type_text'])
     assert.ok(tools.includes(name), name);

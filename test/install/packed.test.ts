@@ -177,7 +177,7 @@ describe('the packed package, installed offline into an empty folder with a fres
   test('the tarball holds the builds and no tests, bench or fixtures', () => {
     for (const needed of [
       'bin/verity.js',
-      'dist/server/cli.js',
+      'dist/server/cli/main.js',
       'dist/server/mcp/server.js',
       'dist/server/cdp/page-agent.bundle.js',
       'control-ui/dist/index.html',

@@ -17,7 +17,7 @@ const missing =
   missingTools() ??
   (() => {
     try {
-      findChromium(process.env.VERITY_CHROMIUM);
+      findChromium(process.env.VERITY_CHROMIUM, undefined, process.env);
       return null;
     } catch {
       return 'no Chromium';
@@ -233,7 +233,7 @@ describe('native route: a Chromium Verity does not drive, without a renderer tre
   test('actions on its window are unverifiable, never confirmed, with advice that fits the delivery mode', async () => {
     otherProfile = mkdtempSync(join(tmpdir(), 'verity-other-profile-'));
     const flags = CHROMIUM_FLAGS.filter((f) => f !== '--force-renderer-accessibility');
-    other = d.spawn(findChromium(process.env.VERITY_CHROMIUM), [
+    other = d.spawn(findChromium(process.env.VERITY_CHROMIUM, undefined, process.env), [
       ...flags,
       `--user-data-dir=${otherProfile}`,
       '--new-window',

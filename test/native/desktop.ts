@@ -16,6 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DBusConnection } from '../../server/native/linux/transport/dbus.js';
+import { setMachineEnv } from '../../server/contract/machine-env.js';
+
+// The native modules these files use in-process read the environment they are handed: this process's own.
+setMachineEnv(process.env);
 
 export const APP_PY = fileURLToPath(new URL('../../../test/native/app.py', import.meta.url));
 

@@ -3,13 +3,20 @@
 // nothing and go after the grace period.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Links } from '../../server/gateway/links.js';
+import { GatewayError } from '../../server/gateway/protocol.js';
+import { configureLimits } from '../../server/limits.js';
+import { limitsFromEnv } from '../../server/cli/environment.js';
 
-process.env.VERITY_MAX_LINKS_PER_CONNECTION = '2';
-process.env.VERITY_MAX_LINKS = '3';
-process.env.VERITY_LINK_TTL_MS = '200';
-process.env.VERITY_LINK_GRACE_MS = '100';
-const { Links } = await import('../../server/gateway/links.js');
-const { GatewayError } = await import('../../server/gateway/protocol.js');
+// The bounds as `verity start` with these variables sets them.
+configureLimits(
+  limitsFromEnv({
+    VERITY_MAX_LINKS_PER_CONNECTION: '2',
+    VERITY_MAX_LINKS: '3',
+    VERITY_LINK_TTL_MS: '200',
+    VERITY_LINK_GRACE_MS: '100',
+  }),
+);
 
 const conn = (connId: string) => ({ connId, caps: ['ui-commands'] }) as never;
 

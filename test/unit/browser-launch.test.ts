@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { cleanStaleProfiles, newProfile, profileOwner, sandboxArgs } from '../../server/cdp/browser/lifetime.js';
-import { parseFlags } from '../../server/cli.js';
+import { parseFlags } from '../../server/cli/parse.js';
 
 describe('the sandbox', () => {
   test('off (--no-sandbox) only as root on Linux', () => {

@@ -73,6 +73,21 @@ test('each broken rule is named with its file and import', async () => {
   );
 });
 
+test('only the command line reads process.env: any other server file that does is named', async () => {
+  const { problems, has } = await checkTree({
+    'server/sessions/idle.ts':
+      "export const idle = Number(process.env.VERITY_IDLE);\nexport const x = process['env'].X;\n",
+    'server/cli/parse.ts': 'export const env = process.env;\n',
+    'bench/run.ts': 'export const display = process.env.DISPLAY;\n',
+    'server/sessions/said.ts': '// process.env in a comment is no read\nexport const s = 1;\n',
+  });
+  has(
+    /^server\/sessions\/idle\.ts:1: reads process\.env; only the command line \(server\/cli\/\) reads the environment/,
+  );
+  has(/^server\/sessions\/idle\.ts:2: reads process\.env/);
+  assert.equal(problems.length, 2, problems.join('\n'));
+});
+
 test('a folder without rules fails, and audit/, bench/ and scripts/ are checked', async () => {
   const { problems, has } = await checkTree({
     'server/newfolder/thing.ts': 'export const thing = 1;\n',

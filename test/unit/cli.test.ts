@@ -1,4 +1,4 @@
-// The command line (server/cli.ts): parseArgs, an environment variable and a --config key per option,
+// The command line (server/cli/): parseArgs, an environment variable and a --config key per option,
 // refusals naming the option, and one table (docs/options.md) that documents every option and every VERITY_*
 // variable.
 import { test } from 'node:test';
@@ -6,18 +6,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ENV_ONLY,
-  OPTIONS,
-  UsageError,
-  envName,
-  helpText,
-  HELP_WIDTH,
-  CONFIG_EXAMPLE,
-  parseCommandLine,
-  startFailure,
-  type OptionSpec,
-} from '../../server/cli.js';
+import { ENV_ONLY } from '../../server/cli/environment.js';
+import { startFailure } from '../../server/cli/failures.js';
+import { CONFIG_EXAMPLE, HELP_WIDTH, helpText } from '../../server/cli/help.js';
+import { envName, OPTIONS, type OptionSpec } from '../../server/cli/options.js';
+import { parseCommandLine, UsageError } from '../../server/cli/parse.js';
 import { configSchema, KIND_SCHEMAS } from '../../server/cli/kinds.js';
 import { nativeUnavailable } from '../../server/routing/router.js';
 import { ROOT } from '../helpers/fixtures.js';

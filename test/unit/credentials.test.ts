@@ -5,23 +5,22 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCommandLine } from '../../server/cli.js';
-import { checkCredential } from '../../server/token.js';
+import { parseCommandLine } from '../../server/cli/parse.js';
+import { checkCredential, configDir, setConfigDir } from '../../server/token.js';
 import { MAX_PAIRINGS, pairingMaxIdleMs, Pairings, type PairingInfo } from '../../server/gateway/origins.js';
 import { urlHost } from '../../server/gateway/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-unit-creds-'));
-const saved = process.env.VERITY_CONFIG_DIR;
+const saved = configDir();
 /**
  * The pairings are stored in the config dir: each test that reads their file sets it first, since the fast
  * tier (scripts/test-unit.mjs) loads every unit file into one process, and another file's setting wins.
  */
 const inOwnConfigDir = () => {
-  process.env.VERITY_CONFIG_DIR = dir;
+  setConfigDir(dir);
 };
 after(() => {
-  if (saved === undefined) delete process.env.VERITY_CONFIG_DIR;
-  else process.env.VERITY_CONFIG_DIR = saved;
+  setConfigDir(saved);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -137,19 +136,13 @@ test('pairings expire when unused: the idle time restarts on use, a connected re
   );
 });
 
-test('the pairing idle bound comes from VERITY_PAIRING_MAX_IDLE_DAYS (exported by --pairing-max-idle-days), default 30 days', () => {
-  const saved = process.env.VERITY_PAIRING_MAX_IDLE_DAYS;
-  try {
-    delete process.env.VERITY_PAIRING_MAX_IDLE_DAYS;
-    assert.equal(pairingMaxIdleMs(), 30 * 86_400_000);
-    process.env.VERITY_PAIRING_MAX_IDLE_DAYS = '7';
-    assert.equal(pairingMaxIdleMs(), 7 * 86_400_000);
-    assert.equal(start(['--pairing-max-idle-days', '3'])['pairing-max-idle-days'], 3);
-    assert.throws(() => start(['--pairing-max-idle-days', '0']), /pairing-max-idle-days/);
-  } finally {
-    if (saved === undefined) delete process.env.VERITY_PAIRING_MAX_IDLE_DAYS;
-    else process.env.VERITY_PAIRING_MAX_IDLE_DAYS = saved;
-  }
+test('the pairing idle bound comes from --pairing-max-idle-days (or VERITY_PAIRING_MAX_IDLE_DAYS), default 30 days', () => {
+  assert.equal(pairingMaxIdleMs(), 30 * 86_400_000);
+  assert.equal(pairingMaxIdleMs(7), 7 * 86_400_000);
+  assert.equal(pairingMaxIdleMs(0), 30 * 86_400_000, 'a bad value is the default');
+  assert.equal(start(['--pairing-max-idle-days', '3'])['pairing-max-idle-days'], 3);
+  assert.equal(start([], { VERITY_PAIRING_MAX_IDLE_DAYS: '7' })['pairing-max-idle-days'], 7);
+  assert.throws(() => start(['--pairing-max-idle-days', '0']), /pairing-max-idle-days/);
 });
 
 test('urlHost: a wildcard bind is reached as 127.0.0.1, IPv6 literals get brackets', () => {

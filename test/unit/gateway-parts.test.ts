@@ -13,13 +13,13 @@ import { GatewayAuth } from '../../server/gateway/auth.js';
 import { EXTENSION_ID } from '../../server/gateway/extension-id.js';
 import { type HttpRoute, methodAllowed, routeOf } from '../../server/gateway/http-routes.js';
 import { Pairings } from '../../server/gateway/origins.js';
+import { configDir, setConfigDir } from '../../server/token.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'verity-unit-gwparts-'));
-const saved = process.env.VERITY_CONFIG_DIR;
-process.env.VERITY_CONFIG_DIR = dir;
+const saved = configDir();
+setConfigDir(dir);
 after(() => {
-  if (saved === undefined) delete process.env.VERITY_CONFIG_DIR;
-  else process.env.VERITY_CONFIG_DIR = saved;
+  setConfigDir(saved);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -15,6 +15,7 @@ import {
   type PolicyFile,
 } from '../../server/policy.js';
 import { Refusal } from '../../server/contract/refusal.js';
+import { configDir, setConfigDir } from '../../server/token.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'verity-policy-unit-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -65,19 +66,15 @@ describe('policy file', () => {
 
   test('an explicit file that does not exist is an error; a missing default is "everything allowed"', () => {
     assert.throws(() => Policy.load(join(tmp, 'missing.json')), /does not exist/);
-    const saved = { env: process.env.VERITY_POLICY, dir: process.env.VERITY_CONFIG_DIR };
+    const saved = configDir();
     try {
-      delete process.env.VERITY_POLICY;
-      process.env.VERITY_CONFIG_DIR = join(tmp, 'empty-config');
+      setConfigDir(join(tmp, 'empty-config'));
       const p = Policy.load();
       assert.match(p.source, /built-in/);
       p.checkUrl('https://anything.example/');
       assert.equal(p.appRefusal(facts({ names: ['anything'] })), null);
     } finally {
-      if (saved.env === undefined) delete process.env.VERITY_POLICY;
-      else process.env.VERITY_POLICY = saved.env;
-      if (saved.dir === undefined) delete process.env.VERITY_CONFIG_DIR;
-      else process.env.VERITY_CONFIG_DIR = saved.dir;
+      setConfigDir(saved);
     }
   });
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lossMessage, redactEndpoint, refusalForStatus } from '../../server/cdp/browser/pool.js';
-import { parseFlags, UsageError } from '../../server/cli.js';
+import { parseFlags, UsageError } from '../../server/cli/parse.js';
 
 const endpoint = { url: 'ws://pool.example:3000/chromium?token=s3cret', headers: {}, connectTimeoutMs: 1000 };
 

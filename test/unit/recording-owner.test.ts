@@ -17,15 +17,15 @@ import {
   startRecording,
 } from '../../server/sessions/recording.js';
 import type { Session } from '../../server/sessions/manager.js';
+import { configDir, setConfigDir } from '../../server/token.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'verity-recording-unit-'));
-const savedConfig = process.env.VERITY_CONFIG_DIR;
+const savedConfig = configDir();
 before(() => {
-  process.env.VERITY_CONFIG_DIR = tmp;
+  setConfigDir(tmp);
 });
 after(() => {
-  if (savedConfig === undefined) delete process.env.VERITY_CONFIG_DIR;
-  else process.env.VERITY_CONFIG_DIR = savedConfig;
+  setConfigDir(savedConfig);
   rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -44,11 +44,8 @@ const noBrowser = {
 
 let router: Router;
 let sessions: SessionManager;
-// The native route needs a display to be loaded at all (nativeUnavailable); none is opened here.
-const display = process.env.DISPLAY;
 
 before(() => {
-  process.env.DISPLAY = display ?? ':99';
   sessions = new SessionManager({ idleMs: 60_000 });
   router = new Router({
     browser: noBrowser,
@@ -58,11 +55,11 @@ before(() => {
     cursorFor: () => undefined,
     onCurrentTabChanged: () => {},
     perConnection: { sessions },
+    // The native route needs a display to be loaded at all (nativeUnavailable); none is opened here.
+    env: { DISPLAY: ':99' },
   });
 });
 after(async () => {
-  if (display === undefined) delete process.env.DISPLAY;
-  else process.env.DISPLAY = display;
   await sessions.shutdown();
 });
 

@@ -10,6 +10,10 @@ import {
   isWaylandWindowId,
 } from '../../server/native/linux/transport/wayland.js';
 import { request } from '../../server/native/linux/transport/wayland-pointer.js';
+import { setMachineEnv } from '../../server/contract/machine-env.js';
+
+// The native route reads the environment it is handed: this file's own, which its tests change.
+setMachineEnv(process.env);
 
 test('the session type comes from XDG_SESSION_TYPE and WAYLAND_DISPLAY, not from a missing DISPLAY', () => {
   assert.equal(detectSession({ DISPLAY: ':0' }).kind, 'x11');

@@ -13,7 +13,21 @@ import { guardBrowser } from '../tab/guard.js';
 import { cleanStaleProfiles, newProfile, sandboxArgs, startWatchdog, type Watchdog } from './lifetime.js';
 import { checkBrowserArgs, PolicyProxy } from './policy-proxy.js';
 
+/** The download folder and quotas (--download-dir, --download-max-files ...); a missing one is its default. */
+export interface DownloadSettings {
+  dir?: string;
+  maxFiles?: number;
+  maxMb?: number;
+  totalFiles?: number;
+  totalMb?: number;
+}
+
 export interface BrowserOptions {
+  /**
+   * The machine's environment as the CLI hands it down: DISPLAY (a launched browser is headless without one),
+   * PATH and the install folders a browser is looked for in (discovery.ts). Absent: none (headless, install paths only).
+   */
+  env?: Readonly<NodeJS.ProcessEnv>;
   browserUrl?: string;
   chromium?: string;
   headless?: boolean;
@@ -52,6 +66,8 @@ export interface BrowserOptions {
    * sharing one Chromium between files): its tabs alone are seen and opened, and it is never closed.
    */
   browserContextId?: string;
+  /** Where its tabs' downloads are saved and how much they may keep (--download-*; side-effects.ts reads it). */
+  downloads?: DownloadSettings;
   /** No browser of its own: only its peers' tabs (with --browser-endpoint every session's browser is a peer). */
   peersOnly?: string;
 }
@@ -109,8 +125,8 @@ function isLoopbackUrl(url: string): boolean {
   }
 }
 
-export function findChromium(explicit?: string, channel?: Channel): string {
-  return findBrowser({ explicit, channel });
+export function findChromium(explicit?: string, channel?: Channel, env: Readonly<NodeJS.ProcessEnv> = {}): string {
+  return findBrowser({ explicit, channel, env });
 }
 
 export class BrowserHost {
@@ -152,6 +168,11 @@ export class BrowserHost {
   constructor(private readonly options: BrowserOptions) {
     this.staleCleaned = this.attached ? Promise.resolve() : cleanStaleProfiles(undefined, options.log).catch(() => {});
     this.contextListeners.add((contextId) => this.madeContexts.add(contextId));
+  }
+
+  /** Its download folder and quotas, as the operator set them. */
+  get downloads(): DownloadSettings {
+    return this.options.downloads ?? {};
   }
 
   get attached(): boolean {
@@ -270,8 +291,8 @@ export class BrowserHost {
         }
       }
     } else {
-      const executablePath = findChromium(this.options.chromium, this.options.channel);
-      const headless = this.options.headless ?? !process.env.DISPLAY;
+      const executablePath = findChromium(this.options.chromium, this.options.channel, this.options.env);
+      const headless = this.options.headless ?? !this.options.env?.DISPLAY;
       await this.staleCleaned;
       this.watchdog?.release();
       this.watchdog = null;

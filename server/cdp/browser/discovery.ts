@@ -154,7 +154,8 @@ export interface FindOptions {
   explicit?: string;
   channel?: Channel;
   platform?: NodeJS.Platform;
-  env?: NodeJS.ProcessEnv;
+  /** Where PATH and the install folders are read (the CLI hands down its environment; absent: none). */
+  env?: Readonly<NodeJS.ProcessEnv>;
   probe?: Probe;
 }
 
@@ -164,7 +165,7 @@ export interface FindOptions {
  */
 export function findBrowser(opts: FindOptions = {}): string {
   const platform = opts.platform ?? process.platform;
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? {};
   const probe = opts.probe ?? diskProbe;
   const p = platform === 'win32' ? win32 : posix;
   const dirs = pathDirs(platform, env);

@@ -6,28 +6,30 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, extname, basename } from 'node:path';
 import type { Browser, CDPSession, Protocol } from 'puppeteer-core';
-import { browserSession, type BrowserHost } from './browser.js';
+import { browserSession, type BrowserHost, type DownloadSettings } from './browser.js';
 import { configDir } from '../../token.js';
 
 export type { DownloadEffect, SideEffect } from '../../contract/wire.js';
 import type { DownloadEffect, SideEffect } from '../../contract/wire.js';
 
-/** Where downloads are saved: VERITY_DOWNLOAD_DIR, else `<config dir>/downloads`. */
-export function downloadDir(): string {
-  return process.env.VERITY_DOWNLOAD_DIR ?? join(configDir(), 'downloads');
+/** Where downloads are saved: --download-dir, else `<config dir>/downloads`. */
+export function downloadDir(settings: DownloadSettings): string {
+  return settings.dir ?? join(configDir(), 'downloads');
 }
 
-/** The download quotas (the CLI exports --download-max-files etc.; a bad or missing value is the default). */
-export function downloadLimits(): { files: number; bytes: number; totalFiles: number; totalBytes: number } {
-  const num = (name: string, fallback: number) => {
-    const n = Number(process.env[name]);
-    return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
-  };
+/** The download quotas (--download-max-files etc.; a bad or missing value is the default). */
+export function downloadLimits(settings: DownloadSettings): {
+  files: number;
+  bytes: number;
+  totalFiles: number;
+  totalBytes: number;
+} {
+  const num = (n: number | undefined, fallback: number) => (Number.isSafeInteger(n) && n! >= 1 ? n! : fallback);
   return {
-    files: num('VERITY_DOWNLOAD_MAX_FILES', DEFAULT_DOWNLOAD_LIMITS.files),
-    bytes: num('VERITY_DOWNLOAD_MAX_MB', DEFAULT_DOWNLOAD_LIMITS.mb) * MB,
-    totalFiles: num('VERITY_DOWNLOAD_TOTAL_FILES', DEFAULT_DOWNLOAD_LIMITS.totalFiles),
-    totalBytes: num('VERITY_DOWNLOAD_TOTAL_MB', DEFAULT_DOWNLOAD_LIMITS.totalMb) * MB,
+    files: num(settings.maxFiles, DEFAULT_DOWNLOAD_LIMITS.files),
+    bytes: num(settings.maxMb, DEFAULT_DOWNLOAD_LIMITS.mb) * MB,
+    totalFiles: num(settings.totalFiles, DEFAULT_DOWNLOAD_LIMITS.totalFiles),
+    totalBytes: num(settings.totalMb, DEFAULT_DOWNLOAD_LIMITS.totalMb) * MB,
   };
 }
 export const DEFAULT_DOWNLOAD_LIMITS = { files: 20, mb: 100, totalFiles: 100, totalMb: 500 };
@@ -113,7 +115,7 @@ export class SideEffectWatch {
 
   private async guardContext(contextId: string): Promise<void> {
     await this.attach();
-    if (this.session) await this.allowDownloads(this.session, downloadDir(), contextId);
+    if (this.session) await this.allowDownloads(this.session, downloadDir(this.host.downloads), contextId);
   }
 
   private async attach(): Promise<void> {
@@ -121,7 +123,7 @@ export class SideEffectWatch {
     if (this.session && this.browser === browser && browser.connected) return;
     this.attaching ??= (async () => {
       const session = await browserSession(browser);
-      const dir = downloadDir();
+      const dir = downloadDir(this.host.downloads);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       folderTotal(dir); // what it holds before this browser downloads anything
       await this.allowDownloads(session, dir, this.host.contextId);
@@ -188,7 +190,7 @@ export class SideEffectWatch {
       this.tellLater(e.frameId, note);
       return;
     }
-    const limits = downloadLimits();
+    const limits = downloadLimits(this.host.downloads);
     const mine = this.perOwner.get(owner) ?? { files: 0, bytes: 0 };
     this.perOwner.delete(owner); // kept in order of use: the least recently used session goes first past the bound
     this.perOwner.set(owner, mine);

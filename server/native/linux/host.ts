@@ -32,6 +32,8 @@ export interface LinuxHostOptions {
    * Asked wherever this host lists windows and apps or finds a target, so every native call passes it.
    */
   appRefusal?(app: AppFacts): string | null;
+  /** Call apps on their own AT-SPI socket when they offer one (--atspi-direct; default on). */
+  atspiDirect?: boolean;
 }
 
 /** The AT-SPI names of a process's apps. */
@@ -111,7 +113,7 @@ export class LinuxHost implements NativeHost {
       if (existing?.connected) return existing;
       this.client = null;
     }
-    const connecting = Atspi.connect();
+    const connecting = Atspi.connect({ direct: this.options.atspiDirect !== false });
     this.client = connecting;
     connecting.then(
       (c) => {

@@ -6,6 +6,7 @@ import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from '../
 import { busSocketExists, sessionBusAddress } from '../transport/env.js';
 import { CacheBounds, cacheRows } from './cache.js';
 import { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
+import { machineEnv } from '../../../contract/machine-env.js';
 
 export { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
 
@@ -38,6 +39,8 @@ export class Atspi {
   private constructor(
     private readonly bus: DBusConnection,
     readonly address: string,
+    /** Calls go to an app's own socket when it offers one (false: every call on the bus; --no-atspi-direct). */
+    private readonly direct: boolean,
   ) {}
 
   /**
@@ -45,9 +48,9 @@ export class Atspi {
    * bus. Turns accessibility on (org.a11y.Status.IsEnabled) and registers one event listener, without
    * which toolkits do not serve their object cache.
    */
-  static async connect(): Promise<Atspi> {
-    let address = process.env.AT_SPI_BUS_ADDRESS;
-    const sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS;
+  static async connect(options: { direct?: boolean } = {}): Promise<Atspi> {
+    let address = machineEnv().AT_SPI_BUS_ADDRESS;
+    const sessionAddress = machineEnv().DBUS_SESSION_BUS_ADDRESS;
     if (!address || sessionAddress) {
       const session = await open(sessionBusAddress(), 'the session D-Bus');
       try {
@@ -84,7 +87,7 @@ export class Atspi {
       }
     }
     const bus = await open(address, 'the AT-SPI bus');
-    const client = new Atspi(bus, address);
+    const client = new Atspi(bus, address, options.direct !== false);
     bus.onClose(() => {
       client.connected = false;
     });
@@ -126,8 +129,6 @@ export class Atspi {
   private readonly cacheBounds = new CacheBounds();
   private readonly toolkits = new Map<string, Promise<Toolkit>>();
   private readonly knownToolkits = new Map<string, Toolkit>();
-  /** VERITY_ATSPI_DIRECT=0 keeps every call on the bus (read once: the environment is slow to ask). */
-  private readonly direct = process.env.VERITY_ATSPI_DIRECT !== '0';
 
   disconnect(): void {
     this.connected = false;

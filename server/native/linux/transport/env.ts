@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { Refusal } from '../../../contract/refusal.js';
+import { machineEnv } from '../../../contract/machine-env.js';
 import { XConnection } from './xproto.js';
 
 const run = promisify(execFile);
@@ -12,7 +13,7 @@ const run = promisify(execFile);
 /** Runs a helper binary (xdotool, xprop) against the configured display; stdout, trimmed. */
 export async function x11Tool(bin: string, args: string[], timeoutMs = 5000): Promise<string> {
   try {
-    const { stdout } = await run(bin, args, { timeout: timeoutMs, encoding: 'utf8', env: process.env });
+    const { stdout } = await run(bin, args, { timeout: timeoutMs, encoding: 'utf8' });
     return stdout.trim();
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: string; code?: unknown };
@@ -36,7 +37,7 @@ let current: { display: string; connecting: Promise<XConnection>; ready: XConnec
  * (DISPLAY unset, no server behind it, a server that does not answer or refuses us).
  */
 export async function xServer(): Promise<XConnection> {
-  const display = process.env.DISPLAY;
+  const display = machineEnv().DISPLAY;
   if (!display)
     throw new Refusal(
       'unavailable',
@@ -95,7 +96,7 @@ export function closeXServer(): void {
 
 /** The session bus address, or the refusal naming that it is missing. */
 export function sessionBusAddress(): string {
-  const address = process.env.DBUS_SESSION_BUS_ADDRESS;
+  const address = machineEnv().DBUS_SESSION_BUS_ADDRESS;
   if (!address)
     throw new Refusal(
       'unavailable',

@@ -6,6 +6,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Refusal } from '../../../contract/refusal.js';
+import { machineEnv } from '../../../contract/machine-env.js';
 import { routes, waylandNoRoute, waylandScreenSize } from './wayland.js';
 
 const ROUNDTRIP_TIMEOUT_MS = 3000;
@@ -59,8 +60,9 @@ class Client {
   }
 
   static open(): Promise<Client> {
-    const display = process.env.WAYLAND_DISPLAY || 'wayland-0';
-    const path = display.startsWith('/') ? display : join(process.env.XDG_RUNTIME_DIR ?? '', display);
+    const env = machineEnv();
+    const display = env.WAYLAND_DISPLAY || 'wayland-0';
+    const path = display.startsWith('/') ? display : join(env.XDG_RUNTIME_DIR ?? '', display);
     return new Promise((resolve, reject) => {
       const socket = createConnection(path);
       const timer = setTimeout(() => {

@@ -16,6 +16,7 @@ import {
   type DesktopSession,
   type WaylandRoutes,
 } from '../../../contract/session-type.js';
+import { machineEnv } from '../../../contract/machine-env.js';
 
 /** Window ids of Wayland windows: above any X11 resource id (XIDs are below 2^29), so the two never meet. */
 export const WAYLAND_ID_BASE = 0x4000_0000;
@@ -32,11 +33,11 @@ export const isWaylandWindowId = (id: number) => id >= WAYLAND_ID_BASE;
 
 /** The session as the environment says now (tests start a compositor and set the variables). */
 export function session(): DesktopSession {
-  return detectSession(process.env);
+  return detectSession(machineEnv());
 }
 
 const onPath = (bin: string) =>
-  (process.env.PATH ?? '').split(delimiter).some((dir) => {
+  (machineEnv().PATH ?? '').split(delimiter).some((dir) => {
     try {
       accessSync(join(dir, bin), constants.X_OK);
       return true;
@@ -55,7 +56,7 @@ function run(bin: string, args: string[], input?: string): Promise<Buffer> {
     const child = execFile(
       bin,
       args,
-      { timeout: TOOL_TIMEOUT_MS, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, env: process.env },
+      { timeout: TOOL_TIMEOUT_MS, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
         const e = error as NodeJS.ErrnoException;
@@ -233,7 +234,7 @@ export async function waylandHoldingModifiers<T>(keysyms: number[], work: () => 
     .slice()
     .reverse()
     .flatMap((m) => (m.startsWith('0x') ? ['-p', m] : ['-m', m]));
-  const child = spawn('wtype', [...press, '-', ...release], { env: process.env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn('wtype', [...press, '-', ...release], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr = (stderr + String(d)).slice(-1000);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
+import { machineEnv } from '../../../contract/machine-env.js';
 
 /** An X protocol error reply (code 3 is BadWindow, 9 BadDrawable). */
 export class XError extends Error {
@@ -381,7 +382,7 @@ function nameBody(name: string): Buffer {
 function cookieFor(host: string, display: string): Buffer | null {
   let file: Buffer;
   try {
-    file = readFileSync(process.env.XAUTHORITY || join(homedir(), '.Xauthority'));
+    file = readFileSync(machineEnv().XAUTHORITY || join(homedir(), '.Xauthority'));
   } catch {
     return null;
   }
