@@ -12,9 +12,6 @@ import {
 import { request } from '../../server/native/linux/transport/wayland-pointer.js';
 import { setMachineEnv } from '../../server/contract/machine-env.js';
 
-// The native route reads the environment it is handed: this file's own, which its tests change.
-setMachineEnv(process.env);
-
 test('the session type comes from XDG_SESSION_TYPE and WAYLAND_DISPLAY, not from a missing DISPLAY', () => {
   assert.equal(detectSession({ DISPLAY: ':0' }).kind, 'x11');
   assert.equal(detectSession({}).kind, 'none');
@@ -109,10 +106,9 @@ test('Wayland requests are encoded as the wire format says: header, words, padde
 
 test('focus is asked of the compositor where it says (sway) or there is no X display; GNOME keeps X11 for XWayland', () => {
   const keys = ['DISPLAY', 'WAYLAND_DISPLAY', 'XDG_SESSION_TYPE', 'XDG_CURRENT_DESKTOP', 'SWAYSOCK'] as const;
-  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+  // The native route reads the environment it is handed (a value), here the one of each case.
   const withEnv = (env: Partial<Record<(typeof keys)[number], string>>) => {
-    for (const k of keys) delete process.env[k];
-    Object.assign(process.env, env);
+    setMachineEnv(env);
     return compositorSaysFocus();
   };
   try {
@@ -130,9 +126,6 @@ test('focus is asked of the compositor where it says (sway) or there is no X dis
     );
     assert.equal(withEnv({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'GNOME' }), true, 'no X display to ask');
   } finally {
-    for (const k of keys) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
+    setMachineEnv({});
   }
 });
