@@ -42,7 +42,7 @@ export interface OptionSpec {
   help: string;
   /** The value's placeholder in --help. */
   arg?: string;
-  /** What applies when the option is not given (for --help and the README). */
+  /** What applies when the option is not given (for --help and docs/options.md). */
   default?: string;
   /** That default as a value, where it is one (Config holds it when no layer gives the option). */
   value?: unknown;
@@ -78,7 +78,7 @@ const MCP = ['mcp'] as const;
 const WITH_DOCTOR = ['start', 'mcp', 'doctor'] as const;
 const DOCTOR = ['doctor'] as const;
 
-/** Every option, one line each. Adding a flag: add its line here (and to the README's table); Config types it. */
+/** Every option, one line each. Adding a flag: add its line here (and to docs/options.md's table); Config types it. */
 const TABLE = [
   {
     name: 'config',

@@ -104,7 +104,7 @@ export const getWindowState = defineTool({
       ctx,
     );
     const snapshotId = core.snapshots.nextId();
-    // A tab's outline names what a screenshot would show, at a fraction of its cost (README: What the
+    // A tab's outline names what a screenshot would show, at a fraction of its cost (docs/observation.md: What the
     // model reads); a native window may have nothing better than pixels, so it keeps its screenshot.
     const includeScreenshot = args.include_screenshot ?? resolved.kind !== 'tab';
     const snap = await driver.snapshot(resolved, snapshotId, { includeScreenshot });
