@@ -7,8 +7,9 @@ import { Refusal } from '../contract/refusal.js';
 import type { ConsoleFilter, NetworkFilter } from './tab/page-activity.js';
 import { Tab } from './tab/tab.js';
 import { answerDialog, browserWindowOf, evaluateInPage } from './tab-commands.js';
+import type { HistoryMove } from '../contract/browser-route.js';
 
-export type HistoryMove = 'back' | 'forward' | 'reload';
+export type { HistoryMove } from '../contract/browser-route.js';
 
 /** How long a history move may take to load its page. */
 const HISTORY_TIMEOUT_MS = 30_000;

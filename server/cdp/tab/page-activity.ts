@@ -11,6 +11,7 @@
 // when the action begins), so a request started before the action is never its, even when it ends during it.
 import type { ConsoleMessage, Frame as PuppeteerFrame, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import type { ActionCaused } from '../../contract/driver.js';
+import type { ConsoleFilter, NetworkFilter } from '../../contract/browser-route.js';
 
 /** How many requests and console messages each tab keeps; past it the oldest go and are counted. */
 export const MAX_REQUESTS_KEPT = 500;
@@ -68,17 +69,8 @@ export type ShownRequest = NonNullable<ActionCaused['requests']>[number];
 /** What an action caused on its tab, beside side_effects; absent when nothing happened. */
 export type Caused = ActionCaused;
 
-export interface ConsoleFilter {
-  level?: string;
-  text?: string;
-  limit: number;
-}
-export interface NetworkFilter {
-  status?: number;
-  failed?: boolean;
-  url?: string;
-  limit: number;
-}
+// The filters console_messages and network_requests take, as the router's contract declares them.
+export type { ConsoleFilter, NetworkFilter } from '../../contract/browser-route.js';
 
 const SECRET_PARAM_WORDS = new Set([
   'token',
