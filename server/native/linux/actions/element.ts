@@ -56,6 +56,15 @@ export async function waitStates(
   return states;
 }
 
+/** The refusal for a value that names none of a list's options, naming the options there are. */
+export function noSuchOption(listName: string, value: string, options: readonly string[]): Refusal {
+  return new Refusal(
+    'no_such_option',
+    `value: no option of "${listName}" is named "${value}"; options: ${options.join(', ')}`,
+    { options: [...options] },
+  );
+}
+
 /** The selectable options of a combo box (its popup menu's items) or list. */
 export async function optionsOf(atspi: Aim['atspi'], el: NativeRef): Promise<Array<{ name: string }>> {
   let children = await atspi.children(el);

@@ -5,6 +5,7 @@ import { Refusal } from '../../../contract/refusal.js';
 import { judgeValue } from '../../../contract/verdicts.js';
 import { dropDownValue, labelsUnder } from '../atspi/dropdown.js';
 import type { Aim } from '../actions/aim.js';
+import { noSuchOption } from '../actions/element.js';
 import { clickAt, moveTo, pollUntil, pressKeys } from '../transport/input.js';
 import { ROLE } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
@@ -33,11 +34,7 @@ async function gtk4DropDown(
     await pressKeys(['Escape']);
     if (!options.length)
       throw new Refusal('not_settable', `"${el.name}" showed no list of options when clicked open; nothing was chosen`);
-    throw new Refusal(
-      'no_such_option',
-      `value: no option of "${el.name}" is named "${value}"; options: ${options.join(', ')}`,
-      { options },
-    );
+    throw noSuchOption(el.name, value, options);
   }
   await pressKeys(['Home']);
   for (let i = 0; i < index; i++) await pressKeys(['Down']);

@@ -1,11 +1,10 @@
 // Qt's quirks, behind the hooks the actions call: a combo box is set by keys (set_value). Qt's other
 // convention, offsets in UTF-16 units, is the Toolkit's `utf16` (atspi/shapes.ts).
 import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
-import { Refusal } from '../../../contract/refusal.js';
 import { judgeValue } from '../../../contract/verdicts.js';
 import { IFACE } from '../atspi/model.js';
 import { requireKeyboardFocus, type Aim } from '../actions/aim.js';
-import { optionsOf } from '../actions/element.js';
+import { noSuchOption, optionsOf } from '../actions/element.js';
 import { clickAt, moveTo, pressKeys } from '../transport/input.js';
 import { STATE, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
@@ -27,10 +26,10 @@ async function qtComboKeys(
   const options = await optionsOf(atspi, el);
   const index = options.findIndex((o) => o.name === value);
   if (index < 0)
-    throw new Refusal(
-      'no_such_option',
-      `value: no option of "${el.name}" is named "${value}"; options: ${options.map((o) => o.name).join(', ')}`,
-      { options: options.map((o) => o.name) },
+    throw noSuchOption(
+      el.name,
+      value,
+      options.map((o) => o.name),
     );
   await requireKeyboardFocus(a.win, mode);
   const name = () => atspi.prop(el, IFACE.accessible, 'Name').then(String);
