@@ -18,11 +18,11 @@ const SKIP = /(^|\/)(node_modules|dist|ui)(\/|$)|\.min\.js$|\.d\.ts$/;
 const TREES = ['server', 'control-ui/src', 'extension', 'bench', 'scripts'];
 
 /**
- * The only server files that read the process's environment (`process.env`): the command line, which reads it
- * once into the typed configuration and hands each part down (issue 43). Anything else under server/ that reads
- * it fails: take the value as a constructor argument or option instead.
+ * The only server file that reads the process's environment (`process.env`): the program's entry, which hands
+ * it to the command it runs; the command line reads it into the typed configuration and hands each part down
+ * (issue 43). Anything else under server/ that reads it fails: take the value as an argument or option instead.
  */
-const ENV_READERS = ['server/cli/'];
+const ENV_READERS = ['server/cli/main.ts'];
 
 /** Packages that are CDP: importing them (types included) is speaking CDP. */
 const CDP_PACKAGES = ['puppeteer-core', 'devtools-protocol'];

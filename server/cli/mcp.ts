@@ -6,9 +6,12 @@ import { givenBy } from './parse.js';
 import { readGatewayFile } from '../token.js';
 import { log, serverOptions, startCore } from './serve.js';
 
-export async function runMcp(config: Config, sources: Partial<Record<keyof OptionValues, Source>>): Promise<void> {
-  const options = await serverOptions(config);
-  const env = process.env;
+export async function runMcp(
+  config: Config,
+  sources: Partial<Record<keyof OptionValues, Source>>,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const options = await serverOptions(config, env);
   if (config.relay !== false && env.VERITY_MCP_URL && env.VERITY_LINK && env.VERITY_TOKEN)
     return relayToGateway(env.VERITY_MCP_URL, env.VERITY_LINK, env.VERITY_TOKEN);
   if (config.gateway) {

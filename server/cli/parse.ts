@@ -91,7 +91,7 @@ function refuseForCommand(option: OptionSpec, command: Command, via: string): ne
 /** Reads the command line, the environment and the config file into one value per given option. */
 export function parseCommandLine(
   argv: string[],
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
   table: readonly OptionSpec[] = OPTIONS,
 ): Parsed {
   // Read generically over `table` (tests pass their own); each value is checked by convert against its row.
@@ -252,7 +252,7 @@ export function verityOptionsOf(values: OptionValues): VerityOptions {
 /** The options of `verity mcp` as VerityOptions (for tests of single flags); refusals throw UsageError. */
 export function parseFlags(
   argv: string[],
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = {},
 ): VerityOptions & { ignoreHttpsErrors: boolean } {
   const parsed = parseCommandLine(['mcp', ...argv], env);
   if (parsed.kind !== 'run') throw new UsageError('expected options, not --help or --version');

@@ -21,11 +21,11 @@ export const log = (line: string) => {
  * The core's options from the Config: each part handed to what needs it. A policy file that does not load, or
  * a --chromium that is not found, ends the process with exit code 2 (a start error, not a failure at the first call).
  */
-export async function serverOptions(config: Config): Promise<VerityOptions> {
+export async function serverOptions(config: Config, env: NodeJS.ProcessEnv): Promise<VerityOptions> {
   // The bounds are set before any part that holds one is built (or, for the native route, imported).
-  configureLimits(limitsFromEnv(process.env));
+  configureLimits(limitsFromEnv(env));
   // The machine's environment (DISPLAY, PATH ...), handed down to what looks at the machine.
-  const options: VerityOptions = { ...verityOptionsOf(config), log, env: process.env };
+  const options: VerityOptions = { ...verityOptionsOf(config), log, env };
   options.downloads = {
     dir: config['download-dir'],
     maxFiles: config['download-max-files'],
@@ -62,7 +62,7 @@ export async function serverOptions(config: Config): Promise<VerityOptions> {
   if (config.chromium && !config['browser-url'] && !config['browser-endpoint']) {
     const { findChromium } = await import('../cdp/browser/browser.js');
     try {
-      findChromium(config.chromium, undefined, process.env);
+      findChromium(config.chromium, undefined, env);
     } catch (e) {
       process.stderr.write(
         `verity: ${(e as Error).message}; install it, or name another with --chromium PATH (VERITY_CHROMIUM)\n`,

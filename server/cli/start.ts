@@ -18,8 +18,8 @@ import { log, serverOptions, startCore } from './serve.js';
 /** The unpacked extension that ships in the package (bin/ and dist/server/ sit beside it). */
 const EXTENSION_DIR = fileURLToPath(new URL('../../../extension/', import.meta.url));
 
-export async function runStart(config: Config): Promise<void> {
-  const options = await serverOptions(config);
+export async function runStart(config: Config, env: NodeJS.ProcessEnv): Promise<void> {
+  const options = await serverOptions(config, env);
   // The gateway keeps the durable audit trail (the operator's history across restarts).
   const { AuditStore, retentionOf } = await import('../audit/store.js');
   options.audit = new AuditStore(
@@ -29,12 +29,12 @@ export async function runStart(config: Config): Promise<void> {
   const { core } = await startCore(options);
   let creds: { operator: string; agent: string };
   try {
-    creds = credentials(config);
+    creds = credentials(config, env);
   } catch (e) {
     process.stderr.write(`verity start: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  await startGateway(core, config, creds);
+  await startGateway(core, config, creds, env);
 }
 
 /**
@@ -42,16 +42,16 @@ export async function runStart(config: Config): Promise<void> {
  * on first start). Read once, then dropped from this process's environment, so the browser, the
  * terminal's shells and any other child never inherit the operator's.
  */
-function credentials(config: Config): { operator: string; agent: string } {
+function credentials(config: Config, env: NodeJS.ProcessEnv): { operator: string; agent: string } {
   const tokenFile = config['token-file'],
     agentTokenFile = config['agent-token-file'];
-  const operator = process.env.VERITY_TOKEN
-    ? checkCredential(process.env.VERITY_TOKEN, 'VERITY_TOKEN')
+  const operator = env.VERITY_TOKEN
+    ? checkCredential(env.VERITY_TOKEN, 'VERITY_TOKEN')
     : tokenFile
       ? readCredentialFile(tokenFile, '--token-file')
       : loadOrCreateCredential('operator', log);
-  const agent = process.env.VERITY_AGENT_TOKEN
-    ? checkCredential(process.env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
+  const agent = env.VERITY_AGENT_TOKEN
+    ? checkCredential(env.VERITY_AGENT_TOKEN, 'VERITY_AGENT_TOKEN')
     : agentTokenFile
       ? readCredentialFile(agentTokenFile, '--agent-token-file')
       : loadOrCreateCredential('agent', log);
@@ -59,19 +59,24 @@ function credentials(config: Config): { operator: string; agent: string } {
     throw new Error(
       'the operator and agent credentials must differ (VERITY_TOKEN / VERITY_AGENT_TOKEN or their files)',
     );
-  delete process.env.VERITY_TOKEN;
-  delete process.env.VERITY_AGENT_TOKEN;
+  delete env.VERITY_TOKEN;
+  delete env.VERITY_AGENT_TOKEN;
   return { operator, agent };
 }
 
 /** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */
 const SHUTDOWN_BOUND_MS = 8_000;
 
-async function startGateway(core: Verity, config: Config, creds: { operator: string; agent: string }): Promise<void> {
+async function startGateway(
+  core: Verity,
+  config: Config,
+  creds: { operator: string; agent: string },
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   const host = config.host;
   const [{ Gateway, urlHost }, { EXTENSION_ID: PUBLISHED_EXTENSION_ID }, { removeGatewayFile, writeGatewayFile }] =
     await Promise.all([import('../gateway/server.js'), import('../gateway/extension-id.js'), import('../token.js')]);
-  const extensionId = extensionIdFromEnv(process.env) ?? PUBLISHED_EXTENSION_ID;
+  const extensionId = extensionIdFromEnv(env) ?? PUBLISHED_EXTENSION_ID;
   const gateway = new Gateway(core, {
     host,
     port: config.port,
@@ -81,7 +86,7 @@ async function startGateway(core: Verity, config: Config, creds: { operator: str
     log,
     extensionId,
     pairingMaxIdleDays: config['pairing-max-idle-days'],
-    env: process.env,
+    env,
   });
   const port = await gateway.listen();
   // One gateway per config dir (its audit segments, gateway.json): a second one is refused before it writes

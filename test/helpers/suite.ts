@@ -41,9 +41,9 @@ export function browserSuite(extraArgs: string[] = []): Promise<Suite> {
 
 /** The core as `verity mcp --headless [args]` builds it (options parsed and loaded the same way), in this process. */
 export async function coreOver(args: string[]): Promise<InMemoryVerity> {
-  const parsed = parseCommandLine(['mcp', '--headless', ...args]);
+  const parsed = parseCommandLine(['mcp', '--headless', ...args], process.env);
   if (parsed.kind !== 'run') throw new Error(`coreOver: ${args.join(' ')} asks for help or the version`);
-  return inMemoryVerity(await serverOptions(parsed.config));
+  return inMemoryVerity(await serverOptions(parsed.config, process.env));
 }
 
 /**
