@@ -2,27 +2,28 @@
 // world. Pointer and key input is trusted input from Input.dispatch*; proof is what the page observed.
 // A thin driver over its parts (actions/: one file per action; snapshot.ts), which
 // share the lower toolbox in actions/aim.ts and never import this file (server/native/ is built the same way).
-import type { ActionArgs } from '../contract/actions.js';
-import type { ActionResult, Driver, ResolvedTarget, Snapshot } from '../contract/driver.js';
+import { defineActionMethods, loadHalves } from '../contract/action-halves.js';
+import type { ActionMethods, ActionResult, Driver, ResolvedTarget, Snapshot } from '../contract/driver.js';
 import { withTiming } from '../contract/driver.js';
 import { tabOf, type CdpRoute } from './actions/aim.js';
 import type { BrowserHost } from './browser/browser.js';
-import { setValue } from './actions/set-value.js';
-import { click } from './actions/click.js';
-import { drag } from './actions/drag.js';
-import { hover } from './actions/hover.js';
-import { pressKey } from './actions/press-key.js';
-import { scroll } from './actions/scroll.js';
 import { NAVIGATION_DOWNLOAD_SETTLE_MS, SideEffectWatch, type SideEffect } from './browser/side-effects.js';
 import { snapshotTab } from './snapshot.js';
 import type { Tab } from './tab/tab.js';
-import { typeText } from './actions/type-text.js';
 import { withTabLock } from './tab/tab-lock.js';
 
+/** Each action's browser half, from actions/<kebab-name>.ts by the action's name. */
+const HALVES = await loadHalves<CdpRoute>('the CDP route', (file) => import(`./actions/${file}.js`));
+
+// The action methods (one per action of the table, ActionMethods) are made in the constructor from HALVES.
+export interface CdpDriver extends ActionMethods {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above.
 export class CdpDriver implements Driver {
   private readonly route: CdpRoute;
   constructor(readonly host: BrowserHost) {
     this.route = { host, sideEffects: new SideEffectWatch(host) };
+    defineActionMethods(this, HALVES, this.route, (target, act) => this.delivered(target, act));
   }
 
   tab(target: ResolvedTarget): Tab {
@@ -60,28 +61,6 @@ export class CdpDriver implements Driver {
     await this.tab(target).page.bringToFront();
     const r = await act();
     return { ...r, delivery: { ...r.delivery, mode: 'foreground' } };
-  }
-
-  click(target: ResolvedTarget, args: ActionArgs['click']): Promise<ActionResult> {
-    return this.delivered(target, () => click(this.route, target, args));
-  }
-  typeText(target: ResolvedTarget, { text, ...options }: ActionArgs['typeText']): Promise<ActionResult> {
-    return this.delivered(target, () => typeText(this.route, target, text, options));
-  }
-  setValue(target: ResolvedTarget, { value }: ActionArgs['setValue']): Promise<ActionResult> {
-    return this.delivered(target, () => setValue(this.route, target, value));
-  }
-  pressKey(target: ResolvedTarget, { key, modifiers }: ActionArgs['pressKey']): Promise<ActionResult> {
-    return this.delivered(target, () => pressKey(this.route, target, key, modifiers));
-  }
-  scroll(target: ResolvedTarget, args: ActionArgs['scroll']): Promise<ActionResult> {
-    return this.delivered(target, () => scroll(this.route, target, args));
-  }
-  drag(target: ResolvedTarget, args: ActionArgs['drag']): Promise<ActionResult> {
-    return this.delivered(target, () => drag(this.route, target, args));
-  }
-  hover(target: ResolvedTarget): Promise<ActionResult> {
-    return this.delivered(target, () => hover(this.route, target));
   }
 
   /**

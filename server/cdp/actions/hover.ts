@@ -1,6 +1,7 @@
 // hover on a tab: the pointer moved onto an element or a point (a trusted mouseMoved), confirmed when what
 // the hover opened can be read back: things that became visible (a :hover menu, a mouseenter menu, a
 // tooltip). Nothing new visible proves nothing (the hover may only restyle): unverifiable, never no_effect.
+import type { ActionArgs } from '../../contract/actions.js';
 import type { ActionResult, Evidence, ResolvedTarget } from '../../contract/driver.js';
 import { Stopwatch } from '../../contract/driver.js';
 import { Refusal } from '../../contract/refusal.js';
@@ -15,7 +16,7 @@ import {
   type CdpRoute,
 } from './aim.js';
 
-export function hover(route: CdpRoute, target: ResolvedTarget): Promise<ActionResult> {
+export function hover(route: CdpRoute, target: ResolvedTarget, _args: ActionArgs['hover']): Promise<ActionResult> {
   return withSideEffects(route, target, () => deliverHover(target));
 }
 

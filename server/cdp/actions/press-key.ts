@@ -1,5 +1,6 @@
 // press_key on a tab: the key (with its modifiers held) as trusted keyboard input to the focused element
 // or the element named, proved by a trusted keydown reaching it.
+import type { ActionArgs } from '../../contract/actions.js';
 import type { KeyInput } from 'puppeteer-core';
 import type { ActionResult, Evidence, ResolvedTarget } from '../../contract/driver.js';
 import { Stopwatch } from '../../contract/driver.js';
@@ -14,8 +15,7 @@ import type { Frame } from '../tab/tab.js';
 export function pressKey(
   route: CdpRoute,
   target: ResolvedTarget,
-  key: string,
-  modifiers: string[],
+  { key, modifiers }: ActionArgs['pressKey'],
 ): Promise<ActionResult> {
   return withSideEffects(route, target, () => deliverPressKey(route, target, key, modifiers), INPUT_SETTLE_MS);
 }

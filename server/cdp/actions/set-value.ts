@@ -3,6 +3,7 @@
 // read back after the page settled. A list: a <select multiple> set by the page agent, or an ARIA
 // multi-select listbox whose options are Ctrl+clicked (a trusted click that toggles one option, as a user
 // does). Either way the whole selection is read back and must be exactly the list.
+import type { ActionArgs } from '../../contract/actions.js';
 import type { ActionResult, Evidence, ResolvedTarget } from '../../contract/driver.js';
 import { Stopwatch } from '../../contract/driver.js';
 import { Refusal } from '../../contract/refusal.js';
@@ -17,7 +18,11 @@ import { click } from './click.js';
 import { DialogOpened, fieldRefusal, pressDelete, pressNamedKey, send } from './field-input.js';
 
 /** set_value, with what arrived during it (no extra listening). */
-export function setValue(route: CdpRoute, target: ResolvedTarget, value: string | string[]): Promise<ActionResult> {
+export function setValue(
+  route: CdpRoute,
+  target: ResolvedTarget,
+  { value }: ActionArgs['setValue'],
+): Promise<ActionResult> {
   if (Array.isArray(value)) return withSideEffects(route, target, () => choose(target, value));
   return withSideEffects(route, target, () => setValueOnTab(route, target, value));
 }

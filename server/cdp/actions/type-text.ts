@@ -4,6 +4,7 @@
 // The field is read back at once and again after the page settles (a code editor's whole document from
 // its model), and the result says exactly what landed. A second method is tried only when the read-back
 // proves nothing landed, so text can never arrive twice.
+import type { ActionArgs } from '../../contract/actions.js';
 import type { ActionResult, Evidence, ResolvedTarget, TypeOptions } from '../../contract/driver.js';
 import { Stopwatch } from '../../contract/driver.js';
 import { Refusal } from '../../contract/refusal.js';
@@ -38,8 +39,7 @@ const judge = judgeText;
 export function typeText(
   route: CdpRoute,
   target: ResolvedTarget,
-  text: string,
-  options: TypeOptions,
+  { text, ...options }: ActionArgs['typeText'],
 ): Promise<ActionResult> {
   return withSideEffects(route, target, () => typeIntoTab(route, target, text, options));
 }

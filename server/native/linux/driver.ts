@@ -1,19 +1,12 @@
 // The native route (Linux): AT-SPI2 for the tree, writes and read-back; XTest for keys, pointer
 // and screen capture; X11 queries for windows. Implements the same Driver as the CDP route: the snapshot here,
 // each action's half in actions/<action>.ts, handed the host.
-import type { ActionResult, ResolvedTarget, Snapshot, SnapshotElement } from '../../contract/driver.js';
-import type { ActionArgs } from '../../contract/actions.js';
+import type { ActionMethods, ResolvedTarget, Snapshot, SnapshotElement } from '../../contract/driver.js';
+import { defineActionMethods, loadHalves } from '../../contract/action-halves.js';
 import type { NativeRoute } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { LinuxHost, type LinuxHostOptions } from './host.js';
 import { capture, screenSize } from './transport/input.js';
-import { click } from './actions/click.js';
-import { drag } from './actions/drag.js';
-import { hover } from './actions/hover.js';
-import { pressKey } from './actions/press-key.js';
-import { scroll } from './actions/scroll.js';
-import { setValue } from './actions/set-value.js';
-import { typeText } from './actions/type-text.js';
 import { snapshotWindow, windowElements } from './atspi/tree.js';
 import { onSurface, routes } from './transport/wayland.js';
 
@@ -25,11 +18,19 @@ function waylandShotMissing(win: { placed: boolean }): string | null {
   return null;
 }
 
+/** Each action's half on this route, from actions/<kebab-name>.ts by the action's name. */
+const HALVES = await loadHalves<LinuxHost>('the Linux native route', (file) => import(`./actions/${file}.js`));
+
+// The action methods (one per action of the table, ActionMethods) are made in the constructor from HALVES.
+export interface NativeDriver extends ActionMethods {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor defines every member the interface declares.
 export class NativeDriver implements NativeRoute {
   readonly host: LinuxHost;
 
   constructor(options: LinuxHostOptions) {
     this.host = new LinuxHost(options);
+    defineActionMethods(this, HALVES, this.host);
   }
 
   async snapshot(
@@ -111,33 +112,5 @@ export class NativeDriver implements NativeRoute {
           }
         : {}),
     };
-  }
-
-  click(target: ResolvedTarget, args: ActionArgs['click']): Promise<ActionResult> {
-    return click(this.host, target, args);
-  }
-
-  typeText(target: ResolvedTarget, args: ActionArgs['typeText']): Promise<ActionResult> {
-    return typeText(this.host, target, args);
-  }
-
-  setValue(target: ResolvedTarget, args: ActionArgs['setValue']): Promise<ActionResult> {
-    return setValue(this.host, target, args);
-  }
-
-  pressKey(target: ResolvedTarget, args: ActionArgs['pressKey']): Promise<ActionResult> {
-    return pressKey(this.host, target, args);
-  }
-
-  scroll(target: ResolvedTarget, args: ActionArgs['scroll']): Promise<ActionResult> {
-    return scroll(this.host, target, args);
-  }
-
-  drag(target: ResolvedTarget, args: ActionArgs['drag']): Promise<ActionResult> {
-    return drag(this.host, target, args);
-  }
-
-  hover(target: ResolvedTarget, args: ActionArgs['hover']): Promise<ActionResult> {
-    return hover(this.host, target, args);
   }
 }

@@ -1,20 +1,20 @@
 // The portable native backend (--native-backend nutjs; the default on macOS and Windows): pixels and keys
 // through @nut-tree-fork/nut-js, in a helper process (process.ts). It sees no elements, so it proves nothing:
-// every action is `unverifiable` with an escalation saying how to check. Each action's half is in actions/;
-// this class hands the call on.
-import type { ActionArgs } from '../../contract/actions.js';
-import type { ActionResult, ResolvedTarget, Snapshot } from '../../contract/driver.js';
+// every action is `unverifiable` with an escalation saying how to check. Each action's half is in actions/,
+// found by the action's name.
+import { defineActionMethods, loadHalves } from '../../contract/action-halves.js';
+import type { ActionMethods, ResolvedTarget, Snapshot } from '../../contract/driver.js';
 import type { NativeRoute } from '../../contract/native-host.js';
-import { click } from './actions/click.js';
-import { drag } from './actions/drag.js';
-import { hover } from './actions/hover.js';
-import { pressKey } from './actions/press-key.js';
-import { scroll } from './actions/scroll.js';
-import { setValue } from './actions/set-value.js';
-import { typeText } from './actions/type-text.js';
 import { NO_ELEMENTS, NutjsContext } from './context.js';
 import { NutjsHost, type NutjsOptions } from './host.js';
 
+/** Each action's half on this route, from actions/<kebab-name>.ts by the action's name. */
+const HALVES = await loadHalves<NutjsContext>('the nutjs native route', (file) => import(`./actions/${file}.js`));
+
+// The action methods (one per action of the table, ActionMethods) are made in the constructor from HALVES.
+export interface NutjsDriver extends ActionMethods {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor defines every member the interface declares.
 export class NutjsDriver implements NativeRoute {
   readonly backend = 'nutjs';
   readonly host: NutjsHost;
@@ -24,6 +24,7 @@ export class NutjsDriver implements NativeRoute {
   constructor(options: NutjsOptions) {
     this.host = new NutjsHost(options);
     this.context = new NutjsContext(this.host);
+    defineActionMethods(this, HALVES, this.context);
   }
 
   async snapshot(target: ResolvedTarget, _id: string, options: { includeScreenshot: boolean }): Promise<Snapshot> {
@@ -55,33 +56,5 @@ export class NutjsDriver implements NativeRoute {
       scale,
       incomplete: NO_ELEMENTS,
     };
-  }
-
-  click(target: ResolvedTarget, args: ActionArgs['click']): Promise<ActionResult> {
-    return click(this.context, target, args);
-  }
-
-  typeText(target: ResolvedTarget, args: ActionArgs['typeText']): Promise<ActionResult> {
-    return typeText(this.context, target, args);
-  }
-
-  setValue(target: ResolvedTarget, args: ActionArgs['setValue']): Promise<ActionResult> {
-    return setValue(this.context, target, args);
-  }
-
-  pressKey(target: ResolvedTarget, args: ActionArgs['pressKey']): Promise<ActionResult> {
-    return pressKey(this.context, target, args);
-  }
-
-  scroll(target: ResolvedTarget, args: ActionArgs['scroll']): Promise<ActionResult> {
-    return scroll(this.context, target, args);
-  }
-
-  drag(target: ResolvedTarget, args: ActionArgs['drag']): Promise<ActionResult> {
-    return drag(this.context, target, args);
-  }
-
-  hover(target: ResolvedTarget, args: ActionArgs['hover']): Promise<ActionResult> {
-    return hover(this.context, target, args);
   }
 }
