@@ -72,7 +72,13 @@ export class CdpDriver implements Driver {
    * its page: that is its success, not a failed load.
    */
   async navigate(tab: Tab, owner: string, url: string): Promise<SideEffect[]> {
-    const watch = await this.route.sideEffects.begin(tab.id, owner, () => tab.documents);
+    // Only its own response counts: a download the page it leaves starts meanwhile is that page's script's.
+    const watch = await this.route.sideEffects.begin(
+      tab.id,
+      owner,
+      () => tab.documents,
+      URL.canParse(url) ? new URL(url).href : url,
+    );
     let failure: unknown = null;
     try {
       await tab.navigate(url);

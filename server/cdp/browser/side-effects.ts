@@ -56,6 +56,11 @@ interface Window {
   owner: string;
   /** The tab's document count when the action began (documentOf): a later document's downloads are not its. */
   document: DocumentMark;
+  /**
+   * A navigation's window: the one download it causes is its own response, at this URL. A download the page
+   * it leaves starts meanwhile (a script's, on a timer) is no gesture of the navigation's.
+   */
+  onlyUrl?: string;
   effects: SideEffect[];
   downloads: Map<string, { file: string; done: Promise<void>; state: DownloadEffect }>;
 }
@@ -81,7 +86,7 @@ export class SideEffectWatch {
   private readonly windows = new Set<Window>();
   private readonly progress = new Map<string, (e: Protocol.Browser.DownloadProgressEvent) => void>();
   /** tab id -> when its last action ended, whose it was, and the document it acted on. */
-  private readonly recent = new Map<string, { at: number; owner: string; document: DocumentMark }>();
+  private readonly recent = new Map<string, { at: number; owner: string; document: DocumentMark; onlyUrl?: string }>();
   private readonly untold = new Map<string, DownloadEffect[]>();
   private readonly perOwner = new Map<string, Usage>();
 
@@ -165,14 +170,15 @@ export class SideEffectWatch {
     // A download is an action's only while its tab shows the document the action acted on: a page the
     // action navigated to (a click on a link, a key that submits) that starts downloads as it loads is a
     // page's script, not a gesture. A navigation whose own response is the file commits no document.
-    const windows = [...this.windows].filter((w) => w.tabId === e.frameId && sameDocument(w.document));
+    const causes = (w: { document: DocumentMark; onlyUrl?: string }) =>
+      sameDocument(w.document) && (w.onlyUrl === undefined || w.onlyUrl === e.url);
+    const windows = [...this.windows].filter((w) => w.tabId === e.frameId && causes(w));
     // An iframe's download names its frame, not its tab: it goes to the only action in flight.
-    if (!windows.length && this.windows.size === 1 && sameDocument([...this.windows][0].document))
-      windows.push(...this.windows);
+    if (!windows.length && this.windows.size === 1 && causes([...this.windows][0])) windows.push(...this.windows);
     const recent = this.recent.get(e.frameId);
     const owner =
       windows[0]?.owner ??
-      (recent && Date.now() - recent.at <= CAUSE_GRACE_MS && sameDocument(recent.document) ? recent.owner : undefined);
+      (recent && Date.now() - recent.at <= CAUSE_GRACE_MS && causes(recent) ? recent.owner : undefined);
     const cancel = () => {
       void session.send('Browser.cancelDownload', { guid: e.guid }).catch(() => {});
       removeQuietly(join(dir, e.guid));
@@ -279,12 +285,14 @@ export class SideEffectWatch {
     tabId: string,
     owner = 'default',
     documentOf: () => number = () => 0,
+    onlyUrl?: string,
   ): Promise<{ end(dialog: { type: string; message: string } | null, settleMs: number): Promise<SideEffect[]> }> {
     await this.attach().catch(() => {});
     const w: Window = {
       tabId,
       owner,
       document: { now: documentOf, at: documentOf() },
+      ...(onlyUrl === undefined ? {} : { onlyUrl }),
       effects: [],
       downloads: new Map(),
     };
@@ -305,7 +313,7 @@ export class SideEffectWatch {
           this.windows.delete(w);
           this.recent.delete(tabId);
           // The document the action acted on, not the one it ended on: a page it led to is not its.
-          this.recent.set(tabId, { at: Date.now(), owner, document: w.document });
+          this.recent.set(tabId, { at: Date.now(), owner, document: w.document, onlyUrl });
           if (this.recent.size > MAX_RECENT) this.recent.delete(this.recent.keys().next().value!);
         }
       },
