@@ -65,6 +65,19 @@ export function noSuchOption(listName: string, value: string, options: readonly 
   );
 }
 
+/** The index of the option of `el` named `value`, refused naming the options there are when none is. */
+export async function optionIndexOf(atspi: Aim['atspi'], el: NativeRef, value: string): Promise<number> {
+  const options = await optionsOf(atspi, el);
+  const index = options.findIndex((o) => o.name === value);
+  if (index < 0)
+    throw noSuchOption(
+      el.name,
+      value,
+      options.map((o) => o.name),
+    );
+  return index;
+}
+
 /** The selectable options of a combo box (its popup menu's items) or list. */
 export async function optionsOf(atspi: Aim['atspi'], el: NativeRef): Promise<Array<{ name: string }>> {
   let children = await atspi.children(el);

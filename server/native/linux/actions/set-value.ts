@@ -11,7 +11,7 @@ import { aim, checkEnabled, deliver, nativeResult, webEscalation, type Aim } fro
 import type { LinuxHost } from '../host.js';
 import { ROLE, STATE, TOGGLE_ROLES, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
-import { acceptsEdits, noSuchOption, optionsOf, PASSWORD_TEXT, pressFirstAction, waitStates } from './element.js';
+import { acceptsEdits, optionIndexOf, PASSWORD_TEXT, pressFirstAction, waitStates } from './element.js';
 import { comboSetterOf } from '../toolkits/index.js';
 
 /** set_value: a Value (number), a toggle (true/false), a combo box or list selection, or a text's contents. */
@@ -95,14 +95,7 @@ export async function setValue(
         el.role === ROLE.pageTabList) &&
       el.interfaces.includes(IFACE.selection)
     ) {
-      const options = await optionsOf(atspi, el);
-      const index = options.findIndex((o) => o.name === value);
-      if (index < 0)
-        throw noSuchOption(
-          el.name,
-          value,
-          options.map((o) => o.name),
-        );
+      const index = await optionIndexOf(atspi, el, value);
       const was = await selectedName(atspi, el);
       sw.lap('resolve');
       await atspi.selectChild(el, index);

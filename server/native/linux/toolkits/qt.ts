@@ -4,7 +4,7 @@ import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver
 import { judgeValue } from '../../../contract/verdicts.js';
 import { IFACE } from '../atspi/model.js';
 import { requireKeyboardFocus, type Aim } from '../actions/aim.js';
-import { noSuchOption, optionsOf } from '../actions/element.js';
+import { optionIndexOf } from '../actions/element.js';
 import { clickAt, moveTo, pressKeys } from '../transport/input.js';
 import { STATE, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
@@ -23,14 +23,7 @@ async function qtComboKeys(
   sw: Stopwatch,
 ): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }> {
   const { atspi } = a;
-  const options = await optionsOf(atspi, el);
-  const index = options.findIndex((o) => o.name === value);
-  if (index < 0)
-    throw noSuchOption(
-      el.name,
-      value,
-      options.map((o) => o.name),
-    );
+  const index = await optionIndexOf(atspi, el, value);
   await requireKeyboardFocus(a.win, mode);
   const name = () => atspi.prop(el, IFACE.accessible, 'Name').then(String);
   const was = await name();
