@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// `node scripts/fresh-clone-runs.mjs [--runs N] [--hog]`: what a newcomer's first `npm test` does, measured
+// (issue 42: "a fresh clone's `npm test` passes three times in a row on a quiet machine and three times with
+// a CPU hog on both cores beside it"). Each run clones this repository's HEAD into a new temporary
+// directory, runs the README's test command there exactly (`npm test`, with its `npm ci` and build), records
+// whether it passed and how long it took in test/fresh-clone-runs.json (whose figures `npm run
+// readme:figures` writes into the README), and removes the clone. With --hog, `stress-ng --cpu <cores>`
+// keeps every core busy for the whole run beside it, started and stopped by PID.
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RECORD = join(root, 'test', 'fresh-clone-runs.json');
+const KEEP = 12; // runs kept in the record, newest last
+
+function parseArgs(argv) {
+  const options = { runs: 3, hog: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--hog') options.hog = true;
+    else if (arg === '--runs') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1 || n > 10)
+        throw new Error(`--runs: a whole number from 1 to 10, got ${argv[i]}`);
+      options.runs = n;
+    } else throw new Error(`unknown argument ${arg} (usage: fresh-clone-runs.mjs [--runs N] [--hog])`);
+  }
+  return options;
+}
+
+/** Runs `npm test` in `dir`, its output to `log`; resolves with its exit code. */
+function npmTest(dir, log) {
+  return new Promise((resolve) => {
+    const out = createWriteStream(log);
+    const child = spawn('npm', ['test'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    // Progress: the runner's own summary lines, as they come.
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (/^run-tests: (ok|FAILED|why|\d+ files?)/.test(line)) process.stdout.write(`    ${line}\n`);
+    });
+    child.on('close', (code, signal) => {
+      out.end();
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+/** The names of the files that failed, from the runner's `why <file> failed` lines. */
+function failedFiles(log) {
+  const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
+  return [...new Set([...text.matchAll(/why (\S+) failed/g)].map((m) => m[1]))];
+}
+
+async function main() {
+  const { runs, hog } = parseArgs(process.argv.slice(2));
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+  const cores = availableParallelism();
+  const record = existsSync(RECORD) ? JSON.parse(readFileSync(RECORD, 'utf8')) : [];
+  for (let i = 1; i <= runs; i++) {
+    const dir = mkdtempSync(join(tmpdir(), 'verity-fresh-clone-'));
+    const log = join(tmpdir(), `verity-fresh-clone-${commit}-${hog ? 'hog' : 'quiet'}-${i}.log`);
+    console.log(`fresh clone ${i}/${runs} of ${commit}${hog ? `, beside stress-ng --cpu ${cores}` : ''}: ${dir}`);
+    const cloned = spawnSync('git', ['clone', '--quiet', root, dir], { stdio: 'inherit' });
+    if (cloned.status !== 0) throw new Error(`git clone into ${dir} failed (exit ${cloned.status})`);
+    const stress = hog ? spawn('stress-ng', ['--cpu', String(cores), '--quiet'], { stdio: 'ignore' }) : null;
+    const load = loadavg()[0];
+    const started = Date.now();
+    let code;
+    try {
+      code = await npmTest(dir, log);
+    } finally {
+      if (stress?.pid) {
+        try {
+          process.kill(stress.pid, 'SIGTERM');
+        } catch {}
+      }
+    }
+    const minutes = Math.round((Date.now() - started) / 6000) / 10;
+    const lastRun = join(dir, 'test', 'last-run.json');
+    const run = existsSync(lastRun) ? JSON.parse(readFileSync(lastRun, 'utf8')) : null;
+    const entry = {
+      at: new Date().toISOString(),
+      commit,
+      hog,
+      cores,
+      passed: code === 0,
+      minutes,
+      files: run?.files ?? null,
+      failed: code === 0 ? [] : failedFiles(log),
+      load_at_start: Math.round(load * 10) / 10,
+    };
+    record.push(entry);
+    writeFileSync(RECORD, `${JSON.stringify(record.slice(-KEEP), null, 2)}\n`);
+    console.log(
+      `fresh clone ${i}/${runs}: ${entry.passed ? 'passed' : `FAILED (${entry.failed.join(', ') || `exit ${code}`}; log ${log})`} in ${minutes} min`,
+    );
+    rmSync(dir, { recursive: true, force: true });
+    if (entry.passed) rmSync(log, { force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(`fresh-clone-runs: ${error.message}`);
+  process.exit(1);
+});
