@@ -18,6 +18,7 @@ import type { AuditActor } from './audit/store.js';
 import { POOL_CONNECT_TIMEOUT_MS, redactEndpoint } from './cdp/browser/pool.js';
 import { CdpBrowserRoute, connectionBrowsers, pageOps } from './cdp/route.js';
 import type { Tab } from './cdp/tab/tab.js';
+import type { Capability } from './contract/capabilities.js';
 import { SecretEcho } from './contract/secret-echo.js';
 import { parseSessionKey } from './contract/session-key.js';
 
@@ -36,6 +37,8 @@ export interface VerityOptions extends BrowserOptions {
   atspiDirect?: boolean;
   /** Which tool definitions tools/list sends: the lean default, or `full` (--tools full, VERITY_TOOLS). */
   tools?: 'default' | 'full';
+  /** Families of rarely needed tools turned on (--caps, VERITY_CAPS; contract/capabilities.ts). */
+  caps?: Capability[];
   /** URL schemes beyond http, https, data and about:blank that agents may open (--allow-url-schemes). */
   allowUrlSchemes?: string[];
   /** Folders set_input_files may read from (--upload-root); none = uploads refused. */

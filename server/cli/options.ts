@@ -12,6 +12,7 @@ import { delimiter } from 'node:path';
 import type { VerityOptions } from '../core.js';
 import type { KindValues } from './kinds.js';
 import { CHANNELS } from '../cdp/browser/discovery.js';
+import { CAPABILITIES } from '../contract/capabilities.js';
 import {
   browserArgsOf,
   channelOf,
@@ -21,6 +22,7 @@ import {
   nativeBackendOf,
   proxyOf,
   toolsOf,
+  capabilityOf,
   viewportOf,
 } from './values.js';
 
@@ -361,6 +363,18 @@ const TABLE = [
     default: 'default',
     help: 'what tools/list sends: default (lean) or full (also the deprecated tools and every seed argument)',
     parse: toolsOf,
+  },
+  {
+    name: 'caps',
+    key: 'caps',
+    own: true,
+    kind: 'list',
+    split: ',',
+    commands: BOTH,
+    arg: 'LIST',
+    default: 'none',
+    help: `families of rarely needed tools tools/list also sends: ${Object.keys(CAPABILITIES).join(', ')} (--tools full sends every one)`,
+    parse: capabilityOf,
   },
   {
     name: 'native-backend',

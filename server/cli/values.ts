@@ -1,6 +1,7 @@
 // How an option's value is checked and converted, for the rows of options.ts that need more than their kind:
 // each throws an Error naming where the value came from and what is wrong (parse.ts makes it a UsageError).
 import { CHANNELS, isChannel } from '../cdp/browser/discovery.js';
+import { CAPABILITIES, type Capability, isCapability } from '../contract/capabilities.js';
 
 /** A pool's endpoint: a ws: or wss: URL (its token is never echoed back in a refusal). */
 export function endpointOf(v: string, what: string): string {
@@ -69,6 +70,12 @@ export function browserArgsOf(v: string): string[] {
 
 export function nativeBackendOf(raw: string, from: string): 'auto' | 'nutjs' {
   if (raw !== 'auto' && raw !== 'nutjs') throw new Error(`${from}: must be auto or nutjs, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+export function capabilityOf(raw: string, from: string): Capability {
+  if (!isCapability(raw))
+    throw new Error(`${from}: ${JSON.stringify(raw)} is no capability (${Object.keys(CAPABILITIES).join(', ')})`);
   return raw;
 }
 

@@ -6,6 +6,7 @@
 // - the action tools and run_actions' step kinds (tools/actions.ts, tools/batch.ts), in this order.
 // A new action: an entry here, then its halves (docs/architecture.md, "Where a new piece goes").
 import { z } from 'zod';
+import type { Capability } from './capabilities.js';
 import { deliveryMode, targeting } from './tool-args.js';
 
 export interface ClickOptions {
@@ -60,6 +61,8 @@ export interface ActionTool<A> {
   annotations: ToolAnnotations;
   /** Arguments accepted but advertised only on the complete surface (`--tools full`). */
   advanced?: readonly string[];
+  /** The capability that lists and admits it (`--caps`); none: always on. */
+  cap?: Capability;
   args(parsed: Record<string, unknown>): A;
 }
 

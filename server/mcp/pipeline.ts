@@ -20,6 +20,7 @@ import type { UiCommands } from '../ui-commands.js';
 import { asRefusal } from './refusals.js';
 import { isDefect } from '../errors.js';
 import { Refusal } from '../contract/refusal.js';
+import { surfaceOf, type Capability } from '../contract/capabilities.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
 import type { AuditStore } from '../audit/store.js';
 import { noteCall } from '../audit/trail.js';
@@ -36,7 +37,13 @@ export interface PipelineParts {
   activity: Activity;
   cursor: CursorPreferences;
   uiCommands: UiCommands;
-  options: { allowJavascript?: boolean; uploadRoots?: string[]; approvalTimeoutS?: number };
+  options: {
+    allowJavascript?: boolean;
+    uploadRoots?: string[];
+    approvalTimeoutS?: number;
+    tools?: 'default' | 'full';
+    caps?: Capability[];
+  };
   /** The operator's brake (stop, pause) and the audit trail every call goes into. */
   brake: Brake;
   audit: AuditStore;
@@ -63,7 +70,11 @@ type Trace = {
 function toolContextOf(parts: PipelineParts): ToolContext {
   const { router } = parts;
   return {
-    options: { allowJavascript: !!parts.options.allowJavascript, uploadRoots: parts.options.uploadRoots },
+    options: {
+      allowJavascript: !!parts.options.allowJavascript,
+      uploadRoots: parts.options.uploadRoots,
+      surface: surfaceOf(parts.options),
+    },
     snapshots: router.snapshots,
     policy: parts.policy,
     sessions: parts.sessions,

@@ -16,6 +16,7 @@ import { VERSION } from '../version.js';
 import { listen, logTo, progressOf, unlisten } from './notify.js';
 import { runWithProgress } from '../progress.js';
 import { plainOf } from '../contract/names.js';
+import { capabilityOffMessage, capabilityOn } from '../contract/capabilities.js';
 import {
   type CallToolExtra,
   type CallToolRequest,
@@ -36,11 +37,13 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
     { capabilities: { tools: { listChanged: true }, logging: {} } },
   );
 
-  // The default surface leaves out deprecated tools and advanced arguments; `--tools full` lists everything.
-  const surface = core.options.tools === 'full' ? 'full' : 'default';
+  // The default surface leaves out deprecated tools, advanced arguments and the capabilities not turned on
+  // (`--caps`); `--tools full` lists everything.
+  const on = core.pipeline.tools.options.surface;
+  const { surface } = on;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools
-      .filter((t) => (!t.listed || t.listed(ctx)) && (surface === 'full' || !t.deprecated))
+      .filter((t) => (!t.listed || t.listed(ctx)) && (surface === 'full' || !t.deprecated) && capabilityOn(t.cap, on))
       .map((t) => ({
         name: t.name,
         description: t.description,
@@ -59,6 +62,10 @@ export function createMcpServer(core: Verity, ctx: CallContext = { connectionId:
         refusalReply(new Refusal('invalid_arguments', `name: no tool named "${request.params.name}"`)),
       );
     }
+    if (tool.cap && !capabilityOn(tool.cap, on))
+      return toCallToolResult(
+        refusalReply(new Refusal('invalid_arguments', capabilityOffMessage(tool.name, tool.cap), { field: 'name' })),
+      );
     // Progress only when the client asked for it (a progressToken); deep code finds it through runWithProgress.
     const progress = progressOf(extra);
     // The client gives up on a call by cancelling its request or by going away: a call held for approval is then withdrawn.

@@ -14,6 +14,7 @@ function toolsOf<K extends ActionName>(action: K): ToolDef[] {
       input: tool.input,
       annotations: tool.annotations,
       ...(tool.advanced ? { advanced: tool.advanced } : {}),
+      ...(tool.cap ? { cap: tool.cap } : {}),
       act: (driver, target, args) => (driver as ActionMethods)[action](target, tool.args(args)),
     }),
   );

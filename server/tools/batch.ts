@@ -1,5 +1,6 @@
 // run_actions (seed 001): several action tools in one call, every step validated before the first runs,
 // stopping at the first failure. Each step runs through exactly the path a single call takes.
+import { capabilityOffMessage, capabilityOn } from '../contract/capabilities.js';
 import { z } from 'zod';
 import { checkTargetShape, type TargetArgs } from '../contract/target.js';
 import { Refusal } from '../contract/refusal.js';
@@ -11,6 +12,8 @@ import { session as sessionArg } from './schemas.js';
 
 /** The tools a step may name: every action tool (contract/actions.ts), in its order. */
 export const BATCHABLE = actionTools.map((t) => t.name) as [string, ...string[]];
+// A capability's tools (contract/capabilities.ts) are batchable when on, but cost the list no bytes.
+const ALWAYS_ON = actionTools.filter((t) => !t.cap).map((t) => t.name);
 const byName = new Map<string, ToolDef>(actionTools.map((t) => [t.name, t]));
 
 /** How a batch runs one step: the same admission, policy and recording as a direct call. */
@@ -25,7 +28,12 @@ export const runActions = defineTool({
     'Run up to 32 action steps {tool, args} in order, all validated first; stops at the first failure. observe: get_window_state arguments, to observe after.',
   input: z.strictObject({
     steps: z
-      .array(z.strictObject({ tool: z.enum(BATCHABLE), args: z.record(z.string(), z.unknown()).default({}) }))
+      .array(
+        z.strictObject({
+          tool: z.enum(BATCHABLE).meta({ advertise: ALWAYS_ON }),
+          args: z.record(z.string(), z.unknown()).default({}),
+        }),
+      )
       .min(1)
       .max(32),
     delay_ms: z.number().int().min(0).max(2000).default(0),
@@ -55,6 +63,10 @@ export const runActions = defineTool({
         );
       }
       const tool = byName.get(step.tool)!;
+      if (tool.cap && !capabilityOn(tool.cap, core.options.surface))
+        throw new Refusal('invalid_arguments', `steps.${index}.tool: ${capabilityOffMessage(tool.name, tool.cap)}`, {
+          field: `steps.${index}.tool`,
+        });
       try {
         const stepArgs = parseArgs(tool, {
           ...step.args,

@@ -2,6 +2,7 @@
 // tool needs it), the per-call CallContext, and the shape of a tool and of its reply. The MCP call
 // pipeline (server/mcp/pipeline.ts) builds both contexts; tools import no backend and speak no CDP.
 import type { z } from 'zod';
+import type { Capability, ToolSurface } from '../contract/capabilities.js';
 import type { Policy } from '../policy.js';
 import type { WaitHook } from '../routing/queue.js';
 import type { Pages } from '../routing/pages.js';
@@ -54,7 +55,12 @@ export interface ToolContext extends ToolRouting {
   /** Tabs under the router's ownership, and what the page tool does with one (an opaque handle, never a Tab). */
   readonly pages: Pages;
   /** The operator's switches tools obey. */
-  readonly options: { readonly allowJavascript: boolean; readonly uploadRoots?: readonly string[] };
+  readonly options: {
+    readonly allowJavascript: boolean;
+    readonly uploadRoots?: readonly string[];
+    /** What tools/list offers (a batch step of a tool that is off is refused like a direct call). */
+    readonly surface: ToolSurface;
+  };
   readonly snapshots: Pick<SnapshotRegistry, 'resolve' | 'nextId' | 'record' | 'forget'>;
   readonly policy: Pick<Policy, 'checkUrl' | 'checkNavigation'>;
   readonly sessions: Pick<SessionManager, 'start' | 'find' | 'list' | 'end' | 'keyOf' | 'keyFor'>;
@@ -87,5 +93,7 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   deprecated?: boolean;
   /** Arguments accepted but advertised only on the complete surface (besides SEED_ONLY). */
   advanced?: readonly string[];
+  /** The capability that lists and admits it (`--caps`, contract/capabilities.ts); none: always on. */
+  cap?: Capability;
   handler(args: z.infer<S>, core: ToolContext, ctx: CallContext): Promise<Reply>;
 }

@@ -169,6 +169,14 @@ test('a bad value is refused naming its option, in whichever layer it is', () =>
       VERITY_SESSION_IDLE_MS: '-1',
     });
     refused(['mcp', '--tools', 'most'], /^--tools: must be default or full, got "most"$/);
+    refused(['mcp', '--caps', 'windows,telepathy'], /^--caps: "telepathy" is no capability \(apps, windows, /);
+    refused(['mcp'], /^VERITY_CAPS: "x" is no capability/, { VERITY_CAPS: 'windows,x' });
+    assert.deepEqual(run(['mcp', '--caps', 'windows,clipboard', '--caps', 'apps']).values.caps, [
+      'windows',
+      'clipboard',
+      'apps',
+    ]);
+    assert.deepEqual(run(['start'], { VERITY_CAPS: 'zoom, menus' }).values.caps, ['zoom', 'menus']);
     // A lower layer's value is not read when a higher one gives the option (it does not apply).
     writeFileSync(file, JSON.stringify({ port: 'seven' }));
     assert.equal(run(['start', '--config', file, '--port', '1'], { VERITY_PORT: 'x' }).config.port, 1);
