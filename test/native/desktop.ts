@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chownSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -13,8 +14,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DBusConnection } from '../../server/native/linux/transport/dbus.js';
 import { setMachineEnv } from '../../server/contract/machine-env.js';
 
@@ -450,7 +451,20 @@ async function startAll(started: ChildProcess[]): Promise<Desktop> {
   };
 }
 
-const XPROTO_URL = new URL('../../server/native/linux/transport/xproto.js', import.meta.url).href;
+/**
+ * Verity's X client, copied where the unprivileged user can read it: the checkout may sit in a folder only
+ * root may enter (/root is 0700 on Debian, mkdtemp makes 0700 folders), and ESM needs the package.json.
+ */
+function readableXproto(dir: string): string {
+  const built = new URL('../../server/', import.meta.url);
+  const copy = join(dir, 'x-client');
+  for (const file of ['native/linux/transport/xproto.js', 'contract/machine-env.js']) {
+    mkdirSync(dirname(join(copy, 'server', file)), { recursive: true });
+    copyFileSync(new URL(file, built), join(copy, 'server', file));
+  }
+  writeFileSync(join(copy, 'package.json'), '{"type":"module"}\n');
+  return pathToFileURL(join(copy, 'server', 'native/linux/transport/xproto.js')).href;
+}
 const GRANT_ROOT = `
 const { XConnection } = await import(process.env.XPROTO);
 const x = await XConnection.open(process.env.DISPLAY);
@@ -552,7 +566,7 @@ export async function startWaylandDesktop(options: { xwayland?: boolean } = {}):
             GRANT_ROOT,
           ],
           {
-            env: { ...process.env, DISPLAY: waylandEnv.DISPLAY, XPROTO: XPROTO_URL },
+            env: { ...process.env, DISPLAY: waylandEnv.DISPLAY, XPROTO: readableXproto(dir) },
             encoding: 'utf8',
             timeout: 10_000,
           },
