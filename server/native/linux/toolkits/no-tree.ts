@@ -1,8 +1,9 @@
 // Apps whose toolkit exposes no AT-SPI tree (Tk, Java Swing without its accessibility bridge): they name no
 // toolkit, so a window of theirs is known by having no frame. No field to find or read: type_text sends
 // keys to its focused widget (after the px form's click), every check made before anything is sent, and
-// the verdict says that nothing can be read back; pointer actions go by pixels. Under load such an app
-// takes a click late, and answers no _NET_WM_PING: the keys wait on the X server (transport/settle.ts).
+// the verdict says that nothing can be read back; pointer actions go by pixels. Such an app lists no
+// _NET_WM_PING, so its keys wait on the X server and the window manager, then a wait scaled by the machine's
+// load (transport/settle.ts decides that from WM_PROTOCOLS, below any toolkit).
 import type { ActionResult } from '../../../contract/driver.js';
 import type { Stopwatch } from '../../../contract/driver.js';
 import { codePoints } from '../atspi/model.js';
