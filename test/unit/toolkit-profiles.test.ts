@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFor } from '../../server/native/linux/toolkits/index.js';
 
-const named = (name: string, version: string) => profileFor({ name, version }).name;
+const named = (name: string, version: string, app = 'an app') => profileFor({ name, version, app }).name;
 
 test('an app gets the profile of the toolkit it names, ATK conventions when it names none known', () => {
   assert.equal(profileFor(null).name, 'atk', 'an app not asked yet');
@@ -16,14 +16,16 @@ test('an app gets the profile of the toolkit it names, ATK conventions when it n
   assert.equal(named('gail', '4.0'), 'atk', "gail is GTK 3's accessibility module: no GTK 4 quirks");
   assert.equal(named('GTK', '2.24'), 'atk');
   assert.equal(named('VCL', '7.4.7.2'), 'libreoffice');
+  assert.equal(named('gtk', '3.24.38', 'soffice'), 'libreoffice', 'LibreOffice with its gtk3 plugin');
+  assert.equal(profileFor({ name: 'gtk', version: '3.24.38', app: 'soffice' }).wholeText, true, "over GTK 3's");
   assert.equal(named('Gecko', '115.0'), 'firefox');
   assert.equal(named('', ''), 'atk');
 });
 
 test("each profile's conventions: offsets' unit, InsertText's length, extents, whole-text reads, `editable`", () => {
-  const qt = profileFor({ name: 'Qt', version: '5' });
-  const gtk3 = profileFor({ name: 'GTK', version: '3.24' });
-  const gtk4 = profileFor({ name: 'GTK', version: '4.8' });
+  const qt = profileFor({ name: 'Qt', version: '5', app: 'app_qt.py' });
+  const gtk3 = profileFor({ name: 'GTK', version: '3.24', app: 'app.py' });
+  const gtk4 = profileFor({ name: 'GTK', version: '4.8', app: 'app_gtk4.py' });
   const atk = profileFor(null);
   assert.deepEqual(
     [qt, gtk3, gtk4, atk].map((p) => [p.countsUtf16, p.windowRelative, p.wholeText, p.popoversApart]),
@@ -38,6 +40,6 @@ test("each profile's conventions: offsets' unit, InsertText's length, extents, w
   assert.equal(gtk3.insertLength('a😀é'), 7, 'ATK: UTF-8 bytes');
   assert.ok(qt.combo && gtk4.combo && !gtk3.combo && !atk.combo, 'combo boxes without Selection: Qt and GTK 4');
   assert.ok(qt.comboValue && gtk4.comboValue && !gtk3.comboValue, "a combo box's value: Qt and GTK 4");
-  const lo = profileFor({ name: 'VCL', version: '7' });
+  const lo = profileFor({ name: 'gtk', version: '3.24', app: 'soffice' });
   assert.ok(lo.typeRoute && lo.refusesInsert && !gtk3.typeRoute && !gtk3.refusesInsert, "Calc's cells: LibreOffice");
 });

@@ -265,8 +265,9 @@ export class Atspi {
       known = Promise.all([
         this.prop(root, IFACE.application, 'ToolkitName').catch(() => ''),
         this.prop(root, IFACE.application, 'Version').catch(() => ''),
-      ]).then(([name, version]) => {
-        const toolkit: Toolkit = { name: String(name), version: String(version) };
+        this.prop(root, IFACE.accessible, 'Name').catch(() => ''),
+      ]).then(([name, version, app]) => {
+        const toolkit: Toolkit = { name: String(name), version: String(version), app: String(app) };
         this.knownToolkits.set(bus, { toolkit, hooks: this.choose(toolkit) });
         return toolkit;
       });

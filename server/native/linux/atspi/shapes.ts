@@ -29,6 +29,8 @@ export interface CacheItem {
 export interface Toolkit {
   name: string;
   version: string;
+  /** The app's own name (its root's Name: "soffice" for LibreOffice, whose ToolkitName is its VCL plugin's). */
+  app: string;
   /** A Wayland client: its extents count from its window whatever the toolkit (set by the host, wayland.ts). */
   wayland?: boolean;
 }

@@ -1,5 +1,5 @@
-// LibreOffice's quirks (it names its toolkit VCL; ATK's conventions otherwise, atk.ts), behind the profile's
-// hooks: a Calc cell is typed into as a user does (F2, the keys, Enter), and text is not inserted into Calc's
+// LibreOffice's quirks, behind the profile's hooks, over the conventions of the toolkit its VCL plugin names
+// (GTK 3's with the gtk3 plugin: gtk3.ts; older ones name VCL, ATK's): a Calc cell is typed into as a user does (F2, the keys, Enter), and text is not inserted into Calc's
 // cell editor, which a point may find and which is named from its panel (type_text). The name rule itself,
 // calcCellEditorName, is the tree's too (atspi/roles.ts).
 import type { ActionResult, Evidence } from '../../../contract/driver.js';
@@ -13,7 +13,6 @@ import { ROLE, STATE, calcCellEditorName, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { SYNTHESIS_BUDGET_MS, maxChunkChars } from '../../shared/key-pace.js';
 import { KEYS_LANDED_WAIT_MS, type NativeTyping } from '../actions/element.js';
-import { atk } from './atk.js';
 import type { ToolkitProfile } from './profile.js';
 
 /** calcCellEditorName (roles.ts) for an element found at a point: its parent and grandparent read live. */
@@ -131,9 +130,19 @@ async function refusesInsert(a: Aim, el: NativeRef): Promise<Refusal | null> {
   );
 }
 
-export const libreOffice: ToolkitProfile = {
-  ...atk,
-  name: 'libreoffice',
-  typeRoute: (el, states) => (isSheetCell(el, states) ? typeIntoCell : null),
-  refusesInsert,
-};
+const over = new Map<ToolkitProfile, ToolkitProfile>();
+
+/** LibreOffice's profile over `base`, the profile of the toolkit its VCL plugin names (one per base). */
+export function libreOfficeOver(base: ToolkitProfile): ToolkitProfile {
+  let profile = over.get(base);
+  if (!profile) {
+    profile = {
+      ...base,
+      name: 'libreoffice',
+      typeRoute: (el, states) => (isSheetCell(el, states) ? typeIntoCell : null),
+      refusesInsert,
+    };
+    over.set(base, profile);
+  }
+  return profile;
+}
