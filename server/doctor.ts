@@ -141,8 +141,9 @@ async function atspiFinding(env: NodeJS.ProcessEnv): Promise<Finding> {
       fix: 'run inside a desktop session, or start one with dbus-launch (apt-get install dbus-x11 at-spi2-core)',
     };
   const { Atspi } = await import('./native/linux/atspi/model.js');
+  const { profileFor } = await import('./native/linux/toolkits/index.js');
   try {
-    const atspi = await bounded(Atspi.connect(), CHECK_MS, 'the AT-SPI bus');
+    const atspi = await bounded(Atspi.connect({ profiles: profileFor }), CHECK_MS, 'the AT-SPI bus');
     try {
       const apps = await bounded(atspi.apps(), CHECK_MS, "the AT-SPI registry's apps");
       return { ok: true, detail: `connected; ${apps.length} app(s) registered` };

@@ -14,6 +14,7 @@ import { failed, ok, type BenchContext, type Cell, type Row, type Section } from
 import { missingTools, startDesktop, type Desktop } from '../../test/native/desktop.js';
 import { missingOffice, startOffice, type Office } from '../../test/native/libreoffice.js';
 import { walkWindow } from '../../server/native/linux/atspi/walk.js';
+import { profileFor } from '../../server/native/linux/toolkits/index.js';
 
 const WALK_PY = join(REPO_ROOT, 'bench', 'python', 'atspi_walk.py');
 /** Three dozen paragraphs: more than a window shows, so the document's own bound (what is in view) counts. */
@@ -107,7 +108,7 @@ export const officeSection: Section = {
         args: [join(REPO_ROOT, 'bin', 'verity.js'), 'mcp', '--headless'],
         cwd: REPO_ROOT,
       });
-      atspi = await Atspi.connect();
+      atspi = await Atspi.connect({ profiles: profileFor });
       const v = verity;
       const w = startWalker(d);
       walker = w.child;

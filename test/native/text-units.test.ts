@@ -1,9 +1,10 @@
-// Pure logic of native typing, in process: what accepts edits, and the bench's count of lost characters.
+// Pure logic of native typing, in process: what accepts edits (each toolkit's profile), and the bench's count of lost characters.
 // The native text verdicts (positions in each toolkit's unit, a read-back that is not whole) are tested
 // with the browser route's in test/unit/verdicts.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptsEdits } from '../../server/native/linux/actions/element.js';
+import { gtk3 } from '../../server/native/linux/toolkits/gtk3.js';
+import { qt } from '../../server/native/linux/toolkits/qt.js';
 import { codePoints } from '../../server/native/linux/atspi/model.js';
 import { STATE } from '../../server/native/linux/atspi/roles.js';
 import { charactersLost } from '../../bench/sections/native.js';
@@ -20,11 +21,11 @@ test("codePoints counts code points (GTK's unit), not UTF-16 units", () => {
 });
 
 test('EditableText accepts edits unless read only; ATK toolkits also need `editable`', () => {
-  assert.equal(acceptsEdits(false, bit(STATE.focusable)), true, 'a Qt spin box: no `editable` state');
-  assert.equal(acceptsEdits(false, bit(STATE.readOnly)), false);
-  assert.equal(acceptsEdits(true, bit(STATE.focusable)), false, 'a GTK 3 entry set not editable');
-  assert.equal(acceptsEdits(true, bit(STATE.editable)), true);
-  assert.equal(acceptsEdits(true, bit(STATE.editable, STATE.readOnly)), false);
+  assert.equal(qt.acceptsEdits(bit(STATE.focusable)), true, 'a Qt spin box: no `editable` state');
+  assert.equal(qt.acceptsEdits(bit(STATE.readOnly)), false);
+  assert.equal(gtk3.acceptsEdits(bit(STATE.focusable)), false, 'a GTK 3 entry set not editable');
+  assert.equal(gtk3.acceptsEdits(bit(STATE.editable)), true);
+  assert.equal(gtk3.acceptsEdits(bit(STATE.editable, STATE.readOnly)), false);
 });
 
 test('the bench counts lost characters by code point, wherever they went missing', () => {

@@ -6,6 +6,7 @@ import { defineActionMethods, loadHalves } from '../../contract/action-halves.js
 import type { NativeRoute } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { LinuxHost, type LinuxHostOptions } from './host.js';
+import { profileFor } from './toolkits/index.js';
 import { capture, screenSize } from './transport/input.js';
 import { snapshotWindow, windowElements } from './atspi/tree.js';
 import { onSurface, routes } from './transport/wayland.js';
@@ -29,7 +30,7 @@ export class NativeDriver implements NativeRoute {
   readonly host: LinuxHost;
 
   constructor(options: LinuxHostOptions) {
-    this.host = new LinuxHost(options);
+    this.host = new LinuxHost(options, profileFor);
     defineActionMethods(this, HALVES, this.host);
   }
 

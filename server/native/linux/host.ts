@@ -7,7 +7,7 @@ import type { WindowTarget } from '../../contract/driver.js';
 import type { NativeHost } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { closeWaylandPointer } from './transport/wayland-pointer.js';
-import { Atspi, Gone, type AccRef } from './atspi/model.js';
+import { Atspi, Gone, type AccRef, type HooksChooser } from './atspi/model.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './transport/env.js';
 import { giveBackBorrowedKeys } from './transport/input.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './atspi/roles.js';
@@ -73,7 +73,14 @@ export class LinuxHost implements NativeHost {
   /** Reads started for one field as its type_text call arrived (prefetchField), until that call takes them. */
   private early: { ref: AccRef; reads: FieldReads } | null = null;
 
-  constructor(readonly options: LinuxHostOptions) {}
+  constructor(
+    readonly options: LinuxHostOptions,
+    /**
+     * Each app's toolkit profile from the toolkit it names (toolkits/index.ts profileFor, handed in by
+     * driver.ts: the toolkits sit above this host). Without it (a test of window lookups) no AT-SPI connection.
+     */
+    private readonly profiles?: HooksChooser,
+  ) {}
 
   /**
    * Starts reading a field's states, text and caret for a call that is still being checked (see
@@ -113,7 +120,9 @@ export class LinuxHost implements NativeHost {
       if (existing?.connected) return existing;
       this.client = null;
     }
-    const connecting = Atspi.connect({ direct: this.options.atspiDirect !== false });
+    if (!this.profiles)
+      throw new Error('this LinuxHost was built without toolkit profiles: it has no AT-SPI connection');
+    const connecting = Atspi.connect({ direct: this.options.atspiDirect !== false, profiles: this.profiles });
     this.client = connecting;
     connecting.then(
       (c) => {

@@ -1,10 +1,13 @@
-// Acting on an element through AT-SPI, for the actions: its first action, its states as they settle, whether
-// it takes edits, and the label a refusal names it by.
+// Acting on an element through AT-SPI, for the actions: its first action, its states as they settle, the
+// checks on text for keystrokes, and the label a refusal names it by. Whether it takes edits is its
+// toolkit's (toolkits/, acceptsEdits).
 import type { ResolvedTarget, TypeOptions } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import type { Aim } from './aim.js';
-import { ROLE, STATE, has } from '../atspi/roles.js';
-import { IFACE } from '../atspi/model.js';
+import { ROLE } from '../atspi/roles.js';
+import { IFACE, codePoints } from '../atspi/model.js';
+import { untypable } from '../transport/input.js';
+import { SYNTHESIS_BUDGET_MS, maxChunkChars } from '../../shared/key-pace.js';
 import type { NativeRef } from '../atspi/tree.js';
 
 /** How long typed keys get to show in the element's text before what it holds is judged. */
@@ -16,13 +19,25 @@ export type NativeTyping = TypeOptions & { deliveryMode: ResolvedTarget['deliver
 /** Why an AT-SPI password text's content is masked in results. */
 export const PASSWORD_TEXT = 'a password text (AT-SPI role "password text")';
 
-/**
- * Whether an element with EditableText takes edits. ATK toolkits (GTK 3) say `editable` and leave a
- * read-only field without it; Qt never says `editable` on some (spin boxes) and says `read only` instead.
- */
-export function acceptsEdits(atk: boolean, states: [number, number]): boolean {
-  if (has(states, STATE.readOnly)) return false;
-  return has(states, STATE.editable) || !atk;
+/** Refuses, before anything is sent, text that keystrokes cannot carry or that exceeds one call's budget. */
+export function checkKeystrokes(what: string, text: string, options: NativeTyping): void {
+  const odd = untypable(text).slice(0, 10).join(' ');
+  if (odd) {
+    throw new Refusal(
+      'text_not_deliverable',
+      `${what} has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`,
+      { characters: odd },
+    );
+  }
+  const chars = codePoints(text);
+  const limit = maxChunkChars(options.delayMs);
+  if (chars > limit) {
+    throw new Refusal(
+      'type_text_synthesis_budget_exceeded',
+      `${what} takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`,
+      { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
+    );
+  }
 }
 
 /** How an element that takes text is named in a refusal: text, terminal, or its role number. */

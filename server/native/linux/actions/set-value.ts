@@ -11,8 +11,8 @@ import { aim, checkEnabled, deliver, nativeResult, webEscalation, type Aim } fro
 import type { LinuxHost } from '../host.js';
 import { ROLE, STATE, TOGGLE_ROLES, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
-import { acceptsEdits, optionIndexOf, PASSWORD_TEXT, pressFirstAction, waitStates } from './element.js';
-import { comboSetterOf } from '../toolkits/index.js';
+import { optionIndexOf, PASSWORD_TEXT, pressFirstAction, waitStates } from './element.js';
+import { comboSetterOf, profileOf } from '../toolkits/index.js';
 
 /** set_value: a Value (number), a toggle (true/false), a combo box or list selection, or a text's contents. */
 export async function setValue(
@@ -108,7 +108,7 @@ export async function setValue(
     } else if (combo) {
       ({ effect, evidence } = await combo.set(a, el, value, mode, sw));
     } else if (el.interfaces.includes(IFACE.editable)) {
-      if (!acceptsEdits(atspi.knownToolkit(el.bus).atk, a.states))
+      if (!profileOf(atspi, el.bus).acceptsEdits(a.states))
         throw new Refusal('element_readonly', `"${el.name}" is read-only`);
       const was = await atspi.text(el);
       sw.lap('resolve');

@@ -25,14 +25,13 @@ import {
   type Aim,
 } from './aim.js';
 import type { LinuxHost } from '../host.js';
-import { clickAt, moveTo, pollUntil, typeKeys, untypable } from '../transport/input.js';
+import { clickAt, moveTo, pollUntil, typeKeys } from '../transport/input.js';
 import { SettleLog, settleBeforeKeys, withSettle } from '../transport/settle.js';
 import { ROLE, STATE, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { activeWindow } from '../transport/x11.js';
-import { SYNTHESIS_BUDGET_MS, maxChunkChars } from '../../shared/key-pace.js';
-import { acceptsEdits, KEYS_LANDED_WAIT_MS, type NativeTyping, PASSWORD_TEXT, roleLabel } from './element.js';
-import { libreOffice } from '../toolkits/libreoffice.js';
+import { checkKeystrokes, KEYS_LANDED_WAIT_MS, type NativeTyping, PASSWORD_TEXT, roleLabel } from './element.js';
+import { hasNoTree, noTree, profileOf } from '../toolkits/index.js';
 
 /** The element to type into: the token's, the one under the px point (clicked first), or the focused one. */
 async function fieldOf(
@@ -94,22 +93,17 @@ export async function typeText(
   early?.catch(() => undefined); // a gone element is reported by aim's own read
   const a = await aim(host, target, prefetched?.states);
   const mode = options.deliveryMode;
-  // A window whose toolkit exposes no AT-SPI tree (Tk, Java without its bridge): no field to find or
-  // read, so keys go to its focused widget (after the px form's click), every check made before anything
-  // is sent, and the verdict says that nothing can be read back.
-  if (!a.element && !a.win.frame) {
-    checkKeystrokes('this window', text, options);
-    await requireKeyboardFocus(a.win, mode);
-    return deliver(mode, a.win, () => blindKeys(host, a, text, options, sw));
-  }
+  // A window whose toolkit exposes no AT-SPI tree (Tk, Java without its bridge): toolkits/no-tree.ts.
+  if (!a.element && hasNoTree(a.win)) return noTree.typeText(a, text, options, sw);
   return deliver(mode, a.win, async () => {
     const log = new SettleLog();
     const { el, states, clicked } = await fieldOf(host, target, a, log);
     checkEnabled(el, states);
     // Its units decide offsets and lengths: known since its window was listed, unless the AT-SPI
     // connection was made anew since.
-    if (!a.atspi.knowsToolkit(el.bus)) await a.atspi.toolkit(el.bus);
-    const editable = el.interfaces.includes(IFACE.editable) && acceptsEdits(a.atspi.knownToolkit(el.bus).atk, states);
+    if (!a.atspi.knownToolkit(el.bus)) await a.atspi.toolkit(el.bus);
+    const profile = profileOf(a.atspi, el.bus);
+    const editable = el.interfaces.includes(IFACE.editable) && profile.acceptsEdits(states);
     const readable = el.interfaces.includes(IFACE.text);
     // Web content of a browser Verity does not drive: its accessibility insertion does not reach the page
     // (Firefox takes it and shows nothing), so it gets keystrokes, as a user's typing would, judged
@@ -124,22 +118,15 @@ export async function typeText(
         `"${el.name || 'the field'}" is a single-line field and cannot hold a newline; send the lines separately, or press_key Enter to submit`,
       );
     }
-    // A token's element says so from its snapshot; one found at a point is asked live.
-    const editorOf = !editable
-      ? null
-      : a.element
-        ? (el.calcCellEditor ?? null)
-        : await libreOffice.cellEditorAt(a.atspi, el);
-    if (editorOf)
-      throw new Refusal(
-        'not_supported',
-        `this paragraph is LibreOffice Calc's cell editor ("${editorOf}"): text inserted into it reaches the sheet only through an open edit, and Calc lists it also when none is open (the text then goes nowhere), so nothing was typed; type into the cell itself (its element_token from get_window_state), which is typed and read back once committed`,
-      );
+    // An editable element its toolkit says text would not reach (LibreOffice Calc's cell editor).
+    const refusal = editable ? await profile.refusesInsert?.(a, el) : null;
+    if (refusal) throw refusal;
+    const ownRoute = editable && !undrivenWeb ? null : (profile.typeRoute?.(el, states) ?? null);
     const typed =
       editable && !undrivenWeb
         ? await insertRoute(host, a, el, states, text, mode, sw, !!target.element && !clicked, early)
-        : libreOffice.isSheetCell(el, states)
-          ? await libreOffice.typeIntoCell(a, el, text, options, sw)
+        : ownRoute
+          ? await ownRoute(a, el, text, options, sw)
           : await keystrokeRoute(a, el, states, readable, text, options, sw, !!target.element, log);
     const settled = withSettle(typed, log);
     return el.role === ROLE.passwordText ? maskSecrets(settled, PASSWORD_TEXT, [text]) : settled;
@@ -170,7 +157,7 @@ async function insertRoute(
   const [before, caret] = early && !grabbed ? await early : await atspi.textAndCaret(el);
   // A token's field that did not have focus takes the text at its end; a focused one at its caret. Both
   // in the app's own unit (UTF-16 units for Qt, code points elsewhere).
-  const utf16 = atspi.knownToolkit(el.bus).utf16;
+  const utf16 = atspi.hooks(el.bus).countsUtf16;
   const length = atspi.units(el.bus, before);
   const position = fromToken && !wasFocused ? length : caret >= 0 ? Math.min(caret, length) : length;
   sw.lap('resolve');
@@ -349,87 +336,4 @@ async function keystrokeRoute(
     }),
     delivery: { mode, delivered_count: verdict.delivered },
   };
-}
-
-/** Refuses, before anything is sent, text that keystrokes cannot carry or that exceeds one call's budget. */
-function checkKeystrokes(what: string, text: string, options: NativeTyping): void {
-  const odd = untypable(text).slice(0, 10).join(' ');
-  if (odd) {
-    throw new Refusal(
-      'text_not_deliverable',
-      `${what} has no accessible text insertion, and control characters have no keystroke (${odd}); nothing was typed. Send the text without them, or press_key for special keys`,
-      { characters: odd },
-    );
-  }
-  const chars = codePoints(text);
-  const limit = maxChunkChars(options.delayMs);
-  if (chars > limit) {
-    throw new Refusal(
-      'type_text_synthesis_budget_exceeded',
-      `${what} takes text only as synthesized keystrokes, and ${chars} characters at delay_ms ${options.delayMs} exceed the ${SYNTHESIS_BUDGET_MS} ms budget of one call; nothing was typed. Send at most ${limit} characters per call (or lower delay_ms)`,
-      { max_chunk_chars: limit, delay_ms: options.delayMs, chars },
-    );
-  }
-}
-
-/**
- * Keystrokes into a window with no AT-SPI tree (checked beforehand by the caller): the px form clicks its
- * point first, as a user focuses a field; then XTest keys to whatever has focus. Never confirmed: nothing
- * the window holds can be read back.
- */
-async function blindKeys(
-  host: LinuxHost,
-  a: Aim,
-  text: string,
-  options: NativeTyping,
-  sw: Stopwatch,
-): Promise<ActionResult> {
-  const mode = options.deliveryMode;
-  const log = new SettleLog();
-  sw.lap('resolve');
-  if (a.screenPoint) {
-    await moveTo(a.screenPoint.x, a.screenPoint.y);
-    await clickAt('left', 1, []);
-  }
-  // The click (or deliver's focus change) has reached the app before its first key (settle.ts).
-  await settleBeforeKeys(a.win.id, !!a.screenPoint, log);
-  await typeKeys(text, options.delayMs, { window: a.win.id, log });
-  sw.lap('deliver');
-  await new Promise((r) => setTimeout(r, 30));
-  await host.stillThere(a.win.id);
-  sw.lap('verify');
-  const where = a.screenPoint
-    ? `clicked at (${a.screenPoint.x - a.win.bounds.x}, ${a.screenPoint.y - a.win.bounds.y}) of the window, then `
-    : '';
-  return withSettle(
-    {
-      ...nativeResult(
-        'unverifiable',
-        'synthetic_events',
-        sw,
-        [
-          {
-            kind: 'key_event',
-            detail: `${where}XTest keystrokes for ${codePoints(text)} characters to window ${a.win.id} ("${a.win.title}"), to whichever of its widgets has keyboard focus`,
-          },
-          {
-            kind: 'no_accessibility_tree',
-            detail: `window ${a.win.id} exposes no AT-SPI tree (its toolkit has no accessibility bridge): which widget took the keys and what it holds now cannot be read back`,
-          },
-        ],
-        mode,
-        {
-          target: `window ${a.win.id}`,
-          method: 'key_events',
-          escalation: {
-            target: 'verify',
-            reason:
-              'the keys were sent (sending them again would type them twice); call get_window_state with include_screenshot and look at the window to see what it holds',
-          },
-        },
-      ),
-      delivery: { mode, delivered_count: codePoints(text) },
-    },
-    log,
-  );
 }

@@ -35,20 +35,42 @@ export class Gone extends Refusal {
   }
 }
 
+/** What the AT-SPI model and tree ask of an app's toolkit profile (toolkits/ extends it for the actions). */
+export interface ModelHooks {
+  /** How Text offsets and counts are counted: UTF-16 units (Qt), else code points (ATK toolkits). */
+  countsUtf16: boolean;
+  /** EditableText.InsertText's length for `text`, in the unit the toolkit reads it in. */
+  insertLength(text: string): number;
+  /** Whether screen extents come relative to the window (GTK 4 on X11: "Screen coordinates not supported"). */
+  windowRelative: boolean;
+  /** Whether GetText(0, -1) is the whole text, so that a read needs no CharacterCount (GTK 3's fast path). */
+  wholeText: boolean;
+  /** Whether open popovers are surfaces of their own, placed apart from the widget AT-SPI puts them at (GTK 4). */
+  popoversApart: boolean;
+  /** What a combo box without Selection shows, where the toolkit says it its own way (tree.ts valueOf). */
+  comboValue?(atspi: Atspi, ref: AccRef): Promise<string | undefined>;
+}
+
+/** The hooks for an app naming `app` as its toolkit; null: not asked yet (toolkits/index.ts profileFor). */
+export type HooksChooser = (app: Toolkit | null) => ModelHooks;
+
 export class Atspi {
   private constructor(
     private readonly bus: DBusConnection,
     readonly address: string,
     /** Calls go to an app's own socket when it offers one (false: every call on the bus; --no-atspi-direct). */
     private readonly direct: boolean,
-  ) {}
+    private readonly choose: HooksChooser,
+  ) {
+    this.unasked = choose(null);
+  }
 
   /**
    * Connects to the AT-SPI bus: AT_SPI_BUS_ADDRESS when set, else org.a11y.Bus.GetAddress on the session
    * bus. Turns accessibility on (org.a11y.Status.IsEnabled) and registers one event listener, without
    * which toolkits do not serve their object cache.
    */
-  static async connect(options: { direct?: boolean } = {}): Promise<Atspi> {
+  static async connect(options: { direct?: boolean; profiles: HooksChooser }): Promise<Atspi> {
     let address = machineEnv().AT_SPI_BUS_ADDRESS;
     const sessionAddress = machineEnv().DBUS_SESSION_BUS_ADDRESS;
     if (!address || sessionAddress) {
@@ -87,7 +109,7 @@ export class Atspi {
       }
     }
     const bus = await open(address, 'the AT-SPI bus');
-    const client = new Atspi(bus, address, options.direct !== false);
+    const client = new Atspi(bus, address, options.direct !== false, options.profiles);
     bus.onClose(() => {
       client.connected = false;
     });
@@ -124,11 +146,12 @@ export class Atspi {
   private readonly peers = new Map<string, Promise<DBusConnection | null>>();
   /** The same, once known: most calls find their connection here without waiting on a promise. */
   private readonly knownPeers = new Map<string, DBusConnection | null>();
-  /** Each app's toolkit, keyed by unique bus name (see Toolkit). */
   /** Each app's next Cache.GetItems bound, from its last one (cache.ts). */
   private readonly cacheBounds = new CacheBounds();
+  /** Each app's toolkit, keyed by unique bus name (see Toolkit), and its profile's hooks once known. */
   private readonly toolkits = new Map<string, Promise<Toolkit>>();
-  private readonly knownToolkits = new Map<string, Toolkit>();
+  private readonly knownToolkits = new Map<string, { toolkit: Toolkit; hooks: ModelHooks }>();
+  private readonly unasked: ModelHooks; // an app's whose toolkit is not asked yet
 
   disconnect(): void {
     this.connected = false;
@@ -234,7 +257,7 @@ export class Atspi {
     return e;
   }
 
-  /** The toolkit of the app on `bus`, asked once (an app that does not say is taken as an ATK one). */
+  /** The toolkit the app on `bus` names, asked once (an app that does not say names none). */
   toolkit(bus: string): Promise<Toolkit> {
     let known = this.toolkits.get(bus);
     if (!known) {
@@ -242,18 +265,10 @@ export class Atspi {
       known = Promise.all([
         this.prop(root, IFACE.application, 'ToolkitName').catch(() => ''),
         this.prop(root, IFACE.application, 'Version').catch(() => ''),
-      ]).then(([name, version]) => {
-        const n = String(name),
-          major = Number(/^(\d+)/.exec(String(version))?.[1] ?? 0);
-        const gtk4 = /^gtk$/i.test(n) && major >= 4;
-        const toolkit: Toolkit = {
-          name: `${n} ${version}`.trim(),
-          utf16: /^qt/i.test(n),
-          windowRelative: gtk4,
-          atk: !/^qt/i.test(n) && !gtk4,
-          wholeText: /^(gtk|gail)$/i.test(n) && major === 3,
-        };
-        this.knownToolkits.set(bus, toolkit);
+        this.prop(root, IFACE.accessible, 'Name').catch(() => ''),
+      ]).then(([name, version, app]) => {
+        const toolkit: Toolkit = { name: String(name), version: String(version), app: String(app) };
+        this.knownToolkits.set(bus, { toolkit, hooks: this.choose(toolkit) });
         return toolkit;
       });
       this.toolkits.set(bus, known);
@@ -261,27 +276,25 @@ export class Atspi {
     return known;
   }
 
-  /** Whether the toolkit of `bus` is known yet (toolkit() answered). */
-  knowsToolkit(bus: string): boolean {
-    return this.knownToolkits.has(bus);
+  /** The toolkit the app on `bus` named, if already asked (toolkit()); null otherwise. */
+  knownToolkit(bus: string): Toolkit | null {
+    return this.knownToolkits.get(bus)?.toolkit ?? null;
   }
 
-  /** The toolkit of `bus` if already asked (toolkit()); ATK's conventions otherwise. */
-  knownToolkit(bus: string): Toolkit {
-    return (
-      this.knownToolkits.get(bus) ?? { name: '', utf16: false, windowRelative: false, atk: true, wholeText: false }
-    );
+  /** The model's hooks of the profile of `bus`'s toolkit (ATK's conventions until it is asked). */
+  hooks(bus: string): ModelHooks {
+    return this.knownToolkits.get(bus)?.hooks ?? this.unasked;
   }
 
-  /** Whether the app on `bus` answers extents relative to its window (GTK 4, or any Wayland client). */
+  /** Whether the app on `bus` answers extents relative to its window (its toolkit's, or any Wayland client). */
   private countsFromWindow(bus: string): boolean {
-    const t = this.knownToolkit(bus);
-    return t.windowRelative || !!t.wayland;
+    const known = this.knownToolkits.get(bus);
+    return !!known && (known.hooks.windowRelative || !!known.toolkit.wayland);
   }
 
-  /** A string's length in the unit the app on `bus` counts offsets in (UTF-16 units for Qt, else code points). */
+  /** A string's length in the unit the app on `bus` counts offsets in (its profile's countsUtf16). */
   units(bus: string, s: string): number {
-    return this.knownToolkit(bus).utf16 ? s.length : codePoints(s);
+    return this.hooks(bus).countsUtf16 ? s.length : codePoints(s);
   }
 
   /** Sends the calls to `ref`'s app made so far in this tick now (see DBusConnection.flush). */
@@ -484,8 +497,7 @@ export class Atspi {
   textChecked(ref: AccRef): Promise<{ text: string; count: number; whole: boolean }> {
     const reading = this.call(ref, IFACE.text, 'GetText', 'ii', [0, -1]);
     // GTK 3 (the common case, and the fast path the bench holds to the floor) is read whole without it.
-    if (this.knownToolkit(ref.bus).wholeText)
-      return reading.then(([raw]) => ({ text: String(raw), count: -1, whole: true }));
+    if (this.hooks(ref.bus).wholeText) return reading.then(([raw]) => ({ text: String(raw), count: -1, whole: true }));
     const counting = this.prop(ref, IFACE.text, 'CharacterCount').then(Number, () => -1);
     return reading.then(async ([raw]) => {
       let text = String(raw);
@@ -516,13 +528,9 @@ export class Atspi {
     return !!ok;
   }
 
-  /**
-   * EditableText.InsertText at `position` (in the app's unit, see units()). `length` is what the toolkit
-   * reads it as: UTF-16 units for Qt (which cuts or pads the text to that many, NULs included), UTF-8
-   * bytes for ATK toolkits (GTK 3 cuts to that many bytes; GTK 4 ignores it).
-   */
+  /** EditableText.InsertText at `position` (in the app's unit, see units()), its length as its profile says. */
   insertText(ref: AccRef, position: number, text: string): Promise<boolean> {
-    const length = this.knownToolkit(ref.bus).utf16 ? text.length : Buffer.byteLength(text, 'utf8');
+    const length = this.hooks(ref.bus).insertLength(text);
     return this.call(ref, IFACE.editable, 'InsertText', 'isi', [position, text, length]).then(([ok]) => !!ok);
   }
 

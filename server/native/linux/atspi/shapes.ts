@@ -1,5 +1,5 @@
-// The shapes of AT-SPI as the native route reads it: an object's address, a cache row, an app's toolkit
-// conventions, and the interface names (model.ts re-exports them for its importers).
+// The shapes of AT-SPI as the native route reads it: an object's address, a cache row, the toolkit an app
+// names, and the interface names (model.ts re-exports them for its importers).
 
 /** One accessible object: the app's unique bus name and the object path. */
 export interface AccRef {
@@ -23,19 +23,14 @@ export interface CacheItem {
 }
 
 /**
- * What an app's toolkit means by an offset or a length (Application.ToolkitName and Version, asked once
- * per app). Qt counts UTF-16 units in every Text and EditableText offset, count and length (InsertText's
- * length cuts or pads the string with NULs to that many units); GTK and other ATK toolkits count code
- * points, except InsertText's length, which is in UTF-8 bytes (GTK 4 ignores it). GTK 4 on X11 answers
- * screen extents relative to its window ("Screen coordinates not supported"). GTK 3's GetText(0, -1) is
- * its whole text (its insertion takes the exact UTF-8 bytes and cannot pad): its reads need no count.
+ * What an app names as its toolkit (Application.ToolkitName and Version, asked once per app): its profile
+ * (toolkits/) is chosen from it, and holds what the toolkit means by an offset, a length or an extent.
  */
 export interface Toolkit {
   name: string;
-  utf16: boolean;
-  windowRelative: boolean;
-  atk: boolean;
-  wholeText: boolean;
+  version: string;
+  /** The app's own name (its root's Name: "soffice" for LibreOffice, whose ToolkitName is its VCL plugin's). */
+  app: string;
   /** A Wayland client: its extents count from its window whatever the toolkit (set by the host, wayland.ts). */
   wayland?: boolean;
 }

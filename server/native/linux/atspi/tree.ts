@@ -4,7 +4,6 @@
 import type { Snapshot, SnapshotElement } from '../../../contract/driver.js';
 import { IFACE, PLACED_NOWHERE, type AccRef, type Atspi, type CacheItem } from './model.js';
 import type { WindowInfo } from './window.js';
-import { dropDownValue } from './dropdown.js';
 import { capture } from '../transport/input.js';
 import { popupSurfaces } from '../transport/x11.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, calcCellEditorName, has, roleName } from './roles.js';
@@ -121,7 +120,7 @@ export async function windowElements(
     scrolledOf.set(item, scrolled);
     // A popover is shown while its surface is mapped (and then its items are, though GTK 4 says only `visible`).
     // GTK 4 leaves a closed popover's content behind, unparented from its popover, under the widget.
-    const leftOver = placed.gtk4 && item.name === 'GtkPopoverContent' && !(parent && placed.shift.has(parent));
+    const leftOver = placed.apart && item.name === 'GtkPopoverContent' && !(parent && placed.shift.has(parent));
     if ((placed.popovers.has(item) && !placed.shift.has(item)) || leftOver) {
       hidden.add(item);
       continue;
@@ -250,21 +249,21 @@ async function popoverPlacement(
   win: WindowInfo,
   rows: Array<{ item: CacheItem; parent: CacheItem | null }>,
 ): Promise<{
-  gtk4: boolean;
+  apart: boolean;
   popovers: Set<CacheItem>;
   shift: Map<CacheItem, Placed>;
 }> {
   const shift = new Map<CacheItem, Placed>();
   const popovers = new Set<CacheItem>();
-  const gtk4 = !!win.app && atspi.knownToolkit(win.app.bus).windowRelative;
-  if (!gtk4) return { gtk4, popovers, shift };
+  const apart = !!win.app && atspi.hooks(win.app.bus).popoversApart;
+  if (!apart) return { apart, popovers, shift };
   const parentOf = new Map<CacheItem, CacheItem>();
   for (const { item, parent } of rows)
     if (parent && isPopover(item)) {
       popovers.add(item);
       parentOf.set(item, parent);
     }
-  if (!popovers.size) return { gtk4, popovers, shift };
+  if (!popovers.size) return { apart, popovers, shift };
   if (win.surface === 'wayland') {
     await Promise.all(
       [...popovers].map(async (item) => {
@@ -279,7 +278,7 @@ async function popoverPlacement(
           });
       }),
     );
-    return { gtk4, popovers, shift };
+    return { apart, popovers, shift };
   }
   const free = await popupSurfaces(win.id).catch(() => []);
   for (const item of popovers) {
@@ -305,7 +304,7 @@ async function popoverPlacement(
       ...(owner?.role === ROLE.comboBox ? { dropDown: owner.ref } : {}),
     });
   }
-  return { gtk4, popovers, shift };
+  return { apart, popovers, shift };
 }
 
 /**
@@ -334,7 +333,8 @@ async function openOnWayland(
  */
 export async function unplacedPopoverOf(atspi: Atspi, win: WindowInfo): Promise<string | null> {
   if (win.surface !== 'wayland' || !win.frame || !win.app) return null;
-  if (!(await atspi.toolkit(win.app.bus)).windowRelative) return null;
+  await atspi.toolkit(win.app.bus);
+  if (!atspi.hooks(win.app.bus).popoversApart) return null;
   const { rows } = await walkWindow(atspi, win.frame);
   for (const { item, parent } of rows)
     if (parent && isPopover(item) && (await openOnWayland(atspi, item, parent, win.bounds))) return item.name;
@@ -381,13 +381,9 @@ export async function valueOf(
     if (!bus || path === '/org/a11y/atspi/null') return undefined;
     return String(await atspi.prop({ bus, path }, 'org.a11y.atspi.Accessible', 'Name'));
   }
-  // A GTK 4 drop-down offers no Selection: what it shows is a label inside its button.
-  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).windowRelative)
-    return (await dropDownValue(atspi, item.ref)) ?? undefined;
-  // A Qt combo box offers no Selection: its name is its current text.
-  if (item.role === ROLE.comboBox && atspi.knownToolkit(item.ref.bus).utf16)
-    return String(await atspi.prop(item.ref, IFACE.accessible, 'Name'));
-  return undefined;
+  // A combo box without Selection shows its value its toolkit's way (a GTK 4 drop-down, a Qt combo box).
+  const comboValue = item.role === ROLE.comboBox ? atspi.hooks(item.ref.bus).comboValue : undefined;
+  return comboValue?.(atspi, item.ref);
 }
 
 /** A window's snapshot: its tree and (optionally) its screenshot, frames in that screenshot's pixels. */

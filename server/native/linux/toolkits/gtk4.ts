@@ -1,5 +1,7 @@
-// GTK 4's quirks, behind the hooks the actions call: a drop-down is set through its popover (set_value).
-// GTK 4's window-relative extents are the Toolkit's `windowRelative` (atspi/shapes.ts).
+// GTK 4's quirks, behind the profile's hooks: on X11 it answers screen extents relative to its window
+// ("Screen coordinates not supported"); its open popovers are surfaces of their own, which AT-SPI places at
+// their widget (atspi/tree.ts moves them); it says nothing of `editable`; a drop-down offers no Selection,
+// shows its value in a label inside its button, and is set through its popover (set_value).
 import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import { judgeValue } from '../../../contract/verdicts.js';
@@ -9,7 +11,8 @@ import { noSuchOption } from '../actions/element.js';
 import { clickAt, moveTo, pollUntil, pressKeys } from '../transport/input.js';
 import { ROLE } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
-import type { ComboSetter } from './combo.js';
+import { acceptsUnlessReadOnly, atk } from './atk.js';
+import type { ComboSetter, ToolkitProfile } from './profile.js';
 
 /**
  * A GTK 4 drop-down offers no Selection, no action and no focus call; its options exist only while its
@@ -74,4 +77,15 @@ async function dropDownOptions(atspi: Aim['atspi'], el: NativeRef): Promise<stri
 }
 
 /** set_value on a GTK 4 drop-down (no Selection): clicked open and chosen by keys. */
-export const gtk4Combo: ComboSetter = { set: (a, el, value, _mode, sw) => gtk4DropDown(a, el, value, sw) };
+const gtk4Combo: ComboSetter = { set: (a, el, value, _mode, sw) => gtk4DropDown(a, el, value, sw) };
+
+export const gtk4: ToolkitProfile = {
+  ...atk,
+  name: 'gtk4',
+  // Code points, like ATK's; InsertText's length is ignored.
+  windowRelative: true,
+  popoversApart: true,
+  acceptsEdits: acceptsUnlessReadOnly,
+  comboValue: async (atspi, ref) => (await dropDownValue(atspi, ref)) ?? undefined,
+  combo: gtk4Combo,
+};

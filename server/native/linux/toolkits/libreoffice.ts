@@ -1,6 +1,7 @@
-// LibreOffice's quirks, behind the hooks the actions call: a Calc cell is typed into as a user does (F2, the
-// keys, Enter), and a Calc cell editor found at a point is named from its panel (type_text). The name rule
-// itself, calcCellEditorName, is the tree's too (atspi/roles.ts).
+// LibreOffice's quirks, behind the profile's hooks, over the conventions of the toolkit its VCL plugin names
+// (GTK 3's with the gtk3 plugin: gtk3.ts; older ones name VCL, ATK's): a Calc cell is typed into as a user does (F2, the keys, Enter), and text is not inserted into Calc's
+// cell editor, which a point may find and which is named from its panel (type_text). The name rule itself,
+// calcCellEditorName, is the tree's too (atspi/roles.ts).
 import type { ActionResult, Evidence } from '../../../contract/driver.js';
 import type { Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
@@ -12,6 +13,7 @@ import { ROLE, STATE, calcCellEditorName, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { SYNTHESIS_BUDGET_MS, maxChunkChars } from '../../shared/key-pace.js';
 import { KEYS_LANDED_WAIT_MS, type NativeTyping } from '../actions/element.js';
+import type { ToolkitProfile } from './profile.js';
 
 /** calcCellEditorName (roles.ts) for an element found at a point: its parent and grandparent read live. */
 async function cellEditorAt(atspi: Atspi, el: NativeRef): Promise<string | null> {
@@ -115,5 +117,32 @@ async function typeIntoCell(
   };
 }
 
-/** LibreOffice's hooks for type_text. */
-export const libreOffice = { isSheetCell, typeIntoCell, cellEditorAt };
+/**
+ * Calc's cell editor (a paragraph), found at a point or named so by its token's snapshot: text inserted into
+ * it reaches the sheet only through an open edit, and Calc lists it also when none is open.
+ */
+async function refusesInsert(a: Aim, el: NativeRef): Promise<Refusal | null> {
+  const editorOf = a.element ? (el.calcCellEditor ?? null) : await cellEditorAt(a.atspi, el);
+  if (!editorOf) return null;
+  return new Refusal(
+    'not_supported',
+    `this paragraph is LibreOffice Calc's cell editor ("${editorOf}"): text inserted into it reaches the sheet only through an open edit, and Calc lists it also when none is open (the text then goes nowhere), so nothing was typed; type into the cell itself (its element_token from get_window_state), which is typed and read back once committed`,
+  );
+}
+
+const over = new Map<ToolkitProfile, ToolkitProfile>();
+
+/** LibreOffice's profile over `base`, the profile of the toolkit its VCL plugin names (one per base). */
+export function libreOfficeOver(base: ToolkitProfile): ToolkitProfile {
+  let profile = over.get(base);
+  if (!profile) {
+    profile = {
+      ...base,
+      name: 'libreoffice',
+      typeRoute: (el, states) => (isSheetCell(el, states) ? typeIntoCell : null),
+      refusesInsert,
+    };
+    over.set(base, profile);
+  }
+  return profile;
+}

@@ -1,5 +1,7 @@
-// Qt's quirks, behind the hooks the actions call: a combo box is set by keys (set_value). Qt's other
-// convention, offsets in UTF-16 units, is the Toolkit's `utf16` (atspi/shapes.ts).
+// Qt's quirks, behind the profile's hooks: it counts UTF-16 units in every Text and EditableText offset,
+// count and length (InsertText's length cuts or pads the string with NULs to that many units); it says
+// nothing of `editable`; a combo box offers no Selection, is named by its current text, and is set by keys
+// (set_value).
 import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
 import { judgeValue } from '../../../contract/verdicts.js';
 import { IFACE } from '../atspi/model.js';
@@ -8,7 +10,8 @@ import { optionIndexOf } from '../actions/element.js';
 import { clickAt, moveTo, pressKeys } from '../transport/input.js';
 import { STATE, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
-import type { ComboSetter } from './combo.js';
+import { acceptsUnlessReadOnly } from './atk.js';
+import type { ComboSetter, ToolkitProfile } from './profile.js';
 
 /**
  * A Qt combo box offers no Selection, and its options' own actions select them in the closed popup's view
@@ -57,4 +60,16 @@ async function qtComboKeys(
 }
 
 /** set_value on a Qt combo box (no Selection): by keys, as a user would. */
-export const qtCombo: ComboSetter = { set: qtComboKeys };
+const qtCombo: ComboSetter = { set: qtComboKeys };
+
+export const qt: ToolkitProfile = {
+  name: 'qt',
+  countsUtf16: true,
+  insertLength: (text) => text.length,
+  windowRelative: false,
+  wholeText: false,
+  popoversApart: false,
+  acceptsEdits: acceptsUnlessReadOnly,
+  comboValue: async (atspi, ref) => String(await atspi.prop(ref, IFACE.accessible, 'Name')),
+  combo: qtCombo,
+};

@@ -1,0 +1,44 @@
+// What a toolkit profile is: the hooks the AT-SPI model and the actions call, each toolkit's file (gtk3.ts,
+// gtk4.ts, qt.ts, libreoffice.ts, firefox.ts; atk.ts for any other) answering them its own way. A hook is
+// asked, never the toolkit's name: a quirk is the body of the hook it concerns.
+import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
+import type { Refusal } from '../../../contract/refusal.js';
+import type { Aim } from '../actions/aim.js';
+import type { NativeTyping } from '../actions/element.js';
+import type { ModelHooks } from '../atspi/model.js';
+import type { NativeRef } from '../atspi/tree.js';
+
+/** set_value on a combo box that offers no Selection: each toolkit that has one sets it its own way. */
+export interface ComboSetter {
+  /** Sets `el` to the option named `value`; the effect and evidence of the read-back. */
+  set(
+    a: Aim,
+    el: NativeRef,
+    value: string,
+    mode: 'background' | 'foreground',
+    sw: Stopwatch,
+  ): Promise<{ effect: ActionResult['effect']; evidence: Evidence[] }>;
+}
+
+/** type_text into an element its toolkit takes text in its own way (a Calc cell: F2, the keys, Enter). */
+export type TypeRoute = (
+  a: Aim,
+  el: NativeRef,
+  text: string,
+  options: NativeTyping,
+  sw: Stopwatch,
+) => Promise<ActionResult>;
+
+/** A toolkit's profile: the model's hooks (atspi/model.ts ModelHooks) and the actions'. */
+export interface ToolkitProfile extends ModelHooks {
+  /** Which profile this is, for tests and messages. */
+  name: string;
+  /** Whether an element offering EditableText takes edits, given its states (read_only, editable). */
+  acceptsEdits(states: [number, number]): boolean;
+  /** How set_value sets a combo box that offers no Selection; null: it is not settable that way. */
+  combo: ComboSetter | null;
+  /** type_text's own route for `el` where the usual ones (insertion, keystrokes) do not fit it, or null. */
+  typeRoute?(el: NativeRef, states: [number, number]): TypeRoute | null;
+  /** Why text inserted into `el` (editable) would reach nothing, as the refusal to give, or null. */
+  refusesInsert?(a: Aim, el: NativeRef): Promise<Refusal | null>;
+}
