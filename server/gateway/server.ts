@@ -46,6 +46,9 @@ import { SessionFeed } from './session-feed.js';
 import { serveStatic } from './static-files.js';
 import { OperatorTabs } from './tabs.js';
 
+/** How long an idle keep-alive HTTP socket stays open (the server's constructor says why). */
+const KEEP_ALIVE_MS = 65_000;
+
 export { urlHost } from './auth.js';
 export { CONTROL_UI_CSP } from './static-files.js';
 export type { SessionRow };
@@ -149,6 +152,11 @@ export class Gateway {
         this.httpDefect(res, 'request', e);
       }
     });
+    // An idle keep-alive socket is closed after this long. Node's 5 s default races clients that reuse one
+    // just then (undici's fetch sends on a socket the server is closing: "fetch failed", nodejs/undici#3141),
+    // and a busy machine's late timers widen that window until MCP clients waiting on a person hit it; a
+    // minute makes it a gap no call sequence leaves.
+    this.http.keepAliveTimeout = KEEP_ALIVE_MS;
     this.http.on('upgrade', (req, socket, head) => {
       try {
         this.onUpgrade(req, socket as Socket, head);

@@ -211,7 +211,10 @@ test("yesterday's calls are in the log after a restart: filtered, paged and expo
       () => ui.evaluate(() => ((window as any).__downloads.length === 2 ? (window as any).__downloads : null)),
       'two export links',
     );
-    const jsonl = await (await fetch(jsonlUrl)).text();
+    const download = await fetch(jsonlUrl);
+    // Idle keep-alive sockets live a minute, not Node's 5 s that races clients reusing one (gateway/server.ts).
+    assert.equal(download.headers.get('keep-alive'), 'timeout=65');
+    const jsonl = await download.text();
     const lines = jsonl
       .trim()
       .split('\n')

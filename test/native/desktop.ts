@@ -13,7 +13,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DBusConnection } from '../../server/native/linux/transport/dbus.js';
@@ -658,7 +658,18 @@ export async function startApp(
   child.stderr!.on('data', (d) => {
     stderr += String(d);
   });
-  await until(() => latest, `the app "${title}" to report its state (${stderr.trim()})`, 15_000);
+  // An app's start is seconds of CPU (a JVM's most of all): with every core busy it takes that many times
+  // longer, so the bound grows with the load per core (up to 4x), and says so when it is passed.
+  const load = loadavg()[0] / availableParallelism();
+  const startBound = 15_000 * Math.min(4, Math.max(1, load));
+  await until(
+    () => {
+      if (child.exitCode !== null) throw new Error(`it exited with status ${child.exitCode}`);
+      return latest;
+    },
+    `the app "${title}" to report its state within ${startBound / 1000} s (load ${load.toFixed(1)} per core; ${stderr.trim()})`,
+    startBound,
+  );
   const pid = under.length
     ? await until(() => childrenOf(child.pid!)[0], `the app "${title}" as the only child of ${under[0]}`)
     : child.pid!;
