@@ -58,15 +58,16 @@ function failedFiles(log) {
 
 async function main() {
   const { runs, hog } = parseArgs(process.argv.slice(2));
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
   const cores = availableParallelism();
   const record = existsSync(RECORD) ? JSON.parse(readFileSync(RECORD, 'utf8')) : [];
   for (let i = 1; i <= runs; i++) {
     const dir = mkdtempSync(join(tmpdir(), 'verity-fresh-clone-'));
-    const log = join(tmpdir(), `verity-fresh-clone-${commit}-${hog ? 'hog' : 'quiet'}-${i}.log`);
-    console.log(`fresh clone ${i}/${runs} of ${commit}${hog ? `, beside stress-ng --cpu ${cores}` : ''}: ${dir}`);
+    // The clone is of HEAD as it is now: a run of several may test newer commits than the first.
     const cloned = spawnSync('git', ['clone', '--quiet', root, dir], { stdio: 'inherit' });
     if (cloned.status !== 0) throw new Error(`git clone into ${dir} failed (exit ${cloned.status})`);
+    const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8' }).stdout.trim();
+    const log = join(tmpdir(), `verity-fresh-clone-${commit}-${hog ? 'hog' : 'quiet'}-${i}.log`);
+    console.log(`fresh clone ${i}/${runs} of ${commit}${hog ? `, beside stress-ng --cpu ${cores}` : ''}: ${dir}`);
     const stress = hog ? spawn('stress-ng', ['--cpu', String(cores), '--quiet'], { stdio: 'ignore' }) : null;
     const load = loadavg()[0];
     const started = Date.now();
