@@ -25,11 +25,25 @@ export interface LastRun {
   typing?: Record<string, { runs: number; typed: number; lost: number }>;
 }
 
+/** One run of scripts/fresh-clone-runs.mjs: a fresh clone's `npm test`, quiet or beside a CPU hog. */
+export interface FreshCloneRun {
+  at: string;
+  commit: string;
+  hog: boolean;
+  cores: number;
+  passed: boolean;
+  minutes: number;
+  files: number | null;
+  failed: string[];
+}
+
 /** The sources of the figures, as files. */
 export interface FigureSources {
   latest: string;
   lastRun: LastRun | null;
   lastLoadRun: LastRun | null;
+  /** test/fresh-clone-runs.json, oldest first (none recorded: empty). */
+  freshClones: FreshCloneRun[];
 }
 
 export function readSources(root: string): FigureSources {
@@ -41,6 +55,9 @@ export function readSources(root: string): FigureSources {
     latest: readFileSync(join(root, 'bench', 'latest.md'), 'utf8'),
     lastRun: run('last-run.json'),
     lastLoadRun: run('last-load-run.json'),
+    freshClones: existsSync(join(root, 'test', 'fresh-clone-runs.json'))
+      ? (JSON.parse(readFileSync(join(root, 'test', 'fresh-clone-runs.json'), 'utf8')) as FreshCloneRun[])
+      : [],
   };
 }
 
@@ -90,8 +107,30 @@ function typingTable(typing: LastRun['typing']): string[] {
   ];
 }
 
+/** The fresh clones' runs, quiet ones and those beside the hog, each as its time and outcome. */
+function freshCloneLines(runs: FreshCloneRun[]): string[] {
+  if (!runs.length)
+    return ['No fresh-clone run is recorded yet: `npm run test:fresh-clones` writes test/fresh-clone-runs.json.'];
+  const line = (hog: boolean) => {
+    const these = runs.filter((r) => r.hog === hog);
+    const what = hog ? 'with `stress-ng` keeping every core busy beside it' : 'on a quiet machine';
+    if (!these.length) return `- ${what}: none recorded yet.`;
+    const each = these.map(
+      (r) =>
+        `${r.minutes.toFixed(1)} min ${r.passed ? 'passed' : `failed (${r.failed.join(', ') || 'see its log'})`} (${r.at.slice(0, 16)}Z, ${r.commit})`,
+    );
+    return `- ${what}: ${these.filter((r) => r.passed).length} of ${these.length} passed: ${each.join('; ')}.`;
+  };
+  return [
+    `A fresh clone's \`npm test\` (\`npm run test:fresh-clones\`, ${runs[0].cores} cores), oldest first:`,
+    '',
+    line(false),
+    line(true),
+  ];
+}
+
 /** Each generated block's lines, by marker name. */
-export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): Record<string, string[]> {
+export function figureBlocks({ latest, lastRun, lastLoadRun, freshClones }: FigureSources): Record<string, string[]> {
   const lines = latest.split('\n');
   const run = benchRun(lines);
   const blocks: Record<string, string[]> = {
@@ -103,6 +142,7 @@ export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): R
   blocks['suite-load'] = lastLoadRun
     ? [runLine('The last load-tier run', lastLoadRun), ...typingTable(lastLoadRun.typing)]
     : ['No load-tier run is recorded yet: `npm run test:load` writes test/last-load-run.json.'];
+  blocks['fresh-clones'] = freshCloneLines(freshClones);
   return blocks;
 }
 
@@ -111,7 +151,7 @@ export function figureBlocks({ latest, lastRun, lastLoadRun }: FigureSources): R
  * the README's top and in the contributors' guide). A block moved to another file moves here too.
  */
 export const FIGURE_FILES: Readonly<Record<string, readonly string[]>> = {
-  'README.md': ['suite'],
+  'README.md': ['suite', 'fresh-clones'],
   'docs/architecture.md': ['suite', 'suite-load'],
   'docs/benchmarks.md': ['bench', 'fuzz'],
   'docs/deploy.md': ['concurrency'],

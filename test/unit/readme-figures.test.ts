@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FIGURE_FILES, figureBlocks, readSources, withFigures } from '../../bench/readme-table.js';
 import { ROOT } from '../helpers/fixtures.js';
 
-const GENERATED = ['bench', 'concurrency', 'fuzz', 'suite', 'suite-load'];
+const GENERATED = ['bench', 'concurrency', 'fuzz', 'suite', 'suite-load', 'fresh-clones'];
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 // docs/contract.md states targets (at most 0.5x Playwright MCP's bytes), not measurements.
 const DOCUMENTS = [
