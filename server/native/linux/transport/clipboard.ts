@@ -100,7 +100,9 @@ function readTool(bin: string, args: string[]): Promise<string> {
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(
-        e.code === 'ENOENT' ? new Refusal('unavailable', `${bin} is not installed (apt-get install ${install(bin)})`) : e,
+        e.code === 'ENOENT'
+          ? new Refusal('unavailable', `${bin} is not installed (apt-get install ${install(bin)})`)
+          : e,
       );
     });
     child.on('close', (code) => {
