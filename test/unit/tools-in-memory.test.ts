@@ -8,6 +8,7 @@ import { inMemoryVerity, type InMemoryAgent, type InMemoryVerity } from '../help
 import { Policy } from '../../server/policy.js';
 import { CONTRACT_TOOLS } from '../helpers/contract-tools.js';
 import { CAPABILITIES } from '../../server/contract/capabilities.js';
+import { AuditStore } from '../../server/audit/store.js';
 
 const bytesOf = (tools: any[]) =>
   Buffer.byteLength(
@@ -394,9 +395,10 @@ describe('approvals held by the policy', () => {
 describe('the clipboard and cursor capabilities', () => {
   const TOOLS = ['clipboard_write', 'clipboard_read', 'move_cursor', 'get_cursor_position'];
   let off: InMemoryVerity, on: InMemoryVerity, reading: InMemoryVerity;
+  const audit = new AuditStore(null);
   before(async () => {
     off = await inMemoryVerity();
-    on = await inMemoryVerity({ caps: ['clipboard', 'cursor'] });
+    on = await inMemoryVerity({ caps: ['clipboard', 'cursor'], audit });
     reading = await inMemoryVerity({ caps: ['clipboard'], allowClipboardRead: true, env: {} });
   });
   after(async () => {
@@ -437,6 +439,16 @@ describe('the clipboard and cursor capabilities', () => {
     assert.equal(r.structured.refusal.code, 'not_permitted', r.text);
     assert.match(r.structured.refusal.message, /--allow-clipboard-read/);
     assert.match(r.structured.refusal.message, /VERITY_ALLOW_CLIPBOARD_READ/);
+    // In the audit trail like every call, refused ones included (noted just after the reply is sent).
+    const deadline = Date.now() + 2000;
+    while (!audit.query({ tool: 'clipboard_read' }).entries.length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const noted = audit.query({ tool: 'clipboard_read' }).entries;
+    assert.equal(
+      noted[0]?.verdict,
+      'refused',
+      `clipboard_read in the audit trail within 2 s: ${JSON.stringify(noted)}`,
+    );
   });
 
   test('with the flag, a machine with no display refuses the read by name (nothing else happens)', async () => {
