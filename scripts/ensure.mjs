@@ -76,6 +76,8 @@ if (forTests) {
     'openjdk-17-jdk', // the Swing test app, the same family (run from source; AWT for X11)
     'firefox-esr',
     'xdotool',
+    'xclip', // the X11 clipboard (clipboard_read, clipboard_write): it owns the selection it writes
+    'wl-clipboard', // the same on Wayland (wl-copy, wl-paste)
     'x11-utils',
     'fonts-noto-color-emoji',
     'fonts-noto-cjk',

@@ -24,6 +24,8 @@ import { parseSessionKey } from './contract/session-key.js';
 
 export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
+  /** Agents may read the clipboard (--allow-clipboard-read; clipboard_read is refused without it). */
+  allowClipboardRead?: boolean;
   policy?: Policy;
   sessionIdleMs?: number;
   /** How long a call the policy holds waits for an operator (--approval-timeout-s; default 55). */

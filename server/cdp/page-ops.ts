@@ -6,7 +6,7 @@ import type { TabHandle, TargetElement } from '../contract/driver.js';
 import { Refusal } from '../contract/refusal.js';
 import type { ConsoleFilter, NetworkFilter } from './tab/page-activity.js';
 import { Tab } from './tab/tab.js';
-import { answerDialog, browserWindowOf, evaluateInPage } from './tab-commands.js';
+import { answerDialog, browserWindowOf, evaluateInPage, pageClipboard } from './tab-commands.js';
 import type { HistoryMove } from '../contract/browser-route.js';
 
 export type { HistoryMove } from '../contract/browser-route.js';
@@ -95,6 +95,11 @@ export function setInputFiles(handle: TabHandle, element: TargetElement, paths: 
 /** Runs a script in the page's main world (execute_javascript, javascript: URLs). */
 export function runScript(handle: TabHandle, expression: string, options: { awaitResult: boolean }) {
   return evaluateInPage(asTab(handle), expression, options);
+}
+
+/** The page's clipboard, written when `write` is given, then read back (clipboard_write, clipboard_read). */
+export function clipboard(handle: TabHandle, write: string | null) {
+  return pageClipboard(asTab(handle), write);
 }
 
 /** The browser window holding the tab, by its CDP window id and bounds. */

@@ -158,6 +158,7 @@ export const pageOps: PageOps = {
   setInputFiles: ops.setInputFiles,
   runScript: ops.runScript,
   windowOf: ops.windowOf,
+  clipboard: ops.clipboard,
   consoleMessages: ops.consoleMessages,
   networkRequests: ops.networkRequests,
 };

@@ -2,6 +2,9 @@
 // matching, the page tool, thumbnails): the CDP they take stays here, in the backend, so the layers
 // above never speak the protocol (scripts/check-deps.mjs holds them to it).
 import { browserSession, type BrowserHost } from './browser/browser.js';
+import type { ClipboardContent } from '../contract/native-host.js';
+import { bounded } from '../contract/bounded.js';
+import { Refusal } from '../contract/refusal.js';
 import type { Tab } from './tab/tab.js';
 
 /** The tab that opened this one (a popup's opener), or null. */
@@ -79,4 +82,49 @@ export async function thumbnailOf(tab: Tab): Promise<string> {
     }),
   );
   return data;
+}
+
+/** How long the page's clipboard may take to answer (a write and its read-back). */
+const CLIPBOARD_TIMEOUT_MS = 5000;
+
+/**
+ * The page's clipboard: navigator.clipboard in Verity's isolated world of the top frame (a page script
+ * cannot stand in for it there), with clipboard-read and -write granted to the tab's origin only, in the
+ * tab's own browser context. Writes `write` when given, then reads back what the clipboard holds.
+ */
+export async function pageClipboard(tab: Tab, write: string | null): Promise<ClipboardContent> {
+  const url = tab.page.url();
+  const origin = URL.canParse(url) ? new URL(url).origin : 'null';
+  if (origin === 'null')
+    throw new Refusal(
+      'not_supported',
+      `the page's clipboard is granted to an origin, and this tab's page (${url.slice(0, 80)}) has none: navigate it to an http(s) page, or leave target out for the desktop's clipboard`,
+    );
+  await tab.page
+    .browserContext()
+    .overridePermissions(origin, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+  const contextId = await tab.world(tab.topFrame());
+  const expression = `(async (text) => {
+    if (text !== null) await navigator.clipboard.writeText(text);
+    const items = await navigator.clipboard.read();
+    const types = [...new Set(items.flatMap((item) => [...item.types]))];
+    return { text: types.includes('text/plain') ? await navigator.clipboard.readText() : '', types };
+  })(${JSON.stringify(write)})`;
+  const { result, exceptionDetails } = await bounded(
+    tab.session.send('Runtime.evaluate', {
+      expression,
+      contextId,
+      awaitPromise: true,
+      returnByValue: true,
+      userGesture: true,
+    }),
+    CLIPBOARD_TIMEOUT_MS,
+    "the page's clipboard (navigator.clipboard) to answer",
+  );
+  if (exceptionDetails)
+    throw new Refusal(
+      'unavailable',
+      `the page's clipboard refused: ${(exceptionDetails.exception?.description ?? exceptionDetails.text).split('\n')[0]}`,
+    );
+  return result.value as ClipboardContent;
 }

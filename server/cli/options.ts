@@ -331,6 +331,15 @@ const TABLE = [
     help: 'enable `page execute_javascript`',
   },
   {
+    name: 'allow-clipboard-read',
+    key: 'allowClipboardRead',
+    own: true,
+    kind: 'boolean',
+    commands: BOTH,
+    default: 'off',
+    help: 'let agents read the clipboard (`clipboard_read`, with --caps clipboard); what is read is masked like results',
+  },
+  {
     name: 'allow-url-schemes',
     key: 'allowUrlSchemes',
     own: true,

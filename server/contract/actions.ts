@@ -39,8 +39,12 @@ export interface ActionArgs {
   pressKey: { key: string; modifiers: string[] };
   scroll: ScrollOptions;
   drag: DragOptions;
-  /** Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. */
-  hover: Record<string, never>;
+  /**
+   * Moves the pointer onto the target (a hover menu, a tooltip); nothing is pressed. `pointer`: the move is
+   * the goal (move_cursor), so the verdict is the pointer's position read back where the platform tells it,
+   * not what the move opened.
+   */
+  hover: { pointer: boolean };
 }
 export type ActionName = keyof ActionArgs;
 
@@ -233,7 +237,18 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
           'Move the pointer onto an element or a point, to open a hover menu or tooltip; confirmed when something new shows.',
         input: z.strictObject({ ...targeting, delivery_mode: deliveryMode }),
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-        args: () => ({}),
+        args: () => ({ pointer: false }),
+      }),
+      // The same motion as hover (its halves, its aim and policy checks): only the verdict differs, the
+      // pointer's position read back (a tab has none to read: there it is hover at the point).
+      tool({
+        name: 'move_cursor',
+        description:
+          'Move the pointer to an element or a point (x,y). confirmed: the pointer read back there (native); on a tab, a hover.',
+        input: z.strictObject({ ...targeting, delivery_mode: deliveryMode }),
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+        cap: 'cursor',
+        args: () => ({ pointer: true }),
       }),
     ],
   },

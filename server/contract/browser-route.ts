@@ -4,6 +4,7 @@
 // the router, which imports nothing of server/cdp/.
 import type { ActionCaused, Driver, TabHandle, TargetElement } from './driver.js';
 import type { SideEffect } from './wire.js';
+import type { ClipboardContent } from './native-host.js';
 
 type ConsoleLevel = NonNullable<ActionCaused['console']>[number]['level'];
 
@@ -152,6 +153,11 @@ export interface PageOps {
     expression: string,
     options: { awaitResult: boolean },
   ): Promise<{ value: unknown; error?: string }>;
+  /**
+   * The page's clipboard (navigator.clipboard), the permission granted to the tab's origin only: writes
+   * `write` first when given, then reads it back; what it holds as text and the types offered.
+   */
+  clipboard(tab: TabHandle, write: string | null): Promise<ClipboardContent>;
   /** The browser window holding the tab, by its CDP window id and bounds. */
   windowOf(tab: TabHandle): Promise<{ windowId: number; bounds: unknown }>;
   consoleMessages(

@@ -18,6 +18,12 @@ export interface NativeApp {
   accessibility?: boolean;
 }
 
+/** What a clipboard holds, as text, and the types its owner offers (X11 targets, MIME types). */
+export interface ClipboardContent {
+  text: string;
+  types: string[];
+}
+
 export interface NativeHost {
   /** The windows agents may drive (the operator's app policy applied). */
   windows(): Promise<NativeWindow[]>;
@@ -31,6 +37,12 @@ export interface NativeHost {
   isDescendant(pid: number, ancestor: number): boolean;
   /** Starts the reads a type_text into this element will need, as its request arrives (`ref`: TargetElement.ref). */
   prefetchField(ref: unknown): void;
+  /** The desktop's clipboard: its text ('' when none) and the types its owner offers (clipboard_read). */
+  readClipboard(): Promise<ClipboardContent>;
+  /** Makes `text` the desktop's clipboard; returns what a separate read then finds there (the write's proof). */
+  writeClipboard(text: string): Promise<ClipboardContent>;
+  /** Where the pointer is, in screen pixels (get_cursor_position, move_cursor's read-back). */
+  pointerPosition(): Promise<{ x: number; y: number }>;
   /** Ends the host's connections (the server is shutting down). */
   close(): void;
 }

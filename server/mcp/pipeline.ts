@@ -39,6 +39,7 @@ export interface PipelineParts {
   uiCommands: UiCommands;
   options: {
     allowJavascript?: boolean;
+    allowClipboardRead?: boolean;
     uploadRoots?: string[];
     approvalTimeoutS?: number;
     tools?: 'default' | 'full';
@@ -72,6 +73,7 @@ function toolContextOf(parts: PipelineParts): ToolContext {
   return {
     options: {
       allowJavascript: !!parts.options.allowJavascript,
+      allowClipboardRead: !!parts.options.allowClipboardRead,
       uploadRoots: parts.options.uploadRoots,
       surface: surfaceOf(parts.options),
     },

@@ -57,6 +57,8 @@ export interface ToolContext extends ToolRouting {
   /** The operator's switches tools obey. */
   readonly options: {
     readonly allowJavascript: boolean;
+    /** clipboard_read is refused without it (--allow-clipboard-read). */
+    readonly allowClipboardRead: boolean;
     readonly uploadRoots?: readonly string[];
     /** What tools/list offers (a batch step of a tool that is off is refused like a direct call). */
     readonly surface: ToolSurface;

@@ -2,6 +2,7 @@
 // server/tools/, written against ToolContext (context.ts), and one entry in this list.
 import { actionTools } from './actions.js';
 import { runActions } from './batch.js';
+import { clipboardTools } from './clipboard.js';
 import type { ToolDef } from './context.js';
 import { getWindowState, listApps, listWindows } from './inspection.js';
 import { page } from './page.js';
@@ -9,5 +10,16 @@ import { screen } from './screen.js';
 import { sessionTools } from './sessions.js';
 
 export function allTools(): ToolDef[] {
-  return [...sessionTools, listApps, listWindows, getWindowState, ...actionTools, runActions, page, screen];
+  return [
+    ...sessionTools,
+    listApps,
+    listWindows,
+    getWindowState,
+    ...actionTools,
+    runActions,
+    page,
+    screen,
+    // Capability `clipboard` and `cursor` (off unless --caps turns them on).
+    ...clipboardTools,
+  ];
 }

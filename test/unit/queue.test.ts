@@ -168,7 +168,7 @@ describe('TargetQueue', () => {
     // As the router hands them out: one target per call, the same object to the queue and to the action.
     const call = () => {
       const t = target();
-      return queuedDriver(q, driver, t, undefined).hover(t, {});
+      return queuedDriver(q, driver, t, undefined).hover(t, { pointer: false });
     };
     const first = call();
     const behind = call();

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { inMemoryVerity, type InMemoryAgent, type InMemoryVerity } from '../helpers/in-memory.js';
 import { Policy } from '../../server/policy.js';
 import { CONTRACT_TOOLS } from '../helpers/contract-tools.js';
+import { CAPABILITIES } from '../../server/contract/capabilities.js';
+import { AuditStore } from '../../server/audit/store.js';
 
 const bytesOf = (tools: any[]) =>
   Buffer.byteLength(
@@ -93,8 +95,12 @@ describe('tools/list', () => {
       assert.ok(click[arg], `click.${arg}`);
     assert.deepEqual(click.target.properties.kind.enum, ['tab', 'window', 'desktop']);
     assert.deepEqual(tools.find((t) => t.name === 'type_text')!.inputSchema.required, ['text']);
-    const bytes = bytesOf(tools);
-    assert.ok(bytes <= 17600, `complete tool definitions are ${bytes} B`);
+    // The capabilities' tools come on top (each family opt-in, each tool small); the rest stays within 17.6 KB.
+    const capTools = new Set(Object.values(CAPABILITIES).flatMap((list) => list.split(', ')));
+    const bytes = bytesOf(tools.filter((t) => !capTools.has(t.name)));
+    assert.ok(bytes <= 17600, `complete tool definitions (capabilities' tools aside) are ${bytes} B`);
+    for (const t of tools.filter((t) => capTools.has(t.name)))
+      assert.ok(bytesOf([t]) <= 1000, `${t.name}'s definition is ${bytesOf([t])} B`);
     assert.ok(bytes > bytesOf(d.tools), 'the complete surface is larger than the default');
   });
 
@@ -384,4 +390,72 @@ describe('approvals held by the policy', () => {
   });
 
   test('no browser was started', () => assert.equal(v.browserStarted(), false));
+});
+
+describe('the clipboard and cursor capabilities', () => {
+  const TOOLS = ['clipboard_write', 'clipboard_read', 'move_cursor', 'get_cursor_position'];
+  let off: InMemoryVerity, on: InMemoryVerity, reading: InMemoryVerity;
+  const audit = new AuditStore(null);
+  before(async () => {
+    off = await inMemoryVerity();
+    on = await inMemoryVerity({ caps: ['clipboard', 'cursor'], audit });
+    reading = await inMemoryVerity({ caps: ['clipboard'], allowClipboardRead: true, env: {} });
+  });
+  after(async () => {
+    await off?.close();
+    await on?.close();
+    await reading?.close();
+  });
+
+  test('absent from the default tools/list (and its batch steps), listed with --caps clipboard,cursor', async () => {
+    const d = await off.connect();
+    const names = d.tools.map((t) => t.name);
+    for (const name of TOOLS) assert.ok(!names.includes(name), name);
+    const c = await on.connect();
+    const listed = c.tools.map((t) => t.name);
+    for (const name of TOOLS) assert.ok(listed.includes(name), name);
+    const move = c.tools.find((t) => t.name === 'move_cursor')!.inputSchema.properties as Record<string, unknown>;
+    assert.ok(move.element_token && move.x && move.y, 'move_cursor takes an element or a point');
+  });
+
+  test('a call to one that is off is refused naming --caps, directly or as a batch step', async () => {
+    const d = await off.connect();
+    const step = await d.call('run_actions', { steps: [{ tool: 'move_cursor', args: { x: 1, y: 1 } }] });
+    assert.match(step.text, /steps\.0\.tool: name: move_cursor is off on this server.*--caps cursor/, step.text);
+    for (const [tool, cap] of [
+      ['clipboard_write', 'clipboard'],
+      ['clipboard_read', 'clipboard'],
+      ['move_cursor', 'cursor'],
+      ['get_cursor_position', 'cursor'],
+    ]) {
+      const r = await d.call(tool, tool === 'clipboard_write' ? { text: 'x' } : {});
+      assert.equal(r.isError, true, r.text);
+      assert.match(r.text, new RegExp(`--caps ${cap}`), r.text);
+    }
+  });
+
+  test('clipboard_read is refused not_permitted without --allow-clipboard-read, naming it', async () => {
+    const r = await (await on.connect()).call('clipboard_read', {});
+    assert.equal(r.structured.refusal.code, 'not_permitted', r.text);
+    assert.match(r.structured.refusal.message, /--allow-clipboard-read/);
+    assert.match(r.structured.refusal.message, /VERITY_ALLOW_CLIPBOARD_READ/);
+    // In the audit trail like every call, refused ones included (noted just after the reply is sent).
+    const deadline = Date.now() + 2000;
+    while (!audit.query({ tool: 'clipboard_read' }).entries.length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const noted = audit.query({ tool: 'clipboard_read' }).entries;
+    assert.equal(
+      noted[0]?.verdict,
+      'refused',
+      `clipboard_read in the audit trail within 2 s: ${JSON.stringify(noted)}`,
+    );
+  });
+
+  test('with the flag, a machine with no display refuses the read by name (nothing else happens)', async () => {
+    const r = await (await reading.connect()).call('clipboard_read', {});
+    assert.equal(r.structured.refusal.code, 'unavailable', r.text);
+  });
+
+  test('no browser was started', () =>
+    assert.equal(off.browserStarted() || on.browserStarted() || reading.browserStarted(), false));
 });

@@ -10,6 +10,7 @@ import { closeWaylandPointer } from './transport/wayland-pointer.js';
 import { Atspi, Gone, type AccRef, type HooksChooser } from './atspi/model.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './transport/env.js';
 import { giveBackBorrowedKeys } from './transport/input.js';
+import { pointerPosition, readClipboard, writeClipboard } from './transport/clipboard.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './atspi/roles.js';
 import type { WindowInfo } from './atspi/window.js';
 import {
@@ -175,6 +176,10 @@ export class LinuxHost implements NativeHost {
   }
 
   /** An X11 window's title (the router matches it to the driven browser's tab titles). */
+  readClipboard = readClipboard;
+  writeClipboard = writeClipboard;
+  pointerPosition = pointerPosition;
+
   async windowTitle(windowId: number): Promise<string> {
     if (isWaylandWindowId(windowId)) return (await this.window(undefined, windowId)).title;
     return (await describeWindow(windowId)).title;

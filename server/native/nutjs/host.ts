@@ -2,7 +2,7 @@
 // (Verity's own X11 client, handed in as shared/desktop.ts's interface: nut-js there lists the window
 // manager's frames with empty titles); elsewhere from nut-js, without pids.
 import type { WindowTarget } from '../../contract/driver.js';
-import type { NativeHost } from '../../contract/native-host.js';
+import type { ClipboardContent, NativeHost } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import type { AppFacts } from '../../policy.js';
 import type { LinuxDesktop } from '../shared/desktop.js';
@@ -54,6 +54,22 @@ export class NutjsHost implements NativeHost {
   async call<T>(op: string, args: Record<string, unknown> = {}): Promise<T> {
     if (this.desktop) await this.desktop.requireDisplay();
     return this.nut.request<T>(op, args);
+  }
+
+  /** nut-js reads the clipboard as text only: text/plain is the one type it can say is offered. */
+  async readClipboard(): Promise<ClipboardContent> {
+    const text = await this.call<string>('clipboardRead');
+    return { text, types: text ? ['text/plain'] : [] };
+  }
+
+  async writeClipboard(text: string): Promise<ClipboardContent> {
+    await this.call('clipboardWrite', { text });
+    return this.readClipboard();
+  }
+
+  /** nut-js's pointer, in its logical units (screen pixels where the scale is 1). */
+  pointerPosition(): Promise<{ x: number; y: number }> {
+    return this.call('pointer');
   }
 
   get filtersApps(): boolean {

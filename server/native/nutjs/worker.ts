@@ -128,6 +128,18 @@ const OPS: Record<string, (n: Nut, a: Record<string, any>) => Promise<unknown>> 
     const w = (await n.getWindows()).find((x) => (x as unknown as { windowHandle: number }).windowHandle === a.id);
     return w ? await w.focus().catch(() => false) : false;
   },
+  /** nut-js's clipboard (its default provider: the platform's own clipboard, as text). */
+  async clipboardWrite(n, a) {
+    await n.clipboard.setContent(String(a.text));
+    return null;
+  },
+  async clipboardRead(n) {
+    return await n.clipboard.getContent();
+  },
+  async pointer(n) {
+    const p = await n.mouse.getPosition();
+    return { x: p.x, y: p.y };
+  },
   async move(n, a) {
     await n.mouse.setPosition(new n.Point(a.x, a.y));
     return null;

@@ -163,6 +163,12 @@ export class XConnection {
     return (await this.request(15, 0, u32(window), 'QueryTree', window)).readUInt32LE(12);
   }
 
+  /** Where the pointer is on the root window (screen pixels), from QueryPointer on the root. */
+  async pointer(): Promise<{ x: number; y: number }> {
+    const r = await this.request(38, 0, u32(this.root), 'QueryPointer', this.root);
+    return { x: r.readInt16LE(16), y: r.readInt16LE(18) };
+  }
+
   /** The child of `window` that holds the pointer (0 when none), from QueryPointer. */
   async pointerChild(window: number): Promise<number> {
     return (await this.request(38, 0, u32(window), 'QueryPointer', window)).readUInt32LE(12);
