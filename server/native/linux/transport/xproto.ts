@@ -193,6 +193,18 @@ export class XConnection {
     this.send(2, 0, body);
   }
 
+  /** ConfigureWindow with x, y, width and height (no reply; a window manager redirects it to itself). */
+  configureWindow(window: number, f: { x: number; y: number; width: number; height: number }): void {
+    const body = Buffer.alloc(8 + 16);
+    body.writeUInt32LE(window, 0);
+    body.writeUInt16LE(0xf, 4); // CWX | CWY | CWWidth | CWHeight
+    body.writeInt32LE(f.x, 8);
+    body.writeInt32LE(f.y, 12);
+    body.writeUInt32LE(f.width, 16);
+    body.writeUInt32LE(f.height, 20);
+    this.send(12, 0, body);
+  }
+
   /** SendEvent of a 32-byte event to `window` (mask 0: to the client that created it). */
   sendEvent(window: number, mask: number, event: Buffer): void {
     const body = Buffer.alloc(8 + 32);
