@@ -38,10 +38,12 @@ export async function setBounds(tab: Tab, windowId: number, bounds: Partial<Brow
   await tab.session.send('Browser.setWindowBounds', { windowId, bounds });
 }
 
-/** Whether the browser is headless (its product says so): then no window is on a screen. */
+/** Whether the browser is headless (its product or user agent says so): then no window is on a screen. */
 export async function headless(tab: Tab): Promise<boolean> {
-  const { product } = await tab.session.send('Browser.getVersion').catch(() => ({ product: '' }));
-  return /headless/i.test(product);
+  // Asked of the browser's own connection (a tab's session may not answer the Browser domain's getVersion).
+  const browser = tab.page.browser();
+  const [product, agent] = await Promise.all([browser.version().catch(() => ''), browser.userAgent().catch(() => '')]);
+  return /headless/i.test(product) || /headless/i.test(agent);
 }
 
 /** Reads the window's bounds until `holds` says so (at most `boundMs`): the browser applies them in its own time. */
