@@ -1,5 +1,6 @@
-// bring_to_front on the nutjs backend: the window focused (nut-js, or the window manager on Linux),
-// confirmed when the active window reads back as it; the stacking order is not read here.
+// bring_to_front on the nutjs backend: the window focused (nut-js, or the window manager on Linux) and the
+// active window read back. Like every action of this backend it is never confirmed (docs/contract.md): the
+// stacking order is not read, so at best unverifiable with what was read; no_effect when another is active.
 import type { ActionArgs } from '../../../contract/actions.js';
 import { type ActionResult, type ResolvedTarget, Stopwatch } from '../../../contract/driver.js';
 import type { NutjsContext } from '../context.js';
@@ -21,12 +22,19 @@ export async function bringToFront(
     await new Promise((r) => setTimeout(r, 50));
     active = await ctx.host.activeWindow();
   }
-  return nutWindowResult(active === win.id ? 'confirmed' : 'no_effect', sw, win, 'nut_focus', [
-    {
-      kind: 'active_window',
-      expected: win.id,
-      observed: active || 'none',
-      detail: `the active window read back after ${Date.now() - began} ms`,
-    },
-  ]);
+  return nutWindowResult(
+    active === win.id ? 'unverifiable' : 'no_effect',
+    sw,
+    win,
+    'nut_focus',
+    [
+      {
+        kind: 'active_window',
+        expected: win.id,
+        observed: active || 'none',
+        detail: `the active window read back after ${Date.now() - began} ms; the stacking order is not read by this backend`,
+      },
+    ],
+    { escalation: { target: 'verify', reason: 'take a screenshot to see whether the window is on top' } },
+  );
 }

@@ -1,5 +1,6 @@
-// set_window_frame on the nutjs backend: nut-js moves and resizes the window, then reads its region back:
-// confirmed when it is what was asked, partial when the system placed it otherwise (saying where).
+// set_window_frame on the nutjs backend: nut-js moves and resizes the window, then reads its region back
+// through nut-js itself: partial when it is elsewhere (saying where), no_effect when it did not move, and
+// otherwise unverifiable with the region read (this backend is never confirmed: docs/contract.md).
 import type { ActionArgs } from '../../../contract/actions.js';
 import { type ActionResult, type ResolvedTarget, Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
@@ -32,11 +33,14 @@ export async function setWindowFrame(
       detail: "nut-js read the window's region back",
     },
   ];
-  const effect = same ? 'confirmed' : unchanged ? 'no_effect' : 'partial';
+  const effect = same ? 'unverifiable' : unchanged ? 'no_effect' : 'partial';
   return nutWindowResult(effect, sw, win, 'nut_move_resize', evidence, {
     observed: { frame: got },
-    ...(same
-      ? {}
-      : { escalation: { target: 'verify' as const, reason: `the window is at ${text(got)}, not ${text(asked)}` } }),
+    escalation: {
+      target: 'verify',
+      reason: same
+        ? 'nut-js read back the frame asked; call list_windows to see it from the window manager'
+        : `the window is at ${text(got)}, not ${text(asked)}`,
+    },
   });
 }
