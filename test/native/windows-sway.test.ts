@@ -76,13 +76,13 @@ describe('window tools on sway (its IPC)', { skip: missing ?? false }, () => {
     assert.equal(swayWindow(d, a.pid)?.focused, true, "sway's tree");
   });
 
-  test("set_window_frame: the verdict matches sway's tree (floating, where asked)", async () => {
+  test("set_window_frame: confirmed, and sway's tree has the window floating where asked", async () => {
     const r = await v.call('set_window_frame', { target: targetOf(a), x: 100, y: 80, width: 600, height: 480 });
     const seen = swayWindow(d, a.pid)!;
     assert.equal(seen.floating, true, JSON.stringify(seen));
     const asked = { x: 100, y: 80, w: 600, h: 480 };
-    const same = JSON.stringify(seen.bounds) === JSON.stringify(asked);
-    assert.equal(r.structured.effect, same ? 'confirmed' : 'partial', `${r.text}\nsway: ${JSON.stringify(seen)}`);
+    assert.deepEqual(seen.bounds, asked, "sway's tree: the window itself where asked (its border and title around it)");
+    assert.equal(r.structured.effect, 'confirmed', `${r.text}\nsway: ${JSON.stringify(seen)}`);
     assert.deepEqual(r.structured.observed.frame, seen.bounds, 'the result says what sway reads');
   });
 

@@ -117,16 +117,32 @@ function verdict(
 async function swayFrame(win: WmWindow, frame: WindowFrame, asked: Bounds, sw: Stopwatch): Promise<ActionResult> {
   const bounds = async () => (await placements())?.find((p) => p.xid === win.id || p.title === win.title)?.bounds;
   const start = (await bounds()) ?? asked;
-  const con = await swayCommand(
-    win.id,
-    `floating enable, move absolute position ${frame.x} ${frame.y}, resize set width ${frame.width} px height ${frame.height} px`,
-  );
+  // sway sizes and places the container (its border and title around the window): asked once as given,
+  // then once more corrected by the difference read back, so the window itself lands where asked.
+  const command = (f: Bounds) =>
+    `floating enable, resize set width ${f.w} px height ${f.h} px, move absolute position ${f.x} ${f.y}`;
+  const con = await swayCommand(win.id, command(asked));
   sw.lap('deliver');
   const began = Date.now();
-  let got = await bounds();
-  while ((!got || !same(got, frame)) && Date.now() - began < 1000) {
-    await new Promise((r) => setTimeout(r, 50));
-    got = await bounds();
+  const settle = async () => {
+    let seen = await bounds();
+    for (let last = ''; Date.now() - began < WM_BOUND_MS; ) {
+      if (seen && same(seen, frame)) break;
+      const key = JSON.stringify(seen);
+      if (key === last) break; // read twice alike: sway is done
+      last = key;
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await bounds();
+    }
+    return seen;
+  };
+  let got = await settle();
+  if (got && !same(got, frame)) {
+    const sent = { x: 2 * asked.x - got.x, y: 2 * asked.y - got.y, w: 2 * asked.w - got.w, h: 2 * asked.h - got.h };
+    if (sent.w > 0 && sent.h > 0) {
+      await swayCommand(win.id, command(sent));
+      got = await settle();
+    }
   }
   if (!got)
     throw new Refusal('target_not_found', `window ${win.id} is no longer in sway's tree`, { window_id: win.id });
@@ -135,7 +151,7 @@ async function swayFrame(win: WmWindow, frame: WindowFrame, asked: Bounds, sw: S
       kind: 'window_frame',
       expected: text(asked),
       observed: text(got),
-      detail: `sway container ${con} made floating, moved and resized; its tree read back after ${Date.now() - began} ms (the area is sway's window_rect: sway moves the container, its border around the window)`,
+      detail: `sway container ${con} made floating, resized and moved (once more corrected by what it read back when off); its tree read back after ${Date.now() - began} ms (the area is sway's window_rect: sway moves the container, its border around the window)`,
     },
   ];
   return verdict(win, sw, same(got, frame), start, got, asked, evidence, 'sway_ipc');
