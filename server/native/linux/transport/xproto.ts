@@ -1,7 +1,8 @@
 // A small X11 protocol client for the few queries the native route asks on every call (a window's pid,
 // title, bounds and map state; the client list; the active window). Spawning xprop and xwininfo for them
-// cost milliseconds per call; one socket answers them pipelined in a fraction of one. It only reads:
-// raising windows stays with xdotool, input with XTest. A dead X server rejects what is pending and the
+// cost milliseconds per call; one socket answers them pipelined in a fraction of one. Besides reading,
+// it sends only events and requests to the window manager (ewmh.ts, settle.ts' ping); the focus before keys
+// stays with xdotool, input with XTest. A dead X server rejects what is pending and the
 // next call reconnects, so it never takes the process down.
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
