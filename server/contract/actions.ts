@@ -7,7 +7,7 @@
 // A new action: an entry here, then its halves (docs/architecture.md, "Where a new piece goes").
 import { z } from 'zod';
 import type { Capability } from './capabilities.js';
-import { deliveryMode, targeting } from './tool-args.js';
+import { deliveryMode, session, target, targeting } from './tool-args.js';
 
 export interface ClickOptions {
   button: 'left' | 'right' | 'middle';
@@ -45,7 +45,19 @@ export interface ActionArgs {
    * not what the move opened.
    */
   hover: { pointer: boolean };
+  /** Windows (--caps windows): the target's window raised and given focus. */
+  bringToFront: Record<string, never>;
+  /** The window's area as list_windows reports it (its client area), in screen pixels. */
+  setWindowFrame: WindowFrame;
+  setWindowState: { state: WindowState };
 }
+export interface WindowFrame {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+export type WindowState = 'minimized' | 'maximized' | 'normal' | 'closed';
 export type ActionName = keyof ActionArgs;
 
 /** A tool's effect hints (MCP annotations). */
@@ -252,7 +264,55 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
       }),
     ],
   },
+  ...windowActions(),
 };
+
+/** The window tools (--caps windows): a window or a tab's browser window, never a point or an element. */
+function windowActions() {
+  const onWindow = { target: target.describe('The window, or a tab (its browser window).'), session };
+  const pixels = z.number().int().min(-100_000).max(100_000);
+  const size = z.number().int().min(1).max(100_000);
+  const changes = { readOnlyHint: false, destructiveHint: false, idempotentHint: true } as const;
+  return {
+    bringToFront: {
+      tools: [
+        tool({
+          name: 'bring_to_front',
+          description: "Raise a window (or a tab's browser window) and give it focus; confirmed by the window manager.",
+          input: z.strictObject(onWindow),
+          annotations: changes,
+          cap: 'windows',
+          args: () => ({}),
+        }),
+      ],
+    },
+    setWindowFrame: {
+      tools: [
+        tool({
+          name: 'set_window_frame',
+          description:
+            "Move and resize a window (or a tab's browser window): its area as list_windows gives it, screen px. partial: the window manager clamped it.",
+          input: z.strictObject({ ...onWindow, x: pixels, y: pixels, width: size, height: size }),
+          annotations: changes,
+          cap: 'windows',
+          args: (args): WindowFrame => ({ x: args.x, y: args.y, width: args.width, height: args.height }),
+        }),
+      ],
+    },
+    setWindowState: {
+      tools: [
+        tool({
+          name: 'set_window_state',
+          description: 'Minimize, maximize, restore ("normal") or close a window; read back from the window manager.',
+          input: z.strictObject({ ...onWindow, state: z.enum(['minimized', 'maximized', 'normal', 'closed']) }),
+          annotations: DESTRUCTIVE,
+          cap: 'windows',
+          args: (args) => ({ state: args.state }),
+        }),
+      ],
+    },
+  } as const;
+}
 
 export const ACTION_NAMES = Object.keys(ACTIONS) as ActionName[];
 

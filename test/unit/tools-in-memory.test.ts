@@ -459,3 +459,69 @@ describe('the clipboard and cursor capabilities', () => {
   test('no browser was started', () =>
     assert.equal(off.browserStarted() || on.browserStarted() || reading.browserStarted(), false));
 });
+
+describe('the window tools (--caps windows)', () => {
+  const WINDOW_TOOLS = ['bring_to_front', 'set_window_frame', 'set_window_state'];
+  let lean: InMemoryVerity, on: InMemoryVerity;
+  before(async () => {
+    lean = await inMemoryVerity();
+    on = await inMemoryVerity({ caps: ['windows'] });
+  });
+  after(async () => {
+    await lean?.close();
+    await on?.close();
+  });
+  const steps = (tools: Array<{ name: string; inputSchema: any }>) =>
+    tools.find((t) => t.name === 'run_actions')!.inputSchema.properties.steps.items.properties.tool.enum as string[];
+
+  test('off by default: not listed, not a batch step, and a call is refused naming --caps windows', async () => {
+    const a = await lean.connect();
+    for (const name of WINDOW_TOOLS) {
+      assert.ok(!a.tools.some((t) => t.name === name), `${name} listed by default`);
+      assert.ok(!steps(a.tools).includes(name), `${name} a default batch step`);
+      const r = await a.call(name, { target: { kind: 'window', pid: 1, window_id: 1 }, state: 'normal' });
+      assert.equal(r.isError, true, r.text);
+      assert.match(r.structured.refusal.message, new RegExp(`^name: ${name} is off on this server; .*--caps windows`));
+    }
+  });
+
+  test('on with --caps windows: listed with their arguments, each refusing a bad argument by field', async () => {
+    const a = await on.connect();
+    for (const name of WINDOW_TOOLS) {
+      const t = a.tools.find((x) => x.name === name);
+      assert.ok(t, `${name} not listed with --caps windows`);
+      assert.ok((t.inputSchema.required as string[]).includes('target'), `${name} needs a target`);
+      // Batchable when on, but never advertised in run_actions' list (it would cost the default bytes).
+      assert.ok(!steps(a.tools).includes(name), `${name} advertised as a batch step`);
+    }
+    const frame = a.tools.find((t) => t.name === 'set_window_frame')!.inputSchema;
+    assert.deepEqual(frame.required, ['target', 'x', 'y', 'width', 'height']);
+    const state = a.tools.find((t) => t.name === 'set_window_state')!.inputSchema.properties as Record<string, any>;
+    assert.deepEqual(state.state.enum, ['minimized', 'maximized', 'normal', 'closed']);
+    const target = { kind: 'window', pid: 1, window_id: 1 };
+    for (const [name, args, field] of [
+      ['set_window_state', { target, state: 'hidden' }, 'state'],
+      ['set_window_frame', { target, x: 0, y: 0, width: 0, height: 10 }, 'width'],
+      ['set_window_frame', { x: 0, y: 0, width: 10, height: 10 }, 'target'],
+      ['bring_to_front', { target, x: 1 }, 'x'],
+    ] as const) {
+      const r = await a.call(name, args);
+      assert.equal(r.structured.refusal?.code, 'invalid_arguments', `${name} ${JSON.stringify(args)}: ${r.text}`);
+      assert.ok(r.structured.refusal.message.startsWith(`${field}: `), r.structured.refusal.message);
+    }
+  });
+
+  test('run_actions: a window step is refused naming --caps windows when off, validated like a call when on', async () => {
+    const step = { tool: 'set_window_state', args: { target: { kind: 'window', pid: 1, window_id: 1 }, state: 'x' } };
+    const off = await (await lean.connect()).call('run_actions', { steps: [step] });
+    assert.match(
+      off.structured.refusal.message,
+      /^steps\.0\.tool: name: set_window_state is off on this server; .*--caps windows/,
+    );
+    const bad = await (await on.connect()).call('run_actions', { steps: [step] });
+    assert.equal(bad.structured.refusal.code, 'invalid_arguments', bad.text);
+    assert.match(bad.structured.refusal.message, /state/);
+  });
+
+  test('no browser was started', () => assert.equal(lean.browserStarted() || on.browserStarted(), false));
+});

@@ -470,6 +470,17 @@ export class LinuxHost implements NativeHost {
     return states && has(states, STATE.showing) && !has(states, STATE.defunct) ? last : null;
   }
 
+  /**
+   * An X11 window the window manager manages, shown or not (a minimized one is unmapped, so window() refuses
+   * it): for the window tools, which restore it. The policy's refused apps are refused as windows that do not exist.
+   */
+  async managedWindow(pid: number | undefined, windowId: number): Promise<XWindow> {
+    const x = await describeWindow(windowId);
+    if (pid !== undefined && x.pid !== null && x.pid !== pid) throw windowOfOtherPid(windowId, pid, x.pid);
+    if (await this.refusalOf(x, await this.appNames())) throw windowGone(windowId);
+    return x;
+  }
+
   /** Checks that a window still exists (between delivery and read-back). */
   async stillThere(windowId: number): Promise<void> {
     if (isWaylandWindowId(windowId)) {

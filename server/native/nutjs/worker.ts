@@ -55,6 +55,10 @@ async function typeRun(n: Nut, text: string, shifted: Set<string>): Promise<void
   if (plain) await n.keyboard.type(plain);
 }
 
+async function windowById(n: Nut, id: number) {
+  return (await n.getWindows()).find((x) => (x as unknown as { windowHandle: number }).windowHandle === id) ?? null;
+}
+
 const OPS: Record<string, (n: Nut, a: Record<string, any>) => Promise<unknown>> = {
   async load() {
     return { platform: process.platform };
@@ -139,6 +143,26 @@ const OPS: Record<string, (n: Nut, a: Record<string, any>) => Promise<unknown>> 
   async pointer(n) {
     const p = await n.mouse.getPosition();
     return { x: p.x, y: p.y };
+  },
+  // The window tools: nut-js moves, resizes, minimizes and restores a window; the region is read back.
+  async frame(n, a) {
+    const w = await windowById(n, a.id);
+    if (!w) return null;
+    await w.move(new n.Point(a.x, a.y));
+    await w.resize(new n.Size(a.w, a.h));
+    return regionOf(w);
+  },
+  async region(n, a) {
+    const w = await windowById(n, a.id);
+    return w ? regionOf(w) : null;
+  },
+  async minimize(n, a) {
+    const w = await windowById(n, a.id);
+    return w ? await w.minimize() : null;
+  },
+  async restore(n, a) {
+    const w = await windowById(n, a.id);
+    return w ? await w.restore() : null;
   },
   async move(n, a) {
     await n.mouse.setPosition(new n.Point(a.x, a.y));

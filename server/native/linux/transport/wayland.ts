@@ -359,14 +359,25 @@ export async function focusedWindow(): Promise<number> {
 
 /** Gives window `id` keyboard focus through the compositor. */
 export async function focusWindow(id: number): Promise<void> {
+  await waylandFocus(await containerOf(id, 'focus_failed'));
+}
+
+/** The sway container of window `id` (the last listing's, or an XWayland window's by its X11 id). */
+async function containerOf(id: number, code: 'focus_failed' | 'target_not_found'): Promise<number> {
   const con =
     containers.get(id) ?? (await placements().catch(() => null))?.find((p) => p.xid === id)?.conId ?? undefined;
   if (con === undefined)
-    throw new Refusal(
-      'focus_failed',
-      `the compositor does not say which of its windows is window ${id}; call list_windows`,
-    );
-  await waylandFocus(con);
+    throw new Refusal(code, `the compositor does not say which of its windows is window ${id}; call list_windows`);
+  return con;
+}
+
+/** Runs sway commands on window `id`'s container (its IPC, through swaymsg); returns the container's id. */
+export async function swayCommand(id: number, command: string): Promise<number> {
+  if (routes().placement !== 'sway-ipc')
+    throw new Refusal('unavailable', `only sway's IPC arranges Wayland windows here; ${routes().missing}`);
+  const con = await containerOf(id, 'target_not_found');
+  await run('swaymsg', [`[con_id=${con}]`, command]);
+  return con;
 }
 
 /** The window the compositor shows at a screen point (floating windows are above tiled ones), if it says. */

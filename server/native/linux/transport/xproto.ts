@@ -1,7 +1,8 @@
 // A small X11 protocol client for the few queries the native route asks on every call (a window's pid,
 // title, bounds and map state; the client list; the active window). Spawning xprop and xwininfo for them
-// cost milliseconds per call; one socket answers them pipelined in a fraction of one. It only reads:
-// raising windows stays with xdotool, input with XTest. A dead X server rejects what is pending and the
+// cost milliseconds per call; one socket answers them pipelined in a fraction of one. Besides reading,
+// it sends only events and requests to the window manager (ewmh.ts, settle.ts' ping); the focus before keys
+// stays with xdotool, input with XTest. A dead X server rejects what is pending and the
 // next call reconnects, so it never takes the process down.
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -197,6 +198,18 @@ export class XConnection {
     body.writeUInt32LE(0x800, 4); // CWEventMask
     body.writeUInt32LE(mask, 8);
     this.send(2, 0, body);
+  }
+
+  /** ConfigureWindow with x, y, width and height (no reply; a window manager redirects it to itself). */
+  configureWindow(window: number, f: { x: number; y: number; width: number; height: number }): void {
+    const body = Buffer.alloc(8 + 16);
+    body.writeUInt32LE(window, 0);
+    body.writeUInt16LE(0xf, 4); // CWX | CWY | CWWidth | CWHeight
+    body.writeInt32LE(f.x, 8);
+    body.writeInt32LE(f.y, 12);
+    body.writeUInt32LE(f.width, 16);
+    body.writeUInt32LE(f.height, 20);
+    this.send(12, 0, body);
   }
 
   /** SendEvent of a 32-byte event to `window` (mask 0: to the client that created it). */
