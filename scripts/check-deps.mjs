@@ -345,6 +345,8 @@ const LAYERS = [
       'server/tools/context.ts',
       'server/gateway/protocol.ts',
       'server/gateway/extension-id.ts',
+      // Which tools the operator's --caps families hold (the bytes rows measure them apart), as the docs say.
+      'server/contract/capabilities.ts',
       // The sections that measure a backend beside Verity (a browser's launch, AT-SPI's reads) call it directly.
       'server/cdp/',
       'server/native/',

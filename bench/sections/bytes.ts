@@ -6,6 +6,7 @@
 // inputSchema of each listed tool (what ../shared/hooks/contract-tools.mjs counts); a result as the larger
 // of its text and its structuredContent JSON (Claude Code and VS Code forward structuredContent on success,
 // the text on isError: never both).
+import { CAPABILITIES } from '../../server/contract/capabilities.js';
 import { closeNewPages, pageIds } from '../drivers/driver.js';
 import { pwOpenTab } from '../drivers/playwright.js';
 import { verityOpenTab, verityState } from '../drivers/verity.js';
@@ -34,8 +35,13 @@ function breakdown(result: ToolResult): string {
 }
 
 /** name + description + inputSchema of every listed tool, as a client sends them each turn. */
-async function definitionBytes(s: McpSession): Promise<{ bytes: number; count: number }> {
-  const tools = (await s.tools()) as Array<{ name: string; description?: string; inputSchema: unknown }>;
+async function definitionBytes(
+  s: McpSession,
+  keep: (name: string) => boolean = () => true,
+): Promise<{ bytes: number; count: number }> {
+  const tools = ((await s.tools()) as Array<{ name: string; description?: string; inputSchema: unknown }>).filter((t) =>
+    keep(t.name),
+  );
   return {
     bytes: bytesOf(tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))),
     count: tools.length,
@@ -114,8 +120,11 @@ export const bytesSection: Section = {
       withSession(
         () => startVerity(ctx.procs, ctx.browserUrl, ['--tools', 'full']),
         async (s) => {
-          const { bytes, count } = await definitionBytes(s);
-          return ok(bytes, `${count} tools`);
+          // The capability families (--caps) are what an operator adds by turning one on: measured apart.
+          const capTools = new Set(Object.values(CAPABILITIES).flatMap((list) => list.split(', ')));
+          const { bytes, count } = await definitionBytes(s, (name) => !capTools.has(name));
+          const caps = await definitionBytes(s, (name) => capTools.has(name));
+          return ok(bytes, `${count} tools; the capabilities' ${caps.count} tools add ${caps.bytes} B`);
         },
       ),
     );
@@ -220,7 +229,7 @@ export const bytesSection: Section = {
         note: `name + description + inputSchema of each tool tools/list sends, as JSON. Chrome DevTools MCP: ${dt}.`,
       },
       {
-        metric: 'tool definitions, complete surface (verity --tools full)',
+        metric: "tool definitions, complete surface (verity --tools full), the capabilities' tools aside",
         unit: 'bytes',
         cells: { verity: cell.verityFull, playwright: cell.pwDefs },
         checks: [{ of: 'verity', over: 'playwright', max: 1 }],

@@ -9,7 +9,7 @@ import { withTiming, type Stopwatch } from '../../contract/driver.js';
 import { Refusal } from '../../contract/refusal.js';
 import type { BrowserHost } from '../browser/browser.js';
 import type { Refused, Watched } from '../page-agent/core.js';
-import type { SideEffectWatch } from '../browser/side-effects.js';
+import type { Settle, SideEffectWatch } from '../browser/side-effects.js';
 import { frameOf, tokenInLatest, type TabElementRef } from '../snapshot.js';
 import { Tab, type Frame } from '../tab/tab.js';
 
@@ -55,7 +55,7 @@ export async function withSideEffects(
   route: CdpRoute,
   target: ResolvedTarget,
   run: () => Promise<ActionResult>,
-  settleMs: number | (() => number) = 0,
+  settleMs: Settle | (() => Settle) = 0,
 ): Promise<ActionResult> {
   const began = performance.now();
   const tab = target.kind === 'tab' && target.tab instanceof Tab ? target.tab : null;
@@ -69,7 +69,7 @@ export async function withSideEffects(
     const ending = performance.now();
     const effects = await watch.end(
       r ? (tab?.dialog ?? null) : null,
-      typeof settleMs === 'number' ? settleMs : settleMs(),
+      typeof settleMs === 'function' ? settleMs() : settleMs,
     );
     // A reported tab is one the agent can drive at once: wait (bounded) until it is known as a tab.
     for (const e of effects) {

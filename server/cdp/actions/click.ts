@@ -7,7 +7,7 @@ import { judgePointer } from '../../contract/verdicts.js';
 import { aim, describeEvents, mouseClick, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { queueCursor } from '../tab/cursor-overlay.js';
 import type { Watched } from '../page-agent/core.js';
-import { INPUT_SETTLE_MS } from '../browser/side-effects.js';
+import { DOWNLOAD_BEGIN_WAIT_MS, INPUT_SETTLE_MS, type Settle } from '../browser/side-effects.js';
 
 const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmenu', middle: 'auxclick' };
 
@@ -15,23 +15,24 @@ const BUTTON_EVENT: Record<string, string> = { left: 'click', right: 'contextmen
 export function click(route: CdpRoute, target: ResolvedTarget, options: ClickOptions): Promise<ActionResult> {
   // Listens on unless the page's own account of the click says nothing in it can lead out of the page:
   // a popup a handler opens at once is heard before that account comes back (one connection, in order);
-  // a link, a form submit or an unload takes the wait (a new tab's target or a download comes a moment later).
-  let settleMs = INPUT_SETTLE_MS;
-  const heard = (leaving: boolean) => {
-    settleMs = leaving ? INPUT_SETTLE_MS : 0;
+  // a link, a form submit or an unload takes the wait (a new tab's target or a download comes a moment later);
+  // a download link's click waits for its download to begin (bounded), which a busy machine tells late.
+  let settle: Settle = INPUT_SETTLE_MS;
+  const heard = (seen: Watched) => {
+    settle = seen.downloading ? { untilDownloadMs: DOWNLOAD_BEGIN_WAIT_MS } : seen.leaving ? INPUT_SETTLE_MS : 0;
   };
   return withSideEffects(
     route,
     target,
     () => deliverClick(target, options, heard),
-    () => settleMs,
+    () => settle,
   );
 }
 
 async function deliverClick(
   target: ResolvedTarget,
   options: ClickOptions,
-  heard: (leaving: boolean) => void = () => {},
+  heard: (seen: Watched) => void = () => {},
 ): Promise<ActionResult> {
   const sw = new Stopwatch();
   const decisive = options.count >= 2 && options.button === 'left' ? 'dblclick' : BUTTON_EVENT[options.button];
@@ -55,7 +56,7 @@ async function deliverClick(
       },
     });
   }
-  if (!seen.fresh) heard(!!seen.leaving);
+  if (!seen.fresh) heard(seen);
   // A link click that navigated replaces the world that was watching; the navigation is the proof.
   if (seen.fresh) {
     const url = aimed.tab.page.url();

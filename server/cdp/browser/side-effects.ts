@@ -41,6 +41,8 @@ export const INPUT_SETTLE_MS = 50;
 export const NAVIGATION_DOWNLOAD_SETTLE_MS = 250;
 /** How long a result waits for a download that began to finish (bounded; reported in_progress past it). */
 const DOWNLOAD_WAIT_MS = 3_000;
+/** How long a download link's click waits for its download to begin (the browser tells it after the click). */
+export const DOWNLOAD_BEGIN_WAIT_MS = 2_000;
 /** A download that begins this long after an action on its tab ended is still that action's (a script's short delay). */
 const CAUSE_GRACE_MS = 2_000;
 /** Events of one action window are kept up to this many (a page that opens popups in a loop). */
@@ -63,7 +65,15 @@ interface Window {
   onlyUrl?: string;
   effects: SideEffect[];
   downloads: Map<string, { file: string; done: Promise<void>; state: DownloadEffect }>;
+  /** Called when a download of this window begins (its `end` may be waiting for one). */
+  onDownload?: () => void;
 }
+
+/**
+ * How long an action's result listens on after it: a fixed moment (ms), or, for a gesture the page said
+ * starts a download (a click on an `a[download]` link), until that download begins, bounded.
+ */
+export type Settle = number | { untilDownloadMs: number };
 
 /** The tab's document count now, and what it was at a moment of the action. */
 interface DocumentMark {
@@ -268,6 +278,7 @@ export class SideEffectWatch {
     for (const w of windows) {
       w.downloads.set(e.guid, { file, done, state });
       push(w, state);
+      w.onDownload?.();
     }
     // Caused by an action that has ended (a script's short delay): the tab's next result tells it.
     if (!windows.length) this.tellLater(e.frameId, state);
@@ -286,7 +297,7 @@ export class SideEffectWatch {
     owner = 'default',
     documentOf: () => number = () => 0,
     onlyUrl?: string,
-  ): Promise<{ end(dialog: { type: string; message: string } | null, settleMs: number): Promise<SideEffect[]> }> {
+  ): Promise<{ end(dialog: { type: string; message: string } | null, settle: Settle): Promise<SideEffect[]> }> {
     await this.attach().catch(() => {});
     const w: Window = {
       tabId,
@@ -301,9 +312,19 @@ export class SideEffectWatch {
     this.untold.delete(tabId);
     this.windows.add(w);
     return {
-      end: async (dialog, settleMs) => {
+      end: async (dialog, settle) => {
         try {
-          if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
+          if (typeof settle === 'number') {
+            if (settle > 0) await new Promise((r) => setTimeout(r, settle));
+          } else if (!w.downloads.size) {
+            // The browser tells a download a moment after the click, later on a busy machine: wait on it.
+            let timer: NodeJS.Timeout | undefined;
+            await new Promise<void>((r) => {
+              w.onDownload = r;
+              timer = setTimeout(r, settle.untilDownloadMs);
+            });
+            clearTimeout(timer);
+          }
           const pending = [...w.downloads.values()].map((d) => d.done);
           if (pending.length)
             await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, DOWNLOAD_WAIT_MS))]);

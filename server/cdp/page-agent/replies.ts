@@ -42,6 +42,8 @@ export interface Watched {
    * later (a link or area activated, a form submitted, the page about to unload): its result listens on.
    */
   leaving?: boolean;
+  /** A download link's click whose default ran: the browser starts a download a moment later. */
+  downloading?: boolean;
 }
 
 // ---------- type_text: one action's field, held by a handle ----------

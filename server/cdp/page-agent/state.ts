@@ -17,6 +17,8 @@ export interface Watch {
   target: Element;
   events: WatchedEvent[];
   leaving?: boolean;
+  /** A click on a download link (`a[download]`) reached the page: a download follows unless it was prevented. */
+  downloadClick?: Event;
   /**
    * A held field's watch (fieldWatch): settles once the first frame after the field's latest `input` event
    * has run, and a task after it, so every frame callback, timer and microtask the page scheduled in

@@ -66,7 +66,11 @@ function hearLeaving() {
   window.addEventListener(
     'click',
     (e) => {
-      if (e.composedPath().some((n) => n instanceof Element && n.matches('a[href], area[href]'))) note();
+      const path = e.composedPath();
+      if (!path.some((n) => n instanceof Element && n.matches('a[href], area[href]'))) return;
+      note();
+      if (path.some((n) => n instanceof Element && n.matches('a[href][download], area[href][download]')))
+        for (const w of listening()) w.downloadClick = e;
     },
     { capture: true },
   );
@@ -117,5 +121,7 @@ export async function watched(waitFrame: boolean): Promise<Watched> {
     target: describe(pageState.watch.target),
     events: pageState.watch.events.slice(),
     ...(pageState.watch.leaving ? { leaving: true } : {}),
+    // Read after the click's handlers ran: one that prevented the default started no download.
+    ...(pageState.watch.downloadClick && !pageState.watch.downloadClick.defaultPrevented ? { downloading: true } : {}),
   };
 }
