@@ -3,7 +3,7 @@
 
 // The shapes a result carries are declared once, zod first, in wire.ts.
 export type { ActionCaused, ActionResult, Effect, Evidence, Route } from './wire.js';
-import type { ActionResult } from './wire.js';
+import type { ActionResult, Evidence } from './wire.js';
 import type { ActionArgs, ActionName } from './actions.js';
 
 export type { ClickOptions, DragOptions, ScrollOptions, TypeOptions } from './actions.js';
@@ -165,4 +165,29 @@ export class Stopwatch {
     this.timings[phase] = Math.round((this.timings[phase] + now - this.last) * 10) / 10; // tenths: enough to read
     this.last = now;
   }
+}
+
+/**
+ * A window tool's result (bring_to_front, set_window_frame, set_window_state), the same on every route:
+ * what was asked of the window system and what it read back. Always foreground: a window moves for everyone.
+ */
+export function windowToolResult(
+  effect: ActionResult['effect'],
+  sw: Stopwatch,
+  on: { route: ActionResult['route']; target: string },
+  method: string,
+  evidence: Evidence[],
+  extra: Partial<ActionResult> = {},
+): ActionResult {
+  sw.lap('verify');
+  return {
+    effect,
+    route: on.route,
+    delivery: { mode: 'foreground' },
+    evidence,
+    timings_ms: sw.timings,
+    method,
+    target: on.target,
+    ...extra,
+  };
 }

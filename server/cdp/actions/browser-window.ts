@@ -2,7 +2,7 @@
 // getWindowBounds, setWindowBounds), each verdict from the bounds and state the browser reads back. A
 // headless browser has no window on any screen: its bounds are the browser's own record, and the results say so.
 import type { ActionResult, Evidence } from '../../contract/driver.js';
-import type { Stopwatch } from '../../contract/driver.js';
+import { type Stopwatch, windowToolResult } from '../../contract/driver.js';
 import type { Tab } from '../tab/tab.js';
 
 export type BrowserWindowState = 'normal' | 'minimized' | 'maximized' | 'fullscreen';
@@ -77,15 +77,12 @@ export function windowResult(
   evidence: Evidence[],
   extra: Partial<ActionResult> = {},
 ): ActionResult {
-  sw.lap('verify');
-  return {
+  return windowToolResult(
     effect,
-    route: 'dom',
-    delivery: { mode: 'foreground' },
-    evidence,
-    timings_ms: sw.timings,
+    sw,
+    { route: 'dom', target: `browser window ${windowId} of tab ${tab.id}` },
     method,
-    target: `browser window ${windowId} of tab ${tab.id}`,
-    ...extra,
-  };
+    evidence,
+    extra,
+  );
 }

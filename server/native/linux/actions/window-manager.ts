@@ -3,7 +3,7 @@
 // (EWMH on X11, sway's IPC on sway, none on GNOME's or KDE's Wayland), and the result every half returns.
 // A verdict is what the window manager reads back, never what was asked (transport/ewmh.ts).
 import type { ActionResult, Evidence, ResolvedTarget } from '../../../contract/driver.js';
-import type { Stopwatch } from '../../../contract/driver.js';
+import { type Stopwatch, windowToolResult } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import type { LinuxHost } from '../host.js';
 import type { NativeRef } from '../atspi/tree.js';
@@ -74,17 +74,14 @@ export function wmResult(
   evidence: Evidence[],
   extra: Partial<ActionResult> = {},
 ): ActionResult {
-  sw.lap('verify');
-  return {
+  return windowToolResult(
     effect,
-    route: 'synthetic_events',
-    delivery: { mode: 'foreground' },
-    evidence,
-    timings_ms: sw.timings,
+    sw,
+    { route: 'synthetic_events', target: `window ${win.id} ("${win.title}")` },
     method,
-    target: `window ${win.id} ("${win.title}")`,
-    ...extra,
-  };
+    evidence,
+    extra,
+  );
 }
 
 /** Who was asked, for evidence: the window manager by name, or sway. */

@@ -44,11 +44,7 @@ function own(bin: string, args: string[], text: string): Promise<void> {
     }, CLIPBOARD_TIMEOUT_MS);
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(
-        e.code === 'ENOENT'
-          ? new Refusal('unavailable', `${bin} is not installed (apt-get install ${install(bin)})`)
-          : e,
-      );
+      reject(notStarted(bin, e));
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -60,6 +56,13 @@ function own(bin: string, args: string[], text: string): Promise<void> {
     child.stdin.on('error', () => undefined);
     child.stdin.end(text);
   });
+}
+
+/** Why a clipboard tool did not start: not installed (saying which package has it), or the spawn's error. */
+function notStarted(bin: string, e: NodeJS.ErrnoException): Error {
+  return e.code === 'ENOENT'
+    ? new Refusal('unavailable', `${bin} is not installed (apt-get install ${install(bin)})`)
+    : e;
 }
 
 /** A reading tool's output; null when the clipboard holds nothing (or nothing of that type). */
@@ -99,11 +102,7 @@ function readTool(bin: string, args: string[]): Promise<string> {
     }, CLIPBOARD_TIMEOUT_MS);
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(
-        e.code === 'ENOENT'
-          ? new Refusal('unavailable', `${bin} is not installed (apt-get install ${install(bin)})`)
-          : e,
-      );
+      reject(notStarted(bin, e));
     });
     child.on('close', (code) => {
       clearTimeout(timer);

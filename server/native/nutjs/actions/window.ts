@@ -1,7 +1,13 @@
 // The window tools on the nutjs backend: nut-js focuses, moves, resizes, minimizes and restores a window and
 // reads back its focus and region; it knows no maximized state and no way to close a window, and cannot read
 // whether a window is minimized.
-import type { ActionResult, Evidence, ResolvedTarget, Stopwatch } from '../../../contract/driver.js';
+import {
+  type ActionResult,
+  type Evidence,
+  type ResolvedTarget,
+  type Stopwatch,
+  windowToolResult,
+} from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import type { NutjsContext } from '../context.js';
 import type { NutWindow } from '../host.js';
@@ -23,15 +29,12 @@ export function nutWindowResult(
   evidence: Evidence[],
   extra: Partial<ActionResult> = {},
 ): ActionResult {
-  sw.lap('verify');
-  return {
+  return windowToolResult(
     effect,
-    route: 'pixel',
-    delivery: { mode: 'foreground' },
-    evidence,
-    timings_ms: sw.timings,
+    sw,
+    { route: 'pixel', target: `window ${win.id} ("${win.title}")` },
     method,
-    target: `window ${win.id} ("${win.title}")`,
-    ...extra,
-  };
+    evidence,
+    extra,
+  );
 }
