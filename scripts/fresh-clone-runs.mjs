@@ -50,10 +50,15 @@ function npmTest(dir, log) {
   });
 }
 
-/** The names of the files that failed, from the runner's `why <file> failed` lines. */
+/** What failed: the files, from the runner's `why <file> failed` lines, or the step before the tests that did. */
 function failedFiles(log) {
   const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
-  return [...new Set([...text.matchAll(/why (\S+) failed/g)].map((m) => m[1]))];
+  const files = [...new Set([...text.matchAll(/why (\S+) failed/g)].map((m) => m[1]))];
+  if (files.length) return files;
+  if (/^> biome check/m.test(text) && /Some errors were emitted/.test(text)) return ['lint (biome)'];
+  if (/^check-deps: (?!.*ok$)/m.test(text)) return ['lint (check-deps)'];
+  const ensure = /^ensure: .*failed.*$/m.exec(text);
+  return ensure ? [ensure[0]] : [];
 }
 
 async function main() {
