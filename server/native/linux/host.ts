@@ -10,7 +10,7 @@ import { closeWaylandPointer } from './transport/wayland-pointer.js';
 import { Atspi, Gone, type AccRef, type HooksChooser } from './atspi/model.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './transport/env.js';
 import { giveBackBorrowedKeys } from './transport/input.js';
-import { pointerPosition, readClipboard, writeClipboard } from './transport/clipboard.js';
+import { readClipboard, writeClipboard } from './transport/clipboard.js';
 import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './atspi/roles.js';
 import type { WindowInfo } from './atspi/window.js';
 import {
@@ -21,7 +21,14 @@ import {
   session,
   type Placement,
 } from './transport/wayland.js';
-import { activeWindow, describeWindow, listWindows, topWindowAt, type XWindow } from './transport/x11.js';
+import {
+  activeWindow,
+  describeWindow,
+  listWindows,
+  pointerPosition,
+  topWindowAt,
+  type XWindow,
+} from './transport/x11.js';
 import { descendsFrom, processFacts, processName } from '../shared/processes.js';
 import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
 

@@ -8,7 +8,7 @@ import { aim, deliver, nativeResult } from './aim.js';
 import type { LinuxHost } from '../host.js';
 import { moveTo } from '../transport/input.js';
 import { Refusal } from '../../../contract/refusal.js';
-import { pointerPosition } from '../transport/clipboard.js';
+import { pointerPosition } from '../transport/x11.js';
 import { roleName } from '../atspi/roles.js';
 import { elementAt, pointOf, pointerOf } from './pointing.js';
 

@@ -9,7 +9,6 @@ import { machineEnv } from '../../../contract/machine-env.js';
 import type { ClipboardContent } from '../../../contract/native-host.js';
 import { Refusal } from '../../../contract/refusal.js';
 import { session } from './wayland.js';
-import { xServer } from './env.js';
 
 /** How long a clipboard tool may take (an owner that never answers a conversion holds a reader). */
 const CLIPBOARD_TIMEOUT_MS = 5000;
@@ -131,15 +130,4 @@ export async function writeClipboard(text: string): Promise<ClipboardContent> {
   if (clipboardTools() === 'wayland') await own('wl-copy', ['--type', 'text/plain;charset=utf-8'], text);
   else await own('xclip', ['-selection', 'clipboard', '-i', '-t', 'UTF8_STRING'], text);
   return readClipboard();
-}
-
-/** Where the pointer is, in screen pixels: the X server's QueryPointer; Wayland compositors tell no one. */
-export async function pointerPosition(): Promise<{ x: number; y: number }> {
-  const s = session();
-  if (s.kind === 'wayland')
-    throw new Refusal(
-      'unavailable',
-      `the pointer's position is not readable on ${s.compositor ?? 'this'} Wayland session: the compositor tells clients the pointer only over their own surfaces (sway's IPC has no cursor query)`,
-    );
-  return (await xServer()).pointer();
 }

@@ -5,7 +5,7 @@ import { Refusal } from '../../../contract/refusal.js';
 import { windowGone } from '../../shared/window-refusals.js';
 import { x11Tool, xServer } from './env.js';
 import { focusMovedTo } from './settle.js';
-import { compositorSaysFocus, focusWindow, focusedWindow, isWaylandWindowId, windowAt } from './wayland.js';
+import { compositorSaysFocus, focusWindow, focusedWindow, isWaylandWindowId, session, windowAt } from './wayland.js';
 import { cardinals, isBadWindow, type XConnection, type XProperty } from './xproto.js';
 
 export interface XWindow {
@@ -150,4 +150,15 @@ export async function popupSurfaces(id: number): Promise<Array<{ x: number; y: n
     ),
   );
   return found.filter((s): s is NonNullable<typeof s> => !!s);
+}
+
+/** Where the pointer is, in screen pixels: the X server's QueryPointer; Wayland compositors tell no one. */
+export async function pointerPosition(): Promise<{ x: number; y: number }> {
+  const s = session();
+  if (s.kind === 'wayland')
+    throw new Refusal(
+      'unavailable',
+      `the pointer's position is not readable on ${s.compositor ?? 'this'} Wayland session: the compositor tells clients the pointer only over their own surfaces (sway's IPC has no cursor query)`,
+    );
+  return (await xServer()).pointer();
 }
