@@ -3,7 +3,7 @@
 // 500 kept thumbnails to be most of the server's heap growth under load).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Activity, THUMBNAIL_CHARS_KEPT } from '../../server/activity.js';
+import { Activity, summarizeArgs, THUMBNAIL_CHARS_KEPT } from '../../server/activity.js';
 
 const entry = (i: number) => ({
   sessionKey: `c/${i % 3}`,
@@ -39,4 +39,27 @@ test('entries trimmed off the log take their thumbnails with them; a replaced th
   assert.equal(activity.thumbnailsHeld, 500);
   for (let i = 1; i < 700; i++) activity.record(entry(i));
   assert.equal(activity.thumbnailsHeld, 0, 'the trimmed entry no longer counts');
+});
+
+test('the log line reads a menu path and a region as an operator says them, everything else as sent', () => {
+  assert.equal(
+    summarizeArgs({ target: { kind: 'window', pid: 7 }, path: ['Format', 'Character…'] }),
+    'target={"kind":"window","pid":7} path=Format › Character…',
+  );
+  assert.equal(
+    summarizeArgs({ region: { x: 10, y: 20, width: 300, height: 200 }, scale: 2 }),
+    'region=10,20 300×200 scale=2',
+  );
+  // Not a plain rectangle (a field besides the four), not a path of names: shown as sent.
+  assert.equal(
+    summarizeArgs({ region: { x: 1, y: 2, width: 3, height: 4, z: 5 } }),
+    'region={"x":1,"y":2,"width":3,"height":4,"z":5}',
+  );
+  assert.equal(summarizeArgs({ path: ['a', 1] }), 'path=["a",1]');
+  assert.equal(
+    summarizeArgs({ app: 'libreoffice', args: ['--calc'], session: 's' }),
+    'app=libreoffice args=["--calc"]',
+  );
+  const cut = summarizeArgs({ path: ['x'.repeat(70)] }, 60);
+  assert.ok(cut.endsWith('…') && cut.length <= 'path='.length + 60, `cut at the bound like any value: ${cut}`);
 });
