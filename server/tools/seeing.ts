@@ -37,6 +37,7 @@ export const zoom = defineTool({
     height: z.number().int(),
     screen_region: rect.optional(),
     blacked_out: z.number().int().optional(),
+    policy: z.string().optional(),
     notes: z.array(z.string()).optional(),
   }),
   annotations: READ_ONLY,
