@@ -167,3 +167,73 @@ describe('zoom and get_desktop_state on sway (its IPC, grim)', { skip: missing ?
     assert.deepEqual(pixel(png, 40, 20), [0, 0, 0], "inside the blocked window, per sway's tree");
   });
 });
+
+describe('zoom and get_desktop_state on sway with XWayland beside a Wayland window', { skip: missing ?? false }, () => {
+  let d: Desktop;
+  let v: Verity;
+  let native: GtkApp;
+  let x11: GtkApp;
+  before(async () => {
+    d = await startWaylandDesktop({ xwayland: true });
+    native = await startApp(d, 'Sway Seeing Native', [], 'gtk3', 'wayland');
+    x11 = await startApp(d, 'Sway Seeing X11', [], 'gtk3', 'x11');
+    v = await startVerity(['--caps', 'zoom,windows'], d.env);
+  });
+  after(async () => {
+    await v?.close();
+    await d?.close();
+  });
+
+  test("zoom on an XWayland window's swatch: the compositor's image of it, where sway places it [matrix xwayland gtk3 zoom confirmed]", async () => {
+    const target = { kind: 'window', pid: x11.pid, window_id: x11.windowId() };
+    const r = await v.call('get_window_state', { target, format: 'full', include_screenshot: false });
+    const f = r.structured.elements.find((e: any) => e.label === 'Swatch')?.frame;
+    assert.ok(f, r.text);
+    const raw = (await v.client.callTool({
+      name: 'zoom',
+      arguments: { target, region: { x: f.x, y: f.y, width: f.w, height: f.h }, scale: 2 },
+    })) as {
+      isError?: boolean;
+      content: Array<{ type: string; data?: string; text?: string }>;
+      structuredContent: any;
+    };
+    assert.ok(!raw.isError, raw.content[0]?.text);
+    const png = PNG.sync.read(Buffer.from(raw.content.find((c) => c.type === 'image')!.data!, 'base64'));
+    assert.deepEqual([png.width, png.height], [2 * f.w, 2 * f.h]);
+    const [red, green, blue] = pixel(png, f.w, f.h);
+    assert.ok(red > 180 && green < 90 && blue < 90, `the swatch's centre is rgb(${red}, ${green}, ${blue})`);
+    const sway = swayWindows(d).find((w) => w.pid === x11.pid)!;
+    assert.deepEqual(raw.structuredContent.screen_region, {
+      x: sway.bounds.x + f.x,
+      y: sway.bounds.y + f.y,
+      width: f.w,
+      height: f.h,
+    });
+  });
+
+  test("get_desktop_state: the XWayland window by its X11 id and the Wayland one, as sway's tree has them [matrix xwayland gtk3 get_desktop_state confirmed]", async () => {
+    spawnSync('/usr/bin/swaymsg', [`[pid=${x11.pid}]`, 'focus'], { env: { ...process.env, ...d.env } });
+    await until(
+      () => swayWindows(d).find((w) => w.pid === x11.pid)?.focused,
+      'the X11 window focused per swaymsg',
+      5000,
+    );
+    const r = await v.call('get_desktop_state');
+    assert.equal(r.isError, false, r.text);
+    const tree = swayWindows(d);
+    assert.deepEqual(
+      r.structured.windows.map((w: any) => w.pid),
+      tree.map((w) => w.pid),
+      r.text,
+    );
+    const xw = r.structured.windows.find((w: any) => w.pid === x11.pid);
+    assert.equal(xw.window_id, x11.windowId(), 'its X11 id');
+    assert.equal(r.structured.focused_window_id, x11.windowId());
+    for (const w of r.structured.windows) {
+      const sway = tree.find((t) => t.pid === w.pid)!;
+      assert.deepEqual(w.frame, sway.bounds, `${w.title} per swaymsg`);
+      assert.equal(w.focused, sway.focused);
+    }
+    assert.ok(r.structured.windows.some((w: any) => w.pid === native.pid && w.window_id !== x11.windowId()));
+  });
+});
