@@ -9,6 +9,8 @@ import { tabOf, type CdpRoute } from './actions/aim.js';
 import type { BrowserHost } from './browser/browser.js';
 import { NAVIGATION_DOWNLOAD_SETTLE_MS, SideEffectWatch, type SideEffect } from './browser/side-effects.js';
 import { snapshotTab } from './snapshot.js';
+import { zoomTab } from './zoom.js';
+import type { ZoomImage, ZoomRequest } from '../contract/zoom.js';
 import type { Tab } from './tab/tab.js';
 import { withTabLock } from './tab/tab-lock.js';
 
@@ -50,6 +52,10 @@ export class CdpDriver implements Driver {
     options: { includeScreenshot: boolean },
   ): Promise<Snapshot> {
     return snapshotTab(this.tab(target), snapshotId, options.includeScreenshot);
+  }
+
+  zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage> {
+    return zoomTab(this.tab(target), request);
   }
 
   /**

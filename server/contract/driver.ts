@@ -5,6 +5,7 @@
 export type { ActionCaused, ActionResult, Effect, Evidence, Route } from './wire.js';
 import type { ActionResult, Evidence } from './wire.js';
 import type { ActionArgs, ActionName } from './actions.js';
+import type { ZoomImage, ZoomRequest } from './zoom.js';
 
 export type { ClickOptions, DragOptions, ScrollOptions, TypeOptions } from './actions.js';
 
@@ -138,6 +139,8 @@ export type ActionMethods = {
 /** A delivery route: the table's actions, a snapshot, and optionally a lock against other processes. */
 export interface Driver extends ActionMethods {
   snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot>;
+  /** An image of a region of the target at its full resolution times a scale (zoom), taken where its screenshots are. */
+  zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
   exclusive?(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult>;
 }

@@ -24,6 +24,28 @@ export interface ClipboardContent {
   types: string[];
 }
 
+/** The desktop as its window manager or compositor says it is now (get_desktop_state). */
+export interface DesktopState {
+  /** Each screen (monitor) and where it is in the desktop's coordinates. */
+  screens: Array<{ width: number; height: number; x: number; y: number }>;
+  /** The windows agents may see, bottom to top where the stacking order is known. */
+  windows: Array<{
+    pid: number | null;
+    window_id: number;
+    title: string;
+    /** The app behind it: its accessibility name, else its process's name ('' when neither is known). */
+    app: string;
+    frame: { x: number; y: number; w: number; h: number };
+    focused: boolean;
+    /** Its place in the stacking order among the listed windows (0: bottom); null where nothing says. */
+    z: number | null;
+  }>;
+  focused_window_id: number | null;
+  cursor: { x: number; y: number } | null;
+  /** What this backend could not say, and why (no stacking order, no cursor), in words. */
+  unknown: string[];
+}
+
 export interface NativeHost {
   /** The windows agents may drive (the operator's app policy applied). */
   windows(): Promise<NativeWindow[]>;
@@ -43,6 +65,10 @@ export interface NativeHost {
   writeClipboard(text: string): Promise<ClipboardContent>;
   /** Where the pointer is, in screen pixels (get_cursor_position, move_cursor's read-back). */
   pointerPosition(): Promise<{ x: number; y: number }>;
+  /** Whether an app policy is in force (some windows may be left out of listings, and are said to be). */
+  readonly filtersApps: boolean;
+  /** The screens, windows (frame, z-order, focus, app) and cursor (get_desktop_state), the policy's windows left out. */
+  desktopState(): Promise<DesktopState>;
   /** Ends the host's connections (the server is shutting down). */
   close(): void;
 }

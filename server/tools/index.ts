@@ -7,6 +7,7 @@ import type { ToolDef } from './context.js';
 import { getWindowState, listApps, listWindows } from './inspection.js';
 import { page } from './page.js';
 import { screen } from './screen.js';
+import { seeingTools } from './seeing.js';
 import { sessionTools } from './sessions.js';
 
 export function allTools(): ToolDef[] {
@@ -21,5 +22,7 @@ export function allTools(): ToolDef[] {
     screen,
     // Capability `clipboard` and `cursor` (off unless --caps turns them on).
     ...clipboardTools,
+    // Capability `zoom` and `windows` (get_desktop_state).
+    ...seeingTools,
   ];
 }

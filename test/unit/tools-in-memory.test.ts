@@ -525,3 +525,51 @@ describe('the window tools (--caps windows)', () => {
 
   test('no browser was started', () => assert.equal(lean.browserStarted() || on.browserStarted(), false));
 });
+
+describe('seeing: zoom (--caps zoom) and get_desktop_state (--caps windows)', () => {
+  let lean: InMemoryVerity, on: InMemoryVerity;
+  before(async () => {
+    lean = await inMemoryVerity();
+    on = await inMemoryVerity({ caps: ['zoom', 'windows'] });
+  });
+  after(async () => {
+    await lean?.close();
+    await on?.close();
+  });
+
+  test('off by default: not listed, and a call is refused naming its --caps flag', async () => {
+    const a = await lean.connect();
+    for (const [name, cap] of [
+      ['zoom', 'zoom'],
+      ['get_desktop_state', 'windows'],
+    ]) {
+      assert.ok(!a.tools.some((t) => t.name === name), `${name} listed by default`);
+      const r = await a.call(name, name === 'zoom' ? { region: { x: 0, y: 0, width: 1, height: 1 } } : {});
+      assert.equal(r.isError, true, r.text);
+      assert.match(r.structured.refusal.message, new RegExp(`^name: ${name} is off on this server; .*--caps ${cap}`));
+    }
+  });
+
+  test('on: listed read-only, zoom refusing a bad region or scale by field', async () => {
+    const a = await on.connect();
+    for (const name of ['zoom', 'get_desktop_state']) {
+      const t = a.tools.find((x) => x.name === name);
+      assert.ok(t, `${name} not listed with --caps zoom,windows`);
+      assert.equal(t.annotations?.readOnlyHint, true, `${name} read-only`);
+    }
+    const target = { kind: 'window', pid: 1, window_id: 1 };
+    for (const [args, field] of [
+      [{ target }, 'region'],
+      [{ target, region: { x: 0, y: 0, width: 0, height: 5 } }, 'region.width'],
+      [{ target, region: { x: 0, y: 0, width: 5, height: 5, z: 1 } }, 'region'],
+      [{ target, region: { x: 0, y: 0, width: 5, height: 5 }, scale: 9 }, 'scale'],
+      [{ target, region: { x: 0, y: 0, width: 5, height: 5 }, scale: 0 }, 'scale'],
+    ] as const) {
+      const r = await a.call('zoom', args);
+      assert.equal(r.structured.refusal?.code, 'invalid_arguments', `${JSON.stringify(args)}: ${r.text}`);
+      assert.ok(r.structured.refusal.message.startsWith(`${field}: `), r.structured.refusal.message);
+    }
+  });
+
+  test('no browser was started', () => assert.equal(lean.browserStarted() || on.browserStarted(), false));
+});

@@ -427,10 +427,20 @@ export class Tab {
     return names.value as string[];
   }
 
-  async screenshot(): Promise<{ data: string; width: number; height: number }> {
+  /**
+   * A PNG of the tab's viewport, or of `clip` (CSS pixels of the document, at `scale`: zoom) as CDP takes it,
+   * secret fields masked either way: the one capture of a tab.
+   */
+  async screenshot(clip?: {
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    scale: number;
+  }): Promise<{ data: string; width: number; height: number }> {
     const data = await this.withSecretsMasked(async () => {
       const shot = await bounded(
-        this.session.send('Page.captureScreenshot', { format: 'png' }),
+        this.session.send('Page.captureScreenshot', { format: 'png', ...(clip ? { clip } : {}) }),
         PAGE_CALL_TIMEOUT_MS,
         'a screenshot of the tab',
       );
@@ -462,6 +472,19 @@ export class Tab {
   async viewport(): Promise<{ width: number; height: number }> {
     const metrics = await this.session.send('Page.getLayoutMetrics');
     return { width: metrics.cssLayoutViewport.clientWidth, height: metrics.cssLayoutViewport.clientHeight };
+  }
+
+  /** The visible viewport in CSS pixels, where it is in the document (its scroll), and device pixels per CSS pixel. */
+  async visibleArea(): Promise<{ width: number; height: number; pageX: number; pageY: number; density: number }> {
+    const m = await this.session.send('Page.getLayoutMetrics');
+    const css = m.cssVisualViewport;
+    return {
+      width: css.clientWidth,
+      height: css.clientHeight,
+      pageX: css.pageX,
+      pageY: css.pageY,
+      density: m.visualViewport.clientWidth / css.clientWidth || 1,
+    };
   }
 }
 

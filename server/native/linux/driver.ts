@@ -10,6 +10,7 @@ import { profileFor } from './toolkits/index.js';
 import { capture, screenSize } from './transport/input.js';
 import { snapshotWindow, windowElements } from './atspi/tree.js';
 import { onSurface, routes } from './transport/wayland.js';
+import { planZoom, type ZoomImage, type ZoomPlan, type ZoomRequest } from '../../contract/zoom.js';
 
 /** Why a Wayland window's screenshot cannot be taken here, or null when it can. */
 function waylandShotMissing(win: { placed: boolean }): string | null {
@@ -61,6 +62,72 @@ export class NativeDriver implements NativeRoute {
       };
     }
     return rest;
+  }
+
+  /**
+   * zoom: a region of a window's client area (its screenshot's pixels) or of the screen, through the same
+   * capture as screenshots (transport/input.ts capture), with windows agents may not see blacked out.
+   */
+  async zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage> {
+    if (target.kind === 'tab' || target.element)
+      throw new Refusal(
+        'invalid_arguments',
+        'target: zoom on the native route takes a window ({"kind": "window", "pid", "window_id"}) or the desktop',
+      );
+    const screen = await screenSize();
+    if (target.kind === 'desktop') {
+      const plan = planZoom(request, screen, 'the screen');
+      return this.zoomed(plan, { x: 0, y: 0 }, undefined, (rect, hidden) => capture(rect, hidden, plan.scale));
+    }
+    const win = await this.host.targetWindow(target);
+    const noShot = win.surface === 'wayland' ? waylandShotMissing(win) : null;
+    if (noShot) throw new Refusal('unavailable', `zoom on window ${win.id} ("${win.title}"): ${noShot}`);
+    const plan = planZoom(request, { width: win.bounds.w, height: win.bounds.h }, `window ${win.id}'s client area`);
+    // Only what is on the screen can be captured: a window partly off it is zoomed on its visible part.
+    const r = plan.region;
+    const left = Math.max(win.bounds.x + r.x, 0);
+    const top = Math.max(win.bounds.y + r.y, 0);
+    const right = Math.min(win.bounds.x + r.x + r.width, screen.width);
+    const bottom = Math.min(win.bounds.y + r.y + r.height, screen.height);
+    if (right <= left || bottom <= top)
+      throw new Refusal(
+        'invalid_arguments',
+        `region: that part of window ${win.id} is off the screen (the window is at (${win.bounds.x}, ${win.bounds.y}) ${win.bounds.w}x${win.bounds.h}, the screen ${screen.width}x${screen.height}); move the window (set_window_frame) or zoom on a visible part`,
+      );
+    if (right - left !== r.width || bottom - top !== r.height) {
+      plan.region = { x: left - win.bounds.x, y: top - win.bounds.y, width: right - left, height: bottom - top };
+      plan.notes.push(
+        `region clamped to the part of the window on the screen: (${plan.region.x}, ${plan.region.y}) ${plan.region.width}x${plan.region.height}`,
+      );
+    }
+    return this.zoomed(plan, { x: win.bounds.x, y: win.bounds.y }, win.id, (rect, hidden) =>
+      onSurface(win, () => capture(rect, hidden, plan.scale)),
+    );
+  }
+
+  /** A planned zoom taken: its screen rectangle, the policy's hidden windows there (except `own`), the capture. */
+  private async zoomed(
+    plan: ZoomPlan,
+    origin: { x: number; y: number },
+    own: number | undefined,
+    take: (
+      rect: { x: number; y: number; w: number; h: number },
+      hidden: Array<{ x: number; y: number; w: number; h: number }>,
+    ) => Promise<{ data: string; width: number; height: number }>,
+  ): Promise<ZoomImage> {
+    const r = plan.region;
+    const rect = { x: origin.x + r.x, y: origin.y + r.y, w: r.width, h: r.height };
+    // Windows agents may not see are blacked out where they overlap the region (on top or not: conservative).
+    const hidden = await this.host.hiddenIn(rect, own);
+    const shot = await take(rect, hidden);
+    return {
+      ...shot,
+      region: r,
+      scale: plan.scale,
+      screen_region: { x: rect.x, y: rect.y, width: rect.w, height: rect.h },
+      ...(hidden.length ? { blacked_out: hidden.length } : {}),
+      notes: plan.notes,
+    };
   }
 
   /** The whole screen: every window's tree, frames in screen pixels. */

@@ -4,7 +4,7 @@
 // app policy is asked here, in one place, for every window and point the native route uses.
 import type { AppFacts } from '../../policy.js';
 import type { WindowTarget } from '../../contract/driver.js';
-import type { NativeHost } from '../../contract/native-host.js';
+import type { DesktopState, NativeHost } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { closeWaylandPointer } from './transport/wayland-pointer.js';
 import { Atspi, Gone, type AccRef, type HooksChooser } from './atspi/model.js';
@@ -15,10 +15,12 @@ import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './atspi/roles.js';
 import type { WindowInfo } from './atspi/window.js';
 import {
   WaylandIds,
+  compositorOrder,
   isWaylandWindowId,
   placements,
   rememberContainers,
   session,
+  waylandOutputs,
   type Placement,
 } from './transport/wayland.js';
 import {
@@ -26,9 +28,12 @@ import {
   describeWindow,
   listWindows,
   pointerPosition,
+  stackingOrder,
   topWindowAt,
   type XWindow,
 } from './transport/x11.js';
+import { screenSize } from './transport/input.js';
+import { orderDesktop } from '../shared/desktop-state.js';
 import { descendsFrom, processFacts, processName } from '../shared/processes.js';
 import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
 
@@ -186,6 +191,41 @@ export class LinuxHost implements NativeHost {
   readClipboard = readClipboard;
   writeClipboard = writeClipboard;
   pointerPosition = pointerPosition;
+
+  /**
+   * The desktop as the window manager or compositor keeps it (get_desktop_state): on X11 its stacking order
+   * (_NET_CLIENT_LIST_STACKING), active window (_NET_ACTIVE_WINDOW) and the pointer (QueryPointer); on sway its
+   * IPC tree and outputs. The windows are those list_windows lists (the policy's left out).
+   */
+  async desktopState(): Promise<DesktopState> {
+    const unknown: string[] = [];
+    const { windows, x11Missing } = await this.windowsAndGaps();
+    if (x11Missing) unknown.push(x11Missing);
+    const wayland = session().kind === 'wayland';
+    const said = <T>(what: string, read: Promise<T>): Promise<T | null> =>
+      read.catch((e: unknown) => {
+        if (!(e instanceof Refusal)) throw e;
+        unknown.push(`${what}: ${e.message}`);
+        return null;
+      });
+    const [screens, order, focused, cursor] = await Promise.all([
+      said(
+        'screens',
+        wayland ? waylandOutputs() : screenSize().then(({ width, height }) => [{ x: 0, y: 0, width, height }]),
+      ),
+      said('z', wayland ? compositorOrder() : stackingOrder()),
+      said('focused', activeWindow()),
+      said('cursor', pointerPosition()),
+    ]);
+    if (!order)
+      unknown.push(
+        wayland
+          ? 'z: the compositor does not say how its windows are stacked'
+          : 'z: no window manager keeps a stacking order on this display (_NET_CLIENT_LIST_STACKING is empty)',
+      );
+    const appOf = (w: WindowInfo) => w.app?.name ?? (w.pid !== null ? processName(w.pid) : '');
+    return orderDesktop(windows, appOf, order, focused ?? 0, { screens: screens ?? [], cursor, unknown });
+  }
 
   async windowTitle(windowId: number): Promise<string> {
     if (isWaylandWindowId(windowId)) return (await this.window(undefined, windowId)).title;

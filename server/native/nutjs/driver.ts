@@ -5,6 +5,8 @@
 import { defineActionMethods, loadHalves } from '../../contract/action-halves.js';
 import type { ActionMethods, ResolvedTarget, Snapshot } from '../../contract/driver.js';
 import type { NativeRoute } from '../../contract/native-host.js';
+import { Refusal } from '../../contract/refusal.js';
+import { planZoom, type ZoomImage, type ZoomRequest } from '../../contract/zoom.js';
 import { NO_ELEMENTS, NutjsContext } from './context.js';
 import { NutjsHost, type NutjsOptions } from './host.js';
 
@@ -25,6 +27,38 @@ export class NutjsDriver implements NativeRoute {
     this.host = new NutjsHost(options);
     this.context = new NutjsContext(this.host);
     defineActionMethods(this, HALVES, this.context);
+  }
+
+  /**
+   * zoom: a region of a window (its screenshot's pixels) or of the screen, through nut-js's grab as
+   * screenshots are, windows agents may not see blacked out, resampled in the helper.
+   */
+  async zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage> {
+    if (target.kind === 'tab' || target.element)
+      throw new Refusal('invalid_arguments', 'target: zoom on the nutjs backend takes a window or the desktop');
+    const { rect, win } = await this.context.region(target);
+    // Screenshot pixels per logical unit (a Retina screen's 2): the region is in screenshot pixels, the grab in units.
+    const density = await this.context.screenScale(rect);
+    const area = { width: Math.round(rect.w * density), height: Math.round(rect.h * density) };
+    const plan = planZoom(request, area, win ? `window ${win.id}'s area` : 'the screen');
+    const r = plan.region;
+    const units = { x: rect.x + r.x / density, y: rect.y + r.y / density, w: r.width / density, h: r.height / density };
+    const hidden = await this.context.host.hiddenIn(units, win?.id);
+    const shot = await this.context.host.call<{ data: string; width: number; height: number }>('grab', {
+      region: units,
+      hidden,
+      zoom: plan.scale,
+    });
+    return {
+      data: shot.data,
+      width: shot.width,
+      height: shot.height,
+      region: r,
+      scale: plan.scale,
+      screen_region: { x: units.x, y: units.y, width: units.w, height: units.h },
+      ...(hidden.length ? { blacked_out: hidden.length } : {}),
+      notes: plan.notes,
+    };
   }
 
   async snapshot(target: ResolvedTarget, _id: string, options: { includeScreenshot: boolean }): Promise<Snapshot> {

@@ -2,7 +2,8 @@
 // (Verity's own X11 client, handed in as shared/desktop.ts's interface: nut-js there lists the window
 // manager's frames with empty titles); elsewhere from nut-js, without pids.
 import type { WindowTarget } from '../../contract/driver.js';
-import type { ClipboardContent, NativeHost } from '../../contract/native-host.js';
+import type { ClipboardContent, DesktopState, NativeHost } from '../../contract/native-host.js';
+import { orderDesktop } from '../shared/desktop-state.js';
 import { Refusal } from '../../contract/refusal.js';
 import type { AppFacts } from '../../policy.js';
 import type { LinuxDesktop } from '../shared/desktop.js';
@@ -70,6 +71,32 @@ export class NutjsHost implements NativeHost {
   /** nut-js's pointer, in its logical units (screen pixels where the scale is 1). */
   pointerPosition(): Promise<{ x: number; y: number }> {
     return this.call('pointer');
+  }
+
+  /**
+   * get_desktop_state through nut-js: its screen and pointer; on Linux the windows, stacking order and focus
+   * from the X11 window manager (Verity's own client, as listing does); elsewhere nut-js's windows, which
+   * carry no pid and no stacking order (said in `unknown`).
+   */
+  async desktopState(): Promise<DesktopState> {
+    const unknown: string[] = [];
+    const [screen, cursor, windows] = await Promise.all([
+      this.call<{ width: number; height: number }>('screen'),
+      this.pointerPosition(),
+      this.windows(),
+    ]);
+    let order: number[] | null = null;
+    if (this.desktop) {
+      order = await this.desktop.stacking();
+      if (!order) unknown.push('z: no window manager keeps a stacking order on this display');
+    } else unknown.push('z: nut-js gives no stacking order of windows', 'pid: nut-js names no process per window');
+    const focused = await this.activeWindow();
+    const appOf = (w: NutWindow) => (this.linux && w.pid !== null ? processName(w.pid) : '');
+    return orderDesktop(windows, appOf, order, focused, {
+      screens: [{ x: 0, y: 0, width: screen.width, height: screen.height }],
+      cursor,
+      unknown,
+    });
   }
 
   get filtersApps(): boolean {

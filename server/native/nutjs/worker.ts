@@ -2,6 +2,7 @@
 // nut-js goes through Xlib, which kills its process when the X server goes away; here that ends this child,
 // and the server that forked it answers with a refusal instead of dying. One request at a time, over IPC.
 import { PNG } from 'pngjs';
+import { resampleRgba, scaledSize } from '../../contract/zoom.js';
 
 type Nut = typeof import('@nut-tree-fork/nut-js');
 type Rect = { x: number; y: number; w: number; h: number };
@@ -105,10 +106,18 @@ const OPS: Record<string, (n: Nut, a: Record<string, any>) => Promise<unknown>> 
         if (x1 > x0) png.data.fill(0, (y * png.width + x0) * 4, (y * png.width + x1) * 4);
     }
     if (hidden.length) for (let i = 3; i < png.data.length; i += 4) png.data[i] = 255;
+    // zoom's scale (output pixels per screen pixel), applied after the blackout so no hidden pixel blends in.
+    const zoom = typeof a.zoom === 'number' ? a.zoom : 1;
+    let out = png;
+    if (zoom !== 1) {
+      const size = scaledSize(png.width, png.height, zoom);
+      out = new PNG(size);
+      out.data = Buffer.from(resampleRgba(png.data, png.width, png.height, size.width, size.height).buffer);
+    }
     return {
-      data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64'),
-      width: shot.width,
-      height: shot.height,
+      data: PNG.sync.write(out, { deflateLevel: 1, filterType: 1 }).toString('base64'),
+      width: out.width,
+      height: out.height,
       scale,
     };
   },

@@ -26,6 +26,8 @@ export interface LinuxDesktop {
   activeWindow(): Promise<number>;
   /** Raises and focuses a window, waiting until it is active. */
   activate(id: number): Promise<void>;
+  /** The window manager's stacking order, window ids bottom to top (null: none says). */
+  stacking(): Promise<number[] | null>;
   /** The top-most window at a screen point, or null when nothing says what is on top. */
   topWindowAt(x: number, y: number): Promise<DesktopWindow | null>;
   /** The keyboard map: `perKeycode` keysyms for each keycode, in order. */

@@ -4,6 +4,7 @@
 // keycode is mapped to their keysym for the keystroke, and unmapped once the keyboard has been idle a while.
 import { PNG } from 'pngjs';
 import { Refusal } from '../../../contract/refusal.js';
+import { resampleRgba, scaledSize } from '../../../contract/zoom.js';
 import { xServer } from './env.js';
 import {
   focusedWindow,
@@ -316,20 +317,40 @@ function blackOut(png: PNG, left: number, top: number, hidden: Array<{ x: number
   if (hidden.length) for (let i = 3; i < data.length; i += 4) data[i] = 255;
 }
 
-/** A PNG of a screen region (absolute pixels), base64; `hidden` rectangles (absolute) come out black. */
+/** The PNG of `png` at `scale` (resampled first unless it is 1), base64, with its size. */
+function encode(png: PNG, scale: number): { data: string; width: number; height: number } {
+  let out = png;
+  if (scale !== 1) {
+    const { width, height } = scaledSize(png.width, png.height, scale);
+    out = new PNG({ width, height });
+    out.data = Buffer.from(resampleRgba(png.data, png.width, png.height, width, height).buffer);
+  }
+  return {
+    data: PNG.sync.write(out, { deflateLevel: 1, filterType: 1 }).toString('base64'),
+    width: out.width,
+    height: out.height,
+  };
+}
+
+/**
+ * A PNG of a screen region (absolute pixels), base64; `hidden` rectangles (absolute) come out black. The one
+ * capture of the Linux route: screenshots (scale 1) and zoom (its scale, resampled after the blackout so that
+ * no hidden pixel is blended into a visible one).
+ */
 export async function capture(
   region: { x: number; y: number; w: number; h: number },
   hidden: Array<{ x: number; y: number; w: number; h: number }> = [],
+  scale = 1,
 ): Promise<{ data: string; width: number; height: number }> {
   // Inside a Wayland session the screen is the compositor's (XWayland's root shows only X11 windows): its
   // capture route where there is one; an X11 window there falls back to XWayland's own image of itself.
   if (session().kind === 'wayland' && (waylandSurface() || routes().capture)) {
     const shot = await waylandCapture(region);
-    if (!hidden.length) return shot;
+    if (!hidden.length && scale === 1) return shot;
     // The policy's hidden windows are blacked out on this route too.
     const png = PNG.sync.read(Buffer.from(shot.data, 'base64'));
     blackOut(png, Math.round(region.x), Math.round(region.y), hidden);
-    return { ...shot, data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64') };
+    return encode(png, scale);
   }
   const x = await xServer();
   const { width: sw, height: sh, bitsPerPixel, imageByteOrder } = x.setup;
@@ -354,7 +375,7 @@ export async function capture(
     dst[i + 3] = 255;
   }
   blackOut(png, left, top, hidden);
-  return { data: PNG.sync.write(png, { deflateLevel: 1, filterType: 1 }).toString('base64'), width: w, height: h };
+  return encode(png, scale);
 }
 
 /** The size of the screen in pixels. */

@@ -306,18 +306,23 @@ export async function waylandCapture(region: {
   return { data: png.toString('base64'), width, height };
 }
 
-/** The size of the screen (the outputs' layout) through sway's IPC. */
-export async function waylandScreenSize(): Promise<{ width: number; height: number }> {
+/** The compositor's active outputs (screens) and where each is in the layout, through sway's IPC. */
+export async function waylandOutputs(): Promise<Array<{ x: number; y: number; width: number; height: number }>> {
   if (routes().placement !== 'sway-ipc') throw noRoute('placing a point', "IPC saying where windows are (sway's)");
   const outputs = JSON.parse((await run('swaymsg', ['-t', 'get_outputs', '-r'])).toString('utf8')) as Array<{
     active: boolean;
     rect: { x: number; y: number; width: number; height: number };
   }>;
+  return outputs.filter((o) => o.active).map((o) => o.rect);
+}
+
+/** The size of the screen (the outputs' layout) through sway's IPC. */
+export async function waylandScreenSize(): Promise<{ width: number; height: number }> {
   let width = 0,
     height = 0;
-  for (const o of outputs.filter((o) => o.active)) {
-    width = Math.max(width, o.rect.x + o.rect.width);
-    height = Math.max(height, o.rect.y + o.rect.height);
+  for (const o of await waylandOutputs()) {
+    width = Math.max(width, o.x + o.width);
+    height = Math.max(height, o.y + o.height);
   }
   return { width, height };
 }
@@ -378,6 +383,18 @@ export async function swayCommand(id: number, command: string): Promise<number> 
   const con = await containerOf(id, 'target_not_found');
   await run('swaymsg', [`[con_id=${con}]`, command]);
   return con;
+}
+
+/**
+ * The compositor's windows bottom to top as windowAt reads them (sway's tree in order, floating windows
+ * after the tiled ones: above them), by window id (an XWayland window's X11 id, else the last listing's id
+ * for its container); null where the compositor does not say.
+ */
+export async function compositorOrder(): Promise<number[] | null> {
+  const all = await placements().catch(() => null);
+  if (!all) return null;
+  const idOf = new Map([...containers].map(([id, con]) => [con, id]));
+  return all.flatMap((p) => p.xid ?? idOf.get(p.conId) ?? []);
 }
 
 /** The window the compositor shows at a screen point (floating windows are above tiled ones), if it says. */

@@ -86,6 +86,16 @@ export async function listWindows(): Promise<XWindow[]> {
   return all.filter((w): w is XWindow => !!w && w.viewable && w.bounds.w > 1 && w.bounds.h > 1);
 }
 
+/**
+ * The window manager's stacking order of its client windows, bottom to top (_NET_CLIENT_LIST_STACKING), or
+ * null when no window manager says (none runs, or it keeps no such list).
+ */
+export async function stackingOrder(): Promise<number[] | null> {
+  const x = await xServer();
+  const ids = windowList(await x.property(x.root, '_NET_CLIENT_LIST_STACKING'));
+  return ids.length ? ids : null;
+}
+
 /** The window that has keyboard focus (0 when none): the window manager's active window, else the X focus. */
 export async function activeWindow(): Promise<number> {
   // In a Wayland session the compositor knows, for its own windows and XWayland's alike.
