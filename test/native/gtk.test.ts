@@ -258,6 +258,23 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
     await app.waitFor((st) => st.term === before + 'ls -la', 'the terminal text');
   });
 
+  test('press_key BackSpace to the focused field: the app erases one character, unverifiable (a key press has no read-back in general) [matrix x11 gtk3 press_key unverifiable]', async () => {
+    const term = (await snap()).find('Term').frame;
+    const typed = await v.call('type_text', {
+      target: win(),
+      x: term.x + 20,
+      y: term.y + term.h / 2,
+      text: 'ab',
+      delivery_mode: 'foreground',
+      delay_ms: 0,
+    });
+    assert.equal(typed.structured.effect, 'confirmed', typed.text);
+    const before = app.state().term;
+    const r = await v.call('press_key', { target: win(), key: 'BackSpace', delivery_mode: 'foreground' });
+    await app.waitFor((st) => st.term === before.slice(0, -1), 'the backspace to erase one character');
+    assert.equal(r.structured.effect, 'unverifiable', r.text);
+  });
+
   test('a keystroke route longer than the budget is refused before the first character, with max_chunk_chars [matrix x11 gtk3 type_text refused]', async () => {
     const s = await snap();
     const before = app.state().term;

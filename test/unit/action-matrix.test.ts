@@ -139,7 +139,12 @@ test('a partial record says it is one, naming its files', () => {
   };
   assert.match(
     matrixBlocks(record)['matrix-counts']![0]!,
-    /^From runs of 1 test file alone, not a full run .*`test\/native\/windows\.test\.ts`\): X11 1 row proven/,
+    /^From runs of 1 test file alone, not a full run .*\): X11 1 row proven/,
+  );
+  assert.ok(
+    matrixBlocks(record)['action-matrix']!.includes(
+      'The files run: [windows.test.ts](../test/native/windows.test.ts).',
+    ),
   );
   assert.match(matrixBlocks(null)['action-matrix']![0]!, /No counted matrix is recorded yet/);
 });
