@@ -509,7 +509,8 @@ function writeMatrix() {
     );
     return;
   }
-  if (!matrixRows.length && !before) return;
+  // Nothing of this run's is in the matrix (no tagged test ran, none of its files had rows): left as it is.
+  if (!matrixRows.length && !ran.some((f) => before?.rows.some((r) => r.file === f))) return;
   const kept = (before?.rows ?? []).filter((r) => !ran.includes(r.file));
   const partialFiles = [...new Set([...(before?.partial_files ?? []), ...ran])]
     .filter((f) => kept.some((r) => r.file === f) || matrixRows.some((r) => r.file === f))
