@@ -179,6 +179,22 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     await app.waitFor((st) => st.term === `${before}ls é→🙂o`, 'the backspace to land');
   });
 
+  test('press_key BackSpace to the focused field through the virtual keyboard: the app erases one character, unverifiable (a key press has no read-back in general) [matrix sway gtk3 press_key unverifiable]', async () => {
+    const typed = await v.call('type_text', {
+      element_token: (await snap(v, w)).token('Term'),
+      text: 'xy',
+      delay_ms: 0,
+    });
+    assert.equal(typed.structured.effect, 'confirmed', typed.text);
+    const before = app.state().term;
+    const key = await v.call('press_key', {
+      target: { kind: 'window', pid: w.pid, window_id: w.window_id },
+      key: 'BackSpace',
+    });
+    await app.waitFor((st) => st.term === before.slice(0, -1), 'the backspace to erase one character');
+    assert.equal(key.structured.effect, 'unverifiable', key.text);
+  });
+
   test('a pixel click lands where sway placed the window (virtual pointer), honestly unverifiable [matrix sway gtk3 click unverifiable]', async () => {
     const s = await snap(v, w);
     const button = s.find('Press me').frame;
