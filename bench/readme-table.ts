@@ -1,12 +1,14 @@
 // The README's and docs/' figures, generated: every number they state about speed, bytes, concurrency, the
 // trust fuzz and the suite's time comes from bench/latest.md (the last `npm run bench`) and
-// test/last-run.json (the test runner's last full run), written between markers (`<!-- NAME:start -->` ...
+// test/last-run.json (the test runner's last full run), and the counted matrix from test/last-matrix.json
+// (bench/action-matrix.ts), written between markers (`<!-- NAME:start -->` ...
 // `<!-- NAME:end -->`) in the files FIGURE_FILES names. The bench writes them after a whole run,
 // `npm run readme:figures` after a full test run, and test/unit/readme-figures.test.ts fails when a file
 // disagrees with its sources or states a measured figure anywhere else.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type MatrixRecord, matrixBlocks, readMatrix } from './action-matrix.js';
 
 /** What test/last-run.json holds: scripts/run-tests.mjs writes it at the end of a full run. */
 export interface LastRun {
@@ -44,6 +46,8 @@ export interface FigureSources {
   lastLoadRun: LastRun | null;
   /** test/fresh-clone-runs.json, oldest first (none recorded: empty). */
   freshClones: FreshCloneRun[];
+  /** test/last-matrix.json: the counted matrix's rows (bench/action-matrix.ts). */
+  matrix: MatrixRecord | null;
 }
 
 export function readSources(root: string): FigureSources {
@@ -58,6 +62,7 @@ export function readSources(root: string): FigureSources {
     freshClones: existsSync(join(root, 'test', 'fresh-clone-runs.json'))
       ? (JSON.parse(readFileSync(join(root, 'test', 'fresh-clone-runs.json'), 'utf8')) as FreshCloneRun[])
       : [],
+    matrix: readMatrix(root),
   };
 }
 
@@ -130,7 +135,13 @@ function freshCloneLines(runs: FreshCloneRun[]): string[] {
 }
 
 /** Each generated block's lines, by marker name. */
-export function figureBlocks({ latest, lastRun, lastLoadRun, freshClones }: FigureSources): Record<string, string[]> {
+export function figureBlocks({
+  latest,
+  lastRun,
+  lastLoadRun,
+  freshClones,
+  matrix,
+}: FigureSources): Record<string, string[]> {
   const lines = latest.split('\n');
   const run = benchRun(lines);
   const blocks: Record<string, string[]> = {
@@ -143,7 +154,7 @@ export function figureBlocks({ latest, lastRun, lastLoadRun, freshClones }: Figu
     ? [runLine('The last load-tier run', lastLoadRun), ...typingTable(lastLoadRun.typing)]
     : ['No load-tier run is recorded yet: `npm run test:load` writes test/last-load-run.json.'];
   blocks['fresh-clones'] = freshCloneLines(freshClones);
-  return blocks;
+  return { ...blocks, ...matrixBlocks(matrix) };
 }
 
 /**
@@ -151,7 +162,8 @@ export function figureBlocks({ latest, lastRun, lastLoadRun, freshClones }: Figu
  * the README's top and in the contributors' guide). A block moved to another file moves here too.
  */
 export const FIGURE_FILES: Readonly<Record<string, readonly string[]>> = {
-  'README.md': ['suite', 'fresh-clones'],
+  'README.md': ['suite', 'fresh-clones', 'matrix-counts'],
+  'docs/action-matrix.md': ['action-matrix', 'matrix-counts'],
   'docs/architecture.md': ['suite', 'suite-load'],
   'docs/benchmarks.md': ['bench', 'fuzz'],
   'docs/deploy.md': ['concurrency'],

@@ -25,7 +25,7 @@ import {
 import { cpus, tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const testDir = join(root, 'dist', 'test');
@@ -294,6 +294,7 @@ function runFile(file) {
       const text = Buffer.concat(output);
       if (!ok) failed.set(label, whyFailed(text.toString('utf8')));
       if (underLoad) noteTyping(text.toString('utf8'));
+      else if (file !== UNIT_JOB) noteMatrix(label, text.toString('utf8'));
       process.stdout.write(text);
       process.stdout.write(
         `run-tests: ${ok ? 'ok    ' : 'FAILED'} ${label} in ${seconds.toFixed(1)} s${cpuNote}` +
@@ -312,6 +313,32 @@ const typing = {};
 function noteTyping(output) {
   for (const m of output.matchAll(/load typing: (.+?) (\d+) runs, (\d+) chars typed, (\d+) lost/g))
     typing[m[1]] = { runs: Number(m[2]), typed: Number(m[3]), lost: Number(m[4]) };
+}
+
+/**
+ * The counted matrix (issue 44 item 8, docs/action-matrix.md): a test that proves an action in one environment
+ * and toolkit says so in its title, one tag per row (`[matrix x11 gtk3 click confirmed]`). Each tagged test's
+ * rows are kept with whether it passed: TAP's `ok` (a skipped or todo test proves nothing and is left out),
+ * `not ok` listed as failing. test/last-matrix.json keeps them (see the end of the run).
+ */
+const matrixRows = [];
+const MATRIX_TAG = /\[matrix (\S+) (\S+) (\S+) (\S+)\]/g;
+function noteMatrix(file, tap) {
+  for (const m of tap.matchAll(/^\s*(not ok|ok) \d+ - (.*)$/gm)) {
+    // TAP escapes `#` in a title (`\#`): an unescaped ` # ` starts the directive.
+    const [title, directive] = m[2].split(/(?<!\\) # /);
+    if (/^(SKIP|TODO)\b/i.test(directive ?? '')) continue;
+    for (const [, env, toolkit, action, outcome] of title.matchAll(MATRIX_TAG))
+      matrixRows.push({
+        env,
+        toolkit,
+        action,
+        outcome,
+        file,
+        test: title.trim().replace(/\\([\\#])/g, '$1'),
+        passed: m[1] === 'ok',
+      });
+  }
 }
 
 /**
@@ -441,6 +468,63 @@ if (only.length === 0 && !stoppedBy) {
   };
   const runFile = underLoad ? 'last-load-run.json' : 'last-run.json';
   writeFileSync(join(root, 'test', runFile), `${JSON.stringify(lastRun, null, 2)}\n`);
+}
+if (!underLoad && !stoppedBy) writeMatrix();
+
+/**
+ * test/last-matrix.json, the counted matrix's record (`npm run readme:figures` writes docs/action-matrix.md
+ * from it). A full run writes it whole (`full: true`). A run of a few files never touches a full run's record:
+ * where there is none, or only a partial one, it writes a partial record (`full: false`), its rows for the
+ * files it ran replacing theirs and the files named (`partial_files`), so that the doc says it is not a full
+ * run's. A file that ran but reported no test (crashed) keeps no rows.
+ */
+/** Written as biome formats it (a short list on one line), so that the committed record stays lint clean. */
+function writeRecord(file, value) {
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', file], { cwd: root, stdio: 'ignore' });
+}
+function writeMatrix() {
+  const record = join(root, 'test', 'last-matrix.json');
+  const byFile = (a, b) =>
+    a.file.localeCompare(b.file) ||
+    a.env.localeCompare(b.env) ||
+    a.toolkit.localeCompare(b.toolkit) ||
+    a.action.localeCompare(b.action) ||
+    a.test.localeCompare(b.test);
+  const ran = Object.keys(times).filter((f) => f !== `unit (${unitFiles.length} files, from source)`);
+  if (only.length === 0) {
+    const full = { at: new Date().toISOString(), full: true, files: files.length, rows: matrixRows.sort(byFile) };
+    writeRecord(record, full);
+    return;
+  }
+  let before = null;
+  try {
+    before = JSON.parse(readFileSync(record, 'utf8'));
+  } catch {
+    /* no record yet */
+  }
+  if (before?.full) {
+    process.stdout.write(
+      `run-tests: test/last-matrix.json is a full run's (${before.at}): this run of ${ran.length} file(s) leaves it as it is\n`,
+    );
+    return;
+  }
+  // Nothing of this run's is in the matrix (no tagged test ran, none of its files had rows): left as it is.
+  if (!matrixRows.length && !ran.some((f) => before?.rows.some((r) => r.file === f))) return;
+  const kept = (before?.rows ?? []).filter((r) => !ran.includes(r.file));
+  const partialFiles = [...new Set([...(before?.partial_files ?? []), ...ran])]
+    .filter((f) => kept.some((r) => r.file === f) || matrixRows.some((r) => r.file === f))
+    .sort();
+  const partial = {
+    at: new Date().toISOString(),
+    full: false,
+    partial_files: partialFiles,
+    rows: [...kept, ...matrixRows].sort(byFile),
+  };
+  writeRecord(record, partial);
+  process.stdout.write(
+    `run-tests: test/last-matrix.json: a partial record (${partial.rows.length} rows from ${partialFiles.length} file(s); a full run replaces it)\n`,
+  );
 }
 if (failed.size) {
   for (const [label, why] of failed) process.stdout.write(`\nrun-tests: why ${label} failed:\n${why}\n`);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # A small Qt 5 app for the native route's tests (the Qt counterpart of app.py): a line edit, a multi-line
-# text edit, a check box, a button, a combo box, a spin box and a slider. It reports its own state as one
-# JSON line on stdout on every change, so tests assert what the app itself holds, not what Verity says.
+# text edit, a check box, a button, a combo box and a slider each with a label beside it (its buddy), and a
+# spin box. It reports its own state as one JSON line on stdout on every change, so tests assert what the app
+# itself holds, not what Verity says.
 # Run with QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (desktop.ts's startApp does).
 #   app_qt.py TITLE [--entry-with-nul]
 # --entry-with-nul: the line edit starts holding "Ada\0x" (a NUL inside, as Qt's own padding leaves one;
@@ -10,8 +11,8 @@ import sys
 
 from truth import click_counter, reporter  # noqa: E402 (beside this script)
 
-from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLineEdit, QPushButton, QSlider, QSpinBox,
-                             QTextEdit, QVBoxLayout, QWidget)
+from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QSlider,
+                             QSpinBox, QTextEdit, QVBoxLayout, QWidget)
 from PyQt5.QtCore import Qt
 
 title = sys.argv[1] if len(sys.argv) > 1 else 'Verity Qt app'
@@ -28,6 +29,14 @@ def named(widget, name):
     return widget
 
 
+def labelled(text, widget):
+    # A label beside the widget, as a form has: Qt sends its buddy as the widget's LabelledBy relation (on
+    # Linux Qt never sends a combo box's accessible name: its Name is its current text).
+    label = QLabel(text)
+    label.setBuddy(widget)
+    box.addWidget(label)
+
+
 entry = named(QLineEdit(), 'Name')
 if '--entry-with-nul' in sys.argv[2:]:
     entry.setText('Ada\x00x')
@@ -35,12 +44,16 @@ notes = named(QTextEdit(), 'Notes')
 notes.setAcceptRichText(False)
 check = named(QCheckBox('Subscribe'), 'Subscribe')
 button = named(QPushButton('Press me'), 'Press me')
-combo = named(QComboBox(), 'Colour')
+combo = QComboBox()
+labelled('Colour', combo)
+named(combo, 'Colour')
 combo.addItems(['Red', 'Green', 'Blue'])
 count = named(QSpinBox(), 'Count')
 count.setRange(0, 1000)
 count.setValue(3)
-volume = named(QSlider(Qt.Horizontal), 'Volume')
+volume = QSlider(Qt.Horizontal)
+labelled('Volume', volume)
+named(volume, 'Volume')
 volume.setRange(0, 100)
 volume.setValue(10)
 clicks = {'n': 0}

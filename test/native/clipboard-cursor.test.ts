@@ -46,7 +46,7 @@ async function elementToken(label: string): Promise<string> {
 }
 
 describe('X11: the clipboard', { skip: missing ?? false }, () => {
-  test('clipboard_write is confirmed, and another X client pastes exactly that text', async () => {
+  test('clipboard_write is confirmed, and another X client pastes exactly that text [matrix x11 any clipboard_write confirmed]', async () => {
     const text = 'Verity ✓ clipboard\nline two';
     const r = await v.call('clipboard_write', { text });
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -55,7 +55,7 @@ describe('X11: the clipboard', { skip: missing ?? false }, () => {
     assert.match(d.x('xclip', ['-selection', 'clipboard', '-o', '-t', 'TARGETS']), /UTF8_STRING/);
   });
 
-  test('clipboard_read returns what another client copied, with the types it offers', async () => {
+  test('clipboard_read returns what another client copied, with the types it offers [matrix x11 any clipboard_read confirmed]', async () => {
     anotherAppCopies('copied elsewhere: 42');
     const r = await v.call('clipboard_read', {});
     assert.equal(r.isError, false, r.text);
@@ -76,7 +76,7 @@ describe('X11: the clipboard', { skip: missing ?? false }, () => {
 });
 
 describe('X11: the pointer', { skip: missing ?? false }, () => {
-  test('move_cursor to a point of a window: confirmed, where xdotool finds the pointer', async () => {
+  test('move_cursor to a point of a window: confirmed, where xdotool finds the pointer [matrix x11 any move_cursor confirmed]', async () => {
     const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
     const r = await v.call('move_cursor', { target, x: 17, y: 23 });
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -89,14 +89,14 @@ describe('X11: the pointer', { skip: missing ?? false }, () => {
     assert.ok(Math.abs(at.x - (w.bounds.x + 17)) <= 1 && Math.abs(at.y - (w.bounds.y + 23)) <= 1, JSON.stringify(w));
   });
 
-  test('move_cursor onto an element: confirmed, the pointer inside its frame', async () => {
+  test('move_cursor onto an element: confirmed, the pointer inside its frame [matrix x11 gtk3 move_cursor confirmed]', async () => {
     const r = await v.call('move_cursor', { element_token: await elementToken('Press me') });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     const read = r.structured.evidence.find((e: any) => e.kind === 'pointer_position');
     assert.deepEqual(read.observed, xdotoolPointer(), r.text);
   });
 
-  test('get_cursor_position says where xdotool finds the pointer', async () => {
+  test('get_cursor_position says where xdotool finds the pointer [matrix x11 any get_cursor_position confirmed]', async () => {
     d.x('xdotool', ['mousemove', '101', '57']);
     const r = await v.call('get_cursor_position', {});
     assert.equal(r.isError, false, r.text);

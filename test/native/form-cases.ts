@@ -16,8 +16,17 @@ type El = {
   frame: { x: number; y: number; w: number; h: number };
 };
 
-/** Registers the cases in the caller's describe; `form` gives Verity, the app and its window as a target. */
-export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<string, unknown> }): void {
+/**
+ * Registers the cases in the caller's describe; `form` gives Verity, the app and its window as a target. `env`
+ * and `toolkit` are where they run, as the counted matrix names them (docs/action-matrix.md): each case's
+ * title carries the rows it proves there.
+ */
+export function formCases(
+  env: 'x11' | 'sway',
+  toolkit: 'gtk4' | 'qt5',
+  form: () => { v: Verity; app: GtkApp; target: Record<string, unknown> },
+): void {
+  const row = (action: string, outcome: string) => `[matrix ${env} ${toolkit} ${action} ${outcome}]`;
   const app = () => form().app;
   const win = () => form().target;
   const v = () => form().v;
@@ -41,7 +50,7 @@ export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<s
     return { r, elements, find };
   }
 
-  test('every widget is listed with a token and a frame inside the window', async () => {
+  test(`every widget is listed with a token and a frame inside the window ${row('get_window_state', 'confirmed')}`, async () => {
     const { r, find } = await snap();
     const s = r.structured;
     const widgets = [
@@ -75,7 +84,7 @@ export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<s
     assert.equal(find('Name', 'text').value, app().state().entry);
   });
 
-  test('type_text: non-ASCII (accents, emoji, CJK, RTL) goes in exactly, confirmed only when the app holds it', async () => {
+  test(`type_text: non-ASCII (accents, emoji, CJK, RTL) goes in exactly, confirmed only when the app holds it ${row('type_text', 'confirmed')}`, async () => {
     const { find } = await snap();
     const r = await v().call('type_text', { element_token: find('Name', 'text').element_token, text: TEXT });
     const held = (await app().waitFor((st) => st.entry.length >= TEXT.length, 'the entry to take the text')).entry;
@@ -90,7 +99,7 @@ export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<s
     assert.equal((await app().waitFor((st) => st.entry === TEXT + ' ✓', 'the appended text')).entry, TEXT + ' ✓');
   });
 
-  test('type_text: a multi-line field keeps its newlines', async () => {
+  test(`type_text: a multi-line field keeps its newlines ${row('type_text', 'confirmed')}`, async () => {
     const { find } = await snap();
     const text = 'one\nzwei 二\n\nvier';
     const r = await v().call('type_text', { element_token: find('Notes', 'text').element_token, text });
@@ -98,7 +107,7 @@ export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<s
     assert.equal(r.structured.effect, 'confirmed', r.text);
   });
 
-  test('set_value: spin box and slider by Value, combo box by its option, each proven by the app', async () => {
+  test(`set_value: spin box and slider by Value, combo box by its option, each proven by the app ${row('set_value', 'confirmed')} ${row('set_value', 'refused')}`, async () => {
     const { find } = await snap();
     const spin = await v().call('set_value', {
       element_token: find('Count', 'spin button').element_token,
@@ -120,7 +129,7 @@ export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<s
     assert.equal(app().state().combo, 'Blue');
   });
 
-  test('click on a check box is proven by its state read back', async () => {
+  test(`click on a check box is proven by its state read back ${row('click', 'confirmed')}`, async () => {
     const { find } = await snap();
     const was = app().state().checked;
     const r = await v().call('click', { element_token: find('Subscribe', 'check box').element_token });
@@ -128,7 +137,7 @@ export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<s
     assert.equal(r.structured.effect, 'confirmed', r.text);
   });
 
-  test("a click by pixels on a check box's label is proven by the check box's state", async () => {
+  test(`a click by pixels on a check box's label is proven by the check box's state ${row('click', 'confirmed')}`, async () => {
     const { find } = await snap();
     const box = find('Subscribe', 'check box');
     const was = app().state().checked;
@@ -141,5 +150,26 @@ export function formCases(form: () => { v: Verity; app: GtkApp; target: Record<s
     });
     await app().waitFor((st) => st.checked === !was, 'the toggled check box');
     assert.equal(r.structured.effect, 'confirmed', r.text);
+  });
+
+  // An agent looks for the combo box by its name, "Colour": Qt says a combo box's current text where its
+  // name belongs, so it was listed as combo box 'Red' and "Colour" found only the label beside it.
+  test(`each element is listed under its name, its value apart: combo box 'Colour' and slider 'Volume', set by the tokens found by those names ${row('get_window_state', 'confirmed')} ${row('set_value', 'confirmed')}`, async () => {
+    const { find } = await snap();
+    const combo = find('Colour', 'combo box');
+    assert.equal(combo.value, app().state().combo, JSON.stringify(combo));
+    const slider = find('Volume', 'slider');
+    assert.equal(Number(slider.value), app().state().volume, JSON.stringify(slider));
+    const colour = combo.value === 'Green' ? 'Red' : 'Green';
+    const set = await v().call('set_value', { element_token: combo.element_token, value: colour });
+    assert.equal(set.structured.effect, 'confirmed', set.text);
+    await app().waitFor((st) => st.combo === colour, `combo = ${colour}`);
+    const volume = app().state().volume === 30 ? 31 : 30;
+    const slid = await v().call('set_value', { element_token: slider.element_token, value: String(volume) });
+    assert.equal(slid.structured.effect, 'confirmed', slid.text);
+    await app().waitFor((st) => st.volume === volume, `volume = ${volume}`);
+    const now = await snap();
+    assert.equal(now.find('Colour', 'combo box').value, colour, 'listed under its name with its new value');
+    assert.equal(now.find('Volume', 'slider').value, String(volume));
   });
 }

@@ -34,7 +34,7 @@ const win = () => ({ kind: 'window', pid: app.pid, window_id: app.windowId() });
 const snap = (extra: Record<string, unknown> = {}) => windowState(v, win(), extra);
 
 describe('native route: inspection', { skip: missing ?? false }, () => {
-  test('list_apps and list_windows show the app with its pid, title and bounds', async () => {
+  test('list_apps and list_windows show the app with its pid, title and bounds [matrix x11 gtk3 list_apps confirmed] [matrix x11 gtk3 list_windows confirmed]', async () => {
     const apps = await v.call('list_apps');
     assert.equal(apps.isError, false, apps.text);
     assert.ok(
@@ -78,7 +78,7 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
     assert.equal(gone.structured.refusal?.code, 'target_not_found', gone.text);
   });
 
-  test('get_window_state: the AT-SPI tree with tokens, values, frames inside the screenshot, and the PNG', async () => {
+  test('get_window_state: the AT-SPI tree with tokens, values, frames inside the screenshot, and the PNG [matrix x11 gtk3 get_window_state confirmed]', async () => {
     const r = await v.call('get_window_state', { format: 'full', target: win() });
     assert.equal(r.isError, false, r.text);
     assert.equal(r.images, 1);
@@ -137,7 +137,7 @@ describe('native route: inspection', { skip: missing ?? false }, () => {
 });
 
 describe('native route: typing and values', { skip: missing ?? false }, () => {
-  test('type_text: Unicode goes in exactly through AT-SPI insertion and is confirmed; a second call appends', async () => {
+  test('type_text: Unicode goes in exactly through AT-SPI insertion and is confirmed; a second call appends [matrix x11 gtk3 type_text confirmed]', async () => {
     const s = await snap();
     const text = 'héllo 👋🏽 世界 مرحبا';
     const r = await v.call('type_text', { element_token: s.token('Name'), text });
@@ -153,7 +153,7 @@ describe('native route: typing and values', { skip: missing ?? false }, () => {
     assert.equal((await app.waitFor((st) => st.entry === text + '!', 'the appended text')).entry, text + '!');
   });
 
-  test('type_text: a multi-line text view keeps newlines; a single-line entry refuses one before typing', async () => {
+  test('type_text: a multi-line text view keeps newlines; a single-line entry refuses one before typing [matrix x11 gtk3 type_text confirmed] [matrix x11 gtk3 type_text refused]', async () => {
     const s = await snap();
     const r = await v.call('type_text', { element_token: s.token('Notes'), text: 'one\ntwo\n\nfour' });
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -164,7 +164,7 @@ describe('native route: typing and values', { skip: missing ?? false }, () => {
     assert.equal(app.state().entry, before);
   });
 
-  test('set_value: combo box selection, check box state and text replacement, each read back', async () => {
+  test('set_value: combo box selection, check box state and text replacement, each read back [matrix x11 gtk3 set_value confirmed] [matrix x11 gtk3 set_value refused]', async () => {
     let s = await snap();
     const combo = await v.call('set_value', { element_token: s.token('Colour'), value: 'Blue' });
     assert.equal(combo.structured.effect, 'confirmed', combo.text);
@@ -186,7 +186,7 @@ describe('native route: typing and values', { skip: missing ?? false }, () => {
 });
 
 describe('native route: clicks', { skip: missing ?? false }, () => {
-  test('click uses the AT-SPI action and proves it: the check box toggles, the button is pressed once', async () => {
+  test('click uses the AT-SPI action and proves it: the check box toggles, the button is pressed once [matrix x11 gtk3 click confirmed]', async () => {
     const s = await snap();
     const was = app.state().checked;
     const r = await v.call('click', { element_token: s.token('Subscribe') });
@@ -203,7 +203,7 @@ describe('native route: clicks', { skip: missing ?? false }, () => {
     await app.waitFor((st) => st.clicks === clicks + 1, 'one more click');
   });
 
-  test('the px form: a pixel click on the check box is proven by its state; on the button it stays unverifiable', async () => {
+  test('the px form: a pixel click on the check box is proven by its state; on the button it stays unverifiable [matrix x11 gtk3 click confirmed] [matrix x11 gtk3 click unverifiable]', async () => {
     const s = await snap();
     const box = s.find('Subscribe').frame;
     const was = app.state().checked;
@@ -232,15 +232,16 @@ describe('native route: clicks', { skip: missing ?? false }, () => {
 
 describe('native route: drag, wheel and modifier clicks (XTest)', { skip: missing ?? false }, () => {
   const c = () => ({ v, app, target: win });
-  test('dragging a slider is proven by its value; dragging across a field by its selection; elsewhere unverifiable', () =>
+  test('dragging a slider is proven by its value; dragging across a field by its selection; elsewhere unverifiable [matrix x11 gtk3 drag confirmed] [matrix x11 gtk3 drag unverifiable]', () =>
     dragCases(c()));
-  test('the wheel over the notes moves their scroll bar, confirmed; over the button nothing moves: no_effect', () =>
+  test('the wheel over the notes moves their scroll bar, confirmed; over the button nothing moves: no_effect [matrix x11 gtk3 scroll confirmed] [matrix x11 gtk3 scroll no_effect]', () =>
     wheelCases(c()));
-  test('a click with ctrl and shift arrives with both held, and the next without', () => modifierClickCases(c()));
+  test('a click with ctrl and shift arrives with both held, and the next without [matrix x11 gtk3 click unverifiable]', () =>
+    modifierClickCases(c()));
 });
 
 describe('native route: keystrokes and the synthesis budget', { skip: missing ?? false }, () => {
-  test('no EditableText: XTest keystrokes, read back through Text and confirmed (px form focuses the field)', async () => {
+  test('no EditableText: XTest keystrokes, read back through Text and confirmed (px form focuses the field) [matrix x11 gtk3 type_text confirmed]', async () => {
     const s = await snap();
     const term = s.find('Term').frame;
     const before = app.state().term;
@@ -257,7 +258,24 @@ describe('native route: keystrokes and the synthesis budget', { skip: missing ??
     await app.waitFor((st) => st.term === before + 'ls -la', 'the terminal text');
   });
 
-  test('a keystroke route longer than the budget is refused before the first character, with max_chunk_chars', async () => {
+  test('press_key BackSpace to the focused field: the app erases one character, unverifiable (a key press has no read-back in general) [matrix x11 gtk3 press_key unverifiable]', async () => {
+    const term = (await snap()).find('Term').frame;
+    const typed = await v.call('type_text', {
+      target: win(),
+      x: term.x + 20,
+      y: term.y + term.h / 2,
+      text: 'ab',
+      delivery_mode: 'foreground',
+      delay_ms: 0,
+    });
+    assert.equal(typed.structured.effect, 'confirmed', typed.text);
+    const before = app.state().term;
+    const r = await v.call('press_key', { target: win(), key: 'BackSpace', delivery_mode: 'foreground' });
+    await app.waitFor((st) => st.term === before.slice(0, -1), 'the backspace to erase one character');
+    assert.equal(r.structured.effect, 'unverifiable', r.text);
+  });
+
+  test('a keystroke route longer than the budget is refused before the first character, with max_chunk_chars [matrix x11 gtk3 type_text refused]', async () => {
     const s = await snap();
     const before = app.state().term;
     const r = await v.call('type_text', {
@@ -423,7 +441,7 @@ describe('native route: reads started as a call arrives', { skip: missing ?? fal
 });
 
 describe('native route: a window without focus', { skip: missing ?? false }, () => {
-  test('background insertion lands in the unfocused window and leaves focus where it was; keystrokes need foreground', async () => {
+  test('background insertion lands in the unfocused window and leaves focus where it was; keystrokes need foreground [matrix x11 gtk3 type_text confirmed] [matrix x11 gtk3 type_text refused]', async () => {
     const other = await startApp(d, 'Other Window');
     const otherId = other.windowId();
     d.x('xdotool', ['windowactivate', '--sync', String(otherId)]);
@@ -476,7 +494,7 @@ describe('native route: a window without focus', { skip: missing ?? false }, () 
 });
 
 describe('native route: get_window_state format "compact"', { skip: missing ?? false }, () => {
-  test("decodes to the full form's elements (roles with spaces, parents, in_web_content false by default), and token_prefix + index clicks through AT-SPI", async () => {
+  test("decodes to the full form's elements (roles with spaces, parents, in_web_content false by default), and token_prefix + index clicks through AT-SPI [matrix x11 gtk3 get_window_state confirmed] [matrix x11 gtk3 click confirmed]", async () => {
     await v.client.listTools(); // so the SDK client validates structuredContent against the outputSchema
     const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
     const full = await v.call('get_window_state', { format: 'full', target, include_screenshot: false });

@@ -28,8 +28,17 @@ const FAMILY = {
   swing: { entry: 'JTextField', pid: 'from the X client; its _NET_WM_PID says the same' },
 } as const;
 
-export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: Desktop; v: Verity }): void {
+/**
+ * Registers the cases for a Tk or Swing app on the caller's desktop: `env` is where they run as the counted
+ * matrix names it (docs/action-matrix.md; `xwayland` on a Wayland desktop), carried by each case's title.
+ */
+export function noTreeCases(
+  env: 'x11' | 'xwayland',
+  toolkit: keyof typeof FAMILY,
+  desktop: () => { d: Desktop; v: Verity },
+): void {
   const { entry, pid } = FAMILY[toolkit];
+  const row = (action: string, outcome: string) => `[matrix ${env} ${toolkit} ${action} ${outcome}]`;
   let d: Desktop;
   let v: Verity;
   let app: GtkApp;
@@ -93,7 +102,7 @@ export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: De
       );
     });
 
-    test('a click by pixels on the button where the app says it is drawn: the app counts it, unverifiable', async () => {
+    test(`a click by pixels on the button where the app says it is drawn: the app counts it, unverifiable ${row('click', 'unverifiable')}`, async () => {
       const { button } = await app.waitFor((st) => !!st.button, 'the button to be drawn');
       const [bx, by, bw, bh] = button!;
       const clicks = app.state().clicks;
@@ -157,7 +166,7 @@ export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: De
     });
   }
 
-  test('type_text by pixels: checked before the click, then clicked and typed, unverifiable and saying why', async () => {
+  test(`type_text by pixels: checked before the click, then clicked and typed, unverifiable and saying why ${row('type_text', 'refused')} ${row('type_text', 'unverifiable')}`, async () => {
     const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
     const was = app.state().entry;
     // Too long for one call's keystroke budget: refused before anything is sent, so the entry (not
@@ -176,7 +185,7 @@ export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: De
     assert.match(evidenceText(r), /exposes no AT-SPI tree.*cannot be read back/, r.text);
   });
 
-  test('type_text to the window (focus in the entry, no pid given): delivered, unverifiable', async () => {
+  test(`type_text to the window (focus in the entry, no pid given): delivered, unverifiable ${row('type_text', 'unverifiable')} ${row('press_key', 'unverifiable')}`, async () => {
     const was = app.state().entry;
     assert.equal(app.state().focus, entry);
     const r = await v.call('type_text', { target: { kind: 'window', window_id: app.windowId() }, text: ' 世界' });
@@ -191,7 +200,7 @@ export function noTreeCases(toolkit: keyof typeof FAMILY, desktop: () => { d: De
   // An X client translates a key with the keyboard map as it stands when it reads the event, so a busy app
   // that reads its keys late must still find the borrowed keycodes mapped (under load, Swing once kept only
   // ' 世' of ' 世界' when they were given back 50 ms after the call).
-  test('an app busy while keys go in on borrowed keycodes (stopped, then let go) still gets every character', async () => {
+  test(`an app busy while keys go in on borrowed keycodes (stopped, then let go) still gets every character ${row('type_text', 'unverifiable')}`, async () => {
     const was = app.state().entry;
     const target = { kind: 'window', window_id: app.windowId() };
     process.kill(app.pid, 'SIGSTOP');

@@ -29,7 +29,7 @@ function xdotoolPointer(): { x: number; y: number } {
 }
 
 describe('nutjs backend: pointer and clipboard', { skip: missing ?? false }, () => {
-  test('move_cursor to a point of a window: confirmed by the pointer read back, where xdotool finds it', async () => {
+  test('move_cursor to a point of a window: confirmed by the pointer read back, where xdotool finds it [matrix nutjs any move_cursor confirmed]', async () => {
     const target = { kind: 'window', pid: app.pid, window_id: app.windowId() };
     const r = await nut.call('move_cursor', { target, x: 31, y: 19 });
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -37,13 +37,13 @@ describe('nutjs backend: pointer and clipboard', { skip: missing ?? false }, () 
     assert.deepEqual(read?.observed, xdotoolPointer(), r.text);
   });
 
-  test('get_cursor_position says where xdotool put the pointer', async () => {
+  test('get_cursor_position says where xdotool put the pointer [matrix nutjs any get_cursor_position confirmed]', async () => {
     d.x('xdotool', ['mousemove', '77', '88']);
     const r = await nut.call('get_cursor_position', {});
     assert.deepEqual(r.structured, { x: 77, y: 88 }, r.text);
   });
 
-  test("clipboard_write through nut-js is confirmed and xclip pastes it; clipboard_read reads another client's copy", async () => {
+  test("clipboard_write through nut-js is confirmed and xclip pastes it; clipboard_read reads another client's copy [matrix nutjs any clipboard_write confirmed] [matrix nutjs any clipboard_read confirmed]", async () => {
     const r = await nut.call('clipboard_write', { text: 'nut clipboard 5' });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(d.x('xclip', ['-selection', 'clipboard', '-o']), 'nut clipboard 5');

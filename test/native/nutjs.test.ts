@@ -52,7 +52,7 @@ function assertUnverifiable(r: { structured: any; text: string }) {
 }
 
 describe('native backend nutjs', { skip: missing ?? false }, () => {
-  test('list_windows lists the app window with its title and pid (from X11)', async () => {
+  test('list_windows lists the app window with its title and pid (from X11) [matrix nutjs any list_windows confirmed]', async () => {
     const r = await nut.call('list_windows');
     assert.equal(r.isError, false, r.text);
     const w = r.structured.windows.find((x: any) => x.window_id === app.windowId());
@@ -105,7 +105,7 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
     }
   });
 
-  test('a click at screenshot pixels lands on the button exactly once; the verdict is unverifiable', async () => {
+  test('a click at screenshot pixels lands on the button exactly once; the verdict is unverifiable [matrix nutjs any click unverifiable]', async () => {
     await nut.call('get_window_state', { format: 'full', target: target(), include_screenshot: true });
     const at = await centreOf('Press me');
     const clicks = app.state().clicks;
@@ -117,7 +117,7 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
     assert.equal(app.state().clicks, clicks + 1, 'exactly one click landed');
   });
 
-  test('typed text lands exactly in the focused field; press_key too; both unverifiable', async () => {
+  test('typed text lands exactly in the focused field; press_key too; both unverifiable [matrix nutjs any type_text unverifiable] [matrix nutjs any press_key unverifiable] [matrix nutjs any hotkey unverifiable]', async () => {
     const field = await centreOf('Name');
     await nut.call('get_window_state', { format: 'full', target: target(), include_screenshot: false });
     const click = await nut.call('click', { target: target(), ...field });
@@ -147,7 +147,7 @@ describe('native backend nutjs', { skip: missing ?? false }, () => {
     assert.equal(app.state().entry, entry);
   });
 
-  test('a character nut-js cannot type is refused before the first one is sent', async () => {
+  test('a character nut-js cannot type is refused before the first one is sent [matrix nutjs any type_text refused]', async () => {
     const before = app.state().entry;
     const r = await nut.call('type_text', { target: target(), text: 'abc Grüße' });
     assert.equal(r.structured.refusal?.code, 'text_not_deliverable', r.text);

@@ -19,6 +19,9 @@ import {
 import { missingOffice, startOffice, type Office } from './libreoffice.js';
 
 export function officeCases(kind: 'x11' | 'wayland'): void {
+  // The rows each case proves, in the counted matrix's words (docs/action-matrix.md): sway is the Wayland desktop.
+  const row = (action: string, outcome: string) =>
+    `[matrix ${kind === 'wayland' ? 'sway' : 'x11'} libreoffice ${action} ${outcome}]`;
   const missing = (kind === 'wayland' ? missingWaylandTools() : missingTools()) ?? missingOffice();
   const FILLED = 'Erste Zeile\nZweite Zeile';
   const SHEET_A1 = 'Anfang';
@@ -153,7 +156,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         { name: 'blank', app: 'writer', title: 'Verity Blank' },
         { name: 'filled', app: 'writer', title: 'Verity Filled', text: FILLED },
       ]);
-      test('Writer: the document and its paragraphs are listed with tokens; off-screen items are not; complete', async () => {
+      test(`Writer: the document and its paragraphs are listed with tokens; off-screen items are not; complete ${row('get_window_state', 'confirmed')}`, async () => {
         for (const name of ['blank', 'filled']) {
           const { r, elements } = await snap(name);
           assert.equal(r.structured.elements_complete, true, r.text.slice(0, 400));
@@ -206,7 +209,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         }
       });
 
-      test('Writer: type by token into a paragraph (non-ASCII, emoji, a newline) is confirmed and the model agrees', async () => {
+      test(`Writer: type by token into a paragraph (non-ASCII, emoji, a newline) is confirmed and the model agrees ${row('type_text', 'confirmed')}`, async () => {
         const { elements } = await snap('filled');
         const first = elements.find((e) => e.role === 'paragraph' && e.value === 'Erste Zeile')!;
         const text = ' Grüße 😀 世界\nneu';
@@ -221,7 +224,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         assert.ok(after.elements.some((e) => e.role === 'paragraph' && e.value === 'Zweite Zeile'));
       });
 
-      test('Writer: type by focus into the focused paragraph is confirmed and the model agrees', async () => {
+      test(`Writer: type by focus into the focused paragraph is confirmed and the model agrees ${row('type_text', 'confirmed')}`, async () => {
         await activate('blank');
         // The caret is in the blank document's one paragraph: libatspi reports it focused.
         const { elements } = await snap('blank', (els) => els.some((e) => e.role === 'paragraph' && e.focused));
@@ -282,7 +285,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
         }
       });
 
-      test('Calc: typing into a cell (by token, by focus) is committed, confirmed by its read-back, and the model agrees', async () => {
+      test(`Calc: typing into a cell (by token, by focus) is committed, confirmed by its read-back, and the model agrees ${row('type_text', 'confirmed')} ${row('type_text', 'refused')}`, async () => {
         await activate('sheet');
         const { elements } = await snap('sheet', (els) => els.some((e) => e.label === 'B2'));
         const b2 = elements.find((e) => e.label === 'B2')!;
@@ -306,7 +309,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
 
     describe('Impress', () => {
       documents([{ name: 'slides', app: 'impress', title: 'Verity Slides' }]);
-      test('Impress: the slide and its text placeholders are listed; typing into the title is checked against the model', async () => {
+      test(`Impress: the slide and its text placeholders are listed; typing into the title is checked against the model ${row('type_text', 'confirmed')}`, async () => {
         const { r, elements } = await snap('slides');
         assert.equal(r.structured.elements_complete, true);
         assert.ok(elements.some((e) => e.role === 'document presentation'));
@@ -378,7 +381,7 @@ export function officeCases(kind: 'x11' | 'wayland'): void {
       assert.ok(elements.some((e) => e.role === 'document text'));
     });
 
-    test('no false confirmed: typing into a paragraph whose document closed is refused', async () => {
+    test(`no false confirmed: typing into a paragraph whose document closed is refused ${row('type_text', 'refused')}`, async () => {
       windows.set('doomed', await open('writer', 'Verity Doomed', 'weg'));
       const { elements } = await snap('doomed');
       const p = elements.find((e) => e.role === 'paragraph')!;

@@ -49,7 +49,7 @@ type El = {
 
 for (const toolkit of toolkits) {
   describe(`native route on ${toolkit}`, { skip: missingToolkit(toolkit) ?? false }, () =>
-    formCases(() => {
+    formCases('x11', toolkit === 'qt' ? 'qt5' : 'gtk4', () => {
       const app = apps.get(toolkit)!;
       return { v, app, target: { kind: 'window', pid: app.pid, window_id: app.windowId() } };
     }),
@@ -82,7 +82,7 @@ describe('native route on qt: what Qt says differently', { skip: missingToolkit(
     }
   });
 
-  test('a spin box (EditableText without the editable state) takes typed text; a point in a text edit types into it', async () => {
+  test('a spin box (EditableText without the editable state) takes typed text; a point in a text edit types into it [matrix x11 qt5 type_text confirmed]', async () => {
     const r0 = await v.call('get_window_state', { format: 'full', target: win(), include_screenshot: false });
     const els = r0.structured.elements as El[];
     const spin = els.find((e) => e.role === 'spin button')!;
@@ -141,7 +141,7 @@ describe('native route on qt: what Qt says differently', { skip: missingToolkit(
 });
 
 describe('native route on tk: a toolkit with no accessibility tree', { skip: missingToolkit('tk') ?? false }, () =>
-  noTreeCases('tk', () => ({ d, v })),
+  noTreeCases('x11', 'tk', () => ({ d, v })),
 );
 
 describe(
@@ -149,7 +149,7 @@ describe(
   {
     skip: missingToolkit('swing') ?? false,
   },
-  () => noTreeCases('swing', () => ({ d, v })),
+  () => noTreeCases('x11', 'swing', () => ({ d, v })),
 );
 
 describe('native route on gtk4: popovers, drop-down lists and dialogs', {
@@ -237,7 +237,7 @@ describe('native route on gtk4: popovers, drop-down lists and dialogs', {
     assert.ok(['confirmed', 'unverifiable'].includes(bold.structured.effect), bold.text);
   });
 
-  test('a check box in a popover: clicked where it is drawn, confirmed by its state; gone once closed', async () => {
+  test('a check box in a popover: clicked where it is drawn, confirmed by its state; gone once closed [matrix x11 gtk4 click confirmed]', async () => {
     const els = await elements();
     await v.call('click', { element_token: one(els, 'Options', 'push button').element_token });
     await app().waitFor((st) => !!st.popover_open, 'the popover to open');
@@ -262,7 +262,7 @@ describe('native route on gtk4: popovers, drop-down lists and dialogs', {
     await elementsWhen((x) => !x.some((e) => e.label === 'Wrap lines'), 'the closed popover gone');
   });
 
-  test('a text field in a popover: typed into by its token while open and by focus, confirmed by what the app holds', async () => {
+  test('a text field in a popover: typed into by its token while open and by focus, confirmed by what the app holds [matrix x11 gtk4 type_text confirmed]', async () => {
     const els = await elements();
     await v.call('click', { element_token: one(els, 'Options', 'push button').element_token });
     await app().waitFor((st) => !!st.popover_open, 'the popover to open');

@@ -38,13 +38,13 @@ function wl(command: string, args: string[], input?: string): string {
 }
 
 describe('Wayland (sway): the clipboard and the pointer', { skip: missing ?? false }, () => {
-  test('clipboard_write is confirmed, and wl-paste pastes exactly that text', async () => {
+  test('clipboard_write is confirmed, and wl-paste pastes exactly that text [matrix sway any clipboard_write confirmed]', async () => {
     const r = await v.call('clipboard_write', { text: 'sway clipboard ✓ 3' });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(wl('wl-paste', ['--no-newline']), 'sway clipboard ✓ 3');
   });
 
-  test('clipboard_read returns what another client copied, with its MIME types', async () => {
+  test('clipboard_read returns what another client copied, with its MIME types [matrix sway any clipboard_read confirmed]', async () => {
     wl('wl-copy', [], 'copied on sway 9');
     const r = await v.call('clipboard_read', {});
     assert.equal(r.isError, false, r.text);
@@ -55,7 +55,7 @@ describe('Wayland (sway): the clipboard and the pointer', { skip: missing ?? fal
     );
   });
 
-  test('get_cursor_position is refused by name: the compositor tells no client where the pointer is', async () => {
+  test('get_cursor_position is refused by name: the compositor tells no client where the pointer is [matrix sway any get_cursor_position refused]', async () => {
     const r = await v.call('get_cursor_position', {});
     assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
     assert.match(r.text, /Wayland/, r.text);

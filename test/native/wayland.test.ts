@@ -95,7 +95,7 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     await d?.close();
   });
 
-  test('list_apps and list_windows come from AT-SPI: the app, its window with an id of our own, placed where sway says', async () => {
+  test('list_apps and list_windows come from AT-SPI: the app, its window with an id of our own, placed where sway says [matrix sway gtk3 list_apps confirmed] [matrix sway gtk3 list_windows confirmed]', async () => {
     assert.equal(d.env.DISPLAY, '', 'no X display in this session');
     const apps = await v.call('list_apps');
     assert.equal(apps.isError, false, apps.text);
@@ -113,7 +113,7 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     assert.equal((await windowOf(v, app.pid)).window_id, w.window_id);
   });
 
-  test('get_window_state lists the form, complete, with frames inside the window; a screenshot comes through grim', async () => {
+  test('get_window_state lists the form, complete, with frames inside the window; a screenshot comes through grim [matrix sway gtk3 get_window_state confirmed]', async () => {
     const s = await snap(v, w, { include_screenshot: true });
     assert.equal(s.r.structured.elements_complete, true);
     for (const label of ['Name', 'Notes', 'Subscribe', 'Press me', 'Term']) s.find(label);
@@ -134,7 +134,7 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     assert.ok(colours.size > 2, `the window's pixels, not a blank image (${colours.size} colours)`);
   });
 
-  test('set_value and type_text by token go through AT-SPI and are confirmed against the app', async () => {
+  test('set_value and type_text by token go through AT-SPI and are confirmed against the app [matrix sway gtk3 set_value confirmed] [matrix sway gtk3 type_text confirmed]', async () => {
     const s = await snap(v, w);
     const set = await v.call('set_value', { element_token: s.token('Name'), value: 'Grüße ✓' });
     assert.equal(set.structured.effect, 'confirmed', set.text);
@@ -144,7 +144,7 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     await app.waitFor((st) => st.notes === 'one\ntwo 世界', 'the notes holding the text');
   });
 
-  test('click by element: the toolkit action, confirmed; the app counts the click and the check box toggles', async () => {
+  test('click by element: the toolkit action, confirmed; the app counts the click and the check box toggles [matrix sway gtk3 click confirmed]', async () => {
     const s = await snap(v, w);
     const before = app.state();
     const b = await v.call('click', { element_token: s.token('Press me') });
@@ -155,7 +155,7 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     await app.waitFor((st) => st.checked === !before.checked, 'the check box toggled');
   });
 
-  test('keystrokes by focus go through the virtual keyboard (wtype) and are confirmed by AT-SPI read-back', async () => {
+  test('keystrokes by focus go through the virtual keyboard (wtype) and are confirmed by AT-SPI read-back [matrix sway gtk3 type_text confirmed]', async () => {
     const s = await snap(v, w);
     const before = app.state().term;
     // Term has Text but no EditableText: only keystrokes reach it.
@@ -179,7 +179,23 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
     await app.waitFor((st) => st.term === `${before}ls é→🙂o`, 'the backspace to land');
   });
 
-  test('a pixel click lands where sway placed the window (virtual pointer), honestly unverifiable', async () => {
+  test('press_key BackSpace to the focused field through the virtual keyboard: the app erases one character, unverifiable (a key press has no read-back in general) [matrix sway gtk3 press_key unverifiable]', async () => {
+    const typed = await v.call('type_text', {
+      element_token: (await snap(v, w)).token('Term'),
+      text: 'xy',
+      delay_ms: 0,
+    });
+    assert.equal(typed.structured.effect, 'confirmed', typed.text);
+    const before = app.state().term;
+    const key = await v.call('press_key', {
+      target: { kind: 'window', pid: w.pid, window_id: w.window_id },
+      key: 'BackSpace',
+    });
+    await app.waitFor((st) => st.term === before.slice(0, -1), 'the backspace to erase one character');
+    assert.equal(key.structured.effect, 'unverifiable', key.text);
+  });
+
+  test('a pixel click lands where sway placed the window (virtual pointer), honestly unverifiable [matrix sway gtk3 click unverifiable]', async () => {
     const s = await snap(v, w);
     const button = s.find('Press me').frame;
     const before = app.state().clicks;
@@ -194,14 +210,14 @@ describe('native route on Wayland (sway headless, no DISPLAY)', { skip: missing 
   });
 
   const pointerCase = () => ({ v, app, target: () => ({ kind: 'window', pid: w.pid, window_id: w.window_id }) });
-  test('drag through the virtual pointer: a slider by its value, a field by its selection, a button unverifiable', () =>
+  test('drag through the virtual pointer: a slider by its value, a field by its selection, a button unverifiable [matrix sway gtk3 drag confirmed] [matrix sway gtk3 drag unverifiable]', () =>
     dragCases(pointerCase()));
-  test('the wheel through virtual-pointer axis events: the notes scroll, confirmed; over the button no_effect', () =>
+  test('the wheel through virtual-pointer axis events: the notes scroll, confirmed; over the button no_effect [matrix sway gtk3 scroll confirmed] [matrix sway gtk3 scroll no_effect]', () =>
     wheelCases(pointerCase()));
-  test('a modifier click: wtype holds ctrl and shift around the virtual pointer click, and lets them go', () =>
+  test('a modifier click: wtype holds ctrl and shift around the virtual pointer click, and lets them go [matrix sway gtk3 click unverifiable]', () =>
     modifierClickCases(pointerCase()));
 
-  test('a modifier click on a window without keyboard focus is refused (modifiers go to the focus only), nothing clicked', async () => {
+  test('a modifier click on a window without keyboard focus is refused (modifiers go to the focus only), nothing clicked [matrix sway gtk3 click refused]', async () => {
     // Sway's focus follows the mouse by default, so the click's own motion would focus the window (and the
     // modifiers would reach it): off here, as on a compositor that focuses by click.
     d.x('swaymsg', ['focus_follows_mouse', 'no']);
@@ -296,7 +312,7 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
     await d?.close();
   });
 
-  test('listed, read, set and clicked by element, confirmed against the app', async () => {
+  test('listed, read, set and clicked by element, confirmed against the app [matrix sway gtk4 set_value confirmed] [matrix sway gtk4 click confirmed]', async () => {
     const w = await windowOf(v, app.pid);
     assert.ok(w.window_id >= WAYLAND_ID_BASE);
     const s = await snap(v, w);
@@ -320,7 +336,7 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       assert.equal(cleared.structured.effect, 'confirmed', cleared.text);
       await app.waitFor((st) => st.entry === '', 'the emptied entry');
     });
-    formCases(() => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
+    formCases('sway', 'gtk4', () => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
   });
 
   // A GTK 4 popover is an xdg_popup: only the compositor places it, and sway's IPC lists no popups. Its
@@ -383,7 +399,7 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       w = await windowOf(v, app.pid);
     });
 
-    test('a popover with a check box: listed while open, unplaced and said so; a point is refused; the check box toggled by keys, confirmed by its state', async () => {
+    test('a popover with a check box: listed while open, unplaced and said so; a point is refused; the check box toggled by keys, confirmed by its state [matrix sway gtk4 click confirmed] [matrix sway gtk4 click refused]', async () => {
       assert.equal(app.state().popover_open, false);
       const first = await snap(v, w);
       assert.ok(hasNo('Wrap lines')(first), 'a closed popover is listed');
@@ -418,7 +434,7 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       await closed('Wrap lines');
     });
 
-    test('a text field in a popover: typed into by its token while open (unplaced) and by focus, confirmed by what the app holds', async () => {
+    test('a text field in a popover: typed into by its token while open (unplaced) and by focus, confirmed by what the app holds [matrix sway gtk4 type_text confirmed]', async () => {
       const first = await snap(v, w);
       const opened = await v.call('click', { element_token: first.token('Options') });
       assert.equal(opened.isError, false, opened.text);
@@ -444,7 +460,7 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       await closed('Find');
     });
 
-    test('an open drop-down list: its items listed, unplaced; one chosen by element goes by keys, confirmed by what the drop-down shows', async () => {
+    test('an open drop-down list: its items listed, unplaced; one chosen by element goes by keys, confirmed by what the drop-down shows [matrix sway gtk4 click confirmed]', async () => {
       for (let round = 0; round < 2; round++) {
         const s0 = await snap(v, w);
         const combo = s0.elements.find((e) => e.role === 'combo box')!;
@@ -465,7 +481,7 @@ describe('native route on GTK 4 under Wayland', { skip: missing ?? missingToolki
       }
     });
 
-    test('a popover menu: its items listed while open, unplaced; an item activated by its AT-SPI action, the app counts it', async () => {
+    test('a popover menu: its items listed while open, unplaced; an item activated by its AT-SPI action, the app counts it [matrix sway gtk4 click confirmed]', async () => {
       const s0 = await snap(v, w);
       assert.ok(hasNo('Open recent')(s0), 'a closed menu is listed');
       await v.call('click', { element_token: s0.token('Actions') });
@@ -506,7 +522,7 @@ describe('native route on Qt 5 under Wayland', { skip: missing ?? qtWaylandMissi
     assert.ok(w.window_id >= WAYLAND_ID_BASE, JSON.stringify(w));
   });
 
-  formCases(() => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
+  formCases('sway', 'qt5', () => ({ v, app, target: { kind: 'window', pid: w.pid, window_id: w.window_id } }));
 });
 
 describe('mixed session: XWayland beside Wayland-native windows', { skip: missing ?? false }, () => {
@@ -537,7 +553,7 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
     assert.deepEqual(xw.bounds, swayWindow(d, x11.pid)!.bounds);
   });
 
-  test('each is reached: set_value and click by element on both, confirmed against each app', async () => {
+  test('each is reached: set_value and click by element on both, confirmed against each app [matrix sway gtk3 set_value confirmed] [matrix sway gtk3 click confirmed] [matrix xwayland gtk3 set_value confirmed] [matrix xwayland gtk3 click confirmed]', async () => {
     for (const [app, value] of [
       [native, 'on Wayland'],
       [x11, 'on XWayland'],
@@ -563,7 +579,7 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
     assert.ok(ids.includes(x11.windowId()) && ids.some((id: number) => id >= WAYLAND_ID_BASE), JSON.stringify(ids));
   });
 
-  test('keys for the Wayland window go through the compositor, never XTest: the X11 app receives none', async () => {
+  test('keys for the Wayland window go through the compositor, never XTest: the X11 app receives none [matrix sway gtk3 type_text confirmed]', async () => {
     const nw = await windowOf(v, native.pid);
     const s = await snap(v, nw);
     const x11Before = x11.state().term;
@@ -586,7 +602,7 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
   // reaches X11 clients only (XWayland hands it to them, never to the compositor), so an XTest event meant
   // for the Wayland window would move XWayland's pointer there and click nothing: XWayland's own pointer
   // position says whether any came.
-  test('pixels in each window by its own route: a check box confirmed by its state, a button counted by the app, and a screenshot of each', async () => {
+  test('pixels in each window by its own route: a check box confirmed by its state, a button counted by the app, and a screenshot of each [matrix sway gtk3 click confirmed] [matrix sway gtk3 click unverifiable] [matrix xwayland gtk3 click confirmed] [matrix xwayland gtk3 click unverifiable]', async () => {
     const xPointer = () => {
       const at = d.x('xdotool', ['getmouselocation', '--shell']);
       return [Number(/^X=(\d+)/m.exec(at)?.[1]), Number(/^Y=(\d+)/m.exec(at)?.[1])];
@@ -659,8 +675,10 @@ describe('mixed session: XWayland beside Wayland-native windows', { skip: missin
   });
 
   // Tk has no Wayland backend: on a Wayland desktop it runs on XWayland, reached by X11 as on an X session.
-  describe('Tk on XWayland', { skip: missingToolkit('tk') ?? false }, () => noTreeCases('tk', () => ({ d, v })));
+  describe('Tk on XWayland', { skip: missingToolkit('tk') ?? false }, () =>
+    noTreeCases('xwayland', 'tk', () => ({ d, v })),
+  );
   describe('Swing on XWayland', { skip: missingToolkit('swing') ?? false }, () =>
-    noTreeCases('swing', () => ({ d, v })),
+    noTreeCases('xwayland', 'swing', () => ({ d, v })),
   );
 });

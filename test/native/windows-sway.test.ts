@@ -69,14 +69,14 @@ describe('window tools on sway (its IPC)', { skip: missing ?? false }, () => {
   });
   const targetOf = (app: GtkApp) => ({ kind: 'window', pid: app.pid, window_id: ids.get(app.pid)! });
 
-  test('bring_to_front: confirmed, and sway says the window is focused', async () => {
+  test('bring_to_front: confirmed, and sway says the window is focused [matrix sway any bring_to_front confirmed]', async () => {
     await until(() => swayWindow(d, b.pid)?.focused, 'B, started last, focused', 10_000);
     const r = await v.call('bring_to_front', { target: targetOf(a) });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(swayWindow(d, a.pid)?.focused, true, "sway's tree");
   });
 
-  test("set_window_frame: confirmed, and sway's tree has the window floating where asked", async () => {
+  test("set_window_frame: confirmed, and sway's tree has the window floating where asked [matrix sway any set_window_frame confirmed]", async () => {
     const r = await v.call('set_window_frame', { target: targetOf(a), x: 100, y: 80, width: 600, height: 480 });
     const seen = swayWindow(d, a.pid)!;
     assert.equal(seen.floating, true, JSON.stringify(seen));
@@ -86,13 +86,13 @@ describe('window tools on sway (its IPC)', { skip: missing ?? false }, () => {
     assert.deepEqual(r.structured.observed.frame, seen.bounds, 'the result says what sway reads');
   });
 
-  test('set_window_state minimized: refused, naming sway', async () => {
+  test('set_window_state minimized: refused, naming sway [matrix sway any set_window_state refused]', async () => {
     const r = await v.call('set_window_state', { target: targetOf(a), state: 'minimized' });
     assert.equal(r.structured.refusal?.code, 'unavailable', r.text);
     assert.match(r.text, /sway has no minimized state/);
   });
 
-  test("set_window_state closed: confirmed once sway's tree no longer holds it", async () => {
+  test("set_window_state closed: confirmed once sway's tree no longer holds it [matrix sway any set_window_state confirmed]", async () => {
     const r = await v.call('set_window_state', { target: targetOf(b), state: 'closed' });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     assert.equal(swayWindow(d, b.pid), null, "sway's tree");

@@ -47,7 +47,7 @@ function geometry(id: number) {
 }
 
 describe('window tools on X11 (openbox, EWMH)', { skip: missing ?? false }, () => {
-  test('bring_to_front: confirmed, and openbox says the window is active and on top', async () => {
+  test('bring_to_front: confirmed, and openbox says the window is active and on top [matrix x11 any bring_to_front confirmed]', async () => {
     await until(() => rootWindows('_NET_ACTIVE_WINDOW')[0] === b.windowId(), 'B, started last, active', 10_000);
     const r = await v.call('bring_to_front', { target: targetOf(a) });
     assert.equal(r.structured.effect, 'confirmed', r.text);
@@ -55,7 +55,7 @@ describe('window tools on X11 (openbox, EWMH)', { skip: missing ?? false }, () =
     assert.equal(rootWindows('_NET_CLIENT_LIST_STACKING').at(-1), a.windowId(), 'top of the stacking order per xprop');
   });
 
-  test('set_window_frame: confirmed at the frame asked, as xwininfo reads it', async () => {
+  test('set_window_frame: confirmed at the frame asked, as xwininfo reads it [matrix x11 any set_window_frame confirmed]', async () => {
     const r = await v.call('set_window_frame', { target: targetOf(a), x: 140, y: 120, width: 560, height: 460 });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     const g = geometry(a.windowId());
@@ -63,7 +63,7 @@ describe('window tools on X11 (openbox, EWMH)', { skip: missing ?? false }, () =
     assert.deepEqual(r.structured.observed.frame, { x: 140, y: 120, w: 560, h: 460 });
   });
 
-  test('set_window_frame below the minimum size: partial, saying the size openbox clamped it to', async () => {
+  test('set_window_frame below the minimum size: partial, saying the size openbox clamped it to [matrix x11 any set_window_frame partial]', async () => {
     const r = await v.call('set_window_frame', { target: targetOf(a), x: 150, y: 130, width: 20, height: 20 });
     assert.equal(r.structured.effect, 'partial', r.text);
     const g = geometry(a.windowId());
@@ -76,7 +76,7 @@ describe('window tools on X11 (openbox, EWMH)', { skip: missing ?? false }, () =
     assert.match(r.structured.escalation.reason, new RegExp(`clamped.*${g.w}x${g.h}`));
   });
 
-  test('set_window_state maximized, then normal: confirmed, as _NET_WM_STATE reads', async () => {
+  test('set_window_state maximized, then normal: confirmed, as _NET_WM_STATE reads [matrix x11 any set_window_state confirmed]', async () => {
     const max = await v.call('set_window_state', { target: targetOf(a), state: 'maximized' });
     assert.equal(max.structured.effect, 'confirmed', max.text);
     assert.match(netState(a.windowId()), /_NET_WM_STATE_MAXIMIZED_VERT/);
@@ -86,7 +86,7 @@ describe('window tools on X11 (openbox, EWMH)', { skip: missing ?? false }, () =
     assert.doesNotMatch(netState(a.windowId()), /MAXIMIZED/);
   });
 
-  test('set_window_state minimized, then normal: confirmed, as WM_STATE and the map state read', async () => {
+  test('set_window_state minimized, then normal: confirmed, as WM_STATE and the map state read [matrix x11 any set_window_state confirmed]', async () => {
     const min = await v.call('set_window_state', { target: targetOf(a), state: 'minimized' });
     assert.equal(min.structured.effect, 'confirmed', min.text);
     assert.match(d.x('xprop', ['-id', String(a.windowId()), 'WM_STATE']), /Iconic/);
@@ -97,7 +97,7 @@ describe('window tools on X11 (openbox, EWMH)', { skip: missing ?? false }, () =
     assert.match(d.x('xprop', ['-id', String(a.windowId()), 'WM_STATE']), /Normal/);
   });
 
-  test('set_window_state closed: confirmed once openbox no longer lists the window', async () => {
+  test('set_window_state closed: confirmed once openbox no longer lists the window [matrix x11 any set_window_state confirmed]', async () => {
     const id = b.windowId();
     const r = await v.call('set_window_state', { target: targetOf(b), state: 'closed' });
     assert.equal(r.structured.effect, 'confirmed', r.text);

@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import { FIGURE_FILES, figureBlocks, readSources, withFigures } from '../../bench/readme-table.js';
 import { ROOT } from '../helpers/fixtures.js';
 
-const GENERATED = ['bench', 'concurrency', 'fuzz', 'suite', 'suite-load', 'fresh-clones'];
+const GENERATED = [
+  'bench',
+  'concurrency',
+  'fuzz',
+  'suite',
+  'suite-load',
+  'fresh-clones',
+  'action-matrix',
+  'matrix-counts',
+];
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 // docs/contract.md states targets (at most 0.5x Playwright MCP's bytes), not measurements.
 const DOCUMENTS = [

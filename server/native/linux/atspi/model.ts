@@ -8,6 +8,9 @@ import { CacheBounds, cacheRows } from './cache.js';
 import { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
 import { machineEnv } from '../../../contract/machine-env.js';
 
+/** AT-SPI's AtspiRelationType LABELLED_BY: the relation's targets are the labels that name the element. */
+const RELATION_LABELLED_BY = 2;
+
 export { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
 
 const CALL_TIMEOUT_MS = 5000;
@@ -49,6 +52,12 @@ export interface ModelHooks {
   popoversApart: boolean;
   /** What a combo box without Selection shows, where the toolkit says it its own way (tree.ts valueOf). */
   comboValue?(atspi: Atspi, ref: AccRef): Promise<string | undefined>;
+  /**
+   * Whether an element of this role says its value where its name belongs (Qt's combo box answers Name with
+   * its current text, the name set on it is never sent): it is listed under the label that names it
+   * (its LabelledBy relation; none: no name), its value apart (tree.ts readDetails).
+   */
+  nameIsValue?(role: number): boolean;
 }
 
 /** The hooks for an app naming `app` as its toolkit; null: not asked yet (toolkits/index.ts profileFor). */
@@ -307,6 +316,16 @@ export class Atspi {
     return this.call(ref, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [iface, name]).then(
       ([variant]) => (variant as Variant).value,
     );
+  }
+
+  /** The name of the label that names `ref` (its first LabelledBy relation's target), or null: none says. */
+  async labelledBy(ref: AccRef): Promise<string | null> {
+    const [relations] = (await this.call(ref, IFACE.accessible, 'GetRelationSet')) as [
+      Array<[number, Array<[string, string]>]>,
+    ];
+    const label = relations.find(([type]) => type === RELATION_LABELLED_BY)?.[1][0];
+    if (!label) return null;
+    return String(await this.prop({ bus: label[0], path: label[1] }, IFACE.accessible, 'Name'));
   }
 
   async setProp(ref: AccRef, iface: string, name: string, signature: string, value: unknown): Promise<void> {

@@ -156,6 +156,8 @@ export async function windowElements(
   const unplacedCount = new Map<string, number>();
   kept.forEach(({ item, parentIndex, web, cellEditor }, i) => {
     const { value } = details[i];
+    // Listed under its name: the label's where the toolkit puts its value in the name (readDetails).
+    const named = details[i].label === undefined ? item : { ...item, name: details[i].label };
     const shift = placed.shift.get(item);
     const read = details[i].box;
     const parentFinal = parentIndex === null ? null : finalIndex.get(parentIndex);
@@ -169,7 +171,7 @@ export async function windowElements(
         : { ...read, x: read.x - shift.corner.x, y: read.y - shift.corner.y };
     const index = firstIndex + elements.length;
     finalIndex.set(firstIndex + i, index);
-    const ref = nativeRef(item.ref, item, web, win, box);
+    const ref = nativeRef(item.ref, named, web, win, box);
     if (shift?.surface) ref.surface = shift.surface;
     if (shift && !shift.surface) ref.unplacedIn = shift.label;
     if (shift?.dropDown) ref.dropDown = shift.dropDown;
@@ -179,7 +181,7 @@ export async function windowElements(
     elements.push({
       element_index: index,
       role: roleName(item.role),
-      label: item.name,
+      label: named.name,
       ...(value !== undefined ? { value } : {}),
       enabled: has(item.states, STATE.sensitive) || has(item.states, STATE.enabled),
       focused: has(item.states, STATE.focused),
@@ -345,15 +347,23 @@ async function readDetails(
   atspi: Atspi,
   item: CacheItem,
   origin: { x: number; y: number },
-): Promise<{ box: NativeRef['box']; value?: string }> {
+): Promise<{ box: NativeRef['box']; value?: string; label?: string }> {
   const ifaces = item.interfaces;
-  const [box, value] = await Promise.all([
+  // Where the toolkit says the value in the name's place, the label beside it names the element.
+  const named = atspi.hooks(item.ref.bus).nameIsValue?.(item.role)
+    ? atspi.labelledBy(item.ref).then(
+        (l) => l ?? '',
+        () => '',
+      )
+    : undefined;
+  const [box, value, label] = await Promise.all([
     ifaces.includes(IFACE.component)
       ? atspi.extents(item.ref, origin).catch(() => ({ x: 0, y: 0, w: 0, h: 0 }))
       : Promise.resolve({ x: 0, y: 0, w: 0, h: 0 }),
     valueOf(atspi, item).catch(() => undefined),
+    named,
   ]);
-  return { box, value };
+  return { box, value, ...(label !== undefined ? { label } : {}) };
 }
 
 /** A control's value as text: its text, its number, its checked state, or a combo box's selection. */

@@ -1,14 +1,14 @@
 // Qt's quirks, behind the profile's hooks: it counts UTF-16 units in every Text and EditableText offset,
 // count and length (InsertText's length cuts or pads the string with NULs to that many units); it says
-// nothing of `editable`; a combo box offers no Selection, is named by its current text, and is set by keys
-// (set_value).
+// nothing of `editable`; a combo box offers no Selection, says its current text as its name (listed under
+// the label that names it instead, its text as its value), and is set by keys (set_value).
 import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
 import { judgeValue } from '../../../contract/verdicts.js';
 import { IFACE } from '../atspi/model.js';
 import { requireKeyboardFocus, type Aim } from '../actions/aim.js';
 import { optionIndexOf } from '../actions/element.js';
 import { clickAt, moveTo, pressKeys } from '../transport/input.js';
-import { STATE, has } from '../atspi/roles.js';
+import { ROLE, STATE, has } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { acceptsUnlessReadOnly } from './atk.js';
 import type { ComboSetter, ToolkitProfile } from './profile.js';
@@ -71,5 +71,6 @@ export const qt: ToolkitProfile = {
   popoversApart: false,
   acceptsEdits: acceptsUnlessReadOnly,
   comboValue: async (atspi, ref) => String(await atspi.prop(ref, IFACE.accessible, 'Name')),
+  nameIsValue: (role) => role === ROLE.comboBox,
   combo: qtCombo,
 };
