@@ -2,6 +2,7 @@
 // Wayland compositor's answers where it says (x11.ts asks it).
 import type { LinuxDesktop } from '../shared/desktop.js';
 import { closeXServer, requireDisplay, xServer } from './transport/env.js';
+import { stackingOrder } from './transport/desk.js';
 import { activate, activeWindow, describeWindow, listWindows, topWindowAt } from './transport/x11.js';
 
 export const linuxDesktop: LinuxDesktop = {
@@ -12,5 +13,6 @@ export const linuxDesktop: LinuxDesktop = {
   activeWindow,
   activate,
   topWindowAt,
+  stacking: stackingOrder,
   keyboardMapping: async () => (await xServer()).keyboardMapping(),
 };

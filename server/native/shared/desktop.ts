@@ -28,6 +28,8 @@ export interface LinuxDesktop {
   activate(id: number): Promise<void>;
   /** The top-most window at a screen point, or null when nothing says what is on top. */
   topWindowAt(x: number, y: number): Promise<DesktopWindow | null>;
+  /** The window manager's stacking order, bottom to top, or null where none says it. */
+  stacking(): Promise<number[] | null>;
   /** The keyboard map: `perKeycode` keysyms for each keycode, in order. */
   keyboardMapping(): Promise<{ perKeycode: number; keysyms: ArrayLike<number> }>;
 }
