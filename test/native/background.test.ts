@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
+import { activeDuring, agrees, ASPECTS, pointer as pointerOf, wm as wmOf } from './desk-truth.js';
 
 const missing = missingTools();
 let d: Desktop;
@@ -14,61 +15,8 @@ let v: Verity;
 let a: GtkApp;
 let b: GtkApp;
 
-const ASPECTS = ['focus', 'z_order', 'pointer'];
-/** A root property's window list, as xprop prints it (ids in hex). */
-const rootWindows = (name: string) =>
-  (d.x('xprop', ['-root', name]).split('#')[1] ?? '')
-    .split(',')
-    .map((s) => Number.parseInt(s.trim(), 16))
-    .filter((n) => n > 0);
-function pointer(): { x: number; y: number } {
-  const at = d.x('xdotool', ['getmouselocation']);
-  return { x: Number(/x:(-?\d+)/.exec(at)?.[1]), y: Number(/y:(-?\d+)/.exec(at)?.[1]) };
-}
-/** What the window manager and the X server say now, each on its own connection. */
-const wm = () => ({
-  focus: Number(d.x('xdotool', ['getactivewindow'])),
-  z_order: rootWindows('_NET_CLIENT_LIST_STACKING'),
-  pointer: pointer(),
-});
-type Wm = ReturnType<typeof wm>;
-
-/**
- * The result's account against the window manager's: every aspect in exactly one of unchanged, moved and
- * unread (none unread on X11); what it says is unchanged or restored is as it was, what it says moved and
- * did not restore is not.
- */
-function agrees(delivery: any, was: Wm, now: Wm, text: string): void {
-  const listed = [...(delivery.unchanged ?? []), ...(delivery.moved ?? []), ...(delivery.unread ?? [])].sort();
-  assert.deepEqual(listed, [...ASPECTS].sort(), `each aspect said once: ${text}`);
-  assert.equal(delivery.unread, undefined, `X11 reads all three: ${text}`);
-  for (const aspect of ASPECTS as Array<keyof Wm>) {
-    const same = JSON.stringify(now[aspect]) === JSON.stringify(was[aspect]);
-    const back = delivery.unchanged?.includes(aspect) || delivery.restored?.includes(aspect);
-    assert.equal(
-      same,
-      !!back,
-      `${aspect}: the result says ${back ? 'as it was' : 'moved'}, the window manager says ${JSON.stringify(was[aspect])} then ${JSON.stringify(now[aspect])}: ${text}`,
-    );
-  }
-}
-
-/** Whether `app` reported its window active at any moment while `work` ran (its own state, line by line). */
-async function activeDuring<T>(app: GtkApp, work: () => Promise<T>): Promise<{ value: T; wasActive: boolean }> {
-  let wasActive = false;
-  const watch = app
-    .waitFor((s) => s.active, 'its window active', 15_000)
-    .then(
-      () => {
-        wasActive = true;
-      },
-      () => undefined,
-    );
-  const value = await work();
-  // Its last line is in by now if it came at all: the click's own state line comes after any focus change.
-  await Promise.race([watch, new Promise((r) => setTimeout(r, 300))]);
-  return { value, wasActive };
-}
+const wm = () => wmOf(d);
+const pointer = () => pointerOf(d);
 
 before(async () => {
   if (missing) return;
@@ -125,7 +73,7 @@ describe('background delivery on X11 (openbox): focus, stacking and pointer as t
     assert.equal(r.structured.effect, 'confirmed', r.text);
     await a.waitFor((s) => s.clicks === clicks + 1, 'the app counting the click');
     const now = wm();
-    assert.deepEqual(r.structured.delivery, { mode: 'background', unchanged: ASPECTS }, r.text);
+    assert.deepEqual(r.structured.delivery, { mode: 'background', unchanged: [...ASPECTS] }, r.text);
     agrees(r.structured.delivery, was, now, r.text);
     assert.equal(wasActive, false, 'A never became active, as the app reports itself');
     assert.match(r.text, /delivery: background, unchanged: focus z_order pointer/);

@@ -10,8 +10,7 @@ import { activate } from './x11.js';
 import { placements, routes, session, waylandFocus } from './wayland.js';
 import { cardinals } from './xproto.js';
 
-const SWAY_POINTER =
-  'sway tells no client where the pointer is (its IPC has no cursor query; a Wayland client sees it only over its own surfaces)';
+const SWAY_POINTER = 'sway tells no client where the pointer is (its IPC has no cursor query)';
 
 /** The desktop now: focus, stacking and pointer, each or the reason it cannot be read here. */
 export async function readDesk(): Promise<DeskView> {
