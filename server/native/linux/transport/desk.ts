@@ -7,10 +7,68 @@ import type { DeskProbe, DeskView } from '../../shared/background.js';
 import { xServer } from './env.js';
 import { moveTo } from './input.js';
 import { activate } from './x11.js';
-import { placements, routes, session, waylandFocus } from './wayland.js';
+import { createConnection } from 'node:net';
+import { machineEnv } from '../../../contract/machine-env.js';
+import { routes, session, waylandFocus } from './wayland.js';
 import { cardinals } from './xproto.js';
 
 const SWAY_POINTER = 'sway tells no client where the pointer is (its IPC has no cursor query)';
+
+interface SwayCon {
+  id: number;
+  type: string;
+  pid?: number;
+  focused: boolean;
+  visible?: boolean;
+  nodes?: SwayCon[];
+  floating_nodes?: SwayCon[];
+}
+
+const IPC_MAGIC = Buffer.from('i3-ipc');
+const GET_TREE = 4;
+const IPC_TIMEOUT_MS = 5000;
+
+/**
+ * Sway's tree straight from its IPC socket (SWAYSOCK): read twice or three times per action, so without a
+ * swaymsg process each time (its start costs more than the answer, most of all on a busy machine).
+ */
+function swayTree(): Promise<SwayCon> {
+  const path = machineEnv().SWAYSOCK;
+  if (!path) return Promise.reject(new Error('SWAYSOCK is not set: no sway IPC socket to ask'));
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(path);
+    let got = Buffer.alloc(0);
+    const done = (e: Error | null, tree?: SwayCon) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (e) reject(e);
+      else resolve(tree!);
+    };
+    const timer = setTimeout(
+      () => done(new Error(`sway's IPC gave no tree within ${IPC_TIMEOUT_MS} ms`)),
+      IPC_TIMEOUT_MS,
+    );
+    socket.on('error', (e) => done(e));
+    socket.on('connect', () => {
+      const header = Buffer.alloc(14);
+      IPC_MAGIC.copy(header, 0);
+      header.writeUInt32LE(0, 6); // no payload
+      header.writeUInt32LE(GET_TREE, 10);
+      socket.write(header);
+    });
+    socket.on('data', (chunk) => {
+      got = Buffer.concat([got, chunk]);
+      if (got.length < 14) return;
+      const length = got.readUInt32LE(6);
+      if (got.length < 14 + length) return;
+      try {
+        done(null, JSON.parse(got.subarray(14, 14 + length).toString('utf8')) as SwayCon);
+      } catch (e) {
+        done(e as Error);
+      }
+    });
+  });
+}
 
 /** The desktop now: focus, stacking and pointer, each or the reason it cannot be read here. */
 export async function readDesk(): Promise<DeskView> {
@@ -20,16 +78,20 @@ export async function readDesk(): Promise<DeskView> {
       const why = `${s.compositor ?? 'this'} Wayland compositor tells no client its focus, stacking or pointer (only sway's IPC is read)`;
       return { unread: { focus: why, z_order: why, pointer: why } };
     }
-    const all = await placements();
-    if (!all) {
-      const why = "sway's IPC gave no tree";
-      return { unread: { focus: why, z_order: why, pointer: SWAY_POINTER } };
-    }
-    return {
-      focus: all.find((p) => p.focused)?.conId ?? 0,
-      stacking: all.map((p) => p.conId),
-      unread: { pointer: SWAY_POINTER },
+    const tree = await swayTree();
+    const cons: number[] = [];
+    let focus = 0;
+    // The windows as placements() lists them (an app's visible containers, in the tree's order).
+    const walk = (n: SwayCon, depth: number) => {
+      if (depth > 64) return;
+      if (n.pid && (n.type === 'con' || n.type === 'floating_con') && n.visible !== false) {
+        cons.push(n.id);
+        if (n.focused) focus = n.id;
+      }
+      for (const c of [...(n.nodes ?? []), ...(n.floating_nodes ?? [])]) walk(c, depth + 1);
     };
+    walk(tree, 0);
+    return { focus, stacking: cons, unread: { pointer: SWAY_POINTER } };
   }
   const x = await xServer();
   // One round trip for the three answers.
