@@ -90,6 +90,15 @@ describe('planRestore', () => {
     assert.match(plan.kept.focus!, /not there before/);
   });
 
+  test('a dialog that took the focus while its window was raised: neither put back (activating would take its focus)', () => {
+    const dialog: DeskView = { focus: NEW, stacking: [C, B, A, NEW], pointer: before.pointer };
+    const states = compareDesk(before, dialog);
+    assert.deepEqual(states, { focus: 'moved', z_order: 'moved', pointer: 'unchanged' });
+    const plan = planRestore(before, dialog, states, { background: true, goals: [], probe: probeAll });
+    assert.equal(plan.activate, undefined);
+    assert.match(plan.kept.z_order!, /would take it from the one the app opened/);
+  });
+
   test('the window that had focus is gone, or no window had it: not put back, saying so', () => {
     const gone = planRestore(before, { focus: A, stacking: [C, A], pointer: before.pointer }, moved, {
       background: true,

@@ -111,21 +111,26 @@ export function planRestore(
   const previous = before.focus;
   const stillThere = previous !== undefined && previous !== 0 && !!after.stacking?.includes(previous);
   const canActivate = !!options.probe.activate && stillThere;
+  // A window the app opened keeps the focus it took: nothing below activates another over it.
+  let newHasFocus = false;
   if (wants('focus')) {
     const now = after.focus!;
     if (!previous) kept.focus = 'not put back: no window had focus before';
     else if (!before.stacking || !after.stacking)
       kept.focus =
         'not put back: the stacking order is not read, so whether the window that took focus is new is not known';
-    else if (now !== 0 && !before.stacking.includes(now))
+    else if (now !== 0 && !before.stacking.includes(now)) {
       kept.focus = 'a window that was not there before took it (the app opened it): left to it';
-    else if (!stillThere) kept.focus = 'not put back: the window that had it is gone';
+      newHasFocus = true;
+    } else if (!stillThere) kept.focus = 'not put back: the window that had it is gone';
     else if (!options.probe.activate) kept.focus = 'not put back: this route cannot activate a window';
     else plan.activate = previous;
   }
   if (wants('z_order') && plan.activate === undefined) {
     const top = before.stacking?.at(-1);
-    if (top !== undefined && top === previous && canActivate) plan.activate = previous;
+    if (newHasFocus)
+      kept.z_order = 'not put back: activating the window that had focus would take it from the one the app opened';
+    else if (top !== undefined && top === previous && canActivate) plan.activate = previous;
     else
       kept.z_order =
         'not put back: only activating the window that had focus restacks here, and it was not the top one (or is gone)';
