@@ -42,14 +42,24 @@ export async function loadHalves<C>(
 }
 
 /**
+ * What a route runs around each action's half (the CDP route's delivery_mode; the native routes' check of the
+ * desktop's focus, stacking and pointer before and after), told which action it is.
+ */
+export type AroundAction = (
+  target: ResolvedTarget,
+  act: () => Promise<ActionResult>,
+  action: ActionName,
+) => Promise<ActionResult>;
+
+/**
  * Gives `driver` one method per action (ActionMethods), each handing its call to the action's half with the
- * route's `context`; `around` wraps each call (the CDP route's delivery_mode), when the route has such a step.
+ * route's `context`; `around` wraps each call, when the route has such a step.
  */
 export function defineActionMethods<C>(
   driver: object,
   halves: ActionHalves<C>,
   context: C,
-  around: (target: ResolvedTarget, act: () => Promise<ActionResult>) => Promise<ActionResult> = (_, act) => act(),
+  around: AroundAction = (_, act) => act(),
 ): void {
   for (const action of ACTION_NAMES) {
     const half = halves[action] as ActionHalf<C, ActionName>;
@@ -57,7 +67,7 @@ export function defineActionMethods<C>(
     // function only for a property that is configurable or writable.
     Object.defineProperty(driver, action, {
       value: (target: ResolvedTarget, args: ActionArgs[ActionName]) =>
-        around(target, () => half(context, target, args)),
+        around(target, () => half(context, target, args), action),
       configurable: true,
       writable: true,
     });

@@ -68,6 +68,27 @@ export const actionCaused = z.object({
 });
 export type ActionCaused = z.infer<typeof actionCaused>;
 
+/** What a native action may disturb on the operator's desktop: the focused window, the stacking order, the pointer. */
+export const deskAspect = z.enum(['focus', 'z_order', 'pointer']);
+export type DeskAspect = z.infer<typeof deskAspect>;
+
+/**
+ * The native routes' account of the desktop around an action (issue 44 item 7), read before and after it,
+ * each aspect in exactly one of `unchanged`, `moved` and `unread`: `unchanged` read back as it was; `moved`
+ * read back otherwise (or, where it cannot be read, moved by the route itself: its pointer motion);
+ * `restored` the moved ones put back and read back as they were (background delivery only); `unread` what
+ * the platform does not tell. `note` says, in one line, why an aspect is unread or was not put back. Absent
+ * on a tab: CDP's input never reaches the desktop's pointer, focus or stacking, and none of them is read.
+ */
+export const deskCheck = z.object({
+  unchanged: z.array(deskAspect).optional(),
+  moved: z.array(deskAspect).optional(),
+  restored: z.array(deskAspect).optional(),
+  unread: z.array(deskAspect).optional(),
+  note: z.string().optional(),
+});
+export type DeskCheck = z.infer<typeof deskCheck>;
+
 /** What every action (click, type_text, ...) returns: the verdict, how it was delivered, and the proof. */
 export const actionResult = z.object({
   effect,
@@ -75,6 +96,7 @@ export const actionResult = z.object({
   delivery: z.object({
     mode: z.enum(['background', 'foreground', 'not_applicable']),
     delivered_count: z.number().int().optional(),
+    ...deskCheck.shape,
   }),
   evidence: z.array(evidence),
   escalation: z

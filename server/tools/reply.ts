@@ -20,8 +20,7 @@ export function actionReply(result: ActionResult): Reply {
 export function summarize(result: ActionResult): string {
   const head = `${result.effect}${result.method ? ` (${result.method})` : ''}${result.target ? ` on ${result.target}` : ''}, route ${result.route}`;
   const lines = [head];
-  const { mode, delivered_count } = result.delivery;
-  lines.push(`delivery: ${mode}${delivered_count !== undefined ? `, delivered_count ${delivered_count}` : ''}`);
+  lines.push(deliveryLine(result.delivery));
   for (const e of result.evidence ?? []) {
     const parts = [
       e.expected !== undefined ? `expected ${show(e.expected)}` : '',
@@ -62,6 +61,18 @@ export function summarize(result: ActionResult): string {
 }
 
 const TEXT_FIELD_MAX = 2000;
+
+/** The delivery in one line: its mode, what was delivered, and the desktop's account (native routes). */
+function deliveryLine(d: ActionResult['delivery']): string {
+  const parts = [`delivery: ${d.mode}`];
+  if (d.delivered_count !== undefined) parts.push(`delivered_count ${d.delivered_count}`);
+  if (d.unchanged?.length) parts.push(`unchanged: ${d.unchanged.join(' ')}`);
+  if (d.moved?.length) parts.push(`moved: ${d.moved.join(' ')}`);
+  if (d.restored?.length) parts.push(`restored: ${d.restored.join(' ')}`);
+  if (d.unread?.length) parts.push(`unread: ${d.unread.join(' ')}`);
+  if (d.note) parts.push(`(${d.note})`);
+  return parts.join(', ');
+}
 
 /** What the action caused on its page, one line each (the result's `caused`). */
 function causedLines(caused: ActionResult['caused']): string[] {

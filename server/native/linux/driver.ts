@@ -11,6 +11,8 @@ import { capture, screenSize } from './transport/input.js';
 import { snapshotWindow, windowElements } from './atspi/tree.js';
 import { onSurface, routes } from './transport/wayland.js';
 import { planZoom, type ZoomImage, type ZoomPlan, type ZoomRequest } from '../../contract/zoom.js';
+import { linuxDeskProbe } from './transport/desk.js';
+import { deskAround } from '../shared/background.js';
 
 /** Why a Wayland window's screenshot cannot be taken here, or null when it can. */
 function waylandShotMissing(win: { placed: boolean }): string | null {
@@ -32,7 +34,9 @@ export class NativeDriver implements NativeRoute {
 
   constructor(options: LinuxHostOptions) {
     this.host = new LinuxHost(options, profileFor);
-    defineActionMethods(this, HALVES, this.host);
+    // Every action: the desktop's focus, stacking and pointer read before and after, what a background
+    // delivery moved put back, and the result's delivery saying so (native/shared/background.ts).
+    defineActionMethods(this, HALVES, this.host, deskAround(linuxDeskProbe));
   }
 
   async snapshot(

@@ -9,6 +9,8 @@ import { Refusal } from '../../contract/refusal.js';
 import { planZoom, type ZoomImage, type ZoomRequest } from '../../contract/zoom.js';
 import { NO_ELEMENTS, NutjsContext } from './context.js';
 import { NutjsHost, type NutjsOptions } from './host.js';
+import { nutjsDeskProbe } from './desk.js';
+import { deskAround } from '../shared/background.js';
 
 /** Each action's half on this route, from actions/<kebab-name>.ts by the action's name. */
 const HALVES = await loadHalves<NutjsContext>('the nutjs native route', (file) => import(`./actions/${file}.js`));
@@ -26,7 +28,8 @@ export class NutjsDriver implements NativeRoute {
   constructor(options: NutjsOptions) {
     this.host = new NutjsHost(options);
     this.context = new NutjsContext(this.host);
-    defineActionMethods(this, HALVES, this.context);
+    // The desktop's focus, stacking and pointer read around every action, and said (native/shared/background.ts).
+    defineActionMethods(this, HALVES, this.context, deskAround(nutjsDeskProbe(this.host)));
   }
 
   /**

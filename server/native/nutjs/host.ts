@@ -198,6 +198,11 @@ export class NutjsHost implements NativeHost {
     return (await this.call<{ id: number }>('active')).id;
   }
 
+  /** The windows bottom to top where the desktop says (Linux: the window manager), else null. */
+  async stacking(): Promise<number[] | null> {
+    return this.desktop ? this.desktop.stacking() : null;
+  }
+
   /** Gives a window the keyboard (raises it). */
   async focus(id: number): Promise<void> {
     if (this.desktop) return this.desktop.activate(id);

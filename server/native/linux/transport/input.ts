@@ -20,6 +20,7 @@ import {
 import { appHasRead, loadScaledMs, SettleLog, settleAfterMapChange } from './settle.js';
 import { alongPath, waylandClick, waylandDrag, waylandMove, waylandWheel } from './wayland-pointer.js';
 import type { XConnection } from './xproto.js';
+import { notePointerMotion } from '../../shared/background.js';
 
 const KEY_PRESS = 2,
   KEY_RELEASE = 3,
@@ -425,6 +426,7 @@ export async function typeKeys(text: string, delayMs: number, to: KeysTo = anyWi
 const BUTTON: Record<string, number> = { left: 1, middle: 2, right: 3 };
 
 export async function moveTo(x: number, y: number): Promise<void> {
+  notePointerMotion(); // said in the result even where the pointer cannot be read (sway)
   if (waylandSurface()) return waylandMove(x, y);
   const synth = await Synth.open(false);
   synth.fake(MOTION, 0, x, y);
@@ -481,6 +483,7 @@ export async function dragPath(
   durationMs: number,
   button: 'left' | 'right' | 'middle',
 ): Promise<void> {
+  notePointerMotion();
   if (waylandSurface()) return waylandDrag(from, to, steps, durationMs, button);
   const synth = await Synth.open(false);
   synth.fake(MOTION, 0, from.x, from.y);

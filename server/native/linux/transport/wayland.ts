@@ -17,6 +17,7 @@ import {
   type WaylandRoutes,
 } from '../../../contract/session-type.js';
 import { machineEnv } from '../../../contract/machine-env.js';
+import { swayTree } from './sway-ipc.js';
 
 /** Window ids of Wayland windows: above any X11 resource id (XIDs are below 2^29), so the two never meet. */
 export const WAYLAND_ID_BASE = 0x4000_0000;
@@ -106,7 +107,7 @@ interface SwayNode {
 /** The compositor's windows (sway IPC), or null where the compositor does not say (not sway). */
 export async function placements(): Promise<Placement[] | null> {
   if (session().kind !== 'wayland' || routes().placement !== 'sway-ipc') return null; // an X session: X11 says
-  const tree = JSON.parse((await run('swaymsg', ['-t', 'get_tree', '-r'])).toString('utf8')) as SwayNode;
+  const tree = await swayTree<SwayNode>();
   const out: Placement[] = [];
   const walk = (n: SwayNode, depth: number) => {
     if (depth > 64) return;
