@@ -1,6 +1,7 @@
 // Every tool, in the order tools/list advertises them. A new tool: its own file (or its family's) here in
 // server/tools/, written against ToolContext (context.ts), and one entry in this list.
 import { actionTools } from './actions.js';
+import { appTools } from './apps.js';
 import { runActions } from './batch.js';
 import { clipboardTools } from './clipboard.js';
 import type { ToolDef } from './context.js';
@@ -21,5 +22,7 @@ export function allTools(): ToolDef[] {
     screen,
     // Capability `clipboard` and `cursor` (off unless --caps turns them on).
     ...clipboardTools,
+    // Capability `apps`.
+    ...appTools,
   ];
 }

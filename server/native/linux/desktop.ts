@@ -2,6 +2,7 @@
 // Wayland compositor's answers where it says (x11.ts asks it).
 import type { LinuxDesktop } from '../shared/desktop.js';
 import { closeXServer, requireDisplay, xServer } from './transport/env.js';
+import { requestClose, windowManager } from './transport/ewmh.js';
 import { activate, activeWindow, describeWindow, listWindows, topWindowAt } from './transport/x11.js';
 
 export const linuxDesktop: LinuxDesktop = {
@@ -12,5 +13,11 @@ export const linuxDesktop: LinuxDesktop = {
   activeWindow,
   activate,
   topWindowAt,
+  async closeWindow(id) {
+    const wm = await windowManager();
+    if (!wm) return null;
+    await requestClose(id);
+    return `_NET_CLOSE_WINDOW to ${wm}`;
+  },
   keyboardMapping: async () => (await xServer()).keyboardMapping(),
 };

@@ -26,6 +26,8 @@ export interface LinuxDesktop {
   activeWindow(): Promise<number>;
   /** Raises and focuses a window, waiting until it is active. */
   activate(id: number): Promise<void>;
+  /** Asks the window manager to close a window as its close button does; how it asked, or null without one. */
+  closeWindow(id: number): Promise<string | null>;
   /** The top-most window at a screen point, or null when nothing says what is on top. */
   topWindowAt(x: number, y: number): Promise<DesktopWindow | null>;
   /** The keyboard map: `perKeycode` keysyms for each keycode, in order. */
