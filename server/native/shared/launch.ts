@@ -438,9 +438,12 @@ export class Launcher {
           grew = true;
         }
     }
+    // The one started is Verity's own child: gone once Node reaped it (its exit event), not while it is a zombie
+    // (kill -0 still finds one). The others are init's to reap: a zombie of them has ended.
     return [...entry.tree].filter((p) => {
+      if (p === pid) return entry.exited === null;
       const row = byPid.get(p);
-      return row !== undefined && row.state !== 'Z' && (p !== pid || entry.exited === null);
+      return row !== undefined && row.state !== 'Z';
     });
   }
 
