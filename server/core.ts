@@ -26,6 +26,8 @@ export interface VerityOptions extends BrowserOptions {
   allowJavascript?: boolean;
   /** Agents may read the clipboard (--allow-clipboard-read; clipboard_read is refused without it). */
   allowClipboardRead?: boolean;
+  /** What agents may start with launch_app (--allow-launch); none: launch_app is refused. */
+  allowLaunch?: string[];
   policy?: Policy;
   sessionIdleMs?: number;
   /** How long a call the policy holds waits for an operator (--approval-timeout-s; default 55). */

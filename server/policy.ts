@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { programKind } from './contract/programs.js';
 import { Refusal } from './contract/refusal.js';
 import { configDir } from './token.js';
 
@@ -341,56 +342,12 @@ export interface AppFacts {
 export const CONTROL_UI_TITLE = 'Verity Control';
 const isControlUiTitle = (title: string) => title === CONTROL_UI_TITLE || title.startsWith(`${CONTROL_UI_TITLE} `);
 
-/** Terminal emulators by executable name (Debian's and the common others'), and names that end like one. */
-const TERMINALS = new Set([
-  'x-terminal-emulator',
-  'gnome-terminal',
-  'gnome-terminal-server',
-  'kgx',
-  'ptyxis',
-  'konsole',
-  'yakuake',
-  'xfce4-terminal',
-  'lxterminal',
-  'mate-terminal',
-  'qterminal',
-  'terminator',
-  'tilix',
-  'guake',
-  'tilda',
-  'sakura',
-  'terminology',
-  'alacritty',
-  'kitty',
-  'foot',
-  'footclient',
-  'wezterm',
-  'wezterm-gui',
-  'st',
-  'stterm',
-  'rxvt',
-  'urxvt',
-  'urxvtd',
-  'rxvt-unicode',
-  'eterm',
-  'cool-retro-term',
-  'deepin-terminal',
-  'blackbox',
-  'contour',
-  'tabby',
-  'hyper',
-  'warp-terminal',
-  'ghostty',
-]);
 const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /** Whether any name the process goes by is a terminal emulator's (more names can only refuse more). */
 export function isTerminal(app: AppFacts): boolean {
   const names = [...app.names, basename(app.exe), app.comm, basename(app.argv[0] ?? '')];
-  return names.some((raw) => {
-    const name = raw.toLowerCase().replace(/\.(bin|real|wrapped)$/, '');
-    return !!name && (TERMINALS.has(name) || /term(inal)?$/.test(name));
-  });
+  return names.some((name) => programKind(name) === 'terminal');
 }
 
 /**

@@ -340,6 +340,17 @@ const TABLE = [
     help: 'let agents read the clipboard (`clipboard_read`, with --caps clipboard); what is read is masked like results',
   },
   {
+    name: 'allow-launch',
+    key: 'allowLaunch',
+    own: true,
+    kind: 'list',
+    split: ',',
+    commands: BOTH,
+    arg: 'LIST',
+    default: 'none (launch_app refused)',
+    help: 'apps agents may start with launch_app (with --caps apps): desktop-file ids, executable names or absolute paths, each named exactly; a terminal, shell or interpreter only when named itself',
+  },
+  {
     name: 'allow-url-schemes',
     key: 'allowUrlSchemes',
     own: true,

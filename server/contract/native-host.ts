@@ -1,7 +1,7 @@
 // What the router and the tools ask of a native backend beyond the Driver's actions: its windows and apps,
 // whose they are, and its connections to close. Both native backends implement it (the Linux AT-SPI host,
 // server/native/linux/host.ts, and the nut-js one, server/native/nutjs/host.ts); the router knows no more.
-import type { Driver } from './driver.js';
+import type { ActionResult, Driver } from './driver.js';
 
 /** A top-level window as a native host lists it (screen units; pid null where the system names none). */
 export interface NativeWindow {
@@ -46,6 +46,31 @@ export interface DesktopState {
   unknown: string[];
 }
 
+/** A launch_app call as the native host takes it (tools/apps.ts): what to start, and who may. */
+export interface LaunchRequest {
+  /** A desktop-file id, an executable name (PATH) or an absolute path. */
+  app: string;
+  args: readonly string[];
+  /** What the operator lets agents start (--allow-launch): desktop-file ids, executable names or paths. */
+  allowed: readonly string[];
+  /** The session that launches it: only that session may kill_app it. */
+  owner: string;
+  /** How long to wait for its first window. */
+  timeoutMs: number;
+}
+
+/** How a long wait (launch_app, kill_app) reports and is cut short; the tools hand these down, no MCP here. */
+export interface WaitHooks {
+  progress?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+/** launch_app's result: the verdict, the pid started, and its window once one is listed. */
+export type LaunchResult = ActionResult & {
+  pid: number;
+  window?: { kind: 'window'; pid: number; window_id: number; title: string };
+};
+
 export interface NativeHost {
   /** The windows agents may drive (the operator's app policy applied). */
   windows(): Promise<NativeWindow[]>;
@@ -69,6 +94,10 @@ export interface NativeHost {
   readonly filtersApps: boolean;
   /** The screens, windows (frame, z-order, focus, app) and cursor (get_desktop_state), the policy's windows left out. */
   desktopState(): Promise<DesktopState>;
+  /** Starts an app the operator allows (refused before anything starts otherwise) and waits for its window. */
+  launchApp(request: LaunchRequest, hooks: WaitHooks): Promise<LaunchResult>;
+  /** Ends an app `owner` launched: its windows closed first, then signals; confirmed once it is gone. */
+  killApp(pid: number, owner: string, hooks: WaitHooks): Promise<ActionResult>;
   /** Ends the host's connections (the server is shutting down). */
   close(): void;
 }

@@ -40,6 +40,7 @@ export interface PipelineParts {
   options: {
     allowJavascript?: boolean;
     allowClipboardRead?: boolean;
+    allowLaunch?: string[];
     uploadRoots?: string[];
     approvalTimeoutS?: number;
     tools?: 'default' | 'full';
@@ -74,6 +75,7 @@ function toolContextOf(parts: PipelineParts): ToolContext {
     options: {
       allowJavascript: !!parts.options.allowJavascript,
       allowClipboardRead: !!parts.options.allowClipboardRead,
+      allowLaunch: parts.options.allowLaunch ?? [],
       uploadRoots: parts.options.uploadRoots,
       surface: surfaceOf(parts.options),
     },

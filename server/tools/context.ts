@@ -59,6 +59,8 @@ export interface ToolContext extends ToolRouting {
     readonly allowJavascript: boolean;
     /** clipboard_read is refused without it (--allow-clipboard-read). */
     readonly allowClipboardRead: boolean;
+    /** What launch_app may start (--allow-launch): desktop-file ids, executable names or paths; none: it is off. */
+    readonly allowLaunch: readonly string[];
     readonly uploadRoots?: readonly string[];
     /** What tools/list offers (a batch step of a tool that is off is refused like a direct call). */
     readonly surface: ToolSurface;

@@ -1,6 +1,7 @@
 // Every tool, in the order tools/list advertises them. A new tool: its own file (or its family's) here in
 // server/tools/, written against ToolContext (context.ts), and one entry in this list.
 import { actionTools } from './actions.js';
+import { appTools } from './apps.js';
 import { runActions } from './batch.js';
 import { clipboardTools } from './clipboard.js';
 import type { ToolDef } from './context.js';
@@ -24,5 +25,7 @@ export function allTools(): ToolDef[] {
     ...clipboardTools,
     // Capability `zoom` and `windows` (get_desktop_state).
     ...seeingTools,
+    // Capability `apps`.
+    ...appTools,
   ];
 }

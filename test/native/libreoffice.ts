@@ -254,3 +254,57 @@ export async function startOffice(d: Desktop): Promise<Office> {
     close: stopAll,
   };
 }
+
+/**
+ * A fresh profile, made by a start that ends once initialised (a first start exits 81 to be started again),
+ * for a LibreOffice started elsewhere (launch_app), as its -env:UserInstallation argument.
+ */
+export function officeProfile(d: Desktop): { userInstallation: string; remove(): void } {
+  const profile = mkdtempSync(join(tmpdir(), 'verity-office-'));
+  const userInstallation = `-env:UserInstallation=file://${profile}`;
+  const init = spawnSync(SOFFICE, ['--headless', '--terminate_after_init', '--norestore', userInstallation], {
+    env: { ...process.env, ...d.env, SAL_USE_VCLPLUGIN: 'gtk3' },
+    stdio: 'ignore',
+    timeout: START_MS,
+  });
+  if (init.error || (init.status !== 0 && init.status !== RESTART)) {
+    rmSync(profile, { recursive: true, force: true });
+    throw new Error(`LibreOffice could not make its profile: ${init.error?.message ?? `exit ${init.status}`}`);
+  }
+  return { userInstallation, remove: () => rmSync(profile, { recursive: true, force: true }) };
+}
+
+/** office.py answering for a LibreOffice started elsewhere (launch_app), over its UNO pipe; stopped by PID. */
+export async function unoTruth(
+  d: Desktop,
+  pipe: string,
+): Promise<{ ask(req: Record<string, unknown>, ms?: number): Promise<any>; stop(): Promise<void> }> {
+  const py = spawn('/usr/bin/python3', [OFFICE_PY, pipe], {
+    env: { ...process.env, ...d.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  py.stderr!.on('data', (c) => {
+    stderr += String(c);
+  });
+  const lines: string[] = [];
+  createInterface({ input: py.stdout! }).on('line', (line) => lines.push(line));
+  const next = (what: string, ms: number) =>
+    until(() => (lines.length ? lines.shift() : null), `office.py to answer ${what} (${stderr.trim()})`, ms, 50);
+  try {
+    if (!JSON.parse(await next("that it reached LibreOffice's UNO pipe", START_MS)).ready)
+      throw new Error('office.py did not say ready');
+  } catch (e) {
+    await stop(py.pid);
+    throw e;
+  }
+  return {
+    async ask(req, ms = NEW_MS) {
+      py.stdin!.write(`${JSON.stringify(req)}\n`);
+      const out = JSON.parse(await next(JSON.stringify(req), ms));
+      if (out.error) throw new Error(`office.py: ${out.error}`);
+      return out;
+    },
+    stop: () => stop(py.pid),
+  };
+}

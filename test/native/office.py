@@ -7,6 +7,8 @@
 #   {"op": "cell", "title": T, "cell": "B2"} a Calc cell's content (.String of the first sheet's cell)
 #   {"op": "shapes", "title": T}            the texts of the Impress document's first slide's shapes
 #   {"op": "close", "title": T}             closes the document without saving
+#   {"op": "adopt", "title": T}             answers for a document LibreOffice opened itself, titled T
+#   {"op": "frame", "title": T}             its window's size and whether its frame is active
 import json
 import sys
 import threading
@@ -103,7 +105,21 @@ def handle(req):
             doc.Sheets.getByIndex(0).getCellRangeByName('A1').String = text
         docs[req['title']] = doc
         return {'ok': True}
+    if op == 'adopt':
+        # A document LibreOffice opened itself (started by launch_app: "Untitled 1"), by its title.
+        components = desktop.Components.createEnumeration()
+        while components.hasMoreElements():
+            doc = components.nextElement()
+            if doc.Title == req['title']:
+                docs[req['title']] = doc
+                return {'ok': True}
+        return {'error': 'no document titled %s' % req['title']}
     doc = docs[req['title']]
+    if op == 'frame':
+        # The document's window as LibreOffice itself has it: its size and whether its frame is active.
+        frame = doc.CurrentController.Frame
+        size = frame.ContainerWindow.getPosSize()
+        return {'width': size.Width, 'height': size.Height, 'active': frame.isActive()}
     if op == 'text':
         return {'text': doc.Text.String}
     if op == 'cell':

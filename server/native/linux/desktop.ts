@@ -3,6 +3,7 @@
 import type { LinuxDesktop } from '../shared/desktop.js';
 import { closeXServer, requireDisplay, xServer } from './transport/env.js';
 import { activate, activeWindow, describeWindow, listWindows, stackingOrder, topWindowAt } from './transport/x11.js';
+import { requestClose, windowManager } from './transport/ewmh.js';
 
 export const linuxDesktop: LinuxDesktop = {
   requireDisplay,
@@ -13,5 +14,11 @@ export const linuxDesktop: LinuxDesktop = {
   activate,
   topWindowAt,
   stacking: stackingOrder,
+  async closeWindow(id) {
+    const wm = await windowManager();
+    if (!wm) return null;
+    await requestClose(id);
+    return `_NET_CLOSE_WINDOW to ${wm}`;
+  },
   keyboardMapping: async () => (await xServer()).keyboardMapping(),
 };

@@ -4,7 +4,7 @@
 // app policy is asked here, in one place, for every window and point the native route uses.
 import type { AppFacts } from '../../policy.js';
 import type { WindowTarget } from '../../contract/driver.js';
-import type { DesktopState, NativeHost } from '../../contract/native-host.js';
+import type { DesktopState, LaunchRequest, NativeHost, WaitHooks } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { closeWaylandPointer } from './transport/wayland-pointer.js';
 import { Atspi, Gone, type AccRef, type HooksChooser } from './atspi/model.js';
@@ -16,11 +16,14 @@ import type { WindowInfo } from './atspi/window.js';
 import {
   WaylandIds,
   compositorOrder,
+  compositorSaysFocus,
   isWaylandWindowId,
   placements,
   rememberContainers,
+  routes,
   session,
   waylandOutputs,
+  swayCommand,
   type Placement,
 } from './transport/wayland.js';
 import {
@@ -36,6 +39,8 @@ import { screenSize } from './transport/input.js';
 import { orderDesktop } from '../shared/desktop-state.js';
 import { descendsFrom, processFacts, processName } from '../shared/processes.js';
 import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
+import { Launcher } from '../shared/launch.js';
+import { requestClose, windowManager } from './transport/ewmh.js';
 
 export interface LinuxHostOptions {
   /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
@@ -187,7 +192,6 @@ export class LinuxHost implements NativeHost {
     return descendsFrom(pid, ancestor);
   }
 
-  /** An X11 window's title (the router matches it to the driven browser's tab titles). */
   readClipboard = readClipboard;
   writeClipboard = writeClipboard;
   pointerPosition = pointerPosition;
@@ -227,6 +231,30 @@ export class LinuxHost implements NativeHost {
     return orderDesktop(windows, appOf, order, focused ?? 0, { screens: screens ?? [], cursor, unknown });
   }
 
+  /** launch_app and kill_app (shared/launch.ts): this host's windows, and its window manager's close. */
+  private readonly launcher = new Launcher({
+    route: 'synthetic_events',
+    windows: () => this.windows(),
+    closeWindow: (id) => this.closeWindow(id),
+    appRefusal: (app) => this.options.appRefusal?.(app) ?? null,
+  });
+  launchApp = (request: LaunchRequest, hooks: WaitHooks) => this.launcher.launch(request, hooks);
+  killApp = (pid: number, owner: string, hooks: WaitHooks) => this.launcher.kill(pid, owner, hooks);
+
+  /** Asks the window manager to close a window as its close button does (set_window_state closed's way). */
+  private async closeWindow(id: number): Promise<string | null> {
+    if (compositorSaysFocus() || isWaylandWindowId(id)) {
+      if (routes().placement !== 'sway-ipc') return null;
+      await swayCommand(id, 'kill');
+      return 'sway (its IPC) kill';
+    }
+    const wm = await windowManager();
+    if (!wm) return null;
+    await requestClose(id);
+    return `_NET_CLOSE_WINDOW to ${wm}`;
+  }
+
+  /** An X11 window's title (the router matches it to the driven browser's tab titles). */
   async windowTitle(windowId: number): Promise<string> {
     if (isWaylandWindowId(windowId)) return (await this.window(undefined, windowId)).title;
     return (await describeWindow(windowId)).title;

@@ -2,13 +2,20 @@
 // (Verity's own X11 client, handed in as shared/desktop.ts's interface: nut-js there lists the window
 // manager's frames with empty titles); elsewhere from nut-js, without pids.
 import type { WindowTarget } from '../../contract/driver.js';
-import type { ClipboardContent, DesktopState, NativeHost } from '../../contract/native-host.js';
+import type {
+  ClipboardContent,
+  DesktopState,
+  LaunchRequest,
+  NativeHost,
+  WaitHooks,
+} from '../../contract/native-host.js';
 import { orderDesktop } from '../shared/desktop-state.js';
 import { Refusal } from '../../contract/refusal.js';
 import type { AppFacts } from '../../policy.js';
 import type { LinuxDesktop } from '../shared/desktop.js';
 import { descendsFrom, processFacts, processName } from '../shared/processes.js';
 import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
+import { Launcher } from '../shared/launch.js';
 import { NutProcess } from './process.js';
 
 export type Rect = { x: number; y: number; w: number; h: number };
@@ -97,6 +104,30 @@ export class NutjsHost implements NativeHost {
       cursor,
       unknown,
     });
+  }
+
+  /**
+   * launch_app and kill_app (shared/launch.ts), the Linux route's own: nut-js starts no programs. Windows are
+   * matched by pid, so only where the desktop names pids (Linux); its window manager closes them there.
+   */
+  private readonly launcher = new Launcher({
+    route: 'pixel',
+    windows: () => this.windows(),
+    closeWindow: async (id) => (this.desktop ? this.desktop.closeWindow(id) : null),
+    appRefusal: (app) => this.options.appRefusal?.(app) ?? null,
+  });
+
+  launchApp(request: LaunchRequest, hooks: WaitHooks) {
+    if (!this.linux)
+      throw new Refusal(
+        'not_supported',
+        "launch_app: the nutjs backend starts apps only on Linux (elsewhere nut-js names no window's process, so the app's window could not be told); nothing was started",
+      );
+    return this.launcher.launch(request, hooks);
+  }
+
+  killApp(pid: number, owner: string, hooks: WaitHooks) {
+    return this.launcher.kill(pid, owner, hooks);
   }
 
   get filtersApps(): boolean {

@@ -28,6 +28,8 @@ export interface LinuxDesktop {
   activate(id: number): Promise<void>;
   /** The window manager's stacking order, window ids bottom to top (null: none says). */
   stacking(): Promise<number[] | null>;
+  /** Asks the window manager to close a window as its close button does; how it asked, or null without one. */
+  closeWindow(id: number): Promise<string | null>;
   /** The top-most window at a screen point, or null when nothing says what is on top. */
   topWindowAt(x: number, y: number): Promise<DesktopWindow | null>;
   /** The keyboard map: `perKeycode` keysyms for each keycode, in order. */

@@ -1,6 +1,6 @@
 // What /proc says of a process (Linux): its ancestry, name, executable and command line. Both native
 // backends ask it on Linux, for the app policy and to tell the driven browser's windows.
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Whether `pid` is `ancestor` or one of its descendants (Chromium's renderers and GPU process). */
 export function descendsFrom(pid: number, ancestor: number): boolean {
@@ -45,4 +45,35 @@ export function processFacts(pid: number): { exe: string; comm: string; argv: st
       .split('\0')
       .filter((arg, i, all) => arg !== '' || i < all.length - 1),
   };
+}
+
+/** One process as /proc/<pid>/stat tells it: its parent, process group and state (Z: a zombie, gone). */
+export interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  state: string;
+}
+
+/** Every process /proc lists now (those that end while it is read are left out). */
+export function processTable(): ProcessEntry[] {
+  const out: ProcessEntry[] = [];
+  let names: string[] = [];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // After the command's closing parenthesis: state, ppid, pgrp (the command itself may hold spaces and parentheses).
+      const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ pid: Number(name), ppid: Number(ppid), pgrp: Number(pgrp), state: state ?? '' });
+    } catch {
+      /* it ended meanwhile */
+    }
+  }
+  return out;
 }
