@@ -189,7 +189,8 @@ if '--menus' in sys.argv:
     box.reorder_child(menubar, 0)
     context = Gtk.Menu()
     item(context, 'Pinned', lambda it: set_menu('pinned', it.get_active()), Gtk.CheckMenuItem)
-    context.attach_to_widget(button, None)
+    # Not attached to the button (gtk_menu_attach_to_widget): GTK 3 leaves an attached menu's window out of
+    # the application's children and no widget lists it, so AT-SPI could not see it open.
 
     def on_context(_widget, event=None):
         if event is not None and event.button != 3:

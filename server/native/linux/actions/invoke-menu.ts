@@ -18,6 +18,7 @@ import type { MenuQuirks } from '../toolkits/profile.js';
 import { clickAt, moveTo, pollUntil, pressKeys } from '../transport/input.js';
 import { aim, deliver, nativeResult, type Aim } from './aim.js';
 import { checkUncovered, pointerOf } from './pointing.js';
+import { activeWindow } from '../transport/x11.js';
 
 const ROOT_PATH = '/org/a11y/atspi/accessible/root';
 const MENU_BAR = 34;
@@ -64,6 +65,8 @@ interface Opened {
   container: AccRef;
   /** The item whose action opened it (closeBy 'action'); none for a context menu. */
   opener?: { ref: AccRef; action: number };
+  /** The menu (bar) the opener is an item of: its Selection cleared closes the opener's submenu (GTK 3). */
+  shell?: AccRef;
 }
 
 interface Item {
@@ -256,7 +259,7 @@ async function menuPath(
       }
       trail.push(item.name);
       if (last) return activate(a, item, trail, before, opened, quirks, sw, mode);
-      level = await openLevel(a, item, trail, opened, quirks, sw, mode);
+      level = await openLevel(a, item, level.container, trail, opened, quirks, sw, mode);
     }
     throw new Refusal('invalid_arguments', 'path: name at least one item'); // unreachable: zod asks for one
   }
@@ -269,6 +272,7 @@ async function menuPath(
 async function openLevel(
   a: Aim,
   item: Item,
+  shell: AccRef,
   trail: string[],
   opened: Opened[],
   quirks: MenuQuirks,
@@ -283,6 +287,7 @@ async function openLevel(
     opened.push({
       label: `"${label}" (already open)`,
       container: item.ref,
+      shell,
       ...(index >= 0 ? { opener: { ref: item.ref, action: index } } : {}),
     });
     return { container: item.ref, items: already, where: 'the menu bar' };
@@ -296,7 +301,7 @@ async function openLevel(
     );
   }
   const ok = await a.atspi.doAction(item.ref, index);
-  opened.push({ label: `"${label}"`, container: item.ref, opener: { ref: item.ref, action: index } });
+  opened.push({ label: `"${label}"`, container: item.ref, opener: { ref: item.ref, action: index }, shell });
   let items: Item[] = [];
   const shown = ok
     ? await pollUntil(
@@ -376,9 +381,12 @@ async function openContextMenu(
     40,
   );
   if (!found) {
+    // A menu may have opened unseen (GTK 3 lists no menu attached to its widget): Escape closes it, since an
+    // open menu holds the keyboard. Only when the window has the focus: else the key would reach another app.
+    const focused = a.win.surface === 'x11' ? (await activeWindow().catch(() => 0)) === a.win.id : false;
+    if (focused) await pressKeys(['Escape']).catch(() => undefined);
     sw.lap('deliver');
-    // No Escape: with no menu seen to hold the keyboard, the key would reach whatever has the focus.
-    const observed = `${label}'s context menu was asked for by ${how}, but no menu showed within ${quirks.openMs} ms; nothing was activated, and no key was pressed`;
+    const observed = `${label}'s context menu was asked for by ${how}, but no menu showed in the accessibility tree within ${quirks.openMs} ms (a menu the toolkit does not list, such as GTK 3's menus attached to their widget, cannot be seen); nothing was activated; ${focused ? 'Escape was pressed to close a menu that may have opened unseen' : 'no key was pressed (the window does not have the focus)'}`;
     throw new Stopped(
       nativeResult(
         'no_effect',
@@ -428,7 +436,19 @@ async function closeMenus(a: Aim, opened: Opened[], quirks: MenuQuirks, why = 'o
       await pressKeys(['Escape']).catch(() => undefined);
       how.push(`${o.label} with Escape`);
     }
-    await pollUntil(async () => !(await open(o)), CLOSE_MS, 40);
+    if (await pollUntil(async () => !(await open(o)), CLOSE_MS, 40)) continue;
+    // Still open (a GTK 3 menu on Wayland opened without an input event takes no keyboard grab, so Escape
+    // reaches the window, not the menu): its menu shell's selection cleared closes it, if it offers one.
+    if (
+      o.shell &&
+      (await a.atspi.call(o.shell, IFACE.selection, 'ClearSelection').then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      how.push(`${o.label} by clearing its menu's selection`);
+      await pollUntil(async () => !(await open(o)), CLOSE_MS, 40);
+    }
   }
   const left: string[] = [];
   for (const o of opened) if (await open(o).catch(() => false)) left.push(o.label);
