@@ -5,6 +5,9 @@
 // otherwise unverifiable, saying what was seen. A missing or disabled item is refused, naming the items of
 // that level; menus opened on the way are closed with Escape, and the refusal says so. Each toolkit's
 // quirks (which action opens a level, how long its items take) are its profile's `menus` (toolkits/).
+// The waits poll the items' states (every 40 ms, bounded): Verity's D-Bus client subscribes to no signals
+// (transport/dbus.ts), so the toolkits' object:state-changed events are not heard; a poll ends as soon as
+// the state shows, so it costs at most one interval over an event.
 import type { ActionArgs } from '../../../contract/actions.js';
 import { type ActionResult, type Evidence, type ResolvedTarget, Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
