@@ -7,7 +7,7 @@
 // A new action: an entry here, then its halves (docs/architecture.md, "Where a new piece goes").
 import { z } from 'zod';
 import type { Capability } from './capabilities.js';
-import { deliveryMode, session, target, targeting } from './tool-args.js';
+import { deliveryMode, elementToken, plainName, session, target, targeting } from './tool-args.js';
 
 export interface ClickOptions {
   button: 'left' | 'right' | 'middle';
@@ -50,6 +50,11 @@ export interface ActionArgs {
   /** The window's area as list_windows reports it (its client area), in screen pixels. */
   setWindowFrame: WindowFrame;
   setWindowState: { state: WindowState };
+  /**
+   * Menus (--caps menus): the item at `path` (names, one per level) chosen from the window's menu bar, or,
+   * when the target is an element, from that element's context menu; each level opened, the last activated.
+   */
+  invokeMenu: { path: string[] };
 }
 export interface WindowFrame {
   x: number;
@@ -265,6 +270,7 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
     ],
   },
   ...windowActions(),
+  ...menuActions(),
 };
 
 /** The window tools (--caps windows): a window or a tab's browser window, never a point or an element. */
@@ -308,6 +314,31 @@ function windowActions() {
           annotations: DESTRUCTIVE,
           cap: 'windows',
           args: (args) => ({ state: args.state }),
+        }),
+      ],
+    },
+  } as const;
+}
+
+/** invoke_menu (--caps menus): a window's menu bar, or an element's context menu (element_token). */
+function menuActions() {
+  return {
+    invokeMenu: {
+      tools: [
+        tool({
+          name: 'invoke_menu',
+          description:
+            'Choose a menu item by its path of names, e.g. ["Format", "Bold"]: from the window\'s menu bar, or from element_token\'s context menu. confirmed: its effect read back.',
+          input: z.strictObject({
+            element_token: elementToken.optional().describe("Its context menu, instead of the window's menu bar."),
+            target: target.optional().describe('The window (its menu bar).'),
+            path: z.array(plainName(200, 1)).min(1).max(8).describe('Item names, one per level.'),
+            delivery_mode: deliveryMode,
+            session,
+          }),
+          annotations: DESTRUCTIVE,
+          cap: 'menus',
+          args: (args) => ({ path: args.path }),
         }),
       ],
     },

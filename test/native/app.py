@@ -6,6 +6,9 @@
 #   app.py TITLE            the form
 #   app.py TITLE --many N   the form plus N rows of labelled buttons (for the ~500-node benchmark)
 #   app.py TITLE --password the form plus a password entry "Secret" (AT-SPI role "password text")
+#   app.py TITLE --menus    the form under a menu bar (invoke_menu): Format > Bold (a check item), Strike
+#                           (disabled), Size > Large, Count (a plain item with no visible effect); Help > About
+#                           (opens a dialog); and a context menu on the button (Pinned, a check item)
 import sys
 
 from truth import click_counter, reporter  # noqa: E402 (beside this script)
@@ -144,9 +147,66 @@ if '--password' in sys.argv:
     box.pack_start(secret, False, False, 0)
 
 
+menus = {'bold': False, 'size': None, 'menu_count': 0, 'dialog_open': False, 'pinned': False}
+if '--menus' in sys.argv:
+    def item(menu, label, on=None, kind=Gtk.MenuItem):
+        it = kind(label=label)
+        if on:
+            it.connect('toggled' if kind is Gtk.CheckMenuItem else 'activate', on)
+        menu.append(it)
+        return it
+
+    def submenu(parent, label):
+        top = Gtk.MenuItem(label=label)
+        sub = Gtk.Menu()
+        top.set_submenu(sub)
+        parent.append(top)
+        return sub
+
+    def set_menu(key, value):
+        menus[key] = value
+        changed()
+
+    def on_about(*_):
+        dialog = Gtk.Dialog(title='About ' + title, transient_for=win)
+        dialog.add_button('Close', Gtk.ResponseType.CLOSE)
+
+        def closed(*_):
+            dialog.destroy()
+            set_menu('dialog_open', False)
+        dialog.connect('response', closed)
+        dialog.show_all()
+        set_menu('dialog_open', True)
+
+    menubar = Gtk.MenuBar()
+    fmt = submenu(menubar, 'Format')
+    item(fmt, 'Bold', lambda it: set_menu('bold', it.get_active()), Gtk.CheckMenuItem)
+    item(fmt, 'Strike').set_sensitive(False)
+    item(submenu(fmt, 'Size'), 'Large', lambda *_: set_menu('size', 'large'))
+    item(fmt, 'Count', lambda *_: set_menu('menu_count', menus['menu_count'] + 1))
+    item(submenu(menubar, 'Help'), 'About', on_about)
+    box.pack_start(menubar, False, False, 0)
+    box.reorder_child(menubar, 0)
+    context = Gtk.Menu()
+    item(context, 'Pinned', lambda it: set_menu('pinned', it.get_active()), Gtk.CheckMenuItem)
+    # Not attached to the button (gtk_menu_attach_to_widget): GTK 3 leaves an attached menu's window out of
+    # the application's children and no widget lists it, so AT-SPI could not see it open.
+
+    def on_context(_widget, event=None):
+        if event is not None and event.button != 3:
+            return False
+        context.show_all()
+        context.popup_at_pointer(event) if event is not None else context.popup_at_widget(
+            button, Gdk.Gravity.SOUTH, Gdk.Gravity.NORTH_WEST, None)
+        return True
+    button.connect('button-press-event', on_context)
+    button.connect('popup-menu', on_context)
+
+
 def state():
     buf = view.get_buffer()
     return {
+        **(menus if '--menus' in sys.argv else {}),
         'secret': secret.get_text() if secret else None,
         'entry': entry.get_text(),
         'notes': buf.get_text(buf.get_start_iter(), buf.get_end_iter(), True),

@@ -5,7 +5,10 @@
 # and a check item), a menu button with a plain popover holding a check box and a text entry ("Find"),
 # and a button that opens a file chooser dialog. It reports its own state as one JSON line on stdout on every change, so tests
 # assert what the app itself holds.
-#   app_gtk4.py TITLE
+#   app_gtk4.py TITLE [--menus]
+# --menus: a menu bar above the form (invoke_menu): Format > Bold (a check item), Strike (disabled), Size >
+# Large, Count (a plain item with no visible effect); Help > About (opens a window); and a context menu on the
+# button (Pinned, a check item).
 import sys
 
 from truth import click_counter, reporter  # noqa: E402 (beside this script)
@@ -81,10 +84,62 @@ row.append(file_button)
 dialogs = {'chooser': None}
 
 
+menus = {'size': None, 'menu_count': 0, 'about_open': False, 'pinned': False}
+menu_bold = Gio.SimpleAction.new_stateful('menubold', None, GLib.Variant.new_boolean(False))
+if '--menus' in sys.argv[2:]:
+    def set_menu(key, value):
+        menus[key] = value
+        changed()
+
+    def plain(name, on, enabled=True):
+        action = Gio.SimpleAction.new(name, None)
+        action.set_enabled(enabled)
+        action.connect('activate', lambda *_: on())
+        app_actions.add_action(action)
+
+    def toggle(action, _):
+        action.set_state(GLib.Variant.new_boolean(not action.get_state().get_boolean()))
+        changed()
+    menu_bold.connect('activate', toggle)
+    app_actions.add_action(menu_bold)
+    pinned = Gio.SimpleAction.new_stateful('pinned', None, GLib.Variant.new_boolean(False))
+    pinned.connect('activate', lambda a, _: (toggle(a, _), set_menu('pinned', a.get_state().get_boolean())))
+    app_actions.add_action(pinned)
+    plain('strike', lambda: None, enabled=False)
+    plain('large', lambda: set_menu('size', 'large'))
+    plain('count', lambda: set_menu('menu_count', menus['menu_count'] + 1))
+    about = Gtk.Window(title='About ' + title, transient_for=win)
+    about.connect('close-request', lambda *_: (about.hide(), set_menu('about_open', False), True)[-1])
+    plain('about', lambda: (about.present(), set_menu('about_open', True)))
+    fmt = Gio.Menu()
+    fmt.append('Bold', 'app.menubold')
+    fmt.append('Strike', 'app.strike')
+    size = Gio.Menu()
+    size.append('Large', 'app.large')
+    fmt.append_submenu('Size', size)
+    fmt.append('Count', 'app.count')
+    helpm = Gio.Menu()
+    helpm.append('About', 'app.about')
+    model = Gio.Menu()
+    model.append_submenu('Format', fmt)
+    model.append_submenu('Help', helpm)
+    bar = Gtk.PopoverMenuBar.new_from_model(model)
+    box.prepend(bar)
+    context_model = Gio.Menu()
+    context_model.append('Pinned', 'app.pinned')
+    context = Gtk.PopoverMenu.new_from_model(context_model)
+    context.set_parent(button)
+    context.set_has_arrow(False)
+    right = Gtk.GestureClick(button=3)
+    right.connect('pressed', lambda *_: context.popup())
+    button.add_controller(right)
+
+
 def state():
     buf = view.get_buffer()
     focus = win.get_focus()
     return {
+        **({**menus, 'menu_bold': menu_bold.get_state().get_boolean()} if '--menus' in sys.argv[2:] else {}),
         'entry': entry.get_text(),
         'notes': buf.get_text(buf.get_start_iter(), buf.get_end_iter(), True),
         'checked': check.get_active(),

@@ -4,15 +4,17 @@
 # spin box. It reports its own state as one JSON line on stdout on every change, so tests assert what the app
 # itself holds, not what Verity says.
 # Run with QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (desktop.ts's startApp does).
-#   app_qt.py TITLE [--entry-with-nul]
+#   app_qt.py TITLE [--entry-with-nul] [--menus]
+# --menus: a menu bar (invoke_menu): Format > Bold (a check item), Strike (disabled), Size > Large, Count (a
+# plain item with no visible effect); Help > About (opens a dialog); and a context menu on the button (Pinned).
 # --entry-with-nul: the line edit starts holding "Ada\0x" (a NUL inside, as Qt's own padding leaves one;
 # D-Bus strings cannot carry it, so AT-SPI reads of the text stop there).
 import sys
 
 from truth import click_counter, reporter  # noqa: E402 (beside this script)
 
-from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QSlider,
-                             QSpinBox, QTextEdit, QVBoxLayout, QWidget)
+from PyQt5.QtWidgets import (QAction, QApplication, QCheckBox, QComboBox, QDialog, QLabel, QLineEdit, QMenuBar,
+                             QPushButton, QSlider, QSpinBox, QTextEdit, QVBoxLayout, QWidget)
 from PyQt5.QtCore import Qt
 
 title = sys.argv[1] if len(sys.argv) > 1 else 'Verity Qt app'
@@ -59,9 +61,43 @@ volume.setValue(10)
 clicks = {'n': 0}
 
 
+menus = {'bold': False, 'size': None, 'menu_count': 0, 'dialog_open': False, 'pinned': False}
+
+
+def set_menu(key, value):
+    menus[key] = value
+    changed()
+
+
+if '--menus' in sys.argv[2:]:
+    bar = QMenuBar()
+    box.setMenuBar(bar)
+    fmt = bar.addMenu('Format')
+    bold = fmt.addAction('Bold')
+    bold.setCheckable(True)
+    bold.toggled.connect(lambda on: set_menu('bold', on))
+    fmt.addAction('Strike').setEnabled(False)
+    fmt.addMenu('Size').addAction('Large').triggered.connect(lambda: set_menu('size', 'large'))
+    fmt.addAction('Count').triggered.connect(lambda: set_menu('menu_count', menus['menu_count'] + 1))
+    about = QDialog(win)
+    about.setWindowTitle('About ' + title)
+    about.finished.connect(lambda *_: set_menu('dialog_open', False))
+
+    def on_about():
+        about.show()
+        set_menu('dialog_open', True)
+    bar.addMenu('Help').addAction('About').triggered.connect(on_about)
+    pinned = QAction('Pinned', button)
+    pinned.setCheckable(True)
+    pinned.toggled.connect(lambda on: set_menu('pinned', on))
+    button.addAction(pinned)
+    button.setContextMenuPolicy(Qt.ActionsContextMenu)
+
+
 def state():
     focus = app.focusWidget()
     return {
+        **(menus if '--menus' in sys.argv[2:] else {}),
         'entry': entry.text(),
         'notes': notes.toPlainText(),
         'checked': check.isChecked(),

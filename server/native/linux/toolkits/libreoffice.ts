@@ -141,6 +141,9 @@ export function libreOfficeOver(base: ToolkitProfile): ToolkitProfile {
       name: 'libreoffice',
       typeRoute: (el, states) => (isSheetCell(el, states) ? typeIntoCell : null),
       refusesInsert,
+      // Its menus fill as they open (each item asks its dispatcher whether it is enabled), which takes
+      // LibreOffice longer than a toolkit's own menus; its dialogs too take a while to show.
+      menus: { ...base.menus, openMs: 8000 },
     };
     over.set(base, profile);
   }

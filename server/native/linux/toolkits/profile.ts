@@ -29,6 +29,23 @@ export type TypeRoute = (
   sw: Stopwatch,
 ) => Promise<ActionResult>;
 
+/** How invoke_menu works a toolkit's menus (actions/invoke-menu.ts holds the defaults, DEFAULT_MENU_QUIRKS). */
+export interface MenuQuirks {
+  /** The AT-SPI action names that open a submenu, the first offered wins (case-insensitive). */
+  openActions: readonly string[];
+  /** The action names that activate a menu item. */
+  pressActions: readonly string[];
+  /** How long a submenu's items get to show, and an item's effect to read back (ms). */
+  openMs: number;
+  /**
+   * How a menu left open is closed: Escape (the open menu holds the keyboard: GTK), or its item's open
+   * action again, which hides a shown submenu (Qt: its popups take no keyboard grab in an inactive window).
+   */
+  closeBy: 'escape' | 'action';
+  /** Why an element's context menu cannot be worked by name in this toolkit (refused before anything is sent), or null. */
+  noContextMenus: string | null;
+}
+
 /** A toolkit's profile: the model's hooks (atspi/model.ts ModelHooks) and the actions'. */
 export interface ToolkitProfile extends ModelHooks {
   /** Which profile this is, for tests and messages. */
@@ -41,4 +58,6 @@ export interface ToolkitProfile extends ModelHooks {
   typeRoute?(el: NativeRef, states: [number, number]): TypeRoute | null;
   /** Why text inserted into `el` (editable) would reach nothing, as the refusal to give, or null. */
   refusesInsert?(a: Aim, el: NativeRef): Promise<Refusal | null>;
+  /** invoke_menu's quirks over the defaults (actions/invoke-menu.ts DEFAULT_MENU_QUIRKS). */
+  menus?: Partial<MenuQuirks>;
 }

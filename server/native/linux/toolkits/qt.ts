@@ -73,4 +73,15 @@ export const qt: ToolkitProfile = {
   comboValue: async (atspi, ref) => String(await atspi.prop(ref, IFACE.accessible, 'Name')),
   nameIsValue: (role) => role === ROLE.comboBox,
   combo: qtCombo,
+  // A menu item's Press triggers its QAction and leaves its menus open; ShowMenu on an item whose submenu
+  // shows hides it (QAccessibleMenuItem::doAction), which closes what invoke_menu opened without keys.
+  // Its context menus are popups, which Qt's accessible application leaves out of its children
+  // (QAccessibleApplication lists no Qt::Popup window) and no widget lists either: not found by name.
+  menus: {
+    openActions: ['showmenu'],
+    pressActions: ['press', 'toggle'],
+    closeBy: 'action',
+    noContextMenus:
+      "Qt does not list an open context menu in the accessibility tree (its popups are left out of the application's children), so its items cannot be found by name",
+  },
 };

@@ -1,0 +1,565 @@
+// invoke_menu on the Linux desktop, through AT-SPI: the item at a path of names, from the window's menu bar or
+// (the target an element) from that element's context menu. Each level is opened by its item's own AT-SPI
+// action and its items waited for (bounded) until they show; the last item's action is run once. The verdict
+// is read back: a check item's checked state flipped, or a window (a dialog) the app did not show before;
+// otherwise unverifiable, saying what was seen. A missing or disabled item is refused, naming the items of
+// that level; menus opened on the way are closed with Escape, and the refusal says so. Each toolkit's
+// quirks (which action opens a level, how long its items take) are its profile's `menus` (toolkits/).
+// The waits poll the items' states (every 40 ms, bounded): Verity's D-Bus client subscribes to no signals
+// (transport/dbus.ts), so the toolkits' object:state-changed events are not heard; a poll ends as soon as
+// the state shows, so it costs at most one interval over an event.
+import type { ActionArgs } from '../../../contract/actions.js';
+import { type ActionResult, type Evidence, type ResolvedTarget, Stopwatch } from '../../../contract/driver.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { IFACE, type AccRef, type Atspi } from '../atspi/model.js';
+import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from '../atspi/roles.js';
+import type { NativeRef } from '../atspi/tree.js';
+import { walkWindow } from '../atspi/walk.js';
+import type { LinuxHost } from '../host.js';
+import { profileOf } from '../toolkits/index.js';
+import type { MenuQuirks } from '../toolkits/profile.js';
+import { clickAt, moveTo, pollUntil, pressKeys } from '../transport/input.js';
+import { aim, deliver, nativeResult, type Aim } from './aim.js';
+import { checkUncovered, pointerOf } from './pointing.js';
+import { activeWindow } from '../transport/x11.js';
+
+const ROOT_PATH = '/org/a11y/atspi/accessible/root';
+const MENU_BAR = 34;
+const POPUP_MENU = 41;
+const SEPARATOR = 50;
+const TEAROFF = 59;
+/** Roles an item of a menu has (a GTK submenu is a `menu` inside its parent menu). */
+const ITEM_ROLES: ReadonlySet<number> = new Set([ROLE.menuItem, ROLE.checkMenuItem, ROLE.radioMenuItem, ROLE.menu]);
+/** Unnamed containers between a menu item and the items of its submenu (Qt's popup menu, a GTK 3 window). */
+const HOLDER_ROLES: ReadonlySet<number> = new Set([
+  ROLE.menu,
+  POPUP_MENU,
+  ROLE.window,
+  ROLE.panel,
+  ROLE.filler,
+  49 /* scroll pane */,
+  68 /* viewport */,
+  85 /* section */,
+  ROLE.list,
+]);
+/** Top-level roles that a menu item's effect may show (a dialog, a window); menus' own windows hold a menu. */
+const SHOWN_ROLES: ReadonlySet<number> = new Set([ROLE.dialog, ROLE.frame, ROLE.window, 2 /* alert */]);
+/** How long a menu gets to close after its Escape. */
+const CLOSE_MS = 1000;
+/** Items named in a refusal, at most. */
+const MAX_NAMED = 30;
+/** How deep below a level's container its items are looked for (holders in between). */
+const ITEM_DEPTH = 4;
+/** Children read below one container while looking for items. */
+const MAX_READ = 400;
+
+/** The default quirks: any toolkit's menus as ATK and Qt expose them. */
+export const DEFAULT_MENU_QUIRKS: MenuQuirks = {
+  openActions: ['showmenu', 'show menu', 'open', 'click', 'press', 'activate'],
+  pressActions: ['click', 'press', 'toggle', 'activate', 'select'],
+  openMs: 3000,
+  closeBy: 'escape',
+  noContextMenus: null,
+};
+
+/** A menu opened on the way: what it is called, and what holds its items (to see whether it still shows). */
+interface Opened {
+  label: string;
+  container: AccRef;
+  /** The item whose action opened it (closeBy 'action'); none for a context menu. */
+  opener?: { ref: AccRef; action: number };
+  /** The menu (bar) the opener is an item of: its Selection cleared closes the opener's submenu (GTK 3). */
+  shell?: AccRef;
+}
+
+interface Item {
+  ref: AccRef;
+  name: string;
+  role: number;
+  states: [number, number];
+}
+
+/** Ends the action early with a result (something was sent, so not a refusal): a level that never opened. */
+class Stopped extends Error {
+  constructor(readonly result: ActionResult) {
+    super('stopped');
+  }
+}
+
+const enabled = (s: [number, number]) => has(s, STATE.sensitive) || has(s, STATE.enabled);
+const showing = (s: [number, number]) => has(s, STATE.showing);
+/** A name as a menu shows it, for matching: no mnemonic marks, no trailing ellipsis, spaces folded. */
+const plain = (name: string) =>
+  name
+    .replace(/[_&](?=\S)/g, '')
+    .replace(/(\.\.\.|…)\s*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+async function describe(atspi: Atspi, ref: AccRef): Promise<Item | null> {
+  try {
+    const [[role], [states], name] = await Promise.all([
+      atspi.call(ref, IFACE.accessible, 'GetRole'),
+      atspi.call(ref, IFACE.accessible, 'GetState'),
+      atspi.prop(ref, IFACE.accessible, 'Name'),
+    ]);
+    return { ref, name: String(name), role: Number(role), states: [states[0] ?? 0, states[1] ?? 0] };
+  } catch {
+    return null; // gone while read (a menu closing): not an item
+  }
+}
+
+/**
+ * The items of one level: the menu items under `container`, through the unnamed holders between (Qt's
+ * popup menu, GTK 3's window), separators and tear-offs left out. Bounded in depth and reads.
+ */
+async function itemsOf(atspi: Atspi, container: AccRef): Promise<Item[]> {
+  const items: Item[] = [];
+  let read = 0;
+  const visit = async (ref: AccRef, depth: number): Promise<void> => {
+    const children = await atspi.children(ref).catch(() => []);
+    const described = await Promise.all(children.slice(0, MAX_READ - read).map((c) => describe(atspi, c)));
+    read += described.length;
+    for (const child of described) {
+      if (!child || child.role === SEPARATOR || child.role === TEAROFF) continue;
+      if (ITEM_ROLES.has(child.role) && child.name) items.push(child);
+      else if (depth < ITEM_DEPTH && read < MAX_READ && (HOLDER_ROLES.has(child.role) || !child.name))
+        await visit(child.ref, depth + 1);
+    }
+  };
+  await visit(container, 1);
+  return items;
+}
+
+/** The item named `name` among `items`: its exact name first, then as a menu shows it (plain). */
+function find(items: Item[], name: string): Item | undefined {
+  return items.find((i) => i.name === name) ?? items.find((i) => plain(i.name) === plain(name));
+}
+
+/** The items of a level as a refusal names them (disabled ones said so), bounded. */
+function listed(items: Item[]): string[] {
+  const names = items.slice(0, MAX_NAMED).map((i) => (enabled(i.states) ? i.name : `${i.name} (disabled)`));
+  if (items.length > MAX_NAMED) names.push(`... ${items.length - MAX_NAMED} more`);
+  return names;
+}
+
+/** The app's top-level objects that show now (its windows, dialogs, and the windows its open menus are in). */
+async function shownTopLevels(atspi: Atspi, bus: string): Promise<Item[]> {
+  const children = await atspi.children({ bus, path: ROOT_PATH }).catch(() => []);
+  const tops = await Promise.all(children.map((c) => describe(atspi, c)));
+  return tops.filter((t): t is Item => t !== null && showing(t.states));
+}
+
+/** Whether a top-level is a menu's own window (GTK 3 puts an open menu in a window of its own). */
+async function holdsMenu(atspi: Atspi, top: Item): Promise<boolean> {
+  if (top.role === POPUP_MENU || top.role === ROLE.menu) return true;
+  const first = await atspi.childAt(top.ref, 0).catch(() => null);
+  const child = first ? await describe(atspi, first) : null;
+  return !!child && (child.role === ROLE.menu || child.role === POPUP_MENU);
+}
+
+const keyOf = (r: AccRef) => `${r.bus}${r.path}`;
+
+/** The action of `ref` whose name is first in `wanted` (case-insensitive), or -1 with the names offered. */
+async function actionIndex(atspi: Atspi, ref: AccRef, wanted: readonly string[]): Promise<[number, string[]]> {
+  const names = await atspi.actions(ref).catch(() => [] as string[]);
+  const lower = names.map((n) => n.toLowerCase());
+  for (const w of wanted) {
+    const i = lower.indexOf(w);
+    if (i >= 0) return [i, names];
+  }
+  return [-1, names];
+}
+
+export async function invokeMenu(
+  host: LinuxHost,
+  target: ResolvedTarget,
+  args: ActionArgs['invokeMenu'],
+): Promise<ActionResult> {
+  const mode = target.deliveryMode;
+  const sw = new Stopwatch();
+  if (target.kind === 'desktop' && !target.element)
+    throw new Refusal(
+      'invalid_arguments',
+      'target: invoke_menu acts on a window\'s menu bar or an element\'s context menu; name a window as {"kind": "window", "pid", "window_id"} (list_windows), or pass element_token',
+    );
+  const a = await aim(host, target);
+  if (!a.win.frame || !a.win.app)
+    throw new Refusal(
+      'unavailable',
+      `window ${a.win.id} ("${a.win.title}") has no accessibility tree, so its menus cannot be found by name; nothing was sent. Use get_window_state's screenshot and click the menu at its pixels`,
+      { window_id: a.win.id },
+    );
+  const bus = a.win.app.bus;
+  await a.atspi.toolkit(bus);
+  const quirks = { ...DEFAULT_MENU_QUIRKS, ...profileOf(a.atspi, bus).menus };
+  return deliver(mode, a.win, () =>
+    menuPath(a, bus, args.path, quirks, sw, mode).catch((e) => {
+      if (e instanceof Stopped) return e.result;
+      throw e;
+    }),
+  );
+}
+
+async function menuPath(
+  a: Aim,
+  bus: string,
+  path: string[],
+  quirks: MenuQuirks,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
+  {
+    const before = await shownTopLevels(a.atspi, bus);
+    const opened: Opened[] = [];
+    let level: { container: AccRef; items: Item[]; where: string };
+    if (a.element) {
+      level = await openContextMenu(a, a.element, before, quirks, sw, mode);
+      opened.push({
+        label: `the context menu of "${a.element.name || roleName(a.element.role)}"`,
+        container: level.container,
+      });
+    } else {
+      const rows = (await walkWindow(a.atspi, a.win.frame!)).rows.filter((r) => r.item.role === MENU_BAR);
+      const bar = rows.find((r) => showing(r.item.states)) ?? rows[0];
+      if (!bar)
+        throw new Refusal(
+          'target_not_found',
+          `window ${a.win.id} ("${a.win.title}") shows no menu bar in its accessibility tree; nothing was sent. For an element's context menu, pass its element_token`,
+          { window_id: a.win.id },
+        );
+      level = { container: bar.item.ref, items: await itemsOf(a.atspi, bar.item.ref), where: 'the menu bar' };
+      // GTK 4.8 lists its GtkPopoverMenuBar with none of its items: nothing there can be found by name.
+      if (!level.items.length)
+        throw new Refusal(
+          'not_supported',
+          `window ${a.win.id} ("${a.win.title}") lists its menu bar ("${bar.item.name}") with no items in its accessibility tree, so no item can be found by name; nothing was sent. Use get_window_state's screenshot and click the menu at its pixels (or press_key F10 to open it)`,
+          { window_id: a.win.id },
+        );
+    }
+    sw.lap('resolve');
+    const trail: string[] = [];
+    for (let depth = 0; depth < path.length; depth++) {
+      const name = path[depth]!;
+      const item = find(level.items, name);
+      const last = depth === path.length - 1;
+      if (!item || !enabled(item.states)) {
+        const closed = await closeMenus(a, opened, quirks);
+        const items = listed(level.items);
+        const at = `${level.where}${trail.length ? ` > ${trail.join(' > ')}` : ''}`;
+        throw item
+          ? new Refusal(
+              'element_disabled',
+              `"${item.name}" in ${at} is disabled; nothing was activated${closed}. Its items: ${items.join(', ')}`,
+              { path_index: depth, items, menus_opened: opened.length, menus_left_open: / still show/.test(closed) },
+            )
+          : new Refusal(
+              'target_not_found',
+              `no item "${name}" in ${at}; nothing was activated${closed}. Its items: ${items.join(', ') || '(none)'}`,
+              { path_index: depth, items, menus_opened: opened.length, menus_left_open: / still show/.test(closed) },
+            );
+      }
+      trail.push(item.name);
+      if (last) return activate(a, item, trail, before, opened, quirks, sw, mode);
+      level = await openLevel(a, item, level.container, trail, opened, quirks, sw, mode);
+    }
+    throw new Refusal('invalid_arguments', 'path: name at least one item'); // unreachable: zod asks for one
+  }
+}
+
+/**
+ * Opens the submenu of `item` by its own AT-SPI action and waits, bounded, until its items show. Toolkits
+ * fill some submenus only as they open (LibreOffice), so the items are read after it opened.
+ */
+async function openLevel(
+  a: Aim,
+  item: Item,
+  shell: AccRef,
+  trail: string[],
+  opened: Opened[],
+  quirks: MenuQuirks,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+): Promise<{ container: AccRef; items: Item[]; where: string }> {
+  const label = trail.join(' > ');
+  // Already open (left so by someone): its action would close it again, so it is not run.
+  const already = await itemsOf(a.atspi, item.ref);
+  if (already.some((i) => showing(i.states))) {
+    const [index] = await actionIndex(a.atspi, item.ref, quirks.openActions);
+    opened.push({
+      label: `"${label}" (already open)`,
+      container: item.ref,
+      shell,
+      ...(index >= 0 ? { opener: { ref: item.ref, action: index } } : {}),
+    });
+    return { container: item.ref, items: already, where: 'the menu bar' };
+  }
+  const [index, names] = await actionIndex(a.atspi, item.ref, quirks.openActions);
+  if (index < 0) {
+    const closed = await closeMenus(a, opened, quirks);
+    throw new Refusal(
+      'not_supported',
+      `"${label}" offers no AT-SPI action that opens it (it offers: ${names.join(', ') || 'none'}); nothing was activated${closed}`,
+    );
+  }
+  const ok = await a.atspi.doAction(item.ref, index);
+  opened.push({ label: `"${label}"`, container: item.ref, opener: { ref: item.ref, action: index }, shell });
+  let items: Item[] = [];
+  const shown = ok
+    ? await pollUntil(
+        async () => (items = await itemsOf(a.atspi, item.ref)).some((i) => showing(i.states)),
+        quirks.openMs,
+        40,
+      )
+    : false;
+  if (!shown) {
+    const closed = await closeMenus(a, opened, quirks);
+    sw.lap('deliver');
+    const observed = ok
+      ? `"${label}" was opened by its "${names[index]}" action, but its items did not show within ${quirks.openMs} ms (${items.length ? `listed but not showing: ${listed(items).join(', ')}` : 'none listed'}); nothing was activated${closed}`
+      : `"${label}" refused its "${names[index]}" action; nothing was activated${closed}`;
+    throw new Stopped(
+      nativeResult(
+        'no_effect',
+        'accessibility',
+        sw,
+        [{ kind: 'menu_level', expected: 'its items showing', observed }],
+        mode,
+        {
+          target: `"${label}"`,
+          method: 'accessibility_action',
+        },
+      ),
+    );
+  }
+  return { container: item.ref, items, where: 'the menu bar' };
+}
+
+/**
+ * Opens the context menu of `el`: its own menu action when it offers one, else a right click at its centre
+ * (XTest, or the virtual pointer on Wayland), as a user would; then waits, bounded, for a menu the app did
+ * not show before.
+ */
+async function openContextMenu(
+  a: Aim,
+  el: NativeRef,
+  before: Item[],
+  quirks: MenuQuirks,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+): Promise<{ container: AccRef; items: Item[]; where: string }> {
+  const label = `"${el.name || 'the element'}" (${roleName(el.role)})`;
+  if (quirks.noContextMenus)
+    throw new Refusal(
+      'not_supported',
+      `${label}'s context menu: ${quirks.noContextMenus}; nothing was sent. Use right_click on it, then get_window_state's screenshot and a click at the item's pixels`,
+    );
+  const [index, names] = await actionIndex(a.atspi, el, ['showmenu', 'show menu', 'menu', 'popup', 'context menu']);
+  let how: string;
+  if (index >= 0) {
+    await a.atspi.doAction(el, index);
+    how = `its "${names[index]}" action`;
+  } else {
+    if (!a.win.placed || el.box.w <= 0)
+      throw new Refusal(
+        'unavailable',
+        `${label} offers no AT-SPI action that opens its context menu, and it has no place on the screen to right-click; nothing was sent`,
+      );
+    const p = { x: el.box.x + el.box.w / 2, y: el.box.y + el.box.h / 2 };
+    await checkUncovered(a, p);
+    sw.lap('resolve');
+    await moveTo(p.x, p.y);
+    await clickAt('right', 1, []);
+    how = `a ${pointerOf(a)} right click at its centre`;
+  }
+  const seen = new Set(before.map((t) => keyOf(t.ref)));
+  let found: { container: AccRef; items: Item[] } | null = null;
+  await pollUntil(
+    async () => {
+      found = await newMenu(a, el, seen);
+      return found !== null;
+    },
+    quirks.openMs,
+    40,
+  );
+  if (!found) {
+    // A menu may have opened unseen (GTK 3 lists no menu attached to its widget): Escape closes it, since an
+    // open menu holds the keyboard. Only when the window has the focus: else the key would reach another app.
+    const focused = a.win.surface === 'x11' ? (await activeWindow().catch(() => 0)) === a.win.id : false;
+    if (focused) await pressKeys(['Escape']).catch(() => undefined);
+    sw.lap('deliver');
+    const observed = `${label}'s context menu was asked for by ${how}, but no menu showed in the accessibility tree within ${quirks.openMs} ms (a menu the toolkit does not list, such as GTK 3's menus attached to their widget, cannot be seen); nothing was activated; ${focused ? 'Escape was pressed to close a menu that may have opened unseen' : 'no key was pressed (the window does not have the focus)'}`;
+    throw new Stopped(
+      nativeResult(
+        'no_effect',
+        'accessibility',
+        sw,
+        [{ kind: 'menu_level', expected: 'a context menu', observed }],
+        mode,
+        {
+          target: label,
+          method: index >= 0 ? 'accessibility_action' : 'pixel_click',
+        },
+      ),
+    );
+  }
+  const { container, items } = found as { container: AccRef; items: Item[] };
+  return { container, items, where: `the context menu of ${label}` };
+}
+
+/** A menu with showing items that the app shows now and did not before: a new top-level, or under `el`. */
+async function newMenu(a: Aim, el: NativeRef, seen: Set<string>): Promise<{ container: AccRef; items: Item[] } | null> {
+  const tops = await shownTopLevels(a.atspi, el.bus);
+  for (const top of tops) {
+    if (seen.has(keyOf(top.ref))) continue;
+    const items = await itemsOf(a.atspi, top.ref);
+    if (items.some((i) => showing(i.states))) return { container: top.ref, items };
+  }
+  // A popover menu is a child of its widget in the tree (GTK 4).
+  const items = await itemsOf(a.atspi, el);
+  return items.some((i) => showing(i.states)) ? { container: el, items } : null;
+}
+
+/**
+ * Closes the menus opened on the way, innermost first: one Escape for each that still shows (an open menu
+ * holds the keyboard), then read back until it no longer shows (bounded). A menu that never showed gets no
+ * key, which would reach whatever has the focus instead. What to add to the message.
+ */
+async function closeMenus(a: Aim, opened: Opened[], quirks: MenuQuirks, why = 'opened to look'): Promise<string> {
+  if (!opened.length) return '';
+  const open = async (o: Opened) => (await itemsOf(a.atspi, o.container)).some((i) => showing(i.states));
+  const how: string[] = [];
+  for (const o of [...opened].reverse()) {
+    if (!(await open(o))) continue;
+    if (quirks.closeBy === 'action' && o.opener) {
+      await a.atspi.doAction(o.opener.ref, o.opener.action).catch(() => false);
+      how.push(`${o.label} by its action`);
+    } else {
+      await pressKeys(['Escape']).catch(() => undefined);
+      how.push(`${o.label} with Escape`);
+    }
+    if (await pollUntil(async () => !(await open(o)), CLOSE_MS, 40)) continue;
+    // Still open (a GTK 3 menu on Wayland opened without an input event takes no keyboard grab, so Escape
+    // reaches the window, not the menu): its menu shell's selection cleared closes it, if it offers one.
+    if (
+      o.shell &&
+      (await a.atspi.call(o.shell, IFACE.selection, 'ClearSelection').then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      how.push(`${o.label} by clearing its menu's selection`);
+      await pollUntil(async () => !(await open(o)), CLOSE_MS, 40);
+    }
+  }
+  const left: string[] = [];
+  for (const o of opened) if (await open(o).catch(() => false)) left.push(o.label);
+  const names = opened.map((o) => o.label).join(', ');
+  if (left.length)
+    return `; the menus ${why} (${names}) were not all closed: ${left.join(', ')} still show${how.length ? ` after closing ${how.join(', ')}` : ''} (press_key Escape with delivery_mode "foreground")`;
+  return how.length ? `; the menus ${why} (${names}) were closed: ${how.join(', ')}` : '';
+}
+
+/**
+ * Runs the last item's action once and reads its effect back (bounded): a check item's checked state
+ * flipped, or a window the app did not show before; otherwise unverifiable, saying what was seen.
+ */
+async function activate(
+  a: Aim,
+  item: Item,
+  trail: string[],
+  before: Item[],
+  opened: Opened[],
+  quirks: MenuQuirks,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
+  const label = trail.join(' > ');
+  const [index, names] = await actionIndex(a.atspi, item.ref, quirks.pressActions);
+  if (index < 0) {
+    const closed = await closeMenus(a, opened, quirks);
+    throw new Refusal(
+      'not_supported',
+      `"${label}" offers no AT-SPI action that activates it (it offers: ${names.join(', ') || 'none'}); nothing was activated${closed}`,
+    );
+  }
+  const checkable = TOGGLE_ROLES.has(item.role) || has(item.states, 41 /* checkable */);
+  const wasChecked = has(item.states, STATE.checked);
+  const seen = new Set(before.map((t) => keyOf(t.ref)));
+  sw.lap('resolve');
+  const ok = await a.atspi.doAction(item.ref, index);
+  sw.lap('deliver');
+  const extra = { target: `"${label}" (${roleName(item.role)})`, method: 'accessibility_action' };
+  const evidence: Evidence[] = [
+    {
+      kind: 'accessibility_action',
+      expected: `"${names[index]}" performed by "${label}"`,
+      observed: ok ? `DoAction("${names[index]}") accepted` : `DoAction("${names[index]}") refused`,
+      detail: opened.length ? `opened on the way: ${opened.map((o) => o.label).join(', ')}` : undefined,
+    },
+  ];
+  if (!ok) {
+    const closed = await closeMenus(a, opened, quirks);
+    sw.lap('verify');
+    return nativeResult('no_effect', 'accessibility', sw, evidence, mode, {
+      ...extra,
+      escalation: { target: 'verify', reason: `the toolkit refused the item's action${closed}` },
+    });
+  }
+  let checked: boolean | null = wasChecked;
+  let shown: Item | null = null;
+  await pollUntil(
+    async () => {
+      const now = await a.atspi.states(item.ref).catch(() => null);
+      checked = now ? has(now, STATE.checked) : null;
+      // Any item whose checked state flipped (Qt's check items are plain menu items that say checked).
+      if (checked !== null && checked !== wasChecked) return true;
+      for (const top of await shownTopLevels(a.atspi, item.ref.bus))
+        if (!seen.has(keyOf(top.ref)) && SHOWN_ROLES.has(top.role) && !(await holdsMenu(a.atspi, top))) {
+          shown = top;
+          return true;
+        }
+      return false;
+    },
+    quirks.openMs,
+    40,
+  );
+  // A toolkit that leaves its menus open after an item's action (Qt) has them closed, and the result says so.
+  const leftOpen = await closeMenus(a, opened, quirks, 'left open after the action');
+  if (leftOpen) evidence.push({ kind: 'menus_closed', observed: leftOpen.replace(/^; /, '') });
+  sw.lap('verify');
+  const newWindow = shown as Item | null;
+  if (checked !== null && checked !== wasChecked) {
+    evidence.push({
+      kind: 'checked_state',
+      expected: `checked=${!wasChecked}`,
+      observed: `checked=${checked}`,
+      detail: `"${label}"'s own state, read back`,
+    });
+    return nativeResult('confirmed', 'accessibility', sw, evidence, mode, extra);
+  }
+  if (newWindow) {
+    evidence.push({
+      kind: 'window_shown',
+      expected: 'a window or dialog the app did not show before',
+      observed: `${roleName(newWindow.role)} "${newWindow.name}"`,
+      detail: "the app's top-level objects, read back before and after",
+    });
+    return nativeResult('confirmed', 'accessibility', sw, evidence, mode, extra);
+  }
+  const what = checkable
+    ? `its checked state ${checked === null ? 'could not be read back' : `stayed ${checked}`}`
+    : 'it is not a check item';
+  evidence.push({
+    kind: 'read_back',
+    observed: `${what}, and the app showed no new window within ${quirks.openMs} ms`,
+  });
+  return nativeResult('unverifiable', 'accessibility', sw, evidence, mode, {
+    ...extra,
+    escalation: {
+      target: 'verify',
+      reason: `"${label}" was activated once, but its effect shows nowhere AT-SPI can read here (${what}, no new window); call get_window_state to see what changed`,
+    },
+  });
+}

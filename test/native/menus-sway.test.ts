@@ -1,0 +1,51 @@
+// invoke_menu on sway (Wayland, issue 44 item 5, --caps menus): the GTK 3 test app as a Wayland client, run
+// with --menus. The app's own state is the truth (Bold on, the About dialog open); a missing item is refused
+// naming the items of its level, and the menu opened to look is closed.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startVerity, type Verity } from '../helpers/mcp.js';
+import { missingWaylandTools, startApp, startWaylandDesktop, until, type Desktop, type GtkApp } from './desktop.js';
+
+const missing = missingWaylandTools();
+
+describe('invoke_menu on sway (GTK 3, Wayland)', { skip: missing ?? false }, () => {
+  let d: Desktop;
+  let v: Verity;
+  let app: GtkApp;
+  let windowId = 0;
+  before(async () => {
+    d = await startWaylandDesktop();
+    app = await startApp(d, 'Sway Menus', ['--menus']);
+    v = await startVerity(['--caps', 'menus'], d.env);
+    windowId = await until(
+      async () => (await v.call('list_windows')).structured?.windows?.find((w: any) => w.pid === app.pid)?.window_id,
+      'the window in list_windows',
+      15_000,
+      200,
+    );
+  });
+  after(async () => {
+    await v?.close();
+    await d?.close();
+  });
+  const target = () => ({ kind: 'window', pid: app.pid, window_id: windowId });
+
+  test('Format > Bold: confirmed, and the app holds Bold on [matrix sway gtk3 invoke_menu confirmed]', async () => {
+    const r = await v.call('invoke_menu', { target: target(), path: ['Format', 'Bold'] });
+    await app.waitFor((s) => !!s.bold, `Bold on (${r.text})`);
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+  });
+
+  test('a missing item: refused, naming the items of Format, the menu closed [matrix sway gtk3 invoke_menu refused]', async () => {
+    const r = await v.call('invoke_menu', { target: target(), path: ['Format', 'Underline'] });
+    assert.equal(r.structured.refusal?.code, 'target_not_found', r.text);
+    assert.match(r.text, /Bold, Strike \(disabled\), Size, Count/);
+    assert.doesNotMatch(r.text, /still show/);
+  });
+
+  test('Help > About: confirmed by the dialog, which the app says is open [matrix sway gtk3 invoke_menu confirmed]', async () => {
+    const r = await v.call('invoke_menu', { target: target(), path: ['Help', 'About'] });
+    await app.waitFor((s) => !!s.dialog_open, `the About dialog open (${r.text})`);
+    assert.equal(r.structured.effect, 'confirmed', r.text);
+  });
+});
