@@ -186,6 +186,8 @@ export interface ObservedElement {
   role: string;
   label: string;
   value?: string;
+  /** A password, one-time code or card field: its value is compared but never quoted. */
+  secret?: boolean;
   enabled: boolean;
   focused: boolean;
   /** Absent where the route's read says nothing of selection. */
@@ -199,7 +201,8 @@ export interface ObservedElement {
 /** A window as the window manager lists it (screen pixels). */
 export interface ObservedWindow {
   title: string;
-  focused: boolean;
+  /** Absent where the window system does not say which window has the focus (Wayland). */
+  focused?: boolean;
   frame: { x: number; y: number; width: number; height: number };
   /** The call's target window. */
   target?: boolean;
@@ -251,11 +254,14 @@ const sameRole = (a: string, b: string) => {
   return ka === kb || (ROLE_ALIASES[ka] ?? ka) === (ROLE_ALIASES[kb] ?? kb);
 };
 
+const shownValue = (e: ObservedElement) =>
+  e.secret ? '•'.repeat(Math.min((e.value ?? '').length, QUOTE_MAX)) : quote(e.value ?? '');
+
 function describe(e: ObservedElement): Record<string, unknown> {
   return {
     role: e.role,
     name: quote(e.label),
-    ...(e.value !== undefined && e.value !== '' ? { value: quote(e.value) } : {}),
+    ...(e.value !== undefined && e.value !== '' ? { value: shownValue(e) } : {}),
     ...(e.tokens?.length ? { element_token: e.tokens[0] } : {}),
   };
 }
@@ -319,12 +325,12 @@ function evaluateElement(index: number, p: ElementPredicate, check: string, o: O
   const base = describe(e);
   switch (check) {
     case 'value_equals':
-      return { index, holds: (e.value ?? '') === v, observed: { ...base, value: quote(e.value ?? '') } };
+      return { index, holds: (e.value ?? '') === v, observed: { ...base, value: shownValue(e) } };
     case 'value_contains':
       return {
         index,
         holds: (e.value ?? '').includes(v as string),
-        observed: { ...base, value: quote(e.value ?? '') },
+        observed: { ...base, value: shownValue(e) },
       };
     case 'checked': {
       const c = checkedOf(e);
@@ -464,6 +470,8 @@ function evaluateWindow(index: number, p: WindowPredicate, check: string, o: Obs
   if (matches.length > 1)
     return unknown(index, 'ambiguous_selector', { count: matches.length }, matches.slice(0, MAX_CANDIDATES).map(shown));
   const w = matches[0];
+  if (check === 'focused' && w.focused === undefined)
+    return unknown(index, 'observation_unavailable', { ...shown(w), focused: 'the window system does not say' });
   if (check === 'focused')
     return { index, holds: w.focused === (p as { focused: boolean }).focused, observed: shown(w) };
   const f = (p as { frame: { x: number; y: number; width: number; height: number; tolerance?: number } }).frame;

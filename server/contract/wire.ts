@@ -114,6 +114,8 @@ export const actionResult = z.object({
   masked: z.string().optional(),
   side_effects: z.array(sideEffect).optional(),
   caused: actionCaused.optional(),
+  /** Where the tab's console and requests stood as the action began: verify_state's `since` (a tab's result only). */
+  mark: z.number().int().optional(),
 });
 export type ActionResult = z.infer<typeof actionResult>;
 

@@ -8,6 +8,7 @@ import { getWindowState, listApps, listWindows } from './inspection.js';
 import { page } from './page.js';
 import { screen } from './screen.js';
 import { sessionTools } from './sessions.js';
+import { verifyState } from './verify.js';
 
 export function allTools(): ToolDef[] {
   return [
@@ -17,6 +18,7 @@ export function allTools(): ToolDef[] {
     getWindowState,
     ...actionTools,
     runActions,
+    verifyState,
     page,
     screen,
     // Capability `clipboard` and `cursor` (off unless --caps turns them on).
