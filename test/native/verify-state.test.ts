@@ -36,11 +36,18 @@ after(async () => {
 const targetOf = (app: GtkApp) => ({ kind: 'window', pid: app.pid, window_id: app.windowId() });
 
 async function tokenOf(app: GtkApp, name: string): Promise<string> {
-  const r = await v.call('get_window_state', { target: targetOf(app), format: 'full', include_screenshot: false });
-  assert.equal(r.isError, false, r.text);
-  const e = r.structured.elements.find((el: any) => el.label === name);
-  assert.ok(e, `no element ${name} in ${r.structured.elements.map((el: any) => el.label).join(', ')}`);
-  return e.element_token;
+  // A toolkit may expose its tree a moment after its window maps: asked again until it lists the element.
+  let labels = '';
+  return until(
+    async () => {
+      const r = await v.call('get_window_state', { target: targetOf(app), format: 'full', include_screenshot: false });
+      assert.equal(r.isError, false, r.text);
+      labels = r.structured.elements.map((el: any) => el.label).join(', ');
+      return r.structured.elements.find((el: any) => el.label === name)?.element_token as string | undefined;
+    },
+    `${app.title}'s tree to list ${name} (it listed: ${labels || 'nothing'})`,
+    15_000,
+  );
 }
 
 async function verify(app: GtkApp, expect: unknown[], extra: Record<string, unknown> = {}) {
@@ -156,7 +163,8 @@ for (const toolkit of ['gtk4', 'qt'] as Toolkit[]) {
       const app = await startApp(d, `Verity Verify ${toolkit}`, [], toolkit);
       try {
         const check = await tokenOf(app, 'Subscribe');
-        const before = await verify(app, [{ element: { name: 'Subscribe' }, checked: false }]);
+        // The checkbox's label is an element of its own named Subscribe too (GTK 4, Qt): the role says which.
+        const before = await verify(app, [{ element: { role: 'checkbox', name: 'Subscribe' }, checked: false }]);
         assert.equal(before.status, 'satisfied', JSON.stringify(before));
         const click = await v.call('click', { element_token: check });
         assert.equal(click.structured.effect, 'confirmed', click.text);
@@ -165,12 +173,16 @@ for (const toolkit of ['gtk4', 'qt'] as Toolkit[]) {
         const set = await v.call('set_value', { element_token: name, value: 'Grace' });
         assert.equal(set.structured.effect, 'confirmed', set.text);
         await app.waitFor((s) => s.entry === 'Grace', 'the app to hold the name');
+        // A newer observation (the Name field's token) made the checkbox's token stale: its fresh one.
+        const fresh = await tokenOf(app, 'Subscribe');
         const r = await verify(app, [
-          { element: { element_token: check }, checked: true },
+          { element: { element_token: fresh }, checked: true },
           { element: { name: 'Name' }, value_equals: 'Grace' },
         ]);
         assert.equal(r.status, 'satisfied', JSON.stringify(r));
-        const no = await verify(app, [{ element: { name: 'Subscribe' }, checked: false }], { timeout_ms: 300 });
+        const no = await verify(app, [{ element: { role: 'checkbox', name: 'Subscribe' }, checked: false }], {
+          timeout_ms: 300,
+        });
         assert.equal(no.status, 'unsatisfied', JSON.stringify(no));
       } finally {
         await app.kill();
