@@ -65,6 +65,7 @@ export const verifyState = defineTool({
   input: z.strictObject({ target: target.optional(), ...verifyArgs, session }),
   output: verifyResult,
   annotations: READ_ONLY,
+  taskCheck: true,
   async handler(args, core, ctx) {
     const predicates = parsePredicates(args.expect);
     const result = await verify(core, ctx, args.target, predicates, args);
