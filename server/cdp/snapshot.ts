@@ -27,6 +27,7 @@ interface FrameSnapshot {
   rows: Row[];
   text: TextRow[];
   latestOf?: number[];
+  selectedOf?: boolean[];
   origin: { x: number; y: number };
   ownerIndex: number;
 }
@@ -59,10 +60,10 @@ export async function snapshotTab(
   for (const frame of frames) {
     try {
       await tab.pierceClosedShadowRoots(frame);
-      const { rows, text, textTruncated, latestOf } = await tab.call(frame, 'snapshot', snapshotId, probe);
+      const { rows, text, textTruncated, latestOf, selectedOf } = await tab.call(frame, 'snapshot', snapshotId, probe);
       await withAccessibleNames(tab, frame, snapshotId, rows);
       if (textTruncated) textCut = true;
-      taken.push({ frame, rows, text, latestOf, origin: { x: 0, y: 0 }, ownerIndex: -1 });
+      taken.push({ frame, rows, text, latestOf, selectedOf, origin: { x: 0, y: 0 }, ownerIndex: -1 });
     } catch (e) {
       if (e instanceof Refusal || frame === frames[0]) throw e;
       // A child frame that detached or never committed a document has nothing to list.
@@ -121,6 +122,7 @@ export async function snapshotTab(
         parent_index: parentLocal >= 0 ? globalOf[parentLocal] : parentOfRoot >= 0 ? parentOfRoot : null,
         ref,
         ...(secret ? { secret } : {}),
+        ...(f.selectedOf ? { selected: f.selectedOf[local] } : {}),
       });
       if (isFrame) {
         for (const child of taken) {

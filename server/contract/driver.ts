@@ -99,7 +99,7 @@ export interface SnapshotElement {
   parent_index: number | null;
   /** Backend-private handle to find the element again; never leaves the server. */
   ref: unknown;
-  /** Selected (a list item, a tab), where the route reads selection (native: AT-SPI SELECTED); only verify_state reads it. */
+  /** Selected (a list item, a tab): native AT-SPI SELECTED (set only when true), a tab's probe (aria-selected, an option's own); only verify_state reads it. */
   selected?: boolean;
   /** Why the element's text is a secret (a password, one-time code or card field); never leaves the server. */
   secret?: string;

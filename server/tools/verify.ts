@@ -189,7 +189,12 @@ async function readTarget(
       focused: e.focused,
       // A tab's read lists what the page shows; a native element with no area is not shown.
       visible: e.frame.w > 0 && e.frame.h > 0,
-      ...(target.kind === 'tab' ? {} : { selected: e.selected === true }),
+      // A probe of a tab says each element's selection; AT-SPI says SELECTED only where it is set.
+      ...(target.kind === 'tab'
+        ? e.selected !== undefined
+          ? { selected: e.selected }
+          : {}
+        : { selected: e.selected === true }),
       tokens: [...tokens].filter(([, ref]) => driver.sameElement?.(ref, e.ref)).map(([t]) => t),
     }));
     if (snap.incomplete) o.elementsIncomplete = snap.incomplete;

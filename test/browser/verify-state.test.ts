@@ -178,6 +178,25 @@ describe('verify_state on a tab', () => {
     assert.equal(after.status, 'satisfied', JSON.stringify(after));
   });
 
+  test('selected: the tab aria-selected names, before and after a click on the other', async () => {
+    await open();
+    const before = await verify([
+      { element: { role: 'tab', name: 'Shipping' }, selected: true },
+      { element: { role: 'tab', name: 'Billing' }, selected: false },
+    ]);
+    assert.equal(before.status, 'satisfied', JSON.stringify(before));
+    await click('Billing');
+    const after = await verify([
+      { element: { role: 'tab', name: 'Billing' }, selected: true },
+      { element: { role: 'tab', name: 'Shipping' }, selected: false },
+    ]);
+    assert.equal(after.status, 'satisfied', JSON.stringify(after));
+    const page = await v.call('page', { action: 'query_dom', css_selector: '#billing', attributes: ['aria-selected'] });
+    assert.equal(page.structured.matches[0].attributes['aria-selected'], 'true', "the page's own state");
+    const wrong = await verify([{ element: { role: 'tab', name: 'Shipping' }, selected: true }], { timeout_ms: 300 });
+    assert.equal(wrong.status, 'unsatisfied', JSON.stringify(wrong));
+  });
+
   test('bad predicates are refused naming the field', async () => {
     await open();
     for (const [expect, field] of [

@@ -328,10 +328,15 @@ export function snapshot(snapshotId: string, probe = false) {
   // A probe (verify_state) leaves the latest observation, and so every token the agent holds, as it was; it
   // says which of its elements that observation listed, by their index there.
   let latestOf: number[] | undefined;
+  let selectedOf: boolean[] | undefined;
   if (probe) {
     pageState.probe = { id: snapshotId, elements: kept.elements };
     const at = new Map(pageState.latest.elements.map((el, i) => [el, i]));
     latestOf = kept.elements.map((el) => at.get(el) ?? -1);
+    // Selection (a tab, an option, a row) for verify_state's `selected`: an option's own state, else aria-selected.
+    selectedOf = kept.elements.map((el) =>
+      el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true',
+    );
   } else pageState.latest = { id: snapshotId, elements: kept.elements };
   // The page's own text among the controls, in the same evaluation (no round trip of its own).
   const text = outlineText(
@@ -343,7 +348,7 @@ export function snapshot(snapshotId: string, probe = false) {
     rows: kept.rows,
     text: text.rows,
     textTruncated: text.truncated,
-    ...(latestOf ? { latestOf } : {}),
+    ...(latestOf ? { latestOf, selectedOf } : {}),
     scrollX: window.scrollX,
     scrollY: window.scrollY,
     width: innerWidth,
