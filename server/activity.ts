@@ -44,6 +44,7 @@ export class Activity extends EventEmitter<ActivityEvents> {
     if (entry.labels) full.labels = entry.labels;
     if (entry.approval) full.approval = entry.approval;
     if (entry.auditId !== undefined) full.auditId = entry.auditId;
+    if (entry.check) full.check = entry.check;
     this.recent.push(full);
     // Trimmed in steps of 100: shifting a 500-entry array on every action would move all of it each time.
     if (this.recent.length > KEPT + 100)

@@ -23,6 +23,9 @@ interface Filters {
 
 const VERDICTS = [
   'confirmed',
+  'satisfied',
+  'unsatisfied',
+  'unknown',
   'mismatch',
   'no_effect',
   'partial',

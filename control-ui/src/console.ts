@@ -38,7 +38,7 @@ export function badge(a: ActionLike): string {
 }
 
 /** Badges that mean the action did not do what was asked: the sidebar marks a session whose last one did. */
-const BAD_OUTCOMES = new Set(['mismatch', 'partial', 'no_effect', 'failed']);
+const BAD_OUTCOMES = new Set(['mismatch', 'partial', 'no_effect', 'failed', 'unsatisfied']);
 
 /** The mark for a session's row: its last action's badge when that action failed or mismatched, else null. */
 export function lastActionMark(actions: readonly ActionLike[]): string | null {

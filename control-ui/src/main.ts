@@ -385,7 +385,7 @@ export class VerityApp extends LitElement {
             (s) => html`
             <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
               <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
-              <small>${s.transport} · <span data-session-state>${shownState(s)}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}${this.renderLastMark(s.sessionKey)}</small>
+              <small>${s.transport} · <span data-session-state>${shownState(s)}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}${this.renderLastMark(s.sessionKey)}${renderCheckMark(s.last_check)}</small>
               ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .name=${sessionName(s)} .status=${s.brake}></verity-brake>`}
               <span class="row-actions">
                 <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
@@ -579,6 +579,7 @@ export class VerityApp extends LitElement {
                   ${a.approval ? html`<span class="approval-mark" data-approved-by=${a.approval.by ?? ''}>approved${a.approval.by ? ` by ${a.approval.by}` : ''}</span>` : nothing}</div>
                 <pre class="approval-args" data-approval-args tabindex="0" aria-label=${`Arguments of ${a.tool}`}>${a.summary}</pre>
                 ${a.refusal ? html`<div class="refusal">${a.refusal}</div>` : nothing}
+                ${a.check ? renderCheck(a.check) : nothing}
                 ${a.evidence.map(evidenceFields)}
               </div>
             </li>`,
@@ -586,6 +587,28 @@ export class VerityApp extends LitElement {
         </ol>
       </article>`;
   }
+}
+
+/**
+ * The sidebar's mark of a session's last verify_state: "done" once it was satisfied (the task's end, as the
+ * agent proved it), else what it was.
+ */
+function renderCheckMark(status: SessionRow['last_check']) {
+  if (!status) return nothing;
+  return status === 'satisfied'
+    ? html` · <span class="check-mark done" data-last-check="satisfied" title="Its last verify_state was satisfied">✓ done</span>`
+    : html` · <span class="check-mark" data-last-check=${status} title=${`Its last verify_state was ${status}`}>check: ${status}</span>`;
+}
+
+/** A verify_state in a pane: its outcome, and each predicate as asked with whether it held (✓, ✗, ? unknown). */
+function renderCheck(check: NonNullable<ActionRow['check']>) {
+  return html`<div class="check" data-check=${check.status}>
+    <div>check <b>${check.status}</b>${check.reason ? html` <small class="muted">(${check.reason.replace('_', ' ')})</small>` : nothing}</div>
+    <ul class="predicates">${check.predicates.map(
+      (p) =>
+        html`<li data-holds=${String(p.holds)}><span aria-label=${p.holds === true ? 'held' : p.holds === false ? 'did not hold' : 'unknown'}>${p.holds === true ? '✓' : p.holds === false ? '✗' : '?'}</span> <code>${p.predicate}</code></li>`,
+    )}</ul>
+  </div>`;
 }
 
 customElements.define('verity-app', VerityApp);

@@ -31,6 +31,8 @@ export function verdictOf(reply: Reply): string {
   const s = reply.structured as { effect?: unknown; status?: unknown };
   if (typeof s?.effect === 'string') return s.effect;
   if (s?.status === 'refused') return 'refused';
+  // verify_state: the check's outcome is its verdict (satisfied, unsatisfied, unknown).
+  if (s?.status === 'satisfied' || s?.status === 'unsatisfied' || s?.status === 'unknown') return s.status;
   return reply.isError ? 'failed' : 'ok';
 }
 

@@ -8,7 +8,7 @@ import { withTiming } from '../contract/driver.js';
 import { tabOf, type CdpRoute } from './actions/aim.js';
 import type { BrowserHost } from './browser/browser.js';
 import { NAVIGATION_DOWNLOAD_SETTLE_MS, SideEffectWatch, type SideEffect } from './browser/side-effects.js';
-import { snapshotTab } from './snapshot.js';
+import { snapshotTab, type TabElementRef } from './snapshot.js';
 import { zoomTab } from './zoom.js';
 import type { ZoomImage, ZoomRequest } from '../contract/zoom.js';
 import type { Tab } from './tab/tab.js';
@@ -49,9 +49,16 @@ export class CdpDriver implements Driver {
   async snapshot(
     target: ResolvedTarget,
     snapshotId: string,
-    options: { includeScreenshot: boolean },
+    options: { includeScreenshot: boolean; probe?: boolean },
   ): Promise<Snapshot> {
-    return snapshotTab(this.tab(target), snapshotId, options.includeScreenshot);
+    return snapshotTab(this.tab(target), snapshotId, options.includeScreenshot, options.probe);
+  }
+
+  /** A probe's element is a token's when the frame's latest observation listed it at the token's index. */
+  sameElement(token: unknown, read: unknown): boolean {
+    const a = token as TabElementRef;
+    const b = read as TabElementRef;
+    return a.sessionId === b.sessionId && a.frameId === b.frameId && b.latest !== undefined && b.latest === a.local;
   }
 
   zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage> {

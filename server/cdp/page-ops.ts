@@ -114,3 +114,7 @@ export function consoleMessages(handle: TabHandle, filter: ConsoleFilter) {
 export function networkRequests(handle: TabHandle, filter: NetworkFilter) {
   return asTab(handle).activity.networkRequests(filter);
 }
+
+export function activitySince(handle: TabHandle, since: number) {
+  return asTab(handle).activity.since(since);
+}

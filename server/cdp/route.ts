@@ -161,4 +161,5 @@ export const pageOps: PageOps = {
   clipboard: ops.clipboard,
   consoleMessages: ops.consoleMessages,
   networkRequests: ops.networkRequests,
+  activitySince: ops.activitySince,
 };

@@ -14,6 +14,8 @@ export interface TabElementRef {
   sessionId: string;
   frameId: string;
   local: number;
+  /** A probe's element (verify_state's read): its index in the frame's latest observation, -1 when not listed there. */
+  latest?: number;
 }
 
 type Row = SnapshotRow;
@@ -24,6 +26,8 @@ interface FrameSnapshot {
   frame: Frame;
   rows: Row[];
   text: TextRow[];
+  latestOf?: number[];
+  selectedOf?: boolean[];
   origin: { x: number; y: number };
   ownerIndex: number;
 }
@@ -43,17 +47,23 @@ export function tokenInLatest(tab: Tab, frame: Frame, snapshotId: string | null,
   return index === undefined ? null : elementToken(latest.snapshotId, index);
 }
 
-export async function snapshotTab(tab: Tab, snapshotId: string, includeScreenshot: boolean): Promise<Snapshot> {
+/** `probe`: a read that is no observation (verify_state): the latest observation's tokens stay good. */
+export async function snapshotTab(
+  tab: Tab,
+  snapshotId: string,
+  includeScreenshot: boolean,
+  probe = false,
+): Promise<Snapshot> {
   const frames = await tab.frames();
   const taken: FrameSnapshot[] = [];
   let textCut = false;
   for (const frame of frames) {
     try {
       await tab.pierceClosedShadowRoots(frame);
-      const { rows, text, textTruncated } = await tab.call(frame, 'snapshot', snapshotId);
+      const { rows, text, textTruncated, latestOf, selectedOf } = await tab.call(frame, 'snapshot', snapshotId, probe);
       await withAccessibleNames(tab, frame, snapshotId, rows);
       if (textTruncated) textCut = true;
-      taken.push({ frame, rows, text, origin: { x: 0, y: 0 }, ownerIndex: -1 });
+      taken.push({ frame, rows, text, latestOf, selectedOf, origin: { x: 0, y: 0 }, ownerIndex: -1 });
     } catch (e) {
       if (e instanceof Refusal || frame === frames[0]) throw e;
       // A child frame that detached or never committed a document has nothing to list.
@@ -93,6 +103,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
       const index = elements.length;
       globalOf[local] = index;
       const ref: TabElementRef = { sessionId: f.frame.session.id(), frameId: f.frame.frameId, local };
+      if (f.latestOf) ref.latest = f.latestOf[local];
       elements.push({
         element_index: index,
         role,
@@ -111,6 +122,7 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
         parent_index: parentLocal >= 0 ? globalOf[parentLocal] : parentOfRoot >= 0 ? parentOfRoot : null,
         ref,
         ...(secret ? { secret } : {}),
+        ...(f.selectedOf ? { selected: f.selectedOf[local] } : {}),
       });
       if (isFrame) {
         for (const child of taken) {
@@ -122,15 +134,16 @@ export async function snapshotTab(tab: Tab, snapshotId: string, includeScreensho
   };
   const main = taken.find((f) => !f.frame.parentFrameId);
   if (main) emit(main, -1);
-  latestIndex.set(tab, {
-    snapshotId,
-    globalOf: new Map(
-      elements.map((e) => {
-        const r = e.ref as TabElementRef;
-        return [refKey(r.sessionId, r.frameId, r.local), e.element_index];
-      }),
-    ),
-  });
+  if (!probe)
+    latestIndex.set(tab, {
+      snapshotId,
+      globalOf: new Map(
+        elements.map((e) => {
+          const r = e.ref as TabElementRef;
+          return [refKey(r.sessionId, r.frameId, r.local), e.element_index];
+        }),
+      ),
+    });
   return {
     target: { kind: 'tab', tab_id: tab.id, url: tab.page.url() },
     elements,

@@ -105,10 +105,16 @@ const modifiers = z
   .max(4)
   .default([]);
 
-function clickTool(name: string, description: string, fixed: { button?: 'right'; count?: 2 }) {
+function clickTool(
+  name: string,
+  description: string,
+  fixed: { button?: 'right'; count?: 2 },
+  advanced?: readonly string[],
+) {
   return tool({
     name,
     description,
+    ...(advanced ? { advanced } : {}),
     input: z.strictObject({
       ...targeting,
       ...(fixed.button ? {} : { button }),
@@ -133,7 +139,8 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
         "Click element_token's element or a point (x,y). confirmed: the element itself got the trusted click.",
         {},
       ),
-      clickTool('double_click', 'Double-click an element or a point.', { count: 2 }),
+      // A double click with another button is rare: accepted, not advertised by default.
+      clickTool('double_click', 'Double-click an element or a point.', { count: 2 }, ['button']),
       clickTool('right_click', 'Right-click (context menu) an element or a point.', { button: 'right' }),
     ],
   },
@@ -143,7 +150,7 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
         // Seed 003: insert at the caret, exactly once, and say what landed.
         name: 'type_text',
         description:
-          "Insert text at the caret of the focused element or of element_token's (caret at end); never clears. Read back.",
+          "Insert text at the focused element's caret or at the end of element_token's; never clears. Read back.",
         input: z.strictObject({
           ...targeting,
           text: z.string().min(1).max(200_000),
@@ -167,7 +174,7 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
       tool({
         name: 'set_value',
         description:
-          'Set a control: a select option, a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text; a list of options for a multi-select. Read back.',
+          'Set a control: a select option (a list for a multi-select), a checkbox or radio ("true"/"false"), a range, date or color, or a field\'s whole text. Read back.',
         input: z.strictObject({
           ...targeting,
           element_token: targeting.element_token.unwrap(),
@@ -205,11 +212,11 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
     tools: [
       tool({
         name: 'scroll',
-        description: 'Scroll with wheel events at an element, a point or the page; confirmed when it moved.',
+        description: 'Wheel-scroll at an element, a point or the page; confirmed when it moved.',
         input: z.strictObject({
           ...targeting,
           direction: z.enum(['up', 'down', 'left', 'right']),
-          amount: z.number().int().min(1).max(50).default(3).describe('Lines or pages.'),
+          amount: z.number().int().min(1).max(50).default(3),
           by: z.enum(['line', 'page']).default('line'),
           delivery_mode: deliveryMode,
         }),
@@ -222,7 +229,7 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
     tools: [
       tool({
         name: 'drag',
-        description: 'Drag from (from_x,from_y) to (to_x,to_y) in screenshot px.',
+        description: 'Drag from a point to a point, in screenshot px.',
         input: z.strictObject({
           ...targeting,
           from_x: z.number().finite(),
@@ -251,7 +258,7 @@ export const ACTIONS: { readonly [K in ActionName]: { readonly tools: readonly A
       tool({
         name: 'hover',
         description:
-          'Move the pointer onto an element or a point, to open a hover menu or tooltip; confirmed when something new shows.',
+          'Move the pointer onto an element or a point (a hover menu, a tooltip); confirmed when something new shows.',
         input: z.strictObject({ ...targeting, delivery_mode: deliveryMode }),
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
         args: () => ({ pointer: false }),

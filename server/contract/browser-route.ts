@@ -164,6 +164,19 @@ export interface PageOps {
     tab: TabHandle,
     filter: ConsoleFilter,
   ): ActivityCounts & { messages: { at: string; source?: string; level: ConsoleLevel; text: string }[] };
+  /**
+   * The console errors and exceptions and the requests after sequence number `since` (an action result's
+   * `mark`), URLs shown as results show them; `firstKept`: the oldest number still kept (the buffers are bounded).
+   */
+  activitySince(
+    tab: TabHandle,
+    since: number,
+  ): {
+    recording: boolean;
+    firstKept: number;
+    errors: Array<{ seq: number; text: string }>;
+    requests: Array<{ seq: number; url: string; status?: number; failed?: string; done: boolean }>;
+  };
   networkRequests(
     tab: TabHandle,
     filter: NetworkFilter,

@@ -100,6 +100,8 @@ export interface SnapshotElement {
   parent_index: number | null;
   /** Backend-private handle to find the element again; never leaves the server. */
   ref: unknown;
+  /** Selected (a list item, a tab): native AT-SPI SELECTED (set only when true), a tab's probe (aria-selected, an option's own); only verify_state reads it. */
+  selected?: boolean;
   /** Why the element's text is a secret (a password, one-time code or card field); never leaves the server. */
   secret?: string;
 }
@@ -138,7 +140,17 @@ export type ActionMethods = {
 
 /** A delivery route: the table's actions, a snapshot, and optionally a lock against other processes. */
 export interface Driver extends ActionMethods {
-  snapshot(target: ResolvedTarget, snapshotId: string, options: { includeScreenshot: boolean }): Promise<Snapshot>;
+  /**
+   * `probe`: a read that is no observation (verify_state): no token is made of it and the target's latest
+   * observation's tokens stay good.
+   */
+  snapshot(
+    target: ResolvedTarget,
+    snapshotId: string,
+    options: { includeScreenshot: boolean; probe?: boolean },
+  ): Promise<Snapshot>;
+  /** Whether an element of a probe is the one a token's element ref names (each route knows its refs). */
+  sameElement?(token: unknown, read: unknown): boolean;
   /** An image of a region of the target at its full resolution times a scale (zoom), taken where its screenshots are. */
   zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */

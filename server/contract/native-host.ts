@@ -76,6 +76,8 @@ export interface NativeHost {
   windows(): Promise<NativeWindow[]>;
   /** The same, and why some may be missing (a Wayland session whose XWayland does not answer), or null. */
   windowsAndGaps(): Promise<{ windows: NativeWindow[]; x11Missing: string | null }>;
+  /** The window that has the keyboard focus (0: none), or null where the window system does not say (Wayland). */
+  activeWindowId?(): Promise<number | null>;
   /** The apps agents may drive. */
   apps(): Promise<NativeApp[]>;
   /** A window's title (to match a browser window to its tab). */

@@ -136,6 +136,8 @@ export const actionResult = z.object({
   masked: z.string().optional(),
   side_effects: z.array(sideEffect).optional(),
   caused: actionCaused.optional(),
+  /** Where the tab's console and requests stood as the action began: verify_state's `since` (a tab's result only). */
+  mark: z.number().int().optional(),
 });
 export type ActionResult = z.infer<typeof actionResult>;
 
@@ -178,6 +180,8 @@ export const sessionRow = z.strictObject({
   brake: brakeState,
   /** An agent connected and made no call yet: the row of the default session its first call will have. */
   awaiting_first_call: z.boolean().optional(),
+  /** The outcome of the session's last verify_state (the sidebar marks a session whose last check was satisfied). */
+  last_check: z.enum(['satisfied', 'unsatisfied', 'unknown']).optional(),
 });
 export type SessionRow = z.infer<typeof sessionRow>;
 
@@ -202,6 +206,14 @@ export const actionEntry = z.strictObject({
   approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
   /** The call's entry in the audit trail (audit.query), which has its images and whole result. */
   auditId: z.number().int().optional(),
+  /** A verify_state (the task's check): its outcome and each predicate as asked, with whether it held. */
+  check: z
+    .strictObject({
+      status: z.enum(['satisfied', 'unsatisfied', 'unknown']),
+      reason: z.string().optional(),
+      predicates: z.array(z.strictObject({ predicate: z.string(), holds: z.boolean().nullable() })),
+    })
+    .optional(),
 });
 export type ActionEntry = z.infer<typeof actionEntry>;
 

@@ -33,6 +33,7 @@ export class SessionFeed {
         client: core.connections.get(s.connectionId)?.client ?? '',
         tab_id: s.currentTabId ?? null,
         brake: core.brake.status(s.connectionId),
+        ...(s.lastCheck ? { last_check: s.lastCheck } : {}),
       }));
     // An agent is listed as soon as it connects, not only after its first call: until then, as the default
     // session that call will have (marked, so the console tells it apart and does not call it "closed").

@@ -255,7 +255,13 @@ export class CallPipeline {
           );
         // The operators' log hears of it once the reply is on its way: it never delays the caller.
         // The pane shows the arguments as the agent sent them, not the defaults it left out.
-        if (!tool.annotations.readOnlyHint)
+        // The task's check marks its session in the operators' list (its last outcome), and is logged like an action.
+        const status = (reply.structured as { status?: unknown }).status;
+        if (tool.taskCheck && (status === 'satisfied' || status === 'unsatisfied' || status === 'unknown')) {
+          session.lastCheck = status;
+          this.parts.activity.emit('sessions');
+        }
+        if (!tool.annotations.readOnlyHint || tool.taskCheck)
           trace.noteAction = (kept, auditId) =>
             this.noteAction(call, session.currentTabId, tool.name, kept, reply, trace.approval, auditId);
         return reply;
@@ -383,7 +389,11 @@ export class CallPipeline {
       effect?: string;
       evidence?: ActionEntry['evidence'];
       refusal?: { code: string; message: string };
+      status?: string;
+      reason?: string;
+      predicates?: Array<{ index: number; holds: boolean | null }>;
     };
+    const check = checkOf(kept.sent, structured);
     const entry = activity.record({
       sessionKey,
       tool,
@@ -391,7 +401,8 @@ export class CallPipeline {
       ...(labels ? { labels } : {}),
       ...(approval ? { approval } : {}),
       ...(auditId !== undefined ? { auditId } : {}),
-      effect: structured.effect ?? null,
+      effect: structured.effect ?? check?.status ?? null,
+      ...(check ? { check } : {}),
       refusal: structured.refusal ? `${structured.refusal.code}: ${structured.refusal.message}` : null,
       evidence: (structured.evidence ?? []).slice(0, 4),
       isError: !!reply.isError,
@@ -462,4 +473,31 @@ function internalError(tool: string, where: string, e: unknown): Reply {
       `internal error in ${tool} (${where}): ${message.slice(0, 300)}; the call may not have completed, the server is still up (its log has the details)`,
     ),
   );
+}
+
+/** What a predicate shows in the operators' log, at most (characters). */
+const PREDICATE_SHOWN_MAX = 120;
+
+/** A verify_state's entry for the operators' log: its outcome, and each predicate as asked with whether it held. */
+function checkOf(
+  sent: Record<string, unknown>,
+  r: { status?: string; reason?: string; predicates?: Array<{ index: number; holds: boolean | null }> },
+): ActionEntry['check'] {
+  if (
+    (r.status !== 'satisfied' && r.status !== 'unsatisfied' && r.status !== 'unknown') ||
+    !Array.isArray(r.predicates)
+  )
+    return undefined;
+  const asked = Array.isArray(sent.expect) ? sent.expect : [];
+  return {
+    status: r.status,
+    ...(r.reason ? { reason: r.reason } : {}),
+    predicates: asked.map((p, i) => {
+      const shown = JSON.stringify(p);
+      return {
+        predicate: shown.length > PREDICATE_SHOWN_MAX ? `${shown.slice(0, PREDICATE_SHOWN_MAX - 1)}…` : shown,
+        holds: r.predicates!.find((o) => o.index === i)?.holds ?? null,
+      };
+    }),
+  };
 }

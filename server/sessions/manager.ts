@@ -31,6 +31,8 @@ export interface Session {
   endedBy?: EndReason;
   /** Calls in flight: a session cannot expire in the middle of one. */
   inFlight: number;
+  /** The outcome of its last verify_state, for the operators' session list. */
+  lastCheck?: 'satisfied' | 'unsatisfied' | 'unknown';
 }
 
 export interface SessionManagerOptions {

@@ -161,10 +161,14 @@ function buildInputSchema(def: ToolDef, surface: Surface): Record<string, unknow
   const properties = Object.fromEntries(
     Object.entries(schema.properties as Record<string, unknown>).filter(([k]) => !hidden.has(k)),
   );
-  // The target's shape is spelled out once, on get_window_state; actions take the same (rarely: a token
-  // carries its target, and the default is the current tab).
-  if (properties.target && def.name !== 'get_window_state')
-    properties.target = { type: 'object', description: 'As in get_window_state.' };
+  // The target's shape is spelled out once, on get_window_state (said there: every tool takes the same);
+  // elsewhere it is rarely needed: a token carries its target, and the default is the current tab.
+  if (properties.target && def.name === 'get_window_state')
+    properties.target = {
+      ...(properties.target as object),
+      description: "Default: the current tab. Every tool's target is this.",
+    };
+  else if (properties.target) properties.target = { type: 'object' };
   const required = (schema.required as string[] | undefined)?.filter((k) => !hidden.has(k));
   return { ...schema, properties, ...(required?.length ? { required } : {}) };
 }
@@ -189,6 +193,11 @@ function lean(node: unknown): unknown {
     Object.assign(o, { type: 'object', properties, required: ['kind'] });
   }
   for (const k of BOUNDS) delete o[k];
+  // A field the tool's description already names (.meta({ described: true })): its schema is not repeated.
+  if (o.properties)
+    o.properties = Object.fromEntries(
+      Object.entries(o.properties as Record<string, any>).filter(([, v]) => v?.described !== true),
+    );
   // An enum whose aliases are accepted but not worth a model's bytes names its advertised values (.meta).
   if (Array.isArray(o.advertise)) {
     if (o.enum) o.enum = o.advertise;

@@ -5,10 +5,12 @@ import { z } from 'zod';
 import { checkTargetShape, type TargetArgs } from '../contract/target.js';
 import { Refusal } from '../contract/refusal.js';
 import { actionTools } from './actions.js';
-import { DESTRUCTIVE, defineTool, parseArgs, type ToolDef } from './define.js';
+import { DESTRUCTIVE, defineTool, parseArgs, type ToolContext, type ToolDef } from './define.js';
 import { textOfStructured } from './reply.js';
 import { getWindowState } from './inspection.js';
 import { session as sessionArg } from './schemas.js';
+import { parsePredicates } from '../contract/verify.js';
+import { type VerifyResult, verdictText, verifyArgs, verifyResult, verifyState } from './verify.js';
 
 /** The tools a step may name: every action tool (contract/actions.ts), in its order. */
 export const BATCHABLE = actionTools.map((t) => t.name) as [string, ...string[]];
@@ -25,13 +27,15 @@ export type StepRunner = (
 export const runActions = defineTool({
   name: 'run_actions',
   description:
-    'Run up to 32 action steps {tool, args} in order, all validated first; stops at the first failure. observe: get_window_state arguments, to observe after.',
+    'Run up to 32 action steps {tool, args, expect?} in order, all validated first; stops at the first failure or unmet expect (verify_state predicates). observe: get_window_state arguments, to observe after.',
   input: z.strictObject({
     steps: z
       .array(
         z.strictObject({
           tool: z.enum(BATCHABLE).meta({ advertise: ALWAYS_ON }),
           args: z.record(z.string(), z.unknown()).default({}),
+          // verify_state's predicates, checked after the step (contract/verify.ts checks each, naming it).
+          expect: verifyArgs.expect.optional().meta({ described: true }),
         }),
       )
       .min(1)
@@ -48,10 +52,14 @@ export const runActions = defineTool({
         status: z.enum(['ok', 'failed', 'not_run']),
         // The single call's result, refusals included (always an object).
         result: z.looseObject({}).optional(),
+        // The step's expect, checked after it as verify_state checks it: not satisfied fails the step.
+        expect: verifyResult.optional(),
       }),
     ),
     observation: z.looseObject({}).optional(),
   }),
+  // A pause between steps is rarely needed: accepted, advertised on the complete surface only.
+  advanced: ['delay_ms'],
   annotations: DESTRUCTIVE,
   async handler(args, core, ctx) {
     // 1. Validate everything first: arguments, the session they name, and element tokens.
@@ -79,7 +87,12 @@ export const runActions = defineTool({
           throw new Refusal(e.code, `steps.${index} (${step.tool}): ${e.message}`, { ...e.details, step: index });
         throw e;
       }
-      return { tool, args: { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) } };
+      const expect = step.expect ? parsePredicates(step.expect, `steps.${index}.expect`) : undefined;
+      return {
+        tool,
+        args: { ...step.args, ...(args.session !== undefined ? { session: args.session } : {}) },
+        expect,
+      };
     });
     let observeArgs: Record<string, unknown> | undefined;
     if (args.observe) {
@@ -96,7 +109,13 @@ export const runActions = defineTool({
 
     // 2. Run in order; the first failure stops the batch.
     const run = ctx.runStep!;
-    const results: Array<{ index: number; tool: string; status: 'ok' | 'failed' | 'not_run'; result?: unknown }> = [];
+    const results: Array<{
+      index: number;
+      tool: string;
+      status: 'ok' | 'failed' | 'not_run';
+      result?: unknown;
+      expect?: unknown;
+    }> = [];
     let failed = false;
     for (const [index, step] of parsed.entries()) {
       if (failed) {
@@ -107,7 +126,25 @@ export const runActions = defineTool({
       ctx.progress?.(`step ${index + 1} of ${parsed.length}: ${step.tool.name}`);
       const outcome = await run(step.tool, step.args);
       failed = outcome.isError;
-      results.push({ index, tool: step.tool.name, status: failed ? 'failed' : 'ok', result: outcome.structured });
+      // The step's expect: a verify_state on the step's target, through the same admission as a direct call
+      // (so the audit trail and the operator see it); anything but satisfied stops the batch here.
+      let checked: Record<string, unknown> | undefined;
+      if (!failed && step.expect) {
+        const check = await run(verifyState, {
+          expect: step.expect,
+          ...stepTarget(step.args, core),
+          ...(args.session !== undefined ? { session: args.session } : {}),
+        });
+        checked = check.structured;
+        failed = check.isError || checked?.status !== 'satisfied';
+      }
+      results.push({
+        index,
+        tool: step.tool.name,
+        status: failed ? 'failed' : 'ok',
+        result: outcome.structured,
+        ...(checked ? { expect: checked } : {}),
+      });
     }
     const structured: Record<string, unknown> = { steps: results };
     let images: Array<{ data: string; mimeType: string }> = [];
@@ -125,8 +162,33 @@ export const runActions = defineTool({
     // On an error the text is all a client shows the model: the failed step's result in full.
     const failure = results.find((r) => r.status === 'failed');
     const detail = failure
-      ? `\nstep ${failure.index} (${failure.tool}): ${textOfStructured(failure.result as Record<string, unknown>)}`
+      ? `\nstep ${failure.index} (${failure.tool}): ${
+          failure.expect
+            ? `expect not met: ${verdictText(failure.expect as VerifyResult)}`
+            : textOfStructured(failure.result as Record<string, unknown>)
+        }`
       : '';
     return { structured, isError: failed, images, text: summary + detail };
   },
 });
+
+/**
+ * The target a step acted on, as verify_state names it: the step's own target, its window, or its token's
+ * (a token carries its target); none: the same default the step had (the session's current tab).
+ */
+function stepTarget(args: Record<string, unknown>, core: ToolContext): { target?: unknown } {
+  if (args.target !== undefined) return { target: args.target };
+  if (args.window_id !== undefined) return { target: { kind: 'window', pid: args.pid, window_id: args.window_id } };
+  if (typeof args.element_token === 'string') {
+    const t = core.snapshots.resolve(args.element_token);
+    if (t.kind === 'tab') return { target: { kind: 'tab', tab_id: t.key } };
+    if (t.kind === 'window') {
+      // The key is `${pid}:${windowId}`, pid 0 when not known (routing/router.ts).
+      const [pid, windowId] = t.key.split(':').map(Number);
+      return { target: { kind: 'window', ...(pid ? { pid } : {}), window_id: windowId } };
+    }
+    return { target: { kind: 'desktop' } };
+  }
+  if (args.scope === 'desktop') return { target: { kind: 'desktop' } };
+  return {};
+}

@@ -97,6 +97,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   deprecated?: boolean;
   /** Arguments accepted but advertised only on the complete surface (besides SEED_ONLY). */
   advanced?: readonly string[];
+  /** The task's check (verify_state): the operators' log shows it though it is read-only, and its outcome marks the session. */
+  taskCheck?: boolean;
   /** The capability that lists and admits it (`--caps`, contract/capabilities.ts); none: always on. */
   cap?: Capability;
   handler(args: z.infer<S>, core: ToolContext, ctx: CallContext): Promise<Reply>;

@@ -10,6 +10,7 @@ import { page } from './page.js';
 import { screen } from './screen.js';
 import { seeingTools } from './seeing.js';
 import { sessionTools } from './sessions.js';
+import { verifyState } from './verify.js';
 
 export function allTools(): ToolDef[] {
   return [
@@ -19,6 +20,7 @@ export function allTools(): ToolDef[] {
     getWindowState,
     ...actionTools,
     runActions,
+    verifyState,
     page,
     screen,
     // Capability `clipboard` and `cursor` (off unless --caps turns them on).

@@ -190,10 +190,12 @@ export const getWindowState = defineTool({
         text: `${header(returned.length)} token_prefix=${tokenPrefix} roles: ${codes} | ${structured.legend}${shown.cut ? ` | ${shown.cut}` : ''}\n${outline}${structured.text ? `\ntext:\n${structured.text}` : ''}`,
       };
     }
-    const returned = matching.slice(0, args.max_elements).map(({ ref: _ref, secret: _secret, ...e }) => ({
-      ...e,
-      element_token: SnapshotRegistry.token(snapshotId, e.element_index),
-    }));
+    const returned = matching
+      .slice(0, args.max_elements)
+      .map(({ ref: _ref, secret: _secret, selected: _selected, ...e }) => ({
+        ...e,
+        element_token: SnapshotRegistry.token(snapshotId, e.element_index),
+      }));
     const structured = {
       snapshot_id: snapshotId,
       target: snap.target,
@@ -222,7 +224,7 @@ export const getWindowState = defineTool({
 
 export const listApps = defineTool({
   name: 'list_apps',
-  description: 'Running apps with pids: the browser driven over CDP and AT-SPI apps.',
+  description: 'Running apps with pids (the browser driven over CDP, AT-SPI apps).',
   input: z.strictObject({ session }),
   output: z.object({
     apps: z.array(

@@ -83,8 +83,7 @@ const summaryOutput = z.object({
 
 export const startSession = defineTool({
   name: 'start_session',
-  description:
-    'Start or revive a session label (every tool takes session; omitted: the implicit one); recording_dir records each action.',
+  description: 'Start or revive a session label (every tool takes session).',
   input: z.strictObject({
     session: sessionArg,
     capture_scope: z.enum(['auto', 'window', 'desktop']).optional().describe('Deprecated compatibility policy.'),
@@ -92,9 +91,7 @@ export const startSession = defineTool({
     cursor_theme: cursorTheme.optional(),
     recording_dir: plainName(4096, 1)
       .optional()
-      .describe(
-        'Record each action (call, result, before/after screenshots) into this folder: a relative name, created under <config dir>/recordings/.',
-      ),
+      .describe('Folder (relative, under <config dir>/recordings/) recording each action: call, result, screenshots.'),
   }),
   output: summaryOutput.extend({ active: z.boolean(), revived: z.boolean(), recording_path: z.string().optional() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -166,7 +163,7 @@ export const escalateSession = defineTool({
 
 export const getSession = defineTool({
   name: 'get_session',
-  description: "A session's state, cursor, recording and idle time. Omit session for the implicit one.",
+  description: "A session's state, cursor, recording and idle time.",
   input: z.strictObject({ session: sessionArg }),
   output: summaryOutput,
   annotations: READ_ONLY,
@@ -202,7 +199,7 @@ const listCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base
 
 export const listSessions = defineTool({
   name: 'list_sessions',
-  description: "This connection's sessions, paged by limit and cursor.",
+  description: "This connection's sessions (paged: limit, cursor).",
   input: z.strictObject({ cursor: z.string().max(64).optional(), limit: z.number().int().min(0).max(100).default(50) }),
   output: z.object({ sessions: z.array(summaryOutput), next_cursor: z.string().nullable() }),
   annotations: READ_ONLY,
@@ -223,7 +220,7 @@ export const listSessions = defineTool({
 
 export const endSession = defineTool({
   name: 'end_session',
-  description: 'End a session and run its cleanup once. Omit session for the implicit one.',
+  description: 'End a session and run its cleanup once.',
   input: z.strictObject({ session: sessionArg }),
   output: z.object({ session: z.string(), active: z.boolean(), cleanup_complete: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -239,7 +236,7 @@ export const endSession = defineTool({
 export const setAgentCursorMotion = defineTool({
   name: 'set_agent_cursor_motion',
   description:
-    "Set the agent cursor's motion: style, timing, reduced_motion; numbers (clamped) arc_flow, arc_size, start_handle, end_handle, spring, glide_duration_ms, dwell_after_click_ms, idle_hide_ms, turn_radius; effects.",
+    "The agent cursor's motion: style, timing, reduced_motion; clamped numbers arc_flow, arc_size, start_handle, end_handle, spring, glide_duration_ms, dwell_after_click_ms, idle_hide_ms, turn_radius; effects.",
   input: cursorMotion.extend({ session: sessionArg, reduced_motion: z.enum(['auto', 'on', 'off']).optional() }),
   output: z.object({ session: z.string().nullable(), motion: z.record(z.string(), z.unknown()) }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

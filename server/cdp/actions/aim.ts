@@ -87,6 +87,8 @@ export async function withSideEffects(
     // What the page did in the action's window (its settle included): requests, console errors, a navigation.
     const caused = r && mark ? await tab!.activity.causedSince(mark, r.masked !== undefined) : undefined;
     if (r && caused) r = { ...r, caused };
+    // A few bytes that let a later verify_state ask what the page did since this action began.
+    if (r && mark) r = { ...r, mark: mark.seq };
     watchMs += performance.now() - ending;
     if (r) r = withTiming(r, 'side_effects', watchMs);
   }

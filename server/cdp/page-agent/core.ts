@@ -259,7 +259,7 @@ export function registerClosedRoot(root: ShadowRoot): void {
  * Lists the visible interactive elements of this frame in document order (descending into open and
  * registered closed shadow roots). Returns rows, not objects, to keep the protocol payload small.
  */
-export function snapshot(snapshotId: string) {
+export function snapshot(snapshotId: string, probe = false) {
   const elements: Element[] = [];
   const rows: SnapshotRow[] = [];
   const active = deepActiveElement();
@@ -325,7 +325,19 @@ export function snapshot(snapshotId: string) {
   };
   visit(document, -1, false);
   const kept = withoutWrappers(rows, elements, weak);
-  pageState.latest = { id: snapshotId, elements: kept.elements };
+  // A probe (verify_state) leaves the latest observation, and so every token the agent holds, as it was; it
+  // says which of its elements that observation listed, by their index there.
+  let latestOf: number[] | undefined;
+  let selectedOf: boolean[] | undefined;
+  if (probe) {
+    pageState.probe = { id: snapshotId, elements: kept.elements };
+    const at = new Map(pageState.latest.elements.map((el, i) => [el, i]));
+    latestOf = kept.elements.map((el) => at.get(el) ?? -1);
+    // Selection (a tab, an option, a row) for verify_state's `selected`: an option's own state, else aria-selected.
+    selectedOf = kept.elements.map((el) =>
+      el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true',
+    );
+  } else pageState.latest = { id: snapshotId, elements: kept.elements };
   // The page's own text among the controls, in the same evaluation (no round trip of its own).
   const text = outlineText(
     kept.elements,
@@ -336,6 +348,7 @@ export function snapshot(snapshotId: string) {
     rows: kept.rows,
     text: text.rows,
     textTruncated: text.truncated,
+    ...(latestOf ? { latestOf, selectedOf } : {}),
     scrollX: window.scrollX,
     scrollY: window.scrollY,
     width: innerWidth,
@@ -397,7 +410,8 @@ function needsAccessibilityTree(el: Element, _role: string, label: string): bool
 
 /** Elements of the latest snapshot by index (for the accessibility tree's names); empty when stale. */
 export function elementsAt(snapshotId: string, indices: number[]): Element[] {
-  return pageState.latest.id === snapshotId ? indices.map((i) => pageState.latest.elements[i]).filter(Boolean) : [];
+  const read = pageState.latest.id === snapshotId ? pageState.latest : pageState.probe;
+  return read.id === snapshotId ? indices.map((i) => read.elements[i]).filter(Boolean) : [];
 }
 
 export function element(snapshotId: string, index: number): Element {

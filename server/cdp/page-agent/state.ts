@@ -75,6 +75,8 @@ export interface PageState {
   closedRoots: WeakMap<Element, ShadowRoot>;
   /** The latest snapshot: its id and its elements, by index (what element tokens point at). */
   latest: { id: string; elements: Element[] };
+  /** The latest probe (verify_state's read): a read that is no observation, so `latest` and its tokens stay. */
+  probe: { id: string; elements: Element[] };
   /** Hosts already offered to the server as closed-root candidates. */
   candidatesSeen: WeakSet<Element>;
   /** Fields masked for the capture in progress (maskSecretFields), with the inline value they had (restored after it). */
@@ -113,6 +115,7 @@ function newPageState(): PageState {
   return {
     closedRoots: new WeakMap(),
     latest: { id: '', elements: [] },
+    probe: { id: '', elements: [] },
     candidatesSeen: new WeakSet(),
     maskedForCapture: [],
     watch: null,

@@ -358,6 +358,36 @@ export class PageActivity {
     return causedOf(mine(), messages, navigated, { requests: this.requestTotal - mark.requests }, this.policy);
   }
 
+  /** What arrived after `since` (verify_state's console and request predicates), shown as results show it. */
+  since(since: number) {
+    // The oldest sequence number each buffer still holds; everything before a dropped entry is gone too.
+    const firstKept = Math.max(
+      this.droppedRequests ? (this.requests[0]?.seq ?? this.seq + 1) : 0,
+      this.droppedConsole ? (this.messages[0]?.seq ?? this.seq + 1) : 0,
+    );
+    const errors = this.messages
+      .filter(
+        (m) =>
+          m.seq > since &&
+          (m.level === 'exception' || m.level === 'error') &&
+          !(m.browser && /^Failed to load resource/.test(m.text)),
+      )
+      .map((m) => ({ seq: m.seq, text: showConsole(m, this.policy).text }));
+    const requests = this.requests
+      .filter((e) => e.seq > since)
+      .map((e) => {
+        const shown = showRequest(e, this.policy);
+        return {
+          seq: e.seq,
+          url: shown.url,
+          ...(e.status !== undefined ? { status: e.status } : {}),
+          ...(shown.failed ? { failed: shown.failed } : {}),
+          done: e.done,
+        };
+      });
+    return { recording: this.started, firstKept, errors, requests };
+  }
+
   consoleMessages(filter: ConsoleFilter) {
     return {
       ...filterConsole(this.messages, filter, this.policy),

@@ -42,7 +42,7 @@ export class NativeDriver implements NativeRoute {
   async snapshot(
     target: ResolvedTarget,
     _snapshotId: string,
-    options: { includeScreenshot: boolean },
+    options: { includeScreenshot: boolean; probe?: boolean },
   ): Promise<Snapshot> {
     const atspi = await this.host.atspi();
     if (target.kind === 'desktop') return this.desktop(options.includeScreenshot);
@@ -132,6 +132,13 @@ export class NativeDriver implements NativeRoute {
       ...(hidden.length ? { blacked_out: hidden.length } : {}),
       notes: plan.notes,
     };
+  }
+
+  /** An element of a read is a token's when it is the same accessible object (its bus and path). */
+  sameElement(token: unknown, read: unknown): boolean {
+    const a = token as { bus: string; path: string };
+    const b = read as { bus: string; path: string };
+    return a.bus === b.bus && a.path === b.path;
   }
 
   /** The whole screen: every window's tree, frames in screen pixels. */

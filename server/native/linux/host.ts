@@ -449,6 +449,11 @@ export class LinuxHost implements NativeHost {
     return out;
   }
 
+  /** The focused window (0: none) as the window manager says (verify_state); null under Wayland, which does not say. */
+  async activeWindowId(): Promise<number | null> {
+    return session().kind === 'wayland' ? null : activeWindow();
+  }
+
   /** The focused window (0: none), refused `not_permitted` for desktop keys when the policy keeps agents off it. */
   async focusedWindow(): Promise<number> {
     if (this.options.appRefusal && session().kind === 'wayland')

@@ -185,6 +185,7 @@ export async function windowElements(
       ...(value !== undefined ? { value } : {}),
       enabled: has(item.states, STATE.sensitive) || has(item.states, STATE.enabled),
       focused: has(item.states, STATE.focused),
+      ...(has(item.states, STATE.selected) ? { selected: true } : {}),
       in_web_content: web,
       frame: relative ? box : { x: box.x - origin.x, y: box.y - origin.y, w: box.w, h: box.h },
       parent_index: parentFinal,
