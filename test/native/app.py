@@ -220,6 +220,7 @@ def state():
         'active': win.is_active(),
         'press_mods': press_mods['mods'],
         'notes_scroll': view.get_vadjustment().get_value(),
+        'hovered': hovered['button'],
     }
 
 
@@ -237,6 +238,21 @@ def on_press(_widget, event):
     return False
 
 
+# Whether the pointer is over the button, as GTK tells the button (a hover's truth where no compositor says
+# where the pointer is: sway).
+hovered = {'button': False}
+
+
+def on_crossing(entered):
+    def handler(_widget, _event):
+        hovered['button'] = entered
+        GLib.idle_add(changed)
+        return False
+    return handler
+
+
+button.connect('enter-notify-event', on_crossing(True))
+button.connect('leave-notify-event', on_crossing(False))
 button.connect('clicked', on_click)
 button.connect('button-press-event', on_press)
 view.get_vadjustment().connect('value-changed', changed)

@@ -116,6 +116,8 @@ export interface AppState {
   /** GTK 3 app: the modifiers held at the button's last press, and how far the notes are scrolled. */
   press_mods?: string[];
   notes_scroll?: number;
+  /** GTK 3 app: whether the pointer is over its button, as GTK tells the button (enter and leave). */
+  hovered?: boolean;
   count?: number;
   /** GTK 4 app: its popover menu's action count and check item, the popover's check box, what is open. */
   opened?: number;
