@@ -8,7 +8,8 @@ import { withTiming } from '../contract/driver.js';
 import { tabOf, type CdpRoute } from './actions/aim.js';
 import type { BrowserHost } from './browser/browser.js';
 import { NAVIGATION_DOWNLOAD_SETTLE_MS, SideEffectWatch, type SideEffect } from './browser/side-effects.js';
-import { snapshotTab } from './snapshot.js';
+import { reobserveTab, snapshotTab } from './snapshot.js';
+import type { HeldObservation, Reobservation } from '../contract/changes.js';
 import type { Tab } from './tab/tab.js';
 import { withTabLock } from './tab/tab-lock.js';
 
@@ -50,6 +51,10 @@ export class CdpDriver implements Driver {
     options: { includeScreenshot: boolean },
   ): Promise<Snapshot> {
     return snapshotTab(this.tab(target), snapshotId, options.includeScreenshot);
+  }
+
+  reobserve(target: ResolvedTarget, held: HeldObservation): Promise<Reobservation | null> {
+    return reobserveTab(this.tab(target), held);
   }
 
   /**

@@ -75,6 +75,8 @@ export interface PageState {
   closedRoots: WeakMap<Element, ShadowRoot>;
   /** The latest snapshot: its id and its elements, by index (what element tokens point at). */
   latest: { id: string; elements: Element[] };
+  /** The dialogs open at the latest snapshot (or re-observation): a dialog not among them opened since. */
+  dialogsOpen: Set<Element>;
   /** Hosts already offered to the server as closed-root candidates. */
   candidatesSeen: WeakSet<Element>;
   /** Fields masked for the capture in progress (maskSecretFields), with the inline value they had (restored after it). */
@@ -113,6 +115,7 @@ function newPageState(): PageState {
   return {
     closedRoots: new WeakMap(),
     latest: { id: '', elements: [] },
+    dialogsOpen: new Set(),
     candidatesSeen: new WeakSet(),
     maskedForCapture: [],
     watch: null,
