@@ -39,7 +39,7 @@ export interface Changes {
 }
 
 /** The caps that keep `changes` small; a cut one says so (`more`, `changes_complete: false`). */
-export const CHANGE_CAPS = { appeared: 20, removed: 12, changed: 10, text_lines: 5, text_chars: 160 } as const;
+export const CHANGE_CAPS = { appeared: 40, removed: 12, changed: 10, text_lines: 5, text_chars: 160 } as const;
 
 /** What diffing gives: the summary, whether it is all of it, and the held observation brought up to date. */
 export interface Diffed {

@@ -13,20 +13,40 @@ export async function withChanges(
   driver: Driver,
   snapshots: ToolContext['snapshots'],
 ): Promise<ActionResult> {
-  if (target.kind === 'desktop' || !driver.reobserve) return result;
+  const acted = target.element?.snapshotId;
+  return {
+    ...result,
+    ...(await changesOf(target, driver, snapshots, {
+      navigated: result.caused?.navigated,
+      acted: acted === undefined ? undefined : { snapshotId: acted, index: target.element!.index },
+    })),
+  };
+}
+
+/**
+ * What changed on `target` since its held observation, as a result's `changes` and `changes_complete` (both
+ * absent when no observation is held): for an action's result, and for the page tool's handle_dialog.
+ */
+export async function changesOf(
+  target: ResolvedTarget,
+  driver: Driver,
+  snapshots: ToolContext['snapshots'],
+  options: { navigated?: string; acted?: { snapshotId: string; index: number } } = {},
+): Promise<{ changes?: ActionResult['changes']; changes_complete?: boolean }> {
+  if (target.kind === 'desktop' || !driver.reobserve) return {};
   const held = snapshots.held(target.kind, target.key);
-  if (!held) return result;
-  const navigated = result.caused?.navigated;
+  if (!held) return {};
+  const { navigated } = options;
   try {
     const now = await driver.reobserve(target, held);
     if (now) {
-      const acted = target.element?.snapshotId === held.snapshotId ? target.element.index : undefined;
+      const acted = options.acted?.snapshotId === held.snapshotId ? options.acted.index : undefined;
       const diffed = diffObservations(held, now, { acted, navigated });
       snapshots.update(held.snapshotId, diffed);
-      return { ...result, ...(diffed.changes ? { changes: diffed.changes } : {}), changes_complete: diffed.complete };
+      return { ...(diffed.changes ? { changes: diffed.changes } : {}), changes_complete: diffed.complete };
     }
     // A new document the action did not navigate to (a page navigate before it): nothing to compare with.
-    if (navigated === undefined) return result;
+    if (navigated === undefined) return {};
     // A new document the action navigated to: nothing held can be matched (its tokens are gone with it). It
     // is observed afresh, as get_window_state would, and everything on it is new: its tokens are the new
     // observation's.
@@ -42,9 +62,9 @@ export async function withChanges(
       },
       { navigated },
     );
-    return { ...result, ...(diffed.changes ? { changes: diffed.changes } : {}), changes_complete: diffed.complete };
+    return { ...(diffed.changes ? { changes: diffed.changes } : {}), changes_complete: diffed.complete };
   } catch {
     // The action's own verdict stands; what it changed could not be read (the tab closed, the window went).
-    return { ...result, changes_complete: false };
+    return { changes_complete: false };
   }
 }

@@ -71,13 +71,13 @@ test('changes: a dialog opens, is typed into and closed, by tokens from the resu
   // 4. More than the cap appeared: said, never silently cut; a listed token is good.
   const many = await s.v.call('click', { element_token: snap.token('Add many') });
   assert.equal(many.structured.changes_complete, false, many.text);
-  assert.equal(many.structured.changes.appeared.length, 20, many.text);
+  assert.equal(many.structured.changes.appeared.length, 40, many.text);
   assert.equal(many.structured.changes.more.appeared, 10, many.text);
   assert.match(many.text, /changes_complete: false \(10 more appeared/);
-  const item = named(many.structured.changes.appeared, 'Item 20');
+  const item = named(many.structured.changes.appeared, 'Item 40');
   const clicked = await s.v.call('click', { element_token: item.element_token });
   assert.equal(clicked.structured.effect, 'confirmed', clicked.text);
-  assert.equal((await s.model(page)).clicked, 'Item 20');
+  assert.equal((await s.model(page)).clicked, 'Item 40');
   // The cut ones are in the observation too: a get_window_state lists them (a new observation, new tokens).
 
   // 5. A link that navigates: the new page's elements, tokens of a new observation that resolve; old ones are stale.
