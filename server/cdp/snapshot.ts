@@ -130,9 +130,11 @@ async function observeTab(
     }),
   );
 
-  const viewport = await tab.viewport();
+  // Re-observing (every action on an observed tab) keeps the observation's scale: two round trips fewer per
+  // action, and its frames stay in the pixels of the observation's screenshot, as its tokens' do.
+  const viewport = held?.scale ? { width: 0, height: 0 } : await tab.viewport();
   const shot = includeScreenshot ? await tab.screenshot() : null;
-  const scale = shot ? shot.width / viewport.width : await devicePixelRatio(tab);
+  const scale = shot ? shot.width / viewport.width : (held?.scale ?? (await devicePixelRatio(tab)));
   const elements: Reobserved[] = [];
   const text: SnapshotText[] = [];
   const emit = (f: FrameSnapshot, parentOfRoot: number) => {

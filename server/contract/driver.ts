@@ -150,6 +150,8 @@ export interface HeldObservation {
   snapshotId: string;
   elements: SnapshotElement[];
   text?: SnapshotText[];
+  /** Screenshot pixels per CSS/logical pixel of the observation (its elements' frames are in them). */
+  scale?: number;
   /** Indices of held elements that went away since (an earlier action's `removed`). */
   gone: ReadonlySet<number>;
 }

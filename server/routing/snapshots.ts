@@ -134,6 +134,7 @@ export class SnapshotRegistry {
     if (!stored) return null;
     return {
       snapshotId: stored.id,
+      scale: stored.scale,
       elements: stored.elements,
       ...(stored.text ? { text: stored.text } : {}),
       gone: stored.gone,
