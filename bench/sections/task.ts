@@ -3,8 +3,8 @@
 // confirm dialog), done through Verity and through Playwright MCP by the same scripted agent. The agent reads
 // only what a model would be handed (the instructions from the observation's text, elements by role and
 // name, refs or tokens from the observation) and asks for a new observation only when it must see what an
-// action opened. Each tool does the agent's steps in as few calls as it offers (Verity: run_actions with an
-// observation; Playwright MCP: browser_fill_form, and the snapshot every action returns).
+// action opened. Each tool does the agent's steps in as few calls as it offers (Verity: run_actions, and what
+// each result says changed, with tokens; Playwright MCP: browser_fill_form, and the snapshot every action returns).
 //
 // Counted per task: the calls, and the bytes the model reads (each result's text or structuredContent JSON,
 // the larger, as bytes.ts counts them). The end state is read independently through CDP.
@@ -97,21 +97,45 @@ async function doTask(tool: Tool, url: string): Promise<void> {
     throw new Error(`the page does not say the order was placed:\n${view.slice(0, 1500)}`);
 }
 
-/** Verity: tokens from the outline's `[t=N]`, the steps in one run_actions with its observation. */
+/**
+ * Verity: tokens from the outline's `[t=N]`, then from each result's `changes` (what appeared, with its token):
+ * the steps in one run_actions, and a new observation only when a result says its changes were cut
+ * (`changes_complete: false`) or carries none.
+ */
 function verityTool(session: McpSession, tally: Tally): Tool {
   let tab: VerityTab | undefined;
-  let latest: { snapshot_id: string; outline: string } = { snapshot_id: '', outline: '' };
   let dialog: string | null = null;
+  // What the agent knows to act on: role and name to token, from the latest observation and the changes since.
+  const known = new Map<string, string>();
+  const key = (role: string, name: string) => `${role}\u0000${name}`;
+  let outline = '';
   const seen = (st: Record<string, unknown>) => {
-    latest = st as typeof latest;
+    const { snapshot_id, outline: text } = st as { snapshot_id: string; outline: string };
+    outline = text;
+    known.clear(); // a new observation makes every older token stale
+    for (const line of text.split('\n')) {
+      const m = /^\s*- (\S+) (?:'([^']*)'|"((?:[^"\\]|\\.)*)").*\[t=(\d+)\]$/.exec(line);
+      if (m) known.set(key(m[1]!, m[2] ?? JSON.parse(`"${m[3]}"`)), `${snapshot_id}:${m[4]}`);
+    }
     return JSON.stringify(st);
   };
+  type Named = { role: string; name: string; element_token: string };
+  /**
+   * Takes in what a result says changed; false when it says nothing, or that what it cut is something to act
+   * on (appeared, changed, text): a look is needed then. Removed elements cut off are only tokens not to use.
+   */
+  const changed = (result: Record<string, any> | undefined): boolean => {
+    if (result?.changes_complete === undefined) return false;
+    for (const e of (result.changes?.appeared ?? []) as Named[]) known.set(key(e.role, e.name), e.element_token);
+    for (const e of (result.changes?.removed ?? []) as Named[]) known.delete(key(e.role, e.name));
+    if (result.changes_complete) return true;
+    const more = Object.keys(result.changes?.more ?? {});
+    return more.length > 0 && more.every((k) => k === 'removed');
+  };
   const token = (role: string, name: string) => {
-    for (const line of latest.outline.split('\n')) {
-      const m = /^\s*- (\S+) (?:'([^']*)'|"((?:[^"\\]|\\.)*)").*\[t=(\d+)\]$/.exec(line);
-      if (m && m[1] === role && (m[2] ?? JSON.parse(`"${m[3]}"`)) === name) return `${latest.snapshot_id}:${m[4]}`;
-    }
-    throw new Error(`no ${role} '${name}' in Verity's observation:\n${latest.outline.slice(0, 1500)}`);
+    const found = known.get(key(role, name));
+    if (found) return found;
+    throw new Error(`no ${role} '${name}' in Verity's observation or changes:\n${outline.slice(0, 1500)}`);
   };
   const stepOf = (s: Step) => {
     const element_token = token(s.role, s.name);
@@ -133,24 +157,23 @@ function verityTool(session: McpSession, tally: Tally): Tool {
     async run(steps, thenLook) {
       dialog = null;
       const batch = steps.map(stepOf);
-      if (batch.length === 1 && !thenLook) {
+      if (batch.length === 1) {
         const r = count(tally, batch[0]!.tool, (await session.timed(batch[0]!.tool, batch[0]!.args)).result);
         const effects = (r.structuredContent?.side_effects ?? []) as Array<{ kind: string; message?: string }>;
         dialog = effects.find((e) => e.kind === 'dialog')?.message ?? null;
-        return JSON.stringify(r.structuredContent);
+        const whole = changed(r.structuredContent);
+        return thenLook && !whole ? this.look() : JSON.stringify(r.structuredContent);
       }
-      const r = count(
-        tally,
-        'run_actions',
-        (await session.timed('run_actions', { steps: batch, ...(thenLook ? { observe: target() } : {}) })).result,
-      );
-      const observation = r.structuredContent?.observation as Record<string, unknown> | undefined;
-      if (!observation) return thenLook ? this.look() : JSON.stringify(r.structuredContent);
-      return seen(observation);
+      const r = count(tally, 'run_actions', (await session.timed('run_actions', { steps: batch })).result);
+      const results = (r.structuredContent?.steps ?? []) as Array<{ result?: Record<string, any> }>;
+      // Every step's changes, in order: a step's new elements stay known unless a later one removed them.
+      const whole = results.map((step) => changed(step.result)).every(Boolean);
+      return thenLook && !whole ? this.look() : JSON.stringify(r.structuredContent);
     },
     async acceptDialog() {
-      count(tally, 'page', (await session.timed('page', { action: 'handle_dialog', accept: true })).result);
-      return this.look(); // the result names the dialog handled; what the page now says needs a look
+      const r = count(tally, 'page', (await session.timed('page', { action: 'handle_dialog', accept: true })).result);
+      // What answering it changed on the page is in its result; a look only when that is missing or cut.
+      return changed(r.structuredContent) ? JSON.stringify(r.structuredContent) : this.look();
     },
     dialogShown: () => dialog,
   };

@@ -8,9 +8,10 @@ import { withTiming } from '../contract/driver.js';
 import { tabOf, type CdpRoute } from './actions/aim.js';
 import type { BrowserHost } from './browser/browser.js';
 import { NAVIGATION_DOWNLOAD_SETTLE_MS, SideEffectWatch, type SideEffect } from './browser/side-effects.js';
-import { snapshotTab, type TabElementRef } from './snapshot.js';
+import { reobserveTab, snapshotTab, type TabElementRef } from './snapshot.js';
 import { zoomTab } from './zoom.js';
 import type { ZoomImage, ZoomRequest } from '../contract/zoom.js';
+import type { HeldObservation, Reobservation } from '../contract/changes.js';
 import type { Tab } from './tab/tab.js';
 import { withTabLock } from './tab/tab-lock.js';
 
@@ -63,6 +64,10 @@ export class CdpDriver implements Driver {
 
   zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage> {
     return zoomTab(this.tab(target), request);
+  }
+
+  reobserve(target: ResolvedTarget, held: HeldObservation): Promise<Reobservation | null> {
+    return reobserveTab(this.tab(target), held);
   }
 
   /**

@@ -1,6 +1,7 @@
 // get_window_state for a tab: every frame's interactive elements (cross-origin iframes and closed shadow
 // roots included), merged into one list in document order, with frames in screenshot pixels.
-import type { Snapshot, SnapshotElement, SnapshotText } from '../contract/driver.js';
+import type { Snapshot, SnapshotText } from '../contract/driver.js';
+import type { HeldObservation, Reobservation, Reobserved } from '../contract/changes.js';
 import { Refusal } from '../contract/refusal.js';
 import { elementToken } from '../contract/element-token.js';
 import type { Frame, Tab } from './tab/tab.js';
@@ -30,6 +31,8 @@ interface FrameSnapshot {
   selectedOf?: boolean[];
   origin: { x: number; y: number };
   ownerIndex: number;
+  /** Re-observing: each row's index in the frame's latest snapshot (page agent reobserve). */
+  locals?: number[];
 }
 
 /**
@@ -54,12 +57,62 @@ export async function snapshotTab(
   includeScreenshot: boolean,
   probe = false,
 ): Promise<Snapshot> {
+  return (await observeTab(tab, snapshotId, includeScreenshot, null, [], probe))!;
+}
+
+/**
+ * The tab's elements after an action, matched against its held observation (an action's `changes`): the same
+ * walk as a snapshot's, each frame's elements matched to its latest snapshot's by the page agent, without
+ * making that snapshot stale. Null when the tab's document is no longer the observed one (a navigation):
+ * nothing of it can be matched then.
+ */
+export async function reobserveTab(tab: Tab, held: HeldObservation): Promise<Reobservation | null> {
+  const dialogs: Array<{ role: string; name: string }> = [];
+  const snap = await observeTab(tab, held.snapshotId, false, held, dialogs);
+  if (!snap) return null;
+  return {
+    ...(dialogs.length ? { dialogs } : {}),
+    elements: snap.elements,
+    ...(snap.text ? { text: snap.text } : {}),
+    ...(snap.incomplete ? { incomplete: snap.incomplete } : {}),
+  };
+}
+
+async function observeTab(
+  tab: Tab,
+  snapshotId: string,
+  includeScreenshot: boolean,
+  held: HeldObservation | null,
+  dialogs: Array<{ role: string; name: string }> = [],
+  probe = false,
+): Promise<(Snapshot & { elements: Reobserved[] }) | null> {
   const frames = await tab.frames();
   const taken: FrameSnapshot[] = [];
   let textCut = false;
+  let framesNew = false;
   for (const frame of frames) {
     try {
       await tab.pierceClosedShadowRoots(frame);
+      if (held) {
+        const again = await tab.call(frame, 'reobserve', snapshotId);
+        if (!again) {
+          if (frame === frames[0]) return null;
+          framesNew = true; // a frame with a document of its own since: its elements are not matched
+          continue;
+        }
+        await withAccessibleNames(tab, frame, snapshotId, again.rows, again.locals);
+        if (again.textTruncated) textCut = true;
+        for (const [role, name] of again.opened) dialogs.push({ role, name });
+        taken.push({
+          frame,
+          rows: again.rows,
+          text: again.text,
+          origin: { x: 0, y: 0 },
+          ownerIndex: -1,
+          locals: again.locals,
+        });
+        continue;
+      }
       const { rows, text, textTruncated, latestOf, selectedOf } = await tab.call(frame, 'snapshot', snapshotId, probe);
       await withAccessibleNames(tab, frame, snapshotId, rows);
       if (textTruncated) textCut = true;
@@ -69,6 +122,13 @@ export async function snapshotTab(
       // A child frame that detached or never committed a document has nothing to list.
     }
   }
+  // Re-observing: which element of the held observation each (frame, local) is.
+  const heldOf = new Map<string, number>();
+  if (held)
+    held.elements.forEach((e, index) => {
+      const r = e.ref as TabElementRef;
+      heldOf.set(refKey(r.sessionId, r.frameId, r.local), index);
+    });
   await Promise.all(
     taken.map(async (f) => {
       if (!f.frame.ownerSession) return;
@@ -81,10 +141,12 @@ export async function snapshotTab(
     }),
   );
 
-  const viewport = await tab.viewport();
+  // Re-observing (every action on an observed tab) keeps the observation's scale: two round trips fewer per
+  // action, and its frames stay in the pixels of the observation's screenshot, as its tokens' do.
+  const viewport = held?.scale ? { width: 0, height: 0 } : await tab.viewport();
   const shot = includeScreenshot ? await tab.screenshot() : null;
-  const scale = shot ? shot.width / viewport.width : await devicePixelRatio(tab);
-  const elements: SnapshotElement[] = [];
+  const scale = shot ? shot.width / viewport.width : (held?.scale ?? (await devicePixelRatio(tab)));
+  const elements: Reobserved[] = [];
   const text: SnapshotText[] = [];
   const emit = (f: FrameSnapshot, parentOfRoot: number) => {
     const globalOf: number[] = [];
@@ -102,9 +164,12 @@ export async function snapshotTab(
       const [role, label, value, enabled, focused, x, y, w, h, parentLocal, isFrame, , nameSource, secret] = row;
       const index = elements.length;
       globalOf[local] = index;
-      const ref: TabElementRef = { sessionId: f.frame.session.id(), frameId: f.frame.frameId, local };
+      const own = f.locals ? f.locals[local] : local;
+      const ref: TabElementRef = { sessionId: f.frame.session.id(), frameId: f.frame.frameId, local: own };
+      const heldIndex = held ? heldOf.get(refKey(ref.sessionId, ref.frameId, own)) : undefined;
       if (f.latestOf) ref.latest = f.latestOf[local];
       elements.push({
+        ...(heldIndex !== undefined ? { held: heldIndex } : {}),
         element_index: index,
         role,
         label,
@@ -126,7 +191,7 @@ export async function snapshotTab(
       });
       if (isFrame) {
         for (const child of taken) {
-          if (child.frame.parentFrameId === f.frame.frameId && child.ownerIndex === local) emit(child, index);
+          if (child.frame.parentFrameId === f.frame.frameId && child.ownerIndex === own) emit(child, index);
         }
       }
     });
@@ -134,22 +199,26 @@ export async function snapshotTab(
   };
   const main = taken.find((f) => !f.frame.parentFrameId);
   if (main) emit(main, -1);
-  if (!probe)
-    latestIndex.set(tab, {
-      snapshotId,
-      globalOf: new Map(
-        elements.map((e) => {
-          const r = e.ref as TabElementRef;
-          return [refKey(r.sessionId, r.frameId, r.local), e.element_index];
-        }),
-      ),
-    });
+  // Re-observed elements keep their held index; new ones take the indices diffObservations appends them at.
+  let appended = held?.elements.length ?? 0;
+  const indexOf = (e: Reobserved) => (held ? (e.held ?? appended++) : e.element_index);
+  const keys = elements.map((e) => {
+    const r = e.ref as TabElementRef;
+    return [refKey(r.sessionId, r.frameId, r.local), indexOf(e)] as [string, number];
+  });
+  if (held) {
+    const latest = latestIndex.get(tab);
+    if (latest?.snapshotId === snapshotId) for (const [key, index] of keys) latest.globalOf.set(key, index);
+  } else if (!probe) latestIndex.set(tab, { snapshotId, globalOf: new Map(keys) });
   return {
     target: { kind: 'tab', tab_id: tab.id, url: tab.page.url() },
     elements,
     text,
     ...(textCut
       ? { text_incomplete: 'a frame held more text than one observation reads; page get_text reads it' }
+      : {}),
+    ...(framesNew
+      ? { incomplete: 'a frame loaded a new document since the observation: its elements are not listed' }
       : {}),
     ...(shot ? { screenshot: { data: shot.data, mimeType: 'image/png', width: shot.width, height: shot.height } } : {}),
     screenshot_width: shot?.width ?? Math.round(viewport.width * scale),
@@ -165,12 +234,18 @@ export async function snapshotTab(
  * rest keep the agent's names, which follow the same rules for native controls and labels. A frame whose
  * tree cannot be read keeps the agent's names: the snapshot never fails for it.
  */
-async function withAccessibleNames(tab: Tab, frame: Frame, snapshotId: string, rows: Row[]): Promise<void> {
+async function withAccessibleNames(
+  tab: Tab,
+  frame: Frame,
+  snapshotId: string,
+  rows: Row[],
+  locals?: number[],
+): Promise<void> {
   const flagged = rows.flatMap((row, local) => (row[11] ? [local] : [])).slice(0, AX_LOOKUPS_MAX);
   if (flagged.length === 0) return;
   const contextId = await tab.world(frame);
   const { result } = await frame.session.send('Runtime.evaluate', {
-    expression: `globalThis.__verity.elementsAt(${JSON.stringify(snapshotId)}, ${JSON.stringify(flagged)})`,
+    expression: `globalThis.__verity.elementsAt(${JSON.stringify(snapshotId)}, ${JSON.stringify(locals ? flagged.map((i) => locals[i]) : flagged)})`,
     contextId,
   });
   if (!result.objectId) return;

@@ -133,6 +133,32 @@ export interface Snapshot {
   incomplete?: string;
 }
 
+// What a route reads again after an action, for its `changes` (compared in changes.ts).
+/** An element of a re-observation: `held` is its index in the held observation when it is one of its elements. */
+export type Reobserved = SnapshotElement & { held?: number };
+
+/** What a route read of its target after an action, matched against the observation held. */
+export interface Reobservation {
+  /** The target's elements now, in their order; `parent_index` points into this list. */
+  elements: Reobserved[];
+  text?: SnapshotText[];
+  /** Why `elements` are not all the target shows now (its walk was cut or a read failed). */
+  incomplete?: string;
+  /** Dialogs that opened since, when they are containers rather than listed elements (a page's role=dialog). */
+  dialogs?: Array<{ role: string; name: string }>;
+}
+
+/** The observation a target's actions are compared against. */
+export interface HeldObservation {
+  snapshotId: string;
+  elements: SnapshotElement[];
+  text?: SnapshotText[];
+  /** Screenshot pixels per CSS/logical pixel of the observation (its elements' frames are in them). */
+  scale?: number;
+  /** Indices of held elements that went away since (an earlier action's `removed`). */
+  gone: ReadonlySet<number>;
+}
+
 /** Each action of the table (actions.ts) as a method: its target, then the one argument the table gives it. */
 export type ActionMethods = {
   [K in ActionName]: (target: ResolvedTarget, args: ActionArgs[K]) => Promise<ActionResult>;
@@ -153,6 +179,12 @@ export interface Driver extends ActionMethods {
   sameElement?(token: unknown, read: unknown): boolean;
   /** An image of a region of the target at its full resolution times a scale (zoom), taken where its screenshots are. */
   zoom(target: ResolvedTarget, request: ZoomRequest): Promise<ZoomImage>;
+  /**
+   * The target's elements after an action, each matched to the held observation's element it is (an
+   * action's `changes`, contract/changes.ts); null when nothing of it can be matched (a tab's new document).
+   * A route without it gives its actions no `changes`.
+   */
+  reobserve?(target: ResolvedTarget, held: HeldObservation): Promise<Reobservation | null>;
   /** Runs one action holding whatever orders it against other processes driving the same target (optional). */
   exclusive?(target: ResolvedTarget, work: () => Promise<ActionResult>): Promise<ActionResult>;
 }

@@ -89,6 +89,41 @@ export const deskCheck = z.object({
 });
 export type DeskCheck = z.infer<typeof deskCheck>;
 
+/** An element as an action's `changes` names it: its token resolves like one of get_window_state's. */
+const changedElement = z.object({ role: z.string(), name: z.string(), element_token: z.string() });
+
+/**
+ * What an action changed on its tab or window since the target's held observation (its last get_window_state,
+ * as earlier actions' changes brought it up to date): elements that appeared or went away, values and states
+ * that changed (`was`: the value before), the page's text that appeared, a navigation, a dialog that opened.
+ * Empty lists are left out; capped lists say how many more in `more` (then `changes_complete` is false).
+ */
+export const actionChanges = z.object({
+  navigated: z.string().optional(),
+  dialog: changedElement.partial({ element_token: true }).optional(),
+  appeared: z.array(changedElement).optional(),
+  removed: z.array(changedElement).optional(),
+  changed: z
+    .array(
+      changedElement.extend({
+        value: z.string().optional(),
+        was: z.string().optional(),
+        enabled: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+  text_added: z.array(z.string()).optional(),
+  more: z
+    .object({
+      appeared: z.number().int().optional(),
+      removed: z.number().int().optional(),
+      changed: z.number().int().optional(),
+      text_added: z.number().int().optional(),
+    })
+    .optional(),
+});
+export type ActionChanges = z.infer<typeof actionChanges>;
+
 /** What every action (click, type_text, ...) returns: the verdict, how it was delivered, and the proof. */
 export const actionResult = z.object({
   effect,
@@ -138,6 +173,11 @@ export const actionResult = z.object({
   caused: actionCaused.optional(),
   /** Where the tab's console and requests stood as the action began: verify_state's `since` (a tab's result only). */
   mark: z.number().int().optional(),
+
+  /** What the action changed on its target (absent: nothing, or no observation of it is held to compare with). */
+  changes: actionChanges.optional(),
+  /** Present when the target had an observation to compare with: false when `changes` was capped or could not be read whole. */
+  changes_complete: z.boolean().optional(),
 });
 export type ActionResult = z.infer<typeof actionResult>;
 

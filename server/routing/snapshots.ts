@@ -1,6 +1,7 @@
 // Element tokens. A token names one element of one snapshot; a newer snapshot of the same target makes
 // every older token of that target stale, and a stale token never falls back to anything.
-import type { Snapshot, SnapshotElement } from '../contract/driver.js';
+import type { Snapshot, SnapshotElement, SnapshotText } from '../contract/driver.js';
+import type { HeldObservation } from '../contract/changes.js';
 import { elementToken, elementTokenPrefix } from '../contract/element-token.js';
 import { Refusal } from '../contract/refusal.js';
 
@@ -10,6 +11,10 @@ interface Stored {
   key: string;
   elements: SnapshotElement[];
   scale: number;
+  /** The page's text as last observed (tabs): what an action's `changes` says appeared is compared with it. */
+  text?: SnapshotText[];
+  /** Elements that went away since the observation (an action's `changes.removed`); their indices stay theirs. */
+  gone: Set<number>;
 }
 
 /** What a token names, as resolve() found it; a call resolves each of its tokens once and hands this on. */
@@ -40,8 +45,19 @@ export class SnapshotRegistry {
     // The target's previous snapshot is now stale: only its identity is kept (to say so), not its elements,
     // which on a large page or window are most of the memory a long session holds.
     const previous = this.byId.get(this.latest.get(`${kind}:${key}`) ?? '');
-    if (previous) previous.elements = [];
-    this.byId.set(id, { id, kind, key, elements: snapshot.elements, scale: snapshot.scale });
+    if (previous) {
+      previous.elements = [];
+      previous.text = undefined;
+    }
+    this.byId.set(id, {
+      id,
+      kind,
+      key,
+      elements: snapshot.elements,
+      scale: snapshot.scale,
+      ...(snapshot.text ? { text: snapshot.text } : {}),
+      gone: new Set(),
+    });
     this.latest.set(`${kind}:${key}`, id);
     // Bounded both ways: the oldest snapshot goes, and with it its target's entry when it was that target's
     // latest (a window long closed), so neither map grows with every target ever seen.
@@ -107,6 +123,35 @@ export class SnapshotRegistry {
   latestOf(kind: Stored['kind'], key: string): Stored | undefined {
     const id = this.latest.get(`${kind}:${key}`);
     return id ? this.byId.get(id) : undefined;
+  }
+
+  /**
+   * The observation a target's next action is compared against (its latest snapshot, as earlier actions'
+   * changes brought it up to date), or null when none is held (never observed, or its tab closed).
+   */
+  held(kind: Stored['kind'], key: string): HeldObservation | null {
+    const stored = this.latestOf(kind, key);
+    if (!stored) return null;
+    return {
+      snapshotId: stored.id,
+      scale: stored.scale,
+      elements: stored.elements,
+      ...(stored.text ? { text: stored.text } : {}),
+      gone: stored.gone,
+    };
+  }
+
+  /**
+   * A held observation brought up to date by an action's changes: elements that appeared are appended (their
+   * tokens resolve from now on, the observation's other tokens stay good). Ignored when the snapshot is no
+   * longer its target's latest (a get_window_state meanwhile is newer).
+   */
+  update(snapshotId: string, now: { elements: SnapshotElement[]; text?: SnapshotText[]; gone: Set<number> }): void {
+    const stored = this.byId.get(snapshotId);
+    if (!stored || this.latest.get(`${stored.kind}:${stored.key}`) !== snapshotId) return;
+    stored.elements = now.elements;
+    if (now.text) stored.text = now.text;
+    stored.gone = now.gone;
   }
 
   /** How many targets and snapshots are held (both bounded by KEEP). */

@@ -65,7 +65,7 @@ export interface ToolContext extends ToolRouting {
     /** What tools/list offers (a batch step of a tool that is off is refused like a direct call). */
     readonly surface: ToolSurface;
   };
-  readonly snapshots: Pick<SnapshotRegistry, 'resolve' | 'nextId' | 'record' | 'forget'>;
+  readonly snapshots: Pick<SnapshotRegistry, 'resolve' | 'nextId' | 'record' | 'forget' | 'held' | 'update'>;
   readonly policy: Pick<Policy, 'checkUrl' | 'checkNavigation'>;
   readonly sessions: Pick<SessionManager, 'start' | 'find' | 'list' | 'end' | 'keyOf' | 'keyFor'>;
   readonly cursor: Pick<CursorPreferences, 'motionOf'>;

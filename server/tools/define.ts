@@ -8,6 +8,7 @@ import { Refusal } from '../contract/refusal.js';
 import type { TargetArgs } from '../contract/target.js';
 import type { ToolDef } from './context.js';
 import { actionReply } from './reply.js';
+import { withChanges } from './changes.js';
 import { actionResult } from './schemas.js';
 
 export type { CallContext, Reply, ToolContext, ToolDef } from './context.js';
@@ -33,7 +34,8 @@ export function defineAction<S extends z.ZodObject>(
     async handler(args, core, ctx) {
       // Every action's input spreads `targeting` (schemas.ts): its arguments name the target.
       const { target, driver } = await core.resolve(args as TargetArgs, ctx);
-      return actionReply(await act(driver, target, args));
+      const result = await act(driver, target, args);
+      return actionReply(await withChanges(result, target, driver, core.snapshots));
     },
   });
 }

@@ -2,6 +2,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
+import { changesOf } from './changes.js';
 import { Refusal } from '../contract/refusal.js';
 import type { TabHandle } from '../contract/driver.js';
 import type { SideEffect } from '../contract/wire.js';
@@ -259,7 +260,10 @@ const handlers: Record<
     const dialog = core.pages.dialog(tab);
     if (!dialog) throw new Refusal('target_not_found', 'no dialog is open in this tab');
     await core.pages.answerDialog(tab, need(args, 'accept'), args.prompt_text);
-    return { structured: { handled: dialog.type, message: dialog.message, accepted: args.accept } };
+    // What answering it changed on the page (the handler's work after confirm() returned), as an action says it.
+    const { target, driver } = await core.resolve({ target: { kind: 'tab', tab_id: tab.id } }, ctx);
+    const changed = await changesOf(target, driver, core.snapshots);
+    return { structured: { handled: dialog.type, message: dialog.message, accepted: args.accept, ...changed } };
   },
   async set_input_files(args, core, ctx) {
     const found = core.snapshots.resolve(need(args, 'element_token'));

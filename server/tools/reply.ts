@@ -43,6 +43,7 @@ export function summarize(result: ActionResult): string {
     );
   }
   lines.push(...causedLines(result.caused));
+  lines.push(...changesLines(result));
   const known = new Set([
     'effect',
     'method',
@@ -54,6 +55,8 @@ export function summarize(result: ActionResult): string {
     'escalation',
     'side_effects',
     'caused',
+    'changes',
+    'changes_complete',
     'timings_ms',
   ]);
   for (const [k, v] of Object.entries(result)) if (!known.has(k) && v !== undefined) lines.push(`${k}: ${show(v)}`);
@@ -88,6 +91,47 @@ function causedLines(caused: ActionResult['caused']): string[] {
     lines.push(`${m.level === 'exception' ? 'Uncaught exception' : `Console ${m.level}`}: ${m.text}`);
   if (caused.more_console)
     lines.push(`…and ${caused.more_console} more console errors (page console_messages lists them)`);
+  return lines;
+}
+
+/**
+ * What the action changed, a line per kind, elements as `role "name" token` (the result's `changes`): said
+ * only when the target had an observation to compare with; "changes: none" when nothing changed.
+ */
+function changesLines(result: ActionResult): string[] {
+  if (result.changes_complete === undefined) return [];
+  const c = result.changes;
+  const named = (e: { role: string; name: string; element_token: string }) =>
+    `${e.role} ${JSON.stringify(e.name)} ${e.element_token}`;
+  const lines: string[] = [];
+  if (c?.navigated !== undefined) lines.push(`changes navigated: ${c.navigated}`);
+  if (c?.dialog)
+    lines.push(
+      `changes dialog: ${c.dialog.role} ${JSON.stringify(c.dialog.name)}${c.dialog.element_token ? ` ${c.dialog.element_token}` : ''}`,
+    );
+  if (c?.appeared) lines.push(`changes appeared: ${c.appeared.map(named).join(', ')}`);
+  if (c?.removed) lines.push(`changes removed: ${c.removed.map(named).join(', ')}`);
+  if (c?.changed)
+    lines.push(
+      `changes changed: ${c.changed
+        .map(
+          (e) =>
+            `${named(e)}${e.value !== undefined ? ` = ${JSON.stringify(e.value)} (was ${JSON.stringify(e.was ?? '')})` : ''}${e.enabled !== undefined ? (e.enabled ? ' enabled' : ' disabled') : ''}`,
+        )
+        .join(', ')}`,
+    );
+  if (c?.text_added) lines.push(`changes text: ${c.text_added.map((t) => JSON.stringify(t)).join(' ')}`);
+  if (!c && result.changes_complete) lines.push('changes: none');
+  if (!result.changes_complete)
+    lines.push(
+      `changes_complete: false${
+        c?.more
+          ? ` (${Object.entries(c.more)
+              .map(([k, n]) => `${n} more ${k}`)
+              .join(', ')}; get_window_state lists all)`
+          : ' (get_window_state lists all)'
+      }`,
+    );
   return lines;
 }
 

@@ -5,6 +5,7 @@
 # what the app itself holds, not what Verity says.
 #   app.py TITLE            the form
 #   app.py TITLE --many N   the form plus N rows of labelled buttons (for the ~500-node benchmark)
+#   app.py TITLE --reveal   the form plus a "Show more" button that shows a hidden field and button (changes)
 #   app.py TITLE --password the form plus a password entry "Secret" (AT-SPI role "password text")
 #   app.py TITLE --menus    the form under a menu bar (invoke_menu): Format > Bold (a check item), Strike
 #                           (disabled), Size > Large, Count (a plain item with no visible effect); Help > About
@@ -139,6 +140,27 @@ if many:
     rows.add(grid)
     box.pack_start(rows, True, True, 0)
 
+# Hidden until "Show more" is clicked: what an action's `changes` says appeared.
+more = None
+if '--reveal' in sys.argv:
+    reveal = Gtk.Button(label='Show more')
+    box.pack_start(reveal, False, False, 0)
+    more = Gtk.Box(orientation=Gtk.Orientation.HORIZONTAL, spacing=6)
+    extra = Gtk.Entry()
+    extra.get_accessible().set_name('Extra')
+    more.pack_start(extra, True, True, 0)
+    more.pack_start(Gtk.Button(label='Extra button'), False, False, 0)
+    more.set_no_show_all(True)
+    box.pack_start(more, False, False, 0)
+
+    def on_reveal(_widget):
+        more.set_no_show_all(False)
+        more.show_all()
+        GLib.idle_add(changed)
+
+    reveal.connect('clicked', on_reveal)
+    extra.connect('changed', lambda *_: changed())
+
 secret = None
 if '--password' in sys.argv:
     secret = Gtk.Entry()
@@ -221,6 +243,7 @@ def state():
         'press_mods': press_mods['mods'],
         'notes_scroll': view.get_vadjustment().get_value(),
         'hovered': hovered['button'],
+        **({'more_shown': more.get_visible(), 'extra': more.get_children()[0].get_text()} if more else {}),
     }
 
 

@@ -260,6 +260,87 @@ export function registerClosedRoot(root: ShadowRoot): void {
  * registered closed shadow roots). Returns rows, not objects, to keep the protocol payload small.
  */
 export function snapshot(snapshotId: string, probe = false) {
+  const kept = listed();
+  // A probe (verify_state) leaves the latest observation, and so every token the agent holds, as it was; it
+  // says which of its elements that observation listed, by their index there.
+  let latestOf: number[] | undefined;
+  let selectedOf: boolean[] | undefined;
+  if (probe) {
+    pageState.probe = { id: snapshotId, elements: kept.elements };
+    const at = new Map(pageState.latest.elements.map((el, i) => [el, i]));
+    latestOf = kept.elements.map((el) => at.get(el) ?? -1);
+    // Selection (a tab, an option, a row) for verify_state's `selected`: an option's own state, else aria-selected.
+    selectedOf = kept.elements.map((el) =>
+      el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true',
+    );
+  } else {
+    pageState.latest = { id: snapshotId, elements: kept.elements };
+    pageState.dialogsOpen = new Set(openDialogs());
+  }
+  // The page's own text among the controls, in the same evaluation (no round trip of its own).
+  const text = outlineText(
+    kept.elements,
+    kept.rows.map((row) => row[1]),
+    shadowOf,
+  );
+  return {
+    rows: kept.rows,
+    text: text.rows,
+    textTruncated: text.truncated,
+    ...(latestOf ? { latestOf, selectedOf } : {}),
+    scrollX: window.scrollX,
+    scrollY: window.scrollY,
+    width: innerWidth,
+    height: innerHeight,
+  };
+}
+
+/**
+ * The frame's elements again after an action, matched to the latest snapshot's by the DOM element itself (an
+ * action's `changes`): `locals[i]` is row i's index in that snapshot, an element it did not list appended to
+ * it, so a token for it resolves like the snapshot's own and the snapshot's other tokens stay good. Null when
+ * `snapshotId` is not this document's latest snapshot (a new document, or another snapshot since).
+ */
+export function reobserve(snapshotId: string) {
+  if (pageState.latest.id !== snapshotId) return null;
+  const kept = listed();
+  const latest = pageState.latest.elements;
+  const at = new Map<Element, number>(latest.map((el, i) => [el, i]));
+  const locals = kept.elements.map((el) => {
+    let local = at.get(el);
+    if (local === undefined) {
+      local = latest.length;
+      latest.push(el);
+      at.set(el, local);
+    }
+    return local;
+  });
+  const text = outlineText(
+    kept.elements,
+    kept.rows.map((row) => row[1]),
+    shadowOf,
+  );
+  // Dialogs are containers, not controls (not listed): one that opened since is named apart.
+  const open = openDialogs();
+  const opened = open
+    .filter((el) => !pageState.dialogsOpen.has(el))
+    .map((el) => {
+      const role = el.getAttribute('role') === 'alertdialog' ? 'alertdialog' : 'dialog';
+      return [role, cutName(accessibleName(el, role, shadowOf))] as [string, string];
+    });
+  pageState.dialogsOpen = new Set(open);
+  return { rows: kept.rows, locals, text: text.rows, textTruncated: text.truncated, opened };
+}
+
+/** The dialogs shown now (a modal <dialog>, role dialog or alertdialog), in document order. */
+function openDialogs(): Element[] {
+  return Array.from(document.querySelectorAll('dialog[open], [role="dialog"], [role="alertdialog"]')).filter(
+    (el) => (el as HTMLElement).checkVisibility?.({ visibilityProperty: true }) !== false,
+  );
+}
+
+/** The visible interactive elements of this frame in document order, with their rows (snapshot, reobserve). */
+function listed(): { rows: SnapshotRow[]; elements: Element[] } {
   const elements: Element[] = [];
   const rows: SnapshotRow[] = [];
   const active = deepActiveElement();
@@ -324,36 +405,7 @@ export function snapshot(snapshotId: string, probe = false) {
     }
   };
   visit(document, -1, false);
-  const kept = withoutWrappers(rows, elements, weak);
-  // A probe (verify_state) leaves the latest observation, and so every token the agent holds, as it was; it
-  // says which of its elements that observation listed, by their index there.
-  let latestOf: number[] | undefined;
-  let selectedOf: boolean[] | undefined;
-  if (probe) {
-    pageState.probe = { id: snapshotId, elements: kept.elements };
-    const at = new Map(pageState.latest.elements.map((el, i) => [el, i]));
-    latestOf = kept.elements.map((el) => at.get(el) ?? -1);
-    // Selection (a tab, an option, a row) for verify_state's `selected`: an option's own state, else aria-selected.
-    selectedOf = kept.elements.map((el) =>
-      el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true',
-    );
-  } else pageState.latest = { id: snapshotId, elements: kept.elements };
-  // The page's own text among the controls, in the same evaluation (no round trip of its own).
-  const text = outlineText(
-    kept.elements,
-    kept.rows.map((row) => row[1]),
-    shadowOf,
-  );
-  return {
-    rows: kept.rows,
-    text: text.rows,
-    textTruncated: text.truncated,
-    ...(latestOf ? { latestOf, selectedOf } : {}),
-    scrollX: window.scrollX,
-    scrollY: window.scrollY,
-    width: innerWidth,
-    height: innerHeight,
-  };
+  return withoutWrappers(rows, elements, weak);
 }
 
 /**

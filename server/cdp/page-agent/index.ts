@@ -22,6 +22,7 @@ import * as text from './text.js';
 const pageAgent = {
   // core.ts, pointing.ts, watches.ts: snapshot, aiming, event watches
   snapshot: core.snapshot,
+  reobserve: core.reobserve,
   pointFor: pointing.pointFor,
   watchPoint: pointing.watchPoint,
   watchEvents: watches.watchEvents,

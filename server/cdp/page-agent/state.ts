@@ -77,6 +77,8 @@ export interface PageState {
   latest: { id: string; elements: Element[] };
   /** The latest probe (verify_state's read): a read that is no observation, so `latest` and its tokens stay. */
   probe: { id: string; elements: Element[] };
+  /** The dialogs open at the latest snapshot (or re-observation): a dialog not among them opened since. */
+  dialogsOpen: Set<Element>;
   /** Hosts already offered to the server as closed-root candidates. */
   candidatesSeen: WeakSet<Element>;
   /** Fields masked for the capture in progress (maskSecretFields), with the inline value they had (restored after it). */
@@ -116,6 +118,7 @@ function newPageState(): PageState {
     closedRoots: new WeakMap(),
     latest: { id: '', elements: [] },
     probe: { id: '', elements: [] },
+    dialogsOpen: new Set(),
     candidatesSeen: new WeakSet(),
     maskedForCapture: [],
     watch: null,

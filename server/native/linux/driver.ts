@@ -5,6 +5,8 @@ import type { ActionMethods, ResolvedTarget, Snapshot, SnapshotElement } from '.
 import { defineActionMethods, loadHalves } from '../../contract/action-halves.js';
 import type { NativeRoute } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
+import type { HeldObservation, Reobservation } from '../../contract/changes.js';
+import type { AccRef } from './atspi/model.js';
 import { LinuxHost, type LinuxHostOptions } from './host.js';
 import { profileFor } from './toolkits/index.js';
 import { capture, screenSize } from './transport/input.js';
@@ -139,6 +141,26 @@ export class NativeDriver implements NativeRoute {
     const a = token as { bus: string; path: string };
     const b = read as { bus: string; path: string };
     return a.bus === b.bus && a.path === b.path;
+  }
+
+  /**
+   * The window's elements after an action (its `changes`): a fresh walk of its tree, each element matched to
+   * the held observation's by its AT-SPI object (bus name and path), which an element keeps while it lives.
+   */
+  async reobserve(target: ResolvedTarget, held: HeldObservation): Promise<Reobservation | null> {
+    if (target.kind !== 'window') return null;
+    const snap = await this.snapshot(target, held.snapshotId, { includeScreenshot: false });
+    const heldOf = new Map<string, number>();
+    held.elements.forEach((e, index) => {
+      const ref = e.ref as AccRef;
+      heldOf.set(`${ref.bus}${ref.path}`, index);
+    });
+    const elements = snap.elements.map((e) => {
+      const ref = e.ref as AccRef;
+      const index = heldOf.get(`${ref.bus}${ref.path}`);
+      return index === undefined ? e : { ...e, held: index };
+    });
+    return { elements, ...(snap.incomplete ? { incomplete: snap.incomplete } : {}) };
   }
 
   /** The whole screen: every window's tree, frames in screen pixels. */
