@@ -230,6 +230,8 @@ const LAYERS = [
     files: ['server/audit/'],
     may: [
       'node:',
+      // The shared store's client (postgres.ts): pure JavaScript.
+      'pg',
       'server/contract/',
       // What it notes: approvals' requests and outcomes, the action log's summary line, a call's reply (type).
       'server/activity.ts',

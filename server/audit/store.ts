@@ -37,6 +37,8 @@ export interface AuditQuery {
   kind?: AuditKind;
   /** The agent: its actor's client name, across its sessions. */
   client?: string;
+  /** A shared store's filter: the gateway that wrote the entry (this trail's own entries name none). */
+  gateway?: string;
   text?: string;
   /** ISO times or epoch ms: entries at or after `from`, before `to`. */
   from?: number;
@@ -51,6 +53,12 @@ export interface Retention {
   maxAgeMs: number;
   /** The trail's size cap: never exceeded; agents are refused before it would be. */
   maxBytes: number;
+}
+
+/** Why an entry is not yet where the operators read it: said in the call's result and on stderr. */
+export interface AuditUnavailable {
+  code: 'audit_unavailable';
+  message: string;
 }
 
 /** What one session holds of the trail, and what it was refused for lack of room. */
@@ -264,8 +272,48 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
         setImmediate(() => this.flush());
       }
     }
+    this.kept(entry, line);
     this.emit('entry', entry);
     return entry;
+  }
+
+  /** A hook for a store that keeps entries elsewhere too (postgres.ts): each kept entry and its stored line. */
+  protected kept(_entry: AuditEntry, _line: string): void {}
+
+  /**
+   * When the entry is durable where the operators read it: null when it already is, or will be with the
+   * next flush a tick later (these files); a shared store's promise resolves once its database holds the
+   * entry, or says why it could not (the entry is then kept locally and sent later). The call pipeline
+   * waits for it before a call's result is returned.
+   */
+  written(_entry: AuditEntry): Promise<AuditUnavailable | null> | null {
+    return null;
+  }
+
+  /** audit.query's reader: these files; a shared store reads every gateway's entries from its database. */
+  search(q: AuditQuery = {}): Promise<AuditPage> | AuditPage {
+    return this.query(q);
+  }
+
+  /** The id the next entry gets; a shared store raises it past what its database already holds of this gateway. */
+  protected raiseNextId(past: number): void {
+    if (past >= this.nextId) this.nextId = past + 1;
+  }
+
+  /** This trail's entries with an id above `id`, oldest first, at most `max` (what a shared store has not yet sent). */
+  entriesAfter(id: number, max = 100_000): Array<{ entry: AuditEntry; line: string }> {
+    this.flush();
+    const out: Array<{ entry: AuditEntry; line: string }> = [];
+    for (let i = this.indexBelow(id + 1) + 1; i < this.rows.length && out.length < max; i++) {
+      const line = this.readLine(this.rows[i]);
+      if (!line) continue;
+      try {
+        out.push({ entry: JSON.parse(line) as AuditEntry, line });
+      } catch {
+        /* a torn line: skipped, as on load */
+      }
+    }
+    return out;
   }
 
   /** The segment a line of `length` bytes goes to: a new one when it would take the current one past its size. */
@@ -344,7 +392,8 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     }
   }
 
-  close(): void {
+  /** Writes what is buffered; a shared store also gives its writer a bounded moment (hence the promise). */
+  close(): void | Promise<void> {
     this.flush();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
   }

@@ -105,12 +105,13 @@ export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodC
   'audit.query': {
     scope: 'operator.read',
     handler: (p, _c, gw) =>
-      gw.audit.query({
+      gw.audit.search({
         sessionKey: p?.sessionKey,
         tool: p?.tool || undefined,
         verdict: p?.verdict || undefined,
         kind: p?.kind,
         client: p?.client || undefined,
+        gateway: p?.gateway || undefined,
         text: p?.text,
         from: parseTime(p?.from, 'from'),
         to: parseTime(p?.to, 'to'),

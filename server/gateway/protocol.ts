@@ -275,6 +275,8 @@ export const auditEntry = z.strictObject({
   /** The approval a call went through, and who gave it. */
   approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
   duration_ms: z.number().optional(),
+  /** With a shared audit store (--audit-store postgres://…): the gateway that wrote it (its own id is local to that gateway). */
+  gateway: z.string().optional(),
   /** The call's recording step: the folder and its before/after PNG file names. */
   recording: z
     .strictObject({
@@ -299,6 +301,8 @@ export const auditQueryParams = z
     kind: z.enum(auditKinds).optional(),
     /** The agent: entries whose actor's client (clientInfo name) is this, across its sessions. */
     client: z.string().max(256).optional(),
+    /** With a shared audit store: only the entries this gateway wrote (entry.gateway). */
+    gateway: z.string().max(256).optional(),
     text: z.string().max(500).optional(),
     from: when,
     to: when,

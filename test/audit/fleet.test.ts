@@ -1,0 +1,169 @@
+// Two real gateways (`verity start`, each its own config dir) on one real PostgreSQL (test/helpers/postgres.ts),
+// eight agents (real MCP SDK clients), four on each. The database is stopped and started again mid-run, then
+// one gateway is killed (SIGKILL) mid-run. Entries are counted against what the agents got back: every
+// returned result has exactly one entry in the database afterwards, audit_unavailable was said (in the result
+// and on stderr) while the database was down, and either gateway's operator reads the other's trail (the
+// gateway filter) and hears its entries live (LISTEN/NOTIFY). Every process is ended by its PID.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Connection, type Gateway, killPid, operatorSocket, startGateway, waitFor } from '../helpers/gateway.js';
+import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
+
+if (postgresMissing) process.stdout.write(`# fleet audit tests skipped: ${postgresMissing}\n`);
+
+interface Agent {
+  gateway: number;
+  label: string;
+  conn: Connection;
+  /** Results it got back (each one must have exactly one entry). */
+  returned: number;
+  /** Of those, the ones that said audit_unavailable. */
+  unavailable: number;
+  /** The call in flight when its gateway died (its entry may exist without a result). */
+  lost: number;
+}
+
+describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?? false }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verity-fleet-'));
+  let db: Postgres;
+  const gateways: Gateway[] = [];
+  const names: string[] = [];
+  const agents: Agent[] = [];
+
+  before(async () => {
+    db = await startPostgres();
+    // One gateway is given the flag, the other the environment variable (CONTRACT: --audit-store or VERITY_AUDIT_URL).
+    gateways.push(
+      await startGateway(['--audit-store', db.url], {
+        VERITY_CONFIG_DIR: join(dir, 'gw1'),
+        VERITY_AGENT_TOKEN: 'fleet-agent',
+        VERITY_TOKEN: 'fleet-operator-1',
+        VERITY_POLICY: undefined,
+      }),
+    );
+    gateways.push(
+      await startGateway([], {
+        VERITY_CONFIG_DIR: join(dir, 'gw2'),
+        VERITY_AUDIT_URL: db.url,
+        VERITY_AGENT_TOKEN: 'fleet-agent',
+        VERITY_TOKEN: 'fleet-operator-2',
+        VERITY_POLICY: undefined,
+      }),
+    );
+    for (const g of ['gw1', 'gw2']) names.push(readFileSync(join(dir, g, 'gateway-name'), 'utf8').trim());
+    for (let i = 0; i < 8; i++) {
+      const gateway = i % 2;
+      const label = `g${gateway + 1}-a${i}`;
+      const conn = await gateways[gateway].connect();
+      const started = await conn.call('start_session', { session: label });
+      assert.equal(started.isError, false, started.text);
+      agents.push({ gateway, label, conn, returned: 0, unavailable: 0, lost: 0 });
+    }
+  });
+
+  after(async () => {
+    for (const a of agents) await a.conn.client.close().catch(() => {});
+    for (const gw of gateways) await gw.close();
+    await db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `n` calls of each agent, all agents at once; an agent whose gateway dies stops (its call in flight counted apart). */
+  const round = (n: number, who: Agent[] = agents) =>
+    Promise.all(
+      who.map(async (a) => {
+        for (let i = 0; i < n; i++) {
+          let text: string;
+          try {
+            text = (await a.conn.call('get_session', { session: a.label })).text;
+          } catch {
+            a.lost++;
+            return;
+          }
+          a.returned++;
+          if (/audit_unavailable/.test(text)) a.unavailable++;
+        }
+      }),
+    );
+
+  /** Entries of each agent's get_session calls in the database. */
+  const counted = async () => {
+    const rows = await db.query<{ label: string; n: string; distinct_ids: string }>(
+      `SELECT split_part(session_key, '/', 2) AS label, count(*)::text AS n, count(DISTINCT (gateway, id))::text AS distinct_ids
+       FROM verity_audit WHERE kind = 'call' AND tool = 'get_session' GROUP BY 1`,
+    );
+    return new Map(rows.map((r) => [r.label, { n: Number(r.n), distinct: Number(r.distinct_ids) }]));
+  };
+  const matches = async (who: Agent[]) => {
+    const c = await counted();
+    return who.every((a) => c.get(a.label)?.n === a.returned);
+  };
+
+  test('the database restarted mid-run: audit_unavailable said meanwhile, then every returned result has exactly one entry', async () => {
+    await round(5);
+    assert.ok(await matches(agents), 'every result so far has its entry, before any outage');
+    await db.stop();
+    await round(4);
+    for (const g of [0, 1]) {
+      const saidBy = agents.filter((a) => a.gateway === g).reduce((n, a) => n + a.unavailable, 0);
+      assert.ok(saidBy > 0, `gateway ${g + 1}'s results said audit_unavailable while the database was down`);
+      assert.match(gateways[g].stderr(), /audit_unavailable/, `gateway ${g + 1} said it on stderr`);
+    }
+    await db.start();
+    await round(3);
+    await waitFor(() => matches(agents), 'the spooled entries to reach the database after its restart', 200);
+    const c = await counted();
+    for (const a of agents) assert.equal(c.get(a.label)!.distinct, c.get(a.label)!.n, `${a.label}: no entry twice`);
+  });
+
+  test("either console reads the other gateway's trail with the gateway filter and hears its entries live", async () => {
+    const op1 = await operatorSocket(gateways[0], ['operator.read']);
+    try {
+      const page = await op1.request('audit.query', { gateway: names[1], tool: 'get_session', limit: 500 });
+      assert.equal(page.ok, true, JSON.stringify(page));
+      const entries = page.payload.entries as Array<{ gateway: string; sessionKey: string }>;
+      assert.ok(entries.length > 0 && entries.every((e) => e.gateway === names[1]), JSON.stringify(entries[0]));
+      assert.deepEqual(
+        [...new Set(entries.map((e) => e.sessionKey.split('/')[1]))].sort(),
+        agents
+          .filter((a) => a.gateway === 1)
+          .map((a) => a.label)
+          .sort(),
+      );
+      await round(
+        1,
+        agents.filter((a) => a.gateway === 1),
+      );
+      await waitFor(
+        () => op1.events.find((e) => e.event === 'audit.entry' && e.payload.gateway === names[1]),
+        "gateway 1's console to hear gateway 2's entry (audit.entry through LISTEN/NOTIFY)",
+      );
+    } finally {
+      op1.ws.close();
+    }
+  });
+
+  test("a gateway killed mid-run: its trail is complete up to its last returned result, and the other's goes on", async () => {
+    const before = agents.reduce((n, a) => n + a.returned, 0);
+    const running = round(60);
+    await waitFor(() => agents.reduce((n, a) => n + a.returned, 0) >= before + 16, 'the agents to be mid-run');
+    killPid(gateways[1].pid, 'SIGKILL');
+    await running;
+    const survivors = agents.filter((a) => a.gateway === 0);
+    assert.ok(
+      survivors.every((a) => a.returned >= 60 && a.lost === 0),
+      'the other gateway served its agents on',
+    );
+    await waitFor(() => matches(survivors), "the surviving gateway's entries");
+    const c = await counted();
+    for (const a of agents.filter((x) => x.gateway === 1)) {
+      const { n, distinct } = c.get(a.label)!;
+      assert.equal(distinct, n, `${a.label}: no entry twice`);
+      // Its entry is written before its result returns: a call cut off by the kill may have an entry without a result.
+      assert.ok(n >= a.returned && n <= a.returned + a.lost, `${a.label}: ${n} entries for ${a.returned} results`);
+    }
+  });
+});
