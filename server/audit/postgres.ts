@@ -14,6 +14,7 @@
 // `verity_audit` (a trigger), so every gateway's Control UI hears of every gateway's entries (LISTEN).
 import { appendFileSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
+import type { FleetView, SessionRow } from '../gateway/protocol.js';
 import {
   AuditStore,
   type AuditEntry,
@@ -49,6 +50,14 @@ const MIGRATIONS: string[] = [
      BEGIN PERFORM pg_notify('verity_audit', NEW.seq::text); RETURN NULL; END $$;
    CREATE TRIGGER verity_audit_notify AFTER INSERT ON verity_audit
      FOR EACH ROW EXECUTE FUNCTION verity_audit_notify();`,
+  // 2: the fleet's sessions. Each gateway's heartbeat, and its session rows as its Control UI lists them.
+  `CREATE TABLE verity_gateways (gateway text PRIMARY KEY, heartbeat timestamptz NOT NULL);
+   CREATE TABLE verity_sessions (
+     gateway text NOT NULL REFERENCES verity_gateways ON DELETE CASCADE,
+     session_key text NOT NULL,
+     data jsonb NOT NULL,
+     PRIMARY KEY (gateway, session_key)
+   );`,
 ];
 
 /** Any number: the advisory lock the migration holds (two gateways starting together migrate once). */
@@ -60,6 +69,12 @@ const BATCH = 200;
 /** The writer's retry delay while the database is down: from the first to the last, doubling. */
 const RETRY_MS = [250, 4000] as const;
 const PAGE_MAX = 500;
+/** How often a gateway writes its heartbeat (and its session rows, when they changed in between). */
+const HEARTBEAT_MS = 2000;
+/** A gateway whose heartbeat is older than this is gone: its sessions are shown ended ("gateway gone"). */
+export const GONE_MS = 10_000;
+/** A gone gateway's row is forgotten after this long (its sessions with it). */
+const FORGET_GONE_MS = 86_400_000;
 
 export interface PostgresOptions {
   url: string;
@@ -95,6 +110,15 @@ export class PostgresAuditStore extends AuditStore {
   private listenTimer: NodeJS.Timeout | null = null;
   private pgSweepTimer: NodeJS.Timeout | null = null;
   private readonly say: (line: string) => void;
+  /** This gateway's session rows (the gateway hands the getter over: shareSessions). */
+  private rowsOf: (() => SessionRow[]) | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  /** The rows as last published (idle times aside): published again only when they change. */
+  private publishedRows = '';
+  private publishing: Promise<void> | null = null;
+  private publishAgain = false;
+  /** Which gateways were live at the last look: a change (one went quiet) is told to the Control UIs. */
+  private liveGateways = '';
 
   constructor(
     dir: string,
@@ -137,14 +161,21 @@ export class PostgresAuditStore extends AuditStore {
     this.pump();
   }
 
-  private prepared = false;
+  private preparing: Promise<void> | null = null;
 
-  /** Once per process, before the first insert: the schema, and what this gateway's files hold beyond it. */
-  private async prepare(): Promise<void> {
-    if (this.prepared) return;
-    await this.migrate();
-    await this.catchUp();
-    this.prepared = true;
+  /**
+   * Once per process, before the first insert: the schema, and what this gateway's files hold beyond it.
+   * One attempt at a time (the writer and the heartbeat both ask); a failed one is tried again next time.
+   */
+  private prepare(): Promise<void> {
+    this.preparing ??= (async () => {
+      await this.migrate();
+      await this.catchUp();
+    })().catch((e) => {
+      this.preparing = null;
+      throw e;
+    });
+    return this.preparing;
   }
 
   private async migrate(): Promise<void> {
@@ -335,6 +366,9 @@ export class PostgresAuditStore extends AuditStore {
       .catch(() => {
         /* said by the writer when the database is down; retried in an hour */
       });
+    this.pool
+      .query('DELETE FROM verity_gateways WHERE heartbeat < now() - make_interval(secs => $1)', [FORGET_GONE_MS / 1000])
+      .catch(() => {});
   }
 
   /** Every gateway's entries from the database, newest first; this gateway's files when it is unreachable. */
@@ -397,6 +431,10 @@ export class PostgresAuditStore extends AuditStore {
     client.on('error', again);
     client.on('end', again);
     client.on('notification', (n) => {
+      if (n.channel === 'verity_fleet') {
+        this.tellFleet();
+        return;
+      }
       const seq = Number(n.payload);
       if (!Number.isSafeInteger(seq)) return;
       // Read on the pool: the listening connection only listens.
@@ -411,8 +449,120 @@ export class PostgresAuditStore extends AuditStore {
     });
     client
       .connect()
-      .then(() => client.query('LISTEN verity_audit'))
+      .then(() => client.query('LISTEN verity_audit; LISTEN verity_fleet'))
       .catch(again);
+  }
+
+  override shareSessions(rows: () => SessionRow[]): void {
+    this.rowsOf = rows;
+    void this.publish();
+    this.heartbeatTimer = setInterval(() => {
+      void this.publish();
+      // A gateway going quiet changes no row: its liveness is looked at on every beat.
+      this.tellFleet(true);
+    }, HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
+  }
+
+  override sessionsChanged(): void {
+    void this.publish();
+  }
+
+  /**
+   * The heartbeat, and this gateway's rows when they changed (idle times aside), in one transaction that
+   * notifies `verity_fleet`. One at a time: a change during a publish is published right after it.
+   */
+  private publish(): Promise<void> {
+    if (this.publishing) {
+      this.publishAgain = true;
+      return this.publishing;
+    }
+    this.publishing = (async () => {
+      try {
+        do {
+          this.publishAgain = false;
+          await this.publishOnce();
+        } while (this.publishAgain && !this.closed);
+      } finally {
+        this.publishing = null;
+      }
+    })();
+    return this.publishing;
+  }
+
+  private async publishOnce(): Promise<void> {
+    if (!this.rowsOf || this.closed) return;
+    const rows = this.rowsOf();
+    const shape = JSON.stringify(rows.map((r) => ({ ...r, idle_seconds: 0 })));
+    const changed = shape !== this.publishedRows;
+    let client: pg.PoolClient | undefined;
+    try {
+      await this.prepare();
+      client = await this.pool.connect();
+      await client.query('BEGIN');
+      await client.query(
+        'INSERT INTO verity_gateways (gateway, heartbeat) VALUES ($1, now()) ON CONFLICT (gateway) DO UPDATE SET heartbeat = now()',
+        [this.gateway],
+      );
+      if (changed) {
+        await client.query('DELETE FROM verity_sessions WHERE gateway = $1', [this.gateway]);
+        await client.query(
+          'INSERT INTO verity_sessions (gateway, session_key, data) SELECT $1, * FROM unnest($2::text[], $3::jsonb[])',
+          [this.gateway, rows.map((r) => r.sessionKey), rows.map((r) => JSON.stringify(r))],
+        );
+        await client.query("SELECT pg_notify('verity_fleet', $1)", [this.gateway]);
+      }
+      await client.query('COMMIT');
+      if (changed) this.publishedRows = shape;
+    } catch {
+      await client?.query('ROLLBACK').catch(() => {});
+      // The database is down: the writer says so; the rows are published with the next beat.
+    } finally {
+      client?.release();
+    }
+  }
+
+  /** Every gateway's sessions as the database holds them; a gateway past GONE_MS shows its sessions ended. */
+  override async fleet(): Promise<FleetView> {
+    const view: FleetView = { shared: true, gateway: this.gateway, gone_after_ms: GONE_MS, gateways: [], sessions: [] };
+    try {
+      const [gateways, sessions] = await Promise.all([
+        this.pool.query<{ gateway: string; heartbeat: Date; live: boolean }>(
+          'SELECT gateway, heartbeat, now() - heartbeat < make_interval(secs => $1) AS live FROM verity_gateways ORDER BY gateway',
+          [GONE_MS / 1000],
+        ),
+        this.pool.query<{ gateway: string; row: SessionRow }>(
+          'SELECT gateway, data AS row FROM verity_sessions ORDER BY gateway, session_key',
+        ),
+      ]);
+      const live = new Map(gateways.rows.map((g) => [g.gateway, g.live]));
+      view.gateways = gateways.rows.map((g) => ({
+        gateway: g.gateway,
+        heartbeat: g.heartbeat.toISOString(),
+        live: g.live,
+      }));
+      view.sessions = sessions.rows.map(({ gateway, row }) =>
+        live.get(gateway)
+          ? { gateway, live: true, row }
+          : { gateway, live: false, ended_reason: 'gateway gone' as const, row: { ...row, state: 'ended' as const } },
+      );
+    } catch {
+      // Unreachable: this gateway's own rows, as they are (the others cannot be known now).
+      view.gateways = [{ gateway: this.gateway, heartbeat: new Date().toISOString(), live: true }];
+      view.sessions = (this.rowsOf?.() ?? []).map((row) => ({ gateway: this.gateway, live: true, row }));
+    }
+    return view;
+  }
+
+  /** Tells the Control UIs the fleet's view: on a notification, or (onlyIfLivenessChanged) when a gateway went quiet. */
+  private tellFleet(onlyIfLivenessChanged = false): void {
+    if (this.closed || (onlyIfLivenessChanged && this.down)) return;
+    void this.fleet().then((view) => {
+      const live = JSON.stringify(view.gateways.map((g) => [g.gateway, g.live]));
+      const flipped = live !== this.liveGateways;
+      this.liveGateways = live;
+      if (!onlyIfLivenessChanged || flipped) this.emit('fleet', view);
+    });
   }
 
   /** Entries still waiting for the database (the tests and the operator's status read it). */
@@ -437,6 +587,14 @@ export class PostgresAuditStore extends AuditStore {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.listenTimer) clearTimeout(this.listenTimer);
     if (this.pgSweepTimer) clearInterval(this.pgSweepTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    // A gateway that stops cleanly takes its sessions off the fleet's list (they ended with it).
+    if (this.rowsOf && !this.down)
+      await this.pool
+        .query("WITH gone AS (DELETE FROM verity_gateways WHERE gateway = $1) SELECT pg_notify('verity_fleet', $1)", [
+          this.gateway,
+        ])
+        .catch(() => {});
     this.writeSpool();
     for (const [, list] of this.waiters) for (const settle of list) settle(this.unavailable('the gateway is closing'));
     this.waiters.clear();

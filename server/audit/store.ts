@@ -17,7 +17,16 @@
 import { EventEmitter } from 'node:events';
 import { appendFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AuditActor, AuditEntry, AuditKind, AuditPage, AuditSession, EvidenceItem } from '../gateway/protocol.js';
+import type {
+  AuditActor,
+  AuditEntry,
+  AuditKind,
+  AuditPage,
+  AuditSession,
+  EvidenceItem,
+  FleetView,
+  SessionRow,
+} from '../gateway/protocol.js';
 import { type LinePlace, newSegment, readLineAt, readSegments, type Segment } from './segments.js';
 import { type AuditInput, boundedActor, boundedInput, boundedKey, LINE_MAX, storedLine } from './entry-bounds.js';
 
@@ -99,7 +108,7 @@ const ROWS_MAX = 250_000;
 const SHARED_STRINGS = 4096;
 
 /** The trail: appends, pages back, retention; each new entry is also emitted ('entry': the gateway sends it on). */
-export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
+export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry]; fleet: [view: FleetView] }> {
   private readonly rows: Row[] = [];
   private readonly segments: Segment[] = [];
   private nextId = 1;
@@ -294,6 +303,17 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
   search(q: AuditQuery = {}): Promise<AuditPage> | AuditPage {
     return this.query(q);
   }
+
+  /** The fleet's sessions: a trail on one machine has no fleet (a shared store's are every gateway's). */
+  fleet(): Promise<FleetView> | FleetView {
+    return { shared: false, gateway: null, gone_after_ms: 0, gateways: [], sessions: [] };
+  }
+
+  /** This gateway's session rows, for a shared store to publish with its heartbeat (nothing to do here). */
+  shareSessions(_rows: () => SessionRow[]): void {}
+
+  /** This gateway's sessions changed: a shared store publishes them now rather than at the next heartbeat. */
+  sessionsChanged(): void {}
 
   /** The id the next entry gets; a shared store raises it past what its database already holds of this gateway. */
   protected raiseNextId(past: number): void {

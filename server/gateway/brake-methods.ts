@@ -51,7 +51,10 @@ const EXPORT_TTL_MS = 60_000;
 const EXPORT_TICKETS_MAX = 16;
 const tickets = new Map<string, { params: AuditExportParams; expires: number }>();
 
-type BrakeMethod = Extract<Method, `sessions.${'stop' | 'pause' | 'resume' | 'end'}` | `audit.${string}`>;
+type BrakeMethod = Extract<
+  Method,
+  `sessions.${'stop' | 'pause' | 'resume' | 'end'}` | `audit.${string}` | 'fleet.sessions'
+>;
 
 /** Their entries in the method table (methods.ts): params and results are declared in protocol.ts. */
 export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodContext> } = {
@@ -128,6 +131,10 @@ export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodC
       share_bytes: gw.audit.shareBytes,
       dir: gw.audit.dir,
     }),
+  },
+  'fleet.sessions': {
+    scope: 'operator.read',
+    handler: (_p, _c, gw) => gw.audit.fleet(),
   },
   'audit.image': {
     scope: 'operator.read',

@@ -331,6 +331,30 @@ export const auditSession = z.strictObject({
   actor: auditActor.optional(),
 });
 export type AuditSession = z.infer<typeof auditSession>;
+/**
+ * The fleet's sessions (fleet.sessions, fleet.changed): with a shared audit store every gateway publishes its
+ * session rows and a heartbeat to the database; a gateway whose heartbeat is older than the bound is gone,
+ * and its sessions are shown ended (`ended_reason: "gateway gone"`). Without one: `shared` false, this
+ * gateway alone (its own rows are sessions.list).
+ */
+export const fleetView = z.strictObject({
+  shared: z.boolean(),
+  /** This gateway's name in the shared trail (entry.gateway), null without one. */
+  gateway: z.string().nullable(),
+  /** A gateway is gone when its heartbeat is older than this. */
+  gone_after_ms: z.number().int(),
+  gateways: z.array(z.strictObject({ gateway: z.string(), heartbeat: z.string(), live: z.boolean() })),
+  sessions: z.array(
+    z.strictObject({
+      gateway: z.string(),
+      live: z.boolean(),
+      ended_reason: z.literal('gateway gone').optional(),
+      row: sessionRow,
+    }),
+  ),
+});
+export type FleetView = z.infer<typeof fleetView>;
+
 /** audit.image: a recorded call's before or after PNG, base64. */
 export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
 /** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
@@ -493,6 +517,8 @@ export const METHOD_SCHEMAS = {
       dir: z.string().nullable(),
     }),
   },
+  // Every gateway's sessions, with a shared audit store (scope operator.read).
+  'fleet.sessions': { params: none, result: fleetView },
   'audit.image': {
     params: auditImageParams,
     result: z.strictObject({ mimeType: z.literal('image/png'), data: z.string() }),
@@ -540,6 +566,8 @@ export const EVENT_SCHEMAS = {
   'relay.command': { scope: 'operator.write', payload: relayCommand },
   // Each new audit trail entry (audit/store.ts), for the Control UI's log view.
   'audit.entry': { scope: 'operator.read', payload: auditEntry },
+  // The fleet's sessions changed (a gateway published its rows, or one's heartbeat went stale).
+  'fleet.changed': { scope: 'operator.read', payload: fleetView },
   tick: { scope: null, payload: z.unknown() },
 } satisfies Record<string, { scope: Scope | null; payload: z.ZodType }>;
 

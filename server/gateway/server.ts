@@ -117,7 +117,10 @@ export class Gateway {
       log: options.log,
       extensionId: options.extensionId,
     });
-    this.sessions = new SessionFeed(core, (delta) => this.broadcast('sessions.changed', delta));
+    this.sessions = new SessionFeed(core, (delta) => {
+      this.broadcast('sessions.changed', delta);
+      core.audit.sessionsChanged(); // a shared audit store publishes them to the fleet
+    });
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
@@ -181,6 +184,9 @@ export class Gateway {
     core.brake.on('changed', () => this.sessions.changed());
     // The live log needs the line, not the whole result (audit.query has it): events stay small.
     core.audit.on('entry', (entry) => this.broadcast('audit.entry', { ...entry, result: undefined }));
+    // With a shared audit store: every gateway's sessions, and which gateway holds each (a gone one's ended).
+    core.audit.on('fleet', (view) => this.broadcast('fleet.changed', view));
+    core.audit.shareSessions(() => this.sessions.list());
     this.methodContext = {
       activity: core.activity,
       approvals: core.approvals,

@@ -146,6 +146,55 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
     }
   });
 
+  /** Each agent's session as `fleet.sessions` on gateway `g`'s console shows it: which gateway holds it, live or not. */
+  const fleetOf = async (g: number) => {
+    const op = await operatorSocket(gateways[g], ['operator.read']);
+    try {
+      const r = await op.request('fleet.sessions');
+      assert.equal(r.ok, true, JSON.stringify(r));
+      return r.payload as {
+        shared: boolean;
+        gateway: string;
+        sessions: Array<{
+          gateway: string;
+          live: boolean;
+          ended_reason?: string;
+          row: { session: string; state: string };
+        }>;
+      };
+    } finally {
+      op.ws.close();
+    }
+  };
+  const holders = (view: Awaited<ReturnType<typeof fleetOf>>) =>
+    Object.fromEntries(
+      view.sessions
+        .filter((s) => agents.some((a) => a.label === s.row.session))
+        .map((s) => [s.row.session, `${s.gateway} ${s.live ? 'live' : s.ended_reason} ${s.row.state}`])
+        .sort(([a], [b]) => a.localeCompare(b)),
+    );
+
+  test("either console lists both gateways' sessions, each with the gateway that holds it", async () => {
+    const expected = Object.fromEntries(
+      agents.map((a) => [a.label, `${names[a.gateway]} live active`]).sort(([a], [b]) => a.localeCompare(b)),
+    );
+    for (const g of [0, 1]) {
+      let last: unknown;
+      const view = await waitFor(
+        async () => {
+          const v = await fleetOf(g);
+          last = holders(v);
+          return JSON.stringify(last) === JSON.stringify(expected) ? v : null;
+        },
+        `gateway ${g + 1}'s console to list all eight sessions`,
+      ).catch((e) => {
+        throw new Error(`${e.message}; it listed ${JSON.stringify(last)}`);
+      });
+      assert.equal(view.shared, true);
+      assert.equal(view.gateway, names[g]);
+    }
+  });
+
   test("a gateway killed mid-run: its trail is complete up to its last returned result, and the other's goes on", async () => {
     const before = agents.reduce((n, a) => n + a.returned, 0);
     const running = round(60);
@@ -158,6 +207,30 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
       'the other gateway served its agents on',
     );
     await waitFor(() => matches(survivors), "the surviving gateway's entries");
+    // The other console shows the dead gateway's sessions ended, "gateway gone", once its heartbeat is stale
+    // (a bound: GONE_MS after its last beat); its own sessions stay live.
+    const op1 = await operatorSocket(gateways[0], ['operator.read']);
+    try {
+      await waitFor(
+        () =>
+          op1.events.find((e) => e.event === 'fleet.changed' && e.payload.sessions.some((s: any) => s.ended_reason)),
+        "gateway 1's console to hear that gateway 2 is gone (fleet.changed)",
+        300,
+      ).catch(async (e) => {
+        throw new Error(
+          `${e.message}; events ${op1.events.map((x) => x.event)}; fleet ${JSON.stringify(await fleetOf(0))}`,
+        );
+      });
+      const view = await fleetOf(0);
+      for (const a of agents)
+        assert.equal(
+          holders(view)[a.label],
+          a.gateway === 0 ? `${names[0]} live active` : `${names[1]} gateway gone ended`,
+          a.label,
+        );
+    } finally {
+      op1.ws.close();
+    }
     const c = await counted();
     for (const a of agents.filter((x) => x.gateway === 1)) {
       const { n, distinct } = c.get(a.label)!;
