@@ -14,13 +14,15 @@
 // `verity_audit` (a trigger), so every gateway's Control UI hears of every gateway's entries (LISTEN).
 import { appendFileSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
-import type { FleetView, SessionRow } from '../gateway/protocol.js';
+import type { Approvals } from '../approvals.js';
+import type { ApprovalRequest, FleetView, SessionRow } from '../gateway/protocol.js';
 import {
   AuditStore,
   type AuditEntry,
   type AuditPage,
   type AuditQuery,
   type AuditUnavailable,
+  type FleetBrakeVerb,
   type Retention,
 } from './store.js';
 
@@ -57,6 +59,18 @@ const MIGRATIONS: string[] = [
      session_key text NOT NULL,
      data jsonb NOT NULL,
      PRIMARY KEY (gateway, session_key)
+   );`,
+  // 3: calls held on each gateway, and the decisions other consoles send for them (taken once by the holder).
+  `CREATE TABLE verity_approvals (gateway text NOT NULL, id text NOT NULL, request jsonb NOT NULL, PRIMARY KEY (gateway, id));
+   CREATE TABLE verity_decisions (
+     seq bigserial PRIMARY KEY,
+     gateway text NOT NULL,
+     kind text NOT NULL,
+     approval_id text,
+     approve boolean,
+     verb text,
+     session_key text,
+     by text NOT NULL
    );`,
 ];
 
@@ -119,6 +133,10 @@ export class PostgresAuditStore extends AuditStore {
   private publishAgain = false;
   /** Which gateways were live at the last look: a change (one went quiet) is told to the Control UIs. */
   private liveGateways = '';
+  /** This gateway's approvals (the gateway hands them over: shareApprovals), decided from any console. */
+  private approvals: Approvals | null = null;
+  /** Applies a fleet brake decision to this gateway's agents (the gateway hands it over: shareBrake). */
+  private applyBrake: ((verb: FleetBrakeVerb, sessionKey: string | null, by: string) => void) | null = null;
 
   constructor(
     dir: string,
@@ -435,6 +453,10 @@ export class PostgresAuditStore extends AuditStore {
         this.tellFleet();
         return;
       }
+      if (n.channel === 'verity_decision') {
+        if (n.payload === this.gateway) this.takeDecisions();
+        return;
+      }
       const seq = Number(n.payload);
       if (!Number.isSafeInteger(seq)) return;
       // Read on the pool: the listening connection only listens.
@@ -449,7 +471,7 @@ export class PostgresAuditStore extends AuditStore {
     });
     client
       .connect()
-      .then(() => client.query('LISTEN verity_audit; LISTEN verity_fleet'))
+      .then(() => client.query('LISTEN verity_audit; LISTEN verity_fleet; LISTEN verity_decision'))
       .catch(again);
   }
 
@@ -460,8 +482,108 @@ export class PostgresAuditStore extends AuditStore {
       void this.publish();
       // A gateway going quiet changes no row: its liveness is looked at on every beat.
       this.tellFleet(true);
+      // A decision whose notification was missed (the listener reconnecting) is taken on the next beat.
+      this.takeDecisions();
     }, HEARTBEAT_MS);
     this.heartbeatTimer.unref();
+  }
+
+  /**
+   * This gateway's held calls, published for every console of the fleet (requested: a row; resolved: gone),
+   * and the decisions other consoles send for them, taken once (DELETE … RETURNING) and acted on here.
+   */
+  override shareApprovals(approvals: Approvals): void {
+    this.approvals = approvals;
+    // Ids start again with each process (ap-1): what a previous run of this gateway left is not pending now.
+    this.pool.query('DELETE FROM verity_approvals WHERE gateway = $1', [this.gateway]).catch(() => {});
+    approvals.on('requested', (r) => {
+      this.pool
+        .query(
+          "WITH put AS (INSERT INTO verity_approvals (gateway, id, request) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING) SELECT pg_notify('verity_fleet', $1)",
+          [this.gateway, r.id, JSON.stringify(r)],
+        )
+        .catch(() => {});
+    });
+    approvals.on('resolved', (o) => {
+      this.pool
+        .query(
+          "WITH gone AS (DELETE FROM verity_approvals WHERE gateway = $1 AND id = $2) SELECT pg_notify('verity_fleet', $1)",
+          [this.gateway, o.id],
+        )
+        .catch(() => {});
+    });
+  }
+
+  /**
+   * An operator's decision on a call another gateway holds: written for that gateway, which takes it and
+   * resolves its approval (LISTEN verity_decision). False when no such approval is pending there.
+   */
+  override async decide(gateway: string, id: string, approve: boolean, by: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `WITH held AS (SELECT 1 FROM verity_approvals WHERE gateway = $1 AND id = $2),
+            put AS (INSERT INTO verity_decisions (gateway, kind, approval_id, approve, by) SELECT $1, 'approval', $2, $3, $4 FROM held RETURNING 1)
+       SELECT pg_notify('verity_decision', $1) FROM put`,
+      [gateway, id, approve, by],
+    );
+    return rows.length > 0;
+  }
+
+  override shareBrake(apply: (verb: FleetBrakeVerb, sessionKey: string | null, by: string) => void): void {
+    this.applyBrake = apply;
+  }
+
+  /**
+   * The brake for the fleet: one decision per live gateway (or the one named), which each gateway takes and
+   * applies to its own agents (all of them, or the session named). Returns how many gateways were sent it.
+   */
+  override async brakeFleet(
+    verb: FleetBrakeVerb,
+    gateway: string | null,
+    sessionKey: string | null,
+    by: string,
+  ): Promise<number> {
+    const { rows } = await this.pool.query<{ gateway: string }>(
+      `WITH targets AS (
+         SELECT gateway FROM verity_gateways
+         WHERE now() - heartbeat < make_interval(secs => $1) AND ($2::text IS NULL OR gateway = $2)
+       ), put AS (
+         INSERT INTO verity_decisions (gateway, kind, verb, session_key, by)
+         SELECT gateway, 'brake', $3, $4, $5 FROM targets RETURNING gateway
+       )
+       SELECT gateway, pg_notify('verity_decision', gateway) FROM put`,
+      [GONE_MS / 1000, gateway, verb, sessionKey, by],
+    );
+    return rows.length;
+  }
+
+  /** The decisions other consoles wrote for this gateway (approvals, the brake), each taken once, oldest first. */
+  private takeDecisions(): void {
+    if ((!this.approvals && !this.applyBrake) || this.closed) return;
+    this.pool
+      .query<{
+        kind: string;
+        approval_id: string | null;
+        approve: boolean | null;
+        verb: FleetBrakeVerb | null;
+        session_key: string | null;
+        by: string;
+        seq: string;
+      }>(
+        'DELETE FROM verity_decisions WHERE gateway = $1 RETURNING kind, approval_id, approve, verb, session_key, by, seq',
+        [this.gateway],
+      )
+      .then(({ rows }) => {
+        rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+        for (const d of rows) {
+          if (d.kind === 'approval' && d.approval_id) this.approvals?.resolve(d.approval_id, !!d.approve, d.by);
+          else if (d.kind === 'brake' && d.verb) this.applyBrake?.(d.verb, d.session_key, d.by);
+        }
+      })
+      .catch(() => {});
+  }
+
+  override get fleetName(): string {
+    return this.gateway;
   }
 
   override sessionsChanged(): void {
@@ -524,15 +646,25 @@ export class PostgresAuditStore extends AuditStore {
 
   /** Every gateway's sessions as the database holds them; a gateway past GONE_MS shows its sessions ended. */
   override async fleet(): Promise<FleetView> {
-    const view: FleetView = { shared: true, gateway: this.gateway, gone_after_ms: GONE_MS, gateways: [], sessions: [] };
+    const view: FleetView = {
+      shared: true,
+      gateway: this.gateway,
+      gone_after_ms: GONE_MS,
+      gateways: [],
+      sessions: [],
+      approvals: [],
+    };
     try {
-      const [gateways, sessions] = await Promise.all([
+      const [gateways, sessions, held] = await Promise.all([
         this.pool.query<{ gateway: string; heartbeat: Date; live: boolean }>(
           'SELECT gateway, heartbeat, now() - heartbeat < make_interval(secs => $1) AS live FROM verity_gateways ORDER BY gateway',
           [GONE_MS / 1000],
         ),
         this.pool.query<{ gateway: string; row: SessionRow }>(
           'SELECT gateway, data AS row FROM verity_sessions ORDER BY gateway, session_key',
+        ),
+        this.pool.query<{ gateway: string; request: ApprovalRequest }>(
+          'SELECT gateway, request FROM verity_approvals ORDER BY gateway, id',
         ),
       ]);
       const live = new Map(gateways.rows.map((g) => [g.gateway, g.live]));
@@ -546,10 +678,13 @@ export class PostgresAuditStore extends AuditStore {
           ? { gateway, live: true, row }
           : { gateway, live: false, ended_reason: 'gateway gone' as const, row: { ...row, state: 'ended' as const } },
       );
+      // A gone gateway's held calls went with it: only live gateways' are offered.
+      view.approvals = held.rows.filter((a) => live.get(a.gateway));
     } catch {
       // Unreachable: this gateway's own rows, as they are (the others cannot be known now).
       view.gateways = [{ gateway: this.gateway, heartbeat: new Date().toISOString(), live: true }];
       view.sessions = (this.rowsOf?.() ?? []).map((row) => ({ gateway: this.gateway, live: true, row }));
+      view.approvals = (this.approvals?.list() ?? []).map((request) => ({ gateway: this.gateway, request }));
     }
     return view;
   }
@@ -591,9 +726,10 @@ export class PostgresAuditStore extends AuditStore {
     // A gateway that stops cleanly takes its sessions off the fleet's list (they ended with it).
     if (this.rowsOf && !this.down)
       await this.pool
-        .query("WITH gone AS (DELETE FROM verity_gateways WHERE gateway = $1) SELECT pg_notify('verity_fleet', $1)", [
-          this.gateway,
-        ])
+        .query(
+          "WITH gone AS (DELETE FROM verity_gateways WHERE gateway = $1), held AS (DELETE FROM verity_approvals WHERE gateway = $1) SELECT pg_notify('verity_fleet', $1)",
+          [this.gateway],
+        )
         .catch(() => {});
     this.writeSpool();
     for (const [, list] of this.waiters) for (const settle of list) settle(this.unavailable('the gateway is closing'));

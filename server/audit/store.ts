@@ -15,6 +15,7 @@
 // that session's calls are refused before they run (admits(), the call pipeline asks), the refusals are
 // counted rather than written, and the operator sees what each session holds (sessions()).
 import { EventEmitter } from 'node:events';
+import type { Approvals } from '../approvals.js';
 import { appendFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
@@ -63,6 +64,9 @@ export interface Retention {
   /** The trail's size cap: never exceeded; agents are refused before it would be. */
   maxBytes: number;
 }
+
+/** The brake verbs a console may send to the whole fleet (fleet.brake). */
+export type FleetBrakeVerb = 'stop' | 'pause' | 'resume';
 
 /** Why an entry is not yet where the operators read it: said in the call's result and on stderr. */
 export interface AuditUnavailable {
@@ -306,7 +310,7 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry]; fleet
 
   /** The fleet's sessions: a trail on one machine has no fleet (a shared store's are every gateway's). */
   fleet(): Promise<FleetView> | FleetView {
-    return { shared: false, gateway: null, gone_after_ms: 0, gateways: [], sessions: [] };
+    return { shared: false, gateway: null, gone_after_ms: 0, gateways: [], sessions: [], approvals: [] };
   }
 
   /** This gateway's session rows, for a shared store to publish with its heartbeat (nothing to do here). */
@@ -314,6 +318,27 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry]; fleet
 
   /** This gateway's sessions changed: a shared store publishes them now rather than at the next heartbeat. */
   sessionsChanged(): void {}
+
+  /** This gateway's held calls, for a shared store to offer to every console of the fleet (nothing to do here). */
+  shareApprovals(_approvals: Approvals): void {}
+
+  /** A decision on a call another gateway holds: only a shared store carries one (false: no such call there). */
+  decide(_gateway: string, _id: string, _approve: boolean, _by: string): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  /** How this gateway applies a fleet brake decision to its own agents (a shared store takes them; nothing here). */
+  shareBrake(_apply: (verb: FleetBrakeVerb, sessionKey: string | null, by: string) => void): void {}
+
+  /** The brake sent to every live gateway of a shared store (or the one named): how many were sent it (0 here). */
+  brakeFleet(_verb: FleetBrakeVerb, _gateway: string | null, _sessionKey: string | null, _by: string): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** This gateway's name in a shared trail (entry.gateway); null for these files. */
+  get fleetName(): string | null {
+    return null;
+  }
 
   /** The id the next entry gets; a shared store raises it past what its database already holds of this gateway. */
   protected raiseNextId(past: number): void {

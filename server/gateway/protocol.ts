@@ -352,6 +352,8 @@ export const fleetView = z.strictObject({
       row: sessionRow,
     }),
   ),
+  /** Calls held for an operator on every live gateway (this one's too): any console may decide them (fleet.resolve). */
+  approvals: z.array(z.strictObject({ gateway: z.string(), request: approvalRequest })),
 });
 export type FleetView = z.infer<typeof fleetView>;
 
@@ -397,6 +399,26 @@ export const METHOD_SCHEMAS = {
   },
   'approvals.list': { params: none, result: z.strictObject({ approvals: z.array(approvalRequest) }) },
   'approvals.resolve': { params: z.strictObject({ id: z.string().min(1).max(64), approve: z.boolean() }), result: ok },
+  // A call held on any gateway of a shared audit store, decided from this console: the decision travels
+  // through the database and the holding gateway acts on it; `by` names the operator and this gateway.
+  // The brake for the fleet: stop, pause or resume every agent of every live gateway (or of the gateway
+  // named, or the one session named); each gateway applies it to its own agents and its trail names `by`.
+  'fleet.brake': {
+    params: z.strictObject({
+      verb: z.enum(['stop', 'pause', 'resume']),
+      gateway: z.string().min(1).max(256).optional(),
+      sessionKey: sessionKey.optional(),
+    }),
+    result: z.strictObject({ ok: z.literal(true), by: z.string(), gateways: z.number().int() }),
+  },
+  'fleet.resolve': {
+    params: z.strictObject({
+      gateway: z.string().min(1).max(256),
+      id: z.string().min(1).max(64),
+      approve: z.boolean(),
+    }),
+    result: z.strictObject({ ok: z.literal(true), by: z.string() }),
+  },
   'terminal.open': {
     params: z.strictObject({
       cols: z.number().int().min(10).max(500).default(100),

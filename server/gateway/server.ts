@@ -36,7 +36,7 @@ import type { Screencast } from './screencast.js';
 import { pairingMaxIdleMs, Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
-import { serveAuditExport } from './brake-methods.js';
+import { applyFleetBrake, serveAuditExport } from './brake-methods.js';
 import { checkLimits } from '../arg-limits.js';
 import { isDefect } from '../errors.js';
 import { type Credentials, GatewayAuth, urlHost } from './auth.js';
@@ -187,6 +187,7 @@ export class Gateway {
     // With a shared audit store: every gateway's sessions, and which gateway holds each (a gone one's ended).
     core.audit.on('fleet', (view) => this.broadcast('fleet.changed', view));
     core.audit.shareSessions(() => this.sessions.list());
+    core.audit.shareApprovals(core.approvals);
     this.methodContext = {
       activity: core.activity,
       approvals: core.approvals,
@@ -209,6 +210,8 @@ export class Gateway {
       relay: this.relay,
       policy: core.policy,
     };
+    // With a shared audit store: a brake sent to the fleet from any console is applied here to this gateway's agents.
+    core.audit.shareBrake((verb, sessionKey, by) => applyFleetBrake(this.methodContext, verb, sessionKey, by));
   }
 
   async listen(): Promise<number> {

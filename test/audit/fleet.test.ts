@@ -6,7 +6,7 @@
 // gateway filter) and hears its entries live (LISTEN/NOTIFY). Every process is ended by its PID.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Connection, type Gateway, killPid, operatorSocket, startGateway, waitFor } from '../helpers/gateway.js';
@@ -33,7 +33,11 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
   const names: string[] = [];
   const agents: Agent[] = [];
 
+  // Gateway 2 holds list_sessions for an operator; the decision comes from gateway 1's console.
+  const policy = join(dir, 'policy.json');
+
   before(async () => {
+    writeFileSync(policy, JSON.stringify({ require_approval: ['list_sessions'] }));
     db = await startPostgres();
     // One gateway is given the flag, the other the environment variable (CONTRACT: --audit-store or VERITY_AUDIT_URL).
     gateways.push(
@@ -45,7 +49,7 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
       }),
     );
     gateways.push(
-      await startGateway([], {
+      await startGateway(['--policy', policy], {
         VERITY_CONFIG_DIR: join(dir, 'gw2'),
         VERITY_AUDIT_URL: db.url,
         VERITY_AGENT_TOKEN: 'fleet-agent',
@@ -70,6 +74,8 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
     await db?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  const sorted = (o: object) => Object.fromEntries(Object.entries(o).sort(([x], [y]) => x.localeCompare(y)));
 
   /** `n` calls of each agent, all agents at once; an agent whose gateway dies stops (its call in flight counted apart). */
   const round = (n: number, who: Agent[] = agents) =>
@@ -193,6 +199,99 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
       assert.equal(view.shared, true);
       assert.equal(view.gateway, names[g]);
     }
+  });
+
+  test("a call held on gateway 2 is approved from gateway 1's console; the decision names the operator and gateway 1", async () => {
+    // Gateway 2 has a console with the approvals scope (a held call needs one where it is held).
+    const op2 = await operatorSocket(gateways[1], ['operator.read', 'operator.approvals']);
+    const op1 = await operatorSocket(gateways[0], ['operator.read', 'operator.approvals']);
+    try {
+      const agent = agents.find((a) => a.gateway === 1)!;
+      const held = agent.conn.call('list_sessions', {});
+      const offered = await waitFor(async () => {
+        const r = await op1.request('fleet.sessions');
+        return (r.payload.approvals as Array<{ gateway: string; request: { id: string; tool: string } }>).find(
+          (a) => a.gateway === names[1] && a.request.tool === 'list_sessions',
+        );
+      }, "gateway 1's console to be offered the call held on gateway 2");
+      assert.ok(
+        op1.events.some((e) => e.event === 'fleet.changed' && e.payload.approvals.length > 0),
+        'fleet.changed told gateway 1 of it',
+      );
+      const decided = await op1.request('fleet.resolve', { gateway: names[1], id: offered.request.id, approve: true });
+      assert.equal(decided.ok, true, JSON.stringify(decided));
+      assert.match(decided.payload.by, new RegExp(`on ${names[0]}$`));
+      const result = await held;
+      assert.equal(result.isError, false, `the held call ran once approved from the other gateway: ${result.text}`);
+      // Gateway 2 acted on it: its own approval.resolved and its trail name who decided, and from where.
+      const resolved = await waitFor(
+        () => op2.events.find((e) => e.event === 'approval.resolved' && e.payload.id === offered.request.id),
+        "gateway 2's approval.resolved",
+      );
+      assert.equal(resolved.payload.approved, true);
+      assert.equal(resolved.payload.by, decided.payload.by);
+      const trail = await waitFor(async () => {
+        const r = await op1.request('audit.query', { gateway: names[1], kind: 'approval', verdict: 'approved' });
+        return r.payload.entries[0];
+      }, "the approval's entry in the shared trail");
+      assert.equal(trail.by, decided.payload.by);
+      // Decided once: no longer offered, and the same decision again finds nothing pending.
+      await waitFor(async () => {
+        const r = await op1.request('fleet.sessions');
+        return !r.payload.approvals.some((x: { request: { id: string } }) => x.request.id === offered.request.id);
+      }, 'the decided call to leave the fleet list');
+      const again = await op1.request('fleet.resolve', { gateway: names[1], id: offered.request.id, approve: false });
+      assert.equal(again.ok, false);
+      assert.equal(again.error.code, 'NOT_FOUND');
+    } finally {
+      op1.ws.close();
+      op2.ws.close();
+    }
+  });
+
+  test("the brake fleet-wide from gateway 1's console: every agent of both gateways paused, then resumed", async () => {
+    const op1 = await operatorSocket(gateways[0], ['operator.read', 'operator.write']);
+    try {
+      const states = async () =>
+        Object.fromEntries(
+          (
+            (await op1.request('fleet.sessions')).payload.sessions as Array<{
+              row: { session: string; brake: { state: string; by: string | null } };
+            }>
+          )
+            .filter((s) => agents.some((a) => a.label === s.row.session))
+            .map((s) => [s.row.session, `${s.row.brake.state} ${s.row.brake.by}`]),
+        );
+      const paused = await op1.request('fleet.brake', { verb: 'pause' });
+      assert.equal(paused.ok, true, JSON.stringify(paused));
+      assert.equal(paused.payload.gateways, 2, 'sent to both live gateways');
+      const every = (state: string, by: string | null) =>
+        Object.fromEntries(agents.map((a) => [a.label, `${state} ${by}`]));
+      let last: unknown;
+      await waitFor(async () => {
+        last = await states();
+        return JSON.stringify(sorted(last as object)) === JSON.stringify(sorted(every('paused', paused.payload.by)));
+      }, 'all eight agents shown paused by the operator on gateway 1').catch((e) => {
+        throw new Error(`${e.message}; ${JSON.stringify(last)}`);
+      });
+      // Each gateway's trail names who paused its agents, and from which gateway.
+      for (const g of names) {
+        const r = await op1.request('audit.query', { gateway: g, kind: 'brake', verdict: 'paused' });
+        assert.equal(r.payload.entries.length, 4, `gateway ${g} noted its four agents paused`);
+        assert.ok(r.payload.entries.every((e: { by: string }) => e.by === paused.payload.by));
+      }
+      const resumed = await op1.request('fleet.brake', { verb: 'resume' });
+      assert.equal(resumed.ok, true, JSON.stringify(resumed));
+      await waitFor(async () => {
+        last = await states();
+        return Object.values(last as object).every((v) => String(v).startsWith('running'));
+      }, 'all eight agents running again').catch((e) => {
+        throw new Error(`${e.message}; ${JSON.stringify(last)}`);
+      });
+    } finally {
+      op1.ws.close();
+    }
+    await round(1);
   });
 
   test("a gateway killed mid-run: its trail is complete up to its last returned result, and the other's goes on", async () => {

@@ -53,7 +53,7 @@ describe('the shared audit store in PostgreSQL', { skip: postgresMissing ?? fals
   test('the schema is created at start and its version recorded; an entry is in the database when written() resolves', async () => {
     const a = await open('gw-a');
     const [version] = await db.query<{ version: number }>('SELECT version FROM verity_schema');
-    assert.equal(version.version, 2, 'both migrations applied (the trail, the fleet)');
+    assert.equal(version.version, 3, 'every migration applied (the trail, the fleet, its decisions)');
     const indexes = (
       await db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'verity_audit'")
     ).map((r) => r.indexname);
