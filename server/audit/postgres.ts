@@ -391,7 +391,13 @@ export class PostgresAuditStore extends AuditStore {
 
   /** Every gateway's entries from the database, newest first; this gateway's files when it is unreachable. */
   override async search(q: AuditQuery = {}): Promise<AuditPage> {
-    if (this.down) return this.query(q);
+    // A session's history (the Control UI asks by the sessionKey of its own session list: connection ids are
+    // each gateway's own, so another gateway may have a session of the same key) is read from this gateway's
+    // files, with their ids (the pane's log lines open entries by id); so is everything while the database is down.
+    if (this.down || (q.sessionKey && (!q.gateway || q.gateway === this.gateway))) {
+      const page = this.query(q);
+      return { ...page, entries: page.entries.map((e) => ({ ...e, gateway: this.gateway })) };
+    }
     const where: string[] = [];
     const params: unknown[] = [];
     const add = (sql: string, value: unknown) => {
@@ -424,7 +430,12 @@ export class PostgresAuditStore extends AuditStore {
       ]);
       const rows = page.rows.slice(0, limit);
       return {
-        entries: rows.map((r) => ({ ...r.entry, gateway: r.gateway })),
+        // Another gateway's recording images are on its disk, not here (audit.image reads this gateway's own).
+        entries: rows.map((r) =>
+          r.gateway === this.gateway
+            ? { ...r.entry, gateway: r.gateway }
+            : { ...withoutRecording(r.entry), gateway: r.gateway },
+        ),
         next_before: page.rows.length > limit ? Number(rows.at(-1)!.seq_text) : null,
         total: Number(total.rows[0].n),
       };
@@ -738,6 +749,11 @@ export class PostgresAuditStore extends AuditStore {
     this.listener = null;
     await Promise.allSettled([listener?.end(), this.pool.end()]);
   }
+}
+
+function withoutRecording(entry: AuditEntry): AuditEntry {
+  const { recording: _, ...rest } = entry;
+  return rest;
 }
 
 /** A spool's lines as entries, in order; a torn last line (a crash mid-write) is skipped and said. */

@@ -183,7 +183,14 @@ export class Gateway {
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
     core.brake.on('changed', () => this.sessions.changed());
     // The live log needs the line, not the whole result (audit.query has it): events stay small.
-    core.audit.on('entry', (entry) => this.broadcast('audit.entry', { ...entry, result: undefined }));
+    // With a shared store each entry names its gateway (this one's own entries too, for the log's gateway filter).
+    core.audit.on('entry', (entry) =>
+      this.broadcast('audit.entry', {
+        ...entry,
+        result: undefined,
+        gateway: entry.gateway ?? core.audit.fleetName ?? undefined,
+      }),
+    );
     // With a shared audit store: every gateway's sessions, and which gateway holds each (a gone one's ended).
     core.audit.on('fleet', (view) => this.broadcast('fleet.changed', view));
     core.audit.shareSessions(() => this.sessions.list());

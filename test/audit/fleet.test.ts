@@ -139,6 +139,15 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
           .map((a) => a.label)
           .sort(),
       );
+      // A session's history is the gateway's own (connection ids, hence session keys, are each gateway's):
+      // asked by one of this gateway's session keys, only this gateway's entries, with this gateway's ids.
+      const own = (await op1.request('audit.query', { gateway: names[0], limit: 1 })).payload.entries[0];
+      const history = await op1.request('audit.query', { sessionKey: own.sessionKey, limit: 500 });
+      assert.ok(history.payload.entries.length > 0);
+      assert.ok(
+        history.payload.entries.every((e: { gateway: string }) => e.gateway === names[0]),
+        'only its own',
+      );
       await round(
         1,
         agents.filter((a) => a.gateway === 1),
@@ -214,9 +223,10 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
           (a) => a.gateway === names[1] && a.request.tool === 'list_sessions',
         );
       }, "gateway 1's console to be offered the call held on gateway 2");
-      assert.ok(
-        op1.events.some((e) => e.event === 'fleet.changed' && e.payload.approvals.length > 0),
-        'fleet.changed told gateway 1 of it',
+      // The live view hears of it too (the notification, then the view read again: it may follow the query above).
+      await waitFor(
+        () => op1.events.some((e) => e.event === 'fleet.changed' && e.payload.approvals.length > 0),
+        'fleet.changed to tell gateway 1 of the held call',
       );
       const decided = await op1.request('fleet.resolve', { gateway: names[1], id: offered.request.id, approve: true });
       assert.equal(decided.ok, true, JSON.stringify(decided));
@@ -298,6 +308,8 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
     const before = agents.reduce((n, a) => n + a.returned, 0);
     const running = round(60);
     await waitFor(() => agents.reduce((n, a) => n + a.returned, 0) >= before + 16, 'the agents to be mid-run');
+    // Gateway 1's console is open before the kill: it hears the moment gateway 2 goes quiet (fleet.changed).
+    const op1 = await operatorSocket(gateways[0], ['operator.read']);
     killPid(gateways[1].pid, 'SIGKILL');
     await running;
     const survivors = agents.filter((a) => a.gateway === 0);
@@ -308,7 +320,6 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
     await waitFor(() => matches(survivors), "the surviving gateway's entries");
     // The other console shows the dead gateway's sessions ended, "gateway gone", once its heartbeat is stale
     // (a bound: GONE_MS after its last beat); its own sessions stay live.
-    const op1 = await operatorSocket(gateways[0], ['operator.read']);
     try {
       await waitFor(
         () =>
