@@ -230,6 +230,8 @@ const LAYERS = [
     files: ['server/audit/'],
     may: [
       'node:',
+      // The shared store's client (postgres.ts): pure JavaScript.
+      'pg',
       'server/contract/',
       // What it notes: approvals' requests and outcomes, the action log's summary line, a call's reply (type).
       'server/activity.ts',
@@ -345,6 +347,10 @@ const LAYERS = [
       'server/tools/context.ts',
       'server/gateway/protocol.ts',
       'server/gateway/extension-id.ts',
+      // The audit row (sections/audit.ts): both stores in process, and a PostgreSQL of its own (postgres.ts).
+      'server/audit/store.ts',
+      'server/audit/postgres.ts',
+      'pg',
       // Which tools the operator's --caps families hold (the bytes rows measure them apart), as the docs say.
       'server/contract/capabilities.ts',
       // The sections that measure a backend beside Verity (a browser's launch, AT-SPI's reads) call it directly.

@@ -96,6 +96,7 @@ if (forTests) {
     'xwayland',
     'xterm',
     'stress-ng', // the load tier (npm run test:load): a CPU hog on every core beside the files
+    'postgresql', // test/audit: the shared audit store (--audit-store), a server each test starts on its own port
     'haproxy', // test/pool/balancer.test.ts runs docs/deploy.md's load-balancer example as written
   ]) {
     wanted.push([pkg, () => dpkgHas(pkg)]);

@@ -194,7 +194,7 @@ export class Verity {
 
   async close(): Promise<void> {
     await this.sessions.shutdown();
-    this.audit.close();
+    await this.audit.close();
     await this.router.close();
   }
 }

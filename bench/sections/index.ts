@@ -1,5 +1,6 @@
 // The bench's sections, run in order. Add new ones here (e.g. native AT-SPI).
 import type { Section } from '../types.js';
+import { auditSection } from './audit.js';
 import { bytesSection } from './bytes.js';
 import { concurrencySection } from './concurrency.js';
 import { formSection } from './form.js';
@@ -17,5 +18,6 @@ export const sections: Section[] = [
   nativeSection,
   officeSection,
   concurrencySection,
+  auditSection,
   fuzzSection,
 ];

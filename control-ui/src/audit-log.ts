@@ -14,6 +14,8 @@ interface Filters {
   sessionKey: string;
   /** The agent (its clientInfo name), across its sessions. */
   client: string;
+  /** With a shared audit store: the gateway that wrote the entry. */
+  gateway: string;
   tool: string;
   verdict: string;
   text: string;
@@ -95,7 +97,7 @@ export class AuditLog extends LitElement {
   titleOf: (sessionKey: string) => string | null = () => null;
   entries: AuditEntry[] = [];
   nextBefore: number | null = null;
-  filters: Filters = { sessionKey: '', client: '', tool: '', verdict: '', text: '', from: '', to: '' };
+  filters: Filters = { sessionKey: '', client: '', gateway: '', tool: '', verdict: '', text: '', from: '', to: '' };
   knownSessions: AuditSession[] = [];
   selected: AuditEntry | null = null;
   images: { before?: Shot; after?: Shot; note?: string } = {};
@@ -152,7 +154,7 @@ export class AuditLog extends LitElement {
    * shown on top of it.
    */
   async showEntry(sessionKey: string, id: number): Promise<void> {
-    this.filters = { sessionKey, client: '', tool: '', verdict: '', text: '', from: '', to: '' };
+    this.filters = { sessionKey, client: '', gateway: '', tool: '', verdict: '', text: '', from: '', to: '' };
     await this.reload();
     let entry = this.entries.find((e) => e.id === id);
     if (!entry) {
@@ -177,6 +179,7 @@ export class AuditLog extends LitElement {
     const f = this.filters;
     if (f.sessionKey && e.sessionKey !== f.sessionKey) return false;
     if (f.client && e.actor?.client !== f.client) return false;
+    if (f.gateway && e.gateway !== f.gateway) return false;
     if (f.tool && e.tool !== f.tool) return false;
     if (f.verdict && e.verdict !== f.verdict) return false;
     if (f.to) return false; // a window that ends in the past gets no live entries
@@ -191,6 +194,7 @@ export class AuditLog extends LitElement {
       Object.entries({
         sessionKey: f.sessionKey || undefined,
         client: f.client || undefined,
+        gateway: f.gateway || undefined,
         tool: f.tool || undefined,
         verdict: f.verdict || undefined,
         text: f.text || undefined,
@@ -313,6 +317,8 @@ export class AuditLog extends LitElement {
       ]),
     ].sort();
     const tools = [...new Set(this.entries.map((e) => e.tool))].sort();
+    // With a shared audit store, the gateways the trail's entries name (none with the JSONL files).
+    const gateways = [...new Set(this.entries.flatMap((e) => (e.gateway ? [e.gateway] : [])))].sort();
     return html`<section class="audit-log" data-audit-log aria-label="Audit log">
       <header class="audit-head">
         <strong>Audit log</strong> <small class="muted" data-audit-status role="status">${this.status}</small>
@@ -333,6 +339,14 @@ export class AuditLog extends LitElement {
           <option value="" ?selected=${!f.client}>all</option>
           ${agents.map((c) => html`<option value=${c} ?selected=${c === f.client}>${c}</option>`)}
         </select></label>
+        ${
+          gateways.length || f.gateway
+            ? html`<label>Gateway <select data-audit-filter="gateway" @change=${(e: Event) => this.setFilter('gateway', (e.target as HTMLSelectElement).value)}>
+          <option value="" ?selected=${!f.gateway}>all</option>
+          ${[...new Set([...gateways, ...(f.gateway ? [f.gateway] : [])])].map((g) => html`<option value=${g} ?selected=${g === f.gateway}>${g}</option>`)}
+        </select></label>`
+            : nothing
+        }
         <label>Tool <input data-audit-filter="tool" list="audit-tools" size="10" .value=${f.tool} @change=${(e: Event) => this.setFilter('tool', (e.target as HTMLInputElement).value.trim())}></label>
         <datalist id="audit-tools">${tools.map((t) => html`<option value=${t}></option>`)}</datalist>
         <label>Verdict <select data-audit-filter="verdict" @change=${(e: Event) => this.setFilter('verdict', (e.target as HTMLSelectElement).value)}>
@@ -358,6 +372,7 @@ export class AuditLog extends LitElement {
     return html`<li class="audit-entry kind-${e.kind} ${e.isError ? 'bad' : ''}" data-audit-entry=${e.id} data-tool=${e.tool} data-verdict=${e.verdict} data-session-key=${e.sessionKey}>
       <button class="audit-line" aria-expanded=${String(open)} @click=${() => this.select(e)}>
         <small class="muted">${new Date(e.at).toLocaleString()}</small>
+        ${e.gateway ? html`<small class="audit-gateway" data-audit-gateway=${e.gateway}>${e.gateway}</small>` : nothing}
         <span class="audit-session" data-audit-actor=${e.actor?.client ?? ''}>${this.nameOf(e.sessionKey, e.actor)}</span>
         <code>${e.tool}</code> <span class="effect ${e.verdict}">${e.verdict}</span>
         ${e.approval?.by && e.kind === 'call' ? html`<span class="approval-mark" data-approved-by=${e.approval.by}>approved by ${e.approval.by}</span>` : nothing}

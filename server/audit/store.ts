@@ -15,9 +15,19 @@
 // that session's calls are refused before they run (admits(), the call pipeline asks), the refusals are
 // counted rather than written, and the operator sees what each session holds (sessions()).
 import { EventEmitter } from 'node:events';
+import type { Approvals } from '../approvals.js';
 import { appendFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AuditActor, AuditEntry, AuditKind, AuditPage, AuditSession, EvidenceItem } from '../gateway/protocol.js';
+import type {
+  AuditActor,
+  AuditEntry,
+  AuditKind,
+  AuditPage,
+  AuditSession,
+  EvidenceItem,
+  FleetView,
+  SessionRow,
+} from '../gateway/protocol.js';
 import { type LinePlace, newSegment, readLineAt, readSegments, type Segment } from './segments.js';
 import { type AuditInput, boundedActor, boundedInput, boundedKey, LINE_MAX, storedLine } from './entry-bounds.js';
 
@@ -37,6 +47,8 @@ export interface AuditQuery {
   kind?: AuditKind;
   /** The agent: its actor's client name, across its sessions. */
   client?: string;
+  /** A shared store's filter: the gateway that wrote the entry (this trail's own entries name none). */
+  gateway?: string;
   text?: string;
   /** ISO times or epoch ms: entries at or after `from`, before `to`. */
   from?: number;
@@ -51,6 +63,15 @@ export interface Retention {
   maxAgeMs: number;
   /** The trail's size cap: never exceeded; agents are refused before it would be. */
   maxBytes: number;
+}
+
+/** The brake verbs a console may send to the whole fleet (fleet.brake). */
+export type FleetBrakeVerb = 'stop' | 'pause' | 'resume';
+
+/** Why an entry is not yet where the operators read it: said in the call's result and on stderr. */
+export interface AuditUnavailable {
+  code: 'audit_unavailable';
+  message: string;
 }
 
 /** What one session holds of the trail, and what it was refused for lack of room. */
@@ -91,7 +112,7 @@ const ROWS_MAX = 250_000;
 const SHARED_STRINGS = 4096;
 
 /** The trail: appends, pages back, retention; each new entry is also emitted ('entry': the gateway sends it on). */
-export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
+export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry]; fleet: [view: FleetView] }> {
   private readonly rows: Row[] = [];
   private readonly segments: Segment[] = [];
   private nextId = 1;
@@ -264,8 +285,80 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
         setImmediate(() => this.flush());
       }
     }
+    this.kept(entry, line);
     this.emit('entry', entry);
     return entry;
+  }
+
+  /** A hook for a store that keeps entries elsewhere too (postgres.ts): each kept entry and its stored line. */
+  protected kept(_entry: AuditEntry, _line: string): void {}
+
+  /**
+   * When the entry is durable where the operators read it: null when it already is, or will be with the
+   * next flush a tick later (these files); a shared store's promise resolves once its database holds the
+   * entry, or says why it could not (the entry is then kept locally and sent later). The call pipeline
+   * waits for it before a call's result is returned.
+   */
+  written(_entry: AuditEntry): Promise<AuditUnavailable | null> | null {
+    return null;
+  }
+
+  /** audit.query's reader: these files; a shared store reads every gateway's entries from its database. */
+  search(q: AuditQuery = {}): Promise<AuditPage> | AuditPage {
+    return this.query(q);
+  }
+
+  /** The fleet's sessions: a trail on one machine has no fleet (a shared store's are every gateway's). */
+  fleet(): Promise<FleetView> | FleetView {
+    return { shared: false, gateway: null, gone_after_ms: 0, gateways: [], sessions: [], approvals: [] };
+  }
+
+  /** This gateway's session rows, for a shared store to publish with its heartbeat (nothing to do here). */
+  shareSessions(_rows: () => SessionRow[]): void {}
+
+  /** This gateway's sessions changed: a shared store publishes them now rather than at the next heartbeat. */
+  sessionsChanged(): void {}
+
+  /** This gateway's held calls, for a shared store to offer to every console of the fleet (nothing to do here). */
+  shareApprovals(_approvals: Approvals): void {}
+
+  /** A decision on a call another gateway holds: only a shared store carries one (false: no such call there). */
+  decide(_gateway: string, _id: string, _approve: boolean, _by: string): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  /** How this gateway applies a fleet brake decision to its own agents (a shared store takes them; nothing here). */
+  shareBrake(_apply: (verb: FleetBrakeVerb, sessionKey: string | null, by: string) => void): void {}
+
+  /** The brake sent to every live gateway of a shared store (or the one named): how many were sent it (0 here). */
+  brakeFleet(_verb: FleetBrakeVerb, _gateway: string | null, _sessionKey: string | null, _by: string): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** This gateway's name in a shared trail (entry.gateway); null for these files. */
+  get fleetName(): string | null {
+    return null;
+  }
+
+  /** The id the next entry gets; a shared store raises it past what its database already holds of this gateway. */
+  protected raiseNextId(past: number): void {
+    if (past >= this.nextId) this.nextId = past + 1;
+  }
+
+  /** This trail's entries with an id above `id`, oldest first, at most `max` (what a shared store has not yet sent). */
+  entriesAfter(id: number, max = 100_000): Array<{ entry: AuditEntry; line: string }> {
+    this.flush();
+    const out: Array<{ entry: AuditEntry; line: string }> = [];
+    for (let i = this.indexBelow(id + 1) + 1; i < this.rows.length && out.length < max; i++) {
+      const line = this.readLine(this.rows[i]);
+      if (!line) continue;
+      try {
+        out.push({ entry: JSON.parse(line) as AuditEntry, line });
+      } catch {
+        /* a torn line: skipped, as on load */
+      }
+    }
+    return out;
   }
 
   /** The segment a line of `length` bytes goes to: a new one when it would take the current one past its size. */
@@ -344,7 +437,8 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry] }> {
     }
   }
 
-  close(): void {
+  /** Writes what is buffered; a shared store also gives its writer a bounded moment (hence the promise). */
+  close(): void | Promise<void> {
     this.flush();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
   }

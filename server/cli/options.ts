@@ -524,6 +524,14 @@ const TABLE = [
     help: "the audit trail's size cap: agents' calls are refused before it would be passed; entries leave only by age",
   },
   {
+    name: 'audit-store',
+    kind: 'string',
+    commands: START,
+    arg: 'URL',
+    env: 'VERITY_AUDIT_URL',
+    help: 'postgres://… keeps the audit trail in PostgreSQL, shared by every gateway given the same URL (entries wait in <config dir>/audit-spool.jsonl while it is down); without it, the JSONL files in <config dir>/audit/',
+  },
+  {
     name: 'pairing-max-idle-days',
     kind: 'positive',
     commands: START,

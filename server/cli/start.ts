@@ -1,5 +1,8 @@
 // `verity start`: the gateway (the Control UI, MCP over Streamable HTTP at /mcp, the extension's WebSocket)
 // over one core that gets its durable audit trail at construction.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Verity } from '../core.js';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +25,25 @@ export async function runStart(config: Config, env: NodeJS.ProcessEnv): Promise<
   const options = await serverOptions(config, env);
   // The gateway keeps the durable audit trail (the operator's history across restarts).
   const { AuditStore, retentionOf } = await import('../audit/store.js');
-  options.audit = new AuditStore(
-    join(configDir(), 'audit'),
-    retentionOf(config['audit-max-age-days'], config['audit-max-mb']),
-  );
+  const retention = retentionOf(config['audit-max-age-days'], config['audit-max-mb']);
+  const auditUrl = config['audit-store'];
+  if (auditUrl) {
+    // The shared store (CONTRACT "Audit store"): PostgreSQL only; anything else is named, not guessed at.
+    if (!/^postgres(ql)?:\/\//.test(auditUrl)) {
+      process.stderr.write(
+        'verity start: --audit-store (VERITY_AUDIT_URL): not a postgres://… or postgresql://… URL; leave it out to keep the trail in the config dir\n',
+      );
+      process.exit(2);
+    }
+    const { PostgresAuditStore } = await import('../audit/postgres.js');
+    const store = new PostgresAuditStore(join(configDir(), 'audit'), retention, {
+      url: auditUrl,
+      gateway: gatewayName(configDir()),
+      spoolFile: join(configDir(), 'audit-spool.jsonl'),
+    });
+    await store.start();
+    options.audit = store;
+  } else options.audit = new AuditStore(join(configDir(), 'audit'), retention);
   const { core } = await startCore(options);
   let creds: { operator: string; agent: string };
   try {
@@ -62,6 +80,24 @@ function credentials(config: Config, env: NodeJS.ProcessEnv): { operator: string
   delete env.VERITY_TOKEN;
   delete env.VERITY_AGENT_TOKEN;
   return { operator, agent };
+}
+
+/**
+ * This gateway's name in a shared audit trail: the host and a random suffix kept in the config dir, so that
+ * it stays the same across restarts (the spool's entries and the database's rows of it keep the name).
+ */
+function gatewayName(dir: string): string {
+  const file = join(dir, 'gateway-name');
+  try {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (/^[\w.:-]{1,128}$/.test(kept)) return kept;
+  } catch {
+    /* first start with a shared store */
+  }
+  const name = `${hostname().slice(0, 64)}-${randomBytes(3).toString('hex')}`;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${name}\n`, { mode: 0o600 });
+  return name;
 }
 
 /** How long a SIGTERM'd gateway may take to exit (sessions' hooks get half of it). */

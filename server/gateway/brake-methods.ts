@@ -51,7 +51,38 @@ const EXPORT_TTL_MS = 60_000;
 const EXPORT_TICKETS_MAX = 16;
 const tickets = new Map<string, { params: AuditExportParams; expires: number }>();
 
-type BrakeMethod = Extract<Method, `sessions.${'stop' | 'pause' | 'resume' | 'end'}` | `audit.${string}`>;
+type BrakeMethod = Extract<
+  Method,
+  `sessions.${'stop' | 'pause' | 'resume' | 'end'}` | `audit.${string}` | 'fleet.sessions' | 'fleet.brake'
+>;
+
+/**
+ * A fleet brake decision, as this gateway applies it to its own agents: every active session's agent (or the
+ * session named, when this gateway holds it), each noted in the trail with who decided it and from where.
+ */
+export function applyFleetBrake(
+  gw: BrakeMethodContext,
+  verb: 'stop' | 'pause' | 'resume',
+  sessionKey: string | null,
+  by: string,
+): void {
+  const keys = new Set(
+    gw.sessions
+      .all()
+      .filter((s) => s.state === 'active')
+      .map((s) => gw.sessions.keyOf(s) as string)
+      .filter((key) => sessionKey === null || key === sessionKey),
+  );
+  for (const key of keys) {
+    const agent = connectionOfKey(key);
+    if (verb === 'stop') gw.brake.stop(agent, by);
+    else if (verb === 'pause') {
+      if (gw.brake.status(agent).state === 'stopped') continue;
+      gw.brake.pause(agent, by);
+    } else if (!gw.brake.resume(agent)) continue;
+    noteBrake(gw.audit, key, verb, by);
+  }
+}
 
 /** Their entries in the method table (methods.ts): params and results are declared in protocol.ts. */
 export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodContext> } = {
@@ -105,12 +136,13 @@ export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodC
   'audit.query': {
     scope: 'operator.read',
     handler: (p, _c, gw) =>
-      gw.audit.query({
+      gw.audit.search({
         sessionKey: p?.sessionKey,
         tool: p?.tool || undefined,
         verdict: p?.verdict || undefined,
         kind: p?.kind,
         client: p?.client || undefined,
+        gateway: p?.gateway || undefined,
         text: p?.text,
         from: parseTime(p?.from, 'from'),
         to: parseTime(p?.to, 'to'),
@@ -127,6 +159,29 @@ export const BRAKE_HANDLERS: { [M in BrakeMethod]: MethodHandler<M, BrakeMethodC
       share_bytes: gw.audit.shareBytes,
       dir: gw.audit.dir,
     }),
+  },
+  'fleet.brake': {
+    scope: 'operator.write',
+    handler: async (p, conn, gw) => {
+      const here = gw.audit.fleetName;
+      const by = `${operatorName(conn)} on ${here ?? 'this gateway'}`;
+      if (!here)
+        throw new GatewayError(
+          'UNAVAILABLE',
+          'fleet.brake needs a shared audit store (--audit-store postgres://…); sessions.stop and sessions.pause brake this gateway',
+        );
+      const gateways = await gw.audit.brakeFleet(p.verb, p.gateway ?? null, p.sessionKey ?? null, by);
+      if (!gateways)
+        throw new GatewayError(
+          'NOT_FOUND',
+          `no live gateway${p.gateway ? ` named ${p.gateway}` : ''} in the shared store`,
+        );
+      return { ok: true as const, by, gateways };
+    },
+  },
+  'fleet.sessions': {
+    scope: 'operator.read',
+    handler: (_p, _c, gw) => gw.audit.fleet(),
   },
   'audit.image': {
     scope: 'operator.read',

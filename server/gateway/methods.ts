@@ -111,6 +111,32 @@ const HANDLERS: { [M in Method]: MethodHandler<M, MethodContext> } = {
       return { ok: true };
     },
   },
+  'fleet.resolve': {
+    scope: 'operator.approvals',
+    handler: async (p, conn, gw) => {
+      if (conn.role !== 'operator')
+        throw new GatewayError(
+          'FORBIDDEN',
+          'approvals are accepted only from a connection with the operator credential',
+          { missingScope: 'operator.approvals' },
+        );
+      const here = gw.audit.fleetName;
+      // Who decided, and from which gateway's console: the holding gateway's trail keeps both.
+      const by = `${operatorName(conn)} on ${here ?? 'this gateway'}`;
+      const found =
+        p.gateway === here
+          ? gw.approvals.resolve(p.id, p.approve, by)
+          : await gw.audit.decide(p.gateway, p.id, p.approve, by);
+      if (!found)
+        throw new GatewayError(
+          'NOT_FOUND',
+          here
+            ? `no pending approval ${p.id} on gateway ${p.gateway}; it may have been decided or timed out`
+            : 'fleet.resolve needs a shared audit store (--audit-store postgres://…); use approvals.resolve',
+        );
+      return { ok: true as const, by };
+    },
+  },
   'terminal.open': {
     scope: 'operator.admin',
     handler: (p, conn, gw) => {

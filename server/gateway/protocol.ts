@@ -275,6 +275,8 @@ export const auditEntry = z.strictObject({
   /** The approval a call went through, and who gave it. */
   approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
   duration_ms: z.number().optional(),
+  /** With a shared audit store (--audit-store postgres://…): the gateway that wrote it (its own id is local to that gateway). */
+  gateway: z.string().optional(),
   /** The call's recording step: the folder and its before/after PNG file names. */
   recording: z
     .strictObject({
@@ -299,6 +301,8 @@ export const auditQueryParams = z
     kind: z.enum(auditKinds).optional(),
     /** The agent: entries whose actor's client (clientInfo name) is this, across its sessions. */
     client: z.string().max(256).optional(),
+    /** With a shared audit store: only the entries this gateway wrote (entry.gateway). */
+    gateway: z.string().max(256).optional(),
     text: z.string().max(500).optional(),
     from: when,
     to: when,
@@ -327,6 +331,32 @@ export const auditSession = z.strictObject({
   actor: auditActor.optional(),
 });
 export type AuditSession = z.infer<typeof auditSession>;
+/**
+ * The fleet's sessions (fleet.sessions, fleet.changed): with a shared audit store every gateway publishes its
+ * session rows and a heartbeat to the database; a gateway whose heartbeat is older than the bound is gone,
+ * and its sessions are shown ended (`ended_reason: "gateway gone"`). Without one: `shared` false, this
+ * gateway alone (its own rows are sessions.list).
+ */
+export const fleetView = z.strictObject({
+  shared: z.boolean(),
+  /** This gateway's name in the shared trail (entry.gateway), null without one. */
+  gateway: z.string().nullable(),
+  /** A gateway is gone when its heartbeat is older than this. */
+  gone_after_ms: z.number().int(),
+  gateways: z.array(z.strictObject({ gateway: z.string(), heartbeat: z.string(), live: z.boolean() })),
+  sessions: z.array(
+    z.strictObject({
+      gateway: z.string(),
+      live: z.boolean(),
+      ended_reason: z.literal('gateway gone').optional(),
+      row: sessionRow,
+    }),
+  ),
+  /** Calls held for an operator on every live gateway (this one's too): any console may decide them (fleet.resolve). */
+  approvals: z.array(z.strictObject({ gateway: z.string(), request: approvalRequest })),
+});
+export type FleetView = z.infer<typeof fleetView>;
+
 /** audit.image: a recorded call's before or after PNG, base64. */
 export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
 /** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
@@ -369,6 +399,26 @@ export const METHOD_SCHEMAS = {
   },
   'approvals.list': { params: none, result: z.strictObject({ approvals: z.array(approvalRequest) }) },
   'approvals.resolve': { params: z.strictObject({ id: z.string().min(1).max(64), approve: z.boolean() }), result: ok },
+  // A call held on any gateway of a shared audit store, decided from this console: the decision travels
+  // through the database and the holding gateway acts on it; `by` names the operator and this gateway.
+  // The brake for the fleet: stop, pause or resume every agent of every live gateway (or of the gateway
+  // named, or the one session named); each gateway applies it to its own agents and its trail names `by`.
+  'fleet.brake': {
+    params: z.strictObject({
+      verb: z.enum(['stop', 'pause', 'resume']),
+      gateway: z.string().min(1).max(256).optional(),
+      sessionKey: sessionKey.optional(),
+    }),
+    result: z.strictObject({ ok: z.literal(true), by: z.string(), gateways: z.number().int() }),
+  },
+  'fleet.resolve': {
+    params: z.strictObject({
+      gateway: z.string().min(1).max(256),
+      id: z.string().min(1).max(64),
+      approve: z.boolean(),
+    }),
+    result: z.strictObject({ ok: z.literal(true), by: z.string() }),
+  },
   'terminal.open': {
     params: z.strictObject({
       cols: z.number().int().min(10).max(500).default(100),
@@ -489,6 +539,8 @@ export const METHOD_SCHEMAS = {
       dir: z.string().nullable(),
     }),
   },
+  // Every gateway's sessions, with a shared audit store (scope operator.read).
+  'fleet.sessions': { params: none, result: fleetView },
   'audit.image': {
     params: auditImageParams,
     result: z.strictObject({ mimeType: z.literal('image/png'), data: z.string() }),
@@ -536,6 +588,8 @@ export const EVENT_SCHEMAS = {
   'relay.command': { scope: 'operator.write', payload: relayCommand },
   // Each new audit trail entry (audit/store.ts), for the Control UI's log view.
   'audit.entry': { scope: 'operator.read', payload: auditEntry },
+  // The fleet's sessions changed (a gateway published its rows, or one's heartbeat went stale).
+  'fleet.changed': { scope: 'operator.read', payload: fleetView },
   tick: { scope: null, payload: z.unknown() },
 } satisfies Record<string, { scope: Scope | null; payload: z.ZodType }>;
 

@@ -36,7 +36,7 @@ import type { Screencast } from './screencast.js';
 import { pairingMaxIdleMs, Pairings } from './origins.js';
 import { Relay } from './relay.js';
 import { LIMITS } from '../limits.js';
-import { serveAuditExport } from './brake-methods.js';
+import { applyFleetBrake, serveAuditExport } from './brake-methods.js';
 import { checkLimits } from '../arg-limits.js';
 import { isDefect } from '../errors.js';
 import { type Credentials, GatewayAuth, urlHost } from './auth.js';
@@ -117,7 +117,10 @@ export class Gateway {
       log: options.log,
       extensionId: options.extensionId,
     });
-    this.sessions = new SessionFeed(core, (delta) => this.broadcast('sessions.changed', delta));
+    this.sessions = new SessionFeed(core, (delta) => {
+      this.broadcast('sessions.changed', delta);
+      core.audit.sessionsChanged(); // a shared audit store publishes them to the fleet
+    });
     this.mcp = new McpHttpEndpoint(core, (token) => this.links.resolve(token), options.log);
     this.relay = new Relay(options.log);
     core.browser.addPeer(this.relay.host);
@@ -180,7 +183,18 @@ export class Gateway {
     core.approvals.on('resolved', (outcome) => this.broadcast('approval.resolved', outcome));
     core.brake.on('changed', () => this.sessions.changed());
     // The live log needs the line, not the whole result (audit.query has it): events stay small.
-    core.audit.on('entry', (entry) => this.broadcast('audit.entry', { ...entry, result: undefined }));
+    // With a shared store each entry names its gateway (this one's own entries too, for the log's gateway filter).
+    core.audit.on('entry', (entry) =>
+      this.broadcast('audit.entry', {
+        ...entry,
+        result: undefined,
+        gateway: entry.gateway ?? core.audit.fleetName ?? undefined,
+      }),
+    );
+    // With a shared audit store: every gateway's sessions, and which gateway holds each (a gone one's ended).
+    core.audit.on('fleet', (view) => this.broadcast('fleet.changed', view));
+    core.audit.shareSessions(() => this.sessions.list());
+    core.audit.shareApprovals(core.approvals);
     this.methodContext = {
       activity: core.activity,
       approvals: core.approvals,
@@ -203,6 +217,8 @@ export class Gateway {
       relay: this.relay,
       policy: core.policy,
     };
+    // With a shared audit store: a brake sent to the fleet from any console is applied here to this gateway's agents.
+    core.audit.shareBrake((verb, sessionKey, by) => applyFleetBrake(this.methodContext, verb, sessionKey, by));
   }
 
   async listen(): Promise<number> {

@@ -22,7 +22,7 @@ import { isDefect } from '../errors.js';
 import { Refusal } from '../contract/refusal.js';
 import { surfaceOf, type Capability } from '../contract/capabilities.js';
 import { abandonOnAbort, type Brake } from '../sessions/brake.js';
-import type { AuditStore } from '../audit/store.js';
+import type { AuditStore, AuditUnavailable } from '../audit/store.js';
 import { noteCall } from '../audit/trail.js';
 import type { ResolvedToken } from '../routing/snapshots.js';
 import type { SecretEcho } from '../contract/secret-echo.js';
@@ -138,27 +138,38 @@ export class CallPipeline {
       reply = internalError(tool.name, 'call', e);
     }
     reply = this.parts.echo.scrubReply(reply); // a secret typed earlier never comes back (secret-echo.ts)
-    // After the reply is on its way; a failure to log must never reach the caller or the process.
+    // The call's entry is kept before its result is returned (a shared store: in its database, or the
+    // result says audit_unavailable); a failure to log must never reach the caller or the process.
+    let auditId: number | undefined;
+    let kept: KeptArguments | undefined;
+    let unavailable: AuditUnavailable | null = null;
+    try {
+      // A secret typed into a password field (the result says `masked`) is kept masked.
+      kept = args.kept(reply.structured, (value) => this.parts.echo.scrub(value));
+      const entry = noteCall(this.parts.audit, {
+        sessionKey: args.sessionKey,
+        tool: tool.name,
+        args: kept.sent,
+        summary: kept.summary,
+        reply,
+        labels: args.labels,
+        approval: trace.approval,
+        durationMs: performance.now() - started,
+        recording: trace.recording,
+      });
+      auditId = entry?.id;
+      const written = entry && this.parts.audit.written(entry);
+      if (written) unavailable = await written;
+    } catch (e) {
+      logDefect(tool.name, 'audit', e);
+    }
+    if (unavailable) {
+      // Said, never hidden: the call's effect stands, and the caller and the operator hear where its entry is.
+      process.stderr.write(`verity: ${tool.name}: ${unavailable.code}: ${unavailable.message}\n`);
+      reply = { ...reply, audit: unavailable };
+    }
+    // The operators' action log after the reply is on its way.
     setImmediate(() => {
-      let auditId: number | undefined;
-      let kept: KeptArguments | undefined;
-      try {
-        // A secret typed into a password field (the result says `masked`) is kept masked.
-        kept = args.kept(reply.structured, (value) => this.parts.echo.scrub(value));
-        auditId = noteCall(this.parts.audit, {
-          sessionKey: args.sessionKey,
-          tool: tool.name,
-          args: kept.sent,
-          summary: kept.summary,
-          reply,
-          labels: args.labels,
-          approval: trace.approval,
-          durationMs: performance.now() - started,
-          recording: trace.recording,
-        })?.id;
-      } catch (e) {
-        logDefect(tool.name, 'audit', e);
-      }
       try {
         kept ??= args.kept(reply.structured, (value) => this.parts.echo.scrub(value));
         if (trace.noteAction) trace.noteAction(kept, auditId);

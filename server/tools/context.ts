@@ -80,6 +80,8 @@ export interface Reply {
   isError?: boolean;
   text?: string;
   images?: Array<{ data: string; mimeType: string }>;
+  /** The call's audit entry did not reach the shared audit store (kept locally, sent later): said beside the result. */
+  audit?: { code: 'audit_unavailable'; message: string };
 }
 
 export interface ToolDef<S extends z.ZodObject = z.ZodObject> {

@@ -174,5 +174,12 @@ export function toCallToolResult(reply: Reply): CallToolResult {
   const content: CallToolResult['content'] = [];
   for (const image of reply.images ?? []) content.push({ type: 'image', data: image.data, mimeType: image.mimeType });
   content.push({ type: 'text', text: reply.text ?? JSON.stringify(reply.structured) });
-  return { content, structuredContent: reply.structured, ...(reply.isError ? { isError: true } : {}) };
+  // Beside the structured result, not in it (its schema is the tool's): a text line and the result's _meta.
+  if (reply.audit) content.push({ type: 'text', text: `${reply.audit.code}: ${reply.audit.message}` });
+  return {
+    content,
+    structuredContent: reply.structured,
+    ...(reply.isError ? { isError: true } : {}),
+    ...(reply.audit ? { _meta: { 'verity/audit': reply.audit } } : {}),
+  };
 }
