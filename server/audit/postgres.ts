@@ -119,6 +119,10 @@ export class PostgresAuditStore extends AuditStore {
   /** Whether the spool file holds the queue (it is written while the database is down, and at close). */
   private spooled = false;
   private closed = false;
+  /** The last entry (by seq) the Control UIs were shown, or the last there at start (null until read). */
+  private shownSeq: number | null = null;
+  private catchingUp = false;
+  private catchUpAgain = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private listener: pg.Client | null = null;
   private listenTimer: NodeJS.Timeout | null = null;
@@ -189,6 +193,12 @@ export class PostgresAuditStore extends AuditStore {
     this.preparing ??= (async () => {
       await this.migrate();
       await this.catchUp();
+      if (this.shownSeq === null) {
+        const { rows } = await this.pool.query<{ seq: string }>(
+          'SELECT coalesce(max(seq), 0)::text AS seq FROM verity_audit',
+        );
+        this.shownSeq = Number(rows[0]!.seq);
+      }
     })().catch((e) => {
       this.preparing = null;
       throw e;
@@ -469,21 +479,51 @@ export class PostgresAuditStore extends AuditStore {
         return;
       }
       const seq = Number(n.payload);
-      if (!Number.isSafeInteger(seq)) return;
-      // Read on the pool: the listening connection only listens.
-      this.pool
-        .query<{ gateway: string; entry: AuditEntry }>('SELECT gateway, entry FROM verity_audit WHERE seq = $1', [seq])
-        .then(({ rows }) => {
-          const row = rows[0];
-          // This gateway's own entries were emitted as they were appended.
-          if (row && row.gateway !== this.gateway) this.emit('entry', { ...row.entry, gateway: row.gateway });
-        })
-        .catch(() => {});
+      if (Number.isSafeInteger(seq)) this.showOthers();
     });
     client
       .connect()
       .then(() => client.query('LISTEN verity_audit; LISTEN verity_fleet; LISTEN verity_decision'))
       .catch(again);
+  }
+
+  /**
+   * Other gateways' entries since the last one this gateway's Control UIs were shown, read on the pool (the
+   * listening connection only listens) and emitted in order. Asked on each notification and on every
+   * heartbeat: a notification is not guaranteed (measured here: a listener that re-listened after a database
+   * restart heard none), so the beat shows a missed entry within HEARTBEAT_MS; `shownSeq` keeps each once. (An
+   * insert that commits after a later seq was shown is left out of the live log; audit.query has it.)
+   */
+  private showOthers(): void {
+    if (this.closed || this.shownSeq === null) return;
+    if (this.catchingUp) {
+      this.catchUpAgain = true;
+      return;
+    }
+    this.catchingUp = true;
+    this.pool
+      .query<{ seq: string; gateway: string; entry: AuditEntry }>(
+        'SELECT seq, gateway, entry FROM verity_audit WHERE seq > $1 ORDER BY seq LIMIT 500',
+        [this.shownSeq],
+      )
+      .then(({ rows }) => {
+        for (const row of rows) {
+          this.shownSeq = Math.max(this.shownSeq ?? 0, Number(row.seq));
+          // This gateway's own entries were emitted as they were appended.
+          if (row.gateway !== this.gateway) this.emit('entry', { ...row.entry, gateway: row.gateway });
+        }
+        if (rows.length === 500) this.catchUpAgain = true;
+      })
+      .catch(() => {
+        // The database is away: the next notification or beat asks again.
+      })
+      .finally(() => {
+        this.catchingUp = false;
+        if (this.catchUpAgain) {
+          this.catchUpAgain = false;
+          this.showOthers();
+        }
+      });
   }
 
   override shareSessions(rows: () => SessionRow[]): void {
@@ -493,8 +533,9 @@ export class PostgresAuditStore extends AuditStore {
       void this.publish();
       // A gateway going quiet changes no row: its liveness is looked at on every beat.
       this.tellFleet(true);
-      // A decision whose notification was missed (the listener reconnecting) is taken on the next beat.
+      // A decision or an entry whose notification was missed (the listener reconnecting) is taken on the next beat.
       this.takeDecisions();
+      this.showOthers();
     }, HEARTBEAT_MS);
     this.heartbeatTimer.unref();
   }
