@@ -108,8 +108,12 @@ async function main() {
       `fresh clone ${i}/${runs}: ${entry.passed ? 'passed' : `FAILED (${entry.failed.join(', ') || `exit ${code}`}; log ${log})`} in ${minutes} min`,
     );
     // A quiet run that passed is this checkout's last full run too: the README's suite figure comes from it.
-    if (entry.passed && !hog && run)
+    if (entry.passed && !hog && run) {
       writeFileSync(join(root, 'test', 'last-run.json'), `${JSON.stringify(run, null, 2)}\n`);
+      // And so is its action matrix (docs/action-matrix.md and the README's counts are generated from it).
+      const matrix = join(dir, 'test', 'last-matrix.json');
+      if (existsSync(matrix)) writeFileSync(join(root, 'test', 'last-matrix.json'), readFileSync(matrix));
+    }
     rmSync(dir, { recursive: true, force: true });
     if (entry.passed) rmSync(log, { force: true });
   }

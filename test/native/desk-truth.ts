@@ -1,4 +1,4 @@
-// The desktop's own state for the background-delivery tests (issue 44 item 7), each read on its own connection:
+// The desktop's own state for the background-delivery and seeing tests (issue 44 items 6, 7), each read on its own connection:
 // the active window (xdotool getactivewindow), the stacking order (xprop _NET_CLIENT_LIST_STACKING) and the
 // pointer (xdotool getmouselocation); a result's account held against it; and an app's own report of its
 // window becoming active while a call ran.
@@ -13,6 +13,13 @@ export function rootWindows(d: Desktop, name: string): number[] {
     .split(',')
     .map((s) => Number.parseInt(s.trim(), 16))
     .filter((n) => n > 0);
+}
+
+/** A window's frame as the X server says it (xwininfo): where it is on the screen, and its size. */
+export function geometry(d: Desktop, id: number): { x: number; y: number; w: number; h: number } {
+  const info = d.x('xwininfo', ['-id', String(id)]);
+  const n = (label: string) => Number(new RegExp(`${label}:\\s+(-?\\d+)`).exec(info)?.[1]);
+  return { x: n('Absolute upper-left X'), y: n('Absolute upper-left Y'), w: n('Width'), h: n('Height') };
 }
 
 export function pointer(d: Desktop): { x: number; y: number } {

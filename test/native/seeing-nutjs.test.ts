@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
+import { geometry, rootWindows } from './desk-truth.js';
 
 const missing = missingTools();
 const tmp = mkdtempSync(join(tmpdir(), 'verity-seeing-nut-'));
@@ -20,18 +21,6 @@ let nut: Verity;
 let a: GtkApp;
 let b: GtkApp;
 let hidden: GtkApp;
-
-type Bounds = { x: number; y: number; w: number; h: number };
-function geometry(id: number): Bounds {
-  const info = d.x('xwininfo', ['-id', String(id)]);
-  const n = (label: string) => Number(new RegExp(`${label}:\\s+(-?\\d+)`).exec(info)?.[1]);
-  return { x: n('Absolute upper-left X'), y: n('Absolute upper-left Y'), w: n('Width'), h: n('Height') };
-}
-const rootWindows = (name: string) =>
-  (d.x('xprop', ['-root', name]).split('#')[1] ?? '')
-    .split(',')
-    .map((s) => Number.parseInt(s.trim(), 16))
-    .filter((n) => n > 0);
 
 before(async () => {
   if (missing) return;
@@ -88,7 +77,7 @@ describe('zoom and get_desktop_state through nut-js', { skip: missing ?? false }
     for (let y = 0; y < f.h; y += 2)
       for (let x = 0; x < f.w; x += 2)
         assert.deepEqual(pixel(two.png, 2 * x + 1, 2 * y + 1), pixel(one.png, x, y), `pixel (${x}, ${y}) enlarged`);
-    const g = geometry(a.windowId());
+    const g = geometry(d, a.windowId());
     const outside = await nut.call('zoom', { target: targetOf(a), region: { x: g.w, y: 0, width: 5, height: 5 } });
     assert.equal(outside.structured?.refusal?.code, 'invalid_arguments', outside.text);
     assert.match(outside.text, /region\.x: \d+ is past the right edge/);
@@ -97,8 +86,8 @@ describe('zoom and get_desktop_state through nut-js', { skip: missing ?? false }
   test("the blocked app's window: zoom refused, black where it overlaps another window's region [matrix nutjs gtk3 zoom refused]", async () => {
     const refused = await nut.call('zoom', { target: targetOf(hidden), region: { x: 0, y: 0, width: 5, height: 5 } });
     assert.equal(refused.structured?.refusal?.code, 'target_not_found', refused.text);
-    const gb = geometry(b.windowId());
-    const gh = geometry(hidden.windowId());
+    const gb = geometry(d, b.windowId());
+    const gh = geometry(d, hidden.windowId());
     const { s, png } = await zoomed({ target: targetOf(b), region: { x: 0, y: 0, width: gb.w, height: gb.h } });
     assert.equal(s.blacked_out, 1, JSON.stringify(s));
     assert.deepEqual(pixel(png, gh.x - gb.x + 5, gh.y - gb.y + 5), [0, 0, 0], 'inside the blocked window (xwininfo)');
@@ -107,14 +96,14 @@ describe('zoom and get_desktop_state through nut-js', { skip: missing ?? false }
   test('get_desktop_state: the stacking order, active window, frames and pointer openbox and X say [matrix nutjs gtk3 get_desktop_state confirmed]', async () => {
     d.x('xdotool', ['windowactivate', '--sync', String(a.windowId())]);
     d.x('xdotool', ['mousemove', '--sync', '321', '123']);
-    await until(() => rootWindows('_NET_ACTIVE_WINDOW')[0] === a.windowId(), 'A active per xprop', 5000);
+    await until(() => rootWindows(d, '_NET_ACTIVE_WINDOW')[0] === a.windowId(), 'A active per xprop', 5000);
     const r = await nut.call('get_desktop_state');
     assert.equal(r.isError, false, r.text);
     const st = r.structured;
     assert.deepEqual(st.screens, [{ x: 0, y: 0, width: 1280, height: 800 }]);
     assert.deepEqual(st.cursor, { x: 321, y: 123 });
     assert.equal(st.focused_window_id, a.windowId());
-    const stacking = rootWindows('_NET_CLIENT_LIST_STACKING').filter((id) => id !== hidden.windowId());
+    const stacking = rootWindows(d, '_NET_CLIENT_LIST_STACKING').filter((id) => id !== hidden.windowId());
     assert.deepEqual(
       st.windows.map((w: any) => w.window_id),
       stacking,
@@ -124,7 +113,7 @@ describe('zoom and get_desktop_state through nut-js', { skip: missing ?? false }
       const w = st.windows.find((x: any) => x.window_id === app.windowId());
       assert.equal(w.pid, app.pid);
       assert.equal(w.title, app.title);
-      assert.deepEqual(w.frame, geometry(app.windowId()));
+      assert.deepEqual(w.frame, geometry(d, app.windowId()));
       assert.equal(w.focused, app === a);
     }
     assert.ok(!r.text.includes('Hidden'), r.text);

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { startVerity, type Verity } from '../helpers/mcp.js';
 import { missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
+import { geometry, rootWindows } from './desk-truth.js';
 
 const missing = missingTools();
 const tmp = mkdtempSync(join(tmpdir(), 'verity-seeing-'));
@@ -22,19 +23,6 @@ let v: Verity;
 let a: GtkApp;
 let b: GtkApp;
 let hidden: GtkApp;
-
-type Bounds = { x: number; y: number; w: number; h: number };
-function geometry(id: number): Bounds {
-  const info = d.x('xwininfo', ['-id', String(id)]);
-  const n = (label: string) => Number(new RegExp(`${label}:\\s+(-?\\d+)`).exec(info)?.[1]);
-  return { x: n('Absolute upper-left X'), y: n('Absolute upper-left Y'), w: n('Width'), h: n('Height') };
-}
-/** A root property's window list, as xprop prints it (ids in hex). */
-const rootWindows = (name: string) =>
-  (d.x('xprop', ['-root', name]).split('#')[1] ?? '')
-    .split(',')
-    .map((s) => Number.parseInt(s.trim(), 16))
-    .filter((n) => n > 0);
 
 before(async () => {
   if (missing) return;
@@ -78,7 +66,7 @@ const pixel = (png: PNG, x: number, y: number) => {
 const isSwatchRed = ([r, g, bl]: readonly number[]) => r > 180 && g < 90 && bl < 90;
 
 /** The swatch's frame in A's screenshot pixels (client area), as get_window_state lists it. */
-async function swatchFrame(): Promise<Bounds> {
+async function swatchFrame(): Promise<{ x: number; y: number; w: number; h: number }> {
   const r = await v.call('get_window_state', { target: targetOf(a), format: 'full', include_screenshot: false });
   const e = r.structured.elements.find((x: any) => x.label === 'Swatch');
   assert.ok(e, r.text);
@@ -92,7 +80,7 @@ describe('zoom and get_desktop_state on X11 (openbox), with a blocked app', { sk
     assert.deepEqual([png.width, png.height], [f.w, f.h], 'the PNG is the region, at full resolution');
     assert.deepEqual([s.width, s.height, s.scale], [f.w, f.h, 1]);
     assert.ok(isSwatchRed(pixel(png, Math.floor(f.w / 2), Math.floor(f.h / 2))), `centre ${pixel(png, 2, 2)}`);
-    const g = geometry(a.windowId());
+    const g = geometry(d, a.windowId());
     assert.deepEqual(s.screen_region, { x: g.x + f.x, y: g.y + f.y, width: f.w, height: f.h }, 'per xwininfo');
   });
 
@@ -115,7 +103,7 @@ describe('zoom and get_desktop_state on X11 (openbox), with a blocked app', { sk
   });
 
   test('a region outside the window is refused naming the field; past an edge, clamped and said [matrix x11 gtk3 zoom refused]', async () => {
-    const g = geometry(a.windowId());
+    const g = geometry(d, a.windowId());
     const outside = await v.call('zoom', { target: targetOf(a), region: { x: g.w + 5, y: 0, width: 10, height: 10 } });
     assert.equal(outside.structured?.refusal?.code, 'invalid_arguments', outside.text);
     assert.match(outside.text, /region\.x: \d+ is past the right edge of window \d+'s client area/);
@@ -145,8 +133,8 @@ describe('zoom and get_desktop_state on X11 (openbox), with a blocked app', { sk
     });
     assert.equal(refused.structured?.refusal?.code, 'target_not_found', refused.text);
     // B's client area, where the blocked window covers part of it (per xwininfo): black there, B's pixels elsewhere.
-    const gb = geometry(b.windowId());
-    const gh = geometry(hidden.windowId());
+    const gb = geometry(d, b.windowId());
+    const gh = geometry(d, hidden.windowId());
     const { s, png } = await zoomed({ target: targetOf(b), region: { x: 0, y: 0, width: gb.w, height: gb.h } });
     assert.equal(s.blacked_out, 1, JSON.stringify(s));
     const inside = { x: gh.x - gb.x + 5, y: gh.y - gb.y + 5 };
@@ -171,7 +159,7 @@ describe('zoom and get_desktop_state on X11 (openbox), with a blocked app', { sk
   test("get_desktop_state: openbox's stacking order, active window, frames and the pointer, the blocked app left out [matrix x11 gtk3 get_desktop_state confirmed]", async () => {
     d.x('xdotool', ['windowactivate', '--sync', String(b.windowId())]);
     d.x('xdotool', ['mousemove', '--sync', '123', '456']);
-    await until(() => rootWindows('_NET_ACTIVE_WINDOW')[0] === b.windowId(), 'B active per xprop', 5000);
+    await until(() => rootWindows(d, '_NET_ACTIVE_WINDOW')[0] === b.windowId(), 'B active per xprop', 5000);
     const r = await v.call('get_desktop_state');
     assert.equal(r.isError, false, r.text);
     const st = r.structured;
@@ -181,7 +169,7 @@ describe('zoom and get_desktop_state on X11 (openbox), with a blocked app', { sk
     assert.deepEqual(st.cursor, { x: 123, y: 456 });
     assert.equal(st.focused_window_id, b.windowId());
     // Bottom to top as _NET_CLIENT_LIST_STACKING says, the blocked window left out.
-    const stacking = rootWindows('_NET_CLIENT_LIST_STACKING').filter((id) => id !== hidden.windowId());
+    const stacking = rootWindows(d, '_NET_CLIENT_LIST_STACKING').filter((id) => id !== hidden.windowId());
     assert.deepEqual(
       st.windows.map((w: any) => w.window_id),
       stacking,
@@ -199,12 +187,12 @@ describe('zoom and get_desktop_state on X11 (openbox), with a blocked app', { sk
       assert.equal(w.pid, app.pid);
       assert.equal(w.title, app.title);
       assert.ok(w.app.length > 0, `an app name for ${app.title}`);
-      assert.deepEqual(w.frame, geometry(app.windowId()), `${app.title}'s frame per xwininfo`);
+      assert.deepEqual(w.frame, geometry(d, app.windowId()), `${app.title}'s frame per xwininfo`);
       assert.equal(w.focused, app === b);
     }
     // The blocked window focused: no window is said to be.
     d.x('xdotool', ['windowactivate', '--sync', String(hidden.windowId())]);
-    await until(() => rootWindows('_NET_ACTIVE_WINDOW')[0] === hidden.windowId(), 'the blocked window active', 5000);
+    await until(() => rootWindows(d, '_NET_ACTIVE_WINDOW')[0] === hidden.windowId(), 'the blocked window active', 5000);
     const again = await v.call('get_desktop_state');
     assert.equal(again.structured.focused_window_id, null, again.text);
     assert.ok(

@@ -90,6 +90,15 @@ describe('downloads are bounded', () => {
     assert.equal(r.structured.effect, 'confirmed', r.text);
     noHostPath(r);
     const dls = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'download');
+    // A download the page starts after the click's result was built is told in the tab's next result (each of
+    // the four is its own saveAs): ask by a hover until all four are told (bounded), as the led-away test does.
+    for (let i = 0; i < 20 && dls.length < 4; i++) {
+      await sleep(250);
+      const again = await snapshot(v, { format: 'full' });
+      const next = await v.call('hover', { element_token: again.token('Download four') });
+      dls.push(...(next.structured.side_effects ?? []).filter((e: any) => e.kind === 'download'));
+      noHostPath(next);
+    }
     assert.equal(dls.length, 4, r.text);
     const kept = dls.filter((e: any) => e.state === 'completed');
     const refused = dls.filter((e: any) => e.state === 'refused');
@@ -122,7 +131,10 @@ describe('downloads are bounded', () => {
     }
     noHostPath(r);
     await sleep(1_500);
-    assert.deepEqual(folder().files.sort(), before.files.sort());
+    // Chromium removes a cancelled download's partial file (named by its guid) a moment after the cancel: the
+    // files kept are what must not change.
+    const kept = (files: string[]) => files.filter((f) => !/^[0-9a-f]{8}-[0-9a-f-]{27}$/.test(f)).sort();
+    assert.deepEqual(kept(folder().files), kept(before.files));
   });
 
   test('a click on a link to a page that downloads four files as it loads: a navigation is not a gesture, nothing saved', async () => {

@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  sameView,
   compareDesk,
   deskAround,
   deskReport,
@@ -285,4 +286,17 @@ describe('deskAround', () => {
     release();
     (await next)();
   });
+});
+
+test('two reads agree only when focus, stacking and pointer all do (the settled read after pointer input)', () => {
+  const view = { focus: 7, stacking: [5, 7], pointer: { x: 10, y: 20 } };
+  assert.equal(sameView(view, { ...view, stacking: [5, 7] }), true);
+  assert.equal(sameView(view, { ...view, focus: 5 }), false, 'the window manager moved focus meanwhile');
+  assert.equal(sameView(view, { ...view, stacking: [7, 5] }), false, 'or raised a window');
+  assert.equal(sameView(view, { ...view, pointer: { x: 11, y: 20 } }), false, 'or the pointer moved');
+  assert.equal(
+    sameView({ unread: { pointer: 'sway' } }, { unread: { pointer: 'sway' } }),
+    true,
+    'nothing read: nothing changed',
+  );
 });

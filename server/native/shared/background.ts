@@ -276,6 +276,38 @@ export function deskAround(probe: DeskProbe, lock = new DeskLock()) {
   };
 }
 
+/** How often, and how long at most, the desktop is read after pointer input until two reads agree. */
+const SETTLE_STEP_MS = 60;
+const SETTLE_MAX_MS = 1000;
+
+/** Whether two reads of the desktop say the same focus, stacking and pointer. */
+export function sameView(a: DeskView, b: DeskView): boolean {
+  return (
+    a.focus === b.focus &&
+    sameOrder(a.stacking ?? [], b.stacking ?? []) &&
+    a.pointer?.x === b.pointer?.x &&
+    a.pointer?.y === b.pointer?.y
+  );
+}
+
+/**
+ * The desktop after pointer input, once it stopped changing: a click's focus and raise are the window
+ * manager's answer to the press, in its own time (and nut-js sends the press from a process of its own), so a
+ * read right after the action can precede them and say `unchanged` falsely (seen under load). Read until two
+ * reads SETTLE_STEP_MS apart agree, at most SETTLE_MAX_MS; then the last read.
+ */
+async function settledRead(probe: DeskProbe): Promise<DeskView> {
+  let last = await readSafely(probe);
+  const until = Date.now() + SETTLE_MAX_MS;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, SETTLE_STEP_MS));
+    const next = await readSafely(probe);
+    if (sameView(last, next)) return next;
+    last = next;
+  }
+  return last;
+}
+
 /** Reads the desktop after an action, puts back what the plan says, and gives the account. */
 async function settle(
   probe: DeskProbe,
@@ -284,7 +316,7 @@ async function settle(
   background: boolean,
   action: ActionName,
 ): Promise<DeskCheck> {
-  const after = await readSafely(probe);
+  const after = pointerSent ? await settledRead(probe) : await readSafely(probe);
   const states = compareDesk(before, after, pointerSent);
   const plan = planRestore(before, after, states, { background, goals: GOALS[action] ?? [], probe });
   const failed: Partial<Record<DeskAspect, string>> = {};
