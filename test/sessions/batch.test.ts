@@ -195,6 +195,8 @@ describe('run_actions: running', () => {
       timings_ms: Object.keys(result.timings_ms ?? {})
         .filter((k) => ['resolve', 'deliver', 'verify'].includes(k))
         .sort(),
+      // Where the tab's console and requests stood: a number that grows with every call, the batch's or not.
+      ...(result.mark !== undefined ? { mark: typeof result.mark } : {}),
       ...(result.refusal
         ? { refusal: { ...result.refusal, message: result.refusal.message.replace(/^steps\.\d+ \([a-z_]+\): /, '') } }
         : {}),

@@ -276,9 +276,14 @@ export function deskAround(probe: DeskProbe, lock = new DeskLock()) {
   };
 }
 
-/** How often, and how long at most, the desktop is read after pointer input until two reads agree. */
-const SETTLE_STEP_MS = 60;
-const SETTLE_MAX_MS = 1000;
+/**
+ * After pointer input the desktop is read every SETTLE_STEP_MS until it held still for SETTLE_QUIET_MS, at
+ * most SETTLE_MAX_MS: a click-to-focus window manager asks the clicked app to take focus (WM_TAKE_FOCUS) and
+ * says it active only once the app did, which a busy app does late.
+ */
+const SETTLE_STEP_MS = 50;
+const SETTLE_QUIET_MS = 300;
+const SETTLE_MAX_MS = 2000;
 
 /** Whether two reads of the desktop say the same focus, stacking and pointer. */
 export function sameView(a: DeskView, b: DeskView): boolean {
@@ -293,16 +298,17 @@ export function sameView(a: DeskView, b: DeskView): boolean {
 /**
  * The desktop after pointer input, once it stopped changing: a click's focus and raise are the window
  * manager's answer to the press, in its own time (and nut-js sends the press from a process of its own), so a
- * read right after the action can precede them and say `unchanged` falsely (seen under load). Read until two
- * reads SETTLE_STEP_MS apart agree, at most SETTLE_MAX_MS; then the last read.
+ * read right after the action can precede them and say `unchanged` falsely (seen under load: openbox raised
+ * the clicked window at once and made it active later). Then the last read, whether it held still or not.
  */
 async function settledRead(probe: DeskProbe): Promise<DeskView> {
   let last = await readSafely(probe);
-  const until = Date.now() + SETTLE_MAX_MS;
-  while (Date.now() < until) {
+  let stillSince = Date.now();
+  const until = stillSince + SETTLE_MAX_MS;
+  while (Date.now() < until && Date.now() - stillSince < SETTLE_QUIET_MS) {
     await new Promise((r) => setTimeout(r, SETTLE_STEP_MS));
     const next = await readSafely(probe);
-    if (sameView(last, next)) return next;
+    if (!sameView(last, next)) stillSince = Date.now();
     last = next;
   }
   return last;
