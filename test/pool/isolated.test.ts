@@ -46,16 +46,14 @@ describe('--isolated: a browser context per session in one local Chromium', () =
     const r = await a.call('click', { element_token: snap.token('Download four') });
     assert.equal(r.structured.effect, 'confirmed', r.text);
     const downloads = (r.structured.side_effects ?? []).filter((e: any) => e.kind === 'download');
-    assert.deepEqual(
-      downloads.map((e: any) => e.state),
-      ['completed', 'completed', 'completed', 'completed'],
+    // Each is told as it stands when the result is built: a late one still in progress, then kept.
+    assert.equal(downloads.length, 4, r.text);
+    assert.ok(
+      downloads.every((e: any) => e.state === 'completed' || e.state === 'in_progress'),
       r.text,
     );
-    assert.deepEqual(readdirSync(setup.dir('downloads')).sort(), [
-      'part-1.bin',
-      'part-2.bin',
-      'part-3.bin',
-      'part-4.bin',
-    ]);
+    const saved = () => readdirSync(setup.dir('downloads')).sort();
+    for (let i = 0; i < 50 && saved().length < 4; i++) await new Promise((done) => setTimeout(done, 100));
+    assert.deepEqual(saved(), ['part-1.bin', 'part-2.bin', 'part-3.bin', 'part-4.bin']);
   });
 });
