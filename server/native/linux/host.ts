@@ -40,7 +40,7 @@ import { orderDesktop } from '../shared/desktop-state.js';
 import { descendsFrom, processFacts, processName } from '../shared/processes.js';
 import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
 import { Launcher } from '../shared/launch.js';
-import { requestClose, windowManager } from './transport/ewmh.js';
+import { linuxDesktop } from './desktop.js';
 
 export interface LinuxHostOptions {
   /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
@@ -248,10 +248,7 @@ export class LinuxHost implements NativeHost {
       await swayCommand(id, 'kill');
       return 'sway (its IPC) kill';
     }
-    const wm = await windowManager();
-    if (!wm) return null;
-    await requestClose(id);
-    return `_NET_CLOSE_WINDOW to ${wm}`;
+    return linuxDesktop.closeWindow(id);
   }
 
   /** An X11 window's title (the router matches it to the driven browser's tab titles). */
