@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  raisedUnfocused,
   sameView,
   compareDesk,
   deskAround,
@@ -278,6 +279,39 @@ describe('deskAround', () => {
     assert.match(r.delivery.note!, /no display/);
   });
 
+  test('a click whose window was raised at once and focused late (a busy app taking the focus): waited for, said moved', async () => {
+    const { now, probe } = memoryDesk(before);
+    const r = await deskAround(probe)(
+      target('foreground'),
+      async () => {
+        notePointerMotion();
+        now.stacking = [C, B, A]; // raised on the press; the app takes the focus past the 300 ms of stillness
+        setTimeout(() => {
+          now.focus = A;
+        }, 700);
+        return resultOf('foreground');
+      },
+      'click',
+    );
+    assert.deepEqual(r.delivery.moved, ['focus', 'z_order'], JSON.stringify(r.delivery));
+    assert.equal(now.focus, A);
+  });
+
+  test('a raised window that never takes the focus: the focus is unread at the bound, saying why, never unchanged', async () => {
+    const { now, probe } = memoryDesk(before);
+    const r = await deskAround(probe)(
+      target('foreground'),
+      async () => {
+        notePointerMotion();
+        now.stacking = [C, B, A];
+        return resultOf('foreground');
+      },
+      'click',
+    );
+    assert.deepEqual(r.delivery.unread, ['focus'], JSON.stringify(r.delivery));
+    assert.match(r.delivery.note!, /raised by the action and still lacked the focus/);
+  });
+
   test('one action at a time on the desktop; a wait past its bound is refused target_busy', async () => {
     const lock = new DeskLock();
     const release = await lock.acquire();
@@ -299,4 +333,11 @@ test('two reads agree only when focus, stacking and pointer all do (the settled 
     true,
     'nothing read: nothing changed',
   );
+});
+
+test('a window the action raised without the focus is pending; an unchanged top, a focused top or an unread one is not', () => {
+  assert.equal(raisedUnfocused(before, { ...before, stacking: [C, B, A] }), A);
+  assert.equal(raisedUnfocused(before, { ...before, stacking: [C, B, A], focus: A }), undefined);
+  assert.equal(raisedUnfocused(before, { ...before, focus: A }), undefined, 'the top is as it was');
+  assert.equal(raisedUnfocused(before, { focus: B, unread: { z_order: 'no WM' } }), undefined);
 });

@@ -16,6 +16,7 @@ import type { LinuxDesktop } from '../shared/desktop.js';
 import { descendsFrom, processFacts, processName } from '../shared/processes.js';
 import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
 import { Launcher } from '../shared/launch.js';
+import { notePointerMotion } from '../shared/background.js';
 import { NutProcess } from './process.js';
 
 export type Rect = { x: number; y: number; w: number; h: number };
@@ -35,6 +36,9 @@ export interface NutjsOptions {
   /** On Linux, the desktop's windows, focus and keyboard map (Verity's X11 client): required there. */
   desktop?: LinuxDesktop;
 }
+
+/** The helper's operations that move the real pointer (and may press on a window). */
+const POINTER_OPS = new Set(['click', 'move', 'scroll', 'drag']);
 
 const contains = (r: Rect, p: { x: number; y: number }) =>
   p.x >= r.x && p.y >= r.y && p.x < r.x + r.w && p.y < r.y + r.h;
@@ -61,6 +65,8 @@ export class NutjsHost implements NativeHost {
   /** Asks the helper, once the display it needs is known to answer (nut-js without one kills its process). */
   async call<T>(op: string, args: Record<string, unknown> = {}): Promise<T> {
     if (this.desktop) await this.desktop.requireDisplay();
+    // The desk check after the action then waits for the window manager's answer to the press (background.ts).
+    if (POINTER_OPS.has(op)) notePointerMotion();
     return this.nut.request<T>(op, args);
   }
 
