@@ -4,7 +4,8 @@
 // control-ui/src, extension/, bench/ or scripts/, type imports included. Imports are read with the TypeScript
 // compiler's parser (static, `import type`, `export … from`, `import('…')` and `import('…').T` types); CDP use is
 // a command sent or an event listened to by name (a string or a template), a CDP session opened, or
-// puppeteer-core imported (its types too). Exits 1 naming each file, its import and the rule it breaks.
+// puppeteer-core imported (its types too). And no hand-written server/ file over MAX_LINES lines. Exits 1
+// naming each file, its import and the rule it breaks.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,14 @@ const TREES = ['server', 'control-ui/src', 'extension', 'bench', 'scripts'];
  * (issue 43). Anything else under server/ that reads it fails: take the value as an argument or option instead.
  */
 const ENV_READERS = ['server/cli/main.ts'];
+
+/**
+ * The most lines a hand-written TypeScript file under server/ may have (issue 43: a file has one job, and a
+ * newcomer reads it whole). Longer fails, naming the file: split it by job (the old path may re-export).
+ */
+const MAX_LINES = 600;
+/** Generated files under server/, excepted from MAX_LINES by name (none today). */
+const GENERATED = [];
 
 /** Packages that are CDP: importing them (types included) is speaking CDP. */
 const CDP_PACKAGES = ['puppeteer-core', 'devtools-protocol'];
@@ -493,7 +502,9 @@ function scan(root, file) {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return { imports, cdp, env };
+  // Lines as `wc -l` counts them (a last line without its newline counts too).
+  const lines = (text.match(/\n/g) ?? []).length + (text && !text.endsWith('\n') ? 1 : 0);
+  return { imports, cdp, env, lines };
 }
 
 /**
@@ -515,7 +526,7 @@ const packageOf = (specifier) =>
 const PENDING_CYCLES = [];
 
 /** Checks the tree under `root` (default: this repository); returns the problems and the notes. */
-export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
+export function checkDeps(root = REPO, pending = PENDING_CYCLES, generated = GENERATED) {
   const files = TREES.flatMap((tree) => list(root, tree));
   const notes = [];
   const problems = [];
@@ -523,7 +534,11 @@ export function checkDeps(root = REPO, pending = PENDING_CYCLES) {
   /** Each file's imports that stay at run time (types are erased): what a bundle of it carries. */
   const runtime = new Map();
   for (const file of files) {
-    const { imports, cdp, env } = scan(root, file);
+    const { imports, cdp, env, lines } = scan(root, file);
+    if (file.startsWith('server/') && file.endsWith('.ts') && lines > MAX_LINES && !generated.includes(file))
+      problems.push(
+        `${file}: ${lines} lines, over the bound of ${MAX_LINES} for a hand-written server file: split it into files with one job each (a generated file is named in GENERATED in scripts/check-deps.mjs)`,
+      );
     if (file.startsWith('server/') && !matches(file, ENV_READERS))
       for (const e of env)
         problems.push(

@@ -30,6 +30,7 @@ import type {
 } from '../gateway/protocol.js';
 import { type LinePlace, newSegment, readLineAt, readSegments, type Segment } from './segments.js';
 import { type AuditInput, boundedActor, boundedInput, boundedKey, LINE_MAX, storedLine } from './entry-bounds.js';
+import type { AuditQuery, AuditUnavailable, FleetBrakeVerb, NoRoom, Retention } from './shapes.js';
 
 export { LINE_MAX };
 
@@ -40,39 +41,10 @@ export type AuditEvidence = EvidenceItem;
 
 export type { AuditInput };
 
-export interface AuditQuery {
-  sessionKey?: string;
-  tool?: string;
-  verdict?: string;
-  kind?: AuditKind;
-  /** The agent: its actor's client name, across its sessions. */
-  client?: string;
-  /** A shared store's filter: the gateway that wrote the entry (this trail's own entries name none). */
-  gateway?: string;
-  text?: string;
-  /** ISO times or epoch ms: entries at or after `from`, before `to`. */
-  from?: number;
-  to?: number;
-  /** Page back: only entries with an id below this. */
-  before?: number;
-  limit?: number;
-}
-
-export interface Retention {
-  /** Entries older than this leave (whole segments); nothing younger is ever deleted. */
-  maxAgeMs: number;
-  /** The trail's size cap: never exceeded; agents are refused before it would be. */
-  maxBytes: number;
-}
-
-/** The brake verbs a console may send to the whole fleet (fleet.brake). */
-export type FleetBrakeVerb = 'stop' | 'pause' | 'resume';
-
-/** Why an entry is not yet where the operators read it: said in the call's result and on stderr. */
-export interface AuditUnavailable {
-  code: 'audit_unavailable';
-  message: string;
-}
+// What the trail's callers and the stores share: a query, the retention, the fleet brake's verbs, and why an
+// entry or a session's call is held back.
+export type { AuditQuery, AuditUnavailable, FleetBrakeVerb, NoRoom, Retention } from './shapes.js';
+export { retentionOf } from './shapes.js';
 
 /** What one session holds of the trail, and what it was refused for lack of room. */
 interface SessionUse {
@@ -80,12 +52,6 @@ interface SessionUse {
   entries: number;
   /** Entries not written because the trail or the session's share was full (counted, not kept). */
   refused: number;
-}
-
-/** Why a session may add nothing more to the trail now, and when room is expected (the oldest segment ages out). */
-export interface NoRoom {
-  message: string;
-  retryAfterS: number;
 }
 
 /** An entry in the index: what the filters read without reading its line, and where that line lies. */
@@ -623,9 +589,4 @@ export class AuditStore extends EventEmitter<{ entry: [entry: AuditEntry]; fleet
       return null;
     }
   }
-}
-
-/** Retention from the environment: VERITY_AUDIT_MAX_AGE_DAYS (default 30) and VERITY_AUDIT_MAX_MB (default 256). */
-export function retentionOf(maxAgeDays: number | undefined, maxMb: number | undefined): Retention {
-  return { maxAgeMs: (maxAgeDays ?? 30) * 86_400_000, maxBytes: (maxMb ?? 256) * 1024 * 1024 };
 }

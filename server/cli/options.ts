@@ -9,8 +9,8 @@
 // Only the parser is loaded up front: --help, --version and a refused command line answer at once; the
 // server's modules (the SDK, puppeteer, the tools) are imported once a command runs.
 import { delimiter } from 'node:path';
-import type { VerityOptions } from '../core.js';
 import type { KindValues } from './kinds.js';
+import type { Kind, OptionSpec } from './option-spec.js';
 import { CHANNELS } from '../cdp/browser/discovery.js';
 import { CAPABILITIES } from '../contract/capabilities.js';
 import {
@@ -26,52 +26,9 @@ import {
   viewportOf,
 } from './values.js';
 
-export type Command = 'start' | 'mcp' | 'doctor';
-
-/**
- * string; boolean (--x, --no-x; env and config: 1/0, true/false, yes/no, on/off); port 0..65535; a positive
- * integer; list (the flag may repeat, each value split at `split`; the environment variable is split the same
- * way; a config value is an array or a string). Their value types are zod schemas (cli/kinds.ts), taken here
- * as types only.
- */
-type Kind = keyof KindValues;
-
-export interface OptionSpec {
-  /** The flag without its dashes; also the option's key in a --config file. */
-  name: string;
-  kind: Kind;
-  commands: readonly Command[];
-  help: string;
-  /** The value's placeholder in --help. */
-  arg?: string;
-  /** What applies when the option is not given (for --help and docs/options.md). */
-  default?: string;
-  /** That default as a value, where it is one (Config holds it when no layer gives the option). */
-  value?: unknown;
-  /** The VerityOptions field the value goes to (the others are read by name below). */
-  key?: keyof VerityOptions;
-  /** Configures a server of its own: `verity mcp` given it (any way) does not join a running gateway. */
-  own?: true;
-  /** The environment variable, when it is not VERITY_ and the name in capitals. */
-  env?: string;
-  /** list: where a value is split into several (e.g. ','). */
-  split?: string;
-  /** Checks and converts one value (string or list item); throws an Error naming `from` and what is wrong. */
-  parse?: (raw: string, from: string) => unknown;
-  /** list: reads the whole environment variable (instead of splitting it at `split`). */
-  envParse?: (raw: string, from: string) => unknown[];
-  /** Its value may itself start with "--" (a Chromium flag): `--browser-arg --lang=fr` takes the next word as is. */
-  dashValue?: true;
-  /** Not taken: refused with this message wherever it is given (e.g. a secret that would show in `ps`). */
-  refused?: string;
-  /**
-   * Options refused beside this one, when both are given (as something: not false, not an empty list). The
-   * refusal names those given, then says `why`.
-   */
-  conflicts?: { options: readonly string[]; why: string };
-  /** The option this one needs: given without it, it is refused as `--<name> <why>, which is not given`. */
-  requires?: { option: string; why: string };
-}
+// What a row says, and the commands (their help text), are declared beside this table.
+export type { Command, OptionSpec } from './option-spec.js';
+export { COMMANDS } from './commands.js';
 
 const BOTH = ['start', 'mcp'] as const;
 const START = ['start'] as const;
@@ -594,28 +551,4 @@ export const envName = (option: OptionSpec) => option.env ?? `VERITY_${option.na
 /** Flags that are another spelling of an option: --headful is --no-headless. */
 export const ALIASES: Record<string, { name: string; value: boolean }> = {
   headful: { name: 'headless', value: false },
-};
-
-export const COMMANDS: Record<Command, { short: string; long: string }> = {
-  mcp: {
-    short: 'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code, Codex)',
-    long:
-      'MCP over stdio, for clients that start their servers (Claude Code, Claude Desktop, Cursor, VS Code,\n' +
-      'Codex). With a `verity start` running and no option that configures a server of its own, it joins\n' +
-      'that gateway (its browser, its Control UI); --standalone keeps it apart.',
-  },
-  doctor: {
-    short: 'what works on this machine (browser, display, AT-SPI) and how to fix the rest',
-    long:
-      'What works on this machine and what to do about the rest: the browser found (path, version, how it was ' +
-      'found), the native backend and why, the display server (X11, Wayland, XWayland), the AT-SPI bus, and ' +
-      'the OS permissions native input needs. Exits 0 unless it cannot run; --json for programs.',
-  },
-  start: {
-    short: "the gateway: the Control UI, MCP over Streamable HTTP at /mcp, the extension's WebSocket",
-    long:
-      'The gateway, on one loopback port: the Control UI at /, MCP over Streamable HTTP at /mcp (with a\n' +
-      "Bearer token), the companion extension's WebSocket at /gateway. It prints the URLs, the token and\n" +
-      'an entry for HTTP MCP clients.',
-  },
 };

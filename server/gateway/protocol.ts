@@ -3,6 +3,9 @@
 // do next. The server, the Control UI and the extension all take their types from here (z.infer), so this
 // file imports nothing but zod and the shapes it shares with the rest of the server (contract/wire.ts, zod
 // only): no node: module, so Vite and esbuild bundle it for the browser as it is.
+//
+// Its parts are in protocol/ (the frames, handshake and errors; what methods and events carry; the brake's and
+// the audit trail's shapes), re-exported here; this file holds the method and event tables. Import from here.
 import { z } from 'zod';
 import {
   actionEntry,
@@ -13,6 +16,28 @@ import {
   panelInput,
   sessionRow,
 } from '../contract/wire.js';
+import {
+  auditEntry,
+  auditExportParams,
+  auditImageParams,
+  auditPage,
+  auditQueryParams,
+  auditSession,
+  brakeParams,
+  fleetView,
+  sessionKey,
+} from './protocol/audit.js';
+import type { connectParams, HelloOk, Scope } from './protocol/frames.js';
+import {
+  pairingRow,
+  panelViewport,
+  policySummary,
+  relayCommand,
+  screencastFrame,
+  sessionsDelta,
+  sharedTab,
+  uiCommand,
+} from './protocol/payloads.js';
 
 // The shapes that cross more than the gateway's boundary are declared once in contract/wire.ts.
 export { actionEntry, approvalRequest, approvalResolved, brakeState, evidenceItem, panelInput, sessionRow };
@@ -26,357 +51,13 @@ export type {
   SessionRow,
 } from '../contract/wire.js';
 
-export const SCOPES = ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-/**
- * Who a credential is, and the scopes it holds (the server grants the intersection with what connect
- * asks for). The agent credential holds none here: it reaches /mcp only and is refused at the gateway.
- * A relay is a paired extension presenting its pairing's relay secret.
- */
-export type Role = 'operator' | 'relay';
-export const ROLE_SCOPES: Record<Role | 'agent', readonly Scope[]> = {
-  operator: SCOPES,
-  relay: ['operator.read', 'operator.write'],
-  agent: [],
-};
-
-/** Frames larger than this are refused (before connect: much smaller). */
-export const MAX_FRAME_BYTES = 1024 * 1024;
-export const MAX_PRECONNECT_BYTES = 64 * 1024;
-
-// ---- frames ----
-
-export const requestId = z.union([z.string().min(1).max(128), z.number().int()]);
-
-export const requestFrame = z.strictObject({
-  type: z.literal('req'),
-  id: requestId,
-  method: z.string().min(1).max(128),
-  params: z.unknown().optional(),
-});
-export type RequestFrame = z.infer<typeof requestFrame>;
-
-/** TOO_MANY: a bound on a table a client grows (links, connections, ...) was reached; details.limit says which. */
-export const ERROR_CODES = [
-  'INVALID_REQUEST',
-  'FORBIDDEN',
-  'UNAUTHORIZED',
-  'UNAVAILABLE',
-  'NOT_FOUND',
-  'TOO_LARGE',
-  'TOO_MANY',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-export const errorShape = z.strictObject({
-  code: z.enum(ERROR_CODES),
-  message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
-
-/** The answer to a request; id is null when the request could not even be read. */
-export const responseFrame = z.union([
-  z.strictObject({ type: z.literal('res'), id: requestId.nullable(), ok: z.literal(true), payload: z.unknown() }),
-  z.strictObject({ type: z.literal('res'), id: requestId.nullable(), ok: z.literal(false), error: errorShape }),
-]);
-export type ResponseFrame = z.infer<typeof responseFrame>;
-
-/** An event; seq counts the events of one connection (1, 2, 3, ...). */
-export const eventFrame = z.strictObject({
-  type: z.literal('event'),
-  event: z.string(),
-  payload: z.unknown(),
-  seq: z.number().int(),
-});
-export type EventFrame = z.infer<typeof eventFrame>;
-
-/** Every frame the gateway sends. */
-export type ServerFrame = ResponseFrame | EventFrame;
-
-// ---- connect ----
-
-export const connectParams = z.strictObject({
-  client: z.strictObject({
-    id: z.string().min(1).max(128),
-    version: z.string().max(64),
-    mode: z.string().min(1).max(32),
-    displayName: z.string().max(128).optional(),
-  }),
-  caps: z.array(z.string().max(64)).max(64).default([]),
-  role: z.literal('operator'),
-  scopes: z.array(z.enum(SCOPES)).max(8),
-  auth: z.strictObject({ token: z.string().min(1).max(512) }),
-});
-export type ConnectParams = z.infer<typeof connectParams>;
-
-/**
- * The one frame before connect, sent only to a socket opened as `/gateway?challenge=1`: a nonce the
- * client proves the operator credential with (`auth.token` = `proof.` + hex HMAC-SHA256(credential,
- * nonce)) instead of sending it, so whatever answers on the port in the gateway's absence never sees it.
- */
-export const CONNECT_CHALLENGE = 'connect.challenge' as const;
-export const connectChallenge = z.strictObject({
-  type: z.literal('event'),
-  event: z.literal(CONNECT_CHALLENGE),
-  payload: z.strictObject({ nonce: z.string() }),
-  seq: z.literal(0),
-});
-export const PROOF_PREFIX = 'proof.' as const;
-
-export const helloOk = z.strictObject({
-  type: z.literal('hello-ok'),
-  connId: z.string(),
-  scopes: z.array(z.string()),
-  /** The methods and events this connection's scopes reach. */
-  methods: z.array(z.string()),
-  events: z.array(z.string()),
-  policy: z.strictObject({ maxPayload: z.number().int() }),
-  /**
-   * Operator connections: a single-use ticket that connects once more in place of the credential (as
-   * `auth.token`), for a reloaded page that keeps no credential in web storage (gateway/resume.ts).
-   */
-  resume_token: z.string().optional(),
-});
-export type HelloOk = z.infer<typeof helloOk>;
-
-// ---- what methods and events carry ----
-
-/** sessions.changed: a delta against the rows sent before (sessions.list gives the whole list). */
-export const sessionsDelta = z.strictObject({
-  added: z.array(sessionRow),
-  updated: z.array(sessionRow),
-  removed: z.array(z.string()),
-});
-export type SessionsDelta = z.infer<typeof sessionsDelta>;
-
-/** How the layout of one Control UI changes: an agent's `screen` call or the operator's own click. */
-export const uiCommand = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('split'),
-    direction: z.enum(['right', 'down']),
-    sessionKey: z.string().max(512).optional(),
-  }),
-  z.strictObject({ kind: z.enum(['close-pane', 'focus', 'navigate']), sessionKey: z.string().max(512).optional() }),
-  z.strictObject({ kind: z.literal('sidebar'), visible: z.boolean() }),
-  z.strictObject({
-    kind: z.literal('panel'),
-    panel: z.enum(['terminal', 'browser']),
-    open: z.boolean(),
-    dock: z.enum(['bottom', 'right']).optional(),
-  }),
-]);
-export type UiCommand = z.infer<typeof uiCommand>;
-
-export const pairingRow = z.strictObject({
-  id: z.string(),
-  origin: z.string(),
-  createdAt: z.string(),
-  /** When its relay last connected or disconnected; unused for --pairing-max-idle-days, it is removed. */
-  lastUsedAt: z.string(),
-  connected: z.boolean(),
-});
-export type PairingRow = z.infer<typeof pairingRow>;
-
-/** A tab the extension shares (in its "Verity" tab group); attachId changes when it is attached afresh. */
-export const sharedTab = z.strictObject({
-  targetId: z.string().min(1).max(128),
-  tabId: z.number().int(),
-  url: z.string().max(8192),
-  title: z.string().max(1024),
-  attachId: z.number().int(),
-});
-export type SharedTab = z.infer<typeof sharedTab>;
-
-/** A CDP command the gateway asks the extension to run once on a shared tab (answered with relay.result). */
-export const relayCommand = z.strictObject({
-  id: z.string(),
-  targetId: z.string(),
-  sessionId: z.string().optional(),
-  method: z.string(),
-  params: z.unknown(),
-});
-export type RelayCommand = z.infer<typeof relayCommand>;
-
-export const screencastFrame = z.strictObject({
-  data: z.string(),
-  width: z.number(),
-  height: z.number(),
-  tab_id: z.string(),
-});
-export type ScreencastFrame = z.infer<typeof screencastFrame>;
-
-/** The browser panel's size in CSS pixels and its device pixel ratio (bounded again in screencast.ts). */
-export const panelViewport = z.strictObject({
-  width: z.number().finite().min(1).max(10_000),
-  height: z.number().finite().min(1).max(10_000),
-  dpr: z.number().finite().min(0.25).max(8),
-});
-export type PanelViewport = z.infer<typeof panelViewport>;
-
-// ---- the brake and the audit trail (sessions/brake.ts, audit/) ----
-
-const sessionKey = z.string().min(1).max(512);
-/** sessions.stop / sessions.pause / sessions.resume / sessions.end (scope operator.write). */
-export const brakeParams = z.strictObject({ sessionKey });
-export type BrakeParams = z.infer<typeof brakeParams>;
-
-/**
- * Who acted, as the trail keeps it for good (the session may end, the gateway restart): the MCP client's
- * name and version (initialize's clientInfo), the credential it connected with (an id, never the secret),
- * its connection and the session label.
- */
-export const auditActor = z.strictObject({
-  client: z.string(),
-  client_version: z.string(),
-  /** `agent` (the agent credential over /mcp), `agent+link:<id>` (with an agent link; the id is a hash, not the link), `stdio` (started by its client). */
-  credential: z.string(),
-  connection: z.string(),
-  /** The session label; `implicit` for the connection's default session. */
-  session: z.string(),
-  transport: z.string(),
-});
-export type AuditActor = z.infer<typeof auditActor>;
-
-export const auditKinds = ['call', 'approval', 'brake', 'operator_input'] as const;
-export type AuditKind = (typeof auditKinds)[number];
-
-/**
- * One entry of the audit trail: audit/store.ts writes it as one JSONL line, audit.query pages through
- * them, and the audit.entry event carries each new one (without its result).
- */
-export const auditEntry = z.strictObject({
-  id: z.number().int(),
-  at: z.string(),
-  kind: z.enum(auditKinds),
-  sessionKey: z.string(),
-  /** The tool of a call or approval; the brake's verb (stop, pause, resume, end); browser.input for operator input. */
-  tool: z.string(),
-  /**
-   * A call: its effect (confirmed, mismatch, ...), `refused`, `ok` or `failed`. An approval: requested,
-   * approved, denied, timed_out, cancelled. The brake: stopped, paused, resumed, ended. Input: input.
-   */
-  verdict: z.string(),
-  /** One line for the log: the arguments with element tokens shown as their labels. */
-  summary: z.string(),
-  args: z.record(z.string(), z.unknown()).optional(),
-  result: z.unknown().optional(),
-  isError: z.boolean().optional(),
-  refusal: z.strictObject({ code: z.string(), message: z.string() }).optional(),
-  evidence: z.array(evidenceItem).optional(),
-  /** element_token -> `role "name"` at the time of the call. */
-  labels: z.record(z.string(), z.string()).optional(),
-  /** Who did it, for what an operator did (approve, deny, stop, input). */
-  by: z.string().optional(),
-  /** The agent whose session this is (every entry of a session that had a connection). */
-  actor: auditActor.optional(),
-  /** An approval: the page or app the held call acted on. */
-  target: approvalRequest.shape.target,
-  /** The approval a call went through, and who gave it. */
-  approval: z.strictObject({ id: z.string(), by: z.string().optional() }).optional(),
-  duration_ms: z.number().optional(),
-  /** With a shared audit store (--audit-store postgres://…): the gateway that wrote it (its own id is local to that gateway). */
-  gateway: z.string().optional(),
-  /** The call's recording step: the folder and its before/after PNG file names. */
-  recording: z
-    .strictObject({
-      dir: z.string(),
-      step: z.number().int(),
-      before: z.string().optional(),
-      after: z.string().optional(),
-      /** Where the call's target element was in the images (CSS pixels of the page), when a token named it. */
-      target: z.strictObject({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }).optional(),
-    })
-    .optional(),
-});
-export type AuditEntry = z.infer<typeof auditEntry>;
-
-const when = z.union([z.string().max(64), z.number()]).optional();
-/** audit.query: newest first, paged back with `before` (the previous page's next_before). Times are ISO strings or epoch ms. */
-export const auditQueryParams = z
-  .strictObject({
-    sessionKey: sessionKey.optional(),
-    tool: z.string().max(128).optional(),
-    verdict: z.string().max(64).optional(),
-    kind: z.enum(auditKinds).optional(),
-    /** The agent: entries whose actor's client (clientInfo name) is this, across its sessions. */
-    client: z.string().max(256).optional(),
-    /** With a shared audit store: only the entries this gateway wrote (entry.gateway). */
-    gateway: z.string().max(256).optional(),
-    text: z.string().max(500).optional(),
-    from: when,
-    to: when,
-    before: z.number().int().min(1).optional(),
-    limit: z.number().int().min(1).max(500).default(100),
-  })
-  .optional();
-export type AuditQueryParams = z.infer<typeof auditQueryParams>;
-/** A page of audit.query: `next_before` continues the search (null: the beginning of the trail). */
-export const auditPage = z.strictObject({
-  entries: z.array(auditEntry),
-  next_before: z.number().int().nullable(),
-  total: z.number().int(),
-});
-export type AuditPage = z.infer<typeof auditPage>;
-/** The sessions the trail knows, newest first. */
-export const auditSession = z.strictObject({
-  sessionKey: z.string(),
-  entries: z.number().int(),
-  /** What its entries take of the trail (each session may hold up to the result's share_bytes). */
-  bytes: z.number().int(),
-  /** Its calls that were refused and not kept because it or the trail had no room (too_many_audit_bytes). */
-  refused: z.number().int().optional(),
-  last: z.string(),
-  /** Who the session's agent was (kept after it ended). */
-  actor: auditActor.optional(),
-});
-export type AuditSession = z.infer<typeof auditSession>;
-/**
- * The fleet's sessions (fleet.sessions, fleet.changed): with a shared audit store every gateway publishes its
- * session rows and a heartbeat to the database; a gateway whose heartbeat is older than the bound is gone,
- * and its sessions are shown ended (`ended_reason: "gateway gone"`). Without one: `shared` false, this
- * gateway alone (its own rows are sessions.list).
- */
-export const fleetView = z.strictObject({
-  shared: z.boolean(),
-  /** This gateway's name in the shared trail (entry.gateway), null without one. */
-  gateway: z.string().nullable(),
-  /** A gateway is gone when its heartbeat is older than this. */
-  gone_after_ms: z.number().int(),
-  gateways: z.array(z.strictObject({ gateway: z.string(), heartbeat: z.string(), live: z.boolean() })),
-  sessions: z.array(
-    z.strictObject({
-      gateway: z.string(),
-      live: z.boolean(),
-      ended_reason: z.literal('gateway gone').optional(),
-      row: sessionRow,
-    }),
-  ),
-  /** Calls held for an operator on every live gateway (this one's too): any console may decide them (fleet.resolve). */
-  approvals: z.array(z.strictObject({ gateway: z.string(), request: approvalRequest })),
-});
-export type FleetView = z.infer<typeof fleetView>;
-
-/** audit.image: a recorded call's before or after PNG, base64. */
-export const auditImageParams = z.strictObject({ id: z.number().int().min(1), which: z.enum(['before', 'after']) });
-/** audit.export: a one-time download URL (GET, valid 60 s) for a session's trail as JSONL or a zip with its images. */
-export const auditExportParams = z.strictObject({ sessionKey, format: z.enum(['jsonl', 'zip']).default('jsonl') });
-export type AuditExportParams = z.infer<typeof auditExportParams>;
+// The protocol's parts, each in its own file under protocol/: this file is the one import point for the
+// server, the Control UI and the extension.
+export * from './protocol/frames.js';
+export * from './protocol/payloads.js';
+export * from './protocol/audit.js';
 
 // ---- methods: params and results ----
-
-/** The active policy as the operator's console shows it (server/policy.ts summary()): null lists mean "any". */
-export const policySummary = z.strictObject({
-  source: z.string(),
-  allowed_origins: z.array(z.string()).nullable(),
-  blocked_origins: z.array(z.string()),
-  url_schemes: z.array(z.string()),
-  allowed_apps: z.array(z.string()).nullable(),
-  blocked_apps: z.array(z.string()),
-  require_approval: z.array(z.string()),
-  always_refused: z.array(z.string()),
-});
-export type PolicySummary = z.infer<typeof policySummary>;
 
 const none = z.strictObject({}).optional();
 const ok = z.strictObject({ ok: z.literal(true) });
@@ -600,30 +281,3 @@ export type EventPayload<E extends EventName> = z.infer<(typeof EVENT_SCHEMAS)[E
 export const EVENT_SCOPES: Record<string, Scope | null> = Object.fromEntries(
   Object.entries(EVENT_SCHEMAS).map(([name, e]) => [name, e.scope]),
 );
-
-// ---- errors and scopes ----
-
-export class GatewayError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-/** Whether granted scopes satisfy a required one: admin satisfies everything, write satisfies read. */
-export function hasScope(granted: readonly string[], required: Scope): boolean {
-  if (granted.includes('operator.admin')) return true;
-  if (required === 'operator.read' && granted.includes('operator.write')) return true;
-  return granted.includes(required);
-}
-
-export function missingScope(method: string, required: Scope): GatewayError {
-  return new GatewayError(
-    'FORBIDDEN',
-    `${method} needs the ${required} scope; reconnect with "${required}" in connect.scopes (the Control UI asks for it; scopes come from the credential: operator.admin and operator.approvals only from the operator credential)`,
-    { missingScope: required, requiredScopes: [required] },
-  );
-}

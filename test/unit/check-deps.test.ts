@@ -9,12 +9,16 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../helpers/fixtures.js';
 
-type Check = (root?: string, pending?: string[][]) => { files: number; problems: string[]; notes: string[] };
+type Check = (
+  root?: string,
+  pending?: string[][],
+  generated?: string[],
+) => { files: number; problems: string[]; notes: string[] };
 const load = async () =>
   ((await import(pathToFileURL(join(ROOT, 'scripts', 'check-deps.mjs')).href)) as { checkDeps: Check }).checkDeps;
 
 /** Checks a tree of the given files; returns its problems and notes, and `has` to look for one. */
-async function checkTree(files: Record<string, string>, pending: string[][] = []) {
+async function checkTree(files: Record<string, string>, pending: string[][] = [], generated?: string[]) {
   const checkDeps = await load();
   const root = mkdtempSync(join(tmpdir(), 'verity-deps-'));
   try {
@@ -22,7 +26,7 @@ async function checkTree(files: Record<string, string>, pending: string[][] = []
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), text);
     }
-    const { problems, notes } = checkDeps(root, pending);
+    const { problems, notes } = checkDeps(root, pending, generated);
     const has = (pattern: RegExp) =>
       assert.ok(
         problems.some((p) => pattern.test(p)),
@@ -88,6 +92,24 @@ test('only the command line reads process.env: any other server file that does i
   has(/^server\/sessions\/idle\.ts:2: reads process\.env/);
   has(/^server\/cli\/parse\.ts:1: reads process\.env/);
   assert.equal(problems.length, 3, problems.join('\n'));
+});
+
+test('a hand-written server file over 600 lines fails, named with its count; a generated one named as such does not', async () => {
+  const lines = (n: number) => 'export const x = 1;\n'.repeat(n);
+  const { problems, has } = await checkTree(
+    {
+      'server/sessions/long.ts': lines(601),
+      'server/sessions/unended.ts': `${lines(600)}export const y = 2;`,
+      'server/sessions/full.ts': lines(600),
+      'server/sessions/made.ts': lines(900),
+      'bench/long.ts': lines(700),
+    },
+    [],
+    ['server/sessions/made.ts'],
+  );
+  has(/^server\/sessions\/long\.ts: 601 lines, over the bound of 600 for a hand-written server file/);
+  has(/^server\/sessions\/unended\.ts: 601 lines/);
+  assert.equal(problems.length, 2, problems.join('\n'));
 });
 
 test('a folder without rules fails, and audit/, bench/ and scripts/ are checked', async () => {

@@ -11,18 +11,17 @@ import { Atspi, Gone, type AccRef, type HooksChooser } from './atspi/model.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './transport/env.js';
 import { giveBackBorrowedKeys } from './transport/input.js';
 import { readClipboard, writeClipboard } from './transport/clipboard.js';
-import { ROLE, STATE, TOP_LEVEL_ROLES, has } from './atspi/roles.js';
+import { ROLE, STATE, has } from './atspi/roles.js';
+import { frameIn, topLevels } from './atspi/top-levels.js';
 import type { WindowInfo } from './atspi/window.js';
 import {
   WaylandIds,
-  compositorOrder,
   compositorSaysFocus,
   isWaylandWindowId,
   placements,
   rememberContainers,
   routes,
   session,
-  waylandOutputs,
   swayCommand,
   type Placement,
 } from './transport/wayland.js';
@@ -31,16 +30,14 @@ import {
   describeWindow,
   listWindows,
   pointerPosition,
-  stackingOrder,
   topWindowAt,
   type XWindow,
 } from './transport/x11.js';
-import { screenSize } from './transport/input.js';
-import { orderDesktop } from '../shared/desktop-state.js';
 import { descendsFrom, processFacts, processName } from '../shared/processes.js';
 import { windowGone, windowOfOtherPid } from '../shared/window-refusals.js';
 import { Launcher } from '../shared/launch.js';
 import { linuxDesktop } from './desktop.js';
+import { readDesktopState } from './desktop-state.js';
 
 export interface LinuxHostOptions {
   /** The pid of the browser Verity drives over CDP (launched or attached), or null when there is none. */
@@ -202,33 +199,7 @@ export class LinuxHost implements NativeHost {
    * IPC tree and outputs. The windows are those list_windows lists (the policy's left out).
    */
   async desktopState(): Promise<DesktopState> {
-    const unknown: string[] = [];
-    const { windows, x11Missing } = await this.windowsAndGaps();
-    if (x11Missing) unknown.push(x11Missing);
-    const wayland = session().kind === 'wayland';
-    const said = <T>(what: string, read: Promise<T>): Promise<T | null> =>
-      read.catch((e: unknown) => {
-        if (!(e instanceof Refusal)) throw e;
-        unknown.push(`${what}: ${e.message}`);
-        return null;
-      });
-    const [screens, order, focused, cursor] = await Promise.all([
-      said(
-        'screens',
-        wayland ? waylandOutputs() : screenSize().then(({ width, height }) => [{ x: 0, y: 0, width, height }]),
-      ),
-      said('z', wayland ? compositorOrder() : stackingOrder()),
-      said('focused', activeWindow()),
-      said('cursor', pointerPosition()),
-    ]);
-    if (!order)
-      unknown.push(
-        wayland
-          ? 'z: the compositor does not say how its windows are stacked'
-          : 'z: no window manager keeps a stacking order on this display (_NET_CLIENT_LIST_STACKING is empty)',
-      );
-    const appOf = (w: WindowInfo) => w.app?.name ?? (w.pid !== null ? processName(w.pid) : '');
-    return orderDesktop(windows, appOf, order, focused ?? 0, { screens: screens ?? [], cursor, unknown });
+    return readDesktopState(await this.windowsAndGaps());
   }
 
   /** launch_app and kill_app (shared/launch.ts): this host's windows, and its window manager's close. */
@@ -334,7 +305,7 @@ export class LinuxHost implements NativeHost {
     const unread = new Set<string>(unanswered);
     for (const app of apps) {
       if (app.pid === null || x11Pids.has(app.pid)) continue;
-      const tops = await this.topLevels(atspi, app.ref.bus).catch(() => null);
+      const tops = await topLevels(atspi, app.ref.bus).catch(() => null);
       if (!tops) {
         unread.add(app.ref.bus); // not read this time: its windows keep their ids
         continue;
@@ -583,7 +554,7 @@ export class LinuxHost implements NativeHost {
     if (!atspi || w.pid === null) return info;
     for (const app of apps.filter((a) => a.pid === w.pid)) {
       const toolkit = atspi.toolkit(app.ref.bus); // its units and coordinates, known before any element is used
-      const frame = await this.frameIn(atspi, app.ref.bus, w).catch(() => null);
+      const frame = await frameIn(atspi, app.ref.bus, w).catch(() => null);
       if (frame) {
         await toolkit;
         this.frames.set(w.id, { pid: w.pid, frame, app: { bus: app.ref.bus, name: app.name } });
@@ -591,44 +562,6 @@ export class LinuxHost implements NativeHost {
       }
     }
     return info;
-  }
-
-  /** An app's showing top-level accessibles (its windows), with name, states and extents. */
-  private async topLevels(atspi: Atspi, bus: string, title?: string) {
-    const tops = await atspi.children({ bus, path: '/org/a11y/atspi/accessible/root' });
-    const candidates = await Promise.all(
-      tops.map(async (ref) => {
-        const [[role], name, states, box] = await Promise.all([
-          atspi.call(ref, 'org.a11y.atspi.Accessible', 'GetRole'),
-          atspi.prop(ref, 'org.a11y.atspi.Accessible', 'Name'),
-          atspi.states(ref),
-          atspi.extents(ref).catch(() => null),
-        ]);
-        return { ref, role: Number(role), name: String(name), states, box };
-      }),
-    );
-    // A bare Qt top-level widget's accessible is a `filler`: as the app's own child it is a window. A GTK 4
-    // dialog's (a file chooser's) is a `filler` that says `visible` but never `showing`: it is the window
-    // `title` names when it bears that title.
-    return candidates.filter(
-      (c) =>
-        (TOP_LEVEL_ROLES.has(c.role) || c.role === ROLE.filler) &&
-        (has(c.states, STATE.showing) || (title !== undefined && has(c.states, STATE.visible) && c.name === title)),
-    );
-  }
-
-  /** The app's top-level accessible for an X window: same title, else the one whose extents fit it best. */
-  private async frameIn(atspi: Atspi, bus: string, w: XWindow): Promise<AccRef | null> {
-    const tops2 = await this.topLevels(atspi, bus, w.title);
-    const score = (c: (typeof tops2)[number]) => {
-      let s = c.name === w.title ? 100 : 0;
-      if (c.box)
-        s -= Math.abs(c.box.x + c.box.w / 2 - (w.bounds.x + w.bounds.w / 2)) / 10 + Math.abs(c.box.w - w.bounds.w) / 10;
-      if (has(c.states, STATE.active)) s += 5;
-      return s;
-    };
-    tops2.sort((a, b) => score(b) - score(a));
-    return tops2[0]?.ref ?? null;
   }
 }
 

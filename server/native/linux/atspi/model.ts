@@ -3,15 +3,16 @@
 // accessibility bus; every call is bounded so a hung app is a refusal, not a hung server.
 import { Refusal } from '../../../contract/refusal.js';
 import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from '../transport/dbus.js';
-import { busSocketExists, sessionBusAddress } from '../transport/env.js';
+import { busAddress, openBus } from './bus.js';
 import { CacheBounds, cacheRows } from './cache.js';
+import { CallTimeout, Gone } from './errors.js';
 import { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
-import { machineEnv } from '../../../contract/machine-env.js';
 
 /** AT-SPI's AtspiRelationType LABELLED_BY: the relation's targets are the labels that name the element. */
 const RELATION_LABELLED_BY = 2;
 
 export { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
+export { CallTimeout, Gone } from './errors.js';
 
 const CALL_TIMEOUT_MS = 5000;
 /** Children read one by one (an app without GetChildren): at most this many per object. */
@@ -20,23 +21,6 @@ const MAX_CHILDREN = 2000;
 const PEER_TIMEOUT_MS = 2000;
 const ROOT_PATH = '/org/a11y/atspi/accessible/root';
 const GONE = /ServiceUnknown|UnknownObject|NoReply|Disconnected|NameHasNoOwner|no such object/i;
-
-/** The error an AT-SPI call ends with when the app did not answer within the call's bound. */
-export class CallTimeout extends Refusal {
-  constructor(message: string) {
-    super('timeout', message, { retryable: true });
-  }
-}
-
-/** The error an AT-SPI call ends with when its object or app went away. */
-export class Gone extends Refusal {
-  constructor(what: string) {
-    super(
-      'target_not_found',
-      `${what} is gone (its window or app closed, or the element was removed); call list_windows and get_window_state again`,
-    );
-  }
-}
 
 /** What the AT-SPI model and tree ask of an app's toolkit profile (toolkits/ extends it for the actions). */
 export interface ModelHooks {
@@ -76,48 +60,12 @@ export class Atspi {
 
   /**
    * Connects to the AT-SPI bus: AT_SPI_BUS_ADDRESS when set, else org.a11y.Bus.GetAddress on the session
-   * bus. Turns accessibility on (org.a11y.Status.IsEnabled) and registers one event listener, without
+   * bus (bus.ts). Turns accessibility on (org.a11y.Status.IsEnabled) and registers one event listener, without
    * which toolkits do not serve their object cache.
    */
   static async connect(options: { direct?: boolean; profiles: HooksChooser }): Promise<Atspi> {
-    let address = machineEnv().AT_SPI_BUS_ADDRESS;
-    const sessionAddress = machineEnv().DBUS_SESSION_BUS_ADDRESS;
-    if (!address || sessionAddress) {
-      const session = await open(sessionBusAddress(), 'the session D-Bus');
-      try {
-        if (!address) {
-          const reply = await session
-            .call({
-              destination: 'org.a11y.Bus',
-              path: '/org/a11y/bus',
-              interface: 'org.a11y.Bus',
-              member: 'GetAddress',
-            })
-            .catch((e: Error) => {
-              throw new Refusal(
-                'unavailable',
-                `the native route needs the AT-SPI bus: org.a11y.Bus.GetAddress failed on the session bus (${e.message.trim()}); install at-spi2-core or start at-spi-bus-launcher`,
-              );
-            });
-          address = String(reply[0] ?? '');
-          if (!address)
-            throw new Refusal('unavailable', 'the native route needs the AT-SPI bus: org.a11y.Bus returned no address');
-        }
-        await session
-          .call({
-            destination: 'org.a11y.Bus',
-            path: '/org/a11y/bus',
-            interface: 'org.freedesktop.DBus.Properties',
-            member: 'Set',
-            signature: 'ssv',
-            body: ['org.a11y.Status', 'IsEnabled', new Variant('b', true)],
-          })
-          .catch(() => undefined);
-      } finally {
-        session.close();
-      }
-    }
-    const bus = await open(address, 'the AT-SPI bus');
+    const address = await busAddress();
+    const bus = await openBus(address, 'the AT-SPI bus');
     const client = new Atspi(bus, address, options.direct !== false, options.profiles);
     bus.onClose(() => {
       client.connected = false;
@@ -598,18 +546,5 @@ export class Atspi {
       current = { bus, path };
     }
     return current;
-  }
-}
-
-async function open(address: string, what: string): Promise<DBusConnection> {
-  if (!busSocketExists(address))
-    throw new Refusal('unavailable', `the native route needs ${what}: nothing listens at ${address}`);
-  try {
-    return await DBusConnection.open(address);
-  } catch (e) {
-    throw new Refusal(
-      'unavailable',
-      `the native route needs ${what}: could not connect to ${address} (${(e as Error).message})`,
-    );
   }
 }
