@@ -110,6 +110,10 @@ if '--menus' in sys.argv[2:]:
     plain('count', lambda: set_menu('menu_count', menus['menu_count'] + 1))
     about = Gtk.Window(title='About ' + title, transient_for=win)
     about.connect('close-request', lambda *_: (about.hide(), set_menu('about_open', False), True)[-1])
+    # Escape closes it, as it closes GTK 3's and Qt's About dialogs (the tests close it so).
+    escape = Gtk.ShortcutController()
+    escape.add_shortcut(Gtk.Shortcut.new(Gtk.ShortcutTrigger.parse_string('Escape'), Gtk.NamedAction.new('window.close')))
+    about.add_controller(escape)
     plain('about', lambda: (about.present(), set_menu('about_open', True)))
     fmt = Gio.Menu()
     fmt.append('Bold', 'app.menubold')

@@ -6,14 +6,15 @@
 # Run with QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (desktop.ts's startApp does).
 #   app_qt.py TITLE [--entry-with-nul] [--menus]
 # --menus: a menu bar (invoke_menu): Format > Bold (a check item), Strike (disabled), Size > Large, Count (a
-# plain item with no visible effect); Help > About (opens a dialog); and a context menu on the button (Pinned).
+# plain item with no visible effect); Help > About (opens a dialog); a context menu on the button (Pinned, a
+# check item, one QMenu shown each time) and one on the check box (Mark: Qt's ActionsContextMenu).
 # --entry-with-nul: the line edit starts holding "Ada\0x" (a NUL inside, as Qt's own padding leaves one;
 # D-Bus strings cannot carry it, so AT-SPI reads of the text stop there).
 import sys
 
 from truth import click_counter, reporter  # noqa: E402 (beside this script)
 
-from PyQt5.QtWidgets import (QAction, QApplication, QCheckBox, QComboBox, QDialog, QLabel, QLineEdit, QMenuBar,
+from PyQt5.QtWidgets import (QAction, QApplication, QCheckBox, QComboBox, QDialog, QLabel, QLineEdit, QMenu, QMenuBar,
                              QPushButton, QSlider, QSpinBox, QTextEdit, QVBoxLayout, QWidget)
 from PyQt5.QtCore import Qt
 
@@ -61,7 +62,7 @@ volume.setValue(10)
 clicks = {'n': 0}
 
 
-menus = {'bold': False, 'size': None, 'menu_count': 0, 'dialog_open': False, 'pinned': False}
+menus = {'bold': False, 'size': None, 'menu_count': 0, 'dialog_open': False, 'pinned': False, 'marked': 0}
 
 
 def set_menu(key, value):
@@ -87,11 +88,20 @@ if '--menus' in sys.argv[2:]:
         about.show()
         set_menu('dialog_open', True)
     bar.addMenu('Help').addAction('About').triggered.connect(on_about)
-    pinned = QAction('Pinned', button)
+    # The button's context menu is one QMenu, shown again each time (customContextMenuRequested).
+    context = QMenu(button)
+    pinned = context.addAction('Pinned')
     pinned.setCheckable(True)
     pinned.toggled.connect(lambda on: set_menu('pinned', on))
-    button.addAction(pinned)
-    button.setContextMenuPolicy(Qt.ActionsContextMenu)
+    button.setContextMenuPolicy(Qt.CustomContextMenu)
+    button.customContextMenuRequested.connect(lambda pos: context.popup(button.mapToGlobal(pos)))
+    # The check box's is Qt's ActionsContextMenu: a new QMenu of its actions each time it opens, whose items
+    # Qt 5 gives an accessible object only the first time (the item of a QAction stays that of the first
+    # menu, gone with it).
+    mark = QAction('Mark', check)
+    mark.triggered.connect(lambda: set_menu('marked', menus['marked'] + 1))
+    check.addAction(mark)
+    check.setContextMenuPolicy(Qt.ActionsContextMenu)
 
 
 def state():

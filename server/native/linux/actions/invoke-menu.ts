@@ -4,7 +4,10 @@
 // is read back: a check item's checked state flipped, or a window (a dialog) the app did not show before;
 // otherwise unverifiable, saying what was seen. A missing or disabled item is refused, naming the items of
 // that level; menus opened on the way are closed with Escape, and the refusal says so. Each toolkit's
-// quirks (which action opens a level, how long its items take) are its profile's `menus` (toolkits/).
+// quirks (which action opens a level, how long its items take, which state says an item shows, how deep its
+// items sit) are its profile's `menus` (toolkits/). Where a menu bar's items offer no action at all (GTK 4's
+// GtkPopoverMenuBar), the profile may say they are opened by a click at their frame, as a user would; the
+// items of the menu it opens offer theirs, which is what activates the last one.
 // The waits poll the items' states (every 40 ms, bounded): Verity's D-Bus client subscribes to no signals
 // (transport/dbus.ts), so the toolkits' object:state-changed events are not heard; a poll ends as soon as
 // the state shows, so it costs at most one interval over an event.
@@ -19,11 +22,12 @@ import type { LinuxHost } from '../host.js';
 import { profileOf } from '../toolkits/index.js';
 import type { MenuQuirks } from '../toolkits/profile.js';
 import { clickAt, moveTo, pollUntil, pressKeys } from '../transport/input.js';
-import { aim, deliver, nativeResult, type Aim } from './aim.js';
+import { aim, deliver, nativeResult, refFor, type Aim } from './aim.js';
 import { checkUncovered, pointerOf } from './pointing.js';
 import { activeWindow } from '../transport/x11.js';
 
 const ROOT_PATH = '/org/a11y/atspi/accessible/root';
+const NULL_PATH = '/org/a11y/atspi/null';
 const MENU_BAR = 34;
 const POPUP_MENU = 41;
 const SEPARATOR = 50;
@@ -48,8 +52,6 @@ const SHOWN_ROLES: ReadonlySet<number> = new Set([ROLE.dialog, ROLE.frame, ROLE.
 const CLOSE_MS = 1000;
 /** Items named in a refusal, at most. */
 const MAX_NAMED = 30;
-/** How deep below a level's container its items are looked for (holders in between). */
-const ITEM_DEPTH = 4;
 /** Children read below one container while looking for items. */
 const MAX_READ = 400;
 
@@ -60,6 +62,11 @@ export const DEFAULT_MENU_QUIRKS: MenuQuirks = {
   openMs: 3000,
   closeBy: 'escape',
   noContextMenus: null,
+  contextMenuByEvent: false,
+  shownBy: 'showing',
+  itemDepth: 4,
+  menuHolds: false,
+  openByClick: null,
 };
 
 /** A menu opened on the way: what it is called, and what holds its items (to see whether it still shows). */
@@ -70,6 +77,8 @@ interface Opened {
   opener?: { ref: AccRef; action: number };
   /** The menu (bar) the opener is an item of: its Selection cleared closes the opener's submenu (GTK 3). */
   shell?: AccRef;
+  /** How it was opened when that was not an AT-SPI action (a click at its frame), for the evidence. */
+  by?: string;
 }
 
 interface Item {
@@ -88,6 +97,8 @@ class Stopped extends Error {
 
 const enabled = (s: [number, number]) => has(s, STATE.sensitive) || has(s, STATE.enabled);
 const showing = (s: [number, number]) => has(s, STATE.showing);
+/** Whether an item of a menu shows, by the state its toolkit sets (quirks.shownBy). */
+const shows = (q: MenuQuirks, s: [number, number]) => has(s, q.shownBy === 'visible' ? STATE.visible : STATE.showing);
 /** A name as a menu shows it, for matching: no mnemonic marks, no trailing ellipsis, spaces folded. */
 const plain = (name: string) =>
   name
@@ -114,7 +125,7 @@ async function describe(atspi: Atspi, ref: AccRef): Promise<Item | null> {
  * The items of one level: the menu items under `container`, through the unnamed holders between (Qt's
  * popup menu, GTK 3's window), separators and tear-offs left out. Bounded in depth and reads.
  */
-async function itemsOf(atspi: Atspi, container: AccRef): Promise<Item[]> {
+async function itemsOf(atspi: Atspi, container: AccRef, q: MenuQuirks): Promise<Item[]> {
   const items: Item[] = [];
   let read = 0;
   const visit = async (ref: AccRef, depth: number): Promise<void> => {
@@ -123,8 +134,8 @@ async function itemsOf(atspi: Atspi, container: AccRef): Promise<Item[]> {
     read += described.length;
     for (const child of described) {
       if (!child || child.role === SEPARATOR || child.role === TEAROFF) continue;
-      if (ITEM_ROLES.has(child.role) && child.name) items.push(child);
-      else if (depth < ITEM_DEPTH && read < MAX_READ && (HOLDER_ROLES.has(child.role) || !child.name))
+      if (ITEM_ROLES.has(child.role) && child.name && !(q.menuHolds && child.role === ROLE.menu)) items.push(child);
+      else if (depth < q.itemDepth && read < MAX_READ && (HOLDER_ROLES.has(child.role) || !child.name))
         await visit(child.ref, depth + 1);
     }
   };
@@ -222,15 +233,15 @@ async function menuPath(
       });
     } else {
       const rows = (await walkWindow(a.atspi, a.win.frame!)).rows.filter((r) => r.item.role === MENU_BAR);
-      const bar = rows.find((r) => showing(r.item.states)) ?? rows[0];
+      const bar = rows.find((r) => shows(quirks, r.item.states)) ?? rows[0];
       if (!bar)
         throw new Refusal(
           'target_not_found',
           `window ${a.win.id} ("${a.win.title}") shows no menu bar in its accessibility tree; nothing was sent. For an element's context menu, pass its element_token`,
           { window_id: a.win.id },
         );
-      level = { container: bar.item.ref, items: await itemsOf(a.atspi, bar.item.ref), where: 'the menu bar' };
-      // GTK 4.8 lists its GtkPopoverMenuBar with none of its items: nothing there can be found by name.
+      level = { container: bar.item.ref, items: await itemsOf(a.atspi, bar.item.ref, quirks), where: 'the menu bar' };
+      // A menu bar listed with none of its items: nothing there can be found by name.
       if (!level.items.length)
         throw new Refusal(
           'not_supported',
@@ -284,8 +295,8 @@ async function openLevel(
 ): Promise<{ container: AccRef; items: Item[]; where: string }> {
   const label = trail.join(' > ');
   // Already open (left so by someone): its action would close it again, so it is not run.
-  const already = await itemsOf(a.atspi, item.ref);
-  if (already.some((i) => showing(i.states))) {
+  const already = await itemsOf(a.atspi, item.ref, quirks);
+  if (already.some((i) => shows(quirks, i.states))) {
     const [index] = await actionIndex(a.atspi, item.ref, quirks.openActions);
     opened.push({
       label: `"${label}" (already open)`,
@@ -296,19 +307,32 @@ async function openLevel(
     return { container: item.ref, items: already, where: 'the menu bar' };
   }
   const [index, names] = await actionIndex(a.atspi, item.ref, quirks.openActions);
-  if (index < 0) {
-    const closed = await closeMenus(a, opened, quirks);
-    throw new Refusal(
-      'not_supported',
-      `"${label}" offers no AT-SPI action that opens it (it offers: ${names.join(', ') || 'none'}); nothing was activated${closed}`,
-    );
+  const onBar = opened.length === 0 && !a.element;
+  if (index < 0 && !(onBar && quirks.openByClick)) throw await noAction(a, opened, quirks, label, 'opens', names);
+  let ok: boolean;
+  let how: string;
+  if (index >= 0) {
+    ok = await a.atspi.doAction(item.ref, index);
+    how = `its "${names[index]}" action`;
+    opened.push({ label: `"${label}"`, container: item.ref, opener: { ref: item.ref, action: index }, shell });
+  } else {
+    // A menu bar item with no action (quirks.openByClick says why that is the toolkit's way): a click at its
+    // frame, where the window shows it, the window uncovered there.
+    const { ref: at } = await refFor(a.atspi, a.win, item.ref, false);
+    if (!a.win.placed || at.box.w <= 0 || at.box.h <= 0)
+      throw await noAction(a, opened, quirks, label, 'opens', names, ', and it has no place on the screen to click');
+    const p = { x: at.box.x + at.box.w / 2, y: at.box.y + at.box.h / 2 };
+    await checkUncovered(a, p);
+    await moveTo(p.x, p.y);
+    await clickAt('left', 1, []);
+    ok = true;
+    how = `a ${pointerOf(a)} click at its centre (${Math.round(p.x)}, ${Math.round(p.y)}): ${quirks.openByClick}`;
+    opened.push({ label: `"${label}"`, container: item.ref, shell, by: how });
   }
-  const ok = await a.atspi.doAction(item.ref, index);
-  opened.push({ label: `"${label}"`, container: item.ref, opener: { ref: item.ref, action: index }, shell });
   let items: Item[] = [];
   const shown = ok
     ? await pollUntil(
-        async () => (items = await itemsOf(a.atspi, item.ref)).some((i) => showing(i.states)),
+        async () => (items = await itemsOf(a.atspi, item.ref, quirks)).some((i) => shows(quirks, i.states)),
         quirks.openMs,
         40,
       )
@@ -317,7 +341,7 @@ async function openLevel(
     const closed = await closeMenus(a, opened, quirks);
     sw.lap('deliver');
     const observed = ok
-      ? `"${label}" was opened by its "${names[index]}" action, but its items did not show within ${quirks.openMs} ms (${items.length ? `listed but not showing: ${listed(items).join(', ')}` : 'none listed'}); nothing was activated${closed}`
+      ? `"${label}" was opened by ${how}, but its items did not show within ${quirks.openMs} ms (${items.length ? `listed but not showing: ${listed(items).join(', ')}` : 'none listed'}); nothing was activated${closed}`
       : `"${label}" refused its "${names[index]}" action; nothing was activated${closed}`;
     throw new Stopped(
       nativeResult(
@@ -328,7 +352,7 @@ async function openLevel(
         mode,
         {
           target: `"${label}"`,
-          method: 'accessibility_action',
+          method: index >= 0 ? 'accessibility_action' : 'pixel_click',
         },
       ),
     );
@@ -356,6 +380,28 @@ async function openContextMenu(
       `${label}'s context menu: ${quirks.noContextMenus}; nothing was sent. Use right_click on it, then get_window_state's screenshot and a click at the item's pixels`,
     );
   const [index, names] = await actionIndex(a.atspi, el, ['showmenu', 'show menu', 'menu', 'popup', 'context menu']);
+  // Qt's popup is listed nowhere: its path comes with the showing event it sends, heard from before it opens.
+  const watch = quirks.contextMenuByEvent ? await a.atspi.watchShown(el.bus) : null;
+  try {
+    return await askContextMenu(a, el, label, index, names, before, quirks, sw, mode, watch?.shown ?? []);
+  } finally {
+    await watch?.stop();
+  }
+}
+
+/** openContextMenu's asking and waiting: `shown`, the objects the app said it showed meanwhile (a watch). */
+async function askContextMenu(
+  a: Aim,
+  el: NativeRef,
+  label: string,
+  index: number,
+  names: string[],
+  before: Item[],
+  quirks: MenuQuirks,
+  sw: Stopwatch,
+  mode: 'background' | 'foreground',
+  shown: AccRef[],
+): Promise<{ container: AccRef; items: Item[]; where: string }> {
   let how: string;
   if (index >= 0) {
     await a.atspi.doAction(el, index);
@@ -374,22 +420,33 @@ async function openContextMenu(
     how = `a ${pointerOf(a)} right click at its centre`;
   }
   const seen = new Set(before.map((t) => keyOf(t.ref)));
-  let found: { container: AccRef; items: Item[] } | null = null;
+  let found: { container: AccRef; items: Item[] } | { unreadable: number } | null = null;
   await pollUntil(
     async () => {
-      found = await newMenu(a, el, seen);
+      found = await newMenu(a, el, seen, quirks, shown);
       return found !== null;
     },
     quirks.openMs,
     40,
   );
-  if (!found) {
+  const unreadable = found && 'unreadable' in found ? (found as { unreadable: number }).unreadable : 0;
+  if (!found || unreadable) {
     // A menu may have opened unseen (GTK 3 lists no menu attached to its widget): Escape closes it, since an
     // open menu holds the keyboard. Only when the window has the focus: else the key would reach another app.
     const focused = a.win.surface === 'x11' ? (await activeWindow().catch(() => 0)) === a.win.id : false;
     if (focused) await pressKeys(['Escape']).catch(() => undefined);
     sw.lap('deliver');
-    const observed = `${label}'s context menu was asked for by ${how}, but no menu showed in the accessibility tree within ${quirks.openMs} ms (a menu the toolkit does not list, such as GTK 3's menus attached to their widget, cannot be seen); nothing was activated; ${focused ? 'Escape was pressed to close a menu that may have opened unseen' : 'no key was pressed (the window does not have the focus)'}`;
+    const seenNone = unreadable
+      ? `a menu showed (the app said so), but none of its ${unreadable} entries has an accessible object, so no item can be named (Qt 5 gives a QAction's menu item only to the first menu that showed it; a widget's ActionsContextMenu builds a new menu each time)`
+      : `no menu showed in the accessibility tree within ${quirks.openMs} ms (a menu the toolkit does not list, such as GTK 3's menus attached to their widget, cannot be seen)`;
+    const closing = unreadable
+      ? focused
+        ? 'Escape was pressed to close it'
+        : 'no key was pressed to close it (the window does not have the focus)'
+      : focused
+        ? 'Escape was pressed to close a menu that may have opened unseen'
+        : 'no key was pressed (the window does not have the focus)';
+    const observed = `${label}'s context menu was asked for by ${how}, but ${seenNone}; nothing was activated; ${closing}`;
     throw new Stopped(
       nativeResult(
         'no_effect',
@@ -400,6 +457,15 @@ async function openContextMenu(
         {
           target: label,
           method: index >= 0 ? 'accessibility_action' : 'pixel_click',
+          ...(unreadable
+            ? {
+                escalation: {
+                  target: 'pixel' as const,
+                  reason:
+                    "the menu's items cannot be named through AT-SPI: right_click the element, then click the item at its pixels in get_window_state's screenshot",
+                },
+              }
+            : {}),
         },
       ),
     );
@@ -409,16 +475,34 @@ async function openContextMenu(
 }
 
 /** A menu with showing items that the app shows now and did not before: a new top-level, or under `el`. */
-async function newMenu(a: Aim, el: NativeRef, seen: Set<string>): Promise<{ container: AccRef; items: Item[] } | null> {
+async function newMenu(
+  a: Aim,
+  el: NativeRef,
+  seen: Set<string>,
+  quirks: MenuQuirks,
+  shown: AccRef[],
+): Promise<{ container: AccRef; items: Item[] } | { unreadable: number } | null> {
+  // A menu the app said it showed (contextMenuByEvent): listed nowhere else.
+  for (const ref of shown) {
+    const menu = await describe(a.atspi, ref);
+    if (!menu || (menu.role !== POPUP_MENU && menu.role !== ROLE.menu)) continue;
+    const items = await itemsOf(a.atspi, ref, quirks);
+    if (items.some((i) => shows(quirks, i.states))) return { container: ref, items };
+    // Its entries with no object behind them (Qt 5 keeps a QAction's menu item that of the first menu that
+    // showed it, and that item is invalid once that menu is gone: ActionsContextMenu builds a new menu each
+    // time): a menu showed, and none of its items can be named.
+    const children = await a.atspi.children(ref).catch(() => []);
+    if (children.length && children.every((c) => c.path === NULL_PATH)) return { unreadable: children.length };
+  }
   const tops = await shownTopLevels(a.atspi, el.bus);
   for (const top of tops) {
     if (seen.has(keyOf(top.ref))) continue;
-    const items = await itemsOf(a.atspi, top.ref);
-    if (items.some((i) => showing(i.states))) return { container: top.ref, items };
+    const items = await itemsOf(a.atspi, top.ref, quirks);
+    if (items.some((i) => shows(quirks, i.states))) return { container: top.ref, items };
   }
   // A popover menu is a child of its widget in the tree (GTK 4).
-  const items = await itemsOf(a.atspi, el);
-  return items.some((i) => showing(i.states)) ? { container: el, items } : null;
+  const items = await itemsOf(a.atspi, el, quirks);
+  return items.some((i) => shows(quirks, i.states)) ? { container: el, items } : null;
 }
 
 /**
@@ -428,7 +512,7 @@ async function newMenu(a: Aim, el: NativeRef, seen: Set<string>): Promise<{ cont
  */
 async function closeMenus(a: Aim, opened: Opened[], quirks: MenuQuirks, why = 'opened to look'): Promise<string> {
   if (!opened.length) return '';
-  const open = async (o: Opened) => (await itemsOf(a.atspi, o.container)).some((i) => showing(i.states));
+  const open = async (o: Opened) => (await itemsOf(a.atspi, o.container, quirks)).some((i) => shows(quirks, i.states));
   const how: string[] = [];
   for (const o of [...opened].reverse()) {
     if (!(await open(o))) continue;
@@ -462,6 +546,26 @@ async function closeMenus(a: Aim, opened: Opened[], quirks: MenuQuirks, why = 'o
 }
 
 /**
+ * The refusal for an item that offers no AT-SPI action to open or activate it (naming the actions it does
+ * offer), the menus opened on the way closed first; one shape for both.
+ */
+async function noAction(
+  a: Aim,
+  opened: Opened[],
+  quirks: MenuQuirks,
+  label: string,
+  what: 'opens' | 'activates',
+  names: string[],
+  besides = '',
+): Promise<Refusal> {
+  const closed = await closeMenus(a, opened, quirks);
+  return new Refusal(
+    'not_supported',
+    `"${label}" offers no AT-SPI action that ${what} it (it offers: ${names.join(', ') || 'none'})${besides}; nothing was activated${closed}`,
+  );
+}
+
+/**
  * Runs the last item's action once and reads its effect back (bounded): a check item's checked state
  * flipped, or a window the app did not show before; otherwise unverifiable, saying what was seen.
  */
@@ -477,13 +581,7 @@ async function activate(
 ): Promise<ActionResult> {
   const label = trail.join(' > ');
   const [index, names] = await actionIndex(a.atspi, item.ref, quirks.pressActions);
-  if (index < 0) {
-    const closed = await closeMenus(a, opened, quirks);
-    throw new Refusal(
-      'not_supported',
-      `"${label}" offers no AT-SPI action that activates it (it offers: ${names.join(', ') || 'none'}); nothing was activated${closed}`,
-    );
-  }
+  if (index < 0) throw await noAction(a, opened, quirks, label, 'activates', names);
   const checkable = TOGGLE_ROLES.has(item.role) || has(item.states, 41 /* checkable */);
   const wasChecked = has(item.states, STATE.checked);
   const seen = new Set(before.map((t) => keyOf(t.ref)));
@@ -496,7 +594,9 @@ async function activate(
       kind: 'accessibility_action',
       expected: `"${names[index]}" performed by "${label}"`,
       observed: ok ? `DoAction("${names[index]}") accepted` : `DoAction("${names[index]}") refused`,
-      detail: opened.length ? `opened on the way: ${opened.map((o) => o.label).join(', ')}` : undefined,
+      detail: opened.length
+        ? `opened on the way: ${opened.map((o) => (o.by ? `${o.label} (by ${o.by})` : o.label)).join(', ')}`
+        : undefined,
     },
   ];
   if (!ok) {

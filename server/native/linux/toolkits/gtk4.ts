@@ -1,7 +1,8 @@
 // GTK 4's quirks, behind the profile's hooks: on X11 it answers screen extents relative to its window
 // ("Screen coordinates not supported"); its open popovers are surfaces of their own, which AT-SPI places at
 // their widget (atspi/tree.ts moves them); it says nothing of `editable`; a drop-down offers no Selection,
-// shows its value in a label inside its button, and is set through its popover (set_value).
+// shows its value in a label inside its button, and is set through its popover (set_value); its menus are
+// popovers too (invoke_menu, below).
 import type { ActionResult, Evidence, Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
 import { judgeValue } from '../../../contract/verdicts.js';
@@ -88,4 +89,14 @@ export const gtk4: ToolkitProfile = {
   acceptsEdits: acceptsUnlessReadOnly,
   comboValue: async (atspi, ref) => (await dropDownValue(atspi, ref)) ?? undefined,
   combo: gtk4Combo,
+  // Its menus are popovers (GtkPopoverMenu) listed under the item or widget they belong to only while they
+  // are open, nine holders above their items; GTK 4.8 sets `showing` on its windows only, so an item shows by
+  // `visible`. The items of an open popover offer a "click" action (a submenu's opens it), but the items of
+  // its menu bar (GtkPopoverMenuBar) offer none, nor does the bar a Selection: they are opened by a click.
+  menus: {
+    shownBy: 'visible',
+    itemDepth: 10,
+    menuHolds: true,
+    openByClick: 'GTK 4 gives the items of its menu bar (GtkPopoverMenuBar) no AT-SPI action',
+  },
 };

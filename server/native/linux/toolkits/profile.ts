@@ -44,6 +44,28 @@ export interface MenuQuirks {
   closeBy: 'escape' | 'action';
   /** Why an element's context menu cannot be worked by name in this toolkit (refused before anything is sent), or null. */
   noContextMenus: string | null;
+  /**
+   * An open context menu is listed by no accessible (Qt's popups): it is found by the event its toolkit
+   * sends as it shows (object:state-changed:showing, heard only while invoke_menu waits for it).
+   */
+  contextMenuByEvent: boolean;
+  /**
+   * The state that says an item of an open menu shows: `showing` (ATK, Qt), or `visible` where the toolkit
+   * sets `showing` on its windows only and lists a menu's items only while it is open (GTK 4).
+   */
+  shownBy: 'showing' | 'visible';
+  /** How deep below a level's container its items are looked for, unnamed holders in between. */
+  itemDepth: number;
+  /**
+   * A `menu` is the popup that holds a level's items, never an item (GTK 4's GtkPopoverMenu, named after its
+   * class); false: a `menu` with a name is a submenu's item (GTK 3 lists its submenus so).
+   */
+  menuHolds: boolean;
+  /**
+   * Why an item of the menu bar that offers no AT-SPI action to open it may be opened by a pointer click at
+   * its frame, as a user would (GTK 4's GtkPopoverMenuBar); null: such an item is refused.
+   */
+  openByClick: string | null;
 }
 
 /** A toolkit's profile: the model's hooks (atspi/model.ts ModelHooks) and the actions'. */

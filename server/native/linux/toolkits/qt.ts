@@ -76,12 +76,12 @@ export const qt: ToolkitProfile = {
   // A menu item's Press triggers its QAction and leaves its menus open; ShowMenu on an item whose submenu
   // shows hides it (QAccessibleMenuItem::doAction), which closes what invoke_menu opened without keys.
   // Its context menus are popups, which Qt's accessible application leaves out of its children
-  // (QAccessibleApplication lists no Qt::Popup window) and no widget lists either: not found by name.
+  // (QAccessibleApplication lists no Qt::Popup window) and no widget lists either: the popup is found by the
+  // showing event Qt sends for it (once someone registered for it), and its items read from there.
   menus: {
     openActions: ['showmenu'],
     pressActions: ['press', 'toggle'],
     closeBy: 'action',
-    noContextMenus:
-      "Qt does not list an open context menu in the accessibility tree (its popups are left out of the application's children), so its items cannot be found by name",
+    contextMenuByEvent: true,
   },
 };

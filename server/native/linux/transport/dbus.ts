@@ -2,7 +2,8 @@
 // route makes several calls per action on the accessibility bus, so this path is kept short: a message is
 // marshalled straight into one buffer (dbus-wire.ts), the calls of one tick leave in one write, and there
 // is no proxy layer, no introspection and no native addon. Calls to us are answered UnknownMethod (Ping
-// gets its reply); signals are ignored, since nothing here subscribes to any.
+// gets its reply); signals go to the listeners of onSignal (none but while invoke_menu watches for a Qt
+// popup: atspi/model.ts watchShown), else they are dropped.
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -74,6 +75,7 @@ export class DBusConnection {
   private deadlineTimer: NodeJS.Timeout | null = null;
   private deadlineAt = Infinity;
   private readonly closeListeners: Array<() => void> = [];
+  private readonly signalListeners = new Set<(m: Message) => void>();
 
   private constructor(private readonly socket: Duplex & { unref?(): void }) {
     socket.unref?.(); // an idle connection must not keep the process alive; a pending call's timer does
@@ -122,6 +124,12 @@ export class DBusConnection {
   onClose(listener: () => void): void {
     if (this.closed) listener();
     else this.closeListeners.push(listener);
+  }
+
+  /** Hands every signal received to `listener` until the returned function is called. */
+  onSignal(listener: (m: Message) => void): () => void {
+    this.signalListeners.add(listener);
+    return () => this.signalListeners.delete(listener);
   }
 
   /** A method call; resolves with the reply's body, rejects with DBusError, DBusClosed or DBusTimeout. */
@@ -255,6 +263,8 @@ export class DBusConnection {
             pending.what,
           ),
         );
+    } else if (m.type === MESSAGE.signal) {
+      for (const listener of this.signalListeners) listener(m);
     } else if (m.type === MESSAGE.methodCall && !(m.flags & FLAG_NO_REPLY_EXPECTED)) {
       // On a bus the reply goes to the caller by name; on a peer connection there is no name (nor need for one).
       const ping = m.interface === 'org.freedesktop.DBus.Peer' && m.member === 'Ping';
