@@ -8,13 +8,14 @@
 // items sit) are its profile's `menus` (toolkits/). Where a menu bar's items offer no action at all (GTK 4's
 // GtkPopoverMenuBar), the profile may say they are opened by a click at their frame, as a user would; the
 // items of the menu it opens offer theirs, which is what activates the last one.
-// The waits poll the items' states (every 40 ms, bounded): Verity's D-Bus client subscribes to no signals
-// (transport/dbus.ts), so the toolkits' object:state-changed events are not heard; a poll ends as soon as
-// the state shows, so it costs at most one interval over an event.
+// The waits poll the items' states (every 40 ms, bounded; a poll ends as soon as the state shows, so it costs
+// at most one interval over an event). The one event listened for is a Qt context menu's showing
+// (Atspi.watchShown, only while it is awaited): Qt lists its open popup nowhere in the tree.
+// The items of a level, how they are found and named: menu-items.ts.
 import type { ActionArgs } from '../../../contract/actions.js';
 import { type ActionResult, type Evidence, type ResolvedTarget, Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
-import { IFACE, type AccRef, type Atspi } from '../atspi/model.js';
+import { IFACE, type AccRef } from '../atspi/model.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { walkWindow } from '../atspi/walk.js';
@@ -25,35 +26,27 @@ import { clickAt, moveTo, pollUntil, pressKeys } from '../transport/input.js';
 import { aim, deliver, nativeResult, refFor, type Aim } from './aim.js';
 import { checkUncovered, pointerOf } from './pointing.js';
 import { activeWindow } from '../transport/x11.js';
+import {
+  actionIndex,
+  describe,
+  enabled,
+  find,
+  holdsMenu,
+  type Item,
+  itemsOf,
+  keyOf,
+  listed,
+  POPUP_MENU,
+  shownTopLevels,
+  shows,
+} from './menu-items.js';
 
-const ROOT_PATH = '/org/a11y/atspi/accessible/root';
 const NULL_PATH = '/org/a11y/atspi/null';
 const MENU_BAR = 34;
-const POPUP_MENU = 41;
-const SEPARATOR = 50;
-const TEAROFF = 59;
-/** Roles an item of a menu has (a GTK submenu is a `menu` inside its parent menu). */
-const ITEM_ROLES: ReadonlySet<number> = new Set([ROLE.menuItem, ROLE.checkMenuItem, ROLE.radioMenuItem, ROLE.menu]);
-/** Unnamed containers between a menu item and the items of its submenu (Qt's popup menu, a GTK 3 window). */
-const HOLDER_ROLES: ReadonlySet<number> = new Set([
-  ROLE.menu,
-  POPUP_MENU,
-  ROLE.window,
-  ROLE.panel,
-  ROLE.filler,
-  49 /* scroll pane */,
-  68 /* viewport */,
-  85 /* section */,
-  ROLE.list,
-]);
 /** Top-level roles that a menu item's effect may show (a dialog, a window); menus' own windows hold a menu. */
 const SHOWN_ROLES: ReadonlySet<number> = new Set([ROLE.dialog, ROLE.frame, ROLE.window, 2 /* alert */]);
 /** How long a menu gets to close after its Escape. */
 const CLOSE_MS = 1000;
-/** Items named in a refusal, at most. */
-const MAX_NAMED = 30;
-/** Children read below one container while looking for items. */
-const MAX_READ = 400;
 
 /** The default quirks: any toolkit's menus as ATK and Qt expose them. */
 export const DEFAULT_MENU_QUIRKS: MenuQuirks = {
@@ -81,106 +74,11 @@ interface Opened {
   by?: string;
 }
 
-interface Item {
-  ref: AccRef;
-  name: string;
-  role: number;
-  states: [number, number];
-}
-
 /** Ends the action early with a result (something was sent, so not a refusal): a level that never opened. */
 class Stopped extends Error {
   constructor(readonly result: ActionResult) {
     super('stopped');
   }
-}
-
-const enabled = (s: [number, number]) => has(s, STATE.sensitive) || has(s, STATE.enabled);
-const showing = (s: [number, number]) => has(s, STATE.showing);
-/** Whether an item of a menu shows, by the state its toolkit sets (quirks.shownBy). */
-const shows = (q: MenuQuirks, s: [number, number]) => has(s, q.shownBy === 'visible' ? STATE.visible : STATE.showing);
-/** A name as a menu shows it, for matching: no mnemonic marks, no trailing ellipsis, spaces folded. */
-const plain = (name: string) =>
-  name
-    .replace(/[_&](?=\S)/g, '')
-    .replace(/(\.\.\.|…)\s*$/, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
-
-async function describe(atspi: Atspi, ref: AccRef): Promise<Item | null> {
-  try {
-    const [[role], [states], name] = await Promise.all([
-      atspi.call(ref, IFACE.accessible, 'GetRole'),
-      atspi.call(ref, IFACE.accessible, 'GetState'),
-      atspi.prop(ref, IFACE.accessible, 'Name'),
-    ]);
-    return { ref, name: String(name), role: Number(role), states: [states[0] ?? 0, states[1] ?? 0] };
-  } catch {
-    return null; // gone while read (a menu closing): not an item
-  }
-}
-
-/**
- * The items of one level: the menu items under `container`, through the unnamed holders between (Qt's
- * popup menu, GTK 3's window), separators and tear-offs left out. Bounded in depth and reads.
- */
-async function itemsOf(atspi: Atspi, container: AccRef, q: MenuQuirks): Promise<Item[]> {
-  const items: Item[] = [];
-  let read = 0;
-  const visit = async (ref: AccRef, depth: number): Promise<void> => {
-    const children = await atspi.children(ref).catch(() => []);
-    const described = await Promise.all(children.slice(0, MAX_READ - read).map((c) => describe(atspi, c)));
-    read += described.length;
-    for (const child of described) {
-      if (!child || child.role === SEPARATOR || child.role === TEAROFF) continue;
-      if (ITEM_ROLES.has(child.role) && child.name && !(q.menuHolds && child.role === ROLE.menu)) items.push(child);
-      else if (depth < q.itemDepth && read < MAX_READ && (HOLDER_ROLES.has(child.role) || !child.name))
-        await visit(child.ref, depth + 1);
-    }
-  };
-  await visit(container, 1);
-  return items;
-}
-
-/** The item named `name` among `items`: its exact name first, then as a menu shows it (plain). */
-function find(items: Item[], name: string): Item | undefined {
-  return items.find((i) => i.name === name) ?? items.find((i) => plain(i.name) === plain(name));
-}
-
-/** The items of a level as a refusal names them (disabled ones said so), bounded. */
-function listed(items: Item[]): string[] {
-  const names = items.slice(0, MAX_NAMED).map((i) => (enabled(i.states) ? i.name : `${i.name} (disabled)`));
-  if (items.length > MAX_NAMED) names.push(`... ${items.length - MAX_NAMED} more`);
-  return names;
-}
-
-/** The app's top-level objects that show now (its windows, dialogs, and the windows its open menus are in). */
-async function shownTopLevels(atspi: Atspi, bus: string): Promise<Item[]> {
-  const children = await atspi.children({ bus, path: ROOT_PATH }).catch(() => []);
-  const tops = await Promise.all(children.map((c) => describe(atspi, c)));
-  return tops.filter((t): t is Item => t !== null && showing(t.states));
-}
-
-/** Whether a top-level is a menu's own window (GTK 3 puts an open menu in a window of its own). */
-async function holdsMenu(atspi: Atspi, top: Item): Promise<boolean> {
-  if (top.role === POPUP_MENU || top.role === ROLE.menu) return true;
-  const first = await atspi.childAt(top.ref, 0).catch(() => null);
-  const child = first ? await describe(atspi, first) : null;
-  return !!child && (child.role === ROLE.menu || child.role === POPUP_MENU);
-}
-
-const keyOf = (r: AccRef) => `${r.bus}${r.path}`;
-
-/** The action of `ref` whose name is first in `wanted` (case-insensitive), or -1 with the names offered. */
-async function actionIndex(atspi: Atspi, ref: AccRef, wanted: readonly string[]): Promise<[number, string[]]> {
-  const names = await atspi.actions(ref).catch(() => [] as string[]);
-  const lower = names.map((n) => n.toLowerCase());
-  for (const w of wanted) {
-    const i = lower.indexOf(w);
-    if (i >= 0) return [i, names];
-  }
-  return [-1, names];
 }
 
 export async function invokeMenu(

@@ -4,6 +4,7 @@
 import { Refusal } from '../../../contract/refusal.js';
 import { DBusClosed, DBusConnection, DBusError, DBusTimeout, Variant } from '../transport/dbus.js';
 import { busAddress, openBus } from './bus.js';
+import { type ShownWatch, watchShown } from './events.js';
 import { CacheBounds, cacheRows } from './cache.js';
 import { CallTimeout, Gone } from './errors.js';
 import { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
@@ -254,62 +255,13 @@ export class Atspi {
     return this.hooks(bus).countsUtf16 ? s.length : codePoints(s);
   }
 
-  /**
-   * Starts hearing which objects `app` (its unique bus name) shows: object:state-changed:showing with 1, as
-   * the refs it names. For a popup no accessible lists (Qt leaves its Qt::Popup windows, a context menu, out
-   * of its application's children and of their widget's): the event is the only place its path is told.
-   * Toolkits send only the events someone registered for, so this registers it with the registry and a match
-   * rule with the bus, then makes one call to the app: the registry's EventListenerRegistered reached the app
-   * before that call, and the app reads the registry's new list as it gets the signal, so once the call is
-   * answered the app sends the event. `stop` removes both; the listener is gone with it.
-   */
-  async watchShown(app: string): Promise<{ shown: AccRef[]; stop(): Promise<void> }> {
-    const shown: AccRef[] = [];
-    const EVENT = 'object:state-changed:showing';
-    const rule = `type='signal',sender='${app}',interface='org.a11y.atspi.Event.Object',member='StateChanged',arg0='showing'`;
-    const off = this.bus.onSignal((m) => {
-      if (
-        m.sender === app &&
-        m.interface === 'org.a11y.atspi.Event.Object' &&
-        m.member === 'StateChanged' &&
-        m.body[0] === 'showing' &&
-        Number(m.body[1]) === 1 &&
-        m.path
-      )
-        shown.push({ bus: app, path: m.path });
-    });
-    const onBus = (member: string) =>
-      this.bus.call({
-        destination: 'org.freedesktop.DBus',
-        path: '/org/freedesktop/DBus',
-        interface: 'org.freedesktop.DBus',
-        member,
-        signature: 's',
-        body: [rule],
-      });
-    const registry = { bus: 'org.a11y.atspi.Registry', path: '/org/a11y/atspi/registry' };
-    const REGISTRY = 'org.a11y.atspi.Registry';
-    try {
-      await onBus('AddMatch');
-      await this.call(registry, REGISTRY, 'RegisterEvent', 'sass', [EVENT, [], '']).catch(() =>
-        this.call(registry, REGISTRY, 'RegisterEvent', 's', [EVENT]),
-      );
-      await this.call({ bus: app, path: ROOT_PATH }, IFACE.accessible, 'GetRole').catch(() => undefined);
-    } catch (e) {
-      off();
-      await onBus('RemoveMatch').catch(() => undefined);
-      throw e;
-    }
-    return {
-      shown,
-      stop: async () => {
-        off();
-        await Promise.all([
-          onBus('RemoveMatch').catch(() => undefined),
-          this.call(registry, REGISTRY, 'DeregisterEvent', 's', [EVENT]).catch(() => undefined),
-        ]);
-      },
-    };
+  /** What `app` shows from now on, heard from its events (events.ts). */
+  watchShown(app: string): Promise<ShownWatch> {
+    return watchShown(
+      this.bus,
+      (ref, iface, member, signature, args) => this.call(ref, iface, member, signature, args),
+      app,
+    );
   }
 
   /** Sends the calls to `ref`'s app made so far in this tick now (see DBusConnection.flush). */
