@@ -3,14 +3,15 @@
 // page, one agent (a real MCP SDK client) on each gateway. A's console lists B's session with the gateway
 // that holds it, live; approves a call held on B (B's agent gets its result; the decision names A's
 // operator and gateway A); its audit log tells two gateways' entries of the same id apart and filters by
-// gateway; its fleet brake stops the agents of both gateways and resumes them; and when B is killed, its
+// gateway; it pauses and resumes B's session from its row; its fleet brake stops the agents of both
+// gateways and resumes them; and when B is killed, its
 // session is shown ended, "gateway gone", within the bound. Every process is ended by its PID.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'puppeteer-core';
+import type { ElementHandle, Page } from 'puppeteer-core';
 import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
 import { openControlUi } from '../helpers/control-ui.js';
 import {
@@ -207,6 +208,31 @@ describe("gateway A's Control UI shows and acts on the fleet of two gateways", {
     );
     await page.select('[data-audit-filter="gateway"]', '');
     await page.click('[data-toggle="log"]');
+  });
+
+  test("A's console pauses B's session from its row in the fleet list, and resumes it", async () => {
+    const click = async (verb: string) => {
+      const handle = await page.evaluateHandle(
+        (label, v) =>
+          [...document.querySelectorAll('[data-fleet-session]')]
+            .find((li) => li.querySelector('.fleet-name')?.textContent?.includes(label))
+            ?.querySelector(`[data-fleet-session-brake="${v}"]`),
+        labels[1],
+        verb,
+      );
+      const button = handle.asElement() as ElementHandle<Element> | null;
+      assert.ok(button, `B's row in the fleet list has a ${verb} button`);
+      await button.click();
+    };
+    await click('pause');
+    await rowBecomes({ brake: 'paused', state: 'paused' }, "B's row to show it paused by A's operator");
+    const paused = await waitFor(async () => {
+      const r = await opB.request('audit.query', { gateway: names[1], kind: 'brake', verdict: 'paused' });
+      return r.payload.entries[0];
+    }, "B's trail to note the pause");
+    assert.match(paused.by, new RegExp(` on ${names[0]}$`), 'paused by the operator on gateway A');
+    await click('resume');
+    await rowBecomes({ brake: 'running', state: 'active' }, "B's row to show it running again");
   });
 
   test("A's fleet brake stops the agents of both gateways, and resumes them", async () => {
