@@ -402,11 +402,12 @@ export class VerityApp extends LitElement {
     const rows = [...this.sessions, ...this.closed.map((row) => ({ ...row, state: 'closed' }))];
     // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
     // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
+    // (Calls held on other gateways do not force it: their own gateway's console shows them, as the screen
+    // tool's refusal counts only this gateway's.)
     const fleetHeld = otherApprovals(this.fleet);
     const sidebarShown =
       layout.sidebar ||
       this.approvals.some((a) => !a.withdrawn) ||
-      fleetHeld.length > 0 ||
       this.sessions.some((s) => s.brake && s.brake.state !== 'running');
     return html`
       <header class="bar">
