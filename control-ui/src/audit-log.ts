@@ -7,6 +7,7 @@ import { LitElement, html, nothing } from 'lit';
 import type { AuditActor, AuditEntry, AuditSession } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
 import { targetLine } from './approval-card.js';
+import { entryKey } from './console.js';
 import { evidenceFields, objectFields, shotView } from './evidence.js';
 import './audit.css';
 
@@ -59,6 +60,17 @@ export function actorTitle(actor: AuditActor | undefined, sessionKey: string): s
   return `${client} ${session} (ended, ${connection})`;
 }
 
+/** Another gateway's session, named by its actor as the shared trail keeps it (it may still be live there). */
+export function foreignTitle(actor: AuditActor | undefined, sessionKey: string, gateway: string): string {
+  if (!actor)
+    return `a session (${sessionKey
+      .split('/')[0]
+      .replace(/^http-/, '')
+      .slice(0, 8)}) on ${gateway}`;
+  const session = actor.session === 'implicit' ? '(default session)' : `· ${actor.session}`;
+  return `${actor.client} ${session} on ${gateway}`;
+}
+
 /** A PNG's size from its header (IHDR, bytes 16-23 of the file: the first 44 base64 characters hold them). */
 function pngSize(base64: string): { width: number; height: number } | undefined {
   const head = atob(base64.slice(0, 44));
@@ -81,6 +93,8 @@ export class AuditLog extends LitElement {
   static properties = {
     client: { attribute: false },
     open: { type: Boolean },
+    gateway: { attribute: false },
+    gateways: { attribute: false },
     titleOf: { attribute: false },
     entries: { state: true },
     nextBefore: { state: true },
@@ -93,6 +107,10 @@ export class AuditLog extends LitElement {
   };
   client!: GatewayClient;
   open = false;
+  /** With a shared audit store: this gateway's name in the trail (its entries' `gateway`); null without one. */
+  gateway: string | null = null;
+  /** With a shared audit store: every gateway of the fleet (the Gateway filter's choices). */
+  gateways: string[] = [];
   /** How the app names a sessionKey it knows (its label and client); null for one it does not (named from the trail). */
   titleOf: (sessionKey: string) => string | null = () => null;
   entries: AuditEntry[] = [];
@@ -142,10 +160,18 @@ export class AuditLog extends LitElement {
     } else if (changed.has('open') && this.open) void this.reload();
   }
 
-  /** Shows one session's history (the pane's "History" button). */
-  showSession(sessionKey: string): void {
-    this.filters = { ...this.filters, sessionKey };
+  /**
+   * Shows one session's history (the pane's "History" button); `gateway`: a session another gateway of the
+   * fleet holds (session keys are each gateway's own, so its entries are asked with its gateway).
+   */
+  showSession(sessionKey: string, gateway?: string): void {
+    this.filters = { ...this.filters, sessionKey, gateway: gateway && gateway !== this.gateway ? gateway : '' };
     void this.reload();
+  }
+
+  /** Whether this gateway wrote the entry (its id is one of this gateway's, its images on this disk). */
+  private own(e: AuditEntry): boolean {
+    return !e.gateway || e.gateway === this.gateway;
   }
 
   /**
@@ -156,7 +182,7 @@ export class AuditLog extends LitElement {
   async showEntry(sessionKey: string, id: number): Promise<void> {
     this.filters = { sessionKey, client: '', gateway: '', tool: '', verdict: '', text: '', from: '', to: '' };
     await this.reload();
-    let entry = this.entries.find((e) => e.id === id);
+    let entry = this.entries.find((e) => e.id === id && this.own(e));
     if (!entry) {
       const stored = (
         await this.client.request('audit.query', { sessionKey, before: id + 1, limit: 1 }).catch(() => null)
@@ -168,9 +194,11 @@ export class AuditLog extends LitElement {
       entry = stored;
       this.entries = [stored, ...this.entries];
     }
-    if (this.selected?.id !== id) await this.select(entry);
+    if (!this.selected || entryKey(this.selected) !== entryKey(entry)) await this.select(entry);
     await this.updateComplete;
-    const line = this.querySelector(`[data-audit-entry="${id}"] .audit-line`) as HTMLElement | null;
+    const line = this.querySelector(
+      `[data-audit-key="${CSS.escape(entryKey(entry))}"] .audit-line`,
+    ) as HTMLElement | null;
     line?.scrollIntoView({ block: 'nearest' });
     line?.focus();
   }
@@ -178,6 +206,8 @@ export class AuditLog extends LitElement {
   private shows(e: AuditEntry): boolean {
     const f = this.filters;
     if (f.sessionKey && e.sessionKey !== f.sessionKey) return false;
+    // A session key alone names one of this gateway's sessions (another gateway's may have the same key).
+    if (f.sessionKey && !f.gateway && !this.own(e)) return false;
     if (f.client && e.actor?.client !== f.client) return false;
     if (f.gateway && e.gateway !== f.gateway) return false;
     if (f.tool && e.tool !== f.tool) return false;
@@ -241,18 +271,32 @@ export class AuditLog extends LitElement {
     this.textTimer = window.setTimeout(() => void this.reload(), key === 'text' ? 300 : 0);
   }
 
+  /** Whether `entry` is the one open (its gateway and id: ids clash across the gateways of a fleet). */
+  private isSelected(entry: AuditEntry): boolean {
+    return !!this.selected && entryKey(this.selected) === entryKey(entry);
+  }
+
   private async select(entry: AuditEntry): Promise<void> {
-    if (this.selected?.id === entry.id) {
+    if (this.isSelected(entry)) {
       this.selected = null;
       return;
     }
     this.selected = entry;
     this.images = {};
     this.wholePage = false;
-    // Live entries come without their result: the stored entry has it.
-    const stored = (await this.client.request('audit.query', { before: entry.id + 1, limit: 1 }).catch(() => null))
-      ?.entries[0];
-    if (stored?.id === entry.id && this.selected?.id === entry.id) this.selected = stored;
+    if (!this.own(entry)) {
+      // Another gateway's entry comes from the shared trail whole; its images are on that gateway's disk.
+      this.images = { note: `No before/after images here: they are kept on ${entry.gateway}, which wrote this entry.` };
+      return;
+    }
+    // This gateway's live entries come without their result: the stored entry has it (asked by the session's
+    // key, this gateway's own files answer, with their ids).
+    const stored = (
+      await this.client
+        .request('audit.query', { sessionKey: entry.sessionKey, before: entry.id + 1, limit: 1 })
+        .catch(() => null)
+    )?.entries[0];
+    if (stored?.id === entry.id && this.isSelected(entry)) this.selected = { ...stored, gateway: entry.gateway };
     const current = this.selected;
     if (!current?.recording) {
       this.images = {
@@ -266,7 +310,7 @@ export class AuditLog extends LitElement {
       const png = await this.client.request('audit.image', { id: current.id, which }).catch(() => null);
       if (png) images[which] = { src: `data:${png.mimeType};base64,${png.data}`, size: pngSize(png.data) };
     }
-    if (this.selected?.id === current.id) this.images = images;
+    if (this.isSelected(current)) this.images = images;
   }
 
   private async exportSession(format: 'jsonl' | 'zip'): Promise<void> {
@@ -291,7 +335,8 @@ export class AuditLog extends LitElement {
   }
 
   /** A session's name: the app's while it knows the session, else its actor's as the trail kept it. */
-  private nameOf(sessionKey: string, actor?: AuditActor): string {
+  private nameOf(sessionKey: string, actor?: AuditActor, gateway?: string): string {
+    if (gateway && gateway !== this.gateway) return foreignTitle(actor, sessionKey, gateway);
     return (
       this.titleOf(sessionKey) ??
       actorTitle(actor ?? this.knownSessions.find((s) => s.sessionKey === sessionKey)?.actor, sessionKey)
@@ -318,7 +363,9 @@ export class AuditLog extends LitElement {
     ].sort();
     const tools = [...new Set(this.entries.map((e) => e.tool))].sort();
     // With a shared audit store, the gateways the trail's entries name (none with the JSONL files).
-    const gateways = [...new Set(this.entries.flatMap((e) => (e.gateway ? [e.gateway] : [])))].sort();
+    const gateways = [
+      ...new Set([...this.gateways, ...this.entries.flatMap((e) => (e.gateway ? [e.gateway] : []))]),
+    ].sort();
     return html`<section class="audit-log" data-audit-log aria-label="Audit log">
       <header class="audit-head">
         <strong>Audit log</strong> <small class="muted" data-audit-status role="status">${this.status}</small>
@@ -367,13 +414,13 @@ export class AuditLog extends LitElement {
   }
 
   private renderEntry(e: AuditEntry) {
-    const open = this.selected?.id === e.id;
+    const open = this.isSelected(e);
     const detail = open ? this.selected! : null;
-    return html`<li class="audit-entry kind-${e.kind} ${e.isError ? 'bad' : ''}" data-audit-entry=${e.id} data-tool=${e.tool} data-verdict=${e.verdict} data-session-key=${e.sessionKey}>
+    return html`<li class="audit-entry kind-${e.kind} ${e.isError ? 'bad' : ''}" data-audit-entry=${e.id} data-audit-key=${entryKey(e)} data-tool=${e.tool} data-verdict=${e.verdict} data-session-key=${e.sessionKey}>
       <button class="audit-line" aria-expanded=${String(open)} @click=${() => this.select(e)}>
         <small class="muted">${new Date(e.at).toLocaleString()}</small>
         ${e.gateway ? html`<small class="audit-gateway" data-audit-gateway=${e.gateway}>${e.gateway}</small>` : nothing}
-        <span class="audit-session" data-audit-actor=${e.actor?.client ?? ''}>${this.nameOf(e.sessionKey, e.actor)}</span>
+        <span class="audit-session" data-audit-actor=${e.actor?.client ?? ''}>${this.nameOf(e.sessionKey, e.actor, e.gateway)}</span>
         <code>${e.tool}</code> <span class="effect ${e.verdict}">${e.verdict}</span>
         ${e.approval?.by && e.kind === 'call' ? html`<span class="approval-mark" data-approved-by=${e.approval.by}>approved by ${e.approval.by}</span>` : nothing}
         ${e.by && e.kind !== 'call' ? html`<small>by ${e.by}</small>` : nothing}

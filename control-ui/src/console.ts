@@ -1,6 +1,7 @@
 // Pure helpers of the console's frame: how sessions are named, which rows are closed, where the docked
 // panels go (a grid, so the panels stay the same elements when they move), what the offline banner says,
 // and the keyboard shortcuts.
+import type { AuditEntry, FleetView } from '../../server/gateway/protocol.js';
 import type { Dock, Layout, PanelName, UiCommand } from './layout.js';
 
 export interface NamedRow {
@@ -156,4 +157,32 @@ export function shortcut(e: KeyboardEvent, layout: Layout): UiCommand | null {
   if (e.shiftKey && (e.key === 'B' || e.key === 'b'))
     return { kind: 'panel', panel: 'browser', open: !layout.panels.browser.open };
   return null;
+}
+
+// ---- the fleet (a shared audit store) ----
+
+export type FleetSession = FleetView['sessions'][number];
+/** The other gateways' sessions of a view (this gateway's are its own session list). */
+export function otherSessions(view: FleetView | null): FleetSession[] {
+  if (!view?.shared) return [];
+  return view.sessions.filter((s) => s.gateway !== view.gateway);
+}
+
+/** The calls held on other gateways, for this console to decide (fleet.resolve). */
+export function otherApprovals(view: FleetView | null): FleetView['approvals'] {
+  if (!view?.shared) return [];
+  return view.approvals.filter((a) => a.gateway !== view.gateway);
+}
+
+/** A fleet session's state as its row shows it: a gone gateway's sessions ended, and why. */
+export function fleetState(s: FleetSession): string {
+  return s.live ? shownState(s.row) : 'ended (gateway gone)';
+}
+
+/**
+ * An entry's identity in the view: its gateway and its id. Ids are each gateway's own, so with a shared
+ * store two gateways' entries may carry the same id; without one, entries name no gateway and the id is it.
+ */
+export function entryKey(e: Pick<AuditEntry, 'id' | 'gateway'>): string {
+  return `${e.gateway ?? ''}/${e.id}`;
 }

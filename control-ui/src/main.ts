@@ -10,6 +10,8 @@ import {
   dockGrid,
   lastActionMark,
   loneSession,
+  otherApprovals,
+  otherSessions,
   sessionName,
   shortcut,
   shownState,
@@ -20,12 +22,19 @@ import './terminal-panel.js';
 import './browser-panel.js';
 import { installBrakeShortcuts } from './brake-controls.js';
 import './policy-view.js';
+import './fleet-view.js';
 import type { Approval } from './approval-card.js';
 import './approval-card.js';
 import type { AuditLog } from './audit-log.js';
 import './audit-log.js';
 import './styles.css';
-import type { ActionEntry as ActionRow, HelloOk, PairingRow, SessionRow } from '../../server/gateway/protocol.js';
+import type {
+  ActionEntry as ActionRow,
+  FleetView,
+  HelloOk,
+  PairingRow,
+  SessionRow,
+} from '../../server/gateway/protocol.js';
 
 /**
  * The id of the pane the main area shows by itself when the layout has none and there is one session: not
@@ -98,6 +107,7 @@ export class VerityApp extends LitElement {
     closed: { state: true },
     narrow: { state: true },
     announcement: { state: true },
+    fleet: { state: true },
   };
   layout: Layout = loadLayout();
   sessions: SessionRow[] = [];
@@ -117,6 +127,8 @@ export class VerityApp extends LitElement {
   narrow = false;
   /** What the polite live region last said (approvals, connection state), for screen readers. */
   announcement = '';
+  /** With a shared audit store: every gateway's sessions and held calls (fleet.sessions, fleet.changed); null without. */
+  fleet: FleetView | null = null;
   /** When the gateway last answered (the banner says how old the greyed view is). */
   private lastConnected: Date | null = null;
   private narrowQuery = matchMedia('(max-width: 999px)');
@@ -196,6 +208,9 @@ export class VerityApp extends LitElement {
       });
     });
     this.client.on('action', (entry) => this.addAction(entry));
+    this.client.on('fleet.changed', (view) => {
+      this.fleet = view.shared ? view : null;
+    });
     this.client.on('approval.requested', (request) => {
       this.approvals = [...this.approvals, request];
       this.announcement = `Approval needed: ${request.tool} from ${this.sessionTitle(request.sessionKey)}.`;
@@ -249,7 +264,7 @@ export class VerityApp extends LitElement {
     for (const [key, rows] of shown) if (!this.actions.has(key)) this.actions = new Map(this.actions).set(key, rows);
     this.approvals = approvals.approvals;
     this.link = link;
-    await this.refreshPairings();
+    await Promise.all([this.refreshPairings(), this.refreshFleet()]);
   }
 
   private async refreshPairings(): Promise<void> {
@@ -258,6 +273,12 @@ export class VerityApp extends LitElement {
       return;
     }
     this.pairings = (await this.client.request('pairings.list').catch(() => ({ pairings: [] }))).pairings;
+  }
+
+  private async refreshFleet(): Promise<void> {
+    if (!this.client.hello?.methods.includes('fleet.sessions')) return;
+    const view = await this.client.request('fleet.sessions').catch(() => null);
+    this.fleet = view?.shared ? view : null;
   }
 
   private revokePairing(id: string): void {
@@ -315,13 +336,49 @@ export class VerityApp extends LitElement {
     });
   }
 
-  /** Opens the audit log on one session's history, and on one of its entries when given (a log line's click). */
-  private openHistory(key: string, auditId?: number): void {
+  /**
+   * A call held on another gateway, decided from this console (fleet.resolve): the decision travels through
+   * the shared store and the holding gateway acts on it; `by` names this console's operator and gateway.
+   */
+  private resolveFleetApproval(gateway: string, id: string, tool: string, approve: boolean): void {
+    void this.client.request('fleet.resolve', { gateway, id, approve }).then(
+      ({ by }) => {
+        if (this.fleet)
+          this.fleet = {
+            ...this.fleet,
+            approvals: this.fleet.approvals.filter((a) => !(a.gateway === gateway && a.request.id === id)),
+          };
+        this.announcement = `${approve ? 'Approved' : 'Denied'} ${tool} held on ${gateway}, by ${by}.`;
+      },
+      (e) => {
+        this.error = e.message;
+      },
+    );
+  }
+
+  /**
+   * Opens the audit log on one session's history, and on one of its entries when given (a log line's click);
+   * `gateway`: a session of another gateway of the fleet (its keys are that gateway's own).
+   */
+  private openHistory(key: string, auditId?: number, gateway?: string): void {
     this.logOpen = true;
     void this.updateComplete.then(() => {
       const log = this.querySelector('verity-audit-log') as AuditLog | null;
-      return auditId === undefined ? log?.showSession(key) : log?.showEntry(key, auditId);
+      return auditId === undefined ? log?.showSession(key, gateway) : log?.showEntry(key, auditId);
     });
+  }
+
+  /**
+   * A session of another gateway, named from the fleet's rows: its own row, else its connection's agent (a
+   * call without a session label is its connection's default session, which has no row of its own).
+   */
+  private fleetTitle(gateway: string, key: string): string {
+    const rows = otherSessions(this.fleet).filter((s) => s.gateway === gateway);
+    const row = rows.find((s) => s.row.sessionKey === key)?.row;
+    if (row) return sessionName(row);
+    const [connection, label] = key.split('/');
+    const sibling = rows.find((s) => s.row.sessionKey.split('/')[0] === connection)?.row;
+    return sibling ? sessionName({ ...sibling, session: label === 'implicit' ? null : label }) : 'a session';
   }
 
   private sessionTitle(key: string): string {
@@ -345,6 +402,9 @@ export class VerityApp extends LitElement {
     const rows = [...this.sessions, ...this.closed.map((row) => ({ ...row, state: 'closed' }))];
     // An agent cannot hide what waits for the operator: with an approval waiting or an agent on the brake,
     // the sidebar shows whatever the layout says (the screen tool refuses sidebar_hide then, too).
+    // (Calls held on other gateways do not force it: their own gateway's console shows them, as the screen
+    // tool's refusal counts only this gateway's.)
+    const fleetHeld = otherApprovals(this.fleet);
     const sidebarShown =
       layout.sidebar ||
       this.approvals.some((a) => !a.withdrawn) ||
@@ -385,7 +445,7 @@ export class VerityApp extends LitElement {
             (s) => html`
             <li class="${s.sessionKey === sessionKey ? 'current' : ''} ${s.state === 'closed' ? 'closed' : ''}" data-session-key=${s.sessionKey} data-state=${s.state}>
               <button class="link" aria-label=${`Show ${sessionName(s)}`} @click=${() => this.command({ kind: 'navigate', sessionKey: s.sessionKey })}>${sessionName(s)}</button>
-              <small>${s.transport} · <span data-session-state>${shownState(s)}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}${this.renderLastMark(s.sessionKey)}${renderCheckMark(s.last_check)}</small>
+              <small>${this.fleet?.gateway ? html`on <b data-session-gateway>${this.fleet.gateway}</b> · ` : nothing}${s.transport} · <span data-session-state>${shownState(s)}</span>${s.recording_active ? html` · <span class="rec" data-recording>⏺ recording</span>` : nothing}${this.renderLastMark(s.sessionKey)}${renderCheckMark(s.last_check)}</small>
               ${s.state === 'closed' ? nothing : html`<verity-brake compact .client=${this.client} .sessionKey=${s.sessionKey} .name=${sessionName(s)} .status=${s.brake}></verity-brake>`}
               <span class="row-actions">
                 <button aria-label=${`Split right with ${sessionName(s)}`} title="Split right" @click=${() => this.command({ kind: 'split', direction: 'right', sessionKey: s.sessionKey })}><span aria-hidden="true">⇥</span></button>
@@ -393,11 +453,20 @@ export class VerityApp extends LitElement {
               </span>
             </li>`,
           )}</ul>
-          <h2 id="approvals-heading">Approvals <small>${this.approvals.filter((a) => !a.withdrawn).length}</small></h2>
+          <h2 id="approvals-heading">Approvals <small>${this.approvals.filter((a) => !a.withdrawn).length + fleetHeld.length}</small></h2>
           <ul class="approvals" data-approvals aria-labelledby="approvals-heading" aria-live="polite" @approval-decide=${(e: CustomEvent) => this.resolveApproval(e.detail.id, e.detail.approve)}>${this.approvals.map(
             (a) => html`
             <li data-approval=${a.id} data-withdrawn=${String(!!a.withdrawn)}><verity-approval .approval=${a} .sessionTitle=${this.sessionTitle(a.sessionKey)}></verity-approval></li>`,
+          )}${fleetHeld.map(
+            ({ gateway, request }) => html`
+            <li class="fleet-approval" data-approval=${request.id} data-approval-gateway=${gateway} data-withdrawn="false" @approval-decide=${(
+              e: CustomEvent,
+            ) => {
+              e.stopPropagation();
+              this.resolveFleetApproval(gateway, request.id, request.tool, e.detail.approve);
+            }}><verity-approval .approval=${request} .sessionTitle=${`${this.fleetTitle(gateway, request.sessionKey)} on ${gateway}`}></verity-approval></li>`,
           )}</ul>
+          <verity-fleet .client=${this.client} .view=${this.fleet} @fleet-history=${(e: CustomEvent) => this.openHistory(e.detail.sessionKey, undefined, e.detail.gateway)}></verity-fleet>
           ${
             this.pairings
               ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
@@ -431,9 +500,10 @@ export class VerityApp extends LitElement {
             .active=${layout.panels.browser.open && online} .online=${online} .sessionKey=${sessionKey} .tabId=${focusedRow?.tab_id ?? null}></verity-browser>`,
           )}
         </main>
-        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .titleOf=${(k: string) => this.knownTitle(k)} @close-log=${() => {
-          this.logOpen = false;
-        }}></verity-audit-log>
+        <verity-audit-log class="audit-drawer" .client=${this.client} .open=${this.logOpen} .gateway=${this.fleet?.gateway ?? null}
+          .gateways=${this.fleet?.gateways.map((g) => g.gateway) ?? []} .titleOf=${(k: string) => this.knownTitle(k)} @close-log=${() => {
+            this.logOpen = false;
+          }}></verity-audit-log>
       </div>`;
   }
 

@@ -401,7 +401,7 @@ export abstract class PostgresTrail extends AuditStore {
   }
 
   /** Tells the Control UIs the fleet's view (a `verity_fleet` notice, or a beat when a gateway went quiet). */
-  protected abstract tellFleet(onlyIfLivenessChanged?: boolean): void;
+  protected abstract tellFleet(onlyIfChanged?: boolean): void;
 
   /** Takes the decisions other consoles wrote for this gateway (a `verity_decision` notice). */
   protected abstract takeDecisions(): void;

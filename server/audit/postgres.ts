@@ -38,8 +38,10 @@ export class PostgresAuditStore extends PostgresTrail {
   private publishedRows = '';
   private publishing: Promise<void> | null = null;
   private publishAgain = false;
-  /** Which gateways were live at the last look: a change (one went quiet) is told to the Control UIs. */
-  private liveGateways = '';
+  /** The fleet's view as the Control UIs were last told it (heartbeat times aside): a change is told on the next beat. */
+  private toldFleet = '';
+  /** Reads of the fleet's view begun: only the newest one's answer is told. */
+  private fleetReads = 0;
   /** This gateway's approvals (the gateway hands them over: shareApprovals), decided from any console. */
   private approvals: Approvals | null = null;
   /** Applies a fleet brake decision to this gateway's agents (the gateway hands it over: shareBrake). */
@@ -50,7 +52,7 @@ export class PostgresAuditStore extends PostgresTrail {
     void this.publish();
     this.heartbeatTimer = setInterval(() => {
       void this.publish();
-      // A gateway going quiet changes no row: its liveness is looked at on every beat.
+      // A gateway going quiet changes no row (and a notification may be missed): the view is looked at on every beat.
       this.tellFleet(true);
       // A decision or an entry whose notification was missed (the listener reconnecting) is taken on the next beat.
       this.takeDecisions();
@@ -260,14 +262,22 @@ export class PostgresAuditStore extends PostgresTrail {
     return view;
   }
 
-  /** Tells the Control UIs the fleet's view: on a notification, or (onlyIfLivenessChanged) when a gateway went quiet. */
-  protected override tellFleet(onlyIfLivenessChanged = false): void {
-    if (this.closed || (onlyIfLivenessChanged && this.down)) return;
+  /**
+   * Tells the Control UIs the fleet's view: on a notification, or (onlyIfChanged, on every beat) when it is
+   * not what they were last told (a gateway went quiet, or a notification was missed). Only the newest read
+   * is told: two notifications close together start two reads, and the older one may answer last (seen: a
+   * console left showing an agent running after the fleet brake stopped it).
+   */
+  protected override tellFleet(onlyIfChanged = false): void {
+    if (this.closed || (onlyIfChanged && this.down)) return;
+    const read = ++this.fleetReads;
     void this.fleet().then((view) => {
-      const live = JSON.stringify(view.gateways.map((g) => [g.gateway, g.live]));
-      const flipped = live !== this.liveGateways;
-      this.liveGateways = live;
-      if (!onlyIfLivenessChanged || flipped) this.emit('fleet', view);
+      if (read !== this.fleetReads) return; // a newer read is under way: it tells (a beat's, when this one changed anything)
+      // What the consoles see, heartbeat times aside (they move on every beat).
+      const shown = JSON.stringify({ ...view, gateways: view.gateways.map((g) => [g.gateway, g.live]) });
+      const changed = shown !== this.toldFleet;
+      this.toldFleet = shown;
+      if (!onlyIfChanged || changed) this.emit('fleet', view);
     });
   }
 

@@ -2,7 +2,16 @@
 // one-session main area, and closed rows (a connected agent's row that became a session is not "closed").
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closedRows, lastActionMark, loneSession, shownState } from '../../control-ui/src/console.js';
+import {
+  closedRows,
+  entryKey,
+  fleetState,
+  lastActionMark,
+  loneSession,
+  otherApprovals,
+  otherSessions,
+  shownState,
+} from '../../control-ui/src/console.js';
 
 const row = (key: string, extra: Record<string, unknown> = {}) => ({
   sessionKey: key,
@@ -47,5 +56,44 @@ describe('console view helpers', () => {
       closed.map((r) => [r.sessionKey, r.state]),
       [['d/x', 'closed']],
     );
+  });
+
+  test("the fleet: other gateways' sessions and held calls, a gone gateway's sessions ended; entries keyed by gateway and id", () => {
+    const fleetRow = (key: string, extra: Record<string, unknown> = {}) =>
+      ({ ...row(key), brake: { state: 'running', by: null }, ...extra }) as never;
+    const view = {
+      shared: true,
+      gateway: 'gw-a',
+      gone_after_ms: 10_000,
+      gateways: [],
+      sessions: [
+        { gateway: 'gw-a', live: true, row: fleetRow('c1/x') },
+        { gateway: 'gw-b', live: true, row: fleetRow('c1/x', { brake: { state: 'paused', by: 'op' } }) },
+        {
+          gateway: 'gw-c',
+          live: false,
+          ended_reason: 'gateway gone' as const,
+          row: fleetRow('c2/y', { state: 'ended' }),
+        },
+      ],
+      approvals: [
+        { gateway: 'gw-a', request: { id: '1' } as never },
+        { gateway: 'gw-b', request: { id: '1' } as never },
+      ],
+    };
+    assert.deepEqual(
+      otherSessions(view).map((s) => `${s.gateway} ${fleetState(s)}`),
+      ['gw-b paused', 'gw-c ended (gateway gone)'],
+    );
+    assert.deepEqual(
+      otherApprovals(view).map((a) => a.gateway),
+      ['gw-b'],
+    );
+    // Without a shared store there is no fleet to show.
+    assert.deepEqual(otherSessions({ ...view, shared: false }), []);
+    assert.deepEqual(otherApprovals(null), []);
+    // Two gateways' entries of one id are two entries; without a shared store entries name no gateway.
+    assert.notEqual(entryKey({ id: 7, gateway: 'gw-a' }), entryKey({ id: 7, gateway: 'gw-b' }));
+    assert.equal(entryKey({ id: 7 }), '/7');
   });
 });
