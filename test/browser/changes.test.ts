@@ -100,3 +100,13 @@ test('an action on a tab never observed carries no changes', async () => {
   assert.equal(r.structured.changes, undefined, r.text);
   assert.equal(r.structured.changes_complete, undefined, r.text);
 });
+
+test('an action on a page with frames re-reads every frame: the frames elements are not said removed', async () => {
+  const framed = await s.open('frames.html');
+  await framed.waitForFunction('window.__ready === true', { timeout: 5000 });
+  const snap = await s.snapshot(s.v);
+  const typed = await s.v.call('type_text', { element_token: snap.token('Top'), text: 'x' });
+  assert.equal(typed.structured.effect, 'confirmed', typed.text);
+  assert.equal(typed.structured.changes_complete, true, typed.text);
+  assert.equal(typed.structured.changes?.removed, undefined, typed.text);
+});
