@@ -345,14 +345,15 @@ export const taskSection: Section = {
         metric: 'reference task (about ten steps): tool calls',
         unit: 'calls',
         cells: { verity: verity.calls, playwright: pw.calls },
-        checks: [{ of: 'verity', over: 'playwright', max: 1 }],
+        // Issue 45's done-gate: at most half of Playwright MCP's calls and bytes.
+        checks: [{ of: 'verity', over: 'playwright', max: 0.5 }],
         note: `The same scripted agent (${what}) choosing by role and name from each observation; opening the tab counts as one call. The end state is read through CDP.`,
       },
       {
         metric: 'reference task: bytes the model reads',
         unit: 'bytes',
         cells: { verity: verity.bytes, playwright: pw.bytes },
-        checks: [{ of: 'verity', over: 'playwright', max: 0.7 }],
+        checks: [{ of: 'verity', over: 'playwright', max: 0.5 }],
         note: 'Every result of the task, each as the larger of its text and its structuredContent JSON (what a client hands the model).',
       },
     ];
