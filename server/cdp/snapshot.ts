@@ -86,16 +86,39 @@ async function observeTab(
   dialogs: Array<{ role: string; name: string }> = [],
   probe = false,
 ): Promise<(Snapshot & { elements: Reobserved[] }) | null> {
-  const frames = await tab.frames();
   const taken: FrameSnapshot[] = [];
   let textCut = false;
   let framesNew = false;
-  for (const frame of frames) {
+  // Re-observing after an action (its `changes`): a tab with no out-of-process frame is first asked in one
+  // round trip whether its document stands alone (no frame element, no custom element not yet pierced); if it
+  // does, that same call's rows are the whole re-read: no frame tree, no shadow-root piercing round trips.
+  let frames: Frame[] = [];
+  if (held && tab.singleSession) {
+    const top = tab.topFrame();
+    const again = await tab.call(top, 'reobserve', snapshotId, true);
+    if (again === null) return null;
+    if (again !== 'full') {
+      frames = [top];
+      await withAccessibleNames(tab, top, snapshotId, again.rows, again.locals);
+      if (again.textTruncated) textCut = true;
+      for (const [role, name] of again.opened) dialogs.push({ role, name });
+      taken.push({
+        frame: top,
+        rows: again.rows,
+        text: again.text,
+        origin: { x: 0, y: 0 },
+        ownerIndex: -1,
+        locals: again.locals,
+      });
+    }
+  }
+  if (!taken.length) frames = await tab.frames();
+  for (const frame of taken.length ? [] : frames) {
     try {
       await tab.pierceClosedShadowRoots(frame);
       if (held) {
         const again = await tab.call(frame, 'reobserve', snapshotId);
-        if (!again) {
+        if (!again || again === 'full') {
           if (frame === frames[0]) return null;
           framesNew = true; // a frame with a document of its own since: its elements are not matched
           continue;

@@ -137,13 +137,18 @@ function judgeWholeText(before: FieldState, after: FieldState, read: FieldReadBa
     tail = norm(before.text.slice(end));
   const expected = head + inserted + tail;
   const observed = norm(after.text);
+  // The usual read (after the page settled, from the field itself) goes without saying: a detail only for another.
   const evidenceFor = (state: FieldState, label: string): Evidence => ({
     kind: before.kind === 'value' ? 'field_value' : 'editor_text',
-    detail: after.source ? `${label}, from ${after.source}` : label,
+    ...(after.source
+      ? { detail: label ? `${label}, from ${after.source}` : `from ${after.source}` }
+      : label
+        ? { detail: label }
+        : {}),
     expected: excerpt(expected, head.length, inserted.length),
     observed: excerpt(norm(state.text), head.length, inserted.length),
   });
-  const evidence = [evidenceFor(after, read.settled ? 'read back after the page settled' : 'read back at once')];
+  const evidence = [evidenceFor(after, read.settled ? '' : 'read back at once')];
   if (read.first && read.settled && norm(read.first.text) !== observed) {
     evidence.unshift(evidenceFor(read.first, 'read back at once, before the page rewrote it'));
   }

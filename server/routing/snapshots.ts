@@ -26,7 +26,7 @@ export interface ResolvedToken {
   element: SnapshotElement;
 }
 
-const TOKEN = /^(s[0-9a-f]{8}):(\d+)$/;
+const TOKEN = /^(s(?:0|[1-9a-f][0-9a-f]{0,7})):(\d+)$/;
 const KEEP = 64; // snapshots remembered, so an old token is told "stale" rather than "invalid"
 
 export class SnapshotRegistry {
@@ -38,7 +38,9 @@ export class SnapshotRegistry {
 
   nextId(): string {
     this.counter++;
-    return 's' + this.counter.toString(16).padStart(8, '0');
+    // Short (s1, s2, … s1f): every token and every element of an action's changes carries it, and a
+    // padded one was seven bytes more each time, read by the model for nothing.
+    return 's' + this.counter.toString(16);
   }
 
   record(id: string, kind: Stored['kind'], key: string, snapshot: Snapshot): void {
@@ -85,8 +87,8 @@ export class SnapshotRegistry {
     if (!match)
       throw new Refusal(
         'invalid_element_token',
-        `element_token ${JSON.stringify(token.length > 40 ? `${token.slice(0, 40)}…` : token)} is not a token: a token is "<snapshot_id>:<element_index>" exactly as get_window_state lists it, e.g. "s0f3a9c21:12"`,
-        { expected_form: 's<8 hex digits>:<element_index>' },
+        `element_token ${JSON.stringify(token.length > 40 ? `${token.slice(0, 40)}…` : token)} is not a token: a token is "<snapshot_id>:<element_index>" exactly as get_window_state lists it, e.g. "s1f:12"`,
+        { expected_form: 's<hex digits>:<element_index>' },
       );
     const [, id, indexText] = match;
     const stored = this.byId.get(id);

@@ -8,15 +8,20 @@ import { actionTools } from './actions.js';
 import { DESTRUCTIVE, defineTool, parseArgs, type ToolContext, type ToolDef } from './define.js';
 import { textOfStructured } from './reply.js';
 import { getWindowState } from './inspection.js';
+import { page } from './page.js';
 import { session as sessionArg } from './schemas.js';
 import { parsePredicates } from '../contract/verify.js';
 import { type VerifyResult, verdictText, verifyArgs, verifyResult, verifyState } from './verify.js';
 
-/** The tools a step may name: every action tool (contract/actions.ts), in its order. */
-export const BATCHABLE = actionTools.map((t) => t.name) as [string, ...string[]];
+/**
+ * The tools a step may name: every action tool (contract/actions.ts), in its order, and `page` (open a tab and
+ * observe it in one call with `observe`; answer a dialog and check the task's end with the step's `expect`).
+ */
+const stepTools: ToolDef[] = [...actionTools, page as ToolDef];
+export const BATCHABLE = stepTools.map((t) => t.name) as [string, ...string[]];
 // A capability's tools (contract/capabilities.ts) are batchable when on, but cost the list no bytes.
-const ALWAYS_ON = actionTools.filter((t) => !t.cap).map((t) => t.name);
-const byName = new Map<string, ToolDef>(actionTools.map((t) => [t.name, t]));
+const ALWAYS_ON = stepTools.filter((t) => !t.cap).map((t) => t.name);
+const byName = new Map<string, ToolDef>(stepTools.map((t) => [t.name, t]));
 
 /** How a batch runs one step: the same admission, policy and recording as a direct call. */
 export type StepRunner = (
@@ -27,7 +32,7 @@ export type StepRunner = (
 export const runActions = defineTool({
   name: 'run_actions',
   description:
-    'Run up to 32 action steps {tool, args, expect?} in order, all validated first; stops at the first failure or unmet expect (verify_state predicates). observe: get_window_state arguments, to observe after.',
+    'Run up to 32 action steps {tool, args, expect?} in order, all validated first; stops at the first failure or unmet expect (verify_state predicates). observe: get_window_state args, run after.',
   input: z.strictObject({
     steps: z
       .array(
@@ -178,6 +183,7 @@ export const runActions = defineTool({
  */
 function stepTarget(args: Record<string, unknown>, core: ToolContext): { target?: unknown } {
   if (args.target !== undefined) return { target: args.target };
+  if (typeof args.tab_id === 'string') return { target: { kind: 'tab', tab_id: args.tab_id } }; // a page step's
   if (args.window_id !== undefined) return { target: { kind: 'window', pid: args.pid, window_id: args.window_id } };
   if (typeof args.element_token === 'string') {
     const t = core.snapshots.resolve(args.element_token);

@@ -100,3 +100,63 @@ test('an action on a tab never observed carries no changes', async () => {
   assert.equal(r.structured.changes, undefined, r.text);
   assert.equal(r.structured.changes_complete, undefined, r.text);
 });
+
+test('an action on a page with frames re-reads every frame: the frames elements are not said removed', async () => {
+  const framed = await s.open('frames.html');
+  await framed.waitForFunction('window.__ready === true', { timeout: 5000 });
+  const snap = await s.snapshot(s.v);
+  const typed = await s.v.call('type_text', { element_token: snap.token('Top'), text: 'x' });
+  assert.equal(typed.structured.effect, 'confirmed', typed.text);
+  assert.equal(typed.structured.changes_complete, true, typed.text);
+  assert.equal(typed.structured.changes?.removed, undefined, typed.text);
+});
+
+test('run_actions page steps: a tab opened and observed in one call; a dialog answered with the closing check as its expect', async () => {
+  // 1. A new tab and its observation in one call: the step's result names the tab, the observation is of it.
+  const opened = await s.v.call('run_actions', {
+    steps: [{ tool: 'page', args: { action: 'new_tab', url: s.fx.url('dialogs.html') } }],
+    observe: {},
+  });
+  assert.equal(opened.isError, false, opened.text);
+  const step = opened.structured.steps[0];
+  assert.equal(step.status, 'ok', opened.text);
+  assert.equal(typeof step.result.tab_id, 'string', opened.text);
+  const observation = opened.structured.observation;
+  assert.equal(observation.target.tab_id, step.result.tab_id, opened.text);
+  assert.match(observation.outline, /button 'Prompt' \[t=\d+\]/, opened.text);
+
+  // 2. A prompt opened by a click, answered in a batch whose step checks the page's answer.
+  const page = await s.open('dialogs.html');
+  const snap = await s.snapshot(s.v);
+  const click = await s.v.call('click', { element_token: snap.token('Prompt') });
+  assert.equal(click.structured.effect, 'unverifiable', click.text);
+  const answered = await s.v.call('run_actions', {
+    steps: [
+      {
+        tool: 'page',
+        args: { action: 'handle_dialog', accept: true, prompt_text: 'Ada' },
+        expect: [{ text_present: 'Answer: "Ada"' }],
+      },
+    ],
+  });
+  assert.equal(answered.isError, false, answered.text);
+  assert.equal(answered.structured.steps[0].expect.status, 'satisfied', answered.text);
+  assert.equal((await s.model(page)).answer, 'Ada');
+
+  // 3. An expect the page does not meet fails the step: never satisfied from what the agent hoped.
+  const again = await s.v.call('click', { element_token: snap.token('Prompt') });
+  assert.equal(again.structured.effect, 'unverifiable', again.text);
+  const unmet = await s.v.call('run_actions', {
+    steps: [
+      {
+        tool: 'page',
+        args: { action: 'handle_dialog', accept: true, prompt_text: 'Grace' },
+        expect: [{ text_present: 'Answer: "Ada"' }],
+      },
+    ],
+  });
+  assert.equal(unmet.isError, true, unmet.text);
+  assert.equal(unmet.structured.steps[0].status, 'failed', unmet.text);
+  assert.notEqual(unmet.structured.steps[0].expect.status, 'satisfied', unmet.text);
+  assert.equal((await s.model(page)).answer, 'Grace');
+});

@@ -67,6 +67,27 @@ test('a tab click by token resolves its token once and finds its tab once', asyn
   assert.equal(tabs, 1, 'the tab is looked up by id once in the whole call');
 });
 
+test('a click on an observed tab reads back what it changed in one page call (no frame tree, no shadow piercing)', async () => {
+  const token = await tokenOf('Checkbox');
+  const tab = await v.core.browser.findTab(v.core.router.snapshots.resolve(token).key);
+  const sent: string[] = [];
+  const send = tab.session.send.bind(tab.session);
+  (tab.session as any).send = (method: string, params?: any) => {
+    sent.push(method === 'Runtime.evaluate' ? `evaluate ${String(params?.expression).slice(0, 40)}` : method);
+    return (send as any)(method, params);
+  };
+  try {
+    const { result } = await countWhile(() => agent.call('click', { element_token: token }));
+    assert.equal(result.structured.effect, 'confirmed', result.text);
+    assert.equal(result.structured.changes_complete, true, result.text);
+  } finally {
+    delete (tab.session as any).send;
+  }
+  assert.ok(!sent.includes('Page.getFrameTree'), `the frame tree was listed: ${sent.join(' | ')}`);
+  assert.ok(!sent.some((m) => m.includes('closedRootCandidates')), `closed roots were pierced: ${sent.join(' | ')}`);
+  assert.equal(sent.filter((m) => m.includes('reobserve')).length, 1, `one re-read: ${sent.join(' | ')}`);
+});
+
 test('a token resolved as the call arrived, made stale before it is routed, is refused stale', async () => {
   const token = await tokenOf('Text');
   const early = v.core.router.snapshots.resolve(token);

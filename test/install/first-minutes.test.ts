@@ -93,7 +93,7 @@ test('the README shows what a first session really gets back', async () => {
   const stale = await step(
     'A token from an older observation is refused, and the text says what to do (on errors clients show the model only the text):',
     'click',
-    { element_token: 's00000000:2' },
+    { element_token: 's0:2' },
   );
   assert.equal(stale.isError, true);
 

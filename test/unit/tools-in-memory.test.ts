@@ -198,14 +198,14 @@ describe('target refusals before any browser', () => {
   });
 
   test('two ways of naming the target: conflicting_target naming both', async () => {
-    const r = await a.call('click', { element_token: 's00000001:0', target: { kind: 'tab', tab_id: 'T' } });
+    const r = await a.call('click', { element_token: 's1:0', target: { kind: 'tab', tab_id: 'T' } });
     assert.equal(r.structured.refusal.code, 'conflicting_target', r.text);
     assert.deepEqual(r.structured.refusal.fields, ['element_token', 'target']);
     assert.match(r.text, /^refused: conflicting_target: .*\nfields: \["element_token","target"\]$/);
   });
 
   test('a token no snapshot issued: stale (none current), with its details in the text', async () => {
-    const r = await a.call('type_text', { element_token: 's00000001:0', text: 'x' });
+    const r = await a.call('type_text', { element_token: 's1:0', text: 'x' });
     assert.equal(r.structured.refusal.code, 'stale_element_token', r.text);
     assert.deepEqual(r.structured.refusal.current_snapshot_ids, []);
     assert.equal(

@@ -182,12 +182,17 @@ export async function focusedFrame(tab: Tab): Promise<Frame> {
 
 export function describeEvents(seen: Pick<Watched, 'target' | 'events'>): string {
   if (seen.events.length === 0) return `no event reached ${seen.target}`;
-  return seen.events
-    .map(
-      (e) =>
-        `${e.type}${e.trusted ? '' : ' (untrusted)'}${e.onTarget ? ` at ${seen.target}` : ` at ${e.hit}`}${e.prevented ? ' (cancelled)' : ''}`,
-    )
-    .join(', ');
+  // Events in a row at the same element name it once: "mousedown, mouseup, click at button#b" (each event's
+  // own marks stay on it), which is what an action result repeats most.
+  const groups: Array<{ at: string; events: string[] }> = [];
+  for (const e of seen.events) {
+    const at = e.onTarget ? seen.target : e.hit;
+    const said = `${e.type}${e.trusted ? '' : ' (untrusted)'}${e.prevented ? ' (cancelled)' : ''}`;
+    const last = groups[groups.length - 1];
+    if (last?.at === at) last.events.push(said);
+    else groups.push({ at, events: [said] });
+  }
+  return groups.map((g) => `${g.events.join(', ')} at ${g.at}`).join('; ');
 }
 
 export function result(
@@ -204,7 +209,7 @@ export function dialogResult(sw: Stopwatch, target: string, what: string): Actio
   sw.lap('verify');
   return result('unverifiable', sw, [{ kind: 'dialog', detail: `a dialog opened during ${what}` }], {
     target,
-    escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog, then read the page' },
+    escalation: { target: 'page', reason: 'answer the dialog with page handle_dialog' },
   });
 }
 

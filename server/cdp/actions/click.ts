@@ -48,12 +48,10 @@ async function deliverClick(
   } catch (e) {
     if (!(e instanceof Refusal) || e.code !== 'dialog_open') throw e;
     sw.lap('verify');
-    return result('unverifiable', sw, [{ kind: 'dialog', observed: e.message }], {
+    // The refusal's advice is the escalation's, said once; page handle_dialog's result says what the page did then.
+    return result('unverifiable', sw, [{ kind: 'dialog', observed: e.message.replace(/; answer it with .*$/, '') }], {
       target: aimed.target,
-      escalation: {
-        target: 'page',
-        reason: 'a dialog opened after the click; answer it with page handle_dialog, then read the page',
-      },
+      escalation: { target: 'page', reason: 'a dialog opened after the click; answer it with page handle_dialog' },
     });
   }
   if (!seen.fresh) heard(seen);

@@ -47,13 +47,14 @@ async function deliverHover(target: ResolvedTarget): Promise<ActionResult> {
   const reached = seen.events.some((e) => e.trusted && e.onTarget && e.type !== 'mousemove');
   const evidence: Evidence[] = [
     { kind: 'event', expected: `trusted mouseover at ${seen.target}`, observed: describeEvents(seen) },
-    {
-      kind: 'appeared',
-      observed: opened.count ? opened.shown : 'nothing new became visible',
-      detail: opened.count
-        ? `${opened.count} element(s) became visible; call get_window_state for their tokens`
-        : 'the visible elements and text were read before and after the move',
-    },
+    // What became visible is listed; on an observed tab the result's changes.appeared carry their tokens.
+    opened.count
+      ? { kind: 'appeared', observed: opened.shown }
+      : {
+          kind: 'appeared',
+          observed: 'nothing new became visible',
+          detail: 'the visible elements and text were read before and after the move',
+        },
   ];
   if (opened.count) return result('confirmed', sw, evidence, { target: aimed.target, method: 'mouse_moved' });
   return result('unverifiable', sw, evidence, {

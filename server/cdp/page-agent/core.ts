@@ -251,6 +251,26 @@ export function closedRootCandidates(): Element[] {
   return out;
 }
 
+/**
+ * True when this document (its open and registered closed shadow roots included) holds no element that can
+ * carry a frame and no custom element closedRootCandidates has not yet handed over: a re-read of this frame
+ * alone then sees all the frame tree and the shadow piercing would. Marks nothing seen.
+ */
+function standalone(): boolean {
+  const visit = (root: Document | ShadowRoot): boolean => {
+    for (const el of Array.from(root.querySelectorAll('*'))) {
+      const local = el.localName;
+      if (local === 'iframe' || local === 'frame' || local === 'object' || local === 'embed') return false;
+      const shadow = shadowOf(el);
+      if (shadow) {
+        if (!visit(shadow)) return false;
+      } else if (local.includes('-') && !pageState.candidatesSeen.has(el)) return false;
+    }
+    return true;
+  };
+  return visit(document);
+}
+
 export function registerClosedRoot(root: ShadowRoot): void {
   pageState.closedRoots.set(root.host, root);
 }
@@ -301,8 +321,11 @@ export function snapshot(snapshotId: string, probe = false) {
  * it, so a token for it resolves like the snapshot's own and the snapshot's other tokens stay good. Null when
  * `snapshotId` is not this document's latest snapshot (a new document, or another snapshot since).
  */
-export function reobserve(snapshotId: string) {
+export function reobserve(snapshotId: string, alone?: boolean) {
   if (pageState.latest.id !== snapshotId) return null;
+  // `alone`: the server skipped listing frames and piercing closed shadow roots (one round trip per action);
+  // that holds only when this document has no frame of its own and no custom element not yet looked into.
+  if (alone && !standalone()) return 'full' as const;
   const kept = listed();
   const latest = pageState.latest.elements;
   const at = new Map<Element, number>(latest.map((el, i) => [el, i]));

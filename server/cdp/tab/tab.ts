@@ -246,6 +246,11 @@ export class Tab {
     return { session, frameId, parentFrameId: null, ownerSession: null, url: '' };
   }
 
+  /** True when the tab's frames all answer through its own session (no out-of-process iframe attached). */
+  get singleSession(): boolean {
+    return this.children.size === 0;
+  }
+
   /** The top frame, without asking the browser (its id is stable across navigations). */
   topFrame(): Frame {
     return this.frameFor(this.session.id(), this.mainFrameId)!;
