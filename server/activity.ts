@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 /** One action as operators see it: declared once, zod first, in contract/wire.ts. */
 export type { ActionEntry } from './contract/wire.js';
 import type { ActionEntry } from './contract/wire.js';
+import { summarizeArgs } from './contract/call-summary.js';
 
 /** How many recent actions are kept for operators who open the Control UI later. */
 const KEPT = 500;
@@ -86,37 +87,16 @@ export class Activity extends EventEmitter<ActivityEvents> {
   }
 }
 
-/**
- * `key=value` per argument; each value cut at `max` characters (the action log), or whole (approvals: max =
- * Infinity). The computer-use tools' composite arguments read as an operator says them, not as JSON: a menu
- * path `Format › Bold`, a region `10,20 300×200`.
- */
-export function summarizeArgs(args: Record<string, unknown>, max = 60): string {
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(args)) {
-    if (key === 'session' || value === undefined) continue;
-    let shown = legibleValue(key, value);
-    if (shown.length > max) shown = shown.slice(0, max - 3) + '…';
-    parts.push(`${key}=${shown}`);
-  }
-  return parts.join(' ');
-}
-
-/** A menu path (`invoke_menu`) as its items joined; a rectangle (`zoom`'s region) as `x,y width×height`. */
-function legibleValue(key: string, value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (key === 'path' && Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(' › ');
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const { x, y, width, height, ...rest } = value as Record<string, unknown>;
-    if ([x, y, width, height].every((n) => typeof n === 'number') && Object.keys(rest).length === 0)
-      return `${x},${y} ${width}×${height}`;
-  }
-  return JSON.stringify(value);
-}
+/** A call's arguments as one line (contract/call-summary.ts): each tool's lead, then `key=value` per argument. */
+export { summarizeArgs };
 
 /** A call's arguments as one log line, each known token shown as its label (`element_token=button "Submit claim"`). */
-export function labelledSummary(args: Record<string, unknown>, labels: Record<string, string> | undefined): string {
-  let line = summarizeArgs(args);
+export function labelledSummary(
+  args: Record<string, unknown>,
+  labels: Record<string, string> | undefined,
+  tool?: string,
+): string {
+  let line = summarizeArgs(args, 60, tool);
   for (const [token, label] of Object.entries(labels ?? {})) line = line.split(token).join(label);
   return line;
 }

@@ -87,7 +87,7 @@ export function noteApprovalRequested(store: AuditStore, r: ApprovalRequest): vo
     sessionKey: r.sessionKey,
     tool: r.tool,
     verdict: 'requested',
-    summary: labelledSummary(r.arguments, r.labels),
+    summary: labelledSummary(r.arguments, r.labels, r.tool),
     args: r.arguments,
     approval: { id: r.id },
     ...(r.labels ? { labels: r.labels } : {}),

@@ -30,7 +30,7 @@ export interface MaskedArguments {
 export interface KeptArguments {
   /** As the agent sent them (no defaults), masked by what the reply says and of the session's secrets. */
   sent: Record<string, unknown>;
-  /** `key=value` per argument, each token shown as its element's label. */
+  /** The tool's lead and `key=value` per argument, each token shown as its element's label. */
   summary: string;
 }
 
@@ -56,6 +56,8 @@ export class CallArguments {
     connectionId: string,
     /** Counted into: the pipeline's debug stats. */
     private readonly passes: ArgumentPasses,
+    /** The tool called: its summary leads with what it does (contract/call-summary.ts). */
+    private readonly tool?: string,
   ) {
     // Depth, size and string lengths first: everything after this (labels, approvals, the audit trail,
     // the action log, recording) walks or stringifies the arguments, and must only ever see bounded ones.
@@ -109,7 +111,7 @@ export class CallArguments {
     if (!this.keptView) {
       const sent = scrub(this.masked(structured).sent);
       this.passes.summary++;
-      this.keptView = { sent, summary: labelledSummary(sent, this.labels) };
+      this.keptView = { sent, summary: labelledSummary(sent, this.labels, this.tool) };
     }
     return this.keptView;
   }

@@ -120,7 +120,7 @@ export class CallPipeline {
   async call(tool: ToolDef, rawArgs: unknown, connection: CallContext): Promise<Reply> {
     const started = performance.now();
     // Bounded, keyed to its session, and from here on carried: nothing after this reads rawArgs again.
-    const args = new CallArguments(rawArgs, connection.connectionId, this.argumentPasses);
+    const args = new CallArguments(rawArgs, connection.connectionId, this.argumentPasses, tool.name);
     const trace: Trace = {};
     let reply: Reply;
     // The call's boundary: whatever happens in it becomes this call's refusal, never the process's end.
@@ -215,7 +215,7 @@ export class CallPipeline {
         trace.approval = await reportWhile(
           connection.progress,
           `waiting for an operator to approve ${tool.name}`,
-          approvals.request(tool.name, summarizeArgs(shown, Infinity), sessionKey, shown, {
+          approvals.request(tool.name, summarizeArgs(shown, Infinity, tool.name), sessionKey, shown, {
             signal,
             clientGone: connection.clientGone,
             labels,
