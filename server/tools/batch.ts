@@ -9,15 +9,19 @@ import { DESTRUCTIVE, defineTool, parseArgs, type ToolContext, type ToolDef } fr
 import { textOfStructured } from './reply.js';
 import { getWindowState } from './inspection.js';
 import { page } from './page.js';
+import { launchApp } from './apps.js';
+import { clipboardWrite } from './clipboard.js';
 import { session as sessionArg } from './schemas.js';
 import { parsePredicates } from '../contract/verify.js';
 import { type VerifyResult, verdictText, verifyArgs, verifyResult, verifyState } from './verify.js';
 
 /**
- * The tools a step may name: every action tool (contract/actions.ts), in its order, and `page` (open a tab and
- * observe it in one call with `observe`; answer a dialog and check the task's end with the step's `expect`).
+ * The tools a step may name: every action tool (contract/actions.ts), in its order; `page` (open a tab and
+ * observe it in one call with `observe`; answer a dialog and check the task's end with the step's `expect`);
+ * `launch_app` (start an app and act in its window, an `expect` checked on that window) and `clipboard_write`
+ * (put text there and paste it). Not `kill_app`: ending an app is done on its own, after looking.
  */
-const stepTools: ToolDef[] = [...actionTools, page as ToolDef];
+const stepTools: ToolDef[] = [...actionTools, page as ToolDef, launchApp as ToolDef, clipboardWrite as ToolDef];
 export const BATCHABLE = stepTools.map((t) => t.name) as [string, ...string[]];
 // A capability's tools (contract/capabilities.ts) are batchable when on, but cost the list no bytes.
 const ALWAYS_ON = stepTools.filter((t) => !t.cap).map((t) => t.name);
@@ -137,7 +141,7 @@ export const runActions = defineTool({
       if (!failed && step.expect) {
         const check = await run(verifyState, {
           expect: step.expect,
-          ...stepTarget(step.args, core),
+          ...stepTarget(step.args, core, outcome.structured),
           ...(args.session !== undefined ? { session: args.session } : {}),
         });
         checked = check.structured;
@@ -178,10 +182,17 @@ export const runActions = defineTool({
 });
 
 /**
- * The target a step acted on, as verify_state names it: the step's own target, its window, or its token's
- * (a token carries its target); none: the same default the step had (the session's current tab).
+ * The target a step acted on, as verify_state names it: the window it opened (launch_app), the step's own
+ * target, its window, or its token's (a token carries its target); none: the same default the step had (the
+ * session's current tab).
  */
-function stepTarget(args: Record<string, unknown>, core: ToolContext): { target?: unknown } {
+function stepTarget(
+  args: Record<string, unknown>,
+  core: ToolContext,
+  result?: { window?: unknown },
+): { target?: unknown } {
+  const opened = result?.window as { pid: number; window_id: number } | undefined;
+  if (opened) return { target: { kind: 'window', pid: opened.pid, window_id: opened.window_id } };
   if (args.target !== undefined) return { target: args.target };
   if (typeof args.tab_id === 'string') return { target: { kind: 'tab', tab_id: args.tab_id } }; // a page step's
   if (args.window_id !== undefined) return { target: { kind: 'window', pid: args.pid, window_id: args.window_id } };

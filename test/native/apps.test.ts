@@ -85,6 +85,39 @@ describe('launch_app and kill_app on X11 (openbox)', { skip: missing ?? false },
     assertListed(r, 'Launched By Path');
   });
 
+  test("launch_app as a run_actions step: its expect checked on the window it opened, satisfied as openbox lists it", async () => {
+    const r = await v.call('run_actions', {
+      steps: [
+        {
+          tool: 'launch_app',
+          args: { app: f.wrapper, args: ['Launched In A Batch'] },
+          expect: [{ window: { title: 'Launched In A Batch' }, exists: true }, { window: {}, focused: true }],
+        },
+      ],
+    });
+    assert.ok(r.structured.steps, r.text);
+    const [step] = r.structured.steps;
+    assertListed({ structured: step.result, text: r.text }, 'Launched In A Batch');
+    assert.equal(step.status, 'ok', r.text);
+    assert.equal(step.expect.status, 'satisfied', r.text);
+    assert.equal(Number(d.x('xdotool', ['getactivewindow'])), step.result.window.window_id, 'openbox has it focused');
+    const wrong = await v.call('run_actions', {
+      steps: [
+        {
+          tool: 'launch_app',
+          args: { app: f.wrapper, args: ['Launched Again'] },
+          expect: [{ window: { title: 'Not This Title' }, exists: true }],
+        },
+        { tool: 'press_key', args: { key: 'Escape' } },
+      ],
+    });
+    assert.ok(wrong.structured.steps, wrong.text);
+    assertListed({ structured: wrong.structured.steps[0].result, text: wrong.text }, 'Launched Again');
+    assert.equal(wrong.structured.steps[0].status, 'failed', 'an unmet expect stops the batch');
+    assert.notEqual(wrong.structured.steps[0].expect.status, 'satisfied', wrong.text);
+    assert.equal(wrong.structured.steps[1].status, 'not_run');
+  });
+
   test('kill_app: its window closed through openbox, confirmed once the process is gone [matrix x11 gtk3 kill_app confirmed]', async () => {
     const r = await v.call('launch_app', { app: f.wrapper, args: ['Launched To Kill'] });
     assertListed(r, 'Launched To Kill');
