@@ -34,6 +34,8 @@ interface Agent {
   lost: [number, number];
   /** MCP sessions it started again through the balancer after its gateway died. */
   reinits: number;
+  /** How each lost call ended, and after how long (the test's diagnostics say it). */
+  why: string[];
 }
 
 const AGENT_TOKEN = 'fleet-agent';
@@ -106,6 +108,7 @@ describe('two gateways behind HAProxy on one PostgreSQL audit store', { skip: mi
         unavailable: 0,
         lost: [0, 0],
         reinits: 0,
+        why: [],
       });
     }
   });
@@ -154,10 +157,12 @@ describe('two gateways behind HAProxy on one PostgreSQL audit store', { skip: mi
         for (let i = 0; i < n; i++) {
           let text: string;
           const at = a.gateway;
+          const t0 = performance.now();
           try {
             text = (await a.conn.call('get_session', { session: a.label })).text;
-          } catch {
+          } catch (e) {
             a.lost[at]++;
+            a.why.push(`${((performance.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message.split('\n')[0]}`);
             if (!reinit) return;
             await reinitialize(a);
             continue;
@@ -387,7 +392,7 @@ describe('two gateways behind HAProxy on one PostgreSQL audit store', { skip: mi
     await round(1);
   });
 
-  test("a gateway killed mid-run: its agents start over on the other through HAProxy; its trail is complete up to its last returned result, and the other's goes on", async () => {
+  test("a gateway killed mid-run: its agents start over on the other through HAProxy; its trail is complete up to its last returned result, and the other's goes on", async (t) => {
     const returned = () => agents.reduce((n, a) => n + total(a), 0);
     const before = returned();
     const running = round(60, agents, true);
@@ -402,6 +407,7 @@ describe('two gateways behind HAProxy on one PostgreSQL audit store', { skip: mi
       survivors.every((a) => a.returned[0] >= 60 && a.lost[0] === 0 && a.reinits === 0),
       'the other gateway served its agents on',
     );
+    for (const a of moved) t.diagnostic(`${a.label}: lost on gw2 ${JSON.stringify(a.why)}`);
     for (const a of moved) {
       // Its session was unknown to the gateway left: one call failed, then one new MCP session through the
       // balancer, on gateway 1, and the rest of its calls returned there.
