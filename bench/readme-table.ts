@@ -80,8 +80,9 @@ function tableAfter(lines: string[], heading: (line: string) => boolean): string
 /** The bench run's time and browser, from latest.md's first lines. */
 function benchRun(lines: string[]): string {
   const when = /— (\d{4}-\d\d-\d\dT\d\d:\d\d)/.exec(lines[0] ?? '')?.[1] ?? 'unknown time';
-  // The line that names the browser (the third, or later when a merged --only run added its own line).
-  const about = lines.slice(0, 8).find((l) => l.includes('(headless)')) ?? '';
+  // The line that names the browser (the third, or later: each merged --only run adds a line of its own), before the table.
+  const table = lines.findIndex((l) => l.startsWith('|'));
+  const about = lines.slice(0, table < 0 ? lines.length : table).find((l) => l.includes('(headless)')) ?? '';
   const browser = /Chrome\/(\d+)/.exec(about)?.[1];
   const node = /Node v(\d+)/.exec(about)?.[1];
   const cores = /on (\d+) cores/.exec(about)?.[1];

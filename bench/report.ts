@@ -102,7 +102,18 @@ export function mergeReport(previous: string, fresh: string, sections: string[],
   const rowOf = (line: string) => (line.startsWith('| ') ? line.split(' | ')[0] : null);
   const headingOf = (line: string) => (line.startsWith('### ') ? line.split(':')[0] : null);
   const freshLines = fresh.split('\n');
-  const freshRows = new Map(freshLines.filter((l) => rowOf(l) && !l.startsWith('| metric')).map((l) => [rowOf(l)!, l]));
+  // Rows are the main table's, before the first table of its own: a table's lines (its header, its `| ---`
+  // line) are replaced with the table, never matched by their first cell into another table.
+  const mainOf = (lines: string[]) => {
+    const at = lines.findIndex((l) => headingOf(l) || /^(Notes|Spread|Errors):$/.test(l));
+    return at < 0 ? lines.length : at;
+  };
+  const freshRows = new Map(
+    freshLines
+      .slice(0, mainOf(freshLines))
+      .filter((l) => rowOf(l) && !l.startsWith('| metric') && !l.startsWith('| ---'))
+      .map((l) => [rowOf(l)!, l]),
+  );
   // A table runs from its heading to the next heading or to the notes.
   const blocks = (lines: string[]) => {
     const out = new Map<string, string[]>();
@@ -118,6 +129,7 @@ export function mergeReport(previous: string, fresh: string, sections: string[],
   const freshTables = blocks(freshLines);
   const lines = previous.split('\n');
   const oldTables = blocks(lines);
+  const oldMain = mainOf(lines);
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const heading = headingOf(lines[i]);
@@ -130,7 +142,7 @@ export function mergeReport(previous: string, fresh: string, sections: string[],
     // A section run again no longer stands in the errors for having crashed before.
     if (sections.some((name) => lines[i].startsWith(`- section "${name}" crashed`))) continue;
     const metric = rowOf(lines[i]);
-    out.push(metric && freshRows.has(metric) ? freshRows.get(metric)! : lines[i]);
+    out.push(metric && i < oldMain && freshRows.has(metric) ? freshRows.get(metric)! : lines[i]);
     if (i === 0)
       out.push('', `Re-run with --only ${sections.join(',')} at ${when.toISOString()}: its rows and tables below.`);
   }

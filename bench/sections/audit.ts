@@ -78,6 +78,11 @@ export const auditSection: Section = {
           const pgTimes = await timeWrites(pg, n, ctx.config.warmup * 10);
           await pg.close();
           rows.push(row('PostgreSQL (`--audit-store`, loopback)', pgTimes));
+          // In the table itself (not only a note): an --only run merged into bench/latest.md keeps its tables.
+          const plus = (a: number, b: number) => `${a - b >= 0 ? '+' : '−'}${Math.abs(a - b).toFixed(2)} ms`;
+          rows.push(
+            `| what the shared store adds to each action's result (a verified click's included) | | ${plus(median(pgTimes), median(jsonlTimes))} | ${plus(p95(pgTimes), p95(jsonlTimes))} |`,
+          );
           ctx.notes.push(
             `audit: the shared store adds ${(median(pgTimes) - median(jsonlTimes)).toFixed(2)} ms (median) to each action's result`,
           );

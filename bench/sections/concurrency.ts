@@ -16,15 +16,15 @@ import { findChromium } from '../../server/cdp/browser/browser.js';
 import { median } from '../stats.js';
 import type { BenchContext, Row, Section } from '../types.js';
 import { browserlessMissing, startBrowserless, type BrowserlessPool } from '../../test/helpers/browserless.js';
-import { startGateway, type Gateway } from '../../test/helpers/gateway.js';
+import { type Connection, startGateway, type Gateway } from '../../test/helpers/gateway.js';
 import { startTaskServer, TASK_FIELDS, type TaskServer } from '../../test/helpers/task-page.js';
 
 const AGENTS = [1, 4, 8];
 
 /** One timed MCP call: what the agent waits for. */
-type Timed = (tool: string, args: Record<string, unknown>) => Promise<{ ms: number; result: any }>;
+export type Timed = (tool: string, args: Record<string, unknown>) => Promise<{ ms: number; result: any }>;
 
-interface Outcome {
+export interface Outcome {
   actions: number[];
   tasks: number;
   wallMs: number;
@@ -32,14 +32,14 @@ interface Outcome {
   error?: string;
 }
 
-function p95(xs: number[]): number {
+export function p95(xs: number[]): number {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]!;
 }
 
 /** Memory (bytes, proportional set size) of processes and all their descendants, from /proc (Linux). */
-function treeRss(roots: number[]): number {
+export function treeRss(roots: number[]): number {
   const parent = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -74,7 +74,7 @@ const ok = (what: string, result: any) => {
 };
 
 /** Verity's task over one MCP session: every action must be confirmed. */
-async function verityTask(call: Timed, task: TaskServer, run: string, times: number[]): Promise<void> {
+export async function verityTask(call: Timed, task: TaskServer, run: string, times: number[]): Promise<void> {
   const timed = async (tool: string, args: Record<string, unknown>) => {
     const r = await call(tool, args);
     times.push(r.ms);
@@ -135,7 +135,7 @@ async function checkReports(task: TaskServer, runs: string[]): Promise<void> {
 }
 
 /** N agents at once, `rounds` tasks each after one untimed warm-up task (which opens the session's browser). */
-async function drive(
+export async function drive(
   n: number,
   rounds: number,
   task: TaskServer,
@@ -171,8 +171,13 @@ async function drive(
 
 /** N agents as HTTP MCP sessions of one gateway. */
 function gatewayAgents(gw: Gateway, task: TaskServer) {
+  return connectionAgents(() => gw.connect(), task);
+}
+
+/** N agents as HTTP MCP sessions, each from `connect` (a gateway's own /mcp, or a balancer in front of several). */
+export function connectionAgents(connect: () => Promise<Connection>, task: TaskServer) {
   return async () => {
-    const conn = await gw.connect();
+    const conn = await connect();
     const call: Timed = async (tool, args) => {
       const t0 = performance.now();
       const result = await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 });
@@ -331,7 +336,7 @@ export const concurrencySection: Section = {
   },
 };
 
-function summary(o: Outcome): string {
+export function summary(o: Outcome): string {
   if (o.error) return `FAILED: ${o.error}`;
   return `median ${median(o.actions).toFixed(0)} ms, p95 ${p95(o.actions).toFixed(0)} ms, ${(o.tasks / (o.wallMs / 1000)).toFixed(2)} tasks/s, ${o.memoryPerSession === null ? '?' : `${(o.memoryPerSession / 2 ** 20).toFixed(0)} MB`}/session`;
 }

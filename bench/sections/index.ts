@@ -3,6 +3,7 @@ import type { Section } from '../types.js';
 import { auditSection } from './audit.js';
 import { bytesSection } from './bytes.js';
 import { concurrencySection } from './concurrency.js';
+import { fleetSection } from './fleet.js';
 import { formSection } from './form.js';
 import { fuzzSection } from './fuzz.js';
 import { latencySection } from './latency.js';
@@ -19,5 +20,6 @@ export const sections: Section[] = [
   officeSection,
   concurrencySection,
   auditSection,
+  fleetSection,
   fuzzSection,
 ];

@@ -1,37 +1,60 @@
 // Two real gateways (`verity start`, each its own config dir) on one real PostgreSQL (test/helpers/postgres.ts),
-// eight agents (real MCP SDK clients), four on each. The database is stopped and started again mid-run, then
-// one gateway is killed (SIGKILL) mid-run. Entries are counted against what the agents got back: every
-// returned result has exactly one entry in the database afterwards, audit_unavailable was said (in the result
-// and on stderr) while the database was down, and either gateway's operator reads the other's trail (the
-// gateway filter) and hears its entries live (LISTEN/NOTIFY). Every process is ended by its PID.
+// behind a real HAProxy with docs/deploy.md's balancer example as written (test/helpers/haproxy.ts): eight
+// agents (real MCP SDK clients) connect through the balancer, four land on each gateway. The database is
+// stopped and started again mid-run, then one gateway is killed (SIGKILL) mid-run: its agents' sessions are
+// unknown to the other, so they re-initialize through HAProxy, land on the gateway left and go on. Entries
+// are counted against what the agents got back: every returned result has exactly one entry in the database
+// afterwards, audit_unavailable was said (in the result and on stderr) while the database was down, and
+// either gateway's operator reads the other's trail (the gateway filter) and hears its entries live
+// (LISTEN/NOTIFY). Every process is ended by its PID.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Connection, type Gateway, killPid, operatorSocket, startGateway, waitFor } from '../helpers/gateway.js';
+import { type Balancer, deployExample, haproxyMissing, startBalancer } from '../helpers/haproxy.js';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 
-if (postgresMissing) process.stdout.write(`# fleet audit tests skipped: ${postgresMissing}\n`);
+const missing = postgresMissing ?? haproxyMissing;
+if (missing) process.stdout.write(`# fleet audit tests skipped: ${missing}\n`);
 
 interface Agent {
+  /** The gateway its MCP session is on now (an agent whose gateway died re-initializes on the other). */
   gateway: number;
+  /** The gateway it first landed on. */
+  home: number;
   label: string;
   conn: Connection;
-  /** Results it got back (each one must have exactly one entry). */
-  returned: number;
+  /** Results it got back, by the gateway that returned them (each one must have exactly one entry there). */
+  returned: [number, number];
   /** Of those, the ones that said audit_unavailable. */
   unavailable: number;
-  /** The call in flight when its gateway died (its entry may exist without a result). */
-  lost: number;
+  /** Calls in flight when their gateway died, by gateway (an entry may exist without a result). */
+  lost: [number, number];
+  /** MCP sessions it started again through the balancer after its gateway died. */
+  reinits: number;
+  /** How each lost call ended, and after how long (the test's diagnostics say it). */
+  why: string[];
 }
 
-describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?? false }, () => {
+const AGENT_TOKEN = 'fleet-agent';
+const total = (a: Agent) => a.returned[0] + a.returned[1];
+
+describe('two gateways behind HAProxy on one PostgreSQL audit store', { skip: missing ?? false }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'verity-fleet-'));
   let db: Postgres;
+  let balancer: Balancer | undefined;
   const gateways: Gateway[] = [];
   const names: string[] = [];
   const agents: Agent[] = [];
+
+  /** Which gateway holds this connection's MCP session (asked of each gateway directly; exactly one must). */
+  const ownerOf = async (conn: Connection) => {
+    const owners = await balancer!.ownerOf(conn.transport.sessionId!, AGENT_TOKEN);
+    assert.equal(owners.length, 1, `one gateway holds session ${conn.transport.sessionId}: ${JSON.stringify(owners)}`);
+    return owners[0];
+  };
 
   // Gateway 2 holds list_sessions for an operator; the decision comes from gateway 1's console.
   const policy = join(dir, 'policy.json');
@@ -39,37 +62,60 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
   before(async () => {
     writeFileSync(policy, JSON.stringify({ require_approval: ['list_sessions'] }));
     db = await startPostgres();
+    // Each gateway is started with the guide's line (--host, --allowed-hosts for the balancer's Host).
+    const example = await deployExample();
     // One gateway is given the flag, the other the environment variable (CONTRACT: --audit-store or VERITY_AUDIT_URL).
     gateways.push(
-      await startGateway(['--audit-store', db.url], {
+      await startGateway([...example.args, '--audit-store', db.url], {
         VERITY_CONFIG_DIR: join(dir, 'gw1'),
-        VERITY_AGENT_TOKEN: 'fleet-agent',
+        VERITY_AGENT_TOKEN: AGENT_TOKEN,
         VERITY_TOKEN: 'fleet-operator-1',
         VERITY_POLICY: undefined,
       }),
     );
     gateways.push(
-      await startGateway(['--policy', policy], {
+      await startGateway([...example.args, '--policy', policy], {
         VERITY_CONFIG_DIR: join(dir, 'gw2'),
         VERITY_AUDIT_URL: db.url,
-        VERITY_AGENT_TOKEN: 'fleet-agent',
+        VERITY_AGENT_TOKEN: AGENT_TOKEN,
         VERITY_TOKEN: 'fleet-operator-2',
         VERITY_POLICY: undefined,
       }),
     );
     for (const g of ['gw1', 'gw2']) names.push(readFileSync(join(dir, g, 'gateway-name'), 'utf8').trim());
-    for (let i = 0; i < 8; i++) {
-      const gateway = i % 2;
-      const label = `g${gateway + 1}-a${i}`;
-      const conn = await gateways[gateway].connect();
+    balancer = await startBalancer(example, gateways, dir);
+    // Eight agents through the balancer, four on each gateway: HAProxy's roundrobin spreads the initializes;
+    // which gateway took each is asked of the gateways, and a fifth on one is let go (bounded).
+    const landed = [0, 0];
+    for (let tries = 0; agents.length < 8; tries++) {
+      assert.ok(tries < 32, `gave up spreading 8 agents 4 and 4 over the gateways through HAProxy (${landed})`);
+      const conn: Connection = await balancer.connect(AGENT_TOKEN, `fleet-agent-${tries}`);
+      const gateway = await ownerOf(conn);
+      if (landed[gateway] === 4) {
+        await conn.disconnect();
+        continue;
+      }
+      const label = `g${gateway + 1}-a${agents.length}`;
+      landed[gateway]++;
       const started = await conn.call('start_session', { session: label });
       assert.equal(started.isError, false, started.text);
-      agents.push({ gateway, label, conn, returned: 0, unavailable: 0, lost: 0 });
+      agents.push({
+        gateway,
+        home: gateway,
+        label,
+        conn,
+        returned: [0, 0],
+        unavailable: 0,
+        lost: [0, 0],
+        reinits: 0,
+        why: [],
+      });
     }
   });
 
   after(async () => {
     for (const a of agents) await a.conn.client.close().catch(() => {});
+    await balancer?.close();
     for (const gw of gateways) await gw.close();
     await db?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -77,35 +123,70 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
 
   const sorted = (o: object) => Object.fromEntries(Object.entries(o).sort(([x], [y]) => x.localeCompare(y)));
 
-  /** `n` calls of each agent, all agents at once; an agent whose gateway dies stops (its call in flight counted apart). */
-  const round = (n: number, who: Agent[] = agents) =>
+  /**
+   * An agent whose gateway died starts over as the README says: a new MCP session through the balancer (it
+   * lands on the gateway left), its session started again under the same label. Bounded, and named.
+   */
+  const reinitialize = async (a: Agent) => {
+    await a.conn.client.close().catch(() => {});
+    let last = '';
+    for (let i = 0; i < 10; i++) {
+      try {
+        const conn = await balancer!.connect(AGENT_TOKEN, `${a.label}-again-${a.reinits}`);
+        const started = await conn.call('start_session', { session: a.label });
+        assert.equal(started.isError, false, started.text);
+        a.conn = conn;
+        a.gateway = await ownerOf(conn);
+        a.reinits++;
+        return;
+      } catch (e) {
+        last = (e as Error).message;
+      }
+    }
+    throw new Error(`${a.label} could not start a new MCP session through HAProxy (10 tries): ${last}`);
+  };
+
+  /**
+   * `n` calls of each agent, all agents at once. A call that fails (its gateway died under it) is counted
+   * apart as lost on that gateway; the agent then stops, or with `reinit` starts again through the balancer
+   * and goes on with its remaining calls.
+   */
+  const round = (n: number, who: Agent[] = agents, reinit = false) =>
     Promise.all(
       who.map(async (a) => {
         for (let i = 0; i < n; i++) {
           let text: string;
+          const at = a.gateway;
+          const t0 = performance.now();
           try {
             text = (await a.conn.call('get_session', { session: a.label })).text;
-          } catch {
-            a.lost++;
-            return;
+          } catch (e) {
+            a.lost[at]++;
+            a.why.push(`${((performance.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message.split('\n')[0]}`);
+            if (!reinit) return;
+            await reinitialize(a);
+            continue;
           }
-          a.returned++;
+          a.returned[at]++;
           if (/audit_unavailable/.test(text)) a.unavailable++;
         }
       }),
     );
 
-  /** Entries of each agent's get_session calls in the database. */
+  /** Entries of each agent's get_session calls in the database, by gateway name and session label. */
   const counted = async () => {
-    const rows = await db.query<{ label: string; n: string; distinct_ids: string }>(
-      `SELECT split_part(session_key, '/', 2) AS label, count(*)::text AS n, count(DISTINCT (gateway, id))::text AS distinct_ids
-       FROM verity_audit WHERE kind = 'call' AND tool = 'get_session' GROUP BY 1`,
+    const rows = await db.query<{ gateway: string; label: string; n: string; distinct_ids: string }>(
+      `SELECT gateway, split_part(session_key, '/', 2) AS label, count(*)::text AS n, count(DISTINCT (gateway, id))::text AS distinct_ids
+       FROM verity_audit WHERE kind = 'call' AND tool = 'get_session' GROUP BY 1, 2`,
     );
-    return new Map(rows.map((r) => [r.label, { n: Number(r.n), distinct: Number(r.distinct_ids) }]));
+    return new Map(rows.map((r) => [`${r.gateway} ${r.label}`, { n: Number(r.n), distinct: Number(r.distinct_ids) }]));
   };
-  const matches = async (who: Agent[]) => {
+  const on = (c: Awaited<ReturnType<typeof counted>>, g: number, a: Agent) =>
+    c.get(`${names[g]} ${a.label}`) ?? { n: 0, distinct: 0 };
+  /** Every result `who` got back from gateway `g` (both when not said) has its entry there, and no more. */
+  const matches = async (who: Agent[], gs = [0, 1]) => {
     const c = await counted();
-    return who.every((a) => c.get(a.label)?.n === a.returned);
+    return who.every((a) => gs.every((g) => on(c, g, a).n === a.returned[g]));
   };
 
   test('the database restarted mid-run: audit_unavailable said meanwhile, then every returned result has exactly one entry', async () => {
@@ -122,7 +203,10 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
     await round(3);
     await waitFor(() => matches(agents), 'the spooled entries to reach the database after its restart', 200);
     const c = await counted();
-    for (const a of agents) assert.equal(c.get(a.label)!.distinct, c.get(a.label)!.n, `${a.label}: no entry twice`);
+    for (const a of agents) {
+      const { n, distinct } = on(c, a.gateway, a);
+      assert.equal(distinct, n, `${a.label}: no entry twice`);
+    }
   });
 
   test("either console reads the other gateway's trail with the gateway filter and hears its entries live", async () => {
@@ -181,17 +265,21 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
       op.ws.close();
     }
   };
+  /** `label on gwN` → `live active` / `gateway gone ended`, for the agents' sessions in a fleet view. */
   const holders = (view: Awaited<ReturnType<typeof fleetOf>>) =>
     Object.fromEntries(
       view.sessions
         .filter((s) => agents.some((a) => a.label === s.row.session))
-        .map((s) => [s.row.session, `${s.gateway} ${s.live ? 'live' : s.ended_reason} ${s.row.state}`])
+        .map((s) => [
+          `${s.row.session} on gw${names.indexOf(s.gateway) + 1}`,
+          `${s.live ? 'live' : s.ended_reason} ${s.row.state}`,
+        ])
         .sort(([a], [b]) => a.localeCompare(b)),
     );
 
   test("either console lists both gateways' sessions, each with the gateway that holds it", async () => {
     const expected = Object.fromEntries(
-      agents.map((a) => [a.label, `${names[a.gateway]} live active`]).sort(([a], [b]) => a.localeCompare(b)),
+      agents.map((a) => [`${a.label} on gw${a.gateway + 1}`, 'live active']).sort(([a], [b]) => a.localeCompare(b)),
     );
     for (const g of [0, 1]) {
       let last: unknown;
@@ -304,20 +392,32 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
     await round(1);
   });
 
-  test("a gateway killed mid-run: its trail is complete up to its last returned result, and the other's goes on", async () => {
-    const before = agents.reduce((n, a) => n + a.returned, 0);
-    const running = round(60);
-    await waitFor(() => agents.reduce((n, a) => n + a.returned, 0) >= before + 16, 'the agents to be mid-run');
+  test("a gateway killed mid-run: its agents start over on the other through HAProxy; its trail is complete up to its last returned result, and the other's goes on", async (t) => {
+    const returned = () => agents.reduce((n, a) => n + total(a), 0);
+    const before = returned();
+    const running = round(60, agents, true);
+    await waitFor(() => returned() >= before + 16, 'the agents to be mid-run');
     // Gateway 1's console is open before the kill: it hears the moment gateway 2 goes quiet (fleet.changed).
     const op1 = await operatorSocket(gateways[0], ['operator.read']);
     killPid(gateways[1].pid, 'SIGKILL');
     await running;
-    const survivors = agents.filter((a) => a.gateway === 0);
+    const survivors = agents.filter((a) => a.home === 0);
+    const moved = agents.filter((a) => a.home === 1);
     assert.ok(
-      survivors.every((a) => a.returned >= 60 && a.lost === 0),
+      survivors.every((a) => a.returned[0] >= 60 && a.lost[0] === 0 && a.reinits === 0),
       'the other gateway served its agents on',
     );
-    await waitFor(() => matches(survivors), "the surviving gateway's entries");
+    for (const a of moved) t.diagnostic(`${a.label}: lost on gw2 ${JSON.stringify(a.why)}`);
+    for (const a of moved) {
+      // Its session was unknown to the gateway left: one call failed, then one new MCP session through the
+      // balancer, on gateway 1, and the rest of its calls returned there.
+      assert.equal(a.reinits, 1, `${a.label} started over once`);
+      assert.equal(a.gateway, 0, `${a.label} landed on the gateway left`);
+      assert.ok(a.lost[1] >= 1 && a.lost[0] === 0, `${a.label}: calls lost ${JSON.stringify(a.lost)}`);
+      assert.ok(a.returned[0] > 0, `${a.label} went on on gateway 1`);
+    }
+    // Every result gateway 1 returned, to its own agents and to those that moved, has exactly one entry.
+    await waitFor(() => matches(agents, [0]), "gateway 1's entries, its own agents' and the moved ones'");
     // The other console shows the dead gateway's sessions ended, "gateway gone", once its heartbeat is stale
     // (a bound: GONE_MS after its last beat); its own sessions stay live.
     try {
@@ -331,22 +431,41 @@ describe('two gateways on one PostgreSQL audit store', { skip: postgresMissing ?
           `${e.message}; events ${op1.events.map((x) => x.event)}; fleet ${JSON.stringify(await fleetOf(0))}`,
         );
       });
-      const view = await fleetOf(0);
-      for (const a of agents)
-        assert.equal(
-          holders(view)[a.label],
-          a.gateway === 0 ? `${names[0]} live active` : `${names[1]} gateway gone ended`,
-          a.label,
-        );
+      // Gateway 2's sessions ended ("gateway gone"); the moved agents' new sessions live on gateway 1.
+      const expected = Object.fromEntries(
+        [
+          ...survivors.map((a) => [`${a.label} on gw1`, 'live active']),
+          ...moved.flatMap((a) => [
+            [`${a.label} on gw1`, 'live active'],
+            [`${a.label} on gw2`, 'gateway gone ended'],
+          ]),
+        ].sort(([a], [b]) => a.localeCompare(b)),
+      );
+      let last: unknown;
+      await waitFor(async () => {
+        last = holders(await fleetOf(0));
+        return JSON.stringify(last) === JSON.stringify(expected);
+      }, "gateway 1's fleet view to show gateway 2's sessions gone and the moved agents live on gateway 1").catch(
+        (e) => {
+          throw new Error(`${e.message}; it listed ${JSON.stringify(last)}`);
+        },
+      );
     } finally {
       op1.ws.close();
     }
     const c = await counted();
-    for (const a of agents.filter((x) => x.gateway === 1)) {
-      const { n, distinct } = c.get(a.label)!;
-      assert.equal(distinct, n, `${a.label}: no entry twice`);
+    for (const a of agents) {
+      for (const g of [0, 1])
+        assert.equal(on(c, g, a).distinct, on(c, g, a).n, `${a.label} on gw${g + 1}: no entry twice`);
+      assert.equal(on(c, 0, a).n, a.returned[0], `${a.label}: one entry on gw1 for each result it returned`);
+    }
+    for (const a of moved) {
+      const { n } = on(c, 1, a);
       // Its entry is written before its result returns: a call cut off by the kill may have an entry without a result.
-      assert.ok(n >= a.returned && n <= a.returned + a.lost, `${a.label}: ${n} entries for ${a.returned} results`);
+      assert.ok(
+        n >= a.returned[1] && n <= a.returned[1] + a.lost[1],
+        `${a.label}: ${n} entries on gw2 for ${a.returned[1]} results (${a.lost[1]} cut off)`,
+      );
     }
   });
 });

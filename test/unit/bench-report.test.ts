@@ -59,3 +59,24 @@ test('a table run again replaces the one under the same heading, whatever its ti
   assert.ok(merged.includes('| 3 | 4 |') && !merged.includes('| 1 | 2 |'));
   assert.ok(merged.includes('- section "fuzz" crashed: URIError'), "another section's error stays");
 });
+
+test("a fresh table's header and `| ---` lines leave other tables' lines as they were", () => {
+  const fresh = [
+    '# x',
+    '',
+    '| metric | Verity | floor | Playwright MCP | ratio(s) | target | pass/fail |',
+    '| --- | ---: | ---: | ---: | --- | --- | --- |',
+    '',
+    '### Audit write cost: new',
+    '',
+    '| x | entries |',
+    '| --- | ---: |',
+    '| 1 | 9 |',
+    '',
+  ].join('\n');
+  const merged = mergeReport(previous, fresh, ['audit'], new Date()).split('\n');
+  assert.ok(merged.includes('### Concurrency: old') && merged.includes('| x | y |'), "the other table's header stays");
+  assert.ok(merged.includes('| 1 | 2 |'), "the other table's row stays");
+  assert.ok(merged.includes('| --- | ---: | ---: | ---: | --- | --- | --- |'), "the main table's `| ---` line stays");
+  assert.ok(merged.includes('### Audit write cost: new') && merged.includes('| 1 | 9 |'));
+});
