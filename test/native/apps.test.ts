@@ -85,13 +85,16 @@ describe('launch_app and kill_app on X11 (openbox)', { skip: missing ?? false },
     assertListed(r, 'Launched By Path');
   });
 
-  test("launch_app as a run_actions step: its expect checked on the window it opened, satisfied as openbox lists it", async () => {
+  test('launch_app as a run_actions step: its expect checked on the window it opened, satisfied as openbox lists it', async () => {
     const r = await v.call('run_actions', {
       steps: [
         {
           tool: 'launch_app',
           args: { app: f.wrapper, args: ['Launched In A Batch'] },
-          expect: [{ window: { title: 'Launched In A Batch' }, exists: true }, { window: {}, focused: true }],
+          expect: [
+            { window: { title: 'Launched In A Batch' }, exists: true },
+            { window: {}, focused: true },
+          ],
         },
       ],
     });
