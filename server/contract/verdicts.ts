@@ -74,6 +74,11 @@ export interface FieldState {
   secret?: string;
   /** Where the text was read, when it is not the field's own value or DOM (a code editor's model): said in evidence. */
   source?: string;
+  /**
+   * Set on a read-back when the editor may still change the text on its own (a format on paste that had not
+   * come when the read-back's bound ran out): why. Text read as typed then proves nothing: unverifiable.
+   */
+  pending?: string;
 }
 export interface WatchedEvent {
   type: string;
@@ -117,6 +122,11 @@ export function judgeText(before: FieldState, read: FieldReadBack, text: string)
       evidence: [{ kind: before.kind === 'value' ? 'field_value' : 'editor_text', detail: unreadable }],
     };
   const verdict = judgeWholeText(before, after, read, text);
+  // The text as typed, while the editor may still rewrite it: not yet what it holds.
+  if (after.pending && verdict.effect === 'confirmed') {
+    verdict.evidence.push({ kind: 'pending_edit', detail: after.pending });
+    return { ...verdict, effect: 'unverifiable', delivered: 0 };
+  }
   // Part of the text proves neither that the text landed once nor that nothing changed: what it shows
   // stays in the evidence, the verdict is unverifiable.
   const partial = before.partial ?? after.partial;

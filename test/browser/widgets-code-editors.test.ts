@@ -112,7 +112,7 @@ describe('an editor that changes what was typed is a mismatch, never confirmed',
     const tab = await s.open(page);
     const r = await s.v.call('type_text', { element_token: await textbox(), text: CODE });
     const now = await s.model(tab);
-    assert.notEqual(now, CODE, 'the page did rewrite the text');
+    assert.notEqual(now, CODE, `the page did rewrite the text (type_text said: ${r.text})`);
     assert.equal(r.structured.effect, 'mismatch', r.text);
     // What the editor holds around the caret, and the difference named.
     assert.equal(r.structured.observed, now, r.text);
@@ -141,6 +141,25 @@ describe('an editor that changes what was typed is a mismatch, never confirmed',
       'monaco-code.html?blank&rewrite',
       /extra indentation: line 2 is indented by 4 spaces where 2 spaces/,
     );
+  });
+
+  test('Monaco with formatOnPaste whose worker answers late (a busy machine): the format a second later is waited for', async () => {
+    // The format's edits go through Monaco's editor worker, raced with a 1 s timer: read at once (frames and
+    // an idle period later), the document was still as typed and was called confirmed.
+    await typeRewritten(
+      'monaco-code.html?blank&rewrite&busyworker=3000',
+      /extra indentation: line 2 is indented by 4 spaces where 2 spaces/,
+    );
+  });
+
+  test('Monaco with formatOnPaste and a formatter that changes nothing: unverifiable (its format may still come), never confirmed', async () => {
+    // Its format goes through its worker and comes late on a busy machine: text read as typed while it may
+    // still come proves nothing; the read-back waits for it, bounded, and says so.
+    const tab = await s.open('monaco-code.html?blank&rewrite=none');
+    const r = await s.v.call('type_text', { element_token: await textbox(), text: CODE });
+    assert.equal(r.structured.effect, 'unverifiable', r.text);
+    assert.match(r.text, /formats what is pasted/);
+    assert.equal(await s.model(tab), CODE);
   });
 
   test('a read-only code editor is refused, and nothing lands', async () => {

@@ -193,7 +193,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Polls `probe` until it returns something, within a bound (X11, D-Bus and AT-SPI settle asynchronously). */
 export async function until<T>(
   probe: () => T | null | undefined | Promise<T | null | undefined>,
-  what: string,
+  /** What is waited for; a function to name what was seen last, at the bound. */
+  what: string | (() => string),
   ms = 10_000,
   everyMs = 50,
 ): Promise<T> {
@@ -207,7 +208,9 @@ export async function until<T>(
       last = e;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+      throw new Error(
+        `timed out waiting for ${typeof what === 'function' ? what() : what}${last ? `: ${(last as Error).message}` : ''}`,
+      );
     await sleep(everyMs);
   }
 }

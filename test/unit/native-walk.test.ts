@@ -3,9 +3,15 @@
 // test/native/office.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CacheItem } from '../../server/native/linux/atspi/model.js';
+import type { Atspi, CacheItem } from '../../server/native/linux/atspi/model.js';
 import { ROLE, calcCellEditorName } from '../../server/native/linux/atspi/roles.js';
-import { cacheChildren, managesChildren, needsLiveRead, orderRows } from '../../server/native/linux/atspi/walk.js';
+import {
+  cacheChildren,
+  managesChildren,
+  needsLiveRead,
+  orderRows,
+  tableCellsInView,
+} from '../../server/native/linux/atspi/walk.js';
 
 const BUS = ':1.9';
 const SHOWING: [number, number] = [1 << 25, 0];
@@ -103,4 +109,49 @@ test("Calc's cell editor is a paragraph in a panel of a spreadsheet document, an
   assert.equal(calcCellEditorName(ROLE.paragraph, { role: ROLE.tableCell, name: 'B3' }, sheetDoc), null);
   assert.equal(calcCellEditorName(ROLE.tableCell, panel, sheetDoc), null);
   assert.equal(calcCellEditorName(ROLE.paragraph, null, null), null, 'a paragraph at the top');
+});
+
+// A sheet (Calc's, as its AT-SPI table answers): cells 82x17 from the grid's corner, indexed row by row over
+// 1024 columns; its grid box is whatever `boxes` gives on each read of the table's extents.
+function sheet(boxes: () => { x: number; y: number; w: number; h: number }) {
+  const table = { bus: ':1.5', path: '/sheet' };
+  let box = { x: 0, y: 0, w: 0, h: 0 };
+  const cell = (row: number, column: number) => ({ bus: ':1.5', path: `/cell/${row * 1024 + column}` });
+  const atspi = {
+    extents: async () => {
+      box = boxes();
+      return box;
+    },
+    call: async (ref: { path: string }, _iface: string, method: string, _sig?: string, args: number[] = []) => {
+      if (method === 'GetAccessibleAtPoint') {
+        const [x, y] = args;
+        return [[':1.5', cell(Math.floor((y - 45) / 17), Math.floor((x - 45) / 82)).path]];
+      }
+      if (method === 'GetIndexInParent') return [Number(ref.path.split('/')[2])];
+      if (method === 'GetRowAtIndex') return [Math.floor(args[0] / 1024)];
+      if (method === 'GetColumnAtIndex') return [args[0] % 1024];
+      if (method === 'GetAccessibleAt') return [[':1.5', cell(args[0], args[1]).path]];
+      throw new Error(method);
+    },
+  };
+  return { atspi: atspi as unknown as Atspi, table };
+}
+
+test("a sheet's cells in view are read again while its grid moves under the read (laid out as its window is sized)", async () => {
+  // Read wide (5 columns), then narrowed (4) before the read was checked: the cells of the box it has now.
+  const seen = [
+    { x: 45, y: 45, w: 410, h: 170 },
+    { x: 45, y: 45, w: 305, h: 170 },
+  ];
+  const { atspi, table } = sheet(() => seen.shift() ?? { x: 45, y: 45, w: 305, h: 170 });
+  const read = await tableCellsInView(atspi, table);
+  assert.equal(read?.refs.length, 4 * 10);
+  assert.equal(read?.cut, undefined);
+});
+
+test('a sheet whose grid never holds still while read: its cells are said to be of a box it may no longer have', async () => {
+  let w = 300;
+  const { atspi, table } = sheet(() => ({ x: 45, y: 45, w: (w += 82), h: 170 }));
+  const read = await tableCellsInView(atspi, table);
+  assert.match(String(read?.cut), /the table was being laid out: its box moved while its cells were read, 4 times/);
 });

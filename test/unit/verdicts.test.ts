@@ -496,6 +496,16 @@ describe('a code editor: its whole document, from its model, compared exactly', 
     assert.equal(judge(code(''), code('a\u00a0b'), 'a b').effect, 'mismatch');
   });
 
+  test('a document as typed while the editor may still format it (format on paste not come): unverifiable; a format that came: mismatch', () => {
+    const pending = 'the editor formats what is pasted, and its model was as the paste left it 3000 ms after the paste';
+    const v = judge(code(''), code(BLOCK, BLOCK.length, { pending }), BLOCK);
+    assert.equal(v.effect, 'unverifiable');
+    assert.equal(v.delivered, 0);
+    assert.equal(v.evidence.find((e) => e.kind === 'pending_edit')?.detail, pending);
+    // What differs already is a mismatch, whether or not more may come.
+    assert.equal(judge(code(''), code('if (ok) {\n    run();\n}', 0, { pending }), BLOCK).effect, 'mismatch');
+  });
+
   test('unchanged is no_effect; an unreadable or partly shown document is unverifiable', () => {
     assert.equal(judge(code('abc'), code('abc'), 'x').effect, 'no_effect');
     assert.equal(judge(code(''), code(BLOCK, 0, { unreadable: 'no handle' }), BLOCK).effect, 'unverifiable');

@@ -32,6 +32,13 @@ import {
 
 const EDITOR_SELECTION_SYNC_MS = 120;
 const EDITOR_SETTLE_MS = 400;
+/**
+ * How long a code editor that formats what is pasted (Monaco's formatOnPaste) is given to do it: Monaco
+ * sends its formatter's edits through its editor worker and gives up on the worker after 1 s of timer time,
+ * so the format lands within about 1 s of the paste on a machine with time to spare; three times that on
+ * a busy one, where the worker starts and answers late.
+ */
+const FORMAT_ON_PASTE_WAIT_MS = 3000;
 
 // Inputs that hold one value and have no caret to insert at: type_text sets the whole value.
 const VALUE_INPUT_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
@@ -268,9 +275,15 @@ export function rearmField(handle: FieldHandle): FieldRearmed {
  * editor took it; `gone` when the field is no longer held here (the frame navigated) or left the page.
  */
 export function pasteIntoField(handle: FieldHandle, text: string): Pasted {
-  const target = heldField(handle)?.target;
-  if (!target?.isConnected) return { kind: 'gone' };
-  return { kind: 'pasted', taken: pasteInto(target, text) };
+  const field = heldField(handle);
+  const target = field?.target;
+  if (!field || !target?.isConnected) return { kind: 'gone' };
+  const taken = pasteInto(target, text);
+  // Read in the same task as the paste: an editor's format on paste (asynchronous) cannot have run yet.
+  const code = taken ? codeEditorOf(target) : null;
+  const model = code ? askCodeModel(code) : null;
+  if (model?.formatsOnPaste) field.formatsAfterPaste = model.text;
+  return { kind: 'pasted', taken };
 }
 
 /** Frees a held field (the action that held it is over). */
@@ -332,6 +345,23 @@ export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
   const target = field?.target ?? deepActiveElement();
   if (!target) return { first: null, settled: null, events: [], held: !!field };
   const first = readField(target);
+  // A code editor that formats what was just pasted does it a while later, after a round trip to its
+  // worker that no frame or idle period waits for (on a busy machine the read-back below came first, and
+  // read the text as typed): its model is read each frame until the format has changed the document the
+  // paste left, bounded. A format that changes nothing, or has not come by the bound, leaves the read
+  // pending (never confirmed).
+  const pasted = field?.formatsAfterPaste;
+  let pending: string | undefined;
+  if (pasted !== undefined && first.kind === 'code') {
+    const deadline = performance.now() + FORMAT_ON_PASTE_WAIT_MS;
+    let now = first;
+    while (now.text === pasted && performance.now() < deadline) {
+      await nextFrame();
+      now = readField(target);
+    }
+    if (now.text === pasted)
+      pending = `the editor formats what is pasted (formatOnPaste, with a formatter for its language), and its model was as the paste left it ${FORMAT_ON_PASTE_WAIT_MS} ms after the paste: its format may still change the text`;
+  }
   // What a framework reverts or rewrites the value with (a microtask, a timer, a frame callback) has run
   // once the frame after the last input has: that frame was requested when the input was heard, so a
   // read-back that arrives after it does not wait for another. Nothing heard: the next frame.
@@ -349,6 +379,7 @@ export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
       settled = next;
     }
   }
+  if (pending && settled.text === pasted) settled = { ...settled, pending };
   // The watch of the field now held (a rearmField between two read-backs watches it afresh).
   const events = heldField(handle)?.watch.events.slice() ?? [];
   const heard = events.some((e) => e.type === 'beforeinput' || e.type === 'input');

@@ -30,6 +30,11 @@ export interface CodeModel {
   /** More than one cursor or selection: an insertion lands at each. */
   cursors: number;
   readOnly: boolean;
+  /**
+   * The editor formats what is pasted, a while after the paste (Monaco's formatOnPaste, with a formatter
+   * for the model's language): the document read right after a paste is not yet what it will hold.
+   */
+  formatsOnPaste?: boolean;
 }
 
 /** An editor's model as main-world code reaches it from the editor's root element. */
@@ -98,10 +103,12 @@ interface MonacoEditor {
     getPosition(): MonacoPosition;
   } | null;
   getSelections(): unknown[] | null;
-  getRawOptions?(): { readOnly?: boolean };
+  getRawOptions?(): { readOnly?: boolean; formatOnPaste?: boolean };
+  getOption?(id: number): unknown;
+  getAction?(id: string): { isSupported(): boolean } | null;
 }
 interface MonacoGlobal {
-  editor?: { getEditors?(): MonacoEditor[] };
+  editor?: { getEditors?(): MonacoEditor[]; EditorOption?: { formatOnPaste?: number } };
 }
 
 export const CODE_EDITORS: readonly CodeEditor[] = [
@@ -190,6 +197,15 @@ export const CODE_EDITORS: readonly CodeEditor[] = [
       const model = editor?.getModel();
       const selection = editor?.getSelection();
       if (!editor || !model || !selection) return null;
+      // formatOnPaste formats the pasted range once the paste is in, asynchronously (its formatter's
+      // edits go through Monaco's editor worker, raced with a 1 s timer): it acts only where a range
+      // formatter is registered for the language, which is exactly when Format Selection is supported.
+      const option = monaco?.editor?.EditorOption?.formatOnPaste;
+      const formatOnPaste =
+        typeof option === 'number' && editor.getOption
+          ? !!editor.getOption(option)
+          : !!editor.getRawOptions?.().formatOnPaste;
+      const formatter = !!editor.getAction?.('editor.action.formatSelection')?.isSupported();
       return {
         text: model.getValue(),
         anchor: model.getOffsetAt({
@@ -199,6 +215,7 @@ export const CODE_EDITORS: readonly CodeEditor[] = [
         head: model.getOffsetAt(selection.getPosition()),
         cursors: editor.getSelections()?.length ?? 1,
         readOnly: !!editor.getRawOptions?.().readOnly,
+        ...(formatOnPaste && formatter ? { formatsOnPaste: true } : {}),
       };
     },
   },
@@ -278,6 +295,7 @@ function parseModel(json: string): CodeModel | null {
       head: m.head,
       cursors: typeof m.cursors === 'number' && m.cursors > 0 ? m.cursors : 1,
       readOnly: m.readOnly === true,
+      ...(m.formatsOnPaste === true ? { formatsOnPaste: true } : {}),
     };
   } catch {
     return null;

@@ -32,6 +32,11 @@ export interface HeldField {
   target: Element;
   watch: Watch;
   sink?: { area: HTMLElement; before: string };
+  /**
+   * A code editor that formats what is pasted (Monaco's formatOnPaste): its document right after the paste,
+   * before its format (which comes later) changed it. The read-back waits for the document to leave it.
+   */
+  formatsAfterPaste?: string;
 }
 
 /** What a drag moved, read at its start (actions/drag.page.ts): a list's order, a slider's value, or a box. */

@@ -7,7 +7,7 @@ import type { WindowInfo } from './window.js';
 import { capture } from '../transport/input.js';
 import { popupSurfaces } from '../transport/x11.js';
 import { ROLE, STATE, STRUCTURAL_ROLES, TOGGLE_ROLES, calcCellEditorName, has, roleName } from './roles.js';
-import { walkWindow } from './walk.js';
+import { managesChildren, walkWindow } from './walk.js';
 
 /** Closed menus and popups report VISIBLE without being shown; they are listed only while open. */
 const POPUP_ROLES: ReadonlySet<number> = new Set([
@@ -154,8 +154,20 @@ export async function windowElements(
   const finalIndex = new Map<number, number | null>();
   const elements: SnapshotElement[] = [];
   const unplacedCount = new Map<string, number>();
+  let cellsUnread = 0;
   kept.forEach(({ item, parentIndex, web, cellEditor }, i) => {
     const { value } = details[i];
+    // A cell of a self-managing table (a sheet) is listed as one of the cells in view (walk.ts). One it
+    // draws nowhere (zero size: a hidden row or column, or, while the sheet is laid out, one outside its
+    // grid as it is now: LibreOffice clips a cell's box to its grid window) is not in view: left out. One
+    // whose box could not be read is left out too, and said: the list is then not every cell in view.
+    if (item.role === ROLE.tableCell && parentOf.get(item) && isManagedTable(parentOf.get(item)!)) {
+      if (details[i].unread) {
+        cellsUnread++;
+        return;
+      }
+      if (details[i].box.w <= 0 || details[i].box.h <= 0) return;
+    }
     // Listed under its name: the label's where the toolkit puts its value in the name (readDetails).
     const named = details[i].label === undefined ? item : { ...item, name: details[i].label };
     const shift = placed.shift.get(item);
@@ -213,7 +225,10 @@ export async function windowElements(
     ([label, n]) =>
       `popover "${label}" is drawn where the compositor does not say (sway's IPC lists no popups), so its ${n} element${n === 1 ? '' : 's'} are listed with frames relative to the popover's top-left, not the screenshot's; act on them by element_token (AT-SPI and keys), not by pixels`,
   );
-  const gaps = [incomplete, ...unplaced].filter((g): g is string => !!g);
+  const unreadCells = cellsUnread
+    ? `the box of ${cellsUnread} table cell${cellsUnread === 1 ? '' : 's'} in view could not be read, so ${cellsUnread === 1 ? 'it is' : 'they are'} not listed`
+    : '';
+  const gaps = [incomplete, ...unplaced, unreadCells].filter((g): g is string => !!g);
   return {
     elements,
     hasWebDocument,
@@ -222,6 +237,9 @@ export async function windowElements(
     ...(surfaces.length ? { surfaces } : {}),
   };
 }
+
+/** A table that manages its own cells (a sheet): the walk lists the cells it shows in view. */
+const isManagedTable = (item: CacheItem) => managesChildren(item) && item.interfaces.includes(IFACE.table);
 
 /** GTK 4's popovers (popover menus, popovers, drop-down lists): the roots of their subtrees in its tree. */
 const isPopover = (item: Pick<CacheItem, 'role' | 'name'>) =>
@@ -348,7 +366,7 @@ async function readDetails(
   atspi: Atspi,
   item: CacheItem,
   origin: { x: number; y: number },
-): Promise<{ box: NativeRef['box']; value?: string; label?: string }> {
+): Promise<{ box: NativeRef['box']; unread?: true; value?: string; label?: string }> {
   const ifaces = item.interfaces;
   // Where the toolkit says the value in the name's place, the label beside it names the element.
   const named = atspi.hooks(item.ref.bus).nameIsValue?.(item.role)
@@ -359,12 +377,17 @@ async function readDetails(
     : undefined;
   const [box, value, label] = await Promise.all([
     ifaces.includes(IFACE.component)
-      ? atspi.extents(item.ref, origin).catch(() => ({ x: 0, y: 0, w: 0, h: 0 }))
+      ? atspi.extents(item.ref, origin).catch(() => null)
       : Promise.resolve({ x: 0, y: 0, w: 0, h: 0 }),
     valueOf(atspi, item).catch(() => undefined),
     named,
   ]);
-  return { box, value, ...(label !== undefined ? { label } : {}) };
+  return {
+    box: box ?? { x: 0, y: 0, w: 0, h: 0 },
+    ...(box ? {} : { unread: true as const }),
+    value,
+    ...(label !== undefined ? { label } : {}),
+  };
 }
 
 /** A control's value as text: its text, its number, its checked state, or a combo box's selection. */

@@ -171,9 +171,36 @@ async function managedChildren(atspi: Atspi, item: CacheItem): Promise<{ refs: A
   };
 }
 
-/** The cells of a table that are in view, row by row (null: the table did not say where its cells are). */
-async function tableCellsInView(atspi: Atspi, table: AccRef): Promise<{ refs: AccRef[]; cut?: string } | null> {
-  const box = await atspi.extents(table);
+/** How many times a table's cells in view are read while its box moves under the read (see tableCellsInView). */
+const TABLE_LAYOUT_READS = 4;
+
+/**
+ * The cells of a table that are in view, row by row (null: the table did not say where its cells are).
+ * A sheet lays itself out as its window is mapped and sized (on a busy machine, while it is read): the
+ * table's box is read again after its cells, and the cells are read again while it moved, a few times.
+ * Where it never held still, the read says so: the cells may be those of a box the sheet no longer has.
+ */
+export async function tableCellsInView(atspi: Atspi, table: AccRef): Promise<{ refs: AccRef[]; cut?: string } | null> {
+  let box = await atspi.extents(table);
+  for (let read = 1; ; read++) {
+    const cells = await cellsInBox(atspi, table, box);
+    const again = await atspi.extents(table);
+    const still = again.x === box.x && again.y === box.y && again.w === box.w && again.h === box.h;
+    if (still || !cells) return cells;
+    if (read >= TABLE_LAYOUT_READS) {
+      const moving = `the table was being laid out: its box moved while its cells were read, ${read} times (last ${box.w}x${box.h} at ${box.x},${box.y}, then ${again.w}x${again.h} at ${again.x},${again.y})`;
+      return { refs: cells.refs, cut: cells.cut ? `${cells.cut}; ${moving}` : moving };
+    }
+    box = again;
+  }
+}
+
+/** The cells of a table in view in `box`, its box (null: the table did not say where its cells are). */
+async function cellsInBox(
+  atspi: Atspi,
+  table: AccRef,
+  box: { x: number; y: number; w: number; h: number },
+): Promise<{ refs: AccRef[]; cut?: string } | null> {
   if (box.w <= 0 || box.h <= 0) return { refs: [] };
   const cellAt = (x: number, y: number) =>
     atspi
