@@ -66,7 +66,8 @@ describe('run_actions: limits', () => {
       { steps, delay_ms: 2001 },
       { steps, delay_ms: -1 },
       { steps: [] },
-      { steps: [{ tool: 'page', args: { action: 'reload' } }] },
+      // page is a step (open a tab and observe it; answer a dialog with the task's check); kill_app never is.
+      { steps: [{ tool: 'kill_app', args: { pid: 1 } }] },
       { steps: [{ tool: 'get_window_state', args: {} }] },
     ]) {
       const r = await s.v.call('run_actions', bad);

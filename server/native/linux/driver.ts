@@ -6,7 +6,7 @@ import { defineActionMethods, loadHalves } from '../../contract/action-halves.js
 import type { NativeRoute } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import type { HeldObservation, Reobservation } from '../../contract/changes.js';
-import type { AccRef } from './atspi/model.js';
+import { objectKey, type AccRef } from './atspi/model.js';
 import { LinuxHost, type LinuxHostOptions } from './host.js';
 import { profileFor } from './toolkits/index.js';
 import { capture, screenSize } from './transport/input.js';
@@ -138,9 +138,7 @@ export class NativeDriver implements NativeRoute {
 
   /** An element of a read is a token's when it is the same accessible object (its bus and path). */
   sameElement(token: unknown, read: unknown): boolean {
-    const a = token as { bus: string; path: string };
-    const b = read as { bus: string; path: string };
-    return a.bus === b.bus && a.path === b.path;
+    return objectKey(token as AccRef) === objectKey(read as AccRef);
   }
 
   /**
@@ -151,13 +149,9 @@ export class NativeDriver implements NativeRoute {
     if (target.kind !== 'window') return null;
     const snap = await this.snapshot(target, held.snapshotId, { includeScreenshot: false });
     const heldOf = new Map<string, number>();
-    held.elements.forEach((e, index) => {
-      const ref = e.ref as AccRef;
-      heldOf.set(`${ref.bus}${ref.path}`, index);
-    });
+    held.elements.forEach((e, index) => heldOf.set(objectKey(e.ref as AccRef), index));
     const elements = snap.elements.map((e) => {
-      const ref = e.ref as AccRef;
-      const index = heldOf.get(`${ref.bus}${ref.path}`);
+      const index = heldOf.get(objectKey(e.ref as AccRef));
       return index === undefined ? e : { ...e, held: index };
     });
     return { elements, ...(snap.incomplete ? { incomplete: snap.incomplete } : {}) };

@@ -7,7 +7,7 @@ import type { WindowTarget } from '../../contract/driver.js';
 import type { DesktopState, LaunchRequest, NativeHost, WaitHooks } from '../../contract/native-host.js';
 import { Refusal } from '../../contract/refusal.js';
 import { closeWaylandPointer } from './transport/wayland-pointer.js';
-import { Atspi, Gone, type AccRef, type HooksChooser } from './atspi/model.js';
+import { Atspi, Gone, objectKey, type AccRef, type HooksChooser } from './atspi/model.js';
 import { closeXServer, requireDisplay, sessionBusAddress } from './transport/env.js';
 import { giveBackBorrowedKeys } from './transport/input.js';
 import { readClipboard, writeClipboard } from './transport/clipboard.js';
@@ -315,7 +315,7 @@ export class LinuxHost implements NativeHost {
       toolkit.wayland = true; // its extents count from its window (measured: GTK 3 and GTK 4 on sway)
       const nodes = (placed ?? []).filter((p) => p.pid === app.pid && p.xid === null);
       for (const top of tops) {
-        const key = `${top.ref.bus}${top.ref.path}`;
+        const key = objectKey(top.ref);
         seen.add(key);
         const node =
           nodes.find((n) => n.title === top.name) ?? (nodes.length === 1 && tops.length === 1 ? nodes[0] : null);

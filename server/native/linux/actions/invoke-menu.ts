@@ -15,7 +15,7 @@
 import type { ActionArgs } from '../../../contract/actions.js';
 import { type ActionResult, type Evidence, type ResolvedTarget, Stopwatch } from '../../../contract/driver.js';
 import { Refusal } from '../../../contract/refusal.js';
-import { IFACE, type AccRef } from '../atspi/model.js';
+import { IFACE, objectKey, type AccRef } from '../atspi/model.js';
 import { ROLE, STATE, TOGGLE_ROLES, has, roleName } from '../atspi/roles.js';
 import type { NativeRef } from '../atspi/tree.js';
 import { walkWindow } from '../atspi/walk.js';
@@ -34,7 +34,6 @@ import {
   holdsMenu,
   type Item,
   itemsOf,
-  keyOf,
   listed,
   POPUP_MENU,
   shownTopLevels,
@@ -317,7 +316,7 @@ async function askContextMenu(
     await clickAt('right', 1, []);
     how = `a ${pointerOf(a)} right click at its centre`;
   }
-  const seen = new Set(before.map((t) => keyOf(t.ref)));
+  const seen = new Set(before.map((t) => objectKey(t.ref)));
   let found: { container: AccRef; items: Item[] } | { unreadable: number } | null = null;
   await pollUntil(
     async () => {
@@ -394,7 +393,7 @@ async function newMenu(
   }
   const tops = await shownTopLevels(a.atspi, el.bus);
   for (const top of tops) {
-    if (seen.has(keyOf(top.ref))) continue;
+    if (seen.has(objectKey(top.ref))) continue;
     const items = await itemsOf(a.atspi, top.ref, quirks);
     if (items.some((i) => shows(quirks, i.states))) return { container: top.ref, items };
   }
@@ -482,7 +481,7 @@ async function activate(
   if (index < 0) throw await noAction(a, opened, quirks, label, 'activates', names);
   const checkable = TOGGLE_ROLES.has(item.role) || has(item.states, 41 /* checkable */);
   const wasChecked = has(item.states, STATE.checked);
-  const seen = new Set(before.map((t) => keyOf(t.ref)));
+  const seen = new Set(before.map((t) => objectKey(t.ref)));
   sw.lap('resolve');
   const ok = await a.atspi.doAction(item.ref, index);
   sw.lap('deliver');
@@ -514,7 +513,7 @@ async function activate(
       // Any item whose checked state flipped (Qt's check items are plain menu items that say checked).
       if (checked !== null && checked !== wasChecked) return true;
       for (const top of await shownTopLevels(a.atspi, item.ref.bus))
-        if (!seen.has(keyOf(top.ref)) && SHOWN_ROLES.has(top.role) && !(await holdsMenu(a.atspi, top))) {
+        if (!seen.has(objectKey(top.ref)) && SHOWN_ROLES.has(top.role) && !(await holdsMenu(a.atspi, top))) {
           shown = top;
           return true;
         }

@@ -117,8 +117,6 @@ export async function holdsMenu(atspi: Atspi, top: Item): Promise<boolean> {
   return !!child && (child.role === ROLE.menu || child.role === POPUP_MENU);
 }
 
-export const keyOf = (r: AccRef) => `${r.bus}${r.path}`;
-
 /** The action of `ref` whose name is first in `wanted` (case-insensitive), or -1 with the names offered. */
 export async function actionIndex(atspi: Atspi, ref: AccRef, wanted: readonly string[]): Promise<[number, string[]]> {
   const names = await atspi.actions(ref).catch(() => [] as string[]);

@@ -12,7 +12,7 @@ import { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type To
 /** AT-SPI's AtspiRelationType LABELLED_BY: the relation's targets are the labels that name the element. */
 const RELATION_LABELLED_BY = 2;
 
-export { IFACE, PLACED_NOWHERE, codePoints, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
+export { IFACE, PLACED_NOWHERE, codePoints, objectKey, type AccRef, type CacheItem, type Toolkit } from './shapes.js';
 export { CallTimeout, Gone } from './errors.js';
 
 const CALL_TIMEOUT_MS = 5000;

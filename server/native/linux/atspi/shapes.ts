@@ -7,6 +7,9 @@ export interface AccRef {
   path: string;
 }
 
+/** An accessible object's identity (its app's bus name and its path), which it keeps while it lives. */
+export const objectKey = (r: AccRef): string => `${r.bus}${r.path}`;
+
 /** Where toolkits (LibreOffice) place what they do not draw: x or y at INT32_MIN. */
 export const PLACED_NOWHERE = -2147483648;
 

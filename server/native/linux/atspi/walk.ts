@@ -11,7 +11,7 @@
 // Whatever could not be read, or was cut by a bound, is said in `incomplete`: no snapshot built on a walk
 // that left something out claims to be complete.
 import { LIMITS } from '../../../limits.js';
-import { IFACE, type AccRef, type Atspi, type CacheItem } from './model.js';
+import { IFACE, objectKey, type AccRef, type Atspi, type CacheItem } from './model.js';
 import { STATE, has } from './roles.js';
 
 export interface WalkRow {
@@ -36,13 +36,11 @@ const MAX_DEPTH = 200;
 const MAX_ROUNDS = 24;
 const NULL_PATH = '/org/a11y/atspi/null';
 
-const key = (r: AccRef) => `${r.bus}${r.path}`;
-
 /** Children of a node as the cache lists them (by parent link), each list in index order. */
 export function cacheChildren(items: CacheItem[]): Map<string, CacheItem[]> {
   const children = new Map<string, CacheItem[]>();
   for (const item of items) {
-    const parent = key(item.parent);
+    const parent = objectKey(item.parent);
     const list = children.get(parent);
     if (list) list.push(item);
     else children.set(parent, [item]);
@@ -69,7 +67,7 @@ export function orderRows(
   const seen = new Set<string>();
   let cut = false;
   const visit = (item: CacheItem, depth: number, parent: CacheItem | null) => {
-    const k = key(item.ref);
+    const k = objectKey(item.ref);
     if (seen.has(k) || depth > MAX_DEPTH) return;
     if (rows.length >= maxNodes) {
       cut = true;
@@ -87,14 +85,14 @@ export function orderRows(
 export function needsLiveRead(item: CacheItem, cached: Map<string, CacheItem[]>): 'children' | 'managed' | null {
   // Only a shown one is read: closed menus manage their items too, and are not shown.
   if (managesChildren(item)) return has(item.states, STATE.showing) ? 'managed' : null;
-  return item.childCount > (cached.get(key(item.ref))?.length ?? 0) ? 'children' : null;
+  return item.childCount > (cached.get(objectKey(item.ref))?.length ?? 0) ? 'children' : null;
 }
 
 /** The tree of the window whose top-level accessible is `root`, from its app's cache and live reads. */
 export async function walkWindow(atspi: Atspi, root: AccRef): Promise<Walk> {
   const { items, cacheLate } = await atspi.itemsFor(root.bus, root);
-  const known = new Map(items.map((i) => [key(i.ref), i]));
-  const rootItem = known.get(key(root));
+  const known = new Map(items.map((i) => [objectKey(i.ref), i]));
+  const rootItem = known.get(objectKey(root));
   if (!rootItem) return { rows: [], incomplete: 'the window’s top-level accessible could not be read' };
   const cached = cacheChildren(items);
   const live = new Map<string, CacheItem[]>();
@@ -104,7 +102,7 @@ export async function walkWindow(atspi: Atspi, root: AccRef): Promise<Walk> {
   for (let round = 0; ; round++) {
     const pending = order.rows
       .map((r) => ({ item: r.item, how: needsLiveRead(r.item, cached) }))
-      .filter((p) => p.how && !tried.has(key(p.item.ref)));
+      .filter((p) => p.how && !tried.has(objectKey(p.item.ref)));
     if (!pending.length) break;
     if (round >= MAX_ROUNDS) {
       problems.push(`the tree is deeper than ${MAX_ROUNDS} levels of live reads`);
@@ -113,13 +111,13 @@ export async function walkWindow(atspi: Atspi, root: AccRef): Promise<Walk> {
     await Promise.all(
       pending
         .map(async ({ item, how }) => {
-          tried.add(key(item.ref));
+          tried.add(objectKey(item.ref));
           const read =
             how === 'managed' ? await managedChildren(atspi, item) : { refs: await atspi.children(item.ref) };
           if (read.cut) problems.push(read.cut);
           const children = await Promise.all(
             read.refs.map(async (ref, index) => {
-              const k = key(ref);
+              const k = objectKey(ref);
               const have = known.get(k);
               // The live tree says whose child it is, whatever the cache's parent link says.
               if (have)
@@ -134,7 +132,7 @@ export async function walkWindow(atspi: Atspi, root: AccRef): Promise<Walk> {
             }),
           );
           live.set(
-            key(item.ref),
+            objectKey(item.ref),
             children.filter((c): c is CacheItem => c !== null),
           );
         })
