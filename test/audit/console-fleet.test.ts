@@ -357,11 +357,15 @@ describe("gateway A's Control UI shows and acts on the fleet of two gateways", {
       assert.ok(b, `B's row has a ${verb} button`);
       await b.click();
     };
-    // Its state follows B's brake, and a call B refuses meanwhile is a line too.
+    // Its state follows B's brake (a paused session's calls wait; a stopped one's are refused, and are lines too).
     await brake('pause');
     await paneBecomes((p) => p.state === 'paused', "B's pane on A to say paused");
+    await brake('resume');
+    await paneBecomes((p) => p.state === 'active', "B's pane on A to say active after the pause");
+    await brake('stop');
+    await paneBecomes((p) => p.state === 'stopped', "B's pane on A to say stopped");
     const refused = await agents[1].call('get_session', { session: labels[1] });
-    assert.equal(refusalOf(refused).code, 'session_paused');
+    assert.equal(refusalOf(refused).code, 'session_stopped');
     const after = await paneBecomes((p) => p.lastId > before, "B's refused call in A's pane");
     assert.equal(
       await page.$eval(
