@@ -177,12 +177,18 @@ export class AuditLog extends LitElement {
   /**
    * Opens one entry (a click on a pane's log line): the session's history with that entry selected, its
    * images and expected vs observed shown, scrolled into view. An entry older than the first page is
-   * shown on top of it.
+   * shown on top of it. `gateway`: an entry of another gateway's session (a fleet pane's line), found in its
+   * session's history by that gateway's id.
    */
-  async showEntry(sessionKey: string, id: number): Promise<void> {
-    this.filters = { sessionKey, client: '', gateway: '', tool: '', verdict: '', text: '', from: '', to: '' };
+  async showEntry(sessionKey: string, id: number, gateway?: string): Promise<void> {
+    const other = gateway && gateway !== this.gateway ? gateway : '';
+    this.filters = { sessionKey, client: '', gateway: other, tool: '', verdict: '', text: '', from: '', to: '' };
     await this.reload();
-    let entry = this.entries.find((e) => e.id === id && this.own(e));
+    let entry = this.entries.find((e) => e.id === id && (other ? e.gateway === other : this.own(e)));
+    if (!entry && other) {
+      this.status = `entry ${id} of ${other} is not among this session's newest entries: page back to find it`;
+      return;
+    }
     if (!entry) {
       const stored = (
         await this.client.request('audit.query', { sessionKey, before: id + 1, limit: 1 }).catch(() => null)

@@ -1,7 +1,7 @@
 // Pure helpers of the console's frame: how sessions are named, which rows are closed, where the docked
 // panels go (a grid, so the panels stay the same elements when they move), what the offline banner says,
 // and the keyboard shortcuts.
-import type { AuditEntry, FleetView } from '../../server/gateway/protocol.js';
+import type { ActionEntry, AuditEntry, FleetView } from '../../server/gateway/protocol.js';
 import type { Dock, Layout, PanelName, UiCommand } from './layout.js';
 
 export interface NamedRow {
@@ -185,4 +185,73 @@ export function fleetState(s: FleetSession): string {
  */
 export function entryKey(e: Pick<AuditEntry, 'id' | 'gateway'>): string {
   return `${e.gateway ?? ''}/${e.id}`;
+}
+
+// ---- another gateway's session in a pane ----
+
+/** The layout's key of a pane showing another gateway's session (never a local session key: those have no `fleet:`). */
+const FLEET_PANE = 'fleet:';
+
+/** A pane's key for `sessionKey` of `gateway` (keys are each gateway's own: the gateway is part of it). */
+export function fleetPaneKey(gateway: string, sessionKey: string): string {
+  return `${FLEET_PANE}${encodeURIComponent(gateway)}:${sessionKey}`;
+}
+
+/** The gateway and session of a fleet pane's key; null for a local session's key. */
+export function parseFleetPaneKey(key: string): { gateway: string; sessionKey: string } | null {
+  if (!key.startsWith(FLEET_PANE)) return null;
+  const rest = key.slice(FLEET_PANE.length);
+  const at = rest.indexOf(':');
+  if (at <= 0 || at === rest.length - 1) return null;
+  try {
+    return { gateway: decodeURIComponent(rest.slice(0, at)), sessionKey: rest.slice(at + 1) };
+  } catch {
+    return null;
+  }
+}
+
+/** Verdicts of a call that are not an effect (the local log's effect is null for them: badge() says them). */
+const NOT_EFFECTS = new Set(['ok', 'failed', 'refused']);
+
+/**
+ * A call's entry of the shared trail as a pane's log line (what the gateway's own `action` event carries for
+ * its sessions): its verdict as the effect, its refusal, its first evidence; null for entries that are no call
+ * (approvals, the brake, operator input). No thumbnail: it is taken on the gateway that holds the session.
+ */
+export function auditAction(e: AuditEntry): ActionEntry | null {
+  if (e.kind !== 'call') return null;
+  return {
+    id: e.id,
+    at: e.at,
+    sessionKey: e.sessionKey,
+    tool: e.tool,
+    summary: e.summary,
+    effect: NOT_EFFECTS.has(e.verdict) ? null : e.verdict,
+    refusal: e.refusal ? `${e.refusal.code}: ${e.refusal.message}` : e.verdict === 'refused' ? 'refused' : null,
+    evidence: (e.evidence ?? []).slice(0, 4),
+    isError: e.isError ?? e.verdict === 'failed',
+    ...(e.labels ? { labels: e.labels } : {}),
+    ...(e.approval ? { approval: e.approval } : {}),
+    auditId: e.id,
+  };
+}
+
+/** A pane's lines with `more` merged in: one line per id (a newer copy replaces), oldest first, the last `max`. */
+export function mergeActions(list: readonly ActionEntry[], more: readonly ActionEntry[], max = 100): ActionEntry[] {
+  const byId = new Map(list.map((a) => [a.id, a]));
+  for (const a of more) byId.set(a.id, a);
+  return [...byId.values()].sort((a, b) => a.id - b.id).slice(-max);
+}
+
+/**
+ * What a pane of another gateway's session says it is: its fleet row's state (active, paused, stopped, ended
+ * "gateway gone"), `ended` once its live gateway no longer lists it, `ended (gateway gone)` when its gateway is
+ * gone from the fleet; `unknown` without a fleet view (no shared store, or not told yet).
+ */
+export function fleetPaneState(view: FleetView | null, gateway: string, sessionKey: string): string {
+  if (!view?.shared) return 'unknown';
+  const s = view.sessions.find((x) => x.gateway === gateway && x.row.sessionKey === sessionKey);
+  if (s) return fleetState(s);
+  const g = view.gateways.find((x) => x.gateway === gateway);
+  return g?.live ? 'ended' : 'ended (gateway gone)';
 }

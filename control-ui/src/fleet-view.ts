@@ -1,12 +1,13 @@
 // The fleet in the sidebar, with a shared audit store (fleet.sessions, fleet.changed): the gateways and
 // whether each is live, the other gateways' sessions with the gateway that holds each (a gone gateway's
 // shown ended, "gateway gone"), their brake one by one, and the brake for every agent of the fleet
-// (fleet.brake). This gateway's own sessions stay in the session list above, with their full controls; the
-// calls held on other gateways are cards in the approvals queue (main.ts, fleet.resolve).
+// (fleet.brake). A click on another gateway's session opens it in a pane of this console (its actions, live
+// from the shared trail: main.ts). This gateway's own sessions stay in the session list above, with their
+// full controls; the calls held on other gateways are cards in the approvals queue (main.ts, fleet.resolve).
 import { LitElement, html, nothing } from 'lit';
 import type { FleetView } from '../../server/gateway/protocol.js';
 import type { GatewayClient } from './gateway.js';
-import { type FleetSession, fleetState, otherSessions, sessionName } from './console.js';
+import { type FleetSession, fleetPaneKey, fleetState, otherSessions, sessionName } from './console.js';
 
 type FleetVerb = 'stop' | 'pause' | 'resume';
 
@@ -14,10 +15,13 @@ export class FleetPanel extends LitElement {
   static properties = {
     client: { attribute: false },
     view: { attribute: false },
+    current: { attribute: false },
     status: { state: true },
   };
   client!: GatewayClient;
   view: FleetView | null = null;
+  /** The focused pane's key: the row of the session it shows (fleetPaneKey) is marked current. */
+  current: string | null = null;
   /** What the last fleet brake did (sent to how many gateways, by whom). */
   status = '';
 
@@ -43,6 +47,13 @@ export class FleetPanel extends LitElement {
   private history(s: FleetSession): void {
     this.dispatchEvent(
       new CustomEvent('fleet-history', { detail: { gateway: s.gateway, sessionKey: s.row.sessionKey }, bubbles: true }),
+    );
+  }
+
+  /** Opens the session in a pane of this console: its action log from the shared trail (main.ts). */
+  private openPane(s: FleetSession): void {
+    this.dispatchEvent(
+      new CustomEvent('fleet-open', { detail: { gateway: s.gateway, sessionKey: s.row.sessionKey }, bubbles: true }),
     );
   }
 
@@ -72,9 +83,10 @@ export class FleetPanel extends LitElement {
     const name = sessionName(s.row);
     const state = s.row.brake?.state ?? 'running';
     const target = { gateway: s.gateway, sessionKey: s.row.sessionKey };
-    return html`<li class=${s.live ? '' : 'closed'} data-fleet-session=${`${s.gateway}/${s.row.sessionKey}`} data-gateway=${s.gateway}
+    const current = this.current === fleetPaneKey(s.gateway, s.row.sessionKey);
+    return html`<li class="${s.live ? '' : 'closed'} ${current ? 'current' : ''}" data-fleet-session=${`${s.gateway}/${s.row.sessionKey}`} data-gateway=${s.gateway}
       data-session-key=${s.row.sessionKey} data-live=${String(s.live)} data-state=${s.row.state} data-brake-state=${state}>
-      <span class="fleet-name">${name}</span>
+      <button class="link fleet-name" data-fleet-open aria-label=${`Show ${name} on ${s.gateway} in a pane`} title="Its actions in a pane, live from the shared audit trail" @click=${() => this.openPane(s)}>${name}</button>
       <small>on <b data-session-gateway>${s.gateway}</b> · ${s.row.transport} · <span data-session-state>${fleetState(s)}</span></small>
       <span class="row-actions">
         ${

@@ -2,16 +2,21 @@
 // approvals queue. Agent commands (ui.command) and the operator's clicks both go through `command()`.
 import { LitElement, html, nothing } from 'lit';
 import { GatewayClient, type ConnState } from './gateway.js';
-import { apply, focusedSession, loadLayout, saveLayout, type Layout, type UiCommand } from './layout.js';
+import { apply, focusedSession, loadLayout, panes, saveLayout, type Layout, type UiCommand } from './layout.js';
 import {
+  auditAction,
   badge,
   closedRows,
   connectionBanner,
   dockGrid,
+  fleetPaneKey,
+  fleetPaneState,
   lastActionMark,
   loneSession,
+  mergeActions,
   otherApprovals,
   otherSessions,
+  parseFleetPaneKey,
   sessionName,
   shortcut,
   shownState,
@@ -30,6 +35,7 @@ import './audit-log.js';
 import './styles.css';
 import type {
   ActionEntry as ActionRow,
+  AuditEntry,
   FleetView,
   HelloOk,
   PairingRow,
@@ -129,6 +135,8 @@ export class VerityApp extends LitElement {
   announcement = '';
   /** With a shared audit store: every gateway's sessions and held calls (fleet.sessions, fleet.changed); null without. */
   fleet: FleetView | null = null;
+  /** The panes of other gateways' sessions whose history was read since the last (re)connect (their keys). */
+  private fleetLoaded = new Set<string>();
   /** When the gateway last answered (the banner says how old the greyed view is). */
   private lastConnected: Date | null = null;
   private narrowQuery = matchMedia('(max-width: 999px)');
@@ -156,7 +164,7 @@ export class VerityApp extends LitElement {
     installBrakeShortcuts(
       window,
       () => {
-        const key = this.focusedKey();
+        const key = this.localFocusedKey();
         return { client: this.client, sessionKey: key, status: this.sessions.find((s) => s.sessionKey === key)?.brake };
       },
       (m) => {
@@ -208,6 +216,7 @@ export class VerityApp extends LitElement {
       });
     });
     this.client.on('action', (entry) => this.addAction(entry));
+    this.client.on('audit.entry', (entry) => this.addFleetEntry(entry));
     this.client.on('fleet.changed', (view) => {
       this.fleet = view.shared ? view : null;
     });
@@ -264,7 +273,9 @@ export class VerityApp extends LitElement {
     for (const [key, rows] of shown) if (!this.actions.has(key)) this.actions = new Map(this.actions).set(key, rows);
     this.approvals = approvals.approvals;
     this.link = link;
-    await Promise.all([this.refreshPairings(), this.refreshFleet()]);
+    // Other gateways' panes read their history again: entries written while this page was away are in it.
+    this.fleetLoaded.clear();
+    await Promise.all([this.refreshPairings(), this.refreshFleet(), this.loadFleetPanes()]);
   }
 
   private async refreshPairings(): Promise<void> {
@@ -298,20 +309,75 @@ export class VerityApp extends LitElement {
     this.actions = new Map(this.actions).set(entry.sessionKey, list.slice(-100));
   }
 
+  /** Whether a pane of the layout shows `key` (a fleet pane's key: another gateway's session). */
+  private paneShows(key: string): boolean {
+    return panes(this.layout).some((p) => p.sessionKey === key);
+  }
+
+  /**
+   * Another gateway's entry (the shared trail's audit.entry): a call of a session shown in a pane here is a
+   * line of that pane's log, as this gateway's own `action` events are for its sessions.
+   */
+  private addFleetEntry(entry: AuditEntry): void {
+    if (!entry.gateway || entry.gateway === this.fleet?.gateway) return;
+    const key = fleetPaneKey(entry.gateway, entry.sessionKey);
+    const line = this.paneShows(key) ? auditAction(entry) : null;
+    if (line) this.actions = new Map(this.actions).set(key, mergeActions(this.actions.get(key) ?? [], [line]));
+  }
+
+  /**
+   * The panes of other gateways' sessions: each one's recent calls read once from the shared trail
+   * (audit.query by its gateway and key), merged with what audit.entry brought meanwhile.
+   */
+  private async loadFleetPanes(): Promise<void> {
+    if (this.client?.state !== 'connected') return;
+    const keys = [...new Set(panes(this.layout).map((p) => p.sessionKey))].filter(
+      (k) => !this.fleetLoaded.has(k) && parseFleetPaneKey(k),
+    );
+    await Promise.all(
+      keys.map(async (key) => {
+        const { gateway, sessionKey } = parseFleetPaneKey(key)!;
+        this.fleetLoaded.add(key);
+        try {
+          const page = await this.client.request('audit.query', { gateway, sessionKey, kind: 'call', limit: 100 });
+          // (The database away, the store answers with this gateway's own entries: none of them is that session's.)
+          const lines = page.entries
+            .filter((e) => e.gateway === gateway)
+            .map(auditAction)
+            .filter((a) => a !== null);
+          this.actions = new Map(this.actions).set(key, mergeActions(this.actions.get(key) ?? [], lines));
+        } catch (e) {
+          this.fleetLoaded.delete(key);
+          this.error = `the history of a session on ${gateway}: ${(e as Error).message}`;
+        }
+      }),
+    );
+  }
+
   /** The session the main area shows by itself: the only one, while the layout has no pane. */
   private soloSession(): string | null {
     return this.layout.columns.length === 0 ? (loneSession(this.sessions)?.sessionKey ?? null) : null;
   }
 
-  /** The focused pane's session (the solo pane's when it is the one shown): the brake keys and the browser panel follow it. */
+  /** The focused pane's session (the solo pane's when it is the one shown). */
   private focusedKey(): string | null {
     return focusedSession(this.layout) ?? this.soloSession();
+  }
+
+  /**
+   * The focused pane's session when it is one of this gateway's: the brake keys and the browser panel follow
+   * it (another gateway's session has its brake on its fleet row, its browser on its own gateway).
+   */
+  private localFocusedKey(): string | null {
+    const key = this.focusedKey();
+    return key && !parseFleetPaneKey(key) ? key : null;
   }
 
   /** The one way the layout changes: an agent's ui.command or the operator's own click. */
   command(command: UiCommand): void {
     this.layout = apply(this.layout, command, this.focusedKey());
     saveLayout(this.layout);
+    void this.loadFleetPanes();
   }
 
   /**
@@ -364,7 +430,7 @@ export class VerityApp extends LitElement {
     this.logOpen = true;
     void this.updateComplete.then(() => {
       const log = this.querySelector('verity-audit-log') as AuditLog | null;
-      return auditId === undefined ? log?.showSession(key, gateway) : log?.showEntry(key, auditId);
+      return auditId === undefined ? log?.showSession(key, gateway) : log?.showEntry(key, auditId, gateway);
     });
   }
 
@@ -393,7 +459,7 @@ export class VerityApp extends LitElement {
 
   render() {
     const { layout } = this;
-    const sessionKey = this.focusedKey();
+    const sessionKey = this.localFocusedKey();
     const solo = this.soloSession();
     const focusedRow = this.sessions.find((s) => s.sessionKey === sessionKey);
     const online = this.conn === 'connected';
@@ -466,7 +532,8 @@ export class VerityApp extends LitElement {
               this.resolveFleetApproval(gateway, request.id, request.tool, e.detail.approve);
             }}><verity-approval .approval=${request} .sessionTitle=${`${this.fleetTitle(gateway, request.sessionKey)} on ${gateway}`}></verity-approval></li>`,
           )}</ul>
-          <verity-fleet .client=${this.client} .view=${this.fleet} @fleet-history=${(e: CustomEvent) => this.openHistory(e.detail.sessionKey, undefined, e.detail.gateway)}></verity-fleet>
+          <verity-fleet .client=${this.client} .view=${this.fleet} .current=${this.focusedKey()} @fleet-history=${(e: CustomEvent) => this.openHistory(e.detail.sessionKey, undefined, e.detail.gateway)}
+            @fleet-open=${(e: CustomEvent) => this.command({ kind: 'navigate', sessionKey: fleetPaneKey(e.detail.gateway, e.detail.sessionKey) })}></verity-fleet>
           ${
             this.pairings
               ? html`<h2>Paired extensions <small>${this.pairings.length}</small></h2>
@@ -581,11 +648,19 @@ export class VerityApp extends LitElement {
     const solo = id === SOLO_PANE;
     const focused = solo || id === this.layout.focused;
     const actions = this.actions.get(key) ?? [];
-    const session = this.sessions.find((s) => s.sessionKey === key);
-    const name = this.sessionTitle(key);
-    const closed = !session;
+    // Another gateway's session (a fleet pane): named and stated from the fleet's rows, its lines from the shared trail.
+    const fleet = parseFleetPaneKey(key);
+    const session = fleet ? undefined : this.sessions.find((s) => s.sessionKey === key);
+    const fleetShown = fleet ? fleetPaneState(this.fleet, fleet.gateway, fleet.sessionKey) : '';
+    const name = fleet
+      ? `${this.fleetTitle(fleet.gateway, fleet.sessionKey)} on ${fleet.gateway}`
+      : this.sessionTitle(key);
+    const state = fleet ? fleetShown : session ? `${shownState(session)} · ${session.transport}` : 'closed';
+    const closed = fleet ? fleetShown.startsWith('ended') : !session;
+    const history = (auditId?: number) => this.openHistory(fleet?.sessionKey ?? key, auditId, fleet?.gateway);
     return html`
       <article class="pane ${focused ? 'focused' : ''} ${closed ? 'closed' : ''}" data-pane=${id} data-pane-session=${key} ?data-focused=${focused}
+        data-pane-gateway=${fleet?.gateway ?? this.fleet?.gateway ?? ''} data-pane-fleet=${String(!!fleet)}
         tabindex="0" aria-label=${`Session ${name}${focused ? ' (focused)' : ''}`} aria-current=${focused ? 'true' : 'false'}
         @focusin=${() => {
           if (!focused) this.command({ kind: 'focus', paneId: id });
@@ -595,7 +670,7 @@ export class VerityApp extends LitElement {
         }}>
         <header>
           <strong title=${name}>${name}</strong>
-          <small data-pane-state title=${session ? `${shownState(session)} · ${session.transport}` : 'closed'}>${session ? `${shownState(session)} · ${session.transport}` : 'closed'}</small>
+          <small data-pane-state title=${state}>${state}</small>
           <span class="spacer"></span>
           ${
             session
@@ -610,7 +685,7 @@ export class VerityApp extends LitElement {
             e: Event,
           ) => {
             e.stopPropagation();
-            this.openHistory(key);
+            history();
           }}>History</button>
           <button aria-label=${`Split right with ${name}`} title="Split right" @click=${(e: Event) => {
             e.stopPropagation();
@@ -631,6 +706,11 @@ export class VerityApp extends LitElement {
                 }}><span aria-hidden="true">✕</span></button>`
           }
         </header>
+        ${
+          fleet
+            ? html`<p class="pane-elsewhere muted" data-pane-elsewhere role="note">Held by gateway <b>${fleet.gateway}</b>: its browser and terminal panels are on that gateway's console (no screencast across gateways). Its actions show here live, from the shared audit trail.</p>`
+            : nothing
+        }
         <ol class="log" data-action-log aria-label=${`Actions of ${name}`}>
           ${actions.length === 0 ? html`<li class="muted">No actions yet.</li>` : nothing}
           ${actions
@@ -642,7 +722,7 @@ export class VerityApp extends LitElement {
               <button class="thumb-button" data-action-details title="Open this action in the audit log: expected vs observed, before/after images" aria-label=${`Details of ${a.tool} at ${new Date(a.at).toLocaleTimeString()} in the audit log`}
                 @click=${(e: Event) => {
                   e.stopPropagation();
-                  this.openHistory(key, a.auditId);
+                  history(a.auditId);
                 }}>${a.thumbnail ? html`<img class="thumb" alt="" src="data:image/jpeg;base64,${a.thumbnail}">` : html`<span class="thumb"></span>`}</button>
               <div>
                 <div><code>${a.tool}</code> <span class="effect ${badge(a)}">${badge(a)}</span> <small class="muted">${new Date(a.at).toLocaleTimeString()}</small>

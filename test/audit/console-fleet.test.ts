@@ -4,8 +4,9 @@
 // that holds it, live; approves a call held on B (B's agent gets its result; the decision names A's
 // operator and gateway A); its audit log tells two gateways' entries of the same id apart and filters by
 // gateway; it pauses and resumes B's session from its row; its fleet brake stops the agents of both
-// gateways and resumes them; and when B is killed, its
-// session is shown ended, "gateway gone", within the bound. Every process is ended by its PID.
+// gateways and resumes them; it opens B's session in a pane whose log shows B's calls live (from the shared
+// trail) and whose state follows B's brake; and when B is killed, its session (its row and its pane) is shown
+// ended, "gateway gone", within the bound. Every process is ended by its PID.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -278,6 +279,105 @@ describe("gateway A's Control UI shows and acts on the fleet of two gateways", {
     await rowBecomes({ brake: 'running', state: 'active' }, "B's row to show it running again");
   });
 
+  /** B's session's pane on A (another gateway's session), as the page shows it now (null while there is none). */
+  const paneOfB = () =>
+    page.evaluate((gateway) => {
+      const pane = document.querySelector<HTMLElement>(`[data-pane-fleet="true"][data-pane-gateway="${gateway}"]`);
+      if (!pane) return null;
+      const ids = [...pane.querySelectorAll<HTMLElement>('[data-action-log] [data-audit-id]')].map((li) =>
+        Number(li.dataset.auditId),
+      );
+      return {
+        title: pane.querySelector('header strong')?.textContent ?? '',
+        state: pane.querySelector('[data-pane-state]')?.textContent ?? '',
+        note: pane.querySelector('[data-pane-elsewhere]')?.textContent ?? '',
+        tools: [...pane.querySelectorAll<HTMLElement>('[data-action-log] [data-tool]')].map((li) => li.dataset.tool),
+        lastId: ids.length ? Math.max(...ids) : 0,
+      };
+    }, names[1]);
+
+  /** Waits for B's pane on A to pass `ok`, saying what it was at the bound. */
+  const paneBecomes = async (
+    ok: (p: NonNullable<Awaited<ReturnType<typeof paneOfB>>>) => boolean,
+    what: string,
+    timeoutMs = 15_000,
+  ) => {
+    let last: Awaited<ReturnType<typeof paneOfB>> = null;
+    await waitFor(
+      async () => {
+        last = await paneOfB();
+        return last !== null && ok(last);
+      },
+      what,
+      timeoutMs / 100,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; B's pane is ${JSON.stringify(last)}`);
+    });
+    return last!;
+  };
+
+  test("A's console opens B's session in a pane: headed by its label, gateway and state, its calls live from the shared trail", async () => {
+    const open = await page.evaluateHandle(
+      (label) =>
+        [...document.querySelectorAll('[data-fleet-session]')]
+          .find((li) => li.querySelector('.fleet-name')?.textContent?.includes(label))
+          ?.querySelector('[data-fleet-open]'),
+      labels[1],
+    );
+    const button = open.asElement() as ElementHandle<Element> | null;
+    assert.ok(button, "B's row in the fleet list opens it in a pane");
+    await button.click();
+    // Its history first: the calls B's agent made in the tests above, read from the shared trail.
+    const shown = await paneBecomes(
+      (p) => p.state === 'active' && p.tools.includes('get_session'),
+      "B's pane on A to show B's session active and its earlier get_session calls",
+    );
+    assert.ok(shown.title.includes(labels[1]) && shown.title.includes(`on ${names[1]}`), shown.title);
+    assert.match(shown.note, new RegExp(`${names[1]}.*browser and terminal panels.*no screencast across gateways`));
+    // A call on B: a line of A's pane within the bound (B's insert, its NOTIFY, A's read, the event to the page).
+    const started = Date.now();
+    const r = await agents[1].call('get_session', { session: labels[1] });
+    assert.equal(r.isError, false, r.text);
+    const answered = Date.now();
+    await paneBecomes((p) => p.lastId > shown.lastId, "B's new call in A's pane for B's session", 10_000);
+    process.stdout.write(
+      `# B's call shown in A's pane ${Date.now() - answered} ms after its result (${answered - started} ms the call)\n`,
+    );
+    const before = (await paneOfB())!.lastId;
+    const brake = async (verb: string) => {
+      const h = await page.evaluateHandle(
+        (label, v) =>
+          [...document.querySelectorAll('[data-fleet-session]')]
+            .find((li) => li.querySelector('.fleet-name')?.textContent?.includes(label))
+            ?.querySelector(`[data-fleet-session-brake="${v}"]`),
+        labels[1],
+        verb,
+      );
+      const b = h.asElement() as ElementHandle<Element> | null;
+      assert.ok(b, `B's row has a ${verb} button`);
+      await b.click();
+    };
+    // Its state follows B's brake (a paused session's calls wait; a stopped one's are refused, and are lines too).
+    await brake('pause');
+    await paneBecomes((p) => p.state === 'paused', "B's pane on A to say paused");
+    await brake('resume');
+    await paneBecomes((p) => p.state === 'active', "B's pane on A to say active after the pause");
+    await brake('stop');
+    await paneBecomes((p) => p.state === 'stopped', "B's pane on A to say stopped");
+    const refused = await agents[1].call('get_session', { session: labels[1] });
+    assert.equal(refusalOf(refused).code, 'session_stopped');
+    const after = await paneBecomes((p) => p.lastId > before, "B's refused call in A's pane");
+    assert.equal(
+      await page.$eval(
+        `[data-pane-fleet="true"][data-pane-gateway="${names[1]}"] [data-audit-id="${after.lastId}"]`,
+        (li) => (li as HTMLElement).dataset.effect,
+      ),
+      'refused',
+    );
+    await brake('resume');
+    await paneBecomes((p) => p.state === 'active', "B's pane on A to say active again");
+  });
+
   test('B killed: A\'s console shows B\'s session ended, "gateway gone", within the bound', async () => {
     const gone = await page.evaluate(() => document.querySelector('[data-fleet]') !== null);
     assert.ok(gone, 'the fleet section is shown');
@@ -290,6 +390,8 @@ describe("gateway A's Control UI shows and acts on the fleet of two gateways", {
       30_000,
     );
     await page.waitForSelector(`[data-fleet-gateway-row="${names[1]}"][data-live="false"]`, { timeout: 5000 });
+    // B's pane on A says so too.
+    await paneBecomes((p) => p.state === 'ended (gateway gone)', "B's pane on A to say ended (gateway gone)", 5000);
     // A's own agent goes on.
     const r = await agents[0].call('get_session', { session: labels[0] });
     assert.equal(r.isError, false, r.text);
