@@ -92,6 +92,30 @@ describe('window tools on sway (its IPC)', { skip: missing ?? false }, () => {
     assert.match(r.text, /sway has no minimized state/);
   });
 
+  test("where the compositor offers no protocol (a session that says GNOME): refused naming it, nothing sent, sway's focus as it was", async () => {
+    // The same Wayland desktop as a GNOME session's variables describe it (no SWAYSOCK): Verity's routes are
+    // chosen from them, so it must not reach for sway's IPC, and says which compositor lacks the protocol.
+    const { SWAYSOCK: _sock, ...rest } = d.env as Record<string, string>;
+    const gnome = await startVerity(['--caps', 'windows'], { ...rest, XDG_CURRENT_DESKTOP: 'GNOME' });
+    try {
+      const focused = swayWindow(d, a.pid)?.focused;
+      for (const [tool, args] of [
+        ['bring_to_front', {}],
+        ['set_window_frame', { x: 10, y: 10, width: 300, height: 200 }],
+        ['set_window_state', { state: 'maximized' }],
+      ] as const) {
+        const r = await gnome.call(tool, { target: targetOf(b), ...args });
+        assert.equal(r.isError, true, r.text);
+        assert.match(r.text, /gnome/i, `${tool} names the compositor: ${r.text}`);
+        assert.match(r.text, /nothing was sent/, r.text);
+      }
+      assert.equal(swayWindow(d, a.pid)?.focused, focused, "sway's focus as it was");
+      assert.equal(swayWindow(d, b.pid)?.floating, false, 'B left tiled');
+    } finally {
+      await gnome.close();
+    }
+  });
+
   test("set_window_state closed: confirmed once sway's tree no longer holds it [matrix sway any set_window_state confirmed]", async () => {
     const r = await v.call('set_window_state', { target: targetOf(b), state: 'closed' });
     assert.equal(r.structured.effect, 'confirmed', r.text);
