@@ -39,7 +39,7 @@ export interface Changes {
 }
 
 /** The caps that keep `changes` small; a cut one says so (`more`, `changes_complete: false`). */
-export const CHANGE_CAPS = { appeared: 40, removed: 12, changed: 10, text_lines: 5, text_chars: 160 } as const;
+export const CHANGE_CAPS = { appeared: 40, removed: 6, changed: 10, text_lines: 5, text_chars: 160 } as const;
 
 /** What diffing gives: the summary, whether it is all of it, and the held observation brought up to date. */
 export interface Diffed {
@@ -124,7 +124,11 @@ export function diffObservations(
     ...(dialog ? { dialog } : {}),
   };
   if (appeared.length) changes.appeared = cap(appeared, CHANGE_CAPS.appeared, 'appeared');
-  if (removed.length) changes.removed = cap(removed, CHANGE_CAPS.removed, 'removed');
+  // Removed elements are only tokens not to use again: a few are named (a dialog's buttons going away), but
+  // past the cap the first few of a closed picker's 33 days say nothing the count does not, and cost the model
+  // about 50 bytes each on every later turn; so then none is listed and `more.removed` counts them all.
+  if (removed.length > CHANGE_CAPS.removed) more.removed = removed.length;
+  else if (removed.length) changes.removed = removed;
   if (changed.length) changes.changed = cap(changed, CHANGE_CAPS.changed, 'changed');
   if (textAdded.length)
     changes.text_added = cap(textAdded, CHANGE_CAPS.text_lines, 'text_added').map((line) =>

@@ -132,6 +132,20 @@ describe('diffObservations', () => {
     assert.equal(d.elements.length, 1 + many.length, 'the cut ones are still appended: their tokens resolve');
   });
 
+  test('past the cap no removed element is listed, all are counted (a closed picker)', () => {
+    const picker = Array.from({ length: CHANGE_CAPS.removed + 1 }, (_, i) => el(i + 1));
+    const d = diffObservations(held([el(0), ...picker]), { elements: [again(el(0), 0)] });
+    assert.equal(d.changes?.removed, undefined, JSON.stringify(d.changes));
+    assert.deepEqual(d.changes?.more, { removed: CHANGE_CAPS.removed + 1 });
+    assert.equal(d.complete, false, 'a cut list is no complete summary');
+    assert.equal(d.gone.size, picker.length, 'every one of them is gone all the same');
+    const few = diffObservations(held([el(0), ...picker.slice(0, CHANGE_CAPS.removed)]), {
+      elements: [again(el(0), 0)],
+    });
+    assert.equal(few.changes?.removed?.length, CHANGE_CAPS.removed, 'up to the cap they are named');
+    assert.equal(few.complete, true);
+  });
+
   test('an incomplete re-observation is no complete summary; a navigation is said', () => {
     const h = held([el(0)]);
     const d = diffObservations(h, { elements: [again(el(0), 0)], incomplete: 'a frame' }, { navigated: 'http://x/#b' });
