@@ -7,6 +7,7 @@
 // screencast (or the panel's connection going away) detaches it and the tab gets its own size back.
 import type { Frame, Protocol } from 'puppeteer-core';
 import type { Tab } from '../cdp/tab/tab.js';
+import { attachSession } from '../cdp/tab/attach.js';
 import type { PanelInput } from '../contract/wire.js';
 
 export interface PanelViewport {
@@ -41,7 +42,7 @@ export async function startScreencast(
   onFrame: (frame: { data: string; width: number; height: number; tab_id: string }) => void,
   onLocation: (location: Location) => void,
 ): Promise<Screencast> {
-  const session = await tab.page.createCDPSession();
+  const session = await attachSession(tab.page);
   const handler = (e: Protocol.Page.ScreencastFrameEvent) => {
     onFrame({ data: e.data, width: e.metadata.deviceWidth, height: e.metadata.deviceHeight, tab_id: tab.id });
     void session.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => {});

@@ -179,8 +179,12 @@ describe('the browser panel', () => {
         const strip = await page.$$eval('[data-panel="browser"] [data-tab-strip] [role="tab"]', (els) =>
           els.map((el) => el.getAttribute('data-tab-id')),
         );
+        // Every tab the gateway's browser has, whoever's: was the first tab closed, or listed under another id?
+        const op = await operatorSocket(gw, ['operator.read']);
+        const all = await op.request('browser.tabs', {});
+        op.ws.close();
         throw new Error(
-          `${(e as Error).message}; the agent listed ${JSON.stringify(listed)}, the strip ${JSON.stringify(strip)}`,
+          `${(e as Error).message}; the agent listed ${JSON.stringify(listed)}, the strip ${JSON.stringify(strip)}; the first tab was ${second.tab_id}; the gateway's browser has ${JSON.stringify(all.payload ?? all.error)}`,
         );
       });
       const { tabs, current_tab_id } = listed;

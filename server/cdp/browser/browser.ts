@@ -10,6 +10,7 @@ import type { Policy } from '../../policy.js';
 import { PAGE_CALL_TIMEOUT_MS, Tab } from '../tab/tab.js';
 import { findBrowser, type Channel } from './discovery.js';
 import { guardBrowser } from '../tab/guard.js';
+import { attachSession } from '../tab/attach.js';
 import { cleanStaleProfiles, newProfile, sandboxArgs, startWatchdog, type Watchdog } from './lifetime.js';
 import { checkBrowserArgs, PolicyProxy } from './policy-proxy.js';
 
@@ -107,7 +108,7 @@ export async function browserSession(browser: Browser): Promise<CDPSession> {
   let failure: unknown = new Error('the browser lists no browser target');
   for (const target of browser.targets().filter((t) => t.type() === 'browser')) {
     try {
-      return await target.createCDPSession();
+      return await attachSession(target);
     } catch (e) {
       failure = e;
     }

@@ -9,6 +9,7 @@ import type { PageAgent } from '../page-agent/index.js';
 import { foldTabLock, WARM_TAB_LOCK } from './tab-lock.js';
 import { HANDLER_HOOK_SOURCE } from './handler-hook.js';
 import { PageActivity } from './page-activity.js';
+import { attachSession } from './attach.js';
 
 /** The page agent (server/cdp/page-agent/), bundled into one script by scripts/build-page-agent.mjs. */
 const AGENT_BUNDLE = new URL('../page-agent.bundle.js', import.meta.url);
@@ -91,7 +92,7 @@ export class Tab {
   }
 
   static async open(page: Page): Promise<Tab> {
-    const session = await page.createCDPSession();
+    const session = await attachSession(page);
     const { targetInfo } = await session.send('Target.getTargetInfo');
     const tab = new Tab(page, session, targetInfo.targetId);
     await tab.watchSession(session);
