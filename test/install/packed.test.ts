@@ -6,15 +6,20 @@
 // documents, not the full ones a fresh resolution asks for; so the empty folder gets a package-lock.json
 // with the package's own dependency tree as the repository's lock pins it (the non-dev entries), and the
 // install takes exactly the versions the rest of the suite ran against.
+//
+// It packs a copy of the checkout (its sources, node_modules linked), never the checkout itself: prepack
+// rebuilds dist/server and control-ui/dist where it runs, and the other test files running beside this one
+// import from dist and serve control-ui/dist (a fresh clone's run under a CPU hog once failed on a module
+// read half-written: "does not provide an export named 'configDir'").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from '../helpers/fixtures.js';
@@ -25,6 +30,17 @@ const work = mkdtempSync(join(tmpdir(), 'verity-packed-'));
 const home = join(work, 'home');
 const app = join(work, 'app');
 const started: number[] = [];
+
+/** What a copy to pack leaves out: installs, builds (prepack makes its own) and history. */
+const NOT_COPIED = /^(node_modules|dist|\.git|control-ui\/dist|dev-peers)(\/|$)/;
+
+/** The checkout's sources in a folder of this test's own, its node_modules linked: where `npm pack` runs. */
+function copyToPack(): string {
+  const source = join(work, 'source');
+  cpSync(ROOT, source, { recursive: true, filter: (path) => !NOT_COPIED.test(relative(ROOT, path)) });
+  symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
+  return source;
+}
 
 /** A fresh user's environment: its own HOME, no VERITY_* and no npm_* settings from this test run. */
 function freshEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -85,9 +101,9 @@ before(
   async () => {
     mkdirSync(home, { recursive: true });
     mkdirSync(app, { recursive: true });
-    // 1. npm pack, as a publisher runs it (prepack builds).
+    // 1. npm pack, as a publisher runs it (prepack builds), in a copy of the checkout.
     const packed = await run('npm', ['pack', '--json', '--pack-destination', work], {
-      cwd: ROOT,
+      cwd: copyToPack(),
       env: { ...(process.env as Record<string, string>) },
       timeoutMs: 420_000,
     });
