@@ -80,6 +80,7 @@ export type Timings = {
   queue?: number;
   lock?: number;
   side_effects?: number;
+  changes?: number;
 };
 
 function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
@@ -90,7 +91,7 @@ function confirmed(tool: string, result: ToolResult, timings: Timings[]): void {
   if (s.timings_ms && typeof s.timings_ms === 'object') timings.push(s.timings_ms as Timings);
 }
 
-const AROUND: ReadonlyArray<keyof Timings> = ['queue', 'lock', 'side_effects'];
+const AROUND: ReadonlyArray<keyof Timings> = ['queue', 'lock', 'side_effects', 'changes'];
 
 export function timingNote(what: string, timings: Timings[]): string {
   const m = (k: keyof Timings) => {
@@ -100,7 +101,7 @@ export function timingNote(what: string, timings: Timings[]): string {
       .filter((x): x is number => typeof x === 'number');
     return xs.length ? median(xs).toFixed(1) : 'n/a';
   };
-  return `Verity ${what} server-side timings_ms (median): resolve ${m('resolve')} (of it the tab lock ${m('lock')}), deliver ${m('deliver')}, verify ${m('verify')}; around them: queue ${m('queue')}, side-effect watch ${m('side_effects')}.`;
+  return `Verity ${what} server-side timings_ms (median): resolve ${m('resolve')} (of it the tab lock ${m('lock')}), deliver ${m('deliver')}, verify ${m('verify')}; around them: queue ${m('queue')}, side-effect watch ${m('side_effects')}, the re-read for changes ${m('changes')}.`;
 }
 
 export const verityDriver: DriverFactory = {

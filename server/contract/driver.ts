@@ -190,7 +190,7 @@ export interface Driver extends ActionMethods {
 }
 
 /** What an action's time went to around its three phases (see ActionResult.timings_ms). */
-export type AroundPhase = 'queue' | 'lock' | 'side_effects';
+export type AroundPhase = 'queue' | 'lock' | 'side_effects' | 'changes';
 
 /**
  * `r` with the time one part around the action took (added to what it says already), in tenths of a ms.

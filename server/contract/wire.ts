@@ -139,7 +139,8 @@ export const actionResult = z.object({
     .optional(),
   /**
    * The three phases every action reports, and around them (when they took part): the wait in the
-   * target's queue, for the tab's cross-process lock (inside resolve), and the side-effect watch's own time.
+   * target's queue, for the tab's cross-process lock (inside resolve), the side-effect watch's own time,
+   * and the re-read for `changes`.
    */
   timings_ms: z.object({
     resolve: z.number(),
@@ -148,6 +149,8 @@ export const actionResult = z.object({
     queue: z.number().optional(),
     lock: z.number().optional(),
     side_effects: z.number().optional(),
+    /** The re-read after the action that says what it changed (`changes`), when it took 1 ms or more. */
+    changes: z.number().optional(),
     /**
      * Native keys: how long the call waited, before its first key, for what it changed (a click, a focus
      * change, the keyboard map) to reach the app, and what it waited on, in order, joined by '+':

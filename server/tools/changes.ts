@@ -3,7 +3,7 @@
 // what appeared without another get_window_state. Only a tab or a window that has been observed has one to
 // compare with: an action on a target never observed (or the desktop) says nothing of changes.
 import { diffObservations } from '../contract/changes.js';
-import type { ActionResult, Driver, ResolvedTarget } from '../contract/driver.js';
+import { withTiming, type ActionResult, type Driver, type ResolvedTarget } from '../contract/driver.js';
 import type { ToolContext } from './context.js';
 
 /** `result` with `changes` (absent when nothing changed) and `changes_complete`, when the target has an observation held. */
@@ -14,13 +14,13 @@ export async function withChanges(
   snapshots: ToolContext['snapshots'],
 ): Promise<ActionResult> {
   const acted = target.element?.snapshotId;
-  return {
-    ...result,
-    ...(await changesOf(target, driver, snapshots, {
-      navigated: result.caused?.navigated,
-      acted: acted === undefined ? undefined : { snapshotId: acted, index: target.element!.index },
-    })),
-  };
+  const started = performance.now();
+  const changes = await changesOf(target, driver, snapshots, {
+    navigated: result.caused?.navigated,
+    acted: acted === undefined ? undefined : { snapshotId: acted, index: target.element!.index },
+  });
+  // Its time is the action's too (the call returns after it): said apart, as the other around-phases are.
+  return withTiming({ ...result, ...changes }, 'changes', performance.now() - started);
 }
 
 /**
