@@ -1,12 +1,16 @@
 // The clipboard and the pointer on X11 (issue 44 items 3 and 4), under Xvfb + openbox with a GTK app:
 // clipboard_write confirmed and what xclip (another X client) pastes; clipboard_read of what another client
 // wrote, with a secret typed earlier into a password field masked in it; move_cursor confirmed by the
-// pointer read back and checked against xdotool's own XQueryPointer, as is get_cursor_position.
+// pointer read back and checked against xdotool's own XQueryPointer, as is get_cursor_position. An xclip
+// whose owner claims the selection late (as on a busy machine) still gets a confirmed write, and does not
+// take the clipboard from whoever copies next.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
+import { missingTools, startApp, startDesktop, until, type Desktop, type GtkApp } from './desktop.js';
 
 const missing = missingTools() ?? (existsSync('/usr/bin/xclip') ? null : '/usr/bin/xclip is missing');
 let d: Desktop;
@@ -31,9 +35,25 @@ function xdotoolPointer(): { x: number; y: number } {
   return { x: Number(/x:(-?\d+)/.exec(at)?.[1]), y: Number(/y:(-?\d+)/.exec(at)?.[1]) };
 }
 
-/** Another X client owns the clipboard with `text` (its owner's output goes nowhere, so this returns at once). */
-function anotherAppCopies(text: string): void {
+/** What another X client pastes from the clipboard now ('' when nothing is offered as UTF8_STRING). */
+function pasted(): string {
+  try {
+    return d.x('xclip', ['-selection', 'clipboard', '-o', '-t', 'UTF8_STRING']);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Another X client owns the clipboard with `text`: xclip's forked owner claims it in its own time, so this
+ * returns once a paste gives the text back.
+ */
+async function anotherAppCopies(text: string): Promise<void> {
   d.x('sh', ['-c', 'printf %s "$1" | xclip -selection clipboard -i >/dev/null 2>&1', 'sh', text]);
+  await until(
+    () => pasted() === text || null,
+    () => `another client's copy of ${JSON.stringify(text)} (pasted: ${JSON.stringify(pasted())})`,
+  );
 }
 
 async function elementToken(label: string): Promise<string> {
@@ -56,7 +76,7 @@ describe('X11: the clipboard', { skip: missing ?? false }, () => {
   });
 
   test('clipboard_read returns what another client copied, with the types it offers [matrix x11 any clipboard_read confirmed]', async () => {
-    anotherAppCopies('copied elsewhere: 42');
+    await anotherAppCopies('copied elsewhere: 42');
     const r = await v.call('clipboard_read', {});
     assert.equal(r.isError, false, r.text);
     assert.equal(r.structured.text, 'copied elsewhere: 42', r.text);
@@ -67,11 +87,49 @@ describe('X11: the clipboard', { skip: missing ?? false }, () => {
     const typed = await v.call('type_text', { element_token: await elementToken('Secret'), text: SECRET });
     await app.waitFor((s) => s.secret === SECRET, 'the typed secret');
     assert.ok(!(JSON.stringify(typed.structured) + typed.text).includes(SECRET), typed.text);
-    anotherAppCopies(`the password is ${SECRET}`);
+    await anotherAppCopies(`the password is ${SECRET}`);
     const r = await v.call('clipboard_read', {});
     assert.equal(r.isError, false, r.text);
     assert.ok(!(JSON.stringify(r.structured) + r.text).includes(SECRET), `the secret came back: ${r.text}`);
     assert.match(r.structured.text, /^the password is /, r.text);
+  });
+});
+
+describe('X11: the clipboard, its owner late', { skip: missing ?? false }, () => {
+  test('an owner that claims the clipboard 400 ms after xclip exits: the write waits for it, confirmed, and takes nothing from the next copy', async () => {
+    // An xclip in PATH whose copy is made by a second xclip started 400 ms later: what a busy machine does
+    // to the owner the real one forks, which sends its claim only when it first runs.
+    const bin = mkdtempSync(join(tmpdir(), 'verity-late-xclip-'));
+    writeFileSync(
+      join(bin, 'xclip'),
+      `#!/bin/sh
+case " $* " in *" -i "*)
+  data=$(mktemp); cat > "$data"
+  ( sleep 0.4; /usr/bin/xclip "$@" < "$data"; rm -f "$data" ) >/dev/null 2>&1 &
+  exit 0;;
+esac
+exec /usr/bin/xclip "$@"
+`,
+    );
+    chmodSync(join(bin, 'xclip'), 0o755);
+    const late = await startVerity(['--caps', 'clipboard', '--allow-clipboard-read'], {
+      ...d.env,
+      PATH: `${bin}:${d.env.PATH ?? process.env.PATH}`,
+    });
+    try {
+      await anotherAppCopies('before the write');
+      const text = 'written by a late owner';
+      const r = await late.call('clipboard_write', { text });
+      assert.equal(r.structured.effect, 'confirmed', r.text);
+      assert.equal(pasted(), text);
+      // The owner is in place when the write returns: the next copy is not taken back from its owner.
+      await anotherAppCopies('copied after it');
+      await new Promise((resolve) => setTimeout(resolve, 600)); // longer than the late owner's delay
+      assert.equal(pasted(), 'copied after it', 'the next copy stays');
+    } finally {
+      await late.close();
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
 

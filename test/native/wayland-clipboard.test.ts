@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { startVerity, type Verity } from '../helpers/mcp.js';
-import { missingWaylandTools, startWaylandDesktop, type Desktop } from './desktop.js';
+import { missingWaylandTools, startWaylandDesktop, until, type Desktop } from './desktop.js';
 
 const missing =
   missingWaylandTools() ?? (existsSync('/usr/bin/wl-copy') ? null : '/usr/bin/wl-copy is missing (wl-clipboard)');
@@ -37,6 +37,15 @@ function wl(command: string, args: string[], input?: string): string {
   return r.stdout ?? '';
 }
 
+/** What another client pastes now ('' when nothing is offered). */
+function pasted(): string {
+  try {
+    return wl('wl-paste', ['--no-newline']);
+  } catch {
+    return '';
+  }
+}
+
 describe('Wayland (sway): the clipboard and the pointer', { skip: missing ?? false }, () => {
   test('clipboard_write is confirmed, and wl-paste pastes exactly that text [matrix sway any clipboard_write confirmed]', async () => {
     const r = await v.call('clipboard_write', { text: 'sway clipboard ✓ 3' });
@@ -46,6 +55,11 @@ describe('Wayland (sway): the clipboard and the pointer', { skip: missing ?? fal
 
   test('clipboard_read returns what another client copied, with its MIME types [matrix sway any clipboard_read confirmed]', async () => {
     wl('wl-copy', [], 'copied on sway 9');
+    // wl-copy's forked owner offers the text in its own time: until a paste gives it back.
+    await until(
+      () => pasted() === 'copied on sway 9' || null,
+      () => `wl-copy's owner offering "copied on sway 9" (pasted: ${JSON.stringify(pasted())})`,
+    );
     const r = await v.call('clipboard_read', {});
     assert.equal(r.isError, false, r.text);
     assert.equal(r.structured.text, 'copied on sway 9', r.text);

@@ -125,9 +125,26 @@ export async function readClipboard(): Promise<ClipboardContent> {
   return { text: text ?? '', types };
 }
 
-/** Makes `text` the clipboard's content; returns what a separate read then finds there. */
+/**
+ * How long a write waits for its owner to serve the text. The owner the tool forks sends its claim on the
+ * selection when it first runs, after the tool has exited: on a busy machine a read at once found the old
+ * owner or none (a false `mismatch`), and the late owner then took the clipboard from whoever copied next.
+ */
+const OWNER_WAIT_MS = 3000;
+const OWNER_POLL_MS = 20;
+
+/**
+ * Makes `text` the clipboard's content; returns what a separate read then finds there: read until it is
+ * `text` (the new owner serving it), or what it held when OWNER_WAIT_MS ran out (the verdict's evidence).
+ */
 export async function writeClipboard(text: string): Promise<ClipboardContent> {
   if (clipboardTools() === 'wayland') await own('wl-copy', ['--type', 'text/plain;charset=utf-8'], text);
   else await own('xclip', ['-selection', 'clipboard', '-i', '-t', 'UTF8_STRING'], text);
-  return readClipboard();
+  const deadline = performance.now() + OWNER_WAIT_MS;
+  let now = await readClipboard();
+  while (now.text !== text && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, OWNER_POLL_MS));
+    now = await readClipboard();
+  }
+  return now;
 }
