@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
-import { bindAgent, openControlUi, type BoundAgent } from '../helpers/control-ui.js';
+import { approveCard, bindAgent, openControlUi, type BoundAgent } from '../helpers/control-ui.js';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
 
 const CLAIMS = 'data:text/html,<title>Claims</title><button>Submit claim</button><p>ok</p>';
@@ -45,29 +45,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The one waiting card of `tool`: its main line, its arguments and whether they are shown; then approved. */
-async function approveCard(tool: string): Promise<{ line: string; args: unknown; argsShown: boolean }> {
-  const card = `[data-approval][data-withdrawn="false"]`;
-  await page
-    .waitForSelector(`${card} button.approve[aria-label="Approve ${tool}"]`, { timeout: 15_000 })
-    .catch((e: Error) => {
-      throw new Error(`${e.message}: no card for ${tool} was shown`);
-    });
-  const seen = await page.$eval(card, (el) => ({
-    line: el.querySelector('[data-approval-summary]')?.textContent ?? null,
-    args: el.querySelector('[data-approval-args]')?.textContent ?? '',
-    argsShown: (el.querySelector('[data-approval-args]') as HTMLElement | null)?.checkVisibility() ?? false,
-  }));
-  assert.ok(seen.line !== null, `the ${tool} card has a main line`);
-  await page.click(`${card} button.approve`);
-  await page
-    .waitForFunction((sel) => !document.querySelector(sel), { timeout: 15_000 }, card)
-    .catch((e: Error) => {
-      throw new Error(`${e.message}: the approved ${tool} card stayed`);
-    });
-  return { line: seen.line!, args: JSON.parse(seen.args), argsShown: seen.argsShown };
-}
-
 /** The session pane's log line of its latest `tool` call. */
 async function logLine(tool: string): Promise<string> {
   const sel = `[data-pane-session$="/implicit"] li.action[data-tool="${tool}"] [data-approval-args]`;
@@ -86,7 +63,7 @@ test('set_window_frame on a tab: the card reads "x 30, y 40, 900×700 on tab …
   const tabId = await currentTab();
   const sent = { target: { kind: 'tab', tab_id: tabId }, x: 30, y: 40, width: 900, height: 700 };
   const pending = agent.call('set_window_frame', sent);
-  const card = await approveCard('set_window_frame');
+  const card = await approveCard(page, 'set_window_frame');
   assert.equal(card.line, `x 30, y 40, 900×700 on tab ${tabId}`);
   assert.deepEqual(card.args, sent, 'the arguments below the line are exactly what runs');
   assert.ok(card.argsShown, 'the arguments are shown, not folded away');
@@ -98,7 +75,7 @@ test('set_window_frame on a tab: the card reads "x 30, y 40, 900×700 on tab …
 test('zoom: the card reads its region and scale, approved it returns the image', async () => {
   const sent = { region: { x: 0, y: 0, width: 120, height: 60 }, scale: 2 };
   const pending = agent.call('zoom', sent);
-  const card = await approveCard('zoom');
+  const card = await approveCard(page, 'zoom');
   assert.equal(card.line, '0,0 120×60 at scale 2');
   assert.deepEqual(card.args, sent);
   const r = await pending;
@@ -111,7 +88,7 @@ test('verify_state: the card reads its predicates in brief, approved they are sa
     expect: [{ element: { role: 'button', name: 'Submit claim' }, exists: true }, { text_present: 'ok' }],
   };
   const pending = agent.call('verify_state', sent);
-  const card = await approveCard('verify_state');
+  const card = await approveCard(page, 'verify_state');
   assert.equal(card.line, 'button "Submit claim" exists; text present "ok"');
   assert.deepEqual(card.args, sent);
   const r = await pending;

@@ -76,3 +76,40 @@ export async function bindAgent(gw: Gateway, page: Page, name: string): Promise<
     },
   };
 }
+
+/** What a waiting approval card shows: the target line, the call in words, its arguments (and whether shown). */
+export interface SeenCard {
+  target: string;
+  line: string | null;
+  args: unknown;
+  argsShown: boolean;
+}
+
+/**
+ * The one waiting card of `tool`: what it shows, then approved and waited on until it is decided. The
+ * button is clicked as the DOM's own click, not at a point: once, under the CPU hog, an approval clicked at
+ * its button's place timed out unanswered, the likely cause being the card moving (a session row above it
+ * changing) between puppeteer's reading of that place and its press. What is under test is the card and the
+ * decision, not hit-testing; a decision lost after a click that did reach the button still fails here.
+ */
+export async function approveCard(page: Page, tool: string): Promise<SeenCard> {
+  const card = `[data-approval][data-withdrawn="false"]`;
+  const button = `${card} button.approve[aria-label="Approve ${tool}"]`;
+  await page.waitForSelector(button, { timeout: 20_000 }).catch((e: Error) => {
+    throw new Error(`${e.message}: no card for ${tool} was shown`);
+  });
+  const seen = await page.$eval(card, (el) => ({
+    target: el.querySelector('[data-approval-target]')?.textContent ?? '',
+    line: el.querySelector('[data-approval-summary]')?.textContent ?? null,
+    args: el.querySelector('[data-approval-args]')?.textContent ?? '',
+    argsShown: (el.querySelector('[data-approval-args]') as HTMLElement | null)?.checkVisibility() ?? false,
+  }));
+  await page.$eval(button, (b) => (b as HTMLButtonElement).click());
+  await page
+    .waitForFunction((sel) => !document.querySelector(sel), { timeout: 15_000 }, button)
+    .catch(async (e: Error) => {
+      const error = await page.$eval('body', (b) => b.querySelector('.error')?.textContent ?? 'none shown');
+      throw new Error(`${e.message}: the approved ${tool} card stayed (the page's error: ${error})`);
+    });
+  return { ...seen, args: JSON.parse(seen.args) };
+}

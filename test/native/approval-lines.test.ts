@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { sharedChromium, type TestBrowser } from '../helpers/chromium.js';
-import { openControlUi } from '../helpers/control-ui.js';
+import { approveCard, openControlUi } from '../helpers/control-ui.js';
 import { startGateway, type Connection, type Gateway } from '../helpers/gateway.js';
 import { missingTools, startApp, startDesktop, type Desktop, type GtkApp } from './desktop.js';
 
@@ -46,23 +46,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The one waiting card of `tool`: what it names, its main line and its arguments; then approved. */
-async function approveCard(tool: string) {
-  const card = `[data-approval][data-withdrawn="false"]`;
-  await page
-    .waitForSelector(`${card} button.approve[aria-label="Approve ${tool}"]`, { timeout: 20_000 })
-    .catch((e: Error) => {
-      throw new Error(`${e.message}: no card for ${tool} was shown`);
-    });
-  const seen = await page.$eval(card, (el) => ({
-    target: el.querySelector('[data-approval-target]')?.textContent ?? '',
-    line: el.querySelector('[data-approval-summary]')?.textContent ?? '',
-    args: el.querySelector('[data-approval-args]')?.textContent ?? '',
-  }));
-  await page.click(`${card} button.approve`);
-  return { ...seen, args: JSON.parse(seen.args) };
-}
-
 function geometry(id: number) {
   const info = d.x('xwininfo', ['-id', String(id)]);
   const n = (label: string) => Number(new RegExp(`${label}:\\s+(-?\\d+)`).exec(info)?.[1]);
@@ -75,7 +58,7 @@ describe('approval cards of native calls', { skip: missing ?? false }, () => {
   test('set_window_frame: the card names the app and reads "x 140, y 120, 560×460 on window …"; approved, xwininfo reads that frame', async () => {
     const sent = { target: win(), x: 140, y: 120, width: 560, height: 460 };
     const pending = agent.call('set_window_frame', sent);
-    const card = await approveCard('set_window_frame');
+    const card = await approveCard(page, 'set_window_frame');
     assert.match(card.target, new RegExp(`\\(pid ${app.pid}\\)`), card.target);
     assert.equal(card.line, `x 140, y 120, 560×460 on window ${app.windowId()} (pid ${app.pid})`);
     assert.deepEqual(card.args, sent, 'the arguments below the line are exactly what runs');
@@ -88,7 +71,7 @@ describe('approval cards of native calls', { skip: missing ?? false }, () => {
     assert.equal(app.state().bold, false);
     const sent = { target: win(), path: ['Format', 'Bold'] };
     const pending = agent.call('invoke_menu', sent);
-    const card = await approveCard('invoke_menu');
+    const card = await approveCard(page, 'invoke_menu');
     assert.equal(card.line, `Format › Bold on window ${app.windowId()} (pid ${app.pid})`);
     assert.deepEqual(card.args, sent);
     const r = await pending;
