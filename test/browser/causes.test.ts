@@ -75,6 +75,15 @@ describe('what an action caused', () => {
     assert.match(r.text, /Navigated to /);
   });
 
+  test("a form's POST that begins late (the page busy 300 ms first): the click still says the request, its status and the navigation", async () => {
+    await open();
+    const r = await click('Submit after a busy moment', v, NAVIGATES);
+    const post = r.structured.caused?.requests?.find((q: any) => q.method === 'POST');
+    assert.ok(post, `the POST is missing from what the click caused: ${r.text}`);
+    assert.equal(post.status, 500, r.text);
+    assert.match(r.structured.caused.navigated, /late=1$/, r.text);
+  });
+
   test('a fetch answered 503 (no navigation): the request and its status, nothing else', async () => {
     await open();
     const r = await click('Save by fetch');

@@ -56,6 +56,8 @@ export async function withSideEffects(
   target: ResolvedTarget,
   run: () => Promise<ActionResult>,
   settleMs: Settle | (() => Settle) = 0,
+  /** Whether the page said the action's default loads another document here (its `caused` waits for it). */
+  navigating: () => boolean = () => false,
 ): Promise<ActionResult> {
   const began = performance.now();
   const tab = target.kind === 'tab' && target.tab instanceof Tab ? target.tab : null;
@@ -85,7 +87,7 @@ export async function withSideEffects(
     }
     if (r && effects.length) r = { ...r, side_effects: effects };
     // What the page did in the action's window (its settle included): requests, console errors, a navigation.
-    const caused = r && mark ? await tab!.activity.causedSince(mark, r.masked !== undefined) : undefined;
+    const caused = r && mark ? await tab!.activity.causedSince(mark, r.masked !== undefined, navigating()) : undefined;
     if (r && caused) r = { ...r, caused };
     // A few bytes that let a later verify_state ask what the page did since this action began.
     if (r && mark) r = { ...r, mark: mark.seq };

@@ -17,15 +17,20 @@ export function click(route: CdpRoute, target: ResolvedTarget, options: ClickOpt
   // a popup a handler opens at once is heard before that account comes back (one connection, in order);
   // a link, a form submit or an unload takes the wait (a new tab's target or a download comes a moment later);
   // a download link's click waits for its download to begin (bounded), which a busy machine tells late.
+  // A link or a form's submit whose default ran: what the click caused waits (bounded) for the navigation's
+  // request to begin, which a busy machine also tells late.
   let settle: Settle = INPUT_SETTLE_MS;
+  let navigating = false;
   const heard = (seen: Watched) => {
     settle = seen.downloading ? { untilDownloadMs: DOWNLOAD_BEGIN_WAIT_MS } : seen.leaving ? INPUT_SETTLE_MS : 0;
+    navigating = !!seen.navigating;
   };
   return withSideEffects(
     route,
     target,
     () => deliverClick(target, options, heard),
     () => settle,
+    () => navigating,
   );
 }
 

@@ -44,6 +44,8 @@ export interface Watched {
   leaving?: boolean;
   /** A download link's click whose default ran: the browser starts a download a moment later. */
   downloading?: boolean;
+  /** A link's click or a form's submit whose default ran: this tab loads another document a moment later. */
+  navigating?: boolean;
 }
 
 // ---------- type_text: one action's field, held by a handle ----------

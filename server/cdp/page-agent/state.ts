@@ -20,6 +20,11 @@ export interface Watch {
   /** A click on a download link (`a[download]`) reached the page: a download follows unless it was prevented. */
   downloadClick?: Event;
   /**
+   * A click on a link, or a form's submit, whose default loads another document in this tab: a navigation
+   * follows unless it was prevented (read after the page's handlers ran).
+   */
+  navigateEvent?: Event;
+  /**
    * A held field's watch (fieldWatch): settles once the first frame after the field's latest `input` event
    * has run, and a task after it, so every frame callback, timer and microtask the page scheduled in
    * answer to the input has run (see frameThenTask). Unset until an input is heard.

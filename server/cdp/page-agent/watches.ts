@@ -67,15 +67,49 @@ function hearLeaving() {
     'click',
     (e) => {
       const path = e.composedPath();
-      if (!path.some((n) => n instanceof Element && n.matches('a[href], area[href]'))) return;
+      const link = path.find(
+        (n): n is HTMLAnchorElement | HTMLAreaElement => n instanceof Element && n.matches('a[href], area[href]'),
+      );
+      if (!link) return;
       note();
-      if (path.some((n) => n instanceof Element && n.matches('a[href][download], area[href][download]')))
-        for (const w of listening()) w.downloadClick = e;
+      if (link.hasAttribute('download')) for (const w of listening()) w.downloadClick = e;
+      else if (loadsHere(link.target, link.href)) for (const w of listening()) w.navigateEvent = e;
     },
     { capture: true },
   );
-  window.addEventListener('submit', note, { capture: true });
+  window.addEventListener(
+    'submit',
+    (e) => {
+      note();
+      const form = e.target instanceof HTMLFormElement ? e.target : null;
+      const submitter = (e as SubmitEvent).submitter;
+      const target = submitter?.getAttribute('formtarget') ?? form?.target ?? '';
+      const action = submitter?.getAttribute('formaction') ?? form?.action ?? location.href;
+      const method = submitter?.getAttribute('formmethod') ?? form?.method ?? '';
+      if (form && method.toLowerCase() !== 'dialog' && loadsHere(target, action))
+        for (const w of listening()) w.navigateEvent = e;
+    },
+    { capture: true },
+  );
   window.addEventListener('beforeunload', note, { capture: true });
+}
+
+/**
+ * Whether following `href` in the browsing context named `target` loads another document in this tab: not
+ * another window or frame, not a script URL, not a jump within this document.
+ */
+function loadsHere(target: string, href: string): boolean {
+  const named = target || document.querySelector('base[target]')?.getAttribute('target') || '';
+  if (named && named.toLowerCase() !== '_self' && !(window === window.top && /^_(top|parent)$/i.test(named)))
+    return false;
+  let url: URL;
+  try {
+    url = new URL(href, location.href);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'javascript:') return false;
+  return !(url.href.includes('#') && url.href.split('#')[0] === location.href.split('#')[0]);
 }
 
 export function armWatch(target: Element, types: string[]) {
@@ -123,5 +157,6 @@ export async function watched(waitFrame: boolean): Promise<Watched> {
     ...(pageState.watch.leaving ? { leaving: true } : {}),
     // Read after the click's handlers ran: one that prevented the default started no download.
     ...(pageState.watch.downloadClick && !pageState.watch.downloadClick.defaultPrevented ? { downloading: true } : {}),
+    ...(pageState.watch.navigateEvent && !pageState.watch.navigateEvent.defaultPrevented ? { navigating: true } : {}),
   };
 }

@@ -342,14 +342,22 @@ export class PageActivity {
    * it started to be answered. `secret`: the action was on a secret field; its console texts are masked,
    * here and in later listings.
    */
-  async causedSince(mark: ReturnType<PageActivity['mark']>, secret = false): Promise<Caused | undefined> {
+  async causedSince(
+    mark: ReturnType<PageActivity['mark']>,
+    secret = false,
+    navigating = false,
+  ): Promise<Caused | undefined> {
     if (!this.started) return undefined;
     const mine = () => this.requests.filter((e) => e.seq > mark.seq);
     const navigatedSince = () => !!this.navigation && this.navigation.seq > mark.seq;
     const unanswered = (e: RequestEntry) => !e.done && e.status === undefined && AWAITED_TYPES.has(e.type);
     const uncommitted = (e: RequestEntry) => this.committing.has(e) && !navigatedSince();
+    // `navigating`: the page said the action's default loads another document here (a link, a form's
+    // submit). Its request starts when the browser gets to it, later on a busy machine: until it has (or the
+    // tab has navigated), there is something still to come.
+    const notYetStarted = () => navigating && !navigatedSince() && !mine().some((e) => e.type === 'document');
     for (const end = Date.now() + CAUSED_REQUEST_WAIT_MS; Date.now() < end; ) {
-      if (!mine().some((e) => unanswered(e) || uncommitted(e))) break;
+      if (!notYetStarted() && !mine().some((e) => unanswered(e) || uncommitted(e))) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const messages = this.messages.filter((m) => m.seq > mark.seq);
