@@ -200,7 +200,13 @@ describe('the launched browser', { skip }, () => {
     assert.equal(existsSync(b.profile), true, 'nobody removed the profile yet');
     const next = await start();
     await waitFor(() => !existsSync(b.profile), `the next start to remove ${b.profile}`);
-    assert.match(next.stderr(), /removed 1 browser profile\(s\) left by ended Verity processes/);
+    // Said once the removal is done: the folder is gone a moment before the line reaches this process.
+    await waitFor(
+      () => /removed 1 browser profile\(s\) left by ended Verity processes/.test(next.stderr()),
+      'the next start to say it removed the stale profile',
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; its stderr: ${next.stderr()}`);
+    });
     assert.equal((await next.call('page', { action: 'new_tab', url })).isError, false, 'and it launches its own');
   });
 
