@@ -67,13 +67,15 @@ function hearLeaving() {
     'click',
     (e) => {
       const path = e.composedPath();
-      const link = path.find(
-        (n): n is HTMLAnchorElement | HTMLAreaElement => n instanceof Element && n.matches('a[href], area[href]'),
-      );
+      const link = path.find((n): n is Element => n instanceof Element && n.matches('a[href], area[href]'));
       if (!link) return;
       note();
       if (link.hasAttribute('download')) for (const w of listening()) w.downloadClick = e;
-      else if (loadsHere(link.target, link.href)) for (const w of listening()) w.navigateEvent = e;
+      // Read as attributes: an SVG link's `target` and `href` are not strings.
+      else if (
+        loadsHere(link.getAttribute('target') ?? '', link.getAttribute('href') ?? link.getAttribute('xlink:href') ?? '')
+      )
+        for (const w of listening()) w.navigateEvent = e;
     },
     { capture: true },
   );
