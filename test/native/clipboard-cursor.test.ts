@@ -105,7 +105,7 @@ describe('X11: the clipboard, its owner late', { skip: missing ?? false }, () =>
       `#!/bin/sh
 case " $* " in *" -i "*)
   data=$(mktemp); cat > "$data"
-  ( sleep 0.4; /usr/bin/xclip "$@" < "$data"; rm -f "$data" ) >/dev/null 2>&1 &
+  ( sleep 0.4; /usr/bin/xclip "$@" < "$data"; rm -f "$data"; touch "$0.claimed" ) >/dev/null 2>&1 &
   exit 0;;
 esac
 exec /usr/bin/xclip "$@"
@@ -123,8 +123,9 @@ exec /usr/bin/xclip "$@"
       assert.equal(r.structured.effect, 'confirmed', r.text);
       assert.equal(pasted(), text);
       // The owner is in place when the write returns: the next copy is not taken back from its owner.
+      // The late owner's claim is made (the wrapper marks it) before the next copy: nothing of it is still to come.
+      await until(() => existsSync(join(bin, 'xclip.claimed')) || null, "the late owner's claim");
       await anotherAppCopies('copied after it');
-      await new Promise((resolve) => setTimeout(resolve, 600)); // longer than the late owner's delay
       assert.equal(pasted(), 'copied after it', 'the next copy stays');
     } finally {
       await late.close();
