@@ -67,7 +67,7 @@ export class CdpDriver implements Driver {
   }
 
   reobserve(target: ResolvedTarget, held: HeldObservation): Promise<Reobservation | null> {
-    return reobserveTab(this.tab(target), held);
+    return reobserveTab(this.tab(target), held, target);
   }
 
   /**

@@ -1,10 +1,10 @@
 // get_window_state for a tab: every frame's interactive elements (cross-origin iframes and closed shadow
 // roots included), merged into one list in document order, with frames in screenshot pixels.
-import type { Snapshot, SnapshotText } from '../contract/driver.js';
+import type { ResolvedTarget, Snapshot, SnapshotText } from '../contract/driver.js';
 import type { HeldObservation, Reobservation, Reobserved } from '../contract/changes.js';
 import { Refusal } from '../contract/refusal.js';
 import { elementToken } from '../contract/element-token.js';
-import type { Frame, Tab } from './tab/tab.js';
+import type { AgentReply, Frame, Tab } from './tab/tab.js';
 import type { SnapshotRow } from './page-agent/core.js';
 import type { TextRow } from './page-agent/outline-text.js';
 import { cutName, squash, withoutIconGlyphs } from './page-agent/names.js';
@@ -50,6 +50,27 @@ export function tokenInLatest(tab: Tab, frame: Frame, snapshotId: string | null,
   return index === undefined ? null : elementToken(latest.snapshotId, index);
 }
 
+/** A document re-read against its latest snapshot, as the page agent's reobserve answers when it stands alone. */
+type Reread = Exclude<AgentReply<'reobserve'>, null | 'full'>;
+
+/**
+ * The re-read an action made of its tab's top document in its own last page call (type_text's read-back
+ * re-reads the document after the field, in the same round trip), kept for that call's `changes`: keyed by the
+ * call's target, so only that call's reobserveTab takes it, and only while the tab shows the same document.
+ */
+const rereads = new WeakMap<ResolvedTarget, { snapshotId: string; documents: number; reread: Reread }>();
+
+export function keepReread(target: ResolvedTarget, tab: Tab, snapshotId: string, reread: Reread): void {
+  rereads.set(target, { snapshotId, documents: tab.documents, reread });
+}
+
+function takeReread(target: ResolvedTarget | undefined, tab: Tab, snapshotId: string): Reread | null {
+  const kept = target && rereads.get(target);
+  if (!kept) return null;
+  rereads.delete(target);
+  return kept.snapshotId === snapshotId && kept.documents === tab.documents ? kept.reread : null;
+}
+
 /** `probe`: a read that is no observation (verify_state): the latest observation's tokens stay good. */
 export async function snapshotTab(
   tab: Tab,
@@ -64,11 +85,16 @@ export async function snapshotTab(
  * The tab's elements after an action, matched against its held observation (an action's `changes`): the same
  * walk as a snapshot's, each frame's elements matched to its latest snapshot's by the page agent, without
  * making that snapshot stale. Null when the tab's document is no longer the observed one (a navigation):
- * nothing of it can be matched then.
+ * nothing of it can be matched then. What the action re-read itself for `target` (keepReread) is used, not asked again.
  */
-export async function reobserveTab(tab: Tab, held: HeldObservation): Promise<Reobservation | null> {
+export async function reobserveTab(
+  tab: Tab,
+  held: HeldObservation,
+  target?: ResolvedTarget,
+): Promise<Reobservation | null> {
   const dialogs: Array<{ role: string; name: string }> = [];
-  const snap = await observeTab(tab, held.snapshotId, false, held, dialogs);
+  const reread = takeReread(target, tab, held.snapshotId);
+  const snap = await observeTab(tab, held.snapshotId, false, held, dialogs, false, reread);
   if (!snap) return null;
   return {
     ...(dialogs.length ? { dialogs } : {}),
@@ -85,6 +111,7 @@ async function observeTab(
   held: HeldObservation | null,
   dialogs: Array<{ role: string; name: string }> = [],
   probe = false,
+  reread: Reread | null = null,
 ): Promise<(Snapshot & { elements: Reobserved[] }) | null> {
   const taken: FrameSnapshot[] = [];
   let textCut = false;
@@ -95,7 +122,7 @@ async function observeTab(
   let frames: Frame[] = [];
   if (held && tab.singleSession) {
     const top = tab.topFrame();
-    const again = await tab.call(top, 'reobserve', snapshotId, true);
+    const again = reread ?? (await tab.call(top, 'reobserve', snapshotId, true));
     if (again === null) return null;
     if (again !== 'full') {
       frames = [top];

@@ -38,6 +38,11 @@ interface TargetBase {
   owner?: string;
   /** How the session's agent cursor moves to the action's point (absent: no cursor). */
   cursor?: CursorSettings;
+  /**
+   * The snapshot id of the target's held observation, which the result's `changes` compare with (absent: none
+   * held). An action whose last read of the target can re-read it in the same round trip does (a tab's type_text).
+   */
+  observed?: string;
 }
 
 /** A browser tab, with the tab itself as the router found it. */

@@ -33,7 +33,10 @@ export function defineAction<S extends z.ZodObject>(
     output: actionResult,
     async handler(args, core, ctx) {
       // Every action's input spreads `targeting` (schemas.ts): its arguments name the target.
-      const { target, driver } = await core.resolve(args as TargetArgs, ctx);
+      const { target: resolved, driver } = await core.resolve(args as TargetArgs, ctx);
+      // The observation the result's `changes` compare with, named on the target: an action may re-read it itself.
+      const held = resolved.kind === 'desktop' ? null : core.snapshots.held(resolved.kind, resolved.key);
+      const target = held ? { ...resolved, observed: held.snapshotId } : resolved;
       const result = await act(driver, target, args);
       return actionReply(await withChanges(result, target, driver, core.snapshots));
     },

@@ -3,7 +3,7 @@
 // the action, and reading it back at once and after the page settled.
 import type { FieldState } from '../../contract/verdicts.js';
 import { askCodeModel, codeEditorOf, type FoundCodeEditor, pasteInto } from '../page-agent/code-editors.js';
-import { deepActiveElement, describe, element, isEnabled, nextFrame } from '../page-agent/core.js';
+import { deepActiveElement, describe, element, isEnabled, nextFrame, reobserve } from '../page-agent/core.js';
 import { heldField, holdField, releaseField, rewatchField } from '../page-agent/held.js';
 import type {
   FieldHandle,
@@ -338,12 +338,28 @@ export async function assignPreparedValue(handle: FieldHandle, text: string): Pr
  * followed the input), so a framework that reverts or rewrites the value is caught. One round trip for
  * both. A field no longer held here (the frame navigated: a new world) is the focused element. Once input
  * was heard the action tries nothing more on the field, so it is freed here, in the same round trip
- * (`held: false`).
+ * (`held: false`). With `rereadFor` (the snapshot id the action's `changes` compare with), the document is
+ * re-read after the field, in the same round trip too (`reread`).
  */
-export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
+export async function readBack(
+  handle: FieldHandle,
+  rereadFor: string | null = null,
+): Promise<HeldReadBack & { reread?: Reread }> {
   const field = heldField(handle);
   const target = field?.target ?? deepActiveElement();
   if (!target) return { first: null, settled: null, events: [], held: !!field };
+  const read = await readHeldField(handle, field, target);
+  // cdp/snapshot.ts takes this instead of asking again. A document that does not stand alone (frames, custom
+  // elements not looked into) is left to the ordinary re-read.
+  const reread = rereadFor === null ? null : reobserve(rereadFor, true);
+  return reread && reread !== 'full' ? { ...read, reread } : read;
+}
+
+async function readHeldField(
+  handle: FieldHandle,
+  field: ReturnType<typeof heldField>,
+  target: Element,
+): Promise<HeldReadBack> {
   const first = readField(target);
   // A code editor that formats what was just pasted does it a while later, after a round trip to its
   // worker that no frame or idle period waits for (on a busy machine the read-back below came first, and
@@ -386,6 +402,9 @@ export async function readBack(handle: FieldHandle): Promise<HeldReadBack> {
   if (heard) releaseField(handle);
   return { first, settled, events, held: !heard && !!heldField(handle) };
 }
+
+/** This document re-read against its latest snapshot, as the page agent's reobserve gives it. */
+type Reread = Exclude<ReturnType<typeof reobserve>, null | 'full'>;
 
 /** Resolves once the page's pending tasks (a framework's scheduled render) have run, or after `ms`. */
 function idle(ms: number): Promise<void> {

@@ -10,7 +10,7 @@ import { Stopwatch } from '../../contract/driver.js';
 import { Refusal } from '../../contract/refusal.js';
 import { describeEvents, dialogResult, focusedFrame, result, tabOf, withSideEffects, type CdpRoute } from './aim.js';
 import { click } from './click.js';
-import { quickFrameOf, type TabElementRef } from '../snapshot.js';
+import { keepReread, quickFrameOf, type TabElementRef } from '../snapshot.js';
 import type { Frame, Tab } from '../tab/tab.js';
 import type {
   FieldPrepared,
@@ -159,8 +159,17 @@ async function typeIntoField(
     throw e;
   }
   sw.lap('deliver');
-  let read = await tab.call(frame, 'readBack', prepared.handle);
-  onRead(read);
+  // The last read of the field also re-reads the document for the result's `changes` (one round trip fewer),
+  // when the field is in the top document of a tab whose frames all answer through its own session.
+  const inTop = frame.session === tab.session && frame.frameId === tab.mainFrameId;
+  const rereadFor = target.observed && inTop && tab.singleSession ? target.observed : null;
+  const readAgain = async () => {
+    const read = await tab.call(frame, 'readBack', prepared.handle, rereadFor);
+    if (read.reread) keepReread(target, tab, rereadFor!, read.reread);
+    onRead(read);
+    return read;
+  };
+  let read = await readAgain();
   sw.lap('verify');
   const pasteTaken = pasted?.kind === 'pasted' && pasted.taken;
   let method = pasteTaken ? 'paste' : 'insert_text';
@@ -179,8 +188,7 @@ async function typeIntoField(
     else {
       const dialog = await keysOrDialog(tab, text, sw, before.describe);
       if (dialog) return dialog;
-      read = await tab.call(frame, 'readBack', prepared.handle);
-      onRead(read);
+      read = await readAgain();
       sw.lap('verify');
       method = 'key_events';
       verdict = judge(before, read, text);
