@@ -428,7 +428,7 @@ export const nativeSection: Section = {
           unit: 'ms',
           cells: { verity: verityType, floor: floorType },
           checks: [{ of: 'verity', over: 'floor', max: 2 }],
-          note: `floor = one EditableText.InsertText + one Text.GetText on a bare D-Bus connection to the app's own socket (Application.GetApplicationBusAddress, the route Verity and libatspi take); Verity = the MCP type_text round trip, confirmed by its read-back. Taken in turns (Verity, floor, floor through the bus: one call each per round), median of ${TURNS.iterations} rounds after ${TURNS.warmup} warm-up rounds.`,
+          note: `floor = one EditableText.InsertText + one Text.GetText on a bare D-Bus connection to the app's own socket (Application.GetApplicationBusAddress, the route Verity and libatspi take); Verity = the MCP type_text round trip, confirmed by its read-back, with its changes (the window was observed for the token, so every call walks the window again to say what changed: the timings note's re-read for changes). Taken in turns (Verity, floor, floor through the bus: one call each per round), median of ${TURNS.iterations} rounds after ${TURNS.warmup} warm-up rounds.`,
         },
         ...(coldRow ? [coldRow] : []),
         {
