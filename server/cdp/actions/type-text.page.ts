@@ -82,7 +82,6 @@ async function caretToEnd(editable: Element): Promise<void> {
   await nextFrame();
 }
 
-/** Places the caret again (at most three times) until it stays at the end; false if the page keeps moving it. */
 /**
  * Whether the page may have deferred work after a focus (a select-on-focus timer): yes unless the page's
  * world hook (cdp/tab/handler-hook.ts) says no focus listener was ever added and no element has an onfocus
@@ -103,6 +102,7 @@ function focusMayDefer(): boolean {
   return answer !== 'no' || !!document.querySelector('[onfocus], [onfocusin]');
 }
 
+/** Places the caret again (at most three times) until it stays at the end; false if the page keeps moving it. */
 async function keepCaretAtEnd(atEnd: () => boolean, place: () => Promise<void>): Promise<boolean> {
   for (let attempt = 0; attempt < 3 && !atEnd(); attempt++) await place();
   return atEnd();
