@@ -50,8 +50,8 @@ export function tokenInLatest(tab: Tab, frame: Frame, snapshotId: string | null,
   return index === undefined ? null : elementToken(latest.snapshotId, index);
 }
 
-/** A document re-read against its latest snapshot, as the page agent's reobserve answers when it stands alone. */
-type Reread = Exclude<AgentReply<'reobserve'>, null | 'full'>;
+/** The page agent's answer to reobserve asked alone: the document's rows, `full` (it does not stand alone) or null. */
+type Reread = AgentReply<'reobserve'>;
 
 /**
  * The re-read an action made of its tab's top document in its own last page call (type_text's read-back
@@ -64,11 +64,12 @@ export function keepReread(target: ResolvedTarget, tab: Tab, snapshotId: string,
   rereads.set(target, { snapshotId, documents: tab.documents, reread });
 }
 
-function takeReread(target: ResolvedTarget | undefined, tab: Tab, snapshotId: string): Reread | null {
+/** What the action re-read for `target`, once; undefined when it did not, or the tab shows another document since. */
+function takeReread(target: ResolvedTarget | undefined, tab: Tab, snapshotId: string): Reread | undefined {
   const kept = target && rereads.get(target);
-  if (!kept) return null;
+  if (!kept) return undefined;
   rereads.delete(target);
-  return kept.snapshotId === snapshotId && kept.documents === tab.documents ? kept.reread : null;
+  return kept.snapshotId === snapshotId && kept.documents === tab.documents ? kept.reread : undefined;
 }
 
 /** `probe`: a read that is no observation (verify_state): the latest observation's tokens stay good. */
@@ -111,7 +112,7 @@ async function observeTab(
   held: HeldObservation | null,
   dialogs: Array<{ role: string; name: string }> = [],
   probe = false,
-  reread: Reread | null = null,
+  reread?: Reread,
 ): Promise<(Snapshot & { elements: Reobserved[] }) | null> {
   const taken: FrameSnapshot[] = [];
   let textCut = false;
@@ -122,7 +123,7 @@ async function observeTab(
   let frames: Frame[] = [];
   if (held && tab.singleSession) {
     const top = tab.topFrame();
-    const again = reread ?? (await tab.call(top, 'reobserve', snapshotId, true));
+    const again = reread !== undefined ? reread : await tab.call(top, 'reobserve', snapshotId, true);
     if (again === null) return null;
     if (again !== 'full') {
       frames = [top];

@@ -56,7 +56,7 @@ async function sentWhile<T>(tab: Tab, run: () => Promise<T>): Promise<{ result: 
   const sent: string[] = [];
   const send = tab.session.send.bind(tab.session);
   (tab.session as any).send = (method: string, params?: any) => {
-    sent.push(method === 'Runtime.evaluate' ? `evaluate ${String(params?.expression).slice(0, 40)}` : method);
+    sent.push(method === 'Runtime.evaluate' ? `evaluate ${String(params?.expression).slice(0, 80)}` : method);
     return (send as any)(method, params);
   };
   try {
@@ -125,6 +125,29 @@ test('a type_text on an observed tab re-reads what it changed in the page call o
   assert.ok(!sent.some((m) => m.includes('reobserve')), `a re-read of its own: ${sent.join(' | ')}`);
   const truth = await tab.page.evaluate(() => (document.getElementById('text') as HTMLInputElement).value);
   assert.equal(truth, 'hello');
+});
+
+test('a type_text whose typing makes the page stop standing alone re-reads every frame, not asking alone first', async () => {
+  const token = await tokenOf('Text');
+  const tab = await v.core.browser.findTab(v.core.router.snapshots.resolve(token).key);
+  // The typing adds a custom element the observation never looked into: the read-back's re-read says `full`.
+  await tab.page.evaluate(() => {
+    const field = document.getElementById('text')!;
+    field.addEventListener('input', () => {
+      const note = document.createElement('x-note');
+      note.textContent = 'Draft saved';
+      document.body.append(note);
+    });
+  });
+  const state = await agent.call('get_window_state', { format: 'full', include_screenshot: false });
+  const elements = state.structured.elements as Array<{ label: string; element_token: string }>;
+  const field = elements.find((e) => e.label === 'Text')!.element_token;
+  const { result, sent } = await sentWhile(tab, () => agent.call('type_text', { element_token: field, text: 'hi' }));
+  assert.equal(result.structured.effect, 'confirmed', result.text);
+  assert.deepEqual(result.structured.changes?.text_added, ['Draft saved'], result.text);
+  const rereads = sent.filter((m) => m.includes('reobserve'));
+  assert.ok(rereads.length >= 1, `every frame re-read: ${sent.join(' | ')}`);
+  assert.ok(!rereads.some((m) => m.includes(',true)')), `asked alone again: ${sent.join(' | ')}`);
 });
 
 test('a token resolved as the call arrived, made stale before it is routed, is refused stale', async () => {

@@ -349,10 +349,9 @@ export async function readBack(
   const target = field?.target ?? deepActiveElement();
   if (!target) return { first: null, settled: null, events: [], held: !!field };
   const read = await readHeldField(handle, field, target);
-  // cdp/snapshot.ts takes this instead of asking again. A document that does not stand alone (frames, custom
-  // elements not looked into) is left to the ordinary re-read.
-  const reread = rereadFor === null ? null : reobserve(rereadFor, true);
-  return reread && reread !== 'full' ? { ...read, reread } : read;
+  // cdp/snapshot.ts takes this instead of asking again; `full` (the document does not stand alone: frames,
+  // custom elements not looked into) sends it straight to the re-read of every frame.
+  return rereadFor === null ? read : { ...read, reread: reobserve(rereadFor, true) };
 }
 
 async function readHeldField(
@@ -404,7 +403,7 @@ async function readHeldField(
 }
 
 /** This document re-read against its latest snapshot, as the page agent's reobserve gives it. */
-type Reread = Exclude<ReturnType<typeof reobserve>, null | 'full'>;
+type Reread = ReturnType<typeof reobserve>;
 
 /** Resolves once the page's pending tasks (a framework's scheduled render) have run, or after `ms`. */
 function idle(ms: number): Promise<void> {

@@ -165,7 +165,7 @@ async function typeIntoField(
   const rereadFor = target.observed && inTop && tab.singleSession ? target.observed : null;
   const readAgain = async () => {
     const read = await tab.call(frame, 'readBack', prepared.handle, rereadFor);
-    if (read.reread) keepReread(target, tab, rereadFor!, read.reread);
+    if (read.reread !== undefined) keepReread(target, tab, rereadFor!, read.reread);
     onRead(read);
     return read;
   };
