@@ -84,6 +84,16 @@ describe('what an action caused', () => {
     assert.match(r.structured.caused.navigated, /late=1$/, r.text);
   });
 
+  test('a form whose formaction is a fragment under a <base href> elsewhere posts there: the click waits for its late request', async () => {
+    const opened = await v.call('page', { action: 'navigate', url: fx.url('causes-base.html') });
+    assert.equal(opened.isError, false, opened.text);
+    const r = await click('Send through the base after a busy moment', v, NAVIGATES);
+    const post = r.structured.caused?.requests?.find((q: any) => q.method === 'POST');
+    assert.ok(post, `the POST the form began is missing from what the click caused: ${r.text}`);
+    assert.equal(post.status, 404, r.text);
+    assert.match(post.url, /base=1/, r.text);
+  });
+
   test('a fetch answered 503 (no navigation): the request and its status, nothing else', async () => {
     await open();
     const r = await click('Save by fetch');

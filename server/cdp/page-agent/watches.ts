@@ -88,7 +88,7 @@ function hearLeaving() {
       const target = submitter?.getAttribute('formtarget') ?? form?.target ?? '';
       const action = submitter?.getAttribute('formaction') ?? form?.action ?? location.href;
       const method = submitter?.getAttribute('formmethod') ?? form?.method ?? '';
-      if (form && method.toLowerCase() !== 'dialog' && loadsHere(target, action))
+      if (form && method.toLowerCase() !== 'dialog' && loadsHere(target, action, false))
         for (const w of listening()) w.navigateEvent = e;
     },
     { capture: true },
@@ -98,20 +98,21 @@ function hearLeaving() {
 
 /**
  * Whether following `href` in the browsing context named `target` loads another document in this tab: not
- * another window or frame, not a script URL, not a jump within this document.
+ * another window or frame, not a script URL, and (a link's `jumps`) not a jump within this document; a
+ * form's submit loads a document even to its own page's fragment.
  */
-function loadsHere(target: string, href: string): boolean {
+function loadsHere(target: string, href: string, jumps = true): boolean {
   const named = target || document.querySelector('base[target]')?.getAttribute('target') || '';
   if (named && named.toLowerCase() !== '_self' && !(window === window.top && /^_(top|parent)$/i.test(named)))
     return false;
   let url: URL;
   try {
-    url = new URL(href, location.href);
+    url = new URL(href, document.baseURI); // as the browser resolves it: against a <base href> too
   } catch {
     return false;
   }
   if (url.protocol === 'javascript:') return false;
-  return !(url.href.includes('#') && url.href.split('#')[0] === location.href.split('#')[0]);
+  return !(jumps && url.href.includes('#') && url.href.split('#')[0] === location.href.split('#')[0]);
 }
 
 export function armWatch(target: Element, types: string[]) {
